@@ -1,0 +1,73 @@
+"""The ``bilinear`` command line.
+
+Each room contributes its own sub-commands through a ``register(subparsers)`` function in its
+``cli`` module; this file only assembles them and turns a :class:`~bilinear.errors.BilinearError`
+into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from bilinear.errors import BilinearError
+
+#: Modules whose ``register(subparsers)`` adds sub-commands, in the order ``--help`` lists them.
+COMMAND_MODULES = (
+    "bilinear.automata.cli",
+    "bilinear.constructions.cli",
+    "bilinear.learned.cli",
+    "bilinear.analysis.cli",
+    "bilinear.tour",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - exercised through main()
+        self.exit(2, f"bilinear: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every room's sub-commands."""
+    from bilinear import __version__
+
+    parser = _Parser(
+        prog="bilinear",
+        description="Theory and verification toolkit for bilinear RNNs and state tracking.",
+    )
+    parser.add_argument("--version", action="version", version=f"bilinear {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a real import error inside the module: surface it
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``bilinear`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except BilinearError as exc:
+        print(f"bilinear: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        print("bilinear: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Every exception the toolkit raises on bad input.
+
+All derive from :class:`BilinearError`, so a caller (and the command line) can catch one base
+class.  Each also derives from the closest built-in exception (``ValueError``, ``KeyError`` ...)
+so that generic handlers keep working.  Messages name the offending item.
+"""
+
+from __future__ import annotations
+
+
+class BilinearError(Exception):
+    """Base class of every error raised by :mod:`bilinear` on bad input."""
+
+
+# --- automata -----------------------------------------------------------------------------
+class AutomatonError(BilinearError, ValueError):
+    """An automaton's definition is invalid (table, start state, labels, symbols)."""
+
+
+class UnknownSymbolError(AutomatonError, KeyError):
+    """A word contains a symbol the automaton does not have."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class SpecError(BilinearError, ValueError):
+    """A spec string (family or variant) is unknown or malformed."""
+
+
+class MonoidTooLargeError(BilinearError, MemoryError):
+    """The transformation monoid has more elements than the requested limit."""
+
+
+# --- constructions ------------------------------------------------------------------------
+class WeightsError(BilinearError, ValueError):
+    """Weights have the wrong shape, type or class count, or a weights file is malformed."""
+
+
+class ConformanceError(WeightsError):
+    """Weights do not conform to their declared variant (the message names the entry)."""
+
+
+class FieldError(BilinearError, ValueError):
+    """Exact arithmetic across incompatible fields, or an element outside its field."""
+
+
+class ConstructionError(BilinearError, ValueError):
+    """No construction exists (or is known) for this family and variant."""
+
+
+# --- learned ------------------------------------------------------------------------------
+class ConfigError(BilinearError, ValueError):
+    """A training, model or sweep configuration is invalid."""
+
+
+class CheckpointError(BilinearError, OSError):
+    """A checkpoint or run directory is missing, incomplete or corrupt."""
+
+
+# --- analysis -----------------------------------------------------------------------------
+class AnalysisError(BilinearError, ValueError):
+    """Analysis inputs are inconsistent (symbol counts, tolerances, unfinished runs)."""
