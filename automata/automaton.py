@@ -1,0 +1,393 @@
+"""The :class:`Automaton`: a frozen, validated, multi-class deterministic automaton.
+
+An automaton has states ``0..n-1``, named symbols, a transition table ``delta[symbol, state]``,
+a start state and a label (class index) per state.  Words are read left to right; the class of a
+word ``w`` is ``labels[start . w]``.
+
+Examples
+--------
+>>> a = Automaton([[1, 0], [0, 1]], symbols=("flip", "stay"), name="toggle")
+>>> a.run(["flip", "flip", "flip"])
+1
+>>> a.trace("flip stay flip").tolist()
+[0, 1, 1, 0]
+>>> a.run_batch([[0, 0, 1], [0, 1, 1]]).tolist()
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import numbers
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from bilinear.errors import AutomatonError, UnknownSymbolError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .monoid import Monoid
+
+__all__ = ["Automaton", "Word"]
+
+#: A word: symbol names, symbol indices, or one string (whitespace-separated names, or one
+#: character per symbol when every symbol name is a single character).
+Word = "Sequence[str | int] | str | np.ndarray"
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+def _int_table(table, what: str, ndim: int) -> np.ndarray:
+    """Convert ``table`` to an int64 array of ``ndim`` dimensions, rejecting non-integers."""
+    if isinstance(table, np.ndarray):
+        array = table
+    else:
+        try:
+            array = np.array(table, dtype=object)
+        except ValueError as exc:  # numpy >= 1.24 refuses ragged nested lists
+            raise AutomatonError(f"{what} is ragged: rows have different lengths") from exc
+    if array.ndim != ndim:
+        if array.dtype == object and array.ndim < ndim and array.size:
+            raise AutomatonError(f"{what} is ragged: rows have different lengths")
+        raise AutomatonError(f"{what} must have {ndim} dimension(s), got shape {array.shape}")
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    if array.dtype.kind == "b":
+        raise AutomatonError(f"{what} must hold integers, got booleans")
+    out = np.empty(array.shape, dtype=np.int64)
+    for index, value in np.ndenumerate(array):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            if isinstance(value, (float, np.floating)) and float(value).is_integer():
+                out[index] = int(value)
+                continue
+            where = ", ".join(str(i) for i in index)
+            raise AutomatonError(f"{what}[{where}] = {value!r} is not an integer")
+        out[index] = int(value)
+    return out
+
+
+class Automaton:
+    """A deterministic automaton with labelled states.
+
+    Parameters
+    ----------
+    delta:
+        Transition table, shape ``(symbols, states)``: ``delta[a, q]`` is the state reached from
+        ``q`` on symbol ``a``.  Entries must be integers in ``0..states-1``.
+    start:
+        Start state.
+    labels:
+        Class index of each state (default: every state is its own class).
+    symbols:
+        Symbol names (default ``"0", "1", ...``); must be distinct non-empty strings.
+    classes:
+        Class names (default ``"0", "1", ...``, as many as ``max(labels) + 1``).
+    name:
+        A name; families use their spec string, e.g. ``"dihedral:5"``.
+
+    The object is immutable: arrays are read-only copies and attributes cannot be set.
+    """
+
+    __slots__ = ("delta", "start", "labels", "symbols", "classes", "name", "__dict__")
+
+    def __init__(
+        self,
+        delta,
+        start: int = 0,
+        labels=None,
+        symbols: Sequence[str] | None = None,
+        classes: Sequence[str] | None = None,
+        name: str = "",
+    ) -> None:
+        table = _int_table(delta, "transition table", 2)
+        n_symbols, n_states = table.shape
+        if n_symbols == 0:
+            raise AutomatonError("an automaton needs at least one symbol")
+        if n_states == 0:
+            raise AutomatonError("an automaton needs at least one state")
+        bad = np.argwhere((table < 0) | (table >= n_states))
+        if bad.size:
+            a, q = (int(i) for i in bad[0])
+            raise AutomatonError(
+                f"transition table entry delta[{a}, {q}] = {int(table[a, q])} is out of range "
+                f"0..{n_states - 1}"
+            )
+        if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Integral):
+            raise AutomatonError(f"start state {start!r} is not an integer")
+        if not 0 <= int(start) < n_states:
+            raise AutomatonError(f"start state {start} is out of range 0..{n_states - 1}")
+
+        if labels is None:
+            label_array = np.arange(n_states, dtype=np.int64)
+        else:
+            label_array = _int_table(labels, "labels", 1)
+            if label_array.shape[0] != n_states:
+                raise AutomatonError(
+                    f"labels has length {label_array.shape[0]}, expected one per state ({n_states})"
+                )
+            if (label_array < 0).any():
+                q = int(np.argmax(label_array < 0))
+                raise AutomatonError(f"label of state {q} is negative ({int(label_array[q])})")
+
+        n_classes = int(label_array.max()) + 1
+        if classes is None:
+            class_names = tuple(str(c) for c in range(n_classes))
+        else:
+            class_names = self._names(classes, "class")
+            if len(class_names) < n_classes:
+                raise AutomatonError(
+                    f"labels use class {n_classes - 1} but only {len(class_names)} class names given"
+                )
+
+        if symbols is None:
+            symbol_names = tuple(str(a) for a in range(n_symbols))
+        else:
+            symbol_names = self._names(symbols, "symbol")
+            if len(symbol_names) != n_symbols:
+                raise AutomatonError(
+                    f"{len(symbol_names)} symbol names given for {n_symbols} table rows"
+                )
+
+        set_ = object.__setattr__
+        set_(self, "delta", _readonly(table))
+        set_(self, "start", int(start))
+        set_(self, "labels", _readonly(label_array))
+        set_(self, "symbols", symbol_names)
+        set_(self, "classes", class_names)
+        set_(self, "name", str(name))
+
+    @staticmethod
+    def _names(names: Iterable[str], kind: str) -> tuple[str, ...]:
+        if isinstance(names, str):
+            raise AutomatonError(f"{kind} names must be a sequence of strings, not one string")
+        out = tuple(names)
+        for i, value in enumerate(out):
+            if not isinstance(value, str) or not value:
+                raise AutomatonError(f"{kind} name at position {i} must be a non-empty string, got {value!r}")
+        seen: dict[str, int] = {}
+        for i, value in enumerate(out):
+            if value in seen:
+                raise AutomatonError(
+                    f"duplicate {kind} name {value!r} (positions {seen[value]} and {i})"
+                )
+            seen[value] = i
+        return out
+
+    # -- immutability ----------------------------------------------------------------------
+    def __setattr__(self, key, value):
+        raise AttributeError(f"Automaton is immutable; cannot set {key!r}")
+
+    def __delattr__(self, key):
+        raise AttributeError(f"Automaton is immutable; cannot delete {key!r}")
+
+    # -- sizes -----------------------------------------------------------------------------
+    @property
+    def n_states(self) -> int:
+        return int(self.delta.shape[1])
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self.delta.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def __repr__(self) -> str:
+        name = f"{self.name!r}, " if self.name else ""
+        return (
+            f"Automaton({name}states={self.n_states}, symbols={self.n_symbols}, "
+            f"classes={self.n_classes})"
+        )
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Automaton):
+            return NotImplemented
+        return (
+            self.start == other.start
+            and self.symbols == other.symbols
+            and self.classes == other.classes
+            and np.array_equal(self.delta, other.delta)
+            and np.array_equal(self.labels, other.labels)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.symbols, self.classes, self.delta.tobytes(), self.labels.tobytes()))
+
+    # -- words -----------------------------------------------------------------------------
+    @cached_property
+    def _symbol_index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.symbols)}
+
+    def symbol_index(self, name: str | int) -> int:
+        """Index of a symbol given by name (or already an index)."""
+        return int(self.encode([name])[0])
+
+    def encode(self, word) -> np.ndarray:
+        """Symbol indices of ``word`` as an int64 array.
+
+        ``word`` may be a sequence of names or of indices, an integer array, or one string:
+        whitespace-separated names, or (when every symbol name is one character) one character
+        per symbol.  An unknown symbol raises :class:`UnknownSymbolError` naming it and its
+        position.
+
+        >>> from bilinear.automata import from_spec
+        >>> from_spec("dihedral:3").encode("rrs").tolist()
+        [0, 0, 1]
+        """
+        if isinstance(word, str):
+            if not word.strip():
+                items: list = []
+            elif any(ch.isspace() for ch in word):
+                items = word.split()
+            elif all(len(s) == 1 for s in self.symbols):
+                items = list(word)
+            elif word in self._symbol_index:
+                items = [word]
+            else:
+                raise UnknownSymbolError(
+                    f"cannot split word {word!r} into symbols of {self.name or 'this automaton'}: "
+                    "separate multi-character symbol names with spaces or pass a list"
+                )
+        elif isinstance(word, np.ndarray):
+            if word.ndim != 1:
+                raise AutomatonError(f"a word must be one-dimensional, got shape {word.shape}")
+            if word.dtype.kind in "iu":
+                out = word.astype(np.int64)
+                bad = np.flatnonzero((out < 0) | (out >= self.n_symbols))
+                if bad.size:
+                    p = int(bad[0])
+                    raise UnknownSymbolError(
+                        f"unknown symbol index {int(out[p])} at position {p} "
+                        f"(valid 0..{self.n_symbols - 1})"
+                    )
+                return out
+            items = word.tolist()
+        else:
+            items = list(word)
+        out = np.empty(len(items), dtype=np.int64)
+        index = self._symbol_index
+        for pos, item in enumerate(items):
+            if isinstance(item, str):
+                try:
+                    out[pos] = index[item]
+                except KeyError:
+                    raise UnknownSymbolError(
+                        f"unknown symbol {item!r} at position {pos} "
+                        f"(symbols: {', '.join(self.symbols[:12])}{' ...' if self.n_symbols > 12 else ''})"
+                    ) from None
+            elif isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_)):
+                if not 0 <= int(item) < self.n_symbols:
+                    raise UnknownSymbolError(
+                        f"unknown symbol index {int(item)} at position {pos} "
+                        f"(valid 0..{self.n_symbols - 1})"
+                    )
+                out[pos] = int(item)
+            else:
+                raise UnknownSymbolError(f"symbol {item!r} at position {pos} is neither a name nor an index")
+        return out
+
+    def decode(self, indices: Iterable[int]) -> tuple[str, ...]:
+        """Symbol names of a word given as indices."""
+        return tuple(self.symbols[int(i)] for i in indices)
+
+    def format_word(self, indices: Iterable[int]) -> str:
+        """A readable string for a word: names joined by nothing (one-character names) or spaces."""
+        names = self.decode(indices)
+        if not names:
+            return "ε"
+        sep = "" if all(len(s) == 1 for s in self.symbols) else " "
+        return sep.join(names)
+
+    def _state(self, state: int | None) -> int:
+        if state is None:
+            return self.start
+        if not isinstance(state, numbers.Integral) or not 0 <= int(state) < self.n_states:
+            raise AutomatonError(f"state {state!r} is out of range 0..{self.n_states - 1}")
+        return int(state)
+
+    # -- running ---------------------------------------------------------------------------
+    def run(self, word, state: int | None = None) -> int:
+        """The state reached from ``state`` (default: the start) after reading ``word``."""
+        q = self._state(state)
+        delta = self.delta
+        for a in self.encode(word):
+            q = delta[a, q]
+        return int(q)
+
+    def trace(self, word, state: int | None = None) -> np.ndarray:
+        """Every state visited, including the first: an array of length ``len(word) + 1``."""
+        q = self._state(state)
+        symbols = self.encode(word)
+        out = np.empty(len(symbols) + 1, dtype=np.int64)
+        out[0] = q
+        delta = self.delta
+        for t, a in enumerate(symbols):
+            q = delta[a, q]
+            out[t + 1] = q
+        return out
+
+    def label(self, word, state: int | None = None) -> int:
+        """Class index of the state reached after ``word``."""
+        return int(self.labels[self.run(word, state)])
+
+    def _batch(self, words) -> np.ndarray:
+        array = np.asarray(words)
+        if array.ndim != 2:
+            raise AutomatonError(f"a batch of words must have shape (batch, time), got {array.shape}")
+        if array.size and array.dtype.kind not in "iu":
+            raise AutomatonError(f"a batch of words must hold symbol indices, got dtype {array.dtype}")
+        array = array.astype(np.int64, copy=False)
+        if array.size:
+            bad = np.argwhere((array < 0) | (array >= self.n_symbols))
+            if bad.size:
+                b, t = (int(i) for i in bad[0])
+                raise UnknownSymbolError(
+                    f"unknown symbol index {int(array[b, t])} in word {b} at position {t} "
+                    f"(valid 0..{self.n_symbols - 1})"
+                )
+        return array
+
+    def run_batch(self, words, trace: bool = False, state: int | None = None) -> np.ndarray:
+        """Run a batch of equal-length words, shape ``(batch, time)`` of symbol indices.
+
+        Returns the final states ``(batch,)``, or with ``trace=True`` the state after every
+        step ``(batch, time)``.  Vectorised over the batch: one fancy-indexing step per time step
+        on the flattened table.
+        """
+        array = self._batch(words)
+        batch, time = array.shape
+        q = np.full(batch, self._state(state), dtype=np.int64)
+        flat = self.delta.reshape(-1)
+        n = self.n_states
+        if trace:
+            out = np.empty((batch, time), dtype=np.int64)
+            for t in range(time):
+                q = flat[array[:, t] * n + q]
+                out[:, t] = q
+            return out
+        for t in range(time):
+            q = flat[array[:, t] * n + q]
+        return q
+
+    def labels_batch(self, words, trace: bool = False) -> np.ndarray:
+        """Class indices for a batch of words (final, or after every step with ``trace``)."""
+        return self.labels[self.run_batch(words, trace=trace)]
+
+    # -- algebra (see monoid.py) -------------------------------------------------------------
+    def monoid(self, limit: int | None = None) -> "Monoid":
+        """The transformation monoid, by breadth-first closure (see :mod:`bilinear.automata.monoid`)."""
+        from .monoid import DEFAULT_LIMIT, transformation_monoid
+
+        limit = DEFAULT_LIMIT if limit is None else limit
+        cache = self.__dict__.setdefault("_monoid_cache", {})
+        for known_limit, value in cache.items():
+            if value.size <= limit:
+                return value
+        result = transformation_monoid(self, limit=limit)
+        cache[limit] = result
+        return result
