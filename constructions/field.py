@@ -1,0 +1,455 @@
+"""Exact arithmetic in cyclotomic fields Q(zeta_m), fast through python-flint.
+
+An element of Q(zeta_m) (zeta_m = exp(2 pi i / m)) is stored as a rational polynomial of degree
+below phi(m), reduced modulo the cyclotomic polynomial Phi_m.  Because Phi_m is the minimal
+polynomial of zeta_m, that reduced polynomial is *unique*: equality and zero-ness are decided
+exactly by comparing coefficients, never by ``simplify``.  The polynomial arithmetic is
+python-flint's ``fmpq_poly`` (C, FLINT).
+
+Signs of real elements are decided rigorously: zero-ness exactly, then ball arithmetic
+(``flint.acb``) at increasing precision until the ball excludes zero.  A non-zero algebraic number
+has a ball that eventually excludes zero, so the refinement terminates.
+
+Elements of different fields combine in Q(zeta_lcm): zeta_a = zeta_L^(L/a).
+
+Examples
+--------
+>>> K = CyclotomicField(7)
+>>> z = K.zeta()
+>>> z ** 7 == 1
+True
+>>> c, s = cos2pi(1, 7), sin2pi(1, 7)     # cos, sin of 2 pi / 7 live in Q(zeta_28)
+>>> c * c + s * s == 1
+True
+>>> round(float(c), 6), (c - Fraction(1, 2)).sign()
+(0.62349, 1)
+>>> from fractions import Fraction
+>>> CyclotomicField(6).cos(1, 6) == Fraction(1, 2)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+from numbers import Integral, Rational
+
+import flint
+
+from bilinear.errors import FieldError
+
+__all__ = [
+    "CyclotomicField",
+    "FieldElement",
+    "cos2pi",
+    "sin2pi",
+    "exact_sign",
+    "to_fmpq",
+    "is_exact_scalar",
+    "MAX_CONDUCTOR",
+]
+
+#: Largest conductor m accepted (phi(m) coefficients per element).
+MAX_CONDUCTOR = 100_000
+
+#: Precisions (bits) tried, in order, when deciding a sign with ball arithmetic.
+_PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+
+
+def _lcm(a: int, b: int) -> int:
+    return a * b // math.gcd(a, b)
+
+
+def to_fmpq(value) -> flint.fmpq:
+    """An int, Fraction or fmpq as ``flint.fmpq`` (exact); anything else raises FieldError.
+
+    >>> to_fmpq(Fraction(3, 4))
+    3/4
+    """
+    if isinstance(value, flint.fmpq):
+        return value
+    if isinstance(value, bool):
+        raise FieldError(f"{value!r} is a boolean, not a number")
+    if isinstance(value, (flint.fmpz, Integral)):
+        return flint.fmpq(int(value))
+    if isinstance(value, Rational):
+        return flint.fmpq(int(value.numerator), int(value.denominator))
+    raise FieldError(f"{value!r} ({type(value).__name__}) is not an exact rational")
+
+
+def is_exact_scalar(value) -> bool:
+    """True for ints, Fractions, fmpq and field elements (not floats, not booleans)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (FieldElement, flint.fmpq, flint.fmpz, Integral, Rational))
+
+
+class CyclotomicField:
+    """The cyclotomic field Q(zeta_m); instances are cached, one per m.
+
+    >>> K = CyclotomicField(12)
+    >>> K.degree, CyclotomicField(12) is K
+    (4, True)
+    """
+
+    _cache: dict[int, "CyclotomicField"] = {}
+
+    def __new__(cls, m: int):
+        if isinstance(m, bool) or not isinstance(m, Integral):
+            raise FieldError(f"cyclotomic conductor {m!r} is not an integer")
+        m = int(m)
+        if not 1 <= m <= MAX_CONDUCTOR:
+            raise FieldError(f"cyclotomic conductor m={m} must be in 1..{MAX_CONDUCTOR}")
+        field = cls._cache.get(m)
+        if field is None:
+            field = super().__new__(cls)
+            field.m = m
+            field.modulus = flint.fmpq_poly(flint.fmpz_poly.cyclotomic(m))
+            field.degree = field.modulus.degree()
+            cls._cache[m] = field
+        return field
+
+    def __repr__(self) -> str:
+        return f"CyclotomicField({self.m})"
+
+    def __reduce__(self):
+        return (CyclotomicField, (self.m,))
+
+    # --- construction ------------------------------------------------------------------
+    def __call__(self, value) -> "FieldElement":
+        """``value`` (int, Fraction, or an element of a subfield) as an element of this field."""
+        if isinstance(value, FieldElement):
+            if self.m % value.field.m:
+                raise FieldError(f"{value!r} is not in Q(zeta_{self.m})")
+            return value.embed(self.m)
+        return FieldElement(self, flint.fmpq_poly([to_fmpq(value)]))
+
+    def element(self, coeffs) -> "FieldElement":
+        """The element sum_k coeffs[k] zeta^k (coefficients exact rationals)."""
+        return FieldElement(self, flint.fmpq_poly([to_fmpq(c) for c in coeffs]))
+
+    def zeta(self, k: int = 1) -> "FieldElement":
+        """zeta_m^k."""
+        k %= self.m
+        coeffs = [0] * k + [1]
+        return FieldElement(self, flint.fmpq_poly(coeffs))
+
+    def cos(self, k: int, n: int) -> "FieldElement":
+        """cos(2 pi k / n) as an element of this field (needs n | m)."""
+        if n <= 0 or self.m % n:
+            raise FieldError(f"cos(2 pi {k}/{n}) is not in Q(zeta_{self.m}) (need {n} | {self.m})")
+        step = self.m // n
+        return (self.zeta(k * step) + self.zeta(-k * step)) * Fraction(1, 2)
+
+    def sin(self, k: int, n: int) -> "FieldElement":
+        """sin(2 pi k / n) = cos(2 pi (m/4 - k m/n) / m) (needs 4 | m and n | m)."""
+        if n <= 0 or self.m % n or self.m % 4:
+            raise FieldError(f"sin(2 pi {k}/{n}) needs 4 | m and {n} | m, m = {self.m}")
+        j = self.m // 4 - k * (self.m // n)
+        return (self.zeta(j) + self.zeta(-j)) * Fraction(1, 2)
+
+    # --- numerics ------------------------------------------------------------------------
+    def zeta_ball(self, prec: int) -> flint.acb:
+        return _zeta_ball(self.m, prec)
+
+
+@lru_cache(maxsize=4096)
+def _zeta_ball(m: int, prec: int) -> flint.acb:
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        return flint.acb(flint.arb(2) / m).exp_pi_i()
+    finally:
+        flint.ctx.prec = old
+
+
+def cos2pi(k: int, n: int) -> "FieldElement | Fraction":
+    """cos(2 pi k / n) exactly: a Fraction when rational, else an element of Q(zeta_lcm(4, n)).
+
+    >>> cos2pi(1, 4), cos2pi(1, 3)
+    (Fraction(0, 1), Fraction(-1, 2))
+    >>> float(cos2pi(1, 8)) ** 2
+    0.5000000000000001
+    """
+    field = CyclotomicField(n if n % 4 == 0 else _lcm(4, n))
+    return field.cos(k, n).simplify()
+
+
+def sin2pi(k: int, n: int) -> "FieldElement | Fraction":
+    """sin(2 pi k / n) exactly (a Fraction when rational).
+
+    >>> sin2pi(1, 4), sin2pi(1, 12)
+    (Fraction(1, 1), Fraction(1, 2))
+    """
+    field = CyclotomicField(_lcm(4, n))
+    return field.sin(k, n).simplify()
+
+
+class FieldElement:
+    """An element of Q(zeta_m): a reduced rational polynomial in zeta_m.
+
+    Supports ``+ - * /`` and ``**`` with other elements, ints and Fractions; ``==`` and
+    ``hash`` (rational elements hash as their Fraction); ``conjugate()``; ``float()`` and
+    ``complex()``; ``sign()`` (exact, for real elements).
+
+    >>> K = CyclotomicField(8)
+    >>> r = K.zeta() + K.zeta(-1)          # sqrt(2)
+    >>> r * r == 2, r.sign(), (r - Fraction(141, 100)).sign()
+    (True, 1, 1)
+    """
+
+    __slots__ = ("field", "poly", "_hash")
+
+    def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly, reduced: bool = False):
+        self.field = field
+        self.poly = poly if reduced else poly % field.modulus
+        self._hash = None
+
+    # --- helpers -------------------------------------------------------------------------
+    @property
+    def m(self) -> int:
+        return self.field.m
+
+    def coeffs(self) -> list[Fraction]:
+        """Coefficients of 1, zeta, zeta^2, ... as Fractions (trailing zeros dropped)."""
+        return [Fraction(int(c.p), int(c.q)) for c in self.poly.coeffs()]
+
+    def is_rational(self) -> bool:
+        return self.poly.degree() <= 0
+
+    def rational(self) -> Fraction:
+        """The element as a Fraction; FieldError if it is not rational."""
+        if not self.is_rational():
+            raise FieldError(f"{self!r} is not rational")
+        cs = self.poly.coeffs()
+        return Fraction(int(cs[0].p), int(cs[0].q)) if cs else Fraction(0)
+
+    def simplify(self) -> "FieldElement | Fraction":
+        """A Fraction when the element is rational, else the element itself."""
+        return self.rational() if self.is_rational() else self
+
+    def embed(self, m: int) -> "FieldElement":
+        """The same number as an element of Q(zeta_m) (needs self.m | m)."""
+        if m == self.field.m:
+            return self
+        if m % self.field.m:
+            raise FieldError(f"Q(zeta_{self.field.m}) is not a subfield of Q(zeta_{m})")
+        step = m // self.field.m
+        cs = self.poly.coeffs()
+        spread = [0] * ((len(cs) - 1) * step + 1) if cs else []
+        for i, c in enumerate(cs):
+            spread[i * step] = c
+        return FieldElement(CyclotomicField(m), flint.fmpq_poly(spread))
+
+    def _coerce(self, other) -> tuple["FieldElement", "FieldElement"] | None:
+        if isinstance(other, FieldElement):
+            if other.field is self.field:
+                return self, other
+            m = _lcm(self.field.m, other.field.m)
+            return self.embed(m), other.embed(m)
+        if is_exact_scalar(other):
+            return self, FieldElement(self.field, flint.fmpq_poly([to_fmpq(other)]), True)
+        return None
+
+    # --- arithmetic ----------------------------------------------------------------------
+    def __add__(self, other):
+        pair = self._coerce(other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        return FieldElement(a.field, a.poly + b.poly, True)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        pair = self._coerce(other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        return FieldElement(a.field, a.poly - b.poly, True)
+
+    def __rsub__(self, other):
+        pair = self._coerce(other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        return FieldElement(a.field, b.poly - a.poly, True)
+
+    def __neg__(self):
+        return FieldElement(self.field, -self.poly, True)
+
+    def __pos__(self):
+        return self
+
+    def __mul__(self, other):
+        pair = self._coerce(other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        if b.poly.degree() <= 0 or a.poly.degree() <= 0:
+            return FieldElement(a.field, a.poly * b.poly, True)
+        return FieldElement(a.field, a.poly * b.poly)
+
+    __rmul__ = __mul__
+
+    def inverse(self) -> "FieldElement":
+        """1 / self (extended Euclid modulo Phi_m); FieldError for zero."""
+        if self.poly.is_zero():
+            raise FieldError("division by zero in a cyclotomic field")
+        if self.poly.degree() == 0:
+            return FieldElement(self.field, flint.fmpq_poly([1 / self.poly.coeffs()[0]]), True)
+        g, s, _ = self.poly.xgcd(self.field.modulus)
+        # g is a non-zero constant because Phi_m is irreducible
+        return FieldElement(self.field, s * (1 / g.coeffs()[0]))
+
+    def __truediv__(self, other):
+        pair = self._coerce(other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        return a * b.inverse()
+
+    def __rtruediv__(self, other):
+        pair = self._coerce(other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        return b * a.inverse()
+
+    def __pow__(self, n: int):
+        if isinstance(n, bool) or not isinstance(n, Integral):
+            return NotImplemented
+        base, n = (self, int(n)) if n >= 0 else (self.inverse(), -int(n))
+        result = FieldElement(self.field, flint.fmpq_poly([1]), True)
+        while n:
+            if n & 1:
+                result = result * base
+            base = base * base
+            n >>= 1
+        return result
+
+    # --- comparison ----------------------------------------------------------------------
+    def __eq__(self, other) -> bool:
+        pair = self._coerce(other)
+        if pair is None:
+            if isinstance(other, float):
+                return self.is_rational() and float(self.rational()) == other
+            return NotImplemented
+        a, b = pair
+        return a.poly == b.poly
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            if self.is_rational():
+                self._hash = hash(self.rational())
+            else:
+                self._hash = hash((self.field.m, tuple(str(c) for c in self.poly.coeffs())))
+        return self._hash
+
+    def __bool__(self) -> bool:
+        return not self.poly.is_zero()
+
+    def _order(self, other) -> int:
+        pair = self._coerce(other)
+        if pair is None:
+            raise TypeError(f"cannot compare a field element with {type(other).__name__}")
+        a, b = pair
+        return (a - b).sign()
+
+    def __lt__(self, other):
+        return self._order(other) < 0
+
+    def __le__(self, other):
+        return self._order(other) <= 0
+
+    def __gt__(self, other):
+        return self._order(other) > 0
+
+    def __ge__(self, other):
+        return self._order(other) >= 0
+
+    # --- conjugation, reality, numerics ---------------------------------------------------
+    def conjugate(self) -> "FieldElement":
+        """Complex conjugate: zeta -> zeta^-1 = zeta^(m-1)."""
+        m = self.field.m
+        cs = self.poly.coeffs()
+        out = [0] * m
+        for i, c in enumerate(cs):
+            out[(-i) % m] += c
+        return FieldElement(self.field, flint.fmpq_poly(out))
+
+    def is_real(self) -> bool:
+        return self.conjugate() == self
+
+    def __abs__(self):
+        return -self if self.sign() < 0 else self
+
+    def ball(self, prec: int = 64) -> flint.acb:
+        """A complex ball containing the element, computed at ``prec`` bits."""
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            return flint.acb_poly(self.poly)(self.field.zeta_ball(prec))
+        finally:
+            flint.ctx.prec = old
+
+    def __complex__(self) -> complex:
+        b = self.ball(64)
+        return complex(float(b.real.mid()), float(b.imag.mid()))
+
+    def __float__(self) -> float:
+        if not self.is_real():
+            raise FieldError(f"{self!r} is not real; float() needs a real element")
+        return float(self.ball(64).real.mid())
+
+    def sign(self) -> int:
+        """-1, 0 or 1, decided exactly (zero-ness) and rigorously (ball arithmetic).
+
+        FieldError if the element is not real.
+        """
+        if self.poly.is_zero():
+            return 0
+        if self.poly.degree() == 0:
+            c = self.poly.coeffs()[0]
+            return 1 if c > 0 else -1
+        if not self.is_real():
+            raise FieldError(f"{self!r} is not real; only real elements have a sign")
+        for prec in _PRECISIONS:
+            re = self.ball(prec).real
+            if re > 0:
+                return 1
+            if re < 0:
+                return -1
+        raise FieldError(f"could not decide the sign of {self!r} at {_PRECISIONS[-1]} bits")
+
+    def __repr__(self) -> str:
+        if self.is_rational():
+            return f"{self.rational()}"
+        terms = []
+        for i, c in enumerate(self.poly.coeffs()):
+            if c == 0:
+                continue
+            z = "1" if i == 0 else ("z" if i == 1 else f"z^{i}")
+            terms.append(f"{c}" if i == 0 else (z if c == 1 else f"{c}*{z}"))
+        return f"({' + '.join(terms)} in Q(z_{self.field.m}))"
+
+    def to_json(self) -> dict:
+        """``{"field": "cyclotomic:M", "coeffs": ["p/q", ...]}``."""
+        return {"field": f"cyclotomic:{self.field.m}", "coeffs": [str(c) for c in self.coeffs()]}
+
+
+def exact_sign(value) -> int:
+    """The sign of an exact real scalar (int, Fraction, fmpq or real field element).
+
+    >>> exact_sign(Fraction(-1, 3)), exact_sign(0), exact_sign(cos2pi(1, 5))
+    (-1, 0, 1)
+    """
+    if isinstance(value, FieldElement):
+        return value.sign()
+    q = to_fmpq(value)
+    return (q > 0) - (q < 0)
