@@ -32,6 +32,10 @@ class MonoidTooLargeError(BilinearError, MemoryError):
     """The transformation monoid has more elements than the requested limit."""
 
 
+class DataError(BilinearError, ValueError):
+    """Dataset sampling parameters are invalid (count, length range, seed)."""
+
+
 # --- constructions ------------------------------------------------------------------------
 class WeightsError(BilinearError, ValueError):
     """Weights have the wrong shape, type or class count, or a weights file is malformed."""
