@@ -1,0 +1,532 @@
+"""Impossibility certificates: words proving that no weights of a variant can compute an automaton.
+
+For the *commuting* variants (``rotation2d``, ``diagonal``, ``positive``; also ``block:1``,
+which is ``diagonal``) the transition matrices of every pair of symbols commute, and the real
+diagonal ones are more constrained still.  Three theorems (proved in ``docs/theory.md``) turn
+this into finite, checkable evidence:
+
+``commutation`` (every commuting variant)
+    ``A(u a b v) = A(u b a v)``, so the network gives ``u a b v`` and ``u b a v`` the same
+    label.  A quadruple ``(u, a, b, v)`` with ``L(q0·u a b v) != L(q0·u b a v)`` is a
+    certificate.
+``period`` (``diagonal``)
+    Along ``n -> u g^n v`` each readout difference is ``sum_i c_i lambda_i^n`` with real
+    ``lambda_i``; its sign, hence the predicted label, is eventually periodic with period
+    dividing 2.  A triple ``(u, g, v)`` whose automaton labels are not is a certificate.
+``constancy`` (``positive``)
+    With ``lambda_i > 0`` the labels along ``u g^n v`` are eventually constant.
+
+:func:`certify` searches exhaustively and returns the *shortest* certificate (total length of
+its words, then shortlex), preferring the commutation theorem when both apply, or ``None``
+when none exists: the search is complete (a commutation certificate exists iff two reachable
+states ``q·ab``, ``q·ba`` are distinguishable; a period/constancy one iff some cycle of some
+monoid element through a reachable state holds two distinguishable states two/one steps apart).
+Every certificate is rechecked by :meth:`Certificate.verify` before it is returned.
+
+Examples
+--------
+>>> from bilinear.automata import from_spec
+>>> c = certify(from_spec("dihedral:4"), "rotation2d")
+>>> c.kind, c.describe()
+('commutation', 'u=ε, (a,b)=(r,s), v=ε')
+>>> c.labels
+('r s', 'r^3 s')
+>>> certify(from_spec("cyclic:3"), "diagonal").describe()
+'u=ε, g=1, v=ε: labels along g^n = 0 1 2 ... (period 3 from n=0)'
+>>> certify(from_spec("parity"), "diagonal") is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from bilinear.automata import Automaton, from_spec
+from bilinear.errors import AutomatonError, MonoidTooLargeError
+
+from .weights import parse_variant
+
+__all__ = [
+    "Certificate",
+    "certify",
+    "KINDS",
+    "THEOREMS",
+    "MONOID_LIMIT",
+    "certifiable_kinds",
+]
+
+#: Largest transformation monoid (on the reachable states) the period search closes.
+MONOID_LIMIT = 50_000
+
+_INF = np.iinfo(np.int64).max // 4
+
+#: The theorem each kind of certificate rests on (docs/theory.md has the proofs).
+THEOREMS = {
+    "commutation": (
+        "commuting transition matrices (Theorem 6 of docs/theory.md): A(u a b v) = A(u b a v), "
+        "so the two words reach the same hidden state and get the same label for every choice "
+        "of weights; the automaton labels them differently"
+    ),
+    "period": (
+        "real diagonal transition matrices (Theorem 7 of docs/theory.md): along n -> u g^n v every "
+        "readout difference is sum_i c_i lambda_i^n with real lambda_i, whose sign is eventually "
+        "periodic with period dividing 2, so the predicted labels are eventually 2-periodic; "
+        "the automaton's labels along u g^n v are not"
+    ),
+    "constancy": (
+        "positive diagonal transition matrices (Theorem 8 of docs/theory.md): along n -> u g^n v "
+        "every readout difference is sum_i c_i lambda_i^n with lambda_i > 0, whose sign is "
+        "eventually constant, so the predicted labels are eventually constant; the automaton's "
+        "labels along u g^n v are not"
+    ),
+}
+KINDS = tuple(THEOREMS)
+
+#: Which kinds of certificate apply to a variant kind, in order of preference.
+_BY_VARIANT = {
+    "rotation2d": ("commutation",),
+    "diagonal": ("commutation", "period"),
+    "positive": ("commutation", "constancy"),
+}
+
+
+def certifiable_kinds(variant) -> tuple[str, ...]:
+    """The certificate kinds that apply to ``variant`` (empty for non-commuting variants).
+
+    ``block:1`` is the real diagonal variant under another name.
+
+    >>> certifiable_kinds("positive"), certifiable_kinds("block:1"), certifiable_kinds("full")
+    (('commutation', 'constancy'), ('commutation', 'period'), ())
+    """
+    v = parse_variant(variant)
+    kind = "diagonal" if (v.kind == "block" and v.param == 1) else v.kind
+    return _BY_VARIANT.get(kind, ())
+
+
+# ------------------------------------------------------------------------------------------
+# the certificate value
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Certificate:
+    """A checked impossibility certificate.
+
+    Attributes
+    ----------
+    variant:
+        Canonical variant spec the certificate rules out (``"rotation2d"``, ...).
+    kind:
+        ``"commutation"``, ``"period"`` or ``"constancy"`` (see :data:`THEOREMS`).
+    indices:
+        The certificate's words as symbol indices, in order: ``u, a, b, v`` (commutation) or
+        ``u, g, v`` (period, constancy); a pair ``(name, word)`` each.
+    words:
+        The same words as readable strings of symbol names (``ε`` for the empty word).
+    witnesses:
+        Two full words (symbol indices) that every network of the variant labels alike and the
+        automaton labels differently: ``u a b v`` / ``u b a v``, or ``u g^n v`` / ``u g^(n+s) v``
+        with ``s = 2`` (period) or ``1`` (constancy) and ``n`` past the pre-period.
+    labels:
+        The class names the automaton gives the two witnesses (they differ).
+    preperiod, period:
+        For period/constancy: the orbit ``q0·u·g^n`` is periodic from ``n = preperiod`` with
+        this period (``None`` for commutation).
+    label_cycle:
+        For period/constancy: the automaton's labels of ``u g^n v`` for one period starting at
+        ``n = preperiod`` (class names).
+    label_period:
+        The minimal period of ``label_cycle`` (it does not divide 2, resp. is not 1).
+    theorem:
+        The theorem the certificate rests on.
+    automaton:
+        Name of the automaton it was found for.
+    """
+
+    variant: str
+    kind: str
+    indices: tuple[tuple[str, tuple[int, ...]], ...]
+    words: tuple[tuple[str, str], ...]
+    witnesses: tuple[tuple[int, ...], tuple[int, ...]]
+    labels: tuple[str, str]
+    theorem: str
+    automaton: str = ""
+    preperiod: int | None = None
+    period: int | None = None
+    label_cycle: tuple[str, ...] | None = None
+    label_period: int | None = None
+
+    # -- views ----------------------------------------------------------------------------
+    def word(self, name: str) -> tuple[int, ...]:
+        """The word called ``name`` (``"u"``, ``"a"``, ``"b"``, ``"g"`` or ``"v"``) as indices."""
+        for key, value in self.indices:
+            if key == name:
+                return value
+        raise KeyError(f"certificate of kind {self.kind!r} has no word {name!r}")
+
+    @property
+    def length(self) -> int:
+        """Total length of the certificate's words (``|u|+|v|``, plus ``|g|`` for period kinds);
+        the search minimises it."""
+        return sum(len(w) for key, w in self.indices if key not in ("a", "b"))
+
+    def describe(self) -> str:
+        """One line: ``u=.., (a,b)=.., v=..`` or ``u=.., g=.., v=..: labels along g^n = ...``."""
+        w = dict(self.words)
+        if self.kind == "commutation":
+            return f"u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
+        cycle = " ".join(self.label_cycle or ())
+        return (
+            f"u={w['u']}, g={w['g']}, v={w['v']}: labels along g^n = {cycle} ... "
+            f"(period {self.label_period} from n={self.preperiod})"
+        )
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict: ``variant``, ``kind``, ``words`` (names), ``indices``,
+        ``witnesses``, ``labels``, ``theorem`` and, for period kinds, the periods."""
+        out = {
+            "variant": self.variant,
+            "kind": self.kind,
+            "automaton": self.automaton,
+            "words": dict(self.words),
+            "indices": {k: list(v) for k, v in self.indices},
+            "witnesses": [list(w) for w in self.witnesses],
+            "labels": list(self.labels),
+            "theorem": self.theorem,
+            "summary": self.describe(),
+        }
+        if self.kind != "commutation":
+            out.update(
+                preperiod=self.preperiod,
+                period=self.period,
+                label_cycle=list(self.label_cycle or ()),
+                label_period=self.label_period,
+            )
+        return out
+
+    # -- the exact recheck ------------------------------------------------------------------
+    def verify(self, automaton: Automaton) -> bool:
+        """Recheck the certificate on ``automaton`` exactly (integer state arithmetic only).
+
+        True when every recorded fact holds: the words are words of the automaton, the two
+        witnesses get the recorded, different labels, and (period kinds) the orbit, its
+        pre-period and period, the label cycle and its minimal period are as recorded, and the
+        minimal period does not divide 2 (``period``) or is not 1 (``constancy``).  False
+        otherwise (never raises for a well-formed automaton).
+        """
+        if not isinstance(automaton, Automaton) or self.kind not in THEOREMS:
+            return False
+        k = automaton.n_symbols
+        names = dict(self.indices)
+        expected = ("u", "a", "b", "v") if self.kind == "commutation" else ("u", "g", "v")
+        if tuple(names) != expected:
+            return False
+        for w in list(names.values()) + list(self.witnesses):
+            if any(not isinstance(s, int) or not 0 <= s < k for s in w):
+                return False
+        if dict(self.words) != {key: automaton.format_word(w) for key, w in names.items()}:
+            return False
+        labels = tuple(automaton.classes[automaton.label(list(w))] for w in self.witnesses)
+        if labels != tuple(self.labels) or labels[0] == labels[1]:
+            return False
+        u, v = names["u"], names["v"]
+        if self.kind == "commutation":
+            a, b = names["a"], names["b"]
+            if len(a) != 1 or len(b) != 1 or a == b:
+                return False
+            return self.witnesses == (u + a + b + v, u + b + a + v)
+        g = names["g"]
+        if not g:
+            return False
+        orbit = _orbit(automaton, automaton.run(list(u)), g)
+        t, p = orbit.preperiod, orbit.period
+        if (t, p) != (self.preperiod, self.period):
+            return False
+        cycle = tuple(
+            automaton.classes[automaton.label(list(v), state=q)] for q in orbit.states[t : t + p]
+        )
+        if cycle != self.label_cycle:
+            return False
+        lp = _minimal_period(cycle)
+        if lp != self.label_period:
+            return False
+        step = 2 if self.kind == "period" else 1
+        if step % lp == 0:  # the labels *are* eventually 2-periodic / constant
+            return False
+        # the witnesses are u g^n v and u g^(n+step) v with n at or past the pre-period
+        first, second = self.witnesses
+        for n in range(t, t + p):
+            if first == u + g * n + v:
+                return second == u + g * (n + step) + v
+        return False
+
+
+# ------------------------------------------------------------------------------------------
+# exact combinatorics on the automaton
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Orbit:
+    states: tuple[int, ...]  # q, q·g, ..., up to preperiod + period - 1
+    preperiod: int
+    period: int
+
+
+def _orbit(automaton: Automaton, q: int, g: tuple[int, ...]) -> _Orbit:
+    seen: dict[int, int] = {}
+    states: list[int] = []
+    while q not in seen:
+        seen[q] = len(states)
+        states.append(q)
+        q = automaton.run(list(g), state=q)
+    t = seen[q]
+    return _Orbit(tuple(states), t, len(states) - t)
+
+
+def _minimal_period(cycle: tuple) -> int:
+    """Smallest p dividing len(cycle) with cycle[i] == cycle[(i+p) % len] for all i."""
+    n = len(cycle)
+    for p in range(1, n + 1):
+        if n % p == 0 and all(cycle[i] == cycle[(i + p) % n] for i in range(n)):
+            return p
+    return n  # pragma: no cover - p = n always qualifies
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """The reachable part: states in breadth-first (shortlex) order with shortest words."""
+
+    states: np.ndarray  # (reach,) original state ids, BFS order
+    words: tuple[tuple[int, ...], ...]  # shortest word reaching each
+    delta: np.ndarray  # (symbols, reach) transitions re-indexed to 0..reach-1
+    labels: np.ndarray  # (reach,)
+
+
+def _reachable(automaton: Automaton) -> _Reach:
+    index = {automaton.start: 0}
+    order = [automaton.start]
+    words: list[tuple[int, ...]] = [()]
+    delta = automaton.delta
+    i = 0
+    while i < len(order):
+        q = order[i]
+        for a in range(automaton.n_symbols):
+            r = int(delta[a, q])
+            if r not in index:
+                index[r] = len(order)
+                order.append(r)
+                words.append(words[i] + (a,))
+        i += 1
+    states = np.array(order, dtype=np.int64)
+    remap = np.full(automaton.n_states, -1, dtype=np.int64)
+    remap[states] = np.arange(len(order))
+    sub = remap[delta[:, states]]
+    return _Reach(states, tuple(words), sub, automaton.labels[states])
+
+
+def _distances(delta: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``D[x, y]``: length of a shortest ``v`` with ``labels[x·v] != labels[y·v]`` (``_INF`` when
+    x and y are equivalent).  Backward breadth-first search on the pair automaton, by levels.
+    Shape (states, states)."""
+    D = np.where(labels[:, None] != labels[None, :], 0, _INF).astype(np.int64)
+    while True:
+        best = np.full_like(D, _INF)
+        for row in delta:
+            np.minimum(best, D[row[:, None], row[None, :]], out=best)
+        new = np.minimum(D, np.where(best < _INF, best + 1, _INF))
+        if np.array_equal(new, D):
+            return D
+        D = new
+
+
+def _shortest_v(delta: np.ndarray, D: np.ndarray, x: int, y: int) -> tuple[int, ...]:
+    """The shortlex-first shortest word distinguishing states x and y (D[x, y] finite)."""
+    word: list[int] = []
+    while D[x, y] > 0:
+        target = D[x, y] - 1
+        for a, row in enumerate(delta):
+            if D[row[x], row[y]] == target:
+                word.append(a)
+                x, y = int(row[x]), int(row[y])
+                break
+    return tuple(word)
+
+
+def _monoid(delta: np.ndarray, limit: int, name: str) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Transformation monoid of the (reachable) automaton: elements (size, states) as maps
+    ``q -> q·g`` and a shortest word for each, breadth-first (element 0 = identity)."""
+    n = delta.shape[1]
+    identity = tuple(range(n))
+    index = {identity: 0}
+    elements = [np.arange(n, dtype=np.int64)]
+    words: list[tuple[int, ...]] = [()]
+    i = 0
+    while i < len(elements):
+        e = elements[i]
+        for a, row in enumerate(delta):
+            f = row[e]  # first e, then a
+            key = tuple(f.tolist())
+            if key not in index:
+                if len(elements) >= limit:
+                    raise MonoidTooLargeError(
+                        f"the transformation monoid of {name or 'the automaton'} has more than "
+                        f"{limit} elements; the period search is limited to {limit}"
+                    )
+                index[key] = len(elements)
+                elements.append(f)
+                words.append(words[i] + (a,))
+        i += 1
+    return np.stack(elements), words
+
+
+# ------------------------------------------------------------------------------------------
+# search
+# ------------------------------------------------------------------------------------------
+def _as_automaton(automaton) -> Automaton:
+    if isinstance(automaton, str):
+        return from_spec(automaton)
+    if not isinstance(automaton, Automaton):
+        raise AutomatonError(f"certify needs an Automaton or a spec string, got {type(automaton).__name__}")
+    return automaton
+
+
+def _commutation(a: Automaton, reach: _Reach, D: np.ndarray, variant: str) -> Certificate | None:
+    delta, k = reach.delta, reach.delta.shape[0]
+    if k < 2:
+        return None
+    dist = np.array([len(w) for w in reach.words], dtype=np.int64)
+    best = None
+    for x in range(k):
+        for y in range(x + 1, k):
+            p_ab = delta[y][delta[x]]  # (reach,): p·x·y
+            p_ba = delta[x][delta[y]]
+            d = D[p_ab, p_ba]
+            finite = d < _INF
+            if not finite.any():
+                continue
+            cost = np.where(finite, dist + d, _INF)
+            p = int(np.argmin(cost))  # first minimum = shortlex-first u
+            key = (int(cost[p]), p, x, y)
+            if best is None or key < best:
+                best = key
+    if best is None:
+        return None
+    _, p, x, y = best
+    u = reach.words[p]
+    v = _shortest_v(delta, D, int(delta[y][delta[x][p]]), int(delta[x][delta[y][p]]))
+    first, second = u + (x,) + (y,) + v, u + (y,) + (x,) + v
+    parts = (("u", u), ("a", (x,)), ("b", (y,)), ("v", v))
+    return Certificate(
+        variant=variant,
+        kind="commutation",
+        indices=parts,
+        words=tuple((key, a.format_word(w)) for key, w in parts),
+        witnesses=(first, second),
+        labels=(a.classes[a.label(list(first))], a.classes[a.label(list(second))]),
+        theorem=THEOREMS["commutation"],
+        automaton=a.name,
+    )
+
+
+def _periodic(
+    a: Automaton, reach: _Reach, D: np.ndarray, variant: str, kind: str, limit: int
+) -> Certificate | None:
+    step = 2 if kind == "period" else 1
+    delta = reach.delta
+    n = delta.shape[1]
+    elements, gwords = _monoid(delta, limit, a.name)
+    dist = np.array([len(w) for w in reach.words], dtype=np.int64)
+    best = None
+    for gi, g in enumerate(elements):
+        if gi == 0:
+            continue  # the identity: constant orbits
+        # iterates: row j holds p·g^(n + j) for every start p, n = states (inside the cycle)
+        x = np.arange(n, dtype=np.int64)
+        for _ in range(n):
+            x = g[x]
+        rows = [x]
+        for _ in range(n + step - 1):
+            rows.append(g[rows[-1]])
+        P = np.stack(rows)  # (n + step, reach)
+        pair = D[P[:n], P[step : n + step]]  # (n, reach): c_i vs c_(i+step) over one period
+        d = pair.min(axis=0)
+        finite = d < _INF
+        if not finite.any():
+            continue
+        cost = np.where(finite, dist + len(gwords[gi]) + d, _INF)
+        p = int(np.argmin(cost))
+        key = (int(cost[p]), p, gi)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        return None
+    _, p, gi = best
+    g, u = gwords[gi], reach.words[p]
+    q0u = int(reach.states[p])
+    orbit = _orbit(a, q0u, g)
+    t, period = orbit.preperiod, orbit.period
+    cycle_states = orbit.states[t:]
+    # the cycle pair (c_i, c_(i+step)) with the shortest distinguishing word, first such i
+    sub = {int(s): j for j, s in enumerate(reach.states)}
+    pairs = [(sub[cycle_states[i]], sub[cycle_states[(i + step) % period]]) for i in range(period)]
+    i = min(range(period), key=lambda j: (D[pairs[j]], j))
+    v = _shortest_v(delta, D, *pairs[i])
+    n_w = t + i
+    first, second = u + g * n_w + v, u + g * (n_w + step) + v
+    cycle = tuple(a.classes[a.label(list(v), state=q)] for q in cycle_states)
+    parts = (("u", u), ("g", g), ("v", v))
+    return Certificate(
+        variant=variant,
+        kind=kind,
+        indices=parts,
+        words=tuple((key, a.format_word(w)) for key, w in parts),
+        witnesses=(first, second),
+        labels=(a.classes[a.label(list(first))], a.classes[a.label(list(second))]),
+        theorem=THEOREMS[kind],
+        automaton=a.name,
+        preperiod=t,
+        period=period,
+        label_cycle=cycle,
+        label_period=_minimal_period(cycle),
+    )
+
+
+def certify(automaton, variant, limit: int = MONOID_LIMIT) -> Certificate | None:
+    """The shortest impossibility certificate for ``automaton`` (or a spec string) and
+    ``variant``, or ``None`` when none exists.
+
+    Tries the kinds of :func:`certifiable_kinds` in order (commutation first) and returns the
+    first that exists; within a kind the certificate minimises the total length of its words
+    (``|u|+|v|``, plus ``|g|``), ties broken shortlex.  ``None`` for a non-commuting variant
+    (``full``, ``factorized:R``, ``block:B`` with ``B > 1``) or when the automaton satisfies
+    every constraint the variant's theorems impose — which does not by itself mean a
+    construction exists.  Raises SpecError for a bad variant, AutomatonError for a bad
+    automaton, MonoidTooLargeError when the period search would close a monoid larger than
+    ``limit``.
+
+    >>> from bilinear.automata import from_spec
+    >>> c = certify(from_spec("parity"), "positive")
+    >>> c.kind, c.describe()
+    ('constancy', 'u=ε, g=1, v=ε: labels along g^n = even odd ... (period 2 from n=0)')
+    >>> c.verify(from_spec("parity"))
+    True
+    >>> certify("cyclic:5", "rotation2d") is None, certify("dihedral:3", "full") is None
+    (True, True)
+    """
+    a = _as_automaton(automaton)
+    v = parse_variant(variant)
+    kinds = certifiable_kinds(v)
+    if not kinds:
+        return None
+    reach = _reachable(a)
+    D = _distances(reach.delta, reach.labels)
+    for kind in kinds:
+        if kind == "commutation":
+            cert = _commutation(a, reach, D, v.spec)
+        else:
+            cert = _periodic(a, reach, D, v.spec, kind, limit)
+        if cert is not None:
+            if not cert.verify(a):  # pragma: no cover - an internal invariant
+                raise RuntimeError(f"internal error: the {kind} certificate for {a.name} does not verify")
+            return cert
+    return None
