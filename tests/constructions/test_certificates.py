@@ -1,0 +1,392 @@
+"""Impossibility certificates: known cells, exact recheck, shortest-ness against brute force, and
+the theorems they rest on, tested on random weights of each commuting variant."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bilinear.automata import Automaton, from_spec
+from bilinear.constructions.certificates import (
+    KINDS,
+    THEOREMS,
+    Certificate,
+    certifiable_kinds,
+    certify,
+)
+from bilinear.constructions.weights import Weights
+from bilinear.errors import AutomatonError, MonoidTooLargeError, SpecError
+
+
+# ------------------------------------------------------------------------------------------
+# strategies (small automata, so that brute force over words is an oracle)
+# ------------------------------------------------------------------------------------------
+@st.composite
+def small_automata(draw, max_states: int = 4, max_symbols: int = 3) -> Automaton:
+    n = draw(st.integers(1, max_states))
+    k = draw(st.integers(1, max_symbols))
+    delta = [draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n)) for _ in range(k)]
+    labels = draw(st.lists(st.integers(0, min(n, 3) - 1), min_size=n, max_size=n))
+    return Automaton(delta, labels=labels, name="hyp")
+
+
+def _words(k: int, length: int):
+    return itertools.product(range(k), repeat=length)
+
+
+def _brute_commutation(a: Automaton, bound: int) -> int | None:
+    """Smallest |u|+|v| <= bound of a (u, a, b, v) with different labels, by enumeration."""
+    k = a.n_symbols
+    for total in range(bound + 1):
+        for lu in range(total + 1):
+            for u in _words(k, lu):
+                for v in _words(k, total - lu):
+                    for x, y in itertools.combinations(range(k), 2):
+                        if a.label(list(u + (x, y) + v)) != a.label(list(u + (y, x) + v)):
+                            return total
+    return None
+
+
+def _labels_along(a: Automaton, u, g, v, count: int) -> list[int]:
+    return [a.label(list(u) + list(g) * n + list(v)) for n in range(count)]
+
+
+def _eventually(seq: list[int], step: int, start: int) -> bool:
+    return all(seq[n] == seq[n + step] for n in range(start, len(seq) - step))
+
+
+def _brute_periodic(a: Automaton, step: int, bound: int) -> int | None:
+    """Smallest |u|+|g|+|v| <= bound, |g| >= 1, whose labels along g^n are not eventually
+    step-periodic (checked on n < 3 * states + 6, past the pre-period <= states)."""
+    k, count = a.n_symbols, 3 * a.n_states + 6
+    for total in range(1, bound + 1):
+        for lg in range(1, total + 1):
+            for lu in range(total - lg + 1):
+                lv = total - lg - lu
+                for u in _words(k, lu):
+                    for g in _words(k, lg):
+                        for v in _words(k, lv):
+                            seq = _labels_along(a, u, g, v, count)
+                            if not _eventually(seq, step, a.n_states):
+                                return total
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# the cells the issue names
+# ------------------------------------------------------------------------------------------
+def test_cyclic3_diagonal_has_a_period_certificate() -> None:
+    a = from_spec("cyclic:3")
+    c = certify(a, "diagonal")
+    assert c is not None and c.kind == "period"
+    assert c.variant == "diagonal"
+    assert dict(c.indices) == {"u": (), "g": (1,), "v": ()}
+    assert dict(c.words) == {"u": "ε", "g": "1", "v": "ε"}
+    assert (c.preperiod, c.period, c.label_cycle, c.label_period) == (0, 3, ("0", "1", "2"), 3)
+    assert c.witnesses == ((), (1, 1))
+    assert c.labels == ("0", "2")
+    assert c.theorem == THEOREMS["period"]
+    assert c.length == 1
+    assert c.verify(a)
+
+
+def test_dihedral4_rotation2d_has_a_commutation_certificate() -> None:
+    a = from_spec("dihedral:4")
+    c = certify(a, "rotation2d")
+    assert c is not None and c.kind == "commutation"
+    assert dict(c.words) == {"u": "ε", "a": "r", "b": "s", "v": "ε"}
+    assert c.witnesses == ((0, 1), (1, 0))
+    # r s and s r are different elements of D_4: r s versus s r = r^3 s
+    assert c.labels == (a.classes[a.label("rs")], a.classes[a.label("sr")])
+    assert c.labels[0] != c.labels[1]
+    assert c.length == 0
+    assert c.describe() == "u=ε, (a,b)=(r,s), v=ε"
+    assert c.verify(a)
+
+
+def test_parity_positive_has_a_constancy_certificate() -> None:
+    a = from_spec("parity")
+    c = certify(a, "positive")
+    assert c is not None and c.kind == "constancy"
+    assert dict(c.indices) == {"u": (), "g": (1,), "v": ()}
+    assert c.label_cycle == ("even", "odd") and c.label_period == 2
+    assert c.labels == ("even", "odd")
+    assert c.verify(a)
+
+
+@pytest.mark.parametrize(
+    "spec, variant",
+    [
+        ("parity", "diagonal"),
+        ("parity", "rotation2d"),
+        ("cyclic:5", "rotation2d"),
+        ("cyclic:2*cyclic:2", "diagonal"),
+        ("cyclic:2*cyclic:3", "rotation2d"),
+        ("dihedral:4", "full"),
+        ("dihedral:4", "block:2"),
+        ("symmetric:4", "factorized:3"),
+    ],
+)
+def test_no_certificate(spec: str, variant: str) -> None:
+    assert certify(from_spec(spec), variant) is None
+
+
+@pytest.mark.parametrize(
+    "spec, variant, kind",
+    [
+        ("cyclic:5", "diagonal", "period"),
+        ("cyclic:2*cyclic:3", "diagonal", "period"),
+        ("cyclic:2*cyclic:2", "positive", "constancy"),
+        ("cyclic:3", "block:1", "period"),  # block:1 is the real diagonal variant
+        ("quaternion", "rotation2d", "commutation"),
+        ("symmetric:4", "diagonal", "commutation"),  # commutation is preferred
+        ("flipflop:2", "positive", "commutation"),
+        ("modarith:3", "rotation2d", "commutation"),
+    ],
+)
+def test_certificate_kinds(spec: str, variant: str, kind: str) -> None:
+    a = from_spec(spec)
+    c = certify(a, variant)
+    assert c is not None and c.kind == kind and c.verify(a)
+    first, second = c.witnesses
+    assert a.label(list(first)) != a.label(list(second))
+
+
+def test_spec_string_is_accepted_and_variant_is_canonical() -> None:
+    c = certify("dihedral:5", " Rotation2D ")
+    assert c is not None and c.variant == "rotation2d" and c.automaton == "dihedral:5"
+
+
+def test_certifiable_kinds() -> None:
+    assert certifiable_kinds("rotation2d") == ("commutation",)
+    assert certifiable_kinds("diagonal") == ("commutation", "period")
+    assert certifiable_kinds("block:1") == ("commutation", "period")
+    assert certifiable_kinds("block:2") == ()
+    assert set(KINDS) == {"commutation", "period", "constancy"}
+
+
+def test_to_dict_is_json() -> None:
+    c = certify("cyclic:3", "positive")
+    d = json.loads(json.dumps(c.to_dict()))
+    assert d["kind"] == "constancy" and d["words"] == {"u": "ε", "g": "1", "v": "ε"}
+    assert d["indices"]["g"] == [1] and d["label_period"] == 3
+    assert d["theorem"] == THEOREMS["constancy"]
+    c = certify("dihedral:4", "diagonal")
+    d = c.to_dict()
+    assert "label_period" not in d and d["summary"] == "u=ε, (a,b)=(r,s), v=ε"
+
+
+def test_a_prefix_and_suffix_are_found_when_needed() -> None:
+    # a b = b a from the start state; from state 1 (u = "0") the words 01 and 10 lead to
+    # states 3 and 2, which only the suffix v = "0" tells apart (3.0 = 4 has label 1)
+    delta = [[1, 2, 2, 4, 4], [0, 1, 3, 3, 4]]
+    a = Automaton(delta, labels=[0, 0, 0, 0, 1], name="late")
+    c = certify(a, "rotation2d")
+    assert c is not None and dict(c.indices) == {"u": (0,), "a": (0,), "b": (1,), "v": (0,)}
+    assert c.length == 2 == _brute_commutation(a, 4)
+    assert c.labels == ("1", "0")
+    assert c.verify(a)
+
+
+# ------------------------------------------------------------------------------------------
+# verify refuses what is not true
+# ------------------------------------------------------------------------------------------
+def test_verify_rejects_tampering() -> None:
+    a = from_spec("dihedral:4")
+    c = certify(a, "rotation2d")
+    assert c.verify(a)
+    assert not dataclasses.replace(c, labels=(c.labels[0], c.labels[0])).verify(a)
+    assert not dataclasses.replace(c, witnesses=((0, 1), (0, 1))).verify(a)
+    assert not dataclasses.replace(c, indices=(("u", ()), ("a", (0,)), ("b", (0,)), ("v", ()))).verify(a)
+    assert not dataclasses.replace(c, words=(("u", "ε"), ("a", "s"), ("b", "r"), ("v", "ε"))).verify(a)
+    assert not dataclasses.replace(c, kind="bogus").verify(a)
+    assert not c.verify(from_spec("cyclic:2*cyclic:2"))  # commutative: cannot hold there
+    assert not c.verify("dihedral:4")  # not an Automaton
+
+
+def test_verify_rejects_a_wrong_period_certificate() -> None:
+    a = from_spec("cyclic:3")
+    c = certify(a, "diagonal")
+    assert not dataclasses.replace(c, label_period=2).verify(a)
+    assert not dataclasses.replace(c, period=6).verify(a)
+    assert not dataclasses.replace(c, witnesses=((), (1,))).verify(a)  # n -> n+1 is not the period claim
+    # the same words on cyclic:2 (parity-like) describe a 2-periodic sequence: refused
+    assert not c.verify(from_spec("cyclic:2"))
+    # a constancy certificate of cyclic:2 is true, but a period certificate is not
+    c2 = certify(from_spec("cyclic:2"), "positive")
+    assert c2.verify(from_spec("cyclic:2"))
+    assert not dataclasses.replace(c2, kind="period", witnesses=((), (1, 1))).verify(from_spec("cyclic:2"))
+
+
+def test_word_lookup() -> None:
+    c = certify("cyclic:3", "diagonal")
+    assert c.word("g") == (1,)
+    with pytest.raises(KeyError, match="no word 'a'"):
+        c.word("a")
+
+
+# ------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------
+def test_bad_variant() -> None:
+    with pytest.raises(SpecError, match="unknown variant 'diagnal'"):
+        certify("parity", "diagnal")
+
+
+def test_bad_automaton() -> None:
+    with pytest.raises(AutomatonError, match="Automaton or a spec string"):
+        certify(42, "diagonal")
+    with pytest.raises(SpecError, match="unknown family"):
+        certify("cyclc:3", "diagonal")
+
+
+def test_monoid_limit() -> None:
+    # cyclic:7 is commutative, so the period search closes its 7-element monoid
+    with pytest.raises(MonoidTooLargeError, match="more than 4 elements"):
+        certify("cyclic:7", "diagonal", limit=4)
+    assert certify("cyclic:7", "diagonal", limit=7) is not None
+
+
+# ------------------------------------------------------------------------------------------
+# shortest and complete: brute force over words as the oracle
+# ------------------------------------------------------------------------------------------
+@given(small_automata())
+@settings(max_examples=40)
+def test_commutation_certificate_is_shortest_and_complete(a: Automaton) -> None:
+    c = certify(a, "rotation2d")
+    # |u| <= states - 1 and a shortest distinguishing v has length <= states - 2
+    brute = _brute_commutation(a, 2 * a.n_states - 3)
+    if c is None:
+        assert brute is None
+    else:
+        assert c.kind == "commutation" and c.verify(a)
+        assert brute == c.length
+
+
+@given(small_automata(max_states=3, max_symbols=2), st.sampled_from(["diagonal", "positive"]))
+@settings(max_examples=30)
+def test_periodic_certificate_is_shortest_and_sound(a: Automaton, variant: str) -> None:
+    kind = "period" if variant == "diagonal" else "constancy"
+    step = 2 if kind == "period" else 1
+    c = certify(a, variant)
+    brute = _brute_periodic(a, step, 4)
+    if c is None:
+        assert brute is None
+        return
+    assert c.verify(a)
+    if c.kind == kind:
+        # no certificate shorter than the one returned (within the enumerated lengths)
+        assert brute is None or brute >= c.length
+        if c.length <= 4:
+            assert brute == c.length
+        seq = _labels_along(a, c.word("u"), c.word("g"), c.word("v"), 3 * a.n_states + 6)
+        assert not _eventually(seq, step, a.n_states)
+
+
+# ------------------------------------------------------------------------------------------
+# the theorems, on random weights of each variant (exact rational arithmetic)
+# ------------------------------------------------------------------------------------------
+_MAGNITUDES = [Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3)]
+
+
+@st.composite
+def diagonal_weights(draw, n_symbols: int, n_classes: int, positive: bool) -> Weights:
+    d = draw(st.integers(1, 4))
+    entry = st.sampled_from(_MAGNITUDES if positive else _MAGNITUDES + [-m for m in _MAGNITUDES])
+    A = [[[draw(entry) if i == j else 0 for j in range(d)] for i in range(d)] for _ in range(n_symbols)]
+    h0 = draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d))
+    readout = [draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d)) for _ in range(n_classes)]
+    return Weights("positive" if positive else "diagonal", A=A, h0=h0, readout=readout)
+
+
+@st.composite
+def rotation_weights(draw, n_symbols: int, n_classes: int) -> Weights:
+    blocks = draw(st.integers(1, 3))
+    d = 2 * blocks
+    small = st.fractions(min_value=-3, max_value=3, max_denominator=5)
+    A = []
+    for _ in range(n_symbols):
+        m = [[Fraction(0)] * d for _ in range(d)]
+        for k in range(blocks):
+            x, y = draw(small), draw(small)
+            m[2 * k][2 * k], m[2 * k][2 * k + 1] = x, -y
+            m[2 * k + 1][2 * k], m[2 * k + 1][2 * k + 1] = y, x
+        A.append(m)
+    h0 = draw(st.lists(small, min_size=d, max_size=d))
+    readout = [draw(st.lists(small, min_size=d, max_size=d)) for _ in range(n_classes)]
+    return Weights("rotation2d", A=A, h0=h0, readout=readout)
+
+
+def _hidden(w: Weights, word) -> np.ndarray:
+    h = w.h0.copy()
+    for s in word:
+        h = w.A[s].dot(h)
+    return h
+
+
+def _predict(w: Weights, h) -> int:
+    scores = w.readout.dot(h).tolist()
+    return max(range(len(scores)), key=lambda c: (scores[c], -c))  # first argmax
+
+
+CERTIFIED = [
+    ("dihedral:4", "rotation2d"),
+    ("quaternion", "rotation2d"),
+    ("flipflop:2", "positive"),
+    ("modarith:3", "diagonal"),
+    ("cyclic:3", "diagonal"),
+    ("cyclic:2*cyclic:3", "diagonal"),
+    ("parity", "positive"),
+    ("cyclic:5", "positive"),
+]
+
+
+@pytest.mark.parametrize("spec, variant", CERTIFIED)
+@given(data=st.data())
+@settings(max_examples=15)
+def test_every_network_of_the_variant_fails_the_certificate(spec: str, variant: str, data) -> None:
+    a = from_spec(spec)
+    c = certify(a, variant)
+    assert c is not None
+    if variant == "rotation2d":
+        w = data.draw(rotation_weights(a.n_symbols, a.n_classes))
+    else:
+        w = data.draw(diagonal_weights(a.n_symbols, a.n_classes, positive=variant == "positive"))
+    if c.kind == "commutation":
+        # Theorem 6: both witnesses reach exactly the same hidden state
+        first, second = (_hidden(w, word) for word in c.witnesses)
+        assert all(x == y for x, y in zip(first, second))
+        return
+    # Theorems 7, 8: along u g^n v the predicted labels are eventually 2-periodic / constant
+    step = 2 if c.kind == "period" else 1
+    u, g, v = c.word("u"), c.word("g"), c.word("v")
+    preds = [_predict(w, _hidden(w, u + g * n + v)) for n in range(90)]
+    assert all(preds[n] == preds[n + step] for n in range(50, 90 - step))
+    truth = [a.label(list(u + g * n + v)) for n in range(90)]
+    assert preds[50:] != truth[50:]  # so the network is wrong on some word u g^n v
+
+
+@given(small_automata(max_states=4, max_symbols=3), st.integers(0, 2**32 - 1))
+@settings(max_examples=30)
+def test_float_rotation_weights_reach_the_same_state_up_to_scale(a: Automaton, seed: int) -> None:
+    c = certify(a, "rotation2d")
+    if c is None:
+        return
+    rng = np.random.default_rng(seed)
+    blocks = int(rng.integers(1, 4))
+    A = np.zeros((a.n_symbols, 2 * blocks, 2 * blocks))
+    for s in range(a.n_symbols):
+        for k in range(blocks):
+            r, t = rng.uniform(0.5, 1.5), rng.uniform(0, 2 * np.pi)
+            A[s, 2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = r * np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    w = Weights("rotation2d", A=A, h0=rng.normal(size=2 * blocks), readout=rng.normal(size=(a.n_classes, 2 * blocks)))
+    first, second = (_hidden(w, word) for word in c.witnesses)
+    first, second = first / np.linalg.norm(first), second / np.linalg.norm(second)
+    assert np.allclose(first, second, atol=1e-9)
