@@ -1,0 +1,177 @@
+"""Commutators of the transition matrices: do the learned transitions commute?
+
+For a pair of matrices the scale-free commutator norm is
+
+    c(A, B) = ||A B - B A||_F / (||A||_F ||B||_F)
+
+which does not change when A or B is rescaled (hidden states are up to a positive scalar) and is
+at most 2.  For exact weights ``A B - B A`` is computed exactly and tested for zero; the float
+norm is still reported.  The verdict "commute" means every pair of symbols commutes (exactly, or
+within ``tol``); a commuting network can only represent automata whose labels do not depend on
+the order of adjacent symbols (see ``DESIGN.md``, commuting variants).
+
+>>> from bilinear.constructions.weights import Weights
+>>> w = Weights("block:2", [[[0, -1], [1, 0]], [[1, 0], [0, -1]]], [1, 0], [[1, 0]])
+>>> c = commutators(w)
+>>> c.verdict, c.exact, round(c.norms[0][1], 6)
+('do not commute', True, 1.414214)
+>>> c.worst_pair
+(0, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .matrices import (
+    check_pair,
+    check_positive_int,
+    check_tolerance,
+    float_matrix,
+    is_zero_matrix,
+    word_matrix,
+    words_up_to,
+)
+
+__all__ = ["Commutators", "WordCommutator", "commutators", "commutator_norm"]
+
+
+def commutator_norm(A: np.ndarray, B: np.ndarray) -> float:
+    """``||AB - BA||_F / (||A||_F ||B||_F)`` in float (0 when either matrix is zero).
+
+    >>> commutator_norm(np.diag([1., 2.]), np.diag([3., -1.]))
+    0.0
+    """
+    A = float_matrix(A)
+    B = float_matrix(B)
+    na, nb = float(np.linalg.norm(A)), float(np.linalg.norm(B))
+    if na == 0 or nb == 0:
+        return 0.0
+    return float(np.linalg.norm(A @ B - B @ A)) / (na * nb)
+
+
+@dataclass(frozen=True)
+class WordCommutator:
+    """The commutator of ``A(u)`` and ``A(v)`` for two short words."""
+
+    u: tuple[int, ...]
+    v: tuple[int, ...]
+    norm: float
+    exactly_zero: bool | None
+
+    def to_json(self) -> dict:
+        return {"u": list(self.u), "v": list(self.v), "norm": self.norm, "exactly_zero": self.exactly_zero}
+
+
+@dataclass(frozen=True)
+class Commutators:
+    """Scale-free commutator norms of every pair of symbols (``norms`` (symbols, symbols)),
+    exact zero tests (``exactly_zero``, None for float weights) and pairs of short words.
+
+    ``verdict`` is ``"commute"`` when every symbol pair commutes exactly (exact weights) or has
+    norm <= ``tol`` (float weights), ``"do not commute"`` otherwise.
+    """
+
+    symbols: tuple[str, ...]
+    norms: tuple[tuple[float, ...], ...]
+    exactly_zero: tuple[tuple[bool, ...], ...] | None
+    words: tuple[WordCommutator, ...]
+    tol: float
+
+    @property
+    def exact(self) -> bool:
+        return self.exactly_zero is not None
+
+    def commutes(self, a: int, b: int) -> bool:
+        if self.exactly_zero is not None:
+            return self.exactly_zero[a][b]
+        return self.norms[a][b] <= self.tol
+
+    @property
+    def verdict(self) -> str:
+        n = len(self.symbols)
+        ok = all(self.commutes(a, b) for a in range(n) for b in range(n))
+        return "commute" if ok else "do not commute"
+
+    @property
+    def worst_pair(self) -> tuple[int, int] | None:
+        """The symbol pair (a < b) with the largest norm, None for one symbol."""
+        n = len(self.symbols)
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+        if not pairs:
+            return None
+        return max(pairs, key=lambda p: self.norms[p[0]][p[1]])
+
+    @property
+    def max_norm(self) -> float:
+        return max((x for row in self.norms for x in row), default=0.0)
+
+    @property
+    def reading(self) -> str:
+        how = "exactly" if self.exact else f"within {self.tol:g}"
+        if self.verdict == "commute":
+            return f"all transition matrices commute ({how}); max scale-free norm {self.max_norm:.3g}"
+        a, b = self.worst_pair
+        return (
+            f"the transition matrices do not commute: ||[A_{self.symbols[a]}, A_{self.symbols[b]}]|| "
+            f"/ (||A_{self.symbols[a]}|| ||A_{self.symbols[b]}||) = {self.norms[a][b]:.3g}"
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "symbols": list(self.symbols),
+            "norms": [list(r) for r in self.norms],
+            "exactly_zero": None if self.exactly_zero is None else [list(r) for r in self.exactly_zero],
+            "exact": self.exact,
+            "tol": self.tol,
+            "verdict": self.verdict,
+            "max_norm": self.max_norm,
+            "worst_pair": None if self.worst_pair is None else list(self.worst_pair),
+            "words": [w.to_json() for w in self.words],
+        }
+
+
+def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 16, tol: float = 1e-6) -> Commutators:
+    """Commutator norms of every symbol pair and of every pair of distinct words of length
+    2..``word_length`` (the first ``max_words`` words in shortlex order).
+
+    >>> from bilinear.constructions.weights import Weights
+    >>> w = Weights("diagonal", [[[2., 0.], [0., 3.]], [[-1., 0.], [0., 5.]]], [1., 1.], [[1., 0.]])
+    >>> c = commutators(w, word_length=1)
+    >>> c.verdict, c.exact
+    ('commute', False)
+    """
+    check_pair(weights, automaton, classes=False)
+    tol = check_tolerance(tol)
+    word_length = check_positive_int(word_length, "word_length")
+    max_words = check_positive_int(max_words, "max_words", minimum=0)
+    names = tuple(automaton.symbols) if automaton is not None else tuple(str(a) for a in range(weights.n_symbols))
+    A = weights.A
+    n = weights.n_symbols
+    Af = np.stack([float_matrix(A[a]) for a in range(n)])
+    norms = [[commutator_norm(Af[a], Af[b]) for b in range(n)] for a in range(n)]
+    zero = None
+    if weights.exact:
+        zero = [[True] * n for _ in range(n)]
+        for a in range(n):
+            for b in range(a + 1, n):
+                z = is_zero_matrix(A[a] @ A[b] - A[b] @ A[a])
+                zero[a][b] = zero[b][a] = z
+    words = []
+    if word_length >= 2:
+        ws = list(words_up_to(n, word_length, min_length=2, limit=max_words))
+        mats = {w: word_matrix(A, w) for w in ws}
+        for i, u in enumerate(ws):
+            for v in ws[i + 1:]:
+                Mu, Mv = mats[u], mats[v]
+                ez = is_zero_matrix(Mu @ Mv - Mv @ Mu) if weights.exact else None
+                words.append(WordCommutator(u, v, commutator_norm(Mu, Mv), ez))
+    return Commutators(
+        names,
+        tuple(tuple(r) for r in norms),
+        None if zero is None else tuple(tuple(r) for r in zero),
+        tuple(words),
+        tol,
+    )

@@ -1,0 +1,415 @@
+"""Spectra of the transition matrices: eigenvalues against roots of unity, orders up to scale.
+
+Normalisation.  A bilinear RNN's hidden state matters only up to a positive scalar, so each
+``A_sigma`` has a free scale.  Eigenvalues are divided by the **spectral radius** rho(A) (the
+largest modulus), not by ``|det A|^(1/d)``: the determinant is 0 for every singular matrix (resets,
+projections, aperiodic automata), where ``|det|^(1/d)`` cannot normalise anything, while rho(A)
+is positive for every non-nilpotent matrix.  For a matrix of finite order up to scale
+(``A^k = c I``) all eigenvalues have the same modulus, so both normalisations agree there and the
+normalised eigenvalues are k-th roots of unity.
+
+Orders.  ``A`` has *index i and period p up to scale* when ``A^(i+p) = c A^i`` for some ``c > 0``
+(smallest ``i + p``, then smallest ``i``); index 0 means ``A^p = c I``: ``A`` acts with order p on
+hidden states (which are rays).  For exact weights this is decided exactly (object-array matmul in
+the weights' own field and an exact comparison), and the result says ``exact: true``; the
+eigenvalues themselves are then the float eigenvalues of the float matrix, assigned to the k-th
+roots of unity, which is unambiguous because the exact identity ``A^k = c I`` forces them there.
+
+Examples
+--------
+>>> from bilinear.constructions.field import cos2pi, sin2pi
+>>> from bilinear.constructions.weights import Weights
+>>> c, s = cos2pi(1, 5), sin2pi(1, 5)
+>>> w = Weights("rotation2d", [[[c, -s], [s, c]]], [1, 0], [[1, 0]])
+>>> sp = spectrum(w)
+>>> sp.symbols[0].reading
+'acts as a rotation of order 5 on a 2-dimensional subspace'
+>>> sp.symbols[0].exact, sp.symbols[0].period, [r.order for r in sp.symbols[0].roots]
+(True, 5, [5, 5])
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from bilinear.errors import AnalysisError
+
+from .matrices import (
+    check_pair,
+    check_positive_int,
+    check_tolerance,
+    float_matrix,
+    is_zero_matrix,
+    positive_multiple,
+    scale_free_distance,
+    word_matrix,
+    words_up_to,
+)
+
+__all__ = [
+    "RootMatch",
+    "MatrixSpectrum",
+    "Spectrum",
+    "spectrum",
+    "matrix_spectrum",
+    "nearest_root",
+    "power_structure",
+    "EXACT_MAX_DIM",
+]
+
+#: Largest hidden size for which orders are decided exactly (object matmul is O(d^3) Python ops).
+EXACT_MAX_DIM = 24
+
+
+@dataclass(frozen=True)
+class RootMatch:
+    """The root of unity ``exp(2 pi i j / order)`` nearest to a normalised eigenvalue.
+
+    ``order`` is the primitive order (``gcd(j, order) = 1``; order 1 is the root 1) and
+    ``distance`` is ``|lambda - root|`` in the complex plane.
+    """
+
+    eigenvalue: complex
+    order: int
+    j: int
+    distance: float
+
+    @property
+    def root(self) -> complex:
+        return cmath.exp(2j * math.pi * self.j / self.order)
+
+    def to_json(self) -> dict:
+        return {
+            "eigenvalue": [self.eigenvalue.real, self.eigenvalue.imag],
+            "order": self.order,
+            "j": self.j,
+            "distance": self.distance,
+        }
+
+
+def nearest_root(z: complex, max_order: int) -> RootMatch:
+    """The root of unity of primitive order <= ``max_order`` nearest to ``z`` (ties: lower order).
+
+    >>> r = nearest_root(complex(math.cos(2 * math.pi / 5), math.sin(2 * math.pi / 5)), 12)
+    >>> r.order, r.j, r.distance < 1e-12
+    (5, 1, True)
+    >>> nearest_root(-1 + 0j, 12).order
+    2
+    """
+    z = complex(z)
+    theta = math.atan2(z.imag, z.real)
+    best: RootMatch | None = None
+    for k in range(1, max_order + 1):
+        j = int(round(theta * k / (2 * math.pi))) % k
+        g = math.gcd(j, k)
+        order, jj = k // g, j // g
+        root = cmath.exp(2j * math.pi * jj / order)
+        dist = abs(z - root)
+        if best is None or dist < best.distance - 1e-12 or (abs(dist - best.distance) <= 1e-12 and order < best.order):
+            best = RootMatch(z, order, jj, float(dist))
+    assert best is not None
+    return best
+
+
+def _normalise_rows(M: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(M))
+    return M / n if n > 0 else M
+
+
+def power_structure(M: np.ndarray, max_order: int, tol: float, exact: bool = False) -> tuple[int, int] | None:
+    """``(index, period)``: the smallest ``i + p <= max_order`` (then smallest i) with
+    ``M^(i+p) = c M^i``, ``c > 0`` — exactly for exact matrices, else within ``tol`` of the
+    scale-free distance.  None when no such pair exists up to ``max_order``.
+
+    >>> power_structure(np.array([[0., -1.], [1., 0.]]), 12, 1e-9)
+    (0, 4)
+    >>> power_structure(np.array([[1., 0.], [0., 0.]]), 12, 1e-9)
+    (1, 1)
+    >>> power_structure(np.array([[1, 1], [0, 1]], dtype=object), 12, 1e-9, exact=True) is None
+    True
+    """
+    d = M.shape[0]
+    if exact:
+        ident = np.zeros((d, d), dtype=object)
+        for i in range(d):
+            ident[i, i] = 1
+        powers = [ident]
+        for n in range(1, max_order + 1):
+            P = M @ powers[-1]
+            for i in range(n):
+                if is_zero_matrix(powers[i]):
+                    if is_zero_matrix(P):
+                        return (i, n - i)
+                    continue
+                if positive_multiple(P, powers[i]) is not None:
+                    return (i, n - i)
+            powers.append(P)
+        return None
+    powers = [np.eye(d)]
+    Mf = np.asarray(M, dtype=float)
+    for n in range(1, max_order + 1):
+        P = _normalise_rows(Mf @ powers[-1])
+        for i in range(n):
+            if scale_free_distance(P, powers[i]) <= tol:
+                return (i, n - i)
+        powers.append(P)
+    return None
+
+
+@dataclass(frozen=True)
+class MatrixSpectrum:
+    """Spectrum and order up to scale of one matrix (a symbol's, a word's, or one block of it).
+
+    ``eigenvalues`` are raw (complex), ``scale`` the spectral radius, ``normalised`` the
+    eigenvalues divided by it, ``roots`` the nearest root of unity to each normalised eigenvalue.
+    ``index``/``period`` as in :func:`power_structure` (None: none up to ``max_order``),
+    ``exact`` whether they were decided exactly.  ``reading`` is one English sentence.
+    """
+
+    name: str
+    word: tuple[int, ...]
+    block: int | None
+    dim: int
+    eigenvalues: tuple[complex, ...]
+    scale: float
+    normalised: tuple[complex, ...]
+    roots: tuple[RootMatch, ...]
+    index: int | None
+    period: int | None
+    exact: bool
+    rank: int
+    reading: str
+
+    @property
+    def order(self) -> int | None:
+        """The order up to scale (``A^k = c I``), or None when A is not invertible of finite order."""
+        return self.period if self.index == 0 else None
+
+    @property
+    def max_root_distance(self) -> float:
+        return max((r.distance for r in self.roots), default=0.0)
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "word": list(self.word),
+            "block": self.block,
+            "dim": self.dim,
+            "eigenvalues": [[z.real, z.imag] for z in self.eigenvalues],
+            "scale": self.scale,
+            "normalised": [[z.real, z.imag] for z in self.normalised],
+            "roots": [r.to_json() for r in self.roots],
+            "index": self.index,
+            "period": self.period,
+            "order": self.order,
+            "exact": self.exact,
+            "rank": self.rank,
+            "reading": self.reading,
+        }
+
+
+def _dims(n: int) -> str:
+    return f"{n}-dimensional subspace"
+
+
+def _reading(normalised: Sequence[complex], roots: Sequence[RootMatch], structure, rank: int, d: int, max_order: int, tol: float) -> str:
+    if rank == 0:
+        return "is zero (sends every hidden state to 0)"
+    if max(abs(z) for z in normalised) == 0:
+        return "is nilpotent (every eigenvalue is 0)"
+    if structure is None:
+        mods = [abs(z) for z in normalised]
+        on_circle = [r for r, z in zip(roots, normalised) if abs(abs(z) - 1) <= 1e-2]
+        orders = sorted({r.order for r in on_circle})
+        near = ""
+        if on_circle:
+            near = (
+                f"; its unit-modulus eigenvalues lie near roots of unity of order "
+                f"{', '.join(map(str, orders))} (distance up to {max(r.distance for r in on_circle):.2g})"
+            )
+        return (
+            f"has no finite order up to scale (powers up to {max_order} checked, tolerance {tol:g}); "
+            f"normalised eigenvalue moduli {min(mods):.3g}..{max(mods):.3g}{near}"
+        )
+    index, period = structure
+    if index == 0:
+        if period == 1:
+            return "acts as the identity (up to a positive scale)"
+        fixed = sum(1 for r in roots if r.order == 1)
+        negated = sum(1 for r in roots if r.order == 2)
+        by_order: dict[int, int] = {}
+        for r in roots:
+            if r.order > 2:
+                by_order[r.order] = by_order.get(r.order, 0) + 1
+        if not by_order and negated == 1:
+            return "acts as a reflection" + (f" (fixing a {_dims(fixed)})" if fixed > 1 else "")
+        if not by_order and negated == d:
+            return "acts as -I (negates every hidden state)"
+        if not by_order and negated:
+            return f"acts as an involution negating a {_dims(negated)}"
+        parts = [f"a rotation of order {k} on a {_dims(n)}" for k, n in sorted(by_order.items())]
+        if negated:
+            parts.append(f"negation of a {_dims(negated)}")
+        head = "acts as " if len(parts) == 1 else f"has order {period} up to scale: "
+        text = head + "; ".join(parts)
+        if fixed and len(parts) >= 1 and period > 2:
+            text += f", fixing a {_dims(fixed)}"
+        if fixed and not parts:
+            text = f"has order {period} up to scale"
+        return text
+    if period == 1 and index == 1:
+        return f"is idempotent up to scale (a projection of rank {rank})"
+    if period == 1:
+        return f"is eventually idempotent up to scale (A^{index + 1} = c·A^{index}), rank {rank}"
+    return f"has index {index} and period {period} up to scale (A^{index + period} = c·A^{index}), rank {rank}"
+
+
+def matrix_spectrum(
+    M: np.ndarray,
+    name: str = "A",
+    word: tuple[int, ...] = (),
+    block: int | None = None,
+    max_order: int = 12,
+    tol: float = 1e-6,
+) -> MatrixSpectrum:
+    """Spectrum, nearest roots of unity and order up to scale of one square matrix.
+
+    Exact (object) matrices up to :data:`EXACT_MAX_DIM` get their order decided exactly.
+
+    >>> ms = matrix_spectrum(np.array([[1., 0.], [0., -1.]]), "A_s")
+    >>> ms.reading, ms.order, sorted(r.order for r in ms.roots)
+    ('acts as a reflection', 2, [1, 2])
+    """
+    M = np.asarray(M)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise AnalysisError(f"{name}: expected a square matrix, got shape {M.shape}")
+    d = M.shape[0]
+    is_exact = M.dtype == object
+    Mf = float_matrix(M)
+    if not np.isfinite(Mf).all():
+        raise AnalysisError(f"{name}: matrix has non-finite entries")
+    eig = np.linalg.eigvals(Mf)
+    order = np.lexsort((np.angle(eig), -np.abs(eig)))
+    eig = eig[order]
+    scale = float(np.max(np.abs(eig))) if eig.size else 0.0
+    normalised = eig / scale if scale > 0 else eig
+    rank = int(np.linalg.matrix_rank(Mf, tol=max(Mf.shape) * np.finfo(float).eps * max(float(np.abs(Mf).max()), 1e-300) * 1e3)) if Mf.size else 0
+    if float(np.abs(Mf).max()) == 0.0 if Mf.size else True:
+        rank = 0
+    roots = tuple(nearest_root(z, max_order) for z in normalised) if scale > 0 else ()
+    decide_exactly = is_exact and d <= EXACT_MAX_DIM
+    structure = power_structure(M if decide_exactly else Mf, max_order, tol, exact=decide_exactly)
+    reading = _reading(tuple(complex(z) for z in normalised), roots, structure, rank, d, max_order, tol)
+    return MatrixSpectrum(
+        name=name,
+        word=tuple(int(a) for a in word),
+        block=block,
+        dim=d,
+        eigenvalues=tuple(complex(z) for z in eig),
+        scale=scale,
+        normalised=tuple(complex(z) for z in normalised),
+        roots=roots,
+        index=None if structure is None else structure[0],
+        period=None if structure is None else structure[1],
+        exact=decide_exactly,
+        rank=rank,
+        reading=reading,
+    )
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    """Spectra of every ``A_sigma`` (``symbols``), of short words (``words``), and per block
+    (``blocks``, for ``block:B`` and ``rotation2d`` weights)."""
+
+    symbols: tuple[MatrixSpectrum, ...]
+    words: tuple[MatrixSpectrum, ...]
+    blocks: tuple[MatrixSpectrum, ...]
+    max_order: int
+    tol: float
+    normalisation: str = "spectral radius"
+
+    @property
+    def exact(self) -> bool:
+        return bool(self.symbols) and all(m.exact for m in self.symbols)
+
+    @property
+    def reading(self) -> str:
+        """One line per symbol: ``A_r acts as a rotation of order 5 on ...``."""
+        return "\n".join(f"{m.name} {m.reading}" for m in self.symbols)
+
+    def to_json(self) -> dict:
+        return {
+            "normalisation": self.normalisation,
+            "max_order": self.max_order,
+            "tol": self.tol,
+            "exact": self.exact,
+            "symbols": [m.to_json() for m in self.symbols],
+            "words": [m.to_json() for m in self.words],
+            "blocks": [m.to_json() for m in self.blocks],
+        }
+
+
+def _symbol_names(weights, automaton) -> tuple[str, ...]:
+    if automaton is not None:
+        return tuple(automaton.symbols)
+    return tuple(str(a) for a in range(weights.n_symbols))
+
+
+def _word_name(word, names) -> str:
+    if all(len(names[a]) == 1 for a in word):
+        return "".join(names[a] for a in word)
+    return " ".join(names[a] for a in word)
+
+
+def spectrum(
+    weights,
+    automaton=None,
+    max_order: int = 12,
+    word_length: int = 2,
+    max_words: int = 64,
+    tol: float = 1e-6,
+) -> Spectrum:
+    """Spectra of ``weights``: every symbol, words of length 2..``word_length`` (at most
+    ``max_words``, shortlex), and every diagonal block for block-structured variants.
+
+    ``automaton`` (optional) only supplies symbol names and is checked for a matching symbol
+    count.  ``tol`` is the scale-free tolerance of the float order test (unused for exact
+    weights of hidden size <= :data:`EXACT_MAX_DIM`).
+
+    >>> from bilinear.constructions.weights import Weights
+    >>> w = Weights("diagonal", [[[-1, 0], [0, 1]], [[1, 0], [0, 1]]], [1, 1], [[1, 0]])
+    >>> print(spectrum(w, word_length=1).reading)
+    A_0 acts as a reflection
+    A_1 acts as the identity (up to a positive scale)
+    """
+    check_pair(weights, automaton, classes=False)
+    tol = check_tolerance(tol)
+    max_order = check_positive_int(max_order, "max_order")
+    word_length = check_positive_int(word_length, "word_length")
+    max_words = check_positive_int(max_words, "max_words", minimum=0)
+    names = _symbol_names(weights, automaton)
+    A = weights.A
+    symbols = tuple(
+        matrix_spectrum(A[a], f"A_{names[a]}", (a,), None, max_order, tol) for a in range(weights.n_symbols)
+    )
+    words = []
+    if word_length >= 2:
+        for w in words_up_to(weights.n_symbols, word_length, min_length=2, limit=max_words):
+            words.append(matrix_spectrum(word_matrix(A, w), f"A({_word_name(w, names)})", w, None, max_order, tol))
+    blocks = []
+    v = weights.variant_info
+    size = v.param if v.kind == "block" else (2 if v.kind == "rotation2d" else None)
+    if size is not None and size < weights.dim:
+        for a in range(weights.n_symbols):
+            for b in range(weights.dim // size):
+                sl = slice(b * size, (b + 1) * size)
+                blocks.append(
+                    matrix_spectrum(A[a][sl, sl], f"A_{names[a]}[block {b}]", (a,), b, max_order, tol)
+                )
+    return Spectrum(tuple(symbols), tuple(words), tuple(blocks), max_order, tol)

@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from bilinear.analysis.commutators import commutator_norm, commutators
+from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
+from bilinear.automata import from_spec
+from bilinear.constructions.weights import Weights
+from bilinear.errors import AnalysisError
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_cyclic5_all_commutators_zero(exact):
+    c = commutators(cyclic_rotation2d(5, exact=exact), from_spec("cyclic:5"))
+    assert c.verdict == "commute"
+    assert c.exact is exact
+    assert c.max_norm < 1e-12
+    if exact:
+        assert all(all(row) for row in c.exactly_zero)
+        assert all(w.exactly_zero for w in c.words)
+
+
+def test_dihedral4_r_and_s_do_not_commute():
+    c = commutators(dihedral_block2(4), from_spec("dihedral:4"))
+    assert c.verdict == "do not commute"
+    assert c.exactly_zero[0][1] is False and c.exactly_zero[0][0] is True
+    assert c.norms[0][1] == pytest.approx(np.sqrt(2))
+    assert c.worst_pair == (0, 1)
+    assert "A_r, A_s" in c.reading
+
+
+def test_one_hot_of_abelian_group_commutes_exactly():
+    c = commutators(one_hot(from_spec("cyclic:2*cyclic:3")), word_length=1)
+    assert c.verdict == "commute" and c.exact
+
+
+def test_float_tolerance_decides():
+    A = np.array([[[1.0, 1e-4], [0.0, 1.0]], [[2.0, 0.0], [0.0, 1.0]]])
+    w = Weights("full", A, [1.0, 0.0], [[1.0, 0.0]])
+    assert commutators(w, tol=1e-2, word_length=1).verdict == "commute"
+    assert commutators(w, tol=1e-8, word_length=1).verdict == "do not commute"
+
+
+@given(arrays(float, (3, 3), elements=st.floats(-3, 3)), arrays(float, (3, 3), elements=st.floats(-3, 3)), st.floats(0.1, 10), st.floats(0.1, 10))
+def test_norm_is_scale_free_antisymmetric_and_bounded(A, B, a, b):
+    n = commutator_norm(A, B)
+    assert n == pytest.approx(commutator_norm(B, A))
+    assert n == pytest.approx(commutator_norm(a * A, b * B), abs=1e-9)
+    assert 0 <= n <= 2 + 1e-9
+
+
+def test_bad_input():
+    with pytest.raises(AnalysisError, match="tol"):
+        commutators(cyclic_rotation2d(3), tol=float("nan"))
+    with pytest.raises(AnalysisError, match="symbol"):
+        commutators(cyclic_rotation2d(3), from_spec("parity"))
