@@ -1,0 +1,38 @@
+"""One-hot construction (variant ``full``, d = n): every automaton.
+
+A[a] is the 0/1 matrix of q -> delta(a, q) (column q has its 1 in row delta(a, q)), h0 = e_start
+and the readout row of class c is the indicator of the states labelled c.  By induction the
+hidden state after a word w is exactly e_{q0.w}, so the score of the right class is 1 and every
+other score is 0: margin 1.  (**One-hot simulation theorem**, docs/theory.md.)
+
+>>> from bilinear.automata.families import from_spec
+>>> w = onehot(from_spec("flipflop:2"))
+>>> w.dim, w.variant, w.readout.tolist()
+(2, 'full', [[1, 0], [0, 1]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .weights import Weights
+
+__all__ = ["onehot"]
+
+
+def onehot(automaton) -> Weights:
+    """The one-hot construction of any automaton: d = n_states, entries 0/1."""
+    n, k = automaton.n_states, automaton.n_symbols
+    A = np.zeros((k, n, n), dtype=object)
+    A[:] = 0
+    for s in range(k):
+        for q in range(n):
+            A[s, int(automaton.delta[s, q]), q] = 1
+    h0 = np.zeros(n, dtype=object)
+    h0[:] = 0
+    h0[int(automaton.start)] = 1
+    readout = np.zeros((automaton.n_classes, n), dtype=object)
+    readout[:] = 0
+    for q in range(n):
+        readout[int(automaton.labels[q]), q] = 1
+    return Weights("full", A, h0, readout)

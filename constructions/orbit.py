@@ -1,0 +1,82 @@
+"""The orbit construction: a faithful orthogonal representation plus an orbit readout.
+
+Let a group G act on R^d by matrices rho(g) that preserve an inner product <x, y>_G = x^T G y
+(G symmetric positive definite; G = I for orthogonal matrices).  Put A[a] = rho(a) for each
+generator, pick h0 whose stabiliser is trivial, and let readout row of element g be
+``G rho(g) h0``.  Then the score of class g' at state g is ``<rho(g') h0, rho(g) h0>_G``; every
+orbit point has the same G-norm, so by the Cauchy-Schwarz inequality (equality only for equal
+vectors) the score is maximal exactly at g' = g, with a strict margin.  This is the
+**orbit-separation theorem** (docs/theory.md); constructions for Z_m, D_n, S_n, A_n and Q8 are
+all instances of it.
+
+:func:`orbit_weights` computes the readout by walking the automaton breadth-first and recording,
+for each state, the exact hidden vector of a shortest word reaching it.  It raises
+ConstructionError when two states carry the same class (the orbit readout needs one class per
+state) or when two states meet the same hidden vector (h0 not free).
+
+>>> from bilinear.automata.families import from_spec
+>>> w = orbit_weights(from_spec("parity"), "diagonal", [[[1]], [[-1]]], [1])
+>>> w.readout.tolist()
+[[1], [-1]]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from bilinear.errors import ConstructionError
+
+from .weights import Weights
+
+__all__ = ["orbit_weights", "exact_matrix"]
+
+
+def exact_matrix(rows) -> np.ndarray:
+    """A numpy object array from nested lists of exact scalars."""
+    return np.array(rows, dtype=object)
+
+
+def _key(v: np.ndarray) -> tuple:
+    return tuple(v.tolist())
+
+
+def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
+    """Weights with the orbit readout ``readout[label(q)] = gram @ h(q)`` (see module docstring).
+
+    ``A`` (symbols, hidden, hidden) and ``h0`` (hidden,) hold exact scalars.
+    """
+    A = np.array(A, dtype=object)
+    h0 = np.array(h0, dtype=object)
+    d = h0.shape[0]
+    G = None if gram is None else np.array(gram, dtype=object)
+    if len(set(automaton.labels.tolist())) != automaton.n_states:
+        raise ConstructionError(f"{automaton.name}: the orbit readout needs one class per state")
+    hidden: list[np.ndarray | None] = [None] * automaton.n_states
+    start = int(automaton.start)
+    hidden[start] = h0
+    seen = {_key(h0): start}
+    queue = deque([start])
+    while queue:
+        q = queue.popleft()
+        for s in range(automaton.n_symbols):
+            q2 = int(automaton.delta[s, q])
+            if hidden[q2] is not None:
+                continue
+            h = A[s].dot(hidden[q])
+            other = seen.get(_key(h))
+            if other is not None and other != q2:
+                raise ConstructionError(
+                    f"{automaton.name}: states {other} and {q2} share a hidden vector; h0 is not free"
+                )
+            seen[_key(h)] = q2
+            hidden[q2] = h
+            queue.append(q2)
+    readout = np.empty((automaton.n_classes, d), dtype=object)
+    readout[:] = 0
+    for q, h in enumerate(hidden):
+        if h is None:  # unreachable state: its class never occurs
+            continue
+        readout[int(automaton.labels[q])] = h if G is None else G.dot(h)
+    return Weights(variant, A, h0, readout)

@@ -1,0 +1,57 @@
+"""Cyclic groups: one exact rotation (``rotation2d``, d = 2) and parity as a sign (``diagonal``).
+
+Z_m (symbols 0..m-1, label = sum mod m): symbol a rotates the plane by 2 pi a / m, h0 = (1, 0),
+and the readout row of class c is the orbit point (cos 2 pi c/m, sin 2 pi c/m).  The score of
+class c at state k is cos(2 pi (k - c) / m), maximal exactly at c = k with margin
+1 - cos(2 pi / m) (orbit-separation theorem).  Entries are exact: cos and sin of 2 pi / m lie in
+the cyclotomic field Q(zeta_lcm(4, m)).
+
+Parity / Z_2 as ``diagonal`` (d = 1): A[0] = 1, A[1] = -1, readout (1, -1): the sign of h is
+the parity (**real-diagonal theorem**: a label sequence along g^n of period 2 is representable).
+
+>>> from bilinear.automata.families import from_spec
+>>> w = cyclic_rotation(from_spec("cyclic:4"))
+>>> w.A[1].tolist()
+[[0, -1], [1, 0]]
+>>> cyclic_sign(from_spec("parity")).A.tolist()
+[[[1]], [[-1]]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bilinear.errors import ConstructionError
+
+from .field import cos2pi, sin2pi
+from .orbit import orbit_weights
+
+__all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus"]
+
+
+def cyclic_modulus(automaton) -> int:
+    """m for the Z_m word automaton (symbol a adds a), checked against the table."""
+    m = automaton.n_states
+    expected = (np.arange(automaton.n_symbols)[:, None] + np.arange(m)[None, :]) % m
+    if automaton.n_symbols != m or not np.array_equal(automaton.delta, expected) or automaton.start != 0:
+        raise ConstructionError(f"{automaton.name}: not the Z_m automaton (symbol a adds a mod m)")
+    return m
+
+
+def cyclic_rotation(automaton):
+    """Z_m with rotations by 2 pi a / m (``rotation2d``, d = 2; Z_1 and Z_2 included)."""
+    m = cyclic_modulus(automaton)
+    A = np.empty((m, 2, 2), dtype=object)
+    for a in range(m):
+        c, s = cos2pi(a, m), sin2pi(a, m)
+        A[a] = [[c, -s], [s, c]]
+    return orbit_weights(automaton, "rotation2d", A, [1, 0])
+
+
+def cyclic_sign(automaton):
+    """Z_2 (parity) as a sign flip (``diagonal``, d = 1); Z_1 as the identity."""
+    m = cyclic_modulus(automaton)
+    if m > 2:
+        raise ConstructionError(f"{automaton.name}: a real diagonal only represents Z_1 and Z_2, not Z_{m}")
+    A = np.array([[[1]], [[-1]]][:m], dtype=object)
+    return orbit_weights(automaton, "diagonal", A, [1])
