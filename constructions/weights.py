@@ -172,16 +172,16 @@ def _normalise_exact(value, where: str):
     if isinstance(value, FieldElement):
         if not value.is_real():
             raise WeightsError(f"{where} = {value!r} is not real")
-        return value.rational() if value.is_rational() else value
+        return _simplify(value.rational()) if value.is_rational() else value
     if isinstance(value, (Integral, np.integer)):
         return int(value)
     if isinstance(value, Rational):
-        return Fraction(int(value.numerator), int(value.denominator))
+        return _simplify(Fraction(int(value.numerator), int(value.denominator)))
     try:  # flint.fmpq / fmpz
         import flint
 
         if isinstance(value, flint.fmpq):
-            return Fraction(int(value.p), int(value.q))
+            return _simplify(Fraction(int(value.p), int(value.q)))
         if isinstance(value, flint.fmpz):
             return int(value)
     except ImportError:  # pragma: no cover
