@@ -1,0 +1,397 @@
+"""Extraction: the automaton a network actually implements, read off its hidden states.
+
+Procedure (all float, with renormalisation):
+
+1. Sample ``words`` random words of length ``length`` (uniform symbols, seeded) — longer than
+   training — and run the network on them: ``h_t = A[a_t] h_{t-1} / ||A[a_t] h_{t-1}||``.  Only the
+   direction of ``h`` matters (the readout has no bias), so hidden states are compared as unit
+   vectors.  The batch is advanced one GEMM per symbol per step (rows grouped by token).
+2. Cluster the unit hidden states with an explicit radius ``tol`` (leader clustering, online: a
+   state joins the nearest centre within ``tol``, otherwise it becomes a new centre).  The
+   clustering is *justified* by two rigorous bounds from the triangle inequality: every distance
+   inside cluster i is <= 2 r_i (r_i its largest distance to the centre), and every distance between
+   clusters i and j is >= |c_i - c_j| - r_i - r_j.  ``within`` = max 2 r_i, ``between`` = min of
+   the latter, ``gap = between / within``; the clusters are well separated when ``between >
+   within``.
+3. Build the quotient automaton: states = clusters, start = the cluster of h0, transition (c, a)
+   = the majority of observed successors (``conflicts`` counts (c, a) with more than one observed
+   successor; a (c, a) never observed is filled by applying A[a] to the centre), label = argmax of
+   the readout at the centre (``label_conflicts`` counts clusters whose members disagree).
+4. Minimise and compare with the true automaton (both minimised): isomorphic, or the shortest word
+   on which they differ (``minimize.distinguishing_word``); and the extracted automaton's monoid
+   classification.
+
+Examples
+--------
+>>> from bilinear.analysis.examples import cyclic_rotation2d
+>>> from bilinear.automata import from_spec
+>>> ex = extract(cyclic_rotation2d(5), from_spec("cyclic:5"), ExtractConfig(words=200, length=30))
+>>> ex.n_clusters, ex.isomorphic, ex.separated
+(5, True, True)
+>>> broken = cyclic_rotation2d(5, angle_error=0.05)          # every angle slightly wrong
+>>> bad = extract(broken, from_spec("cyclic:5"), ExtractConfig(words=200, length=30))
+>>> bad.isomorphic, bad.distinguishing_word is not None
+(False, True)
+"""
+
+from __future__ import annotations
+
+import time as _time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from bilinear.errors import AnalysisError, MonoidTooLargeError
+
+from .matrices import check_pair, check_positive_int, check_tolerance
+
+__all__ = ["ExtractConfig", "Extraction", "extract", "run_network"]
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    """Parameters of :func:`extract` (all validated; bad values raise AnalysisError)."""
+
+    words: int = 2000  # random words sampled
+    length: int = 100  # length of every word (longer than training)
+    tol: float = 0.05  # cluster radius: distance between unit hidden states
+    seed: int = 0  # seed of the word sampler (numpy default_rng)
+    max_states: int = 2000  # give up clustering beyond this many clusters
+    monoid_limit: int = 100_000  # largest monoid classified
+
+    def validated(self) -> "ExtractConfig":
+        check_positive_int(self.words, "words")
+        check_positive_int(self.length, "length")
+        check_tolerance(self.tol, "tol")
+        check_positive_int(self.seed, "seed", minimum=0)
+        check_positive_int(self.max_states, "max_states")
+        check_positive_int(self.monoid_limit, "monoid_limit")
+        return self
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The result of :func:`extract` (see the module docstring for every quantity).
+
+    ``automaton`` is the quotient automaton (clusters), ``minimal`` its minimisation; both None
+    when the clustering exceeded ``max_states`` (``status`` says so).  ``accuracy_by_length[t]``
+    is the network's normalised accuracy (0 = chance, 1 = perfect) on prefixes of length t + 1.
+    """
+
+    status: str
+    automaton: object
+    minimal: object
+    n_clusters: int
+    within: float
+    between: float
+    separated: bool
+    conflicts: int
+    conflict_fraction: float
+    unobserved: int
+    label_conflicts: int
+    isomorphic: bool | None
+    distinguishing_word: tuple[int, ...] | None
+    distinguishing_text: str | None
+    classification: str | None
+    accuracy: float
+    accuracy_by_length: tuple[float, ...]
+    first_error: tuple[int, ...] | None
+    config: ExtractConfig
+    seconds: float
+
+    @property
+    def gap(self) -> float | None:
+        """``between / within`` (None when undefined: one cluster, or zero radius)."""
+        if self.within <= 0 or not np.isfinite(self.between):
+            return None
+        return self.between / self.within
+
+    @property
+    def reading(self) -> str:
+        if self.automaton is None:
+            return (
+                f"extraction failed: {self.status} (tolerance {self.config.tol:g}); the hidden states "
+                "do not form a small set of clusters"
+            )
+        sep = (
+            f"clusters separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
+            if self.separated
+            else f"clusters NOT separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
+        )
+        head = f"{self.n_clusters} clusters -> {self.minimal.n_states} minimal states; {sep}"
+        if self.isomorphic:
+            verdict = "isomorphic to the true automaton"
+        else:
+            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}"
+        return f"{head}; {verdict}; monoid: {self.classification}"
+
+    def to_json(self) -> dict:
+        def auto(a):
+            if a is None:
+                return None
+            return {
+                "states": a.n_states,
+                "start": a.start,
+                "delta": a.delta.tolist(),
+                "labels": a.labels.tolist(),
+            }
+
+        return {
+            "status": self.status,
+            "config": asdict(self.config),
+            "n_clusters": self.n_clusters,
+            "within": self.within,
+            "between": self.between if np.isfinite(self.between) else None,
+            "gap": self.gap,
+            "separated": self.separated,
+            "conflicts": self.conflicts,
+            "conflict_fraction": self.conflict_fraction,
+            "unobserved": self.unobserved,
+            "label_conflicts": self.label_conflicts,
+            "isomorphic": self.isomorphic,
+            "distinguishing_word": None if self.distinguishing_word is None else list(self.distinguishing_word),
+            "distinguishing_text": self.distinguishing_text,
+            "classification": self.classification,
+            "accuracy": self.accuracy,
+            "accuracy_by_length": list(self.accuracy_by_length),
+            "first_error": None if self.first_error is None else list(self.first_error),
+            "extracted": auto(self.automaton),
+            "minimal": auto(self.minimal),
+            "seconds": self.seconds,
+        }
+
+
+def _unit_rows(H: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(H, axis=1, keepdims=True)
+    np.divide(H, n, out=H, where=n > 0)
+    return H
+
+
+def _step(H: np.ndarray, A: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+    """One renormalised step for a batch: rows grouped by token, one GEMM per symbol.
+
+    H (batch, hidden), A (symbols, hidden, hidden), symbols (batch,) -> (batch, hidden)."""
+    out = np.empty_like(H)
+    for s in range(A.shape[0]):
+        idx = np.flatnonzero(symbols == s)
+        if idx.size:
+            out[idx] = H[idx] @ A[s].T
+    return _unit_rows(out)
+
+
+def run_network(weights, words: np.ndarray) -> np.ndarray:
+    """Predicted classes after every step, (batch, time), with renormalisation (float).
+
+    >>> from bilinear.analysis.examples import cyclic_rotation2d
+    >>> run_network(cyclic_rotation2d(5), np.array([[1, 1, 3]])).tolist()
+    [[1, 2, 0]]
+    """
+    A, h0, R = weights.float_arrays()
+    words = np.asarray(words, dtype=np.int64)
+    batch, time = words.shape
+    H = _unit_rows(np.repeat(h0[None, :].astype(float), batch, axis=0))
+    out = np.empty((batch, time), dtype=np.int64)
+    for t in range(time):
+        H = _step(H, A, words[:, t])
+        out[:, t] = np.argmax(H @ R.T, axis=1)
+    return out
+
+
+class _Clusters:
+    """Online leader clustering of unit vectors with radius ``tol``."""
+
+    def __init__(self, dim: int, tol: float, max_states: int):
+        self.tol = tol
+        self.max_states = max_states
+        self.centres = np.zeros((min(max_states, 64) + 1, dim))
+        self.sq = np.zeros(self.centres.shape[0])  # squared norms of the centres
+        self.radius: list[float] = []
+        self.k = 0
+        self.overflow = False
+
+    def _dist(self, X: np.ndarray, C: np.ndarray, csq: np.ndarray) -> np.ndarray:
+        d2 = np.einsum("ij,ij->i", X, X)[:, None] + csq[None, :] - 2.0 * (X @ C.T)
+        return np.sqrt(np.maximum(d2, 0.0))
+
+    def _add(self, x: np.ndarray) -> int:
+        if self.k >= self.max_states:
+            self.overflow = True
+            return -1
+        if self.k == self.centres.shape[0]:
+            grow = min(self.max_states + 1, 2 * self.centres.shape[0])
+            self.centres = np.vstack([self.centres, np.zeros((grow - self.k, self.centres.shape[1]))])
+            self.sq = np.concatenate([self.sq, np.zeros(grow - self.k)])
+        self.centres[self.k] = x
+        self.sq[self.k] = float(x @ x)
+        self.radius.append(0.0)
+        self.k += 1
+        return self.k - 1
+
+    def assign(self, X: np.ndarray) -> np.ndarray:
+        """Cluster index of each row of X (batch, hidden); -1 once ``max_states`` is exceeded."""
+        n = X.shape[0]
+        out = np.full(n, -1, dtype=np.int64)
+        dist = np.full(n, np.inf)
+        if self.k:
+            D = self._dist(X, self.centres[: self.k], self.sq[: self.k])
+            out = np.argmin(D, axis=1)
+            dist = D[np.arange(n), out]
+            out[dist > self.tol] = -1
+        todo = np.flatnonzero(out < 0)
+        while todo.size and not self.overflow:
+            c = self._add(X[todo[0]])
+            if c < 0:
+                break
+            d = self._dist(X[todo], self.centres[c : c + 1], self.sq[c : c + 1])[:, 0]
+            near = d <= self.tol
+            out[todo[near]] = c
+            dist[todo[near]] = d[near]
+            todo = todo[~near]
+        ok = out >= 0
+        if ok.any():
+            r = np.zeros(self.k)
+            np.maximum.at(r, out[ok], dist[ok])
+            self.radius = [max(a, b) for a, b in zip(self.radius, r.tolist())]
+        return out
+
+    def bounds(self) -> tuple[float, float]:
+        """(within, between): max 2 r_i, and min_{i != j} |c_i - c_j| - r_i - r_j (inf for k < 2)."""
+        r = np.asarray(self.radius[: self.k])
+        within = float(2 * r.max()) if r.size else 0.0
+        if self.k < 2:
+            return within, float("inf")
+        C = self.centres[: self.k]
+        D = self._dist(C, C, self.sq[: self.k])
+        D = D - r[:, None] - r[None, :]
+        np.fill_diagonal(D, np.inf)
+        return within, float(D.min())
+
+
+def _normalised_accuracy(acc, n_classes: int):
+    if n_classes <= 1:
+        return np.ones_like(np.asarray(acc, dtype=float))
+    chance = 1.0 / n_classes
+    return (np.asarray(acc, dtype=float) - chance) / (1.0 - chance)
+
+
+def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
+    """Extract the automaton implemented by ``weights`` and compare it with ``automaton``.
+
+    Raises AnalysisError when symbol or class counts differ or a config value is invalid.
+    """
+    from bilinear.automata.automaton import Automaton
+    from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
+
+    check_pair(weights, automaton)
+    if not isinstance(config, ExtractConfig):
+        raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
+    config.validated()
+    started = _time.perf_counter()
+    A, h0, R = weights.float_arrays()
+    if not np.isfinite(A).all() or not np.isfinite(h0).all() or not np.isfinite(R).all():
+        raise AnalysisError("weights contain non-finite entries")
+    if float(np.linalg.norm(h0)) == 0.0:
+        raise AnalysisError("h0 is zero: the network has no hidden state to follow")
+    S, d = weights.n_symbols, weights.dim
+    N, T = config.words, config.length
+    rng = np.random.default_rng(config.seed)
+    words = rng.integers(0, S, size=(N, T), dtype=np.int64)  # (batch, time)
+    truth = automaton.labels_batch(words, trace=True)  # (batch, time)
+
+    clusters = _Clusters(d, config.tol, config.max_states)
+    h = _unit_rows(h0[None, :].astype(float).copy())
+    start = int(clusters.assign(h)[0])
+    ids = np.empty((N, T + 1), dtype=np.int64)  # (batch, time + 1) cluster of every prefix
+    ids[:, 0] = start
+    pred = np.empty((N, T), dtype=np.int64)
+    H = np.repeat(h, N, axis=0)
+    for t in range(T):
+        H = _step(H, A, words[:, t])
+        pred[:, t] = np.argmax(H @ R.T, axis=1)
+        if not clusters.overflow:
+            ids[:, t + 1] = clusters.assign(H)
+    correct = pred == truth
+    acc_t = _normalised_accuracy(correct.mean(axis=0), automaton.n_classes)
+    accuracy = float(_normalised_accuracy(correct.mean(), automaton.n_classes))
+    first_error = None
+    wrong = np.flatnonzero(~correct.all(axis=0))
+    if wrong.size:
+        t = int(wrong[0])
+        b = int(np.flatnonzero(~correct[:, t])[0])
+        first_error = tuple(int(x) for x in words[b, : t + 1])
+
+    common = dict(
+        accuracy=accuracy,
+        accuracy_by_length=tuple(float(x) for x in acc_t),
+        first_error=first_error,
+        config=config,
+    )
+    if clusters.overflow:
+        return Extraction(
+            status=f"more than {config.max_states} clusters",
+            automaton=None, minimal=None, n_clusters=clusters.k,
+            within=float("nan"), between=float("nan"), separated=False,
+            conflicts=0, conflict_fraction=float("nan"), unobserved=0, label_conflicts=0,
+            isomorphic=None, distinguishing_word=None, distinguishing_text=None, classification=None,
+            seconds=_time.perf_counter() - started, **common,
+        )
+
+    K = clusters.k
+    # transitions by majority vote: key = (cluster * S + symbol) * K + successor
+    keys = ((ids[:, :-1] * S + words) * K + ids[:, 1:]).ravel()
+    uniq, counts = np.unique(keys, return_counts=True)
+    src, succ = uniq // K, uniq % K  # src = cluster * S + symbol
+    order = np.lexsort((-counts, src))  # per source, the most frequent successor first
+    src_o, succ_o, cnt_o = src[order], succ[order], counts[order]
+    first = np.ones(src_o.size, dtype=bool)
+    first[1:] = src_o[1:] != src_o[:-1]
+    delta = np.full(K * S, -1, dtype=np.int64)
+    delta[src_o[first]] = succ_o[first]
+    n_sources = int(first.sum())
+    conflicts = int(src_o.size - n_sources)
+    conflict_fraction = float(1.0 - cnt_o[first].sum() / cnt_o.sum()) if cnt_o.size else 0.0
+    centres = clusters.centres[:K]
+    unobserved = 0
+    for code in np.flatnonzero(delta < 0):
+        c, s = divmod(int(code), S)
+        x = _unit_rows((A[s] @ centres[c])[None, :])
+        D = clusters._dist(x, centres, clusters.sq[:K])[0]
+        delta[code] = int(np.argmin(D))
+        unobserved += 1
+    delta = delta.reshape(K, S).T  # (symbols, states)
+    labels = np.argmax(centres @ R.T, axis=1)  # (states,)
+    label_keys = np.unique(ids[:, 1:].ravel() * automaton.n_classes + pred.ravel())
+    label_conflicts = int(label_keys.size - np.unique(label_keys // automaton.n_classes).size)
+    within, between = clusters.bounds()
+    separated = bool(K == 1 or between > within)
+    extracted = Automaton(
+        delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
+        name=f"extracted({automaton.name})" if automaton.name else "extracted",
+    )
+    minimal = minimize(extracted)
+    iso = isomorphism(minimal, minimize(automaton)) is not None
+    word = None if iso else distinguishing_word(extracted, automaton)
+    classification = None
+    try:
+        classification = minimal.monoid(limit=config.monoid_limit).classification
+    except MonoidTooLargeError:
+        classification = f"monoid larger than {config.monoid_limit} elements"
+    return Extraction(
+        status="ok",
+        automaton=extracted,
+        minimal=minimal,
+        n_clusters=K,
+        within=within,
+        between=between,
+        separated=separated,
+        conflicts=conflicts,
+        conflict_fraction=conflict_fraction,
+        unobserved=unobserved,
+        label_conflicts=label_conflicts,
+        isomorphic=iso,
+        distinguishing_word=word,
+        distinguishing_text=None if word is None else automaton.format_word(word),
+        classification=classification,
+        seconds=_time.perf_counter() - started,
+        **common,
+    )

@@ -1,0 +1,219 @@
+"""Relation residuals: which of the automaton's defining relations does the network satisfy?
+
+The transformation monoid of the automaton comes with defining relations ``u = v``: pairs of
+words that act the same on every state (``Monoid.relations()``: ``word(e) a`` against the
+canonical word of ``e·a``).  A network represents the automaton's monoid faithfully on its
+hidden states when ``A(u)`` and ``A(v)`` agree up to a positive scalar for every such pair, where
+``A(a_1 ... a_T) = A[a_T] ... A[a_1]``.
+
+For each relation we report
+
+* ``residual``: ``min_{c >= 0} ||A(u) - c A(v)||_F / ||A(u)||_F`` on the whole hidden space;
+* ``residual_reachable``: the same on the *reachable subspace* ``span{A(w) h0}`` (the smallest
+  subspace containing h0 and invariant under every A_sigma; directions outside it never influence
+  a prediction, so a network may be arbitrary there);
+* ``exactly`` (exact weights): whether ``A(u) = c A(v)`` with ``c > 0`` exactly.
+
+A relation *holds* when it holds exactly, or when ``residual_reachable <= tol``.
+
+>>> from bilinear.analysis.examples import dihedral_block2
+>>> from bilinear.automata import from_spec
+>>> a = from_spec("dihedral:3")
+>>> rel = relation_residuals(dihedral_block2(3), a, pairs=[((0, 0, 0), ()), ((1, 0), (0, 1))])
+>>> [(r.text, r.holds, r.exactly) for r in rel.relations]
+[('rrr = ε', True, True), ('sr = rs', False, False)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bilinear.errors import AnalysisError, MonoidTooLargeError
+
+from .matrices import (
+    check_pair,
+    check_positive_int,
+    check_tolerance,
+    float_matrix,
+    positive_multiple,
+    scale_free_distance,
+    word_matrix,
+)
+
+__all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis"]
+
+
+def reachable_basis(A: np.ndarray, h0: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
+    """Orthonormal basis (hidden, r) of ``span{A(w) h0 : all words w}`` (float, Krylov closure).
+
+    Vectors are added while their component orthogonal to the current span exceeds ``rtol``
+    times their norm; the span is invariant when no image of a basis vector adds anything.
+
+    >>> A = np.array([[[0., 1., 0.], [1., 0., 0.], [0., 0., 1.]]])
+    >>> reachable_basis(A, np.array([1., 0., 0.])).shape
+    (3, 2)
+    """
+    A = np.asarray(A, dtype=float)
+    h0 = np.asarray(h0, dtype=float)
+    d = h0.shape[0]
+    basis: list[np.ndarray] = []
+
+    def add(v: np.ndarray) -> bool:
+        n = float(np.linalg.norm(v))
+        if n == 0:
+            return False
+        for _ in range(2):  # re-orthogonalise once for stability
+            for q in basis:
+                v = v - (q @ v) * q
+        r = float(np.linalg.norm(v))
+        if r <= rtol * n:
+            return False
+        basis.append(v / r)
+        return True
+
+    add(h0)
+    queue = list(basis)
+    while queue and len(basis) < d:
+        q = queue.pop(0)
+        for M in A:
+            if add(M @ q):
+                queue.append(basis[-1])
+    if not basis:
+        return np.zeros((d, 0))
+    return np.stack(basis, axis=1)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One relation ``u = v`` and how well the weights satisfy it."""
+
+    u: tuple[int, ...]
+    v: tuple[int, ...]
+    text: str
+    residual: float
+    residual_reachable: float
+    exactly: bool | None
+    holds: bool
+
+    def to_json(self) -> dict:
+        return {
+            "u": list(self.u),
+            "v": list(self.v),
+            "text": self.text,
+            "residual": self.residual,
+            "residual_reachable": self.residual_reachable,
+            "exactly": self.exactly,
+            "holds": self.holds,
+        }
+
+
+@dataclass(frozen=True)
+class RelationReport:
+    """Residuals of the (first ``len(relations)`` of ``total``) defining relations."""
+
+    relations: tuple[Relation, ...]
+    total: int
+    tol: float
+    reachable_dim: int
+    hidden: int
+
+    @property
+    def n_holding(self) -> int:
+        return sum(r.holds for r in self.relations)
+
+    @property
+    def all_hold(self) -> bool:
+        return self.n_holding == len(self.relations)
+
+    @property
+    def failing(self) -> tuple[Relation, ...]:
+        return tuple(r for r in self.relations if not r.holds)
+
+    @property
+    def reading(self) -> str:
+        n = len(self.relations)
+        shown = "" if n == self.total else f" (the first {n} of {self.total})"
+        if n == 0:
+            return "the automaton's monoid has no defining relations to check"
+        if self.all_hold:
+            how = "exactly" if all(r.exactly for r in self.relations) else f"within {self.tol:g}"
+            return f"all {n} defining relations{shown} hold ({how})"
+        worst = max(self.failing, key=lambda r: r.residual_reachable)
+        return (
+            f"{self.n_holding} of {n} defining relations{shown} hold; {len(self.failing)} fail, "
+            f"worst {worst.text} (residual {worst.residual_reachable:.3g} on the reachable subspace)"
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "total": self.total,
+            "checked": len(self.relations),
+            "holding": self.n_holding,
+            "all_hold": self.all_hold,
+            "tol": self.tol,
+            "reachable_dim": self.reachable_dim,
+            "hidden": self.hidden,
+            "relations": [r.to_json() for r in self.relations],
+        }
+
+
+def _fmt(automaton, word) -> str:
+    if automaton is None:
+        return " ".join(map(str, word)) if word else "ε"
+    return automaton.format_word(word)
+
+
+def relation_residuals(
+    weights,
+    automaton,
+    pairs=None,
+    tol: float = 1e-6,
+    max_relations: int = 500,
+    monoid_limit: int = 100_000,
+) -> RelationReport:
+    """Residuals of the automaton's defining relations (or of the given ``pairs`` of words).
+
+    ``pairs`` defaults to ``automaton.monoid(limit=monoid_limit).relations()``; only the first
+    ``max_relations`` are checked (``total`` says how many there are).
+
+    Raises AnalysisError when the symbol counts differ, ``tol`` is not positive, or the monoid
+    exceeds ``monoid_limit``.
+    """
+    check_pair(weights, automaton, classes=False)
+    tol = check_tolerance(tol)
+    max_relations = check_positive_int(max_relations, "max_relations", minimum=0)
+    if pairs is None:
+        try:
+            pairs = automaton.monoid(limit=monoid_limit).relations()
+        except MonoidTooLargeError as exc:
+            raise AnalysisError(f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}") from None
+    pairs = [(tuple(int(a) for a in u), tuple(int(a) for a in v)) for u, v in pairs]
+    for u, v in pairs:
+        for a in u + v:
+            if not 0 <= a < weights.n_symbols:
+                raise AnalysisError(f"relation word uses symbol index {a}, outside 0..{weights.n_symbols - 1}")
+    total = len(pairs)
+    pairs = pairs[:max_relations]
+    A = weights.A
+    Af = np.stack([float_matrix(A[a]) for a in range(weights.n_symbols)])
+    h0 = float_matrix(weights.h0.reshape(1, -1))[0]
+    Q = reachable_basis(Af, h0)
+    out = []
+    for u, v in pairs:
+        Mu, Mv = word_matrix(Af, u), word_matrix(Af, v)
+        residual = scale_free_distance(Mu, Mv)
+        reach = scale_free_distance(Mu @ Q, Mv @ Q) if Q.shape[1] else 0.0
+        exactly = None
+        if weights.exact:
+            Eu, Ev = word_matrix(A, u), word_matrix(A, v)
+            if all(x == 0 for x in Ev.flat):
+                exactly = all(x == 0 for x in Eu.flat)
+            else:
+                exactly = positive_multiple(Eu, Ev) is not None
+        holds = bool(exactly) or reach <= tol
+        out.append(
+            Relation(u, v, f"{_fmt(automaton, u)} = {_fmt(automaton, v)}", residual, reach, exactly, holds)
+        )
+    return RelationReport(tuple(out), total, tol, int(Q.shape[1]), weights.dim)

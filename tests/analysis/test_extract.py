@@ -1,0 +1,98 @@
+import numpy as np
+import pytest
+
+pytest.importorskip("bilinear.automata.monoid")
+
+from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
+from bilinear.analysis.extract import ExtractConfig, extract, run_network
+from bilinear.automata import Automaton, from_spec
+from bilinear.automata.minimize import minimize
+from bilinear.constructions.weights import Weights
+from bilinear.errors import AnalysisError
+
+SMALL = ExtractConfig(words=200, length=40, seed=1)
+
+
+@pytest.mark.parametrize(
+    "weights, spec",
+    [
+        (cyclic_rotation2d(5), "cyclic:5"),
+        (dihedral_block2(4), "dihedral:4"),
+        (one_hot(from_spec("flipflop:3")), "flipflop:3"),
+        (one_hot(from_spec("random:states=6,symbols=2,seed=3")), "random:states=6,symbols=2,seed=3"),
+    ],
+)
+def test_constructions_extract_to_the_truth(weights, spec):
+    truth = from_spec(spec)
+    ex = extract(weights, truth, SMALL)
+    assert ex.status == "ok" and ex.isomorphic is True
+    assert ex.distinguishing_word is None
+    assert ex.minimal == minimize(truth)
+    assert ex.separated and ex.within < 1e-9 and ex.between > 0.1
+    assert ex.conflicts == 0 and ex.label_conflicts == 0
+    assert ex.accuracy == 1.0 and ex.first_error is None
+    assert ex.classification
+
+
+def test_broken_rotation_gives_a_distinguishing_word():
+    truth = from_spec("cyclic:5")
+    ex = extract(cyclic_rotation2d(5, angle_error=0.05), truth, SMALL)
+    assert ex.isomorphic is False
+    word = ex.distinguishing_word
+    assert word is not None
+    # the word really separates the extracted automaton from the truth
+    assert ex.automaton.label(word) != truth.label(word)
+    assert ex.accuracy < 0.5 and ex.first_error is not None
+    # the reported first error is a real error of the network
+    assert run_network(cyclic_rotation2d(5, angle_error=0.05), np.array([ex.first_error]))[0, -1] != truth.label(ex.first_error)
+
+
+def test_merged_states_are_not_separated():
+    # tolerance larger than the distance between the 5 directions: one cluster swallows others
+    ex = extract(cyclic_rotation2d(5), from_spec("cyclic:5"), ExtractConfig(words=50, length=10, tol=1.5))
+    assert ex.n_clusters < 5
+    assert ex.isomorphic is False
+
+
+def test_cluster_limit_reported_not_raised():
+    ex = extract(cyclic_rotation2d(5, angle_error=0.0123), from_spec("cyclic:5"), ExtractConfig(words=100, length=50, tol=1e-6, max_states=20))
+    assert ex.automaton is None and "more than 20" in ex.status
+    assert "extraction failed" in ex.reading
+
+
+def test_same_seed_same_result():
+    a = extract(dihedral_block2(3), from_spec("dihedral:3"), SMALL).to_json()
+    b = extract(dihedral_block2(3), from_spec("dihedral:3"), SMALL).to_json()
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+
+
+def test_run_network_matches_automaton_on_construction():
+    truth = from_spec("dihedral:4")
+    words = np.random.default_rng(0).integers(0, 2, size=(64, 200))
+    assert np.array_equal(run_network(dihedral_block2(4), words), truth.labels_batch(words, trace=True))
+
+
+@pytest.mark.parametrize(
+    "config, match",
+    [
+        (ExtractConfig(tol=0), "tol"),
+        (ExtractConfig(tol=-0.1), "tol"),
+        (ExtractConfig(words=0), "words"),
+        (ExtractConfig(length=0), "length"),
+        (ExtractConfig(seed=-1), "seed"),
+    ],
+)
+def test_bad_config(config, match):
+    with pytest.raises(AnalysisError, match=match):
+        extract(cyclic_rotation2d(3), from_spec("cyclic:3"), config)
+
+
+def test_bad_pairs():
+    with pytest.raises(AnalysisError, match="symbol"):
+        extract(cyclic_rotation2d(3), from_spec("dihedral:3"), SMALL)
+    with pytest.raises(AnalysisError, match="class"):
+        extract(cyclic_rotation2d(3), Automaton([[1, 2, 0], [0, 1, 2], [2, 0, 1]], labels=[0, 1, 0]), SMALL)
+    zero = Weights("full", [[[1.0]]], [0.0], [[1.0]])
+    with pytest.raises(AnalysisError, match="h0"):
+        extract(zero, Automaton([[0]]), SMALL)

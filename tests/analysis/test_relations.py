@@ -1,0 +1,86 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
+from bilinear.analysis.relations import reachable_basis, relation_residuals
+from bilinear.automata import from_spec
+from bilinear.constructions.weights import Weights
+from bilinear.errors import AnalysisError
+
+D3_PAIRS = [((0, 0, 0), ()), ((1, 1), ()), ((1, 0), (0, 0, 1)), ((1, 0), (0, 1))]
+
+
+def test_dihedral_relations_hold_exactly_and_a_false_one_fails():
+    rel = relation_residuals(dihedral_block2(3), from_spec("dihedral:3"), pairs=D3_PAIRS)
+    assert [r.holds for r in rel.relations] == [True, True, True, False]
+    assert [r.exactly for r in rel.relations] == [True, True, True, False]
+    assert rel.relations[0].text == "rrr = ε"
+    assert rel.relations[3].residual > 0.5
+    assert rel.n_holding == 3 and not rel.all_hold
+    assert "3 of 4" in rel.reading and "sr = rs" in rel.reading
+
+
+def test_negative_scalar_is_not_a_relation():
+    # A = -I: A(u) = -A(empty); hidden states are only up to a *positive* scalar
+    w = Weights("diagonal", [[[-1, 0], [0, -1]]], [1, 0], [[1, 0]])
+    rel = relation_residuals(w, None, pairs=[((0,), ()), ((0, 0), ())])
+    assert [r.holds for r in rel.relations] == [False, True]
+    assert rel.relations[0].residual == 1.0
+
+
+def test_reachable_subspace_ignores_unused_directions():
+    # the third coordinate is never reached from h0, and A differs from the identity only there
+    A = np.array([[[1.0, 0, 0], [0, 1.0, 0], [0, 0, 5.0]]])
+    w = Weights("full", A, [1.0, 0, 0], [[1.0, 0, 0]])
+    rel = relation_residuals(w, None, pairs=[((0,), ())], tol=1e-9)
+    r = rel.relations[0]
+    assert r.residual > 0.1 and r.residual_reachable < 1e-12 and r.holds
+    assert rel.reachable_dim == 1
+
+
+def test_float_perturbation_measured():
+    good = relation_residuals(cyclic_rotation2d(5, exact=False), None, pairs=[((1,) * 5, ())])
+    bad = relation_residuals(cyclic_rotation2d(5, angle_error=0.01), None, pairs=[((1,) * 5, ())])
+    assert good.all_hold and good.relations[0].exactly is None
+    assert not bad.all_hold
+    # five rotations each off by 0.01 rad: the residual of rotation by 0.05 against the identity
+    assert bad.relations[0].residual == pytest.approx(np.sin(0.05), rel=1e-6)
+
+
+@given(st.integers(1, 5), st.integers(0, 2**31 - 1))
+def test_reachable_basis_is_orthonormal_and_invariant(d, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(2, d, d))
+    A[:, :, -1] = 0  # the last direction is never mixed into ...
+    h0 = rng.normal(size=d)
+    Q = reachable_basis(A, h0)
+    assert np.allclose(Q.T @ Q, np.eye(Q.shape[1]), atol=1e-8)
+    P = Q @ Q.T
+    for M in A:  # invariance: A maps the span into itself
+        assert np.allclose(P @ M @ Q, M @ Q, atol=1e-6)
+    assert np.allclose(P @ h0, h0, atol=1e-8)
+
+
+def test_monoid_relations_of_constructions_hold():
+    pytest.importorskip("bilinear.automata.monoid")
+    for w, spec in [(cyclic_rotation2d(5), "cyclic:5"), (dihedral_block2(4), "dihedral:4"), (one_hot(from_spec("flipflop:2")), "flipflop:2")]:
+        rel = relation_residuals(w, from_spec(spec))
+        assert rel.total > 0 and rel.all_hold and all(r.exactly for r in rel.relations), spec
+
+
+def test_monoid_relations_of_broken_weights_fail():
+    pytest.importorskip("bilinear.automata.monoid")
+    rel = relation_residuals(cyclic_rotation2d(5, angle_error=0.05), from_spec("cyclic:5"))
+    assert not rel.all_hold and rel.failing
+
+
+def test_bad_input():
+    w = dihedral_block2(3)
+    with pytest.raises(AnalysisError, match="tol"):
+        relation_residuals(w, from_spec("dihedral:3"), pairs=D3_PAIRS, tol=0.0)
+    with pytest.raises(AnalysisError, match="symbol"):
+        relation_residuals(w, from_spec("cyclic:3"), pairs=D3_PAIRS)
+    with pytest.raises(AnalysisError, match="symbol index 7"):
+        relation_residuals(w, from_spec("dihedral:3"), pairs=[((7,), ())])
