@@ -1,0 +1,229 @@
+"""The construction registry: which construction builds which family in which variant.
+
+``CONSTRUCTIONS`` lists every construction once (family, native variant, dimension, theorem);
+:func:`build` picks, for an automaton (or spec string) and a variant, the construction of
+smallest dimension that conforms to the variant, embedding where natural:
+
+* ``full`` accepts any construction (every structure is a special dense matrix);
+* ``block:B`` accepts a construction whose matrices are block-diagonal with blocks dividing B,
+  after padding the hidden state with zero coordinates to a multiple of B (so any construction
+  of dimension <= B fits in one block);
+* ``factorized:R`` factorises a construction: R >= d for diagonal ones (U = W = I), else R >= the
+  sum of the ranks of the A[a] (stacked rank decompositions); the error names the R needed;
+* ``rotation2d``, ``diagonal``, ``positive`` accept constructions already of that form.
+
+Products (``cyclic:3*parity``) are built factor by factor and combined by the direct sum.
+
+>>> w = build("dihedral:5", "block:2")
+>>> w.variant, w.dim
+('block:2', 2)
+>>> build("cyclic:7", "full").dim
+2
+>>> build("cyclic:3", "diagonal")
+Traceback (most recent call last):
+...
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), one-hot (full, d=3))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from bilinear.errors import ConformanceError, ConstructionError, SpecError, WeightsError
+
+from .dihedral import dihedral_block
+from .onehot import onehot
+from .product import direct_sum
+from .quaternion import quaternion_right
+from .rotation import cyclic_rotation, cyclic_sign
+from .standard import standard
+from .weights import Weights, parse_variant
+
+__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
+
+
+@dataclass(frozen=True)
+class Construction:
+    """One construction: the families it applies to, its native variant, dimension, theorem."""
+
+    name: str
+    families: tuple[str, ...]  # ("*",): every automaton
+    variant: str
+    dim: str
+    theorem: str
+    builder: Callable = None  # (automaton) -> Weights
+
+    def applies(self, family: str | None) -> bool:
+        return "*" in self.families or family in self.families
+
+
+CONSTRUCTIONS: tuple[Construction, ...] = (
+    Construction("sign", ("parity", "cyclic"), "diagonal", "1 (Z_1, Z_2 only)", "real-diagonal theorem", cyclic_sign),
+    Construction("rotation", ("parity", "cyclic"), "rotation2d", "2", "orbit-separation theorem", cyclic_rotation),
+    Construction("dihedral", ("dihedral",), "block:2", "2", "orbit-separation theorem", dihedral_block),
+    Construction("standard", ("symmetric", "alternating"), "full", "N-1", "orbit-separation theorem", standard),
+    Construction("quaternion", ("quaternion",), "full", "4", "orbit-separation theorem", quaternion_right),
+    Construction("one-hot", ("*",), "full", "n (states)", "one-hot simulation theorem", onehot),
+)
+
+
+def _pad(w: Weights, d: int) -> Weights:
+    if d == w.dim:
+        return w
+    k, c = w.n_symbols, w.n_classes
+    dtype = object if w.exact else np.float64
+    A = np.zeros((k, d, d), dtype=dtype)
+    A[:, : w.dim, : w.dim] = w.A
+    h0 = np.zeros(d, dtype=dtype)
+    h0[: w.dim] = w.h0
+    R = np.zeros((c, d), dtype=dtype)
+    R[:, : w.dim] = w.readout
+    return Weights("full", A, h0, R)
+
+
+def _is_diagonal(w: Weights) -> bool:
+    d = w.dim
+    return all(w.A[s, i, j] == 0 for s in range(w.n_symbols) for i in range(d) for j in range(d) if i != j)
+
+
+def factorized_rank(w: Weights) -> int:
+    """The R for which :func:`adapt` can factorise ``w``: d if diagonal, else the sum of ranks.
+
+    >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
+    (1, 6)
+    """
+    from .weights import _float_rank_decomposition, rank_decomposition
+
+    total = 0
+    for s in range(w.n_symbols):
+        if w.exact:
+            total += rank_decomposition(w.A[s])[0].shape[1]
+        else:
+            total += _float_rank_decomposition(w.A[s], 1e-9)[0].shape[1]
+    return min(total, w.dim) if _is_diagonal(w) else total
+
+
+def adapt(w: Weights, variant) -> Weights | None:
+    """``w`` re-expressed in ``variant`` (embedding where natural), or None if it does not fit."""
+    v = parse_variant(variant)
+    try:
+        if v.kind == "full":
+            return Weights("full", w.A, w.h0, w.readout)
+        if v.kind == "block":
+            d = -(-w.dim // v.param) * v.param
+            p = _pad(w, d)
+            return Weights(v.spec, p.A, p.h0, p.readout)
+        if v.kind == "factorized":
+            if factorized_rank(w) > v.param:
+                return None
+            return Weights(v.spec, w.A, w.h0, w.readout)
+        return Weights(v.spec, w.A, w.h0, w.readout)
+    except ConformanceError:
+        return None
+
+
+def _resolve(spec_or_automaton):
+    """(automaton, family name or None, factor specs or None)."""
+    from bilinear.automata.automaton import Automaton
+    from bilinear.automata.families import from_spec, parse_spec, split_product
+
+    if isinstance(spec_or_automaton, Automaton):
+        a = spec_or_automaton
+        try:
+            parts = split_product(a.name)
+            if from_spec(a.name) == a:
+                if len(parts) > 1:
+                    return a, "product", parts
+                return a, parse_spec(parts[0])[0].name, None
+        except (SpecError, ValueError):
+            pass
+        return a, None, None
+    if not isinstance(spec_or_automaton, str):
+        raise ConstructionError(f"build needs a spec string or an Automaton, got {type(spec_or_automaton).__name__}")
+    a = from_spec(spec_or_automaton)
+    parts = split_product(spec_or_automaton)
+    if len(parts) > 1:
+        return a, "product", parts
+    return a, parse_spec(parts[0])[0].name, None
+
+
+def candidates(spec_or_automaton) -> list[tuple[Construction, Weights]]:
+    """Every construction that applies, built (exact), in registry order."""
+    a, family, _ = _resolve(spec_or_automaton)
+    out = []
+    for c in CONSTRUCTIONS:
+        if c.applies(family):
+            try:
+                out.append((c, c.builder(a)))
+            except ConstructionError:
+                continue
+    return out
+
+
+def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
+    if not found:
+        return None
+    return min(found, key=lambda t: t[1].dim)
+
+
+def build(spec_or_automaton, variant) -> Weights:
+    """Exact weights of the smallest known construction of this automaton in ``variant``.
+
+    ``spec_or_automaton`` is a family spec (products with ``*``) or an Automaton (a family
+    automaton is recognised by its name; any other gets the one-hot construction).  Raises
+    SpecError for a bad spec or variant, ConstructionError naming family and variant when no
+    construction fits.
+    """
+    try:
+        v = parse_variant(variant)
+    except SpecError:
+        raise
+    a, family, parts = _resolve(spec_or_automaton)
+    label = a.name or "automaton"
+    found: list[tuple[str, Weights]] = []
+    tried: list[str] = []
+    if parts is not None:
+        subs = [v.spec] if v.kind != "factorized" else []
+        subs.append("full")
+        for sub_variant in dict.fromkeys(subs):
+            try:
+                factors = [build(p, sub_variant) for p in parts]
+            except ConstructionError as exc:
+                tried.append(f"direct sum: {exc}")
+                continue
+            combined = direct_sum(factors, "full")
+            tried.append(f"direct sum ({sub_variant}, d={combined.dim})")
+            w = adapt(combined, v)
+            if w is not None:
+                found.append(("direct sum", w))
+    for c in CONSTRUCTIONS:
+        if not c.applies(family):
+            continue
+        try:
+            base = c.builder(a)
+        except ConstructionError:
+            continue
+        tried.append(f"{c.name} ({base.variant}, d={base.dim})")
+        w = adapt(base, v)
+        if w is not None:
+            found.append((c.name, w))
+    best = _best(found)
+    if best is None:
+        extra = ""
+        if v.kind == "factorized":
+            ranks = []
+            for c in CONSTRUCTIONS:
+                if c.applies(family):
+                    try:
+                        ranks.append(factorized_rank(c.builder(a)))
+                    except ConstructionError:
+                        pass
+            if ranks:
+                extra = f"; the smallest known needs R >= {min(ranks)}"
+        raise ConstructionError(
+            f"no construction of {label} for variant {v.spec!r} (candidates: {', '.join(tried)}){extra}"
+        )
+    return best[1]
