@@ -1,0 +1,222 @@
+"""The capability matrix: cell statuses, consistency between constructions and certificates,
+the command line, and the table in docs/theory.md staying equal to the command's output."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bilinear.automata import from_spec
+from bilinear.cli import main
+from bilinear.constructions.certificates import certify
+from bilinear.constructions.matrix import (
+    DEFAULT_COLUMNS,
+    DEFAULT_ROWS,
+    STATUSES,
+    CapabilityMatrix,
+    Cell,
+    capability_matrix,
+    matrix_cell,
+    parse_rows,
+)
+from bilinear.constructions.prove import prove
+from bilinear.constructions.registry import build
+from bilinear.errors import ConstructionError, SpecError
+
+ROOT = Path(__file__).resolve().parents[2]
+THEORY = ROOT / "docs" / "theory.md"
+
+
+@pytest.fixture(scope="module")
+def matrix() -> CapabilityMatrix:
+    return capability_matrix()
+
+
+# ------------------------------------------------------------------------------------------
+# the cells the theory settles
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "family, variant, status, dim",
+    [
+        ("parity", "diagonal", "proved", 1),
+        ("parity", "positive", "impossible", None),
+        ("cyclic:3", "rotation2d", "proved", 2),
+        ("cyclic:3", "diagonal", "impossible", None),
+        ("cyclic:5", "rotation2d", "proved", 2),
+        ("cyclic:2*cyclic:2", "diagonal", "proved", 2),
+        ("cyclic:2*cyclic:3", "diagonal", "impossible", None),
+        ("dihedral:4", "block:2", "proved", 2),
+        ("dihedral:5", "block:2", "proved", 2),
+        ("dihedral:4", "rotation2d", "impossible", None),
+        ("quaternion", "full", "proved", 4),
+        ("symmetric:4", "full", "proved", 3),
+        ("alternating:4", "full", "proved", 3),
+        ("flipflop:2", "positive", "impossible", None),
+        ("random:states=5,symbols=2,seed=0", "full", "proved", 5),
+    ],
+)
+def test_known_cells(matrix: CapabilityMatrix, family: str, variant: str, status: str, dim) -> None:
+    cell = matrix.cell(family, variant)
+    assert cell.status == status
+    assert cell.dim == dim
+    assert cell.family == family and cell.variant == variant
+
+
+def test_every_cell_is_settled_consistently(matrix: CapabilityMatrix) -> None:
+    assert matrix.rows == DEFAULT_ROWS and matrix.columns == DEFAULT_COLUMNS
+    counts = matrix.counts()
+    assert counts["counterexample"] == 0  # a counterexample would be a bug in the registry
+    assert sum(counts.values()) == len(DEFAULT_ROWS) * len(DEFAULT_COLUMNS)
+    for family, row in zip(matrix.rows, matrix.cells):
+        a = from_spec(family)
+        for cell in row:
+            assert cell.status in STATUSES
+            if cell.status == "impossible":
+                # the certificate holds, and the registry claims no construction there
+                assert cell.certificate.verify(a)
+                assert cell.certificate.variant == cell.variant
+                with pytest.raises(ConstructionError):
+                    build(a, cell.variant)
+            elif cell.status == "proved":
+                assert cell.dim >= 1 and cell.built is not None
+                if cell.variant != "factorized":
+                    assert certify(a, cell.variant) is None  # no theorem contradicts the proof
+            else:
+                assert cell.certificate is None
+
+
+def test_factorized_column_shows_the_rank(matrix: CapabilityMatrix) -> None:
+    cell = matrix.cell("parity", "factorized")
+    assert cell.status == "proved" and cell.built == "factorized:1" and cell.text == "proved d=1, R=1"
+    cell = matrix.cell("dihedral:5", "factorized")
+    R = int(cell.built.split(":")[1])
+    assert cell.text == f"proved d=2, R={R}"
+    # the weights behind the cell are right for every word
+    w = build("dihedral:5", cell.built)
+    assert w.variant == cell.built and prove(w, from_spec("dihedral:5")).status == "proved"
+
+
+def test_cell_texts(matrix: CapabilityMatrix) -> None:
+    assert matrix.cell("dihedral:4", "rotation2d").text == "impossible: u=ε, (a,b)=(r,s), v=ε"
+    assert matrix.cell("cyclic:3", "diagonal").text == "impossible: u=ε, g=1, v=ε (labels along g^n: period 3)"
+    assert matrix.cell("dihedral:5", "block:2").text == "proved d=2"
+    open_cells = [c for row in matrix.cells for c in row if c.status == "open"]
+    assert all(c.text == "open" and c.detail for c in open_cells)
+
+
+def test_single_cell_and_automaton_rows() -> None:
+    a = from_spec("cyclic:3")
+    cell = matrix_cell(a, "diagonal")
+    assert cell.status == "impossible" and cell.family == "cyclic:3"
+    assert cell.certificate.kind == "period"
+    assert matrix_cell("parity", "positive").certificate.kind == "constancy"
+    with pytest.raises(SpecError, match="spec string or an Automaton"):
+        matrix_cell(3, "full")
+
+
+def test_to_json_round_trips(matrix: CapabilityMatrix) -> None:
+    data = json.loads(json.dumps(matrix.to_json()))
+    assert data["rows"] == list(DEFAULT_ROWS) and data["columns"] == list(DEFAULT_COLUMNS)
+    cell = data["cells"][DEFAULT_ROWS.index("dihedral:4")][DEFAULT_COLUMNS.index("rotation2d")]
+    assert cell["status"] == "impossible"
+    assert cell["certificate"]["words"] == {"u": "ε", "a": "r", "b": "s", "v": "ε"}
+    assert cell["certificate"]["theorem"].startswith("commuting transition matrices")
+    assert data["counts"] == matrix.counts()
+
+
+def test_lookup_errors(matrix: CapabilityMatrix) -> None:
+    with pytest.raises(SpecError, match="'cyclic:9' is not a row"):
+        matrix.row("cyclic:9")
+    with pytest.raises(SpecError, match="'block:3' is not a column"):
+        matrix.cell("parity", "block:3")
+
+
+def test_bad_specs_fail_before_computing() -> None:
+    with pytest.raises(SpecError, match="unknown family 'nope'"):
+        capability_matrix(["parity", "nope"], ["full"])
+    with pytest.raises(SpecError, match="unknown variant 'diag'"):
+        capability_matrix(["parity"], ["full", "diag"])
+    with pytest.raises(SpecError, match="at least one family"):
+        capability_matrix([], ["full"])
+
+
+def test_parse_rows() -> None:
+    assert parse_rows(["parity,cyclic:3"]) == ["parity", "cyclic:3"]
+    assert parse_rows(["random:states=4,symbols=2,seed=3;dihedral:3", "quaternion"]) == [
+        "random:states=4,symbols=2,seed=3",
+        "dihedral:3",
+        "quaternion",
+    ]
+    with pytest.raises(SpecError, match="empty family"):
+        parse_rows(["parity,,cyclic:3"])
+
+
+# ------------------------------------------------------------------------------------------
+# command line
+# ------------------------------------------------------------------------------------------
+def test_command_markdown(capsys) -> None:
+    assert main(["matrix", "--markdown", "--rows", "parity,dihedral:4", "--columns", "full,rotation2d"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert [x.strip() for x in out[0].split("|")[1:-1]] == ["family", "full", "rotation2d"]
+    assert len({len(line) for line in out}) == 1  # padded: every line as wide as the header
+    assert "impossible: u=ε, (a,b)=(r,s), v=ε" in out[3]
+    assert "proved d=1" in out[2]
+
+
+def test_command_json(capsys) -> None:
+    assert main(["matrix", "--json", "--rows", "cyclic:3", "--columns", "diagonal,block:2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    cells = data["cells"][0]
+    assert [c["status"] for c in cells] == ["impossible", "proved"]
+    assert cells[0]["certificate"]["indices"]["g"] == [1]
+    assert cells[1]["dim"] == 2
+
+
+def test_command_default_output_has_a_summary(capsys) -> None:
+    assert main(["matrix", "--rows", "parity", "--columns", "positive"]) == 0
+    out = capsys.readouterr().out
+    assert "1 families x 1 variants: 0 proved, 1 impossible, 0 counterexample, 0 open" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["matrix", "--rows", "cyclc:3"], "unknown family 'cyclc'"),
+        (["matrix", "--columns", "full,bogus"], "unknown variant 'bogus'"),
+        (["matrix", "--columns", "full,"], "empty variant"),
+    ],
+)
+def test_command_bad_input(capsys, argv, message) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and err.startswith("bilinear: error:")
+
+
+def test_command_in_a_subprocess() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bilinear.cli", "matrix", "--json", "--rows", "parity", "--columns", "diagonal,positive"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [c["text"] for c in data["cells"][0]] == [
+        "proved d=1",
+        "impossible: u=ε, g=1, v=ε (labels along g^n: period 2)",
+    ]
+
+
+# ------------------------------------------------------------------------------------------
+# docs/theory.md carries the generated table
+# ------------------------------------------------------------------------------------------
+def test_theory_doc_table_equals_the_command_output(matrix: CapabilityMatrix) -> None:
+    text = THEORY.read_text(encoding="utf-8")
+    found = re.search(r"<!-- capability-matrix:begin -->\n(.*?)\n<!-- capability-matrix:end -->", text, re.S)
+    assert found, "docs/theory.md lost its capability-matrix markers"
+    assert found.group(1).strip() == matrix.to_markdown(), (
+        "docs/theory.md is out of date: paste the output of `bilinear matrix --markdown`"
+    )
