@@ -1,0 +1,165 @@
+"""The one registry of model names: bilinear variants and baselines.
+
+A model spec is a bilinear variant spec (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
+``diagonal``, ``positive``) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
+(L layers, default 1), ``mamba`` (selective diagonal SSM).
+
+>>> parse_model("Transformer:2")
+ModelSpec(name='transformer', param=2)
+>>> m = build_model("lstm", n_symbols=2, n_classes=2, hidden=8)
+>>> count_params(m)
+610
+>>> build_model("block:3", 2, 2, hidden=8)
+Traceback (most recent call last):
+...
+bilinear.errors.ConfigError: hidden size 8 is not divisible by the block size 3 of variant 'block:3'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from torch import nn
+
+from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
+from bilinear.errors import ConfigError, SpecError
+
+from .baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
+from .models import BilinearRNN, check_variant
+
+__all__ = ["MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "count_params", "hidden_for_params"]
+
+#: Baselines: name -> (class, name of the optional integer parameter or None).
+BASELINES = {
+    "lstm": (LSTMModel, None),
+    "rnn": (TanhRNN, None),
+    "transformer": (CausalTransformer, "layers"),
+    "mamba": (SelectiveSSM, None),
+}
+#: Every model name: the bilinear variants first, then the baselines.
+MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model spec: ``name`` and its integer parameter (or None)."""
+
+    name: str
+    param: int | None = None
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec string."""
+        return self.name if self.param is None else f"{self.name}:{self.param}"
+
+    @property
+    def bilinear(self) -> bool:
+        """True for the bilinear variants."""
+        return self.name in VARIANT_KINDS
+
+
+def parse_model(spec: str) -> ModelSpec:
+    """Parse a model spec; ConfigError naming it when unknown or malformed.
+
+    >>> parse_model("block:2").spec, parse_model("block:2").bilinear
+    ('block:2', True)
+    >>> parse_model("gru")
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba)
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError(f"empty or non-string model spec {spec!r}")
+    text = re.sub(r"\s+", "", spec).lower()
+    name = re.split(r"[:(]", text, maxsplit=1)[0]
+    if name in VARIANT_KINDS:
+        try:
+            v = parse_variant(text)
+        except SpecError as exc:
+            raise ConfigError(f"model {spec!r}: {exc}") from None
+        return ModelSpec(v.kind, v.param)
+    if name in BASELINES:
+        _, pname = BASELINES[name]
+        m = re.fullmatch(r"([a-z]+)(?::(\d+))?", text)
+        if not m:
+            raise ConfigError(f"malformed model spec {spec!r}")
+        if m.group(2) is not None:
+            if pname is None:
+                raise ConfigError(f"model {name!r} takes no parameter, got {spec!r}")
+            value = int(m.group(2))
+            if value < 1:
+                raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value}")
+            return ModelSpec(name, value)
+        return ModelSpec(name)
+    known = [k if VARIANT_KINDS[k] is None else f"{k}:{VARIANT_KINDS[k]}" for k in VARIANT_KINDS]
+    known += ["lstm", "rnn", "transformer[:L]", "mamba"]
+    raise ConfigError(f"unknown model {spec!r} (known: {', '.join(known)})")
+
+
+def build_model(
+    spec: "str | ModelSpec",
+    n_symbols: int,
+    n_classes: int,
+    hidden: int,
+    embed: int | None = None,
+    additive: bool = False,
+    seed: int = 0,
+    **bilinear_options,
+) -> nn.Module:
+    """Build the model named by ``spec``; ``bilinear_options`` go to :class:`BilinearRNN`
+    (``normalize_train``, ``init``, ``init_noise``, ``scan``) and are ignored by baselines."""
+    ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
+    if ms.bilinear:
+        return BilinearRNN(
+            n_symbols, n_classes, hidden, variant=ms.spec, embed=embed, additive=additive, seed=seed,
+            **bilinear_options,
+        )
+    if additive:
+        raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
+    if ms.name in ("lstm", "rnn"):
+        return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed=embed, seed=seed)
+    if ms.name == "transformer":
+        return CausalTransformer(n_symbols, n_classes, hidden, layers=ms.param or 1, seed=seed)
+    return SelectiveSSM(n_symbols, n_classes, hidden, seed=seed)
+
+
+def count_params(model: nn.Module) -> int:
+    """Number of trainable scalars."""
+    return int(sum(p.numel() for p in model.parameters() if p.requires_grad))
+
+
+def _valid_hidden(ms: ModelSpec, hidden: int) -> bool:
+    if ms.bilinear:
+        try:
+            check_variant(ms.spec, hidden)
+        except ConfigError:
+            return False
+    return True
+
+
+def hidden_for_params(
+    spec: str, n_symbols: int, n_classes: int, target: int, embed: int | None = None, max_hidden: int = 1024
+) -> int:
+    """The valid hidden size whose parameter count is closest to ``target`` (ties: smaller).
+
+    >>> h = hidden_for_params("diagonal", 2, 2, target=610)  # the LSTM of hidden size 8
+    >>> h, count_params(build_model("diagonal", 2, 2, h))
+    (122, 610)
+    """
+    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+        raise ConfigError(f"target parameter count must be a positive integer, got {target!r}")
+    ms = parse_model(spec)
+    best, best_err = None, None
+    for hidden in range(1, max_hidden + 1):
+        if not _valid_hidden(ms, hidden):
+            continue
+        n = count_params(build_model(ms, n_symbols, n_classes, hidden, embed=embed))
+        err = abs(n - target)
+        if best_err is None or err < best_err:
+            best, best_err = hidden, err
+        if n > target and err > (best_err or 0):
+            break
+    if best is None:
+        raise ConfigError(f"no valid hidden size for model {spec!r} up to {max_hidden}")
+    return best
