@@ -159,6 +159,10 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
             for b in range(a + 1, n):
                 z = is_zero_matrix(A[a] @ A[b] - A[b] @ A[a])
                 zero[a][b] = zero[b][a] = z
+                if z:  # report the exact value, not the float rounding of A B - B A
+                    norms[a][b] = norms[b][a] = 0.0
+        for a in range(n):
+            norms[a][a] = 0.0
     words = []
     if word_length >= 2:
         ws = list(words_up_to(n, word_length, min_length=2, limit=max_words))
@@ -167,7 +171,7 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
             for v in ws[i + 1:]:
                 Mu, Mv = mats[u], mats[v]
                 ez = is_zero_matrix(Mu @ Mv - Mv @ Mu) if weights.exact else None
-                words.append(WordCommutator(u, v, commutator_norm(Mu, Mv), ez))
+                words.append(WordCommutator(u, v, 0.0 if ez else commutator_norm(Mu, Mv), ez))
     return Commutators(
         names,
         tuple(tuple(r) for r in norms),

@@ -212,6 +212,8 @@ def relation_residuals(
                 exactly = all(x == 0 for x in Eu.flat)
             else:
                 exactly = positive_multiple(Eu, Ev) is not None
+        if exactly:  # report the exact value, not the float rounding
+            residual = reach = 0.0
         holds = bool(exactly) or reach <= tol
         out.append(
             Relation(u, v, f"{_fmt(automaton, u)} = {_fmt(automaton, v)}", residual, reach, exactly, holds)

@@ -1,0 +1,142 @@
+"""``bilinear analyze``: what did the network learn?
+
+    bilinear analyze RUN_DIR [--out DIR] [--json]                  a finished training run
+    bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
+
+Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout; with ``--out``
+also writes ``report.md``, ``report.json`` and the PNG figures there (after everything has been
+computed, so a failure writes nothing).  Bad input (missing or unfinished run, unknown family or
+variant, non-positive tolerance) is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from bilinear.errors import AnalysisError, BilinearError
+
+from .extract import ExtractConfig
+from .report import AnalysisConfig, analyze
+
+__all__ = ["register", "load_target"]
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
+def register(sub) -> None:
+    """Add the ``analyze`` sub-command."""
+    d = AnalysisConfig()
+    e = ExtractConfig()
+    p = sub.add_parser(
+        "analyze",
+        help="spectra, commutators, relation residuals and extracted automaton of a network",
+        description=(
+            "Analyse a trained run (RUN_DIR) or a hand construction (--construction SPEC VARIANT): "
+            "eigenvalues against roots of unity, commutators, the automaton's defining relations, "
+            "and the automaton extracted from the hidden states, compared with the truth."
+        ),
+    )
+    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
+    p.add_argument("--construction", nargs=2, metavar=("SPEC", "VARIANT"),
+                   help="analyse constructions.build(SPEC, VARIANT) instead of a run")
+    p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
+    p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
+    p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
+    p.add_argument("--tol", type=_positive_float, default=d.tol,
+                   help=f"scale-free tolerance of float algebra (default {d.tol:g})")
+    p.add_argument("--max-order", type=_positive_int, default=d.max_order,
+                   help=f"largest order searched (default {d.max_order})")
+    p.add_argument("--cluster-tol", type=_positive_float, default=e.tol,
+                   help=f"cluster radius of the extraction, unit hidden states (default {e.tol:g})")
+    p.add_argument("--words", type=_positive_int, default=e.words,
+                   help=f"random words sampled for the extraction (default {e.words})")
+    p.add_argument("--length", type=_positive_int, default=e.length,
+                   help=f"length of each sampled word (default {e.length})")
+    p.add_argument("--seed", type=_seed, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
+    p.set_defaults(handler=_run)
+
+
+def load_target(run_dir=None, construction=None):
+    """``(weights, automaton, title, source)`` for a run directory or a (spec, variant) pair.
+
+    AnalysisError for a missing or unfinished run directory, or when neither or both are given.
+    """
+    if (run_dir is None) == (construction is None):
+        raise AnalysisError("give either RUN_DIR or --construction SPEC VARIANT (exactly one)")
+    if construction is not None:
+        from bilinear.automata import from_spec
+        from bilinear.constructions import build
+
+        spec, variant = construction
+        weights = build(spec, variant)
+        automaton = from_spec(spec)
+        return weights, automaton, f"construction {automaton.name or spec} / {weights.variant}", {
+            "construction": f"{spec} {variant}"
+        }
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise AnalysisError(f"run directory {str(path)!r} does not exist")
+    if not (path / "result.json").is_file():
+        raise AnalysisError(f"run directory {str(path)!r} has no result.json: the run is not finished")
+    try:
+        from bilinear.learned.runs import load_run
+    except ModuleNotFoundError as exc:  # pragma: no cover - the learned room is part of the package
+        raise AnalysisError(f"cannot load runs: {exc}") from None
+    try:
+        config, model, automaton, result = load_run(path)
+    except BilinearError as exc:
+        raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
+    weights = model.to_weights()
+    source = {"run": str(path)}
+    if isinstance(result, dict):
+        for key in ("test_accuracy_normalized", "train_accuracy", "steps", "params"):
+            if key in result:
+                source[key] = result[key]
+    return weights, automaton, f"run {path.name}", source
+
+
+def _run(args) -> int:
+    config = AnalysisConfig(
+        tol=args.tol,
+        max_order=args.max_order,
+        extract=ExtractConfig(words=args.words, length=args.length, tol=args.cluster_tol, seed=args.seed),
+    )
+    weights, automaton, title, source = load_target(args.run_dir, args.construction)
+    report = analyze(weights, automaton, config, title=title, source=source)
+    if args.out:
+        report.write(args.out, figures=not args.no_figures)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, allow_nan=False))
+    else:
+        print(report.to_markdown(), end="")
+    return 0

@@ -1,0 +1,71 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bilinear.cli import main
+
+FAST = ["--words", "100", "--length", "20"]
+
+
+def test_construction_text_report(capsys):
+    assert main(["analyze", "--construction", "cyclic:5", "rotation2d", *FAST]) == 0
+    out = capsys.readouterr().out
+    assert "A_1 acts as a rotation of order 5 on a 2-dimensional subspace" in out
+    assert "all transition matrices commute (exactly)" in out
+    assert "isomorphic to the true automaton" in out
+
+
+def test_construction_json_and_out(tmp_path, capsys):
+    out_dir = tmp_path / "rep"
+    assert main(["analyze", "--construction", "dihedral:4", "block:2", "--json", "--out", str(out_dir), *FAST]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["commutators"]["verdict"] == "do not commute"
+    assert data["extraction"]["isomorphic"] is True
+    assert {p.name for p in out_dir.iterdir()} == {"report.json", "report.md", "eigenvalues.png", "commutators.png", "accuracy.png"}
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["analyze"], "exactly one"),
+        (["analyze", "RUN", "--construction", "cyclic:3", "full"], "exactly one"),
+        (["analyze", "--construction", "cyclic:3", "nonsense"], "nonsense"),
+        (["analyze", "--construction", "nofamily:3", "full"], "nofamily"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_and_unfinished_run_dirs(tmp_path, capsys):
+    assert main(["analyze", str(tmp_path / "missing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("{}")
+    assert main(["analyze", str(run), "--out", str(tmp_path / "o")]) == 2
+    assert "not finished" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()  # nothing written half-way
+
+
+@pytest.mark.parametrize("flag", ["--tol", "--cluster-tol"])
+def test_non_positive_tolerance_refused(flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", "--construction", "cyclic:3", "full", flag, "0"])
+    assert exc.value.code == 2
+    assert "positive" in capsys.readouterr().err
+
+
+def test_subprocess():
+    proc = subprocess.run(
+        [sys.executable, "-m", "bilinear.cli", "analyze", "--construction", "parity", "diagonal", "--json", *FAST],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["spectrum"]["symbols"][1]["reading"] == "acts as a reflection"
+    assert data["extraction"]["isomorphic"] is True
