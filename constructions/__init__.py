@@ -1,7 +1,8 @@
 """bilinear.constructions: weights, exact arithmetic, constructions, proofs and float checks.
 
-The public names are loaded lazily (``bilinear.constructions.build`` imports the registry on
-first use), so importing one module, e.g. :mod:`bilinear.constructions.weights`, stays cheap.
+``prove`` and ``check`` are both modules and functions; the package exports the functions
+(``bilinear.constructions.prove`` is the function, ``bilinear.constructions.prove.prove`` too
+via the module once imported by its full name).
 
 >>> from bilinear.constructions import build, prove
 >>> from bilinear.automata.families import from_spec
@@ -11,35 +12,29 @@ first use), so importing one module, e.g. :mod:`bilinear.constructions.weights`,
 
 from __future__ import annotations
 
-import importlib
+from .field import CyclotomicField, FieldElement
+from .weights import Variant, Weights, parse_variant
+from .registry import CONSTRUCTIONS, build
+from .prove import Counterexample, Proof, Unproved
+from .prove import prove as _prove_fn
+from .check import CheckResult
+from .check import check as _check_fn
 
-_EXPORTS = {
-    "Weights": "weights",
-    "Variant": "weights",
-    "parse_variant": "weights",
-    "CyclotomicField": "field",
-    "FieldElement": "field",
-    "build": "registry",
-    "CONSTRUCTIONS": "registry",
-    "prove": "prove",
-    "Proof": "prove",
-    "Counterexample": "prove",
-    "Unproved": "prove",
-    "check": "check",
-    "CheckResult": "check",
-}
+prove = _prove_fn
+check = _check_fn
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bilinear.constructions' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__all__ = [
+    "CONSTRUCTIONS",
+    "CheckResult",
+    "Counterexample",
+    "CyclotomicField",
+    "FieldElement",
+    "Proof",
+    "Unproved",
+    "Variant",
+    "Weights",
+    "build",
+    "check",
+    "parse_variant",
+    "prove",
+]
