@@ -1,0 +1,258 @@
+"""Sweeps: a grid of families x models x learning rates x seeds, one results table.
+
+A sweep file is TOML::
+
+    families = ["parity", "cyclic:3"]     # automaton family specs
+    models = ["full", "diagonal", "lstm"] # model specs
+    lrs = [1e-2, 1e-3]                    # learning rates (best kept per family, model, seed)
+    seeds = [0, 1]
+    workers = 2                           # optional: local worker processes
+
+    [train]                               # optional: any other TrainConfig field
+    steps = 2000
+    hidden = 16
+
+Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>`` (a finished run is
+reused, an interrupted one resumed), and the sweep writes ``OUT/results.csv`` (one row per run)
+and ``OUT/results.md`` (the per-run table and a family x model table of the normalised
+accuracy at the test length: the best learning rate per seed, averaged over seeds).
+
+Runs go to local worker processes by default, or to a Ray cluster with ``ray_address``
+(``pip install bilinear[ray]``).  An unknown key anywhere in the file is a ConfigError naming it.
+
+>>> s = Sweep.from_toml_text('families = ["parity"]\\nmodels = ["diagonal"]\\n[train]\\nsteps = 5')
+>>> [(c.spec, c.model, c.lr, c.seed, c.steps) for c in s.configs()]
+[('parity', 'diagonal', 0.01, 0, 5)]
+>>> Sweep.from_toml_text('families = ["parity"]\\nmodels = ["full"]\\nlearning_rates = [1]')
+Traceback (most recent call last):
+...
+bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, workers, train)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+import re
+import shutil
+import tomllib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+from bilinear.errors import BilinearError, ConfigError
+
+from .config import TrainConfig
+
+__all__ = ["Sweep", "run_sweep", "results_table", "markdown_table", "COLUMNS"]
+
+#: Columns of results.csv, in order.
+COLUMNS = (
+    "family", "model", "lr", "seed", "hidden", "params", "steps", "stopped_early", "train_accuracy",
+    "test_accuracy", "test_accuracy_normalized", "test_final_accuracy_normalized", "train_seconds", "run_dir",
+)
+_TOP_KEYS = ("families", "models", "lrs", "seeds", "workers", "train")
+_GRID_FIELDS = ("spec", "model", "lr", "seed")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A parsed sweep: the grid axes, the shared training overrides and the worker count."""
+
+    families: tuple
+    models: tuple
+    lrs: tuple = (1e-2,)
+    seeds: tuple = (0,)
+    workers: int = 1
+    train: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("families", "models", "lrs", "seeds"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+                raise ConfigError(f"sweep key {name!r} must be a list, got {value!r}")
+            if not value:
+                raise ConfigError(f"sweep key {name!r} is empty")
+            object.__setattr__(self, name, tuple(value))
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise ConfigError(f"sweep key 'workers' must be a positive integer, got {self.workers!r}")
+        if not isinstance(self.train, dict):
+            raise ConfigError(f"sweep key 'train' must be a table, got {self.train!r}")
+        for key in self.train:
+            if key in _GRID_FIELDS:
+                raise ConfigError(f"key {key!r} in [train] is a grid axis; set it with the top-level list")
+            if key not in TrainConfig.field_names():
+                raise ConfigError(f"unknown key {key!r} in [train] of sweep file")
+        self.configs()  # validate every grid point now, not in a worker
+
+    @classmethod
+    def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":
+        """Parse TOML text (ConfigError on bad TOML or unknown keys)."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source} is not valid TOML: {exc}") from None
+        for key in data:
+            if key not in _TOP_KEYS:
+                raise ConfigError(f"unknown key {key!r} in {source} (known: {', '.join(_TOP_KEYS)})")
+        for key in ("families", "models"):
+            if key not in data:
+                raise ConfigError(f"{source} needs the key {key!r}")
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path) -> "Sweep":
+        """Read a sweep file."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read sweep file {p}: {exc.strerror or exc}") from None
+        return cls.from_toml_text(text, source=f"sweep file {p}")
+
+    def configs(self) -> list[TrainConfig]:
+        """Every grid point as a TrainConfig, families outermost, seeds innermost."""
+        out = []
+        for spec, model, lr, seed in itertools.product(self.families, self.models, self.lrs, self.seeds):
+            out.append(TrainConfig(**{**self.train, "spec": spec, "model": model, "lr": lr, "seed": seed}))
+        return out
+
+
+def run_dir_name(config: TrainConfig) -> str:
+    """``<family>__<model>__lr<lr>__s<seed>`` with unsafe characters replaced."""
+    return f"{_slug(config.spec)}__{_slug(config.model)}__lr{config.lr:g}__s{config.seed}"
+
+
+def _run_one(config_dict: dict, run_dir: str) -> dict:
+    """Worker: train (or reuse / resume) one run; returns its result (or the error)."""
+    import torch
+
+    from .runs import train_run
+
+    torch.set_num_threads(1)
+    config = TrainConfig.from_dict(config_dict)
+    path = Path(run_dir)
+    try:
+        if (path / "result.json").is_file() or (path / "checkpoint.pt").is_file():
+            result = train_run(config, run_dir, resume=True)
+        else:
+            if path.exists():  # a run that died before its first checkpoint: start it again
+                shutil.rmtree(path)
+            result = train_run(config, run_dir)
+        result = dict(result)
+    except BilinearError as exc:
+        result = {"error": f"{type(exc).__name__}: {exc}", "spec": config.spec, "model": config.model}
+    result["run_dir"] = run_dir
+    result["lr"] = config.lr
+    result["seed"] = config.seed
+    return result
+
+
+def _row(result: dict, config: TrainConfig) -> dict:
+    row = {k: result.get(k, "") for k in COLUMNS}
+    row["family"], row["model"] = config.spec, config.model
+    return row
+
+
+def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: str | None = None,
+              quiet: bool = True) -> list[dict]:
+    """Run every grid point; write results.csv and results.md into ``out_dir``; return the rows."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"sweep output {out} exists and is not a directory")
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    configs = sweep.configs()
+    dirs = [str(out / "runs" / run_dir_name(c)) for c in configs]
+    jobs = [(c.to_dict(), d) for c, d in zip(configs, dirs)]
+    workers = workers or sweep.workers
+    if ray_address:
+        results = _run_ray(jobs, ray_address)
+    elif workers == 1:
+        results = [_run_one(*job) for job in _progress_iter(jobs, quiet)]
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_run_one, *job) for job in jobs]
+            results = [f.result() for f in _progress_iter(futures, quiet)]
+    rows = [_row(r, c) for r, c in zip(results, configs)]
+    errors = [r["error"] for r in results if "error" in r]
+    _write_tables(out, rows, sweep)
+    if errors:
+        raise ConfigError(f"{len(errors)} run(s) of the sweep failed; first: {errors[0]}")
+    return rows
+
+
+def _progress_iter(items, quiet: bool):
+    import sys
+
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc="sweep", disable=quiet or not sys.stderr.isatty(), leave=False)
+
+
+def _run_ray(jobs, address: str) -> list[dict]:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--ray needs Ray installed (pip install 'bilinear[ray]')") from None
+    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    remote = ray.remote(num_cpus=1)(_run_one)
+    return ray.get([remote.remote(*job) for job in jobs])
+
+
+def results_table(rows: list[dict]) -> dict:
+    """``{(family, model): mean over seeds of the best-lr normalised test accuracy}``.
+
+    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "test_accuracy_normalized": a}
+    ...         for s, lr, a in [(0, 1, 0.5), (0, 2, 0.9), (1, 1, 0.7), (1, 2, 0.1)]]
+    >>> results_table(rows)
+    {('p', 'm'): 0.8}
+    """
+    best: dict = {}
+    for r in rows:
+        acc = r.get("test_accuracy_normalized")
+        if acc in ("", None):
+            continue
+        key = (r["family"], r["model"], r["seed"])
+        best[key] = max(best.get(key, -math.inf), float(acc))
+    grouped: dict = {}
+    for (family, model, _), acc in best.items():
+        grouped.setdefault((family, model), []).append(acc)
+    return {k: round(sum(v) / len(v), 6) for k, v in grouped.items()}
+
+
+def markdown_table(table: dict, families, models, digits: int = 2) -> str:
+    """A family x model Markdown table of ``table`` values (``-`` where missing)."""
+    lines = ["| family | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    for f in families:
+        cells = [f"{table[(f, m)]:.{digits}f}" if (f, m) in table else "-" for m in models]
+        lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
+    from .runs import _atomic_write
+
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _atomic_write(out / "results.csv", lambda fh: fh.write(buf.getvalue().encode()))
+    table = results_table(rows)
+    md = ["# Sweep results", "",
+          "Normalised accuracy at the test length (0 = chance), best learning rate per seed, mean over seeds:",
+          "", markdown_table(table, sweep.families, sweep.models), "", "## Every run", "",
+          "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]
+    for r in rows:
+        cells = []
+        for k in COLUMNS[:-1]:
+            v = r[k]
+            cells.append(f"{v:.4f}" if isinstance(v, float) and k != "lr" else str(v))
+        md.append("| " + " | ".join(cells) + " |")
+    _atomic_write(out / "results.md", lambda fh: fh.write(("\n".join(md) + "\n").encode()))
