@@ -57,6 +57,7 @@ class ExtractConfig:
     tol: float = 0.05  # cluster radius: distance between unit hidden states
     seed: int = 0  # seed of the word sampler (numpy default_rng)
     max_states: int = 2000  # give up clustering beyond this many clusters
+    burn_in: int | None = None  # steps before clustering starts; None: 0, else length // 2 if needed
     monoid_limit: int = 100_000  # largest monoid classified
 
     def validated(self) -> "ExtractConfig":
@@ -66,6 +67,10 @@ class ExtractConfig:
         check_positive_int(self.seed, "seed", minimum=0)
         check_positive_int(self.max_states, "max_states")
         check_positive_int(self.monoid_limit, "monoid_limit")
+        if self.burn_in is not None:
+            check_positive_int(self.burn_in, "burn_in", minimum=0)
+            if self.burn_in >= self.length:
+                raise AnalysisError(f"burn_in ({self.burn_in}) must be below length ({self.length})")
         return self
 
 
@@ -98,6 +103,8 @@ class Extraction:
     first_error: tuple[int, ...] | None
     config: ExtractConfig
     seconds: float
+    burn_in: int = 0
+    start_word: tuple[int, ...] = ()
 
     @property
     def gap(self) -> float | None:
@@ -119,6 +126,11 @@ class Extraction:
             else f"clusters NOT separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
         )
         head = f"{self.n_clusters} clusters -> {self.minimal.n_states} minimal states; {sep}"
+        if self.burn_in:
+            head = (
+                f"after a burn-in of {self.burn_in} steps (compared from the state the first sampled "
+                f"word's prefix leads to): " + head
+            )
         if self.isomorphic:
             verdict = "isomorphic to the true automaton"
         else:
@@ -155,6 +167,8 @@ class Extraction:
             "accuracy": self.accuracy,
             "accuracy_by_length": list(self.accuracy_by_length),
             "first_error": None if self.first_error is None else list(self.first_error),
+            "burn_in": self.burn_in,
+            "start_word": list(self.start_word),
             "extracted": auto(self.automaton),
             "minimal": auto(self.minimal),
             "seconds": self.seconds,
@@ -277,11 +291,13 @@ def _normalised_accuracy(acc, n_classes: int):
 def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
     """Extract the automaton implemented by ``weights`` and compare it with ``automaton``.
 
+    With ``config.burn_in = None`` (automatic) the states are clustered from the start; when that
+    exceeds ``max_states`` clusters or the clusters are not separated (a trained network's
+    transient states, before its contracting directions die out), the extraction is repeated
+    with a burn-in of ``length // 2`` steps and that result is returned if it succeeds.
+
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
     """
-    from bilinear.automata.automaton import Automaton
-    from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
-
     check_pair(weights, automaton)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
@@ -292,23 +308,36 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         raise AnalysisError("weights contain non-finite entries")
     if float(np.linalg.norm(h0)) == 0.0:
         raise AnalysisError("h0 is zero: the network has no hidden state to follow")
-    S, d = weights.n_symbols, weights.dim
-    N, T = config.words, config.length
     rng = np.random.default_rng(config.seed)
-    words = rng.integers(0, S, size=(N, T), dtype=np.int64)  # (batch, time)
+    words = rng.integers(0, weights.n_symbols, size=(config.words, config.length), dtype=np.int64)
     truth = automaton.labels_batch(words, trace=True)  # (batch, time)
+    if config.burn_in is not None:
+        return _extract(A, h0, R, automaton, config, words, truth, config.burn_in, started)
+    first = _extract(A, h0, R, automaton, config, words, truth, 0, started)
+    if (first.status == "ok" and first.separated) or config.length < 2:
+        return first
+    second = _extract(A, h0, R, automaton, config, words, truth, config.length // 2, started)
+    return second if second.status == "ok" else first
 
+
+def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float) -> Extraction:
+    from bilinear.automata.automaton import Automaton
+    from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
+
+    S, d = A.shape[0], A.shape[1]
+    N, T = words.shape
+    B = int(burn_in)
     clusters = _Clusters(d, config.tol, config.max_states)
     h = _unit_rows(h0[None, :].astype(float).copy())
-    start = int(clusters.assign(h)[0])
-    ids = np.empty((N, T + 1), dtype=np.int64)  # (batch, time + 1) cluster of every prefix
-    ids[:, 0] = start
+    ids = np.full((N, T + 1), -1, dtype=np.int64)  # (batch, time + 1) cluster of every prefix
+    if B == 0:
+        ids[:, 0] = int(clusters.assign(h)[0])
     pred = np.empty((N, T), dtype=np.int64)
     H = np.repeat(h, N, axis=0)
     for t in range(T):
         H = _step(H, A, words[:, t])
         pred[:, t] = np.argmax(H @ R.T, axis=1)
-        if not clusters.overflow:
+        if t + 1 >= B and not clusters.overflow:
             ids[:, t + 1] = clusters.assign(H)
     correct = pred == truth
     acc_t = _normalised_accuracy(correct.mean(axis=0), automaton.n_classes)
@@ -320,11 +349,14 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         b = int(np.flatnonzero(~correct[:, t])[0])
         first_error = tuple(int(x) for x in words[b, : t + 1])
 
+    start_word = tuple(int(x) for x in words[0, :B])
     common = dict(
         accuracy=accuracy,
         accuracy_by_length=tuple(float(x) for x in acc_t),
         first_error=first_error,
         config=config,
+        burn_in=B,
+        start_word=start_word,
     )
     if clusters.overflow:
         return Extraction(
@@ -337,8 +369,9 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         )
 
     K = clusters.k
+    start = int(ids[0, B])
     # transitions by majority vote: key = (cluster * S + symbol) * K + successor
-    keys = ((ids[:, :-1] * S + words) * K + ids[:, 1:]).ravel()
+    keys = ((ids[:, B:-1] * S + words[:, B:]) * K + ids[:, B + 1:]).ravel()
     uniq, counts = np.unique(keys, return_counts=True)
     src, succ = uniq // K, uniq % K  # src = cluster * S + symbol
     order = np.lexsort((-counts, src))  # per source, the most frequent successor first
@@ -360,7 +393,8 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         unobserved += 1
     delta = delta.reshape(K, S).T  # (symbols, states)
     labels = np.argmax(centres @ R.T, axis=1)  # (states,)
-    label_keys = np.unique(ids[:, 1:].ravel() * automaton.n_classes + pred.ravel())
+    lo = max(B, 1)
+    label_keys = np.unique(ids[:, lo:].ravel() * automaton.n_classes + pred[:, lo - 1:].ravel())
     label_conflicts = int(label_keys.size - np.unique(label_keys // automaton.n_classes).size)
     within, between = clusters.bounds()
     separated = bool(K == 1 or between > within)
@@ -368,9 +402,16 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
         name=f"extracted({automaton.name})" if automaton.name else "extracted",
     )
+    # after a burn-in, compare with the true automaton started where the first word's prefix leads
+    reference = automaton
+    if B:
+        reference = Automaton(
+            automaton.delta, start=automaton.run(start_word), labels=automaton.labels,
+            symbols=automaton.symbols, classes=automaton.classes, name=automaton.name,
+        )
     minimal = minimize(extracted)
-    iso = isomorphism(minimal, minimize(automaton)) is not None
-    word = None if iso else distinguishing_word(extracted, automaton)
+    iso = isomorphism(minimal, minimize(reference)) is not None
+    word = None if iso else distinguishing_word(extracted, reference)
     classification = None
     try:
         classification = minimal.monoid(limit=config.monoid_limit).classification

@@ -96,3 +96,39 @@ def test_bad_pairs():
     zero = Weights("full", [[[1.0]]], [0.0], [[1.0]])
     with pytest.raises(AnalysisError, match="h0"):
         extract(zero, Automaton([[0]]), SMALL)
+
+
+def _contracting_cyclic3():
+    # Z_3 as a rotation in the plane plus a third direction every symbol halves: reachable from
+    # h0, so the first states are all different, but it dies out along long words
+    from bilinear.analysis.examples import rotation
+
+    A = np.zeros((3, 3, 3), dtype=object)
+    for a in range(3):
+        A[a, :2, :2] = rotation(a, 3)
+        A[a, 2, 2] = Fraction(1, 2)
+    R = np.zeros((3, 3), dtype=object)
+    for c in range(3):
+        R[c, :2] = rotation(c, 3)[:, 0]
+    return Weights("full", A, np.array([1, 0, 1], dtype=object), R)
+
+
+from fractions import Fraction  # noqa: E402
+
+
+def test_burn_in_removes_transient_states():
+    truth = from_spec("cyclic:3")
+    w = _contracting_cyclic3()
+    plain = extract(w, truth, ExtractConfig(words=200, length=60, burn_in=0, tol=1e-3))
+    assert plain.n_clusters > 3 and not plain.separated
+    burnt = extract(w, truth, ExtractConfig(words=200, length=60, burn_in=40, tol=1e-3))
+    assert burnt.burn_in == 40 and len(burnt.start_word) == 40
+    assert burnt.n_clusters == 3 and burnt.separated and burnt.isomorphic
+    assert "burn-in of 40" in burnt.reading
+    auto = extract(w, truth, ExtractConfig(words=200, length=60, tol=1e-3))
+    assert auto.burn_in == 30 and auto.separated and auto.isomorphic
+
+
+def test_burn_in_must_be_below_length():
+    with pytest.raises(AnalysisError, match="burn_in"):
+        extract(cyclic_rotation2d(3), from_spec("cyclic:3"), ExtractConfig(length=10, burn_in=10))
