@@ -1,0 +1,86 @@
+"""Float check: renormalised runs agree with the automaton; failures are found and reported."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bilinear.automata.families import from_spec
+from bilinear.constructions.check import check, float_run
+from bilinear.constructions.registry import build
+from bilinear.constructions.weights import Weights
+from bilinear.errors import AutomatonError, WeightsError
+
+
+@pytest.mark.parametrize("spec,variant", [("dihedral:12", "block:2"), ("symmetric:4", "full"), ("cyclic:9", "rotation2d"), ("reset:3", "full")])
+def test_constructions_pass_at_length_500(spec, variant):
+    r = check(build(spec, variant), from_spec(spec), length=500, words=50, seed=1)
+    assert r.passed and r.accuracy == 1.0 and r.final_accuracy == 1.0
+    assert r.worst_margin > 0
+    assert r.tokens == 500 * 50
+
+
+def test_margin_of_the_unit_norm_rotation():
+    r = check(build("cyclic:6", "rotation2d"), from_spec("cyclic:6"), length=50, words=20)
+    assert math.isclose(r.worst_margin, 1 - math.cos(2 * math.pi / 6), rel_tol=1e-9)
+
+
+def test_renormalisation_keeps_huge_scales_finite():
+    # A = 10 * rotation: without renormalisation h overflows after ~300 steps
+    w = build("cyclic:5", "rotation2d").to_float()
+    A, h0, R = w.float_arrays()
+    big = Weights("rotation2d", A * 10.0, h0, R)
+    r = check(big, from_spec("cyclic:5"), length=1000, words=8)
+    assert r.passed
+    for _, H in float_run(big.A, h0, np.zeros((2, 400), dtype=np.int64) + 1):
+        assert np.all(np.isfinite(H)) and np.allclose(np.linalg.norm(H, axis=1), 1)
+
+
+def test_perturbed_rotation_fails_and_reports_the_first_failure():
+    a = from_spec("cyclic:5")
+    theta = 2 * math.pi / 5 + 0.01
+    A = np.array([[[math.cos(theta * s), -math.sin(theta * s)], [math.sin(theta * s), math.cos(theta * s)]] for s in range(5)])
+    _, h0, R = build("cyclic:5", "rotation2d").float_arrays()
+    w = Weights("rotation2d", A, h0, R)
+    r = check(w, a, length=500, words=20, seed=3)
+    assert not r.passed and r.accuracy < 1.0 and r.worst_margin < 0
+    # the reported prefix really fails, and no shorter prefix of it does
+    word = list(r.first_failure)
+    h = h0
+    for s in word:
+        h = A[s] @ h
+    assert int(np.argmax(R @ h)) != a.label(word)
+    assert r.first_failure_text == a.format_word(word)
+
+
+def test_same_seed_same_result():
+    w, a = build("dihedral:5", "block:2"), from_spec("dihedral:5")
+    assert check(w, a, length=30, words=10, seed=7) .worst_margin == check(w, a, length=30, words=10, seed=7).worst_margin
+
+
+def test_explicit_word_batch():
+    w, a = build("parity", "diagonal"), from_spec("parity")
+    r = check(w, a, word_batch=[[1, 1, 0], [0, 1, 1]])
+    assert r.n_words == 2 and r.length == 3 and r.passed
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    (dict(length=0), WeightsError, "length"),
+    (dict(words=0), WeightsError, "words"),
+    (dict(word_batch=[[0, 5]]), AutomatonError, "unknown symbol"),
+    (dict(word_batch=[]), WeightsError, "word_batch"),
+])
+def test_bad_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        check(build("parity", "diagonal"), from_spec("parity"), **kwargs)
+
+
+def test_class_mismatch():
+    w = build("parity", "diagonal")
+    three = Weights("diagonal", w.A, w.h0, [[1], [-1], [0]])
+    with pytest.raises(WeightsError, match="readout has 3 classes but automaton parity has 2"):
+        check(three, from_spec("parity"))
+    with pytest.raises(WeightsError, match="weights have 2 symbols but automaton cyclic:3 has 3"):
+        check(w, from_spec("cyclic:3"))

@@ -1,0 +1,142 @@
+"""Exact proofs: constructions proved, wrong weights refuted by a shortest word, unproved cases."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from bilinear.automata.families import from_spec
+from bilinear.constructions.field import cos2pi, sin2pi
+from bilinear.constructions.prove import Counterexample, Proof, Unproved, prove
+from bilinear.constructions.registry import build
+from bilinear.constructions.weights import Weights
+from bilinear.errors import WeightsError
+
+
+def rotation_weights(m, k=1, n=None):
+    """Z_m automaton weights rotating by 2 pi k a / n per symbol a (n = m: the right angle)."""
+    n = m if n is None else n
+    A = [[[cos2pi(k * a, n), -sin2pi(k * a, n)], [sin2pi(k * a, n), cos2pi(k * a, n)]] for a in range(m)]
+    readout = [[cos2pi(c, m), sin2pi(c, m)] for c in range(m)]
+    return Weights("rotation2d", A, [1, 0], readout)
+
+
+def brute_force_first_failure(weights, automaton, max_len):
+    """Shortest failing word by enumeration in float (test oracle for small cases)."""
+    A, h0, R = weights.float_arrays()
+    for length in range(max_len + 1):
+        for word in itertools.product(range(automaton.n_symbols), repeat=length):
+            h = h0.copy()
+            for s in word:
+                h = A[s] @ h
+            scores = R @ h
+            label = automaton.label(list(word))
+            others = np.delete(scores, label)
+            if not (scores[label] - others.max() > 1e-9 if others.size else True):
+                return word
+    return None
+
+
+@pytest.mark.parametrize("spec,variant,dim", [
+    ("cyclic:2", "rotation2d", 2), ("cyclic:7", "rotation2d", 2), ("cyclic:12", "rotation2d", 2),
+    ("parity", "diagonal", 1), ("dihedral:3", "block:2", 2), ("dihedral:8", "block:2", 2),
+    ("dihedral:50", "block:2", 2), ("symmetric:3", "full", 2), ("symmetric:5", "full", 4),
+    ("alternating:4", "full", 3), ("alternating:5", "full", 4), ("quaternion", "full", 4),
+    ("flipflop:3", "full", 3), ("reset:4", "full", 4), ("modarith:5", "full", 5),
+    ("cyclic:3*cyclic:4", "rotation2d", 4), ("parity*parity*parity", "diagonal", 3),
+    ("dihedral:3*parity", "block:2", 4),
+    ("random:states=6,symbols=3,seed=2", "full", 6), ("cyclic:5", "factorized:10", 2),
+])
+def test_constructions_are_proved(spec, variant, dim):
+    a = from_spec(spec)
+    w = build(spec, variant)
+    result = prove(w, a)
+    assert isinstance(result, Proof), result
+    assert result.dim == w.dim == dim
+    assert result.margin_float > 0
+    # every automaton state reachable from the start appears in the state map
+    assert all(result.state_map[q] for q in set(a.run_batch(np.random.default_rng(0).integers(0, a.n_symbols, (50, 8)), trace=True).ravel().tolist()))
+
+
+def test_exact_margin_values():
+    m = 7
+    p = prove(build("cyclic:7", "rotation2d"), from_spec("cyclic:7"))
+    assert p.margin == 1 - cos2pi(1, 7)  # exact element of Q(zeta_28)
+    assert math.isclose(p.margin_float, 1 - math.cos(2 * math.pi / m))
+    assert prove(build("parity", "diagonal"), from_spec("parity")).margin == 2
+    assert prove(build("flipflop:2", "full"), from_spec("flipflop:2")).margin == 1
+
+
+def test_wrong_exact_angle_gives_a_shortest_counterexample():
+    # rotation by 2 pi / 8 for Z_7: after four 1s the direction pi sits exactly between two
+    # orbit points (a tie, decided exactly) -- or fails earlier on another symbol
+    a = from_spec("cyclic:7")
+    w = rotation_weights(7, 1, 8)
+    result = prove(w, a)
+    assert isinstance(result, Counterexample)
+    assert a.label(list(result.word)) == result.expected
+    expected = brute_force_first_failure(w, a, len(result.word))
+    assert expected is not None and len(expected) == len(result.word)
+
+
+def test_exact_tie_is_a_failure():
+    # Z_2 with readout rows (1, 0) and (1, 0): every score ties -> the empty word already fails
+    a = from_spec("parity")
+    w = Weights("diagonal", [[[1]], [[-1]]], [1], [[1], [1]])
+    result = prove(w, a)
+    assert isinstance(result, Counterexample)
+    assert result.word == () and result.got is None
+
+
+def test_float_perturbed_rotation_is_refuted():
+    a = from_spec("cyclic:5")
+    exact = build("cyclic:5", "rotation2d").to_float()
+    A, h0, R = exact.float_arrays()
+    theta = 2 * math.pi / 5 + 0.05
+    A = np.array([[[math.cos(theta * s), -math.sin(theta * s)], [math.sin(theta * s), math.cos(theta * s)]] for s in range(5)])
+    w = Weights("rotation2d", A, h0, R)
+    result = prove(w, a)
+    assert isinstance(result, Counterexample)
+    assert len(result.word) <= 6
+    # the float weights really fail on that word
+    h = h0
+    for s in result.word:
+        h = A[s] @ h
+    assert int(np.argmax(R @ h)) != result.expected
+
+
+def test_exactly_converted_floats_of_a_rational_construction_are_proved():
+    w = build("symmetric:3", "full").to_float()  # integer entries: floats are exact
+    assert isinstance(prove(w, from_spec("symmetric:3")), Proof)
+
+
+def test_unbounded_directions_are_unproved_not_refuted():
+    # diag(2, 1) with a sign readout on the 1-state... a 2-class automaton that is always class 0:
+    # directions (2^n, 1) never repeat, yet every label is right
+    from bilinear.automata.automaton import Automaton
+
+    a = Automaton([[0, 1]], labels=[0, 0], classes=["yes", "no"])
+    w = Weights("diagonal", [[[2, 0], [0, 1]]], [1, 1], [[1, 0], [0, 0]])
+    result = prove(w, a, bound=5)
+    assert isinstance(result, Unproved)
+    u, v = result.words
+    assert a.run(list(u)) == a.run(list(v)) == result.state
+    assert u != v
+
+
+@pytest.mark.parametrize("bad,message", [
+    (Weights("full", np.eye(2)[None].repeat(3, 0), [1, 0], [[1, 0], [0, 1]]), "3 symbols"),
+    (Weights("full", np.eye(2)[None].repeat(2, 0), [1, 0], [[1, 0], [0, 1], [1, 1]]), "readout has 3 classes"),
+])
+def test_mismatched_weights_are_rejected(bad, message):
+    with pytest.raises(WeightsError, match=message):
+        prove(bad, from_spec("parity"))
+
+
+def test_bad_bound():
+    with pytest.raises(WeightsError, match="bound"):
+        prove(build("parity", "diagonal"), from_spec("parity"), bound=0)
