@@ -45,7 +45,7 @@ from typing import Iterable
 import numpy as np
 
 from bilinear.automata import Automaton, from_spec
-from bilinear.errors import AutomatonError, MonoidTooLargeError
+from bilinear.errors import AutomatonError
 
 from .weights import parse_variant
 
@@ -54,14 +54,8 @@ __all__ = [
     "certify",
     "KINDS",
     "THEOREMS",
-    "MONOID_LIMIT",
     "certifiable_kinds",
 ]
-
-#: Largest transformation monoid (on the reachable states) the period search closes.
-MONOID_LIMIT = 50_000
-
-_INF = np.iinfo(np.int64).max // 4
 
 #: The theorem each kind of certificate rests on (docs/theory.md has the proofs).
 THEOREMS = {
@@ -296,10 +290,8 @@ def _minimal_period(cycle: tuple) -> int:
 class _Reach:
     """The reachable part: states in breadth-first (shortlex) order with shortest words."""
 
-    states: np.ndarray  # (reach,) original state ids, BFS order
+    states: tuple[int, ...]  # original state ids, BFS order
     words: tuple[tuple[int, ...], ...]  # shortest word reaching each
-    delta: np.ndarray  # (symbols, reach) transitions re-indexed to 0..reach-1
-    labels: np.ndarray  # (reach,)
 
 
 def _reachable(automaton: Automaton) -> _Reach:
@@ -317,66 +309,57 @@ def _reachable(automaton: Automaton) -> _Reach:
                 order.append(r)
                 words.append(words[i] + (a,))
         i += 1
-    states = np.array(order, dtype=np.int64)
-    remap = np.full(automaton.n_states, -1, dtype=np.int64)
-    remap[states] = np.arange(len(order))
-    sub = remap[delta[:, states]]
-    return _Reach(states, tuple(words), sub, automaton.labels[states])
+    return _Reach(tuple(order), tuple(words))
 
 
-def _distances(delta: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """``D[x, y]``: length of a shortest ``v`` with ``labels[x·v] != labels[y·v]`` (``_INF`` when
-    x and y are equivalent).  Backward breadth-first search on the pair automaton, by levels.
-    Shape (states, states)."""
-    D = np.where(labels[:, None] != labels[None, :], 0, _INF).astype(np.int64)
-    while True:
-        best = np.full_like(D, _INF)
-        for row in delta:
-            np.minimum(best, D[row[:, None], row[None, :]], out=best)
-        new = np.minimum(D, np.where(best < _INF, best + 1, _INF))
-        if np.array_equal(new, D):
-            return D
-        D = new
+def _pair_search(delta: np.ndarray, labels: np.ndarray, sources: Iterable[tuple]):
+    """Multi-source breadth-first search on pairs of states for a distinguishing suffix.
 
+    ``sources`` yields ``(offset, x, y, tag)`` with non-decreasing ``offset`` (consumed lazily,
+    level by level).  Returns ``(tag, v)`` minimising ``offset + |v|`` over all sources and words
+    ``v`` with ``labels[x·v] != labels[y·v]`` (ties: earlier levels' expansions first, then
+    sources in the order given, symbols in order), or ``None`` when every source pair is
+    equivalent.  Pairs that merge (``x·a == y·a``) are never expanded: they cannot be told
+    apart any more.  Visits each pair at most once.
+    """
+    k = delta.shape[0]
+    seen: dict[tuple[int, int], tuple] = {}  # pair -> (parent pair | None, symbol | tag)
+    pending = iter(sources)
+    nxt = next(pending, None)
+    frontier: list[tuple[int, int]] = []
+    level = 0
 
-def _shortest_v(delta: np.ndarray, D: np.ndarray, x: int, y: int) -> tuple[int, ...]:
-    """The shortlex-first shortest word distinguishing states x and y (D[x, y] finite)."""
-    word: list[int] = []
-    while D[x, y] > 0:
-        target = D[x, y] - 1
-        for a, row in enumerate(delta):
-            if D[row[x], row[y]] == target:
-                word.append(a)
-                x, y = int(row[x]), int(row[y])
-                break
-    return tuple(word)
+    def found(pair):
+        word = []
+        while True:
+            parent, item = seen[pair]
+            if parent is None:
+                return item, tuple(reversed(word))
+            word.append(item)
+            pair = parent
 
-
-def _monoid(delta: np.ndarray, limit: int, name: str) -> tuple[np.ndarray, list[tuple[int, ...]]]:
-    """Transformation monoid of the (reachable) automaton: elements (size, states) as maps
-    ``q -> q·g`` and a shortest word for each, breadth-first (element 0 = identity)."""
-    n = delta.shape[1]
-    identity = tuple(range(n))
-    index = {identity: 0}
-    elements = [np.arange(n, dtype=np.int64)]
-    words: list[tuple[int, ...]] = [()]
-    i = 0
-    while i < len(elements):
-        e = elements[i]
-        for a, row in enumerate(delta):
-            f = row[e]  # first e, then a
-            key = tuple(f.tolist())
-            if key not in index:
-                if len(elements) >= limit:
-                    raise MonoidTooLargeError(
-                        f"the transformation monoid of {name or 'the automaton'} has more than "
-                        f"{limit} elements; the period search is limited to {limit}"
-                    )
-                index[key] = len(elements)
-                elements.append(f)
-                words.append(words[i] + (a,))
-        i += 1
-    return np.stack(elements), words
+    while frontier or nxt is not None:
+        for pair in frontier:
+            if labels[pair[0]] != labels[pair[1]]:
+                return found(pair)
+        current = frontier
+        while nxt is not None and nxt[0] <= level:
+            _, x, y, tag = nxt
+            if x != y and (x, y) not in seen:
+                if labels[x] != labels[y]:
+                    return tag, ()  # nothing at this level can be shorter
+                seen[(x, y)] = (None, tag)
+                current.append((x, y))
+            nxt = next(pending, None)
+        frontier = []
+        for x, y in current:
+            for a in range(k):
+                nx, ny = int(delta[a, x]), int(delta[a, y])
+                if nx != ny and (nx, ny) not in seen:
+                    seen[(nx, ny)] = ((x, y), a)
+                    frontier.append((nx, ny))
+        level += 1
+    return None
 
 
 # ------------------------------------------------------------------------------------------
@@ -390,31 +373,27 @@ def _as_automaton(automaton) -> Automaton:
     return automaton
 
 
-def _commutation(a: Automaton, reach: _Reach, D: np.ndarray, variant: str) -> Certificate | None:
-    delta, k = reach.delta, reach.delta.shape[0]
+def _commutation(a: Automaton, variant: str) -> Certificate | None:
+    """Shortest (u, a, b, v): sources (q0·u·ab, q0·u·ba) at offset |u| for every reachable
+    state (shortest u) and pair of symbols, then a shortest distinguishing v (Theorem 9.1)."""
+    k = a.n_symbols
     if k < 2:
         return None
-    dist = np.array([len(w) for w in reach.words], dtype=np.int64)
-    best = None
-    for x in range(k):
-        for y in range(x + 1, k):
-            p_ab = delta[y][delta[x]]  # (reach,): p·x·y
-            p_ba = delta[x][delta[y]]
-            d = D[p_ab, p_ba]
-            finite = d < _INF
-            if not finite.any():
-                continue
-            cost = np.where(finite, dist + d, _INF)
-            p = int(np.argmin(cost))  # first minimum = shortlex-first u
-            key = (int(cost[p]), p, x, y)
-            if best is None or key < best:
-                best = key
-    if best is None:
+    reach = _reachable(a)
+    delta = a.delta
+
+    def sources():
+        for p, u in zip(reach.states, reach.words):
+            M = delta[:, delta[:, p]].T  # (symbols, symbols): M[x, y] = p·x·y
+            for x, y in zip(*np.nonzero(np.triu(M != M.T, 1))):  # x < y, row-major
+                x, y = int(x), int(y)
+                yield len(u), int(M[x, y]), int(M[y, x]), (u, x, y)
+
+    hit = _pair_search(delta, a.labels, sources())
+    if hit is None:
         return None
-    _, p, x, y = best
-    u = reach.words[p]
-    v = _shortest_v(delta, D, int(delta[y][delta[x][p]]), int(delta[x][delta[y][p]]))
-    first, second = u + (x,) + (y,) + v, u + (y,) + (x,) + v
+    (u, x, y), v = hit
+    first, second = u + (x, y) + v, u + (y, x) + v
     parts = (("u", u), ("a", (x,)), ("b", (y,)), ("v", v))
     return Certificate(
         variant=variant,
@@ -428,52 +407,52 @@ def _commutation(a: Automaton, reach: _Reach, D: np.ndarray, variant: str) -> Ce
     )
 
 
-def _periodic(
-    a: Automaton, reach: _Reach, D: np.ndarray, variant: str, kind: str, limit: int
-) -> Certificate | None:
+def _periodic(a: Automaton, variant: str, kind: str) -> Certificate | None:
+    """Shortest (u, g, v) whose labels along g^n are not eventually 2-periodic (``period``) or
+    constant (``constancy``), for an automaton with no commutation certificate.
+
+    Such an automaton's minimal automaton M is commutative, so (Theorem 9.2) u can be moved
+    into v (``L(q0·u g^n v) = L(q0·g^n uv)``) and the transformation of g is fixed by the
+    state ``q0·g``: g ranges over shortest words of M's states.  Sources are the cycle pairs
+    ``(c_i, c_(i+step))`` of the orbit of q0 under g, at offset ``|g|``.
+    """
+    from bilinear.automata.minimize import minimize
+
     step = 2 if kind == "period" else 1
-    delta = reach.delta
-    n = delta.shape[1]
-    elements, gwords = _monoid(delta, limit, a.name)
-    dist = np.array([len(w) for w in reach.words], dtype=np.int64)
-    best = None
-    for gi, g in enumerate(elements):
-        if gi == 0:
-            continue  # the identity: constant orbits
-        # iterates: row j holds p·g^(n + j) for every start p, n = states (inside the cycle)
-        x = np.arange(n, dtype=np.int64)
-        for _ in range(n):
-            x = g[x]
-        rows = [x]
-        for _ in range(n + step - 1):
-            rows.append(g[rows[-1]])
-        P = np.stack(rows)  # (n + step, reach)
-        pair = D[P[:n], P[step : n + step]]  # (n, reach): c_i vs c_(i+step) over one period
-        d = pair.min(axis=0)
-        finite = d < _INF
-        if not finite.any():
-            continue
-        cost = np.where(finite, dist + len(gwords[gi]) + d, _INF)
-        p = int(np.argmin(cost))
-        key = (int(cost[p]), p, gi)
-        if best is None or key < best:
-            best = key
-    if best is None:
+    m = minimize(a)
+    md = m.delta
+    n = m.n_states
+    if any((md[:, md[x]] != md[x][md]).any() for x in range(m.n_symbols)):  # p·x·y vs p·y·x
+        raise RuntimeError(f"internal error: {a.name} has no commutation certificate but is not commutative")
+    reach = _reachable(m)  # minimal automata are numbered breadth-first; words are shortlex
+
+    def sources():
+        for s, g in zip(reach.states, reach.words):
+            if s == m.start:
+                continue  # g acts as the identity: constant orbits
+            t_g = np.arange(n)
+            for symbol in g:
+                t_g = md[symbol][t_g]
+            orbit, seen, q = [], {}, m.start
+            while q not in seen:
+                seen[q] = len(orbit)
+                orbit.append(q)
+                q = int(t_g[q])
+            cycle = orbit[seen[q]:]
+            for i in range(len(cycle)):
+                yield len(g), cycle[i], cycle[(i + step) % len(cycle)], g
+
+    hit = _pair_search(md, m.labels, sources())
+    if hit is None:
         return None
-    _, p, gi = best
-    g, u = gwords[gi], reach.words[p]
-    q0u = int(reach.states[p])
-    orbit = _orbit(a, q0u, g)
+    g, v = hit
+    u: tuple[int, ...] = ()
+    orbit = _orbit(a, a.start, g)  # pre-period and period in the automaton as given
     t, period = orbit.preperiod, orbit.period
     cycle_states = orbit.states[t:]
-    # the cycle pair (c_i, c_(i+step)) with the shortest distinguishing word, first such i
-    sub = {int(s): j for j, s in enumerate(reach.states)}
-    pairs = [(sub[cycle_states[i]], sub[cycle_states[(i + step) % period]]) for i in range(period)]
-    i = min(range(period), key=lambda j: (D[pairs[j]], j))
-    v = _shortest_v(delta, D, *pairs[i])
-    n_w = t + i
-    first, second = u + g * n_w + v, u + g * (n_w + step) + v
     cycle = tuple(a.classes[a.label(list(v), state=q)] for q in cycle_states)
+    n_w = next(t + i for i in range(period) if cycle[i] != cycle[(i + step) % period])
+    first, second = u + g * n_w + v, u + g * (n_w + step) + v
     parts = (("u", u), ("g", g), ("v", v))
     return Certificate(
         variant=variant,
@@ -491,18 +470,20 @@ def _periodic(
     )
 
 
-def certify(automaton, variant, limit: int = MONOID_LIMIT) -> Certificate | None:
+def certify(automaton, variant) -> Certificate | None:
     """The shortest impossibility certificate for ``automaton`` (or a spec string) and
     ``variant``, or ``None`` when none exists.
 
     Tries the kinds of :func:`certifiable_kinds` in order (commutation first) and returns the
     first that exists; within a kind the certificate minimises the total length of its words
-    (``|u|+|v|``, plus ``|g|``), ties broken shortlex.  ``None`` for a non-commuting variant
-    (``full``, ``factorized:R``, ``block:B`` with ``B > 1``) or when the automaton satisfies
-    every constraint the variant's theorems impose — which does not by itself mean a
-    construction exists.  Raises SpecError for a bad variant, AutomatonError for a bad
-    automaton, MonoidTooLargeError when the period search would close a monoid larger than
-    ``limit``.
+    (``|u|+|v|``, plus ``|g|``).  ``None`` for a non-commuting variant (``full``,
+    ``factorized:R``, ``block:B`` with ``B > 1``) or when the automaton satisfies every
+    constraint the variant's theorems impose — which does not by itself mean a construction
+    exists.  Raises SpecError for a bad variant, AutomatonError for a bad automaton.
+
+    Cost: one breadth-first search over pairs of states, stopping at the first distinguished
+    pair (so a non-commutative group with thousands of states is settled at once); the period
+    search runs on the minimal automaton.
 
     >>> from bilinear.automata import from_spec
     >>> c = certify(from_spec("parity"), "positive")
@@ -516,15 +497,11 @@ def certify(automaton, variant, limit: int = MONOID_LIMIT) -> Certificate | None
     a = _as_automaton(automaton)
     v = parse_variant(variant)
     kinds = certifiable_kinds(v)
-    if not kinds:
-        return None
-    reach = _reachable(a)
-    D = _distances(reach.delta, reach.labels)
     for kind in kinds:
         if kind == "commutation":
-            cert = _commutation(a, reach, D, v.spec)
+            cert = _commutation(a, v.spec)
         else:
-            cert = _periodic(a, reach, D, v.spec, kind, limit)
+            cert = _periodic(a, v.spec, kind)
         if cert is not None:
             if not cert.verify(a):  # pragma: no cover - an internal invariant
                 raise RuntimeError(f"internal error: the {kind} certificate for {a.name} does not verify")

@@ -20,7 +20,7 @@ and the cell shows the choice.
 
 >>> m = capability_matrix(["parity", "dihedral:4"], ["full", "rotation2d", "positive"])
 >>> [c.text for c in m.row("parity")]
-['proved d=2', 'proved d=2', 'impossible: u=ε, g=1, v=ε (labels along g^n: period 2)']
+['proved d=1', 'proved d=2', 'impossible: u=ε, g=1, v=ε (labels along g^n: period 2)']
 >>> m.cell("dihedral:4", "rotation2d").text
 'impossible: u=ε, (a,b)=(r,s), v=ε'
 """

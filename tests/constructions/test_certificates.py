@@ -22,7 +22,7 @@ from bilinear.constructions.certificates import (
     certify,
 )
 from bilinear.constructions.weights import Weights
-from bilinear.errors import AutomatonError, MonoidTooLargeError, SpecError
+from bilinear.errors import AutomatonError, SpecError
 
 
 # ------------------------------------------------------------------------------------------
@@ -247,11 +247,13 @@ def test_bad_automaton() -> None:
         certify("cyclc:3", "diagonal")
 
 
-def test_monoid_limit() -> None:
-    # cyclic:7 is commutative, so the period search closes its 7-element monoid
-    with pytest.raises(MonoidTooLargeError, match="more than 4 elements"):
-        certify("cyclic:7", "diagonal", limit=4)
-    assert certify("cyclic:7", "diagonal", limit=7) is not None
+def test_large_automata_are_settled_without_a_pair_table() -> None:
+    # 5040 states: the pair search stops at the first distinguished pair (no 5040^2 table)
+    c = certify("symmetric:7", "diagonal")
+    assert c.kind == "commutation" and c.length == 0
+    # commutative with 300 states and symbols: the period search runs on the minimal automaton
+    c = certify("cyclic:300", "positive")
+    assert c.kind == "constancy" and c.label_period == 300 and dict(c.words)["g"] == "1"
 
 
 # ------------------------------------------------------------------------------------------
