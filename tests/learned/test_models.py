@@ -1,0 +1,149 @@
+"""Bilinear variants, baselines and the model registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from bilinear.constructions.weights import Weights
+from bilinear.errors import ConfigError
+from bilinear.learned.baselines import CausalTransformer, SelectiveSSM, sinusoidal_positions
+from bilinear.learned.models import BilinearRNN
+from bilinear.learned.registry import MODELS, build_model, count_params, hidden_for_params, parse_model
+
+torch.set_num_threads(1)
+
+VARIANTS = ["full", "factorized:3", "block:2", "rotation2d", "diagonal", "positive"]
+BASELINES = ["lstm", "rnn", "transformer", "transformer:2", "transformer:4", "mamba"]
+
+
+@pytest.mark.parametrize("spec", VARIANTS + BASELINES)
+def test_every_model_maps_words_to_logits(spec):
+    m = build_model(spec, n_symbols=3, n_classes=4, hidden=8, seed=0)
+    words = torch.randint(0, 3, (5, 7))
+    logits = m(words)
+    assert logits.shape == (5, 7, 4)
+    assert torch.isfinite(logits).all()
+    # causal: a change at position 4 leaves positions 0..3 unchanged
+    other = words.clone()
+    other[:, 4] = (other[:, 4] + 1) % 3
+    m.eval()
+    assert torch.allclose(m(words)[:, :4], m(other)[:, :4], atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("embed", [None, 5])
+def test_to_weights_runs_like_the_model(variant, embed):
+    """The exported Weights, run in float64 numpy, give the model's logits (up to h's scale)."""
+    m = BilinearRNN(3, 3, 6, variant, embed=embed, seed=1).eval()
+    w = m.to_weights()
+    assert isinstance(w, Weights) and not w.exact and w.variant == parse_model(variant).spec
+    A, h0, R = w.float_arrays()
+    words = torch.randint(0, 3, (4, 9), generator=torch.Generator().manual_seed(0))
+    logits = m(words).detach().double().numpy()
+    for b in range(4):
+        h = h0 / np.linalg.norm(h0)
+        for t in range(9):
+            h = A[int(words[b, t])] @ h
+            h = h / np.linalg.norm(h)
+            np.testing.assert_allclose(R @ h, logits[b, t], rtol=1e-4, atol=1e-5)
+
+
+def test_embedded_transitions_are_linear_in_the_embedding():
+    m = BilinearRNN(3, 2, 4, "full", embed=2, seed=0)
+    A = m.transitions().dense()
+    expected = torch.einsum("ks,kij->sij", m.E, m.W)
+    assert torch.allclose(A, expected)
+
+
+def test_rescaling_h0_changes_no_prediction():
+    """Scale invariance: no additive term, no bias, so h0 -> c h0 (c > 0) keeps every argmax."""
+    m = BilinearRNN(2, 3, 6, "full", seed=3).eval()
+    words = torch.randint(0, 2, (8, 40), generator=torch.Generator().manual_seed(1))
+    before = m(words, normalize=False).argmax(-1)
+    with torch.no_grad():
+        m.h0.mul_(1e-3)
+    assert torch.equal(m(words, normalize=False).argmax(-1), before)
+    assert torch.equal(m(words, normalize=True).argmax(-1), before)
+
+
+def test_positive_variant_is_positive():
+    w = BilinearRNN(2, 2, 4, "positive", seed=0).to_weights()
+    assert (np.diagonal(w.A, axis1=1, axis2=2) > 0).all()
+
+
+def test_additive_ablation():
+    m = BilinearRNN(2, 2, 4, "diagonal", additive=True, seed=0)
+    assert m(torch.tensor([[0, 1, 1]])).shape == (1, 3, 2)
+    with pytest.raises(ConfigError, match="additive"):
+        m.to_weights()
+    with pytest.raises(ConfigError, match="renormalised"):
+        m(torch.tensor([[0, 1]]), normalize=True)
+    with pytest.raises(ConfigError, match="bilinear models only"):
+        build_model("lstm", 2, 2, 4, additive=True)
+
+
+def test_seeds_fix_the_initialisation():
+    a = build_model("full", 2, 2, 4, seed=5).state_dict()
+    b = build_model("full", 2, 2, 4, seed=5).state_dict()
+    c = build_model("full", 2, 2, 4, seed=6).state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not torch.equal(a["W"], c["W"])
+
+
+def test_orthogonal_init_is_orthogonal():
+    m = BilinearRNN(3, 2, 5, "full", seed=0)
+    for A in m.transitions().dense():
+        assert torch.allclose(A @ A.T, torch.eye(5), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "spec, hidden, match",
+    [
+        ("block:4", 6, "not divisible by the block size 4"),
+        ("rotation2d", 5, "odd"),
+        ("full", 0, "positive integer"),
+        ("gru", 4, "unknown model 'gru'"),
+        ("block", 4, "needs a parameter"),
+        ("lstm:2", 4, "takes no parameter"),
+        ("transformer:0", 4, "must be >= 1"),
+    ],
+)
+def test_bad_models(spec, hidden, match):
+    with pytest.raises(ConfigError, match=match):
+        build_model(spec, 2, 2, hidden)
+
+
+def test_registry_lists_variants_then_baselines():
+    assert MODELS == ("full", "factorized", "block", "rotation2d", "diagonal", "positive", "lstm", "rnn", "transformer", "mamba")
+
+
+def test_parameter_counts():
+    assert count_params(build_model("full", 3, 2, 4)) == 3 * 16 + 4 + 2 * 4
+    assert count_params(build_model("block:2", 3, 2, 4)) == 3 * 2 * 4 + 4 + 8
+    assert count_params(build_model("diagonal", 3, 2, 4)) == 3 * 4 + 4 + 8
+    assert count_params(build_model("factorized:2", 3, 2, 4)) == 2 * (4 + 3 + 4) + 4 + 8
+
+
+def test_parameter_matched_hidden_size():
+    target = count_params(build_model("lstm", 2, 2, 16))
+    h = hidden_for_params("full", 2, 2, target)
+    n = count_params(build_model("full", 2, 2, h))
+    for other in (h - 1, h + 1):
+        assert abs(count_params(build_model("full", 2, 2, other)) - target) >= abs(n - target)
+    assert hidden_for_params("block:4", 2, 2, 500) % 4 == 0
+
+
+def test_transformer_positions_extend_past_training_lengths():
+    pe = sinusoidal_positions(600, 8)
+    assert pe.shape == (600, 8) and torch.isfinite(pe).all()
+    m = CausalTransformer(2, 2, 8, layers=1)
+    assert m(torch.zeros(1, 600, dtype=torch.long)).shape == (1, 600, 2)
+
+
+def test_selective_ssm_is_input_dependent():
+    m = SelectiveSSM(2, 2, 4, state=3, seed=0)
+    a = m(torch.tensor([[0, 0, 0]]))
+    b = m(torch.tensor([[1, 0, 0]]))
+    assert not torch.allclose(a[:, -1], b[:, -1])
