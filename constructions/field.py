@@ -199,12 +199,13 @@ class FieldElement:
     (True, 1, 1)
     """
 
-    __slots__ = ("field", "poly", "_hash")
+    __slots__ = ("field", "poly", "_hash", "_real")
 
     def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly, reduced: bool = False):
         self.field = field
         self.poly = poly if reduced else poly % field.modulus
         self._hash = None
+        self._real = None
 
     # --- helpers -------------------------------------------------------------------------
     @property
@@ -384,7 +385,10 @@ class FieldElement:
         return FieldElement(self.field, flint.fmpq_poly(out))
 
     def is_real(self) -> bool:
-        return self.conjugate() == self
+        """True when the element equals its complex conjugate (cached)."""
+        if self._real is None:
+            self._real = self.poly.degree() <= 0 or self.conjugate() == self
+        return self._real
 
     def __abs__(self):
         return -self if self.sign() < 0 else self

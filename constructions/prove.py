@@ -50,7 +50,7 @@ import numpy as np
 
 from bilinear.errors import WeightsError
 
-from .field import CyclotomicField, FieldElement
+from .field import _PRECISIONS, CyclotomicField, FieldElement
 from .weights import Weights
 
 __all__ = ["prove", "Proof", "Counterexample", "Unproved", "DEFAULT_BOUND"]
@@ -216,7 +216,8 @@ class _RationalDomain:
         return tuple(h)
 
     def key(self, h):
-        return self.canon(h)
+        # fmpq hashes through Fraction (slow); (numerator, denominator) fmpz pairs are fast
+        return tuple((x.p, x.q) for x in self.canon(h))
 
     def floats(self, h):
         mid = np.array([float(x) for x in h])
@@ -269,7 +270,25 @@ class _CyclotomicDomain:
         return out
 
     def sign(self, x) -> int:
-        return FieldElement(self.field, x, reduced=True).sign()
+        """Exact sign of a real element (entries of real weights stay real): zero test, then
+        balls at growing precision until one excludes zero."""
+        if x.is_zero():
+            return 0
+        if x.degree() == 0:
+            return 1 if x.coeffs()[0] > 0 else -1
+        poly = flint.acb_poly(x)
+        for prec in _PRECISIONS:
+            old = flint.ctx.prec
+            flint.ctx.prec = prec
+            try:
+                re = poly(self.field.zeta_ball(prec)).real
+            finally:
+                flint.ctx.prec = old
+            if re > 0:
+                return 1
+            if re < 0:
+                return -1
+        return FieldElement(self.field, x, reduced=True).sign()  # pragma: no cover - raises
 
     def _sign_nonzero(self, x) -> int:
         if x.degree() == 0:
