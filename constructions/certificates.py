@@ -16,11 +16,13 @@ this into finite, checkable evidence:
 ``constancy`` (``positive``)
     With ``lambda_i > 0`` the labels along ``u g^n v`` are eventually constant.
 
-:func:`certify` searches exhaustively and returns the *shortest* certificate (total length of
-its words, then shortlex), preferring the commutation theorem when both apply, or ``None``
-when none exists: the search is complete (a commutation certificate exists iff two reachable
-states ``q·ab``, ``q·ba`` are distinguishable; a period/constancy one iff some cycle of some
-monoid element through a reachable state holds two distinguishable states two/one steps apart).
+:func:`certify` searches exhaustively and returns a *shortest* certificate (total length of
+its words), preferring the commutation theorem when both apply, or ``None`` when none exists:
+the search is complete (Theorem 9: a commutation certificate exists iff two states ``q·ab``,
+``q·ba`` with ``q`` reachable are distinguishable; a period/constancy one iff, in the then
+commutative minimal automaton, the orbit of the start state under some word ``g`` cycles through
+two different states two/one steps apart).  One lazy multi-source breadth-first search over
+pairs of states finds the minimum; no table of all pairs is built.
 Every certificate is rechecked by :meth:`Certificate.verify` before it is returned.
 
 Examples

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bilinear.automata import Automaton, from_spec
+from bilinear.automata.strategies import automata, family_specs
 from bilinear.constructions.certificates import (
     KINDS,
     THEOREMS,
@@ -28,13 +29,10 @@ from bilinear.errors import AutomatonError, SpecError
 # ------------------------------------------------------------------------------------------
 # strategies (small automata, so that brute force over words is an oracle)
 # ------------------------------------------------------------------------------------------
-@st.composite
-def small_automata(draw, max_states: int = 4, max_symbols: int = 3) -> Automaton:
-    n = draw(st.integers(1, max_states))
-    k = draw(st.integers(1, max_symbols))
-    delta = [draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n)) for _ in range(k)]
-    labels = draw(st.lists(st.integers(0, min(n, 3) - 1), min_size=n, max_size=n))
-    return Automaton(delta, labels=labels, name="hyp")
+def small_automata(max_states: int = 4, max_symbols: int = 3):
+    """Small random automata (bilinear.automata.strategies), so that brute force over words is
+    an oracle."""
+    return automata(max_states=max_states, max_symbols=max_symbols, max_classes=3)
 
 
 def _words(k: int, length: int):
@@ -375,20 +373,64 @@ def test_every_network_of_the_variant_fails_the_certificate(spec: str, variant: 
     assert preds[50:] != truth[50:]  # so the network is wrong on some word u g^n v
 
 
-@given(small_automata(max_states=4, max_symbols=3), st.integers(0, 2**32 - 1))
-@settings(max_examples=30)
-def test_float_rotation_weights_reach_the_same_state_up_to_scale(a: Automaton, seed: int) -> None:
-    c = certify(a, "rotation2d")
-    if c is None:
+def _float_weights(variant: str, n_symbols: int, n_classes: int, rng: np.random.Generator) -> Weights:
+    """Random float weights of a commuting variant: scaled rotations, real or positive diagonals."""
+    if variant == "rotation2d":
+        blocks = int(rng.integers(1, 4))
+        d = 2 * blocks
+        A = np.zeros((n_symbols, d, d))
+        for s in range(n_symbols):
+            for k in range(blocks):
+                r, t = rng.uniform(0.5, 1.5), rng.uniform(0, 2 * np.pi)
+                A[s, 2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = r * np.array(
+                    [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]
+                )
+    else:
+        d = int(rng.integers(1, 6))
+        diag = rng.uniform(0.5, 1.5, size=(n_symbols, d))
+        if variant == "diagonal":
+            diag *= rng.choice([-1.0, 1.0], size=(n_symbols, d))
+        A = np.stack([np.diag(row) for row in diag])
+    return Weights(variant, A=A, h0=rng.normal(size=d), readout=rng.normal(size=(n_classes, d)))
+
+
+@given(
+    small_automata(max_states=4, max_symbols=3),
+    st.sampled_from(["rotation2d", "diagonal", "positive"]),
+    st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=40)
+def test_float_weights_reach_the_same_state_up_to_scale(a: Automaton, variant: str, seed: int) -> None:
+    """Theorem 6 numerically: for every commutation certificate and random float weights of the
+    variant, the two witnesses reach the same hidden state up to a positive scale."""
+    c = certify(a, variant)
+    if c is None or c.kind != "commutation":
         return
-    rng = np.random.default_rng(seed)
-    blocks = int(rng.integers(1, 4))
-    A = np.zeros((a.n_symbols, 2 * blocks, 2 * blocks))
-    for s in range(a.n_symbols):
-        for k in range(blocks):
-            r, t = rng.uniform(0.5, 1.5), rng.uniform(0, 2 * np.pi)
-            A[s, 2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = r * np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    w = Weights("rotation2d", A=A, h0=rng.normal(size=2 * blocks), readout=rng.normal(size=(a.n_classes, 2 * blocks)))
+    w = _float_weights(variant, a.n_symbols, a.n_classes, np.random.default_rng(seed))
     first, second = (_hidden(w, word) for word in c.witnesses)
-    first, second = first / np.linalg.norm(first), second / np.linalg.norm(second)
-    assert np.allclose(first, second, atol=1e-9)
+    scale = max(np.linalg.norm(first), np.linalg.norm(second), 1e-300)
+    assert np.allclose(first / scale, second / scale, atol=1e-9)
+
+
+@given(family_specs(products=True), st.sampled_from(["rotation2d", "diagonal", "positive", "block:1"]))
+@settings(max_examples=40)
+def test_certificates_and_the_construction_registry_agree(spec: str, variant: str) -> None:
+    """No construction in the registry contradicts a certificate: where a certificate exists,
+    build() refuses; where build() succeeds and its weights are proved, there is no certificate."""
+    from bilinear.constructions.prove import prove
+    from bilinear.constructions.registry import build
+    from bilinear.errors import ConstructionError
+
+    a = from_spec(spec)
+    if a.n_states > 120:
+        return
+    c = certify(a, variant)
+    try:
+        w = build(a, variant)
+    except ConstructionError:
+        w = None
+    if c is not None:
+        assert c.verify(a)
+        assert w is None or prove(w, a).status != "proved"
+    elif w is not None:
+        assert prove(w, a).status == "proved"
