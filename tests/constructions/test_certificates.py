@@ -18,7 +18,6 @@ from bilinear.automata.strategies import automata, family_specs
 from bilinear.constructions.certificates import (
     KINDS,
     THEOREMS,
-    Certificate,
     certifiable_kinds,
     certify,
 )

@@ -19,7 +19,6 @@ from bilinear.constructions.matrix import (
     DEFAULT_ROWS,
     STATUSES,
     CapabilityMatrix,
-    Cell,
     capability_matrix,
     matrix_cell,
     parse_rows,
