@@ -179,7 +179,10 @@ class CapabilityMatrix:
 
 
 def _escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Escape the characters Markdown would read as table or emphasis syntax."""
+    for ch in ("\\", "|", "*", "_", "`"):
+        text = text.replace(ch, "\\" + ch)
+    return text
 
 
 # ------------------------------------------------------------------------------------------

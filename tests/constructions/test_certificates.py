@@ -366,7 +366,13 @@ def test_every_network_of_the_variant_fails_the_certificate(spec: str, variant: 
     # Theorems 7, 8: along u g^n v the predicted labels are eventually 2-periodic / constant
     step = 2 if c.kind == "period" else 1
     u, g, v = c.word("u"), c.word("g"), c.word("v")
-    preds = [_predict(w, _hidden(w, u + g * n + v)) for n in range(90)]
+    hidden = [_hidden(w, u + g * n + v) for n in range(90)]
+    for c1, c2 in itertools.combinations(range(a.n_classes), 2):
+        # the sign of every readout difference is eventually 2-periodic / constant
+        diff = w.readout[c1] - w.readout[c2]
+        signs = [(x > 0) - (x < 0) for x in (diff.dot(h) for h in hidden)]
+        assert all(signs[n] == signs[n + step] for n in range(50, 90 - step))
+    preds = [_predict(w, h) for h in hidden]
     assert all(preds[n] == preds[n + step] for n in range(50, 90 - step))
     truth = [a.label(list(u + g * n + v)) for n in range(90)]
     assert preds[50:] != truth[50:]  # so the network is wrong on some word u g^n v
