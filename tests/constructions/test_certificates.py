@@ -439,3 +439,25 @@ def test_certificates_and_the_construction_registry_agree(spec: str, variant: st
         assert w is None or prove(w, a).status != "proved"
     elif w is not None:
         assert prove(w, a).status == "proved"
+
+
+@given(small_automata(max_states=5, max_symbols=3), st.sampled_from(["rotation2d", "diagonal", "positive"]))
+@settings(max_examples=40)
+def test_certificates_depend_only_on_the_language(a: Automaton, variant: str) -> None:
+    """Certificates are statements about labels of words: the automaton and its minimal
+    automaton have certificates of the same kind and length, each valid for the other."""
+    from bilinear.automata.minimize import minimize
+
+    m = minimize(a)
+    c, cm = certify(a, variant), certify(m, variant)
+    assert (c is None) == (cm is None)
+    if c is None:
+        return
+    assert (c.kind, c.length) == (cm.kind, cm.length)
+    if c.kind == "commutation":
+        assert cm.verify(a) and c.verify(m)
+    else:
+        # the period search runs on the minimal automaton either way; the orbit's pre-period and
+        # period may differ between a and m, the eventual period of the labels may not
+        assert c.indices == cm.indices and c.label_period == cm.label_period
+        assert _labels_along(a, (), c.word("g"), c.word("v"), 40) == _labels_along(m, (), c.word("g"), c.word("v"), 40)
