@@ -83,6 +83,14 @@ def register(sub) -> None:
     p.add_argument("--length", type=_positive_int, default=e.length,
                    help=f"length of each sampled word (default {e.length})")
     p.add_argument("--seed", type=_seed, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
+    p.add_argument("--method", choices=("auto", "geometry", "behaviour"), default=e.method,
+                   help="extraction: tolerance clusters of hidden states (geometry), label signatures "
+                        "(behaviour), or geometry then behaviour when the clusters are not separated "
+                        f"(default {e.method})")
+    p.add_argument("--horizon", type=_seed, default=e.horizon,
+                   help=f"behaviour: signatures over words of length <= HORIZON (default {e.horizon})")
+    p.add_argument("--burn-in", type=_seed, default=None,
+                   help="steps before clustering (default: 0, then length // 2 if not separated)")
     p.set_defaults(handler=_run)
 
 
@@ -129,7 +137,10 @@ def _run(args) -> int:
     config = AnalysisConfig(
         tol=args.tol,
         max_order=args.max_order,
-        extract=ExtractConfig(words=args.words, length=args.length, tol=args.cluster_tol, seed=args.seed),
+        extract=ExtractConfig(
+            words=args.words, length=args.length, tol=args.cluster_tol, seed=args.seed,
+            method=args.method, horizon=args.horizon, burn_in=args.burn_in,
+        ),
     )
     weights, automaton, title, source = load_target(args.run_dir, args.construction)
     report = analyze(weights, automaton, config, title=title, source=source)

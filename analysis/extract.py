@@ -37,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import time as _time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -46,6 +46,10 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from .matrices import check_pair, check_positive_int, check_tolerance
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "run_network"]
+
+
+#: Clustering methods of :func:`extract`.
+METHODS = ("auto", "geometry", "behaviour")
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class ExtractConfig:
     seed: int = 0  # seed of the word sampler (numpy default_rng)
     max_states: int = 2000  # give up clustering beyond this many clusters
     burn_in: int | None = None  # steps before clustering starts; None: 0, else length // 2 if needed
+    method: str = "auto"  # geometry (tolerance clusters) | behaviour (label signatures) | auto
+    horizon: int = 2  # behaviour: signatures over every word of length <= horizon
     monoid_limit: int = 100_000  # largest monoid classified
 
     def validated(self) -> "ExtractConfig":
@@ -67,6 +73,9 @@ class ExtractConfig:
         check_positive_int(self.seed, "seed", minimum=0)
         check_positive_int(self.max_states, "max_states")
         check_positive_int(self.monoid_limit, "monoid_limit")
+        if self.method not in METHODS:
+            raise AnalysisError(f"unknown extraction method {self.method!r} (known: {', '.join(METHODS)})")
+        check_positive_int(self.horizon, "horizon", minimum=0)
         if self.burn_in is not None:
             check_positive_int(self.burn_in, "burn_in", minimum=0)
             if self.burn_in >= self.length:
@@ -105,6 +114,8 @@ class Extraction:
     seconds: float
     burn_in: int = 0
     start_word: tuple[int, ...] = ()
+    method: str = "geometry"
+    margin: float | None = None
 
     @property
     def gap(self) -> float | None:
@@ -120,11 +131,18 @@ class Extraction:
                 f"extraction failed: {self.status} (tolerance {self.config.tol:g}); the hidden states "
                 "do not form a small set of clusters"
             )
-        sep = (
-            f"clusters separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
-            if self.separated
-            else f"clusters NOT separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
-        )
+        if self.method == "behaviour":
+            sep = (
+                f"states = label signatures over words of length <= {self.config.horizon}, "
+                f"min scale-free margin {self.margin:.2g}"
+                + ("" if self.unobserved == 0 else f", {self.unobserved} unobserved transitions")
+            )
+        elif self.separated:
+            sep = f"clusters separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
+        else:
+            sep = f"clusters NOT separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
+        if self.conflicts:
+            sep += f"; {self.conflicts} conflicting transitions (majority kept)"
         head = f"{self.n_clusters} clusters -> {self.minimal.n_states} minimal states; {sep}"
         if self.burn_in:
             head = (
@@ -134,7 +152,8 @@ class Extraction:
         if self.isomorphic:
             verdict = "isomorphic to the true automaton"
         else:
-            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}"
+            where = " after the burn-in prefix" if self.burn_in else ""
+            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}{where}"
         return f"{head}; {verdict}; monoid: {self.classification}"
 
     def to_json(self) -> dict:
@@ -168,6 +187,8 @@ class Extraction:
             "accuracy_by_length": list(self.accuracy_by_length),
             "first_error": None if self.first_error is None else list(self.first_error),
             "burn_in": self.burn_in,
+            "method": self.method,
+            "margin": self.margin,
             "start_word": list(self.start_word),
             "extracted": auto(self.automaton),
             "minimal": auto(self.minimal),
@@ -281,6 +302,74 @@ class _Clusters:
         return within, float(D.min())
 
 
+class _Signatures:
+    """Behavioural clustering: two hidden states are the same state when the network gives them
+    the same label after every word of length <= ``horizon`` (the empty word included).
+
+    No distance tolerance: the justification is the *margin* of every label in a signature,
+    ``(top score - second score) / (||x|| max_c ||R_c||)``; ``margin`` is its minimum over all
+    states and words (> 0: every signature is decided, not a tie)."""
+
+    def __init__(self, A: np.ndarray, R: np.ndarray, horizon: int, max_states: int):
+        from .matrices import word_matrix, words_up_to
+
+        words = [()] + list(words_up_to(A.shape[0], horizon))
+        if len(words) > MAX_SIGNATURE_WORDS:
+            raise AnalysisError(
+                f"horizon {horizon} gives {len(words)} words per signature with {A.shape[0]} symbols "
+                f"(at most {MAX_SIGNATURE_WORDS}); lower the horizon"
+            )
+        # readout after each word: R A(w), stacked (words * classes, hidden)
+        self.C = R.shape[0]
+        self.W = len(words)
+        self.RA = np.concatenate([R @ word_matrix(A, w) for w in words], axis=0)
+        self.rnorm = float(np.linalg.norm(R, axis=1).max()) or 1.0
+        self.max_states = max_states
+        self.index: dict[bytes, int] = {}
+        self.overflow = False
+        self.margin = float("inf")
+        self.k = 0
+        self.signatures: list[np.ndarray] = []
+        self.representatives: list[np.ndarray] = []
+
+    def lookup(self, x: np.ndarray) -> int:
+        """The state of one hidden vector if its signature is known, else -1."""
+        labels = np.argmax((self.RA @ x).reshape(self.W, self.C), axis=1).astype(np.int32)
+        return self.index.get(labels.tobytes(), -1)
+
+    def assign(self, X: np.ndarray) -> np.ndarray:
+        n = X.shape[0]
+        scores = (X @ self.RA.T).reshape(n, self.W, self.C)  # (batch, words, classes)
+        labels = np.argmax(scores, axis=2).astype(np.int32)  # (batch, words)
+        if self.C > 1:
+            top2 = np.partition(scores, self.C - 2, axis=2)[:, :, -2:]
+            gap = (top2[:, :, 1] - top2[:, :, 0]).min(axis=1)
+            norms = np.linalg.norm(X, axis=1)
+            m = gap / np.maximum(norms * self.rnorm, 1e-300)
+            self.margin = min(self.margin, float(m.min()))
+        rows = np.ascontiguousarray(labels).view(np.dtype((np.void, labels.dtype.itemsize * self.W)))[:, 0]
+        uniq, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+        ids = np.empty(uniq.size, dtype=np.int64)
+        for i, key in enumerate(uniq):
+            b = bytes(key)
+            c = self.index.get(b)
+            if c is None:
+                if self.k >= self.max_states:
+                    self.overflow = True
+                    return np.full(n, -1, dtype=np.int64)
+                c = self.k
+                self.index[b] = c
+                self.signatures.append(np.frombuffer(b, dtype=np.int32).copy())
+                self.representatives.append(X[first[i]].copy())
+                self.k += 1
+            ids[i] = c
+        return ids[inverse.reshape(-1)]
+
+
+#: Most words (empty word included) in a behavioural signature.
+MAX_SIGNATURE_WORDS = 1024
+
+
 def _normalised_accuracy(acc, n_classes: int):
     if n_classes <= 1:
         return np.ones_like(np.asarray(acc, dtype=float))
@@ -311,23 +400,36 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     rng = np.random.default_rng(config.seed)
     words = rng.integers(0, weights.n_symbols, size=(config.words, config.length), dtype=np.int64)
     truth = automaton.labels_batch(words, trace=True)  # (batch, time)
-    if config.burn_in is not None:
-        return _extract(A, h0, R, automaton, config, words, truth, config.burn_in, started)
-    first = _extract(A, h0, R, automaton, config, words, truth, 0, started)
-    if (first.status == "ok" and first.separated) or config.length < 2:
-        return first
-    second = _extract(A, h0, R, automaton, config, words, truth, config.length // 2, started)
-    return second if second.status == "ok" else first
+    methods = ["geometry", "behaviour"] if config.method == "auto" else [config.method]
+    attempts: list[Extraction] = []
+    for method in methods:
+        cfg = config
+        if config.method == "auto" and method == "geometry":
+            # a geometric clustering far larger than the automaton explains nothing: give up early
+            cfg = replace(config, max_states=min(config.max_states, max(200, 20 * automaton.n_states)))
+        burn_ins = [config.burn_in] if config.burn_in is not None else [0, config.length // 2]
+        for b in dict.fromkeys(burn_ins):
+            if b >= config.length:
+                continue
+            result = _extract(A, h0, R, automaton, cfg, words, truth, b, started, method)
+            if result.status == "ok" and result.separated:
+                return replace(result, config=config)
+            attempts.append(replace(result, config=config))
+    # nothing separated: the first attempt that produced an automaton, else the first attempt
+    return next((r for r in attempts if r.status == "ok"), attempts[0])
 
 
-def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float) -> Extraction:
+def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float, method: str) -> Extraction:
     from bilinear.automata.automaton import Automaton
     from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
 
     S, d = A.shape[0], A.shape[1]
     N, T = words.shape
     B = int(burn_in)
-    clusters = _Clusters(d, config.tol, config.max_states)
+    if method == "geometry":
+        clusters = _Clusters(d, config.tol, config.max_states)
+    else:
+        clusters = _Signatures(A, R, config.horizon, config.max_states)
     h = _unit_rows(h0[None, :].astype(float).copy())
     ids = np.full((N, T + 1), -1, dtype=np.int64)  # (batch, time + 1) cluster of every prefix
     if B == 0:
@@ -357,6 +459,7 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
         config=config,
         burn_in=B,
         start_word=start_word,
+        method=method,
     )
     if clusters.overflow:
         return Extraction(
@@ -383,21 +486,35 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
     n_sources = int(first.sum())
     conflicts = int(src_o.size - n_sources)
     conflict_fraction = float(1.0 - cnt_o[first].sum() / cnt_o.sum()) if cnt_o.size else 0.0
-    centres = clusters.centres[:K]
     unobserved = 0
-    for code in np.flatnonzero(delta < 0):
-        c, s = divmod(int(code), S)
-        x = _unit_rows((A[s] @ centres[c])[None, :])
-        D = clusters._dist(x, centres, clusters.sq[:K])[0]
-        delta[code] = int(np.argmin(D))
-        unobserved += 1
+    if method == "geometry":
+        centres = clusters.centres[:K]
+        for code in np.flatnonzero(delta < 0):
+            c, s = divmod(int(code), S)
+            x = _unit_rows((A[s] @ centres[c])[None, :])
+            D = clusters._dist(x, centres, clusters.sq[:K])[0]
+            delta[code] = int(np.argmin(D))
+            unobserved += 1
+        labels = np.argmax(centres @ R.T, axis=1)  # (states,)
+        within, between = clusters.bounds()
+        separated = bool(K == 1 or between > within)
+        margin = None
+    else:
+        # an unobserved transition: apply the network to the state's first member and look up
+        # the signature; an unknown signature is counted and falls back to a self-loop
+        for code in np.flatnonzero(delta < 0):
+            c, s = divmod(int(code), S)
+            target = clusters.lookup(_unit_rows((A[s] @ clusters.representatives[c])[None, :])[0])
+            delta[code] = target if target >= 0 else c
+            unobserved += int(target < 0)
+        labels = np.array([int(sig[0]) for sig in clusters.signatures], dtype=np.int64)
+        within, between = float("nan"), float("nan")
+        margin = clusters.margin
+        separated = bool(margin > 0 and unobserved == 0 and conflicts == 0)
     delta = delta.reshape(K, S).T  # (symbols, states)
-    labels = np.argmax(centres @ R.T, axis=1)  # (states,)
     lo = max(B, 1)
     label_keys = np.unique(ids[:, lo:].ravel() * automaton.n_classes + pred[:, lo - 1:].ravel())
     label_conflicts = int(label_keys.size - np.unique(label_keys // automaton.n_classes).size)
-    within, between = clusters.bounds()
-    separated = bool(K == 1 or between > within)
     extracted = Automaton(
         delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
         name=f"extracted({automaton.name})" if automaton.name else "extracted",
@@ -434,5 +551,6 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
         distinguishing_text=None if word is None else automaton.format_word(word),
         classification=classification,
         seconds=_time.perf_counter() - started,
+        margin=margin,
         **common,
     )
