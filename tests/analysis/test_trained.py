@@ -1,0 +1,75 @@
+"""Analysis of a trained cyclic:5 full network (small budget, via the learned room's train API)."""
+
+import json
+
+import pytest
+
+from bilinear.analysis import AnalysisConfig, ExtractConfig, analyze
+from bilinear.analysis.cli import load_target
+from bilinear.cli import main
+from bilinear.errors import AnalysisError
+
+train_mod = pytest.importorskip("bilinear.learned.train")
+runs_mod = pytest.importorskip("bilinear.learned.runs")
+from bilinear.learned.config import TrainConfig  # noqa: E402
+
+CONFIG = TrainConfig(spec="cyclic:5", model="full", hidden=8, steps=600, lr=1e-2, test_len=100, test_words=50, seed=0)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("runs") / "cyclic5-full"
+    result = train_mod.train(CONFIG, runs_mod.RunDir(path, CONFIG))
+    assert result["test_accuracy_normalized"] == 1.0  # the run generalises to length 100
+    return path
+
+
+def test_trained_cyclic5_report(run_dir):
+    weights, automaton, title, source = load_target(run_dir=run_dir)
+    assert weights.variant == "full" and not weights.exact and weights.dim == 8
+    assert source["test_accuracy_normalized"] == 1.0
+    report = analyze(weights, automaton, AnalysisConfig(tol=0.2, extract=ExtractConfig(words=300, length=100)))
+    rel = report.relations
+    assert rel.total == len(rel.relations) > 0
+    # 'holds' is exactly 'residual on the visited span <= tol', relation by relation
+    assert all(r.holds == (r.residual_visited <= 0.2) for r in rel.relations)
+    assert rel.max_residual == max(r.residual_visited for r in rel.relations)
+    # a network that is right at length 100 satisfies Z_5's relations on the states it visits
+    assert rel.all_hold
+    ex = report.extraction
+    assert ex.isomorphic is True and ex.minimal.n_states == 5
+    assert ex.classification == "abelian group of order 5"
+    assert ex.accuracy == 1.0
+    # the learned symbol matrices are near rotations of order 5 on their unit-modulus part
+    for m in report.spectrum.symbols[1:]:
+        unit = [r for r, z in zip(m.roots, m.normalised) if abs(abs(z) - 1) < 1e-2]
+        assert unit and all(r.order == 5 and r.distance < 0.05 for r in unit)
+
+
+def test_strict_tolerance_reports_failing_relations(run_dir):
+    weights, automaton, _, _ = load_target(run_dir=run_dir)
+    report = analyze(weights, automaton, AnalysisConfig(tol=1e-9, run_extraction=False))
+    assert not report.relations.all_hold
+    assert "fail" in report.relations.reading
+
+
+def test_cli_on_run_dir(run_dir, tmp_path, capsys):
+    assert main(["analyze", str(run_dir), "--json", "--words", "200", "--out", str(tmp_path / "o")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["extraction"]["isomorphic"] is True
+    assert data["source"]["run"] == str(run_dir)
+    assert (tmp_path / "o" / "report.md").is_file()
+
+
+def test_unfinished_run_refused(run_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    (copy / "result.json").unlink()
+    with pytest.raises(AnalysisError, match="not finished"):
+        load_target(run_dir=copy)
+    shutil.copytree(run_dir, tmp_path / "nomodel")
+    (tmp_path / "nomodel" / "model.pt").unlink()
+    with pytest.raises(AnalysisError, match="model.pt"):
+        load_target(run_dir=tmp_path / "nomodel")
