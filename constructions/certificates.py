@@ -201,6 +201,63 @@ class Certificate:
             )
         return out
 
+    # -- applying the certificate to given weights --------------------------------------------
+    def failing_word(self, weights, automaton: Automaton, max_n: int = 256) -> tuple[int, ...] | None:
+        """A word (symbol indices) that ``weights`` classify differently from ``automaton``,
+        found along the certificate, or ``None`` if none is found within ``max_n``.
+
+        Commutation: both witnesses reach the same hidden state for weights of a commuting
+        variant, so the one whose automaton label differs from the prediction fails.  Period /
+        constancy: the predictions along ``u g^n v`` are eventually 2-periodic / constant
+        (Theorems 7, 8) while the automaton's labels are not, so some ``n`` fails; the words are
+        tried for ``n = 0 .. max_n``.  Predictions are computed in float64 with the hidden state
+        renormalised after every symbol (as :func:`~bilinear.constructions.check.check` does), so
+        any weights work, trained or constructed; for weights of another variant the theorems
+        do not apply and ``None`` is a possible answer.
+
+        >>> from bilinear.automata import from_spec
+        >>> from bilinear.constructions.weights import Weights
+        >>> a = from_spec("cyclic:3")
+        >>> w = Weights("diagonal", A=[[[1]], [[-1]], [[1]]], h0=[1], readout=[[1], [-1], [0]])
+        >>> certify(a, "diagonal").failing_word(w, a)
+        (1, 1)
+        """
+        from bilinear.errors import WeightsError
+
+        A, h0, R = weights.float_arrays()
+        if A.shape[0] != automaton.n_symbols or R.shape[0] != automaton.n_classes:
+            raise WeightsError(
+                f"weights have {A.shape[0]} symbols and {R.shape[0]} classes, the automaton "
+                f"{automaton.name or ''} {automaton.n_symbols} and {automaton.n_classes}"
+            )
+        if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 0:
+            raise WeightsError(f"max_n must be a non-negative integer, got {max_n!r}")
+
+        def run(h, word):  # (hidden,) -> (hidden,), renormalised
+            for symbol in word:
+                h = A[symbol] @ h
+                norm = np.linalg.norm(h)
+                if norm > 0:
+                    h = h / norm
+            return h
+
+        def wrong(h, word) -> bool:
+            return int(np.argmax(R @ h)) != automaton.label(list(word))
+
+        if self.kind == "commutation":
+            for word in self.witnesses:
+                if wrong(run(h0, word), word):
+                    return tuple(word)
+            return None
+        u, g, v = self.word("u"), self.word("g"), self.word("v")
+        h = run(h0, u)
+        for n in range(max_n + 1):
+            word = u + g * n + v
+            if wrong(run(h, v), word):
+                return word
+            h = run(h, g)
+        return None
+
     # -- the exact recheck ------------------------------------------------------------------
     def verify(self, automaton: Automaton) -> bool:
         """Recheck the certificate on ``automaton`` exactly (integer state arithmetic only).

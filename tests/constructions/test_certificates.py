@@ -362,6 +362,9 @@ def test_every_network_of_the_variant_fails_the_certificate(spec: str, variant: 
         # Theorem 6: both witnesses reach exactly the same hidden state
         first, second = (_hidden(w, word) for word in c.witnesses)
         assert all(x == y for x, y in zip(first, second))
+        scores = w.readout.dot(first).tolist()
+        if scores.count(max(scores)) == 1:  # no exact tie for float rounding to break
+            assert c.failing_word(w, a) in c.witnesses  # one of them is classified wrong
         return
     # Theorems 7, 8: along u g^n v the predicted labels are eventually 2-periodic / constant
     step = 2 if c.kind == "period" else 1
@@ -376,6 +379,13 @@ def test_every_network_of_the_variant_fails_the_certificate(spec: str, variant: 
     assert all(preds[n] == preds[n + step] for n in range(50, 90 - step))
     truth = [a.label(list(u + g * n + v)) for n in range(90)]
     assert preds[50:] != truth[50:]  # so the network is wrong on some word u g^n v
+    # and failing_word finds one such word (float run with renormalisation)
+    word = c.failing_word(w, a, max_n=89)
+    assert word is not None
+    n = next(n for n in range(90) if word == u + g * n + v)
+    scores = w.readout.dot(hidden[n]).tolist()
+    if scores.count(max(scores)) == 1:  # no exact tie: the float argmax is the exact one
+        assert preds[n] != truth[n]
 
 
 def _float_weights(variant: str, n_symbols: int, n_classes: int, rng: np.random.Generator) -> Weights:
@@ -461,3 +471,22 @@ def test_certificates_depend_only_on_the_language(a: Automaton, variant: str) ->
         # period may differ between a and m, the eventual period of the labels may not
         assert c.indices == cm.indices and c.label_period == cm.label_period
         assert _labels_along(a, (), c.word("g"), c.word("v"), 40) == _labels_along(m, (), c.word("g"), c.word("v"), 40)
+
+
+def test_failing_word_on_given_weights() -> None:
+    from bilinear.constructions.registry import build
+    from bilinear.errors import WeightsError
+
+    a = from_spec("dihedral:4")
+    c = certify(a, "rotation2d")
+    # a correct construction of another variant is not refuted along the certificate
+    assert c.failing_word(build("dihedral:4", "block:2"), a) is None
+    rot = Weights("rotation2d", A=[[[0, -1], [1, 0]], [[1, 0], [0, 1]]], h0=[1, 0], readout=[[1, 0]] * 8)
+    assert c.failing_word(rot, a) in c.witnesses
+    p = from_spec("cyclic:3")
+    cp = certify(p, "positive")
+    assert cp.failing_word(build("cyclic:3", "rotation2d"), p, max_n=50) is None
+    with pytest.raises(WeightsError, match="2 symbols and 8 classes"):
+        cp.failing_word(rot, p)
+    with pytest.raises(WeightsError, match="max_n must be a non-negative integer"):
+        c.failing_word(rot, a, max_n=-1)
