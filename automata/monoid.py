@@ -24,7 +24,7 @@ Algebra (for transformations acting on the right):
   (a group of order below 60 always is).
 
 >>> from bilinear.automata import from_spec
->>> m = transformation_monoid(from_spec("dihedral:4"))
+>>> m = transformation_monoid(from_spec("dihedral:8"))
 >>> m.size, m.is_group, m.is_commutative, m.is_solvable
 (16, True, False, True)
 >>> m.classification
