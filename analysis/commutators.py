@@ -29,6 +29,7 @@ from .matrices import (
     check_pair,
     check_positive_int,
     check_tolerance,
+    exact_enough,
     float_matrix,
     is_zero_matrix,
     word_matrix,
@@ -153,7 +154,8 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
     Af = np.stack([float_matrix(A[a]) for a in range(n)])
     norms = [[commutator_norm(Af[a], Af[b]) for b in range(n)] for a in range(n)]
     zero = None
-    if weights.exact:
+    exact = exact_enough(weights)
+    if exact:
         zero = [[True] * n for _ in range(n)]
         for a in range(n):
             for b in range(a + 1, n):
@@ -166,11 +168,11 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
     words = []
     if word_length >= 2:
         ws = list(words_up_to(n, word_length, min_length=2, limit=max_words))
-        mats = {w: word_matrix(A, w) for w in ws}
+        mats = {w: word_matrix(A if exact else Af, w) for w in ws}
         for i, u in enumerate(ws):
             for v in ws[i + 1:]:
                 Mu, Mv = mats[u], mats[v]
-                ez = is_zero_matrix(Mu @ Mv - Mv @ Mu) if weights.exact else None
+                ez = is_zero_matrix(Mu @ Mv - Mv @ Mu) if exact else None
                 words.append(WordCommutator(u, v, 0.0 if ez else commutator_norm(Mu, Mv), ez))
     return Commutators(
         names,

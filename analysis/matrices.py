@@ -23,7 +23,7 @@ import itertools
 import math
 from fractions import Fraction
 from numbers import Real
-from typing import Iterable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -38,6 +38,9 @@ __all__ = [
     "is_zero_matrix",
     "exact_sign_of",
     "scale_free_distance",
+    "float_matrix",
+    "exact_enough",
+    "EXACT_MAX_DIM",
 ]
 
 
@@ -204,6 +207,16 @@ def scale_free_distance(M: np.ndarray, N: np.ndarray) -> float:
     return min(1.0, float(np.linalg.norm(m - cos * n)))
 
 
+#: Largest hidden size for which exact weights are multiplied exactly (object matmul costs
+#: O(d^3) Python operations per product); larger exact weights are analysed in float.
+EXACT_MAX_DIM = 24
+
+
+def exact_enough(weights) -> bool:
+    """True when ``weights`` are exact and small enough for exact products."""
+    return bool(weights.exact) and weights.dim <= EXACT_MAX_DIM
+
+
 def float_matrix(M: np.ndarray) -> np.ndarray:
     """An exact or float matrix as float64."""
     M = np.asarray(M)
@@ -211,6 +224,3 @@ def float_matrix(M: np.ndarray) -> np.ndarray:
         return np.vectorize(float, otypes=[float])(M) if M.size else np.zeros(M.shape)
     return M.astype(float)
 
-
-def iterable_len(items: Iterable) -> int:
-    return sum(1 for _ in items)

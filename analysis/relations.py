@@ -40,6 +40,7 @@ from .matrices import (
     check_pair,
     check_positive_int,
     check_tolerance,
+    exact_enough,
     float_matrix,
     positive_multiple,
     scale_free_distance,
@@ -263,6 +264,7 @@ def relation_residuals(
     burn_in = check_positive_int(burn_in, "burn_in", minimum=0)
     rank_tol = check_tolerance(rank_tol, "rank_tol")
     V = visited_basis(Af, h0, burn_in=burn_in, seed=seed, rank_tol=rank_tol)
+    exact = exact_enough(weights)
     out = []
     for u, v in pairs:
         Mu, Mv = word_matrix(Af, u), word_matrix(Af, v)
@@ -270,7 +272,7 @@ def relation_residuals(
         reach = scale_free_distance(Mu @ Q, Mv @ Q) if Q.shape[1] else 0.0
         visited = scale_free_distance(Mu @ V, Mv @ V) if V.shape[1] else 0.0
         exactly = None
-        if weights.exact:
+        if exact:
             Eu, Ev = word_matrix(A, u), word_matrix(A, v)
             if all(x == 0 for x in Ev.flat):
                 exactly = all(x == 0 for x in Eu.flat)

@@ -176,11 +176,21 @@ class Report:
         if ex is not None:
             c = ex.config
             out += ["", "## Extraction", "", ex.reading, ""]
-            out.append(f"- {c.words} random words of length {c.length} (seed {c.seed}); cluster radius {c.tol:g}")
-            out.append(
-                f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                f"{ex.between:.3g}; gap {('%.3g' % ex.gap) if ex.gap is not None else 'undefined'}"
-            )
+            burn = f", burn-in {ex.burn_in} steps" if ex.burn_in else ""
+            if ex.method == "behaviour":
+                out.append(
+                    f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; states = label "
+                    f"signatures over every word of length <= {c.horizon}"
+                )
+                out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
+            elif ex.automaton is not None:
+                out.append(
+                    f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
+                )
+                out.append(
+                    f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
+                    f"{ex.between:.3g}; gap {('%.3g' % ex.gap) if ex.gap is not None else 'undefined'}"
+                )
             out.append(
                 f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
                 f"{ex.conflict_fraction:.3g}); unobserved transitions filled {ex.unobserved}; label conflicts "

@@ -40,6 +40,7 @@ import numpy as np
 from bilinear.errors import AnalysisError
 
 from .matrices import (
+    EXACT_MAX_DIM,
     check_pair,
     check_positive_int,
     check_tolerance,
@@ -62,8 +63,6 @@ __all__ = [
     "EXACT_MAX_DIM",
 ]
 
-#: Largest hidden size for which orders are decided exactly (object matmul is O(d^3) Python ops).
-EXACT_MAX_DIM = 24
 
 
 @dataclass(frozen=True)
