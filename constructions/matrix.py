@@ -15,8 +15,9 @@ Rows are automaton families (spec strings), columns are variants.  A cell is
 ``open``
     neither a construction nor a certificate: the toolkit does not know, and says so.
 
-The column ``factorized`` has no fixed ``R``: the registry's factorized construction chooses it
-and the cell shows the choice.
+The column ``factorized`` has no fixed ``R``: it takes the smallest ``R`` with which any known
+construction of the automaton factorises (Theorem 4 of docs/theory.md), then the smallest ``d``
+at that ``R``, and the cell shows both.
 
 >>> m = capability_matrix(["parity", "dihedral:4"], ["full", "rotation2d", "positive"])
 >>> [c.text for c in m.row("parity")]
@@ -52,8 +53,8 @@ __all__ = [
     "register",
 ]
 
-#: The families the matrix lists by default (the theory's test cases: abelian, dihedral,
-#: non-solvable-free small groups, a solvable semigroup, aperiodic automata, a random machine).
+#: The families the matrix lists by default (the theory's test cases: abelian groups and their
+#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine).
 DEFAULT_ROWS = (
     "parity",
     "cyclic:3",
