@@ -278,14 +278,18 @@ class Family:
 
     @property
     def usage(self) -> str:
-        """How to write a spec of this family, e.g. ``cyclic:M`` or ``random:states=S,...``."""
-        parts = []
+        """How to write a spec of this family, e.g. ``cyclic:M`` or
+        ``random:states=INT,symbols=INT[,seed=0][,perm=0]`` (optional parts in brackets)."""
+        required, optional = [], []
         for p in self.params:
-            token = p.name if p.name.isupper() else f"{p.name}=INT"
-            if p.default is not None or p.name == "alphabet":
-                token = f"[{p.name}=all]" if p.name == "alphabet" else f"[{p.name}={p.default}]"
-            parts.append(token)
-        return self.name + (":" + ",".join(parts) if parts else "")
+            if p.name == "alphabet":
+                optional.append("alphabet=all")
+            elif p.default is not None:
+                optional.append(f"{p.name}={p.default}")
+            else:
+                required.append(p.name if p.name.isupper() else f"{p.name}=INT")
+        text = self.name + (":" + ",".join(required) if required else "")
+        return text + "".join(f"[,{o}]" for o in optional)
 
 
 def _dihedral(N: int) -> Automaton:

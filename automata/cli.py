@@ -1,0 +1,174 @@
+"""Command-line sub-commands of the automata room: ``bilinear families`` and ``bilinear describe``.
+
+``bilinear families`` lists every registered family (spec usage, one line of meaning, examples);
+``bilinear describe SPEC [--json] [--limit N]`` builds the automaton a spec names, computes its
+transformation monoid by closure and prints its algebra.
+
+>>> import json
+>>> from bilinear.automata.cli import describe
+>>> facts = describe("dihedral:8")
+>>> facts["monoid_size"], facts["solvable"], facts["commutative"]
+(16, True, False)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from bilinear.errors import AutomatonError
+
+from .families import FAMILIES, from_spec
+from .minimize import minimize
+from .monoid import DEFAULT_LIMIT
+
+__all__ = ["register", "describe", "families_table"]
+
+#: Largest monoid whose maximal subgroups ``describe`` lists (they need the D-classes).
+SUBGROUP_LIST_LIMIT = 200_000
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def families_table() -> list[dict]:
+    """One dict per registered family: name, usage, summary, parameters, examples.
+
+    >>> [f["usage"] for f in families_table()][:2]
+    ['alternating:N[,alphabet=all]', 'cyclic:M']
+    """
+    out = []
+    for name in sorted(FAMILIES):
+        fam = FAMILIES[name]
+        out.append(
+            {
+                "name": fam.name,
+                "usage": fam.usage,
+                "summary": fam.summary,
+                "parameters": [
+                    {"name": p.name, "help": p.help, "minimum": p.minimum, "maximum": p.maximum, "default": p.default}
+                    for p in fam.params
+                ],
+                "examples": list(fam.examples),
+            }
+        )
+    return out
+
+
+def describe(spec: str, limit: int = DEFAULT_LIMIT) -> dict:
+    """The facts ``bilinear describe`` prints for a spec, as a JSON-ready dict.
+
+    Keys: spec, name, states, symbols (count), symbol_names, classes (count), start,
+    minimal_states, monoid_size, group, commutative, aperiodic, solvable, classification,
+    idempotents, d_classes and maximal_subgroup_orders (one per regular D-class; null past
+    ``SUBGROUP_LIST_LIMIT`` elements).
+    """
+    automaton = from_spec(spec)
+    monoid = automaton.monoid(limit=limit)
+    facts = {
+        "spec": spec,
+        "name": automaton.name,
+        "states": automaton.n_states,
+        "symbols": automaton.n_symbols,
+        "symbol_names": list(automaton.symbols),
+        "classes": automaton.n_classes,
+        "start": automaton.start,
+        "minimal_states": minimize(automaton).n_states,
+    }
+    facts.update(monoid.summary())
+    if monoid.size <= SUBGROUP_LIST_LIMIT:
+        facts["d_classes"] = 1 if monoid.is_group else len(monoid.d_classes())
+        facts["maximal_subgroup_orders"] = [
+            int(monoid.h_class(e).size) for e in monoid.regular_d_classes()
+        ] if not monoid.is_group else [monoid.size]
+    else:
+        facts["d_classes"] = None
+        facts["maximal_subgroup_orders"] = None
+    return facts
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _format_text(f: dict) -> str:
+    names = f["symbol_names"]
+    shown = ", ".join(names[:10]) + (f", ... ({len(names) - 10} more)" if len(names) > 10 else "")
+    lines = [
+        f"{f['spec']}",
+        f"  states        {f['states']} (minimal: {f['minimal_states']}), start {f['start']}",
+        f"  symbols       {f['symbols']}: {shown}",
+        f"  classes       {f['classes']}",
+        f"  monoid        {f['monoid_size']} elements: {f['classification']}",
+        f"  group {_yes(f['group'])}, commutative {_yes(f['commutative'])}, "
+        f"aperiodic {_yes(f['aperiodic'])}, solvable {_yes(f['solvable'])}",
+        f"  idempotents   {f['idempotents']}",
+    ]
+    if f["maximal_subgroup_orders"] is not None:
+        lines.append(
+            f"  D-classes     {f['d_classes']}; maximal subgroup orders (one per regular D-class): "
+            + ", ".join(map(str, f["maximal_subgroup_orders"]))
+        )
+    return "\n".join(lines)
+
+
+def _families(args: argparse.Namespace) -> int:
+    table = families_table()
+    if args.json:
+        print(json.dumps(table, indent=2))
+        return 0
+    width = max(len(f["usage"]) for f in table)
+    for f in table:
+        print(f"{f['usage']:<{width}}  {f['summary']}")
+        if f["examples"]:
+            print(f"{'':<{width}}  e.g. {', '.join(f['examples'])}")
+    print("\nProducts: A*B (direct product, product alphabet), e.g. cyclic:2*cyclic:3")
+    return 0
+
+
+def _describe(args: argparse.Namespace) -> int:
+    if not args.spec.strip():
+        raise AutomatonError("describe needs a non-empty spec")
+    facts = describe(args.spec, limit=args.limit)
+    if args.json:
+        print(json.dumps(facts, indent=2))
+    else:
+        print(_format_text(facts))
+    return 0
+
+
+def register(sub) -> None:
+    """Add ``families`` and ``describe`` to the ``bilinear`` command line."""
+    p = sub.add_parser(
+        "families",
+        help="list the automaton families and their spec strings",
+        description="List every registered automaton family: how to write its spec, what it means, examples.",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=_families)
+
+    p = sub.add_parser(
+        "describe",
+        help="an automaton's transformation monoid and its algebra",
+        description=(
+            "Build the automaton SPEC names (see `bilinear families`), compute its transformation "
+            "monoid by closure, and print its size, whether it is a group, commutative, aperiodic, "
+            "solvable, and a one-line classification."
+        ),
+    )
+    p.add_argument("spec", help="a family spec, e.g. symmetric:5, dihedral:8, cyclic:2*cyclic:3")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=DEFAULT_LIMIT,
+        help=f"largest monoid to enumerate before giving up (default {DEFAULT_LIMIT})",
+    )
+    p.set_defaults(handler=_describe)
