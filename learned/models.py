@@ -219,8 +219,10 @@ class BilinearRNN(nn.Module):
         return self._per_symbol(self.Badd) + self.badd
 
     # --- forward -------------------------------------------------------------------------
-    def states(self, words: torch.Tensor, normalize: bool | None = None, method: str | None = None) -> torch.Tensor:
-        """Hidden states (batch, time, hidden) after each token of words (batch, time)."""
+    def states(self, words: torch.Tensor, normalize: bool | None = None, method: str | None = None,
+               readout: bool = False) -> torch.Tensor:
+        """Hidden states (batch, time, hidden) after each token of words (batch, time); with
+        ``readout`` the logits (batch, time, classes)."""
         if normalize is None:
             normalize = (self.normalize_train if self.training else True) and not self.additive
         if normalize and self.additive:
@@ -232,11 +234,12 @@ class BilinearRNN(nn.Module):
             normalize=normalize,
             add=self.additive_table(),
             method=method or self.scan_method,
+            readout=self.readout.weight if readout else None,
         )
 
     def forward(self, words: torch.Tensor, normalize: bool | None = None, method: str | None = None) -> torch.Tensor:
         """Logits (batch, time, classes) of the prefix ending at each position."""
-        return self.readout(self.states(words, normalize=normalize, method=method))
+        return self.states(words, normalize=normalize, method=method, readout=True)
 
     # --- export --------------------------------------------------------------------------
     def to_weights(self) -> Weights:

@@ -12,7 +12,7 @@ Two scans compute the same states:
   (``bmm(A[x_t], h)`` reaches about 1% of the GEMM peak on CPU).  Factorised transitions are one
   GEMM ``h W``, a scaling by ``C[x_t]`` and one GEMM by ``U^T``; diagonal and rotation transitions
   are elementwise.
-* :func:`parallel_scan`, a log-depth (Hillis-Steele) associative scan over the transition
+* :func:`parallel_scan`, a log-depth, work-efficient associative scan over the transition
   products ``P_t = A[x_t] ... A[x_1]`` followed by ``h_t = P_t h_0``.  It does about ``hidden``
   times the FLOPs of the sequential scan and is what an accelerator wants; on CPU it is slower.
   Time is cut into chunks whose products fit a memory budget; within a chunk the scan has depth
@@ -136,6 +136,19 @@ class Dense(Transitions):
     def elements(self, tokens):
         return self.A[tokens].unsqueeze(2)  # (batch, time, 1, hidden, hidden)
 
+    def step_into(self, h, counts, out, prepared=None):
+        """No-grad grouped step writing into ``out``: one GEMM per symbol, no allocation."""
+        AT = self.A.transpose(1, 2) if prepared is None else prepared
+        start = 0
+        for s, n in enumerate(counts):
+            if n:
+                torch.mm(h[start : start + n], AT[s], out=out[start : start + n])
+            start += n
+
+    def prepare(self):
+        """The transposed matrices, contiguous (hidden_in, hidden_out) per symbol."""
+        return self.A.transpose(1, 2).contiguous()
+
 
 @dataclass(frozen=True, eq=False)
 class Block(Transitions):
@@ -167,6 +180,13 @@ class Block(Transitions):
 
     def elements(self, tokens):
         return self.blocks[tokens]  # (batch, time, blocks, b, b)
+
+    def step_into(self, h, counts, out, prepared=None):
+        """No-grad grouped step writing into ``out``."""
+        out.copy_(self.step(h, None, counts))
+
+    def prepare(self):
+        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -288,17 +308,25 @@ def _check_inputs(trans: Transitions, tokens: torch.Tensor, h0: torch.Tensor) ->
         raise ConfigError(f"h0 must be (hidden,), got shape {tuple(h0.shape)}")
 
 
+def _finish(H: torch.Tensor, readout: torch.Tensor | None) -> torch.Tensor:
+    """Apply the optional readout (classes, hidden) to states (..., hidden)."""
+    return H if readout is None else H @ readout.T
+
+
 def sequential_scan(
     trans: Transitions,
     tokens: torch.Tensor,
     h0: torch.Tensor,
     normalize: bool = False,
     add: torch.Tensor | None = None,
+    readout: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """States h_1..h_T (batch, time, hidden) of ``h_t = A[x_t] h_{t-1} (+ add[x_t])``.
 
     ``add`` (symbols, hidden) is the additive (affine) term of the ablation; renormalisation is
-    refused with it.
+    refused with it.  With ``readout`` (classes, hidden) the result is the logits
+    (batch, time, classes) instead, computed before the rows are put back in order (cheaper).
+    Without autograd, grouped transitions write into preallocated buffers (no allocation per step).
 
     >>> D = Diagonal(torch.tensor([[-1.], [1.]]))
     >>> sequential_scan(D, torch.tensor([[0, 0, 1, 0]]), torch.tensor([2.]), normalize=True)[0, :, 0].tolist()
@@ -310,23 +338,28 @@ def sequential_scan(
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
-        return h0.new_zeros(batch, 0, hidden)
+        return h0.new_zeros(batch, 0, hidden if readout is None else readout.shape[0])
     h = h0.expand(batch, hidden)
-    states = []
     if trans.grouped and batch > 1:
         plan = GroupPlan.build(tokens, trans.n_symbols)
-        for t in range(time):
-            if t:
-                h = h.index_select(0, plan.relink[t])
-            h = trans.step(h, plan.sorted_tokens[t], plan.counts[t])
-            if add is not None:
-                h = h + add[plan.sorted_tokens[t]]
-            if normalize:
-                h = _normalize(h)
-            states.append(h)
-        H = torch.stack(states, 0)  # (time, batch, hidden), rows in each step's sorted order
-        index = plan.inverse.unsqueeze(-1).expand(time, batch, hidden)
-        return torch.gather(H, 1, index).transpose(0, 1)  # (batch, time, hidden)
+        if torch.is_grad_enabled():
+            states = []
+            for t in range(time):
+                if t:
+                    h = h.index_select(0, plan.relink[t])
+                h = trans.step(h, plan.sorted_tokens[t], plan.counts[t])
+                if add is not None:
+                    h = h + add[plan.sorted_tokens[t]]
+                if normalize:
+                    h = _normalize(h)
+                states.append(h)
+            H = torch.stack(states, 0)  # (time, batch, hidden), rows in each step's sorted order
+            Y = _finish(H, readout)  # (time, batch, hidden or classes)
+        else:
+            Y = _grouped_no_grad(trans, plan, h0, normalize, add, readout)
+        index = plan.inverse.unsqueeze(-1).expand(time, batch, Y.shape[-1])
+        return torch.gather(Y, 1, index).transpose(0, 1)  # (batch, time, ...)
+    states = []
     tk = tokens.T  # (time, batch)
     for t in range(time):
         h = trans.step(h, tk[t])
@@ -335,7 +368,43 @@ def sequential_scan(
         if normalize:
             h = _normalize(h)
         states.append(h)
-    return torch.stack(states, 1)
+    return _finish(torch.stack(states, 1), readout)
+
+
+#: Steps of states buffered before one readout GEMM in the no-grad grouped loop.
+READOUT_BLOCK = 64
+
+
+def _grouped_no_grad(trans, plan: GroupPlan, h0, normalize: bool, add, readout) -> torch.Tensor:
+    """The grouped loop without autograd, in sorted row order: the logits (time, batch, classes)
+    when ``readout`` is given (states are buffered :data:`READOUT_BLOCK` steps at a time and read
+    out with one GEMM per block), else the states (time, batch, hidden)."""
+    time, batch = plan.order.shape
+    hidden = h0.shape[0]
+    keep_states = readout is None
+    K = time if keep_states else min(time, READOUT_BLOCK)
+    H = h0.new_empty(K, batch, hidden)
+    Y = None if keep_states else h0.new_empty(time, batch, readout.shape[0])
+    RT = None if keep_states else readout.T.contiguous()
+    scratch = h0.new_empty(batch, hidden)
+    prepared = trans.prepare()
+    src = h0.expand(batch, hidden)
+    for t in range(time):
+        slot = t % K
+        if t:
+            torch.index_select(H[(t - 1) % K], 0, plan.relink[t], out=scratch)
+            src = scratch
+        out = H[slot]
+        trans.step_into(src, plan.counts[t], out, prepared)
+        if add is not None:
+            out.add_(add[plan.sorted_tokens[t]])
+        if normalize:
+            out.div_(torch.linalg.vector_norm(out, dim=1, keepdim=True).clamp_min_(_TINY))
+        if not keep_states and (slot == K - 1 or t == time - 1):
+            first = t - slot
+            n = slot + 1
+            torch.mm(H[:n].reshape(n * batch, hidden), RT, out=Y[first : t + 1].view(n * batch, -1))
+    return H if keep_states else Y
 
 
 # ------------------------------------------------------------------------------------------
@@ -368,20 +437,42 @@ def _rescale(M: torch.Tensor, diagonal: bool) -> torch.Tensor:
 
 
 def _inclusive_scan(M: torch.Tensor, c, diagonal: bool, rescale: bool):
-    """Hillis-Steele inclusive scan along the time axis (axis 1): log2(time) rounds."""
+    """Work-efficient inclusive scan along the time axis (axis 1), depth 2 log2(time).
+
+    Pairs (2i, 2i+1) are composed, the half-length sequence of pair products is scanned
+    recursively (its prefixes are the prefixes at the odd positions), and each even position
+    2i > 0 is its element composed with the prefix at 2i - 1: about 2 * time compositions in
+    all (a Hillis-Steele scan does time * log2(time)).
+    """
     time = M.shape[1]
-    offset = 1
-    while offset < time:
-        later = (M[:, offset:], None if c is None else c[:, offset:])
-        earlier = (M[:, :-offset], None if c is None else c[:, :-offset])
-        Mn, cn = _compose(later, earlier, diagonal)
+    if time == 1:
+        return M, c
+    n_pairs = time // 2
+    later = (M[:, 1 : 2 * n_pairs : 2], None if c is None else c[:, 1 : 2 * n_pairs : 2])
+    earlier = (M[:, 0 : 2 * n_pairs : 2], None if c is None else c[:, 0 : 2 * n_pairs : 2])
+    Pm, Pc = _compose(later, earlier, diagonal)
+    if rescale:
+        Pm = _rescale(Pm, diagonal)
+    Pm, Pc = _inclusive_scan(Pm, Pc, diagonal, rescale)  # prefixes at positions 1, 3, 5, ...
+    outM = torch.empty_like(M)
+    outM[:, 0] = M[:, 0]
+    outM[:, 1 : 2 * n_pairs : 2] = Pm
+    outc = None
+    if c is not None:
+        outc = torch.empty_like(c)
+        outc[:, 0] = c[:, 0]
+        outc[:, 1 : 2 * n_pairs : 2] = Pc
+    n_even = (time - 1) // 2  # even positions 2, 4, ... < time
+    if n_even:
+        em = (M[:, 2::2], None if c is None else c[:, 2::2])
+        prev = (Pm[:, :n_even], None if c is None else Pc[:, :n_even])
+        Em, Ec = _compose(em, prev, diagonal)
         if rescale:
-            Mn = _rescale(Mn, diagonal)
-        M = torch.cat([M[:, :offset], Mn], 1)
+            Em = _rescale(Em, diagonal)
+        outM[:, 2::2] = Em
         if c is not None:
-            c = torch.cat([c[:, :offset], cn], 1)
-        offset *= 2
-    return M, c
+            outc[:, 2::2] = Ec
+    return outM, outc
 
 
 def parallel_scan(
@@ -391,6 +482,7 @@ def parallel_scan(
     normalize: bool = False,
     add: torch.Tensor | None = None,
     chunk: int | None = None,
+    readout: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """The states of :func:`sequential_scan`, by a log-depth associative scan of the products.
 
@@ -411,7 +503,7 @@ def parallel_scan(
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
-        return h0.new_zeros(batch, 0, hidden)
+        return h0.new_zeros(batch, 0, hidden if readout is None else readout.shape[0])
     diagonal = trans.diagonal_elements
     if chunk is None:
         per_step = batch * (hidden if diagonal else hidden * hidden)
@@ -433,7 +525,7 @@ def parallel_scan(
             hs = _normalize(hs)
         out.append(hs)
         h = hs[:, -1]
-    return torch.cat(out, 1)
+    return _finish(torch.cat(out, 1), readout)
 
 
 def scan(
@@ -443,6 +535,7 @@ def scan(
     normalize: bool = False,
     add: torch.Tensor | None = None,
     method: str = "auto",
+    readout: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Dispatch: ``method`` in :data:`SCANS`; ``auto`` is parallel on CUDA, sequential on CPU.
 
@@ -455,5 +548,5 @@ def scan(
     if method == "auto":
         method = "parallel" if tokens.is_cuda else "sequential"
     if method == "parallel":
-        return parallel_scan(trans, tokens, h0, normalize=normalize, add=add)
-    return sequential_scan(trans, tokens, h0, normalize=normalize, add=add)
+        return parallel_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)
+    return sequential_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)

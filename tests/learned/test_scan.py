@@ -158,3 +158,20 @@ def test_empty_time_axis():
 def test_bad_input(call, match):
     with pytest.raises(ConfigError, match=match):
         call(Diagonal(torch.ones(2, 2)))
+
+
+@pytest.mark.parametrize("kind", ["dense", "block"])
+@pytest.mark.parametrize("with_readout", [False, True])
+def test_no_grad_buffered_path_equals_autograd_path(kind, with_readout):
+    """The allocation-free evaluation loop (blocks of READOUT_BLOCK steps) computes the same values."""
+    gen = torch.Generator().manual_seed(4)
+    trans = _transitions(kind, 3, 6, gen)
+    tokens = torch.randint(0, 3, (9, 150), generator=gen)
+    h0 = torch.randn(6, generator=gen)
+    R = torch.randn(4, 6, generator=gen) if with_readout else None
+    with torch.enable_grad():
+        slow = sequential_scan(trans, tokens, h0, normalize=True, readout=R)
+    with torch.no_grad():
+        fast = sequential_scan(trans, tokens, h0, normalize=True, readout=R)
+    assert fast.shape == slow.shape == (9, 150, 4 if with_readout else 6)
+    assert torch.allclose(fast, slow, atol=1e-5)

@@ -1,0 +1,153 @@
+"""Training step and length-500 evaluation of the `full` bilinear model against torch.nn.LSTM.
+
+    python benchmarks/bench_train.py [--quick]
+
+One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one run:
+
+* a plain sgemm of the scan's shape, (B x d) @ (d x d), as the machine's reference GFLOP/s;
+* the length-500 evaluation (no grad, h renormalised every step) of `full` with the token-grouped
+  sequential scan, and of an LSTM of the same hidden size (cuDNN-free CPU nn.LSTM);
+* a training step (forward, backward, Adam) on length-10 words, bilinear against LSTM;
+* the naive per-row ``bmm(A[x_t], h)`` step (a shorter sequence, extrapolated per token);
+* the log-depth parallel scan against the sequential scan (shorter sequences at d = 256).
+
+Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
+2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:
+the machines are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+from torch import nn
+
+from bilinear.learned.baselines import LSTMModel
+from bilinear.learned.models import BilinearRNN
+from bilinear.learned.scan import Dense, parallel_scan, sequential_scan
+
+B = 256
+
+
+def best_time(fn, reps: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def sgemm_gflops(d: int, reps: int) -> float:
+    a, w, out = torch.randn(B, d), torch.randn(d, d), torch.empty(B, d)
+    n = 50
+
+    def run():
+        for _ in range(n):
+            torch.mm(a, w, out=out)
+
+    return 2 * B * d * d * n / best_time(run, reps) / 1e9
+
+
+def bench_eval(d: int, V: int, T: int, reps: int) -> dict:
+    gen = torch.Generator().manual_seed(0)
+    words = torch.randint(0, V, (B, T), generator=gen)
+    bil = BilinearRNN(V, V, d, "full", seed=0, scan="sequential").eval()
+    lstm = LSTMModel(V, V, d, seed=0).eval()
+    with torch.no_grad():
+        t_bil = best_time(lambda: bil(words), reps)
+        t_lstm = best_time(lambda: lstm(words), reps)
+    return {
+        "bil_gflops": 2 * B * T * d * d / t_bil / 1e9,
+        "lstm_gflops": 2 * B * T * 8 * d * d / t_lstm / 1e9,
+        "bil_us_tok": t_bil / (B * T) * 1e6,
+        "lstm_us_tok": t_lstm / (B * T) * 1e6,
+    }
+
+
+def bench_train_step(d: int, V: int, reps: int) -> dict:
+    gen = torch.Generator().manual_seed(1)
+    words = torch.randint(0, V, (B, 10), generator=gen)
+    labels = torch.randint(0, V, (B, 10), generator=gen)
+    out = {}
+    for name, model in (("bil", BilinearRNN(V, V, d, "full", seed=0, scan="sequential")),
+                        ("lstm", LSTMModel(V, V, d, seed=0))):
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+        def step():
+            logits = model(words)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        out[f"{name}_ms"] = best_time(step, reps) * 1e3
+    return out
+
+
+def bench_naive(d: int, V: int, T: int, reps: int) -> float:
+    """us/token of the per-row batched matrix-vector step ``bmm(A[x_t], h)``."""
+    A = torch.randn(V, d, d) / d**0.5
+    words = torch.randint(0, V, (B, T))
+    h0 = torch.randn(d)
+
+    def run():
+        h = h0.expand(B, d)
+        for t in range(T):
+            h = torch.bmm(A[words[:, t]], h.unsqueeze(-1)).squeeze(-1)
+            h = h / h.norm(dim=-1, keepdim=True)
+
+    with torch.no_grad():
+        return best_time(run, reps) / (B * T) * 1e6
+
+
+def bench_scans(d: int, V: int, batch: int, T: int, reps: int) -> dict:
+    A = Dense(torch.randn(V, d, d) / d**0.5)
+    words = torch.randint(0, V, (batch, T))
+    h0 = torch.randn(d)
+    with torch.no_grad():
+        t_seq = best_time(lambda: sequential_scan(A, words, h0, normalize=True), reps)
+        t_par = best_time(lambda: parallel_scan(A, words, h0, normalize=True), max(1, reps // 2))
+    return {"seq_ms": t_seq * 1e3, "par_ms": t_par * 1e3}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions, shorter parallel-scan runs")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    reps = 2 if args.quick else 5
+    T = 500
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, B = {B}, eval length {T}")
+    print()
+    print("| d | V | sgemm GF/s | eval bilinear GF/s (% sgemm) | eval LSTM GF/s | us/token bil / LSTM (LSTM÷bil) "
+          "| train step ms bil / LSTM (LSTM÷bil) | naive bmm us/token (÷ grouped) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for d in (64, 256):
+        sg = sgemm_gflops(d, reps)
+        for V in (2, 10):
+            ev = bench_eval(d, V, T, reps)
+            tr = bench_train_step(d, V, reps)
+            naive = bench_naive(d, V, 20 if args.quick else 50, 1 if args.quick else 2)
+            print(
+                f"| {d} | {V} | {sg:.1f} | {ev['bil_gflops']:.1f} ({100 * ev['bil_gflops'] / sg:.0f}%) | "
+                f"{ev['lstm_gflops']:.1f} | {ev['bil_us_tok']:.2f} / {ev['lstm_us_tok']:.2f} "
+                f"({ev['lstm_us_tok'] / ev['bil_us_tok']:.1f}x) | {tr['bil_ms']:.1f} / {tr['lstm_ms']:.1f} "
+                f"({tr['lstm_ms'] / tr['bil_ms']:.1f}x) | {naive:.2f} ({naive / ev['bil_us_tok']:.0f}x) |",
+                flush=True,
+            )
+    print()
+    print("| scan setting | sequential ms | parallel ms | parallel÷sequential |")
+    print("|---|---|---|---|")
+    settings = [(64, 2, B, 500 if not args.quick else 100), (256, 2, 32, 100 if not args.quick else 32)]
+    for d, V, batch, length in settings:
+        s = bench_scans(d, V, batch, length, reps)
+        print(f"| d={d}, V={V}, B={batch}, T={length} | {s['seq_ms']:.1f} | {s['par_ms']:.1f} | "
+              f"{s['par_ms'] / s['seq_ms']:.1f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
