@@ -1,0 +1,56 @@
+"""Benchmark: float check (renormalised bilinear run + readout on every prefix) in tokens per
+second, next to plain automaton simulation in numpy (Automaton.run_batch) on the same words.
+
+Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from bilinear.automata.families import from_spec
+from bilinear.constructions.check import check
+from bilinear.constructions.registry import build
+
+CASES = [("parity", "diagonal"), ("cyclic:7", "rotation2d"), ("dihedral:50", "block:2"),
+         ("symmetric:5", "full"), ("quaternion", "full"), ("modarith:5", "full")]
+
+
+def _median_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--length", type=int, default=500)
+    parser.add_argument("--words", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    tokens = args.length * args.words
+    print(f"{args.words} words x length {args.length} = {tokens:,} tokens, median of {args.repeat}")
+    print(f"{'case':<24}{'d':>4}{'classes':>8}  {'check tok/s':>12}  {'run_batch tok/s':>16}  ratio  accuracy  worst margin")
+    for spec, variant in CASES:
+        a = from_spec(spec)
+        w = build(spec, variant).to_float()
+        words = np.random.default_rng(0).integers(0, a.n_symbols, size=(args.words, args.length))
+        result = check(w, a, word_batch=words)
+        t_check = _median_time(lambda: check(w, a, word_batch=words), args.repeat)
+        t_sim = _median_time(lambda: a.run_batch(words, trace=True), args.repeat)
+        print(f"{spec + ' ' + variant:<24}{w.dim:>4}{a.n_classes:>8}  {tokens / t_check:12.3g}  {tokens / t_sim:16.3g}  "
+              f"{t_check / t_sim:5.0f}x  {result.accuracy:8.4f}  {result.worst_margin:.3g}")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
