@@ -30,6 +30,14 @@ __all__ = ["LSTMModel", "TanhRNN", "CausalTransformer", "SelectiveSSM", "TRANSFO
 TRANSFORMER_LAYERS = (1, 2, 4)
 
 
+class _NotBilinear:
+    """Mixin: baselines have no bilinear :class:`~bilinear.constructions.weights.Weights`."""
+
+    def to_weights(self):
+        """Always ConfigError: only the bilinear variants export Weights."""
+        raise ConfigError(f"{type(self).__name__} is a baseline, not a bilinear model: it has no Weights")
+
+
 def _check(n_symbols: int, n_classes: int, hidden: int) -> None:
     for name, value in (("n_symbols", n_symbols), ("n_classes", n_classes), ("hidden size", hidden)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -45,7 +53,7 @@ def _seeded(seed: int):
     return ctx
 
 
-class _Recurrent(nn.Module):
+class _Recurrent(_NotBilinear, nn.Module):
     cell_cls: type = nn.LSTM
 
     def __init__(self, n_symbols: int, n_classes: int, hidden: int, embed: int | None = None, seed: int = 0):
@@ -96,7 +104,7 @@ def sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
     return pe
 
 
-class CausalTransformer(nn.Module):
+class CausalTransformer(_NotBilinear, nn.Module):
     """A causal (decoder-only) Transformer encoder stack; heads: the largest of 4, 2, 1 dividing hidden."""
 
     def __init__(self, n_symbols: int, n_classes: int, hidden: int, layers: int = 1, seed: int = 0):
@@ -125,7 +133,7 @@ class CausalTransformer(nn.Module):
         return self.readout(self.norm(self.encoder(x, mask=mask, is_causal=True)))
 
 
-class SelectiveSSM(nn.Module):
+class SelectiveSSM(_NotBilinear, nn.Module):
     """A Mamba-style selective diagonal SSM block (one layer, plain torch, sequential scan).
 
     ``hidden`` channels, each with ``state`` diagonal modes; ``A = -exp(A_log)`` (hidden, state)

@@ -147,3 +147,9 @@ def test_selective_ssm_is_input_dependent():
     a = m(torch.tensor([[0, 0, 0]]))
     b = m(torch.tensor([[1, 0, 0]]))
     assert not torch.allclose(a[:, -1], b[:, -1])
+
+
+@pytest.mark.parametrize("spec", BASELINES)
+def test_baselines_have_no_weights(spec):
+    with pytest.raises(ConfigError, match="not a bilinear model"):
+        build_model(spec, 2, 2, 4).to_weights()
