@@ -183,6 +183,9 @@ class MatrixSpectrum:
     exact: bool
     rank: int
     reading: str
+    visited_order: int | None = None
+    visited_residual: float | None = None
+    visited_dim: int | None = None
 
     @property
     def order(self) -> int | None:
@@ -209,6 +212,9 @@ class MatrixSpectrum:
             "exact": self.exact,
             "rank": self.rank,
             "reading": self.reading,
+            "visited_order": self.visited_order,
+            "visited_residual": self.visited_residual,
+            "visited_dim": self.visited_dim,
         }
 
 
@@ -354,6 +360,41 @@ class Spectrum:
         }
 
 
+def _with_visited_orders(weights, symbols, max_order: int) -> tuple[MatrixSpectrum, ...]:
+    """For float weights: the approximate order of each A_sigma on the span V of the states
+    visited at length (see :func:`bilinear.analysis.relations.visited_basis`): the k <= max_order
+    minimising the scale-free distance of (V^T A V)^k from the identity, and that distance."""
+    from dataclasses import replace
+
+    from .relations import visited_basis
+
+    A, h0, _ = weights.float_arrays()
+    V = visited_basis(A, h0, rank_tol=0.05)
+    r = V.shape[1]
+    if r == 0:
+        return symbols
+    out = []
+    for m in symbols:
+        if m.order is not None:
+            out.append(m)
+            continue
+        M = V.T @ A[m.word[0]] @ V  # (r, r): A compressed to the visited span
+        P = np.eye(r)
+        dists = []
+        for k in range(1, max_order + 1):
+            P = _normalise_rows(M @ P)
+            dists.append(scale_free_distance(P, np.eye(r)))
+        # the smallest k nearly as good as the best (multiples of the order are as close)
+        best_k = next(k for k, x in enumerate(dists, 1) if x <= 2 * min(dists) + 1e-12)
+        best = dists[best_k - 1]
+        reading = (
+            f"{m.reading}; on the {r}-dimensional span of the states visited at length it is closest "
+            f"to order {best_k} (residual {best:.2g})"
+        )
+        out.append(replace(m, visited_order=best_k, visited_residual=float(best), visited_dim=r, reading=reading))
+    return tuple(out)
+
+
 def _symbol_names(weights, automaton) -> tuple[str, ...]:
     if automaton is not None:
         return tuple(automaton.symbols)
@@ -397,6 +438,8 @@ def spectrum(
     symbols = tuple(
         matrix_spectrum(A[a], f"A_{names[a]}", (a,), None, max_order, tol) for a in range(weights.n_symbols)
     )
+    if any(m.order is None for m in symbols) and not weights.exact:
+        symbols = _with_visited_orders(weights, symbols, max_order)
     words = []
     if word_length >= 2:
         for w in words_up_to(weights.n_symbols, word_length, min_length=2, limit=max_words):

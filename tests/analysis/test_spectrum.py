@@ -125,3 +125,16 @@ def test_to_json_is_serialisable():
     data = json.loads(json.dumps(spectrum(dihedral_block2(3)).to_json()))
     assert data["exact"] is True
     assert data["symbols"][0]["order"] == 3
+
+
+def test_approximate_order_on_the_visited_span_for_float_weights():
+    # every rotation 0.01 rad too far: no exact order, but closest to order 5 with a small residual
+    sp = spectrum(cyclic_rotation2d(5, angle_error=0.01), word_length=1, tol=1e-9)
+    for a, m in enumerate(sp.symbols[1:], start=1):
+        assert m.order is None
+        assert m.visited_order == 5 and m.visited_dim == 2
+        # (R_{2 pi a / 5 + 0.01 a})^5 is a rotation by 0.05 a: scale-free distance sin(0.05 a) from I
+        assert m.visited_residual == pytest.approx(math.sin(0.05 * a), rel=1e-6)
+        assert "closest to order 5" in m.reading
+    # exact weights never get the approximate reading
+    assert all(m.visited_order is None for m in spectrum(cyclic_rotation2d(5)).symbols)

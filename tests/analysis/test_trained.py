@@ -44,6 +44,9 @@ def test_trained_cyclic5_report(run_dir):
     for m in report.spectrum.symbols[1:]:
         unit = [r for r, z in zip(m.roots, m.normalised) if abs(abs(z) - 1) < 1e-2]
         assert unit and all(r.order == 5 and r.distance < 0.05 for r in unit)
+        # and on the span of the states it visits at length, each acts nearly with order 5
+        assert m.visited_order == 5 and m.visited_residual < 0.1
+    assert report.spectrum.symbols[0].visited_order == 1
 
 
 def test_strict_tolerance_reports_failing_relations(run_dir):
