@@ -2,6 +2,7 @@
 
     bilinear analyze RUN_DIR [--out DIR] [--json]                  a finished training run
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
+    bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
 
 Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout; with ``--out``
 also writes ``report.md``, ``report.json`` and the PNG figures there (after everything has been
@@ -69,6 +70,8 @@ def register(sub) -> None:
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
     p.add_argument("--construction", nargs=2, metavar=("SPEC", "VARIANT"),
                    help="analyse constructions.build(SPEC, VARIANT) instead of a run")
+    p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
+                   help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
@@ -94,13 +97,25 @@ def register(sub) -> None:
     p.set_defaults(handler=_run)
 
 
-def load_target(run_dir=None, construction=None):
-    """``(weights, automaton, title, source)`` for a run directory or a (spec, variant) pair.
+def load_target(run_dir=None, construction=None, weights_file=None):
+    """``(weights, automaton, title, source)`` for a run directory, a (spec, variant) pair, or a
+    (weights file, spec) pair.
 
-    AnalysisError for a missing or unfinished run directory, or when neither or both are given.
+    AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
     """
-    if (run_dir is None) == (construction is None):
-        raise AnalysisError("give either RUN_DIR or --construction SPEC VARIANT (exactly one)")
+    given = [x is not None for x in (run_dir, construction, weights_file)]
+    if sum(given) != 1:
+        raise AnalysisError("give exactly one of RUN_DIR, --construction SPEC VARIANT, --weights FILE SPEC")
+    if weights_file is not None:
+        from bilinear.automata import from_spec
+        from bilinear.constructions.weights import Weights
+
+        path, spec = weights_file
+        automaton = from_spec(spec)
+        weights = Weights.load(path)
+        return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
+            "weights": str(path)
+        }
     if construction is not None:
         from bilinear.automata import from_spec
         from bilinear.constructions import build
@@ -142,7 +157,7 @@ def _run(args) -> int:
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
         ),
     )
-    weights, automaton, title, source = load_target(args.run_dir, args.construction)
+    weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights)
     report = analyze(weights, automaton, config, title=title, source=source)
     if args.out:
         report.write(args.out, figures=not args.no_figures)

@@ -30,6 +30,7 @@ def test_construction_json_and_out(tmp_path, capsys):
     "argv, message",
     [
         (["analyze"], "exactly one"),
+        (["analyze", "--weights", "w.json", "cyclic:3", "--construction", "cyclic:3", "full"], "exactly one"),
         (["analyze", "RUN", "--construction", "cyclic:3", "full"], "exactly one"),
         (["analyze", "--construction", "cyclic:3", "nonsense"], "nonsense"),
         (["analyze", "--construction", "nofamily:3", "full"], "nofamily"),
@@ -69,3 +70,18 @@ def test_subprocess():
     data = json.loads(proc.stdout)
     assert data["spectrum"]["symbols"][1]["reading"] == "acts as a reflection"
     assert data["extraction"]["isomorphic"] is True
+
+
+def test_weights_file(tmp_path, capsys):
+    from bilinear.analysis.examples import dihedral_block2
+
+    path = dihedral_block2(3).save(tmp_path / "d3.json")
+    assert main(["analyze", "--weights", str(path), "dihedral:3", "--json", *FAST]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["weights"]["exact"] is True and data["source"]["weights"] == str(path)
+    assert data["relations"]["all_hold"] is True
+    # the same file against an automaton with another symbol count: one clear line, exit 2
+    assert main(["analyze", "--weights", str(path), "cyclic:3", *FAST]) == 2
+    assert "2 symbol(s)" in capsys.readouterr().err
+    assert main(["analyze", "--weights", str(tmp_path / "missing.json"), "cyclic:3"]) == 2
+    assert "missing.json" in capsys.readouterr().err
