@@ -4,6 +4,14 @@
 >>> a = from_spec("cyclic:5")
 >>> a.classes[a.label([2, 4, 1])]
 '2'
+>>> a.monoid().classification
+'abelian group of order 5'
+
+Modules: :mod:`~bilinear.automata.automaton` (the Automaton), :mod:`~bilinear.automata.families`
+(registry and spec strings), :mod:`~bilinear.automata.monoid` (closure and algebra),
+:mod:`~bilinear.automata.minimize` (minimisation, isomorphism), :mod:`~bilinear.automata.data`
+(seeded datasets), :mod:`~bilinear.automata.strategies` (Hypothesis strategies),
+:mod:`~bilinear.automata.cli` (``bilinear families`` and ``bilinear describe``).
 """
 
 from .automaton import Automaton
@@ -32,10 +40,18 @@ __all__ = [
     "split_product",
 ]
 
-try:  # algebra and data modules are added alongside; re-export them when present
-    from .minimize import distinguishing_word, isomorphism, minimize  # noqa: F401
+from .data import Dataset, sample_words
+from .minimize import distinguishing_word, equivalent, isomorphism, minimize
+from .monoid import Monoid, full_transformation_automaton, transformation_monoid
 
-    __all__ += ["distinguishing_word", "isomorphism", "minimize"]
-except ImportError as _exc:  # pragma: no cover - only while the module is being written
-    if "minimize" not in str(_exc):
-        raise
+__all__ += [
+    "Dataset",
+    "Monoid",
+    "distinguishing_word",
+    "equivalent",
+    "full_transformation_automaton",
+    "isomorphism",
+    "minimize",
+    "sample_words",
+    "transformation_monoid",
+]

@@ -51,7 +51,11 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
         except ValueError as exc:  # numpy >= 1.24 refuses ragged nested lists
             raise AutomatonError(f"{what} is ragged: rows have different lengths") from exc
     if array.ndim != ndim:
-        if array.dtype == object and array.ndim < ndim and array.size:
+        if (
+            array.dtype == object
+            and array.ndim < ndim
+            and any(isinstance(x, (list, tuple, np.ndarray)) for x in array.reshape(-1))
+        ):
             raise AutomatonError(f"{what} is ragged: rows have different lengths")
         raise AutomatonError(f"{what} must have {ndim} dimension(s), got shape {array.shape}")
     if array.dtype.kind in "iu":

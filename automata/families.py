@@ -492,6 +492,8 @@ def split_product(spec: str) -> list[str]:
     """The factor specs of a product spec (a one-element list for a plain spec)."""
     if not isinstance(spec, str):
         raise SpecError(f"a spec must be a string, got {type(spec).__name__}")
+    if not spec.strip():
+        raise SpecError("empty spec: name a family, e.g. cyclic:3 (see `bilinear families`)")
     parts = [p.strip() for p in spec.split("*")]
     if any(not p for p in parts):
         raise SpecError(f"malformed product spec {spec!r}: empty factor")
