@@ -41,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -168,6 +169,8 @@ def _exact_str(x) -> str:
 
 
 def _to_scalar(x, m: int):
+    if isinstance(x, int):
+        return x
     if m == 1:
         return Fraction(int(x.p), int(x.q))
     return FieldElement(CyclotomicField(m), x, reduced=True).simplify()
@@ -228,6 +231,33 @@ class _RationalDomain:
 
     def dot(self, row, h):
         acc = self.zero
+        for j, a in row:
+            acc += a * h[j]
+        return acc
+
+
+class _IntegerDomain(_RationalDomain):
+    """Integer transitions and start state: hidden vectors stay integer tuples (Python ints);
+    directions keyed exactly by the primitive vector (divided by the gcd of the entries)."""
+
+    def convert(self, x):
+        return int(x)
+
+    zero = 0
+
+    def matvec(self, rows, h):
+        return [sum(a * h[j] for j, a in row) for row in rows]
+
+    def key(self, h):
+        g = math.gcd(*h)
+        return tuple(h) if g in (0, 1) else tuple(x // g for x in h)
+
+    def floats(self, h):
+        mid = np.array(h, dtype=np.float64)
+        return mid, np.abs(mid) * _EPS
+
+    def dot(self, row, h):
+        acc = 0  # int readout: int; rational readout: fmpq
         for j, a in row:
             acc += a * h[j]
         return acc
@@ -380,10 +410,16 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND):
             f"{automaton.n_classes}"
         )
     m = weights.conductor if weights.exact else 1
-    domain = _RationalDomain() if m == 1 else _CyclotomicDomain(m)
+    if m > 1:
+        domain = _CyclotomicDomain(m)
+    elif weights.exact and all(isinstance(x, int) for arr in (weights.A, weights.h0) for x in arr.flat):
+        domain = _IntegerDomain()
+    else:
+        domain = _RationalDomain()
     A = [_sparse_rows(weights.A[s], domain) for s in range(weights.n_symbols)]
-    R_rows = _sparse_rows(weights.readout, domain)
-    R_float = weights.readout.astype(np.float64) if not weights.exact else weights.to_float().readout
+    int_readout = isinstance(domain, _IntegerDomain) and all(isinstance(x, int) for x in weights.readout.flat)
+    R_rows = _sparse_rows(weights.readout, _RationalDomain() if m == 1 and not int_readout else domain)
+    R_float = np.array([[float(x) for x in row] for row in weights.readout], dtype=np.float64)
     R_abs = np.abs(R_float)
     n_classes = weights.n_classes
     delta = automaton.delta
