@@ -91,10 +91,14 @@ def permutation_automata(max_states: int = 6, max_symbols: int = 3, **kwargs) ->
 def words(automaton: Automaton, min_size: int = 0, max_size: int = 20) -> st.SearchStrategy[list[int]]:
     """Words for ``automaton``: lists of symbol indices, lengths ``min_size..max_size``.
 
+    >>> from hypothesis import given, settings
     >>> from bilinear.automata import from_spec
-    >>> w = words(from_spec("dihedral:3"), max_size=4).example()
-    >>> len(w) <= 4 and all(s in (0, 1) for s in w)
-    True
+    >>> d3 = from_spec("dihedral:3")
+    >>> @settings(max_examples=10, database=None)
+    ... @given(words(d3, max_size=4))
+    ... def check(w):
+    ...     assert len(w) <= 4 and set(w) <= {0, 1}
+    >>> check()
     """
     if not isinstance(automaton, Automaton):
         raise AutomatonError(f"words: expected an Automaton, got {type(automaton).__name__}")
@@ -146,10 +150,13 @@ def family_specs(families=None, products: bool = False, max_factors: int = 2) ->
     ``products=True`` some specs are direct products ``A*B`` of up to ``max_factors`` factors.
     Unknown family names raise :class:`~bilinear.errors.AutomatonError`.
 
+    >>> from hypothesis import given, settings
     >>> from bilinear.automata import from_spec
-    >>> spec = family_specs(families=["cyclic"]).example()
-    >>> spec.startswith("cyclic:") and from_spec(spec).n_states <= 8
-    True
+    >>> @settings(max_examples=10, database=None)
+    ... @given(family_specs(families=["cyclic", "dihedral"]))
+    ... def check(spec):
+    ...     assert from_spec(spec).n_states <= 12
+    >>> check()
     """
     names = sorted(FAMILIES) if families is None else list(families)
     missing = [n for n in names if n not in FAMILY_STRATEGIES]
