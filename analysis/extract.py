@@ -13,6 +13,13 @@ Procedure (all float, with renormalisation):
    clusters i and j is >= |c_i - c_j| - r_i - r_j.  ``within`` = max 2 r_i, ``between`` = min of
    the latter, ``gap = between / within``; the clusters are well separated when ``between >
    within``.
+   Alternatively (``method="behaviour"``) two hidden states are one state when the network
+   gives them the same label after every word of length <= ``horizon``: a Myhill–Nerode
+   signature, justified by the smallest scale-free label margin (``margin``) and by the absence
+   of conflicting transitions.  ``method="auto"`` (default) tries geometry first, then
+   behaviour; each first from the start, then after a burn-in of ``length // 2`` steps (which
+   removes transient states of directions the network contracts away), and keeps the first
+   separated result.
 3. Build the quotient automaton: states = clusters, start = the cluster of h0, transition (c, a)
    = the majority of observed successors (``conflicts`` counts (c, a) with more than one observed
    successor; a (c, a) never observed is filled by applying A[a] to the centre), label = argmax of
@@ -127,6 +134,11 @@ class Extraction:
     @property
     def reading(self) -> str:
         if self.automaton is None:
+            if self.method == "behaviour":
+                return (
+                    f"extraction failed: {self.status} (label signatures over words of length <= "
+                    f"{self.config.horizon})"
+                )
             return (
                 f"extraction failed: {self.status} (tolerance {self.config.tol:g}); the hidden states "
                 "do not form a small set of clusters"
