@@ -147,7 +147,10 @@ class Report:
             roots = ", ".join(f"{r.order}: {r.distance:.1e}" for r in m.roots[:6])
             if len(m.roots) > 6:
                 roots += ", ..."
-            out.append(f"| {m.name} | {m.order if m.order is not None else '-'} | {ip} | {m.exact} | {roots} | {m.reading} |")
+            order = str(m.order) if m.order is not None else "-"
+            if m.order is None and m.visited_order is not None:
+                order = f"≈{m.visited_order} ({m.visited_residual:.2g})"
+            out.append(f"| {m.name} | {order} | {ip} | {m.exact} | {roots} | {m.reading} |")
 
         out += ["", "## Commutators", "", co.reading, ""]
         n = len(co.symbols)
