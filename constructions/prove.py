@@ -414,6 +414,9 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND):
         domain = _CyclotomicDomain(m)
     elif weights.exact and all(isinstance(x, int) for arr in (weights.A, weights.h0) for x in arr.flat):
         domain = _IntegerDomain()
+        fast = _prove_int64(weights, automaton, bound)
+        if fast is not None:
+            return fast
     else:
         domain = _RationalDomain()
     A = [_sparse_rows(weights.A[s], domain) for s in range(weights.n_symbols)]
@@ -620,3 +623,147 @@ def _unproved(automaton, dim, pair_q, pair_h, parent, symbol, bound) -> Unproved
             )
         first_seen.setdefault(q, idx)
     raise AssertionError("unreachable: more pairs than states implies two directions for a state")  # pragma: no cover
+
+
+_INT64_SAFE = 2**62
+
+
+def _prove_int64(weights: Weights, automaton, bound: int):
+    """The same breadth-first closure for integer weights, vectorised level by level in int64.
+
+    Exact as long as no product can overflow: before every level it checks
+    ``max|h| * max row sum |A| < 2^62`` (and the same for the readout), and returns None (the
+    caller then runs the generic exact loop) when that fails or the readout is not integral.
+    The order of pairs is the FIFO order of the generic loop, so the first failure is still a
+    shortest counterexample.
+    """
+    if not all(isinstance(x, int) for x in weights.readout.flat):
+        return None
+    try:
+        A = np.array(weights.A.tolist(), dtype=np.int64)  # (symbols, hidden, hidden)
+        h0 = np.array(weights.h0.tolist(), dtype=np.int64)  # (hidden,)
+        R = np.array(weights.readout.tolist(), dtype=np.int64)  # (classes, hidden)
+    except OverflowError:
+        return None
+    a_row = int(np.abs(A).sum(axis=2).max())
+    r_row = int(np.abs(R).sum(axis=1).max())
+    k, d = A.shape[0], A.shape[1]
+    n_classes = R.shape[0]
+    delta = automaton.delta
+    labels = automaton.labels
+    limit = bound * automaton.n_states
+
+    hidden: list[np.ndarray] = []
+    hidden_index: dict[bytes, int] = {}
+
+    def hid_of(rows: np.ndarray) -> np.ndarray:
+        g = np.gcd.reduce(np.abs(rows), axis=1)
+        g[g == 0] = 1
+        prim = rows // g[:, None]
+        out = np.empty(len(rows), dtype=np.int64)
+        for i in range(len(rows)):
+            key = prim[i].tobytes()
+            idx = hidden_index.get(key)
+            if idx is None:
+                idx = len(hidden)
+                hidden_index[key] = idx
+                hidden.append(rows[i])
+            out[i] = idx
+        return out
+
+    pair_index: dict[tuple[int, int], int] = {}
+    pair_q: list[int] = []
+    pair_h: list[int] = []
+    parent: list[int] = []
+    symbol: list[int] = []
+    margins: list[int] = []
+
+    def margins_of(qs: np.ndarray, hs: np.ndarray) -> np.ndarray:
+        H = np.stack([hidden[i] for i in hs])  # (pairs, hidden)
+        scores = H @ R.T  # (pairs, classes), exact in int64
+        L = labels[qs]
+        rows = np.arange(len(qs))
+        own = scores[rows, L]
+        if n_classes == 1:
+            return np.full(len(qs), np.iinfo(np.int64).max), scores
+        other = scores.copy()
+        other[rows, L] = np.iinfo(np.int64).min
+        return own - other.max(axis=1), scores
+
+    def fail(idx: int, scores_row: np.ndarray) -> Counterexample:
+        L = int(labels[pair_q[idx]])
+        best = int(np.argmax(scores_row))
+        tied = int((scores_row == scores_row[best]).sum()) > 1
+        word = _word(parent, symbol, idx)
+        return Counterexample(
+            dim=d, word=word, text=automaton.format_word(word), expected=L,
+            got=None if tied else best, scores=tuple(float(x) for x in scores_row),
+            states_explored=len(pair_q),
+        )
+
+    if int(np.abs(h0).max(initial=0)) * max(r_row, 1) >= _INT64_SAFE:
+        return None
+    h_start = hid_of(h0[None, :])[0]
+    pair_index[(int(automaton.start), int(h_start))] = 0
+    pair_q.append(int(automaton.start))
+    pair_h.append(int(h_start))
+    parent.append(-1)
+    symbol.append(-1)
+    m0, sc0 = margins_of(np.array([automaton.start]), np.array([h_start]))
+    if m0[0] <= 0:
+        return fail(0, sc0[0])
+    margins.append(int(m0[0]))
+    frontier = np.array([0], dtype=np.int64)
+    while len(frontier):
+        hs = np.array([pair_h[i] for i in frontier], dtype=np.int64)
+        qs = np.array([pair_q[i] for i in frontier], dtype=np.int64)
+        H = np.stack([hidden[i] for i in hs])  # (frontier, hidden)
+        if int(np.abs(H).max(initial=0)) * max(a_row, 1) * max(r_row, 1) >= _INT64_SAFE:
+            return None
+        NH = np.einsum("sij,nj->nsi", A, H).reshape(-1, d)  # (frontier * symbols, hidden)
+        Q2 = delta[:, qs].T.reshape(-1)  # parent-major, then symbol
+        H2 = hid_of(NH)
+        new = []
+        for j in range(len(Q2)):
+            key = (int(Q2[j]), int(H2[j]))
+            if key in pair_index:
+                continue
+            idx = len(pair_q)
+            pair_index[key] = idx
+            pair_q.append(key[0])
+            pair_h.append(key[1])
+            parent.append(int(frontier[j // k]))
+            symbol.append(j % k)
+            new.append(idx)
+        if not new:
+            break
+        new_arr = np.array(new, dtype=np.int64)
+        m, scores = margins_of(np.array([pair_q[i] for i in new]), np.array([pair_h[i] for i in new]))
+        bad = np.nonzero(m <= 0)[0]
+        trip = limit - new[0] if new[-1] >= limit else None  # the pair that exceeds the bound
+        if len(bad) and (trip is None or bad[0] <= trip):
+            cut = new[bad[0]] + 1
+            for lst in (pair_q, pair_h, parent, symbol):
+                del lst[cut:]
+            return fail(new[bad[0]], scores[bad[0]])
+        if trip is not None:
+            cut = new[trip] + 1
+            for lst in (pair_q, pair_h, parent, symbol):
+                del lst[cut:]
+            return _unproved(automaton, d, pair_q, pair_h, parent, symbol, bound)
+        margins.extend(int(x) for x in m)
+        frontier = new_arr
+    state_map = [[] for _ in range(automaton.n_states)]
+    for q, hid in zip(pair_q, pair_h):
+        state_map[q].append(hid)
+    margin = None if n_classes == 1 else min(margins)
+    return Proof(
+        dim=d,
+        states_explored=len(pair_q),
+        hidden_states=len(hidden),
+        margin=margin,
+        margin_float=None if margin is None else float(margin),
+        state_map=tuple(tuple(sorted(set(x))) for x in state_map),
+        conductor=1,
+        _hidden=tuple(tuple(int(x) for x in h) for h in hidden),
+    )
