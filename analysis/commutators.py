@@ -80,6 +80,16 @@ class Commutators:
     exactly_zero: tuple[tuple[bool, ...], ...] | None
     words: tuple[WordCommutator, ...]
     tol: float
+    visited_norms: tuple[tuple[float, ...], ...] | None = None
+    visited_dim: int | None = None
+
+    @property
+    def visited_max_norm(self) -> float | None:
+        """Largest commutator norm of the matrices compressed to the span of the states visited
+        at length (float weights only; None otherwise)."""
+        if self.visited_norms is None:
+            return None
+        return max((x for row in self.visited_norms for x in row), default=0.0)
 
     @property
     def exact(self) -> bool:
@@ -115,10 +125,16 @@ class Commutators:
         if self.verdict == "commute":
             return f"all transition matrices commute ({how}); max scale-free norm {self.max_norm:.3g}"
         a, b = self.worst_pair
-        return (
+        text = (
             f"the transition matrices do not commute: ||[A_{self.symbols[a]}, A_{self.symbols[b]}]|| "
             f"/ (||A_{self.symbols[a]}|| ||A_{self.symbols[b]}||) = {self.norms[a][b]:.3g}"
         )
+        if self.visited_norms is not None:
+            text += (
+                f"; compressed to the {self.visited_dim}-dimensional span of the states visited at "
+                f"length, the largest norm is {self.visited_max_norm:.3g}"
+            )
+        return text
 
     def to_json(self) -> dict:
         return {
@@ -131,6 +147,9 @@ class Commutators:
             "max_norm": self.max_norm,
             "worst_pair": None if self.worst_pair is None else list(self.worst_pair),
             "words": [w.to_json() for w in self.words],
+            "visited_norms": None if self.visited_norms is None else [list(r) for r in self.visited_norms],
+            "visited_dim": self.visited_dim,
+            "visited_max_norm": self.visited_max_norm,
         }
 
 
@@ -174,10 +193,22 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
                 Mu, Mv = mats[u], mats[v]
                 ez = is_zero_matrix(Mu @ Mv - Mv @ Mu) if exact else None
                 words.append(WordCommutator(u, v, 0.0 if ez else commutator_norm(Mu, Mv), ez))
+    visited, vdim = None, None
+    if not weights.exact and n > 1:
+        from .relations import visited_basis
+
+        h0 = weights.float_arrays()[1]
+        V = visited_basis(Af, h0, rank_tol=0.05)
+        if V.shape[1]:
+            C = np.einsum("ia,sij,jb->sab", V, Af, V)  # (symbols, r, r): compressions V^T A V
+            visited = tuple(tuple(commutator_norm(C[a], C[b]) for b in range(n)) for a in range(n))
+            vdim = int(V.shape[1])
     return Commutators(
         names,
         tuple(tuple(r) for r in norms),
         None if zero is None else tuple(tuple(r) for r in zero),
         tuple(words),
         tol,
+        visited,
+        vdim,
     )

@@ -56,3 +56,18 @@ def test_bad_input():
         commutators(cyclic_rotation2d(3), tol=float("nan"))
     with pytest.raises(AnalysisError, match="symbol"):
         commutators(cyclic_rotation2d(3), from_spec("parity"))
+
+
+def test_visited_span_ignores_non_commuting_directions_that_die_out():
+    # Z_2 x Z_2 commuting on the first two coordinates, a non-commuting contracted 2x2 block after
+    A = np.zeros((2, 4, 4))
+    A[0, :2, :2] = np.diag([1.0, -1.0])
+    A[1, :2, :2] = np.diag([-1.0, 1.0])
+    A[0, 2:, 2:] = 0.1 * np.array([[0.0, 1.0], [1.0, 0.0]])
+    A[1, 2:, 2:] = 0.1 * np.array([[1.0, 0.0], [0.0, -1.0]])
+    w = Weights("block:2", A, [1.0, 1.0, 1.0, 1.0], [[1.0, 0, 0, 0]])
+    c = commutators(w, word_length=1)
+    assert c.verdict == "do not commute" and c.max_norm > 1e-3
+    assert c.visited_dim == 2 and c.visited_max_norm < 1e-12
+    assert "compressed to the 2-dimensional span" in c.reading
+    assert commutators(dihedral_block2(3)).visited_norms is None  # exact weights: exact answer only

@@ -53,6 +53,9 @@ def test_trained_cyclic5_report(run_dir):
         # and on the span of the states it visits at length, each acts nearly with order 5
         assert m.visited_order == 5 and m.visited_residual < 0.1
     assert report.spectrum.symbols[0].visited_order == 1
+    # not commuting on the whole space, but nearly so where the states live
+    assert report.commutators.verdict == "do not commute"
+    assert report.commutators.visited_max_norm < 0.1 < report.commutators.max_norm
 
 
 def test_strict_tolerance_reports_failing_relations(run_dir):
