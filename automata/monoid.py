@@ -292,6 +292,10 @@ class Monoid:
     @cached_property
     def idempotents(self) -> np.ndarray:
         """Indices of the idempotents ``e·e = e`` (the identity first)."""
+        if self.is_group:  # a group has one idempotent
+            out = np.zeros(1, dtype=np.int64)
+            out.setflags(write=False)
+            return out
         rows = self.elements.astype(np.int64)
         squared = np.take_along_axis(rows, rows, axis=1)
         out = np.flatnonzero((squared == rows).all(axis=1))
@@ -311,19 +315,19 @@ class Monoid:
     def _h_signature(self) -> np.ndarray:
         """``(size,)`` class index of (image, kernel): equal for x, y iff they are H-related in
         the full transformation monoid (for a group H-class of ours: iff they lie in it)."""
-        rows = self.elements.astype(np.int64)
+        rows = self.elements
         m, n = rows.shape
-        image = np.zeros((m, n), dtype=np.uint8)
+        image = np.zeros((m, n), dtype=rows.dtype)
         image[np.arange(m)[:, None], rows] = 1
         order = np.argsort(rows, axis=1, kind="stable")
         sorted_rows = np.take_along_axis(rows, order, axis=1)
         starts = np.ones((m, n), dtype=bool)
         starts[:, 1:] = sorted_rows[:, 1:] != sorted_rows[:, :-1]
-        run_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0), axis=1)
+        run_start = np.maximum.accumulate(np.where(starts, np.arange(n, dtype=np.int64), 0), axis=1)
         first = np.take_along_axis(order, run_start, axis=1)  # first point of each kernel block
         kernel = np.empty_like(rows)
         np.put_along_axis(kernel, order, first, axis=1)
-        sig = np.ascontiguousarray(np.concatenate([image.astype(np.int64), kernel], axis=1))
+        sig = np.ascontiguousarray(np.concatenate([image, kernel.astype(rows.dtype)], axis=1))
         key = sig.view(np.dtype((np.void, sig.dtype.itemsize * 2 * n))).reshape(-1)
         _, inverse = np.unique(key, return_inverse=True)
         return inverse.reshape(-1)
@@ -344,6 +348,8 @@ class Monoid:
     @cached_property
     def is_aperiodic(self) -> bool:
         """Every maximal subgroup is trivial (no element generates a non-trivial group)."""
+        if self.is_group:
+            return self.size == 1
         return bool((self._group_orders == 1).all())
 
     @cached_property
@@ -377,15 +383,16 @@ class Monoid:
         rows = np.asarray(rows)
         if rows.ndim != 2 or rows.shape[1] != self.n_states:
             raise AutomatonError(f"rows must have shape (m, {self.n_states}), got {rows.shape}")
-        if rows.size and ((rows < 0) | (rows >= self.n_states)).any():
-            return np.full(rows.shape[0], -1, dtype=np.int64) if rows.shape[0] == 1 else np.array(
-                [self.find(r[None])[0] for r in rows], dtype=np.int64
-            )
+        out = np.full(rows.shape[0], -1, dtype=np.int64)
+        valid = np.flatnonzero(((rows >= 0) & (rows < self.n_states)).all(axis=1)) if rows.size else out[:0]
+        if not valid.size:
+            return out
         keys, sorted_keys, order = self._sorted_keys
-        k = keys.encode(rows.astype(self.elements.dtype))
-        pos = np.minimum(np.searchsorted(sorted_keys, k), max(0, self.size - 1))
+        k = keys.encode(rows[valid].astype(self.elements.dtype))
+        pos = np.minimum(np.searchsorted(sorted_keys, k), self.size - 1)
         hit = sorted_keys[pos] == k
-        return np.where(hit, order[pos], -1).astype(np.int64)
+        out[valid] = np.where(hit, order[pos], -1)
+        return out
 
     @cached_property
     def d_class_index(self) -> np.ndarray:

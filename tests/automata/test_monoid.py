@@ -237,3 +237,16 @@ def test_solvable_by_order() -> None:
     assert all(solvable_by_order(n) for n in range(1, 60))
     assert not solvable_by_order(60) and not solvable_by_order(120)
     assert solvable_by_order(2**5 * 3**4) and solvable_by_order(3 * 5 * 7 * 11)
+
+
+def test_find_rejects_rows_outside_the_monoid() -> None:
+    m = from_spec("flipflop:2").monoid()
+    assert m.find([[0, 1], [0, 0], [1, 0], [5, 0], [-1, 0]]).tolist() == [0, m.index("w0"), -1, -1, -1]
+    with pytest.raises(AutomatonError, match="shape"):
+        m.find([[0, 1, 2]])
+
+
+def test_groups_have_one_idempotent_and_monoids_their_own() -> None:
+    assert from_spec("symmetric:4").monoid().idempotents.tolist() == [0]
+    m = from_spec("reset:3").monoid()
+    assert m.idempotents.size == m.size == 4  # identity and the three constants
