@@ -38,7 +38,7 @@ from .dihedral import dihedral_block
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
-from .rotation import cyclic_rotation, cyclic_sign
+from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
 from .weights import Weights, parse_variant
 
@@ -63,6 +63,8 @@ class Construction:
 CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("sign", ("parity", "cyclic"), "diagonal", "1 (Z_1, Z_2 only)", "real-diagonal theorem", cyclic_sign),
     Construction("rotation", ("parity", "cyclic"), "rotation2d", "2", "orbit-separation theorem", cyclic_rotation),
+    Construction("crt-rotation", ("product",), "rotation2d", "2 (coprime cyclic factors)",
+                 "Chinese remainder theorem and orbit-separation theorem", crt_rotation),
     Construction("dihedral", ("dihedral",), "block:2", "2", "orbit-separation theorem", dihedral_block),
     Construction("standard", ("symmetric", "alternating"), "full", "N-1", "orbit-separation theorem", standard),
     Construction("quaternion", ("quaternion",), "full", "4", "orbit-separation theorem", quaternion_right),

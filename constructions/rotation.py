@@ -26,7 +26,7 @@ from bilinear.errors import ConstructionError
 from .field import cos2pi, sin2pi
 from .orbit import orbit_weights
 
-__all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus"]
+__all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus", "crt_rotation"]
 
 
 def cyclic_modulus(automaton) -> int:
@@ -55,3 +55,57 @@ def cyclic_sign(automaton):
         raise ConstructionError(f"{automaton.name}: a real diagonal only represents Z_1 and Z_2, not Z_{m}")
     A = np.array([[[1]], [[-1]]][:m], dtype=object)
     return orbit_weights(automaton, "diagonal", A, [1])
+
+
+def _product_moduli(automaton) -> list[int]:
+    from bilinear.automata.families import parse_spec, split_product
+
+    moduli = []
+    for part in split_product(automaton.name or ""):
+        try:
+            family, kwargs = parse_spec(part)
+        except Exception:
+            raise ConstructionError(f"{automaton.name}: not a product of cyclic groups") from None
+        if family.name == "parity":
+            moduli.append(2)
+        elif family.name == "cyclic":
+            moduli.append(kwargs["M"])
+        else:
+            raise ConstructionError(f"{automaton.name}: factor {part!r} is not cyclic")
+    return moduli
+
+
+def crt_rotation(automaton):
+    """Z_m1 x ... x Z_mk with pairwise coprime moduli as ONE rotation (``rotation2d``, d = 2).
+
+    By the Chinese remainder theorem Z_m1 x ... x Z_mk is cyclic of order M = m1 ... mk, via
+    (c_1, ..., c_k) -> sum_i c_i e_i mod M with e_i = 1 mod m_i, 0 mod m_j (j != i).  Symbol
+    (a_1, ..., a_k) rotates by 2 pi (sum_i a_i e_i) / M; the orbit of h0 = (1, 0) has M distinct
+    points, so the orbit readout separates the states (orbit-separation theorem).
+
+    >>> from bilinear.automata.families import from_spec
+    >>> crt_rotation(from_spec("cyclic:2*cyclic:3")).dim
+    2
+    """
+    import math
+
+    moduli = _product_moduli(automaton)
+    if len(moduli) < 2:
+        raise ConstructionError(f"{automaton.name}: not a product")
+    M = math.prod(moduli)
+    for i, a in enumerate(moduli):
+        for b in moduli[i + 1:]:
+            if math.gcd(a, b) != 1:
+                raise ConstructionError(f"{automaton.name}: moduli {a} and {b} are not coprime")
+    idempotents = []
+    for m in moduli:
+        rest = M // m
+        idempotents.append(rest * pow(rest, -1, m) % M if m > 1 else 0)
+    import itertools
+
+    A = np.empty((automaton.n_symbols, 2, 2), dtype=object)
+    for s, tup in enumerate(itertools.product(*[range(m) for m in moduli])):
+        k = sum(a * e for a, e in zip(tup, idempotents)) % M
+        c, si = cos2pi(k, M), sin2pi(k, M)
+        A[s] = [[c, -si], [si, c]]
+    return orbit_weights(automaton, "rotation2d", A, [1, 0])

@@ -47,7 +47,8 @@ def brute_force_first_failure(weights, automaton, max_len):
     ("dihedral:50", "block:2", 2), ("symmetric:3", "full", 2), ("symmetric:5", "full", 4),
     ("alternating:4", "full", 3), ("alternating:5", "full", 4), ("quaternion", "full", 4),
     ("flipflop:3", "full", 3), ("reset:4", "full", 4), ("modarith:5", "full", 5),
-    ("cyclic:3*cyclic:4", "rotation2d", 4), ("parity*parity*parity", "diagonal", 3),
+    ("cyclic:3*cyclic:4", "rotation2d", 2), ("cyclic:4*cyclic:6", "rotation2d", 4),
+    ("parity*parity*parity", "diagonal", 3),
     ("dihedral:3*parity", "block:2", 4),
     ("random:states=6,symbols=3,seed=2", "full", 6), ("cyclic:5", "factorized:10", 2),
 ])

@@ -41,7 +41,7 @@ def test_every_construction_matches_its_automaton_on_long_random_words(spec, var
 @pytest.mark.parametrize("spec,variant,dim", [
     ("dihedral:50", "block:2", 2), ("cyclic:7", "rotation2d", 2), ("symmetric:5", "full", 4),
     ("cyclic:7", "full", 2), ("cyclic:7", "block:2", 2), ("parity", "rotation2d", 2),
-    ("parity", "full", 1), ("quaternion", "block:4", 4), ("cyclic:5*parity", "rotation2d", 4),
+    ("parity", "full", 1), ("quaternion", "block:4", 4), ("cyclic:5*parity", "rotation2d", 2), ("parity*parity", "rotation2d", 4),
     ("dihedral:4", "block:3", 3), ("cyclic:3", "factorized:6", 2), ("flipflop:2", "factorized:4", 2),
 ])
 def test_smallest_known_dimension(spec, variant, dim):
