@@ -5,7 +5,7 @@ r^n = s^2 = (s r)^2 = 1, so they realise D_n faithfully in O(2) (the automaton r
 to right as the product g_1 ... g_T; the transposed = inverse matrices turn that order into
 matrix products).  h0 = (2, 1) lies on no reflection axis (its angle atan(1/2) is not a rational
 multiple of pi), so its orbit has 2n distinct points of equal norm and the orbit readout
-separates them (orbit-separation theorem).  Entries lie in Q(zeta_lcm(4, n)).
+separates them (Theorem 2 of docs/theory.md, orbit separation).  Entries lie in Q(zeta_lcm(4, n)).
 
 >>> from bilinear.automata.families import from_spec
 >>> w = dihedral_block(from_spec("dihedral:4"))

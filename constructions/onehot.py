@@ -3,7 +3,7 @@
 A[a] is the 0/1 matrix of q -> delta(a, q) (column q has its 1 in row delta(a, q)), h0 = e_start
 and the readout row of class c is the indicator of the states labelled c.  By induction the
 hidden state after a word w is exactly e_{q0.w}, so the score of the right class is 1 and every
-other score is 0: margin 1.  (**One-hot simulation theorem**, docs/theory.md.)
+other score is 0: margin 1.  (Theorem 1 of docs/theory.md, one-hot simulation.)
 
 >>> from bilinear.automata.families import from_spec
 >>> w = onehot(from_spec("flipflop:2"))

@@ -6,7 +6,7 @@ generator, pick h0 whose stabiliser is trivial, and let readout row of element g
 ``G rho(g) h0``.  Then the score of class g' at state g is ``<rho(g') h0, rho(g) h0>_G``; every
 orbit point has the same G-norm, so by the Cauchy-Schwarz inequality (equality only for equal
 vectors) the score is maximal exactly at g' = g, with a strict margin.  This is the
-**orbit-separation theorem** (docs/theory.md); constructions for Z_m, D_n, S_n, A_n and Q8 are
+Theorem 2 of docs/theory.md (orbit separation); constructions for Z_m, D_n, S_n, A_n and Q8 are
 all instances of it.
 
 :func:`orbit_weights` computes the readout by walking the automaton breadth-first and recording,

@@ -4,7 +4,7 @@ For a product automaton (symbol (a_1, ..., a_k) acts as a_i on factor i; label (
 take block-diagonal transitions ``A[(a_1..a_k)] = diag(A_1[a_1], ..., A_k[a_k])``, concatenated
 start states, and readout rows ``[R_1[c_1]; ...; R_k[c_k]]``.  The score of (c_1..c_k) is the sum
 of the factor scores, and the maximum of a separable sum is attained exactly at the tuple of
-the factors' maxima (**separable-maximum lemma**), with margin at least the smallest factor
+the factors' maxima (Theorem 3 of docs/theory.md, products by blocks), with margin at least the smallest factor
 margin.  Dimension: the sum of the factors' dimensions; block structure (``block:B``,
 ``rotation2d``, ``diagonal``, ``positive``) is preserved.
 

@@ -32,7 +32,7 @@ Examples
 >>> w = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
 >>> p = prove(w, parity)
 >>> p.status, p.states_explored, p.margin
-('proved', 2, Fraction(2, 1))
+('proved', 2, 2)
 >>> bad = Weights("diagonal", A=[[[1]], [[1]]], h0=[1], readout=[[1], [-1]])
 >>> c = prove(bad, parity)
 >>> c.status, c.word, c.expected, c.got

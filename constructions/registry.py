@@ -53,7 +53,7 @@ class Construction:
     families: tuple[str, ...]  # ("*",): every automaton
     variant: str
     dim: str
-    theorem: str
+    theorem: str  # as numbered in docs/theory.md
     builder: Callable = None  # (automaton) -> Weights
 
     def applies(self, family: str | None) -> bool:
@@ -61,14 +61,14 @@ class Construction:
 
 
 CONSTRUCTIONS: tuple[Construction, ...] = (
-    Construction("sign", ("parity", "cyclic"), "diagonal", "1 (Z_1, Z_2 only)", "real-diagonal theorem", cyclic_sign),
-    Construction("rotation", ("parity", "cyclic"), "rotation2d", "2", "orbit-separation theorem", cyclic_rotation),
+    Construction("sign", ("parity", "cyclic"), "diagonal", "1 (Z_1, Z_2 only)", "Theorem 2 (orbit separation, orbit {1, -1})", cyclic_sign),
+    Construction("rotation", ("parity", "cyclic"), "rotation2d", "2", "Theorem 2 (orbit separation)", cyclic_rotation),
     Construction("crt-rotation", ("product",), "rotation2d", "2 (coprime cyclic factors)",
-                 "Chinese remainder theorem and orbit-separation theorem", crt_rotation),
-    Construction("dihedral", ("dihedral",), "block:2", "2", "orbit-separation theorem", dihedral_block),
-    Construction("standard", ("symmetric", "alternating"), "full", "N-1", "orbit-separation theorem", standard),
-    Construction("quaternion", ("quaternion",), "full", "4", "orbit-separation theorem", quaternion_right),
-    Construction("one-hot", ("*",), "full", "n (states)", "one-hot simulation theorem", onehot),
+                 "Chinese remainder theorem + Theorem 2 (orbit separation)", crt_rotation),
+    Construction("dihedral", ("dihedral",), "block:2", "2", "Theorem 2 (orbit separation)", dihedral_block),
+    Construction("standard", ("symmetric", "alternating"), "full", "N-1", "Theorem 2 (orbit separation)", standard),
+    Construction("quaternion", ("quaternion",), "full", "4", "Theorem 2 (orbit separation)", quaternion_right),
+    Construction("one-hot", ("*",), "full", "n (states)", "Theorem 1 (one-hot simulation)", onehot),
 )
 
 

@@ -3,11 +3,11 @@
 Z_m (symbols 0..m-1, label = sum mod m): symbol a rotates the plane by 2 pi a / m, h0 = (1, 0),
 and the readout row of class c is the orbit point (cos 2 pi c/m, sin 2 pi c/m).  The score of
 class c at state k is cos(2 pi (k - c) / m), maximal exactly at c = k with margin
-1 - cos(2 pi / m) (orbit-separation theorem).  Entries are exact: cos and sin of 2 pi / m lie in
+1 - cos(2 pi / m) (Theorem 2 of docs/theory.md, orbit separation).  Entries are exact: cos and sin of 2 pi / m lie in
 the cyclotomic field Q(zeta_lcm(4, m)).
 
 Parity / Z_2 as ``diagonal`` (d = 1): A[0] = 1, A[1] = -1, readout (1, -1): the sign of h is
-the parity (**real-diagonal theorem**: a label sequence along g^n of period 2 is representable).
+the parity (Theorem 2 with the orbit {1, -1}; by Theorem 7 no real diagonal computes Z_m, m >= 3).
 
 >>> from bilinear.automata.families import from_spec
 >>> w = cyclic_rotation(from_spec("cyclic:4"))
@@ -81,7 +81,7 @@ def crt_rotation(automaton):
     By the Chinese remainder theorem Z_m1 x ... x Z_mk is cyclic of order M = m1 ... mk, via
     (c_1, ..., c_k) -> sum_i c_i e_i mod M with e_i = 1 mod m_i, 0 mod m_j (j != i).  Symbol
     (a_1, ..., a_k) rotates by 2 pi (sum_i a_i e_i) / M; the orbit of h0 = (1, 0) has M distinct
-    points, so the orbit readout separates the states (orbit-separation theorem).
+    points, so the orbit readout separates the states (Theorem 2 of docs/theory.md, orbit separation).
 
     >>> from bilinear.automata.families import from_spec
     >>> crt_rotation(from_spec("cyclic:2*cyclic:3")).dim

@@ -79,7 +79,7 @@ def test_plain_automaton_gets_one_hot_and_family_automaton_is_recognised():
 def test_registry_lists_each_construction_once_with_its_theorem():
     names = [c.name for c in CONSTRUCTIONS]
     assert len(names) == len(set(names))
-    assert all("theorem" in c.theorem for c in CONSTRUCTIONS)
+    assert all("Theorem" in c.theorem for c in CONSTRUCTIONS)
     built = {c.name for c, _ in candidates("symmetric:4")}
     assert built == {"standard", "one-hot"}
 
