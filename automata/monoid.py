@@ -118,8 +118,8 @@ class _Keys:
         if self.mode in ("direct", "packed"):
             return rows.astype(np.int64) @ self.mult
         if self.mode == "hashed":
-            with np.errstate(over="ignore"):
-                return (rows.astype(np.uint64) * self.mult).sum(axis=1, dtype=np.uint64)
+            with np.errstate(over="ignore"):  # arithmetic mod 2**64 is the point
+                return rows.astype(np.uint64) @ self.mult
         rows = np.ascontiguousarray(rows, dtype=self.dtype)
         return rows.view(np.dtype((np.void, rows.dtype.itemsize * self.n))).reshape(-1)
 
