@@ -344,12 +344,28 @@ class FieldElement:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
+    def normalized_trace(self) -> Fraction:
+        """Tr(x) / [Q(zeta_m) : Q]: the mean of the Galois conjugates, the same in every
+        cyclotomic field containing x (Ramanujan sums: zeta^k has mean mu(n)/phi(n), n = m/gcd(k, m)).
+
+        >>> CyclotomicField(5).zeta().normalized_trace(), cos2pi(1, 5).normalized_trace()
+        (Fraction(-1, 4), Fraction(-1, 4))
+        """
+        m = self.field.m
+        total = Fraction(0)
+        for k, c in enumerate(self.coeffs()):
+            if c:
+                n = m // math.gcd(k, m)
+                total += c * Fraction(_mobius(n), _totient(n))
+        return total
+
     def __hash__(self) -> int:
+        # equal elements of different fields must hash alike: use field-independent invariants
         if self._hash is None:
             if self.is_rational():
                 self._hash = hash(self.rational())
             else:
-                self._hash = hash((self.field.m, tuple(str(c) for c in self.poly.coeffs())))
+                self._hash = hash((self.normalized_trace(), (self * self).normalized_trace()))
         return self._hash
 
     def __bool__(self) -> bool:
@@ -445,6 +461,33 @@ class FieldElement:
     def to_json(self) -> dict:
         """``{"field": "cyclotomic:M", "coeffs": ["p/q", ...]}``."""
         return {"field": f"cyclotomic:{self.field.m}", "coeffs": [str(c) for c in self.coeffs()]}
+
+
+@lru_cache(maxsize=None)
+def _totient(n: int) -> int:
+    result, p, k = n, 2, n
+    while p * p <= k:
+        if k % p == 0:
+            while k % p == 0:
+                k //= p
+            result -= result // p
+        p += 1
+    if k > 1:
+        result -= result // k
+    return result
+
+
+@lru_cache(maxsize=None)
+def _mobius(n: int) -> int:
+    sign, p, k = 1, 2, n
+    while p * p <= k:
+        if k % p == 0:
+            k //= p
+            if k % p == 0:
+                return 0
+            sign = -sign
+        p += 1
+    return -sign if k > 1 else sign
 
 
 def exact_sign(value) -> int:

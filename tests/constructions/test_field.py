@@ -70,6 +70,25 @@ def test_conjugation_and_reality():
     assert abs(complex(z) - complex(math.cos(2 * math.pi / 7), math.sin(2 * math.pi / 7))) < 1e-12
 
 
+def test_equal_elements_of_different_fields_hash_alike():
+    c = cos2pi(1, 5)  # in Q(zeta_20)
+    assert c.embed(60) == c and hash(c.embed(60)) == hash(c)
+    assert {c: "x"}[c.embed(140)] == "x"
+    z = CyclotomicField(7).zeta()
+    assert hash(z.embed(21)) == hash(z)
+
+
+@given(st.integers(1, 30), st.integers(0, 29))
+def test_normalized_trace_is_the_mean_of_the_conjugates(m, k):
+    import cmath
+
+    K = CyclotomicField(m)
+    x = K.zeta(k) + 2
+    units = [j for j in range(1, m + 1) if math.gcd(j, m) == 1]
+    mean = sum(cmath.exp(2j * cmath.pi * j * k / m) for j in units) / len(units) + 2
+    assert abs(float(x.normalized_trace()) - mean.real) < 1e-9
+
+
 def test_hash_matches_equality_for_rationals():
     assert hash(CyclotomicField(12)(Fraction(3, 4))) == hash(Fraction(3, 4))
     assert {cos2pi(1, 7): 1}[cos2pi(1, 7)] == 1
