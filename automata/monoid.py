@@ -397,9 +397,34 @@ class Monoid:
     @cached_property
     def d_class_index(self) -> np.ndarray:
         """``(size,)`` D-class (= J-class) of each element: strongly connected components of the
-        two-sided Cayley graph, numbered in order of their first element."""
-        adjacency = np.concatenate([self.right, self.left], axis=1)
-        comp = np.asarray(_strong_components(adjacency), dtype=np.int64)
+        two-sided Cayley graph, numbered in order of their first element.
+
+        Multiplying by a unit (a permutation generator) on either side is invertible, so the
+        orbits of the group of units (``x -> g x h``) lie inside D-classes; they are merged first
+        (vectorised label propagation), and Tarjan's algorithm runs on the much smaller quotient.
+        """
+        size = self.size
+        units = [a for a in range(self.n_symbols) if len(set(self.generators[a].tolist())) == self.n_states]
+        label = np.arange(size, dtype=np.int64)
+        if units:
+            neighbours = np.concatenate([self.right[:, units], self.left[:, units]], axis=1)  # (size, 2*units)
+            while True:
+                new = np.minimum(label, label[neighbours].min(axis=1))
+                new = new[new]  # pointer jumping
+                if np.array_equal(new, label):
+                    break
+                label = new
+        roots, orbit = np.unique(label, return_inverse=True)
+        orbit = orbit.reshape(-1)
+        n_orbits = roots.size
+        adjacency = np.concatenate([self.right, self.left], axis=1)  # (size, 2*symbols)
+        src = np.repeat(orbit, adjacency.shape[1])
+        dst = orbit[adjacency.reshape(-1)]
+        keep = src != dst
+        pairs = np.unique(src[keep] * n_orbits + dst[keep])
+        src, dst = pairs // n_orbits, pairs % n_orbits
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n_orbits))])
+        comp = np.asarray(_strong_components(indptr, dst), dtype=np.int64)[orbit]
         _, first, inverse = np.unique(comp, return_index=True, return_inverse=True)
         renumber = np.argsort(np.argsort(first))
         out = renumber[inverse.reshape(-1)]
@@ -730,10 +755,12 @@ def solvable_by_order(order: int) -> bool:
     return order < _SMALLEST_NON_SOLVABLE or order % 2 == 1 or len(factorint(order)) <= 2
 
 
-def _strong_components(adjacency: np.ndarray) -> list[int]:
-    """Tarjan's algorithm, iterative; ``adjacency`` ``(nodes, degree)``; component per node."""
-    adj = adjacency.tolist()
-    n = len(adj)
+def _strong_components(indptr: np.ndarray, indices: np.ndarray) -> list[int]:
+    """Tarjan's algorithm, iterative, on a graph in CSR form (``indices[indptr[v]:indptr[v+1]]``
+    are the successors of ``v``); returns the component of each node."""
+    n = len(indptr) - 1
+    starts = indptr.tolist()
+    succ = indices.tolist()
     index = [-1] * n
     low = [0] * n
     on_stack = [False] * n
@@ -748,17 +775,22 @@ def _strong_components(adjacency: np.ndarray) -> list[int]:
         counter += 1
         stack.append(root)
         on_stack[root] = True
-        work = [(root, iter(adj[root]))]
+        work = [[root, starts[root]]]
         while work:
-            v, it = work[-1]
+            frame = work[-1]
+            v, pos = frame
+            end = starts[v + 1]
             advanced = False
-            for w in it:
+            while pos < end:
+                w = succ[pos]
+                pos += 1
                 if index[w] == -1:
+                    frame[1] = pos
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
                     on_stack[w] = True
-                    work.append((w, iter(adj[w])))
+                    work.append([w, starts[w]])
                     advanced = True
                     break
                 if on_stack[w] and index[w] < low[v]:

@@ -250,3 +250,18 @@ def test_groups_have_one_idempotent_and_monoids_their_own() -> None:
     assert from_spec("symmetric:4").monoid().idempotents.tolist() == [0]
     m = from_spec("reset:3").monoid()
     assert m.idempotents.size == m.size == 4  # identity and the three constants
+
+
+@given(automata(max_states=5, max_symbols=3))
+def test_d_classes_are_the_strong_components_of_the_two_sided_cayley_graph(a: Automaton) -> None:
+    import networkx as nx
+
+    m = transformation_monoid(a)
+    g = nx.DiGraph()
+    g.add_nodes_from(range(m.size))
+    for i in range(m.size):
+        for s in range(m.n_symbols):
+            g.add_edge(i, int(m.right[i, s]))
+            g.add_edge(i, int(m.left[i, s]))
+    expected = sorted(sorted(c) for c in nx.strongly_connected_components(g))
+    assert sorted(sorted(c.tolist()) for c in m.d_classes()) == expected
