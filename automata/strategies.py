@@ -65,8 +65,7 @@ def automata(
     state is random (``random_start=False``: state 0).  With ``permutation=True`` every row of
     the table is a permutation of the states.
 
-    Parameters are checked eagerly enough: bad bounds raise
-    :class:`~bilinear.errors.AutomatonError` when the strategy is drawn from.
+    Bad bounds raise :class:`~bilinear.errors.AutomatonError` when the strategy is drawn from.
     """
     _bounds("automata: states", min_states, max_states)
     _bounds("automata: symbols", min_symbols, max_symbols)
