@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from bilinear.errors import AutomatonError, SpecError
+from bilinear.errors import AutomatonError, MonoidTooLargeError, SpecError
 
 from .automaton import Automaton
 
@@ -89,42 +89,30 @@ def cayley_automaton(
 
     States are the generated elements (breadth-first from the identity, so state 0 is the
     identity), reading generator ``g`` maps element ``e`` to ``e·g`` (first ``e``, then ``g``),
-    and every element is its own class, named by ``namer``.
+    and every element is its own class, named by ``namer``.  Built from the vectorised closure
+    of :func:`bilinear.automata.monoid.transformation_monoid` (states in shortlex order of
+    their words).
 
     >>> a = cayley_automaton([(1, 2, 0)], symbols=["c"])
     >>> a.n_states, a.run("ccc")
     (3, 0)
     """
+    from .monoid import transformation_monoid  # the vectorised closure (shortlex order)
+
     gens_t = _as_transformations(gens, "cayley_automaton")
-    n = len(gens_t[0])
-    g_arr = np.array(gens_t, dtype=np.int64)
-    identity = tuple(range(n))
-    index = {identity: 0}
-    elements = [identity]
-    rows: list[list[int]] = [[] for _ in gens_t]
-    frontier = 0
-    while frontier < len(elements):
-        e = np.array(elements[frontier], dtype=np.int64)
-        for a in range(len(gens_t)):
-            f = tuple(g_arr[a][e].tolist())
-            j = index.get(f)
-            if j is None:
-                if len(elements) >= limit:
-                    raise AutomatonError(
-                        f"the generated monoid has more than {limit} elements; too large for a "
-                        "Cayley automaton"
-                    )
-                j = len(elements)
-                index[f] = j
-                elements.append(f)
-            rows[a].append(j)
-        frontier += 1
+    acting = Automaton(np.array(gens_t, dtype=np.int64), symbols=symbols)
+    try:
+        monoid = transformation_monoid(acting, limit=limit)
+    except MonoidTooLargeError:
+        raise AutomatonError(
+            f"the generated monoid has more than {limit} elements; too large for a Cayley automaton"
+        ) from None
     namer = namer or (lambda t: "[" + " ".join(map(str, t)) + "]")
     return Automaton(
-        np.array(rows, dtype=np.int64),
+        monoid.right.T,
         start=0,
         symbols=symbols,
-        classes=[namer(e) for e in elements],
+        classes=[namer(tuple(e)) for e in monoid.elements.tolist()],
         name=name,
     )
 
