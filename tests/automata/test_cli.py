@@ -103,3 +103,13 @@ def test_subprocess_describe_and_error() -> None:
     )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip().count("\n") == 0 and "must be an integer" in bad.stderr
+
+
+def test_describe_skips_subgroups_past_the_listing_limit(capsys, monkeypatch) -> None:
+    import bilinear.automata.cli as automata_cli
+
+    monkeypatch.setattr(automata_cli, "SUBGROUP_LIST_LIMIT", 10)
+    facts = run_json(capsys, "describe", "modarith:5", "--json")
+    assert facts["monoid_size"] == 25 and facts["maximal_subgroup_orders"] is None and facts["d_classes"] is None
+    assert main(["describe", "modarith:5"]) == 0
+    assert "D-classes" not in capsys.readouterr().out
