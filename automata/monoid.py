@@ -42,7 +42,7 @@ from typing import Iterable
 
 import numpy as np
 
-from bilinear.errors import AutomatonError, MonoidTooLargeError
+from bilinear.errors import AutomatonError, MonoidTooLargeError, UnknownSymbolError
 
 from .automaton import Automaton
 
@@ -212,10 +212,11 @@ class Monoid:
     @cached_property
     def lengths(self) -> np.ndarray:
         """``(size,)`` length of each element's shortest word."""
-        out = np.zeros(self.size, dtype=np.int64)
-        parent = self.parent
+        lengths = [0] * self.size
+        parent = self.parent.tolist()
         for i in range(1, self.size):  # parents precede children
-            out[i] = out[parent[i]] + 1
+            lengths[i] = lengths[parent[i]] + 1
+        out = np.array(lengths, dtype=np.int64)
         out.setflags(write=False)
         return out
 
@@ -227,25 +228,29 @@ class Monoid:
         return ("" if all(len(s) == 1 for s in self.symbols) else " ").join(names)
 
     def _encode_word(self, word) -> list[int]:
+        """Symbol indices of a word given as names, indices or one string (as Automaton.encode)."""
+        index = {s: i for i, s in enumerate(self.symbols)}
         if isinstance(word, str):
-            index = {s: i for i, s in enumerate(self.symbols)}
-            items: list = word.split() if any(c.isspace() for c in word) else (
-                list(word) if all(len(s) == 1 for s in self.symbols) else [word]
-            )
+            if any(c.isspace() for c in word):
+                items: list = word.split()
+            elif all(len(s) == 1 for s in self.symbols):
+                items = list(word)
+            else:
+                items = [word] if word else []
         else:
-            index = {s: i for i, s in enumerate(self.symbols)}
             items = list(word)
         out = []
         for pos, item in enumerate(items):
             if isinstance(item, str):
                 if item not in index:
-                    raise AutomatonError(f"unknown symbol {item!r} at position {pos}")
+                    raise UnknownSymbolError(f"unknown symbol {item!r} at position {pos}")
                 out.append(index[item])
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+                if not 0 <= int(item) < self.n_symbols:
+                    raise UnknownSymbolError(f"unknown symbol index {int(item)} at position {pos}")
+                out.append(int(item))
             else:
-                a = int(item)
-                if not 0 <= a < self.n_symbols:
-                    raise AutomatonError(f"unknown symbol index {a} at position {pos}")
-                out.append(a)
+                raise UnknownSymbolError(f"symbol {item!r} at position {pos} is neither a name nor an index")
         return out
 
     def index(self, word) -> int:
