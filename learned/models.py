@@ -261,6 +261,46 @@ class BilinearRNN(nn.Module):
             A = trans.dense().detach().double().cpu().numpy()
             return Weights(self.variant.spec, A, h0, readout)
 
+    @classmethod
+    def from_weights(cls, weights: Weights, dtype: torch.dtype = torch.float64, **options) -> "BilinearRNN":
+        """A one-hot model carrying ``weights`` (exact ones are rounded): the inverse of
+        :meth:`to_weights`, so a hand construction runs on the fast scan (or initialises training).
+
+        >>> w = Weights("diagonal", A=[[[-1]], [[1]]], h0=[1], readout=[[1], [-1]])  # parity
+        >>> m = BilinearRNN.from_weights(w)
+        >>> m(torch.tensor([[1, 0, 0, 1, 0]])).argmax(-1).tolist()
+        [[0, 0, 0, 1, 1]]
+        """
+        if not isinstance(weights, Weights):
+            raise ConfigError(f"from_weights needs a Weights value, got {type(weights).__name__}")
+        v = weights.variant_info
+        A, h0, R = weights.float_arrays()
+        model = cls(weights.n_symbols, weights.n_classes, weights.dim, v.spec, **options).to(dtype)
+        t = lambda x: torch.tensor(np.array(x, dtype=np.float64), dtype=dtype)  # noqa: E731
+        d = weights.dim
+        with torch.no_grad():
+            if v.kind == "full":
+                model.W.copy_(t(A))
+            elif v.kind == "block":
+                B = v.param
+                blocks = np.stack([[A[s, i : i + B, i : i + B] for i in range(0, d, B)] for s in range(A.shape[0])])
+                model.W.copy_(t(blocks))
+            elif v.kind == "factorized":
+                U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
+                model.U.copy_(t(U))
+                model.C.copy_(t(C))
+                model.Wf.copy_(t(W))
+            elif v.kind == "rotation2d":
+                model.ra.copy_(t(A[:, 0::2, 0::2].diagonal(axis1=1, axis2=2)))
+                model.rb.copy_(t(A[:, 1::2, 0::2].diagonal(axis1=1, axis2=2)))
+            elif v.kind == "diagonal":
+                model.W.copy_(t(A.diagonal(axis1=1, axis2=2)))
+            else:  # positive
+                model.W.copy_(t(np.log(A.diagonal(axis1=1, axis2=2))))
+            model.h0.copy_(t(h0))
+            model.readout.weight.copy_(t(R))
+        return model.eval()
+
     def extra_repr(self) -> str:
         return (
             f"variant={self.variant.spec}, symbols={self.n_symbols}, classes={self.n_classes}, "
