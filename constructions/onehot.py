@@ -23,16 +23,11 @@ __all__ = ["onehot"]
 def onehot(automaton) -> Weights:
     """The one-hot construction of any automaton: d = n_states, entries 0/1."""
     n, k = automaton.n_states, automaton.n_symbols
-    A = np.zeros((k, n, n), dtype=object)
-    A[:] = 0
+    A = np.zeros((k, n, n), dtype=np.int64)  # (symbols, hidden, hidden); Weights makes them ints
     for s in range(k):
-        for q in range(n):
-            A[s, int(automaton.delta[s, q]), q] = 1
-    h0 = np.zeros(n, dtype=object)
-    h0[:] = 0
+        A[s, automaton.delta[s], np.arange(n)] = 1
+    h0 = np.zeros(n, dtype=np.int64)
     h0[int(automaton.start)] = 1
-    readout = np.zeros((automaton.n_classes, n), dtype=object)
-    readout[:] = 0
-    for q in range(n):
-        readout[int(automaton.labels[q]), q] = 1
+    readout = np.zeros((automaton.n_classes, n), dtype=np.int64)
+    readout[automaton.labels, np.arange(n)] = 1
     return Weights("full", A, h0, readout)

@@ -87,8 +87,9 @@ def _pad(w: Weights, d: int) -> Weights:
 
 
 def _is_diagonal(w: Weights) -> bool:
-    d = w.dim
-    return all(w.A[s, i, j] == 0 for s in range(w.n_symbols) for i in range(d) for j in range(d) if i != j)
+    off = ~np.eye(w.dim, dtype=bool)[None]
+    nonzero = (w.A != 0) if w.exact else (np.abs(w.A) > 1e-12)
+    return not np.asarray(nonzero & off, dtype=bool).any()
 
 
 def factorized_rank(w: Weights) -> int:
@@ -204,6 +205,8 @@ def build(spec_or_automaton, variant) -> Weights:
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
+        if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
+            continue  # the one-hot construction (d = n) cannot beat what was found
         try:
             base = c.builder(a)
         except ConstructionError:

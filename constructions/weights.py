@@ -249,9 +249,21 @@ def _as_float(array: np.ndarray, name: str) -> np.ndarray:
 
 
 def _as_exact(array: np.ndarray, name: str) -> np.ndarray:
+    if array.dtype.kind in "iu":  # numpy integers: Python ints, no per-entry checks needed
+        out = array.astype(object)
+        out.setflags(write=False)
+        return out
     out = np.empty(array.shape, dtype=object)
-    for index, x in np.ndenumerate(array):
-        out[index] = _normalise_exact(x, _index_name(name, index))
+    flat_in, flat_out = array.reshape(-1), out.reshape(-1)
+    for i, x in enumerate(flat_in):
+        if type(x) is int:
+            flat_out[i] = x
+            continue
+        try:
+            flat_out[i] = _normalise_exact(x, "")
+        except WeightsError:
+            index = np.unravel_index(i, array.shape)
+            _normalise_exact(x, _index_name(name, tuple(int(j) for j in index)))  # raises, named
     out.setflags(write=False)
     return out
 
@@ -275,6 +287,8 @@ def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
     """
     M = np.array(M, dtype=object)
     rows, cols = M.shape
+    if rows and cols and not any(isinstance(x, FieldElement) for x in M.flat):
+        return _rational_rank_decomposition(M)
     R = [[M[i, j] for j in range(cols)] for i in range(rows)]
     pivots: list[int] = []
     r = 0
@@ -300,6 +314,30 @@ def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
             U[i, k] = _simplify(M[i, j])
         for c in range(cols):
             W[c, k] = _simplify(R[k][c])
+    return U, W
+
+
+def _rational_rank_decomposition(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """rank_decomposition over Q with FLINT's reduced row echelon form (fast, exact)."""
+    import flint
+
+    rows, cols = M.shape
+    fm = flint.fmpq_mat(rows, cols, [flint.fmpq(int(Fraction(x).numerator), int(Fraction(x).denominator)) for x in M.flat])
+    rref, rank = fm.rref()
+    pivots = []
+    for r in range(rank):
+        for c in range(cols):
+            if rref[r, c] != 0:
+                pivots.append(c)
+                break
+    U = np.empty((rows, rank), dtype=object)
+    W = np.empty((cols, rank), dtype=object)
+    for k, j in enumerate(pivots):
+        for i in range(rows):
+            U[i, k] = _simplify(M[i, j])
+        for c in range(cols):
+            q = rref[k, c]
+            W[c, k] = _simplify(Fraction(int(q.p), int(q.q)))
     return U, W
 
 
@@ -500,6 +538,11 @@ class Weights:
         scale = float(np.abs(self.A).max()) if self.A.size else 0.0
         return FLOAT_ATOL * max(scale, 1e-300)
 
+    def _nonzero_mask(self, array: np.ndarray, tol: float) -> np.ndarray:
+        if self._exact:
+            return np.asarray(array != 0, dtype=bool)
+        return np.abs(array) > tol
+
     def _zero(self, x, tol: float) -> bool:
         return x == 0 if self._exact else abs(x) <= tol
 
@@ -513,23 +556,25 @@ class Weights:
 
         if v.kind == "full":
             return
+        nonzero = self._nonzero_mask(A, tol)  # (symbols, hidden, hidden) bool
+        i_idx, j_idx = np.indices((d, d))
+
+        def first(mask, why):
+            bad = np.argwhere(mask)
+            if bad.size:
+                s, i, j = (int(x) for x in bad[0])
+                fail(s, i, j, why)
+
         if v.kind == "block":
             B = v.param
             if d % B:
                 raise ConformanceError(f"variant {spec!r}: block size {B} does not divide hidden size {d}")
-            for s in range(A.shape[0]):
-                for i in range(d):
-                    for j in range(d):
-                        if i // B != j // B and not self._zero(A[s, i, j], tol):
-                            fail(s, i, j, f"is outside the {B}x{B} diagonal blocks")
+            first(nonzero & (i_idx // B != j_idx // B)[None], f"is outside the {B}x{B} diagonal blocks")
             return
         if v.kind in ("diagonal", "positive"):
-            for s in range(A.shape[0]):
-                for i in range(d):
-                    for j in range(d):
-                        if i != j and not self._zero(A[s, i, j], tol):
-                            fail(s, i, j, "is off the diagonal")
-                if v.kind == "positive":
+            first(nonzero & (i_idx != j_idx)[None], "is off the diagonal")
+            if v.kind == "positive":
+                for s in range(A.shape[0]):
                     for i in range(d):
                         x = A[s, i, i]
                         positive = exact_sign(x) > 0 if self._exact else x > 0
@@ -539,11 +584,8 @@ class Weights:
         if v.kind == "rotation2d":
             if d % 2:
                 raise ConformanceError(f"variant {spec!r}: hidden size {d} is odd; rotation2d needs 2x2 blocks")
+            first(nonzero & (i_idx // 2 != j_idx // 2)[None], "is outside the 2x2 rotation blocks")
             for s in range(A.shape[0]):
-                for i in range(d):
-                    for j in range(d):
-                        if i // 2 != j // 2 and not self._zero(A[s, i, j], tol):
-                            fail(s, i, j, "is outside the 2x2 rotation blocks")
                 for b in range(0, d, 2):
                     if not self._zero(A[s, b, b] - A[s, b + 1, b + 1], tol):
                         fail(s, b + 1, b + 1, f"differs from A[{s}][{b}, {b}] = {_fmt(A[s, b, b])} (not a scaled rotation)")
@@ -565,13 +607,11 @@ class Weights:
             if f.shape != (rows, R):
                 raise ConformanceError(f"variant {spec!r}: factor {name} has shape {f.shape}, expected ({rows}, {R})")
         for s in range(k):
-            if self._exact:
-                prod = (U * C[s][None, :]) @ W.T
-            else:
-                prod = (U * C[s][None, :]) @ W.T
-            for i in range(d):
-                for j in range(d):
-                    if not self._zero(prod[i, j] - A[s, i, j], tol):
+            prod = (U * C[s][None, :]) @ W.T
+            bad = np.argwhere(self._nonzero_mask(prod - A[s], tol))
+            if bad.size:
+                i, j = (int(x) for x in bad[0])
+                if True:
                         raise ConformanceError(
                             f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
                             f"(U diag(C[{s}]) W^T)[{i}, {j}] = {_fmt(prod[i, j])}"
@@ -581,7 +621,7 @@ class Weights:
         A, d, k = self.A, self.dim, self.n_symbols
         spec = self._variant.spec
         tol = self._tol()
-        diag = all(self._zero(A[s, i, j], tol) for s in range(k) for i in range(d) for j in range(d) if i != j)
+        diag = not (self._nonzero_mask(A, tol) & ~np.eye(d, dtype=bool)[None]).any()
         zero = 0 if self._exact else 0.0
         one = 1 if self._exact else 1.0
 
