@@ -240,35 +240,30 @@ def distinguishing_word(a: Automaton, b: Automaton) -> tuple[int, ...] | None:
         return distinguishing_word(a_min, b_min)
     nb = b.n_states
     k = a.n_symbols
-    start = a.start * nb + b.start
-    parent = np.full(a.n_states * nb, -1, dtype=np.int64)  # pair code -> parent pair code
-    via = np.zeros(a.n_states * nb, dtype=np.int64)  # pair code -> symbol that reached it
-    seen = np.zeros(a.n_states * nb, dtype=bool)
-    seen[start] = True
-    frontier = np.array([start], dtype=np.int64)
+    seen = np.zeros(a.n_states * nb, dtype=bool)  # pair code p * nb + q
+    frontier = np.array([a.start * nb + b.start], dtype=np.int64)
+    seen[frontier] = True
+    # per level: (parent position in the previous level, symbol) of each pair, to rebuild words
+    levels: list[tuple[np.ndarray, np.ndarray]] = []
     la, lb = a.labels, b.labels
     while frontier.size:
         pa, pb = frontier // nb, frontier % nb
         bad = np.flatnonzero(la[pa] != lb[pb])
         if bad.size:
-            code = int(frontier[bad[0]])
+            position = int(bad[0])
             word = []
-            while code != start:
-                word.append(int(via[code]))
-                code = int(parent[code])
+            for parents, symbols in reversed(levels):
+                word.append(int(symbols[position]))
+                position = int(parents[position])
             return tuple(reversed(word))
         # children in shortlex order: parent-major, then symbol
         child = (a.delta[:, pa] * nb + b.delta[:, pb]).T.reshape(-1)  # (frontier * symbols,)
-        sym = np.tile(np.arange(k, dtype=np.int64), frontier.size)
-        par = np.repeat(frontier, k)
-        fresh = ~seen[child]
-        child, sym, par = child[fresh], sym[fresh], par[fresh]
-        _, first = np.unique(child, return_index=True)
-        first = np.sort(first)
-        frontier = child[first]
+        fresh = np.flatnonzero(~seen[child])
+        _, first = np.unique(child[fresh], return_index=True)
+        chosen = fresh[np.sort(first)]  # positions in child of the new pairs, shortlex order
+        frontier = child[chosen]
         seen[frontier] = True
-        parent[frontier] = par[first]
-        via[frontier] = sym[first]
+        levels.append((chosen // k, chosen % k))
     return None
 
 

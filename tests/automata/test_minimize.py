@@ -167,3 +167,19 @@ def test_distinguishing_word_known() -> None:
 def test_words_strategy_is_valid(a: Automaton, data) -> None:
     w = data.draw(words(a, max_size=7))
     assert len(w) <= 7 and all(0 <= s < a.n_symbols for s in w)
+
+
+def test_distinguishing_word_minimises_past_the_pair_limit(monkeypatch) -> None:
+    import importlib
+
+    mod = importlib.import_module("bilinear.automata.minimize")  # the module, not the function
+
+    c4 = from_spec("cyclic:4")
+    padded = Automaton(from_spec("cyclic:8").delta[:4] % 8, labels=[0, 1, 2, 3, 0, 1, 2, 3])  # cyclic:4 in 8 states
+    assert distinguishing_word(c4, padded) is None
+    monkeypatch.setattr(mod, "PAIR_LIMIT", 20)  # 4 x 8 pairs > 20: minimise both (4 x 4 = 16)
+    assert mod.distinguishing_word(c4, padded) is None
+    assert mod.distinguishing_word(c4, Automaton(c4.delta, labels=[0, 1, 0, 1])) == (2,)
+    monkeypatch.setattr(mod, "PAIR_LIMIT", 4)
+    with pytest.raises(AutomatonError, match="pair limit"):
+        mod.distinguishing_word(c4, padded)
