@@ -82,14 +82,16 @@ def _validate(weights: Weights, automaton) -> None:
 
 
 def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """score[label] - max other score, per row; (batch, classes), (batch,) -> (batch,)."""
+    """score[label] - max other score, per row; (batch, classes), (batch,) -> (batch,).
+
+    Overwrites ``scores`` (a fresh array each step) instead of copying it.
+    """
     rows = np.arange(scores.shape[0])
-    own = scores[rows, labels]
+    own = scores[rows, labels].copy()
     if scores.shape[1] == 1:
         return np.full(scores.shape[0], np.inf)
-    other = scores.copy()
-    other[rows, labels] = -np.inf
-    return own - other.max(axis=1)
+    scores[rows, labels] = -np.inf
+    return own - scores.max(axis=1)
 
 
 def float_run(A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray | None = None):
@@ -147,7 +149,7 @@ def check(weights: Weights, automaton, length: int = 500, words: int = 1000, see
     first: tuple[int, ...] | None = None
     # the empty word
     h = h0 / (np.linalg.norm(h0) or 1.0)
-    m0 = float(_margins((R @ h)[None, :], np.array([automaton.labels[automaton.start]]))[0])
+    m0 = float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
     worst = min(worst, m0)
     if not m0 > 0:
         first = ()
