@@ -111,9 +111,11 @@ def test_a_permutation_automatons_monoid_is_a_group(a: Automaton) -> None:
     m = transformation_monoid(a)
     assert m.is_group
     assert m.group().order() == m.size
-    # every element has an inverse in the monoid
-    for i in range(m.size):
-        assert any(m.multiply(i, j) == 0 for j in range(m.size))
+    # every element has an inverse in the monoid, and x · x^-1 is the identity
+    inverses = m.find(np.argsort(m.elements, axis=1))
+    assert (inverses >= 0).all()
+    for i in range(0, m.size, max(1, m.size // 20)):
+        assert m.multiply(i, int(inverses[i])) == 0
     assert m.is_solvable == m.group().is_solvable
     assert m.is_aperiodic == (m.size == 1)
 
@@ -132,7 +134,7 @@ def test_a_direct_product_runs_as_the_pair_of_its_factors(a: Automaton, b: Autom
     assert p.monoid().size <= a.monoid().size * b.monoid().size
 
 
-@given(automata(max_states=5, max_symbols=3))
+@given(automata(max_states=4, max_symbols=3))  # at most 4**4 = 256 elements: quadratic checks
 def test_algebraic_flags_agree_with_definitions(a: Automaton) -> None:
     m = transformation_monoid(a)
     rows = m.elements.astype(np.int64)
