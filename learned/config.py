@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bilinear.errors import BilinearError, ConfigError
 

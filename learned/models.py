@@ -266,10 +266,10 @@ class BilinearRNN(nn.Module):
         """A one-hot model carrying ``weights`` (exact ones are rounded): the inverse of
         :meth:`to_weights`, so a hand construction runs on the fast scan (or initialises training).
 
-        >>> w = Weights("diagonal", A=[[[-1]], [[1]]], h0=[1], readout=[[1], [-1]])  # parity
+        >>> w = Weights("diagonal", A=[[[-1]], [[1]]], h0=[1], readout=[[1], [-1]])  # symbol 0 flips
         >>> m = BilinearRNN.from_weights(w)
-        >>> m(torch.tensor([[1, 0, 0, 1, 0]])).argmax(-1).tolist()
-        [[0, 0, 0, 1, 1]]
+        >>> m(torch.tensor([[1, 0, 0, 1, 0]])).argmax(-1).tolist()  # parity of the number of 0s
+        [[0, 1, 0, 0, 1]]
         """
         if not isinstance(weights, Weights):
             raise ConfigError(f"from_weights needs a Weights value, got {type(weights).__name__}")

@@ -37,13 +37,17 @@ import itertools
 import math
 import re
 import shutil
-import tomllib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
 from bilinear.errors import BilinearError, ConfigError
+
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the same parser, as a package
+    import tomli as tomllib
 
 from .config import TrainConfig
 
