@@ -97,7 +97,9 @@ class _Keys:
         if n**n <= _DIRECT_TABLE_MAX:
             self.mode = "direct"
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
-            self.table = np.full(max(1, n**n), -1, dtype=np.int64)
+            # index + 1, 0 = absent: np.zeros maps zero pages lazily, so a large table costs
+            # only the pages the closure touches
+            self.table = np.zeros(max(1, n**n), dtype=np.int64)
         elif bits * n <= 63:
             self.mode = "packed"
             self.mult = np.array([1 << (bits * i) for i in range(n)], dtype=np.int64)
@@ -126,13 +128,13 @@ class _Keys:
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Indices of ``keys`` (-1 where unknown), shape ``(m,)``."""
         if self.mode == "direct":
-            return self.table[keys]
+            return self.table[keys] - 1
         get = self.map.get
         return np.fromiter((get(k, -1) for k in keys.tolist()), dtype=np.int64, count=keys.shape[0])
 
     def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
         if self.mode == "direct":
-            self.table[keys] = indices
+            self.table[keys] = indices + 1
         else:
             self.map.update(zip(keys.tolist(), indices.tolist()))
 
