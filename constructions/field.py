@@ -448,15 +448,21 @@ class FieldElement:
         raise FieldError(f"could not decide the sign of {self!r} at {_PRECISIONS[-1]} bits")
 
     def __repr__(self) -> str:
+        """``(1 - 1/2*z^4 + 1/2*z^10 in Q(z_28))`` with z = exp(2 pi i / m); rationals plainly."""
         if self.is_rational():
             return f"{self.rational()}"
-        terms = []
-        for i, c in enumerate(self.poly.coeffs()):
+        out = ""
+        for i, c in enumerate(self.coeffs()):
             if c == 0:
                 continue
-            z = "1" if i == 0 else ("z" if i == 1 else f"z^{i}")
-            terms.append(f"{c}" if i == 0 else (z if c == 1 else f"{c}*{z}"))
-        return f"({' + '.join(terms)} in Q(z_{self.field.m}))"
+            z = "" if i == 0 else ("z" if i == 1 else f"z^{i}")
+            mag = abs(c)
+            term = str(mag) if i == 0 else (z if mag == 1 else f"{mag}*{z}")
+            if not out:
+                out = ("-" if c < 0 else "") + term
+            else:
+                out += (" - " if c < 0 else " + ") + term
+        return f"({out} in Q(z_{self.field.m}))"
 
     def to_json(self) -> dict:
         """``{"field": "cyclotomic:M", "coeffs": ["p/q", ...]}``."""
