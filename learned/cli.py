@@ -56,6 +56,8 @@ def _add_train(sub) -> None:
     p.add_argument("--init", default=d.init, help=f"orthogonal or identity (default {d.init})")
     p.add_argument("--scan", default=d.scan, help="auto, sequential or parallel (default auto)")
     p.add_argument("--device", default=d.device, help="cpu, cuda or auto (default cpu)")
+    p.add_argument("--lr-grid", metavar="X,Y,...", default=None,
+                   help="train once per learning rate and keep the best (the paper's grid: 1e-3,1e-4,1e-5)")
     p.add_argument("--out", metavar="DIR", help="run directory: config, metrics, checkpoints, model, result")
     p.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -65,7 +67,7 @@ def _add_train(sub) -> None:
 
 def _train(args) -> int:
     from .runs import train_run
-    from .train import train
+    from .train import train, train_best_lr
 
     config = TrainConfig(
         spec=args.spec, model=args.model, steps=args.steps, lr=args.lr, seed=args.seed, hidden=args.hidden,
@@ -77,7 +79,16 @@ def _train(args) -> int:
     )
     if args.resume and not args.out:
         raise ConfigError("--resume needs --out DIR (the run directory to continue)")
-    if args.out:
+    if args.lr_grid is not None:
+        if args.out:
+            raise ConfigError("--lr-grid trains several runs; use 'bilinear sweep' to keep their directories")
+        try:
+            lrs = tuple(float(x) for x in args.lr_grid.split(",") if x.strip())
+        except ValueError:
+            raise ConfigError(f"--lr-grid must be comma-separated numbers, got {args.lr_grid!r}") from None
+        config = config.replace(lrs=lrs)  # validates every learning rate
+        result = train_best_lr(config, quiet=args.quiet)
+    elif args.out:
         result = train_run(config, args.out, resume=args.resume, quiet=args.quiet)
     else:
         result = train(config, quiet=args.quiet)

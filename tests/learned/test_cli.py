@@ -42,6 +42,9 @@ def test_train_text_and_run_directory(tmp_path, capsys):
         (["train", "parity", "full", "--lr", "0"], "learning rate must be positive"),
         (["train", "parity", "full", "--steps", "-1"], "steps must be positive"),
         (["train", "parity", "full", "--resume"], "--resume needs --out"),
+        (["train", "parity", "full", "--lr-grid", "1e-3,x"], "comma-separated numbers"),
+        (["train", "parity", "full", "--lr-grid", "1e-3,-1"], "must be a positive number"),
+        (["train", "parity", "full", "--lr-grid", "", "--quiet"], "empty"),
     ],
 )
 def test_train_bad_input(argv, message, capsys):
@@ -82,3 +85,10 @@ def test_train_through_a_subprocess(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["steps"] == 30
+
+
+def test_train_with_a_learning_rate_grid(capsys):
+    assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", "--json", *FAST]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [lr for lr, _ in result["lr_results"]] == [1e-6, 0.05]
+    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]
