@@ -830,10 +830,10 @@ def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT) -> M
     >>> from bilinear.automata import from_spec
     >>> transformation_monoid(from_spec("symmetric:4")).size
     24
-    >>> transformation_monoid(from_spec("symmetric:5"), limit=100)
+    >>> transformation_monoid(full_transformation_automaton(5), limit=100)
     Traceback (most recent call last):
     ...
-    bilinear.errors.MonoidTooLargeError: the transformation monoid of symmetric:5 has more than 100 elements (limit=100)
+    bilinear.errors.MonoidTooLargeError: the transformation monoid of T_5 has more than 100 elements (limit=100)
     """
     if not isinstance(automaton, Automaton):
         raise AutomatonError(f"transformation_monoid needs an Automaton, got {type(automaton).__name__}")
@@ -852,6 +852,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
     what = automaton.name or "this automaton"
     max_rows = min(limit, max(1, MEMORY_LIMIT_BYTES // (n * dtype.itemsize)))
     gens = automaton.delta.astype(dtype)  # (symbols, states)
+    _check_group_lower_bound(automaton, limit, max_rows, what)
     keys = _Keys(n, dtype, exact=exact)
 
     capacity = min(max_rows, 1024)
@@ -924,6 +925,33 @@ def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
         symbols=automaton.symbols,
         name=automaton.name,
     )
+
+
+def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, what: str) -> None:
+    """Fail at once when every symbol is a permutation and an orbit is already too large: a
+    group acting transitively on an orbit has at least as many elements as the orbit
+    (orbit-stabiliser), so the closure could not finish within the limits."""
+    delta = automaton.delta
+    if not (np.sort(delta, axis=1) == np.arange(automaton.n_states)).all():
+        return
+    label = np.arange(automaton.n_states, dtype=np.int64)
+    while True:  # orbits of a permutation group: propagate the least point along every generator
+        new = np.minimum(label, label[delta].min(axis=0))
+        new = new[new]
+        if np.array_equal(new, label):
+            break
+        label = new
+    orbit = int(np.bincount(label).max())
+    if orbit > limit:
+        raise MonoidTooLargeError(
+            f"the transformation monoid of {what} has more than {limit} elements (limit={limit}): "
+            f"it is a group with an orbit of {orbit} states"
+        )
+    if orbit > max_rows:
+        raise MonoidTooLargeError(
+            f"the transformation monoid of {what} needs more than {MEMORY_LIMIT_BYTES // 1024**2} MiB "
+            f"for its {automaton.n_states}-state elements: it is a group with an orbit of {orbit} states"
+        )
 
 
 def _grow(array: np.ndarray, capacity: int, fill=None) -> np.ndarray:

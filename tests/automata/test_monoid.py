@@ -267,3 +267,10 @@ def test_d_classes_are_the_strong_components_of_the_two_sided_cayley_graph(a: Au
             g.add_edge(i, int(m.left[i, s]))
     expected = sorted(sorted(c) for c in nx.strongly_connected_components(g))
     assert sorted(sorted(c.tolist()) for c in m.d_classes()) == expected
+
+
+def test_a_group_with_a_large_orbit_fails_before_the_closure() -> None:
+    with pytest.raises(MonoidTooLargeError, match="limit=100\\): it is a group with an orbit of 120 states"):
+        from_spec("symmetric:5").monoid(limit=100)
+    # the bound is only a lower bound: a group within the limit still closes
+    assert from_spec("symmetric:5").monoid(limit=120).size == 120
