@@ -78,6 +78,22 @@ class Dataset:
         """Number of real (non-padding) positions."""
         return int(self.lengths.sum())
 
+    def to_torch(self, device=None) -> dict:
+        """The arrays as torch tensors (copies, so the read-only arrays raise no warning):
+        ``{"words", "lengths", "labels": int64, "mask": bool}`` on ``device``.
+
+        >>> from bilinear.automata import from_spec
+        >>> t = sample_words(from_spec("parity"), 4, 1, 3, seed=0).to_torch()
+        >>> tuple(t["words"].shape), t["mask"].dtype
+        ((4, 3), torch.bool)
+        """
+        import torch
+
+        return {
+            name: torch.tensor(np.array(getattr(self, name)), device=device)
+            for name in ("words", "lengths", "labels", "mask")
+        }
+
     def subset(self, index) -> "Dataset":
         """The rows ``index`` (a slice, index array or boolean mask over the batch axis).
 

@@ -115,3 +115,16 @@ def test_not_an_automaton_and_bad_lengths() -> None:
         sample_words("parity", 3, 1, 2)  # type: ignore[arg-type]
     with pytest.raises(DataError, match="length 4 of word 0"):
         labels_for(from_spec("parity"), [[0, 1]], [4])
+
+
+def test_to_torch_copies_every_array() -> None:
+    import torch
+
+    ds = sample_words(from_spec("cyclic:3"), 6, 1, 4, seed=5)
+    t = ds.to_torch()
+    for name in ("words", "lengths", "labels", "mask"):
+        assert np.array_equal(t[name].numpy(), getattr(ds, name))
+    assert t["words"].dtype == torch.int64 and t["mask"].dtype == torch.bool
+    before = ds.words.copy()
+    t["words"].add_(1)  # a copy: the dataset is untouched
+    assert np.array_equal(ds.words, before)
