@@ -54,12 +54,16 @@ __all__ = [
     "solvable_by_order",
     "permutation_group_is_solvable",
     "MEMORY_LIMIT_BYTES",
+    "WORK_LIMIT",
 ]
 
 #: Default largest number of elements the closure enumerates before raising MonoidTooLargeError.
 DEFAULT_LIMIT = 2_000_000
 #: Largest size in bytes of the element table (elements x states) the closure will hold.
 MEMORY_LIMIT_BYTES = 2 * 1024**3
+#: Largest closure work, in state entries composed (elements x symbols x states), before
+#: MonoidTooLargeError: about a minute of numpy on one core.
+WORK_LIMIT = 20_000_000_000
 #: The direct-address table is used when states**states is at most this.
 _DIRECT_TABLE_MAX = 1 << 24
 #: Entries (children x states) generated per chunk (bounds the transient memory of one step).
@@ -865,7 +869,15 @@ def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
     size = 1
     level_start, level_end = 0, 1
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
+    work = 0
     while level_start < level_end:
+        work += (level_end - level_start) * k * n
+        if work > WORK_LIMIT:
+            raise MonoidTooLargeError(
+                f"the transformation monoid of {what} is too costly to enumerate: the closure "
+                f"would compose more than {WORK_LIMIT:,} state entries (elements x symbols x "
+                f"states = {size:,}+ x {k} x {n})"
+            )
         for lo in range(level_start, level_end, chunk):
             hi = min(level_end, lo + chunk)
             frontier = elements[lo:hi]  # (frontier, states)

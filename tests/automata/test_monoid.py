@@ -274,3 +274,13 @@ def test_a_group_with_a_large_orbit_fails_before_the_closure() -> None:
         from_spec("symmetric:5").monoid(limit=100)
     # the bound is only a lower bound: a group within the limit still closes
     assert from_spec("symmetric:5").monoid(limit=120).size == 120
+
+
+def test_work_limit_names_the_cost(monkeypatch) -> None:
+    import importlib
+
+    mod = importlib.import_module("bilinear.automata.monoid")
+    monkeypatch.setattr(mod, "WORK_LIMIT", 1000)
+    with pytest.raises(MonoidTooLargeError, match="too costly to enumerate.*1,000 state entries"):
+        mod.transformation_monoid(from_spec("flipflop:30"))
+    assert mod.transformation_monoid(from_spec("flipflop:3")).size == 4  # 1 + 4 x 4 x 3 + ... fits
