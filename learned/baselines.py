@@ -126,6 +126,10 @@ class CausalTransformer(_NotBilinear, nn.Module):
             ctx.__exit__(None, None, None)
         self.n_symbols, self.n_classes, self.hidden, self.layers = n_symbols, n_classes, hidden, layers
 
+    def max_batch(self, time: int) -> int:
+        """Words per forward pass that keep the attention scores under 2**26 elements."""
+        return max(1, 2**26 // (4 * time * time))
+
     def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
         time = words.shape[1]
         x = self.embedding(words) + sinusoidal_positions(time, self.hidden).to(words.device)
@@ -159,6 +163,10 @@ class SelectiveSSM(_NotBilinear, nn.Module):
         finally:
             ctx.__exit__(None, None, None)
         self.n_symbols, self.n_classes, self.hidden, self.state = n_symbols, n_classes, hidden, state
+
+    def max_batch(self, time: int) -> int:
+        """Words per forward pass that keep the (batch, time, hidden, state) tensors under 2**26 elements."""
+        return max(1, 2**26 // (time * self.hidden * self.state))
 
     def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
         x = self.embedding(words)  # (batch, time, hidden)

@@ -127,12 +127,15 @@ def evaluate(model: nn.Module, automaton, words: int, length: int, seed, min_len
     device = device or torch.device("cpu")
     ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
     correct = total = final_correct = 0
+    step = EVAL_BATCH
+    if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
+        step = min(step, model.max_batch(length))
     bar = _progress(len(ds), desc, quiet)
     try:
-        for start in range(0, len(ds), EVAL_BATCH):
-            w = torch.from_numpy(np.array(ds.words[start : start + EVAL_BATCH])).to(device)
-            y = torch.from_numpy(np.array(ds.labels[start : start + EVAL_BATCH])).to(device)
-            lengths = torch.from_numpy(np.array(ds.lengths[start : start + EVAL_BATCH])).to(device)
+        for start in range(0, len(ds), step):
+            w = torch.from_numpy(np.array(ds.words[start : start + step])).to(device)
+            y = torch.from_numpy(np.array(ds.labels[start : start + step])).to(device)
+            lengths = torch.from_numpy(np.array(ds.lengths[start : start + step])).to(device)
             pred = model(w).argmax(-1)  # (batch, time)
             mask = y >= 0
             correct += int(((pred == y) & mask).sum())
