@@ -4,7 +4,8 @@ Layout of a run directory::
 
     config.json      the TrainConfig (written first)
     metrics.jsonl    one JSON object per evaluation: step, loss, train_batch_accuracy, streak
-    checkpoint.pt    model + optimizer state, step, early-stop streak (rewritten atomically)
+    checkpoint.pt    model + optimizer state, torch RNG state, step, early-stop streak (rewritten
+                     atomically; the data needs no RNG state: batch t is drawn from (seed, t))
     model.pt         final model state dict (loads with torch.load(weights_only=True))
     result.json      the result dict, written last and atomically: its presence means "finished"
 

@@ -188,6 +188,8 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
             optimizer.load_state_dict(state["optimizer"])
             step, streak = int(state["step"]), int(state["streak"])
             stopped_early = bool(state.get("stopped_early", False))
+            if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
+                torch.set_rng_state(state["torch_rng"])
     pool = None
     if config.n_train is not None:
         pool = sample_words(
@@ -234,6 +236,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                     run.save_checkpoint({
                         "format": 1, "step": step, "streak": streak, "stopped_early": stopped_early,
                         "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "torch_rng": torch.get_rng_state(),
                     })
     finally:
         bar.close()
