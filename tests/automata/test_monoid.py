@@ -284,3 +284,16 @@ def test_work_limit_names_the_cost(monkeypatch) -> None:
     with pytest.raises(MonoidTooLargeError, match="too costly to enumerate.*1,000 state entries"):
         mod.transformation_monoid(from_spec("flipflop:30"))
     assert mod.transformation_monoid(from_spec("flipflop:3")).size == 4  # 1 + 4 x 4 x 3 + ... fits
+
+
+@pytest.mark.parametrize("spec", ["dihedral:10", "quaternion*dihedral:2", "flipflop:17"])
+def test_exact_byte_keys_give_the_same_closure_as_hashed_keys(spec: str) -> None:
+    import importlib
+
+    mod = importlib.import_module("bilinear.automata.monoid")
+    a = from_spec(spec)
+    hashed = mod._closure(a, 100_000, exact=False)
+    exact = mod._closure(a, 100_000, exact=True)
+    assert mod._Keys(a.n_states, hashed.elements.dtype, exact=True).mode == "bytes"
+    for name in ("elements", "right", "parent", "via"):
+        assert np.array_equal(getattr(hashed, name), getattr(exact, name))
