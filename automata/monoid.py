@@ -590,7 +590,8 @@ class Monoid:
     def is_solvable(self) -> bool:
         """Every maximal subgroup is solvable (Krohn–Rhodes: a cascade of solvable groups and
         flip-flops suffices).  Abelian groups and orders decided by :func:`solvable_by_order`
-        need no group computation; the rest are checked with sympy, one per D-class."""
+        need no group computation; the rest get a derived series computed on element indices
+        (``right``), one group per D-class."""
         if self.is_group:
             if self.is_commutative or solvable_by_order(self.size):
                 return True
