@@ -130,7 +130,7 @@ def _sweep(args) -> int:
         raise ConfigError(f"--workers must be >= 1, got {args.workers}")
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet)
-    print(markdown_table(results_table(rows), sweep.families, sweep.models))
+    print(markdown_table(results_table(rows), sweep.row_labels(), sweep.models))
     print(f"results: {out / 'results.csv'}, {out / 'results.md'}")
     return 0
 

@@ -47,4 +47,4 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     """Run the table into ``out_dir``; returns it as Markdown."""
     sweep = QUICK if quick else FULL
     rows = run_sweep(sweep, out_dir, workers=workers, quiet=quiet)
-    return markdown_table(results_table(rows), sweep.families, sweep.models)
+    return markdown_table(results_table(rows), sweep.row_labels(), sweep.models)

@@ -6,16 +6,18 @@ A sweep file is TOML::
     models = ["full", "diagonal", "lstm"] # model specs
     lrs = [1e-2, 1e-3]                    # learning rates (best kept per family, model, seed)
     seeds = [0, 1]
+    n_train = [16, 256]                   # optional: distinct training words (data efficiency)
     workers = 2                           # optional: local worker processes
 
     [train]                               # optional: any other TrainConfig field
     steps = 2000
     hidden = 16
 
-Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>`` (a finished run is
+Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` (a finished run is
 reused, an interrupted one resumed), and the sweep writes ``OUT/results.csv`` (one row per run)
 and ``OUT/results.md`` (the per-run table and a family x model table of the normalised
-accuracy at the test length: the best learning rate per seed, averaged over seeds).
+accuracy at the test length: the best learning rate per seed, averaged over seeds; with an
+``n_train`` axis its rows are ``family (n=N)``).
 
 Runs go to local worker processes by default, or to a Ray cluster with ``ray_address``
 (``pip install bilinear[ray]``).  An unknown key anywhere in the file is a ConfigError naming it.
@@ -26,7 +28,7 @@ Runs go to local worker processes by default, or to a Ray cluster with ``ray_add
 >>> Sweep.from_toml_text('families = ["parity"]\\nmodels = ["full"]\\nlearning_rates = [1]')
 Traceback (most recent call last):
 ...
-bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, workers, train)
+bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, n_train, workers, train)
 """
 
 from __future__ import annotations
@@ -55,11 +57,11 @@ __all__ = ["Sweep", "run_sweep", "results_table", "markdown_table", "COLUMNS"]
 
 #: Columns of results.csv, in order.
 COLUMNS = (
-    "family", "model", "lr", "seed", "hidden", "params", "steps", "stopped_early", "train_accuracy",
+    "family", "model", "lr", "seed", "n_train", "hidden", "params", "steps", "stopped_early", "train_accuracy",
     "test_accuracy", "test_accuracy_normalized", "test_final_accuracy_normalized", "train_seconds", "run_dir",
 )
-_TOP_KEYS = ("families", "models", "lrs", "seeds", "workers", "train")
-_GRID_FIELDS = ("spec", "model", "lr", "seed")
+_TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "workers", "train")
+_GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
 
 
 def _slug(text: str) -> str:
@@ -76,9 +78,10 @@ class Sweep:
     seeds: tuple = (0,)
     workers: int = 1
     train: dict = field(default_factory=dict)
+    n_train: tuple = (None,)
 
     def __post_init__(self) -> None:
-        for name in ("families", "models", "lrs", "seeds"):
+        for name in ("families", "models", "lrs", "seeds", "n_train"):
             value = getattr(self, name)
             if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
                 raise ConfigError(f"sweep key {name!r} must be a list, got {value!r}")
@@ -124,14 +127,25 @@ class Sweep:
     def configs(self) -> list[TrainConfig]:
         """Every grid point as a TrainConfig, families outermost, seeds innermost."""
         out = []
-        for spec, model, lr, seed in itertools.product(self.families, self.models, self.lrs, self.seeds):
-            out.append(TrainConfig(**{**self.train, "spec": spec, "model": model, "lr": lr, "seed": seed}))
+        grid = itertools.product(self.families, self.models, self.n_train, self.lrs, self.seeds)
+        for spec, model, n, lr, seed in grid:
+            out.append(TrainConfig(**{**self.train, "spec": spec, "model": model, "lr": lr, "seed": seed, "n_train": n}))
         return out
+
+    def row_labels(self) -> list[str]:
+        """Row labels of the summary table: the families, split by ``n_train`` when it varies."""
+        return [row_label(f, n) for f in self.families for n in self.n_train]
+
+
+def row_label(family: str, n_train) -> str:
+    """``family`` or ``family (n=N)`` for a data-efficiency run."""
+    return family if n_train is None else f"{family} (n={n_train})"
 
 
 def run_dir_name(config: TrainConfig) -> str:
-    """``<family>__<model>__lr<lr>__s<seed>`` with unsafe characters replaced."""
-    return f"{_slug(config.spec)}__{_slug(config.model)}__lr{config.lr:g}__s{config.seed}"
+    """``<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` with unsafe characters replaced."""
+    name = f"{_slug(config.spec)}__{_slug(config.model)}__lr{config.lr:g}__s{config.seed}"
+    return name if config.n_train is None else f"{name}__n{config.n_train}"
 
 
 def _run_one(config_dict: dict, run_dir: str) -> dict:
@@ -162,6 +176,7 @@ def _run_one(config_dict: dict, run_dir: str) -> dict:
 def _row(result: dict, config: TrainConfig) -> dict:
     row = {k: result.get(k, "") for k in COLUMNS}
     row["family"], row["model"] = config.spec, config.model
+    row["n_train"] = "" if config.n_train is None else config.n_train
     return row
 
 
@@ -223,7 +238,7 @@ def results_table(rows: list[dict]) -> dict:
         acc = r.get("test_accuracy_normalized")
         if acc in ("", None):
             continue
-        key = (r["family"], r["model"], r["seed"])
+        key = (row_label(r["family"], r.get("n_train") or None), r["model"], r["seed"])
         best[key] = max(best.get(key, -math.inf), float(acc))
     grouped: dict = {}
     for (family, model, _), acc in best.items():
@@ -251,7 +266,7 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     table = results_table(rows)
     md = ["# Sweep results", "",
           "Normalised accuracy at the test length (0 = chance), best learning rate per seed, mean over seeds:",
-          "", markdown_table(table, sweep.families, sweep.models), "", "## Every run", "",
+          "", markdown_table(table, sweep.row_labels(), sweep.models), "", "## Every run", "",
           "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]
     for r in rows:
         cells = []

@@ -98,6 +98,21 @@ def test_sweep_on_a_local_ray_instance(tmp_path):  # pragma: no cover - needs th
         ray.shutdown()
 
 
+def test_data_efficiency_axis(tmp_path):
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]').replace(
+        "lrs = [0.05, 0.001]", "lrs = [0.05]\nn_train = [2, 32]")
+    sweep = Sweep.from_toml_text(text)
+    assert [c.n_train for c in sweep.configs()] == [2, 32]
+    assert sweep.row_labels() == ["parity (n=2)", "parity (n=32)"]
+    rows = run_sweep(sweep, tmp_path / "out")
+    assert [r["n_train"] for r in rows] == [2, 32]
+    assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [
+        "parity__diagonal__lr0.05__s0__n2", "parity__diagonal__lr0.05__s0__n32"]
+    assert "| parity (n=2) |" in (tmp_path / "out" / "results.md").read_text()
+    with pytest.raises(ConfigError, match="grid axis"):
+        Sweep.from_toml_text('families = ["parity"]\nmodels = ["full"]\n[train]\nn_train = 4')
+
+
 def test_results_table_keeps_the_best_lr_and_averages_seeds():
     rows = [
         {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "test_accuracy_normalized": 0.2},
