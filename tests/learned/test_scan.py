@@ -111,14 +111,20 @@ def test_normalised_states_are_positive_multiples(kind):
     assert torch.allclose(unit, expected, atol=1e-4)
 
 
-def test_grouped_and_ungrouped_paths_agree():
+@pytest.mark.parametrize("hidden", [5, 40])  # 5: batched product with autograd; 40: grouped GEMMs
+@pytest.mark.parametrize("kind", ["dense", "block"])
+def test_grouped_and_ungrouped_paths_agree(hidden, kind):
     gen = torch.Generator().manual_seed(3)
-    trans = _transitions("dense", 4, 5, gen)
+    trans = _transitions(kind, 4, hidden if kind == "dense" else 2 * (hidden // 2), gen)
+    hidden = trans.dense().shape[-1]
     tokens = torch.randint(0, 4, (7, 11), generator=gen)
-    h0 = torch.randn(5, generator=gen)
-    batched = sequential_scan(trans, tokens, h0)
+    h0 = torch.randn(hidden, generator=gen)
     rows = torch.cat([sequential_scan(trans, tokens[b : b + 1], h0) for b in range(7)])  # batch 1: ungrouped
-    assert torch.allclose(batched, rows, atol=1e-5)
+    batched = sequential_scan(trans, tokens, h0)
+    with torch.no_grad():
+        grouped = sequential_scan(trans, tokens, h0)  # always grouped without autograd
+    assert torch.allclose(batched, rows, atol=1e-4)
+    assert torch.allclose(grouped, rows, atol=1e-4)
 
 
 def test_group_plan_sorts_rows_by_token():
