@@ -1,0 +1,98 @@
+"""A worked example: property tests and the float check pointed at *your own* torch model.
+
+Copy this file into your project and replace ``RotationRNN`` by your model.  Two things are
+needed from the model: a ``forward(words)`` that returns logits ``(batch, time, classes)`` and,
+for the length-500 float check and every analysis, a ``to_weights()`` that hands its transition
+matrices to :class:`bilinear.constructions.weights.Weights`.
+
+Run it with ``python -m pytest examples/test_own_model.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+
+from bilinear.automata import from_spec
+from bilinear.automata.strategies import words
+from bilinear.constructions.check import check
+from bilinear.constructions.weights import Weights
+
+M = 5
+AUTOMATON = from_spec(f"cyclic:{M}")  # Z_5: the label is the sum of the symbols mod 5
+
+
+class RotationRNN(torch.nn.Module):
+    """A user-defined bilinear RNN: symbol k rotates h by k * angle; readout = the M directions."""
+
+    def __init__(self, m: int, angle: float):
+        super().__init__()
+        theta = torch.arange(m, dtype=torch.float64) * angle  # (symbols,)
+        c, s = torch.cos(theta), torch.sin(theta)
+        self.A = torch.nn.Parameter(torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2))
+        phi = torch.arange(m, dtype=torch.float64) * 2 * math.pi / m  # (classes,)
+        self.readout = torch.nn.Parameter(torch.stack([torch.cos(phi), torch.sin(phi)], -1))  # (classes, hidden)
+        self.register_buffer("h0", torch.tensor([1.0, 0.0], dtype=torch.float64))
+
+    def forward(self, words: torch.Tensor) -> torch.Tensor:  # (batch, time) -> (batch, time, classes)
+        h = self.h0.expand(words.shape[0], 2)
+        out = []
+        for t in range(words.shape[1]):
+            h = torch.einsum("bij,bj->bi", self.A[words[:, t]], h)
+            h = h / h.norm(dim=-1, keepdim=True)  # scale-invariant: renormalising changes nothing
+            out.append(h @ self.readout.T)
+        return torch.stack(out, 1)
+
+    def to_weights(self) -> Weights:
+        with torch.no_grad():
+            return Weights("rotation2d", A=self.A.numpy(), h0=self.h0.numpy(), readout=self.readout.numpy())
+
+
+def predictions(model: torch.nn.Module, word: list[int]) -> list[int]:
+    with torch.no_grad():
+        logits = model(torch.tensor([word], dtype=torch.long))
+    return logits.argmax(-1)[0].tolist()
+
+
+GOOD = RotationRNN(M, 2 * math.pi / M)
+BROKEN = RotationRNN(M, 2 * math.pi / M + 0.01)  # right on short words, wrong on long ones
+
+
+@settings(max_examples=50, deadline=None)
+@given(words(AUTOMATON, min_size=1, max_size=60))
+def test_model_agrees_with_automaton_on_random_words(word):
+    """Property: on every word, the prediction after each prefix is the automaton's label."""
+    expected = AUTOMATON.labels[AUTOMATON.trace(word)[1:]].tolist()
+    assert predictions(GOOD, word) == expected
+
+
+def test_float_check_at_length_500():
+    result = check(GOOD.to_weights(), AUTOMATON, length=500, words=100, seed=0)
+    assert result.passed and result.accuracy == 1.0 and result.worst_margin > 0.1
+
+
+def test_float_check_catches_a_slightly_wrong_angle():
+    # the broken model is right on every word of length <= 10 ...
+    rng = np.random.default_rng(0)
+    short = rng.integers(0, M, size=(200, 10))
+    assert all(predictions(BROKEN, w.tolist()) == AUTOMATON.labels[AUTOMATON.trace(w)[1:]].tolist() for w in short)
+    # ... but not at length 500, and the check names a failing word
+    result = check(BROKEN.to_weights(), AUTOMATON, length=500, words=100, seed=0)
+    assert not result.passed and result.first_failure is not None
+    failing = list(result.first_failure)
+    assert predictions(BROKEN, failing)[-1] != AUTOMATON.label(failing)
+
+
+@pytest.mark.parametrize("model, proved", [(GOOD, False), (BROKEN, False)])
+def test_exact_proof_of_float_weights_is_never_a_false_positive(model, proved):
+    """The exact prover treats float weights as the binary fractions they are: cos(2*pi/5) in
+    float64 is not exactly a 5th root, so even the good float model is not *proved*; the
+    hand-construction ``bilinear verify cyclic:5 rotation2d`` is (exact cyclotomic entries)."""
+    from bilinear.constructions.prove import Proof, prove
+
+    outcome = prove(model.to_weights(), AUTOMATON, bound=4)
+    assert isinstance(outcome, Proof) == proved

@@ -1,0 +1,66 @@
+"""The tour end to end (small budgets), and its bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bilinear.cli import main
+from bilinear.errors import ConfigError
+from bilinear.tour import TOUR_FAMILIES, TourConfig, run_tour
+
+
+@pytest.fixture(scope="module")
+def tour(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tour") / "report"
+    data = run_tour(TourConfig(out=str(out), steps=400, test_len=100, check_words=20, quiet=True))
+    return out, data
+
+
+def test_tour_writes_a_complete_report(tour):
+    out, data = tour
+    text = (out / "report.md").read_text()
+    for spec in TOUR_FAMILIES:
+        assert f"`{spec}`" in text
+    assert "non-solvable group of order 60" in text  # A_5, computed by the closure
+    assert "solvable monoid of size 25" in text  # modarith:5
+    assert "proved d=2" in text and "impossible" in text  # matrix cells
+    assert "Certificate: u=ε, g=1, v=ε" in text  # cyclic:3 with diagonal
+    figures = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
+    assert len(figures) >= 4
+    for fig in figures:
+        assert f"]({fig})" in text  # every figure is linked from the report
+        assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(out.parent.glob("*.partial-*"))  # the staging folder is gone
+
+
+def test_tour_trains_one_success_and_one_theory_failure(tour):
+    out, _ = tour
+    record = json.loads((out / "tour.json").read_text())
+    by_model = {(r["spec"], r["model"]): r for r in record["trained"]}
+    good = by_model[("cyclic:5", "full")]
+    bad = by_model[("cyclic:3", "diagonal")]
+    assert good["result"]["test_accuracy_normalized"] >= 0.99
+    assert good["check"]["first_failure"] is None
+    assert bad["result"]["test_accuracy_normalized"] < 0.5
+    assert bad["check"]["first_failure"] is not None
+    assert bad["certificate_failing_word"]  # the certificate's words catch the trained network
+    assert record["matrix"]
+
+
+def test_tour_config_rejects_bad_values():
+    with pytest.raises(ConfigError, match="steps"):
+        TourConfig(steps=-1)
+    with pytest.raises(ConfigError, match="seed"):
+        TourConfig(seed=-3)
+
+
+def test_tour_cli_refuses_a_file_as_output(tmp_path, capsys):
+    target = tmp_path / "not-a-folder"
+    target.write_text("keep me")
+    assert main(["tour", "--out", str(target), "--quiet", "--steps", "10"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a folder" in err[0]
+    assert target.read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-folder"]
