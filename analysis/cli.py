@@ -16,32 +16,13 @@ import argparse
 import json
 from pathlib import Path
 
+from bilinear.cli import positive_float, positive_int
 from bilinear.errors import AnalysisError, BilinearError
 
 from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze
 
 __all__ = ["register", "load_target"]
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
 
 
 def _seed(text: str) -> int:
@@ -75,15 +56,15 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
-    p.add_argument("--tol", type=_positive_float, default=d.tol,
+    p.add_argument("--tol", type=positive_float, default=d.tol,
                    help=f"scale-free tolerance of float algebra (default {d.tol:g})")
-    p.add_argument("--max-order", type=_positive_int, default=d.max_order,
+    p.add_argument("--max-order", type=positive_int, default=d.max_order,
                    help=f"largest order searched (default {d.max_order})")
-    p.add_argument("--cluster-tol", type=_positive_float, default=e.tol,
+    p.add_argument("--cluster-tol", type=positive_float, default=e.tol,
                    help=f"cluster radius of the extraction, unit hidden states (default {e.tol:g})")
-    p.add_argument("--words", type=_positive_int, default=e.words,
+    p.add_argument("--words", type=positive_int, default=e.words,
                    help=f"random words sampled for the extraction (default {e.words})")
-    p.add_argument("--length", type=_positive_int, default=e.length,
+    p.add_argument("--length", type=positive_int, default=e.length,
                    help=f"length of each sampled word (default {e.length})")
     p.add_argument("--seed", type=_seed, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
     p.add_argument("--method", choices=("auto", "geometry", "behaviour"), default=e.method,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from bilinear.cli import positive_int
 from bilinear.errors import AutomatonError
 
 from .families import FAMILIES, from_spec
@@ -26,16 +27,6 @@ __all__ = ["register", "describe", "families_table"]
 
 #: Largest monoid whose maximal subgroups ``describe`` lists (they need the D-classes).
 SUBGROUP_LIST_LIMIT = 200_000
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def families_table() -> list[dict]:
@@ -167,7 +158,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--limit",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_LIMIT,
         help=f"largest monoid to enumerate before giving up (default {DEFAULT_LIMIT})",
     )

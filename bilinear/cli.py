@@ -24,6 +24,28 @@ COMMAND_MODULES = (
 )
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (the usage error names the option and the value)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):  # NaN fails ``value > 0``
+        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line on stderr and exit status 2."""
 

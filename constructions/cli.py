@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 
+from bilinear.cli import positive_int
 from bilinear.errors import ConstructionError, WeightsError
 
 __all__ = ["register", "verify_cell"]
@@ -21,31 +22,9 @@ __all__ = ["register", "verify_cell"]
 EXIT = {"proved": 0, "impossible": 0, "counterexample": 1, "open": 3}
 
 
-def _bound(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--bound must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--bound must be a positive integer, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def _certify(automaton, variant):
-    try:
-        from .certificates import certify
-    except ImportError:  # the certificates module is optional
-        return None
+    from .certificates import certify
+
     return certify(automaton, variant)
 
 
@@ -163,7 +142,7 @@ def _run_verify(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    """Add ``bilinear verify`` (and ``bilinear matrix`` when that module exists)."""
+    """Add ``bilinear verify`` and ``bilinear matrix``."""
     p = sub.add_parser(
         "verify",
         help="prove a construction (or given weights) exactly, or certify impossibility",
@@ -177,19 +156,15 @@ def register(sub) -> None:
     p.add_argument("spec", metavar="SPEC", help="family spec, e.g. dihedral:50 or cyclic:3*parity")
     p.add_argument("variant", metavar="VARIANT", help="full, factorized:R, block:B, rotation2d, diagonal, positive")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    p.add_argument("--bound", type=_bound, default=None, metavar="N",
+    p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
     p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
     p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
-    p.add_argument("--length", type=_positive, default=500, help="float check word length (default 500)")
-    p.add_argument("--words", type=_positive, default=1000, help="float check word count (default 1000)")
+    p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
+    p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
-    try:
-        from . import matrix
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.matrix":
-            raise
-    else:
-        matrix.register(sub)
+    from . import matrix
+
+    matrix.register(sub)
