@@ -86,6 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BilinearError as exc:
         print(f"bilinear: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:  # pragma: no cover
         print("bilinear: interrupted", file=sys.stderr)
         return 130
