@@ -25,12 +25,11 @@ True
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bilinear.errors import AnalysisError
+from bilinear.fileio import atomic_write_text
 
 from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract
@@ -224,7 +223,7 @@ class Report:
         payload = json.dumps(self.to_json(), indent=2, allow_nan=False, default=_json_default)
         paths = write_figures(self, out) if figures else []
         text = self.to_markdown([p.name for p in paths])
-        written = [_atomic_write(out / "report.json", payload + "\n"), _atomic_write(out / "report.md", text)]
+        written = [atomic_write_text(out / "report.json", payload + "\n"), atomic_write_text(out / "report.md", text)]
         return written + paths
 
 
@@ -238,17 +237,6 @@ def _json_default(x):
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
-def _atomic_write(path: Path, text: str) -> Path:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
 
 
 def _clean_json(x):
@@ -269,8 +257,6 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 
     Raises AnalysisError when symbol or class counts differ or the config is invalid.
     """
-    from bilinear.errors import MonoidTooLargeError
-
     config = AnalysisConfig() if config is None else config
     if not isinstance(config, AnalysisConfig):
         raise AnalysisError(f"config must be an AnalysisConfig, got {type(config).__name__}")

@@ -52,9 +52,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral, Rational, Real
@@ -63,6 +61,7 @@ from pathlib import Path
 import numpy as np
 
 from bilinear.errors import ConformanceError, FieldError, SpecError, WeightsError
+from bilinear.fileio import atomic_write_text
 
 from .field import CyclotomicField, FieldElement, exact_sign
 
@@ -728,16 +727,7 @@ class Weights:
         path = Path(path)
         text = json.dumps(self.to_json(), indent=1, allow_nan=False)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".weights-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-        return path
+        return atomic_write_text(path, text + "\n")
 
     @classmethod
     def load(cls, path) -> "Weights":

@@ -30,12 +30,11 @@ drops metric lines past the checkpoint's step, and continues; because batch t de
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import torch
 
+from bilinear.fileio import atomic_write
 from bilinear.errors import BilinearError, CheckpointError, ConfigError
 
 from .config import TrainConfig
@@ -45,23 +44,10 @@ __all__ = ["RunDir", "train_run", "load_run", "load_config", "CONFIG", "METRICS"
 CONFIG, METRICS, CHECKPOINT, MODEL, RESULT = "config.json", "metrics.jsonl", "checkpoint.pt", "model.pt", "result.json"
 
 
-def _atomic_write(path: Path, write) -> None:
-    """Call ``write(file_object)`` on a temporary file next to ``path``, then move it into place."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _write_json(path: Path, data) -> None:
-    _atomic_write(path, lambda fh: fh.write((json.dumps(data, indent=2, sort_keys=True) + "\n").encode()))
+    atomic_write(path, lambda fh: fh.write((json.dumps(data, indent=2, sort_keys=True) + "\n").encode()))
 
 
 def load_config(run_dir) -> TrainConfig:
@@ -149,12 +135,12 @@ class RunDir:
     def _truncate_metrics(self, step: int) -> None:
         kept = [r for r in self.metrics() if int(r.get("step", 0)) <= step]
         text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept)
-        _atomic_write(self.path / METRICS, lambda fh: fh.write(text.encode()))
+        atomic_write(self.path / METRICS, lambda fh: fh.write(text.encode()))
 
     # --- checkpoints --------------------------------------------------------------------------
     def save_checkpoint(self, state: dict) -> None:
         """Write ``checkpoint.pt`` atomically."""
-        _atomic_write(self.path / CHECKPOINT, lambda fh: torch.save(state, fh))
+        atomic_write(self.path / CHECKPOINT, lambda fh: torch.save(state, fh))
 
     def load_checkpoint(self) -> dict | None:
         """The checkpoint state (None when there is none yet); CheckpointError when corrupt.
@@ -176,7 +162,7 @@ class RunDir:
 
     def finish(self, model: torch.nn.Module, result: dict) -> None:
         """Write ``model.pt`` then ``result.json`` (last: it marks the run finished)."""
-        _atomic_write(self.path / MODEL, lambda fh: torch.save(model.state_dict(), fh))
+        atomic_write(self.path / MODEL, lambda fh: torch.save(model.state_dict(), fh))
         _write_json(self.path / RESULT, result)
 
 

@@ -256,13 +256,13 @@ def markdown_table(table: dict, families, models, digits: int = 2) -> str:
 
 
 def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
-    from .runs import _atomic_write
+    from bilinear.fileio import atomic_write
 
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    _atomic_write(out / "results.csv", lambda fh: fh.write(buf.getvalue().encode()))
+    atomic_write(out / "results.csv", lambda fh: fh.write(buf.getvalue().encode()))
     table = results_table(rows)
     md = ["# Sweep results", "",
           "Normalised accuracy at the test length (0 = chance), best learning rate per seed, mean over seeds:",
@@ -274,4 +274,4 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
             v = r[k]
             cells.append(f"{v:.4f}" if isinstance(v, float) and k != "lr" else str(v))
         md.append("| " + " | ".join(cells) + " |")
-    _atomic_write(out / "results.md", lambda fh: fh.write(("\n".join(md) + "\n").encode()))
+    atomic_write(out / "results.md", lambda fh: fh.write(("\n".join(md) + "\n").encode()))
