@@ -26,6 +26,7 @@ from bilinear.cli import positive_int
 from bilinear.errors import ConfigError
 
 from .config import TrainConfig
+from .runs import RESULTS_CSV, RESULTS_MD
 
 __all__ = ["register", "config_from_args"]
 
@@ -161,7 +162,7 @@ def _sweep(args) -> int:
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet)
     print(markdown_table(results_table(rows), sweep.row_labels(), sweep.models))
-    print(f"results: {out / 'results.csv'}, {out / 'results.md'}")
+    print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     return 0
 
 
@@ -185,7 +186,7 @@ def _reproduce(args) -> int:
     table = reproduce(out, quick=args.quick, workers=args.workers, quiet=args.quiet)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
-    print(f"results: {out / 'results.csv'}, {out / 'results.md'}")
+    print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     sys.stdout.flush()
     return 0
 
