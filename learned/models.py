@@ -48,7 +48,7 @@ from bilinear.errors import ConfigError, SpecError
 
 from .scan import SCANS, Block, Dense, Diagonal, Factorized, Rotation, Transitions, scan
 
-__all__ = ["BilinearRNN", "INITS", "LEARNED_VARIANTS", "LearnedVariant", "check_variant"]
+__all__ = ["BilinearRNN", "INITS", "InitContext", "LEARNED_VARIANTS", "LearnedVariant", "check_variant"]
 
 #: Initialisations of the transition tensors: random orthogonal (rotations), or identity plus noise.
 INITS = ("orthogonal", "identity")
