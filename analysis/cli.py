@@ -110,8 +110,10 @@ def load_target(run_dir=None, construction=None, weights_file=None):
     path = Path(run_dir)
     if not path.is_dir():
         raise AnalysisError(f"run directory {str(path)!r} does not exist")
-    if not (path / "result.json").is_file():
-        raise AnalysisError(f"run directory {str(path)!r} has no result.json: the run is not finished")
+    from bilinear.learned.runs import RESULT_FILE
+
+    if not (path / RESULT_FILE).is_file():
+        raise AnalysisError(f"run directory {str(path)!r} has no {RESULT_FILE}: the run is not finished")
     try:
         from bilinear.learned.runs import load_run
     except ModuleNotFoundError as exc:  # pragma: no cover - the learned room is part of the package

@@ -4,58 +4,88 @@
     bilinear sweep FILE.toml [--out DIR] [--workers N] [--ray ADDRESS]
     bilinear reproduce [--quick] [--out DIR] [--workers N]
 
-Options of ``train`` default to the fields of :class:`~bilinear.learned.config.TrainConfig`;
-invalid values (unknown family or model, lengths out of order, non-positive learning rate or
-steps, a hidden size the block size does not divide, a missing or corrupt checkpoint on
-``--resume``) are one line on stderr and exit status 2.  ``--resume`` continues the run in
+The arguments of ``train`` are generated from the fields of
+:class:`~bilinear.learned.config.TrainConfig` (name, type, default, and the help in the field's
+metadata); the config's own validation checks their bounds, so invalid values (unknown family
+or model, lengths out of order, non-positive learning rate or steps, a hidden size the block
+size does not divide, a missing or corrupt checkpoint on ``--resume``) are one line on stderr
+and exit status 2.  ``--resume`` continues the run in
 ``--out`` (the same command line, plus ``--resume``) and ends where the uninterrupted run would
 have.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+import typing
 from pathlib import Path
 
+from bilinear.cli import positive_int
 from bilinear.errors import ConfigError
 
 from .config import TrainConfig
+from .runs import RESULTS_CSV, RESULTS_MD
 
-__all__ = ["register"]
+__all__ = ["register", "config_from_args"]
+
+
+def _train_options() -> list[tuple[dataclasses.Field, tuple[str, ...]]]:
+    """The ``train`` arguments generated from :class:`TrainConfig`: (first field, fields it sets).
+
+    Every field is one argument unless its metadata says ``option=None`` or it shares the option
+    of an earlier field (``with_fields``)."""
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    shared = {name for f in fields.values() for name in f.metadata.get("with_fields", ())}
+    return [
+        (f, (f.name, *f.metadata.get("with_fields", ())))
+        for f in fields.values()
+        if f.name not in shared and f.metadata.get("option", "") is not None
+    ]
+
+
+def _value_type(annotation) -> type:
+    """The argparse type of a field annotation (``int | None`` -> int); bounds are the config's."""
+    if annotation in (bool, int, float, str):
+        return annotation
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(args) == 1 and args[0] in (int, float, str):
+        return args[0]
+    raise TypeError(f"TrainConfig field type {annotation!r} has no command-line form")  # pragma: no cover
+
+
+def _add_config_argument(p, f: dataclasses.Field, names: tuple[str, ...], annotation) -> None:
+    meta = f.metadata
+    help_text = meta.get("help", "")
+    if "positional" in meta:
+        p.add_argument(f.name, metavar=meta["positional"], help=help_text)
+        return
+    flag = meta.get("option") or "--" + f.name.replace("_", "-")
+    kind = _value_type(annotation)
+    if kind is bool and f.default:
+        p.add_argument("--no-" + flag[2:], dest=f.name, action="store_false", help=help_text)
+    elif kind is bool:
+        p.add_argument(flag, dest=f.name, action="store_true", help=help_text)
+    elif len(names) > 1:
+        default = tuple(TrainConfig.__dataclass_fields__[n].default for n in names)
+        help_text = help_text.replace("%(default)s", " ".join(map(str, default)))
+        p.add_argument(flag, dest=f.name, type=kind, nargs=len(names), metavar=meta.get("metavar"),
+                       default=default, help=help_text)
+    else:
+        p.add_argument(flag, dest=f.name, type=kind, default=f.default, metavar=meta.get("metavar"), help=help_text)
 
 
 def _add_train(sub) -> None:
-    d = TrainConfig()
     p = sub.add_parser(
         "train",
         help="train one model on one automaton (train on lengths 2-10, evaluate at 500)",
         description="Train MODEL on the automaton SPEC under the paper's protocol and report the "
         "normalised accuracy at the test length (0 = chance, 1 = perfect).",
     )
-    p.add_argument("spec", metavar="SPEC", help="automaton family spec, e.g. parity, cyclic:5")
-    p.add_argument("model", metavar="MODEL",
-                   help="full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba")
-    p.add_argument("--steps", type=int, default=d.steps, help=f"most optimizer steps (default {d.steps})")
-    p.add_argument("--lr", type=float, default=d.lr, help=f"Adam learning rate (default {d.lr:g})")
-    p.add_argument("--seed", type=int, default=d.seed, help=f"seed of init and data (default {d.seed})")
-    p.add_argument("--hidden", type=int, default=d.hidden, help=f"hidden size (default {d.hidden})")
-    p.add_argument("--embed", type=int, default=d.embed, help="embed tokens in this many dims (default one-hot)")
-    p.add_argument("--additive", action="store_true", help="ablation: add B x_t + b (not bilinear)")
-    p.add_argument("--batch", type=int, default=d.batch, help=f"batch size (default {d.batch})")
-    p.add_argument("--train-len", type=int, nargs=2, metavar=("MIN", "MAX"),
-                   default=(d.train_min_len, d.train_max_len), help="training lengths (default 2 10)")
-    p.add_argument("--test-len", type=int, default=d.test_len, help=f"evaluation length (default {d.test_len})")
-    p.add_argument("--test-words", type=int, default=d.test_words, help=f"evaluation words (default {d.test_words})")
-    p.add_argument("--patience", type=int, default=d.patience,
-                   help=f"stop after this many perfect evaluations in a row (default {d.patience})")
-    p.add_argument("--eval-every", type=int, default=d.eval_every, help=f"steps per evaluation (default {d.eval_every})")
-    p.add_argument("--n-train", type=int, default=None, help="distinct training words (default: fresh every step)")
-    p.add_argument("--match-params", type=int, default=None, help="choose the hidden size with about this many parameters")
-    p.add_argument("--no-normalize-train", action="store_true", help="do not renormalise h in training")
-    p.add_argument("--init", default=d.init, help=f"orthogonal or identity (default {d.init})")
-    p.add_argument("--scan", default=d.scan, help="auto, sequential or parallel (default auto)")
-    p.add_argument("--device", default=d.device, help="cpu, cuda or auto (default cpu)")
+    hints = typing.get_type_hints(TrainConfig)
+    for f, names in _train_options():
+        _add_config_argument(p, f, names, hints[f.name])
     p.add_argument("--lr-grid", metavar="X,Y,...", default=None,
                    help="train once per learning rate and keep the best (the paper's grid: 1e-3,1e-4,1e-5)")
     p.add_argument("--out", metavar="DIR", help="run directory: config, metrics, checkpoints, model, result")
@@ -65,18 +95,20 @@ def _add_train(sub) -> None:
     p.set_defaults(handler=_train)
 
 
+def config_from_args(args) -> TrainConfig:
+    """The :class:`TrainConfig` of parsed ``train`` arguments (validated: ConfigError)."""
+    values = {}
+    for f, names in _train_options():
+        value = getattr(args, f.name)
+        values.update(zip(names, value) if len(names) > 1 else [(f.name, value)])
+    return TrainConfig(**values)
+
+
 def _train(args) -> int:
     from .runs import train_run
     from .train import train, train_best_lr
 
-    config = TrainConfig(
-        spec=args.spec, model=args.model, steps=args.steps, lr=args.lr, seed=args.seed, hidden=args.hidden,
-        embed=args.embed, additive=args.additive, batch=args.batch, train_min_len=args.train_len[0],
-        train_max_len=args.train_len[1], test_len=args.test_len, test_words=args.test_words,
-        patience=args.patience, eval_every=args.eval_every, n_train=args.n_train,
-        match_params=args.match_params, normalize_train=not args.no_normalize_train, init=args.init,
-        scan=args.scan, device=args.device,
-    )
+    config = config_from_args(args)
     if args.resume and not args.out:
         raise ConfigError("--resume needs --out DIR (the run directory to continue)")
     if args.lr_grid is not None:
@@ -116,7 +148,8 @@ def _add_sweep(sub) -> None:
     )
     p.add_argument("file", metavar="FILE.toml", help="the sweep file")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/<file stem>)")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: the file's, else 1)")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="local worker processes (default: the file's, else 1)")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_sweep)
@@ -126,12 +159,10 @@ def _sweep(args) -> int:
     from .sweep import Sweep, markdown_table, results_table, run_sweep
 
     sweep = Sweep.load(args.file)
-    if args.workers is not None and args.workers < 1:
-        raise ConfigError(f"--workers must be >= 1, got {args.workers}")
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet)
     print(markdown_table(results_table(rows), sweep.row_labels(), sweep.models))
-    print(f"results: {out / 'results.csv'}, {out / 'results.md'}")
+    print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     return 0
 
 
@@ -143,7 +174,7 @@ def _add_reproduce(sub) -> None:
     )
     p.add_argument("--quick", action="store_true", help="the reduced table")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick])")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default 2)")
+    p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_reproduce)
 
@@ -151,13 +182,11 @@ def _add_reproduce(sub) -> None:
 def _reproduce(args) -> int:
     from .reproduce import reproduce
 
-    if args.workers is not None and args.workers < 1:
-        raise ConfigError(f"--workers must be >= 1, got {args.workers}")
     out = Path(args.out) if args.out else Path("runs") / ("reproduce-quick" if args.quick else "reproduce")
     table = reproduce(out, quick=args.quick, workers=args.workers, quiet=args.quiet)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
-    print(f"results: {out / 'results.csv'}, {out / 'results.md'}")
+    print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     sys.stdout.flush()
     return 0
 

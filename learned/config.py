@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bilinear.errors import BilinearError, ConfigError
 
@@ -30,33 +30,66 @@ __all__ = ["TrainConfig", "DEFAULT_LRS"]
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 
 
+def _cli(help: str, **option) -> dict:
+    """Field metadata: ``help`` is the field's help on ``bilinear train`` (argparse expands
+    ``%(default)s``); ``positional`` names a positional argument's metavar; ``option`` overrides the
+    option name (``None``: not an option of ``train``); fields sharing one option list the others
+    in ``with_fields`` (and ``metavar`` names each value).  Bounds are checked here, not there."""
+    return {"help": help, **option}
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything a training run depends on (a run is a pure function of its config)."""
 
-    spec: str = "parity"  # automaton family spec (bilinear.automata.from_spec)
-    model: str = "full"  # model spec: a bilinear variant or a baseline (see registry.MODELS)
-    hidden: int = 16  # hidden size d (replaced when match_params is set)
-    embed: int | None = None  # None: one-hot tokens; else tokens embedded in this many dims
-    additive: bool = False  # ablation: h_t = A(x_t) h_{t-1} + B x_t + b (not bilinear)
-    steps: int = 3000  # most optimizer steps (training stops earlier once it is perfect)
-    lr: float = 1e-2  # Adam learning rate of a single run (sweeps use `lrs`)
-    lrs: tuple = DEFAULT_LRS  # learning-rate grid of sweeps and reproduce (best kept)
-    batch: int = 64  # words per step
-    seed: int = 0  # seeds the initialisation and every batch (batch t uses seed (seed, t))
-    train_min_len: int = 2  # training word lengths are uniform in [train_min_len, train_max_len]
-    train_max_len: int = 10
-    test_len: int = 500  # evaluation length (labels at every position, h renormalised)
-    test_words: int = 200  # words at the evaluation length
-    eval_every: int = 50  # steps between evaluations of the training accuracy (and checkpoints)
-    patience: int = 4  # stop after this many evaluations in a row with perfect training accuracy
-    normalize_train: bool = True  # renormalise h at every step in training too
-    init: str = "orthogonal"  # transition init of bilinear models: orthogonal | identity
-    grad_clip: float = 1.0  # gradient norm clip (0: none)
-    n_train: int | None = None  # distinct training words (data efficiency); None: fresh each step
-    match_params: int | None = None  # pick the hidden size whose parameter count is closest
-    scan: str = "auto"  # auto (parallel on CUDA) | sequential | parallel
-    device: str = "cpu"  # cpu | cuda | auto
+    spec: str = field(  # automaton family spec (bilinear.automata.from_spec)
+        default="parity", metadata=_cli("automaton family spec, e.g. parity, cyclic:5", positional="SPEC"))
+    model: str = field(  # model spec: a bilinear variant or a baseline (see registry.MODELS)
+        default="full", metadata=_cli("full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, "
+                                      "transformer[:L], mamba", positional="MODEL"))
+    hidden: int = field(  # hidden size d (replaced when match_params is set)
+        default=16, metadata=_cli("hidden size (default %(default)s)"))
+    embed: int | None = field(  # None: one-hot tokens; else tokens embedded in this many dims
+        default=None, metadata=_cli("embed tokens in this many dims (default one-hot)"))
+    additive: bool = field(  # ablation: h_t = A(x_t) h_{t-1} + B x_t + b (not bilinear)
+        default=False, metadata=_cli("ablation: add B x_t + b (not bilinear)"))
+    steps: int = field(  # most optimizer steps (training stops earlier once it is perfect)
+        default=3000, metadata=_cli("most optimizer steps (default %(default)s)"))
+    lr: float = field(  # Adam learning rate of a single run (sweeps use `lrs`)
+        default=1e-2, metadata=_cli("Adam learning rate (default %(default)g)"))
+    lrs: tuple = field(  # learning-rate grid of sweeps and reproduce (best kept); train: --lr-grid
+        default=DEFAULT_LRS, metadata=_cli("learning-rate grid of sweeps and reproduce", option=None))
+    batch: int = field(  # words per step
+        default=64, metadata=_cli("batch size (default %(default)s)"))
+    seed: int = field(  # seeds the initialisation and every batch (batch t uses seed (seed, t))
+        default=0, metadata=_cli("seed of init and data (default %(default)s)"))
+    train_min_len: int = field(  # training word lengths are uniform in [train_min_len, train_max_len]
+        default=2, metadata=_cli("training lengths (default %(default)s)", option="--train-len",
+                                 metavar=("MIN", "MAX"), with_fields=("train_max_len",)))
+    train_max_len: int = field(
+        default=10, metadata=_cli("longest training length", option="--train-len"))
+    test_len: int = field(  # evaluation length (labels at every position, h renormalised)
+        default=500, metadata=_cli("evaluation length (default %(default)s)"))
+    test_words: int = field(  # words at the evaluation length
+        default=200, metadata=_cli("evaluation words (default %(default)s)"))
+    eval_every: int = field(  # steps between evaluations of the training accuracy (and checkpoints)
+        default=50, metadata=_cli("steps per evaluation (default %(default)s)"))
+    patience: int = field(  # stop after this many evaluations in a row with perfect training accuracy
+        default=4, metadata=_cli("stop after this many perfect evaluations in a row (default %(default)s)"))
+    normalize_train: bool = field(  # renormalise h at every step in training too
+        default=True, metadata=_cli("do not renormalise h in training"))
+    init: str = field(  # transition init of bilinear models: orthogonal | identity
+        default="orthogonal", metadata=_cli("orthogonal or identity (default %(default)s)"))
+    grad_clip: float = field(  # gradient norm clip (0: none)
+        default=1.0, metadata=_cli("clip the gradient norm to this, 0 for none (default %(default)s)"))
+    n_train: int | None = field(  # distinct training words (data efficiency); None: fresh each step
+        default=None, metadata=_cli("distinct training words (default: fresh every step)"))
+    match_params: int | None = field(  # pick the hidden size whose parameter count is closest
+        default=None, metadata=_cli("choose the hidden size with about this many parameters"))
+    scan: str = field(  # auto (parallel on CUDA) | sequential | parallel
+        default="auto", metadata=_cli("auto, sequential or parallel (default %(default)s)"))
+    device: str = field(  # cpu | cuda | auto
+        default="cpu", metadata=_cli("cpu, cuda or auto (default %(default)s)"))
 
     def __post_init__(self) -> None:
         self._validate_types()

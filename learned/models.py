@@ -16,6 +16,11 @@ variant            per-token transition                                  learned
 ``positive``       ``diag(exp(theta^T x))`` (positive, Mamba-like)       theta (D, hidden)
 =================  ===================================================  =======================
 
+Each row is one :class:`LearnedVariant` in :data:`LEARNED_VARIANTS` (parameters and their
+initialisation, the transitions the scan runs, the parameters that carry a given
+:class:`~bilinear.constructions.weights.Weights`, the export); :class:`BilinearRNN` only looks its
+variant up there, so a new variant is one entry.
+
 ``additive=True`` is the ablation ``h_t = A(x_t) h_{t-1} + B x_t + b``; it is not a bilinear
 model (not scale-invariant), so it is never renormalised and has no :meth:`BilinearRNN.to_weights`.
 
@@ -31,6 +36,8 @@ torch.Size([1, 3, 2])
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -41,10 +48,167 @@ from bilinear.errors import ConfigError, SpecError
 
 from .scan import SCANS, Block, Dense, Diagonal, Factorized, Rotation, Transitions, scan
 
-__all__ = ["BilinearRNN", "INITS", "check_variant"]
+__all__ = ["BilinearRNN", "INITS", "InitContext", "LEARNED_VARIANTS", "LearnedVariant", "check_variant"]
 
 #: Initialisations of the transition tensors: random orthogonal (rotations), or identity plus noise.
 INITS = ("orthogonal", "identity")
+
+
+def _orthogonal(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    """Random orthogonal matrices of shape (..., n, n) (QR of a Gaussian, sign-fixed)."""
+    n = shape[-1]
+    g = torch.randn(*shape, generator=gen)
+    q, r = torch.linalg.qr(g)
+    d = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
+    d[d == 0] = 1
+    return q * d.unsqueeze(-2)
+
+
+@dataclass(frozen=True)
+class InitContext:
+    """What an initialiser sees: the seeded generator, token axis size D (symbols or embedding
+    dims), hidden size, the variant's parameter, and the init scheme."""
+
+    gen: torch.Generator
+    tokens: int
+    hidden: int
+    param: int | None
+    identity: bool
+    noise_scale: float
+
+    def randn(self, *shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=self.gen)
+
+    def noise(self, *shape: int) -> torch.Tensor:
+        """Gaussian noise of scale ``noise_scale / sqrt(last axis)``."""
+        return self.noise_scale * self.randn(*shape) / math.sqrt(max(shape[-1], 1))
+
+    def near_identity_or_orthogonal(self, *shape: int) -> torch.Tensor:
+        """(..., n, n): identity plus noise under the identity init, else random orthogonal."""
+        if self.identity:
+            return torch.eye(shape[-1]).expand(*shape) + self.noise(*shape)
+        return _orthogonal(self.gen, *shape)
+
+
+def _fits(hidden: int, v: Variant) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class LearnedVariant:
+    """One variant kind on the learned side (one row of :data:`LEARNED_VARIANTS`).
+
+    ``init(ctx)`` returns the learned tensors by parameter name, in registration order (tensors
+    with a leading token axis D are mixed by the embedding); ``transitions(model, per_symbol)``
+    the structured transitions the scan runs (``per_symbol`` contracts the token axis);
+    ``from_weights(weights, A)`` the parameter values carrying a float ``Weights`` of this variant
+    (``A`` its float matrices); ``export(transitions)`` the float64 ``(A, factors)`` of
+    :meth:`BilinearRNN.to_weights` (default: the dense matrices, no factors); ``fits(hidden,
+    variant)`` a message when the hidden size cannot carry the variant.
+    """
+
+    kind: str
+    init: Callable[[InitContext], dict]
+    transitions: Callable[["BilinearRNN", Callable], Transitions]
+    from_weights: Callable[[Weights, np.ndarray], dict]
+    export: Callable[[Transitions], tuple] | None = None
+    fits: Callable[[int, Variant], "str | None"] = _fits
+
+
+def _numpy(x: torch.Tensor) -> np.ndarray:
+    return x.detach().double().cpu().numpy()
+
+
+def _diagonals(A: np.ndarray) -> np.ndarray:
+    return A.diagonal(axis1=1, axis2=2)
+
+
+def _blocks_of(weights: Weights, A: np.ndarray) -> dict:
+    B, d = weights.variant_info.param, weights.dim
+    return {"W": np.stack([[A[s, i : i + B, i : i + B] for i in range(0, d, B)] for s in range(A.shape[0])])}
+
+
+def _block_fits(hidden: int, v: Variant) -> str | None:
+    if hidden % v.param:
+        return f"hidden size {hidden} is not divisible by the block size {v.param} of variant {v.spec!r}"
+    return None
+
+
+def _factorized_init(c: InitContext) -> dict:
+    R, d, D = c.param, c.hidden, c.tokens
+    U = c.randn(d, R) / math.sqrt(R)
+    W = c.randn(d, R) / math.sqrt(d)
+    C = 1.0 + c.noise_scale * c.randn(D, R) if c.identity else c.randn(D, R)
+    return {"U": U, "Wf": W, "C": C}
+
+
+def _factorized_export(trans: Factorized) -> tuple:
+    U, C, W = (_numpy(x) for x in (trans.U, trans.C, trans.W))
+    return np.einsum("ir,sr,jr->sij", U, C, W), (U, C, W)
+
+
+def _factorized_from(weights: Weights, A: np.ndarray) -> dict:
+    U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
+    return {"U": U, "C": C, "Wf": W}
+
+
+def _rotation_init(c: InitContext) -> dict:
+    shape = (c.tokens, c.hidden // 2)
+    angle = c.noise_scale * c.randn(*shape) if c.identity else 2 * math.pi * torch.rand(*shape, generator=c.gen)
+    return {"ra": torch.cos(angle), "rb": torch.sin(angle)}
+
+
+def _diagonal_init(c: InitContext) -> dict:
+    D, d = c.tokens, c.hidden
+    W = 1.0 + c.noise_scale * c.randn(D, d) if c.identity else 2 * torch.rand(D, d, generator=c.gen) - 1
+    return {"W": W}
+
+
+#: The learned side of every variant kind, keyed by :attr:`Variant.kind`.
+LEARNED_VARIANTS: dict[str, LearnedVariant] = {
+    e.kind: e
+    for e in (
+        LearnedVariant(
+            "full",
+            init=lambda c: {"W": c.near_identity_or_orthogonal(c.tokens, c.hidden, c.hidden)},
+            transitions=lambda m, ps: Dense(ps(m.W)),
+            from_weights=lambda w, A: {"W": A},
+        ),
+        LearnedVariant(
+            "factorized",
+            init=_factorized_init,
+            transitions=lambda m, ps: Factorized(m.U, ps(m.C), m.Wf),
+            from_weights=_factorized_from,
+            export=_factorized_export,
+        ),
+        LearnedVariant(
+            "block",
+            init=lambda c: {"W": c.near_identity_or_orthogonal(c.tokens, c.hidden // c.param, c.param, c.param)},
+            transitions=lambda m, ps: Block(ps(m.W)),
+            from_weights=_blocks_of,
+            fits=_block_fits,
+        ),
+        LearnedVariant(
+            "rotation2d",
+            init=_rotation_init,
+            transitions=lambda m, ps: Rotation(ps(m.ra), ps(m.rb)),
+            from_weights=lambda w, A: {"ra": _diagonals(A[:, 0::2, 0::2]), "rb": _diagonals(A[:, 1::2, 0::2])},
+            fits=lambda d, v: f"hidden size {d} is odd; variant 'rotation2d' needs 2x2 blocks" if d % 2 else None,
+        ),
+        LearnedVariant(
+            "diagonal",
+            init=_diagonal_init,
+            transitions=lambda m, ps: Diagonal(ps(m.W)),
+            from_weights=lambda w, A: {"W": _diagonals(A)},
+        ),
+        LearnedVariant(
+            "positive",
+            init=lambda c: {"W": c.noise_scale * c.randn(c.tokens, c.hidden)},
+            transitions=lambda m, ps: Diagonal(torch.exp(ps(m.W))),
+            from_weights=lambda w, A: {"W": np.log(_diagonals(A))},
+        ),
+    )
+}
 
 
 def check_variant(variant: "str | Variant", hidden: int) -> Variant:
@@ -63,23 +227,29 @@ def check_variant(variant: "str | Variant", hidden: int) -> Variant:
         raise ConfigError(str(exc)) from None
     if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
         raise ConfigError(f"hidden size must be a positive integer, got {hidden!r}")
-    if v.kind == "block" and hidden % v.param:
-        raise ConfigError(
-            f"hidden size {hidden} is not divisible by the block size {v.param} of variant {v.spec!r}"
-        )
-    if v.kind == "rotation2d" and hidden % 2:
-        raise ConfigError(f"hidden size {hidden} is odd; variant 'rotation2d' needs 2x2 blocks")
+    if v.kind not in LEARNED_VARIANTS:  # pragma: no cover - a constructions-only variant
+        raise ConfigError(f"variant {v.spec!r} has no learned parameterisation")
+    message = LEARNED_VARIANTS[v.kind].fits(hidden, v)
+    if message:
+        raise ConfigError(message)
     return v
 
 
-def _orthogonal(gen: torch.Generator, *shape: int) -> torch.Tensor:
-    """Random orthogonal matrices of shape (..., n, n) (QR of a Gaussian, sign-fixed)."""
-    n = shape[-1]
-    g = torch.randn(*shape, generator=gen)
-    q, r = torch.linalg.qr(g)
-    d = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
-    d[d == 0] = 1
-    return q * d.unsqueeze(-2)
+def _positive(name: str, value, none_ok: bool = False) -> None:
+    if none_ok and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
+
+
+def _check_options(n_symbols, n_classes, embed, init: str, scan_method: str) -> None:
+    _positive("n_symbols", n_symbols)
+    _positive("n_classes", n_classes)
+    _positive("embedding size", embed, none_ok=True)
+    if init not in INITS:
+        raise ConfigError(f"unknown init {init!r} (known: {', '.join(INITS)})")
+    if scan_method not in SCANS:
+        raise ConfigError(f"unknown scan {scan_method!r} (known: {', '.join(SCANS)})")
 
 
 class BilinearRNN(nn.Module):
@@ -122,15 +292,7 @@ class BilinearRNN(nn.Module):
     ):
         super().__init__()
         v = check_variant(variant, hidden)
-        for name, value in (("n_symbols", n_symbols), ("n_classes", n_classes)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
-        if embed is not None and (isinstance(embed, bool) or not isinstance(embed, int) or embed < 1):
-            raise ConfigError(f"embedding size must be a positive integer or None, got {embed!r}")
-        if init not in INITS:
-            raise ConfigError(f"unknown init {init!r} (known: {', '.join(INITS)})")
-        if scan not in SCANS:
-            raise ConfigError(f"unknown scan {scan!r} (known: {', '.join(SCANS)})")
+        _check_options(n_symbols, n_classes, embed, init, scan)
         self.variant = v
         self.n_symbols, self.n_classes, self.hidden = n_symbols, n_classes, hidden
         self.embed_dim = embed
@@ -138,57 +300,28 @@ class BilinearRNN(nn.Module):
         self.normalize_train = bool(normalize_train) and not self.additive
         self.scan_method = scan
         gen = torch.Generator().manual_seed(int(seed))
-        D = n_symbols if embed is None else embed
-        d = hidden
-        identity = init == "identity"
-
-        def noise(*shape):
-            return init_noise * torch.randn(*shape, generator=gen) / math.sqrt(max(shape[-1], 1))
-
+        ctx = InitContext(gen, n_symbols if embed is None else embed, hidden, v.param, init == "identity", init_noise)
         if embed is not None:
             # each symbol's embedding has unit norm so A(x) keeps the scale of one W_k
             E = torch.randn(embed, n_symbols, generator=gen)
             self.E = nn.Parameter(E / E.norm(dim=0, keepdim=True))
         else:
             self.register_parameter("E", None)
-        kind = v.kind
-        if kind == "full":
-            W = torch.eye(d).expand(D, d, d) + noise(D, d, d) if identity else _orthogonal(gen, D, d, d)
-            self.W = nn.Parameter(W.clone())
-        elif kind == "block":
-            B = v.param
-            nb = d // B
-            W = torch.eye(B).expand(D, nb, B, B) + noise(D, nb, B, B) if identity else _orthogonal(gen, D, nb, B, B)
-            self.W = nn.Parameter(W.clone())
-        elif kind == "factorized":
-            R = v.param
-            self.U = nn.Parameter(torch.randn(d, R, generator=gen) / math.sqrt(R))
-            self.Wf = nn.Parameter(torch.randn(d, R, generator=gen) / math.sqrt(d))
-            self.C = nn.Parameter(1.0 + init_noise * torch.randn(D, R, generator=gen) if identity else torch.randn(D, R, generator=gen))
-        elif kind == "rotation2d":
-            if identity:
-                angle = init_noise * torch.randn(D, d // 2, generator=gen)
-            else:
-                angle = 2 * math.pi * torch.rand(D, d // 2, generator=gen)
-            self.ra = nn.Parameter(torch.cos(angle))
-            self.rb = nn.Parameter(torch.sin(angle))
-        elif kind == "diagonal":
-            if identity:
-                self.W = nn.Parameter(1.0 + init_noise * torch.randn(D, d, generator=gen))
-            else:
-                self.W = nn.Parameter(2 * torch.rand(D, d, generator=gen) - 1)
-        elif kind == "positive":
-            self.W = nn.Parameter(init_noise * torch.randn(D, d, generator=gen))
-        else:  # pragma: no cover - parse_variant knows no other kinds
-            raise ConfigError(f"unknown variant {v.spec!r}")
-        h0 = torch.randn(d, generator=gen)
+        for name, value in self.learned.init(ctx).items():
+            self.register_parameter(name, nn.Parameter(value.clone()))
+        h0 = torch.randn(hidden, generator=gen)
         self.h0 = nn.Parameter(h0 / h0.norm())
-        self.readout = nn.Linear(d, n_classes, bias=False)
+        self.readout = nn.Linear(hidden, n_classes, bias=False)
         with torch.no_grad():
-            self.readout.weight.copy_(torch.randn(n_classes, d, generator=gen) / math.sqrt(d))
+            self.readout.weight.copy_(torch.randn(n_classes, hidden, generator=gen) / math.sqrt(hidden))
         if self.additive:
-            self.Badd = nn.Parameter(noise(D, d))
-            self.badd = nn.Parameter(torch.zeros(d))
+            self.Badd = nn.Parameter(ctx.noise(ctx.tokens, hidden))
+            self.badd = nn.Parameter(torch.zeros(hidden))
+
+    @property
+    def learned(self) -> LearnedVariant:
+        """This model's row of :data:`LEARNED_VARIANTS`."""
+        return LEARNED_VARIANTS[self.variant.kind]
 
     # --- transitions ---------------------------------------------------------------------
     def _per_symbol(self, P: torch.Tensor) -> torch.Tensor:
@@ -199,18 +332,7 @@ class BilinearRNN(nn.Module):
 
     def transitions(self) -> Transitions:
         """The per-symbol transitions of the current parameters."""
-        kind = self.variant.kind
-        if kind == "full":
-            return Dense(self._per_symbol(self.W))
-        if kind == "block":
-            return Block(self._per_symbol(self.W))
-        if kind == "factorized":
-            return Factorized(self.U, self._per_symbol(self.C), self.Wf)
-        if kind == "rotation2d":
-            return Rotation(self._per_symbol(self.ra), self._per_symbol(self.rb))
-        if kind == "diagonal":
-            return Diagonal(self._per_symbol(self.W))
-        return Diagonal(torch.exp(self._per_symbol(self.W)))  # positive
+        return self.learned.transitions(self, self._per_symbol)
 
     def additive_table(self) -> torch.Tensor | None:
         """``B x + b`` for every symbol (symbols, hidden), or None for a bilinear model."""
@@ -252,14 +374,9 @@ class BilinearRNN(nn.Module):
             raise ConfigError("the additive ablation (B x_t + b) is not a bilinear model and has no Weights")
         with torch.no_grad():
             trans = self.transitions()
-            h0 = self.h0.detach().double().cpu().numpy()
-            readout = self.readout.weight.detach().double().cpu().numpy()
-            if isinstance(trans, Factorized):
-                U, C, W = (x.detach().double().cpu().numpy() for x in (trans.U, trans.C, trans.W))
-                A = np.einsum("ir,sr,jr->sij", U, C, W)
-                return Weights(self.variant.spec, A, h0, readout, factors=(U, C, W))
-            A = trans.dense().detach().double().cpu().numpy()
-            return Weights(self.variant.spec, A, h0, readout)
+            export = self.learned.export
+            A, factors = export(trans) if export is not None else (_numpy(trans.dense()), None)
+            return Weights(self.variant.spec, A, _numpy(self.h0), _numpy(self.readout.weight), factors=factors)
 
     @classmethod
     def from_weights(cls, weights: Weights, dtype: torch.dtype = torch.float64, **options) -> "BilinearRNN":
@@ -273,32 +390,13 @@ class BilinearRNN(nn.Module):
         """
         if not isinstance(weights, Weights):
             raise ConfigError(f"from_weights needs a Weights value, got {type(weights).__name__}")
-        v = weights.variant_info
         A, h0, R = weights.float_arrays()
-        model = cls(weights.n_symbols, weights.n_classes, weights.dim, v.spec, **options).to(dtype)
-        t = lambda x: torch.tensor(np.array(x, dtype=np.float64), dtype=dtype)  # noqa: E731
-        d = weights.dim
+        model = cls(weights.n_symbols, weights.n_classes, weights.dim, weights.variant_info.spec, **options).to(dtype)
+        values = {**model.learned.from_weights(weights, np.asarray(A, dtype=np.float64)), "h0": h0}
         with torch.no_grad():
-            if v.kind == "full":
-                model.W.copy_(t(A))
-            elif v.kind == "block":
-                B = v.param
-                blocks = np.stack([[A[s, i : i + B, i : i + B] for i in range(0, d, B)] for s in range(A.shape[0])])
-                model.W.copy_(t(blocks))
-            elif v.kind == "factorized":
-                U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
-                model.U.copy_(t(U))
-                model.C.copy_(t(C))
-                model.Wf.copy_(t(W))
-            elif v.kind == "rotation2d":
-                model.ra.copy_(t(A[:, 0::2, 0::2].diagonal(axis1=1, axis2=2)))
-                model.rb.copy_(t(A[:, 1::2, 0::2].diagonal(axis1=1, axis2=2)))
-            elif v.kind == "diagonal":
-                model.W.copy_(t(A.diagonal(axis1=1, axis2=2)))
-            else:  # positive
-                model.W.copy_(t(np.log(A.diagonal(axis1=1, axis2=2))))
-            model.h0.copy_(t(h0))
-            model.readout.weight.copy_(t(R))
+            for name, value in values.items():
+                getattr(model, name).copy_(torch.tensor(np.array(value, dtype=np.float64), dtype=dtype))
+            model.readout.weight.copy_(torch.tensor(np.array(R, dtype=np.float64), dtype=dtype))
         return model.eval()
 
     def extra_repr(self) -> str:

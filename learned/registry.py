@@ -30,12 +30,13 @@ from .models import BilinearRNN, check_variant
 
 __all__ = ["MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "count_params", "hidden_for_params"]
 
-#: Baselines: name -> (class, name of the optional integer parameter or None).
+#: Baselines: name -> (builder(n_symbols, n_classes, hidden, embed, param, seed), name of the
+#: optional integer parameter or None).  Only the recurrent baselines take an embedding.
 BASELINES = {
-    "lstm": (LSTMModel, None),
-    "rnn": (TanhRNN, None),
-    "transformer": (CausalTransformer, "layers"),
-    "mamba": (SelectiveSSM, None),
+    "lstm": (lambda k, c, h, embed, p, seed: LSTMModel(k, c, h, embed=embed, seed=seed), None),
+    "rnn": (lambda k, c, h, embed, p, seed: TanhRNN(k, c, h, embed=embed, seed=seed), None),
+    "transformer": (lambda k, c, h, embed, p, seed: CausalTransformer(k, c, h, layers=p or 1, seed=seed), "layers"),
+    "mamba": (lambda k, c, h, embed, p, seed: SelectiveSSM(k, c, h, seed=seed), None),
 }
 #: Every model name: the bilinear variants first, then the baselines.
 MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
@@ -117,11 +118,7 @@ def build_model(
         )
     if additive:
         raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
-    if ms.name in ("lstm", "rnn"):
-        return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed=embed, seed=seed)
-    if ms.name == "transformer":
-        return CausalTransformer(n_symbols, n_classes, hidden, layers=ms.param or 1, seed=seed)
-    return SelectiveSSM(n_symbols, n_classes, hidden, seed=seed)
+    return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed, ms.param, seed)
 
 
 def count_params(model: nn.Module) -> int:

@@ -39,11 +39,20 @@ from bilinear.errors import BilinearError, CheckpointError, ConfigError
 
 from .config import TrainConfig
 
-__all__ = ["RunDir", "train_run", "load_run", "load_config", "CONFIG", "METRICS", "CHECKPOINT", "MODEL", "RESULT"]
+__all__ = [
+    "RunDir", "train_run", "load_run", "load_config",
+    "CONFIG_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV", "RESULTS_MD",
+]
 
-CONFIG, METRICS, CHECKPOINT, MODEL, RESULT = "config.json", "metrics.jsonl", "checkpoint.pt", "model.pt", "result.json"
-
-
+#: The files of a run directory (see the module docstring); every reader and writer uses these.
+CONFIG_FILE = "config.json"
+METRICS_FILE = "metrics.jsonl"
+CHECKPOINT_FILE = "checkpoint.pt"
+MODEL_FILE = "model.pt"
+RESULT_FILE = "result.json"
+#: The tables a sweep (and ``bilinear reproduce``) writes into its output folder.
+RESULTS_CSV = "results.csv"
+RESULTS_MD = "results.md"
 
 
 def _write_json(path: Path, data) -> None:
@@ -52,7 +61,7 @@ def _write_json(path: Path, data) -> None:
 
 def load_config(run_dir) -> TrainConfig:
     """The :class:`TrainConfig` stored in ``run_dir/config.json`` (CheckpointError if missing/corrupt)."""
-    path = Path(run_dir) / CONFIG
+    path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise CheckpointError(f"{path} is missing: {run_dir} is not a run directory")
     try:
@@ -85,8 +94,8 @@ class RunDir:
                     f"cannot resume {self.path}: the config differs from the stored one in {', '.join(diff)}"
                 )
             self.config = stored
-            if not self.finished and not (self.path / CHECKPOINT).is_file():
-                raise CheckpointError(f"cannot resume: {self.path / CHECKPOINT} is missing")
+            if not self.finished and not (self.path / CHECKPOINT_FILE).is_file():
+                raise CheckpointError(f"cannot resume: {self.path / CHECKPOINT_FILE} is missing")
         else:
             if config is None:
                 raise ConfigError("a new run directory needs a config")
@@ -96,16 +105,16 @@ class RunDir:
                 )
             self.path.mkdir(parents=True, exist_ok=True)
             self.config = config
-            _write_json(self.path / CONFIG, config.to_dict())
+            _write_json(self.path / CONFIG_FILE, config.to_dict())
 
     @property
     def finished(self) -> bool:
         """True when ``result.json`` exists."""
-        return (self.path / RESULT).is_file()
+        return (self.path / RESULT_FILE).is_file()
 
     def result(self) -> dict:
         """The stored result (CheckpointError when unfinished or corrupt)."""
-        path = self.path / RESULT
+        path = self.path / RESULT_FILE
         if not path.is_file():
             raise CheckpointError(f"{path} is missing: the run in {self.path} has not finished")
         try:
@@ -116,12 +125,12 @@ class RunDir:
     # --- metrics ----------------------------------------------------------------------------
     def log(self, record: dict) -> None:
         """Append one JSON line to ``metrics.jsonl``."""
-        with open(self.path / METRICS, "a", encoding="utf-8") as fh:
+        with open(self.path / METRICS_FILE, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
 
     def metrics(self) -> list[dict]:
         """Every complete metric record (a torn last line is ignored)."""
-        path = self.path / METRICS
+        path = self.path / METRICS_FILE
         if not path.is_file():
             return []
         out = []
@@ -135,19 +144,19 @@ class RunDir:
     def _truncate_metrics(self, step: int) -> None:
         kept = [r for r in self.metrics() if int(r.get("step", 0)) <= step]
         text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept)
-        atomic_write(self.path / METRICS, lambda fh: fh.write(text.encode()))
+        atomic_write(self.path / METRICS_FILE, lambda fh: fh.write(text.encode()))
 
     # --- checkpoints --------------------------------------------------------------------------
     def save_checkpoint(self, state: dict) -> None:
         """Write ``checkpoint.pt`` atomically."""
-        atomic_write(self.path / CHECKPOINT, lambda fh: torch.save(state, fh))
+        atomic_write(self.path / CHECKPOINT_FILE, lambda fh: torch.save(state, fh))
 
     def load_checkpoint(self) -> dict | None:
         """The checkpoint state (None when there is none yet); CheckpointError when corrupt.
 
         Loads with ``weights_only=True`` and truncates the metrics to the checkpoint's step.
         """
-        path = self.path / CHECKPOINT
+        path = self.path / CHECKPOINT_FILE
         if not path.is_file():
             return None
         try:
@@ -162,8 +171,8 @@ class RunDir:
 
     def finish(self, model: torch.nn.Module, result: dict) -> None:
         """Write ``model.pt`` then ``result.json`` (last: it marks the run finished)."""
-        atomic_write(self.path / MODEL, lambda fh: torch.save(model.state_dict(), fh))
-        _write_json(self.path / RESULT, result)
+        atomic_write(self.path / MODEL_FILE, lambda fh: torch.save(model.state_dict(), fh))
+        _write_json(self.path / RESULT_FILE, result)
 
 
 def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True) -> dict:
@@ -195,7 +204,7 @@ def load_run(run_dir):
     run = RunDir.__new__(RunDir)
     run.path, run.config = path, config
     result = run.result()
-    model_path = path / MODEL
+    model_path = path / MODEL_FILE
     if not model_path.is_file():
         raise CheckpointError(f"{model_path} is missing")
     automaton = from_spec(config.spec)

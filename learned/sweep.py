@@ -52,6 +52,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the same parser, 
     import tomli as tomllib
 
 from .config import TrainConfig
+from .runs import CHECKPOINT_FILE, RESULT_FILE, RESULTS_CSV, RESULTS_MD
 
 __all__ = ["Sweep", "run_sweep", "results_table", "markdown_table", "COLUMNS"]
 
@@ -158,7 +159,7 @@ def _run_one(config_dict: dict, run_dir: str) -> dict:
     config = TrainConfig.from_dict(config_dict)
     path = Path(run_dir)
     try:
-        if (path / "result.json").is_file() or (path / "checkpoint.pt").is_file():
+        if (path / RESULT_FILE).is_file() or (path / CHECKPOINT_FILE).is_file():
             result = train_run(config, run_dir, resume=True)
         else:
             if path.exists():  # a run that died before its first checkpoint: start it again
@@ -262,7 +263,7 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    atomic_write(out / "results.csv", lambda fh: fh.write(buf.getvalue().encode()))
+    atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))
     table = results_table(rows)
     md = ["# Sweep results", "",
           "Normalised accuracy at the test length (0 = chance), best learning rate per seed, mean over seeds:",
@@ -274,4 +275,4 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
             v = r[k]
             cells.append(f"{v:.4f}" if isinstance(v, float) and k != "lr" else str(v))
         md.append("| " + " | ".join(cells) + " |")
-    atomic_write(out / "results.md", lambda fh: fh.write(("\n".join(md) + "\n").encode()))
+    atomic_write(out / RESULTS_MD, lambda fh: fh.write(("\n".join(md) + "\n").encode()))

@@ -92,3 +92,59 @@ def test_train_with_a_learning_rate_grid(capsys):
     result = json.loads(capsys.readouterr().out)
     assert [lr for lr, _ in result["lr_results"]] == [1e-6, 0.05]
     assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]
+
+
+def _train_parser():
+    import argparse
+
+    from bilinear.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices["train"]
+
+
+def test_train_has_one_argument_per_exposed_config_field():
+    import dataclasses
+
+    from bilinear.learned.config import TrainConfig
+
+    fields = dataclasses.fields(TrainConfig)
+    assert all(f.metadata.get("help") for f in fields), "every TrainConfig field documents itself"
+    shared = {n for f in fields for n in f.metadata.get("with_fields", ())}
+    exposed = {f.name for f in fields if f.metadata.get("option", "") is not None and f.name not in shared}
+    assert {f.name for f in fields} - exposed == {"lrs", "train_max_len"}  # --lr-grid; part of --train-len
+    dests = [a.dest for a in _train_parser()._actions]
+    assert len(dests) == len(set(dests))
+    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "json", "quiet"}
+
+
+def test_train_defaults_and_options_map_onto_the_config():
+    from bilinear.learned.cli import config_from_args
+    from bilinear.learned.config import TrainConfig
+
+    p = _train_parser()
+    assert config_from_args(p.parse_args(["cyclic:3", "block:2"])) == TrainConfig(spec="cyclic:3", model="block:2")
+    args = p.parse_args(["parity", "diagonal", "--train-len", "3", "7", "--no-normalize-train", "--additive",
+                         "--grad-clip", "0.5", "--n-train", "20", "--embed", "3", "--lr", "0.002", "--seed", "4"])
+    c = config_from_args(args)
+    assert (c.train_min_len, c.train_max_len, c.normalize_train, c.additive) == (3, 7, False, True)
+    assert (c.grad_clip, c.n_train, c.embed, c.lr, c.seed) == (0.5, 20, 3, 0.002, 4)
+    assert c.match_params is None and c.steps == TrainConfig().steps
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "parity", "full", "--steps", "x"], "argument --steps: invalid int value"),
+    (["train", "parity", "full", "--grad-clip", "-1"], "grad_clip must be >= 0"),
+    (["train", "parity", "full", "--seed", "-2"], "seed must be >= 0"),
+    (["sweep", "grid.toml", "--workers", "0"], "argument --workers: expected a positive integer"),
+    (["reproduce", "--workers", "-1"], "argument --workers: expected a positive integer"),
+])
+def test_bad_option_values_are_one_line(argv, message, capsys):
+    """argparse rejects what is not a number; the config's validation rejects what is out of bounds."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

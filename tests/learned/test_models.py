@@ -197,3 +197,46 @@ def test_one_hot_construction_on_the_scan_agrees_with_the_automaton(aw):
         with torch.no_grad():
             pred = model(torch.tensor([list(word)], dtype=torch.long)).argmax(-1)[0].tolist()
         assert pred == [int(automaton.labels[s]) for s in automaton.trace(list(word))[1:]]
+
+
+def _spec_of(kind: str) -> str:
+    from bilinear.constructions.weights import VARIANT_KINDS
+
+    return f"{kind}:2" if VARIANT_KINDS[kind] is not None else kind
+
+
+def test_the_learned_table_has_every_variant_kind():
+    from bilinear.constructions.weights import VARIANT_KINDS
+    from bilinear.learned.models import LEARNED_VARIANTS
+
+    assert set(LEARNED_VARIANTS) == set(VARIANT_KINDS)
+    assert all(entry.kind == kind for kind, entry in LEARNED_VARIANTS.items())
+
+
+@pytest.mark.parametrize("kind", sorted(__import__("bilinear.learned.models", fromlist=["x"]).LEARNED_VARIANTS))
+@pytest.mark.parametrize("embed", [None, 3])
+@pytest.mark.parametrize("init", ["orthogonal", "identity"])
+def test_every_kind_round_trips_through_weights(kind, embed, init):
+    """to_weights -> from_weights gives the same parameters of the table's row and the same
+    transitions (float64: equal up to rounding of exp/log for ``positive``)."""
+    from bilinear.learned.models import LEARNED_VARIANTS
+
+    m = BilinearRNN(3, 2, 4, _spec_of(kind), embed=embed, init=init, seed=5).double()
+    w = m.to_weights()
+    back = BilinearRNN.from_weights(w)
+    assert back.variant == m.variant and back.learned is LEARNED_VARIANTS[kind]
+    t, t_back = m.transitions(), back.transitions()
+    assert type(t_back) is type(t)
+    np.testing.assert_allclose(t_back.dense().detach().numpy(), t.dense().detach().numpy(), rtol=1e-12, atol=1e-14)
+    w_back = back.to_weights()
+    np.testing.assert_allclose(w_back.A, w.A, rtol=1e-12, atol=1e-14)
+    assert np.array_equal(w_back.h0, w.h0) and np.array_equal(w_back.readout, w.readout)
+    if embed is None:  # one-hot: the learned tensors themselves come back
+        for name, p in m.named_parameters():
+            torch.testing.assert_close(dict(back.named_parameters())[name], p, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("kind, hidden", [("block", 5), ("rotation2d", 3)])
+def test_the_table_refuses_hidden_sizes_a_kind_cannot_carry(kind, hidden):
+    with pytest.raises(ConfigError, match=f"hidden size {hidden}"):
+        BilinearRNN(2, 2, hidden, _spec_of(kind))
