@@ -135,30 +135,40 @@ class VariantKind:
 
 def _rotation_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
     """Each 2x2 block is [[a, -b], [b, a]]; float blocks are compared against their own scale."""
-    k, d, _ = A.shape
-    for s in range(k):
-        for b in range(0, d, 2):
-            blk = A[s, b : b + 2, b : b + 2]
-            tol = 0 if exact else FLOAT_RTOL * float(np.abs(blk).max())
-            if not _small(blk[0, 0] - blk[1, 1], tol, exact):
-                raise ConformanceError(
-                    f"variant {spec!r}: A[{s}][{b + 1}, {b + 1}] = {_fmt(blk[1, 1])} differs from "
-                    f"A[{s}][{b}, {b}] = {_fmt(blk[0, 0])} (not a scaled rotation)"
-                )
-            if not _small(blk[0, 1] + blk[1, 0], tol, exact):
-                raise ConformanceError(
-                    f"variant {spec!r}: A[{s}][{b}, {b + 1}] = {_fmt(blk[0, 1])} is not "
-                    f"-A[{s}][{b + 1}, {b}] = {_fmt(-blk[1, 0])} (not a scaled rotation)"
-                )
+    diag = lambda M: np.diagonal(M, axis1=1, axis2=2)  # noqa: E731 - (symbols, blocks)
+    same = diag(A[:, 0::2, 0::2]) - diag(A[:, 1::2, 1::2])
+    opposite = diag(A[:, 0::2, 1::2]) + diag(A[:, 1::2, 0::2])
+    bad_same, bad_opposite = np.asarray(same != 0, dtype=bool), np.asarray(opposite != 0, dtype=bool)
+    if not (bad_same.any() or bad_opposite.any()):
+        return A
+    if not exact:
+        tol = FLOAT_RTOL * block_scales(A, 2)
+        bad_same, bad_opposite = np.abs(same) > tol, np.abs(opposite) > tol
+    bad = np.argwhere(bad_same | bad_opposite)
+    if bad.size:
+        s, b = (int(x) for x in bad[0])
+        i, blk = 2 * b, A[s, 2 * b : 2 * b + 2, 2 * b : 2 * b + 2]
+        if bad_same[s, b]:
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}][{i + 1}, {i + 1}] = {_fmt(blk[1, 1])} differs from "
+                f"A[{s}][{i}, {i}] = {_fmt(blk[0, 0])} (not a scaled rotation)"
+            )
+        raise ConformanceError(
+            f"variant {spec!r}: A[{s}][{i}, {i + 1}] = {_fmt(blk[0, 1])} is not "
+            f"-A[{s}][{i + 1}, {i}] = {_fmt(-blk[1, 0])} (not a scaled rotation)"
+        )
     return A if exact else _rotation_project(A, None)
 
 
 def _positive_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
-    for s in range(A.shape[0]):
-        for i in range(A.shape[1]):
-            x = A[s, i, i]
-            if not (exact_sign(x) > 0 if exact else x > 0):
-                raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {i}] = {_fmt(x)} is not strictly positive")
+    diag = np.diagonal(A, axis1=1, axis2=2)  # (symbols, hidden)
+    if exact:
+        bad = np.argwhere(np.array([[exact_sign(x) <= 0 for x in row] for row in diag], dtype=bool))
+    else:
+        bad = np.argwhere(~(diag > 0))
+    if bad.size:
+        s, i = (int(x) for x in bad[0])
+        raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {i}] = {_fmt(A[s, i, i])} is not strictly positive")
     return A
 
 
@@ -308,8 +318,9 @@ def _block_masks(d: int, B: int, spec: str, kind: str) -> np.ndarray:
 def block_scales(A: np.ndarray, B: int) -> np.ndarray:
     """``(symbols, hidden // B)``: the largest magnitude in each diagonal block of each matrix."""
     k, d, _ = A.shape
-    absA = np.abs(np.asarray(A, dtype=np.float64))
-    return np.stack([absA[:, b : b + B, b : b + B].max(axis=(1, 2)) for b in range(0, d, B)], axis=1)
+    nb, idx = d // B, np.arange(d // B)
+    blocks = np.abs(np.asarray(A, dtype=np.float64)).reshape(k, nb, B, nb, B)[:, idx, :, idx, :]
+    return blocks.max(axis=(2, 3)).T  # fancy indexing put the block axis first
 
 
 def _check_pattern(A: np.ndarray, B: int, exact: bool, spec: str, why: str, kind: str) -> np.ndarray:
@@ -317,18 +328,19 @@ def _check_pattern(A: np.ndarray, B: int, exact: bool, spec: str, why: str, kind
     then set to zero).  Returns the (snapped) matrices."""
     d = A.shape[1]
     outside = _block_masks(d, B, spec, kind)
+    nonzero = np.argwhere(np.asarray(A != 0, dtype=bool) & outside[None])  # (n, 3): s, i, j
+    if not nonzero.size:
+        return A
     if exact:
-        bad = np.argwhere(np.asarray(A != 0, dtype=bool) & outside[None])
-    else:
+        bad = nonzero
+    else:  # tolerance of (s, i, j): FLOAT_RTOL * min(scale of block(i), scale of block(j)) in A[s]
         scale = block_scales(A, B)  # (symbols, blocks)
-        bi = np.arange(d) // B
-        tol = FLOAT_RTOL * np.minimum(scale[:, bi][:, :, None], scale[:, bi][:, None, :])
-        bad = np.argwhere((np.abs(A) > tol) & outside[None])
+        s_, i_, j_ = nonzero.T
+        tol = FLOAT_RTOL * np.minimum(scale[s_, i_ // B], scale[s_, j_ // B])
+        bad = nonzero[np.abs(A[s_, i_, j_]) > tol]
     if bad.size:
         s, i, j = (int(x) for x in bad[0])
         raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} {why.format(B=B)}")
-    if exact or not outside.any():
-        return A
     return np.where(outside[None], 0.0, A)
 
 
@@ -344,7 +356,7 @@ def conform(variant: Variant, A: np.ndarray, exact: bool, factors=None):
         A = _check_pattern(A, B, exact, spec, info.pattern, info.name)
     if info.extra is not None:
         A = info.extra(A, exact, spec)
-    if not exact:
+    if not exact and A.flags.writeable:  # snapped: a new array
         A = _freeze(np.asarray(A, dtype=np.float64))
     return A, None
 
@@ -450,6 +462,9 @@ def _project_factorized(A: np.ndarray, R: int, factors) -> tuple[np.ndarray, tup
     k, d, _ = A.shape
     if factors is not None:
         U, C, W = (np.asarray(f, dtype=np.float64) for f in factors)
+        for name, f, rows in (("U", U, d), ("C", C, k), ("W", W, d)):
+            if f.shape != (rows, R):
+                raise ConformanceError(f"factor {name} has shape {f.shape}, expected ({rows}, {R})")
         return np.stack([(U * C[s][None, :]) @ W.T for s in range(k)]), (U, C, W)
     if _is_diagonal(A, False) and R >= d:
         return A, None

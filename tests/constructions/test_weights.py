@@ -226,3 +226,12 @@ def test_load_projected_factorized_uses_the_files_factors(tmp_path) -> None:
     w, dist = Weights.from_json_projected(data)
     np.testing.assert_array_equal(w.A[0], (U * C[0]) @ W.T)
     assert dist[0] > 0 and w.factors[1].tolist() == C.tolist()
+
+
+def test_load_projected_refuses_factors_of_the_wrong_shape() -> None:
+    from bilinear.constructions.fileformat import encode
+
+    A = np.array([[[1.0, 0.5], [0.0, 2.0]]])
+    data = encode("factorized:2", False, A, np.array([1.0, 0.0]), np.array([[1.0, 0.0]]), (np.eye(2), np.ones((1, 3)), np.eye(2)))
+    with pytest.raises(ConformanceError, match=r"cannot project onto 'factorized:2': factor C has shape \(1, 3\)"):
+        Weights.from_json_projected(data)
