@@ -3,8 +3,9 @@
 ``bilinear verify SPEC VARIANT`` builds the smallest known construction of the family in the
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
-given weights instead.  Status (text and ``--json``): ``proved``, ``counterexample``,
-``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
+given weights instead; with ``--project`` as well, weights that do not conform to the variant are
+projected onto it first, and the verdict says it is about the projected weights.  Status (text
+and ``--json``): ``proved``, ``counterexample``, ``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
 3 for open, 2 for bad input.
 """
 
@@ -141,17 +142,21 @@ def _projected_file(path: str, variant: str, tmpdir: str) -> tuple[str, dict]:
 def _run_verify(args: argparse.Namespace) -> int:
     import tempfile
 
+    if args.project and not args.weights:
+        raise WeightsError("--project needs --weights FILE (a construction conforms already)")
     with tempfile.TemporaryDirectory() as tmpdir:
         projection = None
-        if args.project and args.weights:
-            args.weights, projection = _projected_file(args.weights, args.variant, tmpdir)
+        if args.project:
+            original = args.weights
+            args.weights, projection = _projected_file(original, args.variant, tmpdir)
+            projection = {"file": str(original), **projection}
         return _verify_and_print(args, projection)
 
 
 def _verify_and_print(args: argparse.Namespace, projection: dict | None) -> int:
     out = verify_cell(args.spec, args.variant, bound=args.bound, weights_path=args.weights)
     if projection is not None:
-        out["source"] = f"{out['source']} (projected)"
+        out["source"] = f"{projection['file']} (projected)"
         out["projection"] = projection
     if args.float and out["status"] in ("proved", "counterexample", "open") and out.get("dim") is not None:
         from bilinear.automata.families import from_spec

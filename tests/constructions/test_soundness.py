@@ -89,6 +89,8 @@ def test_projected_forgery_is_not_proved_and_says_how_far(tmp_path, capsys) -> N
     assert out["projection"]["distance"] == [0.0, 1.0] and out["projection"]["max_distance"] == 1.0
     main(["verify", "dihedral:4", "rotation2d", "--weights", str(path), "--project"])
     assert "projected onto rotation2d" in capsys.readouterr().out
+    assert main(["verify", "dihedral:4", "rotation2d", "--project"]) == 2
+    assert "--project needs --weights" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------
