@@ -5,9 +5,9 @@ real :class:`~bilinear.constructions.field.FieldElement` (a rational field eleme
 its rational value).  Every conversion names the first bad entry in its
 :class:`~bilinear.errors.WeightsError`.
 
->>> _as_exact(np.array([[Fraction(2, 1), 3]], dtype=object), "h0").tolist()
+>>> as_exact(np.array([[Fraction(2, 1), 3]], dtype=object), "h0").tolist()
 [[2, 3]]
->>> _as_float(np.array([1, float("nan")], dtype=object), "h0")
+>>> as_float(np.array([1, float("nan")], dtype=object), "h0")
 Traceback (most recent call last):
 ...
 bilinear.errors.WeightsError: h0[1] = nan is not finite
@@ -25,10 +25,11 @@ from bilinear.errors import FieldError, WeightsError
 
 from .field import FieldElement
 
-__all__ = ["as_exact", "as_float", "to_array", "is_float_array", "index_name", "simplify", "freeze"]
+__all__ = ["as_exact", "as_float", "to_array", "is_float_array", "index_name", "simplify", "freeze", "fmt"]
 
 
-def _simplify(x):
+def simplify(x):
+    """A rational field element as its Fraction, an integral Fraction as int; else unchanged."""
     if isinstance(x, FieldElement):
         return x.rational() if x.is_rational() else x
     if isinstance(x, Fraction) and x.denominator == 1:
@@ -37,7 +38,8 @@ def _simplify(x):
 
 
 
-def _fmt(value) -> str:
+def fmt(value) -> str:
+    """An entry as error messages show it (floats by their repr)."""
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
     return str(value)
@@ -50,25 +52,27 @@ def _normalise_exact(value, where: str):
     if isinstance(value, FieldElement):
         if not value.is_real():
             raise WeightsError(f"{where} = {value!r} is not real")
-        return _simplify(value.rational()) if value.is_rational() else value
+        return simplify(value.rational()) if value.is_rational() else value
     if isinstance(value, (Integral, np.integer)):
         return int(value)
     if isinstance(value, Rational):
-        return _simplify(Fraction(int(value.numerator), int(value.denominator)))
+        return simplify(Fraction(int(value.numerator), int(value.denominator)))
     if isinstance(value, flint.fmpq):
-        return _simplify(Fraction(int(value.p), int(value.q)))
+        return simplify(Fraction(int(value.p), int(value.q)))
     if isinstance(value, flint.fmpz):
         return int(value)
     raise WeightsError(f"{where} = {value!r} ({type(value).__name__}) is not an exact real number")
 
 
-def _index_name(name: str, index: tuple[int, ...]) -> str:
+def index_name(name: str, index: tuple[int, ...]) -> str:
+    """``A[s][i, j]`` for A, ``name[i, ...]`` for the others."""
     if name == "A" and len(index) == 3:
         return f"A[{index[0]}][{index[1]}, {index[2]}]"
     return f"{name}[{', '.join(str(i) for i in index)}]"
 
 
-def _to_array(value, name: str, ndim: int) -> np.ndarray:
+def to_array(value, name: str, ndim: int) -> np.ndarray:
+    """A numpy array (object dtype for lists) of ``ndim`` dimensions from lists, arrays or tensors."""
     if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch tensor
         value = value.detach().cpu().numpy()
     if isinstance(value, np.ndarray):
@@ -85,7 +89,8 @@ def _to_array(value, name: str, ndim: int) -> np.ndarray:
     return array
 
 
-def _is_float_array(array: np.ndarray) -> bool:
+def is_float_array(array: np.ndarray) -> bool:
+    """True when the array holds floats (a float dtype, or a float among object entries)."""
     if array.dtype.kind == "f":
         return True
     if array.dtype == object:
@@ -93,7 +98,8 @@ def _is_float_array(array: np.ndarray) -> bool:
     return False
 
 
-def _as_float(array: np.ndarray, name: str) -> np.ndarray:
+def as_float(array: np.ndarray, name: str) -> np.ndarray:
+    """A read-only float64 copy; every entry real and finite, else WeightsError naming it."""
     if array.dtype.kind in "fiu":
         out = array.astype(np.float64)
     elif array.dtype.kind == "b":
@@ -101,7 +107,7 @@ def _as_float(array: np.ndarray, name: str) -> np.ndarray:
     else:
         out = np.empty(array.shape, dtype=np.float64)
         for index, x in np.ndenumerate(array):
-            where = _index_name(name, index)
+            where = index_name(name, index)
             if isinstance(x, (bool, np.bool_)):
                 raise WeightsError(f"{where} = {x!r} is a boolean, not a number")
             if isinstance(x, FieldElement):
@@ -116,12 +122,13 @@ def _as_float(array: np.ndarray, name: str) -> np.ndarray:
     bad = np.argwhere(~np.isfinite(out))
     if bad.size:
         index = tuple(int(i) for i in bad[0])
-        raise WeightsError(f"{_index_name(name, index)} = {float(out[index])!r} is not finite")
+        raise WeightsError(f"{index_name(name, index)} = {float(out[index])!r} is not finite")
     out.setflags(write=False)
     return out
 
 
-def _as_exact(array: np.ndarray, name: str) -> np.ndarray:
+def as_exact(array: np.ndarray, name: str) -> np.ndarray:
+    """A read-only object array of int / Fraction / real FieldElement, else WeightsError naming the entry."""
     if array.dtype.kind in "iu":  # numpy integers: Python ints, no per-entry checks needed
         out = array.astype(object)
         out.setflags(write=False)
@@ -136,19 +143,15 @@ def _as_exact(array: np.ndarray, name: str) -> np.ndarray:
             flat_out[i] = _normalise_exact(x, "")
         except WeightsError:
             index = np.unravel_index(i, array.shape)
-            _normalise_exact(x, _index_name(name, tuple(int(j) for j in index)))  # raises, named
+            _normalise_exact(x, index_name(name, tuple(int(j) for j in index)))  # raises, named
     out.setflags(write=False)
     return out
 
 
 
 
-def _freeze(a: np.ndarray) -> np.ndarray:
+def freeze(a: np.ndarray) -> np.ndarray:
+    """A read-only copy."""
     a = np.array(a, dtype=a.dtype, copy=True)
     a.setflags(write=False)
     return a
-
-
-#: Public names of the helpers above, for the modules that share them.
-as_exact, as_float, to_array, is_float_array = _as_exact, _as_float, _to_array, _is_float_array
-index_name, simplify, freeze, fmt = _index_name, _simplify, _freeze, _fmt

@@ -92,5 +92,3 @@ def float_rank_decomposition(M: np.ndarray, tol: float) -> tuple[np.ndarray, np.
     r = int((s > tol).sum())
     return u[:, :r] * s[:r], vt[:r].T
 
-
-_float_rank_decomposition = float_rank_decomposition

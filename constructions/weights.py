@@ -61,14 +61,11 @@ from bilinear.errors import ConformanceError, SpecError, WeightsError
 from bilinear.fileio import atomic_write_text
 
 from . import fileformat
-from .entries import as_exact as _as_exact
-from .entries import as_float as _as_float
-from .entries import is_float_array as _is_float_array
-from .entries import to_array as _to_array
+from .entries import as_exact, as_float, is_float_array, to_array
 from .field import FieldElement
 from .fileformat import FORMAT, FORMAT_VERSION
 from .linalg import float_rank_decomposition, rank_decomposition
-from .variants import FLOAT_RTOL, VARIANT_KINDS, Variant, conform, parse_variant, project, relative_distance
+from .variants import VARIANT_KINDS, Variant, conform, parse_variant, project, relative_distance
 
 __all__ = [
     "Variant",
@@ -80,10 +77,6 @@ __all__ = [
     "rank_decomposition",
     "float_rank_decomposition",
 ]
-
-#: Relative tolerance of the float conformance check (per matrix, per block).
-FLOAT_ATOL = FLOAT_RTOL
-_float_rank_decomposition = float_rank_decomposition  # the name other modules imported
 
 
 class Weights:
@@ -120,9 +113,9 @@ class Weights:
         except SpecError as exc:
             raise WeightsError(f"bad variant: {exc}") from None
         arrays = {
-            "A": _to_array(A, "A", 3),
-            "h0": _to_array(h0, "h0", 1),
-            "readout": _to_array(readout, "readout", 2),
+            "A": to_array(A, "A", 3),
+            "h0": to_array(h0, "h0", 1),
+            "readout": to_array(readout, "readout", 2),
         }
         fac = None
         if factors is not None:
@@ -130,10 +123,10 @@ class Weights:
                 raise WeightsError(f"factors are only for factorized variants, not {v.spec!r}")
             if not isinstance(factors, (tuple, list)) or len(factors) != 3:
                 raise WeightsError("factors must be a triple (U, C, W)")
-            fac = {k: _to_array(f, k, 2) for k, f in zip("UCW", factors)}
+            fac = {k: to_array(f, k, 2) for k, f in zip("UCW", factors)}
             arrays.update(fac)
-        exact = not any(_is_float_array(a) for a in arrays.values())
-        conv = _as_exact if exact else _as_float
+        exact = not any(is_float_array(a) for a in arrays.values())
+        conv = as_exact if exact else as_float
         arrays = {k: conv(a, k) for k, a in arrays.items()}
         Aa, h, r = arrays["A"], arrays["h0"], arrays["readout"]
         k, d1, d2 = Aa.shape
@@ -245,12 +238,12 @@ class Weights:
             return self
         fac = None
         if self.factors is not None:
-            fac = tuple(_as_float(f, n) for f, n in zip(self.factors, "UCW"))
+            fac = tuple(as_float(f, n) for f, n in zip(self.factors, "UCW"))
         return Weights(
             self.variant,
-            _as_float(self.A, "A"),
-            _as_float(self.h0, "h0"),
-            _as_float(self.readout, "readout"),
+            as_float(self.A, "A"),
+            as_float(self.h0, "h0"),
+            as_float(self.readout, "readout"),
             fac,
         )
 
