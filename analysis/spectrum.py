@@ -446,7 +446,7 @@ def spectrum(
             words.append(matrix_spectrum(word_matrix(A, w), f"A({_word_name(w, names)})", w, None, max_order, tol))
     blocks = []
     v = weights.variant_info
-    size = v.param if v.kind == "block" else (2 if v.kind == "rotation2d" else None)
+    size = v.block_size if v.block_size != 1 else None
     if size is not None and size < weights.dim:
         for a in range(weights.n_symbols):
             for b in range(weights.dim // size):

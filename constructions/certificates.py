@@ -82,10 +82,12 @@ THEOREMS = {
 KINDS = tuple(THEOREMS)
 
 #: Which kinds of certificate apply to a variant kind, in order of preference.
-_BY_VARIANT = {
-    "rotation2d": ("commutation",),
-    "diagonal": ("commutation", "period"),
-    "positive": ("commutation", "constancy"),
+#: The certificate kinds that apply to a commuting variant, by its spectral class
+#: (:attr:`~bilinear.constructions.variants.VariantKind.spectral`).
+_BY_SPECTRUM = {
+    "complex": ("commutation",),
+    "real": ("commutation", "period"),
+    "nonnegative": ("commutation", "constancy"),
 }
 
 
@@ -98,8 +100,7 @@ def certifiable_kinds(variant) -> tuple[str, ...]:
     (('commutation', 'constancy'), ('commutation', 'period'), ())
     """
     v = parse_variant(variant)
-    kind = "diagonal" if (v.kind == "block" and v.param == 1) else v.kind
-    return _BY_VARIANT.get(kind, ())
+    return _BY_SPECTRUM[v.spectral] if v.commuting else ()
 
 
 # ------------------------------------------------------------------------------------------

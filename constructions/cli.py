@@ -3,8 +3,9 @@
 ``bilinear verify SPEC VARIANT`` builds the smallest known construction of the family in the
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
-given weights instead.  Status (text and ``--json``): ``proved``, ``counterexample``,
-``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
+given weights instead; with ``--project`` as well, weights that do not conform to the variant are
+projected onto it first, and the verdict says it is about the projected weights.  Status (text
+and ``--json``): ``proved``, ``counterexample``, ``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
 3 for open, 2 for bad input.
 """
 
@@ -107,6 +108,12 @@ def _text(out: dict) -> str:
         lines.append(f"  {out.get('reason', '')}")
         if out.get("words"):
             lines.append(f"  words the weights separate: {out['words'][0]} / {out['words'][1]}")
+    if "projection" in out:
+        pr = out["projection"]
+        lines.append(
+            f"  the verdict is about the weights projected onto {pr['onto']}: relative distance "
+            f"{pr['max_distance']:.3g} (per matrix: {', '.join(f'{x:.3g}' for x in pr['distance'])})"
+        )
     if "float_check" in out:
         fc = out["float_check"]
         lines.append(
@@ -116,8 +123,41 @@ def _text(out: dict) -> str:
     return "\n".join([head] + lines)
 
 
+def _projected_file(path: str, variant: str, tmpdir: str) -> tuple[str, dict]:
+    """``--project``: the weights of ``path`` projected onto their variant, written to a file in
+    ``tmpdir``, and the projection's distances (relative Frobenius, per transition matrix)."""
+    from pathlib import Path
+
+    from .weights import Weights, parse_variant
+
+    weights, dist = Weights.load_projected(path)
+    if weights.variant != parse_variant(variant).spec:
+        raise WeightsError(f"weights file {path!r} has variant {weights.variant!r}, not {parse_variant(variant).spec!r}")
+    projected = Path(tmpdir) / "projected.json"
+    weights.save(projected)
+    info = {"onto": weights.variant, "distance": [float(x) for x in dist], "max_distance": float(dist.max())}
+    return str(projected), info
+
+
 def _run_verify(args: argparse.Namespace) -> int:
+    import tempfile
+
+    if args.project and not args.weights:
+        raise WeightsError("--project needs --weights FILE (a construction conforms already)")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        projection = None
+        if args.project:
+            original = args.weights
+            args.weights, projection = _projected_file(original, args.variant, tmpdir)
+            projection = {"file": str(original), **projection}
+        return _verify_and_print(args, projection)
+
+
+def _verify_and_print(args: argparse.Namespace, projection: dict | None) -> int:
     out = verify_cell(args.spec, args.variant, bound=args.bound, weights_path=args.weights)
+    if projection is not None:
+        out["source"] = f"{projection['file']} (projected)"
+        out["projection"] = projection
     if args.float and out["status"] in ("proved", "counterexample", "open") and out.get("dim") is not None:
         from bilinear.automata.families import from_spec
 
@@ -159,6 +199,8 @@ def register(sub) -> None:
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
     p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
+    p.add_argument("--project", action="store_true",
+                   help="with --weights: project weights that do not conform onto the variant and prove those")
     p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")

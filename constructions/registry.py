@@ -35,6 +35,7 @@ import numpy as np
 from bilinear.errors import ConformanceError, ConstructionError, SpecError, WeightsError
 
 from .dihedral import dihedral_block
+from .linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
@@ -98,31 +99,23 @@ def factorized_rank(w: Weights) -> int:
     >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
     (1, 6)
     """
-    from .weights import _float_rank_decomposition, rank_decomposition
-
     total = 0
     for s in range(w.n_symbols):
         if w.exact:
             total += rank_decomposition(w.A[s])[0].shape[1]
         else:
-            total += _float_rank_decomposition(w.A[s], 1e-9)[0].shape[1]
+            total += float_rank_decomposition(w.A[s], 1e-9)[0].shape[1]
     return min(total, w.dim) if _is_diagonal(w) else total
 
 
 def adapt(w: Weights, variant) -> Weights | None:
     """``w`` re-expressed in ``variant`` (embedding where natural), or None if it does not fit."""
     v = parse_variant(variant)
+    if v.info.factored and factorized_rank(w) > v.param:
+        return None
+    if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
+        w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
     try:
-        if v.kind == "full":
-            return Weights("full", w.A, w.h0, w.readout)
-        if v.kind == "block":
-            d = -(-w.dim // v.param) * v.param
-            p = _pad(w, d)
-            return Weights(v.spec, p.A, p.h0, p.readout)
-        if v.kind == "factorized":
-            if factorized_rank(w) > v.param:
-                return None
-            return Weights(v.spec, w.A, w.h0, w.readout)
         return Weights(v.spec, w.A, w.h0, w.readout)
     except ConformanceError:
         return None
@@ -189,7 +182,7 @@ def build(spec_or_automaton, variant) -> Weights:
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
     if parts is not None:
-        subs = [v.spec] if v.kind != "factorized" else []
+        subs = [] if v.info.factored else [v.spec]
         subs.append("full")
         for sub_variant in dict.fromkeys(subs):
             try:
@@ -218,7 +211,7 @@ def build(spec_or_automaton, variant) -> Weights:
     best = _best(found)
     if best is None:
         extra = ""
-        if v.kind == "factorized":
+        if v.info.factored:
             ranks = []
             for c in CONSTRUCTIONS:
                 if c.applies(family):

@@ -69,7 +69,7 @@ def test_nonconforming_variants_name_the_entry(variant, A, message):
 
 def test_float_conformance_uses_a_relative_tolerance():
     A = np.array([[[1.0, 1e-9], [0.0, 1.0]]])
-    Weights("diagonal", A, [1, 0], [[1, 0]])  # within 1e-6 * max|A|
+    Weights("diagonal", A, [1, 0], [[1, 0]])  # within 1e-6 * min(|A[0][0, 0]|, |A[0][1, 1]|)
     with pytest.raises(ConformanceError, match=r"A\[0\]\[0, 1\]"):
         Weights("diagonal", A * [[[1, 1e4], [1, 1]]], [1, 0], [[1, 0]])
 
@@ -179,3 +179,59 @@ def test_malformed_files(tmp_path):
         Weights.load(p)
     with pytest.raises(WeightsError, match="cannot read"):
         Weights.load(tmp_path / "missing.json")
+
+
+def test_float_conformance_is_per_matrix() -> None:
+    # scaling another matrix never loosens the check of A[0]
+    A = np.array([[[1.0, 1e-3], [0.0, 1.0]], [[1e9, 0.0], [0.0, 1e9]]])
+    with pytest.raises(ConformanceError, match=r"variant 'diagonal': A\[0\]\[0, 1\] = 0.001 is off the diagonal"):
+        Weights("diagonal", A, [1, 0], [[1, 0]])
+
+
+def test_project_returns_conforming_weights_and_distances() -> None:
+    w = Weights("full", [[[3.0, 4.0], [0.0, 0.0]], [[1.0, 0.0], [0.0, 2.0]]], [1, 0], [[1, 0]])
+    p, dist = w.project("diagonal")
+    assert p.variant == "diagonal" and p.A.tolist() == [[[3.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [0.0, 2.0]]]
+    assert dist.tolist() == [0.8, 0.0]
+    assert p.project()[0] is p and p.project("diagonal")[1].tolist() == [0.0, 0.0]
+    exact = Weights("diagonal", [[[2, 0], [0, 3]]], [1, 0], [[1, 0]])
+    p, dist = exact.project("block:2")
+    assert not p.exact and p.A.tolist() == [[[2.0, 0.0], [0.0, 3.0]]] and dist.tolist() == [0.0]
+
+
+def test_load_projected(tmp_path) -> None:
+    from bilinear.constructions.fileformat import encode
+
+    A = np.array([[[1.0, 0.5], [0.0, 2.0]]])
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(encode("diagonal", False, A, np.array([1.0, 0.0]), np.array([[1.0, 0.0]]), None)))
+    with pytest.raises(ConformanceError, match=r"w.json: variant 'diagonal': A\[0\]\[0, 1\] = 0.5"):
+        Weights.load(path)
+    w, dist = Weights.load_projected(path)
+    assert w.A.tolist() == [[[1.0, 0.0], [0.0, 2.0]]] and dist[0] == pytest.approx(0.5 / np.sqrt(5.25))
+    good = tmp_path / "good.json"
+    w.save(good)
+    again, dist = Weights.load_projected(good)
+    assert again == w and dist.tolist() == [0.0]
+
+
+def test_load_projected_factorized_uses_the_files_factors(tmp_path) -> None:
+    from bilinear.constructions.fileformat import encode
+
+    U, C, W = np.eye(2), np.array([[1.0, 2.0]]), np.array([[1.0, 1.0], [0.0, 1.0]])
+    A = ((U * C[0]) @ W.T)[None] + np.array([[[0.0, 0.1], [0.0, 0.0]]])
+    data = encode("factorized:2", False, A, np.array([1.0, 0.0]), np.array([[1.0, 0.0]]), (U, C, W))
+    with pytest.raises(ConformanceError, match=r"A\[0\]\[0, 1\]"):
+        Weights.from_json(data)
+    w, dist = Weights.from_json_projected(data)
+    np.testing.assert_array_equal(w.A[0], (U * C[0]) @ W.T)
+    assert dist[0] > 0 and w.factors[1].tolist() == C.tolist()
+
+
+def test_load_projected_refuses_factors_of_the_wrong_shape() -> None:
+    from bilinear.constructions.fileformat import encode
+
+    A = np.array([[[1.0, 0.5], [0.0, 2.0]]])
+    data = encode("factorized:2", False, A, np.array([1.0, 0.0]), np.array([[1.0, 0.0]]), (np.eye(2), np.ones((1, 3)), np.eye(2)))
+    with pytest.raises(ConformanceError, match=r"cannot project onto 'factorized:2': factor C has shape \(1, 3\)"):
+        Weights.from_json_projected(data)

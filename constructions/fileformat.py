@@ -1,0 +1,228 @@
+"""The weights file format: one JSON object, UTF-8, no pickle (see :mod:`bilinear.constructions.weights`).
+
+:func:`encode` turns the arrays of a :class:`~bilinear.constructions.weights.Weights` into the
+JSON object (with checksum); :func:`decode` checks a JSON object (keys, format, version,
+checksum, entry types) and returns the raw arrays; :func:`read_json` reads a file.  Every
+problem raises :class:`~bilinear.errors.WeightsError` naming the item.
+
+>>> data = {"format": FORMAT, "version": 1, "variant": "diagonal", "exact": True,
+...         "A": [[[-1]]], "h0": [1], "readout": [["1/2"]]}
+>>> decode(data).readout.tolist()
+[[Fraction(1, 2)]]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from bilinear.errors import FieldError, WeightsError
+
+from .entries import index_name as _index_name
+from .field import CyclotomicField, FieldElement
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "Decoded", "encode", "decode", "read_json", "check_shape"]
+
+FORMAT = "bilinear.weights"
+FORMAT_VERSION = 1
+_KEYS = ("format", "version", "variant", "exact", "shape", "A", "h0", "readout", "factors", "checksum")
+_REQUIRED = ("format", "version", "variant", "exact", "A", "h0", "readout")
+
+
+class Decoded(NamedTuple):
+    """The raw content of a weights file: variant spec, exactness flag and object arrays."""
+
+    variant: object
+    exact: bool
+    A: np.ndarray
+    h0: np.ndarray
+    readout: np.ndarray
+    factors: tuple | None
+    shape: object
+
+
+def encode(variant: str, exact: bool, A, h0, readout, factors) -> dict:
+    """The JSON object of the file format (with checksum)."""
+    enc = _encode_exact if exact else _encode_float
+    payload = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "variant": variant,
+        "exact": exact,
+        "shape": {"symbols": int(A.shape[0]), "hidden": int(A.shape[1]), "classes": int(readout.shape[0])},
+        "A": _tolist(A, enc),
+        "h0": _tolist(h0, enc),
+        "readout": _tolist(readout, enc),
+        "factors": None if factors is None else {n: _tolist(f, enc) for n, f in zip("UCW", factors)},
+    }
+    payload["checksum"] = _checksum(payload)
+    return payload
+
+
+def _check_header(data, source: str) -> bool:
+    """Keys, format, version, checksum; returns the ``exact`` flag."""
+    if not isinstance(data, dict):
+        raise WeightsError(f"{source}: top level must be a JSON object")
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise WeightsError(f"{source}: unknown key {unknown[0]!r}")
+    for key in _REQUIRED:
+        if key not in data:
+            raise WeightsError(f"{source}: missing key {key!r}")
+    if data["format"] != FORMAT:
+        raise WeightsError(f"{source}: format is {data['format']!r}, expected {FORMAT!r}")
+    if data["version"] != FORMAT_VERSION:
+        raise WeightsError(f"{source}: unsupported version {data['version']!r} (expected {FORMAT_VERSION})")
+    if "checksum" in data:
+        body = {k: v for k, v in data.items() if k != "checksum"}
+        if data["checksum"] != _checksum(body):
+            raise WeightsError(f"{source}: checksum mismatch (the file was modified after it was written)")
+    exact = data["exact"]
+    if not isinstance(exact, bool):
+        raise WeightsError(f"{source}: 'exact' must be true or false, got {exact!r}")
+    return exact
+
+
+def decode(data, source: str = "weights") -> Decoded:
+    """Check a JSON object of the file format and return its raw arrays (not yet validated as
+    :class:`~bilinear.constructions.weights.Weights`)."""
+    exact = _check_header(data, source)
+    dec = _decode_exact if exact else _decode_float
+    arrays = {key: _fromlist(data[key], dec, key, source) for key in ("A", "h0", "readout")}
+    factors = data.get("factors")
+    if factors is not None:
+        if not isinstance(factors, dict) or set(factors) != set("UCW"):
+            raise WeightsError(f"{source}: 'factors' must be null or an object with keys U, C, W")
+        factors = tuple(_fromlist(factors[n], dec, n, source) for n in "UCW")
+    return Decoded(data["variant"], exact, arrays["A"], arrays["h0"], arrays["readout"], factors, data.get("shape"))
+
+
+def check_shape(decoded: Decoded, weights, source: str) -> None:
+    """The ``exact`` flag and the ``shape`` object of the file agree with the built weights."""
+    sizes = [a.size for a in (decoded.A, decoded.h0, decoded.readout)]
+    if weights.exact != decoded.exact and any(sizes):
+        raise WeightsError(f"{source}: 'exact' is {decoded.exact} but the entries say otherwise")
+    shape = decoded.shape
+    if shape is None:
+        return
+    want = {"symbols": weights.n_symbols, "hidden": weights.dim, "classes": weights.n_classes}
+    if not isinstance(shape, dict) or set(shape) != set(want):
+        raise WeightsError(f"{source}: 'shape' must have keys symbols, hidden, classes")
+    for key, value in want.items():
+        if shape[key] != value:
+            raise WeightsError(f"{source}: shape.{key} = {shape[key]!r} but the arrays have {value}")
+
+
+def read_json(path) -> dict:
+    """The JSON object of a weights file (no NaN/Infinity constants), or WeightsError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WeightsError(f"cannot read weights file {str(path)!r}: {exc}") from None
+
+    def no_constants(name):
+        raise WeightsError(f"{path}: non-finite number {name} in weights file")
+
+    try:
+        return json.loads(text, parse_constant=no_constants)
+    except json.JSONDecodeError as exc:
+        raise WeightsError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def _checksum(payload: dict) -> str:
+    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def _tolist(array: np.ndarray, enc):
+    if array.ndim == 0:
+        return enc(array[()])
+    return [_tolist(a, enc) for a in array] if array.ndim > 1 else [enc(x) for x in array]
+
+
+def _encode_float(x) -> float:
+    return float(x)
+
+
+def _encode_exact(x):
+    if isinstance(x, FieldElement):
+        return x.to_json()
+    if isinstance(x, Fraction):
+        return str(x) if x.denominator != 1 else int(x)
+    return int(x)
+
+
+def _decode_float(x, where: str):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise WeightsError(f"{where} = {x!r} is not a number (float weights)")
+    return float(x)
+
+
+_FRACTION = re.compile(r"[+-]?\d+(/\d+)?")
+
+
+def _decode_fraction(x, where: str):
+    if isinstance(x, bool):
+        raise WeightsError(f"{where} = {x!r} is a boolean, not a number")
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float):
+        raise WeightsError(f"{where} = {x!r} is a float in exact weights (write \"p/q\")")
+    if isinstance(x, str) and _FRACTION.fullmatch(x.strip()):
+        try:
+            return Fraction(x.strip())
+        except ZeroDivisionError:
+            raise WeightsError(f"{where} = {x!r} has a zero denominator") from None
+    raise WeightsError(f"{where} = {x!r} is not an integer or a \"p/q\" fraction")
+
+
+def _decode_exact(x, where: str):
+    if isinstance(x, dict):
+        if set(x) != {"field", "coeffs"}:
+            raise WeightsError(f"{where}: a field element needs exactly the keys 'field' and 'coeffs'")
+        field = x["field"]
+        match = re.fullmatch(r"cyclotomic:(\d+)", field) if isinstance(field, str) else None
+        if not match:
+            raise WeightsError(f"{where}: field must be 'cyclotomic:M', got {field!r}")
+        if not isinstance(x["coeffs"], list):
+            raise WeightsError(f"{where}: coeffs must be a list")
+        coeffs = [_decode_fraction(c, f"{where}.coeffs[{i}]") for i, c in enumerate(x["coeffs"])]
+        try:
+            K = CyclotomicField(int(match.group(1)))
+        except FieldError as exc:
+            raise WeightsError(f"{where}: {exc}") from None
+        if len(coeffs) > K.degree:
+            raise WeightsError(f"{where}: {len(coeffs)} coefficients, but Q(zeta_{K.m}) has degree {K.degree}")
+        return K.element(coeffs)
+    return _decode_fraction(x, where)
+
+
+def _fromlist(data, dec, name: str, source: str) -> np.ndarray:
+    ndim = {"A": 3, "h0": 1, "readout": 2, "U": 2, "C": 2, "W": 2}[name]
+
+    def shape_of(node, depth):
+        if depth == ndim:
+            return ()
+        if not isinstance(node, list):
+            raise WeightsError(f"{source}: {name} must be nested lists of depth {ndim}")
+        shapes = {shape_of(child, depth + 1) for child in node}
+        if len(shapes) > 1:
+            raise WeightsError(f"{source}: {name} is ragged (rows of different lengths)")
+        inner = shapes.pop() if shapes else (0,) * (ndim - depth - 1)
+        return (len(node),) + inner
+
+    shape = shape_of(data, 0)
+    out = np.empty(shape, dtype=object)
+    for index in np.ndindex(*shape):
+        node = data
+        for i in index:
+            node = node[i]
+        out[index] = dec(node, f"{source}: {_index_name(name, index)}")
+    return out

@@ -1,0 +1,94 @@
+"""Exact and float rank decompositions of transition matrices (used by the factorized variant).
+
+>>> U, W = rank_decomposition(np.array([[1, 2], [2, 4]], dtype=object))
+>>> U.tolist(), W.tolist()
+([[1], [2]], [[1], [2]])
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from .entries import simplify as _simplify
+from .field import FieldElement
+
+__all__ = ["rank_decomposition", "float_rank_decomposition"]
+
+
+def _is_zero(x) -> bool:
+    return x == 0
+
+
+def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
+    """Exact rank decomposition ``M = U @ W.T`` with ``U, W`` of shape (rows, r), r = rank.
+
+    Gaussian elimination over the exact entries (ints, Fractions, field elements): U holds the
+    pivot columns of M, W^T the non-zero rows of its reduced row echelon form.
+
+    >>> U, W = rank_decomposition(np.array([[1, 2], [2, 4]], dtype=object))
+    >>> U.shape, (U @ W.T).tolist()
+    ((2, 1), [[1, 2], [2, 4]])
+    """
+    M = np.array(M, dtype=object)
+    rows, cols = M.shape
+    if rows and cols and not any(isinstance(x, FieldElement) for x in M.flat):
+        return _rational_rank_decomposition(M)
+    R = [[M[i, j] for j in range(cols)] for i in range(rows)]
+    pivots: list[int] = []
+    r = 0
+    for j in range(cols):
+        p = next((i for i in range(r, rows) if not _is_zero(R[i][j])), None)
+        if p is None:
+            continue
+        R[r], R[p] = R[p], R[r]
+        inv = Fraction(1) / R[r][j] if not isinstance(R[r][j], FieldElement) else R[r][j].inverse()
+        R[r] = [x * inv for x in R[r]]
+        for i in range(rows):
+            if i != r and not _is_zero(R[i][j]):
+                f = R[i][j]
+                R[i] = [a - f * b for a, b in zip(R[i], R[r])]
+        pivots.append(j)
+        r += 1
+        if r == rows:
+            break
+    U = np.empty((rows, r), dtype=object)
+    W = np.empty((cols, r), dtype=object)
+    for k, j in enumerate(pivots):
+        for i in range(rows):
+            U[i, k] = _simplify(M[i, j])
+        for c in range(cols):
+            W[c, k] = _simplify(R[k][c])
+    return U, W
+
+
+def _rational_rank_decomposition(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """rank_decomposition over Q with FLINT's reduced row echelon form (fast, exact)."""
+    rows, cols = M.shape
+    fm = flint.fmpq_mat(rows, cols, [flint.fmpq(int(Fraction(x).numerator), int(Fraction(x).denominator)) for x in M.flat])
+    rref, rank = fm.rref()
+    pivots = []
+    for r in range(rank):
+        for c in range(cols):
+            if rref[r, c] != 0:
+                pivots.append(c)
+                break
+    U = np.empty((rows, rank), dtype=object)
+    W = np.empty((cols, rank), dtype=object)
+    for k, j in enumerate(pivots):
+        for i in range(rows):
+            U[i, k] = _simplify(M[i, j])
+        for c in range(cols):
+            q = rref[k, c]
+            W[c, k] = _simplify(Fraction(int(q.p), int(q.q)))
+    return U, W
+
+
+def float_rank_decomposition(M: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """``M ~= U @ W.T`` from the SVD, keeping the singular values above ``tol`` (float)."""
+    u, s, vt = np.linalg.svd(M)
+    r = int((s > tol).sum())
+    return u[:, :r] * s[:r], vt[:r].T
+

@@ -1,0 +1,489 @@
+"""The variants of a bilinear RNN, listed once: what each kind allows, how it is checked, how to
+project onto it.
+
+A variant spec is ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal`` or
+``positive`` (see :func:`parse_variant`).  Each kind has one :class:`VariantKind` in
+:data:`KINDS`: its parameter name, whether its matrices commute, the spectral class the
+impossibility certificates rely on, its block size, its conformance check (exact, and float) and
+its projection (the nearest conforming float matrices).  Code that needs a fact about a variant
+looks it up here (``parse_variant(spec).info`` or ``KINDS[name]``) instead of testing names.
+
+Float conformance is judged **per matrix and per block, against that matrix's own scale**
+(``docs/theory.md``, "Conformance of float weights"): an entry outside the allowed blocks of
+``A[s]`` is treated as zero only when ``|x| <= FLOAT_RTOL * min(scale of its row block, scale of
+its column block)``, where a block's scale is the largest magnitude in that diagonal block of
+``A[s]``; the two entries of a rotation block that must agree are compared against that block's
+scale; a factorized ``A[s]`` is compared with ``U diag(C[s]) W^T`` against ``max|A[s]|``.
+Scaling one symbol's matrix (which leaves the network's predictions unchanged) therefore never
+loosens the check of another.  Accepted float entries are snapped to their conforming values
+(the zeros set to 0.0, rotation blocks made exact), so the exact prover always sees weights that
+conform exactly.
+
+>>> v = parse_variant("block:1")
+>>> v.info.name, v.block_size, v.commuting, v.spectral
+('block', 1, True, 'real')
+>>> [(k.name, k.param, k.spectral) for k in KINDS.values() if k.commuting]
+[('rotation2d', None, 'complex'), ('diagonal', None, 'real'), ('positive', None, 'nonnegative')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from bilinear.errors import ConformanceError, SpecError
+
+from .entries import fmt as _fmt
+from .entries import freeze as _freeze
+from .field import exact_sign
+from .linalg import float_rank_decomposition, rank_decomposition
+
+__all__ = [
+    "Variant",
+    "VariantKind",
+    "KINDS",
+    "VARIANT_KINDS",
+    "SPECTRAL_CLASSES",
+    "FLOAT_RTOL",
+    "parse_variant",
+    "conform",
+    "project",
+]
+
+#: Relative tolerance of the float conformance check (per matrix, per block).
+FLOAT_RTOL = 1e-6
+#: Floor of a projected ``positive`` diagonal entry, relative to its matrix's scale.
+POSITIVE_FLOOR = 1e-9
+#: What the eigenvalues of every product of a variant's matrices are guaranteed to be.
+SPECTRAL_CLASSES = ("complex", "real", "nonnegative")
+
+
+# ------------------------------------------------------------------------------------------
+# the table
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VariantKind:
+    """One kind of variant.
+
+    Attributes
+    ----------
+    name:
+        The kind's name in specs (``"block"``).
+    param:
+        Name of its integer parameter (``"R"``, ``"B"``), or None when it takes none.
+    commuting:
+        True when the matrices of every network of this kind commute (for ``block`` this holds
+        only for B = 1: see :meth:`commuting_for`).
+    spectral:
+        ``"complex"``, ``"real"`` or ``"nonnegative"``: the eigenvalues the kind guarantees
+        (``block:1`` is ``"real"``: see :meth:`spectral_for`).
+    block:
+        The block size given the parameter (``None`` for no block structure).
+    pattern:
+        How an entry outside the blocks is described in a ConformanceError (``{B}`` is the
+        block size).
+    extra:
+        A further per-matrix check and snap after the block pattern (rotation blocks,
+        positivity), ``(A, exact, spec) -> A``, or None.
+    projector:
+        The projection of float matrices after the block pattern, ``(A, param) -> A``, or None.
+    factored:
+        True when its weights carry factors ``(U, C, W)`` with ``A[s] = U diag(C[s]) W^T``.
+    checker:
+        Replaces the block-pattern check for kinds not described by one (``factorized``):
+        ``(variant, A, exact, factors) -> (A, factors)``.
+    full_projector:
+        Replaces the block-pattern projection likewise: ``(variant, A, factors) -> (A, factors)``.
+    summary:
+        One line for tables and help.
+    """
+
+    name: str
+    param: str | None
+    commuting: bool
+    spectral: str
+    block: Callable[[int | None], int | None]
+    pattern: str = ""
+    extra: Callable | None = None
+    projector: Callable | None = None
+    factored: bool = False
+    checker: Callable | None = None
+    full_projector: Callable | None = None
+    summary: str = ""
+
+    def block_size(self, param: int | None) -> int | None:
+        """Size of the diagonal blocks for this parameter (None: no block structure)."""
+        return self.block(param)
+
+    def commuting_for(self, param: int | None) -> bool:
+        """True when all matrices commute (``block:1`` is the diagonal variant)."""
+        return self.commuting or self.block(param) == 1
+
+    def spectral_for(self, param: int | None) -> str:
+        """The spectral class for this parameter (``block:1`` has real eigenvalues)."""
+        if self.spectral == "complex" and self.block(param) == 1:
+            return "real"
+        return self.spectral
+
+    def spec(self, param: int | None = None) -> str:
+        """The canonical spec string."""
+        return self.name if param is None else f"{self.name}:{param}"
+
+
+def _rotation_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
+    """Each 2x2 block is [[a, -b], [b, a]]; float blocks are compared against their own scale."""
+    diag = lambda M: np.diagonal(M, axis1=1, axis2=2)  # noqa: E731 - (symbols, blocks)
+    same = diag(A[:, 0::2, 0::2]) - diag(A[:, 1::2, 1::2])
+    opposite = diag(A[:, 0::2, 1::2]) + diag(A[:, 1::2, 0::2])
+    bad_same, bad_opposite = np.asarray(same != 0, dtype=bool), np.asarray(opposite != 0, dtype=bool)
+    if not (bad_same.any() or bad_opposite.any()):
+        return A
+    if not exact:
+        tol = FLOAT_RTOL * block_scales(A, 2)
+        bad_same, bad_opposite = np.abs(same) > tol, np.abs(opposite) > tol
+    bad = np.argwhere(bad_same | bad_opposite)
+    if bad.size:
+        s, b = (int(x) for x in bad[0])
+        i, blk = 2 * b, A[s, 2 * b : 2 * b + 2, 2 * b : 2 * b + 2]
+        if bad_same[s, b]:
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}][{i + 1}, {i + 1}] = {_fmt(blk[1, 1])} differs from "
+                f"A[{s}][{i}, {i}] = {_fmt(blk[0, 0])} (not a scaled rotation)"
+            )
+        raise ConformanceError(
+            f"variant {spec!r}: A[{s}][{i}, {i + 1}] = {_fmt(blk[0, 1])} is not "
+            f"-A[{s}][{i + 1}, {i}] = {_fmt(-blk[1, 0])} (not a scaled rotation)"
+        )
+    return A if exact else _rotation_project(A, None)
+
+
+def _positive_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
+    diag = np.diagonal(A, axis1=1, axis2=2)  # (symbols, hidden)
+    if exact:
+        bad = np.argwhere(np.array([[exact_sign(x) <= 0 for x in row] for row in diag], dtype=bool))
+    else:
+        bad = np.argwhere(~(diag > 0))
+    if bad.size:
+        s, i = (int(x) for x in bad[0])
+        raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {i}] = {_fmt(A[s, i, i])} is not strictly positive")
+    return A
+
+
+def _small(x, tol, exact: bool) -> bool:
+    return x == 0 if exact else abs(x) <= tol
+
+
+def _rotation_project(A: np.ndarray, param) -> np.ndarray:
+    """Each 2x2 block replaced by its nearest scaled rotation (the average of the two)."""
+    out = np.zeros_like(A, dtype=np.float64)
+    a = (A[:, 0::2, 0::2] + A[:, 1::2, 1::2]) / 2
+    b = (A[:, 1::2, 0::2] - A[:, 0::2, 1::2]) / 2
+    i = np.arange(0, A.shape[1], 2)
+    out[:, i, i] = np.diagonal(a, axis1=1, axis2=2)
+    out[:, i + 1, i + 1] = np.diagonal(a, axis1=1, axis2=2)
+    out[:, i + 1, i] = np.diagonal(b, axis1=1, axis2=2)
+    out[:, i, i + 1] = -np.diagonal(b, axis1=1, axis2=2)
+    return out
+
+
+def _positive_project(A: np.ndarray, param) -> np.ndarray:
+    """The diagonal, each entry at least POSITIVE_FLOOR times its matrix's scale."""
+    out = np.zeros_like(A, dtype=np.float64)
+    idx = np.arange(A.shape[1])
+    scale = np.abs(A).max(axis=(1, 2))
+    floor = POSITIVE_FLOOR * np.where(scale > 0, scale, 1.0)
+    out[:, idx, idx] = np.maximum(A[:, idx, idx], floor[:, None])
+    return out
+
+
+KINDS: dict[str, VariantKind] = {
+    k.name: k
+    for k in (
+        VariantKind("full", None, False, "complex", lambda p: None, summary="dense hidden x hidden"),
+        VariantKind("factorized", "R", False, "complex", lambda p: None,
+                    factored=True,
+                    checker=lambda v, A, exact, f: (A, _check_factorized(A, v.param, exact, v.spec, f)),
+                    full_projector=lambda v, A, f: _project_factorized(A, v.param, f),
+                    summary="A[s] = U diag(C[s]) W^T, U and W (hidden, R), C (symbols, R)"),
+        VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
+                    summary="block-diagonal with B x B blocks (B divides hidden)"),
+        VariantKind("rotation2d", None, True, "complex", lambda p: 2, "is outside the 2x2 rotation blocks",
+                    _rotation_extra, _rotation_project, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)"),
+        VariantKind("diagonal", None, True, "real", lambda p: 1, "is off the diagonal", summary="real diagonal"),
+        VariantKind("positive", None, True, "nonnegative", lambda p: 1, "is off the diagonal",
+                    _positive_extra, _positive_project, summary="diagonal with strictly positive entries"),
+    )
+}
+
+#: Variant kinds, in the order tables list them, with the name of their parameter (None: none).
+VARIANT_KINDS: dict[str, str | None] = {name: k.param for name, k in KINDS.items()}
+
+
+# ------------------------------------------------------------------------------------------
+# parsed variants
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Variant:
+    """A parsed variant: ``kind`` and its integer parameter (``None`` when it has none).
+
+    >>> v = parse_variant(" Factorized( 6 ) ")
+    >>> v.kind, v.param, v.spec, v.commuting
+    ('factorized', 6, 'factorized:6', False)
+    """
+
+    kind: str
+    param: int | None = None
+
+    @property
+    def info(self) -> VariantKind:
+        """The kind's entry in :data:`KINDS`."""
+        return KINDS[self.kind]
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec string, e.g. ``"block:2"``."""
+        return self.info.spec(self.param)
+
+    @property
+    def commuting(self) -> bool:
+        """True when all transition matrices of the variant commute (diagonal-like)."""
+        return self.info.commuting_for(self.param)
+
+    @property
+    def spectral(self) -> str:
+        """``"complex"``, ``"real"`` or ``"nonnegative"`` (see :class:`VariantKind`)."""
+        return self.info.spectral_for(self.param)
+
+    @property
+    def block_size(self) -> int | None:
+        """Size of the diagonal blocks (None: no block structure)."""
+        return self.info.block_size(self.param)
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def parse_variant(spec: "str | Variant") -> Variant:
+    """Parse a variant spec: ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal``,
+    ``positive`` (case-insensitive; ``factorized(R)`` also accepted).  SpecError otherwise.
+
+    >>> parse_variant("block:2")
+    Variant(kind='block', param=2)
+    >>> parse_variant("block")
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.SpecError: variant 'block' needs a parameter B, e.g. 'block:2'
+    """
+    if isinstance(spec, Variant):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise SpecError(f"empty or non-string variant {spec!r}")
+    text = re.sub(r"\s+", "", spec).lower()
+    match = re.fullmatch(r"([a-z0-9_]+)(?::([^:()]*)|\(([^()]*)\))?", text)
+    if not match:
+        raise SpecError(f"malformed variant {spec!r}")
+    kind, arg = match.group(1), match.group(2) if match.group(2) is not None else match.group(3)
+    if kind not in KINDS:
+        raise SpecError(f"unknown variant {kind!r} in {spec!r} (known: {', '.join(KINDS)})")
+    pname = KINDS[kind].param
+    if pname is None:
+        if arg is not None:
+            raise SpecError(f"variant {kind!r} takes no parameter, got {spec!r}")
+        return Variant(kind)
+    if arg is None or arg == "":
+        raise SpecError(f"variant {kind!r} needs a parameter {pname}, e.g. '{kind}:2'")
+    if not re.fullmatch(r"\+?\d+", arg):
+        raise SpecError(f"parameter {pname} of variant {kind!r} must be a positive integer, got {arg!r}")
+    value = int(arg)
+    if value < 1:
+        raise SpecError(f"parameter {pname} of variant {kind!r} must be >= 1, got {value}")
+    return Variant(kind, value)
+
+
+# ------------------------------------------------------------------------------------------
+# conformance
+# ------------------------------------------------------------------------------------------
+def _block_masks(d: int, B: int, spec: str, kind: str) -> np.ndarray:
+    if d % B:
+        if KINDS[kind].param is None:  # a fixed block size (rotation2d)
+            raise ConformanceError(f"variant {spec!r}: hidden size {d} is not a multiple of {B}; {kind} needs {B}x{B} blocks")
+        raise ConformanceError(f"variant {spec!r}: block size {B} does not divide hidden size {d}")
+    bi = np.arange(d) // B
+    return bi[:, None] != bi[None, :]
+
+
+def block_scales(A: np.ndarray, B: int) -> np.ndarray:
+    """``(symbols, hidden // B)``: the largest magnitude in each diagonal block of each matrix."""
+    k, d, _ = A.shape
+    nb, idx = d // B, np.arange(d // B)
+    blocks = np.abs(np.asarray(A, dtype=np.float64)).reshape(k, nb, B, nb, B)[:, idx, :, idx, :]
+    return blocks.max(axis=(2, 3)).T  # fancy indexing put the block axis first
+
+
+def _check_pattern(A: np.ndarray, B: int, exact: bool, spec: str, why: str, kind: str) -> np.ndarray:
+    """Entries outside the B x B diagonal blocks are zero (float: within the per-block tolerance,
+    then set to zero).  Returns the (snapped) matrices."""
+    d = A.shape[1]
+    outside = _block_masks(d, B, spec, kind)
+    nonzero = np.argwhere(np.asarray(A != 0, dtype=bool) & outside[None])  # (n, 3): s, i, j
+    if not nonzero.size:
+        return A
+    if exact:
+        bad = nonzero
+    else:  # tolerance of (s, i, j): FLOAT_RTOL * min(scale of block(i), scale of block(j)) in A[s]
+        scale = block_scales(A, B)  # (symbols, blocks)
+        s_, i_, j_ = nonzero.T
+        tol = FLOAT_RTOL * np.minimum(scale[s_, i_ // B], scale[s_, j_ // B])
+        bad = nonzero[np.abs(A[s_, i_, j_]) > tol]
+    if bad.size:
+        s, i, j = (int(x) for x in bad[0])
+        raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} {why.format(B=B)}")
+    return np.where(outside[None], 0.0, A)
+
+
+def conform(variant: Variant, A: np.ndarray, exact: bool, factors=None):
+    """Check ``A`` (symbols, hidden, hidden) against ``variant``; returns ``(A, factors)`` with
+    float entries snapped to their conforming values and, for ``factorized``, the factors
+    (derived when not given).  Raises ConformanceError naming the first bad entry."""
+    info, spec = variant.info, variant.spec
+    if info.checker is not None:
+        return info.checker(variant, A, exact, factors)
+    B = info.block_size(variant.param)
+    if B is not None:
+        A = _check_pattern(A, B, exact, spec, info.pattern, info.name)
+    if info.extra is not None:
+        A = info.extra(A, exact, spec)
+    if not exact and A.flags.writeable:  # snapped: a new array
+        A = _freeze(np.asarray(A, dtype=np.float64))
+    return A, None
+
+
+def _matrix_tol(A: np.ndarray, exact: bool) -> np.ndarray:
+    """Per-matrix float tolerance FLOAT_RTOL * max|A[s]| (zeros for exact weights)."""
+    if exact:
+        return np.zeros(A.shape[0])
+    return FLOAT_RTOL * np.abs(A).max(axis=(1, 2))
+
+
+def _check_factorized(A: np.ndarray, R: int, exact: bool, spec: str, factors):
+    k, d, _ = A.shape
+    if factors is None:
+        factors = derive_factors(A, R, exact, spec)
+    U, C, W = factors
+    for name, f, rows in (("U", U, d), ("C", C, k), ("W", W, d)):
+        if f.shape != (rows, R):
+            raise ConformanceError(f"variant {spec!r}: factor {name} has shape {f.shape}, expected ({rows}, {R})")
+    tol = _matrix_tol(A, exact)
+    for s in range(k):
+        prod = (U * C[s][None, :]) @ W.T
+        diff = prod - A[s]
+        bad = np.argwhere(np.asarray(diff != 0, dtype=bool) if exact else np.abs(diff) > tol[s])
+        if bad.size:
+            i, j = (int(x) for x in bad[0])
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
+                f"(U diag(C[{s}]) W^T)[{i}, {j}] = {_fmt(prod[i, j])}"
+            )
+    return factors
+
+
+def _is_diagonal(A: np.ndarray, exact: bool) -> bool:
+    off = ~np.eye(A.shape[1], dtype=bool)[None]
+    if exact:
+        return not (np.asarray(A != 0, dtype=bool) & off).any()
+    tol = FLOAT_RTOL * np.abs(A).max(axis=(1, 2))
+    return not ((np.abs(A) > tol[:, None, None]) & off).any()
+
+
+def derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
+    """``(U, C, W)`` with ``A[s] = U diag(C[s]) W^T``: the identity when every matrix is diagonal
+    and R >= hidden, else the stacked rank decompositions (ranks judged per matrix)."""
+    k, d, _ = A.shape
+    dtype = object if exact else np.float64
+    zero, one = (0, 1) if exact else (0.0, 1.0)
+    U, C, W = (np.full(shape, zero, dtype=dtype) for shape in ((d, R), (k, R), (d, R)))
+    if _is_diagonal(A, exact) and R >= d:
+        for i in range(d):
+            U[i, i] = W[i, i] = one
+            for s in range(k):
+                C[s, i] = A[s, i, i]
+        return tuple(_freeze(x) for x in (U, C, W))
+    tol = _matrix_tol(A, exact)
+    parts = [rank_decomposition(A[s]) if exact else float_rank_decomposition(A[s], tol[s]) for s in range(k)]
+    total = sum(u.shape[1] for u, _ in parts)
+    if total > R:
+        raise ConformanceError(
+            f"variant {spec!r}: the transition matrices have ranks summing to {total} > R = {R} "
+            f"and are not all diagonal; pass factors (U, C, W) to show A[s] = U diag(C[s]) W^T"
+        )
+    c = 0
+    for s, (u, w) in enumerate(parts):
+        for j in range(u.shape[1]):
+            U[:, c], W[:, c], C[s, c] = u[:, j], w[:, j], one
+            c += 1
+    return tuple(_freeze(x) for x in (U, C, W))
+
+
+# ------------------------------------------------------------------------------------------
+# projection
+# ------------------------------------------------------------------------------------------
+def project(variant: Variant, A: np.ndarray, factors=None) -> tuple[np.ndarray, tuple | None]:
+    """The float matrices of ``variant`` nearest to ``A`` (symbols, hidden, hidden), and factors.
+
+    Block patterns: entries outside the blocks set to zero (the nearest point in Frobenius
+    norm); ``rotation2d``: each 2x2 block replaced by the average of ``[[a, -b], [b, a]]`` over
+    its two readings (nearest); ``positive``: the diagonal, each entry raised to at least
+    ``POSITIVE_FLOOR * max|A[s]|``; ``factorized:R``: ``U diag(C[s]) W^T`` when factors are
+    given, else the per-matrix truncated SVDs keeping the R largest singular values relative to
+    each matrix's own largest (a conforming point near A; the joint nearest point is a
+    non-convex problem).
+
+    >>> P, _ = project(parse_variant("rotation2d"), np.array([[[1.0, -1.0], [3.0, 3.0]]]))
+    >>> P.tolist()
+    [[[2.0, -2.0], [2.0, 2.0]]]
+    """
+    A = np.asarray(A, dtype=np.float64)
+    info = variant.info
+    if info.full_projector is not None:
+        return info.full_projector(variant, A, factors)
+    B = info.block_size(variant.param)
+    if B is not None:
+        outside = _block_masks(A.shape[1], B, variant.spec, info.name)
+        A = np.where(outside[None], 0.0, A)
+    if info.projector is not None:
+        A = info.projector(A, variant.param)
+    return A, None
+
+
+def _project_factorized(A: np.ndarray, R: int, factors) -> tuple[np.ndarray, tuple | None]:
+    k, d, _ = A.shape
+    if factors is not None:
+        U, C, W = (np.asarray(f, dtype=np.float64) for f in factors)
+        for name, f, rows in (("U", U, d), ("C", C, k), ("W", W, d)):
+            if f.shape != (rows, R):
+                raise ConformanceError(f"factor {name} has shape {f.shape}, expected ({rows}, {R})")
+        return np.stack([(U * C[s][None, :]) @ W.T for s in range(k)]), (U, C, W)
+    if _is_diagonal(A, False) and R >= d:
+        return A, None
+    svds = [np.linalg.svd(A[s]) for s in range(k)]
+    rel = [(sv / sv[0] if sv[0] > 0 else sv * 0, s) for s, (_, sv, _) in enumerate(svds)]
+    ranked = sorted(((r[i], s, i) for r, s in rel for i in range(len(r)) if r[i] > FLOAT_RTOL), reverse=True)
+    keep = [0] * k
+    for _, s, _ in ranked[:R]:
+        keep[s] += 1
+    out = np.zeros_like(A)
+    for s, (u, sv, vt) in enumerate(svds):
+        r = keep[s]
+        out[s] = (u[:, :r] * sv[:r]) @ vt[:r]
+    return out, None
+
+
+def relative_distance(A: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """``(symbols,)``: ``||A[s] - P[s]||_F / ||A[s]||_F`` (0 where A[s] = 0)."""
+    A = np.asarray(A, dtype=np.float64)
+    num = np.linalg.norm((A - P).reshape(A.shape[0], -1), axis=1)
+    den = np.linalg.norm(A.reshape(A.shape[0], -1), axis=1)
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
