@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bilinear.cli import positive_int
+from bilinear.argtypes import positive_int
 from bilinear.errors import AutomatonError
 
 from .families import FAMILIES, from_spec

@@ -13,132 +13,70 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
-from bilinear.cli import positive_int
-from bilinear.errors import ConstructionError, WeightsError
+from bilinear.argtypes import positive_int
+from bilinear.errors import SpecError
 
-__all__ = ["register", "verify_cell"]
-
-EXIT = {"proved": 0, "impossible": 0, "counterexample": 1, "open": 3}
-
-
-def _certify(automaton, variant):
-    from .certificates import certify
-
-    return certify(automaton, variant)
-
-
-def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=None) -> dict:
-    """The JSON-ready verdict of ``bilinear verify`` (see the module docstring).
-
-    >>> verify_cell("dihedral:6", "block:2")["status"], verify_cell("dihedral:6", "block:2")["dim"]
-    ('proved', 2)
-    """
-    from bilinear.automata.families import from_spec
-
-    from .prove import DEFAULT_BOUND, prove
-    from .registry import build
-    from .weights import Weights, parse_variant
-
-    automaton = from_spec(spec)
-    v = parse_variant(variant)
-    bound = DEFAULT_BOUND if bound is None else bound
-    out: dict = {"spec": automaton.name or spec, "variant": v.spec}
-    if weights_path is not None:
-        weights = Weights.load(weights_path)
-        if weights.variant != v.spec:
-            raise WeightsError(
-                f"weights file {str(weights_path)!r} has variant {weights.variant!r}, not {v.spec!r}"
-            )
-        out["source"] = str(weights_path)
-    else:
-        try:
-            weights = build(automaton, v)
-        except ConstructionError as exc:
-            cert = _certify(automaton, v.spec)
-            if cert is not None:
-                out.update(status="impossible", dim=None, certificate=cert.to_dict())
-            else:
-                out.update(status="open", dim=None, reason=str(exc))
-            return out
-        out["source"] = "construction"
-    result = prove(weights, automaton, bound=bound)
-    out["dim"] = weights.dim
-    out["exact"] = weights.exact
-    out["states_explored"] = result.states_explored
-    if result.status == "proved":
-        out["status"] = "proved"
-        out["hidden_states"] = result.hidden_states
-        out["margin"] = None if result.margin is None else {"exact": str(result.margin), "float": result.margin_float}
-    elif result.status == "counterexample":
-        out.update(
-            status="counterexample",
-            word=result.text,
-            word_indices=list(result.word),
-            expected=automaton.classes[result.expected],
-            got=None if result.got is None else automaton.classes[result.got],
-        )
-    else:
-        out.update(status="open", reason=result.reason, words=list(result.texts), bound=bound)
-    return out
-
-
-def _text(out: dict) -> str:
-    head = f"{out['spec']} {out['variant']}: {out['status']}"
-    lines = []
-    status = out["status"]
-    if status == "proved":
-        head += f", d = {out['dim']}"
-        lines.append(f"  reachable (state, direction) pairs: {out['states_explored']}")
-        if out.get("margin"):
-            lines.append(f"  minimum margin: {out['margin']['float']:.6g} (exact: {out['margin']['exact']})")
-    elif status == "counterexample":
-        head += f", d = {out['dim']}"
-        word = out["word"] or "(empty word)"
-        lines.append(f"  shortest failing word: {word}")
-        got = out["got"] if out["got"] is not None else "a tie"
-        lines.append(f"  automaton says {out['expected']}, weights say {got}")
-    elif status == "impossible":
-        cert = out["certificate"]
-        lines.append(f"  certificate ({cert['kind']}): {cert['summary']}")
-        lines.append(f"  witnesses labelled {cert['labels'][0]} / {cert['labels'][1]} by the automaton")
-        lines.append(f"  theorem: {cert['theorem']}")
-    else:
-        lines.append(f"  {out.get('reason', '')}")
-        if out.get("words"):
-            lines.append(f"  words the weights separate: {out['words'][0]} / {out['words'][1]}")
-    if "float_check" in out:
-        fc = out["float_check"]
-        lines.append(
-            f"  float check ({fc['n_words']} words of length {fc['length']}): accuracy {fc['accuracy']:.4f}, "
-            f"worst margin {fc['worst_margin']:.3g}"
-        )
-    return "\n".join([head] + lines)
+__all__ = ["register"]
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    out = verify_cell(args.spec, args.variant, bound=args.bound, weights_path=args.weights)
-    if args.float and out["status"] in ("proved", "counterexample", "open") and out.get("dim") is not None:
-        from bilinear.automata.families import from_spec
+    from bilinear.automata.families import from_spec
 
+    from .settle import EXIT, settle
+    from .weights import Weights
+
+    automaton = from_spec(args.spec)
+    weights = Weights.load(args.weights) if args.weights else None
+    cell = settle(automaton, args.variant, weights=weights, source=args.weights, bound=args.bound)
+    out = cell.to_json()
+    if args.float and cell.dim is not None:
         from .check import check
         from .registry import build
-        from .weights import Weights
 
-        automaton = from_spec(args.spec)
-        weights = Weights.load(args.weights) if args.weights else build(automaton, args.variant)
+        if weights is None:
+            weights = build(automaton, cell.built)
         out["float_check"] = check(weights, automaton, length=args.length, words=args.words, seed=args.seed).to_json()
-    if args.save and out.get("source") == "construction":
+    if args.save and cell.source == "construction":
         from .registry import build
 
-        build(args.spec, args.variant).save(args.save)
+        build(automaton, cell.built).save(args.save)
         out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        print(_text(out))
-    return EXIT[out["status"]]
+        print(cell.text())
+        if "float_check" in out:
+            fc = out["float_check"]
+            print(
+                f"  float check ({fc['n_words']} words of length {fc['length']}): accuracy {fc['accuracy']:.4f}, "
+                f"worst margin {fc['worst_margin']:.3g}"
+            )
+    return EXIT[cell.status]
+
+
+def _run_matrix(args: argparse.Namespace) -> int:
+    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_rows
+
+    rows = parse_rows(args.rows) if args.rows else list(DEFAULT_ROWS)
+    columns = [c.strip() for c in args.columns.split(",")] if args.columns else list(DEFAULT_COLUMNS)
+    if any(not c for c in columns):
+        raise SpecError(f"empty variant in --columns {args.columns!r}")
+    start = time.perf_counter()
+    m = capability_matrix(rows, columns)
+    if args.json:
+        json.dump(m.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    elif args.markdown:
+        print(m.to_markdown())
+    else:
+        print(m.to_markdown())
+        counts = ", ".join(f"{n} {s}" for s, n in m.counts().items())
+        print(f"\n{len(rows)} families x {len(columns)} variants: {counts} "
+              f"({time.perf_counter() - start:.1f} s)")
+    return 1 if m.counts()["counterexample"] else 0
 
 
 def register(sub) -> None:
@@ -165,6 +103,26 @@ def register(sub) -> None:
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
-    from . import matrix
+    _register_matrix(sub)
 
-    matrix.register(sub)
+
+def _register_matrix(sub) -> None:
+    """Add ``bilinear matrix`` to the sub-command parser ``sub``."""
+    p = sub.add_parser(
+        "matrix",
+        help="families x variants: proved (with d), impossible (certificate) or open",
+        description=(
+            "Settle every cell of the capability matrix exactly: build and prove a construction, "
+            "or find an impossibility certificate, or report the cell as open. Exit status 1 if a "
+            "construction fails its proof (a bug), 0 otherwise."
+        ),
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="every cell as JSON (with certificates)")
+    out.add_argument("--markdown", action="store_true", help="only the Markdown table (as in docs/theory.md)")
+    p.add_argument(
+        "--rows", action="append", metavar="SPEC,...",
+        help="family specs (comma-separated; may repeat); default: the built-in list",
+    )
+    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated); default: all six")
+    p.set_defaults(handler=_run_matrix)

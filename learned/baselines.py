@@ -24,10 +24,7 @@ from torch import nn
 
 from bilinear.errors import ConfigError
 
-__all__ = ["LSTMModel", "TanhRNN", "CausalTransformer", "SelectiveSSM", "TRANSFORMER_LAYERS"]
-
-#: Layer counts of the Transformer baseline in the experiments.
-TRANSFORMER_LAYERS = (1, 2, 4)
+__all__ = ["LSTMModel", "TanhRNN", "CausalTransformer", "SelectiveSSM"]
 
 
 class _NotBilinear:

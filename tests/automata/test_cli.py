@@ -90,6 +90,7 @@ def test_argparse_errors_exit_2(capsys, limit: str) -> None:
     assert "expected a positive integer" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_subprocess_describe_and_error() -> None:
     ok = subprocess.run(
         [sys.executable, "-m", "bilinear.cli", "describe", "quaternion", "--json"],

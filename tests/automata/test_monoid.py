@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bilinear.automata import Automaton, from_spec, product
+from bilinear.automata import Automaton, from_permutations, from_spec, product
 from bilinear.automata.monoid import (
     Monoid,
     full_transformation_automaton,
-    permutation_group_is_solvable,
     solvable_by_order,
     transformation_monoid,
 )
@@ -228,10 +227,10 @@ def test_index_and_word_errors() -> None:
         ([(1, 2, 3, 4, 0)], True),  # Z_5
     ],
 )
-def test_permutation_group_is_solvable_agrees_with_sympy(gens, solvable) -> None:
+def test_solvability_agrees_with_sympy(gens, solvable) -> None:
     from sympy.combinatorics import Permutation, PermutationGroup
 
-    assert permutation_group_is_solvable(gens) == solvable
+    assert from_permutations(gens).monoid().is_solvable == solvable
     assert PermutationGroup([Permutation(list(g)) for g in gens]).is_solvable == solvable
 
 
