@@ -278,7 +278,7 @@ def test_a_group_with_a_large_orbit_fails_before_the_closure() -> None:
 def test_work_limit_names_the_cost(monkeypatch) -> None:
     import importlib
 
-    mod = importlib.import_module("bilinear.automata.monoid")
+    mod = importlib.import_module("bilinear.automata.closure")
     monkeypatch.setattr(mod, "WORK_LIMIT", 1000)
     with pytest.raises(MonoidTooLargeError, match="too costly to enumerate.*1,000 state entries"):
         mod.transformation_monoid(from_spec("flipflop:30"))
@@ -289,7 +289,7 @@ def test_work_limit_names_the_cost(monkeypatch) -> None:
 def test_exact_byte_keys_give_the_same_closure_as_hashed_keys(spec: str) -> None:
     import importlib
 
-    mod = importlib.import_module("bilinear.automata.monoid")
+    mod = importlib.import_module("bilinear.automata.closure")
     a = from_spec(spec)
     hashed = mod._closure(a, 100_000, exact=False)
     exact = mod._closure(a, 100_000, exact=True)
