@@ -48,8 +48,10 @@ __all__ = [
 #: The order of the smallest non-solvable group (A_5).
 _SMALLEST_NON_SOLVABLE = 60
 
-#: Largest group recognised from a table (the dihedral search is quadratic in the order).
-MAX_REGULAR_ORDER = 20_000
+#: Largest group recognised from a table: its closure holds order x order state entries.
+MAX_REGULAR_ORDER = 2_000
+#: Largest closure work (states x states x symbols) spent on recognising a group (about a second).
+_MAX_REGULAR_WORK = 200_000_000
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class RegularGroup:
     def of(automaton: Automaton) -> "RegularGroup | None":
         """The group when ``automaton``'s monoid is a group acting regularly, else None."""
         n = automaton.n_states
-        if n > MAX_REGULAR_ORDER:
+        if n > MAX_REGULAR_ORDER or n * n * automaton.n_symbols > _MAX_REGULAR_WORK:
             return None
         rows = np.sort(automaton.delta, axis=1)
         if not (rows == np.arange(n)).all():  # some symbol is not a permutation
@@ -96,6 +98,21 @@ class RegularGroup:
         """"First ``x``, then ``y``"."""
         return int(self.perms[y][x])
 
+    def orders(self) -> np.ndarray:
+        """``(order,)`` the order of every element, all at once: ``x^k`` for every ``x`` is one
+        fancy-indexing step per ``k``."""
+        n = self.order
+        everything = np.arange(n)
+        power = everything.copy()  # x^1
+        out = np.zeros(n, dtype=np.int64)
+        for k in range(1, n + 1):
+            done = (power == self.identity) & (out == 0)
+            out[done] = k
+            if out.all():
+                break
+            power = self.perms[everything, power]  # x^k, then x: x^(k+1)
+        return out
+
     def powers(self, x: int) -> list[int]:
         """``[1, x, x^2, ...]`` up to (excluding) the first return to the identity."""
         out = [self.identity]
@@ -111,12 +128,11 @@ def cyclic_presentation(group: RegularGroup | None) -> tuple[int, tuple[int, ...
     None when the group is not cyclic."""
     if group is None:
         return None
-    for g in range(group.order):
-        powers = group.powers(g)
-        if len(powers) == group.order:
-            exponent = {x: k for k, x in enumerate(powers)}
-            return group.order, tuple(exponent[x] for x in group.symbols)
-    return None
+    generators = np.flatnonzero(group.orders() == group.order)
+    if not generators.size:
+        return None
+    exponent = {x: k for k, x in enumerate(group.powers(int(generators[0])))}
+    return group.order, tuple(exponent[x] for x in group.symbols)
 
 
 def dihedral_presentation(group: RegularGroup | None) -> tuple[int, tuple[tuple[int, int], ...]] | None:
@@ -130,9 +146,10 @@ def dihedral_presentation(group: RegularGroup | None) -> tuple[int, tuple[tuple[
     if group is None or group.order % 2 or group.order < 6:
         return None
     n = group.order // 2
-    r = next((x for x in range(group.order) if len(group.powers(x)) == n), None)
-    if r is None:
+    candidates = np.flatnonzero(group.orders() == n)
+    if not candidates.size:
         return None
+    r = int(candidates[0])
     rotations = group.powers(r)
     inside = set(rotations)
     s = next((x for x in range(group.order) if x not in inside), None)

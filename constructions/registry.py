@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from bilinear.errors import ConformanceError, ConstructionError, WeightsError
+from bilinear.errors import ConformanceError, ConstructionError
 
 from .dihedral import dihedral_block
 from .onehot import onehot

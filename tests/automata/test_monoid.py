@@ -296,3 +296,28 @@ def test_exact_byte_keys_give_the_same_closure_as_hashed_keys(spec: str) -> None
     assert mod._Keys(a.n_states, hashed.elements.dtype, exact=True).mode == "bytes"
     for name in ("elements", "right", "parent", "via"):
         assert np.array_equal(getattr(hashed, name), getattr(exact, name))
+
+
+# -- groups recognised from a table (automata/groups.py) -------------------------------------
+@pytest.mark.parametrize(
+    "spec, cyclic, dihedral",
+    [
+        ("cyclic:2*cyclic:3", 6, None),  # Z_2 x Z_3 = Z_6
+        ("cyclic:2*cyclic:4", None, None),
+        ("dihedral:4", None, 4),
+        ("symmetric:3", None, 3),  # S_3 = D_3
+        ("quaternion", None, None),  # order 8, one element of order 2: not D_4
+        ("alternating:4", None, None),
+        ("flipflop:2", None, None),  # not a group
+    ],
+)
+def test_cyclic_and_dihedral_groups_are_recognised_from_the_table(spec, cyclic, dihedral) -> None:
+    from bilinear.automata.groups import RegularGroup, cyclic_presentation, dihedral_presentation
+
+    a = from_spec(spec)
+    group = RegularGroup.of(Automaton(a.delta, start=a.start))  # no spec, no names
+    c, d = cyclic_presentation(group), dihedral_presentation(group)
+    assert (c[0] if c else None) == cyclic and (d[0] if d else None) == dihedral
+    if d is not None:  # every symbol written r^i s^j acts as that element
+        n, exponents = d
+        assert len(exponents) == a.n_symbols and all(0 <= i < n and j in (0, 1) for i, j in exponents)
