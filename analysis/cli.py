@@ -12,27 +12,15 @@ variant, non-positive tolerance) is one line on stderr and exit status 2.
 
 from __future__ import annotations
 
-import argparse
 import json
-from pathlib import Path
 
-from bilinear.cli import positive_float, positive_int
-from bilinear.errors import AnalysisError, BilinearError
+from bilinear.argtypes import nonnegative_int, positive_float, positive_int
 
 from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze
+from .targets import load_target  # noqa: F401  (also importable from here, as before)
 
-__all__ = ["register", "load_target"]
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
-    return value
+__all__ = ["register"]
 
 
 def register(sub) -> None:
@@ -66,69 +54,16 @@ def register(sub) -> None:
                    help=f"random words sampled for the extraction (default {e.words})")
     p.add_argument("--length", type=positive_int, default=e.length,
                    help=f"length of each sampled word (default {e.length})")
-    p.add_argument("--seed", type=_seed, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
+    p.add_argument("--seed", type=nonnegative_int, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
     p.add_argument("--method", choices=("auto", "geometry", "behaviour"), default=e.method,
                    help="extraction: tolerance clusters of hidden states (geometry), label signatures "
                         "(behaviour), or geometry then behaviour when the clusters are not separated "
                         f"(default {e.method})")
-    p.add_argument("--horizon", type=_seed, default=e.horizon,
+    p.add_argument("--horizon", type=nonnegative_int, default=e.horizon,
                    help=f"behaviour: signatures over words of length <= HORIZON (default {e.horizon})")
-    p.add_argument("--burn-in", type=_seed, default=None,
+    p.add_argument("--burn-in", type=nonnegative_int, default=None,
                    help="steps before clustering (default: 0, then length // 2 if not separated)")
     p.set_defaults(handler=_run)
-
-
-def load_target(run_dir=None, construction=None, weights_file=None):
-    """``(weights, automaton, title, source)`` for a run directory, a (spec, variant) pair, or a
-    (weights file, spec) pair.
-
-    AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
-    """
-    given = [x is not None for x in (run_dir, construction, weights_file)]
-    if sum(given) != 1:
-        raise AnalysisError("give exactly one of RUN_DIR, --construction SPEC VARIANT, --weights FILE SPEC")
-    if weights_file is not None:
-        from bilinear.automata import from_spec
-        from bilinear.constructions.weights import Weights
-
-        path, spec = weights_file
-        automaton = from_spec(spec)
-        weights = Weights.load(path)
-        return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
-            "weights": str(path)
-        }
-    if construction is not None:
-        from bilinear.automata import from_spec
-        from bilinear.constructions import build
-
-        spec, variant = construction
-        weights = build(spec, variant)
-        automaton = from_spec(spec)
-        return weights, automaton, f"construction {automaton.name or spec} / {weights.variant}", {
-            "construction": f"{spec} {variant}"
-        }
-    path = Path(run_dir)
-    if not path.is_dir():
-        raise AnalysisError(f"run directory {str(path)!r} does not exist")
-    from bilinear.learned.runs import RESULT_FILE
-
-    if not (path / RESULT_FILE).is_file():
-        raise AnalysisError(f"run directory {str(path)!r} has no {RESULT_FILE}: the run is not finished")
-    try:
-        from bilinear.learned.runs import load_run
-    except ModuleNotFoundError as exc:  # pragma: no cover - the learned room is part of the package
-        raise AnalysisError(f"cannot load runs: {exc}") from None
-    try:
-        config, model, automaton, result = load_run(path)
-    except BilinearError as exc:
-        raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
-    weights = model.to_weights()
-    source = {"run": str(path)}
-    if isinstance(result, dict):
-        for key in ("test_accuracy_normalized", "train_accuracy", "steps", "params"):
-            if key in result:
-                source[key] = result[key]
-    return weights, automaton, f"run {path.name}", source
 
 
 def _run(args) -> int:

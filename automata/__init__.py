@@ -15,6 +15,7 @@ Modules: :mod:`~bilinear.automata.automaton` (the Automaton), :mod:`~bilinear.au
 """
 
 from .automaton import Automaton
+from .spec import Spec
 from .families import (
     FAMILIES,
     Family,
@@ -29,6 +30,7 @@ from .families import (
 
 __all__ = [
     "Automaton",
+    "Spec",
     "FAMILIES",
     "Family",
     "cayley_automaton",

@@ -27,12 +27,9 @@ from bilinear.errors import AutomatonError, UnknownSymbolError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .monoid import Monoid
+    from .spec import Spec
 
-__all__ = ["Automaton", "Word"]
-
-#: A word: symbol names, symbol indices, or one string (whitespace-separated names, or one
-#: character per symbol when every symbol name is a single character).
-Word = "Sequence[str | int] | str | np.ndarray"
+__all__ = ["Automaton"]
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -94,9 +91,12 @@ class Automaton:
         A name; families use their spec string, e.g. ``"dihedral:5"``.
 
     The object is immutable: arrays are read-only copies and attributes cannot be set.
+    ``spec`` is the parsed family spec (:class:`~bilinear.automata.spec.Spec`) for an automaton
+    made by :func:`~bilinear.automata.families.from_spec`, else None; it is not part of equality
+    or hash (see :meth:`with_spec`).
     """
 
-    __slots__ = ("delta", "start", "labels", "symbols", "classes", "name", "__dict__")
+    __slots__ = ("delta", "start", "labels", "symbols", "classes", "name", "spec", "__dict__")
 
     def __init__(
         self,
@@ -163,6 +163,23 @@ class Automaton:
         set_(self, "symbols", symbol_names)
         set_(self, "classes", class_names)
         set_(self, "name", str(name))
+        set_(self, "spec", None)
+
+    def with_spec(self, spec: "Spec | None") -> "Automaton":
+        """The same automaton carrying the parsed ``spec`` (a new object; arrays are shared,
+        being read-only).
+
+        >>> from bilinear.automata import from_spec
+        >>> a = from_spec("dihedral:3")
+        >>> b = Automaton(a.delta, symbols=a.symbols, classes=a.classes)
+        >>> (a.spec.family, b.spec, a == b, hash(a) == hash(b))
+        ('dihedral', None, True, True)
+        """
+        out = object.__new__(Automaton)
+        for key in ("delta", "start", "labels", "symbols", "classes", "name"):
+            object.__setattr__(out, key, getattr(self, key))
+        object.__setattr__(out, "spec", spec)
+        return out
 
     @staticmethod
     def _names(names: Iterable[str], kind: str) -> tuple[str, ...]:

@@ -4,11 +4,8 @@
 ``bilinear describe SPEC [--json] [--limit N]`` builds the automaton a spec names, computes its
 transformation monoid by closure and prints its algebra.
 
->>> import json
->>> from bilinear.automata.cli import describe
->>> facts = describe("dihedral:8")
->>> facts["monoid_size"], facts["solvable"], facts["commutative"]
-(16, True, False)
+The facts come from :func:`bilinear.automata.describe.describe` and
+:func:`~bilinear.automata.describe.families_table`.
 """
 
 from __future__ import annotations
@@ -16,74 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from bilinear.cli import positive_int
+from bilinear.argtypes import positive_int
 from bilinear.errors import AutomatonError
 
-from .families import FAMILIES, from_spec
-from .minimize import minimize
-from .monoid import DEFAULT_LIMIT
+from .closure import DEFAULT_LIMIT
+from .describe import describe, families_table
 
-__all__ = ["register", "describe", "families_table"]
-
-#: Largest monoid whose maximal subgroups ``describe`` lists (they need the D-classes).
-SUBGROUP_LIST_LIMIT = 200_000
-
-
-def families_table() -> list[dict]:
-    """One dict per registered family: name, usage, summary, parameters, examples.
-
-    >>> [f["usage"] for f in families_table()][:2]
-    ['alternating:N[,alphabet=all]', 'cyclic:M']
-    """
-    out = []
-    for name in sorted(FAMILIES):
-        fam = FAMILIES[name]
-        out.append(
-            {
-                "name": fam.name,
-                "usage": fam.usage,
-                "summary": fam.summary,
-                "parameters": [
-                    {"name": p.name, "help": p.help, "minimum": p.minimum, "maximum": p.maximum, "default": p.default}
-                    for p in fam.params
-                ],
-                "examples": list(fam.examples),
-            }
-        )
-    return out
-
-
-def describe(spec: str, limit: int = DEFAULT_LIMIT) -> dict:
-    """The facts ``bilinear describe`` prints for a spec, as a JSON-ready dict.
-
-    Keys: spec, name, states, symbols (count), symbol_names, classes (count), start,
-    minimal_states, monoid_size, group, commutative, aperiodic, solvable, classification,
-    idempotents, d_classes and maximal_subgroup_orders (one per regular D-class; null past
-    ``SUBGROUP_LIST_LIMIT`` elements).
-    """
-    automaton = from_spec(spec)
-    monoid = automaton.monoid(limit=limit)
-    facts = {
-        "spec": spec,
-        "name": automaton.name,
-        "states": automaton.n_states,
-        "symbols": automaton.n_symbols,
-        "symbol_names": list(automaton.symbols),
-        "classes": automaton.n_classes,
-        "start": automaton.start,
-        "minimal_states": minimize(automaton).n_states,
-    }
-    facts.update(monoid.summary())
-    if monoid.size <= SUBGROUP_LIST_LIMIT:
-        facts["d_classes"] = 1 if monoid.is_group else len(monoid.d_classes())
-        facts["maximal_subgroup_orders"] = [
-            int(monoid.h_class(e).size) for e in monoid.regular_d_classes()
-        ] if not monoid.is_group else [monoid.size]
-    else:
-        facts["d_classes"] = None
-        facts["maximal_subgroup_orders"] = None
-    return facts
-
+__all__ = ["register"]
 
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"

@@ -30,6 +30,7 @@ import numpy as np
 from bilinear.errors import AutomatonError, MonoidTooLargeError, SpecError
 
 from .automaton import Automaton
+from .spec import PRODUCT, Spec
 
 __all__ = [
     "Family",
@@ -43,6 +44,7 @@ __all__ = [
     "cayley_automaton",
     "product",
     "MAX_GROUP_ORDER",
+    "parse_cycles",
 ]
 
 #: Largest group (number of states) a Cayley family will build.
@@ -336,11 +338,16 @@ def _group_family(kind: str, N: int, alphabet: str) -> Automaton:
         return from_permutations(gens, symbols=names, name=spec)
     base = from_permutations(gens)
     # every element as a symbol: the Cayley automaton of the group w.r.t. all its elements
-    elements = [_parse_cycles(c, N) for c in base.classes]
+    elements = [parse_cycles(c, N) for c in base.classes]
     return from_permutations(elements, symbols=list(base.classes), name=spec)
 
 
-def _parse_cycles(text: str, N: int) -> tuple[int, ...]:
+def parse_cycles(text: str, N: int) -> tuple[int, ...]:
+    """The permutation of ``0..N-1`` (array form) written in cycle notation, ``e`` the identity.
+
+    >>> parse_cycles("(0 1 2)", 4)
+    (1, 2, 0, 3)
+    """
     perm = list(range(N))
     if text == "e":
         return tuple(perm)
@@ -561,10 +568,13 @@ def from_spec(spec: str) -> Automaton:
     (24, ('(0 1)', '(0 1 2 3)'))
     """
     parts = split_product(spec)
-    built = []
+    built, specs = [], []
     for part in parts:
         family, kwargs = parse_spec(part)
-        built.append(family.build(**kwargs))
+        automaton = family.build(**kwargs)
+        built.append(automaton)
+        specs.append(Spec(family.name, tuple(sorted(kwargs.items())), (), automaton.name or part.strip()))
     if len(built) == 1:
-        return built[0]
-    return product(*built, name="*".join(a.name for a in built))
+        return built[0].with_spec(specs[0])
+    name = "*".join(a.name for a in built)
+    return product(*built, name=name).with_spec(Spec(PRODUCT, (), tuple(specs), name))

@@ -1,7 +1,7 @@
 """The ``bilinear`` command line.
 
 Each room contributes its own sub-commands through a ``register(subparsers)`` function in its
-``cli`` module; this file only assembles them and turns a :class:`~bilinear.errors.BilinearError`
+``cli`` module (``bilinear tour`` is registered here); this file only assembles them and turns a :class:`~bilinear.errors.BilinearError`
 into one line on stderr and exit status 2.
 """
 
@@ -12,6 +12,7 @@ import importlib
 import sys
 from typing import Sequence
 
+from bilinear.argtypes import positive_float, positive_int  # noqa: F401  (re-exported)
 from bilinear.errors import BilinearError
 
 #: Modules whose ``register(subparsers)`` adds sub-commands, in the order ``--help`` lists them.
@@ -20,30 +21,34 @@ COMMAND_MODULES = (
     "bilinear.constructions.cli",
     "bilinear.learned.cli",
     "bilinear.analysis.cli",
-    "bilinear.tour",
 )
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (the usage error names the option and the value)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _run_tour(args: argparse.Namespace) -> int:
+    from bilinear.tour import TourConfig, run_tour
+
+    config = TourConfig(out=args.out, seed=args.seed, steps=args.steps, test_len=args.test_len,
+                        check_words=args.check_words, quiet=args.quiet)
+    data = run_tour(config)
+    print(data["text"])
+    print(f"\nreport written to {data['report']}")
+    return 0
 
 
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):  # NaN fails ``value > 0``
-        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
-    return value
+def _register_tour(sub) -> None:
+    """Add ``bilinear tour`` to the command line."""
+    from bilinear import tour
+
+    defaults = tour.TourConfig()
+    p = sub.add_parser("tour", help="the whole toolkit in one command; writes a Markdown report",
+                       description=tour.__doc__.split("\n\n")[0])
+    p.add_argument("--out", default=defaults.out, help="report folder (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=defaults.seed, help="seed (default: %(default)s)")
+    p.add_argument("--steps", type=int, default=defaults.steps, help="most training steps per model (default: %(default)s)")
+    p.add_argument("--test-len", type=int, default=defaults.test_len, help="check length (default: %(default)s)")
+    p.add_argument("--check-words", type=int, default=defaults.check_words, help="words per float check (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_run_tour)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,13 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bilinear {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a real import error inside the module: surface it
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(name).register(sub)
+    _register_tour(sub)
     return parser
 
 

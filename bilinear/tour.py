@@ -25,7 +25,6 @@ bilinear.errors.ConfigError: tour: steps must be a positive integer, got 0
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -37,7 +36,7 @@ from pathlib import Path
 
 from bilinear.errors import ConfigError
 
-__all__ = ["TourConfig", "TOUR_FAMILIES", "TOUR_MODELS", "run_tour", "register"]
+__all__ = ["TourConfig", "TOUR_FAMILIES", "TOUR_MODELS", "run_tour"]
 
 #: The automata whose algebra the tour describes.
 TOUR_FAMILIES = ("parity", "cyclic:5", "dihedral:5", "quaternion", "alternating:5", "modarith:5")
@@ -99,7 +98,7 @@ def _classifications(sections, data) -> None:
 
 
 def _matrix(sections, data) -> None:
-    from bilinear.constructions.matrix import capability_matrix
+    from bilinear.constructions.capability import capability_matrix
 
     t0 = time.perf_counter()
     matrix = capability_matrix()
@@ -246,26 +245,3 @@ def run_tour(config: TourConfig) -> dict:
     data["report"] = str(out / "report.md")
     data["text"] = "\n".join(text)
     return data
-
-
-def _handler(args: argparse.Namespace) -> int:
-    config = TourConfig(out=args.out, seed=args.seed, steps=args.steps, test_len=args.test_len,
-                        check_words=args.check_words, quiet=args.quiet)
-    data = run_tour(config)
-    print(data["text"])
-    print(f"\nreport written to {data['report']}")
-    return 0
-
-
-def register(sub) -> None:
-    """Add ``bilinear tour`` to the command line."""
-    defaults = TourConfig()
-    p = sub.add_parser("tour", help="the whole toolkit in one command; writes a Markdown report",
-                       description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=defaults.out, help="report folder (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=defaults.seed, help="seed (default: %(default)s)")
-    p.add_argument("--steps", type=int, default=defaults.steps, help="most training steps per model (default: %(default)s)")
-    p.add_argument("--test-len", type=int, default=defaults.test_len, help="check length (default: %(default)s)")
-    p.add_argument("--check-words", type=int, default=defaults.check_words, help="words per float check (default: %(default)s)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(handler=_handler)

@@ -4,8 +4,8 @@
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
 given weights instead; with ``--project`` as well, weights that do not conform to the variant are
-projected onto it first, and the verdict says it is about the projected weights.  Status (text
-and ``--json``): ``proved``, ``counterexample``, ``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
+projected onto it first, and the verdict says it is about the projected weights.  Status (text and ``--json``): ``proved``, ``counterexample``,
+``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
 3 for open, 2 for bad input.
 """
 
@@ -14,171 +14,101 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
-from bilinear.cli import positive_int
-from bilinear.errors import ConstructionError, WeightsError
+from bilinear.argtypes import positive_int
+from bilinear.errors import SpecError, WeightsError
 
-__all__ = ["register", "verify_cell"]
-
-EXIT = {"proved": 0, "impossible": 0, "counterexample": 1, "open": 3}
-
-
-def _certify(automaton, variant):
-    from .certificates import certify
-
-    return certify(automaton, variant)
+__all__ = ["register"]
 
 
-def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=None) -> dict:
-    """The JSON-ready verdict of ``bilinear verify`` (see the module docstring).
+def _load_weights(args: argparse.Namespace):
+    """``(weights or None, projection or None)`` for ``--weights FILE`` and ``--project``.
 
-    >>> verify_cell("dihedral:6", "block:2")["status"], verify_cell("dihedral:6", "block:2")["dim"]
-    ('proved', 2)
+    With ``--project`` a float file that does not conform is projected onto its variant and the
+    projection's relative distance (Frobenius, per transition matrix) is returned beside it.
     """
-    from bilinear.automata.families import from_spec
-
-    from .prove import DEFAULT_BOUND, prove
-    from .registry import build
     from .weights import Weights, parse_variant
-
-    automaton = from_spec(spec)
-    v = parse_variant(variant)
-    bound = DEFAULT_BOUND if bound is None else bound
-    out: dict = {"spec": automaton.name or spec, "variant": v.spec}
-    if weights_path is not None:
-        weights = Weights.load(weights_path)
-        if weights.variant != v.spec:
-            raise WeightsError(
-                f"weights file {str(weights_path)!r} has variant {weights.variant!r}, not {v.spec!r}"
-            )
-        out["source"] = str(weights_path)
-    else:
-        try:
-            weights = build(automaton, v)
-        except ConstructionError as exc:
-            cert = _certify(automaton, v.spec)
-            if cert is not None:
-                out.update(status="impossible", dim=None, certificate=cert.to_dict())
-            else:
-                out.update(status="open", dim=None, reason=str(exc))
-            return out
-        out["source"] = "construction"
-    result = prove(weights, automaton, bound=bound)
-    out["dim"] = weights.dim
-    out["exact"] = weights.exact
-    out["states_explored"] = result.states_explored
-    if result.status == "proved":
-        out["status"] = "proved"
-        out["hidden_states"] = result.hidden_states
-        out["margin"] = None if result.margin is None else {"exact": str(result.margin), "float": result.margin_float}
-    elif result.status == "counterexample":
-        out.update(
-            status="counterexample",
-            word=result.text,
-            word_indices=list(result.word),
-            expected=automaton.classes[result.expected],
-            got=None if result.got is None else automaton.classes[result.got],
-        )
-    else:
-        out.update(status="open", reason=result.reason, words=list(result.texts), bound=bound)
-    return out
-
-
-def _text(out: dict) -> str:
-    head = f"{out['spec']} {out['variant']}: {out['status']}"
-    lines = []
-    status = out["status"]
-    if status == "proved":
-        head += f", d = {out['dim']}"
-        lines.append(f"  reachable (state, direction) pairs: {out['states_explored']}")
-        if out.get("margin"):
-            lines.append(f"  minimum margin: {out['margin']['float']:.6g} (exact: {out['margin']['exact']})")
-    elif status == "counterexample":
-        head += f", d = {out['dim']}"
-        word = out["word"] or "(empty word)"
-        lines.append(f"  shortest failing word: {word}")
-        got = out["got"] if out["got"] is not None else "a tie"
-        lines.append(f"  automaton says {out['expected']}, weights say {got}")
-    elif status == "impossible":
-        cert = out["certificate"]
-        lines.append(f"  certificate ({cert['kind']}): {cert['summary']}")
-        lines.append(f"  witnesses labelled {cert['labels'][0]} / {cert['labels'][1]} by the automaton")
-        lines.append(f"  theorem: {cert['theorem']}")
-    else:
-        lines.append(f"  {out.get('reason', '')}")
-        if out.get("words"):
-            lines.append(f"  words the weights separate: {out['words'][0]} / {out['words'][1]}")
-    if "projection" in out:
-        pr = out["projection"]
-        lines.append(
-            f"  the verdict is about the weights projected onto {pr['onto']}: relative distance "
-            f"{pr['max_distance']:.3g} (per matrix: {', '.join(f'{x:.3g}' for x in pr['distance'])})"
-        )
-    if "float_check" in out:
-        fc = out["float_check"]
-        lines.append(
-            f"  float check ({fc['n_words']} words of length {fc['length']}): accuracy {fc['accuracy']:.4f}, "
-            f"worst margin {fc['worst_margin']:.3g}"
-        )
-    return "\n".join([head] + lines)
-
-
-def _projected_file(path: str, variant: str, tmpdir: str) -> tuple[str, dict]:
-    """``--project``: the weights of ``path`` projected onto their variant, written to a file in
-    ``tmpdir``, and the projection's distances (relative Frobenius, per transition matrix)."""
-    from pathlib import Path
-
-    from .weights import Weights, parse_variant
-
-    weights, dist = Weights.load_projected(path)
-    if weights.variant != parse_variant(variant).spec:
-        raise WeightsError(f"weights file {path!r} has variant {weights.variant!r}, not {parse_variant(variant).spec!r}")
-    projected = Path(tmpdir) / "projected.json"
-    weights.save(projected)
-    info = {"onto": weights.variant, "distance": [float(x) for x in dist], "max_distance": float(dist.max())}
-    return str(projected), info
-
-
-def _run_verify(args: argparse.Namespace) -> int:
-    import tempfile
 
     if args.project and not args.weights:
         raise WeightsError("--project needs --weights FILE (a construction conforms already)")
-    with tempfile.TemporaryDirectory() as tmpdir:
-        projection = None
-        if args.project:
-            original = args.weights
-            args.weights, projection = _projected_file(original, args.variant, tmpdir)
-            projection = {"file": str(original), **projection}
-        return _verify_and_print(args, projection)
+    if not args.weights:
+        return None, None
+    if not args.project:
+        return Weights.load(args.weights), None
+    weights, dist = Weights.load_projected(args.weights)
+    wanted = parse_variant(args.variant).spec
+    if weights.variant != wanted:
+        raise WeightsError(f"weights file {args.weights!r} has variant {weights.variant!r}, not {wanted!r}")
+    info = {"file": str(args.weights), "onto": weights.variant, "distance": [float(x) for x in dist],
+            "max_distance": float(dist.max())}
+    return weights, info
 
 
-def _verify_and_print(args: argparse.Namespace, projection: dict | None) -> int:
-    out = verify_cell(args.spec, args.variant, bound=args.bound, weights_path=args.weights)
+def _run_verify(args: argparse.Namespace) -> int:
+    from bilinear.automata.families import from_spec
+
+    from .settle import EXIT, settle
+
+    automaton = from_spec(args.spec)
+    weights, projection = _load_weights(args)
+    source = f"{args.weights} (projected)" if projection else args.weights
+    cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound)
+    out = cell.to_json()
     if projection is not None:
-        out["source"] = f"{projection['file']} (projected)"
         out["projection"] = projection
-    if args.float and out["status"] in ("proved", "counterexample", "open") and out.get("dim") is not None:
-        from bilinear.automata.families import from_spec
-
+    if args.float and cell.dim is not None:
         from .check import check
         from .registry import build
-        from .weights import Weights
 
-        automaton = from_spec(args.spec)
-        weights = Weights.load(args.weights) if args.weights else build(automaton, args.variant)
+        if weights is None:
+            weights = build(automaton, cell.built)
         out["float_check"] = check(weights, automaton, length=args.length, words=args.words, seed=args.seed).to_json()
-    if args.save and out.get("source") == "construction":
+    if args.save and cell.source == "construction":
         from .registry import build
 
-        build(args.spec, args.variant).save(args.save)
+        build(automaton, cell.built).save(args.save)
         out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        print(_text(out))
-    return EXIT[out["status"]]
+        print(cell.text())
+        if projection is not None:
+            print(
+                f"  the verdict is about the weights projected onto {projection['onto']}: relative "
+                f"distance {projection['max_distance']:.3g} (per matrix: "
+                f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
+            )
+        if "float_check" in out:
+            fc = out["float_check"]
+            print(
+                f"  float check ({fc['n_words']} words of length {fc['length']}): accuracy {fc['accuracy']:.4f}, "
+                f"worst margin {fc['worst_margin']:.3g}"
+            )
+    return EXIT[cell.status]
+
+
+def _run_matrix(args: argparse.Namespace) -> int:
+    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_rows
+
+    rows = parse_rows(args.rows) if args.rows else list(DEFAULT_ROWS)
+    columns = [c.strip() for c in args.columns.split(",")] if args.columns else list(DEFAULT_COLUMNS)
+    if any(not c for c in columns):
+        raise SpecError(f"empty variant in --columns {args.columns!r}")
+    start = time.perf_counter()
+    m = capability_matrix(rows, columns)
+    if args.json:
+        json.dump(m.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    elif args.markdown:
+        print(m.to_markdown())
+    else:
+        print(m.to_markdown())
+        counts = ", ".join(f"{n} {s}" for s, n in m.counts().items())
+        print(f"\n{len(rows)} families x {len(columns)} variants: {counts} "
+              f"({time.perf_counter() - start:.1f} s)")
+    return 1 if m.counts()["counterexample"] else 0
 
 
 def register(sub) -> None:
@@ -207,6 +137,26 @@ def register(sub) -> None:
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
-    from . import matrix
+    _register_matrix(sub)
 
-    matrix.register(sub)
+
+def _register_matrix(sub) -> None:
+    """Add ``bilinear matrix`` to the sub-command parser ``sub``."""
+    p = sub.add_parser(
+        "matrix",
+        help="families x variants: proved (with d), impossible (certificate) or open",
+        description=(
+            "Settle every cell of the capability matrix exactly: build and prove a construction, "
+            "or find an impossibility certificate, or report the cell as open. Exit status 1 if a "
+            "construction fails its proof (a bug), 0 otherwise."
+        ),
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="every cell as JSON (with certificates)")
+    out.add_argument("--markdown", action="store_true", help="only the Markdown table (as in docs/theory.md)")
+    p.add_argument(
+        "--rows", action="append", metavar="SPEC,...",
+        help="family specs (comma-separated; may repeat); default: the built-in list",
+    )
+    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated); default: all six")
+    p.set_defaults(handler=_run_matrix)

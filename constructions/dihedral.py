@@ -17,17 +17,38 @@ from __future__ import annotations
 
 import numpy as np
 
+from bilinear.errors import ConstructionError
+
 from .field import cos2pi, sin2pi
 from .orbit import orbit_weights
 
-__all__ = ["dihedral_block"]
+__all__ = ["dihedral_block", "dihedral_exponents"]
 
 
-def dihedral_block(automaton, n: int | None = None):
-    """D_n in O(2): rotation and reflection, ``block:2``, d = 2."""
-    n = n if n is not None else automaton.n_states // 2
-    c, s = cos2pi(1, n), sin2pi(1, n)
-    A = np.empty((2, 2, 2), dtype=object)
-    A[0] = [[c, s], [-s, c]]  # rotation by -2 pi / n (inverse of r)
-    A[1] = [[1, 0], [0, -1]]
+def dihedral_exponents(automaton) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """``(n, ((i, j), ...))``: symbol ``a`` is ``r^i s^j`` in D_n.
+
+    A ``dihedral`` spec gives r = (1, 0), s = (0, 1); an automaton without a spec is recognised
+    from its algebra (see :func:`bilinear.automata.groups.dihedral_presentation`).
+    """
+    spec = automaton.spec
+    if spec is not None and spec.family == "dihedral":
+        return int(spec.param("N")), ((1, 0), (0, 1))
+    if spec is None:
+        from bilinear.automata.groups import RegularGroup, dihedral_presentation
+
+        found = dihedral_presentation(RegularGroup.of(automaton))
+        if found is not None:
+            return found
+    raise ConstructionError(f"{automaton.name or 'automaton'}: not a dihedral group acting on its states")
+
+
+def dihedral_block(automaton):
+    """D_n in O(2): ``r^i s^j`` acts as S^j R^-i (R the rotation by 2 pi / n, S = diag(1, -1),
+    transposed because words act on the right), ``block:2``, d = 2."""
+    n, exponents = dihedral_exponents(automaton)
+    A = np.empty((len(exponents), 2, 2), dtype=object)
+    for a, (i, j) in enumerate(exponents):
+        c, s = cos2pi(i, n), sin2pi(i, n)
+        A[a] = [[c, s], [-s, c]] if j == 0 else [[c, s], [s, -c]]
     return orbit_weights(automaton, "block:2", A, [2, 1])

@@ -30,12 +30,7 @@ from bilinear.errors import ConstructionError
 
 from .weights import Weights
 
-__all__ = ["orbit_weights", "exact_matrix"]
-
-
-def exact_matrix(rows) -> np.ndarray:
-    """A numpy object array from nested lists of exact scalars."""
-    return np.array(rows, dtype=object)
+__all__ = ["orbit_weights"]
 
 
 def _key(v: np.ndarray) -> tuple:

@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from bilinear.errors import ConformanceError, ConstructionError, SpecError, WeightsError
+from bilinear.errors import ConformanceError, ConstructionError
 
 from .dihedral import dihedral_block
 from .linalg import float_rank_decomposition, rank_decomposition
@@ -121,29 +121,34 @@ def adapt(w: Weights, variant) -> Weights | None:
         return None
 
 
+def _family(a) -> str | None:
+    """The family the constructions read: the spec's, else one recognised from the algebra."""
+    if a.spec is not None:
+        return a.spec.family
+    from bilinear.automata.groups import RegularGroup, cyclic_presentation, dihedral_presentation
+
+    group = RegularGroup.of(a)
+    if cyclic_presentation(group) is not None:
+        return "cyclic"
+    if dihedral_presentation(group) is not None:
+        return "dihedral"
+    return None
+
+
 def _resolve(spec_or_automaton):
-    """(automaton, family name or None, factor specs or None)."""
+    """(automaton, family name or None, factor automata of a product or None)."""
     from bilinear.automata.automaton import Automaton
-    from bilinear.automata.families import from_spec, parse_spec, split_product
+    from bilinear.automata.families import from_spec
 
     if isinstance(spec_or_automaton, Automaton):
         a = spec_or_automaton
-        try:
-            parts = split_product(a.name)
-            if from_spec(a.name) == a:
-                if len(parts) > 1:
-                    return a, "product", parts
-                return a, parse_spec(parts[0])[0].name, None
-        except (SpecError, ValueError):
-            pass
-        return a, None, None
-    if not isinstance(spec_or_automaton, str):
+    elif isinstance(spec_or_automaton, str):
+        a = from_spec(spec_or_automaton)
+    else:
         raise ConstructionError(f"build needs a spec string or an Automaton, got {type(spec_or_automaton).__name__}")
-    a = from_spec(spec_or_automaton)
-    parts = split_product(spec_or_automaton)
-    if len(parts) > 1:
-        return a, "product", parts
-    return a, parse_spec(parts[0])[0].name, None
+    if a.spec is not None and a.spec.is_product:
+        return a, a.spec.family, [from_spec(f.text) for f in a.spec.factors]
+    return a, _family(a), None
 
 
 def candidates(spec_or_automaton) -> list[tuple[Construction, Weights]]:
@@ -168,15 +173,13 @@ def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
 def build(spec_or_automaton, variant) -> Weights:
     """Exact weights of the smallest known construction of this automaton in ``variant``.
 
-    ``spec_or_automaton`` is a family spec (products with ``*``) or an Automaton (a family
-    automaton is recognised by its name; any other gets the one-hot construction).  Raises
+    ``spec_or_automaton`` is a family spec (products with ``*``) or an Automaton (one made by
+    ``from_spec`` carries its parsed spec; one built by hand is recognised from its algebra when
+    it is a cyclic or dihedral group acting on its states, else gets the one-hot construction).  Raises
     SpecError for a bad spec or variant, ConstructionError naming family and variant when no
     construction fits.
     """
-    try:
-        v = parse_variant(variant)
-    except SpecError:
-        raise
+    v = parse_variant(variant)
     a, family, parts = _resolve(spec_or_automaton)
     label = a.name or "automaton"
     found: list[tuple[str, Weights]] = []

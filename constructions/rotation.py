@@ -19,6 +19,9 @@ the parity (Theorem 2 with the orbit {1, -1}; by Theorem 7 no real diagonal comp
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from bilinear.errors import ConstructionError
@@ -26,7 +29,7 @@ from bilinear.errors import ConstructionError
 from .field import cos2pi, sin2pi
 from .orbit import orbit_weights
 
-__all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus", "crt_rotation"]
+__all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus", "cyclic_exponents", "crt_rotation"]
 
 
 def cyclic_modulus(automaton) -> int:
@@ -38,40 +41,62 @@ def cyclic_modulus(automaton) -> int:
     return m
 
 
+def cyclic_exponents(automaton) -> tuple[int, tuple[int, ...]]:
+    """``(m, k)``: the automaton is Z_m and symbol ``a`` adds ``k[a]``.
+
+    A ``parity`` or ``cyclic`` spec gives ``k[a] = a``; an automaton without a spec is recognised
+    from its algebra (a cyclic group acting regularly on the states, see
+    :mod:`bilinear.automata.groups`).
+
+    >>> from bilinear.automata import Automaton
+    >>> cyclic_exponents(Automaton([[1, 2, 0], [2, 0, 1]], symbols=("x", "y")))
+    (3, (1, 2))
+    """
+    spec = automaton.spec
+    if spec is not None and spec.family in ("parity", "cyclic"):
+        m = cyclic_modulus(automaton)
+        return m, tuple(range(m))
+    if spec is None:
+        from bilinear.automata.groups import RegularGroup, cyclic_presentation
+
+        found = cyclic_presentation(RegularGroup.of(automaton))
+        if found is not None:
+            return found
+    raise ConstructionError(f"{automaton.name or 'automaton'}: not a cyclic group acting on its states")
+
+
 def cyclic_rotation(automaton):
-    """Z_m with rotations by 2 pi a / m (``rotation2d``, d = 2; Z_1 and Z_2 included)."""
-    m = cyclic_modulus(automaton)
-    A = np.empty((m, 2, 2), dtype=object)
-    for a in range(m):
-        c, s = cos2pi(a, m), sin2pi(a, m)
+    """Z_m with rotations by 2 pi k / m (``rotation2d``, d = 2; Z_1 and Z_2 included)."""
+    m, exponents = cyclic_exponents(automaton)
+    A = np.empty((len(exponents), 2, 2), dtype=object)
+    for a, k in enumerate(exponents):
+        c, s = cos2pi(k, m), sin2pi(k, m)
         A[a] = [[c, -s], [s, c]]
     return orbit_weights(automaton, "rotation2d", A, [1, 0])
 
 
 def cyclic_sign(automaton):
     """Z_2 (parity) as a sign flip (``diagonal``, d = 1); Z_1 as the identity."""
-    m = cyclic_modulus(automaton)
+    m, exponents = cyclic_exponents(automaton)
     if m > 2:
         raise ConstructionError(f"{automaton.name}: a real diagonal only represents Z_1 and Z_2, not Z_{m}")
-    A = np.array([[[1]], [[-1]]][:m], dtype=object)
+    A = np.array([[[(-1) ** k]] for k in exponents], dtype=object)
     return orbit_weights(automaton, "diagonal", A, [1])
 
 
 def _product_moduli(automaton) -> list[int]:
-    from bilinear.automata.families import parse_spec, split_product
-
+    """The moduli of a product of cyclic families, read from the automaton's spec."""
+    spec = automaton.spec
+    if spec is None or not spec.is_product:
+        raise ConstructionError(f"{automaton.name or 'automaton'}: not a product of cyclic groups")
     moduli = []
-    for part in split_product(automaton.name or ""):
-        try:
-            family, kwargs = parse_spec(part)
-        except Exception:
-            raise ConstructionError(f"{automaton.name}: not a product of cyclic groups") from None
-        if family.name == "parity":
+    for factor in spec.factors:
+        if factor.family == "parity":
             moduli.append(2)
-        elif family.name == "cyclic":
-            moduli.append(kwargs["M"])
+        elif factor.family == "cyclic":
+            moduli.append(int(factor.param("M")))
         else:
-            raise ConstructionError(f"{automaton.name}: factor {part!r} is not cyclic")
+            raise ConstructionError(f"{automaton.name}: factor {factor.text!r} is not cyclic")
     return moduli
 
 
@@ -87,8 +112,6 @@ def crt_rotation(automaton):
     >>> crt_rotation(from_spec("cyclic:2*cyclic:3")).dim
     2
     """
-    import math
-
     moduli = _product_moduli(automaton)
     if len(moduli) < 2:
         raise ConstructionError(f"{automaton.name}: not a product")
@@ -101,8 +124,6 @@ def crt_rotation(automaton):
     for m in moduli:
         rest = M // m
         idempotents.append(rest * pow(rest, -1, m) % M if m > 1 else 0)
-    import itertools
-
     A = np.empty((automaton.n_symbols, 2, 2), dtype=object)
     for s, tup in enumerate(itertools.product(*[range(m) for m in moduli])):
         k = sum(a * e for a, e in zip(tup, idempotents)) % M

@@ -42,19 +42,22 @@ def standard_matrix(perm) -> np.ndarray:
 
 
 def standard(automaton, generators=None):
-    """The standard representation construction for a permutation-group automaton."""
-    from bilinear.automata.families import _parse_cycles
+    """The standard representation construction for a permutation-group automaton.
 
+    ``generators`` (one permutation per symbol, array form) default to the symbols of a
+    ``symmetric`` or ``alternating`` spec, whose names are the generators in cycle notation.
+    """
     if generators is None:
-        # the automaton's symbols are the generators in cycle notation; recover them from the
-        # Cayley table: the state reached by one symbol from the identity is that generator
-        gens = []
-        for s in range(automaton.n_symbols):
-            name = automaton.classes[int(automaton.labels[int(automaton.delta[s, automaton.start])])]
-            gens.append(name)
-        points = [int(x) for g in automaton.classes for x in g.replace("(", " ").replace(")", " ").split() if x.isdigit()]
-        n = max(points) + 1 if points else 1
-        generators = [_parse_cycles(g, n) for g in gens]
+        from bilinear.automata.families import parse_cycles
+
+        spec = automaton.spec
+        if spec is None or spec.family not in ("symmetric", "alternating"):
+            raise ConstructionError(
+                f"{automaton.name or 'automaton'}: the standard representation needs a symmetric or "
+                "alternating spec, or the generators"
+            )
+        n = int(spec.param("N"))
+        generators = [parse_cycles(symbol, n) for symbol in automaton.symbols]
     n = len(generators[0])
     if n < 2:
         raise ConstructionError(f"{automaton.name}: the standard representation needs n >= 2")

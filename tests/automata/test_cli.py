@@ -90,6 +90,7 @@ def test_argparse_errors_exit_2(capsys, limit: str) -> None:
     assert "expected a positive integer" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_subprocess_describe_and_error() -> None:
     ok = subprocess.run(
         [sys.executable, "-m", "bilinear.cli", "describe", "quaternion", "--json"],
@@ -106,9 +107,9 @@ def test_subprocess_describe_and_error() -> None:
 
 
 def test_describe_skips_subgroups_past_the_listing_limit(capsys, monkeypatch) -> None:
-    import bilinear.automata.cli as automata_cli
+    import bilinear.automata.describe as describe
 
-    monkeypatch.setattr(automata_cli, "SUBGROUP_LIST_LIMIT", 10)
+    monkeypatch.setattr(describe, "SUBGROUP_LIST_LIMIT", 10)
     facts = run_json(capsys, "describe", "modarith:5", "--json")
     assert facts["monoid_size"] == 25 and facts["maximal_subgroup_orders"] is None and facts["d_classes"] is None
     assert main(["describe", "modarith:5"]) == 0

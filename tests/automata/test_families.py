@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from bilinear.automata import FAMILIES, from_permutations, from_spec, from_transformations, parse_spec, product
+from bilinear.automata import FAMILIES, Automaton, from_permutations, from_spec, from_transformations, parse_spec, product
 from bilinear.automata.strategies import FAMILY_STRATEGIES, family_specs
 from bilinear.errors import AutomatonError, SpecError
 
@@ -124,3 +124,27 @@ def test_generic_builders_and_their_errors() -> None:
         from_transformations([])
     with pytest.raises(AutomatonError, match="at least two factors"):
         product(from_spec("parity"))
+
+
+# -- the parsed spec attached by from_spec --------------------------------------------------
+def test_from_spec_attaches_the_parsed_spec():
+    a = from_spec("Cyclic:6")
+    assert a.spec.family == "cyclic" and a.spec.param("M") == 6 and a.spec.text == "cyclic:6"
+    p = from_spec("cyclic:3*parity*dihedral:4")
+    assert p.spec.is_product and [f.family for f in p.spec.factors] == ["cyclic", "parity", "dihedral"]
+    assert p.spec.factors[2].param("N") == 4
+    s = from_spec("symmetric:3,alphabet=all").spec
+    assert s.param("alphabet") == "all" and s.text == "symmetric:3,alphabet=all"
+    with pytest.raises(SpecError, match="no parameter 'N'"):
+        a.spec.param("N")
+
+
+def test_spec_is_not_part_of_equality_or_hash():
+    a = from_spec("dihedral:5")
+    by_hand = Automaton(a.delta, start=a.start, labels=a.labels, symbols=a.symbols, classes=a.classes)
+    assert by_hand.spec is None and a.spec is not None
+    assert a == by_hand and hash(a) == hash(by_hand) and len({a, by_hand}) == 1
+    again = by_hand.with_spec(a.spec)
+    assert again.spec == a.spec and again == a and by_hand.spec is None
+    with pytest.raises(AttributeError):
+        a.spec = None

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bilinear.automata import Automaton, from_spec, product
+from bilinear.automata import Automaton, from_permutations, from_spec, product
 from bilinear.automata.monoid import (
     Monoid,
     full_transformation_automaton,
-    permutation_group_is_solvable,
     solvable_by_order,
     transformation_monoid,
 )
@@ -228,10 +227,10 @@ def test_index_and_word_errors() -> None:
         ([(1, 2, 3, 4, 0)], True),  # Z_5
     ],
 )
-def test_permutation_group_is_solvable_agrees_with_sympy(gens, solvable) -> None:
+def test_solvability_agrees_with_sympy(gens, solvable) -> None:
     from sympy.combinatorics import Permutation, PermutationGroup
 
-    assert permutation_group_is_solvable(gens) == solvable
+    assert from_permutations(gens).monoid().is_solvable == solvable
     assert PermutationGroup([Permutation(list(g)) for g in gens]).is_solvable == solvable
 
 
@@ -279,7 +278,7 @@ def test_a_group_with_a_large_orbit_fails_before_the_closure() -> None:
 def test_work_limit_names_the_cost(monkeypatch) -> None:
     import importlib
 
-    mod = importlib.import_module("bilinear.automata.monoid")
+    mod = importlib.import_module("bilinear.automata.closure")
     monkeypatch.setattr(mod, "WORK_LIMIT", 1000)
     with pytest.raises(MonoidTooLargeError, match="too costly to enumerate.*1,000 state entries"):
         mod.transformation_monoid(from_spec("flipflop:30"))
@@ -290,10 +289,35 @@ def test_work_limit_names_the_cost(monkeypatch) -> None:
 def test_exact_byte_keys_give_the_same_closure_as_hashed_keys(spec: str) -> None:
     import importlib
 
-    mod = importlib.import_module("bilinear.automata.monoid")
+    mod = importlib.import_module("bilinear.automata.closure")
     a = from_spec(spec)
     hashed = mod._closure(a, 100_000, exact=False)
     exact = mod._closure(a, 100_000, exact=True)
     assert mod._Keys(a.n_states, hashed.elements.dtype, exact=True).mode == "bytes"
     for name in ("elements", "right", "parent", "via"):
         assert np.array_equal(getattr(hashed, name), getattr(exact, name))
+
+
+# -- groups recognised from a table (automata/groups.py) -------------------------------------
+@pytest.mark.parametrize(
+    "spec, cyclic, dihedral",
+    [
+        ("cyclic:2*cyclic:3", 6, None),  # Z_2 x Z_3 = Z_6
+        ("cyclic:2*cyclic:4", None, None),
+        ("dihedral:4", None, 4),
+        ("symmetric:3", None, 3),  # S_3 = D_3
+        ("quaternion", None, None),  # order 8, one element of order 2: not D_4
+        ("alternating:4", None, None),
+        ("flipflop:2", None, None),  # not a group
+    ],
+)
+def test_cyclic_and_dihedral_groups_are_recognised_from_the_table(spec, cyclic, dihedral) -> None:
+    from bilinear.automata.groups import RegularGroup, cyclic_presentation, dihedral_presentation
+
+    a = from_spec(spec)
+    group = RegularGroup.of(Automaton(a.delta, start=a.start))  # no spec, no names
+    c, d = cyclic_presentation(group), dihedral_presentation(group)
+    assert (c[0] if c else None) == cyclic and (d[0] if d else None) == dihedral
+    if d is not None:  # every symbol written r^i s^j acts as that element
+        n, exponents = d
+        assert len(exponents) == a.n_symbols and all(0 <= i < n and j in (0, 1) for i, j in exponents)

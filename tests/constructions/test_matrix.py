@@ -14,7 +14,7 @@ import pytest
 from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.certificates import certify
-from bilinear.constructions.matrix import (
+from bilinear.constructions.capability import (
     DEFAULT_COLUMNS,
     DEFAULT_ROWS,
     STATUSES,
@@ -63,7 +63,7 @@ def test_known_cells(matrix: CapabilityMatrix, family: str, variant: str, status
     cell = matrix.cell(family, variant)
     assert cell.status == status
     assert cell.dim == dim
-    assert cell.family == family and cell.variant == variant
+    assert cell.spec == family and cell.variant == variant
 
 
 def test_every_cell_is_settled_consistently(matrix: CapabilityMatrix) -> None:
@@ -91,27 +91,27 @@ def test_every_cell_is_settled_consistently(matrix: CapabilityMatrix) -> None:
 
 def test_factorized_column_shows_the_rank(matrix: CapabilityMatrix) -> None:
     cell = matrix.cell("parity", "factorized")
-    assert cell.status == "proved" and cell.built == "factorized:1" and cell.text == "proved d=1, R=1"
+    assert cell.status == "proved" and cell.built == "factorized:1" and cell.summary == "proved d=1, R=1"
     cell = matrix.cell("dihedral:5", "factorized")
     R = int(cell.built.split(":")[1])
-    assert cell.text == f"proved d=2, R={R}"
+    assert cell.summary == f"proved d=2, R={R}"
     # the weights behind the cell are right for every word
     w = build("dihedral:5", cell.built)
     assert w.variant == cell.built and prove(w, from_spec("dihedral:5")).status == "proved"
 
 
 def test_cell_texts(matrix: CapabilityMatrix) -> None:
-    assert matrix.cell("dihedral:4", "rotation2d").text == "impossible: u=ε, (a,b)=(r,s), v=ε"
-    assert matrix.cell("cyclic:3", "diagonal").text == "impossible: u=ε, g=1, v=ε (labels along g^n: period 3)"
-    assert matrix.cell("dihedral:5", "block:2").text == "proved d=2"
+    assert matrix.cell("dihedral:4", "rotation2d").summary == "impossible: u=ε, (a,b)=(r,s), v=ε"
+    assert matrix.cell("cyclic:3", "diagonal").summary == "impossible: u=ε, g=1, v=ε (labels along g^n: period 3)"
+    assert matrix.cell("dihedral:5", "block:2").summary == "proved d=2"
     open_cells = [c for row in matrix.cells for c in row if c.status == "open"]
-    assert all(c.text == "open" and c.detail for c in open_cells)
+    assert all(c.summary == "open" and c.detail for c in open_cells)
 
 
 def test_single_cell_and_automaton_rows() -> None:
     a = from_spec("cyclic:3")
     cell = matrix_cell(a, "diagonal")
-    assert cell.status == "impossible" and cell.family == "cyclic:3"
+    assert cell.status == "impossible" and cell.spec == "cyclic:3"
     assert cell.certificate.kind == "period"
     assert matrix_cell("parity", "positive").certificate.kind == "constancy"
     with pytest.raises(SpecError, match="spec string or an Automaton"):
@@ -196,6 +196,7 @@ def test_command_bad_input(capsys, argv, message) -> None:
     assert err.count("\n") == 1 and message in err and err.startswith("bilinear: error:")
 
 
+@pytest.mark.slow
 def test_command_in_a_subprocess() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "bilinear.cli", "matrix", "--json", "--rows", "parity", "--columns", "diagonal,positive"],
@@ -203,7 +204,7 @@ def test_command_in_a_subprocess() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert [c["text"] for c in data["cells"][0]] == [
+    assert [c["summary"] for c in data["cells"][0]] == [
         "proved d=1",
         "impossible: u=ε, g=1, v=ε (labels along g^n: period 2)",
     ]
@@ -219,3 +220,52 @@ def test_theory_doc_table_equals_the_command_output(matrix: CapabilityMatrix) ->
     assert found.group(1).strip() == matrix.to_markdown(), (
         "docs/theory.md is out of date: paste the output of `bilinear matrix --markdown`"
     )
+
+
+# -- one settle for verify and matrix --------------------------------------------------------
+_VOLATILE = ("seconds",)
+
+
+@pytest.mark.parametrize(
+    "spec, variant, status",
+    [
+        ("dihedral:5", "block:2", "proved"),
+        ("cyclic:3", "rotation2d", "proved"),
+        ("cyclic:3", "diagonal", "impossible"),
+        ("dihedral:4", "rotation2d", "impossible"),
+        ("modarith:3", "block:2", "open"),
+    ],
+)
+def test_verify_and_matrix_give_the_same_cell(capsys, spec, variant, status) -> None:
+    from bilinear.constructions.settle import settle
+
+    assert main(["verify", spec, variant, "--json"]) == (3 if status == "open" else 0)
+    verified = json.loads(capsys.readouterr().out)
+    assert main(["matrix", "--json", "--rows", spec, "--columns", variant]) == 0
+    cell = json.loads(capsys.readouterr().out)["cells"][0][0]
+    direct = settle(spec, variant).to_json()
+    for key in _VOLATILE:
+        verified.pop(key), cell.pop(key), direct.pop(key)
+    assert verified == cell == direct
+    assert verified["status"] == status
+    if status == "proved":
+        assert verified["margin"]["float"] > 0 and verified["source"] == "construction"
+    if status == "impossible":
+        assert verified["certificate"]["words"] and verified["dim"] is None
+    if status == "open":
+        assert "no construction" in verified["detail"] and verified["dim"] is None
+
+
+def test_settle_text_and_weights_path(tmp_path) -> None:
+    from bilinear.constructions.settle import settle
+
+    cell = settle("parity", "diagonal")
+    assert cell.text().splitlines()[0] == "parity diagonal: proved, d = 1"
+    path = tmp_path / "w.json"
+    build("parity", "diagonal").save(path)
+    from bilinear.constructions.weights import Weights
+
+    given = settle("parity", "diagonal", weights=Weights.load(path), source=str(path))
+    assert given.status == "proved" and given.source == str(path) and given.dim == 1
+    with pytest.raises(Exception, match="variant 'diagonal', not 'full'"):
+        settle("parity", "full", weights=Weights.load(path), source=str(path))

@@ -92,3 +92,36 @@ def test_factorized_rank_and_adapt():
     U, C, W = f.factors
     for s in range(4):
         assert ((U * C[s][None, :]) @ W.T).tolist() == w.A[s].tolist()
+
+
+# -- constructions chosen from the spec or from the algebra ----------------------------------
+def test_hand_built_dihedral_table_gets_the_2x2_construction():
+    d5 = from_spec("dihedral:5")
+    mine = Automaton(d5.delta, symbols=("x", "y"), classes=[f"g{i}" for i in range(10)], name="mine")
+    assert mine.spec is None
+    w = build(mine, "block:2")
+    assert w.dim == 2 and build(mine, "full").dim == 2
+    proof = prove(w, mine)
+    assert proof.dim == 2 and proof.states_explored == 10 and proof.margin_float > 0.2
+
+
+def test_hand_built_cyclic_and_relabelled_symbols():
+    # Z_3 with symbols adding 1 and 2, listed in another order: rotation by the recognised exponents
+    z3 = Automaton([[2, 0, 1], [1, 2, 0]], symbols=("minus", "plus"))
+    w = build(z3, "rotation2d")
+    assert w.dim == 2 and prove(w, z3).states_explored == 3
+    parity = Automaton([[1, 0], [0, 1]], symbols=("flip", "stay"))
+    assert build(parity, "diagonal").A.tolist() == [[[-1]], [[1]]]
+
+
+def test_hand_built_non_group_falls_back_to_one_hot():
+    reset = Automaton([[0, 0, 0], [1, 2, 0]])
+    assert build(reset, "full").dim == 3
+    with pytest.raises(ConstructionError):
+        build(reset, "block:2")
+
+
+def test_spec_constructions_unchanged():
+    assert build("dihedral:4", "block:2").A.tolist() == [[[0, 1], [-1, 0]], [[1, 0], [0, -1]]]
+    assert build("cyclic:2*cyclic:3", "rotation2d").dim == 2
+    assert build("symmetric:3,alphabet=all", "full").dim == 2

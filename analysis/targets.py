@@ -1,0 +1,64 @@
+"""What ``bilinear analyze`` analyses: a finished training run, a hand construction, or saved
+weights, each as ``(weights, automaton, title, source)``.
+
+>>> weights, automaton, title, source = load_target(construction=("parity", "diagonal"))
+>>> weights.dim, title, source
+(1, 'construction parity / diagonal', {'construction': 'parity diagonal'})
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bilinear.errors import AnalysisError, BilinearError
+
+__all__ = ["load_target"]
+
+
+def load_target(run_dir=None, construction=None, weights_file=None):
+    """``(weights, automaton, title, source)`` for a run directory, a (spec, variant) pair, or a
+    (weights file, spec) pair.
+
+    AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
+    """
+    given = [x is not None for x in (run_dir, construction, weights_file)]
+    if sum(given) != 1:
+        raise AnalysisError("give exactly one of RUN_DIR, --construction SPEC VARIANT, --weights FILE SPEC")
+    if weights_file is not None:
+        from bilinear.automata import from_spec
+        from bilinear.constructions.weights import Weights
+
+        path, spec = weights_file
+        automaton = from_spec(spec)
+        weights = Weights.load(path)
+        return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
+            "weights": str(path)
+        }
+    if construction is not None:
+        from bilinear.automata import from_spec
+        from bilinear.constructions import build
+
+        spec, variant = construction
+        weights = build(spec, variant)
+        automaton = from_spec(spec)
+        return weights, automaton, f"construction {automaton.name or spec} / {weights.variant}", {
+            "construction": f"{spec} {variant}"
+        }
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise AnalysisError(f"run directory {str(path)!r} does not exist")
+    if not (path / "result.json").is_file():
+        raise AnalysisError(f"run directory {str(path)!r} has no result.json: the run is not finished")
+    from bilinear.learned.runs import load_run
+
+    try:
+        config, model, automaton, result = load_run(path)
+    except BilinearError as exc:
+        raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
+    weights = model.to_weights()
+    source = {"run": str(path)}
+    if isinstance(result, dict):
+        for key in ("test_accuracy_normalized", "train_accuracy", "steps", "params"):
+            if key in result:
+                source[key] = result[key]
+    return weights, automaton, f"run {path.name}", source

@@ -1,0 +1,299 @@
+"""The transformation monoid of an automaton, by vectorised breadth-first closure.
+
+Every word ``w`` acts on the states as a transformation ``q -> q·w``; these transformations form
+a monoid under "first ``u``, then ``v``" (the identity is the empty word).  The closure is
+breadth-first over whole frontiers at once: the frontier's transformations ``(frontier, states)``
+are composed with each generator by fancy indexing, encoded as integer keys (or raw bytes for
+many states), deduplicated with ``np.unique`` and checked against the elements found so far (a
+direct-address table when ``states**states`` is small, a hash map otherwise).  Children are
+generated parent-major and symbol-minor, so element ``i``'s word — its parent's word plus one
+symbol — is the **shortlex least** word of the element.  The result is a
+:class:`~bilinear.automata.monoid.Monoid`.
+
+>>> from bilinear.automata import from_spec
+>>> transformation_monoid(from_spec("dihedral:8")).size
+16
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bilinear.errors import AutomatonError, MonoidTooLargeError
+
+from .automaton import Automaton
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .monoid import Monoid
+
+__all__ = [
+    "transformation_monoid",
+    "full_transformation_automaton",
+    "DEFAULT_LIMIT",
+    "MEMORY_LIMIT_BYTES",
+    "WORK_LIMIT",
+]
+
+#: Default largest number of elements the closure enumerates before raising MonoidTooLargeError.
+DEFAULT_LIMIT = 2_000_000
+#: Largest size in bytes of the element table (elements x states) the closure will hold.
+MEMORY_LIMIT_BYTES = 2 * 1024**3
+#: Largest closure work, in state entries composed (elements x symbols x states), before
+#: MonoidTooLargeError: about a minute of numpy on one core.
+WORK_LIMIT = 20_000_000_000
+#: The direct-address table is used when states**states is at most this.
+_DIRECT_TABLE_MAX = 1 << 24
+#: Entries (children x states) generated per chunk (bounds the transient memory of one step).
+_CHUNK_ENTRIES = 1 << 23
+
+
+def _dtype_for(n: int) -> np.dtype:
+    if n <= 1 << 8:
+        return np.dtype(np.uint8)
+    if n <= 1 << 16:
+        return np.dtype(np.uint16)
+    return np.dtype(np.int32)
+
+
+class _HashCollision(Exception):
+    """Two different transformations got the same 64-bit hash (then the closure is redone with
+    exact byte keys)."""
+
+
+class _Keys:
+    """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
+
+    Modes: ``direct`` (mixed-radix integer, direct-address table; ``states**states`` small),
+    ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
+    by the caller), ``bytes`` (the raw row bytes; exact, slowest).
+    """
+
+    def __init__(self, n: int, dtype: np.dtype, exact: bool = False) -> None:
+        self.n = n
+        self.dtype = dtype
+        bits = max(1, math.ceil(math.log2(n))) if n > 1 else 1
+        self.map: dict = {}
+        if n**n <= _DIRECT_TABLE_MAX:
+            self.mode = "direct"
+            self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
+            # index + 1, 0 = absent: np.zeros maps zero pages lazily, so a large table costs
+            # only the pages the closure touches
+            self.table = np.zeros(max(1, n**n), dtype=np.int64)
+        elif bits * n <= 63:
+            self.mode = "packed"
+            self.mult = np.array([1 << (bits * i) for i in range(n)], dtype=np.int64)
+        elif not exact:
+            self.mode = "hashed"
+            rng = np.random.default_rng(0x5EED)
+            self.mult = rng.integers(1, 2**63, size=n, dtype=np.int64).astype(np.uint64) | np.uint64(1)
+        else:
+            self.mode = "bytes"
+            self.mult = None
+
+    @property
+    def exact(self) -> bool:
+        return self.mode != "hashed"
+
+    def encode(self, rows: np.ndarray) -> np.ndarray:
+        """Keys of rows ``(m, states)``: an integer ``(m,)`` or a void (bytes) array ``(m,)``."""
+        if self.mode in ("direct", "packed"):
+            return rows.astype(np.int64) @ self.mult
+        if self.mode == "hashed":
+            with np.errstate(over="ignore"):  # arithmetic mod 2**64 is the point
+                return rows.astype(np.uint64) @ self.mult
+        rows = np.ascontiguousarray(rows, dtype=self.dtype)
+        return rows.view(np.dtype((np.void, rows.dtype.itemsize * self.n))).reshape(-1)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Indices of ``keys`` (-1 where unknown), shape ``(m,)``."""
+        if self.mode == "direct":
+            return self.table[keys] - 1
+        get = self.map.get
+        return np.fromiter((get(k, -1) for k in keys.tolist()), dtype=np.int64, count=keys.shape[0])
+
+    def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
+        if self.mode == "direct":
+            self.table[keys] = indices + 1
+        else:
+            self.map.update(zip(keys.tolist(), indices.tolist()))
+
+
+def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT) -> Monoid:
+    """The transformation monoid of ``automaton`` by breadth-first closure.
+
+    Raises :class:`~bilinear.errors.MonoidTooLargeError` (naming ``limit``) as soon as more than
+    ``limit`` elements are found, or when the element table would exceed
+    :data:`MEMORY_LIMIT_BYTES` — before memory runs out.
+
+    >>> from bilinear.automata import from_spec
+    >>> transformation_monoid(from_spec("symmetric:4")).size
+    24
+    >>> transformation_monoid(full_transformation_automaton(5), limit=100)
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.MonoidTooLargeError: the transformation monoid of T_5 has more than 100 elements (limit=100)
+    """
+    if not isinstance(automaton, Automaton):
+        raise AutomatonError(f"transformation_monoid needs an Automaton, got {type(automaton).__name__}")
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise AutomatonError(f"monoid limit must be a positive integer, got {limit!r}")
+    limit = int(limit)
+    try:
+        return _closure(automaton, limit, exact=False)
+    except _HashCollision:  # pragma: no cover - probability about size**2 / 2**64
+        return _closure(automaton, limit, exact=True)
+
+
+def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
+    n, k = automaton.n_states, automaton.n_symbols
+    dtype = _dtype_for(n)
+    what = automaton.name or "this automaton"
+    max_rows = min(limit, max(1, MEMORY_LIMIT_BYTES // (n * dtype.itemsize)))
+    gens = automaton.delta.astype(dtype)  # (symbols, states)
+    _check_group_lower_bound(automaton, limit, max_rows, what)
+    keys = _Keys(n, dtype, exact=exact)
+
+    capacity = min(max_rows, 1024)
+    elements = np.empty((capacity, n), dtype=dtype)
+    elements[0] = np.arange(n, dtype=dtype)
+    parent = np.full(capacity, -1, dtype=np.int64)
+    via = np.full(capacity, -1, dtype=np.int64)
+    right = np.empty((capacity, k), dtype=np.int64)
+    keys.insert(keys.encode(elements[:1]), np.zeros(1, dtype=np.int64))
+    size = 1
+    level_start, level_end = 0, 1
+    chunk = max(1, _CHUNK_ENTRIES // (k * n))
+    work = 0
+    while level_start < level_end:
+        work += (level_end - level_start) * k * n
+        if work > WORK_LIMIT:
+            raise MonoidTooLargeError(
+                f"the transformation monoid of {what} is too costly to enumerate: the closure "
+                f"would compose more than {WORK_LIMIT:,} state entries (elements x symbols x "
+                f"states = {size:,}+ x {k} x {n})"
+            )
+        for lo in range(level_start, level_end, chunk):
+            hi = min(level_end, lo + chunk)
+            frontier = elements[lo:hi]  # (frontier, states)
+            # children[p, a] = first frontier element p, then symbol a: gens[a][frontier[p]]
+            children = gens[:, frontier].transpose(1, 0, 2).reshape(-1, n)  # (frontier*symbols, states)
+            child_keys = keys.encode(children)
+            unique, first, inverse = np.unique(child_keys, return_index=True, return_inverse=True)
+            found = keys.lookup(unique)
+            new = np.flatnonzero(found < 0)
+            if new.size:
+                new = new[np.argsort(first[new], kind="stable")]  # shortlex order of the new ones
+                count = new.size
+                if size + count > max_rows:
+                    raise _too_large(what, n, max_rows, limit)
+                if size + count > capacity:
+                    capacity = min(max_rows, max(2 * capacity, size + count))
+                    elements = _grow(elements, capacity)
+                    parent = _grow(parent, capacity, -1)
+                    via = _grow(via, capacity, -1)
+                    right = _grow(right, capacity)
+                indices = np.arange(size, size + count, dtype=np.int64)
+                found[new] = indices
+                keys.insert(unique[new], indices)
+                source = first[new]  # position in children = parent_offset * k + symbol
+                elements[size : size + count] = children[source]
+                parent[size : size + count] = lo + source // k
+                via[size : size + count] = source % k
+                size += count
+            targets = found[inverse.reshape(-1)]  # (frontier*symbols,) element of each child
+            if not keys.exact and not (elements[targets] == children).all():
+                raise _HashCollision
+            right[lo:hi] = targets.reshape(hi - lo, k)
+        level_start, level_end = level_end, size
+    return _monoid(automaton, size, elements, right, parent, via)
+
+
+def _too_large(what: str, n: int, max_rows: int, limit: int) -> MonoidTooLargeError:
+    """The error for a closure that outgrew its memory bound or its element limit."""
+    if max_rows < limit:
+        return MonoidTooLargeError(
+            f"the transformation monoid of {what} needs more than "
+            f"{MEMORY_LIMIT_BYTES // 1024**2} MiB for its {n}-state elements "
+            f"(over {max_rows} elements)"
+        )
+    return MonoidTooLargeError(
+        f"the transformation monoid of {what} has more than {limit} elements (limit={limit})"
+    )
+
+
+def _monoid(automaton: Automaton, size: int, elements, right, parent, via) -> Monoid:
+    """The :class:`~bilinear.automata.monoid.Monoid` of the first ``size`` rows (read-only copies)."""
+    from .monoid import Monoid
+
+    def final(array: np.ndarray) -> np.ndarray:
+        out = np.array(array[:size], copy=True)
+        out.setflags(write=False)
+        return out
+
+    generators = automaton.delta.astype(np.int64).copy()
+    generators.setflags(write=False)
+    return Monoid(
+        elements=final(elements),
+        right=final(right),
+        parent=final(parent),
+        via=final(via),
+        generators=generators,
+        symbols=automaton.symbols,
+        name=automaton.name,
+    )
+
+
+def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, what: str) -> None:
+    """Fail at once when every symbol is a permutation and an orbit is already too large: a
+    group acting transitively on an orbit has at least as many elements as the orbit
+    (orbit-stabiliser), so the closure could not finish within the limits."""
+    delta = automaton.delta
+    if not (np.sort(delta, axis=1) == np.arange(automaton.n_states)).all():
+        return
+    label = np.arange(automaton.n_states, dtype=np.int64)
+    while True:  # orbits of a permutation group: propagate the least point along every generator
+        new = np.minimum(label, label[delta].min(axis=0))
+        new = new[new]
+        if np.array_equal(new, label):
+            break
+        label = new
+    orbit = int(np.bincount(label).max())
+    if orbit > limit:
+        raise MonoidTooLargeError(
+            f"the transformation monoid of {what} has more than {limit} elements (limit={limit}): "
+            f"it is a group with an orbit of {orbit} states"
+        )
+    if orbit > max_rows:
+        raise MonoidTooLargeError(
+            f"the transformation monoid of {what} needs more than {MEMORY_LIMIT_BYTES // 1024**2} MiB "
+            f"for its {automaton.n_states}-state elements: it is a group with an orbit of {orbit} states"
+        )
+
+
+def _grow(array: np.ndarray, capacity: int, fill=None) -> np.ndarray:
+    out = np.empty((capacity,) + array.shape[1:], dtype=array.dtype)
+    out[: array.shape[0]] = array
+    if fill is not None:
+        out[array.shape[0] :] = fill
+    return out
+
+
+def full_transformation_automaton(n: int) -> Automaton:
+    """An automaton whose transformation monoid is the full transformation monoid ``T_n``
+    (``n**n`` elements): a transposition, an ``n``-cycle and a map of rank ``n-1`` as symbols.
+
+    >>> full_transformation_automaton(3).monoid().size
+    27
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise AutomatonError(f"full_transformation_automaton: n must be a positive integer, got {n!r}")
+    n = int(n)
+    if n == 1:
+        return Automaton([[0]], symbols=("id",), name="T_1")
+    transposition = [1, 0] + list(range(2, n))
+    cycle = list(range(1, n)) + [0]
+    collapse = [0, 0] + list(range(2, n))
+    return Automaton([transposition, cycle, collapse], symbols=("t", "c", "z"), name=f"T_{n}")

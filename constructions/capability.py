@@ -1,0 +1,178 @@
+"""The capability matrix: which variant can compute which automaton, each cell settled exactly.
+
+Rows are automaton families (spec strings), columns are variants.  A cell is
+
+``proved``
+    the construction registry (:func:`bilinear.constructions.build`) built weights of the
+    column's variant and :func:`~bilinear.constructions.prove.prove` proved them right on every
+    word of every length; the cell shows the hidden size ``d`` (and ``R`` for ``factorized``);
+``impossible``
+    :func:`~bilinear.constructions.certificates.certify` found a (checked) certificate that no
+    weights of the variant, of any dimension, can compute the automaton; the cell shows its words;
+``counterexample``
+    a construction was built but the proof found a failing word: a bug in the registry, reported
+    with the word (it should never appear);
+``open``
+    neither a construction nor a certificate: the toolkit does not know, and says so.
+
+The column ``factorized`` has no fixed ``R``: it takes the smallest ``R`` with which any known
+construction of the automaton factorises (Theorem 4 of docs/theory.md), then the smallest ``d``
+at that ``R``, and the cell shows both.
+
+>>> m = capability_matrix(["parity", "dihedral:4"], ["full", "rotation2d", "positive"])
+>>> [c.summary for c in m.row("parity")]
+['proved d=1', 'proved d=2', 'impossible: u=ε, g=1, v=ε (labels along g^n: period 2)']
+>>> m.cell("dihedral:4", "rotation2d").summary
+'impossible: u=ε, (a,b)=(r,s), v=ε'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from bilinear.automata import Automaton, from_spec
+from bilinear.errors import SpecError
+
+from .settle import STATUSES, Cell, column_variant, settle
+
+__all__ = [
+    "Cell",
+    "CapabilityMatrix",
+    "capability_matrix",
+    "matrix_cell",
+    "parse_rows",
+    "DEFAULT_ROWS",
+    "DEFAULT_COLUMNS",
+    "STATUSES",
+]
+
+#: The families the matrix lists by default (the theory's test cases: abelian groups and their
+#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine).
+DEFAULT_ROWS = (
+    "parity",
+    "cyclic:3",
+    "cyclic:5",
+    "cyclic:2*cyclic:3",
+    "cyclic:2*cyclic:2",
+    "dihedral:4",
+    "dihedral:5",
+    "quaternion",
+    "symmetric:4",
+    "alternating:4",
+    "modarith:3",
+    "flipflop:2",
+    "reset:3",
+    "random:states=5,symbols=2,seed=0",
+)
+#: The variants (columns); ``factorized`` lets the construction choose R.
+DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive")
+
+
+@dataclass(frozen=True)
+class CapabilityMatrix:
+    """Families (rows) x variants (columns); ``cells[i][j]`` settles row i, column j."""
+
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    cells: tuple[tuple[Cell, ...], ...]
+
+    def row(self, family: str) -> tuple[Cell, ...]:
+        try:
+            return self.cells[self.rows.index(family)]
+        except ValueError:
+            raise SpecError(f"family {family!r} is not a row of this matrix") from None
+
+    def cell(self, family: str, variant: str) -> Cell:
+        try:
+            j = self.columns.index(variant)
+        except ValueError:
+            raise SpecError(f"variant {variant!r} is not a column of this matrix") from None
+        return self.row(family)[j]
+
+    def counts(self) -> dict[str, int]:
+        """How many cells have each status."""
+        out = {s: 0 for s in STATUSES}
+        for row in self.cells:
+            for c in row:
+                out[c.status] += 1
+        return out
+
+    def to_markdown(self) -> str:
+        """A padded Markdown table (deterministic: no timings), one line per family."""
+        header = ["family", *self.columns]
+        body = [[f"`{r}`", *(_escape(c.summary) for c in row)] for r, row in zip(self.rows, self.cells)]
+        widths = [max(len(line[j]) for line in [header, *body]) for j in range(len(header))]
+
+        def fmt(line):
+            return "| " + " | ".join(x.ljust(w) for x, w in zip(line, widths)) + " |"
+
+        rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+        return "\n".join([fmt(header), rule, *(fmt(line) for line in body)])
+
+    def to_json(self) -> dict:
+        return {
+            "rows": list(self.rows),
+            "columns": list(self.columns),
+            "counts": self.counts(),
+            "cells": [[c.to_json() for c in row] for row in self.cells],
+        }
+
+
+def _escape(text: str) -> str:
+    """Escape the characters Markdown would read as table or emphasis syntax."""
+    for ch in ("\\", "|", "*", "_", "`"):
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def matrix_cell(family: str | Automaton, column: str) -> Cell:
+    """Settle one cell (:func:`~bilinear.constructions.settle.settle`).
+
+    >>> matrix_cell("cyclic:3", "diagonal").status
+    'impossible'
+    >>> c = matrix_cell("cyclic:3", "rotation2d")
+    >>> c.status, c.dim
+    ('proved', 2)
+    """
+    return settle(family, column, name=family if isinstance(family, str) else None)
+
+
+def capability_matrix(
+    families: Iterable[str] = DEFAULT_ROWS, variants: Iterable[str] = DEFAULT_COLUMNS
+) -> CapabilityMatrix:
+    """Settle every cell of families x variants (see the module docstring for the statuses).
+
+    Raises SpecError for a malformed family or variant spec (before computing anything).
+    """
+    rows = tuple(families)
+    columns = tuple(variants)
+    if not rows or not columns:
+        raise SpecError("the capability matrix needs at least one family and one variant")
+    automata = [from_spec(r) for r in rows]  # validate every spec first
+    for c in columns:
+        column_variant(c)
+    cells = tuple(tuple(settle(a, c, name=r) for c in columns) for r, a in zip(rows, automata))
+    return CapabilityMatrix(rows, columns, cells)
+
+
+def parse_rows(values: Sequence[str]) -> list[str]:
+    """Family specs from ``--rows`` values: comma-separated, where a piece ``key=value`` (no
+    ``:``) continues the previous spec, so ``random:states=5,symbols=2,parity`` is two specs.
+    ``;`` also separates.
+
+    >>> parse_rows(["parity,random:states=5,symbols=2,seed=0,cyclic:3", "symmetric:4,alphabet=all"])
+    ['parity', 'random:states=5,symbols=2,seed=0', 'cyclic:3', 'symmetric:4,alphabet=all']
+    """
+    out: list[str] = []
+    for value in values:
+        for chunk in value.split(";"):
+            for piece in chunk.split(","):
+                piece = piece.strip()
+                if not piece:
+                    raise SpecError(f"empty family in --rows {value!r}")
+                if "=" in piece and ":" not in piece and out:
+                    out[-1] += "," + piece
+                else:
+                    out.append(piece)
+    return out

@@ -1,0 +1,234 @@
+"""Settling one cell (an automaton, a variant): proved, impossible, counterexample or open.
+
+:func:`settle` is the one procedure behind ``bilinear verify`` and every cell of ``bilinear
+matrix``: for a variant with an impossibility theorem it asks the certificate search first
+(:func:`~bilinear.constructions.certificates.certify`); otherwise, or when no certificate exists,
+it builds the smallest known construction (:func:`~bilinear.constructions.registry.build`) — or
+takes the given weights — and proves it exactly (:func:`~bilinear.constructions.prove.prove`).
+The verdict is a frozen :class:`Cell` with one JSON shape (:meth:`Cell.to_json`) and one text
+form (:meth:`Cell.text`).
+
+``proved``
+    the weights compute the automaton on every word (``dim``, ``built``, ``margin``);
+``impossible``
+    a checked certificate that no weights of the variant, of any dimension, compute it;
+``counterexample``
+    the weights fail on ``word`` (for a registry construction this is a bug);
+``open``
+    neither: no construction and no certificate, or a proof that gave up at its bound.
+
+The column ``factorized`` has no fixed ``R``: it takes the smallest ``R`` with which any known
+construction of the automaton factorises (Theorem 4 of docs/theory.md), then the smallest ``d``
+at that ``R``.
+
+>>> settle("dihedral:6", "block:2").summary
+'proved d=2'
+>>> settle("cyclic:3", "diagonal").status
+'impossible'
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from bilinear.automata import Automaton, from_spec
+from bilinear.errors import ConstructionError, SpecError, WeightsError
+
+from .certificates import Certificate, certifiable_kinds, certify
+from .weights import Weights, parse_variant
+
+__all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant"]
+
+#: Every status a cell can have.
+STATUSES = ("proved", "impossible", "counterexample", "open")
+
+#: Exit status of ``bilinear verify`` for each status.
+EXIT = {"proved": 0, "impossible": 0, "counterexample": 1, "open": 3}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One settled cell.
+
+    ``spec`` names the automaton, ``variant`` is the variant as asked (a matrix column), ``built``
+    the canonical variant of the weights that were proved (e.g. ``factorized:6``) and ``dim``
+    their hidden size; ``source`` is ``"construction"`` or the weights file; ``margin`` is
+    ``(exact text, float)``; ``word``/``expected``/``got`` describe a counterexample (class
+    names); ``words`` two words an unfinished proof could not tell apart; ``detail`` one sentence
+    on how the status was reached; ``seconds`` the time spent.
+    """
+
+    spec: str
+    variant: str
+    status: str
+    dim: int | None = None
+    built: str | None = None
+    exact: bool | None = None
+    source: str | None = None
+    states_explored: int | None = None
+    hidden_states: int | None = None
+    margin: tuple[str, float] | None = None
+    certificate: Certificate | None = None
+    word: str | None = None
+    word_indices: tuple[int, ...] | None = None
+    expected: str | None = None
+    got: str | None = None
+    words: tuple[str, ...] = ()
+    bound: int | None = None
+    detail: str = ""
+    seconds: float = 0.0
+
+    @property
+    def summary(self) -> str:
+        """The short form used in the capability table, e.g. ``proved d=2, R=4``."""
+        if self.status == "proved":
+            extra = ""
+            if self.built and self.built.startswith("factorized:"):
+                extra = f", R={self.built.split(':', 1)[1]}"
+            return f"proved d={self.dim}{extra}"
+        if self.status == "impossible":
+            c = self.certificate
+            w = dict(c.words)
+            if c.kind == "commutation":
+                return f"impossible: u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
+            return f"impossible: u={w['u']}, g={w['g']}, v={w['v']} (labels along g^n: period {c.label_period})"
+        if self.status == "counterexample":
+            return f"counterexample: {self.detail}"
+        return "open"
+
+    def to_json(self) -> dict:
+        """JSON-ready; every cell has the same keys (``None`` where a key does not apply)."""
+        return {
+            "spec": self.spec,
+            "variant": self.variant,
+            "status": self.status,
+            "summary": self.summary,
+            "dim": self.dim,
+            "built": self.built,
+            "exact": self.exact,
+            "source": self.source,
+            "states_explored": self.states_explored,
+            "hidden_states": self.hidden_states,
+            "margin": None if self.margin is None else {"exact": self.margin[0], "float": self.margin[1]},
+            "certificate": None if self.certificate is None else self.certificate.to_dict(),
+            "word": self.word,
+            "word_indices": None if self.word_indices is None else list(self.word_indices),
+            "expected": self.expected,
+            "got": self.got,
+            "words": list(self.words),
+            "bound": self.bound,
+            "detail": self.detail,
+            "seconds": round(self.seconds, 4),
+        }
+
+    def text(self) -> str:
+        """A few readable lines: the verdict, then its evidence."""
+        head = f"{self.spec} {self.variant}: {self.status}"
+        if self.status in ("proved", "counterexample"):
+            head += f", d = {self.dim}"
+        lines = [head]
+        if self.status == "proved":
+            lines.append(f"  reachable (state, direction) pairs: {self.states_explored}")
+            if self.margin is not None:
+                lines.append(f"  minimum margin: {self.margin[1]:.6g} (exact: {self.margin[0]})")
+        elif self.status == "counterexample":
+            lines.append(f"  shortest failing word: {self.word or '(empty word)'}")
+            lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}")
+        elif self.status == "impossible":
+            cert = self.certificate.to_dict()
+            lines.append(f"  certificate ({cert['kind']}): {cert['summary']}")
+            lines.append(f"  witnesses labelled {cert['labels'][0]} / {cert['labels'][1]} by the automaton")
+            lines.append(f"  theorem: {cert['theorem']}")
+        else:
+            lines.append(f"  {self.detail}")
+            if self.words:
+                lines.append(f"  words the weights separate: {self.words[0]} / {self.words[1]}")
+        return "\n".join(lines)
+
+
+def column_variant(column: str) -> str | None:
+    """Canonical variant spec of a column, or None for ``factorized`` (R left to the builder);
+    SpecError for a bad variant."""
+    text = column.strip().lower()
+    if text == "factorized":
+        return None
+    return parse_variant(text).spec
+
+
+def _build(automaton: Automaton, column: str) -> Weights:
+    """Weights from the registry; ``factorized`` takes the smallest R any known construction of
+    the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R."""
+    from .registry import build, candidates, factorized_rank
+
+    if column_variant(column) is not None:
+        return build(automaton, column)
+    found = [w for _, w in candidates(automaton)]
+    for variant in ("full", "diagonal", "rotation2d", "block:2"):  # also products' direct sums
+        try:
+            found.append(build(automaton, variant))
+        except ConstructionError:
+            continue
+    if not found:
+        raise ConstructionError(f"no construction of {automaton.name or 'automaton'} to factorise")
+    R = min(factorized_rank(w) for w in found)
+    return build(automaton, f"factorized:{R}")
+
+
+def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None) -> Cell:
+    """``cell`` completed by the exact proof of ``weights``."""
+    from .prove import DEFAULT_BOUND, prove
+
+    bound = DEFAULT_BOUND if bound is None else bound
+    result = prove(weights, automaton, bound=bound)
+    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
+                   states_explored=result.states_explored)
+    if result.status == "proved":
+        margin = None if result.margin is None else (str(result.margin), result.margin_float)
+        return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
+                       detail=f"exact proof over {result.states_explored} reachable pairs")
+    if result.status == "counterexample":
+        expected = automaton.classes[result.expected]
+        got = None if result.got is None else automaton.classes[result.got]
+        return replace(cell, status="counterexample", word=result.text, word_indices=tuple(result.word),
+                       expected=expected, got=got,
+                       detail=f"word {result.text!r}: automaton says {expected}, weights {got or 'a tie'}")
+    return replace(cell, status="open", words=tuple(result.texts), bound=bound,
+                   detail=f"construction neither proved nor refuted: {result.reason}")
+
+
+def _automaton(spec_or_automaton) -> tuple[Automaton, str]:
+    if isinstance(spec_or_automaton, str):
+        a = from_spec(spec_or_automaton)
+        return a, a.name or spec_or_automaton
+    if not isinstance(spec_or_automaton, Automaton):
+        raise SpecError(f"a cell needs a spec string or an Automaton, got {type(spec_or_automaton).__name__}")
+    return spec_or_automaton, spec_or_automaton.name or "automaton"
+
+
+def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, source: str | None = None,
+           bound: int | None = None, name: str | None = None) -> Cell:
+    """Settle one cell (see the module docstring); ``weights`` are proved instead of a
+    construction (``source`` names them, their variant must be ``variant``); ``name`` overrides
+    the automaton's name in the verdict."""
+    start = time.perf_counter()
+    automaton, label = _automaton(spec_or_automaton)
+    spec = column_variant(variant)
+    cell = Cell(name or label, variant, "open")
+    if weights is not None:
+        if weights.variant != spec:
+            raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
+        cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound)
+        return replace(cell, seconds=time.perf_counter() - start)
+    certifiable = spec is not None and bool(certifiable_kinds(spec))
+    cert = certify(automaton, spec) if certifiable else None
+    if cert is not None:
+        return replace(cell, status="impossible", certificate=cert,
+                       detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
+    try:
+        built = _build(automaton, variant)
+    except ConstructionError as exc:
+        why = "no certificate exists" if certifiable else "no impossibility theorem for this variant"
+        return replace(cell, detail=f"no construction ({exc}); {why}", seconds=time.perf_counter() - start)
+    cell = _proved(replace(cell, source="construction"), built, automaton, bound)
+    return replace(cell, seconds=time.perf_counter() - start)
