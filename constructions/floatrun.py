@@ -91,7 +91,8 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
 def unit_rows(H: np.ndarray) -> np.ndarray:
     """Divide every non-zero row of ``H`` (batch, hidden) by its norm, in place; returns ``H``."""
     n = np.linalg.norm(H, axis=1, keepdims=True)
-    np.divide(H, n, out=H, where=n > 0)
+    n[n == 0] = 1.0  # a zero row stays zero (a masked divide is slower for small hidden sizes)
+    H /= n
     return H
 
 
@@ -122,7 +123,7 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
         if grouped:
             new = np.empty_like(H)
             for s in range(k):
-                idx = np.flatnonzero(tokens == s)
+                idx = np.nonzero(tokens == s)[0]  # the rows whose token at step t is s
                 if idx.size:
                     new[idx] = H[idx] @ AT[s]
         else:
