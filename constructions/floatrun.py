@@ -83,9 +83,13 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
         f"{automaton.n_symbols} symbols and {automaton.n_classes} classes)"
     )
     if weights.n_symbols != automaton.n_symbols:
-        raise MismatchError(f"weights have {weights.n_symbols} symbols but automaton {name} has {automaton.n_symbols}{both}")
+        raise MismatchError(
+            f"weights have {weights.n_symbols} symbols but automaton {name} has {automaton.n_symbols}{both}"
+        )
     if classes and weights.n_classes != automaton.n_classes:
-        raise MismatchError(f"readout has {weights.n_classes} classes but automaton {name} has {automaton.n_classes}{both}")
+        raise MismatchError(
+            f"readout has {weights.n_classes} classes but automaton {name} has {automaton.n_classes}{both}"
+        )
 
 
 def unit_rows(H: np.ndarray) -> np.ndarray:
@@ -132,7 +136,9 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
         yield H
 
 
-def float_run(A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray | None = None, method: str = "auto"):
+def float_run(
+    A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray | None = None, method: str = "auto"
+) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(t, H)`` after each step (t = 0..time-1), ``H`` (batch, hidden) of unit rows;
     with ``readout`` (classes, hidden) yield ``(t, scores (batch, classes))`` instead."""
     for t, H in enumerate(float_steps(A, h0, words, method)):
@@ -153,7 +159,9 @@ class FloatRun:
 def _words(weights, words) -> np.ndarray:
     words = np.asarray(words)
     if words.ndim != 2 or not (words.size == 0 or np.issubdtype(words.dtype, np.integer)):
-        raise WeightsError(f"words must be a (batch, time) array of symbol indices, got shape {words.shape} ({words.dtype})")
+        raise WeightsError(
+            f"words must be a (batch, time) array of symbol indices, got shape {words.shape} ({words.dtype})"
+        )
     if words.size and (words.min() < 0 or words.max() >= weights.n_symbols):
         bad = int(words.min()) if words.min() < 0 else int(words.max())
         raise WeightsError(f"words use symbol index {bad}, outside 0..{weights.n_symbols - 1}")
