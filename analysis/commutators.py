@@ -8,7 +8,7 @@ which does not change when A or B is rescaled (hidden states are up to a positiv
 at most 2.  For exact weights ``A B - B A`` is computed exactly and tested for zero; the float
 norm is still reported.  The verdict "commute" means every pair of symbols commutes (exactly, or
 within ``tol``); a commuting network can only represent automata whose labels do not depend on
-the order of adjacent symbols (see ``DESIGN.md``, commuting variants).
+the order of adjacent symbols (``docs/theory.md``, Theorem 6).
 
 >>> from bilinear.constructions.weights import Weights
 >>> w = Weights("block:2", [[[0, -1], [1, 0]], [[1, 0], [0, -1]]], [1, 0], [[1, 0]])
@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.constructions.floatrun import check_compatible
+
 from .matrices import (
-    check_pair,
     check_positive_int,
     check_tolerance,
     exact_enough,
@@ -35,6 +36,7 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
+from .span import VisitedSpan, visited_span
 
 __all__ = ["Commutators", "WordCommutator", "commutators", "commutator_norm"]
 
@@ -153,9 +155,15 @@ class Commutators:
         }
 
 
-def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 16, tol: float = 1e-6) -> Commutators:
+def commutators(
+    weights, automaton=None, word_length: int = 2, max_words: int = 16, tol: float = 1e-6,
+    span: VisitedSpan | None = None,
+) -> Commutators:
     """Commutator norms of every symbol pair and of every pair of distinct words of length
     2..``word_length`` (the first ``max_words`` words in shortlex order).
+
+    For float weights the symbol pairs are also compared on the visited span (``span``, computed
+    with :func:`~bilinear.analysis.span.visited_span` when not given).
 
     >>> from bilinear.constructions.weights import Weights
     >>> w = Weights("diagonal", [[[2., 0.], [0., 3.]], [[-1., 0.], [0., 5.]]], [1., 1.], [[1., 0.]])
@@ -163,7 +171,7 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
     >>> c.verdict, c.exact
     ('commute', False)
     """
-    check_pair(weights, automaton, classes=False)
+    check_compatible(weights, automaton, classes=False, required=False)
     tol = check_tolerance(tol)
     word_length = check_positive_int(word_length, "word_length")
     max_words = check_positive_int(max_words, "max_words", minimum=0)
@@ -195,14 +203,11 @@ def commutators(weights, automaton=None, word_length: int = 2, max_words: int = 
                 words.append(WordCommutator(u, v, 0.0 if ez else commutator_norm(Mu, Mv), ez))
     visited, vdim = None, None
     if not weights.exact and n > 1:
-        from .relations import visited_basis
-
-        h0 = weights.float_arrays()[1]
-        V = visited_basis(Af, h0, rank_tol=0.05)
-        if V.shape[1]:
-            C = np.einsum("ia,sij,jb->sab", V, Af, V)  # (symbols, r, r): compressions V^T A V
+        span = visited_span(weights) if span is None else span
+        if span.dim:
+            C = span.compressed  # (symbols, r, r): compressions V^T A V
             visited = tuple(tuple(commutator_norm(C[a], C[b]) for b in range(n)) for a in range(n))
-            vdim = int(V.shape[1])
+            vdim = span.dim
     return Commutators(
         names,
         tuple(tuple(r) for r in norms),

@@ -48,9 +48,11 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from bilinear.constructions.floatrun import check_compatible, float_steps, run_float, unit_rows
 from bilinear.errors import AnalysisError, MonoidTooLargeError
+from bilinear.metrics import normalized_accuracy
 
-from .matrices import check_pair, check_positive_int, check_tolerance
+from .matrices import check_positive_int, check_tolerance
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "run_network"]
 
@@ -208,40 +210,15 @@ class Extraction:
         }
 
 
-def _unit_rows(H: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(H, axis=1, keepdims=True)
-    np.divide(H, n, out=H, where=n > 0)
-    return H
-
-
-def _step(H: np.ndarray, A: np.ndarray, symbols: np.ndarray) -> np.ndarray:
-    """One renormalised step for a batch: rows grouped by token, one GEMM per symbol.
-
-    H (batch, hidden), A (symbols, hidden, hidden), symbols (batch,) -> (batch, hidden)."""
-    out = np.empty_like(H)
-    for s in range(A.shape[0]):
-        idx = np.flatnonzero(symbols == s)
-        if idx.size:
-            out[idx] = H[idx] @ A[s].T
-    return _unit_rows(out)
-
-
 def run_network(weights, words: np.ndarray) -> np.ndarray:
-    """Predicted classes after every step, (batch, time), with renormalisation (float).
+    """Predicted classes after every step, (batch, time), with renormalisation (float):
+    :func:`bilinear.constructions.floatrun.run_float`'s labels.
 
     >>> from bilinear.analysis.examples import cyclic_rotation2d
     >>> run_network(cyclic_rotation2d(5), np.array([[1, 1, 3]])).tolist()
     [[1, 2, 0]]
     """
-    A, h0, R = weights.float_arrays()
-    words = np.asarray(words, dtype=np.int64)
-    batch, time = words.shape
-    H = _unit_rows(np.repeat(h0[None, :].astype(float), batch, axis=0))
-    out = np.empty((batch, time), dtype=np.int64)
-    for t in range(time):
-        H = _step(H, A, words[:, t])
-        out[:, t] = np.argmax(H @ R.T, axis=1)
-    return out
+    return run_float(weights, words).labels
 
 
 class _Clusters:
@@ -382,13 +359,6 @@ class _Signatures:
 MAX_SIGNATURE_WORDS = 1024
 
 
-def _normalised_accuracy(acc, n_classes: int):
-    if n_classes <= 1:
-        return np.ones_like(np.asarray(acc, dtype=float))
-    chance = 1.0 / n_classes
-    return (np.asarray(acc, dtype=float) - chance) / (1.0 - chance)
-
-
 def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
     """Extract the automaton implemented by ``weights`` and compare it with ``automaton``.
 
@@ -399,7 +369,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
 
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
     """
-    check_pair(weights, automaton)
+    check_compatible(weights, automaton)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
     config.validated()
@@ -432,45 +402,13 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
 
 
 def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float, method: str) -> Extraction:
-    from bilinear.automata.automaton import Automaton
-    from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
-
-    S, d = A.shape[0], A.shape[1]
-    N, T = words.shape
     B = int(burn_in)
-    if method == "geometry":
-        clusters = _Clusters(d, config.tol, config.max_states)
-    else:
-        clusters = _Signatures(A, R, config.horizon, config.max_states)
-    h = _unit_rows(h0[None, :].astype(float).copy())
-    ids = np.full((N, T + 1), -1, dtype=np.int64)  # (batch, time + 1) cluster of every prefix
-    if B == 0:
-        ids[:, 0] = int(clusters.assign(h)[0])
-    pred = np.empty((N, T), dtype=np.int64)
-    H = np.repeat(h, N, axis=0)
-    for t in range(T):
-        H = _step(H, A, words[:, t])
-        pred[:, t] = np.argmax(H @ R.T, axis=1)
-        if t + 1 >= B and not clusters.overflow:
-            ids[:, t + 1] = clusters.assign(H)
-    correct = pred == truth
-    acc_t = _normalised_accuracy(correct.mean(axis=0), automaton.n_classes)
-    accuracy = float(_normalised_accuracy(correct.mean(), automaton.n_classes))
-    first_error = None
-    wrong = np.flatnonzero(~correct.all(axis=0))
-    if wrong.size:
-        t = int(wrong[0])
-        b = int(np.flatnonzero(~correct[:, t])[0])
-        first_error = tuple(int(x) for x in words[b, : t + 1])
-
-    start_word = tuple(int(x) for x in words[0, :B])
+    clusters, ids, pred = _observe(A, h0, R, config, words, B, method)
     common = dict(
-        accuracy=accuracy,
-        accuracy_by_length=tuple(float(x) for x in acc_t),
-        first_error=first_error,
+        _accuracies(pred, truth, words, automaton.n_classes),
         config=config,
         burn_in=B,
-        start_word=start_word,
+        start_word=tuple(int(x) for x in words[0, :B]),
         method=method,
     )
     if clusters.overflow:
@@ -482,70 +420,20 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
             isomorphic=None, distinguishing_word=None, distinguishing_text=None, classification=None,
             seconds=_time.perf_counter() - started, **common,
         )
-
-    K = clusters.k
-    start = int(ids[0, B])
-    # transitions by majority vote: key = (cluster * S + symbol) * K + successor
-    keys = ((ids[:, B:-1] * S + words[:, B:]) * K + ids[:, B + 1:]).ravel()
-    uniq, counts = np.unique(keys, return_counts=True)
-    src, succ = uniq // K, uniq % K  # src = cluster * S + symbol
-    order = np.lexsort((-counts, src))  # per source, the most frequent successor first
-    src_o, succ_o, cnt_o = src[order], succ[order], counts[order]
-    first = np.ones(src_o.size, dtype=bool)
-    first[1:] = src_o[1:] != src_o[:-1]
-    delta = np.full(K * S, -1, dtype=np.int64)
-    delta[src_o[first]] = succ_o[first]
-    n_sources = int(first.sum())
-    conflicts = int(src_o.size - n_sources)
-    conflict_fraction = float(1.0 - cnt_o[first].sum() / cnt_o.sum()) if cnt_o.size else 0.0
-    unobserved = 0
+    S, K = A.shape[0], clusters.k
+    delta, conflicts, conflict_fraction = _majority(ids[:, B:], words[:, B:], K, S)
     if method == "geometry":
-        centres = clusters.centres[:K]
-        for code in np.flatnonzero(delta < 0):
-            c, s = divmod(int(code), S)
-            x = _unit_rows((A[s] @ centres[c])[None, :])
-            D = clusters._dist(x, centres, clusters.sq[:K])[0]
-            delta[code] = int(np.argmin(D))
-            unobserved += 1
-        labels = np.argmax(centres @ R.T, axis=1)  # (states,)
-        within, between = clusters.bounds()
+        labels, unobserved, within, between, margin = _complete_geometry(clusters, delta, A, R)
         separated = bool(K == 1 or between > within)
-        margin = None
     else:
-        # an unobserved transition: apply the network to the state's first member and look up
-        # the signature; an unknown signature is counted and falls back to a self-loop
-        for code in np.flatnonzero(delta < 0):
-            c, s = divmod(int(code), S)
-            target = clusters.lookup(_unit_rows((A[s] @ clusters.representatives[c])[None, :])[0])
-            delta[code] = target if target >= 0 else c
-            unobserved += int(target < 0)
-        labels = np.array([int(sig[0]) for sig in clusters.signatures], dtype=np.int64)
-        within, between = float("nan"), float("nan")
-        margin = clusters.margin
+        labels, unobserved, within, between, margin = _complete_behaviour(clusters, delta, A)
         separated = bool(margin > 0 and unobserved == 0 and conflicts == 0)
-    delta = delta.reshape(K, S).T  # (symbols, states)
-    lo = max(B, 1)
-    label_keys = np.unique(ids[:, lo:].ravel() * automaton.n_classes + pred[:, lo - 1:].ravel())
-    label_conflicts = int(label_keys.size - np.unique(label_keys // automaton.n_classes).size)
-    extracted = Automaton(
-        delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
-        name=f"extracted({automaton.name})" if automaton.name else "extracted",
+    lo, C = max(B, 1), automaton.n_classes
+    label_keys = np.unique(ids[:, lo:].ravel() * C + pred[:, lo - 1:].ravel())
+    label_conflicts = int(label_keys.size - np.unique(label_keys // C).size)
+    extracted, minimal, iso, word, classification = _compare(
+        automaton, delta.reshape(K, S).T, int(ids[0, B]), labels, common["start_word"], config.monoid_limit
     )
-    # after a burn-in, compare with the true automaton started where the first word's prefix leads
-    reference = automaton
-    if B:
-        reference = Automaton(
-            automaton.delta, start=automaton.run(start_word), labels=automaton.labels,
-            symbols=automaton.symbols, classes=automaton.classes, name=automaton.name,
-        )
-    minimal = minimize(extracted)
-    iso = isomorphism(minimal, minimize(reference)) is not None
-    word = None if iso else distinguishing_word(extracted, reference)
-    classification = None
-    try:
-        classification = minimal.monoid(limit=config.monoid_limit).classification
-    except MonoidTooLargeError:
-        classification = f"monoid larger than {config.monoid_limit} elements"
     return Extraction(
         status="ok",
         automaton=extracted,
@@ -566,3 +454,120 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
         margin=margin,
         **common,
     )
+
+
+def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str):
+    """Run the network on ``words`` (batch, time) and cluster every state from step ``B`` on.
+
+    Returns the clustering, ``ids`` (batch, time + 1) the cluster of every prefix (-1 before the
+    burn-in or after an overflow) and ``pred`` (batch, time) the predicted class of every prefix.
+    """
+    N, T = words.shape
+    if method == "geometry":
+        clusters = _Clusters(A.shape[1], config.tol, config.max_states)
+    else:
+        clusters = _Signatures(A, R, config.horizon, config.max_states)
+    ids = np.full((N, T + 1), -1, dtype=np.int64)
+    if B == 0:
+        ids[:, 0] = int(clusters.assign(unit_rows(h0[None, :].astype(float).copy()))[0])
+    pred = np.empty((N, T), dtype=np.int64)
+    RT = R.T
+    for t, H in enumerate(float_steps(A, h0, words)):
+        pred[:, t] = np.argmax(H @ RT, axis=1)
+        if t + 1 >= B and not clusters.overflow:
+            ids[:, t + 1] = clusters.assign(H)
+    return clusters, ids, pred
+
+
+def _accuracies(pred, truth, words, n_classes: int) -> dict:
+    """Normalised accuracy overall and by length, and the first error (shortest, then first word)."""
+    correct = pred == truth
+    first_error = None
+    wrong = np.flatnonzero(~correct.all(axis=0))
+    if wrong.size:
+        t = int(wrong[0])
+        b = int(np.flatnonzero(~correct[:, t])[0])
+        first_error = tuple(int(x) for x in words[b, : t + 1])
+    return dict(
+        accuracy=float(normalized_accuracy(correct.mean(), n_classes)),
+        accuracy_by_length=tuple(float(x) for x in normalized_accuracy(correct.mean(axis=0), n_classes)),
+        first_error=first_error,
+    )
+
+
+def _majority(ids, words, K: int, S: int):
+    """Transitions by majority vote from the clusters ``ids`` (batch, time + 1) of the prefixes of
+    ``words`` (batch, time): ``delta`` (K * S,) indexed by ``cluster * S + symbol`` (-1 when never
+    observed), the number of conflicting sources and the fraction of votes against the majority."""
+    keys = ((ids[:, :-1] * S + words) * K + ids[:, 1:]).ravel()
+    uniq, counts = np.unique(keys, return_counts=True)
+    src, succ = uniq // K, uniq % K  # src = cluster * S + symbol
+    order = np.lexsort((-counts, src))  # per source, the most frequent successor first
+    src_o, succ_o, cnt_o = src[order], succ[order], counts[order]
+    first = np.ones(src_o.size, dtype=bool)
+    first[1:] = src_o[1:] != src_o[:-1]
+    delta = np.full(K * S, -1, dtype=np.int64)
+    delta[src_o[first]] = succ_o[first]
+    conflicts = int(src_o.size - int(first.sum()))
+    conflict_fraction = float(1.0 - cnt_o[first].sum() / cnt_o.sum()) if cnt_o.size else 0.0
+    return delta, conflicts, conflict_fraction
+
+
+def _complete_geometry(clusters: "_Clusters", delta, A, R):
+    """Fill unobserved transitions (apply A[s] to the centre, nearest centre); label each cluster
+    by the readout at its centre.  Returns (labels, unobserved, within, between, margin=None)."""
+    K, S = clusters.k, A.shape[0]
+    centres = clusters.centres[:K]
+    unobserved = 0
+    for code in np.flatnonzero(delta < 0):
+        c, s = divmod(int(code), S)
+        x = unit_rows((A[s] @ centres[c])[None, :])
+        D = clusters._dist(x, centres, clusters.sq[:K])[0]
+        delta[code] = int(np.argmin(D))
+        unobserved += 1
+    labels = np.argmax(centres @ R.T, axis=1)  # (states,)
+    within, between = clusters.bounds()
+    return labels, unobserved, within, between, None
+
+
+def _complete_behaviour(clusters: "_Signatures", delta, A):
+    """Fill unobserved transitions: apply the network to the state's first member and look up
+    the signature; an unknown signature is counted and falls back to a self-loop.  Returns
+    (labels, unobserved, within=nan, between=nan, margin)."""
+    S = A.shape[0]
+    unobserved = 0
+    for code in np.flatnonzero(delta < 0):
+        c, s = divmod(int(code), S)
+        target = clusters.lookup(unit_rows((A[s] @ clusters.representatives[c])[None, :])[0])
+        delta[code] = target if target >= 0 else c
+        unobserved += int(target < 0)
+    labels = np.array([int(sig[0]) for sig in clusters.signatures], dtype=np.int64)
+    return labels, unobserved, float("nan"), float("nan"), clusters.margin
+
+
+def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int):
+    """Build the extracted automaton (``delta`` (symbols, states)), minimise it and compare it
+    with ``automaton`` started where ``start_word`` leads (the burn-in prefix).
+
+    Returns (extracted, minimal, isomorphic, distinguishing word or None, classification)."""
+    from bilinear.automata.automaton import Automaton
+    from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
+
+    extracted = Automaton(
+        delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
+        name=f"extracted({automaton.name})" if automaton.name else "extracted",
+    )
+    reference = automaton
+    if start_word:
+        reference = Automaton(
+            automaton.delta, start=automaton.run(start_word), labels=automaton.labels,
+            symbols=automaton.symbols, classes=automaton.classes, name=automaton.name,
+        )
+    minimal = minimize(extracted)
+    iso = isomorphism(minimal, minimize(reference)) is not None
+    word = None if iso else distinguishing_word(extracted, reference)
+    try:
+        classification = minimal.monoid(limit=monoid_limit).classification
+    except MonoidTooLargeError:
+        classification = f"monoid larger than {monoid_limit} elements"
+    return extracted, minimal, iso, word, classification

@@ -1,4 +1,4 @@
-"""Shared helpers of the analysis room: word products, exact scalar tests, input checks.
+"""Shared helpers of the analysis room: word products, exact scalar tests, parameter checks.
 
 A word ``w = a_1 ... a_T`` acts on the hidden state as ``A(w) = A[a_T] ... A[a_1]`` (the first
 symbol is applied first).  Hidden states matter only up to a *positive* scalar (the readout has no
@@ -31,7 +31,6 @@ from bilinear.errors import AnalysisError
 
 __all__ = [
     "check_tolerance",
-    "check_pair",
     "word_matrix",
     "words_up_to",
     "positive_multiple",
@@ -69,39 +68,6 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
     if int(value) < minimum:
         raise AnalysisError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
-
-
-def check_pair(weights, automaton, classes: bool = True) -> None:
-    """AnalysisError unless ``weights`` and ``automaton`` agree on symbols (and classes, if given).
-
-    >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.weights import Weights
-    >>> w = Weights("diagonal", [[[-1]]], [1], [[1], [-1]])
-    >>> check_pair(w, from_spec("parity"))
-    Traceback (most recent call last):
-    ...
-    bilinear.errors.AnalysisError: the weights have 1 symbol(s) but automaton 'parity' has 2
-    """
-    from bilinear.automata.automaton import Automaton
-    from bilinear.constructions.weights import Weights
-
-    if not isinstance(weights, Weights):
-        raise AnalysisError(f"expected Weights, got {type(weights).__name__}")
-    if automaton is None:
-        return
-    if not isinstance(automaton, Automaton):
-        raise AnalysisError(f"expected an Automaton, got {type(automaton).__name__}")
-    name = automaton.name or "the automaton"
-    if weights.n_symbols != automaton.n_symbols:
-        raise AnalysisError(
-            f"the weights have {weights.n_symbols} symbol(s) but automaton {name!r} has "
-            f"{automaton.n_symbols}"
-        )
-    if classes and weights.n_classes != automaton.n_classes:
-        raise AnalysisError(
-            f"the weights' readout has {weights.n_classes} class(es) but automaton {name!r} has "
-            f"{automaton.n_classes}"
-        )
 
 
 def _identity_like(A: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ For each relation we report
   subspace containing h0 and invariant under every A_sigma; directions outside it never influence
   a prediction, so a network may be arbitrary there);
 * ``residual_visited``: the same on the span of the unit hidden states *visited at length*
-  (after ``burn_in`` random steps; :func:`visited_basis`).  A trained network often has extra
+  (after ``burn_in`` random steps; :func:`bilinear.analysis.span.visited_span`).  A trained network often has extra
   eigenvalues of modulus below the spectral radius: their directions are reachable but die out
   along any long word, so the relation need only hold where the states actually live;
 * ``exactly`` (exact weights): whether ``A(u) = c A(v)`` with ``c > 0`` exactly.
@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 
 from .matrices import (
-    check_pair,
     check_positive_int,
     check_tolerance,
     exact_enough,
@@ -46,8 +46,9 @@ from .matrices import (
     scale_free_distance,
     word_matrix,
 )
+from .span import VisitedSpan, visited_basis, visited_span
 
-__all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis"]
+__all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis", "visited_basis"]
 
 
 def reachable_basis(A: np.ndarray, h0: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
@@ -88,42 +89,6 @@ def reachable_basis(A: np.ndarray, h0: np.ndarray, rtol: float = 1e-9) -> np.nda
     if not basis:
         return np.zeros((d, 0))
     return np.stack(basis, axis=1)
-
-
-def visited_basis(
-    A: np.ndarray, h0: np.ndarray, burn_in: int = 50, words: int = 256, extra: int = 16,
-    seed: int = 0, rank_tol: float = 1e-6,
-) -> np.ndarray:
-    """Orthonormal basis (hidden, r) of the unit hidden states visited *at length*.
-
-    Runs ``words`` random words (seeded) of length ``burn_in + extra`` with renormalisation,
-    keeps the states after ``burn_in`` steps, and returns the left singular vectors whose
-    singular value exceeds ``rank_tol`` times the largest.  Directions a trained network
-    contracts (eigenvalues of modulus below the spectral radius) die out during the burn-in,
-    so this is the subspace on which the network's long-word behaviour lives.
-
-    >>> A = np.array([[[1., 0.], [0., 0.5]]])          # the second direction decays
-    >>> visited_basis(A, np.array([1., 1.]), burn_in=60).shape
-    (2, 1)
-    """
-    A = np.asarray(A, dtype=float)
-    h = np.asarray(h0, dtype=float)
-    rng = np.random.default_rng(seed)
-    seq = rng.integers(0, A.shape[0], size=(words, burn_in + extra))
-    H = np.repeat(h[None, :] / max(float(np.linalg.norm(h)), 1e-300), words, axis=0)
-    kept = []
-    for t in range(seq.shape[1]):
-        H = np.einsum("bij,bj->bi", A[seq[:, t]], H)
-        n = np.linalg.norm(H, axis=1, keepdims=True)
-        np.divide(H, n, out=H, where=n > 0)
-        if t + 1 >= burn_in:
-            kept.append(H.copy())
-    X = np.concatenate(kept, axis=0)  # (samples, hidden)
-    if not X.size or float(np.abs(X).max()) == 0.0:
-        return np.zeros((h.shape[0], 0))
-    U, S, _ = np.linalg.svd(X.T, full_matrices=False)
-    r = int(np.sum(S > rank_tol * S[0]))
-    return U[:, :r]
 
 
 @dataclass(frozen=True)
@@ -230,6 +195,7 @@ def relation_residuals(
     burn_in: int = 50,
     seed: int = 0,
     rank_tol: float = 0.05,
+    span: VisitedSpan | None = None,
 ) -> RelationReport:
     """Residuals of the automaton's defining relations (or of the given ``pairs`` of words).
 
@@ -237,12 +203,13 @@ def relation_residuals(
     ``max_relations`` are checked (``total`` says how many there are).  The visited subspace
     keeps the singular directions of the states visited after ``burn_in`` steps whose singular
     value exceeds ``rank_tol`` times the largest (a trained network leaks a little into
-    directions it contracts; ``rank_tol`` sets how little is ignored).
+    directions it contracts; ``rank_tol`` sets how little is ignored).  A precomputed ``span``
+    (:func:`~bilinear.analysis.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
 
     Raises AnalysisError when the symbol counts differ, ``tol`` is not positive, or the monoid
     exceeds ``monoid_limit``.
     """
-    check_pair(weights, automaton, classes=False)
+    check_compatible(weights, automaton, classes=False, required=pairs is None)
     tol = check_tolerance(tol)
     max_relations = check_positive_int(max_relations, "max_relations", minimum=0)
     if pairs is None:
@@ -261,9 +228,9 @@ def relation_residuals(
     Af = np.stack([float_matrix(A[a]) for a in range(weights.n_symbols)])
     h0 = float_matrix(weights.h0.reshape(1, -1))[0]
     Q = reachable_basis(Af, h0)
-    burn_in = check_positive_int(burn_in, "burn_in", minimum=0)
-    rank_tol = check_tolerance(rank_tol, "rank_tol")
-    V = visited_basis(Af, h0, burn_in=burn_in, seed=seed, rank_tol=rank_tol)
+    if span is None:
+        span = visited_span(weights, burn_in=burn_in, seed=seed, rank_tol=rank_tol)
+    V = span.basis
     exact = exact_enough(weights)
     out = []
     for u, v in pairs:
@@ -284,4 +251,4 @@ def relation_residuals(
         out.append(
             Relation(u, v, f"{_fmt(automaton, u)} = {_fmt(automaton, v)}", residual, reach, visited, exactly, holds)
         )
-    return RelationReport(tuple(out), total, tol, int(Q.shape[1]), int(V.shape[1]), burn_in, weights.dim)
+    return RelationReport(tuple(out), total, tol, int(Q.shape[1]), span.dim, span.burn_in, weights.dim)

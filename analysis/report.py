@@ -28,13 +28,15 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from bilinear.errors import AnalysisError
+from bilinear.constructions.floatrun import check_compatible
+from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
 from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract
-from .matrices import check_pair, check_positive_int, check_tolerance
+from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
+from .span import visited_span
 from .spectrum import Spectrum, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "ExtractConfig"]
@@ -117,8 +119,15 @@ class Report:
         })
 
     def to_markdown(self, figures: list[str] | None = None) -> str:
+        out = self._md_header() + self._md_spectra() + self._md_commutators() + self._md_relations()
+        if self.extraction is not None:
+            out += self._md_extraction()
+        if figures:
+            out += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
+        return "\n".join(out) + "\n"
+
+    def _md_header(self) -> list[str]:
         a = self.automaton
-        sp, co, rel, ex = self.spectrum, self.commutators, self.relations, self.extraction
         out = [f"# Analysis: {self.title}", ""]
         out.append(
             f"- automaton `{a.name or 'unnamed'}`: {a.n_states} states, {a.n_symbols} symbols, "
@@ -130,9 +139,11 @@ class Report:
         )
         for k, v in self.source.items():
             out.append(f"- {k}: {v}")
-        out += ["", "## Summary", ""] + [f"- {line}" for line in self.summary.splitlines()]
+        return out + ["", "## Summary", ""] + [f"- {line}" for line in self.summary.splitlines()]
 
-        out += ["", "## Spectra", ""]
+    def _md_spectra(self) -> list[str]:
+        sp = self.spectrum
+        out = ["", "## Spectra", ""]
         out.append(
             f"Eigenvalues divided by the spectral radius (hidden states are up to a positive scale; "
             f"|det|^(1/d) would be 0 for singular matrices). Orders up to scale: smallest i + p <= "
@@ -140,8 +151,7 @@ class Report:
             + ("decided exactly." if sp.exact else f"float, tolerance {sp.tol:g}.")
         )
         out += ["", "| matrix | order | index, period | exact | nearest roots (order: distance) | reading |", "|---|---|---|---|---|---|"]
-        rows = list(sp.symbols) + list(sp.words[:16]) + list(sp.blocks[:16])
-        for m in rows:
+        for m in list(sp.symbols) + list(sp.words[:16]) + list(sp.blocks[:16]):
             ip = "-" if m.index is None else f"{m.index}, {m.period}"
             roots = ", ".join(f"{r.order}: {r.distance:.1e}" for r in m.roots[:6])
             if len(m.roots) > 6:
@@ -150,67 +160,72 @@ class Report:
             if m.order is None and m.visited_order is not None:
                 order = f"≈{m.visited_order} ({m.visited_residual:.2g})"
             out.append(f"| {m.name} | {order} | {ip} | {m.exact} | {roots} | {m.reading} |")
+        return out
 
-        out += ["", "## Commutators", "", co.reading, ""]
+    def _md_commutators(self) -> list[str]:
+        co = self.commutators
+        out = ["", "## Commutators", "", co.reading, ""]
         n = len(co.symbols)
         if n <= 12:
             out.append("| | " + " | ".join(co.symbols) + " |")
             out.append("|---" * (n + 1) + "|")
             for i, s in enumerate(co.symbols):
                 out.append(f"| **{s}** | " + " | ".join(f"{x:.2g}" for x in co.norms[i]) + " |")
+        return out
 
-        out += ["", "## Relations", ""]
+    def _md_relations(self) -> list[str]:
+        rel = self.relations
+        out = ["", "## Relations", ""]
         if rel is None:
-            out.append(self.relations_note or "not computed")
-        else:
-            out.append(
-                rel.reading
-                + f". Residual: min over c >= 0 of ||A(u) - c A(v)|| / ||A(u)||; reachable subspace of "
-                f"dimension {rel.reachable_dim} of {rel.hidden}."
-            )
-            out += ["", "| relation | residual | on reachable subspace | exactly | holds |", "|---|---|---|---|---|"]
-            shown = sorted(rel.relations, key=lambda r: (r.holds, -r.residual_reachable))[:30]
-            for r in shown:
-                out.append(f"| `{r.text}` | {r.residual:.2e} | {r.residual_reachable:.2e} | {r.exactly} | {r.holds} |")
-            if len(rel.relations) > 30:
-                out.append(f"| ... {len(rel.relations) - 30} more | | | | |")
+            return out + [self.relations_note or "not computed"]
+        out.append(
+            rel.reading
+            + f". Residual: min over c >= 0 of ||A(u) - c A(v)|| / ||A(u)||; reachable subspace of "
+            f"dimension {rel.reachable_dim} of {rel.hidden}."
+        )
+        out += ["", "| relation | residual | on reachable subspace | exactly | holds |", "|---|---|---|---|---|"]
+        shown = sorted(rel.relations, key=lambda r: (r.holds, -r.residual_reachable))[:30]
+        for r in shown:
+            out.append(f"| `{r.text}` | {r.residual:.2e} | {r.residual_reachable:.2e} | {r.exactly} | {r.holds} |")
+        if len(rel.relations) > 30:
+            out.append(f"| ... {len(rel.relations) - 30} more | | | | |")
+        return out
 
-        if ex is not None:
-            c = ex.config
-            out += ["", "## Extraction", "", ex.reading, ""]
-            burn = f", burn-in {ex.burn_in} steps" if ex.burn_in else ""
-            if ex.method == "behaviour":
-                out.append(
-                    f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; states = label "
-                    f"signatures over every word of length <= {c.horizon}"
-                )
-                out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
-            elif ex.automaton is not None:
-                out.append(
-                    f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
-                )
-                out.append(
-                    f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                    f"{ex.between:.3g}; gap {('%.3g' % ex.gap) if ex.gap is not None else 'undefined'}"
-                )
+    def _md_extraction(self) -> list[str]:
+        ex = self.extraction
+        c = ex.config
+        out = ["", "## Extraction", "", ex.reading, ""]
+        burn = f", burn-in {ex.burn_in} steps" if ex.burn_in else ""
+        if ex.method == "behaviour":
             out.append(
-                f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
-                f"{ex.conflict_fraction:.3g}); unobserved transitions filled {ex.unobserved}; label conflicts "
-                f"{ex.label_conflicts}"
+                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; states = label "
+                f"signatures over every word of length <= {c.horizon}"
             )
-            acc = ex.accuracy_by_length
-            marks = sorted({1, 10, 100, 500, len(acc)} & set(range(1, len(acc) + 1)))
+            out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
+        elif ex.automaton is not None:
             out.append(
-                f"- network normalised accuracy {ex.accuracy:.4f}; at length "
-                + ", ".join(f"{t}: {acc[t - 1]:.3f}" for t in marks)
+                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
             )
-            if ex.first_error is not None:
-                out.append(f"- first network error among the samples: `{self.automaton.format_word(ex.first_error)}`")
-            if ex.distinguishing_word is not None:
-                out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
-        if figures:
-            out += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
-        return "\n".join(out) + "\n"
+            out.append(
+                f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
+                f"{ex.between:.3g}; gap {('%.3g' % ex.gap) if ex.gap is not None else 'undefined'}"
+            )
+        out.append(
+            f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
+            f"{ex.conflict_fraction:.3g}); unobserved transitions filled {ex.unobserved}; label conflicts "
+            f"{ex.label_conflicts}"
+        )
+        acc = ex.accuracy_by_length
+        marks = sorted({1, 10, 100, 500, len(acc)} & set(range(1, len(acc) + 1)))
+        out.append(
+            f"- network normalised accuracy {ex.accuracy:.4f}; at length "
+            + ", ".join(f"{t}: {acc[t - 1]:.3f}" for t in marks)
+        )
+        if ex.first_error is not None:
+            out.append(f"- first network error among the samples: `{self.automaton.format_word(ex.first_error)}`")
+        if ex.distinguishing_word is not None:
+            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
+        return out
 
     def write(self, out_dir, figures: bool = True) -> list[Path]:
         """Write ``report.json``, ``report.md`` and (by default) the figures into ``out_dir``."""
@@ -261,17 +276,18 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
     if not isinstance(config, AnalysisConfig):
         raise AnalysisError(f"config must be an AnalysisConfig, got {type(config).__name__}")
     config.validated()
-    check_pair(weights, automaton)
-    sp = spectrum(weights, automaton, max_order=config.max_order, word_length=config.word_length, tol=config.tol)
-    co = commutators(weights, automaton, word_length=config.word_length, tol=config.tol)
+    check_compatible(weights, automaton)
+    span = visited_span(weights)  # shared by the spectra, the commutators and the relations
+    sp = spectrum(weights, automaton, max_order=config.max_order, word_length=config.word_length, tol=config.tol, span=span)
+    co = commutators(weights, automaton, word_length=config.word_length, tol=config.tol, span=span)
     rel, note = None, None
     try:
-        rel = relation_residuals(weights, automaton, tol=config.tol, max_relations=config.max_relations,
-                                 monoid_limit=config.extract.monoid_limit)
-    except AnalysisError as exc:
-        if "cannot list the relations" not in str(exc):
-            raise
-        note = str(exc)
+        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+    except MonoidTooLargeError as exc:
+        note = f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
+    else:
+        rel = relation_residuals(weights, automaton, pairs=pairs, tol=config.tol,
+                                 max_relations=config.max_relations, span=span)
     ex = extract(weights, automaton, config.extract) if config.run_extraction else None
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {weights.variant}",

@@ -37,11 +37,11 @@ from typing import Sequence
 
 import numpy as np
 
+from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import AnalysisError
 
 from .matrices import (
     EXACT_MAX_DIM,
-    check_pair,
     check_positive_int,
     check_tolerance,
     float_matrix,
@@ -51,6 +51,7 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
+from .span import VisitedSpan, visited_span
 
 __all__ = [
     "RootMatch",
@@ -360,17 +361,13 @@ class Spectrum:
         }
 
 
-def _with_visited_orders(weights, symbols, max_order: int) -> tuple[MatrixSpectrum, ...]:
-    """For float weights: the approximate order of each A_sigma on the span V of the states
-    visited at length (see :func:`bilinear.analysis.relations.visited_basis`): the k <= max_order
-    minimising the scale-free distance of (V^T A V)^k from the identity, and that distance."""
+def _with_visited_orders(symbols, span: VisitedSpan, max_order: int) -> tuple[MatrixSpectrum, ...]:
+    """For float weights: the approximate order of each A_sigma on the visited span V
+    (:mod:`bilinear.analysis.span`): the k <= max_order minimising the scale-free distance of
+    (V^T A V)^k from the identity, and that distance."""
     from dataclasses import replace
 
-    from .relations import visited_basis
-
-    A, h0, _ = weights.float_arrays()
-    V = visited_basis(A, h0, rank_tol=0.05)
-    r = V.shape[1]
+    r = span.dim
     if r == 0:
         return symbols
     out = []
@@ -378,7 +375,7 @@ def _with_visited_orders(weights, symbols, max_order: int) -> tuple[MatrixSpectr
         if m.order is not None:
             out.append(m)
             continue
-        M = V.T @ A[m.word[0]] @ V  # (r, r): A compressed to the visited span
+        M = span.compressed[m.word[0]]  # (r, r): A compressed to the visited span
         P = np.eye(r)
         dists = []
         for k in range(1, max_order + 1):
@@ -414,13 +411,16 @@ def spectrum(
     word_length: int = 2,
     max_words: int = 64,
     tol: float = 1e-6,
+    span: VisitedSpan | None = None,
 ) -> Spectrum:
     """Spectra of ``weights``: every symbol, words of length 2..``word_length`` (at most
     ``max_words``, shortlex), and every diagonal block for block-structured variants.
 
     ``automaton`` (optional) only supplies symbol names and is checked for a matching symbol
     count.  ``tol`` is the scale-free tolerance of the float order test (unused for exact
-    weights of hidden size <= :data:`EXACT_MAX_DIM`).
+    weights of hidden size <= :data:`EXACT_MAX_DIM`).  Float weights whose symbols have no
+    order up to scale also get their nearest order on the visited span (``span``, computed with
+    :func:`~bilinear.analysis.span.visited_span` when needed and not given).
 
     >>> from bilinear.constructions.weights import Weights
     >>> w = Weights("diagonal", [[[-1, 0], [0, 1]], [[1, 0], [0, 1]]], [1, 1], [[1, 0]])
@@ -428,7 +428,7 @@ def spectrum(
     A_0 acts as a reflection
     A_1 acts as the identity (up to a positive scale)
     """
-    check_pair(weights, automaton, classes=False)
+    check_compatible(weights, automaton, classes=False, required=False)
     tol = check_tolerance(tol)
     max_order = check_positive_int(max_order, "max_order")
     word_length = check_positive_int(word_length, "word_length")
@@ -439,7 +439,7 @@ def spectrum(
         matrix_spectrum(A[a], f"A_{names[a]}", (a,), None, max_order, tol) for a in range(weights.n_symbols)
     )
     if any(m.order is None for m in symbols) and not weights.exact:
-        symbols = _with_visited_orders(weights, symbols, max_order)
+        symbols = _with_visited_orders(symbols, visited_span(weights) if span is None else span, max_order)
     words = []
     if word_length >= 2:
         for w in words_up_to(weights.n_symbols, word_length, min_length=2, limit=max_words):

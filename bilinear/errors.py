@@ -65,3 +65,11 @@ class CheckpointError(BilinearError, OSError):
 # --- analysis -----------------------------------------------------------------------------
 class AnalysisError(BilinearError, ValueError):
     """Analysis inputs are inconsistent (symbol counts, tolerances, unfinished runs)."""
+
+
+# --- shared -------------------------------------------------------------------------------
+class MismatchError(WeightsError, AnalysisError):
+    """Weights do not fit the automaton they are compared with (symbol or class count, type).
+
+    Raised by :func:`bilinear.constructions.floatrun.check_compatible` for every room, so it is
+    both a WeightsError (constructions) and an AnalysisError (analysis)."""

@@ -225,21 +225,16 @@ class Certificate:
         """
         from bilinear.errors import WeightsError
 
-        A, h0, R = weights.float_arrays()
-        if A.shape[0] != automaton.n_symbols or R.shape[0] != automaton.n_classes:
-            raise WeightsError(
-                f"weights have {A.shape[0]} symbols and {R.shape[0]} classes, the automaton "
-                f"{automaton.name or ''} {automaton.n_symbols} and {automaton.n_classes}"
-            )
+        from .floatrun import check_compatible, float_steps
+
+        check_compatible(weights, automaton)
         if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 0:
             raise WeightsError(f"max_n must be a non-negative integer, got {max_n!r}")
+        A, h0, R = weights.float_arrays()
 
-        def run(h, word):  # (hidden,) -> (hidden,), renormalised
-            for symbol in word:
-                h = A[symbol] @ h
-                norm = np.linalg.norm(h)
-                if norm > 0:
-                    h = h / norm
+        def run(h, word):  # (hidden,) -> (hidden,), the float run from h, renormalised
+            for H in float_steps(A, h, np.asarray([word], dtype=np.int64).reshape(1, len(word))):
+                h = H[0]
             return h
 
         def wrong(h, word) -> bool:

@@ -1,11 +1,9 @@
-"""Float check of weights against an automaton on long random words (theory §6).
+"""Float check of weights against an automaton on long random words.
 
-The hidden state is renormalised to unit Euclidean norm after every step.  Because the model is
-linear in h and the readout has no bias, this changes no prediction (argmax is invariant under
-positive scaling) and keeps the numbers finite at any length.  The run is vectorised over a
-batch of words with numpy: at each step the rows of the batch are grouped by their token and
-multiplied by that token's matrix (one GEMM per symbol), or, for large alphabets, by a gathered
-batched product.
+The network runs with the hidden state renormalised to unit Euclidean norm after every step
+(:func:`bilinear.constructions.floatrun.float_run`: the argmax is invariant under positive
+scaling, so no prediction changes and the numbers stay finite at any length), vectorised over
+the batch of words.
 
 Every prefix of every word is checked (positions 1..length, plus the empty word): ``accuracy``
 is the fraction of prefixes whose strict argmax is the automaton's label, ``worst_margin`` the
@@ -28,6 +26,7 @@ import numpy as np
 
 from bilinear.errors import WeightsError
 
+from .floatrun import check_compatible, float_run
 from .weights import Weights
 
 __all__ = ["check", "CheckResult", "float_run"]
@@ -68,19 +67,6 @@ class CheckResult:
         }
 
 
-def _validate(weights: Weights, automaton) -> None:
-    if not isinstance(weights, Weights):
-        raise WeightsError(f"check needs a Weights value, got {type(weights).__name__}")
-    if weights.n_symbols != automaton.n_symbols:
-        raise WeightsError(
-            f"weights have {weights.n_symbols} symbols but automaton {automaton.name} has {automaton.n_symbols}"
-        )
-    if weights.n_classes != automaton.n_classes:
-        raise WeightsError(
-            f"readout has {weights.n_classes} classes but automaton {automaton.name} has {automaton.n_classes}"
-        )
-
-
 def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """score[label] - max other score, per row; (batch, classes), (batch,) -> (batch,).
 
@@ -94,40 +80,13 @@ def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return own - scores.max(axis=1)
 
 
-def float_run(A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray | None = None):
-    """Run words (batch, time) with renormalisation; yield ``(t, H)`` after each step.
-
-    ``H`` is (batch, hidden), unit norm per row (rows that hit zero stay zero).  With
-    ``readout`` yield ``(t, scores (batch, classes))`` instead.
-    """
-    batch, length = words.shape
-    k, d, _ = A.shape
-    H = np.tile(h0 / (np.linalg.norm(h0) or 1.0), (batch, 1))
-    AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))
-    grouped = k <= 32 or k * d * d > batch * d * d
-    for t in range(length):
-        tokens = words[:, t]
-        if grouped:
-            new = np.empty_like(H)
-            for s in range(k):
-                idx = np.nonzero(tokens == s)[0]
-                if idx.size:
-                    new[idx] = H[idx] @ AT[s]
-        else:
-            new = np.einsum("bj,bji->bi", H, AT[tokens])
-        norms = np.linalg.norm(new, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        H = new / norms
-        yield t, (H if readout is None else H @ readout.T)
-
-
 def check(weights: Weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None) -> CheckResult:
     """Check ``weights`` against ``automaton`` on random words (uniform symbols, fixed length).
 
     ``word_batch`` (batch, time) of symbol indices replaces the random words when given.
     Exact weights are converted with ``to_float()``.
     """
-    _validate(weights, automaton)
+    check_compatible(weights, automaton)
     start = _time.perf_counter()
     if word_batch is None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 1:

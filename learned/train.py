@@ -34,6 +34,7 @@ from torch import nn
 from bilinear.automata import from_spec
 from bilinear.automata.data import sample_words
 from bilinear.errors import ConfigError
+from bilinear.metrics import normalized_accuracy
 
 from .config import TrainConfig
 from .registry import build_model, count_params, hidden_for_params, parse_model
@@ -56,14 +57,6 @@ __all__ = [
 TRAIN_EVAL_WORDS = 512
 #: Words per forward pass in evaluation.
 EVAL_BATCH = 256
-
-
-def normalized_accuracy(acc: float, n_classes: int) -> float:
-    """``(acc - 1/C) / (1 - 1/C)``: 0 at chance, 1 when perfect (``acc`` itself when C = 1)."""
-    if n_classes <= 1:
-        return float(acc)
-    chance = 1.0 / n_classes
-    return float((acc - chance) / (1.0 - chance))
 
 
 def resolve_device(name: str) -> torch.device:

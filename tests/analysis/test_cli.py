@@ -82,6 +82,6 @@ def test_weights_file(tmp_path, capsys):
     assert data["relations"]["all_hold"] is True
     # the same file against an automaton with another symbol count: one clear line, exit 2
     assert main(["analyze", "--weights", str(path), "cyclic:3", *FAST]) == 2
-    assert "2 symbol(s)" in capsys.readouterr().err
+    assert "weights have 2 symbols but automaton cyclic:3 has 3" in capsys.readouterr().err
     assert main(["analyze", "--weights", str(tmp_path / "missing.json"), "cyclic:3"]) == 2
     assert "missing.json" in capsys.readouterr().err

@@ -1,8 +1,6 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("bilinear.automata.monoid")
-
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
 from bilinear.analysis.extract import ExtractConfig, extract, run_network
 from bilinear.automata import Automaton, from_spec

@@ -1,4 +1,5 @@
-import pytest
+import subprocess
+import sys
 
 from bilinear.analysis.commutators import commutators
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2
@@ -33,11 +34,21 @@ def test_accuracy_figure(tmp_path):
     assert _png_size(accuracy_figure(ex, tmp_path / "a.png")) == (550, 350)
 
 
-def test_figures_do_not_touch_pyplot_state(tmp_path):
-    import sys
-
-    eigenvalue_figure(spectrum(cyclic_rotation2d(3)), tmp_path / "e.png")
-    if "matplotlib.pyplot" in sys.modules:  # someone else imported it: we must not have opened figures
-        import matplotlib.pyplot as plt
-
-        assert plt.get_fignums() == []
+def test_analysis_and_figures_never_load_pyplot(tmp_path):
+    # a fresh interpreter: importing the analysis and drawing every figure must not import pyplot
+    # (pyplot holds global figure state and picks a GUI backend)
+    code = (
+        "import sys\n"
+        "import bilinear.analysis\n"
+        "assert 'matplotlib.pyplot' not in sys.modules, 'import bilinear.analysis loaded pyplot'\n"
+        "from bilinear.analysis.examples import cyclic_rotation2d\n"
+        "from bilinear.analysis.figures import eigenvalue_figure\n"
+        "from bilinear.analysis.spectrum import spectrum\n"
+        f"eigenvalue_figure(spectrum(cyclic_rotation2d(3)), {str(tmp_path / 'e.png')!r})\n"
+        "assert 'matplotlib.pyplot' not in sys.modules, 'drawing a figure loaded pyplot'\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert _png_size(tmp_path / "e.png") == (500, 500)

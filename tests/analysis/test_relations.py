@@ -64,14 +64,12 @@ def test_reachable_basis_is_orthonormal_and_invariant(d, seed):
 
 
 def test_monoid_relations_of_constructions_hold():
-    pytest.importorskip("bilinear.automata.monoid")
     for w, spec in [(cyclic_rotation2d(5), "cyclic:5"), (dihedral_block2(4), "dihedral:4"), (one_hot(from_spec("flipflop:2")), "flipflop:2")]:
         rel = relation_residuals(w, from_spec(spec))
         assert rel.total > 0 and rel.all_hold and all(r.exactly for r in rel.relations), spec
 
 
 def test_monoid_relations_of_broken_weights_fail():
-    pytest.importorskip("bilinear.automata.monoid")
     rel = relation_residuals(cyclic_rotation2d(5, angle_error=0.05), from_spec("cyclic:5"))
     assert not rel.all_hold and rel.failing
 

@@ -8,10 +8,9 @@ from bilinear.analysis import AnalysisConfig, ExtractConfig, analyze
 from bilinear.analysis.cli import load_target
 from bilinear.cli import main
 from bilinear.errors import AnalysisError
-
-train_mod = pytest.importorskip("bilinear.learned.train")
-runs_mod = pytest.importorskip("bilinear.learned.runs")
-from bilinear.learned.config import TrainConfig  # noqa: E402
+from bilinear.learned.config import TrainConfig
+from bilinear.learned.runs import RunDir
+from bilinear.learned.train import train
 
 # every field that shapes the trained weights is pinned, so that changes of the defaults elsewhere
 # do not change what this test analyses
@@ -25,7 +24,7 @@ CONFIG = TrainConfig(
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("runs") / "cyclic5-full"
-    result = train_mod.train(CONFIG, runs_mod.RunDir(path, CONFIG))
+    result = train(CONFIG, RunDir(path, CONFIG))
     assert result["test_accuracy_normalized"] == 1.0  # the run generalises to length 100
     return path
 

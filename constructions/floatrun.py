@@ -1,0 +1,191 @@
+"""The float run of a bilinear network on a batch of words, renormalised at every step.
+
+Every float consumer of a :class:`~bilinear.constructions.weights.Weights` (the float check, the
+extraction, the visited span of the analysis, a certificate's failing word) runs the network the
+same way, written once here:
+
+    h_0 = h0 / ||h0||,   h_t = A[w_t] h_{t-1} / ||A[w_t] h_{t-1}||,   scores_t = R h_t.
+
+The readout has no bias and the model is linear in h, so the renormalisation changes no
+prediction (the argmax is invariant under positive scaling) and keeps the numbers finite at any
+length.  A row that reaches 0 stays 0 (its scores are 0: a tie, never a strict argmax).
+
+The batch is advanced one step at a time.  ``method="grouped"`` groups the rows of the batch by
+their token and multiplies each group by that token's matrix (one GEMM per symbol per step);
+``"gathered"`` gathers every row's matrix and does one batched product (fewer Python steps for
+large alphabets); ``"auto"`` groups for up to 32 symbols, and also when the gathered matrices
+(batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  Both give the same
+states up to rounding.
+
+:func:`check_compatible` is the one check that a Weights value and an automaton fit together
+(symbol count, class count, types); it raises :class:`~bilinear.errors.MismatchError`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from bilinear.constructions.registry import build
+>>> w = build("cyclic:5", "rotation2d")
+>>> r = run_float(w, np.array([[1, 1, 3], [4, 0, 0]]), hidden=True)
+>>> r.labels.tolist(), r.hidden.shape
+([[1, 2, 0], [4, 4, 4]], (2, 3, 2))
+>>> [H.shape for H in float_steps(*w.float_arrays()[:2], np.array([[1, 1, 3]]))]
+[(1, 2), (1, 2), (1, 2)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from bilinear.errors import MismatchError, WeightsError
+
+__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "run_float", "unit_rows", "METHODS"]
+
+#: Ways of advancing the batch (see the module docstring).
+METHODS = ("auto", "grouped", "gathered")
+
+#: "auto" groups rows by token for alphabets up to this size.
+GROUPED_MAX_SYMBOLS = 32
+#: "auto" never gathers more floats than this per step (256 MiB).
+GATHER_MAX_FLOATS = 1 << 25
+
+
+def check_compatible(weights, automaton, *, classes: bool = True, required: bool = True) -> None:
+    """MismatchError unless ``weights`` is a Weights value that fits ``automaton``.
+
+    Fits: the same number of symbols and (with ``classes``) as many readout rows as the
+    automaton has classes.  ``automaton`` may be None only when ``required`` is False (then only
+    the type of ``weights`` is checked).  The message names the mismatch and both shapes.
+
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.constructions.weights import Weights
+    >>> w = Weights("diagonal", [[[-1]]], [1], [[1], [-1]])
+    >>> check_compatible(w, from_spec("parity"))
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.MismatchError: weights have 1 symbols but automaton parity has 2 (weights: 1 symbols and 2 classes; automaton: 2 symbols and 2 classes)
+    """
+    from bilinear.automata.automaton import Automaton
+
+    from .weights import Weights
+
+    if not isinstance(weights, Weights):
+        raise MismatchError(f"expected a Weights value, got {type(weights).__name__}")
+    if automaton is None and not required:
+        return
+    if not isinstance(automaton, Automaton):
+        raise MismatchError(f"expected an Automaton to compare the weights with, got {type(automaton).__name__}")
+    name = automaton.name or "(unnamed)"
+    both = (
+        f" (weights: {weights.n_symbols} symbols and {weights.n_classes} classes; automaton: "
+        f"{automaton.n_symbols} symbols and {automaton.n_classes} classes)"
+    )
+    if weights.n_symbols != automaton.n_symbols:
+        raise MismatchError(
+            f"weights have {weights.n_symbols} symbols but automaton {name} has {automaton.n_symbols}{both}"
+        )
+    if classes and weights.n_classes != automaton.n_classes:
+        raise MismatchError(
+            f"readout has {weights.n_classes} classes but automaton {name} has {automaton.n_classes}{both}"
+        )
+
+
+def unit_rows(H: np.ndarray) -> np.ndarray:
+    """Divide every non-zero row of ``H`` (batch, hidden) by its norm, in place; returns ``H``."""
+    n = np.linalg.norm(H, axis=1, keepdims=True)
+    n[n == 0] = 1.0  # a zero row stays zero (a masked divide is slower for small hidden sizes)
+    H /= n
+    return H
+
+
+def _grouped(k: int, batch: int, d: int, method: str) -> bool:
+    if method not in METHODS:
+        raise WeightsError(f"unknown float-run method {method!r} (known: {', '.join(METHODS)})")
+    if method == "auto":
+        return k <= GROUPED_MAX_SYMBOLS or batch * d * d > GATHER_MAX_FLOATS
+    return method == "grouped"
+
+
+def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = "auto") -> Iterator[np.ndarray]:
+    """Yield the unit hidden states ``H_t`` (batch, hidden) after each step t = 1..time.
+
+    ``A`` (symbols, hidden, hidden) and ``h0`` (hidden,) are float arrays, ``words`` (batch, time)
+    symbol indices (not checked here: see :func:`run_float`).  Every yielded array is new (a
+    consumer may keep it).
+    """
+    words = np.asarray(words)
+    batch, length = words.shape
+    k = A.shape[0]
+    h = np.asarray(h0, dtype=float)
+    H = np.tile(h / (np.linalg.norm(h) or 1.0), (batch, 1))
+    AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
+    grouped = _grouped(k, batch, A.shape[1], method)
+    for t in range(length):
+        tokens = words[:, t]
+        if grouped:
+            new = np.empty_like(H)
+            for s in range(k):
+                idx = np.nonzero(tokens == s)[0]  # the rows whose token at step t is s
+                if idx.size:
+                    new[idx] = H[idx] @ AT[s]
+        else:
+            new = np.einsum("bj,bji->bi", H, AT[tokens])
+        H = unit_rows(new)
+        yield H
+
+
+def float_run(
+    A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray | None = None, method: str = "auto"
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(t, H)`` after each step (t = 0..time-1), ``H`` (batch, hidden) of unit rows;
+    with ``readout`` (classes, hidden) yield ``(t, scores (batch, classes))`` instead."""
+    for t, H in enumerate(float_steps(A, h0, words, method)):
+        yield t, (H if readout is None else H @ readout.T)
+
+
+@dataclass(frozen=True)
+class FloatRun:
+    """The result of :func:`run_float`: ``labels`` (batch, time) predicted classes after every
+    step; ``scores`` (batch, time, classes) and ``hidden`` (batch, time, hidden, unit rows) when
+    asked for, else None."""
+
+    labels: np.ndarray
+    scores: np.ndarray | None = None
+    hidden: np.ndarray | None = None
+
+
+def _words(weights, words) -> np.ndarray:
+    words = np.asarray(words)
+    if words.ndim != 2 or not (words.size == 0 or np.issubdtype(words.dtype, np.integer)):
+        raise WeightsError(
+            f"words must be a (batch, time) array of symbol indices, got shape {words.shape} ({words.dtype})"
+        )
+    if words.size and (words.min() < 0 or words.max() >= weights.n_symbols):
+        bad = int(words.min()) if words.min() < 0 else int(words.max())
+        raise WeightsError(f"words use symbol index {bad}, outside 0..{weights.n_symbols - 1}")
+    return words.astype(np.int64, copy=False)
+
+
+def run_float(weights, words, *, scores: bool = False, hidden: bool = False, method: str = "auto") -> FloatRun:
+    """Run ``weights`` (exact weights are converted to float) on ``words`` (batch, time).
+
+    Returns :class:`FloatRun`; ``hidden=True`` keeps every hidden state (batch * time * hidden
+    floats), ``scores=True`` every score vector.  For a per-step stream use :func:`float_steps`.
+    """
+    check_compatible(weights, None, required=False)
+    words = _words(weights, words)
+    A, h0, R = weights.float_arrays()
+    batch, time = words.shape
+    labels = np.empty((batch, time), dtype=np.int64)
+    S = np.empty((batch, time, R.shape[0])) if scores else None
+    Hs = np.empty((batch, time, A.shape[1])) if hidden else None
+    for t, H in enumerate(float_steps(A, h0, words, method)):
+        sc = H @ R.T
+        labels[:, t] = np.argmax(sc, axis=1)
+        if scores:
+            S[:, t] = sc
+        if hidden:
+            Hs[:, t] = H
+    return FloatRun(labels, S, Hs)

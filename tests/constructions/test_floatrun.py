@@ -1,0 +1,105 @@
+"""The one float run and the one compatibility check (constructions/floatrun.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bilinear.automata.families import from_spec
+from bilinear.constructions.check import check
+from bilinear.constructions.floatrun import check_compatible, float_run, float_steps, run_float
+from bilinear.constructions.prove import Proof, prove
+from bilinear.constructions.registry import build
+from bilinear.constructions.weights import Weights
+from bilinear.errors import AnalysisError, MismatchError, WeightsError
+
+
+@pytest.mark.parametrize("spec,variant", [("dihedral:5", "block:2"), ("cyclic:7", "rotation2d"), ("reset:3", "full")])
+def test_agrees_with_the_automaton_on_a_proved_construction(spec, variant):
+    a, w = from_spec(spec), build(spec, variant)
+    assert isinstance(prove(w, a), Proof)
+    words = np.random.default_rng(3).integers(0, a.n_symbols, size=(64, 300))
+    r = run_float(w, words, scores=True, hidden=True)
+    assert np.array_equal(r.labels, a.labels_batch(words, trace=True))
+    assert r.scores.shape == (64, 300, a.n_classes) and r.hidden.shape == (64, 300, w.dim)
+    assert np.allclose(r.scores, r.hidden @ w.float_arrays()[2].T)
+
+
+def test_hidden_states_have_unit_norm_at_any_scale():
+    A, h0, R = build("cyclic:5", "rotation2d").float_arrays()
+    big = Weights("rotation2d", 1e3 * A, 7.0 * h0, R)  # unnormalised: overflows after ~100 steps
+    r = run_float(big, np.ones((3, 500), dtype=np.int64), hidden=True)
+    assert np.allclose(np.linalg.norm(r.hidden, axis=2), 1.0)
+    assert np.array_equal(r.labels[0], (np.arange(500) + 1) % 5)
+
+
+def test_zero_rows_stay_zero():
+    w = Weights("full", [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]], [1.0, 0.0], [[1.0, 0.0]])
+    H = list(float_steps(*w.float_arrays()[:2], np.array([[0, 1, 0], [0, 0, 0]])))
+    assert np.allclose(H[0], [[1, 0], [1, 0]])
+    assert np.array_equal(H[2][0], [0.0, 0.0]) and np.allclose(H[2][1], [1, 0])
+
+
+def test_grouped_and_gathered_paths_agree():
+    rng = np.random.default_rng(0)
+    k, d = 40, 6  # more symbols than "auto" groups
+    A, h0, R = rng.normal(size=(k, d, d)), rng.normal(size=d), rng.normal(size=(3, d))
+    words = rng.integers(0, k, size=(50, 80))
+    grouped = np.stack(list(float_steps(A, h0, words, method="grouped")), axis=1)
+    gathered = np.stack(list(float_steps(A, h0, words, method="gathered")), axis=1)
+    auto = np.stack(list(float_steps(A, h0, words)), axis=1)
+    assert grouped.shape == (50, 80, d)
+    assert np.allclose(grouped, gathered, atol=1e-9) and np.allclose(auto, gathered, atol=1e-9)
+    w = Weights("full", A, h0, R)
+    assert np.array_equal(run_float(w, words, method="grouped").labels, run_float(w, words, method="gathered").labels)
+    # the (t, scores) stream of check is the same run
+    scores = np.stack([s for _, s in float_run(A, h0, words, R)], axis=1)
+    assert np.allclose(scores, grouped @ R.T)
+
+
+def test_bad_words_and_method():
+    w = build("parity", "diagonal")
+    with pytest.raises(WeightsError, match="symbol index 2, outside 0..1"):
+        run_float(w, [[0, 2]])
+    with pytest.raises(WeightsError, match="symbol index -1"):
+        run_float(w, [[0, -1]])
+    with pytest.raises(WeightsError, match=r"\(batch, time\)"):
+        run_float(w, [0, 1])
+    with pytest.raises(WeightsError, match="method 'fast'"):
+        run_float(w, [[0, 1]], method="fast")
+    with pytest.raises(MismatchError, match="Weights value, got list"):
+        run_float([[1]], [[0]])
+
+
+def test_mismatch_names_the_mismatch_and_is_both_error_types():
+    w = build("dihedral:4", "block:2")  # 2 symbols, 8 classes
+    with pytest.raises(MismatchError, match="weights have 2 symbols but automaton cyclic:3 has 3") as info:
+        check_compatible(w, from_spec("cyclic:3"))
+    assert "weights: 2 symbols and 8 classes; automaton: 3 symbols and 3 classes" in str(info.value)
+    assert isinstance(info.value, WeightsError) and isinstance(info.value, AnalysisError)
+    with pytest.raises(MismatchError, match="readout has 8 classes but automaton parity has 2"):
+        check_compatible(w, from_spec("parity"))
+    check_compatible(w, from_spec("parity"), classes=False)  # symbols only: fits
+    check_compatible(w, None, required=False)
+    with pytest.raises(MismatchError, match="expected an Automaton .* got NoneType"):
+        check_compatible(w, None)
+    with pytest.raises(MismatchError, match="expected an Automaton .* got str"):
+        check_compatible(w, "dihedral:4")
+    with pytest.raises(MismatchError, match="expected a Weights value, got ndarray"):
+        check_compatible(np.eye(2), from_spec("parity"))
+
+
+def test_every_room_raises_the_same_typed_error_for_a_missing_automaton():
+    from bilinear.analysis import analyze, extract, relation_residuals
+    from bilinear.constructions.certificates import certify
+
+    w = build("parity", "diagonal")
+    for call in (
+        lambda: check(w, None),
+        lambda: extract(w, None),
+        lambda: analyze(w, None),
+        lambda: relation_residuals(w, None),
+        lambda: certify(from_spec("cyclic:3"), "positive").failing_word(w, None),
+    ):
+        with pytest.raises(MismatchError, match="got NoneType"):
+            call()
