@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from bilinear.cli import positive_int
+from bilinear.cli import positive_float, positive_int
 from bilinear.errors import ConstructionError, WeightsError
 
 __all__ = ["register", "verify_cell"]
@@ -28,7 +28,9 @@ def _certify(automaton, variant):
     return certify(automaton, variant)
 
 
-def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=None) -> dict:
+def verify_cell(
+    spec: str, variant: str, bound: int | None = None, weights_path=None, time_budget=None, progress=None
+) -> dict:
     """The JSON-ready verdict of ``bilinear verify`` (see the module docstring).
 
     >>> verify_cell("dihedral:6", "block:2")["status"], verify_cell("dihedral:6", "block:2")["dim"]
@@ -62,7 +64,7 @@ def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=
                 out.update(status="open", dim=None, reason=str(exc))
             return out
         out["source"] = "construction"
-    result = prove(weights, automaton, bound=bound)
+    result = prove(weights, automaton, bound=bound, progress=progress, time_budget=time_budget)
     out["dim"] = weights.dim
     out["exact"] = weights.exact
     out["states_explored"] = result.states_explored
@@ -117,7 +119,9 @@ def _text(out: dict) -> str:
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    out = verify_cell(args.spec, args.variant, bound=args.bound, weights_path=args.weights)
+    out = verify_cell(
+        args.spec, args.variant, bound=args.bound, weights_path=args.weights, time_budget=args.time_budget, progress=True
+    )
     if args.float and out["status"] in ("proved", "counterexample", "open") and out.get("dim") is not None:
         from bilinear.automata.families import from_spec
 
@@ -158,6 +162,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
     p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
