@@ -265,6 +265,8 @@ class _Int64Closure:
 
     def __init__(self, A: np.ndarray, h0: np.ndarray, R: np.ndarray, automaton, bound: int, search):
         self.A, self.h0, self.R = A, h0, R
+        k, d = A.shape[0], A.shape[1]
+        self.step = np.ascontiguousarray(A.reshape(k * d, d).T)  # H @ step: every A[s] @ h at once
         self.a_row = max(int(np.abs(A).sum(axis=2).max()), 1)
         self.r_row = max(int(np.abs(R).sum(axis=1).max()), 1)
         self.automaton, self.bound, self.search = automaton, bound, search
@@ -340,7 +342,7 @@ class _Int64Closure:
             H = np.stack([self.hidden[search.hidden[i]] for i in frontier])  # (frontier, hidden)
             if int(np.abs(H).max(initial=0)) * self.a_row * self.r_row >= _INT64_SAFE:
                 return None
-            H2 = self.ids(np.einsum("sij,nj->nsi", self.A, H).reshape(-1, d))  # parent-major, then symbol
+            H2 = self.ids((H @ self.step).reshape(-1, d))  # parent-major, then symbol
             Q2 = automaton.delta[:, [search.q[i] for i in frontier]].T.reshape(-1)
             new = [search.add(int(Q2[j]), int(H2[j]), frontier[j // k], j % k) for j in range(len(Q2))]
             new = [i for i in new if i is not None]
