@@ -120,7 +120,8 @@ def _text(out: dict) -> str:
 
 def _run_verify(args: argparse.Namespace) -> int:
     out = verify_cell(
-        args.spec, args.variant, bound=args.bound, weights_path=args.weights, time_budget=args.time_budget, progress=True
+        args.spec, args.variant, bound=args.bound, weights_path=args.weights,
+        time_budget=args.time_budget, progress=True,
     )
     if args.float and out["status"] in ("proved", "counterexample", "open") and out.get("dim") is not None:
         from bilinear.automata.families import from_spec

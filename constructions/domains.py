@@ -27,7 +27,16 @@ import numpy as np
 
 from .field import CyclotomicField, FieldElement, real_poly_sign
 
-__all__ = ["Domain", "RationalDomain", "IntegerDomain", "CyclotomicDomain", "sparse_rows", "choose_domain", "direction_bucket", "EPS"]
+__all__ = [
+    "Domain",
+    "RationalDomain",
+    "IntegerDomain",
+    "CyclotomicDomain",
+    "sparse_rows",
+    "choose_domain",
+    "direction_bucket",
+    "EPS",
+]
 
 EPS = 2.0**-50  # generous unit round-off for the float screen
 

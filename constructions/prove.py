@@ -1,14 +1,15 @@
 """Exact proof that weights compute an automaton on every word of every length.
 
-The check (Theorem 5 of docs/theory.md, the inductive proof): explore breadth-first the pairs ``(q, [h])`` reachable from
-``(q0, [h0])`` under ``(q, [h]) -> (delta(q, a), [A[a] h])``, where ``[h]`` is ``h`` up to a
-*positive* scalar.  Each direction is stored as the hidden vector of the first (shortest) word
-that reaches it; a new vector joins a stored direction when it is a positive multiple of it
-(rationals: equal canonical forms, h divided by the absolute value of its first non-zero
-coordinate; cyclotomic: h_i h'_j = h_j h'_i for all i, j and equal signs, exactly).  If the set is finite and on every pair
-the readout ``readout @ h`` has the label of ``q`` as its strict maximum, then every word of every
-length is classified correctly (induction on the word: the readout's argmax is invariant under
-positive scaling, and the pair set is closed under every symbol).
+The check (Theorem 5 of docs/theory.md, the inductive proof): explore breadth-first the pairs
+``(q, [h])`` reachable from ``(q0, [h0])`` under ``(q, [h]) -> (delta(q, a), [A[a] h])``, where
+``[h]`` is ``h`` up to a *positive* scalar. Each direction is stored as the hidden vector of the
+first (shortest) word that reaches it; a new vector joins a stored direction when it is a
+positive multiple of it (rationals: equal canonical forms, h divided by the absolute value of
+its first non-zero coordinate; cyclotomic: h_i h'_j = h_j h'_i for all i, j and equal signs,
+exactly). If the set is finite and on every pair the readout ``readout @ h`` has the label of
+``q`` as its strict maximum, then every word of every length is classified correctly (induction
+on the word: the readout's argmax is invariant under positive scaling, and the pair set is
+closed under every symbol).
 
 Everything is exact: rational weights run in ``flint.fmpq``, cyclotomic ones as ``fmpq_poly``
 reduced mod Phi_m.  Margins are first screened with rigorous float error bounds from ball
