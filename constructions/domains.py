@@ -61,7 +61,7 @@ class Domain(Protocol):
 
     def key(self, h): ...
 
-    def parallel(self, a, b) -> bool: ...
+    def parallel(self, a, b, floats=None) -> bool: ...
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]: ...
 
@@ -119,7 +119,7 @@ class RationalDomain:
         # fmpq hashes through Fraction (slow); (numerator, denominator) fmpz pairs are fast
         return tuple((x.p, x.q) for x in self.canon(h))
 
-    def parallel(self, a, b) -> bool:
+    def parallel(self, a, b, floats=None) -> bool:
         return self.key(a) == self.key(b)
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
@@ -197,17 +197,27 @@ class CyclotomicDomain:
         """The float bucket of the direction of ``h`` (not exact: see :meth:`parallel`)."""
         return direction_bucket(self.floats(h)[0])
 
-    def parallel(self, a, b) -> bool:
-        """a = lambda b for some lambda > 0, decided exactly."""
+    def parallel(self, a, b, floats=None) -> bool:
+        """a = lambda b for some lambda > 0, decided exactly.  ``floats``: optional enclosures
+        ``((mid_a, rad_a), (mid_b, rad_b))`` of the two vectors, used to read signs cheaply."""
         for i, x in enumerate(a):
             if not x.is_zero():
                 break
         else:
             return all(y.is_zero() for y in b)
         y = b[i]
-        if y.is_zero() or self.sign(x) != self.sign(y):
+        if y.is_zero() or self._sign_at(x, i, floats, 0) != self._sign_at(y, i, floats, 1):
             return False
         return all(j == i or ((x * b[j] - a[j] * y) % self.mod).is_zero() for j in range(len(a)))
+
+    def _sign_at(self, x, i: int, floats, which: int) -> int:
+        """The sign of the non-zero coordinate ``x`` (index ``i``), from its float enclosure
+        when that excludes zero, else exactly."""
+        if floats is not None:
+            mid, rad = floats[which][0][i], floats[which][1][i]
+            if abs(mid) > rad:
+                return 1 if mid > 0 else -1
+        return self.sign(x)
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
         mid = np.empty(len(h))

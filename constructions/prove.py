@@ -166,10 +166,18 @@ class _Readout:
         self.labels = automaton.labels
         self.lo: list[float] = []  # per pair: a lower float bound of its margin ...
         self.hi: list[float] = []  # ... and an upper one
+        self._differences: dict[tuple[int, int], tuple] = {}
 
     def diff(self, h, a: int, b: int):
-        """score[a] - score[b] on the exact vector ``h``."""
-        return self.domain.dot(self.rows[a], h) - self.domain.dot(self.rows[b], h)
+        """score[a] - score[b] on the exact vector ``h``: one dot product with row a - row b."""
+        row = self._differences.get((a, b))
+        if row is None:
+            entries = dict(self.rows[a])
+            for j, x in self.rows[b]:
+                entries[j] = entries[j] - x if j in entries else -x
+            row = tuple((j, x) for j, x in sorted(entries.items()) if not self.domain.is_zero(x))
+            self._differences[(a, b)] = row
+        return self.domain.dot(row, h)
 
     def screen(self, store: HiddenStore, q: int, hid: int) -> int | None:
         """None when the label of ``q`` is the strict maximum on direction ``hid`` (recording the

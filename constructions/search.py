@@ -100,6 +100,7 @@ class HiddenStore:
         self.scores: list[tuple[np.ndarray, np.ndarray]] = []
         self._successor: list[list[int | None]] = []
         self._index: dict = {}
+        self._floats: list[tuple[np.ndarray, np.ndarray]] = []  # enclosures of the vectors (cyclotomic)
         self._readout = readout
         self._readout_abs = np.abs(readout)
         self._n_symbols = n_symbols
@@ -120,7 +121,7 @@ class HiddenStore:
             mid, rad = domain.floats(h)
             key = direction_bucket(mid)
             for idx in self._index.get(key, ()):
-                if domain.parallel(self.vectors[idx], h):
+                if domain.parallel(self.vectors[idx], h, (self._floats[idx], (mid, rad))):
                     return idx
         idx = len(self.vectors)
         if domain.exact_keys:
@@ -135,6 +136,8 @@ class HiddenStore:
         err = R_abs @ rad + (R_abs @ np.abs(mid)) * (len(h) + 2) * EPS + 1e-300
         self.scores.append((R @ mid, err))
         self._successor.append([None] * self._n_symbols)
+        if not domain.exact_keys:
+            self._floats.append((mid, rad))
         return idx
 
     def step(self, idx: int, symbol: int, rows) -> int:
