@@ -242,9 +242,11 @@ def direction_bucket(mid: np.ndarray):
 def choose_domain(weights) -> Domain:
     """The domain a proof of ``weights`` runs in: Q(zeta_m) for cyclotomic entries, Z when the
     transitions and start state are integers, else Q (floats as the binary fractions they are)."""
-    m = weights.conductor if weights.exact else 1
-    if m > 1:
-        return CyclotomicDomain(m)
-    if weights.exact and all(isinstance(x, int) for arr in (weights.A, weights.h0) for x in arr.flat):
-        return IntegerDomain()
-    return RationalDomain()
+    if not weights.exact:
+        return RationalDomain()
+    if all(isinstance(x, int) for arr in (weights.A, weights.h0) for x in arr.flat) and not any(
+        isinstance(x, FieldElement) for x in weights.readout.flat
+    ):
+        return IntegerDomain()  # (checked before the conductor, which is 1 here)
+    m = weights.conductor
+    return CyclotomicDomain(m) if m > 1 else RationalDomain()

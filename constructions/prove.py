@@ -260,6 +260,7 @@ class _Readout:
 
 
 _INT64_SAFE = 2**62
+_INT64_MAX, _INT64_MIN = int(np.iinfo(np.int64).max), int(np.iinfo(np.int64).min)
 
 
 class _Int64Closure:
@@ -320,11 +321,11 @@ class _Int64Closure:
         H = np.stack([self.hidden[self.search.hidden[i]] for i in pairs])  # (pairs, hidden)
         scores = H @ self.R.T  # (pairs, classes), exact in int64
         if self.R.shape[0] == 1:
-            return np.full(len(pairs), np.iinfo(np.int64).max), scores
+            return np.full(len(pairs), _INT64_MAX), scores
         rows = np.arange(len(pairs))
         L = self.labels[qs]
         other = scores.copy()
-        other[rows, L] = np.iinfo(np.int64).min
+        other[rows, L] = _INT64_MIN
         return scores[rows, L] - other.max(axis=1), scores
 
     def fail(self, idx: int, scores_row: np.ndarray) -> Counterexample:
@@ -380,5 +381,5 @@ class _Int64Closure:
             margin_float=None if margin is None else float(margin),
             state_map=self.search.state_map(self.automaton.n_states),
             conductor=1,
-            _hidden=tuple(tuple(int(x) for x in h) for h in self.hidden),
+            _hidden=tuple(map(tuple, np.array(self.hidden).tolist())),
         )
