@@ -143,14 +143,18 @@ class CyclotomicField:
         if n <= 0 or self.m % n:
             raise FieldError(f"cos(2 pi {k}/{n}) is not in Q(zeta_{self.m}) (need {n} | {self.m})")
         step = self.m // n
-        return (self.zeta(k * step) + self.zeta(-k * step)) * Fraction(1, 2)
+        out = (self.zeta(k * step) + self.zeta(-k * step)) * Fraction(1, 2)
+        out._real = True  # zeta^j + zeta^-j is real
+        return out
 
     def sin(self, k: int, n: int) -> "FieldElement":
         """sin(2 pi k / n) = cos(2 pi (m/4 - k m/n) / m) (needs 4 | m and n | m)."""
         if n <= 0 or self.m % n or self.m % 4:
             raise FieldError(f"sin(2 pi {k}/{n}) needs 4 | m and {n} | m, m = {self.m}")
         j = self.m // 4 - k * (self.m // n)
-        return (self.zeta(j) + self.zeta(-j)) * Fraction(1, 2)
+        out = (self.zeta(j) + self.zeta(-j)) * Fraction(1, 2)
+        out._real = True  # zeta^j + zeta^-j is real
+        return out
 
     # --- numerics ------------------------------------------------------------------------
     def zeta_ball(self, prec: int) -> flint.acb:
@@ -244,7 +248,7 @@ class FieldElement:
         spread = [0] * ((len(cs) - 1) * step + 1) if cs else []
         for i, c in enumerate(cs):
             spread[i * step] = c
-        return FieldElement(CyclotomicField(m), flint.fmpq_poly(spread))
+        return _with_reality(FieldElement(CyclotomicField(m), flint.fmpq_poly(spread)), self, self)
 
     def _coerce(self, other) -> tuple["FieldElement", "FieldElement"] | None:
         if isinstance(other, FieldElement):
@@ -262,7 +266,7 @@ class FieldElement:
         if pair is None:
             return NotImplemented
         a, b = pair
-        return FieldElement(a.field, a.poly + b.poly, True)
+        return _with_reality(FieldElement(a.field, a.poly + b.poly, True), a, b)
 
     __radd__ = __add__
 
@@ -271,17 +275,17 @@ class FieldElement:
         if pair is None:
             return NotImplemented
         a, b = pair
-        return FieldElement(a.field, a.poly - b.poly, True)
+        return _with_reality(FieldElement(a.field, a.poly - b.poly, True), a, b)
 
     def __rsub__(self, other):
         pair = self._coerce(other)
         if pair is None:
             return NotImplemented
         a, b = pair
-        return FieldElement(a.field, b.poly - a.poly, True)
+        return _with_reality(FieldElement(a.field, b.poly - a.poly, True), a, b)
 
     def __neg__(self):
-        return FieldElement(self.field, -self.poly, True)
+        return _with_reality(FieldElement(self.field, -self.poly, True), self, self)
 
     def __pos__(self):
         return self
@@ -292,8 +296,8 @@ class FieldElement:
             return NotImplemented
         a, b = pair
         if b.poly.degree() <= 0 or a.poly.degree() <= 0:
-            return FieldElement(a.field, a.poly * b.poly, True)
-        return FieldElement(a.field, a.poly * b.poly)
+            return _with_reality(FieldElement(a.field, a.poly * b.poly, True), a, b)
+        return _with_reality(FieldElement(a.field, a.poly * b.poly), a, b)
 
     __rmul__ = __mul__
 
@@ -493,6 +497,14 @@ class FieldElement:
     def to_json(self) -> dict:
         """``{"field": "cyclotomic:M", "coeffs": ["p/q", ...]}``."""
         return {"field": f"cyclotomic:{self.field.m}", "coeffs": [str(c) for c in self.coeffs()]}
+
+
+def _with_reality(out: FieldElement, a: FieldElement, b: FieldElement) -> FieldElement:
+    """Mark ``out`` real when both operands are known to be real (the reals are a subring), so
+    that :meth:`FieldElement.is_real` of sums and products of real elements costs nothing."""
+    if (a._real or a.poly.degree() <= 0) and (b._real or b.poly.degree() <= 0):
+        out._real = True
+    return out
 
 
 @lru_cache(maxsize=None)

@@ -152,3 +152,13 @@ def test_a_dict_of_2000_conjugates_stays_linear(monkeypatch):
     assert len(table) == 2000
     assert all(table[x] == k for k, x in enumerate(points))
     assert calls[0] < 4 * 2000  # a quadratic dict makes about 2000^2 / 2 comparisons
+
+
+def test_reality_is_propagated_through_ring_operations_and_is_exact():
+    c, s = cos2pi(1, 7), sin2pi(2, 7)
+    product = c * s - c + 3 * s * s
+    assert product._real is True and product.is_real()  # known without a conjugation
+    z = CyclotomicField(28).zeta()
+    mixed = z * c
+    assert mixed._real is None and not mixed.is_real()
+    assert (mixed + mixed.conjugate()).is_real()
