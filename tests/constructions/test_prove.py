@@ -264,3 +264,13 @@ def test_quiet_by_default(capsys):
 def test_bad_time_budget(budget):
     with pytest.raises(WeightsError, match="time_budget"):
         prove(build("parity", "diagonal"), from_spec("parity"), time_budget=budget)
+
+
+def test_verify_with_a_time_budget_reports_open(tmp_path, capsys):
+    from bilinear.cli import main
+
+    path = tmp_path / "shear.json"
+    _shear_weights(1).save(path)
+    code = main(["verify", "parity", "full", "--weights", str(path), "--bound", "1000000", "--time-budget", "0.3"])
+    out = capsys.readouterr().out
+    assert code == 3 and ": open" in out and "time budget ran out" in out
