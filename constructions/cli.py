@@ -16,7 +16,7 @@ import json
 import sys
 import time
 
-from bilinear.argtypes import positive_int
+from bilinear.argtypes import positive_float, positive_int
 from bilinear.errors import SpecError, WeightsError
 
 __all__ = ["register"]
@@ -53,7 +53,8 @@ def _run_verify(args: argparse.Namespace) -> int:
     automaton = from_spec(args.spec)
     weights, projection = _load_weights(args)
     source = f"{args.weights} (projected)" if projection else args.weights
-    cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound)
+    cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
+                  time_budget=args.time_budget, progress=True)
     out = cell.to_json()
     if projection is not None:
         out["projection"] = projection
@@ -128,6 +129,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")

@@ -45,6 +45,7 @@ __all__ = [
     "cos2pi",
     "sin2pi",
     "exact_sign",
+    "real_poly_sign",
     "to_fmpq",
     "is_exact_scalar",
     "MAX_CONDUCTOR",
@@ -55,6 +56,8 @@ MAX_CONDUCTOR = 100_000
 
 #: Precisions (bits) tried, in order, when deciding a sign with ball arithmetic.
 _PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+
+_HASH_SCALE = 2**32  # grid of the hash of non-rational elements (see FieldElement.__hash__)
 
 
 def _lcm(a: int, b: int) -> int:
@@ -140,14 +143,18 @@ class CyclotomicField:
         if n <= 0 or self.m % n:
             raise FieldError(f"cos(2 pi {k}/{n}) is not in Q(zeta_{self.m}) (need {n} | {self.m})")
         step = self.m // n
-        return (self.zeta(k * step) + self.zeta(-k * step)) * Fraction(1, 2)
+        out = (self.zeta(k * step) + self.zeta(-k * step)) * Fraction(1, 2)
+        out._real = True  # zeta^j + zeta^-j is real
+        return out
 
     def sin(self, k: int, n: int) -> "FieldElement":
         """sin(2 pi k / n) = cos(2 pi (m/4 - k m/n) / m) (needs 4 | m and n | m)."""
         if n <= 0 or self.m % n or self.m % 4:
             raise FieldError(f"sin(2 pi {k}/{n}) needs 4 | m and {n} | m, m = {self.m}")
         j = self.m // 4 - k * (self.m // n)
-        return (self.zeta(j) + self.zeta(-j)) * Fraction(1, 2)
+        out = (self.zeta(j) + self.zeta(-j)) * Fraction(1, 2)
+        out._real = True  # zeta^j + zeta^-j is real
+        return out
 
     # --- numerics ------------------------------------------------------------------------
     def zeta_ball(self, prec: int) -> flint.acb:
@@ -241,7 +248,7 @@ class FieldElement:
         spread = [0] * ((len(cs) - 1) * step + 1) if cs else []
         for i, c in enumerate(cs):
             spread[i * step] = c
-        return FieldElement(CyclotomicField(m), flint.fmpq_poly(spread))
+        return _with_reality(FieldElement(CyclotomicField(m), flint.fmpq_poly(spread)), self, self)
 
     def _coerce(self, other) -> tuple["FieldElement", "FieldElement"] | None:
         if isinstance(other, FieldElement):
@@ -259,7 +266,7 @@ class FieldElement:
         if pair is None:
             return NotImplemented
         a, b = pair
-        return FieldElement(a.field, a.poly + b.poly, True)
+        return _with_reality(FieldElement(a.field, a.poly + b.poly, True), a, b)
 
     __radd__ = __add__
 
@@ -268,17 +275,17 @@ class FieldElement:
         if pair is None:
             return NotImplemented
         a, b = pair
-        return FieldElement(a.field, a.poly - b.poly, True)
+        return _with_reality(FieldElement(a.field, a.poly - b.poly, True), a, b)
 
     def __rsub__(self, other):
         pair = self._coerce(other)
         if pair is None:
             return NotImplemented
         a, b = pair
-        return FieldElement(a.field, b.poly - a.poly, True)
+        return _with_reality(FieldElement(a.field, b.poly - a.poly, True), a, b)
 
     def __neg__(self):
-        return FieldElement(self.field, -self.poly, True)
+        return _with_reality(FieldElement(self.field, -self.poly, True), self, self)
 
     def __pos__(self):
         return self
@@ -289,8 +296,8 @@ class FieldElement:
             return NotImplemented
         a, b = pair
         if b.poly.degree() <= 0 or a.poly.degree() <= 0:
-            return FieldElement(a.field, a.poly * b.poly, True)
-        return FieldElement(a.field, a.poly * b.poly)
+            return _with_reality(FieldElement(a.field, a.poly * b.poly, True), a, b)
+        return _with_reality(FieldElement(a.field, a.poly * b.poly), a, b)
 
     __rmul__ = __mul__
 
@@ -360,13 +367,40 @@ class FieldElement:
         return total
 
     def __hash__(self) -> int:
-        # equal elements of different fields must hash alike: use field-independent invariants
+        # Consistent with __eq__ across fields (equal elements of Q(zeta_a) and Q(zeta_b) are the
+        # same complex number) and with Fraction for rational elements.  Non-rational elements
+        # hash the exact floor of 2^32 Re(x): Galois conjugates (the orbit points of a group)
+        # have different real parts, so dictionaries of them stay linear.
         if self._hash is None:
             if self.is_rational():
                 self._hash = hash(self.rational())
             else:
-                self._hash = hash((self.normalized_trace(), (self * self).normalized_trace()))
+                floor = self._real_floor()
+                if floor is None:  # pragma: no cover - |Re x| beyond 2^30
+                    floor = (self.normalized_trace(), (self * self).normalized_trace())
+                self._hash = hash(("Q(zeta)", floor))
         return self._hash
+
+    def _real_floor(self):
+        """floor(2^32 Re(x)), exactly: balls until one lies between two integers, else an exact
+        comparison of the real part with the nearest integers; None when Re(x) is too large
+        for the grid (the caller then hashes Galois invariants)."""
+        n = None
+        for prec in _PRECISIONS[:3]:
+            re = self.ball(prec).real * _HASH_SCALE
+            n = re.mid().floor().unique_fmpz()
+            if n is None:
+                continue
+            n = int(n)
+            if re > n and re < n + 1:
+                return n
+        if n is None:
+            return None
+        scaled_real = (self + self.conjugate()) * (_HASH_SCALE // 2)  # 2^32 Re(x), exact
+        for cand in (n + 1, n, n - 1):
+            if (scaled_real - cand).sign() >= 0:
+                return cand
+        return None
 
     def __bool__(self) -> bool:
         return not self.poly.is_zero()
@@ -392,13 +426,15 @@ class FieldElement:
 
     # --- conjugation, reality, numerics ---------------------------------------------------
     def conjugate(self) -> "FieldElement":
-        """Complex conjugate: zeta -> zeta^-1 = zeta^(m-1)."""
-        m = self.field.m
+        """Complex conjugate: zeta -> zeta^-1 = zeta^(m-1).
+
+        With d = deg p, p(zeta^-1) = zeta^-d rev(p)(zeta) = zeta^(m-d) rev(p)(zeta).
+        """
         cs = self.poly.coeffs()
-        out = [0] * m
-        for i, c in enumerate(cs):
-            out[(-i) % m] += c
-        return FieldElement(self.field, flint.fmpq_poly(out))
+        if len(cs) <= 1:
+            return self
+        d = len(cs) - 1
+        return FieldElement(self.field, flint.fmpq_poly(cs[::-1]).left_shift(self.field.m - d))
 
     def is_real(self) -> bool:
         """True when the element equals its complex conjugate (cached)."""
@@ -439,13 +475,7 @@ class FieldElement:
             return 1 if c > 0 else -1
         if not self.is_real():
             raise FieldError(f"{self!r} is not real; only real elements have a sign")
-        for prec in _PRECISIONS:
-            re = self.ball(prec).real
-            if re > 0:
-                return 1
-            if re < 0:
-                return -1
-        raise FieldError(f"could not decide the sign of {self!r} at {_PRECISIONS[-1]} bits")
+        return real_poly_sign(self.field, self.poly)
 
     def __repr__(self) -> str:
         """``(1 - 1/2*z^4 + 1/2*z^10 in Q(z_28))`` with z = exp(2 pi i / m); rationals plainly."""
@@ -467,6 +497,14 @@ class FieldElement:
     def to_json(self) -> dict:
         """``{"field": "cyclotomic:M", "coeffs": ["p/q", ...]}``."""
         return {"field": f"cyclotomic:{self.field.m}", "coeffs": [str(c) for c in self.coeffs()]}
+
+
+def _with_reality(out: FieldElement, a: FieldElement, b: FieldElement) -> FieldElement:
+    """Mark ``out`` real when both operands are known to be real (the reals are a subring), so
+    that :meth:`FieldElement.is_real` of sums and products of real elements costs nothing."""
+    if (a._real or a.poly.degree() <= 0) and (b._real or b.poly.degree() <= 0):
+        out._real = True
+    return out
 
 
 @lru_cache(maxsize=None)
@@ -494,6 +532,29 @@ def _mobius(n: int) -> int:
             sign = -sign
         p += 1
     return -sign if k > 1 else sign
+
+
+def real_poly_sign(field: CyclotomicField, poly: flint.fmpq_poly) -> int:
+    """The sign of the real element ``poly(zeta_m)`` (``poly`` reduced; reality not checked):
+    exact zero test, then balls at growing precision until one excludes zero (a non-zero
+    algebraic number has such a ball, so this ends).  Shared by :meth:`FieldElement.sign` and
+    the prover's cyclotomic domain."""
+    if poly.is_zero():
+        return 0
+    if poly.degree() == 0:
+        return 1 if poly.coeffs()[0] > 0 else -1
+    for prec in _PRECISIONS:
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            re = flint.acb_poly(poly)(field.zeta_ball(prec)).real
+        finally:
+            flint.ctx.prec = old
+        if re > 0:
+            return 1
+        if re < 0:
+            return -1
+    raise FieldError(f"could not decide the sign of {poly} at {_PRECISIONS[-1]} bits")  # pragma: no cover
 
 
 def exact_sign(value) -> int:

@@ -175,12 +175,12 @@ def _build(automaton: Automaton, column: str) -> Weights:
     return build(automaton, f"factorized:{R}")
 
 
-def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None) -> Cell:
+def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None, **search) -> Cell:
     """``cell`` completed by the exact proof of ``weights``."""
     from .prove import DEFAULT_BOUND, prove
 
     bound = DEFAULT_BOUND if bound is None else bound
-    result = prove(weights, automaton, bound=bound)
+    result = prove(weights, automaton, bound=bound, **search)
     cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
                    states_explored=result.states_explored)
     if result.status == "proved":
@@ -207,7 +207,8 @@ def _automaton(spec_or_automaton) -> tuple[Automaton, str]:
 
 
 def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, source: str | None = None,
-           bound: int | None = None, name: str | None = None) -> Cell:
+           bound: int | None = None, name: str | None = None, time_budget: float | None = None,
+           progress=None) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` are proved instead of a
     construction (``source`` names them, their variant must be ``variant``); ``name`` overrides
     the automaton's name in the verdict."""
@@ -218,7 +219,8 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
     if weights is not None:
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
-        cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound)
+        cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
+                       time_budget=time_budget, progress=progress)
         return replace(cell, seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cert = certify(automaton, spec) if certifiable else None
@@ -230,5 +232,6 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
     except ConstructionError as exc:
         why = "no certificate exists" if certifiable else "no impossibility theorem for this variant"
         return replace(cell, detail=f"no construction ({exc}); {why}", seconds=time.perf_counter() - start)
-    cell = _proved(replace(cell, source="construction"), built, automaton, bound)
+    cell = _proved(replace(cell, source="construction"), built, automaton, bound,
+                   time_budget=time_budget, progress=progress)
     return replace(cell, seconds=time.perf_counter() - start)

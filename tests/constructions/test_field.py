@@ -125,3 +125,40 @@ def test_sign_agrees_with_float_on_real_parts(a):
     value = float(r)
     if abs(value) > 1e-9:
         assert exact_sign(r) == (1 if value > 0 else -1)
+
+
+def test_hash_is_consistent_with_equality_on_the_exact_branch():
+    # Re(zeta_3) = -1/2 sits exactly on the hash grid: decided by an exact comparison
+    z = CyclotomicField(3).zeta()
+    for m in (6, 12, 30):
+        assert z.embed(m) == z and hash(z.embed(m)) == hash(z)
+    assert hash(CyclotomicField(8).zeta(2)) == hash(CyclotomicField(4).zeta())
+
+
+def test_a_dict_of_2000_conjugates_stays_linear(monkeypatch):
+    """zeta^k, k < 2000, are Galois conjugates of each other in large groups: the old hash
+    (Galois invariants) sent them all to a few buckets, so a dict compared quadratically."""
+    K = CyclotomicField(2000)
+    points = [K.zeta(k) for k in range(2000)]  # zeta^k and zeta^-k share a real part: pairs collide
+    calls = [0]
+    original = FieldElement.__eq__
+
+    def counting(self, other):
+        calls[0] += 1
+        return original(self, other)
+
+    monkeypatch.setattr(FieldElement, "__eq__", counting)
+    table = {x: k for k, x in enumerate(points)}
+    assert len(table) == 2000
+    assert all(table[x] == k for k, x in enumerate(points))
+    assert calls[0] < 4 * 2000  # a quadratic dict makes about 2000^2 / 2 comparisons
+
+
+def test_reality_is_propagated_through_ring_operations_and_is_exact():
+    c, s = cos2pi(1, 7), sin2pi(2, 7)
+    product = c * s - c + 3 * s * s
+    assert product._real is True and product.is_real()  # known without a conjugation
+    z = CyclotomicField(28).zeta()
+    mixed = z * c
+    assert mixed._real is None and not mixed.is_real()
+    assert (mixed + mixed.conjugate()).is_real()

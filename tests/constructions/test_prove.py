@@ -173,3 +173,104 @@ def test_int64_fast_path_agrees_with_the_generic_exact_loop(a, data):
             assert Fraction(fast.margin) == 3 * Fraction(slow.margin)
     else:
         assert fast.state == slow.state and fast.words == slow.words
+
+
+# --- the parts: domains, search, time budget --------------------------------------------------
+import time
+
+from bilinear.constructions import search as search_module
+from bilinear.constructions.domains import CyclotomicDomain, Domain, IntegerDomain, RationalDomain
+from bilinear.constructions.prove import _closure
+from bilinear.constructions.search import PairSearch
+
+
+def _shear_weights(entry):
+    """Parity weights with directions (+-1, k) for every k: always right, never closed."""
+    return Weights("full", [[[1, 0], [entry, 1]], [[-1, 0], [0, -1]]], [1, 0], [[1, 0], [-1, 0]])
+
+
+@pytest.mark.parametrize("spec,variant,bound", [
+    ("parity", "diagonal", 64), ("symmetric:3", "full", 64), ("flipflop:3", "full", 64),
+    ("random:states=6,symbols=3,seed=2", "full", 64), ("symmetric:4", "full", 2),
+])
+def test_every_domain_gives_the_same_verdict(spec, variant, bound):
+    """Integer weights proved in Z (int64 and exact ints), Q and Q(zeta_12): one verdict."""
+    a, w = from_spec(spec), build(spec, variant)
+    domains = [IntegerDomain(), RationalDomain(), CyclotomicDomain(12)]
+    assert all(isinstance(d, Domain) for d in domains)
+    reference = prove(w, a, bound=bound).to_json()
+    for domain in domains:
+        assert _closure(w, a, bound, domain, PairSearch()).to_json() == reference, domain
+
+
+@pytest.mark.parametrize("domain", [IntegerDomain(), RationalDomain(), CyclotomicDomain(12)])
+def test_every_domain_finds_the_same_shortest_counterexample(domain):
+    a = from_spec("modarith:5")
+    w = build("modarith:5", "full")
+    readout = w.readout.copy()
+    readout[[1, 2]] = readout[[2, 1]]  # classes 1 and 2 swapped: wrong after a few symbols
+    bad = Weights("full", w.A, w.h0, readout)
+    reference = prove(bad, a)
+    assert isinstance(reference, Counterexample)
+    assert _closure(bad, a, 64, domain, PairSearch()).to_json() == reference.to_json()
+
+
+@pytest.mark.parametrize("entry", [1, Fraction(1, 2)])  # the int64 path and the exact rational loop
+def test_time_budget_gives_unproved_quickly(entry):
+    a = from_spec("parity")
+    start = time.perf_counter()
+    result = prove(_shear_weights(entry), a, bound=10**9, time_budget=0.5)
+    elapsed = time.perf_counter() - start
+    assert isinstance(result, Unproved) and result.cause == "time"
+    assert "time budget ran out" in result.reason and result.to_json()["cause"] == "time"
+    assert result.states_explored > 2
+    assert elapsed < 0.5 + 5.0  # the clock is read every 256 pairs
+    if result.words:
+        u, v = result.words
+        assert a.run(list(u)) == a.run(list(v)) == result.state
+
+
+def test_bound_still_gives_the_bound_reason():
+    result = prove(_shear_weights(1), from_spec("parity"), bound=5, time_budget=60)
+    assert isinstance(result, Unproved) and result.cause == "bound" and "cause" not in result.to_json()
+    assert "more than 5 x 2" in result.reason
+
+
+def test_progress_is_reported_for_long_searches(monkeypatch):
+    monkeypatch.setattr(search_module, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search_module, "PROGRESS_EVERY", 0.0)
+    seen = []
+    result = prove(_shear_weights(Fraction(1, 2)), from_spec("parity"), bound=2000,
+                   progress=lambda pairs, directions, seconds: seen.append((pairs, directions, seconds)))
+    assert isinstance(result, Unproved)
+    assert len(seen) >= 2 and seen[-1][0] == result.states_explored
+    assert all(p1 <= p2 for (p1, _, _), (p2, _, _) in zip(seen, seen[1:]))
+
+
+def test_progress_lines_go_to_stderr(monkeypatch, capsys):
+    monkeypatch.setattr(search_module, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search_module, "PROGRESS_EVERY", 0.0)
+    prove(_shear_weights(1), from_spec("parity"), bound=2000, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == "" and "prove: " in captured.err and "pairs" in captured.err
+
+
+def test_quiet_by_default(capsys):
+    prove(build("dihedral:8", "block:2"), from_spec("dihedral:8"), progress=True)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("budget", [0, -1.0, "1", True])
+def test_bad_time_budget(budget):
+    with pytest.raises(WeightsError, match="time_budget"):
+        prove(build("parity", "diagonal"), from_spec("parity"), time_budget=budget)
+
+
+def test_verify_with_a_time_budget_reports_open(tmp_path, capsys):
+    from bilinear.cli import main
+
+    path = tmp_path / "shear.json"
+    _shear_weights(1).save(path)
+    code = main(["verify", "parity", "full", "--weights", str(path), "--bound", "1000000", "--time-budget", "0.3"])
+    out = capsys.readouterr().out
+    assert code == 3 and ": open" in out and "time budget ran out" in out

@@ -1,0 +1,252 @@
+"""Exact arithmetic domains of the prover: Q (``flint.fmpq``), Z (Python ints) and Q(zeta_m).
+
+A domain turns weight entries into its own scalars and does the few operations the closure of
+:func:`bilinear.constructions.prove.prove` needs: sparse matrix-vector products, readout dot
+products, exact signs, float enclosures of a vector (for the float screen of margins) and a way
+to recognise a hidden direction seen before (Theorem 5 of docs/theory.md, the inductive proof):
+
+* exact keys (``exact_keys = True``): ``key(h)`` is equal for two vectors exactly when one is a
+  positive multiple of the other;
+* otherwise (cyclotomic): vectors are bucketed by their rounded float direction and
+  ``parallel(a, b)`` decides exactly whether ``a = lambda b`` with ``lambda > 0``.
+
+>>> d = RationalDomain()
+>>> h = [d.convert(x) for x in (0, -2, 4)]
+>>> d.key(h) == d.key([d.convert(x) for x in (0, -1, 2)]), d.sign(d.dot(((1, d.convert(3)),), h))
+(True, -1)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Protocol, runtime_checkable
+
+import flint
+import numpy as np
+
+from .field import CyclotomicField, FieldElement, real_poly_sign
+
+__all__ = [
+    "Domain",
+    "RationalDomain",
+    "IntegerDomain",
+    "CyclotomicDomain",
+    "sparse_rows",
+    "choose_domain",
+    "direction_bucket",
+    "EPS",
+]
+
+EPS = 2.0**-50  # generous unit round-off for the float screen
+
+
+@runtime_checkable
+class Domain(Protocol):
+    """What the prover needs of an exact scalar domain (see the module docstring)."""
+
+    m: int  # conductor: 1 for Q and Z
+    exact_keys: bool
+    zero: object
+
+    def convert(self, x): ...
+
+    def is_zero(self, x) -> bool: ...
+
+    def matvec(self, rows, h) -> list: ...
+
+    def dot(self, row, h): ...
+
+    def sign(self, x) -> int: ...
+
+    def key(self, h): ...
+
+    def parallel(self, a, b, floats=None) -> bool: ...
+
+    def floats(self, h) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def sparse_rows(matrix, domain: Domain) -> tuple:
+    """The rows of an object matrix as tuples of ``(column, entry)`` over its non-zero entries."""
+    return tuple(
+        tuple((j, domain.convert(matrix[i, j])) for j in range(matrix.shape[1]) if matrix[i, j] != 0)
+        for i in range(matrix.shape[0])
+    )
+
+
+class RationalDomain:
+    """Q with flint.fmpq; directions keyed exactly by their canonical form (h divided by the
+    absolute value of its first non-zero coordinate)."""
+
+    m = 1
+    exact_keys = True
+    zero = flint.fmpq(0)
+
+    def convert(self, x):
+        if isinstance(x, float):
+            x = Fraction(x)
+        if isinstance(x, FieldElement):
+            x = x.rational()
+        if isinstance(x, Fraction):
+            return flint.fmpq(x.numerator, x.denominator)
+        return flint.fmpq(int(x))
+
+    def is_zero(self, x) -> bool:
+        return x == 0
+
+    def matvec(self, rows, h) -> list:
+        return [self.dot(row, h) for row in rows]
+
+    def dot(self, row, h):
+        acc = self.zero
+        for j, a in row:
+            acc += a * h[j]
+        return acc
+
+    def sign(self, x) -> int:
+        return (x > 0) - (x < 0)
+
+    def canon(self, h) -> tuple:
+        for x in h:
+            if x != 0:
+                if x == 1:
+                    return tuple(h)
+                scale = 1 / abs(x)
+                return tuple(y * scale for y in h)
+        return tuple(h)
+
+    def key(self, h):
+        # fmpq hashes through Fraction (slow); (numerator, denominator) fmpz pairs are fast
+        return tuple((x.p, x.q) for x in self.canon(h))
+
+    def parallel(self, a, b, floats=None) -> bool:
+        return self.key(a) == self.key(b)
+
+    def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        mid = np.array([float(x) for x in h])
+        return mid, np.abs(mid) * EPS
+
+
+class IntegerDomain(RationalDomain):
+    """Integer transitions and start state: hidden vectors stay integer tuples (Python ints);
+    directions keyed exactly by the primitive vector (divided by the gcd of the entries)."""
+
+    zero = 0
+
+    def convert(self, x):
+        return int(x)
+
+    def matvec(self, rows, h) -> list:
+        return [sum(a * h[j] for j, a in row) for row in rows]
+
+    def key(self, h):
+        g = math.gcd(*h)
+        return tuple(h) if g in (0, 1) else tuple(x // g for x in h)
+
+    def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        mid = np.array(h, dtype=np.float64)
+        return mid, np.abs(mid) * EPS
+
+
+class CyclotomicDomain:
+    """Q(zeta_m) with reduced fmpq_poly; directions found by a float bucket, then confirmed
+    exactly (:meth:`parallel`).  A bucket miss can only duplicate a direction (harmless for
+    soundness: the stored set stays closed), never merge two different ones."""
+
+    exact_keys = False
+
+    def __init__(self, m: int):
+        self.m = m
+        self.field = CyclotomicField(m)
+        self.mod = self.field.modulus
+        self.zero = flint.fmpq_poly([])
+        self._zeta = self.field.zeta_ball(64)
+
+    def convert(self, x):
+        if isinstance(x, FieldElement):
+            return x.embed(self.m).poly
+        if isinstance(x, float):
+            x = Fraction(x)
+        if isinstance(x, Fraction):
+            return flint.fmpq_poly([flint.fmpq(x.numerator, x.denominator)])
+        return flint.fmpq_poly([int(x)])
+
+    def is_zero(self, x) -> bool:
+        return x.is_zero()
+
+    def matvec(self, rows, h) -> list:
+        out = []
+        for row in rows:
+            acc = self.zero
+            for j, a in row:
+                acc = acc + a * h[j]
+            out.append(acc % self.mod if acc.degree() >= self.field.degree else acc)
+        return out
+
+    def dot(self, row, h):
+        acc = self.zero
+        for j, a in row:
+            acc = acc + a * h[j]
+        return acc % self.mod
+
+    def sign(self, x) -> int:
+        """Exact sign of a real element (entries of real weights stay real)."""
+        return real_poly_sign(self.field, x)
+
+    def key(self, h):
+        """The float bucket of the direction of ``h`` (not exact: see :meth:`parallel`)."""
+        return direction_bucket(self.floats(h)[0])
+
+    def parallel(self, a, b, floats=None) -> bool:
+        """a = lambda b for some lambda > 0, decided exactly.  ``floats``: optional enclosures
+        ``((mid_a, rad_a), (mid_b, rad_b))`` of the two vectors, used to read signs cheaply."""
+        for i, x in enumerate(a):
+            if not x.is_zero():
+                break
+        else:
+            return all(y.is_zero() for y in b)
+        y = b[i]
+        if y.is_zero() or self._sign_at(x, i, floats, 0) != self._sign_at(y, i, floats, 1):
+            return False
+        return all(j == i or ((x * b[j] - a[j] * y) % self.mod).is_zero() for j in range(len(a)))
+
+    def _sign_at(self, x, i: int, floats, which: int) -> int:
+        """The sign of the non-zero coordinate ``x`` (index ``i``), from its float enclosure
+        when that excludes zero, else exactly."""
+        if floats is not None:
+            mid, rad = floats[which][0][i], floats[which][1][i]
+            if abs(mid) > rad:
+                return 1 if mid > 0 else -1
+        return self.sign(x)
+
+    def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        mid = np.empty(len(h))
+        rad = np.empty(len(h))
+        for i, x in enumerate(h):
+            if x.degree() <= 0:
+                mid[i] = float(x.coeffs()[0]) if not x.is_zero() else 0.0
+                rad[i] = abs(mid[i]) * EPS
+            else:
+                b = flint.acb_poly(x)(self._zeta).real
+                mid[i] = float(b.mid())
+                rad[i] = float(b.rad()) + abs(mid[i]) * EPS
+        return mid, rad
+
+
+def direction_bucket(mid: np.ndarray):
+    """The rounded float direction of a vector (``None`` for the zero vector)."""
+    norm = float(np.sqrt(mid @ mid))
+    return tuple(np.round(mid * (1e7 / norm)).astype(np.int64).tolist()) if norm > 0 else None
+
+
+def choose_domain(weights) -> Domain:
+    """The domain a proof of ``weights`` runs in: Q(zeta_m) for cyclotomic entries, Z when the
+    transitions and start state are integers, else Q (floats as the binary fractions they are)."""
+    if not weights.exact:
+        return RationalDomain()
+    if all(isinstance(x, int) for arr in (weights.A, weights.h0) for x in arr.flat) and not any(
+        isinstance(x, FieldElement) for x in weights.readout.flat
+    ):
+        return IntegerDomain()  # (checked before the conductor, which is 1 here)
+    m = weights.conductor
+    return CyclotomicDomain(m) if m > 1 else RationalDomain()
