@@ -97,8 +97,10 @@ class Certificate:
         for rule, why in self.attempts:
             lines.append(f"  tried {rule}: {why}")
         h = self.horizon
-        if h is not None:
-            cert = "every length" if h.length is None else (
+        if h is not None and h.length is None:
+            lines.append(f"float network: correct for every word of every length (proved: {h.note})")
+        elif h is not None:
+            cert = (
                 f"every word up to length {h.length}" if h.length >= 0 else "no length")
             lines.append(f"float network: correct for {cert} (certified; eps {h.epsilon:.3g}, "
                          f"margin {h.margin:.3g}, rho {h.rho:.3g})" + (f"; {h.note}" if h.note else ""))
@@ -109,29 +111,59 @@ class Certificate:
         return "\n".join(lines) + "\n"
 
 
+def _candidates(weights, automaton, failures: list):
+    from bilinear.constructions.snap import snap_candidates, state_map_snap
+
+    try:
+        yield from snap_candidates(weights, automaton, failures)
+    except WeightsError as exc:
+        failures.append(("the block snap", str(exc)))
+    if weights.variant == "full":
+        try:
+            yield state_map_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the exact map between the states' representatives", str(exc)))
+
+
+def _horizon_of(weights, snap, proof, automaton):
+    """The invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
+    perturbation horizon (isometric snaps), else no certified length."""
+    from bilinear.constructions.horizon import Horizon, invariant_tube, perturbation_horizon
+
+    planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
+    radius = None if planes else invariant_tube(weights, snap, proof, automaton)
+    if radius is not None:
+        h = perturbation_horizon(weights, snap, proof, automaton) if snap.isometric else None
+        fields = {} if h is None else {k: getattr(h, k) for k in ("epsilon", "gamma", "beta", "rho", "margin",
+                                                                    "lipschitz_kept", "lipschitz_dropped", "start_error")}
+        base = dict(epsilon=0.0, gamma=0.0, beta=0.0, rho=0.0, margin=0.0, lipschitz_kept=0.0,
+                    lipschitz_dropped=0.0, start_error=0.0)
+        base.update(fields)
+        return Horizon(None, **base, note=f"invariant tube of radius {radius:.3g} around the snapped states")
+    if snap.isometric:
+        return perturbation_horizon(weights, snap, proof, automaton)
+    return Horizon(-1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                   note="the snapped matrices are not isometries and no invariant tube was found")
+
+
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizon, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified horizon (ties: the smallest distance)."""
-    from bilinear.constructions.horizon import perturbation_horizon
     from bilinear.constructions.prove import prove
-    from bilinear.constructions.snap import snap_candidates
 
     failures: list = []
     attempts, proved = [], []
-    try:
-        for snap in snap_candidates(weights, automaton, failures):
-            result = prove(snap.block_weights, automaton, bound=bound)
-            if result.status == "proved":
-                h = perturbation_horizon(weights, snap, result, automaton)
-                proved.append((snap, result, h))
-                if len(proved) == tries or h.length is None:
-                    break
-                continue
-            why = (f"counterexample {result.text}" if result.status == "counterexample"
-                   else "the reachable set outgrew the bound")
-            attempts.append((snap.rule, why))
-    except WeightsError as exc:
-        failures.append(("snapping", str(exc)))
+    for snap in _candidates(weights, automaton, failures):
+        result = prove(snap.block_weights, automaton, bound=bound)
+        if result.status == "proved":
+            h = _horizon_of(weights, snap, result, automaton)
+            proved.append((snap, result, h))
+            if len(proved) == tries or h.length is None:
+                break
+            continue
+        why = (f"counterexample {result.text}" if result.status == "counterexample"
+               else "the reachable set outgrew the bound")
+        attempts.append((snap.rule, why))
     attempts = tuple(failures) + tuple(attempts)
     if not proved:
         return None, None, None, attempts

@@ -39,7 +39,7 @@ import numpy as np
 
 from .weights import Weights
 
-__all__ = ["Horizon", "perturbation_horizon", "search_failure", "compress_word", "float_scores"]
+__all__ = ["Horizon", "perturbation_horizon", "invariant_tube", "search_failure", "compress_word", "float_scores"]
 
 #: Bits of the ball arithmetic.
 PREC = 128
@@ -104,6 +104,12 @@ def _hi(x: flint.arb) -> flint.arb:
     return x.upper()
 
 
+def _root(x: flint.arb) -> flint.arb:
+    """Upper bound (an exact point) of sqrt(x) for a ball x around a non-negative number."""
+    top = _hi(x)
+    return _hi(top.sqrt()) if top > 0 else flint.arb(0)
+
+
 def _lo(x: flint.arb) -> flint.arb:
     return x.lower()
 
@@ -124,11 +130,11 @@ def _norm_bound(M: flint.arb_mat, rows, cols, groups) -> flint.arb:
     entries outside those blocks (triangle inequality).
     """
     if rows is not cols:
-        return _hi(sum((M[i, j] ** 2 for i in rows for j in cols), flint.arb(0)).sqrt())
+        return _root(sum((M[i, j] ** 2 for i in rows for j in cols), flint.arb(0)))
     inside = {(i, j) for g in groups for i in g for j in g}
     rest = sum((M[i, j] ** 2 for i in rows for j in cols if (i, j) not in inside), flint.arb(0))
     blocks = _max(_block_norm(M, g) if len(g) == 2 else abs(M[g[0], g[0]]) for g in groups)
-    return _hi(blocks + rest.sqrt())
+    return _hi(blocks + _root(rest))
 
 
 def _block_norm(M: flint.arb_mat, g) -> flint.arb:
@@ -165,8 +171,8 @@ def _margins(proof, automaton, Rb: flint.arb_mat, K, D):
             if c == lab:
                 continue
             diff = [Rb[lab, j] - Rb[c, j] for j in range(Rb.ncols())]
-            lk = _max([lk, sum((diff[j] ** 2 for j in K), flint.arb(0)).sqrt()])
-            ld = _max([ld, sum((diff[j] ** 2 for j in D), flint.arb(0)).sqrt()])
+            lk = _max([lk, _root(sum((diff[j] ** 2 for j in K), flint.arb(0)))])
+            ld = _max([ld, _root(sum((diff[j] ** 2 for j in D), flint.arb(0)))])
             for h in hids:
                 y = [_arb(x) for x in hidden[h]]
                 n = sum((x * x for x in y), flint.arb(0)).sqrt()
@@ -194,8 +200,8 @@ def _ingredients(weights: Weights, snap, proof, automaton):
     hk = np.array([float(h0[j, 0].mid()) for j in K])
     yk = np.array([float(y0[j].mid()) for j in K])
     c0 = _arb(float(yk @ hk) / float(hk @ hk)) if float(hk @ hk) > 0 else flint.arb(1)
-    u0 = _hi(sum(((c0 * h0[j, 0] - y0[j]) ** 2 for j in K), flint.arb(0)).sqrt())
-    v0 = _hi(sum(((c0 * h0[j, 0]) ** 2 for j in D), flint.arb(0)).sqrt())
+    u0 = _root(sum(((c0 * h0[j, 0] - y0[j]) ** 2 for j in K), flint.arb(0)))
+    v0 = _root(sum(((c0 * h0[j, 0]) ** 2 for j in D), flint.arb(0)))
     return eps, gamma, beta, rho, mu, lk, ld, u0, v0
 
 
@@ -346,3 +352,111 @@ def search_failure(weights: Weights, automaton, length: int, snap=None, random_w
             if best is None or first[i] < len(best):
                 best = tuple(int(x) for x in batch[i, : first[i]])
     return best
+
+
+# ------------------------------------------------------------------------------------------
+# the invariant tube: a proof for every length where the dynamics contract
+# ------------------------------------------------------------------------------------------
+def _unit(v: flint.arb_mat) -> flint.arb_mat:
+    n = sum((v[j, 0] ** 2 for j in range(v.nrows())), flint.arb(0)).sqrt()
+    return v * (1 / n)
+
+
+def _frob(M: flint.arb_mat) -> flint.arb:
+    return _root(sum((M[i, j] ** 2 for i in range(M.nrows()) for j in range(M.ncols())), flint.arb(0)))
+
+
+def _tube_pairs(proof, automaton, S):
+    """``[(q, i)]`` reachable pairs and ``succ[(pair, a)] -> pair`` of the snapped network."""
+    hidden = [np.array([float(x) for x in h]) for h in proof.hidden_vectors()]
+    pairs = [(q, i) for q, hs in enumerate(proof.state_map) for i in hs]
+    succ = {}
+    for q, i in pairs:
+        for a in range(len(S)):
+            q2 = int(automaton.delta[a, q])
+            v = S[a] @ hidden[i]
+            v = v / np.linalg.norm(v)
+            best = max(proof.state_map[q2], key=lambda j: float(v @ hidden[j] / np.linalg.norm(hidden[j])))
+            succ[(q, i), a] = (q2, best)
+    return pairs, succ
+
+
+def invariant_tube(weights: Weights, snap, proof, automaton) -> float | None:
+    """Radius r of a proved invariant tube, or None (Theorem "invariant tube", docs/theory.md).
+
+    Around every snapped reachable pair (q, y) (unit y) the tube holds the directions
+    y + e, e orthogonal to y, ||e|| <= r.  It is proved invariant when every float map sends the
+    tube around (q, y) into the tube around its snapped successor, every direction in the tube
+    has the label of q as strict maximum, and the start state lies in the tube of the start pair:
+    then the float network is right on every word of every length.  Needs the dynamics to
+    contract transversally (it never holds for isometries with a phase error).
+    """
+    old = flint.ctx.prec
+    flint.ctx.prec = PREC
+    try:
+        return _tube(weights, snap, proof, automaton)
+    finally:
+        flint.ctx.prec = old
+
+
+def _tube(weights: Weights, snap, proof, automaton) -> float | None:
+    F, h0, Rb = _transformed(weights, snap)
+    S, _, _ = snap.block_weights.float_arrays()
+    d = weights.dim
+    pairs, succ = _tube_pairs(proof, automaton, S)
+    hidden = proof.hidden_vectors()
+    Y = {i: _unit(_arb_matrix([[x] for x in hidden[i]])) for _, i in pairs}
+    eye = flint.arb_mat(d, d)
+    for j in range(d):
+        eye[j, j] = flint.arb(1)
+    proj = {i: eye - y * y.transpose() for i, y in Y.items()}
+    need = []  # (alpha, z, n, b) per (pair, symbol): image radius (z + n r) / (alpha - b r)
+    for (q, i) in pairs:
+        for a in range(len(F)):
+            j = succ[(q, i), a][1]
+            Fy = F[a] * Y[i]
+            alpha = (Y[j].transpose() * Fy)[0, 0]
+            if not alpha > 0:
+                return None
+            z = _frob(Fy - Y[j] * alpha)
+            need.append((alpha, z, _frob(proj[j] * F[a] * proj[i]), _frob(proj[i] * F[a].transpose() * Y[j])))
+    margins = []  # (m, k): the margin at y minus k r must stay positive
+    for (q, i) in pairs:
+        lab = int(automaton.labels[q])
+        for c in range(Rb.nrows()):
+            if c != lab:
+                diff = flint.arb_mat([[Rb[lab, j] - Rb[c, j] for j in range(d)]])
+                margins.append(((diff * Y[i])[0, 0], _frob(diff * proj[i])))
+    start = [i for i in proof.state_map[int(automaton.start)]]
+    y0 = Y[max(start, key=lambda i: float((Y[i].transpose() * h0)[0, 0].mid()))]
+    s0 = (y0.transpose() * h0)[0, 0]
+    if not s0 > 0:
+        return None
+    r0 = _frob(h0 * (1 / s0) - y0)
+    return _tube_radius(need, margins, r0)
+
+
+def _tube_radius(need, margins, r0) -> float | None:
+    """The smallest radius satisfying every tube condition, checked in ball arithmetic."""
+    f = lambda x: float(x.mid())  # noqa: E731
+    lo = f(r0)
+    for alpha, z, n, b in need:
+        A_, B_, C_ = f(b), f(n) - f(alpha), f(z)  # b r^2 + (n - alpha) r + z <= 0
+        if A_ == 0:
+            if B_ >= 0:
+                return None
+            lo = max(lo, -C_ / B_)
+            continue
+        disc = B_ * B_ - 4 * A_ * C_
+        if disc < 0:
+            return None
+        lo = max(lo, (-B_ - math.sqrt(disc)) / (2 * A_))
+    r = flint.arb(_dyadic_up(lo * 1.01 + 1e-300))
+    ok = all(alpha - b * r > 0 and z + n * r <= r * (alpha - b * r) for alpha, z, n, b in need)
+    ok = ok and r >= r0 and all(m - k * r > 0 for m, k in margins)
+    return float(r.mid()) if ok else None
+
+
+def _dyadic_up(x: float) -> flint.fmpq:
+    f = Fraction(math.ceil(x * 2**40), 2**40)
+    return flint.fmpq(f.numerator, f.denominator)

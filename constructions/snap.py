@@ -48,7 +48,7 @@ from bilinear.errors import ConformanceError, WeightsError
 from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from .weights import Weights, parse_variant
 
-__all__ = ["Snap", "snap_candidates", "symbol_periods", "drift", "visited_span", "DYADIC_BITS"]
+__all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "visited_span", "DYADIC_BITS"]
 
 #: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
 DYADIC_BITS = 24
@@ -140,6 +140,8 @@ class Snap:
     snapped one's scale, ``distance[a]`` the relative Frobenius distance
     ``||scale[a] A_float[a] - A_snap[a]|| / ||scale[a] A_float[a]||`` in the original basis.
     ``basis`` is the exact block basis P (numpy array of Fractions) or ``None`` (identity).
+    ``isometric`` is False for a state-map snap (:func:`state_map_snap`), whose matrices are not
+    orthogonal on the kept coordinates (the perturbation horizon needs them to be).
     """
 
     block_weights: Weights
@@ -151,6 +153,7 @@ class Snap:
     basis: object
     variant: str
     rule: str
+    isometric: bool = True
 
     @property
     def kept_coords(self) -> tuple[int, ...]:
@@ -177,6 +180,7 @@ class Snap:
         return {
             "rule": self.rule,
             "basis": "identity" if self.basis is None else "rational eigenbasis",
+            "isometric": self.isometric,
             "blocks": len(self.blocks),
             "kept_blocks": list(self.kept),
             "kept_dim": len(self.kept_coords),
@@ -396,3 +400,73 @@ def snap_candidates(weights: Weights, automaton, failures: list | None = None):
         except WeightsError as exc:
             if failures is not None:
                 failures.append((rule, str(exc)))
+
+
+# ------------------------------------------------------------------------------------------
+# the state-map snap (any automaton, full variant)
+# ------------------------------------------------------------------------------------------
+def _access_words(automaton) -> dict[int, tuple[int, ...]]:
+    """A shortest word reaching each reachable state (breadth-first, symbols in order)."""
+    words = {int(automaton.start): ()}
+    frontier = [int(automaton.start)]
+    while frontier:
+        nxt = []
+        for q in frontier:
+            for a in range(automaton.n_symbols):
+                r = int(automaton.delta[a, q])
+                if r not in words:
+                    words[r] = words[q] + (a,)
+                    nxt.append(r)
+        frontier = nxt
+    return words
+
+
+def state_map_snap(weights: Weights, automaton) -> Snap:
+    """The exact map sending each state's representative to its successor's (``full`` only).
+
+    The representative r_q of automaton state q is the float network's unit hidden state after
+    a shortest word reaching q, rounded to dyadic rationals; with R = [r_q] of full column rank,
+    ``M_a = N_a (R^T R)^-1 R^T`` (N_a = [r_delta(q, a)]) satisfies M_a r_q = r_delta(q, a)
+    exactly, so the snapped network visits exactly the representatives.  WeightsError when the
+    variant is not ``full`` or the representatives are linearly dependent.
+    """
+    if weights.variant != "full":
+        raise WeightsError(f"the state-map snap builds a full network, not {weights.variant}")
+    A, h0, Rf = weights.float_arrays()
+    access = _access_words(automaton)
+    states = sorted(access)
+    reps = []
+    for q in states:
+        h = h0 / np.linalg.norm(h0)
+        for a in access[q]:
+            h = A[a] @ h
+            h = h / (np.linalg.norm(h) or 1.0)
+        reps.append(h)
+    X = np.stack(reps, axis=1)
+    sv = np.linalg.svd(X, compute_uv=False)
+    if len(states) > weights.dim or sv[-1] < 1e-3 * sv[0]:
+        raise WeightsError(
+            f"the {len(states)} state representatives span only {int(np.sum(sv > 1e-3 * sv[0]))} "
+            "dimensions: the state-map snap needs them linearly independent"
+        )
+    Rq = _fmpq_matrix([[_dyadic(x) for x in row] for row in X])
+    G = Rq.transpose() * Rq
+    pinv = G.inv() * Rq.transpose()
+    col = {q: i for i, q in enumerate(states)}
+    M = np.empty((weights.n_symbols, weights.dim, weights.dim), dtype=object)
+    for a in range(weights.n_symbols):
+        N = flint.fmpq_mat([[Rq[j, col[int(automaton.delta[a, q])]] for q in states] for j in range(weights.dim)])
+        Ma = N * pinv
+        M[a] = [[_to_fraction(Ma[j, l]) for l in range(weights.dim)] for j in range(weights.dim)]
+    h0s = [_to_fraction(Rq[j, col[int(automaton.start)]]) for j in range(weights.dim)]
+    top = float(np.abs(Rf).max()) or 1.0
+    Rs = [[_dyadic(x / top) for x in row] for row in Rf]
+    snapped = Weights("full", M, h0s, Rs)
+    Mf, _, _ = snapped.float_arrays()
+    scale = tuple(float(np.sum(A[a] * Mf[a]) / max(np.sum(A[a] ** 2), 1e-300)) for a in range(len(A)))
+    scale = tuple(x if x > 0 else 1.0 for x in scale)
+    dist = tuple(float(np.linalg.norm(scale[a] * A[a] - Mf[a]) / max(np.linalg.norm(scale[a] * A[a]), 1e-300))
+                 for a in range(len(A)))
+    groups = tuple((j,) for j in range(weights.dim))
+    return Snap(snapped, groups, tuple(range(weights.dim)), (), scale, dist, None, "full",
+                "the exact map between the states' representatives", isometric=False)

@@ -107,3 +107,32 @@ def test_cli_baseline_run_is_a_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("bilinear: error:") and "baseline" in err and "Traceback" not in err
     assert main(["certify", str(tmp_path / "missing")]) == 2
+
+
+def _noisy_onehot(automaton, noise=0.01, seed=0):
+    from bilinear.constructions.onehot import onehot
+
+    A, h0, R = onehot(automaton).to_float().float_arrays()
+    rng = np.random.default_rng(seed)
+    return Weights("full", A + noise * rng.normal(size=A.shape), h0, R)
+
+
+def test_contracting_network_is_proved_for_every_length_by_the_invariant_tube():
+    from bilinear.automata.automaton import Automaton
+
+    last = Automaton(np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]]), start=0, name="last symbol")
+    w = _noisy_onehot(last)
+    cert = certify_network(w, last, search_length=300)
+    assert cert.status == "proved" and cert.certified is None
+    assert "invariant tube" in cert.horizon.note
+    assert check(w, last, length=3000, words=64).passed
+
+
+def test_state_map_snap_of_a_noisy_flipflop_is_proved_and_its_failure_found():
+    a = from_spec("flipflop:3")
+    cert = certify_network(_noisy_onehot(a), a, search_length=1000)
+    assert cert.proof.status == "proved"
+    assert cert.snap.rule.startswith("the exact map between the states")
+    assert cert.status == "snapped"  # the noisy identity (symbol r) drifts
+    assert cert.failing_text.startswith("r^")
+    assert not check(_noisy_onehot(a), a, word_batch=np.array([cert.failing])).passed
