@@ -111,14 +111,21 @@ class Certificate:
         return "\n".join(lines) + "\n"
 
 
-def _candidates(weights, automaton, failures: list):
+def _is_permutation_automaton(automaton) -> bool:
+    return all(len(set(int(x) for x in row)) == automaton.n_states for row in automaton.delta)
+
+
+def _candidates(weights, automaton, failures: list, proved: list):
+    """Block snaps, then (``full`` only) the state-map snap, unless a block snap of a
+    permutation automaton is already proved (the state-map snap then adds nothing: its
+    matrices are not isometries, and no invariant tube holds for permutations)."""
     from bilinear.constructions.snap import snap_candidates, state_map_snap
 
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
-    if weights.variant == "full":
+    if weights.variant == "full" and not (proved and _is_permutation_automaton(automaton)):
         try:
             yield state_map_snap(weights, automaton)
         except WeightsError as exc:
@@ -153,8 +160,9 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
 
     failures: list = []
     attempts, proved = [], []
-    for snap in _candidates(weights, automaton, failures):
-        result = prove(snap.block_weights, automaton, bound=bound)
+    for snap in _candidates(weights, automaton, failures, proved):
+        # once one snap is proved, an alternative gets a smaller search budget
+        result = prove(snap.block_weights, automaton, bound=min(bound, 8) if proved else bound)
         if result.status == "proved":
             h = _horizon_of(weights, snap, result, automaton)
             proved.append((snap, result, h))

@@ -181,7 +181,15 @@ def _margins(proof, automaton, Rb: flint.arb_mat, K, D):
     return mu, lk, ld
 
 
+def _column(values) -> flint.arb_mat:
+    M = flint.arb_mat(len(values), 1)
+    for j, x in enumerate(values):
+        M[j, 0] = x
+    return M
+
+
 def _ingredients(weights: Weights, snap, proof, automaton):
+    """The constants of the theorem, and the scaled float and unit snapped start states."""
     F, h0, Rb = _transformed(weights, snap)
     d = weights.dim
     K = list(snap.kept_coords)
@@ -200,9 +208,29 @@ def _ingredients(weights: Weights, snap, proof, automaton):
     hk = np.array([float(h0[j, 0].mid()) for j in K])
     yk = np.array([float(y0[j].mid()) for j in K])
     c0 = _arb(float(yk @ hk) / float(hk @ hk)) if float(hk @ hk) > 0 else flint.arb(1)
-    u0 = _root(sum(((c0 * h0[j, 0] - y0[j]) ** 2 for j in K), flint.arb(0)))
-    v0 = _root(sum(((c0 * h0[j, 0]) ** 2 for j in D), flint.arb(0)))
-    return eps, gamma, beta, rho, mu, lk, ld, u0, v0
+    consts = (eps, gamma, beta, rho, mu, lk, ld)
+    return consts, (F, S, h0 * c0, _column(y0), Rb, K, D)
+
+
+def _exhaustive(automaton, F, S, x0, y0, Rb, K, D, max_nodes: int = 1024):
+    """Every word up to the depth s where the next level would exceed ``max_nodes`` words, run
+    in ball arithmetic: ``(s, u_s, v_s, first failing length or None)``."""
+    C = Rb.nrows()
+    diffs = {(l, c): flint.arb_mat([[Rb[l, j] - Rb[c, j] for j in range(Rb.ncols())]])
+             for l in range(C) for c in range(C) if c != l}
+    level, depth = [(x0, y0, int(automaton.start))], 0
+    while True:
+        for x, _, q in level:
+            lab = int(automaton.labels[q])
+            if not all((diffs[lab, c] * x)[0, 0] > 0 for c in range(C) if c != lab):
+                return depth, None, None, depth
+        if len(level) * len(F) > max_nodes:
+            break
+        level = [(F[a] * x, S[a] * y, int(automaton.delta[a, q])) for x, y, q in level for a in range(len(F))]
+        depth += 1
+    u = _max(_root(sum(((x[j, 0] - y[j, 0]) ** 2 for j in K), flint.arb(0))) for x, y, _ in level)
+    v = _max(_root(sum((x[j, 0] ** 2 for j in D), flint.arb(0))) for x, _, _ in level) if D else flint.arb(0)
+    return depth, u, v, None
 
 
 def _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, V) -> int | None:
@@ -236,34 +264,40 @@ def _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, V) -> int | None:
 
 
 def perturbation_horizon(weights: Weights, snap, proof, automaton) -> Horizon:
-    """The certified horizon of float ``weights`` against a proved ``snap`` (module docstring)."""
+    """The certified horizon of float ``weights`` against a proved ``snap`` (module docstring).
+
+    The words of the first few lengths (up to about a thousand words) are run exhaustively in
+    ball arithmetic; the recurrence starts from their largest errors.
+    """
     old = flint.ctx.prec
     flint.ctx.prec = PREC
     try:
-        eps, gamma, beta, rho, mu, lk, ld, u0, v0 = _ingredients(weights, snap, proof, automaton)
-        u, v, note = u0, v0, ""
-
-        def ok(u, v) -> bool:
-            return bool(mu - lk * u - ld * v > 0)
-
-        length = None
-        for t in range(STEPPED + 1):
-            if not ok(u, v):
-                length = t - 1
-                break
-            if t < STEPPED:
-                u, v = _hi((1 + eps) * u + eps + gamma * v), _hi(rho * v + beta * (1 + u))
-        if length is None:
-            if rho < 1:
-                more = _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, v)
-                length = None if more is None else min(CAP, STEPPED + more)
-            else:
-                length, note = STEPPED, "the dropped blocks do not contract (rho >= 1): stepped bound only"
+        (eps, gamma, beta, rho, mu, lk, ld), (F, S, x0, y0, Rb, K, D) = _ingredients(weights, snap, proof, automaton)
+        s, u, v, failed = _exhaustive(automaton, F, S, x0, y0, Rb, K, D)
         f = lambda x: float(_hi(x).mid())  # noqa: E731
-        return Horizon(length, f(eps), f(gamma), f(beta), f(rho), float(mu.mid()), f(lk), f(ld),
-                       f(_hi(u0 + v0)), note)
+        if failed is not None:
+            return Horizon(failed - 1, f(eps), f(gamma), f(beta), f(rho), float(mu.mid()), f(lk), f(ld), 0.0,
+                           f"the float network fails on a word of length {failed}")
+        length, note, start = _iterate(eps, gamma, beta, rho, mu, lk, ld, u, v, s), "", u + v
+        if length == -2:
+            length, note = STEPPED, "the dropped blocks do not contract (rho >= 1): stepped bound only"
+        return Horizon(length, f(eps), f(gamma), f(beta), f(rho), float(mu.mid()), f(lk), f(ld), f(start),
+                       note or f"every word up to length {s} run exhaustively in ball arithmetic")
     finally:
         flint.ctx.prec = old
+
+
+def _iterate(eps, gamma, beta, rho, mu, lk, ld, u, v, s: int) -> int | None:
+    """The recurrence from (u_s, v_s): stepped to STEPPED, then in closed form; -2: rho >= 1."""
+    for t in range(s, STEPPED + 1):
+        if not mu - lk * u - ld * v > 0:
+            return max(s, t - 1)
+        if t < STEPPED:
+            u, v = _hi((1 + eps) * u + eps + gamma * v), _hi(rho * v + beta * (1 + u))
+    if not rho < 1:
+        return -2
+    more = _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, v)
+    return None if more is None else min(CAP, STEPPED + more)
 
 
 # ------------------------------------------------------------------------------------------

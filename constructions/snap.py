@@ -355,10 +355,11 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
 def _build(weights: Weights, Pq, Pf, groups, kept, exact, moduli, rule) -> Snap:
     A, h0, R = weights.float_arrays()
     k, d = A.shape[0], weights.dim
-    mods = moduli[:, list(kept)].max(axis=1)
-    if np.any(mods == 0):
-        raise WeightsError("a symbol's matrix vanishes on every kept block")
-    scale = tuple(float(1.0 / m) for m in mods)
+    top, low = moduli[:, list(kept)].max(axis=1), moduli[:, list(kept)].min(axis=1)
+    if np.any(low == 0):
+        raise WeightsError("a symbol's matrix vanishes on a kept block")
+    # the scale that puts the kept moduli closest to 1: max |c r - 1| is least at c = 2 / (min + max)
+    scale = tuple(float(2.0 / (t + l)) for t, l in zip(top, low))
     coords = [j for i in kept for j in groups[i]]
     h0b = _rational_vector(np.linalg.solve(Pf, h0), coords)
     if all(x == 0 for x in h0b):
