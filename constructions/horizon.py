@@ -366,15 +366,30 @@ def _loops(weights: Weights, snap, k: int, top: int = 16) -> list[tuple[int, ...
     return loops + sorted(drift, key=drift.get, reverse=True)[:top]
 
 
+def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndarray]:
+    from .snap import _access_words
+
+    out = []
+    for q, w in sorted(_access_words(automaton).items()):
+        if w and len(w) < length:
+            out += [np.concatenate([np.array(w), np.full(length - len(w), a)]) for a in range(automaton.n_symbols)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
 def search_failure(weights: Weights, automaton, length: int, snap=None, random_words: int = 256, seed: int = 0):
     """The shortest failing word found (a tuple of symbol indices), or None.
 
-    Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, and
-    ``random_words`` uniform random words (of length ``min(length, 2000)``).
+    Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
+    shortest word reaching each automaton state followed by every symbol's powers (certificate
+    words: the snapped proof's states, entered the shortest way), and ``random_words`` uniform
+    random words (of length ``min(length, 2000)``).
     """
     k = weights.n_symbols
     words = [np.full(length, a) for a in range(k)]
     words += [np.resize(np.array(u), length) for u in _loops(weights, snap, k)]
+    words += _certificate_words(automaton, length)
     batches = [np.stack(words)]
     if random_words:
         rng = np.random.default_rng(seed)

@@ -136,3 +136,15 @@ def test_state_map_snap_of_a_noisy_flipflop_is_proved_and_its_failure_found():
     assert cert.status == "snapped"  # the noisy identity (symbol r) drifts
     assert cert.failing_text.startswith("r^")
     assert not check(_noisy_onehot(a), a, word_batch=np.array([cert.failing])).passed
+
+
+def test_cli_bad_inputs_are_one_line_errors(tmp_path, capsys):
+    assert main(["certify", "--weights", str(tmp_path / "none.json"), "cyclic:5"]) == 2
+    exact = tmp_path / "exact.json"
+    build("cyclic:5", "rotation2d").save(exact)
+    assert main(["certify", "--weights", str(exact), "cyclic:5"]) == 2
+    assert "exact" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["certify", "--weights", str(exact), "cyclic:5", "--search-length", "0"])
+    with pytest.raises(WeightsError, match="search_length"):
+        certify_network(build("cyclic:5", "rotation2d").to_float(), C5, search_length=0)
