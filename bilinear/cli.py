@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "bilinear.constructions.cli",
     "bilinear.learned.cli",
     "bilinear.analysis.cli",
+    "bilinear.analysis.certify_cli",
 )
 
 

@@ -1,0 +1,92 @@
+"""``bilinear certify``: snap a trained bilinear network, prove the snap, bound its horizon.
+
+    bilinear certify RUN_DIR [--write FILE] [--json]            a finished training run
+    bilinear certify --weights FILE SPEC [--write FILE] [--json] saved float Weights against SPEC
+
+Prints the certificate (text, or JSON with ``--json``); ``--write FILE`` saves the proved
+snapped weights (exact, ``Weights.save``).  A baseline run (LSTM, RNN, Transformer, Mamba), exact
+weights, or a missing run is one line on stderr and exit status 2.  How to read the output:
+docs/certify.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bilinear.cli import positive_int
+from bilinear.errors import AnalysisError, BilinearError
+
+from .certify import TEST_LENGTH, certify_network
+
+__all__ = ["register", "load_network"]
+
+
+def register(sub) -> None:
+    """Add the ``certify`` sub-command."""
+    p = sub.add_parser(
+        "certify",
+        help="snap a trained bilinear network to exact algebra, prove it, bound how far it holds",
+        description=(
+            "Certify a trained bilinear network (RUN_DIR, or --weights FILE SPEC): snap it to exact "
+            "weights of the same variant and prove them for every length, certify a length up to "
+            "which every word is right for the float network itself, and search for its shortest "
+            "failing word. Status: proved, horizon, snapped or failed (docs/certify.md)."
+        ),
+    )
+    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
+    p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
+                   help="certify a saved float Weights file against the automaton SPEC")
+    p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
+    p.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    p.add_argument("--search-length", type=positive_int, default=None,
+                   help="length of the words of the failing-word search "
+                        "(default: 4 x the certified length, within 2000..20000)")
+    p.add_argument("--test-length", type=positive_int, default=TEST_LENGTH,
+                   help=f"a failure within this length makes the status 'snapped' (default {TEST_LENGTH})")
+    p.set_defaults(handler=_run)
+
+
+def load_network(run_dir=None, weights_file=None):
+    """``(weights, automaton)`` of a run directory or a (weights file, spec) pair.
+
+    AnalysisError for a missing or unfinished run, a baseline run, or unless exactly one is given.
+    """
+    if (run_dir is None) == (weights_file is None):
+        raise AnalysisError("give exactly one of RUN_DIR, --weights FILE SPEC")
+    if weights_file is not None:
+        from bilinear.automata import from_spec
+        from bilinear.constructions.weights import Weights
+
+        path, spec = weights_file
+        return Weights.load(path), from_spec(spec)
+    from bilinear.learned.runs import load_run
+
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise AnalysisError(f"run directory {str(path)!r} does not exist")
+    try:
+        config, model, automaton, _ = load_run(path)
+    except BilinearError as exc:
+        raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
+    if not hasattr(model, "to_weights"):
+        raise AnalysisError(
+            f"run directory {str(path)!r} holds a {config.model} baseline, not a bilinear network: "
+            "only bilinear networks can be certified"
+        )
+    return model.to_weights(), automaton
+
+
+def _run(args) -> int:
+    weights, automaton = load_network(args.run_dir, args.weights)
+    cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
+    if args.write:
+        snapped = cert.snapped_weights()
+        if snapped is None:
+            raise AnalysisError(f"no snapped network was proved, nothing to write to {args.write}")
+        snapped.save(args.write)
+    if args.json:
+        print(json.dumps(cert.to_json(), indent=2, allow_nan=False))
+    else:
+        print(cert.to_text(), end="")
+    return 0

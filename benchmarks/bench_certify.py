@@ -1,0 +1,40 @@
+"""Time to certify a trained-like network (snap, prove, horizon in arb, directed search).
+
+Networks: the exact cyclic:5 constructions turned 0.0005 rad per step, padded with contracting
+blocks to hidden 16 and 64 (``full`` ones conjugated by a random basis), as trained networks are.
+Baseline: the float check alone (1000 random words of length 500), the cheapest thing a user
+would run instead. Target: under 10 s per network.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_certify.py
+"""
+
+from __future__ import annotations
+
+import time
+
+from bilinear.analysis.certify import certify_network
+from bilinear.automata.families import from_spec
+from bilinear.constructions.check import check
+from bilinear.constructions.registry import build
+from bilinear.constructions.snap import drift
+
+
+def main() -> None:
+    a = from_spec("cyclic:5")
+    print(f"{'network':<22} {'certify s':>10} {'check s':>8} {'status':>8} {'L':>6} {'U':>6}")
+    for variant in ("rotation2d", "full"):
+        for hidden in (16, 64):
+            w = drift(build("cyclic:5", variant), 0.0005, hidden=hidden)
+            t = time.perf_counter()
+            cert = certify_network(w, a, search_length=2000)
+            t_cert = time.perf_counter() - t
+            t = time.perf_counter()
+            check(w, a, length=500, words=1000)
+            t_check = time.perf_counter() - t
+            U = "-" if cert.failing is None else len(cert.failing)
+            print(f"{variant + ' h' + str(hidden):<22} {t_cert:>10.2f} {t_check:>8.2f} {cert.status:>8} "
+                  f"{str(cert.certified):>6} {U:>6}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,473 @@
+"""Snap float (trained) weights to exact algebra of the same variant.
+
+A trained network that tracks a group keeps its hidden state on a few invariant planes on which
+each symbol acts as a rotation whose angle is close to, but not exactly, 2 pi k / p.  Snapping
+replaces every such block by the exact rotation (modulus 1, angle 2 pi k / p with p the period of
+the symbol's transformation in the automaton's monoid), every real eigenvalue by +1 / -1, and
+drops (zeroes) the blocks the network contracts.  Entries of the snapped blocks are exact
+cyclotomic numbers (:func:`~bilinear.constructions.field.cos2pi`), start state and readout are
+dyadic rational approximations of the trained ones.
+
+The blocks are read in a *block basis* ``P``:
+
+* ``rotation2d`` and ``block:2``: the variant's own 2x2 blocks (``P = I``); a ``block:2`` block
+  is snapped to the nearest rotation or reflection (polar decomposition);
+* ``diagonal`` and ``positive``: the coordinates (``P = I``);
+* ``full``, ``factorized:R`` and ``block:B`` (B > 2): the real eigenvectors of a generic
+  combination of the (normalised) matrices, rounded to dyadic rationals, which block-diagonalises
+  commuting matrices (for ``block:B`` one basis per diagonal block, so the snap keeps the
+  variant).  The snapped matrices are ``P S P^-1``, exact.
+
+:func:`snap_candidates` yields one :class:`Snap` per choice of kept blocks (the span visited at
+length, then thresholds on the relative modulus); the caller proves each with
+:func:`~bilinear.constructions.prove.prove` and keeps the first that is proved.
+
+>>> import numpy as np
+>>> from bilinear.automata.families import from_spec
+>>> from bilinear.constructions.registry import build
+>>> a = from_spec("cyclic:5")
+>>> w = drift(build("cyclic:5", "rotation2d").to_float(), 0.01)
+>>> s = next(snap_candidates(w, a))
+>>> s.kept, [round(x, 3) for x in s.distance]
+((0,), [0.0, 0.01, 0.01, 0.01, 0.01])
+>>> s.original().A[1, 0, 0] == build("cyclic:5", "rotation2d").A[1, 0, 0]
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from bilinear.errors import ConformanceError, WeightsError
+
+from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
+from .weights import Weights, parse_variant
+
+__all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "visited_span", "DYADIC_BITS"]
+
+#: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
+DYADIC_BITS = 24
+#: Thresholds on the relative modulus of a block, tried in order after the visited span.
+KEEP_THRESHOLDS = (0.95, 0.8, 0.5, 0.0)
+
+
+def visited_span(A: np.ndarray, h0: np.ndarray) -> np.ndarray:
+    """Orthonormal basis (hidden, r) of the span the network visits at length.
+
+    The one place this module computes the visited span (the analysis room's definition).
+    """
+    from bilinear.analysis.relations import visited_basis
+
+    return visited_basis(A, h0)
+
+
+def symbol_periods(automaton) -> tuple[int, ...]:
+    """Per symbol, the period p of its transformation (t^(i+p) = t^i for large i).
+
+    An exact block computing the automaton acts by a p-th root of unity on its unit-modulus part.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> symbol_periods(from_spec("cyclic:6"))
+    (1, 6, 3, 2, 3, 6)
+    """
+    out = []
+    for t in np.asarray(automaton.delta):
+        seen, power, i = {}, tuple(int(x) for x in t), 0
+        while power not in seen:
+            seen[power] = i
+            power, i = tuple(int(t[x]) for x in power), i + 1
+        out.append(i - seen[power])
+    return tuple(out)
+
+
+def drift(weights: Weights, delta: float, hidden: int | None = None, contraction: float = 0.5, seed: int = 0) -> Weights:
+    """A trained-like float network made from exact ``weights`` (``rotation2d`` or ``full``).
+
+    Every non-identity 2x2 diagonal block is turned ``delta`` rad further per use (right at short
+    lengths, drifting at long ones, as trained rotations do); with ``hidden`` larger than the
+    construction's dimension, seeded random blocks of modulus ``contraction`` fill the rest, with
+    small start-state and readout entries; a ``full`` network is then conjugated by a seeded
+    random basis, so that its matrices are dense.
+    """
+    A, h0, R = weights.float_arrays()
+    k, d0 = A.shape[0], A.shape[1]
+    d = d0 if hidden is None else hidden
+    if d < d0 or (weights.variant == "rotation2d" and d % 2):
+        raise WeightsError(f"hidden {d} cannot hold the {d0}-dimensional {weights.variant} weights")
+    rng = np.random.default_rng(seed)
+    c, s = math.cos(delta), math.sin(delta)
+    turn = np.array([[c, -s], [s, c]])
+    F = np.zeros((k, d, d))
+    F[:, :d0, :d0] = A
+    for a in range(k):
+        for i in range(0, d0 - 1, 2):
+            if not np.allclose(A[a, i : i + 2, i : i + 2], np.eye(2)):
+                F[a, i : i + 2, i : i + 2] = turn @ A[a, i : i + 2, i : i + 2]
+        for i in range(d0, d - 1, 2):
+            t = rng.uniform(0, 2 * math.pi)
+            F[a, i : i + 2, i : i + 2] = contraction * np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        if (d - d0) % 2:
+            F[a, d - 1, d - 1] = contraction
+    H = np.concatenate([h0, 0.1 * rng.normal(size=d - d0)])
+    Rd = np.concatenate([R, 0.1 * rng.normal(size=(R.shape[0], d - d0))], axis=1)
+    if weights.variant_info.kind == "full":
+        P = np.linalg.qr(rng.normal(size=(d, d)))[0] @ np.diag(rng.uniform(0.5, 2.0, size=d))
+        Pinv = np.linalg.inv(P)
+        F, H, Rd = np.einsum("ij,sjk,kl->sil", P, F, Pinv), P @ H, Rd @ Pinv
+    return Weights(weights.variant, F, H, Rd)
+
+
+def _dyadic(x: float, bits: int = DYADIC_BITS) -> Fraction:
+    return Fraction(round(float(x) * (1 << bits)), 1 << bits)
+
+
+@dataclass(frozen=True)
+class Snap:
+    """One snapped network.
+
+    ``block_weights`` is the exact snapped network *in the block basis* (block-diagonal: the kept
+    exact blocks, zero elsewhere; variant ``full`` when the basis is not the identity); the
+    snapped network in the original basis (:meth:`original`) is ``P S P^-1`` with start state
+    ``P h0`` and readout ``R P^-1``, exactly similar, so both give the same scores on every word
+    and one proof covers both.  ``blocks`` lists the coordinate groups of the block basis,
+    ``kept`` the blocks kept (the others are zeroed), ``exact_blocks[a][i]`` the exact block of
+    symbol ``a`` (rows), ``scale[a]`` the positive factor that brings the float matrix to the
+    snapped one's scale, ``distance[a]`` the relative Frobenius distance
+    ``||scale[a] A_float[a] - A_snap[a]|| / ||scale[a] A_float[a]||`` in the original basis.
+    ``basis`` is the exact block basis P (numpy array of Fractions) or ``None`` (identity).
+    ``isometric`` is False for a state-map snap (:func:`state_map_snap`), whose matrices are not
+    orthogonal on the kept coordinates (the perturbation horizon needs them to be).
+    """
+
+    block_weights: Weights
+    blocks: tuple[tuple[int, ...], ...]
+    kept: tuple[int, ...]
+    exact_blocks: tuple
+    scale: tuple[float, ...]
+    distance: tuple[float, ...]
+    basis: object
+    variant: str
+    rule: str
+    isometric: bool = True
+
+    @property
+    def kept_coords(self) -> tuple[int, ...]:
+        return tuple(j for i in self.kept for j in self.blocks[i])
+
+    def original(self) -> Weights:
+        """The exact snapped Weights in the trained network's basis and variant."""
+        w = self.block_weights
+        if self.basis is None:
+            return w
+        P = _fmpq_matrix(self.basis)
+        Pinv = P.inv()
+        A = np.stack([_exact_in_basis(P, Pinv, w.A[a]) for a in range(w.n_symbols)])
+        h0 = P * flint.fmpq_mat([[to_fmpq(x)] for x in w.h0])
+        R = flint.fmpq_mat([[to_fmpq(x) for x in row] for row in w.readout]) * Pinv
+        h0 = [_to_fraction(h0[j, 0]) for j in range(w.dim)]
+        R = [[_to_fraction(R[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
+        try:
+            return Weights(self.variant, A, h0, R)
+        except ConformanceError as exc:
+            raise WeightsError(f"the snapped matrices do not conform to {self.variant}: {exc}") from None
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "basis": "identity" if self.basis is None else "rational eigenbasis",
+            "isometric": self.isometric,
+            "blocks": len(self.blocks),
+            "kept_blocks": list(self.kept),
+            "kept_dim": len(self.kept_coords),
+            "scale": list(self.scale),
+            "relative_distance": list(self.distance),
+        }
+
+
+# ------------------------------------------------------------------------------------------
+# block bases
+# ------------------------------------------------------------------------------------------
+def _eigenbasis(M: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Real block-eigenbasis (n, n) of a generic combination of the matrices M (k, n, n).
+
+    Columns (Re v, Im v) per complex pair, v per real eigenvalue; groups of local indices.
+    """
+    norms = np.linalg.norm(M, axis=(1, 2))
+    norms[norms == 0] = 1.0
+    G = np.einsum("k,kij->ij", rng.normal(size=M.shape[0]), M / norms[:, None, None])
+    vals, vecs = np.linalg.eig(G)
+    cols, groups, used = [], [], np.zeros(len(vals), bool)
+    tol = 1e-9 * max(1.0, float(np.abs(vals).max()))
+    for i in np.argsort(-np.abs(vals), kind="stable"):
+        if used[i]:
+            continue
+        used[i] = True
+        v = vecs[:, i]
+        if abs(vals[i].imag) > tol:
+            j = min((j for j in range(len(vals)) if not used[j]), key=lambda j: abs(vals[j] - vals[i].conjugate()))
+            used[j] = True
+            re, im = v.real, v.imag
+            if vals[i].imag < 0:
+                im = -im
+            groups.append((len(cols), len(cols) + 1))
+            n = np.linalg.norm(v)  # one scale for both: the block stays a scaled rotation
+            cols += [re / n, im / n]
+        else:
+            re = v.real if np.linalg.norm(v.real) >= np.linalg.norm(v.imag) else v.imag
+            groups.append((len(cols),))
+            cols.append(re / np.linalg.norm(re))
+    return np.stack(cols, axis=1), groups
+
+
+def _block_basis(weights: Weights):
+    """``(P_exact or None, P_float, groups)``: the block basis of the variant (module docstring)."""
+    v = weights.variant_info
+    A, _, _ = weights.float_arrays()
+    d = weights.dim
+    if v.kind in ("rotation2d", "block") and (v.kind == "rotation2d" or v.param == 2):
+        return None, np.eye(d), [(i, i + 1) for i in range(0, d, 2)]
+    if v.kind in ("diagonal", "positive"):
+        return None, np.eye(d), [(i,) for i in range(d)]
+    size = v.param if v.kind == "block" else d
+    rng = np.random.default_rng(0)
+    P = np.zeros((d, d))
+    groups = []
+    for start in range(0, d, size):
+        sl = slice(start, start + size)
+        Pb, gb = _eigenbasis(A[:, sl, sl], rng)
+        P[sl, sl] = Pb
+        groups += [tuple(start + j for j in g) for g in gb]
+    Pq = np.vectorize(_dyadic, otypes=[object])(P)
+    if abs(np.linalg.det(P)) < 1e-12 or np.linalg.cond(Pq.astype(float)) > 1e8:
+        raise WeightsError("the trained matrices have no well-conditioned common eigenbasis")
+    return Pq, Pq.astype(float), groups
+
+
+# ------------------------------------------------------------------------------------------
+# snapping blocks
+# ------------------------------------------------------------------------------------------
+def _snap_block(B: np.ndarray, period: int, reflect_order: int, positive: bool):
+    """``(modulus, exact rows)`` of one float block (1x1 or 2x2) snapped to unit algebra."""
+    if B.shape == (1, 1):
+        x = float(B[0, 0])
+        return abs(x), [[1 if (x >= 0 or positive) else -1]]
+    U, S, Vt = np.linalg.svd(B)
+    Q = U @ Vt
+    if np.linalg.det(Q) > 0:
+        k = round(math.atan2(Q[1, 0], Q[0, 0]) * period / (2 * math.pi)) % period
+        c, s = cos2pi(k, period), sin2pi(k, period)
+        return float(S.max()), [[c, -s], [s, c]]
+    k = round(math.atan2(Q[0, 1], Q[0, 0]) * reflect_order / (2 * math.pi)) % reflect_order
+    c, s = cos2pi(k, reflect_order), sin2pi(k, reflect_order)
+    return float(S.max()), [[c, s], [s, -c]]
+
+
+def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
+    """Per symbol and block: the float block, its modulus and its exact snap."""
+    A, _, _ = weights.float_arrays()
+    periods = symbol_periods(automaton)
+    reflect = 2 * math.lcm(*periods)
+    positive = weights.variant_info.kind == "positive"
+    Pinv = np.linalg.inv(Pf)
+    moduli = np.zeros((A.shape[0], len(groups)))
+    exact = []
+    for a in range(A.shape[0]):
+        B = Pinv @ A[a] @ Pf
+        row = []
+        for i, g in enumerate(groups):
+            moduli[a, i], ex = _snap_block(B[np.ix_(g, g)], periods[a], reflect, positive)
+            row.append(ex)
+        exact.append(row)
+    return moduli, exact
+
+
+def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
+    """Candidate sets of kept blocks: ``(rule, kept)``, most selective first, no repeats."""
+    A, h0, _ = weights.float_arrays()
+    top = moduli.max(axis=1, keepdims=True)
+    top[top == 0] = 1.0
+    rel = (moduli / top).min(axis=0)
+    out, seen = [], set()
+    Q = np.linalg.solve(Pf, visited_span(A, h0))
+    if Q.size:
+        energy = np.array([float(np.sum(Q[list(g), :] ** 2)) for g in groups]) / float(np.sum(Q**2))
+        out.append(("blocks on the span visited at length", tuple(np.nonzero(energy > 1e-3)[0])))
+    for tau in KEEP_THRESHOLDS:
+        out.append((f"blocks of relative modulus >= {tau:g}", tuple(np.nonzero(rel >= tau)[0])))
+    for rule, kept in out:
+        if kept and kept not in seen:
+            seen.add(kept)
+            yield rule, tuple(int(i) for i in kept)
+
+
+def _rational_vector(x: np.ndarray, coords) -> list:
+    scale = float(np.abs(x[list(coords)]).max()) if coords else 0.0
+    out = [0] * len(x)
+    if scale == 0:
+        return out
+    for j in coords:
+        out[j] = _dyadic(x[j] / scale)
+    return out
+
+
+def _fmpq_matrix(rows) -> flint.fmpq_mat:
+    return flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in row] for row in rows])
+
+
+def _to_fraction(x) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
+
+
+def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.ndarray) -> np.ndarray:
+    """``P S P^-1`` exactly, S exact (entries Fraction / FieldElement), through coefficient
+    matrices: with every entry of S written sum_t c_t zeta_m^t, the result is sum_t zeta_m^t
+    (P C_t P^-1), one rational matrix product per power (in C, flint)."""
+    d = block_matrix.shape[0]
+    fields = [x.m for x in block_matrix.flat if isinstance(x, FieldElement)]
+    m = math.lcm(*fields) if fields else 1
+    K = CyclotomicField(m) if m > 1 else None
+    coeff = {}
+    for (r, c), x in np.ndenumerate(block_matrix):
+        if x == 0:
+            continue
+        cs = x.embed(m).poly.coeffs() if isinstance(x, FieldElement) else [flint.fmpq(x.numerator, x.denominator)]
+        for t, ct in enumerate(cs):
+            if ct != 0:
+                coeff.setdefault(t, flint.fmpq_mat(d, d))[r, c] = ct
+    prods = {t: P * C * Pinv for t, C in coeff.items()}
+    out = np.empty((d, d), dtype=object)
+    top = max(prods, default=0)
+    for j in range(d):
+        for l in range(d):
+            cs = [prods[t][j, l] if t in prods else 0 for t in range(top + 1)]
+            if top == 0 or all(c == 0 for c in cs[1:]):
+                out[j, l] = _to_fraction(flint.fmpq(cs[0]))
+            else:
+                out[j, l] = FieldElement(K, flint.fmpq_poly(cs)).simplify()
+    return out
+
+
+def _build(weights: Weights, Pq, Pf, groups, kept, exact, moduli, rule) -> Snap:
+    A, h0, R = weights.float_arrays()
+    k, d = A.shape[0], weights.dim
+    top, low = moduli[:, list(kept)].max(axis=1), moduli[:, list(kept)].min(axis=1)
+    if np.any(low == 0):
+        raise WeightsError("a symbol's matrix vanishes on a kept block")
+    # the scale that puts the kept moduli closest to 1: max |c r - 1| is least at c = 2 / (min + max)
+    scale = tuple(float(2.0 / (t + l)) for t, l in zip(top, low))
+    coords = [j for i in kept for j in groups[i]]
+    h0b = _rational_vector(np.linalg.solve(Pf, h0), coords)
+    if all(x == 0 for x in h0b):
+        raise WeightsError("the start state has no component on the kept blocks")
+    Rb = np.array([_rational_vector(row, coords) for row in R @ Pf], dtype=object)
+    S = np.zeros((k, d, d), dtype=object)
+    for a in range(k):
+        for i in kept:
+            g = groups[i]
+            S[a][np.ix_(g, g)] = np.array(exact[a][i], dtype=object)
+    variant = weights.variant if Pq is None else "full"
+    try:
+        block = Weights(variant, S, h0b, Rb)
+    except ConformanceError as exc:  # pragma: no cover - the blocks follow the variant
+        raise WeightsError(f"the snapped blocks do not conform to {variant}: {exc}") from None
+    Sf, _, _ = block.float_arrays()
+    if Pq is not None:
+        Sf = np.einsum("ij,sjk,kl->sil", Pf, Sf, np.linalg.inv(Pf))
+    dist = tuple(
+        float(np.linalg.norm(scale[a] * A[a] - Sf[a]) / max(np.linalg.norm(scale[a] * A[a]), 1e-300))
+        for a in range(k)
+    )
+    return Snap(block, tuple(groups), tuple(kept), tuple(exact), scale, dist, Pq, weights.variant, rule)
+
+
+def snap_candidates(weights: Weights, automaton, failures: list | None = None):
+    """Yield the :class:`Snap` of each candidate set of kept blocks (module docstring).
+
+    A candidate that cannot be built appends ``(rule, reason)`` to ``failures`` when given.
+    WeightsError when the weights are exact, or have no usable block basis.
+    """
+    if weights.exact:
+        raise WeightsError("snapping needs float weights; these are exact already")
+    Pq, Pf, groups = _block_basis(weights)
+    moduli, exact = _read_blocks(weights, automaton, Pf, groups)
+    for rule, kept in _keep_sets(weights, Pf, groups, moduli):
+        try:
+            yield _build(weights, Pq, Pf, groups, kept, exact, moduli, rule)
+        except WeightsError as exc:
+            if failures is not None:
+                failures.append((rule, str(exc)))
+
+
+# ------------------------------------------------------------------------------------------
+# the state-map snap (any automaton, full variant)
+# ------------------------------------------------------------------------------------------
+def _access_words(automaton) -> dict[int, tuple[int, ...]]:
+    """A shortest word reaching each reachable state (breadth-first, symbols in order)."""
+    words = {int(automaton.start): ()}
+    frontier = [int(automaton.start)]
+    while frontier:
+        nxt = []
+        for q in frontier:
+            for a in range(automaton.n_symbols):
+                r = int(automaton.delta[a, q])
+                if r not in words:
+                    words[r] = words[q] + (a,)
+                    nxt.append(r)
+        frontier = nxt
+    return words
+
+
+def state_map_snap(weights: Weights, automaton) -> Snap:
+    """The exact map sending each state's representative to its successor's (``full`` only).
+
+    The representative r_q of automaton state q is the float network's unit hidden state after
+    a shortest word reaching q, rounded to dyadic rationals; with R = [r_q] of full column rank,
+    ``M_a = N_a (R^T R)^-1 R^T`` (N_a = [r_delta(q, a)]) satisfies M_a r_q = r_delta(q, a)
+    exactly, so the snapped network visits exactly the representatives.  WeightsError when the
+    variant is not ``full`` or the representatives are linearly dependent.
+    """
+    if weights.variant != "full":
+        raise WeightsError(f"the state-map snap builds a full network, not {weights.variant}")
+    A, h0, Rf = weights.float_arrays()
+    access = _access_words(automaton)
+    states = sorted(access)
+    reps = []
+    for q in states:
+        h = h0 / np.linalg.norm(h0)
+        for a in access[q]:
+            h = A[a] @ h
+            h = h / (np.linalg.norm(h) or 1.0)
+        reps.append(h)
+    X = np.stack(reps, axis=1)
+    sv = np.linalg.svd(X, compute_uv=False)
+    if len(states) > weights.dim or sv[-1] < 1e-3 * sv[0]:
+        raise WeightsError(
+            f"the {len(states)} state representatives span only {int(np.sum(sv > 1e-3 * sv[0]))} "
+            "dimensions: the state-map snap needs them linearly independent"
+        )
+    Rq = _fmpq_matrix([[_dyadic(x) for x in row] for row in X])
+    G = Rq.transpose() * Rq
+    pinv = G.inv() * Rq.transpose()
+    col = {q: i for i, q in enumerate(states)}
+    M = np.empty((weights.n_symbols, weights.dim, weights.dim), dtype=object)
+    for a in range(weights.n_symbols):
+        N = flint.fmpq_mat([[Rq[j, col[int(automaton.delta[a, q])]] for q in states] for j in range(weights.dim)])
+        Ma = N * pinv
+        M[a] = [[_to_fraction(Ma[j, l]) for l in range(weights.dim)] for j in range(weights.dim)]
+    h0s = [_to_fraction(Rq[j, col[int(automaton.start)]]) for j in range(weights.dim)]
+    top = float(np.abs(Rf).max()) or 1.0
+    Rs = [[_dyadic(x / top) for x in row] for row in Rf]
+    snapped = Weights("full", M, h0s, Rs)
+    Mf, _, _ = snapped.float_arrays()
+    scale = tuple(float(np.sum(A[a] * Mf[a]) / max(np.sum(A[a] ** 2), 1e-300)) for a in range(len(A)))
+    scale = tuple(x if x > 0 else 1.0 for x in scale)
+    dist = tuple(float(np.linalg.norm(scale[a] * A[a] - Mf[a]) / max(np.linalg.norm(scale[a] * A[a]), 1e-300))
+                 for a in range(len(A)))
+    groups = tuple((j,) for j in range(weights.dim))
+    return Snap(snapped, groups, tuple(range(weights.dim)), (), scale, dist, None, "full",
+                "the exact map between the states' representatives", isometric=False)

@@ -1,0 +1,150 @@
+"""bilinear certify: snapped proofs, certified horizons against directed search, the command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bilinear.automata.families import from_spec
+from bilinear.cli import main
+from bilinear.constructions.check import check
+from bilinear.constructions.horizon import compress_word
+from bilinear.constructions.prove import prove
+from bilinear.constructions.registry import build
+from bilinear.constructions.snap import drift, symbol_periods
+from bilinear.constructions.weights import Weights
+from bilinear.analysis.certify import certify_network
+from bilinear.errors import WeightsError
+
+C5 = from_spec("cyclic:5")
+
+
+@pytest.fixture(scope="module")
+def drifting_rotation():
+    return drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
+
+
+@pytest.fixture(scope="module")
+def drifting_full():
+    return drift(build("cyclic:5", "full"), 0.0005, hidden=16)
+
+
+def test_drifting_rotation_is_snapped_and_the_snap_is_proved(drifting_rotation, tmp_path):
+    cert = certify_network(drifting_rotation, C5, search_length=500)
+    assert cert.status == "snapped"
+    assert cert.failing_text == "1^63"  # pi/5 of phase error at 0.01 rad per step
+    assert 0 <= cert.certified < 63
+    path = tmp_path / "snap.json"
+    cert.snapped_weights().save(path)
+    loaded = Weights.load(path)
+    assert loaded.exact and loaded.variant == "rotation2d"
+    assert prove(loaded, C5).status == "proved"
+    assert check(loaded, C5, length=2000, words=32).accuracy == 1.0
+    # the snapped angles are the exact construction's
+    assert loaded.A[1, 0, 0] == build("cyclic:5", "rotation2d").A[1, 0, 0]
+
+
+def test_full_network_certified_length_below_the_failing_length(drifting_full):
+    cert = certify_network(drifting_full, C5)
+    assert cert.status == "horizon"
+    L, U = cert.certified, len(cert.failing)
+    assert 100 <= L <= U
+    # no word up to L fails: 10,000 random words and every single-symbol power
+    assert check(drifting_full, C5, length=L, words=10_000, seed=3).passed
+    powers = np.repeat(np.arange(5)[:, None], L, axis=1)
+    assert check(drifting_full, C5, word_batch=powers).passed
+    assert not check(drifting_full, C5, word_batch=np.array([cert.failing])).passed
+    assert prove(cert.snapped_weights(), C5).status == "proved"
+
+
+def test_hand_construction_as_float_holds_far_beyond_10000():
+    cert = certify_network(build("cyclic:5", "rotation2d").to_float(), C5, search_length=2000)
+    assert cert.status in ("proved", "horizon")
+    assert cert.certified is None or cert.certified > 10**9
+    assert cert.failing is None
+
+
+def test_certificate_json_and_text(drifting_rotation):
+    cert = certify_network(drifting_rotation, C5, search_length=300)
+    data = json.loads(json.dumps(cert.to_json()))
+    assert data["status"] == "snapped" and data["failing_length"] == 63
+    assert data["snap_proof"]["status"] == "proved"
+    assert "fails at length 63 on 1^63" in cert.to_text()
+
+
+def test_bad_input():
+    with pytest.raises(WeightsError, match="exact"):
+        certify_network(build("cyclic:5", "rotation2d"), C5)
+    with pytest.raises(WeightsError, match="symbols"):
+        certify_network(build("parity", "diagonal").to_float(), C5)
+
+
+def test_periods_and_compression():
+    assert symbol_periods(from_spec("dihedral:4")) == (4, 2)
+    assert compress_word(C5, (2,) * 639) == "2^639"
+    assert compress_word(C5, (4, 1) * 70) == "(4 1)^70"
+
+
+def test_cli_weights_file_and_write(drifting_rotation, tmp_path, capsys):
+    src, out = tmp_path / "float.json", tmp_path / "snap.json"
+    drifting_rotation.save(src)
+    assert main(["certify", "--weights", str(src), "cyclic:5", "--json", "--search-length", "200",
+                 "--write", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "snapped"
+    assert prove(Weights.load(out), C5).status == "proved"
+
+
+def test_cli_baseline_run_is_a_clear_error(tmp_path, capsys):
+    from bilinear.learned.config import TrainConfig
+    from bilinear.learned.runs import train_run
+
+    run = tmp_path / "lstm"
+    train_run(TrainConfig(spec="parity", model="lstm", hidden=2, steps=2, test_len=5, test_words=2), run)
+    assert main(["certify", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bilinear: error:") and "baseline" in err and "Traceback" not in err
+    assert main(["certify", str(tmp_path / "missing")]) == 2
+
+
+def _noisy_onehot(automaton, noise=0.01, seed=0):
+    from bilinear.constructions.onehot import onehot
+
+    A, h0, R = onehot(automaton).to_float().float_arrays()
+    rng = np.random.default_rng(seed)
+    return Weights("full", A + noise * rng.normal(size=A.shape), h0, R)
+
+
+def test_contracting_network_is_proved_for_every_length_by_the_invariant_tube():
+    from bilinear.automata.automaton import Automaton
+
+    last = Automaton(np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]]), start=0, name="last symbol")
+    w = _noisy_onehot(last)
+    cert = certify_network(w, last, search_length=300)
+    assert cert.status == "proved" and cert.certified is None
+    assert "invariant tube" in cert.horizon.note
+    assert check(w, last, length=3000, words=64).passed
+
+
+def test_state_map_snap_of_a_noisy_flipflop_is_proved_and_its_failure_found():
+    a = from_spec("flipflop:3")
+    cert = certify_network(_noisy_onehot(a), a, search_length=1000)
+    assert cert.proof.status == "proved"
+    assert cert.snap.rule.startswith("the exact map between the states")
+    assert cert.status == "snapped"  # the noisy identity (symbol r) drifts
+    assert cert.failing_text.startswith("r^")
+    assert not check(_noisy_onehot(a), a, word_batch=np.array([cert.failing])).passed
+
+
+def test_cli_bad_inputs_are_one_line_errors(tmp_path, capsys):
+    assert main(["certify", "--weights", str(tmp_path / "none.json"), "cyclic:5"]) == 2
+    exact = tmp_path / "exact.json"
+    build("cyclic:5", "rotation2d").save(exact)
+    assert main(["certify", "--weights", str(exact), "cyclic:5"]) == 2
+    assert "exact" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["certify", "--weights", str(exact), "cyclic:5", "--search-length", "0"])
+    with pytest.raises(WeightsError, match="search_length"):
+        certify_network(build("cyclic:5", "rotation2d").to_float(), C5, search_length=0)
