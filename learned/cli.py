@@ -49,6 +49,12 @@ def _add_train(sub) -> None:
     p.add_argument("--test-words", type=int, default=d.test_words, help=f"evaluation words (default {d.test_words})")
     p.add_argument("--patience", type=int, default=d.patience,
                    help=f"stop after this many perfect evaluations in a row (default {d.patience})")
+    p.add_argument("--early-stop", default=d.early_stop, choices=("validation", "train", "none"),
+                   help="stop on perfect held-out longer words, on perfect training batches, or never "
+                   f"(default {d.early_stop})")
+    p.add_argument("--val-len", type=int, nargs=2, metavar=("MIN", "MAX"), default=(d.val_min_len, d.val_max_len),
+                   help=f"validation word lengths (default {d.val_min_len} {d.val_max_len})")
+    p.add_argument("--val-words", type=int, default=d.val_words, help=f"validation words (default {d.val_words})")
     p.add_argument("--eval-every", type=int, default=d.eval_every, help=f"steps per evaluation (default {d.eval_every})")
     p.add_argument("--n-train", type=int, default=None, help="distinct training words (default: fresh every step)")
     p.add_argument("--match-params", type=int, default=None, help="choose the hidden size with about this many parameters")
@@ -75,7 +81,8 @@ def _train(args) -> int:
         train_max_len=args.train_len[1], test_len=args.test_len, test_words=args.test_words,
         patience=args.patience, eval_every=args.eval_every, n_train=args.n_train,
         match_params=args.match_params, normalize_train=not args.no_normalize_train, init=args.init,
-        scan=args.scan, device=args.device,
+        scan=args.scan, device=args.device, early_stop=args.early_stop, val_min_len=args.val_len[0],
+        val_max_len=args.val_len[1], val_words=args.val_words,
     )
     if args.resume and not args.out:
         raise ConfigError("--resume needs --out DIR (the run directory to continue)")

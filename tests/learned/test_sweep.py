@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import os
+import signal
+import threading
+import time
 
 import pytest
+import torch
 
 from bilinear.errors import ConfigError
 from bilinear.learned.reproduce import FULL, QUICK
@@ -84,18 +89,87 @@ def test_sweep_with_local_worker_processes(tmp_path):
     assert key(serial) == key(parallel)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="Ray is not installed (optional extra)")
-def test_sweep_on_a_local_ray_instance(tmp_path):  # pragma: no cover - needs the optional extra
-    import ray
+needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                               reason="Ray is not installed (the `ray` extra; .ci/run installs it)")
 
-    ray.init(num_cpus=2, include_dashboard=False)
+
+@pytest.fixture
+def local_ray():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]')
-        local = run_sweep(Sweep.from_toml_text(text), tmp_path / "a")
-        remote = run_sweep(Sweep.from_toml_text(text), tmp_path / "b", ray_address="auto")
-        assert [r["test_accuracy"] for r in local] == [r["test_accuracy"] for r in remote]
+        yield ray
     finally:
         ray.shutdown()
+
+
+@needs_ray
+def test_sweep_on_a_local_ray_instance(tmp_path, local_ray):
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]')
+    local = run_sweep(Sweep.from_toml_text(text), tmp_path / "a")
+    remote = run_sweep(Sweep.from_toml_text(text), tmp_path / "b", ray_address="auto")
+    assert [r["test_accuracy"] for r in local] == [r["test_accuracy"] for r in remote]
+
+
+def _ray_task_pids(name: str = "ray::_run_one") -> list[int]:
+    """PIDs of Ray workers executing a sweep run (Ray titles a busy worker ``ray::<task>``)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if fh.read().split(b"\0")[0].decode(errors="replace").startswith(name):
+                        pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def _strip_times(rows):
+    return [{k: v for k, v in r.items() if not k.endswith("seconds") and k != "run_dir"} for r in rows]
+
+
+@needs_ray
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the Ray worker through /proc (Linux)")
+def test_a_killed_ray_worker_is_retried_and_its_run_resumes(tmp_path, local_ray):
+    """SIGKILL the worker once its run has a checkpoint and no result: Ray retries the task, the
+    retry resumes from the checkpoint, and the sweep equals the local-process one, metric by metric."""
+    text = """
+families = ["cyclic:3"]
+models = ["full"]
+lrs = [0.01]
+[train]
+steps = 600
+hidden = 8
+eval_every = 10
+early_stop = "none"
+test_len = 40
+test_words = 8
+"""
+    sweep = Sweep.from_toml_text(text)
+    run = tmp_path / "ray" / "runs" / "cyclic-3__full__lr0.01__s0"
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.update(rows=run_sweep(sweep, tmp_path / "ray", ray_address="auto")))
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and time.monotonic() < deadline and thread.is_alive():
+        if (run / "checkpoint.pt").is_file() and not (run / "result.json").is_file():
+            pids = _ray_task_pids()
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed = pids[0]
+                finished_at_kill = (run / "result.json").is_file()
+                step_at_kill = torch.load(run / "checkpoint.pt", weights_only=True)["step"]
+                break
+        time.sleep(0.01)
+    thread.join(timeout=300)
+    assert killed is not None, "the run finished before its worker could be killed (make it longer)"
+    assert not finished_at_kill and 10 <= step_at_kill < 600  # killed mid-run, with a checkpoint
+    assert "rows" in outcome  # the sweep finished despite the kill: the task was retried
+    local = run_sweep(sweep, tmp_path / "local")
+    assert _strip_times(outcome["rows"]) == _strip_times(local)
+    assert (run / "metrics.jsonl").read_text() == (tmp_path / "local" / "runs" / run.name / "metrics.jsonl").read_text()
 
 
 def test_data_efficiency_axis(tmp_path):
