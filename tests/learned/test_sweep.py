@@ -89,13 +89,16 @@ def test_sweep_with_local_worker_processes(tmp_path):
     assert key(serial) == key(parallel)
 
 
-needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                               reason="Ray is not installed (the `ray` extra; .ci/run installs it)")
+# .ci/run installs the `ray` extra and sets BILINEAR_REQUIRE_RAY: there a missing Ray fails these tests
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None and not os.environ.get("BILINEAR_REQUIRE_RAY"),
+    reason="Ray is not installed (the `ray` extra)",
+)
 
 
 @pytest.fixture
 def local_ray():
-    ray = pytest.importorskip("ray")
+    import ray
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield ray
