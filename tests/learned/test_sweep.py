@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from bilinear.errors import ConfigError
-from bilinear.learned.reproduce import FULL, QUICK
+from bilinear.learned.reproduce import FULL, MEDIUM, QUICK, lr_spread_table, reproduce
 from bilinear.learned.sweep import COLUMNS, Sweep, markdown_table, results_table, run_sweep
 
 TINY = """
@@ -204,4 +204,28 @@ def test_results_table_keeps_the_best_lr_and_averages_seeds():
 def test_reproduce_tables_are_the_issue_grid():
     assert QUICK.families == ("parity", "cyclic:3", "cyclic:5", "dihedral:3", "random:states=5,symbols=2")
     assert QUICK.models == ("full", "block:2", "rotation2d", "diagonal", "lstm")
-    assert FULL.lrs == (1e-3, 1e-4, 1e-5) and len(FULL.seeds) == 3
+    assert FULL.lrs == (1e-3, 1e-4, 1e-5) and len(FULL.seeds) == 3 and FULL.train["hidden"] == 256
+    # the medium table holds every row of the issue's experiments
+    for m in (2, 3, 5, 10, 25, 50):
+        assert ("parity" if m == 2 else f"cyclic:{m}") in MEDIUM.families
+    for model in ("full", "factorized:1", "factorized:16", "block:1", "block:8", "rotation2d", "diagonal",
+                  "lstm", "rnn", "transformer:1", "transformer:2", "transformer:4", "mamba"):
+        assert model in MEDIUM.models
+
+
+def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path):
+    """A corner of the medium table, two learning rates: the best per seed and the min-max."""
+    corner = Sweep(families=("parity",), models=("diagonal", "lstm"), lrs=(0.05, 1e-5), seeds=(0,),
+                   train={**MEDIUM.train, "steps": 40, "hidden": 4, "test_len": 30, "test_words": 4})
+    text = reproduce(tmp_path / "out", sweep=corner)
+    with open(tmp_path / "out" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    spread = lr_spread_table(rows)
+    accs = {(r["model"], float(r["lr"])): float(r["test_accuracy_normalized"]) for r in rows}
+    for model in ("diagonal", "lstm"):
+        lo, hi = spread[("parity", model)]
+        pair = (accs[(model, 0.05)], accs[(model, 1e-5)])
+        assert (lo, hi) == pytest.approx((min(pair), max(pair)), abs=1e-6)
+        assert f"{lo:.2f}-{hi:.2f}" in text
+    assert "Range across the learning rates 0.05, 1e-05" in text
+    assert results_table(rows)[("parity", "diagonal")] == pytest.approx(max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
