@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -229,3 +230,18 @@ def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path
         assert f"{lo:.2f}-{hi:.2f}" in text
     assert "Range across the learning rates 0.05, 1e-05" in text
     assert results_table(rows)[("parity", "diagonal")] == pytest.approx(max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
+
+
+EXPERIMENTS = sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml"))
+
+
+def test_every_experiment_file_is_a_valid_sweep():
+    """Each sweep file under experiments/ parses and every grid point is a valid TrainConfig."""
+    names = {p.name for p in EXPERIMENTS}
+    assert {"modular-addition.toml", "hierarchy.toml", "data-efficiency.toml"} <= names
+    for path in EXPERIMENTS:
+        sweep = Sweep.load(path)  # validates every grid point
+        assert sweep.configs()
+    addition = Sweep.load(EXPERIMENTS[0].parent / "modular-addition.toml")
+    assert addition.families == ("parity", "cyclic:3", "cyclic:5", "cyclic:10", "cyclic:25", "cyclic:50")
+    assert addition.lrs == (1e-3, 1e-4, 1e-5) and addition.train["hidden"] == 256
