@@ -2,7 +2,7 @@
 
     bilinear train SPEC MODEL [--steps N] [--lr X] [--seed S] [--hidden H] [--out DIR] [--json] [--resume]
     bilinear sweep FILE.toml [--out DIR] [--workers N] [--ray ADDRESS]
-    bilinear reproduce [--quick] [--out DIR] [--workers N]
+    bilinear reproduce [--quick | --medium] [--out DIR] [--workers N] [--ray ADDRESS]
 
 The arguments of ``train`` are generated from the fields of
 :class:`~bilinear.learned.config.TrainConfig` (name, type, default, and the help in the field's
@@ -172,8 +172,12 @@ def _add_reproduce(sub) -> None:
         help="Table 1: normalised length-500 accuracy of bilinear variants and LSTM",
         description="Reproduce Table 1 of the paper; --quick is a reduced table (about 15 minutes on 2 cores).",
     )
-    p.add_argument("--quick", action="store_true", help="the reduced table")
-    p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick])")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="the reduced table")
+    size.add_argument("--medium", action="store_true",
+                      help="every experiment's rows at hidden 16, 600 steps (sized for < 1 hour on 2 cores)")
+    p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
+    p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_reproduce)
@@ -182,8 +186,9 @@ def _add_reproduce(sub) -> None:
 def _reproduce(args) -> int:
     from .reproduce import reproduce
 
-    out = Path(args.out) if args.out else Path("runs") / ("reproduce-quick" if args.quick else "reproduce")
-    table = reproduce(out, quick=args.quick, workers=args.workers, quiet=args.quiet)
+    size = "quick" if args.quick else "medium" if args.medium else "full"
+    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")
+    table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
     print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")

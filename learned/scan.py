@@ -80,6 +80,21 @@ def _normalize(h: torch.Tensor) -> torch.Tensor:
 # ------------------------------------------------------------------------------------------
 # per-symbol transitions
 # ------------------------------------------------------------------------------------------
+def _unbound(trans, name: str, transposed):
+    """``transposed()`` split into one view per symbol, made once per transitions value.
+
+    Indexing ``A[s]`` at every step and symbol costs, in the backward pass, a zero tensor of
+    the size of all of ``A`` per use (symbols x time of them); one ``unbind`` has a single
+    backward that stacks the per-symbol gradients (benchmarks/bench_train.py).
+    """
+    key = f"_unbound_{name}"
+    cached = trans.__dict__.get(key)
+    if cached is None:
+        cached = transposed().unbind(0)
+        object.__setattr__(trans, key, cached)
+    return cached
+
+
 class Transitions:
     """Per-symbol transitions of one variant.
 
@@ -131,11 +146,10 @@ class Dense(Transitions):
     def step(self, h, tok, counts=None):
         if counts is None:  # ungrouped fallback: one batched product
             return torch.einsum("bij,bj->bi", self.A[tok], h)
-        parts, start = [], 0
-        for s, n in enumerate(counts):
-            if n:
-                parts.append(h[start : start + n] @ self.A[s].T)  # (rows, hidden)
-            start += n
+        AT = _unbound(self, "A", lambda: self.A.transpose(1, 2))
+        # one split (its backward is one cat) rather than slices (each slice's backward is a
+        # zero tensor of the whole batch)
+        parts = [rows @ AT[s] for s, rows in enumerate(h.split(counts)) if counts[s]]  # (rows, hidden)
         return torch.cat(parts, 0) if len(parts) > 1 else parts[0]
 
     def elements(self, tokens):
@@ -174,13 +188,13 @@ class Block(Transitions):
         if counts is None:
             hb = h.reshape(h.shape[0], nb, b)
             return torch.einsum("bnij,bnj->bni", self.blocks[tok], hb).reshape(h.shape)
-        parts, start = [], 0
-        for s, n in enumerate(counts):
-            if n:
-                hb = h[start : start + n].reshape(n, nb, b).transpose(0, 1)  # (blocks, rows, b)
-                out = torch.bmm(hb, self.blocks[s].transpose(1, 2))  # (blocks, rows, b)
-                parts.append(out.transpose(0, 1).reshape(n, nb * b))
-            start += n
+        BT = _unbound(self, "blocks", lambda: self.blocks.transpose(2, 3))
+        parts = []
+        for s, rows in enumerate(h.split(counts)):
+            if counts[s]:
+                hb = rows.reshape(counts[s], nb, b).transpose(0, 1)  # (blocks, rows, b)
+                out = torch.bmm(hb, BT[s])  # (blocks, rows, b)
+                parts.append(out.transpose(0, 1).reshape(counts[s], nb * b))
         return torch.cat(parts, 0) if len(parts) > 1 else parts[0]
 
     def elements(self, tokens):

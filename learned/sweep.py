@@ -222,7 +222,9 @@ def _run_ray(jobs, address: str) -> list[dict]:
     except ImportError:
         raise ConfigError("--ray needs Ray installed (pip install 'bilinear[ray]')") from None
     ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    remote = ray.remote(num_cpus=1)(_run_one)
+    # a task whose worker dies (node lost, process killed) is retried; the retry resumes the run
+    # from its last checkpoint (see _run_one), so the result equals the uninterrupted run's
+    remote = ray.remote(num_cpus=1, max_retries=3)(_run_one)
     return ray.get([remote.remote(*job) for job in jobs])
 
 

@@ -1,8 +1,11 @@
 """The training protocol of the paper.
 
 Train with Adam on words of lengths ``train_min_len..train_max_len`` (2-10), a label at every
-position (plus the empty word, whose class is the start state's), batch 64; stop early once the
-training accuracy has been perfect for ``patience`` evaluations in a row; evaluate at
+position (plus the empty word, whose class is the start state's), batch 64; stop early once
+held-out validation words of lengths ``val_min_len..val_max_len`` (20-50: longer than any training
+word, shorter than the test length) have been labelled perfectly for ``patience`` evaluations in
+a row (``early_stop``: ``"train"`` is the older rule, perfect training batches; ``"none"`` runs
+every step), else run all ``steps``; evaluate at
 ``test_len`` (500) with h renormalised at every step; report accuracy normalised so that 0 is
 chance: ``(acc - 1/C) / (1 - 1/C)`` for C classes.
 
@@ -45,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "train",
     "train_best_lr",
+    "validation_accuracy",
     "data_efficiency",
     "evaluate",
     "normalized_accuracy",
@@ -160,6 +164,54 @@ def _empty_word_loss(model: nn.Module, automaton, device) -> torch.Tensor | None
     return nn.functional.cross_entropy(model.readout(h0).unsqueeze(0), target)
 
 
+def _restore(run, model: nn.Module, optimizer) -> tuple[int, int, bool]:
+    """Load the run's checkpoint into ``model`` and ``optimizer``; ``(step, streak, stopped_early)``."""
+    state = run.load_checkpoint() if run is not None else None
+    if state is None:
+        return 0, 0, False
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
+        torch.set_rng_state(state["torch_rng"])
+    return int(state["step"]), int(state["streak"]), bool(state.get("stopped_early", False))
+
+
+def _loss(model: nn.Module, automaton, words, labels, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Cross-entropy at every position (plus the empty word for bilinear models); and the logits."""
+    logits = model(words)  # (batch, time, classes)
+    loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-1)
+    extra = _empty_word_loss(model, automaton, device)
+    if extra is not None:
+        n_pos = int((labels >= 0).sum())
+        loss = (loss * n_pos + extra * words.shape[0]) / (n_pos + words.shape[0])
+    return loss, logits
+
+
+def validation_accuracy(model: nn.Module, automaton, config: TrainConfig, device=None) -> float:
+    """Accuracy (every position) on the held-out validation words: ``val_words`` words of lengths
+    ``val_min_len..val_max_len`` drawn from ``(seed, 5)``, a stream no training or test word uses."""
+    return evaluate(model, automaton, config.val_words, config.val_max_len, (config.seed, 5),
+                    min_len=config.val_min_len, device=device)["accuracy"]
+
+
+def _interval_end(model, automaton, config: TrainConfig, step: int, streak: int, sums, device) -> dict:
+    """The metric record at the end of an evaluation interval, with the updated early-stop streak."""
+    loss_sum, correct, total = sums
+    n_steps = config.eval_every if step % config.eval_every == 0 else step % config.eval_every
+    acc = correct / max(total, 1)
+    record = {"step": step, "loss": loss_sum / n_steps, "train_batch_accuracy": acc}
+    if not math.isfinite(record["loss"]):
+        record["loss"] = None
+    perfect = False
+    if config.early_stop == "train":
+        perfect = acc == 1.0
+    elif config.early_stop == "validation" and acc == 1.0:  # validate only once training is perfect
+        record["val_accuracy"] = validation_accuracy(model, automaton, config, device)
+        perfect = record["val_accuracy"] == 1.0
+    record["streak"] = streak + 1 if perfect else 0
+    return record
+
+
 def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) -> dict:
     """Train one model under ``config``; returns the result dict (see module docstring).
 
@@ -173,16 +225,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
     automaton = from_spec(config.spec)
     model = make_model(config, automaton).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-    step, streak, stopped_early = 0, 0, False
-    if run is not None:
-        state = run.load_checkpoint()
-        if state is not None:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            step, streak = int(state["step"]), int(state["streak"])
-            stopped_early = bool(state.get("stopped_early", False))
-            if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
-                torch.set_rng_state(state["torch_rng"])
+    step, streak, stopped_early = _restore(run, model, optimizer)
     pool = None
     if config.n_train is not None:
         pool = sample_words(
@@ -190,18 +233,12 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
             seed=np.random.default_rng((config.seed, 4)),
         )
     model.train()
-    loss_sum, correct, total = 0.0, 0, 0
+    sums = [0.0, 0, 0]  # loss, correct positions, positions since the last evaluation
     bar = _progress(config.steps, "train", quiet, initial=step)
     try:
         while step < config.steps and not stopped_early:
-            words, labels = _batch(automaton, config, step, pool)
-            words, labels = words.to(device), labels.to(device)
-            logits = model(words)  # (batch, time, classes)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-1)
-            extra = _empty_word_loss(model, automaton, device)
-            if extra is not None:
-                n_pos = int((labels >= 0).sum())
-                loss = (loss * n_pos + extra * words.shape[0]) / (n_pos + words.shape[0])
+            words, labels = (t.to(device) for t in _batch(automaton, config, step, pool))
+            loss, logits = _loss(model, automaton, words, labels, device)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             if config.grad_clip > 0:
@@ -210,20 +247,16 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
             step += 1
             with torch.no_grad():
                 mask = labels >= 0
-                correct += int(((logits.argmax(-1) == labels) & mask).sum())
-                total += int(mask.sum())
-                loss_sum += float(loss)
+                sums[0] += float(loss)
+                sums[1] += int(((logits.argmax(-1) == labels) & mask).sum())
+                sums[2] += int(mask.sum())
             bar.update(1)
             if step % config.eval_every == 0 or step == config.steps:
-                n_steps = config.eval_every if step % config.eval_every == 0 else step % config.eval_every
-                acc = correct / max(total, 1)
-                streak = streak + 1 if acc == 1.0 else 0
+                record = _interval_end(model, automaton, config, step, streak, sums, device)
+                streak = record["streak"]
                 stopped_early = streak >= config.patience and step < config.steps
-                record = {"step": step, "loss": loss_sum / n_steps, "train_batch_accuracy": acc, "streak": streak}
-                if not math.isfinite(record["loss"]):
-                    record["loss"] = None
-                bar.set_postfix(loss=f"{loss_sum / n_steps:.4f}", acc=f"{acc:.3f}")
-                loss_sum, correct, total = 0.0, 0, 0
+                bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
+                sums = [0.0, 0, 0]
                 if run is not None:
                     run.log(record)
                     run.save_checkpoint({
@@ -233,13 +266,21 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                     })
     finally:
         bar.close()
-    train_seconds = time.perf_counter() - t_start
+    result = _result(model, automaton, config, step, stopped_early, device, quiet)
+    result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
+    if run is not None:
+        run.finish(model, result)
+    return result
+
+
+def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool) -> dict:
+    """Evaluate the trained model on the training distribution and at the test length."""
     t_eval = time.perf_counter()
     train_eval = evaluate(model, automaton, TRAIN_EVAL_WORDS, config.train_max_len, (config.seed, 2),
                           min_len=config.train_min_len, device=device, quiet=quiet, desc="train acc")
     test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
                          device=device, quiet=quiet, desc=f"eval @{config.test_len}")
-    result = {
+    return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,
         "hidden": resolve_hidden(config, automaton.n_symbols, automaton.n_classes),
@@ -248,6 +289,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
         "seed": config.seed,
         "steps": step,
         "stopped_early": stopped_early,
+        "early_stop": config.early_stop,
         "n_classes": automaton.n_classes,
         "test_len": config.test_len,
         "train_accuracy": train_eval["accuracy"],
@@ -256,12 +298,8 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
         "test_accuracy_normalized": test_eval["accuracy_normalized"],
         "test_final_accuracy": test_eval["final_accuracy"],
         "test_final_accuracy_normalized": test_eval["final_accuracy_normalized"],
-        "train_seconds": round(train_seconds, 3),
         "eval_seconds": round(time.perf_counter() - t_eval, 3),
     }
-    if run is not None:
-        run.finish(model, result)
-    return result
 
 
 def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True) -> dict:

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import os
+import signal
+import threading
+import time
+from pathlib import Path
 
 import pytest
+import torch
 
 from bilinear.errors import ConfigError
-from bilinear.learned.reproduce import FULL, QUICK
+from bilinear.learned.reproduce import FULL, MEDIUM, QUICK, lr_spread_table, reproduce
 from bilinear.learned.sweep import COLUMNS, Sweep, markdown_table, results_table, run_sweep
 
 TINY = """
@@ -84,18 +90,90 @@ def test_sweep_with_local_worker_processes(tmp_path):
     assert key(serial) == key(parallel)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="Ray is not installed (optional extra)")
-def test_sweep_on_a_local_ray_instance(tmp_path):  # pragma: no cover - needs the optional extra
-    import ray
+# .ci/run installs the `ray` extra and sets BILINEAR_REQUIRE_RAY: there a missing Ray fails these tests
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None and not os.environ.get("BILINEAR_REQUIRE_RAY"),
+    reason="Ray is not installed (the `ray` extra)",
+)
 
-    ray.init(num_cpus=2, include_dashboard=False)
+
+@pytest.fixture
+def local_ray():
+    import ray
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]')
-        local = run_sweep(Sweep.from_toml_text(text), tmp_path / "a")
-        remote = run_sweep(Sweep.from_toml_text(text), tmp_path / "b", ray_address="auto")
-        assert [r["test_accuracy"] for r in local] == [r["test_accuracy"] for r in remote]
+        yield ray
     finally:
         ray.shutdown()
+
+
+@needs_ray
+def test_sweep_on_a_local_ray_instance(tmp_path, local_ray):
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]')
+    local = run_sweep(Sweep.from_toml_text(text), tmp_path / "a")
+    remote = run_sweep(Sweep.from_toml_text(text), tmp_path / "b", ray_address="auto")
+    assert [r["test_accuracy"] for r in local] == [r["test_accuracy"] for r in remote]
+
+
+def _ray_task_pids(name: str = "ray::_run_one") -> list[int]:
+    """PIDs of Ray workers executing a sweep run (Ray titles a busy worker ``ray::<task>``)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if fh.read().split(b"\0")[0].decode(errors="replace").startswith(name):
+                        pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def _strip_times(rows):
+    return [{k: v for k, v in r.items() if not k.endswith("seconds") and k != "run_dir"} for r in rows]
+
+
+@needs_ray
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the Ray worker through /proc (Linux)")
+def test_a_killed_ray_worker_is_retried_and_its_run_resumes(tmp_path, local_ray):
+    """SIGKILL the worker once its run has a checkpoint and no result: Ray retries the task, the
+    retry resumes from the checkpoint, and the sweep equals the local-process one, metric by metric."""
+    text = """
+families = ["cyclic:3"]
+models = ["full"]
+lrs = [0.01]
+[train]
+steps = 600
+hidden = 8
+eval_every = 10
+early_stop = "none"
+test_len = 40
+test_words = 8
+"""
+    sweep = Sweep.from_toml_text(text)
+    run = tmp_path / "ray" / "runs" / "cyclic-3__full__lr0.01__s0"
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.update(rows=run_sweep(sweep, tmp_path / "ray", ray_address="auto")))
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and time.monotonic() < deadline and thread.is_alive():
+        if (run / "checkpoint.pt").is_file() and not (run / "result.json").is_file():
+            pids = _ray_task_pids()
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed = pids[0]
+                finished_at_kill = (run / "result.json").is_file()
+                step_at_kill = torch.load(run / "checkpoint.pt", weights_only=True)["step"]
+                break
+        time.sleep(0.01)
+    thread.join(timeout=300)
+    assert killed is not None, "the run finished before its worker could be killed (make it longer)"
+    assert not finished_at_kill and 10 <= step_at_kill < 600  # killed mid-run, with a checkpoint
+    assert "rows" in outcome  # the sweep finished despite the kill: the task was retried
+    local = run_sweep(sweep, tmp_path / "local")
+    assert _strip_times(outcome["rows"]) == _strip_times(local)
+    assert (run / "metrics.jsonl").read_text() == (tmp_path / "local" / "runs" / run.name / "metrics.jsonl").read_text()
 
 
 def test_data_efficiency_axis(tmp_path):
@@ -127,4 +205,43 @@ def test_results_table_keeps_the_best_lr_and_averages_seeds():
 def test_reproduce_tables_are_the_issue_grid():
     assert QUICK.families == ("parity", "cyclic:3", "cyclic:5", "dihedral:3", "random:states=5,symbols=2")
     assert QUICK.models == ("full", "block:2", "rotation2d", "diagonal", "lstm")
-    assert FULL.lrs == (1e-3, 1e-4, 1e-5) and len(FULL.seeds) == 3
+    assert FULL.lrs == (1e-3, 1e-4, 1e-5) and len(FULL.seeds) == 3 and FULL.train["hidden"] == 256
+    # the medium table holds every row of the issue's experiments
+    for m in (2, 3, 5, 10, 25, 50):
+        assert ("parity" if m == 2 else f"cyclic:{m}") in MEDIUM.families
+    for model in ("full", "factorized:1", "factorized:16", "block:1", "block:8", "rotation2d", "diagonal",
+                  "lstm", "rnn", "transformer:1", "transformer:2", "transformer:4", "mamba"):
+        assert model in MEDIUM.models
+
+
+def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path):
+    """A corner of the medium table, two learning rates: the best per seed and the min-max."""
+    corner = Sweep(families=("parity",), models=("diagonal", "lstm"), lrs=(0.05, 1e-5), seeds=(0,),
+                   train={**MEDIUM.train, "steps": 40, "hidden": 4, "test_len": 30, "test_words": 4})
+    text = reproduce(tmp_path / "out", sweep=corner)
+    with open(tmp_path / "out" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    spread = lr_spread_table(rows)
+    accs = {(r["model"], float(r["lr"])): float(r["test_accuracy_normalized"]) for r in rows}
+    for model in ("diagonal", "lstm"):
+        lo, hi = spread[("parity", model)]
+        pair = (accs[(model, 0.05)], accs[(model, 1e-5)])
+        assert (lo, hi) == pytest.approx((min(pair), max(pair)), abs=1e-6)
+        assert f"{lo:.2f}-{hi:.2f}" in text
+    assert "Range across the learning rates 0.05, 1e-05" in text
+    assert results_table(rows)[("parity", "diagonal")] == pytest.approx(max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
+
+
+EXPERIMENTS = sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml"))
+
+
+def test_every_experiment_file_is_a_valid_sweep():
+    """Each sweep file under experiments/ parses and every grid point is a valid TrainConfig."""
+    names = {p.name for p in EXPERIMENTS}
+    assert {"modular-addition.toml", "hierarchy.toml", "data-efficiency.toml"} <= names
+    for path in EXPERIMENTS:
+        sweep = Sweep.load(path)  # validates every grid point
+        assert sweep.configs()
+    addition = Sweep.load(EXPERIMENTS[0].parent / "modular-addition.toml")
+    assert addition.families == ("parity", "cyclic:3", "cyclic:5", "cyclic:10", "cyclic:25", "cyclic:50")
+    assert addition.lrs == (1e-3, 1e-4, 1e-5) and addition.train["hidden"] == 256

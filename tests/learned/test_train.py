@@ -121,6 +121,9 @@ def test_normalized_accuracy():
         ({"batch": 2.5}, "batch must be an integer"),
         ({"lrs": []}, "empty"),
         ({"device": "tpu"}, "unknown device"),
+        ({"early_stop": "loss"}, "unknown early_stop 'loss'"),
+        ({"val_min_len": 60, "val_max_len": 50}, "validation lengths out of order"),
+        ({"val_words": 0}, "val_words must be positive"),
     ],
 )
 def test_bad_configs(changes, match):
@@ -131,3 +134,33 @@ def test_bad_configs(changes, match):
 def test_train_rejects_a_non_config():
     with pytest.raises(ConfigError):
         train({"spec": "parity"})
+
+
+@pytest.mark.slow
+def test_fitted_training_words_do_not_end_the_run():
+    """dihedral:4 full fits lengths 2-10 by step 250; stopping there (the older rule) scores about
+    0.4 at length 500, while the default rule waits for perfect held-out words of lengths 20-200."""
+    common = dict(spec="dihedral:4", model="full", hidden=16, steps=1500, test_len=500, test_words=40)
+    old = train(TrainConfig(early_stop="train", **common))
+    assert old["stopped_early"] and old["steps"] == 250 and old["train_accuracy"] == 1.0
+    assert old["test_accuracy_normalized"] < 0.8
+    new = train(TrainConfig(**common))
+    assert new["stopped_early"] and old["steps"] < new["steps"] < 1500
+    assert new["test_accuracy_normalized"] >= 0.95 and new["early_stop"] == "validation"
+
+
+def test_validation_is_logged_and_none_runs_every_step(tmp_path):
+    from bilinear.learned.runs import RunDir
+
+    config = TrainConfig(spec="parity", model="diagonal", hidden=2, lr=0.05, steps=300, eval_every=25,
+                         test_len=50, test_words=8, val_min_len=30, val_max_len=40, val_words=16)
+    run = RunDir(tmp_path / "run", config)
+    r = train(config, run)
+    records = run.metrics()
+    assert r["stopped_early"] and r["steps"] < 300
+    validated = [m for m in records if "val_accuracy" in m]
+    # validated exactly when the training batches were perfect; the streak counts perfect validations
+    assert [m["step"] for m in validated] == [m["step"] for m in records if m["train_batch_accuracy"] == 1.0]
+    assert records[-1]["streak"] == config.patience and records[-1]["val_accuracy"] == 1.0
+    full = train(config.replace(early_stop="none"))
+    assert full["steps"] == 300 and not full["stopped_early"]
