@@ -112,7 +112,7 @@ def test_train_has_one_argument_per_exposed_config_field():
     assert all(f.metadata.get("help") for f in fields), "every TrainConfig field documents itself"
     shared = {n for f in fields for n in f.metadata.get("with_fields", ())}
     exposed = {f.name for f in fields if f.metadata.get("option", "") is not None and f.name not in shared}
-    assert {f.name for f in fields} - exposed == {"lrs", "train_max_len"}  # --lr-grid; part of --train-len
+    assert {f.name for f in fields} - exposed == {"lrs", "train_max_len", "val_max_len"}  # --lr-grid; parts of --train-len, --val-len
     dests = [a.dest for a in _train_parser()._actions]
     assert len(dests) == len(set(dests))
     assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "json", "quiet"}
