@@ -17,7 +17,9 @@ import json
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int
 
 from .extract import ExtractConfig
-from .report import AnalysisConfig, analyze
+from bilinear.constructions.weights import Weights
+
+from .report import AnalysisConfig, analyze, analyze_tracker
 from .targets import load_target  # noqa: F401  (also importable from here, as before)
 
 __all__ = ["register"]
@@ -76,7 +78,10 @@ def _run(args) -> int:
         ),
     )
     weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights)
-    report = analyze(weights, automaton, config, title=title, source=source)
+    if isinstance(weights, Weights):
+        report = analyze(weights, automaton, config, title=title, source=source)
+    else:  # a baseline run: accuracy by length and the extracted automaton only
+        report = analyze_tracker(weights, automaton, config, title=title, source=source)
     if args.out:
         report.write(args.out, figures=not args.no_figures)
     if args.json:

@@ -198,7 +198,8 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
     """``model`` as a tracker (see the module docstring).
 
     ``hidden``: for a torch module, the submodule whose input is the hidden state (``"auto"``:
-    ``"readout"`` when there is one, else none).  AnalysisError for anything that is not a
+    ``"readout"`` when there is one, else none); for a callable, True when it returns
+    ``(logits, hidden)``.  AnalysisError for anything that is not a
     Weights value, a torch module or a callable.
     """
     from bilinear.constructions.weights import Weights
@@ -224,5 +225,5 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
         return model
     if callable(model):
         return FunctionTracker(model, n_symbols, n_classes, name or getattr(model, "__name__", "function"),
-                               has_hidden=False)
+                               has_hidden=hidden is True)
     raise AnalysisError(f"cannot track with a {type(model).__name__}: expected Weights, a torch module or a callable")
