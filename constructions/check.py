@@ -1,7 +1,7 @@
 """Float check of weights (or any tracker) against an automaton on long directed and random words.
 
 The words, all of one length: first the *directed* words (:func:`directed_words`) — every
-symbol's power ``a^length``, every primitive loop word ``u`` of length 2..3 repeated to the
+symbol's power ``a^length``, every symbol followed by another's power, every primitive loop word ``u`` of length 2..3 repeated to the
 length (``(a b)^n``), and the witnesses of the variant's impossibility certificate when it has
 one — then ``words`` uniformly random words.  Random words rarely contain long runs of one
 symbol, so a network that drifts under ``inc`` but is reset by ``reset`` passes them; the powers
@@ -27,7 +27,7 @@ shortest failing prefix (the lowest-indexed word among equals).
 >>> from bilinear.constructions.registry import build
 >>> r = check(build("cyclic:7", "rotation2d"), from_spec("cyclic:7"), length=500, words=64)
 >>> r.accuracy, r.first_failure, round(r.worst_margin, 4), r.directed
-(1.0, None, 0.3765, 385)
+(1.0, None, 0.3765, 427)
 """
 
 from __future__ import annotations
@@ -124,21 +124,23 @@ def _primitive(u: tuple) -> bool:
 
 
 def directed_words(automaton, length: int, variant: str | None = None, max_words: int = DIRECTED_MAX) -> np.ndarray:
-    """The directed words of :func:`check`, (count, length): powers of each symbol, primitive
-    loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
+    """The directed words of :func:`check`, (count, length): powers of each symbol, each symbol
+    followed by a power of another (``w1 r^499``), primitive loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
     within ``max_words``), and, for a ``variant`` with an impossibility certificate for
     ``automaton``, its two witnesses repeated.  Every prefix of a row is checked, so the row
     ``a^length`` checks every power ``a^n``, n <= length.
 
     >>> from bilinear.automata.families import from_spec
     >>> directed_words(from_spec("parity"), 5).tolist()
-    [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
+    [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
     """
     import itertools
 
     k = automaton.n_symbols
-    rows: list[list[int]] = []
-    for size in range(1, LOOP_MAX + 1):
+    rows: list[list[int]] = [_cycled((a,), length) for a in range(k)]
+    if k * k <= max_words:  # a power after a one-symbol prefix: a b^(length-1)
+        rows += [[a] + _cycled((b,), length - 1) for a in range(k) for b in range(k) if a != b]
+    for size in range(2, LOOP_MAX + 1):
         loops = [u for u in itertools.product(range(k), repeat=size) if _primitive(u)]
         if rows and len(rows) + len(loops) > max_words:
             break
