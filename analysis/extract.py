@@ -367,8 +367,20 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     transient states, before its contracting directions die out), the extraction is repeated
     with a burn-in of ``length // 2`` steps and that result is returned if it succeeds.
 
+    ``weights`` may also be any model :func:`bilinear.analysis.tracker.as_tracker` accepts: one
+    without Weights is extracted by :func:`extract_tracker`.
+
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
     """
+    from bilinear.constructions.weights import Weights
+
+    if not isinstance(weights, Weights) and not isinstance(weights, np.ndarray):
+        from .tracker import as_tracker
+
+        tracker = as_tracker(weights)
+        if tracker.weights is None:
+            return extract_tracker(tracker, automaton, config)
+        weights = tracker.weights
     check_compatible(weights, automaton)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
@@ -593,8 +605,9 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     first word followed by the symbol.  Without hidden states only the accuracies are
     computed (``status`` says so).
     """
-    from .tracker import as_tracker
+    from .tracker import as_tracker, need_automaton
 
+    need_automaton(automaton)
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")

@@ -323,8 +323,9 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from .tracker import as_tracker
+    from .tracker import as_tracker, need_automaton
 
+    need_automaton(automaton)
     config = AnalysisConfig() if config is None else config
     if not isinstance(config, AnalysisConfig):
         raise AnalysisError(f"config must be an AnalysisConfig, got {type(config).__name__}")

@@ -35,7 +35,7 @@ import numpy as np
 
 from bilinear.errors import AnalysisError, BilinearError
 
-__all__ = ["Tracker", "TrackerRun", "WeightsTracker", "ModuleTracker", "FunctionTracker", "as_tracker"]
+__all__ = ["Tracker", "TrackerRun", "WeightsTracker", "ModuleTracker", "FunctionTracker", "as_tracker", "need_automaton"]
 
 #: Token ids per forward pass of a torch module (batch * time), unless the module says less.
 CHUNK_TOKENS = 1 << 18
@@ -61,6 +61,15 @@ class Tracker(Protocol):
     name: str
 
     def run(self, words: np.ndarray, hidden: bool = False) -> TrackerRun: ...
+
+
+def need_automaton(automaton) -> None:
+    """MismatchError unless ``automaton`` is an Automaton (the one message of every room)."""
+    from bilinear.automata.automaton import Automaton
+    from bilinear.errors import MismatchError
+
+    if not isinstance(automaton, Automaton):
+        raise MismatchError(f"expected an Automaton to compare the model with, got {type(automaton).__name__}")
 
 
 def _words(words, n_symbols: int | None) -> np.ndarray:

@@ -214,8 +214,16 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
     ``word_batch`` (batch, time) of symbol indices replaces all of them when given.
     Exact weights are converted with ``to_float()``.
     """
+    if not isinstance(weights, Weights) and hasattr(weights, "to_weights"):
+        from bilinear.analysis.tracker import as_tracker
+
+        weights = as_tracker(weights).weights or weights  # a bilinear model: its Weights
     if isinstance(weights, Weights):
         check_compatible(weights, automaton)
+    else:
+        from bilinear.analysis.tracker import need_automaton
+
+        need_automaton(automaton)
     start = _time.perf_counter()
     variant = weights.variant if isinstance(weights, Weights) else None
     batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant)

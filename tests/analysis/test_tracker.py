@@ -106,3 +106,25 @@ def test_bilinear_analyze_on_an_lstm_run(tmp_path, capsys):
     assert min(ex["accuracy_by_length"]) == 1.0
     assert j["spectrum"] is None
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["accuracy.png", "report.json", "report.md"]
+
+
+@pytest.mark.parametrize("cls", [TanhRNN, CausalTransformer, SelectiveSSM])
+def test_analyze_tracker_runs_on_every_baseline(cls):
+    """Untrained baselines: the report exists, with an accuracy per length and no weight sections."""
+    model = cls(n_symbols=2, n_classes=2, hidden=8)
+    r = analyze_tracker(model, PARITY, AnalysisConfig(extract=ExtractConfig(words=40, length=12)))
+    ex = r.to_json()["extraction"]
+    assert len(ex["accuracy_by_length"]) == 12 and -1.0 <= ex["accuracy"] <= 1.0
+    assert r.spectrum is None and r.variant == cls.__name__ and "no transition matrices" in r.summary
+
+
+def test_extract_and_check_take_a_model_and_need_an_automaton():
+    from bilinear.errors import MismatchError
+
+    ex = __import__("bilinear.analysis.extract", fromlist=["extract"]).extract(
+        parity_lstm(), PARITY, ExtractConfig(words=50, length=20))
+    assert ex.isomorphic and ex.accuracy == 1.0
+    for call in (lambda: check(parity_lstm(), None), lambda: extract_tracker(parity_lstm(), "parity"),
+                 lambda: analyze_tracker(parity_lstm(), None)):
+        with pytest.raises(MismatchError, match="expected an Automaton"):
+            call()
