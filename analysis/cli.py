@@ -1,6 +1,7 @@
 """``bilinear analyze``: what did the network learn?
 
     bilinear analyze RUN_DIR [--out DIR] [--json]                  a finished training run
+                                                                   (a baseline's: accuracy and extraction)
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
     bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
 
@@ -35,7 +36,9 @@ def register(sub) -> None:
         description=(
             "Analyse a trained run (RUN_DIR) or a hand construction (--construction SPEC VARIANT): "
             "eigenvalues against roots of unity, commutators, the automaton's defining relations, "
-            "and the automaton extracted from the hidden states, compared with the truth."
+            "and the automaton extracted from the hidden states, compared with the truth. A run of "
+            "a baseline (lstm, rnn, transformer, mamba) has no transition matrices: its report has "
+            "the accuracy by length and the extracted automaton only."
         ),
     )
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
