@@ -125,6 +125,7 @@ class Extraction:
     start_word: tuple[int, ...] = ()
     method: str = "geometry"
     margin: float | None = None
+    tracker: bool = False  # extracted from a model's hidden states without transition matrices
 
     @property
     def gap(self) -> float | None:
@@ -158,7 +159,9 @@ class Extraction:
         if self.conflicts:
             sep += f"; {self.conflicts} conflicting transitions (majority kept)"
         head = f"{self.n_clusters} clusters -> {self.minimal.n_states} minimal states; {sep}"
-        if self.burn_in:
+        if self.tracker and self.burn_in == 1:
+            head = "hidden states from step 1 on: " + head
+        elif self.burn_in:
             head = (
                 f"after a burn-in of {self.burn_in} steps (compared from the state the first sampled "
                 f"word's prefix leads to): " + head
@@ -203,6 +206,7 @@ class Extraction:
             "burn_in": self.burn_in,
             "method": self.method,
             "margin": self.margin,
+            "tracker": self.tracker,
             "start_word": list(self.start_word),
             "extracted": auto(self.automaton),
             "minimal": auto(self.minimal),
@@ -685,7 +689,7 @@ def _failed(status, clusters, config, common, started) -> Extraction:
 def _extract_tracker(tracker, automaton, config, words, truth, B: int, started: float) -> Extraction:
     clusters, ids, pred, firsts, scale = _observe_tracker(tracker, config, words, B)
     common = dict(_accuracies(pred, truth, words, automaton.n_classes), config=config, burn_in=B,
-                  start_word=tuple(int(x) for x in words[0, :B]), method="geometry")
+                  start_word=tuple(int(x) for x in words[0, :B]), method="geometry", tracker=True)
     if clusters is None:
         return _failed("the model gives no hidden states (accuracy only)", None, config, common, started)
     if clusters.overflow:

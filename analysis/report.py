@@ -91,7 +91,7 @@ class Report:
     def summary(self) -> str:
         """A few lines: one per symbol, then commutators, relations, extraction."""
         if self.spectrum is None:  # a tracker: no transition matrices
-            lines = [f"relations: {self.relations_note}"]
+            lines = [f"{self.relations_note}"]
         else:
             lines = [self.spectrum.reading, self.commutators.reading]
             lines.append(self.relations.reading if self.relations is not None else f"relations: {self.relations_note}")
