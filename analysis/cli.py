@@ -1,6 +1,7 @@
 """``bilinear analyze``: what did the network learn?
 
     bilinear analyze RUN_DIR [--out DIR] [--json]                  a finished training run
+                                                                   (a baseline's: accuracy and extraction)
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
     bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
 
@@ -17,7 +18,9 @@ import json
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int
 
 from .extract import ExtractConfig
-from .report import AnalysisConfig, analyze
+from bilinear.constructions.weights import Weights
+
+from .report import AnalysisConfig, analyze, analyze_tracker
 from .targets import load_target  # noqa: F401  (also importable from here, as before)
 
 __all__ = ["register"]
@@ -33,7 +36,9 @@ def register(sub) -> None:
         description=(
             "Analyse a trained run (RUN_DIR) or a hand construction (--construction SPEC VARIANT): "
             "eigenvalues against roots of unity, commutators, the automaton's defining relations, "
-            "and the automaton extracted from the hidden states, compared with the truth."
+            "and the automaton extracted from the hidden states, compared with the truth. A run of "
+            "a baseline (lstm, rnn, transformer, mamba) has no transition matrices: its report has "
+            "the accuracy by length and the extracted automaton only."
         ),
     )
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
@@ -76,7 +81,10 @@ def _run(args) -> int:
         ),
     )
     weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights)
-    report = analyze(weights, automaton, config, title=title, source=source)
+    if isinstance(weights, Weights):
+        report = analyze(weights, automaton, config, title=title, source=source)
+    else:  # a baseline run: accuracy by length and the extracted automaton only
+        report = analyze_tracker(weights, automaton, config, title=title, source=source)
     if args.out:
         report.write(args.out, figures=not args.no_figures)
     if args.json:

@@ -54,7 +54,7 @@ from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
 
-__all__ = ["ExtractConfig", "Extraction", "extract", "run_network"]
+__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network"]
 
 
 #: Clustering methods of :func:`extract`.
@@ -125,6 +125,7 @@ class Extraction:
     start_word: tuple[int, ...] = ()
     method: str = "geometry"
     margin: float | None = None
+    tracker: bool = False  # extracted from a model's hidden states without transition matrices
 
     @property
     def gap(self) -> float | None:
@@ -158,7 +159,9 @@ class Extraction:
         if self.conflicts:
             sep += f"; {self.conflicts} conflicting transitions (majority kept)"
         head = f"{self.n_clusters} clusters -> {self.minimal.n_states} minimal states; {sep}"
-        if self.burn_in:
+        if self.tracker and self.burn_in == 1:
+            head = "hidden states from step 1 on: " + head
+        elif self.burn_in:
             head = (
                 f"after a burn-in of {self.burn_in} steps (compared from the state the first sampled "
                 f"word's prefix leads to): " + head
@@ -203,6 +206,7 @@ class Extraction:
             "burn_in": self.burn_in,
             "method": self.method,
             "margin": self.margin,
+            "tracker": self.tracker,
             "start_word": list(self.start_word),
             "extracted": auto(self.automaton),
             "minimal": auto(self.minimal),
@@ -367,8 +371,20 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     transient states, before its contracting directions die out), the extraction is repeated
     with a burn-in of ``length // 2`` steps and that result is returned if it succeeds.
 
+    ``weights`` may also be any model :func:`bilinear.analysis.tracker.as_tracker` accepts: one
+    without Weights is extracted by :func:`extract_tracker`.
+
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
     """
+    from bilinear.constructions.weights import Weights
+
+    if not isinstance(weights, Weights) and not isinstance(weights, np.ndarray):
+        from .tracker import as_tracker
+
+        tracker = as_tracker(weights)
+        if tracker.weights is None:
+            return extract_tracker(tracker, automaton, config)
+        weights = tracker.weights
     check_compatible(weights, automaton)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
@@ -571,3 +587,128 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     except MonoidTooLargeError:
         classification = f"monoid larger than {monoid_limit} elements"
     return extracted, minimal, iso, word, classification
+
+
+# ------------------------------------------------------------------------------------------
+# trackers without transition matrices (LSTM, RNN, Transformer, Mamba-style, your own model)
+# ------------------------------------------------------------------------------------------
+#: Words per tracker call during the extraction.
+TRACKER_CHUNK = 256
+#: Most unobserved transitions filled by running the tracker on a representative word.
+MAX_REFILLS = 512
+
+
+def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
+    """:func:`extract` for any tracker (:func:`bilinear.analysis.tracker.as_tracker`) that gives
+    hidden states: geometric clusters of the hidden states divided by their root-mean-square
+    norm (so ``tol`` is relative to the typical state), transitions by majority vote, labels
+    by the majority of the tracker's predictions in each cluster.  A tracker predicts only
+    after a symbol, so the states are clustered from step 1 (the burn-in is at least 1, and the
+    true automaton is compared from the state the first word's first symbol leads to).  An
+    unobserved transition (cluster, symbol) is filled by running the tracker on the cluster's
+    first word followed by the symbol.  Without hidden states only the accuracies are
+    computed (``status`` says so).
+    """
+    from .tracker import as_tracker, need_automaton
+
+    need_automaton(automaton)
+    tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
+    if not isinstance(config, ExtractConfig):
+        raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
+    config.validated()
+    started = _time.perf_counter()
+    rng = np.random.default_rng(config.seed)
+    words = rng.integers(0, automaton.n_symbols, size=(config.words, config.length), dtype=np.int64)
+    truth = automaton.labels_batch(words, trace=True)
+    burn_ins = [config.burn_in] if config.burn_in is not None else [0, config.length // 2]
+    attempts = []
+    for b in dict.fromkeys(max(1, x) for x in burn_ins):
+        if b >= config.length and attempts:
+            continue
+        result = _extract_tracker(tracker, automaton, config, words, truth, max(1, min(b, config.length - 1)), started)
+        if result.status == "ok" and result.separated:
+            return result
+        attempts.append(result)
+    return next((r for r in attempts if r.status == "ok"), attempts[0])
+
+
+def _observe_tracker(tracker, config: ExtractConfig, words, B: int):
+    """Like :func:`_observe` for a tracker: ``(clusters, ids, pred, firsts, scale)``; ``firsts``
+    maps each cluster to the (word, step) where it first appeared."""
+    N, T = words.shape
+    ids = np.full((N, T + 1), -1, dtype=np.int64)
+    pred = np.empty((N, T), dtype=np.int64)
+    clusters, scale, firsts = None, 1.0, {}
+    for lo in range(0, N, TRACKER_CHUNK):
+        out = tracker.run(words[lo:lo + TRACKER_CHUNK], hidden=tracker.has_hidden)
+        pred[lo:lo + TRACKER_CHUNK] = np.argmax(out.logits, axis=2)
+        if out.hidden is None:
+            continue
+        if clusters is None:
+            scale = float(np.sqrt(np.mean(np.sum(out.hidden[:, B - 1:] ** 2, axis=2)))) or 1.0
+            clusters = _Clusters(out.hidden.shape[2], config.tol, config.max_states)
+        for t in range(max(B, 1), T + 1):
+            if clusters.overflow:
+                break
+            known = clusters.k
+            got = clusters.assign(out.hidden[:, t - 1] / scale)
+            ids[lo:lo + got.size, t] = got
+            for c in range(known, clusters.k):
+                firsts[c] = (lo + int(np.flatnonzero(got == c)[0]), t)
+    return clusters, ids, pred, firsts, scale
+
+
+def _refill(tracker, clusters, delta, words, firsts, scale, S: int) -> int:
+    """Fill unobserved transitions by running the tracker; the rest become self-loops.
+    Returns the number of unobserved transitions."""
+    todo = np.flatnonzero(delta < 0)
+    K = clusters.k
+    for n, code in enumerate(todo):
+        c, s = divmod(int(code), S)
+        b, t = firsts[c]
+        if n >= MAX_REFILLS:
+            delta[code] = c
+            continue
+        word = np.concatenate([words[b, :t], [s]])[None, :]
+        h = tracker.run(word, hidden=True).hidden[0, -1] / scale
+        D = clusters._dist(h[None, :], clusters.centres[:K], clusters.sq[:K])[0]
+        delta[code] = int(np.argmin(D))
+    return int(todo.size)
+
+
+def _failed(status, clusters, config, common, started) -> Extraction:
+    return Extraction(
+        status=status, automaton=None, minimal=None, n_clusters=0 if clusters is None else clusters.k,
+        within=float("nan"), between=float("nan"), separated=False,
+        conflicts=0, conflict_fraction=float("nan"), unobserved=0, label_conflicts=0,
+        isomorphic=None, distinguishing_word=None, distinguishing_text=None, classification=None,
+        seconds=_time.perf_counter() - started, **common,
+    )
+
+
+def _extract_tracker(tracker, automaton, config, words, truth, B: int, started: float) -> Extraction:
+    clusters, ids, pred, firsts, scale = _observe_tracker(tracker, config, words, B)
+    common = dict(_accuracies(pred, truth, words, automaton.n_classes), config=config, burn_in=B,
+                  start_word=tuple(int(x) for x in words[0, :B]), method="geometry", tracker=True)
+    if clusters is None:
+        return _failed("the model gives no hidden states (accuracy only)", None, config, common, started)
+    if clusters.overflow:
+        return _failed(f"more than {config.max_states} clusters", clusters, config, common, started)
+    S, K, C = automaton.n_symbols, clusters.k, automaton.n_classes
+    delta, conflicts, conflict_fraction = _majority(ids[:, B:], words[:, B:], K, S)
+    unobserved = _refill(tracker, clusters, delta, words, firsts, scale, S)
+    votes = np.zeros((K, C), dtype=np.int64)
+    np.add.at(votes, (ids[:, B:].ravel(), pred[:, B - 1:].ravel()), 1)
+    labels = np.argmax(votes, axis=1)
+    label_conflicts = int(((votes > 0).sum(axis=1) > 1).sum())
+    within, between = clusters.bounds()
+    extracted, minimal, iso, word, classification = _compare(
+        automaton, delta.reshape(K, S).T, int(ids[0, B]), labels, common["start_word"], config.monoid_limit
+    )
+    return Extraction(
+        status="ok", automaton=extracted, minimal=minimal, n_clusters=K, within=within, between=between,
+        separated=bool(K == 1 or between > within), conflicts=conflicts, conflict_fraction=conflict_fraction,
+        unobserved=unobserved, label_conflicts=label_conflicts, isomorphic=iso, distinguishing_word=word,
+        distinguishing_text=None if word is None else automaton.format_word(word),
+        classification=classification, seconds=_time.perf_counter() - started, **common,
+    )

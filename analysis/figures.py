@@ -102,10 +102,10 @@ def accuracy_figure(extraction, path, title: str = "") -> Path:
 def write_figures(report, out_dir) -> list[Path]:
     """The three figures of a :class:`~bilinear.analysis.report.Report` into ``out_dir``."""
     out = Path(out_dir)
-    paths = [
-        eigenvalue_figure(report.spectrum, out / "eigenvalues.png"),
-        commutator_figure(report.commutators, out / "commutators.png"),
-    ]
+    paths = []
+    if report.spectrum is not None:  # None for a model without transition matrices
+        paths += [eigenvalue_figure(report.spectrum, out / "eigenvalues.png"),
+                  commutator_figure(report.commutators, out / "commutators.png")]
     if report.extraction is not None:
         paths.append(accuracy_figure(report.extraction, out / "accuracy.png"))
     return paths

@@ -39,7 +39,7 @@ from .relations import RelationReport, relation_residuals
 from .span import visited_span
 from .spectrum import Spectrum, spectrum
 
-__all__ = ["AnalysisConfig", "Report", "analyze", "ExtractConfig"]
+__all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig"]
 
 #: Version of the JSON layout written by :meth:`Report.to_json`.
 REPORT_FORMAT = "bilinear.analysis"
@@ -71,15 +71,16 @@ class AnalysisConfig:
 @dataclass(frozen=True)
 class Report:
     """Everything :func:`analyze` found; ``relations`` is None when the monoid was too large,
-    ``extraction`` None when ``run_extraction`` was off."""
+    ``extraction`` None when ``run_extraction`` was off; ``spectrum``, ``commutators`` and
+    ``relations`` are None for a tracker without transition matrices (:func:`analyze_tracker`)."""
 
     title: str
     automaton: object
     variant: str
     exact: bool
-    hidden: int
-    spectrum: Spectrum
-    commutators: Commutators
+    hidden: int | None
+    spectrum: Spectrum | None
+    commutators: Commutators | None
     relations: RelationReport | None
     relations_note: str | None
     extraction: Extraction | None
@@ -89,8 +90,11 @@ class Report:
     @property
     def summary(self) -> str:
         """A few lines: one per symbol, then commutators, relations, extraction."""
-        lines = [self.spectrum.reading, self.commutators.reading]
-        lines.append(self.relations.reading if self.relations is not None else f"relations: {self.relations_note}")
+        if self.spectrum is None:  # a tracker: no transition matrices
+            lines = [f"{self.relations_note}"]
+        else:
+            lines = [self.spectrum.reading, self.commutators.reading]
+            lines.append(self.relations.reading if self.relations is not None else f"relations: {self.relations_note}")
         if self.extraction is not None:
             lines.append("extraction: " + self.extraction.reading)
         return "\n".join(lines)
@@ -111,15 +115,17 @@ class Report:
             "weights": {"variant": self.variant, "exact": self.exact, "hidden": self.hidden},
             "config": asdict(self.config),
             "summary": self.summary.splitlines(),
-            "spectrum": self.spectrum.to_json(),
-            "commutators": self.commutators.to_json(),
+            "spectrum": None if self.spectrum is None else self.spectrum.to_json(),
+            "commutators": None if self.commutators is None else self.commutators.to_json(),
             "relations": None if self.relations is None else self.relations.to_json(),
             "relations_note": self.relations_note,
             "extraction": None if self.extraction is None else self.extraction.to_json(),
         })
 
     def to_markdown(self, figures: list[str] | None = None) -> str:
-        out = self._md_header() + self._md_spectra() + self._md_commutators() + self._md_relations()
+        out = self._md_header()
+        if self.spectrum is not None:
+            out += self._md_spectra() + self._md_commutators() + self._md_relations()
         if self.extraction is not None:
             out += self._md_extraction()
         if figures:
@@ -133,10 +139,13 @@ class Report:
             f"- automaton `{a.name or 'unnamed'}`: {a.n_states} states, {a.n_symbols} symbols, "
             f"{a.n_classes} classes"
         )
-        out.append(
-            f"- weights: variant `{self.variant}`, hidden {self.hidden}, "
-            f"{'exact' if self.exact else 'float'} entries"
-        )
+        if self.spectrum is None:
+            out.append(f"- model: `{self.variant}` (no transition matrices)")
+        else:
+            out.append(
+                f"- weights: variant `{self.variant}`, hidden {self.hidden}, "
+                f"{'exact' if self.exact else 'float'} entries"
+            )
         for k, v in self.source.items():
             out.append(f"- {k}: {v}")
         return out + ["", "## Summary", ""] + [f"- {line}" for line in self.summary.splitlines()]
@@ -299,6 +308,42 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         commutators=co,
         relations=rel,
         relations_note=note,
+        extraction=ex,
+        config=config,
+        source=dict(source or {}),
+    )
+
+
+def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
+                    source: dict | None = None) -> Report:
+    """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
+    Mamba-style or your own model, through :func:`bilinear.analysis.tracker.as_tracker`):
+    accuracy by length and the automaton extracted from its hidden states
+    (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
+    are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
+    """
+    from .extract import extract_tracker
+    from .tracker import as_tracker, need_automaton
+
+    need_automaton(automaton)
+    config = AnalysisConfig() if config is None else config
+    if not isinstance(config, AnalysisConfig):
+        raise AnalysisError(f"config must be an AnalysisConfig, got {type(config).__name__}")
+    config.validated()
+    tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
+    if tracker.weights is not None:
+        return analyze(tracker.weights, automaton, config, title=title, source=source)
+    ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
+    return Report(
+        title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
+        automaton=automaton,
+        variant=tracker.name,
+        exact=False,
+        hidden=None,
+        spectrum=None,
+        commutators=None,
+        relations=None,
+        relations_note=f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
         extraction=ex,
         config=config,
         source=dict(source or {}),

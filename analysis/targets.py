@@ -1,5 +1,7 @@
 """What ``bilinear analyze`` analyses: a finished training run, a hand construction, or saved
-weights, each as ``(weights, automaton, title, source)``.
+weights, each as ``(weights, automaton, title, source)``.  A run of a model without transition
+matrices (LSTM, RNN, Transformer, Mamba-style) gives a tracker
+(:func:`bilinear.analysis.tracker.as_tracker`) in place of the weights.
 
 >>> weights, automaton, title, source = load_target(construction=("parity", "diagonal"))
 >>> weights.dim, title, source
@@ -17,7 +19,7 @@ __all__ = ["load_target"]
 
 def load_target(run_dir=None, construction=None, weights_file=None):
     """``(weights, automaton, title, source)`` for a run directory, a (spec, variant) pair, or a
-    (weights file, spec) pair.
+    (weights file, spec) pair; for a run of a baseline ``weights`` is a tracker.
 
     AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
     """
@@ -55,7 +57,14 @@ def load_target(run_dir=None, construction=None, weights_file=None):
         config, model, automaton, result = load_run(path)
     except BilinearError as exc:
         raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
-    weights = model.to_weights()
+    from bilinear.errors import ConfigError
+
+    try:
+        weights = model.to_weights()
+    except ConfigError:  # a baseline: no Weights, analysed as a tracker
+        from .tracker import as_tracker
+
+        weights = as_tracker(model, name=getattr(config, "model", type(model).__name__))
     source = {"run": str(path)}
     if isinstance(result, dict):
         for key in ("test_accuracy_normalized", "train_accuracy", "steps", "params"):

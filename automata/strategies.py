@@ -7,6 +7,11 @@ small parameters), so a failing property is reported on a minimal automaton.
 * :func:`permutation_automata` — automata whose every symbol permutes the states (group
   automata: their transformation monoid is a group);
 * :func:`words` — words (lists of symbol indices) for a given automaton;
+* :func:`long_words` — words of one fixed length (500 by default): powers of short blocks
+  (shrinking towards ``0^length``) or seeded uniform words;
+* :func:`assert_tracks` — not a strategy: asserts that a model tracks an automaton on the
+  directed words and random long words of the float check, naming the shortest failing word
+  run-length compressed (``w1 r^239``);
 * :func:`automata_and_words` — an automaton together with words for it;
 * :func:`family_specs` — valid spec strings of the registered families with small parameters
   (optionally direct products), for :func:`bilinear.automata.from_spec`.
@@ -40,7 +45,10 @@ from bilinear.errors import AutomatonError
 from .automaton import Automaton
 from .families import FAMILIES
 
-__all__ = ["automata", "permutation_automata", "words", "automata_and_words", "family_specs", "FAMILY_STRATEGIES"]
+__all__ = [
+    "automata", "permutation_automata", "words", "long_words", "automata_and_words", "family_specs",
+    "assert_tracks", "FAMILY_STRATEGIES",
+]
 
 
 def _bounds(name: str, low: int, high: int) -> None:
@@ -104,6 +112,65 @@ def words(automaton: Automaton, min_size: int = 0, max_size: int = 20) -> st.Sea
     if min_size < 0 or max_size < min_size:
         raise AutomatonError(f"words: need 0 <= min_size <= max_size, got {min_size}..{max_size}")
     return st.lists(st.integers(0, automaton.n_symbols - 1), min_size=min_size, max_size=max_size)
+
+
+def long_words(automaton: Automaton, length: int = 500) -> st.SearchStrategy[list[int]]:
+    """Words of exactly ``length`` symbols for ``automaton``: a block of 1..3 symbols repeated
+    (``a^length``, ``(a b)^n``: the words on which drifting networks fail) or a uniform random
+    word from a drawn seed.  Shrinks towards ``0^length``.
+
+    >>> from hypothesis import given, settings
+    >>> from bilinear.automata import from_spec
+    >>> @settings(max_examples=10, database=None)
+    ... @given(long_words(from_spec("cyclic:3"), length=300))
+    ... def check(w):
+    ...     assert len(w) == 300 and set(w) <= {0, 1, 2}
+    >>> check()
+    """
+    if not isinstance(automaton, Automaton):
+        raise AutomatonError(f"long_words: expected an Automaton, got {type(automaton).__name__}")
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        raise AutomatonError(f"long_words: length must be a positive integer, got {length!r}")
+    k = automaton.n_symbols
+
+    def cycled(u):
+        return (list(u) * (length // len(u) + 1))[:length]
+
+    def seeded(seed):
+        import numpy as np
+
+        return np.random.default_rng(seed).integers(0, k, size=length).tolist()
+
+    blocks = st.lists(st.integers(0, k - 1), min_size=1, max_size=3).map(cycled)
+    return st.one_of(blocks, st.integers(0, 2**32 - 1).map(seeded))
+
+
+def assert_tracks(model, automaton: Automaton, length: int = 500, words: int = 200, seed: int = 0,
+                  **check_options) -> None:
+    """AssertionError unless ``model`` predicts ``automaton``'s label after every prefix of the
+    directed words and ``words`` random words of ``length`` symbols (the float check,
+    :func:`bilinear.constructions.check.check`).  ``model``: a Weights value, a torch module
+    ``module(words) -> logits`` or anything :func:`bilinear.analysis.tracker.as_tracker` takes.
+    The message names the shortest failing word, run-length compressed, and what the
+    automaton says there.
+
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.constructions.registry import build
+    >>> assert_tracks(build("cyclic:5", "rotation2d"), from_spec("cyclic:5"), length=100, words=10)
+    """
+    from bilinear.constructions.check import check
+
+    result = check(model, automaton, length=length, words=words, seed=seed, **check_options)
+    if result.passed:
+        return
+    word = result.first_failure
+    expected = automaton.classes[automaton.label(word)]
+    raise AssertionError(
+        f"{getattr(model, 'name', type(model).__name__)} does not track {automaton.name or 'the automaton'}: "
+        f"on {result.first_failure_text} (length {len(word)}) the automaton says {expected}; "
+        f"accuracy {result.accuracy:.4f} over {result.directed} directed + {result.n_words} random "
+        f"words of length {result.length}"
+    )
 
 
 @st.composite

@@ -1,4 +1,17 @@
-"""Float check of weights against an automaton on long random words.
+"""Float check of weights (or any tracker) against an automaton on long directed and random words.
+
+The words, all of one length: first the *directed* words (:func:`directed_words`) — every
+symbol's power ``a^length``, every symbol followed by another's power, every primitive loop word ``u`` of length 2..3 repeated to the
+length (``(a b)^n``), and the witnesses of the variant's impossibility certificate when it has
+one — then ``words`` uniformly random words.  Random words rarely contain long runs of one
+symbol, so a network that drifts under ``inc`` but is reset by ``reset`` passes them; the powers
+find it.  The first failing word is named run-length compressed (``inc^358``,
+:func:`bilinear.automata.words.compress`).
+
+Any model can be checked: a :class:`~bilinear.constructions.weights.Weights` runs the float run
+below; anything else goes through :func:`bilinear.analysis.tracker.as_tracker` (our bilinear and
+baseline models, a torch module of your own, a callable returning logits) and is judged on its
+logits (``worst_margin`` is then in logit units, not scale-free).
 
 The network runs with the hidden state renormalised to unit Euclidean norm after every step
 (:func:`bilinear.constructions.floatrun.float_run`: the argmax is invariant under positive
@@ -13,8 +26,8 @@ shortest failing prefix (the lowest-indexed word among equals).
 >>> from bilinear.automata.families import from_spec
 >>> from bilinear.constructions.registry import build
 >>> r = check(build("cyclic:7", "rotation2d"), from_spec("cyclic:7"), length=500, words=64)
->>> r.accuracy, r.first_failure, round(r.worst_margin, 4)
-(1.0, None, 0.3765)
+>>> r.accuracy, r.first_failure, round(r.worst_margin, 4), r.directed
+(1.0, None, 0.3765, 427)
 """
 
 from __future__ import annotations
@@ -24,12 +37,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.errors import WeightsError
+from bilinear.errors import MismatchError, WeightsError
 
 from .floatrun import check_compatible, float_run
 from .weights import Weights
 
-__all__ = ["check", "CheckResult", "float_run"]
+__all__ = ["check", "CheckResult", "directed_words", "float_run"]
+
+#: At most this many directed words (loops of length 3 are dropped first, then of length 2).
+DIRECTED_MAX = 1024
+#: Longest loop word repeated by the directed words.
+LOOP_MAX = 3
 
 
 @dataclass(frozen=True)
@@ -45,6 +63,7 @@ class CheckResult:
     length: int
     seed: int
     seconds: float
+    directed: int = 0
 
     @property
     def passed(self) -> bool:
@@ -53,14 +72,27 @@ class CheckResult:
 
     @property
     def tokens(self) -> int:
-        return self.n_words * self.length
+        """Symbols read: (directed + random words) * length."""
+        return (self.n_words + self.directed) * self.length
+
+    @property
+    def reading(self) -> str:
+        """One line: passed, or the first failing word."""
+        what = f"{self.directed} directed + {self.n_words} random words of length {self.length}"
+        if self.passed:
+            return f"float check passed ({what}): accuracy 1, worst margin {self.worst_margin:.3g}"
+        return (f"float check FAILED ({what}): accuracy {self.accuracy:.4f}; first failing word "
+                f"{self.first_failure_text} (length {len(self.first_failure)})")
 
     def to_json(self) -> dict:
         return {
             "accuracy": self.accuracy,
             "final_accuracy": self.final_accuracy,
             "worst_margin": self.worst_margin,
+            "passed": self.passed,
             "first_failure": self.first_failure_text,
+            "first_failure_length": None if self.first_failure is None else len(self.first_failure),
+            "directed": self.directed,
             "n_words": self.n_words,
             "length": self.length,
             "seed": self.seed,
@@ -80,41 +112,128 @@ def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return own - scores.max(axis=1)
 
 
-def check(weights: Weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None) -> CheckResult:
-    """Check ``weights`` against ``automaton`` on random words (uniform symbols, fixed length).
+def _cycled(u, length: int) -> list[int]:
+    """``u u u ...`` cut to ``length`` symbols."""
+    u = list(u)
+    return (u * (length // len(u) + 1))[:length]
 
-    ``word_batch`` (batch, time) of symbol indices replaces the random words when given.
-    Exact weights are converted with ``to_float()``.
+
+def _primitive(u: tuple) -> bool:
+    p = len(u)
+    return not any(p % q == 0 and u == u[:q] * (p // q) for q in range(1, p))
+
+
+def directed_words(automaton, length: int, variant: str | None = None, max_words: int = DIRECTED_MAX) -> np.ndarray:
+    """The directed words of :func:`check`, (count, length): powers of each symbol, each symbol
+    followed by a power of another (``w1 r^499``), primitive loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
+    within ``max_words``), and, for a ``variant`` with an impossibility certificate for
+    ``automaton``, its two witnesses repeated.  Every prefix of a row is checked, so the row
+    ``a^length`` checks every power ``a^n``, n <= length.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> directed_words(from_spec("parity"), 5).tolist()
+    [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
     """
-    check_compatible(weights, automaton)
-    start = _time.perf_counter()
-    if word_batch is None:
-        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-            raise WeightsError(f"length must be a positive integer, got {length!r}")
-        if isinstance(words, bool) or not isinstance(words, int) or words < 1:
-            raise WeightsError(f"words must be a positive integer, got {words!r}")
-        rng = np.random.default_rng(seed)
-        batch = rng.integers(0, automaton.n_symbols, size=(words, length), dtype=np.int64)
-    else:
+    import itertools
+
+    k = automaton.n_symbols
+    rows: list[list[int]] = [_cycled((a,), length) for a in range(k)]
+    if k * k <= max_words:  # a power after a one-symbol prefix: a b^(length-1)
+        rows += [[a] + _cycled((b,), length - 1) for a in range(k) for b in range(k) if a != b]
+    for size in range(2, LOOP_MAX + 1):
+        loops = [u for u in itertools.product(range(k), repeat=size) if _primitive(u)]
+        if rows and len(rows) + len(loops) > max_words:
+            break
+        rows += [_cycled(u, length) for u in loops[:max_words]]
+    if variant is not None:
+        from .certificates import certifiable_kinds, certify
+
+        if certifiable_kinds(variant):
+            cert = certify(automaton, variant)
+            if cert is not None:
+                rows += [_cycled(w, length) for w in cert.witnesses if len(w)]
+    return np.array(rows, dtype=np.int64).reshape(len(rows), length)
+
+
+def _batch(automaton, length, words, seed, word_batch, directed, variant) -> tuple[np.ndarray, int]:
+    """The checked words and how many of them (the first rows) are directed."""
+    if word_batch is not None:
         batch = np.asarray(word_batch)
         if batch.ndim != 2 or batch.shape[0] == 0 or batch.shape[1] == 0:
             raise WeightsError(f"word_batch must have shape (batch, time) with both > 0, got {batch.shape}")
+        return batch, 0
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise WeightsError(f"length must be a positive integer, got {length!r}")
+    if isinstance(words, bool) or not isinstance(words, (int, np.integer)) or words < 1:
+        raise WeightsError(f"words must be a positive integer, got {words!r}")
+    length, words = int(length), int(words)
+    rng = np.random.default_rng(seed)
+    batch = rng.integers(0, automaton.n_symbols, size=(words, length), dtype=np.int64)
+    if not directed:
+        return batch, 0
+    first = directed_words(automaton, length, variant)
+    return np.concatenate([first, batch]), first.shape[0]
+
+
+def _score_steps(model, automaton, batch):
+    """Yield ``(t, scores (batch, classes))``: the float run of Weights, or a tracker's logits."""
+    if isinstance(model, Weights):
+        check_compatible(model, automaton)
+        A, h0, R = model.float_arrays()
+        yield from float_run(A, h0, batch, R)
+        return
+    from bilinear.analysis.tracker import as_tracker
+
+    tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
+    if tracker.n_symbols not in (None, automaton.n_symbols):
+        raise MismatchError(f"model reads {tracker.n_symbols} symbols but automaton "
+                            f"{automaton.name or '(unnamed)'} has {automaton.n_symbols}")
+    logits = tracker.run(batch).logits
+    if logits.shape[2] != automaton.n_classes:
+        raise MismatchError(f"model predicts {logits.shape[2]} classes but automaton "
+                            f"{automaton.name or '(unnamed)'} has {automaton.n_classes}")
+    for t in range(batch.shape[1]):
+        yield t, logits[:, t].copy()
+
+
+def _empty_margin(model, automaton) -> float:
+    """The margin of the empty word (Weights only: a tracker predicts after each symbol)."""
+    if not isinstance(model, Weights):
+        return np.inf
+    A, h0, R = model.float_arrays()
+    h = h0 / (np.linalg.norm(h0) or 1.0)
+    return float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
+
+
+def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
+          directed: bool = True) -> CheckResult:
+    """Check ``weights`` (a Weights value or any model :func:`~bilinear.analysis.tracker.as_tracker`
+    accepts) against ``automaton`` on the directed words, then ``words`` random words (uniform
+    symbols), all of ``length`` symbols; ``directed=False`` skips the directed words.
+
+    ``word_batch`` (batch, time) of symbol indices replaces all of them when given.
+    Exact weights are converted with ``to_float()``.
+    """
+    if not isinstance(weights, Weights) and hasattr(weights, "to_weights"):
+        from bilinear.analysis.tracker import as_tracker
+
+        weights = as_tracker(weights).weights or weights  # a bilinear model: its Weights
+    if isinstance(weights, Weights):
+        check_compatible(weights, automaton)
+    else:
+        from bilinear.analysis.tracker import need_automaton
+
+        need_automaton(automaton)
+    start = _time.perf_counter()
+    variant = weights.variant if isinstance(weights, Weights) else None
+    batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant)
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
     labels = automaton.labels[states]
-    A, h0, R = weights.float_arrays()
     n, T = batch.shape
-
-    worst = np.inf
-    first: tuple[int, ...] | None = None
-    # the empty word
-    h = h0 / (np.linalg.norm(h0) or 1.0)
-    m0 = float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
-    worst = min(worst, m0)
-    if not m0 > 0:
-        first = ()
-    correct = 0
-    final_correct = 0
-    for t, scores in float_run(A, h0, batch, R):
+    worst = _empty_margin(weights, automaton)
+    first: tuple[int, ...] | None = None if worst > 0 else ()
+    correct = final_correct = 0
+    for t, scores in _score_steps(weights, automaton, batch):
         m = _margins(scores, labels[:, t])
         ok = m > 0
         correct += int(ok.sum())
@@ -124,14 +243,17 @@ def check(weights: Weights, automaton, length: int = 500, words: int = 1000, see
         if first is None and not ok.all():
             b = int(np.argmin(ok))
             first = tuple(int(x) for x in batch[b, : t + 1])
+    from bilinear.automata.words import compress
+
     return CheckResult(
         accuracy=correct / (n * T),
         final_accuracy=final_correct / n,
         worst_margin=worst,
         first_failure=first,
-        first_failure_text=None if first is None else automaton.format_word(first),
-        n_words=n,
+        first_failure_text=None if first is None else compress(first, automaton),
+        n_words=n - n_directed,
         length=T,
         seed=seed,
         seconds=_time.perf_counter() - start,
+        directed=n_directed,
     )

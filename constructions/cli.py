@@ -48,7 +48,7 @@ def _load_weights(args: argparse.Namespace):
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import from_spec
 
-    from .settle import EXIT, settle
+    from .settle import exit_status, settle, with_float_check
 
     automaton = from_spec(args.spec)
     weights, projection = _load_weights(args)
@@ -64,7 +64,8 @@ def _run_verify(args: argparse.Namespace) -> int:
 
         if weights is None:
             weights = build(automaton, cell.built)
-        out["float_check"] = check(weights, automaton, length=args.length, words=args.words, seed=args.seed).to_json()
+        cell = with_float_check(cell, check(weights, automaton, length=args.length, words=args.words, seed=args.seed))
+        out["float_check"] = cell.float_check
     if args.save and cell.source == "construction":
         from .registry import build
 
@@ -81,13 +82,7 @@ def _run_verify(args: argparse.Namespace) -> int:
                 f"distance {projection['max_distance']:.3g} (per matrix: "
                 f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
             )
-        if "float_check" in out:
-            fc = out["float_check"]
-            print(
-                f"  float check ({fc['n_words']} words of length {fc['length']}): accuracy {fc['accuracy']:.4f}, "
-                f"worst margin {fc['worst_margin']:.3g}"
-            )
-    return EXIT[cell.status]
+    return exit_status(cell)
 
 
 def _run_matrix(args: argparse.Namespace) -> int:

@@ -311,19 +311,9 @@ def compress_word(automaton, word) -> str:
     >>> compress_word(a, (2,) * 639), compress_word(a, (0, 1) * 3 + (0,)), compress_word(a, (3, 3, 1))
     ('2^639', '(0 1)^3 0', '3^2 1')
     """
-    word = tuple(int(x) for x in word)
-    if not word:
-        return "ε"
-    name = lambda x: automaton.format_word((x,))  # noqa: E731
-    for p in (2, 3):
-        u = word[:p]
-        n = len(word) // p
-        if n >= 3 and len(set(u)) > 1 and word == (u * (n + 1))[: len(word)]:
-            rest = word[n * p:]
-            tail = (" " + " ".join(name(x) for x in rest)) if rest else ""
-            return f"({' '.join(name(x) for x in u)})^{n}{tail}"
-    parts = [(k, len(list(g))) for k, g in itertools.groupby(word)]
-    return " ".join(name(k) if n == 1 else f"{name(k)}^{n}" for k, n in parts)
+    from bilinear.automata.words import compress
+
+    return compress(word, automaton)
 
 
 def _first_failures(weights: Weights, automaton, words: np.ndarray) -> np.ndarray:

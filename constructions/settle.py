@@ -33,12 +33,13 @@ import time
 from dataclasses import dataclass, replace
 
 from bilinear.automata import Automaton, from_spec
+from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
 from .weights import Weights, parse_variant
 
-__all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant"]
+__all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
 
 #: Every status a cell can have.
 STATUSES = ("proved", "impossible", "counterexample", "open")
@@ -55,8 +56,10 @@ class Cell:
     the canonical variant of the weights that were proved (e.g. ``factorized:6``) and ``dim``
     their hidden size; ``source`` is ``"construction"`` or the weights file; ``margin`` is
     ``(exact text, float)``; ``word``/``expected``/``got`` describe a counterexample (class
-    names); ``words`` two words an unfinished proof could not tell apart; ``detail`` one sentence
-    on how the status was reached; ``seconds`` the time spent.
+    names; ``word`` is run-length compressed, ``word_indices`` the full word); ``words`` two
+    words an unfinished proof could not tell apart; ``cause`` why a proof stopped (``"bound"`` or
+    ``"time"``); ``float_check`` the float check's JSON when one was run (:func:`with_float_check`);
+    ``detail`` one sentence on how the status was reached; ``seconds`` the time spent.
     """
 
     spec: str
@@ -78,6 +81,8 @@ class Cell:
     bound: int | None = None
     detail: str = ""
     seconds: float = 0.0
+    cause: str | None = None
+    float_check: dict | None = None
 
     @property
     def summary(self) -> str:
@@ -96,6 +101,28 @@ class Cell:
         if self.status == "counterexample":
             return f"counterexample: {self.detail}"
         return "open"
+
+    @property
+    def float_failed(self) -> bool:
+        """True when a float check was run and failed."""
+        return self.float_check is not None and not self.float_check.get("passed", True)
+
+    @property
+    def next_step(self) -> str | None:
+        """For an open cell, what to try next (options of ``bilinear verify``); else None."""
+        if self.status != "open":
+            return None
+        if self.float_check is not None:  # the float check has been run: only the proof's knobs
+            return {"time": "give a larger --time-budget SECONDS",
+                    "bound": f"raise --bound (now {self.bound}) or give --time-budget SECONDS"}.get(
+                self.cause, "give your own weights (--weights FILE)")
+        if self.cause == "time":
+            return "give a larger --time-budget SECONDS, or run the float check (--float) for evidence"
+        if self.cause == "bound":
+            return (f"raise --bound (now {self.bound}), give --time-budget SECONDS, or run the float "
+                    f"check (--float) for evidence")
+        return ("give your own weights (--weights FILE), or train a network (bilinear train SPEC MODEL) "
+                "and verify its saved weights")
 
     def to_json(self) -> dict:
         """JSON-ready; every cell has the same keys (``None`` where a key does not apply)."""
@@ -118,22 +145,30 @@ class Cell:
             "got": self.got,
             "words": list(self.words),
             "bound": self.bound,
+            "cause": self.cause,
+            "next_step": self.next_step,
+            "float_check": self.float_check,
             "detail": self.detail,
             "seconds": round(self.seconds, 4),
         }
 
     def text(self) -> str:
-        """A few readable lines: the verdict, then its evidence."""
+        """A few readable lines: the verdict (a failed float check first), then its evidence."""
         head = f"{self.spec} {self.variant}: {self.status}"
         if self.status in ("proved", "counterexample"):
             head += f", d = {self.dim}"
         lines = [head]
+        if self.float_failed:
+            fc = self.float_check
+            lines = [f"{self.spec} {self.variant}: FAILS the float check (accuracy {fc['accuracy']:.4f}) "
+                     f"on {fc['first_failure']}", f"  exact verdict: {head.split(': ', 1)[1]}"]
         if self.status == "proved":
             lines.append(f"  reachable (state, direction) pairs: {self.states_explored}")
             if self.margin is not None:
                 lines.append(f"  minimum margin: {self.margin[1]:.6g} (exact: {self.margin[0]})")
         elif self.status == "counterexample":
-            lines.append(f"  shortest failing word: {self.word or '(empty word)'}")
+            n = len(self.word_indices or ())
+            lines.append(f"  shortest failing word: {self.word or '(empty word)'}" + (f" (length {n})" if n > 1 else ""))
             lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}")
         elif self.status == "impossible":
             cert = self.certificate.to_dict()
@@ -144,7 +179,29 @@ class Cell:
             lines.append(f"  {self.detail}")
             if self.words:
                 lines.append(f"  words the weights separate: {self.words[0]} / {self.words[1]}")
+            lines.append(f"  next: {self.next_step}")
+        if self.float_check is not None:
+            fc = self.float_check
+            lines.append(
+                f"  float check ({fc.get('directed', 0)} directed + {fc['n_words']} random words of length "
+                f"{fc['length']}): accuracy {fc['accuracy']:.4f}, worst margin {fc['worst_margin']:.3g}"
+                + (f", first failing word {fc['first_failure']}" if fc.get("first_failure") else "")
+            )
         return "\n".join(lines)
+
+
+def with_float_check(cell: Cell, result) -> Cell:
+    """``cell`` with a float check's result (:class:`~bilinear.constructions.check.CheckResult`)
+    attached: a failed check heads :meth:`Cell.text` and makes ``bilinear verify`` exit 1."""
+    return replace(cell, float_check=result.to_json())
+
+
+def exit_status(cell: Cell) -> int:
+    """Exit status of ``bilinear verify``: :data:`EXIT` of the status; 1 for a failed float
+    check of a cell that is not proved."""
+    if cell.float_failed and cell.status != "proved":
+        return 1
+    return EXIT[cell.status]
 
 
 def column_variant(column: str) -> str | None:
@@ -190,10 +247,12 @@ def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | Non
     if result.status == "counterexample":
         expected = automaton.classes[result.expected]
         got = None if result.got is None else automaton.classes[result.got]
-        return replace(cell, status="counterexample", word=result.text, word_indices=tuple(result.word),
+        short = compress(result.word, automaton)
+        return replace(cell, status="counterexample", word=short, word_indices=tuple(result.word),
                        expected=expected, got=got,
-                       detail=f"word {result.text!r}: automaton says {expected}, weights {got or 'a tie'}")
-    return replace(cell, status="open", words=tuple(result.texts), bound=bound,
+                       detail=f"word {short}: automaton says {expected}, weights {got or 'a tie'}")
+    return replace(cell, status="open", words=tuple(compress(w, automaton) for w in result.words), bound=bound,
+                   cause=getattr(result, "cause", None),
                    detail=f"construction neither proved nor refuted: {result.reason}")
 
 

@@ -1,9 +1,11 @@
 """A worked example: property tests and the float check pointed at *your own* torch model.
 
-Copy this file into your project and replace ``RotationRNN`` by your model.  Two things are
-needed from the model: a ``forward(words)`` that returns logits ``(batch, time, classes)`` and,
-for the length-500 float check and every analysis, a ``to_weights()`` that hands its transition
-matrices to :class:`bilinear.constructions.weights.Weights`.
+Copy this file into your project and replace ``RotationRNN`` or ``LeakyGRU`` by your model.
+Any model with a ``forward(words)`` that returns logits ``(batch, time, classes)`` can be checked
+at length 500 (:func:`bilinear.automata.strategies.assert_tracks`, the float check) and have its
+automaton extracted from its hidden states (:func:`bilinear.analysis.tracker.as_tracker`);
+a ``to_weights()`` that hands its transition matrices to
+:class:`bilinear.constructions.weights.Weights` adds the exact proof and the spectra.
 
 Run it with ``python -m pytest examples/test_own_model.py``.
 """
@@ -18,7 +20,7 @@ import torch
 from hypothesis import given, settings
 
 from bilinear.automata import from_spec
-from bilinear.automata.strategies import words
+from bilinear.automata.strategies import assert_tracks, long_words, words
 from bilinear.constructions.check import check
 from bilinear.constructions.weights import Weights
 
@@ -96,3 +98,68 @@ def test_exact_proof_of_float_weights_is_never_a_false_positive(model, proved):
 
     outcome = prove(model.to_weights(), AUTOMATON, bound=4)
     assert isinstance(outcome, Proof) == proved
+
+
+# ------------------------------------------------------------------------------------------
+# A GRU of your own: right on every word up to length 100, wrong at length 500
+# ------------------------------------------------------------------------------------------
+FLIPFLOP = from_spec("flipflop:2")  # symbols w0, w1, r: the label is the last bit written
+
+
+class LeakyGRU(torch.nn.Module):
+    """One ``nn.GRU`` unit set by hand: ``w0``/``w1`` write -1/+1 (update gate shut), ``r``
+    keeps the state (update gate open) -- but lets ``leak`` of it flow towards a small negative
+    candidate, so a stored +1 decays and turns negative after about 240 reads."""
+
+    def __init__(self, leak: float = 0.01, K: float = 30.0):
+        super().__init__()
+        self.gru = torch.nn.GRU(3, 1, batch_first=True, dtype=torch.float64)
+        self.readout = torch.nn.Linear(1, 2, dtype=torch.float64)
+        keep = math.log((1 - leak) / leak)  # sigmoid(keep) = 1 - leak
+        with torch.no_grad():
+            for p in self.parameters():
+                p.zero_()
+            # gates in torch's order r, z, n; inputs one-hot (w0, w1, r)
+            self.gru.weight_ih_l0[1] = torch.tensor([-K, -K, keep])  # update gate z
+            self.gru.weight_ih_l0[2] = torch.tensor([-K, K, -0.1])  # candidate n = tanh(...)
+            self.readout.weight[:] = torch.tensor([[-1.0], [1.0]])  # class 1 iff h > 0
+
+    def forward(self, words: torch.Tensor) -> torch.Tensor:
+        x = torch.nn.functional.one_hot(words, 3).double()
+        out, _ = self.gru(x)
+        return self.readout(out)
+
+
+GRU = LeakyGRU()
+
+
+@settings(max_examples=200, deadline=None)
+@given(words(FLIPFLOP, min_size=1, max_size=100))
+def test_gru_passes_the_property_on_words_up_to_length_100(word):
+    expected = FLIPFLOP.labels[FLIPFLOP.trace(word)[1:]].tolist()
+    assert predictions(GRU, word) == expected
+
+
+def test_assert_tracks_finds_the_gru_failure_at_length_500():
+    assert_tracks(GRU, FLIPFLOP, length=100, words=200)  # every directed and random word passes
+    with pytest.raises(AssertionError) as failure:
+        assert_tracks(GRU, FLIPFLOP, length=500, words=200)
+    message = str(failure.value)
+    assert "w1 r^" in message and "the automaton says 1" in message
+    n = int(message.split("w1 r^")[1].split()[0])
+    assert 100 < n < 500
+    word = [1] + [2] * n  # the named word really fails, and one read less does not
+    assert predictions(GRU, word)[-1] != 1 and predictions(GRU, word[:-1])[-1] == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(long_words(FLIPFLOP, length=500))
+def test_long_words_strategy_draws_words_of_the_fixed_length(word):
+    assert len(word) == 500 and set(word) <= {0, 1, 2}
+
+
+def test_the_gru_automaton_is_extracted_from_its_hidden_states():
+    from bilinear.analysis.extract import ExtractConfig, extract_tracker
+
+    ex = extract_tracker(GRU, FLIPFLOP, ExtractConfig(words=300, length=60, burn_in=1))
+    assert ex.accuracy == 1.0 and ex.isomorphic

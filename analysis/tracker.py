@@ -1,0 +1,238 @@
+"""Trackers: any model that reads a word and predicts a label after every symbol.
+
+A *tracker* maps a batch of token ids ``words`` (batch, time) to per-position logits
+(batch, time, classes) and, when it can, hidden states (batch, time, hidden).  The float check
+(:func:`bilinear.constructions.check.check`), the accuracy-by-length curve and the automaton
+extraction (:func:`bilinear.analysis.extract.extract`) accept any tracker; only the spectra,
+commutators and relations need transition matrices (a :class:`~bilinear.constructions.weights.Weights`).
+
+:func:`as_tracker` turns what you have into a tracker:
+
+* a ``Weights`` value: the float run (unit hidden states; the logits are the scores);
+* one of our bilinear models (``to_weights()`` works): its ``Weights``, as above;
+* any torch module ``module(words) -> logits`` (our LSTM, RNN, Transformer and Mamba-style
+  baselines, or your own): the hidden states are the input of the submodule named ``hidden``
+  (default ``"readout"`` when the module has one), captured by a forward hook;
+* a plain callable ``f(words) -> logits`` or ``-> (logits, hidden)`` on numpy arrays.
+
+>>> import numpy as np
+>>> from bilinear.constructions.registry import build
+>>> t = as_tracker(build("cyclic:5", "rotation2d"))
+>>> out = t.run(np.array([[1, 1, 3]]), hidden=True)
+>>> out.logits.argmax(-1).tolist(), out.hidden.shape, t.weights is not None
+([[1, 2, 0]], (1, 3, 2), True)
+>>> parity = as_tracker(lambda w: np.eye(2)[np.cumsum(w, axis=1) % 2], n_symbols=2, n_classes=2)
+>>> parity.run(np.array([[1, 0, 1]])).logits.argmax(-1).tolist(), parity.has_hidden
+([[1, 1, 0]], False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+from bilinear.errors import AnalysisError, BilinearError
+
+__all__ = ["Tracker", "TrackerRun", "WeightsTracker", "ModuleTracker", "FunctionTracker", "as_tracker", "need_automaton"]
+
+#: Token ids per forward pass of a torch module (batch * time), unless the module says less.
+CHUNK_TOKENS = 1 << 18
+
+
+@dataclass(frozen=True)
+class TrackerRun:
+    """``logits`` (batch, time, classes) and ``hidden`` (batch, time, hidden) or None."""
+
+    logits: np.ndarray
+    hidden: np.ndarray | None = None
+
+
+@runtime_checkable
+class Tracker(Protocol):
+    """The protocol: ``run(words, hidden=False) -> TrackerRun``; ``n_symbols``/``n_classes``
+    (None when unknown), ``has_hidden``, ``weights`` (a Weights value or None) and ``name``."""
+
+    n_symbols: int | None
+    n_classes: int | None
+    has_hidden: bool
+    weights: object
+    name: str
+
+    def run(self, words: np.ndarray, hidden: bool = False) -> TrackerRun: ...
+
+
+def need_automaton(automaton) -> None:
+    """MismatchError unless ``automaton`` is an Automaton (the one message of every room)."""
+    from bilinear.automata.automaton import Automaton
+    from bilinear.errors import MismatchError
+
+    if not isinstance(automaton, Automaton):
+        raise MismatchError(f"expected an Automaton to compare the model with, got {type(automaton).__name__}")
+
+
+def _words(words, n_symbols: int | None) -> np.ndarray:
+    w = np.asarray(words)
+    if w.ndim != 2 or not (w.size == 0 or np.issubdtype(w.dtype, np.integer)):
+        raise AnalysisError(f"words must be a (batch, time) array of token ids, got shape {w.shape} ({w.dtype})")
+    if w.size and (w.min() < 0 or (n_symbols is not None and w.max() >= n_symbols)):
+        bad = int(w.min()) if w.min() < 0 else int(w.max())
+        raise AnalysisError(f"words use token id {bad}, outside 0..{(n_symbols or 1) - 1}")
+    return w.astype(np.int64, copy=False)
+
+
+def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | None) -> TrackerRun:
+    """AnalysisError unless the logits (and hidden states) have the shapes the protocol promises."""
+    L = np.asarray(run.logits, dtype=float)
+    if L.ndim != 3 or L.shape[:2] != words.shape:
+        raise AnalysisError(f"tracker {name} returned logits of shape {L.shape} for words of shape "
+                            f"{words.shape}; expected (batch, time, classes)")
+    if n_classes is not None and L.shape[2] != n_classes:
+        raise AnalysisError(f"tracker {name} returned {L.shape[2]} classes, expected {n_classes}")
+    H = run.hidden
+    if H is not None:
+        H = np.asarray(H, dtype=float)
+        if H.ndim != 3 or H.shape[:2] != words.shape:
+            raise AnalysisError(f"tracker {name} returned hidden states of shape {H.shape}; expected "
+                                f"(batch, time, hidden) for words of shape {words.shape}")
+    return TrackerRun(L, H)
+
+
+@dataclass(frozen=True)
+class WeightsTracker:
+    """A bilinear network's float run (``constructions/floatrun.py``) as a tracker."""
+
+    weights: object
+    name: str = "weights"
+    has_hidden: bool = True
+
+    @property
+    def n_symbols(self) -> int:
+        return self.weights.n_symbols
+
+    @property
+    def n_classes(self) -> int:
+        return self.weights.n_classes
+
+    def run(self, words, hidden: bool = False) -> TrackerRun:
+        from bilinear.constructions.floatrun import run_float
+
+        r = run_float(self.weights, _words(words, self.n_symbols), scores=True, hidden=hidden)
+        return TrackerRun(r.scores, r.hidden)
+
+
+@dataclass(frozen=True)
+class FunctionTracker:
+    """A callable ``f(words) -> logits`` or ``-> (logits, hidden)`` on numpy arrays."""
+
+    fn: Callable
+    n_symbols: int | None = None
+    n_classes: int | None = None
+    name: str = "function"
+    has_hidden: bool = False
+    weights: object = None
+
+    def run(self, words, hidden: bool = False) -> TrackerRun:
+        w = _words(words, self.n_symbols)
+        out = self.fn(w)
+        logits, H = out if isinstance(out, tuple) else (out, None)
+        return _checked(TrackerRun(logits, H if hidden else None), w, self.name, self.n_classes)
+
+
+class ModuleTracker:
+    """A torch module ``module(words (batch, time) long) -> logits (batch, time, classes)``.
+
+    ``hidden`` names the submodule whose *input* is the hidden state (e.g. ``"readout"``); a
+    forward hook captures it.  The module runs in eval mode under ``torch.no_grad()``, in chunks
+    of words (``module.max_batch(time)`` when the module has one).
+    """
+
+    weights = None
+
+    def __init__(self, module, hidden: str | None = None, n_symbols=None, n_classes=None, name=None):
+        self.module = module
+        self.hidden_name = hidden
+        self._hook_target = None
+        if hidden is not None:
+            modules = dict(module.named_modules())
+            if hidden not in modules:
+                raise AnalysisError(f"module {type(module).__name__} has no submodule {hidden!r} for the "
+                                    f"hidden states (submodules: {', '.join(list(modules)[1:12]) or 'none'})")
+            self._hook_target = modules[hidden]
+        self.n_symbols = n_symbols if n_symbols is not None else getattr(module, "n_symbols", None)
+        self.n_classes = n_classes if n_classes is not None else getattr(module, "n_classes", None)
+        self.name = name or type(module).__name__
+        self.has_hidden = hidden is not None
+
+    def _chunk(self, time: int) -> int:
+        size = max(1, CHUNK_TOKENS // max(time, 1))
+        if hasattr(self.module, "max_batch"):
+            size = min(size, int(self.module.max_batch(time)))
+        return size
+
+    def run(self, words, hidden: bool = False) -> TrackerRun:
+        import torch
+
+        w = _words(words, self.n_symbols)
+        captured: list = []
+        handle = None
+        if hidden and self._hook_target is not None:
+            handle = self._hook_target.register_forward_pre_hook(
+                lambda mod, args: captured.append(args[0].detach().double().cpu().numpy()))
+        was_training = self.module.training
+        self.module.eval()
+        try:
+            device = next(iter(self.module.parameters()), torch.empty(0)).device
+            size = self._chunk(w.shape[1])
+            with torch.no_grad():
+                parts = [self.module(torch.as_tensor(w[i:i + size], device=device)).double().cpu().numpy()
+                         for i in range(0, w.shape[0], size)]
+        except BilinearError:
+            raise
+        except Exception as exc:
+            raise AnalysisError(f"tracker {self.name} failed on words of shape {w.shape}: "
+                                f"{type(exc).__name__}: {exc}"[:300]) from None
+        finally:
+            if handle is not None:
+                handle.remove()
+            self.module.train(was_training)
+        logits = np.concatenate(parts, axis=0) if parts else np.zeros(w.shape + (self.n_classes or 1,))
+        H = np.concatenate(captured, axis=0) if captured else None
+        return _checked(TrackerRun(logits, H), w, self.name, self.n_classes)
+
+
+def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None, n_classes: int | None = None,
+               name: str | None = None):
+    """``model`` as a tracker (see the module docstring).
+
+    ``hidden``: for a torch module, the submodule whose input is the hidden state (``"auto"``:
+    ``"readout"`` when there is one, else none); for a callable, True when it returns
+    ``(logits, hidden)``.  AnalysisError for anything that is not a
+    Weights value, a torch module or a callable.
+    """
+    from bilinear.constructions.weights import Weights
+
+    if isinstance(model, (WeightsTracker, FunctionTracker, ModuleTracker)):
+        return model
+    if isinstance(model, Weights):
+        return WeightsTracker(model, name=name or f"weights {model.variant}")
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        torch = None
+    if torch is not None and isinstance(model, torch.nn.Module):
+        if hasattr(model, "to_weights"):
+            try:
+                return WeightsTracker(model.to_weights(), name=name or type(model).__name__)
+            except BilinearError:
+                pass  # a baseline (or the additive ablation): no Weights, run the module itself
+        if hidden == "auto":
+            hidden = "readout" if "readout" in dict(model.named_modules()) else None
+        return ModuleTracker(model, hidden, n_symbols, n_classes, name)
+    if isinstance(model, Tracker):
+        return model
+    if callable(model):
+        return FunctionTracker(model, n_symbols, n_classes, name or getattr(model, "__name__", "function"),
+                               has_hidden=hidden is True)
+    raise AnalysisError(f"cannot track with a {type(model).__name__}: expected Weights, a torch module or a callable")
