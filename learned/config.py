@@ -30,6 +30,16 @@ __all__ = ["TrainConfig", "DEFAULT_LRS"]
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 
 
+def _moved_automaton_file(spec) -> bool:
+    """An automaton file that is not there (any more): a run folder keeps its own copy
+    (``automaton.json``), so a stored config stays valid when the original moves."""
+    import os
+
+    from bilinear.automata.families import is_automaton_file
+
+    return isinstance(spec, str) and is_automaton_file(spec) and not os.path.exists(spec)
+
+
 def _cli(help: str, **option) -> dict:
     """Field metadata: ``help`` is the field's help on ``bilinear train`` (argparse expands
     ``%(default)s``); ``positional`` names a positional argument's metavar; ``option`` overrides the
@@ -160,7 +170,8 @@ class TrainConfig:
         from .scan import SCANS
 
         try:
-            from_spec(self.spec)
+            if not _moved_automaton_file(self.spec):
+                from_spec(self.spec)
         except BilinearError as exc:
             raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
         ms = parse_model(self.model)

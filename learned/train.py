@@ -170,7 +170,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
         raise ConfigError(f"train needs a TrainConfig, got {type(config).__name__}")
     t_start = time.perf_counter()
     device = resolve_device(config.device)
-    automaton = from_spec(config.spec)
+    automaton = run.automaton() if run is not None else from_spec(config.spec)
     model = make_model(config, automaton).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = 0, 0, False
