@@ -41,6 +41,8 @@ def register(sub) -> None:
                    help="analyse constructions.build(SPEC, VARIANT) instead of a run")
     p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
                    help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
+    p.add_argument("--unsigned", action="store_true",
+                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
@@ -75,7 +77,8 @@ def _run(args) -> int:
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
         ),
     )
-    weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights)
+    weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
+                                                    allow_unsigned=args.unsigned)
     report = analyze(weights, automaton, config, title=title, source=source)
     if args.out:
         report.write(args.out, figures=not args.no_figures)
