@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bilinear.cli import positive_int
+from bilinear.argtypes import positive_int
 from bilinear.errors import AnalysisError, BilinearError
 
 from .certify import TEST_LENGTH, certify_network

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from bilinear.argtypes import nonnegative_int, positive_float, positive_int
+from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
 
 from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze
@@ -56,7 +56,7 @@ def register(sub) -> None:
                    help=f"random words sampled for the extraction (default {e.words})")
     p.add_argument("--length", type=positive_int, default=e.length,
                    help=f"length of each sampled word (default {e.length})")
-    p.add_argument("--seed", type=nonnegative_int, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
+    p.add_argument("--seed", type=seed, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
     p.add_argument("--method", choices=("auto", "geometry", "behaviour"), default=e.method,
                    help="extraction: tolerance clusters of hidden states (geometry), label signatures "
                         "(behaviour), or geometry then behaviour when the clusters are not separated "

@@ -17,7 +17,7 @@ import json
 import sys
 import time
 
-from bilinear.argtypes import positive_float, positive_int
+from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
 __all__ = ["register"]
@@ -159,7 +159,7 @@ def register(sub) -> None:
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="float check seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
     _register_matrix(sub)
 

@@ -146,8 +146,8 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be >= 0, got {self.seed}")
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"seed must be in 0..2**63-1, got {self.seed}")
         if self.train_min_len < 1:
             raise ConfigError(f"train_min_len must be >= 1, got {self.train_min_len}")
         if self.train_min_len > self.train_max_len:

@@ -135,7 +135,7 @@ def test_train_defaults_and_options_map_onto_the_config():
 @pytest.mark.parametrize("argv, message", [
     (["train", "parity", "full", "--steps", "x"], "argument --steps: invalid int value"),
     (["train", "parity", "full", "--grad-clip", "-1"], "grad_clip must be >= 0"),
-    (["train", "parity", "full", "--seed", "-2"], "seed must be >= 0"),
+    (["train", "parity", "full", "--seed", "-2"], "a seed must be in 0.."),
     (["sweep", "grid.toml", "--workers", "0"], "argument --workers: expected a positive integer"),
     (["reproduce", "--workers", "-1"], "argument --workers: expected a positive integer"),
 ])
