@@ -127,3 +127,12 @@ def test_cli_corrupted_file_is_one_line_exit_2(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "toggle.json: not valid JSON" in err
+
+
+def test_out_of_range_integers_are_automaton_errors_not_overflow():
+    with pytest.raises(AutomatonError, match=r"transition table\[0, 1\] = 1000000000000000000000000000000 is out of range"):
+        Automaton([[0, 10**30]])
+    import numpy as np
+
+    with pytest.raises(AutomatonError, match="entry 9223372036854775808 out of range"):
+        Automaton(np.array([[0, 2**63]], dtype=np.uint64))
