@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bilinear.cli import positive_int
+from bilinear.argtypes import positive_int
 from bilinear.errors import AnalysisError, BilinearError
 
 from .certify import TEST_LENGTH, certify_network
@@ -37,6 +37,8 @@ def register(sub) -> None:
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
     p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
                    help="certify a saved float Weights file against the automaton SPEC")
+    p.add_argument("--unsigned", action="store_true",
+                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
     p.add_argument("--json", action="store_true", help="print the certificate as JSON")
     p.add_argument("--search-length", type=positive_int, default=None,
@@ -47,7 +49,7 @@ def register(sub) -> None:
     p.set_defaults(handler=_run)
 
 
-def load_network(run_dir=None, weights_file=None):
+def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
     """``(weights, automaton)`` of a run directory or a (weights file, spec) pair.
 
     AnalysisError for a missing or unfinished run, a baseline run, or unless exactly one is given.
@@ -59,7 +61,7 @@ def load_network(run_dir=None, weights_file=None):
         from bilinear.constructions.weights import Weights
 
         path, spec = weights_file
-        return Weights.load(path), from_spec(spec)
+        return Weights.load(path, allow_unsigned=allow_unsigned), from_spec(spec)
     from bilinear.learned.runs import load_run
 
     path = Path(run_dir)
@@ -78,7 +80,7 @@ def load_network(run_dir=None, weights_file=None):
 
 
 def _run(args) -> int:
-    weights, automaton = load_network(args.run_dir, args.weights)
+    weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
     cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
     if args.write:
         snapped = cert.snapped_weights()

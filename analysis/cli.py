@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 
-from bilinear.argtypes import nonnegative_int, positive_float, positive_int
+from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
 
-from .extract import ExtractConfig
 from bilinear.constructions.weights import Weights
 
+from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze, analyze_tracker
 from .targets import load_target  # noqa: F401  (also importable from here, as before)
 
@@ -46,6 +46,8 @@ def register(sub) -> None:
                    help="analyse constructions.build(SPEC, VARIANT) instead of a run")
     p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
                    help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
+    p.add_argument("--unsigned", action="store_true",
+                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
@@ -59,7 +61,7 @@ def register(sub) -> None:
                    help=f"random words sampled for the extraction (default {e.words})")
     p.add_argument("--length", type=positive_int, default=e.length,
                    help=f"length of each sampled word (default {e.length})")
-    p.add_argument("--seed", type=nonnegative_int, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
+    p.add_argument("--seed", type=seed, default=e.seed, help=f"seed of the word sampler (default {e.seed})")
     p.add_argument("--method", choices=("auto", "geometry", "behaviour"), default=e.method,
                    help="extraction: tolerance clusters of hidden states (geometry), label signatures "
                         "(behaviour), or geometry then behaviour when the clusters are not separated "
@@ -80,7 +82,8 @@ def _run(args) -> int:
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
         ),
     )
-    weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights)
+    weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
+                                                    allow_unsigned=args.unsigned)
     if isinstance(weights, Weights):
         report = analyze(weights, automaton, config, title=title, source=source)
     else:  # a baseline run: accuracy by length and the extracted automaton only

@@ -17,11 +17,12 @@ from bilinear.errors import AnalysisError, BilinearError
 __all__ = ["load_target"]
 
 
-def load_target(run_dir=None, construction=None, weights_file=None):
+def load_target(run_dir=None, construction=None, weights_file=None, allow_unsigned=False):
     """``(weights, automaton, title, source)`` for a run directory, a (spec, variant) pair, or a
     (weights file, spec) pair; for a run of a baseline ``weights`` is a tracker.
 
     AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
+    ``allow_unsigned`` accepts a weights file without a checksum (hand-written, docs/formats.md).
     """
     given = [x is not None for x in (run_dir, construction, weights_file)]
     if sum(given) != 1:
@@ -32,7 +33,7 @@ def load_target(run_dir=None, construction=None, weights_file=None):
 
         path, spec = weights_file
         automaton = from_spec(spec)
-        weights = Weights.load(path)
+        weights = Weights.load(path, allow_unsigned=allow_unsigned)
         return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
             "weights": str(path)
         }

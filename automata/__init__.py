@@ -25,6 +25,7 @@ from .families import (
     from_transformations,
     parse_spec,
     product,
+    resolve,
     split_product,
 )
 
@@ -39,6 +40,7 @@ __all__ = [
     "from_transformations",
     "parse_spec",
     "product",
+    "resolve",
     "split_product",
 ]
 

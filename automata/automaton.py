@@ -55,6 +55,8 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
         ):
             raise AutomatonError(f"{what} is ragged: rows have different lengths")
         raise AutomatonError(f"{what} must have {ndim} dimension(s), got shape {array.shape}")
+    if array.dtype.kind == "u" and array.size and int(array.max()) >= 2**63:
+        raise AutomatonError(f"{what} has an entry {int(array.max())} out of range")
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
     if array.dtype.kind == "b":
@@ -67,6 +69,9 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
                 continue
             where = ", ".join(str(i) for i in index)
             raise AutomatonError(f"{what}[{where}] = {value!r} is not an integer")
+        if not -(2**63) <= int(value) < 2**63:
+            where = ", ".join(str(i) for i in index)
+            raise AutomatonError(f"{what}[{where}] = {str(value)[:40]} is out of range")
         out[index] = int(value)
     return out
 
@@ -398,6 +403,28 @@ class Automaton:
     def labels_batch(self, words, trace: bool = False) -> np.ndarray:
         """Class indices for a batch of words (final, or after every step with ``trace``)."""
         return self.labels[self.run_batch(words, trace=trace)]
+
+    # -- files (see fileformat.py) -----------------------------------------------------------
+    def save(self, path):
+        """Write the automaton file (docs/formats.md) atomically, with its checksum; returns the path.
+
+        >>> import tempfile, pathlib
+        >>> a = Automaton([[1, 0], [0, 1]], symbols=("flip", "stay"), name="toggle")
+        >>> path = a.save(pathlib.Path(tempfile.mkdtemp()) / "toggle.json")
+        >>> Automaton.load(path) == a, Automaton.load(path).name
+        (True, 'toggle')
+        """
+        from .fileformat import write
+
+        return write(self, path)
+
+    @classmethod
+    def load(cls, path) -> "Automaton":
+        """Read an automaton file (written by :meth:`save` or by hand, docs/formats.md); every
+        problem is an :class:`~bilinear.errors.AutomatonError` naming the file and the item."""
+        from .fileformat import read
+
+        return read(path)
 
     # -- algebra (see monoid.py) -------------------------------------------------------------
     def monoid(self, limit: int | None = None) -> "Monoid":

@@ -90,7 +90,8 @@ def register(sub) -> None:
             "solvable, and a one-line classification."
         ),
     )
-    p.add_argument("spec", help="a family spec, e.g. symmetric:5, dihedral:8, cyclic:2*cyclic:3")
+    p.add_argument("spec", help="a family spec, e.g. symmetric:5, dihedral:8, cyclic:2*cyclic:3, "
+                                "or an automaton file (FILE.json, docs/formats.md)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--limit",

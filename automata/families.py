@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -44,11 +45,21 @@ __all__ = [
     "cayley_automaton",
     "product",
     "MAX_GROUP_ORDER",
+    "MAX_PARAM_DIGITS",
+    "resolve",
+    "is_automaton_file",
     "parse_cycles",
 ]
 
 #: Largest group (number of states) a Cayley family will build.
 MAX_GROUP_ORDER = 50_000
+#: Most digits of an integer parameter in a spec (checked before converting it).
+MAX_PARAM_DIGITS = 18
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """``text``, cut to ``limit`` characters for an error message."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -544,7 +555,11 @@ def parse_spec(spec: str) -> tuple[Family, dict]:
                 values[param.name] = _ALPHABET_VALUES[val.lower()]
                 continue
             if not re.fullmatch(r"[+-]?\d+", val):
-                raise SpecError(f"parameter {param.name} of {name!r} must be an integer, got {val!r} in spec {spec!r}")
+                raise SpecError(f"parameter {param.name} of {name!r} must be an integer, got {_short(val)!r} "
+                                f"in spec {_short(spec)!r}")
+            if len(val.lstrip("+-")) > MAX_PARAM_DIGITS:
+                raise SpecError(f"parameter {param.name} of {name!r} has {len(val.lstrip('+-'))} digits "
+                                f"(the limit is {MAX_PARAM_DIGITS})")
             values[param.name] = param.check(name, int(val))
     for p in family.params:
         if p.name not in values:
@@ -560,13 +575,51 @@ def parse_spec(spec: str) -> tuple[Family, dict]:
     return family, values
 
 
+def is_automaton_file(text) -> bool:
+    """Whether a SPEC argument names an automaton file rather than a family spec: it ends in
+    ``.json``, contains a path separator, or names an existing file while its first word is no
+    family (so ``parity`` stays the family even beside a file called ``parity``).
+
+    >>> is_automaton_file("my.json"), is_automaton_file("cyclic:5"), is_automaton_file("./x")
+    (True, False, True)
+    """
+    if not isinstance(text, (str, os.PathLike)):
+        return False
+    text = os.fspath(text).strip()
+    if not text:
+        return False
+    if text.lower().endswith(".json") or os.sep in text or (os.altsep and os.altsep in text):
+        return True
+    family = re.split(r"[:*]", text, maxsplit=1)[0].strip().lower()
+    return family not in FAMILIES and os.path.isfile(text)
+
+
+def resolve(spec_or_path) -> Automaton:
+    """The automaton a SPEC argument names: a family spec (:func:`from_spec`) or an automaton
+    file (:meth:`Automaton.load`, docs/formats.md; see :func:`is_automaton_file`).  Every command
+    that takes a SPEC goes through here (``from_spec`` too), so a file works wherever a spec does.
+
+    >>> resolve("cyclic:3").n_states
+    3
+    """
+    if is_automaton_file(spec_or_path):
+        return Automaton.load(os.fspath(spec_or_path).strip())
+    return _from_family_spec(spec_or_path)
+
+
 def from_spec(spec: str) -> Automaton:
-    """Build the automaton a spec string names (products with ``*``).
+    """Build the automaton a spec string names (products with ``*``); a string naming an
+    automaton file loads it (see :func:`resolve`).
 
     >>> a = from_spec("symmetric:4")
     >>> a.n_states, a.symbols
     (24, ('(0 1)', '(0 1 2 3)'))
     """
+    return resolve(spec)
+
+
+def _from_family_spec(spec: str) -> Automaton:
+    """The automaton of a family spec (products with ``*``), carrying its parsed spec."""
     parts = split_product(spec)
     built, specs = [], []
     for part in parts:

@@ -1,22 +1,42 @@
 """argparse types shared by every room's command line (a leaf module: it imports nothing of ours).
 
->>> positive_int("3"), positive_float("0.5"), nonnegative_int("0")
-(3, 0.5, 0)
+>>> positive_int("3"), positive_float("0.5"), nonnegative_int("0"), seed("7")
+(3, 0.5, 0, 7)
+>>> seed("18446744073709551616")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: a seed must be in 0..9223372036854775807, got 18446744073709551616
 """
 
 from __future__ import annotations
 
 import argparse
 
-__all__ = ["positive_int", "positive_float", "nonnegative_int"]
+__all__ = ["positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS"]
+
+#: Largest seed (torch and numpy take seeds below 2**63).
+MAX_SEED = 2**63 - 1
+#: Most digits of an integer argument (checked before ``int()``, whose own limit is 4300).
+MAX_INT_DIGITS = 30
+
+
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text)} characters)"
+
+
+def _int(text: str, expected: str) -> int:
+    digits = text.strip().lstrip("+-")
+    if len(digits) > MAX_INT_DIGITS and digits.isdigit():
+        raise argparse.ArgumentTypeError(f"{expected}: {len(digits)} digits is over the limit of {MAX_INT_DIGITS}")
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{expected}, got {_short(text)}") from None
 
 
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1 (the usage error names the option and the value)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    value = _int(text, "expected a positive integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
@@ -27,18 +47,23 @@ def positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {_short(text)}") from None
     if not value > 0 or value == float("inf"):  # NaN fails ``value > 0``
-        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be positive and finite, got {_short(text)}")
     return value
 
 
 def nonnegative_int(text: str) -> int:
     """argparse type: an integer >= 0 (a seed)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = _int(text, "expected an integer >= 0")
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {_short(text)}")
+    return value
+
+
+def seed(text: str) -> int:
+    """argparse type: a seed, an integer in ``0..MAX_SEED``."""
+    value = _int(text, "expected a seed (an integer >= 0)")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed must be in 0..{MAX_SEED}, got {value}")
     return value

@@ -1,8 +1,13 @@
 """The ``bilinear`` command line.
 
 Each room contributes its own sub-commands through a ``register(subparsers)`` function in its
-``cli`` module (``bilinear tour`` is registered here); this file only assembles them and turns a :class:`~bilinear.errors.BilinearError`
-into one line on stderr and exit status 2.
+``cli`` module (``bilinear tour`` is registered here); this file only assembles them and turns a
+:class:`~bilinear.errors.BilinearError` or an ``OSError`` (a folder that cannot be written, a full
+disk, standard output on ``/dev/full``) into one line on stderr and exit status 2.
+
+Registering the sub-commands imports no torch and no matplotlib: the commands that need them
+import them when they run, so ``families``, ``describe``, ``verify``, ``matrix`` and ``--help``
+start in the time of numpy (``benchmarks/bench_startup.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from bilinear.argtypes import positive_float, positive_int  # noqa: F401  (re-exported)
+from bilinear.argtypes import positive_float, positive_int, seed  # noqa: F401  (re-exported)
 from bilinear.errors import BilinearError
 
 #: Modules whose ``register(subparsers)`` adds sub-commands, in the order ``--help`` lists them.
@@ -44,7 +49,7 @@ def _register_tour(sub) -> None:
     p = sub.add_parser("tour", help="the whole toolkit in one command; writes a Markdown report",
                        description=tour.__doc__.split("\n\n")[0])
     p.add_argument("--out", default=defaults.out, help="report folder (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=defaults.seed, help="seed (default: %(default)s)")
+    p.add_argument("--seed", type=seed, default=defaults.seed, help="seed (default: %(default)s)")
     p.add_argument("--steps", type=int, default=defaults.steps, help="most training steps per model (default: %(default)s)")
     p.add_argument("--test-len", type=int, default=defaults.test_len, help="check length (default: %(default)s)")
     p.add_argument("--check-words", type=int, default=defaults.check_words, help="words per float check (default: %(default)s)")
@@ -83,18 +88,54 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a full disk or /dev/full fails here, not at interpreter exit
+        return status
     except BilinearError as exc:
-        print(f"bilinear: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(_first_line(str(exc)))
     except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 141
+    except OSError as exc:
+        if exc.filename is None:  # a write to standard output: what is buffered cannot go anywhere
+            _drop_stdout()
+        return _fail(_os_message(exc))
     except KeyboardInterrupt:  # pragma: no cover
         print("bilinear: interrupted", file=sys.stderr)
         return 130
+
+
+def _first_line(text: str) -> str:
+    """The first non-empty line of a message (torch and numpy messages span several)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0].strip() if lines else text
+
+
+def _os_message(exc: OSError) -> str:
+    """One line for an OSError, naming the path(s) it is about."""
+    reason = exc.strerror or _first_line(str(exc)) or type(exc).__name__
+    if exc.filename is None:
+        return f"cannot write the output: {reason}"
+    target = exc.filename2 if getattr(exc, "filename2", None) is not None else exc.filename
+    return f"{reason}: {str(target)!r}"  # a rename's target is the path the user named
+
+
+def _fail(message: str) -> int:
+    try:
+        print(f"bilinear: error: {message}", file=sys.stderr)
+    except OSError:  # pragma: no cover - stderr itself is gone
+        pass
+    return 2
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's final flush does not fail too."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - no file descriptor (captured output)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

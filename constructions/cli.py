@@ -1,9 +1,10 @@
 """Command line of the constructions room: ``bilinear verify`` (and ``bilinear matrix``).
 
-``bilinear verify SPEC VARIANT`` builds the smallest known construction of the family in the
+``bilinear verify SPEC VARIANT`` (SPEC a family spec or an automaton file) builds the smallest known construction of the family in the
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
-given weights instead; with ``--project`` as well, weights that do not conform to the variant are
+given weights instead (VARIANT may then be left out: the file's is used; ``--unsigned`` accepts a
+hand-written file without a checksum); with ``--project`` as well, weights that do not conform to the variant are
 projected onto it first, and the verdict says it is about the projected weights.  Status (text and ``--json``): ``proved``, ``counterexample``,
 ``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
 3 for open, 2 for bad input.
@@ -16,7 +17,7 @@ import json
 import sys
 import time
 
-from bilinear.argtypes import positive_float, positive_int
+from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
 __all__ = ["register"]
@@ -32,26 +33,41 @@ def _load_weights(args: argparse.Namespace):
 
     if args.project and not args.weights:
         raise WeightsError("--project needs --weights FILE (a construction conforms already)")
+    if args.unsigned and not args.weights:
+        raise WeightsError("--unsigned needs --weights FILE")
     if not args.weights:
+        if args.variant is None:
+            raise SpecError("verify needs a VARIANT (or --weights FILE, whose variant is used)")
         return None, None
     if not args.project:
-        return Weights.load(args.weights), None
-    weights, dist = Weights.load_projected(args.weights)
-    wanted = parse_variant(args.variant).spec
-    if weights.variant != wanted:
-        raise WeightsError(f"weights file {args.weights!r} has variant {weights.variant!r}, not {wanted!r}")
+        weights = Weights.load(args.weights, allow_unsigned=args.unsigned)
+        _check_variant(args, weights, parse_variant)
+        return weights, None
+    weights, dist = Weights.load_projected(args.weights, allow_unsigned=args.unsigned)
+    _check_variant(args, weights, parse_variant)
     info = {"file": str(args.weights), "onto": weights.variant, "distance": [float(x) for x in dist],
             "max_distance": float(dist.max())}
     return weights, info
 
 
+def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
+    """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
+    if args.variant is None:
+        args.variant = weights.variant
+        return
+    wanted = parse_variant(args.variant).spec
+    if weights.variant != wanted:
+        raise WeightsError(f"weights file {args.weights!r} has variant {weights.variant!r}, not {wanted!r} "
+                           "(leave VARIANT out to take the file's)")
+
+
 def _run_verify(args: argparse.Namespace) -> int:
-    from bilinear.automata.families import from_spec
+    from bilinear.automata.families import resolve
 
     from .settle import exit_status, settle, with_float_check
 
-    automaton = from_spec(args.spec)
     weights, projection = _load_weights(args)
+    automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
                   time_budget=args.time_budget, progress=True)
@@ -119,21 +135,26 @@ def register(sub) -> None:
             "Exit status 0 proved/impossible, 1 counterexample, 3 open, 2 bad input."
         ),
     )
-    p.add_argument("spec", metavar="SPEC", help="family spec, e.g. dihedral:50 or cyclic:3*parity")
-    p.add_argument("variant", metavar="VARIANT", help="full, factorized:R, block:B, rotation2d, diagonal, positive")
+    p.add_argument("spec", metavar="SPEC",
+                   help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
+    p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
+                   help="full, factorized:R, block:B, rotation2d, diagonal, positive "
+                        "(optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                    help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
+    p.add_argument("--unsigned", action="store_true",
+                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
     p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="float check seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
     _register_matrix(sub)
 

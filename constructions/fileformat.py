@@ -5,16 +5,27 @@ JSON object (with checksum); :func:`decode` checks a JSON object (keys, format, 
 checksum, entry types) and returns the raw arrays; :func:`read_json` reads a file.  Every
 problem raises :class:`~bilinear.errors.WeightsError` naming the item.
 
+The checksum is required unless the caller allows an unsigned (hand-written) file
+(``allow_unsigned=True``; ``--unsigned`` on the command line).  Limits, checked while reading:
+:data:`MAX_FLOAT_MAGNITUDE` for float entries, :data:`MAX_EXACT_DIGITS` digits for an exact
+numerator or denominator, and those of :func:`bilinear.jsonfile.read_json_file` (regular files
+only, size, integer digits, nesting depth, duplicate keys).  docs/formats.md describes the format.
+
 >>> data = {"format": FORMAT, "version": 1, "variant": "diagonal", "exact": True,
 ...         "A": [[[-1]]], "h0": [1], "readout": [["1/2"]]}
->>> decode(data).readout.tolist()
+>>> decode(data, allow_unsigned=True).readout.tolist()
 [[Fraction(1, 2)]]
+>>> decode(data)
+Traceback (most recent call last):
+...
+bilinear.errors.WeightsError: weights: no checksum (a hand-written file needs allow_unsigned=True, or --unsigned)
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -27,12 +38,17 @@ from bilinear.errors import FieldError, WeightsError
 from .entries import index_name as _index_name
 from .field import CyclotomicField, FieldElement
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Decoded", "encode", "decode", "read_json", "check_shape"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "Decoded", "encode", "decode", "read_json", "check_shape",
+           "MAX_FLOAT_MAGNITUDE", "MAX_EXACT_DIGITS"]
 
 FORMAT = "bilinear.weights"
 FORMAT_VERSION = 1
 _KEYS = ("format", "version", "variant", "exact", "shape", "A", "h0", "readout", "factors", "checksum")
 _REQUIRED = ("format", "version", "variant", "exact", "A", "h0", "readout")
+#: Largest absolute value of a float entry (the exact prover works in float intervals too).
+MAX_FLOAT_MAGNITUDE = 1e100
+#: Most digits of the numerator or denominator of an exact entry (or coefficient).
+MAX_EXACT_DIGITS = 100
 
 
 class Decoded(NamedTuple):
@@ -65,7 +81,7 @@ def encode(variant: str, exact: bool, A, h0, readout, factors) -> dict:
     return payload
 
 
-def _check_header(data, source: str) -> bool:
+def _check_header(data, source: str, allow_unsigned: bool = False) -> bool:
     """Keys, format, version, checksum; returns the ``exact`` flag."""
     if not isinstance(data, dict):
         raise WeightsError(f"{source}: top level must be a JSON object")
@@ -79,9 +95,11 @@ def _check_header(data, source: str) -> bool:
         raise WeightsError(f"{source}: format is {data['format']!r}, expected {FORMAT!r}")
     if data["version"] != FORMAT_VERSION:
         raise WeightsError(f"{source}: unsupported version {data['version']!r} (expected {FORMAT_VERSION})")
+    if "checksum" not in data and not allow_unsigned:
+        raise WeightsError(f"{source}: no checksum (a hand-written file needs allow_unsigned=True, or --unsigned)")
     if "checksum" in data:
         body = {k: v for k, v in data.items() if k != "checksum"}
-        if data["checksum"] != _checksum(body):
+        if data["checksum"] != _checksum(body, source):
             raise WeightsError(f"{source}: checksum mismatch (the file was modified after it was written)")
     exact = data["exact"]
     if not isinstance(exact, bool):
@@ -89,10 +107,11 @@ def _check_header(data, source: str) -> bool:
     return exact
 
 
-def decode(data, source: str = "weights") -> Decoded:
+def decode(data, source: str = "weights", allow_unsigned: bool = False) -> Decoded:
     """Check a JSON object of the file format and return its raw arrays (not yet validated as
-    :class:`~bilinear.constructions.weights.Weights`)."""
-    exact = _check_header(data, source)
+    :class:`~bilinear.constructions.weights.Weights`); without a checksum only with
+    ``allow_unsigned``."""
+    exact = _check_header(data, source, allow_unsigned)
     dec = _decode_exact if exact else _decode_float
     arrays = {key: _fromlist(data[key], dec, key, source) for key in ("A", "h0", "readout")}
     factors = data.get("factors")
@@ -120,24 +139,18 @@ def check_shape(decoded: Decoded, weights, source: str) -> None:
 
 
 def read_json(path) -> dict:
-    """The JSON object of a weights file (no NaN/Infinity constants), or WeightsError."""
-    path = Path(path)
+    """The JSON object of a weights file, read defensively (see
+    :func:`bilinear.jsonfile.read_json_file`), or WeightsError."""
+    from bilinear.jsonfile import read_json_file
+
+    return read_json_file(path, WeightsError, what="weights file")
+
+
+def _checksum(payload: dict, source: str = "weights") -> str:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WeightsError(f"cannot read weights file {str(path)!r}: {exc}") from None
-
-    def no_constants(name):
-        raise WeightsError(f"{path}: non-finite number {name} in weights file")
-
-    try:
-        return json.loads(text, parse_constant=no_constants)
-    except json.JSONDecodeError as exc:
-        raise WeightsError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-
-
-def _checksum(payload: dict) -> str:
-    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise WeightsError(f"{source}: cannot be checksummed ({str(exc).splitlines()[0][:80]})") from None
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
@@ -161,8 +174,20 @@ def _encode_exact(x):
 
 def _decode_float(x, where: str):
     if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise WeightsError(f"{where} = {x!r} is not a number (float weights)")
-    return float(x)
+        raise WeightsError(f"{where} = {str(x)[:40]!r} is not a number (float weights)")
+    try:
+        value = float(x)
+    except OverflowError:
+        value = math.inf
+    if not abs(value) <= MAX_FLOAT_MAGNITUDE:
+        raise WeightsError(f"{where} = {str(x)[:40]} is over the magnitude limit {MAX_FLOAT_MAGNITUDE:g}")
+    return value
+
+
+def _check_digits(text: str, where: str) -> None:
+    for part in text.lstrip("+-").split("/"):
+        if len(part) > MAX_EXACT_DIGITS:
+            raise WeightsError(f"{where} has a number of {len(part)} digits (the limit is {MAX_EXACT_DIGITS})")
 
 
 _FRACTION = re.compile(r"[+-]?\d+(/\d+)?")
@@ -172,15 +197,17 @@ def _decode_fraction(x, where: str):
     if isinstance(x, bool):
         raise WeightsError(f"{where} = {x!r} is a boolean, not a number")
     if isinstance(x, int):
+        _check_digits(str(x), where)
         return x
     if isinstance(x, float):
         raise WeightsError(f"{where} = {x!r} is a float in exact weights (write \"p/q\")")
     if isinstance(x, str) and _FRACTION.fullmatch(x.strip()):
+        _check_digits(x.strip(), where)
         try:
             return Fraction(x.strip())
         except ZeroDivisionError:
             raise WeightsError(f"{where} = {x!r} has a zero denominator") from None
-    raise WeightsError(f"{where} = {x!r} is not an integer or a \"p/q\" fraction")
+    raise WeightsError(f"{where} = {str(x)[:40]!r} is not an integer or a \"p/q\" fraction")
 
 
 def _decode_exact(x, where: str):
@@ -188,7 +215,7 @@ def _decode_exact(x, where: str):
         if set(x) != {"field", "coeffs"}:
             raise WeightsError(f"{where}: a field element needs exactly the keys 'field' and 'coeffs'")
         field = x["field"]
-        match = re.fullmatch(r"cyclotomic:(\d+)", field) if isinstance(field, str) else None
+        match = re.fullmatch(r"cyclotomic:(\d{1,6})", field) if isinstance(field, str) else None
         if not match:
             raise WeightsError(f"{where}: field must be 'cyclotomic:M', got {field!r}")
         if not isinstance(x["coeffs"], list):

@@ -31,10 +31,12 @@ File format (``save``/``load``): one JSON object, UTF-8, no pickle::
 
 An entry ``e`` is a JSON number (float weights, or an integer in exact weights), a string
 ``"p/q"`` (an exact Fraction) or ``{"field": "cyclotomic:M", "coeffs": ["p/q", ...]}`` (the
-element sum_k coeffs[k] zeta_M^k).  ``checksum`` (optional when writing by hand) is the SHA-256
-of the canonical JSON (sorted keys, no spaces) of every other key; a file whose checksum does not
-match, whose shapes disagree, which has unknown keys or non-finite numbers is refused with a
-:class:`~bilinear.errors.WeightsError` naming the item.
+element sum_k coeffs[k] zeta_M^k).  ``checksum`` is the SHA-256 of the canonical JSON (sorted
+keys, no spaces) of every other key; it is required unless the file is loaded with
+``allow_unsigned=True`` (a hand-written file; ``--unsigned`` on the command line).  A file whose
+checksum does not match, whose shapes disagree, which has unknown or duplicate keys, non-finite
+or over-large numbers is refused with a :class:`~bilinear.errors.WeightsError` naming the item
+(docs/formats.md has the limits and a hand-written example).
 
 Examples
 --------
@@ -283,18 +285,20 @@ class Weights:
         return fileformat.encode(self.variant, self._exact, self.A, self.h0, self.readout, self.factors)
 
     @classmethod
-    def from_json(cls, data, source: str = "weights") -> "Weights":
-        """Rebuild from :meth:`to_json` output, refusing tampered, malformed or non-conforming data."""
-        decoded = fileformat.decode(data, source)
+    def from_json(cls, data, source: str = "weights", allow_unsigned: bool = False) -> "Weights":
+        """Rebuild from :meth:`to_json` output, refusing tampered, malformed or non-conforming data
+        (data without a checksum only with ``allow_unsigned``)."""
+        decoded = fileformat.decode(data, source, allow_unsigned)
         w = _build(cls, decoded, decoded.variant, decoded.factors, source)
         fileformat.check_shape(decoded, w, source)
         return w
 
     @classmethod
-    def from_json_projected(cls, data, source: str = "weights") -> tuple["Weights", np.ndarray]:
+    def from_json_projected(cls, data, source: str = "weights",
+                            allow_unsigned: bool = False) -> tuple["Weights", np.ndarray]:
         """Like :meth:`from_json`, but weights that do not conform to their variant are projected
         onto it (see :meth:`project`); returns ``(weights, distance per matrix)``."""
-        decoded = fileformat.decode(data, source)
+        decoded = fileformat.decode(data, source, allow_unsigned)
         try:
             w = _build(cls, decoded, decoded.variant, decoded.factors, source)
             dist = np.zeros(w.n_symbols)
@@ -317,15 +321,17 @@ class Weights:
         return atomic_write_text(path, text + "\n")
 
     @classmethod
-    def load(cls, path) -> "Weights":
-        """Read a weights file written by :meth:`save` (or by hand, in the documented format)."""
-        return cls.from_json(fileformat.read_json(path), source=str(Path(path)))
+    def load(cls, path, allow_unsigned: bool = False) -> "Weights":
+        """Read a weights file written by :meth:`save`; a hand-written file (docs/formats.md)
+        has no checksum and loads only with ``allow_unsigned=True``."""
+        return cls.from_json(fileformat.read_json(path), source=str(path), allow_unsigned=allow_unsigned)
 
     @classmethod
-    def load_projected(cls, path) -> tuple["Weights", np.ndarray]:
+    def load_projected(cls, path, allow_unsigned: bool = False) -> tuple["Weights", np.ndarray]:
         """Read a weights file, projecting it onto its variant when it does not conform
         (see :meth:`from_json_projected`)."""
-        return cls.from_json_projected(fileformat.read_json(path), source=str(Path(path)))
+        return cls.from_json_projected(fileformat.read_json(path), source=str(path),
+                                       allow_unsigned=allow_unsigned)
 
 
 def _build(cls, decoded, variant, factors, source: str) -> Weights:

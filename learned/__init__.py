@@ -11,11 +11,46 @@ names), :mod:`~bilinear.learned.config`, :mod:`~bilinear.learned.train`,
 ('full', 'factorized', 'block')
 """
 
-from .config import TrainConfig
-from .models import BilinearRNN
-from .registry import MODELS, build_model, count_params, parse_model
-from .runs import load_run, train_run
-from .train import data_efficiency, evaluate, normalized_accuracy, train, train_best_lr
+import importlib
+import sys
+import types
+
+# The exports load on first use: ``import bilinear.learned.cli`` (the command line registering
+# ``train``) must not import torch, so the commands that need no torch start fast.
+_EXPORTS = {
+    "TrainConfig": ".config",
+    "BilinearRNN": ".models",
+    "MODELS": ".registry", "build_model": ".registry", "count_params": ".registry", "parse_model": ".registry",
+    "load_run": ".runs", "train_run": ".runs",
+    "data_efficiency": ".train", "evaluate": ".train", "normalized_accuracy": ".train", "train": ".train",
+    "train_best_lr": ".train",
+}
+
+
+def _load_exports() -> None:
+    for name, module in _EXPORTS.items():
+        globals()[name] = getattr(importlib.import_module(module, __name__), name)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        _load_exports()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Package(types.ModuleType):
+    """Keeps an export (the function ``train``) from being replaced by the submodule of the same
+    name when that submodule is imported first, as an eager ``from .train import train`` would."""
+
+    def __setattr__(self, name, value):
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            _load_exports()
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "BilinearRNN",

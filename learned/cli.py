@@ -22,11 +22,13 @@ import sys
 import typing
 from pathlib import Path
 
-from bilinear.cli import positive_int
+from bilinear.argtypes import positive_int, seed
 from bilinear.errors import ConfigError
 
 from .config import TrainConfig
-from .runs import RESULTS_CSV, RESULTS_MD
+
+#: The tables a sweep writes (``runs.RESULTS_CSV`` and ``runs.RESULTS_MD``; runs imports torch).
+RESULTS_CSV, RESULTS_MD = "results.csv", "results.md"
 
 __all__ = ["register", "config_from_args"]
 
@@ -73,6 +75,7 @@ def _add_config_argument(p, f: dataclasses.Field, names: tuple[str, ...], annota
         p.add_argument(flag, dest=f.name, type=kind, nargs=len(names), metavar=meta.get("metavar"),
                        default=default, help=help_text)
     else:
+        kind = seed if f.name == "seed" else kind
         p.add_argument(flag, dest=f.name, type=kind, default=f.default, metavar=meta.get("metavar"), help=help_text)
 
 

@@ -32,6 +32,16 @@ DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 EARLY_STOPS = ("validation", "train", "none")
 
 
+def _moved_automaton_file(spec) -> bool:
+    """An automaton file that is not there (any more): a run folder keeps its own copy
+    (``automaton.json``), so a stored config stays valid when the original moves."""
+    import os
+
+    from bilinear.automata.families import is_automaton_file
+
+    return isinstance(spec, str) and is_automaton_file(spec) and not os.path.exists(spec)
+
+
 def _cli(help: str, **option) -> dict:
     """Field metadata: ``help`` is the field's help on ``bilinear train`` (argparse expands
     ``%(default)s``); ``positional`` names a positional argument's metavar; ``option`` overrides the
@@ -155,8 +165,8 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be >= 0, got {self.seed}")
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"seed must be in 0..2**63-1, got {self.seed}")
         if self.train_min_len < 1:
             raise ConfigError(f"train_min_len must be >= 1, got {self.train_min_len}")
         if self.train_min_len > self.train_max_len:
@@ -185,7 +195,8 @@ class TrainConfig:
         from .scan import SCANS
 
         try:
-            from_spec(self.spec)
+            if not _moved_automaton_file(self.spec):
+                from_spec(self.spec)
         except BilinearError as exc:
             raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
         ms = parse_model(self.model)

@@ -3,6 +3,8 @@
 Layout of a run directory::
 
     config.json      the TrainConfig (written first)
+    automaton.json   the automaton, when SPEC is an automaton file (docs/formats.md): a copy, so
+                     the run folder is complete without the original file
     metrics.jsonl    one JSON object per evaluation: step, loss, train_batch_accuracy, streak
     checkpoint.pt    model + optimizer state, torch RNG state, step, early-stop streak (rewritten
                      atomically; the data needs no RNG state: batch t is drawn from (seed, t))
@@ -41,11 +43,12 @@ from .config import TrainConfig
 
 __all__ = [
     "RunDir", "train_run", "load_run", "load_config",
-    "CONFIG_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV", "RESULTS_MD",
+    "CONFIG_FILE", "AUTOMATON_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV", "RESULTS_MD",
 ]
 
 #: The files of a run directory (see the module docstring); every reader and writer uses these.
 CONFIG_FILE = "config.json"
+AUTOMATON_FILE = "automaton.json"
 METRICS_FILE = "metrics.jsonl"
 CHECKPOINT_FILE = "checkpoint.pt"
 MODEL_FILE = "model.pt"
@@ -103,9 +106,19 @@ class RunDir:
                 raise CheckpointError(
                     f"run directory {self.path} already exists and is not empty (use --resume to continue it)"
                 )
+            automaton = _file_automaton(config.spec)
             self.path.mkdir(parents=True, exist_ok=True)
             self.config = config
+            if automaton is not None:
+                automaton.save(self.path / AUTOMATON_FILE)
             _write_json(self.path / CONFIG_FILE, config.to_dict())
+
+    def automaton(self):
+        """The run's automaton: the copy in ``automaton.json`` when there is one, else SPEC's."""
+        from bilinear.automata import Automaton, from_spec
+
+        copy = self.path / AUTOMATON_FILE
+        return Automaton.load(copy) if copy.is_file() else from_spec(self.config.spec)
 
     @property
     def finished(self) -> bool:
@@ -175,6 +188,13 @@ class RunDir:
         _write_json(self.path / RESULT_FILE, result)
 
 
+def _file_automaton(spec: str):
+    """The automaton of SPEC when it is an automaton file (to copy into the run), else None."""
+    from bilinear.automata.families import is_automaton_file, resolve
+
+    return resolve(spec) if is_automaton_file(spec) else None
+
+
 def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True) -> dict:
     """Train into ``run_dir`` (or resume it); returns the result dict.
 
@@ -193,8 +213,6 @@ def load_run(run_dir):
 
     CheckpointError when the directory is missing, unfinished (no ``result.json``) or corrupt.
     """
-    from bilinear.automata import from_spec
-
     from .train import make_model
 
     path = Path(run_dir)
@@ -207,7 +225,7 @@ def load_run(run_dir):
     model_path = path / MODEL_FILE
     if not model_path.is_file():
         raise CheckpointError(f"{model_path} is missing")
-    automaton = from_spec(config.spec)
+    automaton = run.automaton()
     model = make_model(config, automaton)
     try:
         state = torch.load(model_path, map_location="cpu", weights_only=True)

@@ -105,8 +105,9 @@ class Sweep:
         """Parse TOML text (ConfigError on bad TOML or unknown keys)."""
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{source} is not valid TOML: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError; ints over 4300 digits; nesting
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+            raise ConfigError(f"{source} is not valid TOML: {first}") from None
         for key in data:
             if key not in _TOP_KEYS:
                 raise ConfigError(f"unknown key {key!r} in {source} (known: {', '.join(_TOP_KEYS)})")
@@ -119,10 +120,14 @@ class Sweep:
     def load(cls, path) -> "Sweep":
         """Read a sweep file."""
         p = Path(path)
+        if p.exists() and not p.is_file():
+            raise ConfigError(f"sweep file {p} is not a regular file")
         try:
             text = p.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot read sweep file {p}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"sweep file {p} is not UTF-8 text (byte {exc.start})") from None
         return cls.from_toml_text(text, source=f"sweep file {p}")
 
     def configs(self) -> list[TrainConfig]:

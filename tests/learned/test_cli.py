@@ -135,7 +135,7 @@ def test_train_defaults_and_options_map_onto_the_config():
 @pytest.mark.parametrize("argv, message", [
     (["train", "parity", "full", "--steps", "x"], "argument --steps: invalid int value"),
     (["train", "parity", "full", "--grad-clip", "-1"], "grad_clip must be >= 0"),
-    (["train", "parity", "full", "--seed", "-2"], "seed must be >= 0"),
+    (["train", "parity", "full", "--seed", "-2"], "a seed must be in 0.."),
     (["sweep", "grid.toml", "--workers", "0"], "argument --workers: expected a positive integer"),
     (["reproduce", "--workers", "-1"], "argument --workers: expected a positive integer"),
 ])
@@ -148,3 +148,23 @@ def test_bad_option_values_are_one_line(argv, message, capsys):
     assert status == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_train_on_an_automaton_file_keeps_a_copy_in_the_run(tmp_path, monkeypatch, capsys):
+    from bilinear.automata import Automaton, from_spec
+    from bilinear.learned.runs import AUTOMATON_FILE, load_run
+
+    spec_file = tmp_path / "mine.json"
+    from_spec("cyclic:3").save(spec_file)
+    out = tmp_path / "run"
+    assert main(["train", str(spec_file), "diagonal", "--hidden", "4", "--out", str(out), *FAST]) == 0
+    assert Automaton.load(out / AUTOMATON_FILE) == from_spec("cyclic:3")
+    spec_file.unlink()  # the run folder is complete without the original
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config, model, automaton, result = load_run(out)
+    assert automaton == from_spec("cyclic:3") and config.spec == str(spec_file)
+    capsys.readouterr()
+    assert main(["analyze", str(out), "--json", "--no-figures", "--words", "50", "--length", "10"]) == 0
+    assert json.loads(capsys.readouterr().out)

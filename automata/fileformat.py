@@ -1,0 +1,138 @@
+"""The automaton file format: one JSON object, UTF-8 (docs/formats.md).
+
+::
+
+    {"format": "bilinear.automaton", "version": 1,
+     "name": "toggle",                      optional (default: the file name's stem)
+     "states": 2,                           the number of states
+     "symbols": ["flip", "stay"],           symbol names, one per row of delta
+     "delta": [[1, 0], [0, 1]],             delta[symbol][state] = next state
+     "start": 0,                            optional (default 0)
+     "labels": [0, 1],                      optional: class of each state (default: the state)
+     "classes": ["off", "on"],              optional: class names (default "0", "1", ...)
+     "checksum": "sha256:..."}              optional when written by hand
+
+Written by :meth:`Automaton.save <bilinear.automata.automaton.Automaton.save>` (atomically, with
+the checksum), read by :meth:`Automaton.load <bilinear.automata.automaton.Automaton.load>`.  The
+checksum, when present, is the SHA-256 of the canonical JSON (sorted keys, no spaces) of every
+other key, as in the weights format; a file whose checksum does not match is refused.  The
+content is validated exactly as :class:`~bilinear.automata.automaton.Automaton` validates its
+arguments; every problem is an :class:`~bilinear.errors.AutomatonError` naming the file and the
+item.
+
+>>> from bilinear.automata import Automaton
+>>> a = Automaton([[1, 0], [0, 1]], symbols=("flip", "stay"), name="toggle")
+>>> data = encode(a)
+>>> data["delta"], data["checksum"][:7]
+([[1, 0], [0, 1]], 'sha256:')
+>>> decode(data) == a
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from bilinear.errors import AutomatonError
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "MAX_STATES", "encode", "decode", "read", "write"]
+
+FORMAT = "bilinear.automaton"
+FORMAT_VERSION = 1
+#: Largest transition table (symbols x states entries) a file may declare.
+MAX_STATES = 10_000_000
+_KEYS = ("format", "version", "name", "states", "symbols", "delta", "start", "labels", "classes", "checksum")
+_REQUIRED = ("format", "version", "states", "symbols", "delta")
+
+
+def _checksum(payload: dict) -> str:
+    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def encode(automaton) -> dict:
+    """The JSON object of ``automaton`` (with checksum)."""
+    payload = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "name": automaton.name,
+        "states": automaton.n_states,
+        "symbols": list(automaton.symbols),
+        "delta": automaton.delta.tolist(),
+        "start": automaton.start,
+        "labels": automaton.labels.tolist(),
+        "classes": list(automaton.classes),
+    }
+    payload["checksum"] = _checksum(payload)
+    return payload
+
+
+def _check_header(data, source: str) -> None:
+    if not isinstance(data, dict):
+        raise AutomatonError(f"{source}: top level must be a JSON object")
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise AutomatonError(f"{source}: unknown key {unknown[0]!r} (keys: {', '.join(_KEYS)})")
+    for key in _REQUIRED:
+        if key not in data:
+            raise AutomatonError(f"{source}: missing key {key!r}")
+    if data["format"] != FORMAT:
+        raise AutomatonError(f"{source}: format is {data['format']!r}, expected {FORMAT!r}")
+    if data["version"] != FORMAT_VERSION:
+        raise AutomatonError(f"{source}: unsupported version {data['version']!r} (expected {FORMAT_VERSION})")
+    if "checksum" in data:
+        body = {k: v for k, v in data.items() if k != "checksum"}
+        if data["checksum"] != _checksum(body):
+            raise AutomatonError(f"{source}: checksum mismatch (the file was modified after it was written)")
+
+
+def _check_sizes(data, source: str) -> int:
+    """``states`` is a positive integer, ``delta`` a list of one row of that length per symbol."""
+    n = data["states"]
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_STATES:
+        raise AutomatonError(f"{source}: 'states' must be an integer in 1..{MAX_STATES}, got {n!r}")
+    delta, symbols = data["delta"], data["symbols"]
+    if not isinstance(delta, list) or not isinstance(symbols, list):
+        raise AutomatonError(f"{source}: 'delta' and 'symbols' must be lists")
+    if len(delta) * n > MAX_STATES:
+        raise AutomatonError(f"{source}: {len(delta)} x {n} transition table is over the limit of {MAX_STATES} entries")
+    for a, row in enumerate(delta):
+        if not isinstance(row, list) or len(row) != n:
+            got = len(row) if isinstance(row, list) else type(row).__name__
+            raise AutomatonError(f"{source}: delta[{a}] must be a list of {n} states (one per state), got {got}")
+    return n
+
+
+def decode(data, source: str = "automaton", name: str = ""):
+    """The :class:`~bilinear.automata.automaton.Automaton` of a JSON object of the format."""
+    from .automaton import Automaton
+
+    _check_header(data, source)
+    _check_sizes(data, source)
+    try:
+        return Automaton(
+            data["delta"], start=data.get("start", 0), labels=data.get("labels"),
+            symbols=data["symbols"], classes=data.get("classes"), name=str(data.get("name") or name),
+        )
+    except AutomatonError as exc:
+        raise AutomatonError(f"{source}: {exc}") from None
+
+
+def read(path):
+    """The automaton in the file ``path`` (AutomatonError naming the file and the item)."""
+    from bilinear.jsonfile import read_json_file
+
+    data = read_json_file(path, AutomatonError, what="automaton file")
+    return decode(data, source=str(path), name=Path(path).stem)
+
+
+def write(automaton, path) -> Path:
+    """Write ``automaton`` to ``path`` atomically (parent folders are created)."""
+    from bilinear.fileio import atomic_write_text
+
+    path = Path(path)
+    text = json.dumps(encode(automaton), indent=1, allow_nan=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(path, text + "\n")

@@ -1,0 +1,135 @@
+"""Reading a JSON file a user hands us, defensively (a leaf module: it imports nothing of ours).
+
+Used by the weights and automaton file formats (docs/formats.md).  :func:`read_json_file` refuses,
+with the caller's exception type and one line naming the file:
+
+- anything that is not a regular file (a folder, a FIFO, ``/dev/zero``), checked before opening,
+  and a file over ``max_bytes`` (default :data:`MAX_FILE_BYTES`), checked before reading;
+- text that is not UTF-8 or not JSON; ``NaN``/``Infinity`` constants and numbers that overflow a
+  float (``1e999``);
+- an integer literal of more than :data:`MAX_INT_DIGITS` digits (checked before ``int()``);
+- a key that appears twice in one object (JSON would silently keep the last one);
+- nesting deeper than :data:`MAX_DEPTH`.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> _ = p.write_text('{"a": [1, 2.5, "3/4"]}')
+>>> read_json_file(p, ValueError)
+{'a': [1, 2.5, '3/4']}
+>>> _ = p.write_text('{"a": 1, "a": 2}')
+>>> read_json_file(p, ValueError)
+Traceback (most recent call last):
+...
+ValueError: ...x.json: duplicate key 'a' in one JSON object
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["read_json_file", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
+
+#: Largest file read (bytes): 256 MiB.
+MAX_FILE_BYTES = 256 * 2**20
+#: Most digits of one integer literal (Python's own ``int`` limit is 4300).
+MAX_INT_DIGITS = 1000
+#: Deepest nesting of arrays and objects.
+MAX_DEPTH = 64
+
+
+class _Refused(Exception):
+    """Raised inside the JSON hooks; turned into the caller's exception."""
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refused(f"duplicate key {key!r} in one JSON object")
+        out[key] = value
+    return out
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Refused(f"an integer of {len(text.lstrip('-'))} digits (the limit is {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"number {text[:40]!r} overflows a float")
+    return value
+
+
+def _parse_constant(name: str):
+    raise _Refused(f"non-finite number {name}")
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` outside strings (a linear scan, no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _read_bytes(path: Path, error: type, what: str, max_bytes: int) -> bytes:
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise error(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{what} {str(path)!r} is not a regular file")
+    if info.st_size > max_bytes:
+        raise error(f"{what} {str(path)!r} has {info.st_size} bytes, over the limit of {max_bytes}")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise error(f"{what} {str(path)!r} has more than {max_bytes} bytes (the limit)")
+    return data
+
+
+def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES):
+    """The JSON value in ``path``; every problem is ``error(message)`` naming the file."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise error(f"{what} path must be a non-empty string or path, got {path!r}")
+    path = Path(path)
+    data = _read_bytes(path, error, what, max_bytes)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    if _depth(text) > MAX_DEPTH:
+        raise error(f"{path}: JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_int=_parse_int,
+                          parse_float=_parse_float, parse_constant=_parse_constant)
+    except _Refused as exc:
+        raise error(f"{path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - guarded above
+        raise error(f"{path}: unreadable JSON ({type(exc).__name__})") from None
