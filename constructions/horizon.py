@@ -37,9 +37,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .floatrun import float_run
 from .weights import Weights
 
-__all__ = ["Horizon", "perturbation_horizon", "invariant_tube", "search_failure", "compress_word", "float_scores"]
+__all__ = ["Horizon", "perturbation_horizon", "invariant_tube", "search_failure", "compress_word"]
 
 #: Bits of the ball arithmetic.
 PREC = 128
@@ -47,16 +48,6 @@ PREC = 128
 STEPPED = 256
 #: Largest certified length reported (a bound beyond it is reported as this).
 CAP = 10**18
-
-
-def float_scores(A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray):
-    """Yield ``(t, scores (batch, classes))`` of the renormalised float run of ``words``.
-
-    The one place this module runs a float network.
-    """
-    from .check import float_run
-
-    return float_run(A, h0, words, readout)
 
 
 @dataclass(frozen=True)
@@ -336,7 +327,7 @@ def _first_failures(weights: Weights, automaton, words: np.ndarray) -> np.ndarra
     if R.shape[0] > 1 and not s0[lab0] > np.delete(s0, lab0).max():
         return np.zeros(words.shape[0], dtype=int)
     rows = np.arange(words.shape[0])
-    for t, scores in float_scores(A, h0, words, R):
+    for t, scores in float_run(A, h0, words, R):
         own = scores[rows, labels[:, t]].copy()
         scores[rows, labels[:, t]] = -np.inf
         bad = (own <= scores.max(axis=1)) & (first < 0)
