@@ -76,8 +76,7 @@ class Horizon:
 
 def _arb(x) -> flint.arb:
     if isinstance(x, float) or isinstance(x, np.floating):
-        f = Fraction(float(x))
-        return flint.arb(flint.fmpq(f.numerator, f.denominator))
+        return flint.arb(float(x))  # exact: a double is a dyadic rational
     if isinstance(x, (int, Fraction)):
         f = Fraction(x)
         return flint.arb(flint.fmpq(f.numerator, f.denominator))
@@ -141,6 +140,15 @@ def _op_norm(M: flint.arb_mat, rows, cols, squarings: int = 4) -> flint.arb:
     rows, cols = list(rows), list(cols)
     if not rows or not cols:
         return flint.arb(0)
+    old = flint.ctx.prec
+    flint.ctx.prec = 64  # ball arithmetic is rigorous at any precision; an upper bound is all we need
+    try:
+        return _op_norm_at(M, rows, cols, squarings)
+    finally:
+        flint.ctx.prec = old
+
+
+def _op_norm_at(M: flint.arb_mat, rows, cols, squarings: int) -> flint.arb:
     sub = flint.arb_mat([[M[i, j] for j in cols] for i in rows])
     frob = _root(sum((sub[i, j] ** 2 for i in range(len(rows)) for j in range(len(cols))), flint.arb(0)))
     B = sub.transpose() * sub
@@ -252,7 +260,8 @@ def _orthonormal_dropped(F, h0, Rb, snap, K, D):
         for c, j in enumerate(D):
             f = Fraction(float(Tdd[r, c]))
             T[i, j] = flint.fmpq(f.numerator, f.denominator)
-    Ta, Tinv = flint.arb_mat(T), flint.arb_mat(T.inv())
+    Ta = flint.arb_mat(T)
+    Tinv = Ta.inv()  # a ball enclosing the exact inverse (cheaper than the rational inverse)
     return [Tinv * M * Ta for M in F], Tinv * h0, Rb * Ta
 
 
@@ -322,7 +331,8 @@ def perturbation_horizon(weights: Weights, snap, proof, automaton) -> Horizon:
     flint.ctx.prec = PREC
     try:
         found = _global_horizon(weights, snap, proof, automaton)
-        if snap.basis is not None and len(snap.kept_coords) < weights.dim and found.length is not None:
+        if (snap.basis is not None and len(snap.kept_coords) < weights.dim and found.length is not None
+                and not found.rho < 1):
             other = _global_horizon(weights, snap, proof, automaton, orthonormal=True)
             if other.length is None or other.length > found.length:
                 found = other
