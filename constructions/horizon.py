@@ -8,12 +8,13 @@ positive constant (which changes no prediction): ``F_a = P^-1 (c_a A_a) P``.  Wi
 
     eps   = max_a ||F_a[K,K] - S_a[K,K]||     gamma = max_a ||F_a[K,D]||
     beta  = max_a ||F_a[D,K]||                rho   = max_a ||F_a[D,D]||
+    sigma = max_a ||F_a[K,K]||
 
-(operator 2-norms, bounded above by Frobenius norms, per block where the matrices are
-block-diagonal), the errors ``u_t = ||x_t[K] - y_t||`` and ``v_t = ||x_t[D]||`` of the float
-state x_t against the unit snapped state y_t obey
+(operator 2-norms, bounded above exactly per 2x2 block, or through powers of M^T M), with c_a
+chosen so that ``||F_a[K,K]|| ~ 1``, the errors ``u_t = ||x_t[K] - y_t||`` and ``v_t = ||x_t[D]||``
+of the float state x_t against the unit snapped state y_t obey
 
-    u_t <= (1 + eps) u_{t-1} + eps + gamma v_{t-1},     v_t <= rho v_{t-1} + beta (1 + u_{t-1}),
+    u_t <= sigma u_{t-1} + eps + gamma v_{t-1},     v_t <= rho v_{t-1} + beta (1 + u_{t-1}),
 
 and a word of length t is classified correctly while ``mu > L_K u_t + L_D v_t``, where ``mu`` is
 the smallest normalised margin of the float readout on the snapped reachable states and
@@ -21,6 +22,10 @@ the smallest normalised margin of the float readout on the snapped reachable sta
 stepped for the first steps and then solved in closed form (valid when rho < 1); everything is
 evaluated in python-flint ``arb`` ball arithmetic from the exact binary values of the floats,
 so the certified length holds for the real-number network with the given float weights.
+For a rational eigenbasis the bound is also tried with the dropped coordinates in an
+orthonormal basis (when rho >= 1 in the eigenbasis); for block-diagonal networks the block-wise
+bound of :mod:`~bilinear.constructions.horizon_blocks` (one scale per block) is tried too, and
+the longer certified length is kept.
 
 **Upper bound**: :func:`search_failure` runs the float network (renormalised, as
 :func:`~bilinear.constructions.check.check` does) on powers of every symbol, powers of short
