@@ -99,10 +99,11 @@ class Certificate:
         h = self.horizon
         if h is not None and h.length is None:
             lines.append(f"float network: correct for every word of every length (proved: {h.note})")
+        elif h is not None and h.length < 0:
+            lines.append(f"float network: no certified length ({h.note})")
         elif h is not None:
-            cert = (
-                f"every word up to length {h.length}" if h.length >= 0 else "no length")
-            lines.append(f"float network: correct for {cert} (certified; eps {h.epsilon:.3g}, "
+            cert = f"every word up to length {h.length}"
+            lines.append(f"float network: correct for {cert} (certified, {h.bound} bound; eps {h.epsilon:.3g}, "
                          f"margin {h.margin:.3g}, rho {h.rho:.3g})" + (f"; {h.note}" if h.note else ""))
         if self.failing is not None:
             lines.append(f"float network: fails at length {len(self.failing)} on {self.failing_text}")

@@ -6,6 +6,16 @@ Baseline: the float check alone (1000 random words of length 500), the cheapest 
 would run instead. Target: under 10 s per network.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_certify.py
+
+Measured (shared 2-core machine, one thread; drift 0.0005 rad per step, search length 2000):
+
+    network                 certify s  check s   status      L      U
+    rotation2d h16               0.91     0.18  horizon    726   1257
+    rotation2d h64               4.49     0.45  horizon    726   1257
+    full h16                     0.74     0.16  horizon    725   1257
+    full h64                     2.36     0.68  horizon    725   1257
+
+L is the certified length (every word up to L is right), U the failing length found.
 """
 
 from __future__ import annotations

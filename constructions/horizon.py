@@ -8,12 +8,13 @@ positive constant (which changes no prediction): ``F_a = P^-1 (c_a A_a) P``.  Wi
 
     eps   = max_a ||F_a[K,K] - S_a[K,K]||     gamma = max_a ||F_a[K,D]||
     beta  = max_a ||F_a[D,K]||                rho   = max_a ||F_a[D,D]||
+    sigma = max_a ||F_a[K,K]||
 
-(operator 2-norms, bounded above by Frobenius norms, per block where the matrices are
-block-diagonal), the errors ``u_t = ||x_t[K] - y_t||`` and ``v_t = ||x_t[D]||`` of the float
-state x_t against the unit snapped state y_t obey
+(operator 2-norms, bounded above exactly per 2x2 block, or through powers of M^T M), with c_a
+chosen so that ``||F_a[K,K]|| ~ 1``, the errors ``u_t = ||x_t[K] - y_t||`` and ``v_t = ||x_t[D]||``
+of the float state x_t against the unit snapped state y_t obey
 
-    u_t <= (1 + eps) u_{t-1} + eps + gamma v_{t-1},     v_t <= rho v_{t-1} + beta (1 + u_{t-1}),
+    u_t <= sigma u_{t-1} + eps + gamma v_{t-1},     v_t <= rho v_{t-1} + beta (1 + u_{t-1}),
 
 and a word of length t is classified correctly while ``mu > L_K u_t + L_D v_t``, where ``mu`` is
 the smallest normalised margin of the float readout on the snapped reachable states and
@@ -21,6 +22,10 @@ the smallest normalised margin of the float readout on the snapped reachable sta
 stepped for the first steps and then solved in closed form (valid when rho < 1); everything is
 evaluated in python-flint ``arb`` ball arithmetic from the exact binary values of the floats,
 so the certified length holds for the real-number network with the given float weights.
+For a rational eigenbasis the bound is also tried with the dropped coordinates in an
+orthonormal basis (when rho >= 1 in the eigenbasis); for block-diagonal networks the block-wise
+bound of :mod:`~bilinear.constructions.horizon_blocks` (one scale per block) is tried too, and
+the longer certified length is kept.
 
 **Upper bound**: :func:`search_failure` runs the float network (renormalised, as
 :func:`~bilinear.constructions.check.check` does) on powers of every symbol, powers of short
@@ -37,9 +42,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .floatrun import float_run
 from .weights import Weights
 
-__all__ = ["Horizon", "perturbation_horizon", "invariant_tube", "search_failure", "compress_word", "float_scores"]
+__all__ = ["Horizon", "perturbation_horizon", "invariant_tube", "search_failure", "compress_word"]
 
 #: Bits of the ball arithmetic.
 PREC = 128
@@ -47,16 +53,6 @@ PREC = 128
 STEPPED = 256
 #: Largest certified length reported (a bound beyond it is reported as this).
 CAP = 10**18
-
-
-def float_scores(A: np.ndarray, h0: np.ndarray, words: np.ndarray, readout: np.ndarray):
-    """Yield ``(t, scores (batch, classes))`` of the renormalised float run of ``words``.
-
-    The one place this module runs a float network.
-    """
-    from .check import float_run
-
-    return float_run(A, h0, words, readout)
 
 
 @dataclass(frozen=True)
@@ -74,6 +70,10 @@ class Horizon:
     lipschitz_dropped: float
     start_error: float
     note: str = ""
+    #: which theorem gave the length: "global" (one scale per step) or "block-wise"
+    bound: str = "global"
+    #: upper bound of the norm of the rescaled float matrices on the kept coordinates
+    sigma: float = 0.0
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -81,8 +81,7 @@ class Horizon:
 
 def _arb(x) -> flint.arb:
     if isinstance(x, float) or isinstance(x, np.floating):
-        f = Fraction(float(x))
-        return flint.arb(flint.fmpq(f.numerator, f.denominator))
+        return flint.arb(float(x))  # exact: a double is a dyadic rational
     if isinstance(x, (int, Fraction)):
         f = Fraction(x)
         return flint.arb(flint.fmpq(f.numerator, f.denominator))
@@ -125,16 +124,46 @@ def _max(values) -> flint.arb:
 def _norm_bound(M: flint.arb_mat, rows, cols, groups) -> flint.arb:
     """Upper bound (an exact point) of the 2-norm of ``M[rows, cols]``.
 
-    Off the diagonal (``rows is not cols``): the Frobenius norm.  On it: the largest 2-norm of a
-    diagonal block of ``groups`` (exact for 1x1 and 2x2 blocks) plus the Frobenius norm of the
-    entries outside those blocks (triangle inequality).
+    :func:`_op_norm` (powers of M^T M); on the diagonal (``rows is cols``) also the largest 2-norm
+    of a diagonal block of ``groups`` (exact for 1x1 and 2x2 blocks) plus the Frobenius norm of
+    the entries outside those blocks (triangle inequality); the smaller of the two.
     """
-    if rows is not cols:
-        return _root(sum((M[i, j] ** 2 for i in rows for j in cols), flint.arb(0)))
+    whole = _op_norm(M, rows, cols)
+    if rows is not cols or not groups:
+        return whole
     inside = {(i, j) for g in groups for i in g for j in g}
     rest = sum((M[i, j] ** 2 for i in rows for j in cols if (i, j) not in inside), flint.arb(0))
     blocks = _max(_block_norm(M, g) if len(g) == 2 else abs(M[g[0], g[0]]) for g in groups)
-    return _hi(blocks + _root(rest))
+    split = _hi(blocks + _root(rest))
+    return split if split < whole else whole
+
+
+def _op_norm(M: flint.arb_mat, rows, cols, squarings: int = 4) -> flint.arb:
+    """Upper bound (an exact point) of the 2-norm of ``M[rows, cols]``: with B = M^T M,
+    ||M||^2 = lambda_max(B) <= ||B^(2^k)||_inf^(2^-k) (the spectral radius is at most any induced
+    norm), and never more than the Frobenius norm."""
+    rows, cols = list(rows), list(cols)
+    if not rows or not cols:
+        return flint.arb(0)
+    old = flint.ctx.prec
+    flint.ctx.prec = 64  # ball arithmetic is rigorous at any precision; an upper bound is all we need
+    try:
+        return _op_norm_at(M, rows, cols, squarings)
+    finally:
+        flint.ctx.prec = old
+
+
+def _op_norm_at(M: flint.arb_mat, rows, cols, squarings: int) -> flint.arb:
+    sub = flint.arb_mat([[M[i, j] for j in cols] for i in rows])
+    frob = _root(sum((sub[i, j] ** 2 for i in range(len(rows)) for j in range(len(cols))), flint.arb(0)))
+    B = sub.transpose() * sub
+    for _ in range(squarings):
+        B = B * B
+    inf = _max(sum((abs(B[i, j]) for j in range(B.ncols())), flint.arb(0)) for i in range(B.nrows()))
+    if not inf > 0:
+        return frob
+    bound = _hi((inf.log() / 2 ** (squarings + 1)).exp())
+    return bound if bound < frob else frob
 
 
 def _block_norm(M: flint.arb_mat, g) -> flint.arb:
@@ -188,7 +217,7 @@ def _column(values) -> flint.arb_mat:
     return M
 
 
-def _ingredients(weights: Weights, snap, proof, automaton):
+def _ingredients(weights: Weights, snap, proof, automaton, orthonormal: bool = False):
     """The constants of the theorem, and the scaled float and unit snapped start states."""
     F, h0, Rb = _transformed(weights, snap)
     d = weights.dim
@@ -196,7 +225,12 @@ def _ingredients(weights: Weights, snap, proof, automaton):
     D = [j for j in range(d) if j not in set(K)]
     groups = [snap.blocks[i] for i in snap.kept]
     dropped = [g for i, g in enumerate(snap.blocks) if i not in snap.kept]
+    if orthonormal:
+        F, h0, Rb = _orthonormal_dropped(F, h0, Rb, snap, K, D)
+        dropped = []
+    F = [F[a] * _arb(1.0 / (_float_norm(F[a], K) or 1.0)) for a in range(len(F))]  # ||F[K,K]|| ~ 1
     S = [_arb_matrix(snap.block_weights.A[a]) for a in range(weights.n_symbols)]
+    sigma = _max(_norm_bound(F[a], K, K, groups) for a in range(len(F)))
     eps = _max(_norm_bound(F[a] - S[a], K, K, groups) for a in range(len(F)))
     gamma = _max(_norm_bound(F[a], K, D, groups) for a in range(len(F))) if D else flint.arb(0)
     beta = _max(_norm_bound(F[a], D, K, groups) for a in range(len(F))) if D else flint.arb(0)
@@ -208,8 +242,32 @@ def _ingredients(weights: Weights, snap, proof, automaton):
     hk = np.array([float(h0[j, 0].mid()) for j in K])
     yk = np.array([float(y0[j].mid()) for j in K])
     c0 = _arb(float(yk @ hk) / float(hk @ hk)) if float(hk @ hk) > 0 else flint.arb(1)
-    consts = (eps, gamma, beta, rho, mu, lk, ld)
+    consts = (eps, gamma, beta, rho, mu, lk, ld, sigma)
     return consts, (F, S, h0 * c0, _column(y0), Rb, K, D)
+
+
+def _float_norm(M: flint.arb_mat, K) -> float:
+    return float(np.linalg.norm(np.array([[float(M[i, j].mid()) for j in K] for i in K]), 2))
+
+
+def _orthonormal_dropped(F, h0, Rb, snap, K, D):
+    """Change the basis of the dropped coordinates only (T = I on K, T_DD on D) so that the
+    dropped basis vectors P_D T_DD are orthonormal (QR, T_DD = R^-1 as exact floats): the kept
+    part and the snapped matrices are unchanged, and the dropped blocks are measured in a
+    Euclidean norm instead of an ill-conditioned eigenbasis."""
+    Pf = np.array(snap.basis, dtype=float)
+    Tdd = np.linalg.inv(np.linalg.qr(Pf[:, D])[1])
+    d = Pf.shape[0]
+    T = flint.fmpq_mat(d, d)
+    for j in K:
+        T[j, j] = 1
+    for r, i in enumerate(D):
+        for c, j in enumerate(D):
+            f = Fraction(float(Tdd[r, c]))
+            T[i, j] = flint.fmpq(f.numerator, f.denominator)
+    Ta = flint.arb_mat(T)
+    Tinv = Ta.inv()  # a ball enclosing the exact inverse (cheaper than the rational inverse)
+    return [Tinv * M * Ta for M in F], Tinv * h0, Rb * Ta
 
 
 def _exhaustive(automaton, F, S, x0, y0, Rb, K, D, max_nodes: int = 1024):
@@ -233,10 +291,11 @@ def _exhaustive(automaton, F, S, x0, y0, Rb, K, D, max_nodes: int = 1024):
     return depth, u, v, None
 
 
-def _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, V) -> int | None:
+def _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, V, sig) -> int | None:
     """Steps s >= 0 after which the bound still certifies, from (u, V) on; None: every s."""
     e_ratio = beta / (1 - rho)
-    a = eps + gamma * e_ratio
+    a = _hi(sig - 1 + gamma * e_ratio)
+    a = a if a > 0 else flint.arb(0)  # u' <= (1 + a) u + c stays true with a raised to 0
     c = eps + gamma * V + gamma * e_ratio
     caps = []
     if lk > 0:
@@ -264,39 +323,62 @@ def _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, V) -> int | None:
 
 
 def perturbation_horizon(weights: Weights, snap, proof, automaton) -> Horizon:
-    """The certified horizon of float ``weights`` against a proved ``snap`` (module docstring).
+    """The certified horizon of float ``weights`` against a proved ``snap`` (module docstring):
+    the longer of the global bound and, for block-diagonal networks, the block-wise bound
+    (:mod:`~bilinear.constructions.horizon_blocks`).  Both are rigorous.
 
     The words of the first few lengths (up to about a thousand words) are run exhaustively in
     ball arithmetic; the recurrence starts from their largest errors.
     """
+    from .horizon_blocks import blockwise_horizon
+
     old = flint.ctx.prec
     flint.ctx.prec = PREC
     try:
-        (eps, gamma, beta, rho, mu, lk, ld), (F, S, x0, y0, Rb, K, D) = _ingredients(weights, snap, proof, automaton)
-        s, u, v, failed = _exhaustive(automaton, F, S, x0, y0, Rb, K, D)
-        f = lambda x: float(_hi(x).mid())  # noqa: E731
-        if failed is not None:
-            return Horizon(failed - 1, f(eps), f(gamma), f(beta), f(rho), float(mu.mid()), f(lk), f(ld), 0.0,
-                           f"the float network fails on a word of length {failed}")
-        length, note, start = _iterate(eps, gamma, beta, rho, mu, lk, ld, u, v, s), "", u + v
-        if length == -2:
-            length, note = STEPPED, "the dropped blocks do not contract (rho >= 1): stepped bound only"
-        return Horizon(length, f(eps), f(gamma), f(beta), f(rho), float(mu.mid()), f(lk), f(ld), f(start),
-                       note or f"every word up to length {s} run exhaustively in ball arithmetic")
+        found = _global_horizon(weights, snap, proof, automaton)
+        if (snap.basis is not None and len(snap.kept_coords) < weights.dim and found.length is not None
+                and not found.rho < 1):
+            other = _global_horizon(weights, snap, proof, automaton, orthonormal=True)
+            if other.length is None or other.length > found.length:
+                found = other
     finally:
         flint.ctx.prec = old
+    if found.length is None or not found.note.startswith("every word"):
+        return found
+    other = blockwise_horizon(weights, snap, proof, automaton)
+    if other is not None and (other.length is None or other.length > found.length):
+        return other
+    return found
 
 
-def _iterate(eps, gamma, beta, rho, mu, lk, ld, u, v, s: int) -> int | None:
+def _global_horizon(weights: Weights, snap, proof, automaton, orthonormal: bool = False) -> Horizon:
+    """The global bound; ``orthonormal``: in the basis of :func:`_orthonormal_dropped`."""
+    (eps, gamma, beta, rho, mu, lk, ld, sig), (F, S, x0, y0, Rb, K, D) = _ingredients(
+        weights, snap, proof, automaton, orthonormal)
+    s, u, v, failed = _exhaustive(automaton, F, S, x0, y0, Rb, K, D)
+    f = lambda x: float(_hi(x).mid())  # noqa: E731
+    consts = (f(eps), f(gamma), f(beta), f(rho), float(mu.mid()), f(lk), f(ld))
+    if failed is not None:
+        return Horizon(failed - 1, *consts, 0.0, f"the float network fails on a word of length {failed}", sigma=f(sig))
+    length, note, start = _iterate(eps, gamma, beta, rho, mu, lk, ld, u, v, s, sig), "", u + v
+    if length == -2:
+        length, note = STEPPED, "the dropped blocks do not contract (rho >= 1): stepped bound only"
+    note = note or f"every word up to length {s} run exhaustively in ball arithmetic"
+    if orthonormal:
+        note += "; dropped coordinates in an orthonormal basis"
+    return Horizon(length, *consts, f(start), note, sigma=f(sig))
+
+
+def _iterate(eps, gamma, beta, rho, mu, lk, ld, u, v, s: int, sig) -> int | None:
     """The recurrence from (u_s, v_s): stepped to STEPPED, then in closed form; -2: rho >= 1."""
     for t in range(s, STEPPED + 1):
         if not mu - lk * u - ld * v > 0:
             return max(s, t - 1)
         if t < STEPPED:
-            u, v = _hi((1 + eps) * u + eps + gamma * v), _hi(rho * v + beta * (1 + u))
+            u, v = _hi(sig * u + eps + gamma * v), _hi(rho * v + beta * (1 + u))
     if not rho < 1:
         return -2
-    more = _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, v)
+    more = _closed_form(eps, gamma, beta, rho, mu, lk, ld, u, v, sig)
     return None if more is None else min(CAP, STEPPED + more)
 
 
@@ -326,7 +408,7 @@ def _first_failures(weights: Weights, automaton, words: np.ndarray) -> np.ndarra
     if R.shape[0] > 1 and not s0[lab0] > np.delete(s0, lab0).max():
         return np.zeros(words.shape[0], dtype=int)
     rows = np.arange(words.shape[0])
-    for t, scores in float_scores(A, h0, words, R):
+    for t, scores in float_run(A, h0, words, R):
         own = scores[rows, labels[:, t]].copy()
         scores[rows, labels[:, t]] = -np.inf
         bad = (own <= scores.max(axis=1)) & (first < 0)

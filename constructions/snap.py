@@ -45,25 +45,16 @@ import numpy as np
 
 from bilinear.errors import ConformanceError, WeightsError
 
+from .floatrun import float_steps
 from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from .weights import Weights, parse_variant
 
-__all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "visited_span", "DYADIC_BITS"]
+__all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "DYADIC_BITS"]
 
 #: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
 DYADIC_BITS = 24
 #: Thresholds on the relative modulus of a block, tried in order after the visited span.
 KEEP_THRESHOLDS = (0.95, 0.8, 0.5, 0.0)
-
-
-def visited_span(A: np.ndarray, h0: np.ndarray) -> np.ndarray:
-    """Orthonormal basis (hidden, r) of the span the network visits at length.
-
-    The one place this module computes the visited span (the analysis room's definition).
-    """
-    from bilinear.analysis.relations import visited_basis
-
-    return visited_basis(A, h0)
 
 
 def symbol_periods(automaton) -> tuple[int, ...]:
@@ -288,12 +279,13 @@ def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
 
 def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
     """Candidate sets of kept blocks: ``(rule, kept)``, most selective first, no repeats."""
-    A, h0, _ = weights.float_arrays()
+    from bilinear.analysis.span import visited_span  # the analysis room's one visited span
+
     top = moduli.max(axis=1, keepdims=True)
     top[top == 0] = 1.0
     rel = (moduli / top).min(axis=0)
     out, seen = [], set()
-    Q = np.linalg.solve(Pf, visited_span(A, h0))
+    Q = np.linalg.solve(Pf, visited_span(weights).basis)
     if Q.size:
         energy = np.array([float(np.sum(Q[list(g), :] ** 2)) for g in groups]) / float(np.sum(Q**2))
         out.append(("blocks on the span visited at length", tuple(np.nonzero(energy > 1e-3)[0])))
@@ -437,11 +429,10 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     access = _access_words(automaton)
     states = sorted(access)
     reps = []
-    for q in states:
-        h = h0 / np.linalg.norm(h0)
-        for a in access[q]:
-            h = A[a] @ h
-            h = h / (np.linalg.norm(h) or 1.0)
+    for q in states:  # the network's one float run (renormalised), on a shortest word to q
+        h = h0 / (np.linalg.norm(h0) or 1.0)
+        for H in float_steps(A, h0, np.array([access[q]], dtype=np.int64)) if access[q] else ():
+            h = H[0]
         reps.append(h)
     X = np.stack(reps, axis=1)
     sv = np.linalg.svd(X, compute_uv=False)
