@@ -106,7 +106,8 @@ def drift(weights: Weights, delta: float, hidden: int | None = None, contraction
             F[a, d - 1, d - 1] = contraction
     H = np.concatenate([h0, 0.1 * rng.normal(size=d - d0)])
     Rd = np.concatenate([R, 0.1 * rng.normal(size=(R.shape[0], d - d0))], axis=1)
-    if weights.variant_info.kind == "full":
+    v = weights.variant_info
+    if v.block_size is None and not v.info.factored:  # unstructured (full): any basis conforms
         P = np.linalg.qr(rng.normal(size=(d, d)))[0] @ np.diag(rng.uniform(0.5, 2.0, size=d))
         Pinv = np.linalg.inv(P)
         F, H, Rd = np.einsum("ij,sjk,kl->sil", P, F, Pinv), P @ H, Rd @ Pinv
@@ -220,11 +221,11 @@ def _block_basis(weights: Weights):
     v = weights.variant_info
     A, _, _ = weights.float_arrays()
     d = weights.dim
-    if v.kind in ("rotation2d", "block") and (v.kind == "rotation2d" or v.param == 2):
+    if v.block_size == 2:  # rotation2d, block:2: the variant's own 2x2 blocks
         return None, np.eye(d), [(i, i + 1) for i in range(0, d, 2)]
-    if v.kind in ("diagonal", "positive"):
+    if v.block_size == 1:  # diagonal, positive, block:1
         return None, np.eye(d), [(i,) for i in range(d)]
-    size = v.param if v.kind == "block" else d
+    size = v.block_size or d
     rng = np.random.default_rng(0)
     P = np.zeros((d, d))
     groups = []
@@ -263,7 +264,7 @@ def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
     A, _, _ = weights.float_arrays()
     periods = symbol_periods(automaton)
     reflect = 2 * math.lcm(*periods)
-    positive = weights.variant_info.kind == "positive"
+    positive = weights.variant_info.spectral == "nonnegative"
     Pinv = np.linalg.inv(Pf)
     moduli = np.zeros((A.shape[0], len(groups)))
     exact = []
