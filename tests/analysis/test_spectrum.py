@@ -135,6 +135,7 @@ def test_approximate_order_on_the_visited_span_for_float_weights():
         assert m.visited_order == 5 and m.visited_dim == 2
         # (R_{2 pi a / 5 + 0.01 a})^5 is a rotation by 0.05 a: scale-free distance sin(0.05 a) from I
         assert m.visited_residual == pytest.approx(math.sin(0.05 * a), rel=1e-6)
-        assert "closest to order 5" in m.reading
+        assert "order 5" in m.headline and "visited span" in m.headline
+        assert m.holds_on_span == (m.visited_residual <= 0.05)
     # exact weights never get the approximate reading
     assert all(m.visited_order is None for m in spectrum(cyclic_rotation2d(5)).symbols)
