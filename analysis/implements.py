@@ -6,7 +6,8 @@ automaton with the target's quotients and asks for the impossibility certificate
 (:func:`bilinear.constructions.certificates.certify`)::
 
     implements Z_5 as transitions of order 1, 5 on a 2-dimensional visited span; phase error 0.002 rad/step
-    tracks only the Z_2 quotient of D_3; no rotation2d network can do more (Theorem 6: certificate r·s ≠ s·r)
+    tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can do more (Theorem 6: every
+    rotation2d network labels r·s and s·r alike; D_3 does not)
 
 A verdict never contradicts the measured accuracy: a network whose extracted automaton is right
 but which errs at long lengths is said to implement the target *up to* its first failing length.
@@ -109,7 +110,8 @@ def _certificate_text(automaton, variant: str) -> str | None:
     if cert.kind == "commutation":
         w1, w2 = ("·".join(automaton.symbols[a] for a in w) or "ε" for w in cert.witnesses)
     head = f"{theorem.group(0)}: " if theorem else ""
-    return f"no {variant} network can do more ({head}certificate {w1} ≠ {w2})"
+    return (f"no {variant} network can do more ({head}every {variant} network labels {w1} and {w2} alike; "
+            f"{algebra_name(automaton)} does not)")
 
 
 def _failure_line(automaton, variant: str, extraction, curve) -> str:
@@ -147,8 +149,8 @@ def implements_line(automaton, variant: str, spectrum, extraction=None, curve=No
     if err is not None:
         text += f"; phase error {err:.2g} rad/step"
     if curve is not None and curve.first_failure is not None:
-        text += (f"; right up to length {curve.first_failure - 1} only (first error at length "
-                 f"{curve.first_failure}, normalised accuracy {curve.at(curve.max_length):.2f} at {curve.max_length})")
+        text += (f"; on random words right up to length {curve.first_failure - 1} only (normalised "
+                 f"accuracy {curve.at(curve.max_length):.2f} at {curve.max_length})")
     elif curve is not None:
-        text += f"; no error up to length {curve.max_length}"
+        text += f"; no error on random words up to length {curve.max_length}"
     return text

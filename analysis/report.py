@@ -215,7 +215,13 @@ class Report:
         if self.certify_line:
             out += ["", "## Certificate", "", self.certify_line]
         if figures:
-            out += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
+            out += ["", "## Figures", ""]
+            for f in figures:
+                name = Path(f).name
+                if Path(f).suffix in (".dot", ".graphml"):
+                    out.append(f"- extracted automaton as {Path(f).suffix[1:].upper()}: [{name}]({name})")
+                else:
+                    out += [f"![{Path(f).stem} of {self.title}]({name})", ""]
         return "\n".join(out) + "\n"
 
     def _md_header(self) -> list[str]:
@@ -334,8 +340,9 @@ class Report:
             out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
         return out
 
-    def write(self, out_dir, figures: bool = True) -> list[Path]:
-        """Write ``report.json``, ``report.md`` and (by default) the figures into ``out_dir``."""
+    def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
+        """Write ``report.json``, ``report.md`` and (by default) the figures, in ``fmt`` (png, svg
+        or pdf), and the extracted automaton (DOT, GraphML) into ``out_dir``."""
         from .figures import write_figures
 
         out = Path(out_dir)
@@ -343,7 +350,7 @@ class Report:
             raise AnalysisError(f"output path {str(out)!r} exists and is not a directory")
         out.mkdir(parents=True, exist_ok=True)
         payload = json.dumps(self.to_json(), indent=2, allow_nan=False, default=_json_default)
-        paths = write_figures(self, out) if figures else []
+        paths = write_figures(self, out, fmt) if figures else []
         text = self.to_markdown([p.name for p in paths])
         written = [atomic_write_text(out / "report.json", payload + "\n"), atomic_write_text(out / "report.md", text)]
         return written + paths

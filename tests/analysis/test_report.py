@@ -142,4 +142,5 @@ def test_failure_is_explained_by_the_quotient_and_the_certificate():
 
     line = implements_line(d3, "rotation2d", None, Ex(), None)
     assert line.startswith("tracks only the Z_2 quotient of D_3")
-    assert "no rotation2d network can do more (Theorem 6: certificate" in line and "≠" in line
+    assert "no rotation2d network can do more (Theorem 6: every rotation2d network labels" in line
+    assert line.endswith("alike; D_3 does not)")
