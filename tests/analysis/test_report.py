@@ -42,10 +42,13 @@ def test_write_creates_report_and_figures(tmp_path):
     r = analyze(cyclic_rotation2d(3), from_spec("cyclic:3"), FAST)
     paths = r.write(tmp_path / "out")
     names = sorted(p.name for p in paths)
-    assert names == ["accuracy.png", "commutators.png", "eigenvalues.png", "report.json", "report.md"]
+    assert names == ["accuracy.png", "automaton.dot", "automaton.graphml", "automaton.png", "commutators.png",
+                     "eigenvalues.png", "report.json", "report.md"]
     assert (tmp_path / "out" / "eigenvalues.png").read_bytes()[:4] == b"\x89PNG"
     assert json.loads((tmp_path / "out" / "report.json").read_text())["weights"]["hidden"] == 2
-    assert "![eigenvalues](eigenvalues.png)" in (tmp_path / "out" / "report.md").read_text()
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "![eigenvalues of cyclic:3 / rotation2d](eigenvalues.png)" in text
+    assert "[automaton.graphml](automaton.graphml)" in text
     assert not list((tmp_path / "out").glob("*.tmp"))
 
 
