@@ -94,7 +94,7 @@ def _orders(spectrum) -> list[int]:
     return sorted(out)
 
 
-def _certificate_text(automaton, variant: str) -> str | None:
+def _certificate_text(automaton, variant: str, claim: str = "can do more") -> str | None:
     from bilinear.constructions.certificates import certify
     from bilinear.constructions.horizon import compress_word
     from bilinear.errors import BilinearError
@@ -110,13 +110,13 @@ def _certificate_text(automaton, variant: str) -> str | None:
     if cert.kind == "commutation":
         w1, w2 = ("·".join(automaton.symbols[a] for a in w) or "ε" for w in cert.witnesses)
     head = f"{theorem.group(0)}: " if theorem else ""
-    return (f"no {variant} network can do more ({head}every {variant} network labels {w1} and {w2} alike; "
+    return (f"no {variant} network {claim} ({head}every {variant} network labels {w1} and {w2} alike; "
             f"{algebra_name(automaton)} does not)")
 
 
 def _failure_line(automaton, variant: str, extraction, curve) -> str:
     target = algebra_name(automaton)
-    cert = _certificate_text(automaton, variant)
+    cert = _certificate_text(automaton, variant, f"can implement {target}")
     tail = f"; {cert}" if cert else ""
     if extraction is None or extraction.minimal is None:
         why = (f"first error at length {curve.first_failure}" if extraction is None
@@ -124,7 +124,9 @@ def _failure_line(automaton, variant: str, extraction, curve) -> str:
         return f"does not implement {target}: {why}{tail}"
     image = extraction.minimal
     if quotient_map(automaton, image) is not None and image.n_states < automaton.n_states:
-        return f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states){tail}"
+        cert = _certificate_text(automaton, variant)
+        return (f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states)"
+                + (f"; {cert}" if cert else ""))
     diff = f", first on {extraction.distinguishing_text}" if extraction.distinguishing_text else ""
     return f"does not implement {target}: its extracted automaton ({image.n_states} states) differs{diff}{tail}"
 

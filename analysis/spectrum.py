@@ -204,7 +204,8 @@ class MatrixSpectrum:
             return self.reading
         full = self.reading if self.order is not None else _short_reading(self)
         if self.holds_on_span:
-            return (f"on the {self.visited_dim}-dimensional visited span {self.visited.reading} "
+            reading = self.visited.reading.replace(" (up to a positive scale)", "")
+            return (f"on the {self.visited_dim}-dimensional visited span {reading} "
                     f"(order {self.visited_order}, residual {self.visited_residual:.2g}); "
                     f"on the full {self.dim}-dimensional space it {full}")
         return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it is closest to "
@@ -428,9 +429,8 @@ def _symbol_names(weights, automaton) -> tuple[str, ...]:
 
 
 def _word_name(word, names) -> str:
-    if all(len(names[a]) == 1 for a in word):
-        return "".join(names[a] for a in word)
-    return " ".join(names[a] for a in word)
+    """Symbols separated by ``·`` (``A(2·0)``, never ``A(20)``)."""
+    return "·".join(names[a] for a in word)
 
 
 def spectrum(

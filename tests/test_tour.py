@@ -80,7 +80,7 @@ def test_tour_prints_a_short_summary_and_writes_the_full_report(tour):
     lines = [line for line in summary if line.startswith("- ")]
     assert len(lines) == 2
     assert lines[0].startswith("- cyclic:5 full: implements Z_5") and "certificate (" in lines[0]
-    assert lines[1].startswith("- cyclic:3 diagonal: ") and "no diagonal network can" in lines[1]
+    assert lines[1].startswith("- cyclic:3 diagonal: ") and "no diagonal network can implement Z_3" in lines[1]
     text = (out / "report.md").read_text()
     assert "Certificate of the trained network: certificate (" in text
     for literal in ("None", "False", "True"):

@@ -42,9 +42,9 @@ def test_dihedral4_block2_reflection_and_rotation():
     assert s.reading == "acts as a reflection"
     # words: rr is -I, rs is a reflection, ss the identity
     by_name = {m.name: m for m in sp.words}
-    assert by_name["A(rr)"].order == 2 and by_name["A(rr)"].reading.startswith("acts as -I")
-    assert by_name["A(rs)"].reading == "acts as a reflection"
-    assert by_name["A(ss)"].order == 1
+    assert by_name["A(r·r)"].order == 2 and by_name["A(r·r)"].reading.startswith("acts as -I")
+    assert by_name["A(r·s)"].reading == "acts as a reflection"
+    assert by_name["A(s·s)"].order == 1
 
 
 def test_blocks_reported_per_block():
