@@ -163,7 +163,8 @@ def commutator_figure(commutators, path, title: str = "") -> Path:
 def accuracy_figure(curve, path, title: str = "") -> Path:
     """Normalised accuracy against length (a :class:`~bilinear.analysis.lengths.LengthCurve`, or
     an extraction's ``accuracy_by_length``), training range shaded, chance line, caption."""
-    acc = np.array(getattr(curve, "accuracy", None) or curve.accuracy_by_length, dtype=float)
+    by_length = getattr(curve, "accuracy_by_length", None)  # an Extraction (its .accuracy is one number)
+    acc = np.array(by_length if by_length is not None else curve.accuracy, dtype=float)
     train = getattr(curve, "train_range", None)
     fig = _figure((6.4, 4.0))
     ax = fig.add_subplot(1, 1, 1)

@@ -38,7 +38,13 @@ def test_commutator_figure_scales_with_symbols(tmp_path):
 
 def test_accuracy_figure(tmp_path):
     ex = extract(cyclic_rotation2d(5, angle_error=0.02), from_spec("cyclic:5"), ExtractConfig(words=50, length=60, method="geometry"))
-    assert _png_size(accuracy_figure(ex, tmp_path / "a.png"))[0] >= 1000
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. a singular x range
+        assert _png_size(accuracy_figure(ex, tmp_path / "a.png"))[0] >= 1000
+    svg = accuracy_figure(ex, tmp_path / "a.svg", "cyclic:5 / rotation2d").read_text()
+    assert "cyclic:5 / rotation2d" in svg
 
 
 def test_analysis_and_figures_never_load_pyplot(tmp_path):
