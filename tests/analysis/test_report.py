@@ -147,3 +147,18 @@ def test_failure_is_explained_by_the_quotient_and_the_certificate():
     assert line.startswith("tracks only the Z_2 quotient of D_3")
     assert "no rotation2d network can do more (Theorem 6: every rotation2d network labels" in line
     assert line.endswith("alike; D_3 does not)")
+
+
+def test_a_rotation2d_network_on_d3_tracks_only_its_z2_quotient():
+    from bilinear.constructions.weights import Weights
+
+    # r acts as the identity and s as a half turn: the network counts the s's mod 2, nothing more
+    R = np.zeros((6, 2))
+    R[0], R[3] = [1.0, 0.0], [-1.0, 0.0]  # classes e and s
+    w = Weights("rotation2d", np.array([np.eye(2), -np.eye(2)]), np.array([1.0, 0.0]), R)
+    r = analyze(w, from_spec("dihedral:3"), AnalysisConfig(extract=ExtractConfig(words=200, length=30),
+                                                           curve_length=100))
+    assert r.implements == ("tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can do "
+                            "more (Theorem 6: every rotation2d network labels r·s and s·r alike; D_3 does not)")
+    assert r.summary.splitlines()[0] == r.implements
+    assert r.certify_line.startswith("certificate (failed)")
