@@ -169,8 +169,8 @@ class Report:
         """A few lines: what the network implements, one per symbol, then commutators, relations,
         accuracy by length, extraction and the certificate."""
         lines = [self.implements] if self.implements else []
-        lines += [self.spectrum.reading, self.commutators.reading]
-        lines.append(self.relations.reading if self.relations is not None else f"relations: {self.relations_note}")
+        lines += [self.spectrum.reading, self._commutators_line()]
+        lines.append(self._relations_line() if self.relations is not None else f"relations: {self.relations_note}")
         if self.curve is not None:
             lines.append("accuracy by length: " + curve_reading(self.curve))
         if self.extraction is not None:
@@ -178,6 +178,32 @@ class Report:
         if self.certify_line:
             lines.append(self.certify_line)
         return "\n".join(lines)
+
+    @property
+    def behaves_right(self) -> bool:
+        """The extracted automaton is the true one and the network made no error on the sampled
+        words: a verdict on the visited span must then not say it fails."""
+        ex = self.extraction
+        return ex is not None and ex.isomorphic is True and ex.accuracy == 1.0
+
+    def _commutators_line(self) -> str:
+        co = self.commutators
+        commutative = _is_commutative(self.automaton)
+        if co.visited_verdict == "do not commute" and commutative and self.behaves_right:
+            return (f"the transition matrices commute on the {co.visited_dim}-dimensional visited span within "
+                    f"{co.visited_max_norm:.2g} (above the tolerance {co.span_tol:g}, below what the readout "
+                    f"resolves: the extracted automaton is the true, abelian one); on the full "
+                    f"{co.hidden}-dimensional space the largest norm is {co.max_norm:.3g}")
+        return co.reading
+
+    def _relations_line(self) -> str:
+        rel = self.relations
+        if rel.all_hold or not self.behaves_right:
+            return rel.reading
+        return (f"all {len(rel.relations)} defining relations hold within {rel.max_residual:.2g} on the "
+                f"{rel.visited_dim}-dimensional visited span (above the tolerance {rel.tol:g}: {rel.n_holding} "
+                f"hold within it; below what the readout resolves, as the extracted automaton is the true one); "
+                f"on the full {rel.hidden}-dimensional space the largest residual is {rel.max_full_residual:.3g}")
 
     def to_json(self) -> dict:
         a = self.automaton
@@ -354,6 +380,13 @@ class Report:
         text = self.to_markdown([p.name for p in paths])
         written = [atomic_write_text(out / "report.json", payload + "\n"), atomic_write_text(out / "report.md", text)]
         return written + paths
+
+
+def _is_commutative(automaton) -> bool:
+    try:
+        return bool(automaton.monoid().is_commutative)
+    except MonoidTooLargeError:
+        return False
 
 
 def _json_default(x):

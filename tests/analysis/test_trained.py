@@ -85,3 +85,18 @@ def test_unfinished_run_refused(run_dir, tmp_path):
     (tmp_path / "nomodel" / "model.pt").unlink()
     with pytest.raises(AnalysisError, match="model.pt"):
         load_target(run_dir=tmp_path / "nomodel")
+
+
+def test_default_verdicts_agree_with_the_measured_accuracy(run_dir):
+    # a network right on every sampled word of an abelian task is never said to fail its relations
+    # or not to commute, whatever the residuals on its visited span
+    weights, automaton, _, _ = load_target(run_dir=run_dir)
+    report = analyze(weights, automaton, AnalysisConfig(extract=ExtractConfig(words=300, length=100),
+                                                        curve_length=200, run_certify=False))
+    assert report.extraction.isomorphic is True and report.extraction.accuracy == 1.0
+    lines = report.summary.splitlines()
+    commute = next(line for line in lines if "transition matrices" in line)
+    relations = next(line for line in lines if "defining relations" in line)
+    assert commute.startswith("the transition matrices commute on the") and "do not" not in commute
+    assert relations.startswith("all 21 defining relations hold within") and "do not" not in relations
+    assert lines[0].startswith("implements Z_5")
