@@ -48,9 +48,11 @@ def register(sub) -> None:
                    help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
-    p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
+    p.add_argument("--out", metavar="DIR", help="write report.md, report.json and the figures here")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
-    p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
+    p.add_argument("--no-figures", action="store_true", help="with --out: skip the figures")
+    p.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
+                   help="with --out: file format of the figures (default png)")
     p.add_argument("--tol", type=positive_float, default=d.tol,
                    help=f"scale-free tolerance of float algebra (default {d.tol:g})")
     p.add_argument("--max-order", type=positive_int, default=d.max_order,
@@ -89,7 +91,7 @@ def _run(args) -> int:
     else:  # a baseline run: accuracy by length and the extracted automaton only
         report = analyze_tracker(weights, automaton, config, title=title, source=source)
     if args.out:
-        report.write(args.out, figures=not args.no_figures)
+        report.write(args.out, figures=not args.no_figures, fmt=args.format)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, allow_nan=False))
     else:

@@ -84,6 +84,26 @@ class Commutators:
     tol: float
     visited_norms: tuple[tuple[float, ...], ...] | None = None
     visited_dim: int | None = None
+    span_tol: float = 0.05  # tolerance of the verdict on the visited span
+    hidden: int | None = None
+
+    @property
+    def visited_verdict(self) -> str | None:
+        """``"commute"`` when every pair commutes within ``span_tol`` on the visited span (float
+        weights), ``"do not commute"``, or None (exact weights, one symbol, empty span)."""
+        if self.visited_norms is None:
+            return None
+        return "commute" if self.visited_max_norm <= self.span_tol else "do not commute"
+
+    @property
+    def headline_verdict(self) -> str:
+        """The verdict on the visited span where there is one, else the full-space verdict."""
+        return self.visited_verdict or self.verdict
+
+    def _worst(self, norms) -> tuple[int, int] | None:
+        n = len(self.symbols)
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+        return max(pairs, key=lambda p: norms[p[0]][p[1]]) if pairs else None
 
     @property
     def visited_max_norm(self) -> float | None:
@@ -111,11 +131,7 @@ class Commutators:
     @property
     def worst_pair(self) -> tuple[int, int] | None:
         """The symbol pair (a < b) with the largest norm, None for one symbol."""
-        n = len(self.symbols)
-        pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-        if not pairs:
-            return None
-        return max(pairs, key=lambda p: self.norms[p[0]][p[1]])
+        return self._worst(self.norms)
 
     @property
     def max_norm(self) -> float:
@@ -123,20 +139,32 @@ class Commutators:
 
     @property
     def reading(self) -> str:
+        """One line: the verdict on the visited span (float weights) with the full-space figure
+        beside it, labelled; the exact or full-space verdict otherwise."""
+        if self.visited_norms is not None:
+            return self._visited_reading()
         how = "exactly" if self.exact else f"within {self.tol:g}"
         if self.verdict == "commute":
-            return f"all transition matrices commute ({how}); max scale-free norm {self.max_norm:.3g}"
+            return f"all transition matrices commute ({how}); largest scale-free norm {self.max_norm:.3g}"
         a, b = self.worst_pair
-        text = (
+        return (
             f"the transition matrices do not commute: ||[A_{self.symbols[a]}, A_{self.symbols[b]}]|| "
             f"/ (||A_{self.symbols[a]}|| ||A_{self.symbols[b]}||) = {self.norms[a][b]:.3g}"
         )
-        if self.visited_norms is not None:
-            text += (
-                f"; compressed to the {self.visited_dim}-dimensional span of the states visited at "
-                f"length, the largest norm is {self.visited_max_norm:.3g}"
-            )
-        return text
+
+    def _pair(self, norms) -> str:
+        a, b = self._worst(norms)
+        return f"A_{self.symbols[a]}, A_{self.symbols[b]}"
+
+    def _visited_reading(self) -> str:
+        r, vmax = self.visited_dim, self.visited_max_norm
+        full = (f"on the full {self.hidden}-dimensional space the largest is {self.max_norm:.3g}"
+                f" ({self._pair(self.norms)})")
+        if self.visited_verdict == "commute":
+            return (f"the transition matrices commute on the {r}-dimensional visited span (largest "
+                    f"scale-free norm {vmax:.3g} <= {self.span_tol:g}); {full}")
+        return (f"the transition matrices do not commute on the {r}-dimensional visited span (largest "
+                f"scale-free norm {vmax:.3g}, {self._pair(self.visited_norms)}, above {self.span_tol:g}); {full}")
 
     def to_json(self) -> dict:
         return {
@@ -152,18 +180,23 @@ class Commutators:
             "visited_norms": None if self.visited_norms is None else [list(r) for r in self.visited_norms],
             "visited_dim": self.visited_dim,
             "visited_max_norm": self.visited_max_norm,
+            "visited_verdict": self.visited_verdict,
+            "span_tol": self.span_tol,
+            "headline_verdict": self.headline_verdict,
+            "hidden": self.hidden,
         }
 
 
 def commutators(
     weights, automaton=None, word_length: int = 2, max_words: int = 16, tol: float = 1e-6,
-    span: VisitedSpan | None = None,
+    span: VisitedSpan | None = None, span_tol: float = 0.05,
 ) -> Commutators:
     """Commutator norms of every symbol pair and of every pair of distinct words of length
     2..``word_length`` (the first ``max_words`` words in shortlex order).
 
     For float weights the symbol pairs are also compared on the visited span (``span``, computed
-    with :func:`~bilinear.analysis.span.visited_span` when not given).
+    with :func:`~bilinear.analysis.span.visited_span` when not given); they commute there when
+    every norm is at most ``span_tol``.
 
     >>> from bilinear.constructions.weights import Weights
     >>> w = Weights("diagonal", [[[2., 0.], [0., 3.]], [[-1., 0.], [0., 5.]]], [1., 1.], [[1., 0.]])
@@ -173,6 +206,7 @@ def commutators(
     """
     check_compatible(weights, automaton, classes=False, required=False)
     tol = check_tolerance(tol)
+    span_tol = check_tolerance(span_tol, "span_tol")
     word_length = check_positive_int(word_length, "word_length")
     max_words = check_positive_int(max_words, "max_words", minimum=0)
     names = tuple(automaton.symbols) if automaton is not None else tuple(str(a) for a in range(weights.n_symbols))
@@ -216,4 +250,6 @@ def commutators(
         tol,
         visited,
         vdim,
+        span_tol,
+        weights.dim,
     )

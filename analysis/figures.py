@@ -1,17 +1,30 @@
-"""Figures of an analysis (PNG, matplotlib's Agg canvas; no pyplot, no global backend change).
+"""Figures of an analysis, ready for a paper (matplotlib's Agg canvas; no pyplot, no global
+backend change), as PNG (200 dpi), SVG or PDF (``FORMATS``).
 
-* :func:`eigenvalue_figure`: normalised eigenvalues of every A_sigma on the complex plane, with
-  the unit circle and the k-th roots of unity for every order k the eigenvalues are nearest to;
-* :func:`commutator_figure`: heatmap of the scale-free commutator norms of the symbol pairs;
-* :func:`accuracy_figure`: the network's normalised accuracy (0 = chance) against prefix length.
+* :func:`eigenvalue_figure`: normalised eigenvalues of every A_sigma on the complex plane (on the
+  visited span, filled, and on the full space, faint, for float weights), with the unit circle
+  and, drawn on top and named in the legend, the roots of unity of every order an element of the
+  task's monoid has (:func:`monoid_orders`: ``cyclic:3`` gives order 3);
+* :func:`commutator_figure`: heatmaps of the scale-free commutator norms of the symbol pairs on
+  the visited span and on the full space, symbol names on both axes, values in the cells;
+* :func:`accuracy_figure`: normalised accuracy (0 = chance) against length from 1 to the curve's
+  length (default 2000), training range shaded, chance line, the meaning of negative values in
+  the caption;
+* :func:`automaton_figure` and :func:`write_automaton`: the extracted automaton drawn as a state
+  diagram and exported as DOT and GraphML (networkx).
+
+Every title names the task and the model.
 
 >>> import tempfile, pathlib
 >>> from bilinear.analysis.examples import dihedral_block2
 >>> from bilinear.analysis.commutators import commutators
 >>> with tempfile.TemporaryDirectory() as d:
-...     p = commutator_figure(commutators(dihedral_block2(3)), pathlib.Path(d) / "c.png")
+...     p = commutator_figure(commutators(dihedral_block2(3)), pathlib.Path(d) / "c.png", "dihedral:3 / block:2")
 ...     p.read_bytes()[:4] == b"\\x89PNG"
 True
+>>> from bilinear.automata import from_spec
+>>> monoid_orders(from_spec("cyclic:3")), monoid_orders(from_spec("dihedral:3"))
+([3], [2, 3])
 """
 
 from __future__ import annotations
@@ -21,7 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["eigenvalue_figure", "commutator_figure", "accuracy_figure", "write_figures"]
+from bilinear.errors import AnalysisError
+
+__all__ = ["FORMATS", "eigenvalue_figure", "commutator_figure", "accuracy_figure", "automaton_figure",
+           "write_automaton", "write_figures", "monoid_orders", "automaton_graph"]
+
+#: File formats the figures can be written in.
+FORMATS = ("png", "svg", "pdf")
 
 
 def _figure(size=(5.0, 5.0)):
@@ -35,77 +54,253 @@ def _figure(size=(5.0, 5.0)):
 
 def _save(fig, path) -> Path:
     path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise AnalysisError(f"figure format {fmt!r} of {path.name!r} is not one of {', '.join(FORMATS)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    fig.savefig(path, format=fmt, dpi=200 if fmt == "png" else None, bbox_inches="tight", pad_inches=0.08)
     return path
 
 
-def eigenvalue_figure(spectrum, path, title: str = "") -> Path:
-    """Normalised eigenvalues of every symbol's matrix, unit circle, relevant roots of unity."""
-    fig = _figure()
+def monoid_orders(automaton, limit: int = 5000) -> list[int]:
+    """The periods > 1 of the elements of the automaton's transformation monoid (the orders of its
+    group elements, and the periods of its other elements), sorted; from the symbols alone when
+    the monoid has more than ``limit`` elements."""
+    from bilinear.errors import MonoidTooLargeError
+
+    try:
+        elements = automaton.monoid(limit=limit).elements
+    except MonoidTooLargeError:
+        elements = automaton.delta
+    orders = set()
+    for f in np.asarray(elements, dtype=np.int64):
+        seen = {}
+        g, k = np.arange(f.shape[0]), 0
+        while g.tobytes() not in seen:
+            seen[g.tobytes()] = k
+            g, k = f[g], k + 1
+        period = k - seen[g.tobytes()]
+        if period > 1:
+            orders.add(period)
+    return sorted(orders)
+
+
+def eigenvalue_figure(spectrum, path, title: str = "", orders=None) -> Path:
+    """Normalised eigenvalues of every symbol's matrix, the unit circle, and the roots of unity of
+    ``orders`` (default: the orders the eigenvalues are nearest to) on top."""
+    fig = _figure((5.6, 7.0))
     ax = fig.add_subplot(1, 1, 1)
     t = np.linspace(0, 2 * math.pi, 400)
-    ax.plot(np.cos(t), np.sin(t), color="0.6", lw=1, label="unit circle")
-    orders = sorted({r.order for m in spectrum.symbols for r in m.roots if r.order > 1 and r.distance < 0.2})
-    for k in orders[:6]:
-        z = np.exp(2j * math.pi * np.arange(k) / k)
-        ax.scatter(z.real, z.imag, marker="x", s=40, color="0.3", lw=1, zorder=2)
+    ax.plot(np.cos(t), np.sin(t), color="0.6", lw=1, label="unit circle", zorder=1)
+    if orders is None:
+        orders = sorted({r.order for m in spectrum.symbols for r in m.roots if r.order > 1 and r.distance < 0.2})
     markers = "o^sDv<>ph*"
+    visited = any(m.visited is not None for m in spectrum.symbols)
     for i, m in enumerate(spectrum.symbols[:10]):
         z = np.array(m.normalised, dtype=complex)
-        ax.scatter(z.real, z.imag, s=36, marker=markers[i % len(markers)], alpha=0.75, label=m.name, zorder=3)
+        mk = markers[i % len(markers)]
+        if visited and m.visited is not None:
+            ax.scatter(z.real, z.imag, s=14, marker=mk, color=f"C{i}", alpha=0.3, zorder=2)
+            zv = np.array(m.visited.normalised, dtype=complex)
+            ax.scatter(zv.real, zv.imag, s=46, marker=mk, color=f"C{i}", alpha=0.85, zorder=3,
+                       label=f"{m.name} (filled: visited span; faint: full space)" if i == 0 else m.name)
+        else:
+            ax.scatter(z.real, z.imag, s=40, marker=mk, color=f"C{i}", alpha=0.8, zorder=3, label=m.name)
+    for j, k in enumerate(list(orders)[:4]):
+        z = np.exp(2j * math.pi * np.arange(k) / k)
+        ax.scatter(z.real, z.imag, marker="x", s=70 + 30 * j, color="black", lw=1.2, zorder=6,
+                   label=f"roots of unity of order {k}")
     ax.set_aspect("equal")
-    ax.set_xlim(-1.25, 1.25)
-    ax.set_ylim(-1.25, 1.25)
-    ax.axhline(0, color="0.85", lw=0.5)
-    ax.axvline(0, color="0.85", lw=0.5)
-    ax.set_xlabel("Re (eigenvalue / spectral radius)")
-    ax.set_ylabel("Im")
-    roots = ", ".join(map(str, orders[:6])) or "none"
-    ax.set_title(title or f"normalised eigenvalues (x: roots of unity of order {roots})", fontsize=9)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.set_xlim(-1.3, 1.3)
+    ax.set_ylim(-1.3, 1.3)
+    ax.axhline(0, color="0.85", lw=0.5, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.5, zorder=0)
+    ax.set_xlabel("Re(eigenvalue / spectral radius)")
+    ax.set_ylabel("Im(eigenvalue / spectral radius)")
+    fig.suptitle(f"Normalised eigenvalues: {title}" if title else "Normalised eigenvalues", fontsize=10)
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside lower center", ncol=2)
     return _save(fig, path)
+
+
+def _heatmap(ax, data, names, vmax, subtitle):
+    im = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=vmax)
+    n = len(names)
+    if n <= 30:
+        ax.set_xticks(range(n), labels=names, fontsize=9)
+        ax.set_yticks(range(n), labels=names, fontsize=9)
+    if n <= 8:
+        for a in range(n):
+            for b in range(n):
+                ax.text(b, a, f"{data[a, b]:.2g}", ha="center", va="center", fontsize=7,
+                        color="white" if data[a, b] < 0.6 * vmax else "black")
+    ax.set_xlabel("symbol b")
+    ax.set_ylabel("symbol a")
+    ax.set_title(subtitle, fontsize=9)
+    return im
 
 
 def commutator_figure(commutators, path, title: str = "") -> Path:
-    """Heatmap of ``||[A_a, A_b]|| / (||A_a|| ||A_b||)`` over symbol pairs."""
+    """Heatmaps of ``||[A_a, A_b]|| / (||A_a|| ||A_b||)`` over symbol pairs: on the visited span
+    (float weights) beside the full space, one colour scale."""
     n = len(commutators.symbols)
-    fig = _figure((max(3.5, 0.45 * n + 2.0), max(3.0, 0.45 * n + 1.5)))
-    ax = fig.add_subplot(1, 1, 1)
-    data = np.array(commutators.norms, dtype=float)
-    im = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=max(float(data.max()), 1e-12))
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    if n <= 30:
-        ax.set_xticks(range(n))
-        ax.set_yticks(range(n))
-        ax.set_xticklabels(commutators.symbols, fontsize=7, rotation=90)
-        ax.set_yticklabels(commutators.symbols, fontsize=7)
-    ax.set_title(title or f"scale-free commutator norms: {commutators.verdict}", fontsize=9)
+    panels = [("full space" + (f" (dim {commutators.hidden})" if commutators.hidden else ""), commutators.norms)]
+    if commutators.visited_norms is not None:
+        panels.insert(0, (f"visited span (dim {commutators.visited_dim})", commutators.visited_norms))
+    side = max(2.6, 0.42 * n + 1.6)
+    fig = _figure((side * len(panels) + 1.2, side + 0.9))
+    data = [np.array(d, dtype=float) for _, d in panels]
+    vmax = max(max(float(d.max()) for d in data), 1e-12)
+    axes = [fig.add_subplot(1, len(panels), i + 1) for i in range(len(panels))]
+    for ax, (label, _), d in zip(axes, panels, data):
+        im = _heatmap(ax, d, commutators.symbols, vmax, label)
+    cb = fig.colorbar(im, ax=axes, fraction=0.05, pad=0.03)
+    cb.set_label("||[A_a, A_b]|| / (||A_a|| ||A_b||)", fontsize=8)
+    verdict = commutators.headline_verdict + (" on the visited span" if commutators.visited_verdict else "")
+    fig.suptitle(f"Commutators: {title} ({verdict})" if title else f"Commutators ({verdict})", fontsize=10)
     return _save(fig, path)
 
 
-def accuracy_figure(extraction, path, title: str = "") -> Path:
-    """The network's normalised accuracy at every prefix length of the sampled words."""
-    fig = _figure((5.5, 3.5))
+def accuracy_figure(curve, path, title: str = "") -> Path:
+    """Normalised accuracy against length (a :class:`~bilinear.analysis.lengths.LengthCurve`, or
+    an extraction's ``accuracy_by_length``), training range shaded, chance line, caption."""
+    by_length = getattr(curve, "accuracy_by_length", None)  # an Extraction (its .accuracy is one number)
+    acc = np.array(by_length if by_length is not None else curve.accuracy, dtype=float)
+    train = getattr(curve, "train_range", None)
+    fig = _figure((6.4, 4.0))
     ax = fig.add_subplot(1, 1, 1)
-    acc = np.array(extraction.accuracy_by_length, dtype=float)
-    ax.plot(np.arange(1, acc.size + 1), acc, lw=1.2)
-    ax.axhline(0.0, color="0.6", lw=0.8, ls="--", label="chance")
+    x = np.arange(1, acc.size + 1)
+    if train is not None:
+        ax.axvspan(train[0], train[1], color="C2", alpha=0.2, label=f"training lengths {train[0]}-{train[1]}")
+    ax.plot(x, acc, lw=1.2, color="C0", label="network")
+    ax.axhline(0.0, color="0.4", lw=0.9, ls="--", label="chance")
+    ax.set_xscale("log")
+    ax.set_xlim(1, acc.size)
     ax.set_ylim(min(-0.1, float(acc.min()) - 0.05), 1.05)
-    ax.set_xlabel("prefix length")
+    ax.set_xlabel("length of the input prefix")
     ax.set_ylabel("normalised accuracy")
-    ax.legend(fontsize=7)
-    ax.set_title(title or f"accuracy against length ({extraction.config.words} random words)", fontsize=9)
+    ax.legend(fontsize=7, loc="lower left")
+    words = getattr(curve, "words", None)
+    head = f"Accuracy by length: {title}" if title else "Accuracy by length"
+    ax.set_title(head + (f" ({words} random words)" if words else ""), fontsize=10)
+    fig.text(0.01, -0.01, "0 = chance, 1 = perfect; below 0 = worse than chance (a consistent wrong "
+             "class,\nas after a phase drift of a whole step)", fontsize=7, va="top")
     return _save(fig, path)
 
 
-def write_figures(report, out_dir) -> list[Path]:
-    """The three figures of a :class:`~bilinear.analysis.report.Report` into ``out_dir``."""
+def automaton_graph(automaton):
+    """The automaton as a networkx ``DiGraph``: one node per state (attributes ``label``, the
+    class name, and ``start``), one edge per (state, successor) with ``symbols``, the symbols
+    that take it, comma-separated."""
+    import networkx as nx
+
+    g = nx.DiGraph(name=automaton.name or "automaton")
+    classes = list(automaton.classes)
+    for q in range(automaton.n_states):
+        g.add_node(int(q), label=str(classes[int(automaton.labels[q])]), start=bool(q == automaton.start))
+    for q in range(automaton.n_states):
+        for a, sym in enumerate(automaton.symbols):
+            p = int(automaton.delta[a, q])
+            old = g.edges[q, p]["symbols"] + ", " if g.has_edge(q, p) else ""
+            g.add_edge(int(q), p, symbols=old + str(sym))
+    return g
+
+
+def _dot(g) -> str:
+    def quote(s) -> str:
+        return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = [f"digraph {quote(g.graph.get('name', 'automaton'))} {{", "  rankdir=LR;", '  __start [shape=point];']
+    for q, d in g.nodes(data=True):
+        shape = "doublecircle" if d["start"] else "circle"
+        label = quote(f"{q}: {d['label']}")
+        lines.append(f"  {q} [label={label}, shape={shape}];")
+    start = next(q for q, d in g.nodes(data=True) if d["start"])
+    lines.append(f"  __start -> {start};")
+    for q, p, d in g.edges(data=True):
+        lines.append(f"  {q} -> {p} [label={quote(d['symbols'])}];")
+    return "\n".join(lines) + "\n}\n"
+
+
+def write_automaton(automaton, out_dir, stem: str = "automaton") -> list[Path]:
+    """``stem.dot`` (Graphviz) and ``stem.graphml`` (networkx) of ``automaton`` in ``out_dir``."""
+    import networkx as nx
+
+    from bilinear.fileio import atomic_write_text
+
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    g = automaton_graph(automaton)
+    graphml = "\n".join(nx.generate_graphml(g)) + "\n"
+    return [atomic_write_text(out / f"{stem}.dot", _dot(g)), atomic_write_text(out / f"{stem}.graphml", graphml)]
+
+
+def _draw_edge(ax, a, b, text: str, r: float) -> None:
+    """An arrow from ``a`` to ``b`` (node centres, radius ``r``) bent to the left, or a loop."""
+    from matplotlib.patches import Circle, FancyArrowPatch
+
+    if np.allclose(a, b):  # a loop: a small circle outside the node, away from the centre
+        out = a / (np.linalg.norm(a) or 1.0) if np.linalg.norm(a) else np.array([0.0, 1.0])
+        c = a + out * 1.6 * r
+        ax.add_patch(Circle(c, 0.75 * r, fill=False, lw=1.0, zorder=1))
+        ax.text(*(c + out * 1.05 * r), text, fontsize=7, ha="center", va="center", zorder=4,
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
+        return
+    d = (b - a) / np.linalg.norm(b - a)
+    arrow = FancyArrowPatch(a + d * r, b - d * r, arrowstyle="-|>", mutation_scale=11, lw=1.0, color="black",
+                            connectionstyle="arc3,rad=0.18", zorder=2)
+    ax.add_patch(arrow)
+    mid = (a + b) / 2 + np.array([d[1], -d[0]]) * 0.09 * np.linalg.norm(b - a)
+    ax.text(*mid, text, fontsize=7, ha="center", va="center", zorder=4,
+            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
+
+
+def automaton_figure(automaton, path, title: str = "") -> Path:
+    """The automaton as a state diagram: states on a circle (``q: class``, the start state
+    ringed in red), one arrow per (state, successor) labelled with its symbols."""
+    from matplotlib.patches import Circle
+
+    g = automaton_graph(automaton)
+    n = automaton.n_states
+    side = min(9.0, 3.8 + 0.45 * n)
+    fig = _figure((side, side))
+    ax = fig.add_subplot(1, 1, 1)
+    angle = np.pi / 2 - 2 * np.pi * np.arange(n) / max(n, 1)
+    pos = {q: (np.array([np.cos(angle[q]), np.sin(angle[q])]) if n > 1 else np.zeros(2)) for q in range(n)}
+    r = min(0.16, 1.2 / max(n, 1))
+    for q, p, d in g.edges(data=True):
+        _draw_edge(ax, pos[q], pos[p], d["symbols"], r)
+    for q, d in g.nodes(data=True):
+        ax.add_patch(Circle(pos[q], r, fc="white", ec="C3" if d["start"] else "black",
+                            lw=2.5 if d["start"] else 1.2, zorder=3))
+        ax.text(*pos[q], f"{q}: {d['label']}", fontsize=8, ha="center", va="center", zorder=5)
+    ax.set_xlim(-1.5, 1.5)
+    ax.set_ylim(-1.5, 1.5)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    head = f"Extracted automaton: {title}" if title else "Extracted automaton"
+    ax.set_title(f"{head}\n({n} states; node = state: class; red ring = start)", fontsize=10)
+    return _save(fig, path)
+
+
+def write_figures(report, out_dir, fmt: str = "png") -> list[Path]:
+    """The figures of a :class:`~bilinear.analysis.report.Report` into ``out_dir`` in ``fmt``,
+    and the extracted automaton as DOT and GraphML (these are listed too)."""
+    if fmt not in FORMATS:
+        raise AnalysisError(f"unknown figure format {fmt!r} (known: {', '.join(FORMATS)})")
+    out = Path(out_dir)
+    title = report.title
     paths = []
     if report.spectrum is not None:  # None for a model without transition matrices
-        paths += [eigenvalue_figure(report.spectrum, out / "eigenvalues.png"),
-                  commutator_figure(report.commutators, out / "commutators.png")]
-    if report.extraction is not None:
-        paths.append(accuracy_figure(report.extraction, out / "accuracy.png"))
+        paths += [
+            eigenvalue_figure(report.spectrum, out / f"eigenvalues.{fmt}", title, monoid_orders(report.automaton)),
+            commutator_figure(report.commutators, out / f"commutators.{fmt}", title),
+        ]
+    if report.curve is not None:
+        paths.append(accuracy_figure(report.curve, out / f"accuracy.{fmt}", title))
+    elif report.extraction is not None:
+        paths.append(accuracy_figure(report.extraction, out / f"accuracy.{fmt}", title))
+    ex = report.extraction
+    if ex is not None and ex.minimal is not None and ex.minimal.n_states <= 40:
+        paths.append(automaton_figure(ex.minimal, out / f"automaton.{fmt}", title))
+        paths += write_automaton(ex.minimal, out)
     return paths

@@ -25,7 +25,7 @@ A relation *holds* when it holds exactly, or when ``residual_visited <= tol``.
 >>> a = from_spec("dihedral:3")
 >>> rel = relation_residuals(dihedral_block2(3), a, pairs=[((0, 0, 0), ()), ((1, 0), (0, 1))])
 >>> [(r.text, r.holds, r.exactly) for r in rel.relations]
-[('rrr = ε', True, True), ('sr = rs', False, False)]
+[('r·r·r = ε', True, True), ('s·r = r·s', False, False)]
 """
 
 from __future__ import annotations
@@ -143,20 +143,31 @@ class RelationReport:
 
     @property
     def reading(self) -> str:
+        """One line: how many relations hold on the visited span, within what, with the
+        full-space figure beside it (never both "fail" and "hold" for the same tolerance)."""
         n = len(self.relations)
         shown = "" if n == self.total else f" (the first {n} of {self.total})"
         if n == 0:
             return "the automaton's monoid has no defining relations to check"
+        if all(r.exactly for r in self.relations):
+            return f"all {n} defining relations{shown} hold (exactly)"
+        span = f"the {self.visited_dim}-dimensional visited span"
+        full = (f"on the full {self.hidden}-dimensional space the largest residual is "
+                f"{self.max_full_residual:.3g}")
         if self.all_hold:
-            how = "exactly" if all(r.exactly for r in self.relations) else f"within {self.tol:g}"
-            return f"all {n} defining relations{shown} hold ({how})"
+            return (f"all {n} defining relations{shown} hold within {self.max_residual:.2g} on {span} "
+                    f"(tolerance {self.tol:g}); {full}")
         worst = max(self.failing, key=lambda r: r.residual_visited)
         return (
-            f"{self.n_holding} of {n} defining relations{shown} hold within {self.tol:g}; "
-            f"{len(self.failing)} fail, worst {worst.text} (residual {worst.residual_visited:.3g} on "
-            f"the {self.visited_dim}-dimensional span of the states visited after {self.burn_in} steps; "
-            f"every relation holds within {self.max_residual:.3g})"
+            f"{self.n_holding} of {n} defining relations{shown} hold on {span} within {self.tol:g}; "
+            f"{len(self.failing)} do not, worst {worst.text} (residual {worst.residual_visited:.3g} on the "
+            f"span, states taken after {self.burn_in} steps); {full}"
         )
+
+    @property
+    def max_full_residual(self) -> float:
+        """The largest residual on the whole hidden space."""
+        return max((r.residual for r in self.relations), default=0.0)
 
     @property
     def max_residual(self) -> float:
@@ -170,6 +181,7 @@ class RelationReport:
             "holding": self.n_holding,
             "all_hold": self.all_hold,
             "max_residual": self.max_residual,
+            "max_full_residual": self.max_full_residual,
             "tol": self.tol,
             "reachable_dim": self.reachable_dim,
             "visited_dim": self.visited_dim,
@@ -180,9 +192,12 @@ class RelationReport:
 
 
 def _fmt(automaton, word) -> str:
+    """A word with its symbols separated by ``·`` (``2·0``, never ``20``), ``ε`` when empty."""
+    if not word:
+        return "ε"
     if automaton is None:
-        return " ".join(map(str, word)) if word else "ε"
-    return automaton.format_word(word)
+        return "·".join(map(str, word))
+    return "·".join(automaton.symbols[a] for a in word)
 
 
 def relation_residuals(

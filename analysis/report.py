@@ -10,13 +10,15 @@ written atomically after everything has been computed).
 >>> from bilinear.automata import from_spec
 >>> r = analyze(cyclic_rotation2d(5), from_spec("cyclic:5"), AnalysisConfig(extract=ExtractConfig(words=100, length=20)))
 >>> print(r.summary)
+implements Z_5 exactly, as transitions of order 1, 5 (exact weights)
 A_0 acts as the identity (up to a positive scale)
 A_1 acts as a rotation of order 5 on a 2-dimensional subspace
 A_2 acts as a rotation of order 5 on a 2-dimensional subspace
 A_3 acts as a rotation of order 5 on a 2-dimensional subspace
 A_4 acts as a rotation of order 5 on a 2-dimensional subspace
-all transition matrices commute (exactly); max scale-free norm 0
+all transition matrices commute (exactly); largest scale-free norm 0
 all 21 defining relations hold (exactly)
+accuracy by length: normalised accuracy at length 1: 1.00, 10: 1.00, 100: 1.00, 500: 1.00, 1000: 1.00, 2000: 1.00 (200 random words; no error seen)
 extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); isomorphic to the true automaton; monoid: ...
 >>> r.to_json()["extraction"]["isomorphic"]
 True
@@ -34,12 +36,76 @@ from bilinear.fileio import atomic_write_text
 
 from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract
+from .implements import implements_line
+from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
 from .span import visited_span
 from .spectrum import Spectrum, spectrum
 
-__all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig"]
+__all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
+
+#: The caption of every accuracy-by-length curve (report and figure).
+CURVE_CAPTION = (
+    "Normalised accuracy (acc - 1/C) / (1 - 1/C) for C classes: 1 is perfect, 0 is chance (dashed "
+    "line). A value below 0 is worse than guessing: the network consistently predicts a wrong class "
+    "there, as a rotation whose phase has drifted by a whole step does. The shaded band is the "
+    "training range of lengths."
+)
+
+
+def num(x) -> str:
+    """A value for the report's text: ``-`` for None, ``yes``/``no`` for booleans, integers as
+    they are, floats to 3 significant digits (never ``-0``, never a Python literal).
+
+    >>> num(None), num(False), num(-0.026527999999999996), num(12), num(-0.0), num("run a")
+    ('-', 'no', '-0.0265', '12', '0', 'run a')
+    """
+    import math
+
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return "infinite" if x > 0 else ("-infinite" if x < 0 else "undefined")
+        text = f"{x:.3g}"
+        return "0" if text in ("-0", "0") else text
+    return str(x)
+
+
+def curve_reading(curve: LengthCurve) -> str:
+    """One line: the normalised accuracy at a few lengths and the first error."""
+    marks = [t for t in (1, 10, 100, 500, 1000, 2000, curve.max_length) if t <= curve.max_length]
+    marks = sorted(set(marks))
+    text = ", ".join(f"{t}: {curve.at(t):.2f}" for t in marks)
+    first = ("no error seen" if curve.first_failure is None
+             else f"first error at length {curve.first_failure}")
+    return f"normalised accuracy at length {text} ({curve.words} random words; {first})"
+
+
+def certificate_line(cert) -> str:
+    """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
+    failing word, snap status."""
+    if cert.status == "proved":
+        horizon = "correct for every word of every length (proved)"
+    elif cert.certified is not None and cert.certified >= 0:
+        horizon = f"every word up to length {cert.certified} certified correct"
+    else:
+        horizon = "no length certified"
+    fail = (f"fails at length {len(cert.failing)} on {cert.failing_text}" if cert.failing is not None
+            else f"no failing word found up to length {cert.search_length}")
+    snap = ("snap proved" + (f" (minimum margin {cert.proof.margin_float:.3g})"
+                             if hasattr(cert.proof, "margin_float") else "")
+            if cert.proof is not None else "no snap proved")
+    return f"certificate ({cert.status}): {horizon}; {fail}; {snap}"
+
+#: Longest accuracy-by-length curve of a model without transition matrices (a Transformer's
+#: attention is quadratic in the length).
+TRACKER_CURVE_LENGTH = 1000
 
 #: Version of the JSON layout written by :meth:`Report.to_json`.
 REPORT_FORMAT = "bilinear.analysis"
@@ -54,11 +120,18 @@ class AnalysisConfig:
     max_order: int = 12  # largest order / index + period searched, and root-of-unity order
     word_length: int = 2  # spectra and commutators also of words of length 2..word_length
     max_relations: int = 500  # defining relations checked (the rest counted)
+    span_tol: float = 0.05  # tolerance of the verdicts on the visited span (orders, commutators, relations)
     extract: ExtractConfig = field(default_factory=ExtractConfig)  # extraction parameters
     run_extraction: bool = True  # False: skip the (sampling) extraction
+    curve_length: int = 2000  # accuracy by length from 1 to this length (0: no curve)
+    curve_words: int = 200  # random words of the accuracy-by-length curve
+    run_certify: bool = True  # float bilinear weights: one certify_network line
 
     def validated(self) -> "AnalysisConfig":
         check_tolerance(self.tol, "tol")
+        check_tolerance(self.span_tol, "span_tol")
+        check_positive_int(self.curve_length, "curve_length", minimum=0)
+        check_positive_int(self.curve_words, "curve_words")
         check_positive_int(self.max_order, "max_order")
         check_positive_int(self.word_length, "word_length")
         check_positive_int(self.max_relations, "max_relations", minimum=0)
@@ -86,18 +159,59 @@ class Report:
     extraction: Extraction | None
     config: AnalysisConfig
     source: dict = field(default_factory=dict)
+    curve: LengthCurve | None = None
+    certificate: object = None
+    certificate_note: str | None = None
+    implements: str = ""
+
+    @property
+    def certify_line(self) -> str | None:
+        """One line from :func:`~bilinear.analysis.certify.certify_network` (None when not run)."""
+        return certificate_line(self.certificate) if self.certificate is not None else self.certificate_note
 
     @property
     def summary(self) -> str:
-        """A few lines: one per symbol, then commutators, relations, extraction."""
+        """A few lines: what the network implements, one per symbol, then commutators, relations,
+        accuracy by length, extraction and the certificate."""
+        lines = [self.implements] if self.implements else []
         if self.spectrum is None:  # a tracker: no transition matrices
-            lines = [f"{self.relations_note}"]
+            lines.append(f"{self.relations_note}")
         else:
-            lines = [self.spectrum.reading, self.commutators.reading]
-            lines.append(self.relations.reading if self.relations is not None else f"relations: {self.relations_note}")
+            lines += [self.spectrum.reading, self._commutators_line()]
+            lines.append(self._relations_line() if self.relations is not None else f"relations: {self.relations_note}")
+        if self.curve is not None:
+            lines.append("accuracy by length: " + curve_reading(self.curve))
         if self.extraction is not None:
             lines.append("extraction: " + self.extraction.reading)
+        if self.certify_line:
+            lines.append(self.certify_line)
         return "\n".join(lines)
+
+    @property
+    def behaves_right(self) -> bool:
+        """The extracted automaton is the true one and the network made no error on the sampled
+        words: a verdict on the visited span must then not say it fails."""
+        ex = self.extraction
+        return ex is not None and ex.isomorphic is True and ex.accuracy == 1.0
+
+    def _commutators_line(self) -> str:
+        co = self.commutators
+        commutative = _is_commutative(self.automaton)
+        if co.visited_verdict == "do not commute" and commutative and self.behaves_right:
+            return (f"the transition matrices commute on the {co.visited_dim}-dimensional visited span within "
+                    f"{co.visited_max_norm:.2g} (above the tolerance {co.span_tol:g}, below what the readout "
+                    f"resolves: the extracted automaton is the true, abelian one); on the full "
+                    f"{co.hidden}-dimensional space the largest norm is {co.max_norm:.3g}")
+        return co.reading
+
+    def _relations_line(self) -> str:
+        rel = self.relations
+        if rel.all_hold or not self.behaves_right:
+            return rel.reading
+        return (f"all {len(rel.relations)} defining relations hold within {rel.max_residual:.2g} on the "
+                f"{rel.visited_dim}-dimensional visited span (above the tolerance {rel.tol:g}: {rel.n_holding} "
+                f"hold within it; below what the readout resolves, as the extracted automaton is the true one); "
+                f"on the full {rel.hidden}-dimensional space the largest residual is {rel.max_full_residual:.3g}")
 
     def to_json(self) -> dict:
         a = self.automaton
@@ -120,16 +234,30 @@ class Report:
             "relations": None if self.relations is None else self.relations.to_json(),
             "relations_note": self.relations_note,
             "extraction": None if self.extraction is None else self.extraction.to_json(),
+            "implements": self.implements,
+            "accuracy_by_length": None if self.curve is None else self.curve.to_json(),
+            "certificate": None if self.certificate is None else self.certificate.to_json(),
+            "certificate_line": self.certify_line,
         })
 
     def to_markdown(self, figures: list[str] | None = None) -> str:
         out = self._md_header()
         if self.spectrum is not None:
             out += self._md_spectra() + self._md_commutators() + self._md_relations()
+        if self.curve is not None:
+            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", CURVE_CAPTION]
         if self.extraction is not None:
             out += self._md_extraction()
+        if self.certify_line:
+            out += ["", "## Certificate", "", self.certify_line]
         if figures:
-            out += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
+            out += ["", "## Figures", ""]
+            for f in figures:
+                name = Path(f).name
+                if Path(f).suffix in (".dot", ".graphml"):
+                    out.append(f"- extracted automaton as {Path(f).suffix[1:].upper()}: [{name}]({name})")
+                else:
+                    out += [f"![{Path(f).stem} of {self.title}]({name})", ""]
         return "\n".join(out) + "\n"
 
     def _md_header(self) -> list[str]:
@@ -146,8 +274,14 @@ class Report:
                 f"- weights: variant `{self.variant}`, hidden {self.hidden}, "
                 f"{'exact' if self.exact else 'float'} entries"
             )
+        if self.spectrum is not None and not self.exact and self.spectrum.symbols and self.spectrum.symbols[0].visited_dim:
+            out.append(
+                f"- visited span: {self.spectrum.symbols[0].visited_dim} of {self.hidden} dimensions (the states "
+                f"the network visits at length; verdicts below are on it, tolerance {num(self.config.span_tol)}, "
+                f"with the full-space figure beside them)"
+            )
         for k, v in self.source.items():
-            out.append(f"- {k}: {v}")
+            out.append(f"- {k.replace('_', ' ')}: {num(v)}")
         return out + ["", "## Summary", ""] + [f"- {line}" for line in self.summary.splitlines()]
 
     def _md_spectra(self) -> list[str]:
@@ -159,27 +293,33 @@ class Report:
             f"{sp.max_order} with A^(i+p) = c·A^i, c > 0 (order p when i = 0); "
             + ("decided exactly." if sp.exact else f"float, tolerance {sp.tol:g}.")
         )
-        out += ["", "| matrix | order | index, period | exact | nearest roots (order: distance) | reading |", "|---|---|---|---|---|---|"]
+        out += ["", "| matrix | order on the visited span (residual) | order, full space | index, period | "
+                "exact | nearest roots (order: distance) | reading, full space |", "|---|---|---|---|---|---|---|"]
         for m in list(sp.symbols) + list(sp.words[:16]) + list(sp.blocks[:16]):
             ip = "-" if m.index is None else f"{m.index}, {m.period}"
             roots = ", ".join(f"{r.order}: {r.distance:.1e}" for r in m.roots[:6])
             if len(m.roots) > 6:
                 roots += ", ..."
-            order = str(m.order) if m.order is not None else "-"
-            if m.order is None and m.visited_order is not None:
-                order = f"≈{m.visited_order} ({m.visited_residual:.2g})"
-            out.append(f"| {m.name} | {order} | {ip} | {m.exact} | {roots} | {m.reading} |")
+            span = "-" if m.visited_order is None else f"{m.visited_order} ({num(m.visited_residual)})"
+            if m.visited_order is not None and not m.holds_on_span:
+                span = f"≈{span}, above tolerance"
+            out.append(f"| {m.name} | {span} | {num(m.order)} | {ip} | {num(m.exact)} | {roots} | {m.reading} |")
         return out
 
     def _md_commutators(self) -> list[str]:
         co = self.commutators
         out = ["", "## Commutators", "", co.reading, ""]
         n = len(co.symbols)
-        if n <= 12:
+        tables = [("full space", co.norms)]
+        if co.visited_norms is not None:
+            tables.insert(0, (f"on the {co.visited_dim}-dimensional visited span", co.visited_norms))
+        for label, norms in tables if n <= 12 else ():
+            out += [f"Scale-free norms ||[A_a, A_b]|| / (||A_a|| ||A_b||), {label}:", ""]
             out.append("| | " + " | ".join(co.symbols) + " |")
             out.append("|---" * (n + 1) + "|")
             for i, s in enumerate(co.symbols):
-                out.append(f"| **{s}** | " + " | ".join(f"{x:.2g}" for x in co.norms[i]) + " |")
+                out.append(f"| **{s}** | " + " | ".join(num(x) for x in norms[i]) + " |")
+            out.append("")
         return out
 
     def _md_relations(self) -> list[str]:
@@ -189,15 +329,18 @@ class Report:
             return out + [self.relations_note or "not computed"]
         out.append(
             rel.reading
-            + f". Residual: min over c >= 0 of ||A(u) - c A(v)|| / ||A(u)||; reachable subspace of "
-            f"dimension {rel.reachable_dim} of {rel.hidden}."
+            + f". Residual: min over c >= 0 of ||A(u) - c A(v)|| / ||A(u)|| (symbols of a word are separated by "
+            f"·); the visited span has dimension {rel.visited_dim}, the reachable subspace {rel.reachable_dim}, "
+            f"the hidden space {rel.hidden}."
         )
-        out += ["", "| relation | residual | on reachable subspace | exactly | holds |", "|---|---|---|---|---|"]
-        shown = sorted(rel.relations, key=lambda r: (r.holds, -r.residual_reachable))[:30]
+        out += ["", f"| relation | on the visited span (dim {rel.visited_dim}) | reachable subspace (dim "
+                f"{rel.reachable_dim}) | full space (dim {rel.hidden}) | exactly | holds |", "|---|---|---|---|---|---|"]
+        shown = sorted(rel.relations, key=lambda r: (r.holds, -r.residual_visited))[:30]
         for r in shown:
-            out.append(f"| `{r.text}` | {r.residual:.2e} | {r.residual_reachable:.2e} | {r.exactly} | {r.holds} |")
+            out.append(f"| `{r.text}` | {num(r.residual_visited)} | {num(r.residual_reachable)} | {num(r.residual)} | "
+                       f"{num(r.exactly)} | {num(r.holds)} |")
         if len(rel.relations) > 30:
-            out.append(f"| ... {len(rel.relations) - 30} more | | | | |")
+            out.append(f"| ... {len(rel.relations) - 30} more | | | | | |")
         return out
 
     def _md_extraction(self) -> list[str]:
@@ -227,7 +370,7 @@ class Report:
         acc = ex.accuracy_by_length
         marks = sorted({1, 10, 100, 500, len(acc)} & set(range(1, len(acc) + 1)))
         out.append(
-            f"- network normalised accuracy {ex.accuracy:.4f}; at length "
+            f"- network normalised accuracy {ex.accuracy:.3f}; at length "
             + ", ".join(f"{t}: {acc[t - 1]:.3f}" for t in marks)
         )
         if ex.first_error is not None:
@@ -236,8 +379,9 @@ class Report:
             out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
         return out
 
-    def write(self, out_dir, figures: bool = True) -> list[Path]:
-        """Write ``report.json``, ``report.md`` and (by default) the figures into ``out_dir``."""
+    def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
+        """Write ``report.json``, ``report.md`` and (by default) the figures, in ``fmt`` (png, svg
+        or pdf), and the extracted automaton (DOT, GraphML) into ``out_dir``."""
         from .figures import write_figures
 
         out = Path(out_dir)
@@ -245,10 +389,17 @@ class Report:
             raise AnalysisError(f"output path {str(out)!r} exists and is not a directory")
         out.mkdir(parents=True, exist_ok=True)
         payload = json.dumps(self.to_json(), indent=2, allow_nan=False, default=_json_default)
-        paths = write_figures(self, out) if figures else []
+        paths = write_figures(self, out, fmt) if figures else []
         text = self.to_markdown([p.name for p in paths])
         written = [atomic_write_text(out / "report.json", payload + "\n"), atomic_write_text(out / "report.md", text)]
         return written + paths
+
+
+def _is_commutative(automaton) -> bool:
+    try:
+        return bool(automaton.monoid().is_commutative)
+    except MonoidTooLargeError:
+        return False
 
 
 def _json_default(x):
@@ -276,9 +427,34 @@ def _clean_json(x):
     return x
 
 
-def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str | None = None, source: dict | None = None) -> Report:
+def _relations(weights, automaton, config: AnalysisConfig, span):
+    try:
+        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+    except MonoidTooLargeError as exc:
+        return None, f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
+    return relation_residuals(weights, automaton, pairs=pairs, tol=config.span_tol,
+                              max_relations=config.max_relations, span=span), None
+
+
+def _certify(weights, automaton, config: AnalysisConfig):
+    """``(certificate, note)``: certify_network on float bilinear weights, else a note or nothing."""
+    from bilinear.errors import BilinearError
+
+    if not config.run_certify or weights.exact:
+        return None, None
+    from .certify import certify_network
+
+    try:
+        return certify_network(weights, automaton), None
+    except BilinearError as exc:
+        return None, f"certificate: not available ({exc})"
+
+
+def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str | None = None,
+            source: dict | None = None, train_range: tuple[int, int] | None = None) -> Report:
     """Analyse ``weights`` against ``automaton`` (see the module docstring).
 
+    ``train_range`` (shortest, longest training length) is shaded in the accuracy figure.
     Raises AnalysisError when symbol or class counts differ or the config is invalid.
     """
     config = AnalysisConfig() if config is None else config
@@ -287,17 +463,17 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
     config.validated()
     check_compatible(weights, automaton)
     span = visited_span(weights)  # shared by the spectra, the commutators and the relations
-    sp = spectrum(weights, automaton, max_order=config.max_order, word_length=config.word_length, tol=config.tol, span=span)
-    co = commutators(weights, automaton, word_length=config.word_length, tol=config.tol, span=span)
-    rel, note = None, None
-    try:
-        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
-    except MonoidTooLargeError as exc:
-        note = f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
-    else:
-        rel = relation_residuals(weights, automaton, pairs=pairs, tol=config.tol,
-                                 max_relations=config.max_relations, span=span)
+    sp = spectrum(weights, automaton, max_order=config.max_order, word_length=config.word_length, tol=config.tol,
+                  span=span, span_tol=config.span_tol)
+    co = commutators(weights, automaton, word_length=config.word_length, tol=config.tol, span=span,
+                     span_tol=config.span_tol)
+    rel, note = _relations(weights, automaton, config, span)
     ex = extract(weights, automaton, config.extract) if config.run_extraction else None
+    curve = None
+    if config.curve_length:
+        curve = accuracy_by_length(weights, automaton, config.curve_length, config.curve_words,
+                                   config.extract.seed, train_range)
+    cert, cert_note = _certify(weights, automaton, config)
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {weights.variant}",
         automaton=automaton,
@@ -311,6 +487,10 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         extraction=ex,
         config=config,
         source=dict(source or {}),
+        curve=curve,
+        certificate=cert,
+        certificate_note=cert_note,
+        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact),
     )
 
 
@@ -334,6 +514,10 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     if tracker.weights is not None:
         return analyze(tracker.weights, automaton, config, title=title, source=source)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
+    curve = None
+    if config.curve_length:
+        curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
+                                   config.curve_words, seed=config.extract.seed)
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
         automaton=automaton,
@@ -347,4 +531,5 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         extraction=ex,
         config=config,
         source=dict(source or {}),
+        curve=curve,
     )

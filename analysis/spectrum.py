@@ -187,6 +187,29 @@ class MatrixSpectrum:
     visited_order: int | None = None
     visited_residual: float | None = None
     visited_dim: int | None = None
+    visited: "MatrixSpectrum | None" = None  # the spectrum of V^T A V on the visited span
+    span_tol: float | None = None  # tolerance of the verdict on the visited span
+
+    @property
+    def holds_on_span(self) -> bool:
+        """The order on the visited span is within ``span_tol`` (float weights only)."""
+        return (self.visited_order is not None and self.visited_residual is not None
+                and self.span_tol is not None and self.visited_residual <= self.span_tol)
+
+    @property
+    def headline(self) -> str:
+        """The verdict on the visited span with the full-space one beside it (float weights), or
+        :attr:`reading` (exact weights, or no visited span)."""
+        if self.visited is None or (self.order is not None and self.visited_order == self.order):
+            return self.reading
+        full = self.reading if self.order is not None else _short_reading(self)
+        if self.holds_on_span:
+            reading = self.visited.reading.replace(" (up to a positive scale)", "")
+            return (f"on the {self.visited_dim}-dimensional visited span {reading} "
+                    f"(order {self.visited_order}, residual {self.visited_residual:.2g}); "
+                    f"on the full {self.dim}-dimensional space it {full}")
+        return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it is closest to "
+                f"order {self.visited_order} (residual {self.visited_residual:.2g}, above {self.span_tol:g})")
 
     @property
     def order(self) -> int | None:
@@ -216,7 +239,17 @@ class MatrixSpectrum:
             "visited_order": self.visited_order,
             "visited_residual": self.visited_residual,
             "visited_dim": self.visited_dim,
+            "visited_holds": self.holds_on_span,
+            "visited_reading": None if self.visited is None else self.visited.reading,
+            "visited_normalised": None if self.visited is None else [[z.real, z.imag] for z in self.visited.normalised],
+            "headline": self.headline,
         }
+
+
+def _short_reading(m: "MatrixSpectrum") -> str:
+    """A short full-space reading for a matrix without a finite order."""
+    mods = [abs(z) for z in m.normalised] or [0.0]
+    return f"has no finite order up to scale (eigenvalue moduli {min(mods):.2g}..{max(mods):.2g})"
 
 
 def _dims(n: int) -> str:
@@ -347,7 +380,7 @@ class Spectrum:
     @property
     def reading(self) -> str:
         """One line per symbol: ``A_r acts as a rotation of order 5 on ...``."""
-        return "\n".join(f"{m.name} {m.reading}" for m in self.symbols)
+        return "\n".join(f"{m.name} {m.headline}" for m in self.symbols)
 
     def to_json(self) -> dict:
         return {
@@ -361,10 +394,11 @@ class Spectrum:
         }
 
 
-def _with_visited_orders(symbols, span: VisitedSpan, max_order: int) -> tuple[MatrixSpectrum, ...]:
-    """For float weights: the approximate order of each A_sigma on the visited span V
-    (:mod:`bilinear.analysis.span`): the k <= max_order minimising the scale-free distance of
-    (V^T A V)^k from the identity, and that distance."""
+def _with_visited_orders(symbols, span: VisitedSpan, max_order: int, span_tol: float) -> tuple[MatrixSpectrum, ...]:
+    """For float weights: each A_sigma compressed to the visited span V
+    (:mod:`bilinear.analysis.span`), its spectrum and order there (tolerance ``span_tol``), and
+    otherwise the k <= max_order minimising the scale-free distance of (V^T A V)^k from the
+    identity."""
     from dataclasses import replace
 
     r = span.dim
@@ -372,23 +406,19 @@ def _with_visited_orders(symbols, span: VisitedSpan, max_order: int) -> tuple[Ma
         return symbols
     out = []
     for m in symbols:
-        if m.order is not None:
-            out.append(m)
-            continue
         M = span.compressed[m.word[0]]  # (r, r): A compressed to the visited span
         P = np.eye(r)
         dists = []
         for k in range(1, max_order + 1):
             P = _normalise_rows(M @ P)
             dists.append(scale_free_distance(P, np.eye(r)))
-        # the smallest k nearly as good as the best (multiples of the order are as close)
-        best_k = next(k for k, x in enumerate(dists, 1) if x <= 2 * min(dists) + 1e-12)
-        best = dists[best_k - 1]
-        reading = (
-            f"{m.reading}; on the {r}-dimensional span of the states visited at length it is closest "
-            f"to order {best_k} (residual {best:.2g})"
-        )
-        out.append(replace(m, visited_order=best_k, visited_residual=float(best), visited_dim=r, reading=reading))
+        vs = matrix_spectrum(M, f"{m.name} on the visited span", m.word, None, max_order, span_tol)
+        if vs.order is not None:
+            best_k = vs.order
+        else:  # the smallest k nearly as good as the best (multiples of the order are as close)
+            best_k = next(k for k, x in enumerate(dists, 1) if x <= 2 * min(dists) + 1e-12)
+        out.append(replace(m, visited_order=best_k, visited_residual=float(dists[best_k - 1]), visited_dim=r,
+                           visited=vs, span_tol=span_tol))
     return tuple(out)
 
 
@@ -399,9 +429,8 @@ def _symbol_names(weights, automaton) -> tuple[str, ...]:
 
 
 def _word_name(word, names) -> str:
-    if all(len(names[a]) == 1 for a in word):
-        return "".join(names[a] for a in word)
-    return " ".join(names[a] for a in word)
+    """Symbols separated by ``·`` (``A(2·0)``, never ``A(20)``)."""
+    return "·".join(names[a] for a in word)
 
 
 def spectrum(
@@ -412,6 +441,7 @@ def spectrum(
     max_words: int = 64,
     tol: float = 1e-6,
     span: VisitedSpan | None = None,
+    span_tol: float = 0.05,
 ) -> Spectrum:
     """Spectra of ``weights``: every symbol, words of length 2..``word_length`` (at most
     ``max_words``, shortlex), and every diagonal block for block-structured variants.
@@ -420,7 +450,8 @@ def spectrum(
     count.  ``tol`` is the scale-free tolerance of the float order test (unused for exact
     weights of hidden size <= :data:`EXACT_MAX_DIM`).  Float weights whose symbols have no
     order up to scale also get their nearest order on the visited span (``span``, computed with
-    :func:`~bilinear.analysis.span.visited_span` when needed and not given).
+    :func:`~bilinear.analysis.span.visited_span` when not given): its spectrum there and its
+    order within ``span_tol``, the verdict the headline (:attr:`MatrixSpectrum.headline`) gives.
 
     >>> from bilinear.constructions.weights import Weights
     >>> w = Weights("diagonal", [[[-1, 0], [0, 1]], [[1, 0], [0, 1]]], [1, 1], [[1, 0]])
@@ -438,8 +469,9 @@ def spectrum(
     symbols = tuple(
         matrix_spectrum(A[a], f"A_{names[a]}", (a,), None, max_order, tol) for a in range(weights.n_symbols)
     )
-    if any(m.order is None for m in symbols) and not weights.exact:
-        symbols = _with_visited_orders(symbols, visited_span(weights) if span is None else span, max_order)
+    span_tol = check_tolerance(span_tol, "span_tol")
+    if not weights.exact:
+        symbols = _with_visited_orders(symbols, visited_span(weights) if span is None else span, max_order, span_tol)
     words = []
     if word_length >= 2:
         for w in words_up_to(weights.n_symbols, word_length, min_length=2, limit=max_words):

@@ -57,7 +57,8 @@ class TourConfig:
     steps: int = 2000  # most training steps per model (early stopping usually ends sooner)
     test_len: int = 500  # length of the float check and of the evaluation
     check_words: int = 200  # random words of test_len in each float check
-    quiet: bool = False  # no progress bar
+    quiet: bool = False  # no progress bar (there is none either when stderr is not a terminal)
+    format: str = "png"  # file format of the figures: png, svg or pdf
 
     def __post_init__(self) -> None:
         for name in ("steps", "test_len", "check_words"):
@@ -66,6 +67,8 @@ class TourConfig:
                 raise ConfigError(f"tour: {name} must be a positive integer, got {value!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"tour: seed must be a non-negative integer, got {self.seed!r}")
+        if self.format not in ("png", "svg", "pdf"):
+            raise ConfigError(f"tour: format must be png, svg or pdf, got {self.format!r}")
         if not str(self.out).strip():
             raise ConfigError("tour: --out must name a folder")
 
@@ -118,7 +121,21 @@ def _matrix(sections, data) -> None:
         + f" (computed in {seconds:.1f} s).",
     ]
     data["matrix"] = matrix.to_json()
+    data["matrix_short"] = _short_matrix(matrix)
     sections.append(sec)
+
+
+def _short_matrix(matrix) -> str:
+    """The capability matrix in a few columns: ``d=N`` proved, ``no`` impossible, ``open``."""
+    def short(cell) -> str:
+        if cell.status == "proved":
+            return f"d={cell.dim}"
+        return "no" if cell.status == "impossible" else cell.status
+
+    rows = [["family", *matrix.columns]]
+    rows += [[r, *(short(c) for c in row)] for r, row in zip(matrix.rows, matrix.cells)]
+    widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
+    return "\n".join("  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in rows)
 
 
 def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -> None:
@@ -174,26 +191,38 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
         bar.update(1)
 
         bar.set_description(f"analyse {spec} {model}")
-        report = analyze(weights, automaton, title=f"trained {spec} {model}",
-                         source={"run": f"runs/{name}", "seed": config.seed})
-        report.write(staging / f"analysis-{name}")
-        record["analysis"] = report.summary.splitlines()
-        inspect_sec.lines += [
-            f"### `{spec}` with `{model}`",
-            "",
-            *[f"- {line}" for line in report.summary.splitlines()],
-            "",
-            f"Full report: [analysis-{name}/report.md](analysis-{name}/report.md).",
-            "",
-            f"![eigenvalues of {spec} {model}](analysis-{name}/eigenvalues.png)",
-            f"![commutators of {spec} {model}](analysis-{name}/commutators.png)",
-            "",
-        ]
-        if (staging / f"analysis-{name}" / "accuracy.png").exists():
-            inspect_sec.lines.insert(-1, f"![accuracy against length, {spec} {model}](analysis-{name}/accuracy.png)")
+        report = analyze(weights, automaton, title=f"{spec} / {model}, trained (seed {config.seed})",
+                         source={"run": f"runs/{name}", "seed": config.seed},
+                         train_range=(tc.train_min_len, tc.train_max_len))
+        written = report.write(staging / f"analysis-{name}", fmt=config.format)
+        _record_analysis(record, report, spec, model)
+        inspect_sec.lines += _inspect_lines(report, name, spec, model, written)
         data["trained"].append(record)
         bar.update(1)
     sections += [train_sec, inspect_sec]
+
+
+def _record_analysis(record: dict, report, spec: str, model: str) -> None:
+    record["analysis"] = report.summary.splitlines()
+    record["implements"] = report.implements
+    record["certificate_line"] = report.certify_line
+    record["line"] = f"{spec} {model}: {report.implements}" + (
+        f"; {report.certify_line}" if report.certify_line else "")
+
+
+def _inspect_lines(report, name: str, spec: str, model: str, written) -> list[str]:
+    lines = [f"### `{spec}` with `{model}`", "", f"**{report.implements}**", ""]
+    if report.certify_line:
+        lines += [f"Certificate of the trained network: {report.certify_line}", ""]
+    lines += [*[f"- {line}" for line in report.summary.splitlines()[1:]], "",
+              f"Full report: [analysis-{name}/report.md](analysis-{name}/report.md).", ""]
+    for path in written:
+        if path.suffix in (".png", ".svg", ".pdf"):
+            lines.append(f"![{path.stem} of {spec} {model}](analysis-{name}/{path.name})")
+        elif path.suffix in (".dot", ".graphml"):
+            lines.append(f"- extracted automaton as {path.suffix[1:].upper()}: "
+                         f"[analysis-{name}/{path.name}](analysis-{name}/{path.name})")
+    return lines + [""]
 
 
 def _short(text: str | None, limit: int = 60) -> str:
@@ -218,7 +247,8 @@ def run_tour(config: TourConfig) -> dict:
     t0 = time.perf_counter()
     sections: list[_Section] = []
     data: dict = {"config": {k: getattr(config, k) for k in ("seed", "steps", "test_len", "check_words")}}
-    bar = tqdm(total=2 + 3 * len(TOUR_MODELS), desc="tour", disable=config.quiet, file=sys.stderr)
+    bar = tqdm(total=2 + 3 * len(TOUR_MODELS), desc="tour", file=sys.stderr,
+               disable=config.quiet or not sys.stderr.isatty())
     try:
         bar.set_description("classify the monoids")
         _classifications(sections, data)
@@ -243,5 +273,15 @@ def run_tour(config: TourConfig) -> dict:
     finally:
         bar.close()
     data["report"] = str(out / "report.md")
-    data["text"] = "\n".join(text)
+    data["full_text"] = "\n".join(text)
+    data["text"] = _summary(data)
     return data
+
+
+def _summary(data: dict) -> str:
+    """What the tour prints: the capability matrix in short and one line per trained model."""
+    lines = [f"bilinear tour ({data['seconds']} s)", "",
+             "capability matrix (d=N: proved with hidden size N; no: impossible, with a certificate):",
+             data["matrix_short"], "", "trained models:"]
+    lines += [f"- {r['line']}" for r in data["trained"]]
+    return "\n".join(lines)

@@ -13,8 +13,14 @@ from bilinear.tour import TOUR_FAMILIES, TourConfig, run_tour
 
 @pytest.fixture(scope="module")
 def tour(tmp_path_factory):
+    import contextlib
+    import io
+
     out = tmp_path_factory.mktemp("tour") / "report"
-    data = run_tour(TourConfig(out=str(out), steps=400, test_len=100, check_words=20, quiet=True))
+    err = io.StringIO()  # not a terminal: no progress bar even without --quiet
+    with contextlib.redirect_stderr(err):
+        data = run_tour(TourConfig(out=str(out), steps=400, test_len=100, check_words=20))
+    assert err.getvalue() == ""
     return out, data
 
 
@@ -64,3 +70,20 @@ def test_tour_cli_refuses_a_file_as_output(tmp_path, capsys):
     assert len(err) == 1 and "not a folder" in err[0]
     assert target.read_text() == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-folder"]
+
+
+def test_tour_prints_a_short_summary_and_writes_the_full_report(tour):
+    out, data = tour
+    summary = data["text"].splitlines()
+    assert len(summary) < 30 and max(len(line) for line in summary[:20]) < 100  # the matrix, short
+    assert any(line.startswith("cyclic:5 ") and "d=2" in line for line in summary)
+    lines = [line for line in summary if line.startswith("- ")]
+    assert len(lines) == 2
+    assert lines[0].startswith("- cyclic:5 full: implements Z_5") and "certificate (" in lines[0]
+    assert lines[1].startswith("- cyclic:3 diagonal: ") and "no diagonal network can implement Z_3" in lines[1]
+    text = (out / "report.md").read_text()
+    assert "Certificate of the trained network: certificate (" in text
+    for literal in ("None", "False", "True"):
+        assert literal not in text
+    record = json.loads((out / "tour.json").read_text())
+    assert all(r["certificate_line"].startswith("certificate (") for r in record["trained"])

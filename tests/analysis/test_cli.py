@@ -23,7 +23,8 @@ def test_construction_json_and_out(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["commutators"]["verdict"] == "do not commute"
     assert data["extraction"]["isomorphic"] is True
-    assert {p.name for p in out_dir.iterdir()} == {"report.json", "report.md", "eigenvalues.png", "commutators.png", "accuracy.png"}
+    assert {p.name for p in out_dir.iterdir()} == {"report.json", "report.md", "eigenvalues.png", "commutators.png",
+                                                 "accuracy.png", "automaton.png", "automaton.dot", "automaton.graphml"}
 
 
 @pytest.mark.parametrize(

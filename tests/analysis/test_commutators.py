@@ -69,5 +69,6 @@ def test_visited_span_ignores_non_commuting_directions_that_die_out():
     c = commutators(w, word_length=1)
     assert c.verdict == "do not commute" and c.max_norm > 1e-3
     assert c.visited_dim == 2 and c.visited_max_norm < 1e-12
-    assert "compressed to the 2-dimensional span" in c.reading
+    assert "commute on the 2-dimensional visited span" in c.reading and "full 4-dimensional space" in c.reading
+    assert c.visited_verdict == "commute" and c.to_json()["visited_verdict"] == "commute"
     assert commutators(dihedral_block2(3)).visited_norms is None  # exact weights: exact answer only

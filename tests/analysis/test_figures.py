@@ -4,7 +4,13 @@ import sys
 from bilinear.analysis.commutators import commutators
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2
 from bilinear.analysis.extract import ExtractConfig, extract
-from bilinear.analysis.figures import accuracy_figure, commutator_figure, eigenvalue_figure
+from bilinear.analysis.figures import (
+    accuracy_figure,
+    commutator_figure,
+    eigenvalue_figure,
+    monoid_orders,
+    write_automaton,
+)
 from bilinear.analysis.spectrum import spectrum
 from bilinear.automata import from_spec
 
@@ -20,7 +26,8 @@ def _png_size(path):
 def test_eigenvalue_figure(tmp_path):
     p = eigenvalue_figure(spectrum(dihedral_block2(5)), tmp_path / "sub" / "e.png")
     assert p.parent.name == "sub"
-    assert _png_size(p) == (500, 500)
+    w, h = _png_size(p)
+    assert w >= 900 and h >= 900  # 200 dpi, large enough for a paper
 
 
 def test_commutator_figure_scales_with_symbols(tmp_path):
@@ -31,7 +38,13 @@ def test_commutator_figure_scales_with_symbols(tmp_path):
 
 def test_accuracy_figure(tmp_path):
     ex = extract(cyclic_rotation2d(5, angle_error=0.02), from_spec("cyclic:5"), ExtractConfig(words=50, length=60, method="geometry"))
-    assert _png_size(accuracy_figure(ex, tmp_path / "a.png")) == (550, 350)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. a singular x range
+        assert _png_size(accuracy_figure(ex, tmp_path / "a.png"))[0] >= 1000
+    svg = accuracy_figure(ex, tmp_path / "a.svg", "cyclic:5 / rotation2d").read_text()
+    assert "cyclic:5 / rotation2d" in svg
 
 
 def test_analysis_and_figures_never_load_pyplot(tmp_path):
@@ -42,7 +55,9 @@ def test_analysis_and_figures_never_load_pyplot(tmp_path):
         "import bilinear.analysis\n"
         "assert 'matplotlib.pyplot' not in sys.modules, 'import bilinear.analysis loaded pyplot'\n"
         "from bilinear.analysis.examples import cyclic_rotation2d\n"
-        "from bilinear.analysis.figures import eigenvalue_figure\n"
+        "from bilinear.analysis.figures import eigenvalue_figure, automaton_figure\n"
+        "from bilinear.automata import from_spec\n"
+        f"automaton_figure(from_spec('dihedral:3'), {str(tmp_path / 'a.png')!r})\n"
         "from bilinear.analysis.spectrum import spectrum\n"
         f"eigenvalue_figure(spectrum(cyclic_rotation2d(3)), {str(tmp_path / 'e.png')!r})\n"
         "assert 'matplotlib.pyplot' not in sys.modules, 'drawing a figure loaded pyplot'\n"
@@ -51,4 +66,42 @@ def test_analysis_and_figures_never_load_pyplot(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
-    assert _png_size(tmp_path / "e.png") == (500, 500)
+    assert _png_size(tmp_path / "e.png")[0] >= 900
+
+
+def test_roots_of_unity_are_the_orders_of_the_task_monoid():
+    assert monoid_orders(from_spec("cyclic:3")) == [3]  # cyclic:3 diagonal draws order-3 roots, not 2
+    assert monoid_orders(from_spec("dihedral:4")) == [2, 4]
+    assert monoid_orders(from_spec("parity")) == [2]
+
+
+def test_figures_in_every_format_name_task_and_model(tmp_path):
+    from bilinear.analysis.report import AnalysisConfig, analyze
+
+    r = analyze(cyclic_rotation2d(3).to_float(), from_spec("cyclic:3"),
+                AnalysisConfig(extract=ExtractConfig(words=100, length=20), curve_length=50, run_certify=False),
+                title="cyclic:3 / rotation2d", train_range=(2, 10))
+    for fmt, magic in (("png", PNG), ("svg", b"<?xml"), ("pdf", b"%PDF")):
+        paths = r.write(tmp_path / fmt, fmt=fmt)
+        names = sorted(p.name for p in paths)
+        assert names == sorted(["report.json", "report.md", f"eigenvalues.{fmt}", f"commutators.{fmt}",
+                                f"accuracy.{fmt}", f"automaton.{fmt}", "automaton.dot", "automaton.graphml"])
+        for p in paths:
+            if p.suffix == f".{fmt}":
+                assert p.read_bytes()[: len(magic)] == magic
+    svg = (tmp_path / "svg" / "eigenvalues.svg").read_text()
+    assert "cyclic:3 / rotation2d" in svg and "roots of unity of order 3" in svg
+    assert "symbol a" in (tmp_path / "svg" / "commutators.svg").read_text()
+    assert "training lengths 2-10" in (tmp_path / "svg" / "accuracy.svg").read_text()
+
+
+def test_automaton_exports_dot_and_graphml(tmp_path):
+    import networkx as nx
+
+    dot, graphml = write_automaton(from_spec("dihedral:3"), tmp_path)
+    text = dot.read_text()
+    assert text.startswith('digraph "dihedral:3"') and "__start -> 0;" in text
+    assert text.count(" -> ") == 1 + 12  # the start arrow and 6 states x 2 symbols, none parallel
+    g = nx.read_graphml(graphml)
+    assert g.number_of_nodes() == 6 and g.number_of_edges() == 12
+    assert {d["symbols"] for _, _, d in g.edges(data=True)} == {"r", "s"}

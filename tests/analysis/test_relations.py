@@ -16,10 +16,10 @@ def test_dihedral_relations_hold_exactly_and_a_false_one_fails():
     rel = relation_residuals(dihedral_block2(3), from_spec("dihedral:3"), pairs=D3_PAIRS)
     assert [r.holds for r in rel.relations] == [True, True, True, False]
     assert [r.exactly for r in rel.relations] == [True, True, True, False]
-    assert rel.relations[0].text == "rrr = ε"
+    assert rel.relations[0].text == "r·r·r = ε"
     assert rel.relations[3].residual > 0.5
     assert rel.n_holding == 3 and not rel.all_hold
-    assert "3 of 4" in rel.reading and "sr = rs" in rel.reading
+    assert "3 of 4" in rel.reading and "s·r = r·s" in rel.reading
 
 
 def test_negative_scalar_is_not_a_relation():

@@ -42,9 +42,9 @@ def test_dihedral4_block2_reflection_and_rotation():
     assert s.reading == "acts as a reflection"
     # words: rr is -I, rs is a reflection, ss the identity
     by_name = {m.name: m for m in sp.words}
-    assert by_name["A(rr)"].order == 2 and by_name["A(rr)"].reading.startswith("acts as -I")
-    assert by_name["A(rs)"].reading == "acts as a reflection"
-    assert by_name["A(ss)"].order == 1
+    assert by_name["A(r·r)"].order == 2 and by_name["A(r·r)"].reading.startswith("acts as -I")
+    assert by_name["A(r·s)"].reading == "acts as a reflection"
+    assert by_name["A(s·s)"].order == 1
 
 
 def test_blocks_reported_per_block():
@@ -135,6 +135,7 @@ def test_approximate_order_on_the_visited_span_for_float_weights():
         assert m.visited_order == 5 and m.visited_dim == 2
         # (R_{2 pi a / 5 + 0.01 a})^5 is a rotation by 0.05 a: scale-free distance sin(0.05 a) from I
         assert m.visited_residual == pytest.approx(math.sin(0.05 * a), rel=1e-6)
-        assert "closest to order 5" in m.reading
+        assert "order 5" in m.headline and "visited span" in m.headline
+        assert m.holds_on_span == (m.visited_residual <= 0.05)
     # exact weights never get the approximate reading
     assert all(m.visited_order is None for m in spectrum(cyclic_rotation2d(5)).symbols)

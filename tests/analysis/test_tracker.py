@@ -105,7 +105,10 @@ def test_bilinear_analyze_on_an_lstm_run(tmp_path, capsys):
     assert ex["isomorphic"] is True and len(ex["accuracy_by_length"]) == 40
     assert min(ex["accuracy_by_length"]) == 1.0
     assert j["spectrum"] is None
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["accuracy.png", "report.json", "report.md"]
+    curve = j["accuracy_by_length"]  # the accuracy-by-length curve of the report, from length 1
+    assert curve is not None and min(curve["accuracy"]) == 1.0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "accuracy.png", "automaton.dot", "automaton.graphml", "automaton.png", "report.json", "report.md"]
 
 
 @pytest.mark.parametrize("cls", [TanhRNN, CausalTransformer, SelectiveSSM])

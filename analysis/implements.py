@@ -1,0 +1,158 @@
+"""One plain-language line per network: what it implements, or why it does not.
+
+:func:`implements_line` reads what the analysis measured (the spectra on the visited span, the
+extracted automaton, the accuracy by length) and, for a network that fails, compares the extracted
+automaton with the target's quotients and asks for the impossibility certificate of the variant
+(:func:`bilinear.constructions.certificates.certify`)::
+
+    implements Z_5 as transitions of order 1, 5 on a 2-dimensional visited span; phase error 0.002 rad/step
+    tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can do more (Theorem 6: every
+    rotation2d network labels r·s and s·r alike; D_3 does not)
+
+A verdict never contradicts the measured accuracy: a network whose extracted automaton is right
+but which errs at long lengths is said to implement the target *up to* its first failing length.
+
+>>> from bilinear.automata import from_spec
+>>> algebra_name(from_spec("dihedral:3")), algebra_name(from_spec("cyclic:5")), algebra_name(from_spec("parity"))
+('D_3', 'Z_5', 'Z_2')
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+import re
+
+__all__ = ["implements_line", "algebra_name", "quotient_map", "phase_error"]
+
+
+def algebra_name(automaton) -> str:
+    """``Z_n`` or ``D_n`` when the automaton is the Cayley automaton of a cyclic or dihedral group
+    (recognised from the table), else the monoid's classification (or the automaton's name)."""
+    from bilinear.automata.groups import RegularGroup, cyclic_presentation, dihedral_presentation
+    from bilinear.errors import BilinearError
+
+    try:
+        group = RegularGroup.of(automaton)
+        cyc = cyclic_presentation(group)
+        if cyc is not None:
+            return f"Z_{cyc[0]}"
+        dih = dihedral_presentation(group)
+        if dih is not None:
+            return f"D_{dih[0]}"
+        return f"{automaton.name or 'the automaton'} ({automaton.monoid().classification})"
+    except BilinearError:
+        return automaton.name or "the automaton"
+
+
+def quotient_map(target, image) -> dict[int, int] | None:
+    """The map from the target's reachable states onto ``image``'s states that commutes with every
+    symbol and sends start to start, when there is one (``image`` is then a quotient of the
+    target: it tracks a coarser state), else None."""
+    if target.n_symbols != image.n_symbols:
+        return None
+    phi = {int(target.start): int(image.start)}
+    frontier = [int(target.start)]
+    while frontier:
+        nxt = []
+        for q in frontier:
+            for a in range(target.n_symbols):
+                p, r = int(target.delta[a, q]), int(image.delta[a, phi[q]])
+                if p not in phi:
+                    phi[p] = r
+                    nxt.append(p)
+                elif phi[p] != r:
+                    return None
+        frontier = nxt
+    return phi
+
+
+def phase_error(spectrum) -> float | None:
+    """The largest angle (rad) between a unit-modulus eigenvalue of a symbol on the visited span
+    and the nearest root of unity of that symbol's order there (None: no such eigenvalue)."""
+    worst = None
+    for m in spectrum.symbols:
+        vs = m.visited if m.visited is not None else (m if m.order is not None else None)
+        k = m.visited_order if m.visited is not None else m.order
+        if vs is None or not k or not m.holds_on_span and m.visited is not None:
+            continue
+        for z in vs.normalised:
+            if abs(abs(z) - 1) > 0.05:
+                continue
+            j = round(cmath.phase(z) * k / (2 * math.pi))
+            err = abs(cmath.phase(z * cmath.exp(-2j * math.pi * j / k)))
+            worst = err if worst is None else max(worst, err)
+    return worst
+
+
+def _orders(spectrum) -> list[int]:
+    out = set()
+    for m in spectrum.symbols:
+        k = m.visited_order if m.holds_on_span else m.order
+        if k:
+            out.add(k)
+    return sorted(out)
+
+
+def _certificate_text(automaton, variant: str, claim: str = "can do more") -> str | None:
+    from bilinear.constructions.certificates import certify
+    from bilinear.constructions.horizon import compress_word
+    from bilinear.errors import BilinearError
+
+    try:
+        cert = certify(automaton, variant)
+    except BilinearError:
+        return None
+    if cert is None:
+        return None
+    theorem = re.search(r"Theorem \d+", cert.theorem)
+    w1, w2 = (compress_word(automaton, w) if w else "ε" for w in cert.witnesses)
+    if cert.kind == "commutation":
+        w1, w2 = ("·".join(automaton.symbols[a] for a in w) or "ε" for w in cert.witnesses)
+    head = f"{theorem.group(0)}: " if theorem else ""
+    return (f"no {variant} network {claim} ({head}every {variant} network labels {w1} and {w2} alike; "
+            f"{algebra_name(automaton)} does not)")
+
+
+def _failure_line(automaton, variant: str, extraction, curve) -> str:
+    target = algebra_name(automaton)
+    cert = _certificate_text(automaton, variant, f"can implement {target}")
+    tail = f"; {cert}" if cert else ""
+    if extraction is None or extraction.minimal is None:
+        why = (f"first error at length {curve.first_failure}" if extraction is None
+               else f"its hidden states form no small automaton ({extraction.status})")
+        return f"does not implement {target}: {why}{tail}"
+    image = extraction.minimal
+    if quotient_map(automaton, image) is not None and image.n_states < automaton.n_states:
+        cert = _certificate_text(automaton, variant)
+        return (f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states)"
+                + (f"; {cert}" if cert else ""))
+    diff = f", first on {extraction.distinguishing_text}" if extraction.distinguishing_text else ""
+    return f"does not implement {target}: its extracted automaton ({image.n_states} states) differs{diff}{tail}"
+
+
+def implements_line(automaton, variant: str, spectrum, extraction=None, curve=None, exact: bool = False) -> str:
+    """The one line (module docstring); ``curve`` is a
+    :class:`~bilinear.analysis.lengths.LengthCurve` or None."""
+    target = algebra_name(automaton)
+    if extraction is None and curve is None:
+        return ""  # nothing measured says what the network does
+    right = (extraction.isomorphic is True if extraction is not None
+             else curve.first_failure is None)
+    if exact and right:
+        return f"implements {target} exactly, as transitions of order {', '.join(map(str, _orders(spectrum)))} (exact weights)"
+    if not right:
+        return _failure_line(automaton, variant, extraction, curve)
+    dims = {m.visited_dim for m in spectrum.symbols if m.visited_dim}
+    where = f" on a {max(dims)}-dimensional visited span" if dims else ""
+    orders = _orders(spectrum)
+    text = f"implements {target} as transitions of order {', '.join(map(str, orders))}{where}"
+    err = phase_error(spectrum)
+    if err is not None:
+        text += f"; phase error {err:.2g} rad/step"
+    if curve is not None and curve.first_failure is not None:
+        text += (f"; on random words right up to length {curve.first_failure - 1} only (normalised "
+                 f"accuracy {curve.at(curve.max_length):.2f} at {curve.max_length})")
+    elif curve is not None:
+        text += f"; no error on random words up to length {curve.max_length}"
+    return text
