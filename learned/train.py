@@ -160,6 +160,14 @@ def _empty_word_loss(model: nn.Module, automaton, device) -> torch.Tensor | None
     return nn.functional.cross_entropy(model.readout(h0).unsqueeze(0), target)
 
 
+def _check_finite(model: nn.Module, step: int, config: TrainConfig) -> None:
+    """ConfigError when a weight is not finite (the run diverged): never saved, never evaluated."""
+    bad = [name for name, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
+    if bad:
+        raise ConfigError(f"training diverged: the weights {', '.join(bad[:3])} are not finite at step {step} "
+                          f"(lr {config.lr:g}); lower the learning rate")
+
+
 def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) -> dict:
     """Train one model under ``config``; returns the result dict (see module docstring).
 
@@ -177,12 +185,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
     if run is not None:
         state = run.load_checkpoint()
         if state is not None:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            step, streak = int(state["step"]), int(state["streak"])
-            stopped_early = bool(state.get("stopped_early", False))
-            if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
-                torch.set_rng_state(state["torch_rng"])
+            step, streak, stopped_early = run.restore(state, model, optimizer)
     pool = None
     if config.n_train is not None:
         pool = sample_words(
@@ -202,6 +205,9 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
             if extra is not None:
                 n_pos = int((labels >= 0).sum())
                 loss = (loss * n_pos + extra * words.shape[0]) / (n_pos + words.shape[0])
+            if not torch.isfinite(loss):
+                raise ConfigError(f"training diverged: the loss is {float(loss.detach())} at step {step + 1} "
+                                  f"(lr {config.lr:g}); lower the learning rate")
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             if config.grad_clip > 0:
@@ -224,6 +230,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                     record["loss"] = None
                 bar.set_postfix(loss=f"{loss_sum / n_steps:.4f}", acc=f"{acc:.3f}")
                 loss_sum, correct, total = 0.0, 0, 0
+                _check_finite(model, step, config)
                 if run is not None:
                     run.log(record)
                     run.save_checkpoint({
@@ -233,6 +240,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                     })
     finally:
         bar.close()
+    _check_finite(model, step, config)
     train_seconds = time.perf_counter() - t_start
     t_eval = time.perf_counter()
     train_eval = evaluate(model, automaton, TRAIN_EVAL_WORDS, config.train_max_len, (config.seed, 2),
