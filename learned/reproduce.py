@@ -43,8 +43,10 @@ FULL = Sweep(
 )
 
 
-def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True) -> str:
-    """Run the table into ``out_dir``; returns it as Markdown."""
+def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
+              force: bool = False, resume: bool = False) -> str:
+    """Run the table into ``out_dir`` (the overwrite rule of :func:`run_sweep`: ``force`` replaces a
+    non-empty folder, ``resume`` continues it); returns the table as Markdown."""
     sweep = QUICK if quick else FULL
-    rows = run_sweep(sweep, out_dir, workers=workers, quiet=quiet)
+    rows = run_sweep(sweep, out_dir, workers=workers, quiet=quiet, force=force, resume=resume)
     return markdown_table(results_table(rows), sweep.row_labels(), sweep.models)
