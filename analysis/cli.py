@@ -1,12 +1,13 @@
 """``bilinear analyze``: what did the network learn?
 
-    bilinear analyze RUN_DIR [--out DIR] [--json]                  a finished training run
+    bilinear analyze RUN_DIR [--out DIR [--force]] [--json]        a finished training run
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
     bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
 
 Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout; with ``--out``
 also writes ``report.md``, ``report.json`` and the PNG figures there (after everything has been
-computed, so a failure writes nothing).  Bad input (missing or unfinished run, unknown family or
+computed, so a failure writes nothing); a non-empty ``--out`` folder is refused unless ``--force``
+(replace it).  Bad input (missing or unfinished run, unknown family or
 variant, non-positive tolerance) is one line on stderr and exit status 2.
 """
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 import json
 
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int
+from bilinear.errors import AnalysisError
+from bilinear.fileio import check_output_dir, prepare_output_dir
 
 from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze
@@ -42,6 +45,7 @@ def register(sub) -> None:
     p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
                    help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and PNG figures here")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the PNG figures")
     p.add_argument("--tol", type=positive_float, default=d.tol,
@@ -75,10 +79,14 @@ def _run(args) -> int:
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
         ),
     )
+    if args.force and not args.out:
+        raise AnalysisError("--force needs --out DIR")
+    if args.out:  # the overwrite rule, checked before the work; the folder is replaced after it
+        check_output_dir(args.out, force=args.force)
     weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights)
     report = analyze(weights, automaton, config, title=title, source=source)
     if args.out:
-        report.write(args.out, figures=not args.no_figures)
+        report.write(prepare_output_dir(args.out, force=args.force), figures=not args.no_figures)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, allow_nan=False))
     else:

@@ -29,7 +29,7 @@ def _run_tour(args: argparse.Namespace) -> int:
     from bilinear.tour import TourConfig, run_tour
 
     config = TourConfig(out=args.out, seed=args.seed, steps=args.steps, test_len=args.test_len,
-                        check_words=args.check_words, quiet=args.quiet)
+                        check_words=args.check_words, quiet=args.quiet, force=args.force)
     data = run_tour(config)
     print(data["text"])
     print(f"\nreport written to {data['report']}")
@@ -48,6 +48,7 @@ def _register_tour(sub) -> None:
     p.add_argument("--steps", type=int, default=defaults.steps, help="most training steps per model (default: %(default)s)")
     p.add_argument("--test-len", type=int, default=defaults.test_len, help="check length (default: %(default)s)")
     p.add_argument("--check-words", type=int, default=defaults.check_words, help="words per float check (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_run_tour)
 
