@@ -24,10 +24,14 @@ from dataclasses import dataclass, field
 
 from bilinear.errors import BilinearError, ConfigError
 
+from .limits import DEFAULT_MAX_MEMORY_GB
+
 __all__ = ["TrainConfig", "DEFAULT_LRS"]
 
 #: The learning-rate grid of the paper's protocol (best kept).
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
+#: The largest learning rate: Adam's step in float32 overflows beyond it.
+MAX_LR = 1e30
 
 
 def _cli(help: str, **option) -> dict:
@@ -82,6 +86,9 @@ class TrainConfig:
         default="orthogonal", metadata=_cli("orthogonal or identity (default %(default)s)"))
     grad_clip: float = field(  # gradient norm clip (0: none)
         default=1.0, metadata=_cli("clip the gradient norm to this, 0 for none (default %(default)s)"))
+    max_memory_gb: float = field(  # refuse a run whose estimated memory is over this (learned/limits.py)
+        default=DEFAULT_MAX_MEMORY_GB, compare=False,  # not part of what a run computes: a resume may change it
+        metadata=_cli("refuse a run estimated to need more GB of memory (default %(default)s)"))
     n_train: int | None = field(  # distinct training words (data efficiency); None: fresh each step
         default=None, metadata=_cli("distinct training words (default: fresh every step)"))
     match_params: int | None = field(  # pick the hidden size whose parameter count is closest
@@ -95,6 +102,7 @@ class TrainConfig:
         self._validate_types()
         self._validate_ranges()
         self._validate_names()
+        self._validate_limits()
 
     # --- validation ----------------------------------------------------------------------
     def _validate_types(self) -> None:
@@ -108,7 +116,7 @@ class TrainConfig:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
                 raise ConfigError(f"{name} must be an integer or null, got {value!r}")
-        for name in ("lr", "grad_clip"):
+        for name in ("lr", "grad_clip", "max_memory_gb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ConfigError(f"{name} must be a finite number, got {value!r}")
@@ -174,6 +182,19 @@ class TrainConfig:
             raise ConfigError(f"unknown scan {self.scan!r} (known: {', '.join(SCANS)})")
         if self.device not in ("cpu", "cuda", "auto"):
             raise ConfigError(f"unknown device {self.device!r} (known: cpu, cuda, auto)")
+
+    def _validate_limits(self) -> None:
+        """Sizes before allocating: the memory estimate and the largest learning rate."""
+        from bilinear.automata import from_spec
+
+        from .limits import check_limits
+
+        if self.max_memory_gb <= 0:
+            raise ConfigError(f"max_memory_gb must be positive, got {self.max_memory_gb}")
+        for lr in (self.lr, *self.lrs):
+            if lr > MAX_LR:
+                raise ConfigError(f"learning rate {lr:g} is over {MAX_LR:g}: float32 training cannot represent it")
+        check_limits(self, from_spec(self.spec))
 
     # --- conversion ----------------------------------------------------------------------
     def replace(self, **changes) -> "TrainConfig":

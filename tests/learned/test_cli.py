@@ -179,7 +179,7 @@ def test_train_resume_of_a_folder_in_use_is_one_line_naming_the_pid(tmp_path, ca
     assert len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("lr, message", [("1e30", "training diverged"), ("1e308", "lr")])
+@pytest.mark.parametrize("lr, message", [("1e30", "training diverged"), ("1e308", "learning rate 1e+308 is over")])
 def test_a_diverging_learning_rate_is_one_line(lr, message, capsys):
     assert main(["train", "cyclic:3", "full", "--hidden", "6", "--steps", "40", "--lr", lr, "--test-len", "10",
                  "--test-words", "4", "--quiet"]) == 2
