@@ -81,9 +81,9 @@ def load_network(run_dir=None, weights_file=None):
 
 
 def _run(args) -> int:
-    if args.force and not args.write:
+    if args.force and args.write is None:
         raise AnalysisError("--force needs --write FILE")
-    if args.write:  # the overwrite rule, checked before the work
+    if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)
         check_output_file(args.write, force=args.force)
     weights, automaton = load_network(args.run_dir, args.weights)
     cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)

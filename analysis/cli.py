@@ -79,6 +79,8 @@ def _run(args) -> int:
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
         ),
     )
+    if args.out is not None and not args.out.strip():
+        raise AnalysisError("--out needs a folder name, got an empty one")
     if args.force and not args.out:
         raise AnalysisError("--force needs --out DIR")
     if args.out:  # the overwrite rule, checked before the work; the folder is replaced after it

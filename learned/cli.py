@@ -113,6 +113,7 @@ def _train(args) -> int:
     from .train import train, train_best_lr
 
     config = config_from_args(args)
+    _check_out(args)
     if (args.resume or args.force) and not args.out:
         raise ConfigError(f"{'--resume' if args.resume else '--force'} needs --out DIR (the run directory)")
     if args.resume and args.force:
@@ -145,6 +146,12 @@ def _train(args) -> int:
     return 0
 
 
+def _check_out(args) -> None:
+    """``--out ""`` names no folder: an error, not the default."""
+    if args.out is not None and not args.out.strip():
+        raise ConfigError("--out needs a folder name, got an empty one")
+
+
 def _add_sweep(sub) -> None:
     p = sub.add_parser(
         "sweep",
@@ -173,6 +180,7 @@ def _add_overwrite(p) -> None:
 def _sweep(args) -> int:
     from .sweep import Sweep, markdown_table, results_table, run_sweep
 
+    _check_out(args)
     sweep = Sweep.load(args.file)
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet,
@@ -199,6 +207,7 @@ def _add_reproduce(sub) -> None:
 def _reproduce(args) -> int:
     from .reproduce import reproduce
 
+    _check_out(args)
     out = Path(args.out) if args.out else Path("runs") / ("reproduce-quick" if args.quick else "reproduce")
     table = reproduce(out, quick=args.quick, workers=args.workers, quiet=args.quiet, force=args.force,
                       resume=args.resume)

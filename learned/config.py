@@ -101,8 +101,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         self._validate_types()
         self._validate_ranges()
-        self._validate_names()
-        self._validate_limits()
+        self._validate_limits(self._validate_names())
 
     # --- validation ----------------------------------------------------------------------
     def _validate_types(self) -> None:
@@ -160,7 +159,8 @@ class TrainConfig:
             if value is not None and value < 1:
                 raise ConfigError(f"{name} must be positive or null, got {value}")
 
-    def _validate_names(self) -> None:
+    def _validate_names(self):
+        """Check the names; returns the automaton of ``spec`` (built once, for the limits)."""
         from bilinear.automata import from_spec
 
         from .models import INITS, check_variant
@@ -168,7 +168,7 @@ class TrainConfig:
         from .scan import SCANS
 
         try:
-            from_spec(self.spec)
+            automaton = from_spec(self.spec)
         except BilinearError as exc:
             raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
         ms = parse_model(self.model)
@@ -182,11 +182,10 @@ class TrainConfig:
             raise ConfigError(f"unknown scan {self.scan!r} (known: {', '.join(SCANS)})")
         if self.device not in ("cpu", "cuda", "auto"):
             raise ConfigError(f"unknown device {self.device!r} (known: cpu, cuda, auto)")
+        return automaton
 
-    def _validate_limits(self) -> None:
+    def _validate_limits(self, automaton) -> None:
         """Sizes before allocating: the memory estimate and the largest learning rate."""
-        from bilinear.automata import from_spec
-
         from .limits import check_limits
 
         if self.max_memory_gb <= 0:
@@ -194,7 +193,7 @@ class TrainConfig:
         for lr in (self.lr, *self.lrs):
             if lr > MAX_LR:
                 raise ConfigError(f"learning rate {lr:g} is over {MAX_LR:g}: float32 training cannot represent it")
-        check_limits(self, from_spec(self.spec))
+        check_limits(self, automaton)
 
     # --- conversion ----------------------------------------------------------------------
     def replace(self, **changes) -> "TrainConfig":

@@ -110,3 +110,22 @@ def test_tour_out_refuses_a_non_empty_folder_before_any_work(tmp_path, capsys):
     assert main(["tour", "--out", str(out), "--quiet", "--steps", "10"]) == 2
     assert f"tour report folder {out} is not empty (old.md): use --force" in _one_line(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no staging folder either
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "parity", "diagonal", "--out", ""],
+    ["train", "parity", "diagonal", "--out", "  "],
+    ["sweep", "grid.toml", "--out", ""],
+    ["reproduce", "--quick", "--out", ""],
+    ["analyze", "--construction", "cyclic:5", "rotation2d", "--out", ""],
+])
+def test_an_empty_out_is_an_error_not_the_default(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--quiet"] if argv[0] != "analyze" else argv) == 2
+    assert "--out needs a folder name" in _one_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_certify_write_to_an_empty_name_is_an_error(capsys):
+    assert main(["certify", "--weights", "x.json", "cyclic:5", "--write", ""]) == 2
+    assert "empty path names no file" in _one_line(capsys)
