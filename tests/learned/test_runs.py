@@ -264,3 +264,23 @@ def test_no_temporary_files_left(tmp_path):
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
         "checkpoint.pt", "config.json", "metrics.jsonl", "model.pt", "result.json"
     ]
+
+
+def test_a_lock_held_by_another_process_names_its_pid(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "run").mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from bilinear.fileio import FolderLock; "
+         "FolderLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)", str(tmp_path / "run")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(FolderLockedError, match=f"being written by process {holder.pid} "):
+            train_run(CONFIG, tmp_path / "run", resume=True)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert train_run(CONFIG.replace(steps=20), tmp_path / "run", resume=True)["steps"] == 20  # lock gone with it
