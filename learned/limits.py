@@ -16,8 +16,9 @@ A run whose estimate is over ``max_memory_gb`` (default :data:`DEFAULT_MAX_MEMOR
 the estimate and its largest part.  The parameter count is first bounded from the sizes alone;
 only when that bound decides the verdict is the model built on torch's ``meta`` device (no memory)
 to count exactly, a layered baseline at one and two layers and extrapolated.  ``match_params``
-over the parameter bound of hidden size :data:`MAX_MATCH_HIDDEN` (the largest searched) is refused
-at once instead of searching every size and silently clamping.
+over the parameter count of the largest model searched (hidden size up to
+:data:`MAX_MATCH_HIDDEN`; :func:`largest_model`) is refused at once instead of searching every
+size and silently clamping.
 
 >>> from bilinear.learned.config import TrainConfig
 >>> TrainConfig(spec="parity", model="full", test_len=10**9)
@@ -34,7 +35,10 @@ from __future__ import annotations
 
 from bilinear.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_MEMORY_GB", "MAX_MATCH_HIDDEN", "estimate_bytes", "check_limits", "param_bound", "param_count"]
+__all__ = [
+    "DEFAULT_MAX_MEMORY_GB", "MAX_MATCH_HIDDEN", "estimate_bytes", "check_limits", "param_bound", "param_count",
+    "largest_model",
+]
 
 #: The default memory limit of a run, in GB (10**9 bytes).
 DEFAULT_MAX_MEMORY_GB = 8.0
@@ -126,9 +130,45 @@ def check_limits(config, automaton) -> None:
     if config.match_params is not None:
         from .registry import parse_model
 
-        most = param_bound(parse_model(config.model), k, c, MAX_MATCH_HIDDEN, config.embed)
-        if config.match_params > most:
+        hidden, largest = largest_model(parse_model(config.model), k, c, config.embed)
+        if config.match_params > largest:
             raise ConfigError(
-                f"match_params {config.match_params} is more than any {config.model} model searched has "
-                f"(hidden up to {MAX_MATCH_HIDDEN}: at most about {most} parameters)"
+                f"match_params {config.match_params} is more than the largest {config.model} model searched "
+                f"has (hidden {hidden}: {largest} parameters)"
             )
+
+
+def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
+                  max_hidden: int = MAX_MATCH_HIDDEN) -> tuple[int, int]:
+    """``(hidden, parameters)`` of the largest valid hidden size up to ``max_hidden``, counted
+    without building it: a parameter count is a quadratic in the hidden size, fitted exactly
+    (Fractions) through the three smallest valid sizes, each built for real."""
+    from fractions import Fraction
+
+    from .models import check_variant
+    from .registry import build_model, count_params
+
+    def valid(h: int) -> bool:
+        if not ms.bilinear:
+            return True
+        try:
+            check_variant(ms.spec, h)
+        except ConfigError:
+            return False
+        return True
+
+    sizes = [h for h in range(1, max_hidden + 1) if valid(h)]
+    if not sizes:
+        raise ConfigError(f"no valid hidden size for model {ms.spec!r} up to {max_hidden}")
+    top = sizes[-1]
+    points = [(h, count_params(build_model(ms, n_symbols, n_classes, h, embed=embed))) for h in sizes[:3]]
+    if top in dict(points):
+        return top, dict(points)[top]
+    total = Fraction(0)
+    for i, (hi, ni) in enumerate(points):  # Lagrange interpolation at ``top``
+        term = Fraction(ni)
+        for j, (hj, _) in enumerate(points):
+            if j != i:
+                term *= Fraction(top - hj, hi - hj)
+        total += term
+    return top, int(total)

@@ -9,7 +9,7 @@ from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.errors import ConfigError
 from bilinear.learned.config import TrainConfig
-from bilinear.learned.limits import estimate_bytes, param_bound, param_count
+from bilinear.learned.limits import estimate_bytes, largest_model, param_bound, param_count
 from bilinear.learned.registry import build_model, count_params, parse_model
 
 torch.set_num_threads(1)
@@ -68,9 +68,23 @@ def test_the_estimate_adds_parameters_activations_and_words():
 
 
 def test_match_params_over_the_largest_model_is_refused_at_once():
-    with pytest.raises(ConfigError, match="match_params 1000000000000 is more than any full model searched"):
+    largest = count_params(build_model("full", 2, 2, 1024))
+    with pytest.raises(ConfigError, match=f"match_params 1000000000000 is more than the largest full model "
+                                          f"searched has .hidden 1024: {largest} parameters"):
         TrainConfig(spec="parity", model="full", match_params=10**12)
-    assert TrainConfig(spec="parity", model="full", match_params=600).match_params == 600
+    with pytest.raises(ConfigError, match="hidden 1024"):  # just over: no silent clamp to hidden 1024
+        TrainConfig(spec="parity", model="full", match_params=largest + 1)
+    assert TrainConfig(spec="parity", model="full", match_params=largest).match_params == largest
+
+
+@pytest.mark.parametrize("model", ["full", "factorized:5", "block:3", "rotation2d", "diagonal", "lstm",
+                                   "transformer:2", "mamba"])
+@pytest.mark.parametrize("embed", [None, 5])
+def test_the_largest_model_is_counted_exactly_without_building_it(model, embed):
+    ms = parse_model(model)
+    hidden, n = largest_model(ms, 3, 4, embed, max_hidden=40)
+    assert hidden == (39 if model == "block:3" else 40)  # the largest valid size
+    assert n == count_params(build_model(ms, 3, 4, hidden, embed=embed))
 
 
 def test_learning_rates_beyond_float32_are_refused():
