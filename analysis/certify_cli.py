@@ -4,8 +4,9 @@
     bilinear certify --weights FILE SPEC [--write FILE] [--json] saved float Weights against SPEC
 
 Prints the certificate (text, or JSON with ``--json``); ``--write FILE`` saves the proved
-snapped weights (exact, ``Weights.save``).  A baseline run (LSTM, RNN, Transformer, Mamba), exact
-weights, or a missing run is one line on stderr and exit status 2.  How to read the output:
+snapped weights (exact, ``Weights.save``; an existing FILE is refused unless ``--force``).  A
+baseline run (LSTM, RNN, Transformer, Mamba), exact weights, or a missing run is one line on
+stderr and exit status 2.  How to read the output:
 docs/certify.md.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from bilinear.argtypes import positive_int
 from bilinear.errors import AnalysisError, BilinearError
+from bilinear.fileio import check_output_file
 
 from .certify import TEST_LENGTH, certify_network
 
@@ -40,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
+    p.add_argument("--force", action="store_true", help="replace an existing --write FILE")
     p.add_argument("--json", action="store_true", help="print the certificate as JSON")
     p.add_argument("--search-length", type=positive_int, default=None,
                    help="length of the words of the failing-word search "
@@ -80,6 +83,10 @@ def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
 
 
 def _run(args) -> int:
+    if args.force and args.write is None:
+        raise AnalysisError("--force needs --write FILE")
+    if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)
+        check_output_file(args.write, force=args.force)
     weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
     cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
     if args.write:

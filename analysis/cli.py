@@ -1,13 +1,14 @@
 """``bilinear analyze``: what did the network learn?
 
-    bilinear analyze RUN_DIR [--out DIR] [--json]                  a finished training run
+    bilinear analyze RUN_DIR [--out DIR [--force]] [--json]        a finished training run
                                                                    (a baseline's: accuracy and extraction)
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
     bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
 
 Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout; with ``--out``
 also writes ``report.md``, ``report.json`` and the PNG figures there (after everything has been
-computed, so a failure writes nothing).  Bad input (missing or unfinished run, unknown family or
+computed, so a failure writes nothing); a non-empty ``--out`` folder is refused unless ``--force``
+(replace it).  Bad input (missing or unfinished run, unknown family or
 variant, non-positive tolerance) is one line on stderr and exit status 2.
 """
 
@@ -16,8 +17,9 @@ from __future__ import annotations
 import json
 
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
-
 from bilinear.constructions.weights import Weights
+from bilinear.errors import AnalysisError
+from bilinear.fileio import check_output_dir, prepare_output_dir
 
 from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze, analyze_tracker
@@ -49,6 +51,7 @@ def register(sub) -> None:
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and the figures here")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the figures")
     p.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
@@ -84,6 +87,12 @@ def _run(args) -> int:
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
         ),
     )
+    if args.out is not None and not args.out.strip():
+        raise AnalysisError("--out needs a folder name, got an empty one")
+    if args.force and not args.out:
+        raise AnalysisError("--force needs --out DIR")
+    if args.out:  # the overwrite rule, checked before the work; the folder is replaced after it
+        check_output_dir(args.out, force=args.force)
     weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
                                                     allow_unsigned=args.unsigned)
     if isinstance(weights, Weights):
@@ -91,7 +100,7 @@ def _run(args) -> int:
     else:  # a baseline run: accuracy by length and the extracted automaton only
         report = analyze_tracker(weights, automaton, config, title=title, source=source)
     if args.out:
-        report.write(args.out, figures=not args.no_figures, fmt=args.format)
+        report.write(prepare_output_dir(args.out, force=args.force), figures=not args.no_figures, fmt=args.format)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, allow_nan=False))
     else:

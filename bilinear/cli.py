@@ -34,7 +34,7 @@ def _run_tour(args: argparse.Namespace) -> int:
     from bilinear.tour import TourConfig, run_tour
 
     config = TourConfig(out=args.out, seed=args.seed, steps=args.steps, test_len=args.test_len,
-                        check_words=args.check_words, quiet=args.quiet, format=args.format)
+                        check_words=args.check_words, quiet=args.quiet, format=args.format, force=args.force)
     data = run_tour(config)
     print(data["text"])
     print(f"\nreport written to {data['report']}")
@@ -53,6 +53,7 @@ def _register_tour(sub) -> None:
     p.add_argument("--steps", type=int, default=defaults.steps, help="most training steps per model (default: %(default)s)")
     p.add_argument("--test-len", type=int, default=defaults.test_len, help="check length (default: %(default)s)")
     p.add_argument("--check-words", type=int, default=defaults.check_words, help="words per float check (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--quiet", action="store_true", help="no progress bar (none either when stderr is not a terminal)")
     p.add_argument("--format", choices=("png", "svg", "pdf"), default=defaults.format,
                    help="file format of the figures (default: %(default)s)")

@@ -73,3 +73,11 @@ class MismatchError(WeightsError, AnalysisError):
 
     Raised by :func:`bilinear.constructions.floatrun.check_compatible` for every room, so it is
     both a WeightsError (constructions) and an AnalysisError (analysis)."""
+
+
+class OutputExistsError(BilinearError, FileExistsError):
+    """A command would overwrite a non-empty folder or an existing file without ``--force``."""
+
+
+class FolderLockedError(BilinearError, BlockingIOError):
+    """Another process is writing the folder (a run or a sweep holds its lock)."""

@@ -3,6 +3,11 @@
 A reader (or an interrupted run) sees either the old file or the whole new one, never half.
 Used by weights files, run directories, sweep tables and analysis reports.
 
+Also the one overwrite rule of every command that writes a folder or a file
+(:func:`prepare_output_dir`, :func:`check_output_file`): a non-empty folder or an existing file
+is refused unless ``--force`` (replace it) or, where it applies, ``--resume`` (continue it); and
+the lock a process holds on a folder while it writes it (:class:`FolderLock`).
+
 The file gets the mode an ordinary ``open(path, "w")`` would give it (0666 less the process
 umask, so 0644 under umask 022): ``tempfile.mkstemp`` alone would leave it 0600, unreadable to
 colleagues on a shared machine.
@@ -16,7 +21,10 @@ import threading
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-__all__ = ["atomic_write", "atomic_write_text", "default_file_mode"]
+__all__ = [
+    "atomic_write", "atomic_write_text", "default_file_mode", "check_output_dir", "prepare_output_dir",
+    "check_output_file", "FolderLock", "LOCK_FILE",
+]
 
 _UMASK_LOCK = threading.Lock()
 
@@ -63,3 +71,175 @@ def atomic_write(path, write: Callable[[BinaryIO], object]) -> Path:
 def atomic_write_text(path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically; returns the path."""
     return atomic_write(path, lambda fh: fh.write(text.encode("utf-8")))
+
+
+# --- the overwrite rule -------------------------------------------------------------------
+#: The lock file a writing process holds in its folder (see :class:`FolderLock`).
+LOCK_FILE = ".lock"
+
+
+def _leftovers(folder: Path) -> list[str]:
+    """The entries of ``folder`` that make it non-empty (a stale lock file does not)."""
+    return sorted(p.name for p in folder.iterdir() if p.name != LOCK_FILE)
+
+
+def _protected(folder: Path) -> bool:
+    """True for folders ``--force`` must never remove: the root, home, the working folder and its parents."""
+    here = Path.cwd().resolve()
+    target = folder.resolve()
+    return target == Path(target.anchor) or target == Path.home().resolve() or target in (here, *here.parents)
+
+
+def check_output_dir(path, force: bool = False, resume: bool = False, what: str = "output folder") -> Path:
+    """Apply the overwrite rule to ``path`` without touching anything; returns it as a Path.
+
+    Allowed: an absent or empty folder; a non-empty one with ``resume`` (continue it) or
+    ``force`` (it will be replaced).  Otherwise :class:`~bilinear.errors.OutputExistsError`.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "old.txt").write_text("x")
+    >>> check_output_dir(d)
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.OutputExistsError: output folder ... is not empty (old.txt): use --force to replace it
+    >>> check_output_dir(d, force=True) == d
+    True
+    """
+    from bilinear.errors import OutputExistsError
+
+    if not str(path).strip():
+        raise OutputExistsError(f"{what}: an empty path names no folder")
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OutputExistsError(f"{what} {folder} exists and is not a folder")
+    if not folder.is_dir() or resume:
+        return folder
+    names = _leftovers(folder)
+    if names and force and _protected(folder):
+        raise OutputExistsError(f"--force will not replace {folder}: it is the root, home or working folder")
+    if names and not force:
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        hint = "use --force to replace it" + (", or --resume to continue it" if what != "output folder" else "")
+        raise OutputExistsError(f"{what} {folder} is not empty ({shown}): {hint}")
+    return folder
+
+
+def prepare_output_dir(path, force: bool = False, resume: bool = False, what: str = "output folder") -> Path:
+    """:func:`check_output_dir`, then make the folder (emptied first when ``force``); returns it.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "old.txt").write_text("x")
+    >>> sorted(p.name for p in prepare_output_dir(d, force=True).iterdir())
+    []
+    """
+    import shutil
+
+    folder = check_output_dir(path, force=force, resume=resume, what=what)
+    if force and not resume and folder.is_dir() and _leftovers(folder):
+        with FolderLock(folder, what=what):  # never empty a folder another process is writing
+            for entry in folder.iterdir():
+                if entry.name == LOCK_FILE:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def check_output_file(path, force: bool = False, what: str = "output file") -> Path:
+    """The overwrite rule for a file: refuse an existing one unless ``force``; never a folder.
+
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "w.json"
+    >>> _ = f.write_text("{}")
+    >>> check_output_file(f)
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.OutputExistsError: output file ... exists: use --force to replace it
+    """
+    from bilinear.errors import OutputExistsError
+
+    if not str(path).strip():
+        raise OutputExistsError(f"{what}: an empty path names no file")
+    target = Path(path)
+    if target.is_dir():
+        raise OutputExistsError(f"{what} {target} is a folder")
+    if target.exists() and not force:
+        raise OutputExistsError(f"{what} {target} exists: use --force to replace it")
+    return target
+
+
+class FolderLock:
+    """An exclusive, non-blocking ``fcntl.flock`` on ``folder/.lock`` while a process writes it.
+
+    A second writer fails at once with :class:`~bilinear.errors.FolderLockedError` naming the
+    folder and the holder's process id.  The lock file is removed on release (a lock file left by
+    a killed process holds no lock: the kernel drops it with the process).
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with FolderLock(d):
+    ...     FolderLock(d).acquire()
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.FolderLockedError: folder ... is being written by process ... (lock file ...); wait for it to end
+    """
+
+    def __init__(self, folder, what: str = "folder"):
+        self.path = Path(folder) / LOCK_FILE
+        self.what = what
+        self._fd: int | None = None
+
+    def acquire(self) -> "FolderLock":
+        """Take the lock (FolderLockedError when another process holds it)."""
+        import fcntl
+
+        from bilinear.errors import FolderLockedError
+
+        for _ in range(10):  # retry only when the file we locked was unlinked by its releasing holder
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, default_file_mode())
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise FolderLockedError(
+                    f"{self.what} {self.path.parent} is being written by process {holder} "
+                    f"(lock file {self.path}); wait for it to end"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
+                self._fd = fd
+                return self
+            os.close(fd)
+        raise FolderLockedError(f"{self.what} {self.path.parent}: could not take the lock {self.path}")
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock (idempotent)."""
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink()
+        except FileNotFoundError:  # pragma: no cover - removed by hand
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def __enter__(self) -> "FolderLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()

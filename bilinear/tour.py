@@ -15,7 +15,8 @@ Markdown report with figures:
    trained networks, with figures.
 
 Every step writes into a staging folder that replaces ``--out`` only when the whole tour has
-finished, so an interrupted tour leaves no half-written report behind.
+finished, so an interrupted tour leaves no half-written report behind.  A non-empty ``--out`` is
+refused before any work unless ``--force`` (replace it).
 
 >>> config = TourConfig(out="tour-report", steps=0)
 Traceback (most recent call last):
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bilinear.errors import ConfigError
+from bilinear.fileio import check_output_dir
 
 __all__ = ["TourConfig", "TOUR_FAMILIES", "TOUR_MODELS", "run_tour"]
 
@@ -52,13 +54,14 @@ TOUR_MODELS = (
 class TourConfig:
     """What the tour does; every field has a default that runs in a few minutes on CPU."""
 
-    out: str = "tour-report"  # the report folder (replaced as a whole when the tour finishes)
+    out: str = "tour-report"  # the report folder (written as a whole when the tour finishes)
     seed: int = 0  # seeds training, checks and extraction
     steps: int = 2000  # most training steps per model (early stopping usually ends sooner)
     test_len: int = 500  # length of the float check and of the evaluation
     check_words: int = 200  # random words of test_len in each float check
     quiet: bool = False  # no progress bar (there is none either when stderr is not a terminal)
     format: str = "png"  # file format of the figures: png, svg or pdf
+    force: bool = False  # replace a non-empty report folder (otherwise refused before any work)
 
     def __post_init__(self) -> None:
         for name in ("steps", "test_len", "check_words"):
@@ -242,6 +245,7 @@ def run_tour(config: TourConfig) -> dict:
     out = Path(config.out).resolve()
     if out.exists() and not out.is_dir():
         raise ConfigError(f"tour: output path {str(out)!r} exists and is not a folder")
+    check_output_dir(out, force=config.force, what="tour report folder")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=out.name + ".partial-", dir=out.parent))
     t0 = time.perf_counter()
@@ -265,6 +269,7 @@ def run_tour(config: TourConfig) -> dict:
         (staging / "report.md").write_text("\n".join(text), encoding="utf-8")
         (staging / "tour.json").write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
         if out.exists():
+            check_output_dir(out, force=config.force, what="tour report folder")  # filled meanwhile?
             shutil.rmtree(out)
         os.replace(staging, out)
     except BaseException:

@@ -1,8 +1,11 @@
 """``bilinear train``, ``bilinear sweep`` and ``bilinear reproduce``.
 
-    bilinear train SPEC MODEL [--steps N] [--lr X] [--seed S] [--hidden H] [--out DIR] [--json] [--resume]
-    bilinear sweep FILE.toml [--out DIR] [--workers N] [--ray ADDRESS]
-    bilinear reproduce [--quick | --medium] [--out DIR] [--workers N] [--ray ADDRESS]
+    bilinear train SPEC MODEL [--steps N] [--lr X] [--seed S] [--hidden H] [--out DIR] [--json] [--resume | --force]
+    bilinear sweep FILE.toml [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
+    bilinear reproduce [--quick | --medium] [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
+
+Every output folder follows one rule: a non-empty folder is refused unless ``--resume``
+(continue it) or ``--force`` (replace it).
 
 The arguments of ``train`` are generated from the fields of
 :class:`~bilinear.learned.config.TrainConfig` (name, type, default, and the help in the field's
@@ -93,6 +96,7 @@ def _add_train(sub) -> None:
                    help="train once per learning rate and keep the best (the paper's grid: 1e-3,1e-4,1e-5)")
     p.add_argument("--out", metavar="DIR", help="run directory: config, metrics, checkpoints, model, result")
     p.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=_train)
@@ -112,8 +116,11 @@ def _train(args) -> int:
     from .train import train, train_best_lr
 
     config = config_from_args(args)
-    if args.resume and not args.out:
-        raise ConfigError("--resume needs --out DIR (the run directory to continue)")
+    _check_out(args)
+    if (args.resume or args.force) and not args.out:
+        raise ConfigError(f"{'--resume' if args.resume else '--force'} needs --out DIR (the run directory)")
+    if args.resume and args.force:
+        raise ConfigError("--resume continues a run and --force replaces it: give one")
     if args.lr_grid is not None:
         if args.out:
             raise ConfigError("--lr-grid trains several runs; use 'bilinear sweep' to keep their directories")
@@ -124,7 +131,7 @@ def _train(args) -> int:
         config = config.replace(lrs=lrs)  # validates every learning rate
         result = train_best_lr(config, quiet=args.quiet)
     elif args.out:
-        result = train_run(config, args.out, resume=args.resume, quiet=args.quiet)
+        result = train_run(config, args.out, resume=args.resume, quiet=args.quiet, force=args.force)
     else:
         result = train(config, quiet=args.quiet)
     if args.json:
@@ -142,6 +149,12 @@ def _train(args) -> int:
     return 0
 
 
+def _check_out(args) -> None:
+    """``--out ""`` names no folder: an error, not the default."""
+    if args.out is not None and not args.out.strip():
+        raise ConfigError("--out needs a folder name, got an empty one")
+
+
 def _add_sweep(sub) -> None:
     p = sub.add_parser(
         "sweep",
@@ -154,16 +167,27 @@ def _add_sweep(sub) -> None:
     p.add_argument("--workers", type=positive_int, default=None,
                    help="local worker processes (default: the file's, else 1)")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
+    _add_overwrite(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_sweep)
+
+
+def _add_overwrite(p) -> None:
+    """``--resume`` and ``--force`` of the commands that write a sweep folder."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--resume", action="store_true",
+                       help="continue a non-empty output folder: reuse finished runs, resume interrupted ones")
+    group.add_argument("--force", action="store_true", help="replace a non-empty output folder")
 
 
 def _sweep(args) -> int:
     from .sweep import Sweep, markdown_table, results_table, run_sweep
 
+    _check_out(args)
     sweep = Sweep.load(args.file)
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
-    rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet)
+    rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet,
+                     force=args.force, resume=args.resume)
     print(markdown_table(results_table(rows), sweep.row_labels(), sweep.models))
     print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     return 0
@@ -182,6 +206,7 @@ def _add_reproduce(sub) -> None:
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
+    _add_overwrite(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_reproduce)
 
@@ -189,9 +214,11 @@ def _add_reproduce(sub) -> None:
 def _reproduce(args) -> int:
     from .reproduce import reproduce
 
+    _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
     out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")
-    table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray)
+    table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
+                      force=args.force, resume=args.resume)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
     print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")

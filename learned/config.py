@@ -24,12 +24,16 @@ from dataclasses import dataclass, field
 
 from bilinear.errors import BilinearError, ConfigError
 
+from .limits import DEFAULT_MAX_MEMORY_GB
+
 __all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS"]
 
 #: The learning-rate grid of the paper's protocol (best kept).
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
+#: The largest learning rate: Adam's step in float32 overflows beyond it.
+MAX_LR = 1e30
 
 
 def _moved_automaton_file(spec) -> bool:
@@ -94,6 +98,9 @@ class TrainConfig:
         default="orthogonal", metadata=_cli("orthogonal or identity (default %(default)s)"))
     grad_clip: float = field(  # gradient norm clip (0: none)
         default=1.0, metadata=_cli("clip the gradient norm to this, 0 for none (default %(default)s)"))
+    max_memory_gb: float = field(  # refuse a run whose estimated memory is over this (learned/limits.py)
+        default=DEFAULT_MAX_MEMORY_GB, compare=False,  # not part of what a run computes: a resume may change it
+        metadata=_cli("refuse a run estimated to need more GB of memory (default %(default)s)"))
     n_train: int | None = field(  # distinct training words (data efficiency); None: fresh each step
         default=None, metadata=_cli("distinct training words (default: fresh every step)"))
     match_params: int | None = field(  # pick the hidden size whose parameter count is closest
@@ -123,7 +130,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         self._validate_types()
         self._validate_ranges()
-        self._validate_names()
+        self._validate_limits(self._validate_names())
 
     # --- validation ----------------------------------------------------------------------
     def _validate_types(self) -> None:
@@ -137,7 +144,7 @@ class TrainConfig:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
                 raise ConfigError(f"{name} must be an integer or null, got {value!r}")
-        for name in ("lr", "grad_clip"):
+        for name in ("lr", "grad_clip", "max_memory_gb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ConfigError(f"{name} must be a finite number, got {value!r}")
@@ -187,7 +194,8 @@ class TrainConfig:
             if value is not None and value < 1:
                 raise ConfigError(f"{name} must be positive or null, got {value}")
 
-    def _validate_names(self) -> None:
+    def _validate_names(self):
+        """Check the names; returns the automaton of ``spec`` (built once, for the limits)."""
         from bilinear.automata import from_spec
 
         from .models import INITS, check_variant
@@ -195,8 +203,8 @@ class TrainConfig:
         from .scan import SCANS
 
         try:
-            if not _moved_automaton_file(self.spec):
-                from_spec(self.spec)
+            # a moved automaton file: the run folder keeps its copy (automaton.json), read there
+            automaton = None if _moved_automaton_file(self.spec) else from_spec(self.spec)
         except BilinearError as exc:
             raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
         ms = parse_model(self.model)
@@ -212,6 +220,19 @@ class TrainConfig:
             raise ConfigError(f"unknown early_stop {self.early_stop!r} (known: {', '.join(EARLY_STOPS)})")
         if self.device not in ("cpu", "cuda", "auto"):
             raise ConfigError(f"unknown device {self.device!r} (known: cpu, cuda, auto)")
+        return automaton
+
+    def _validate_limits(self, automaton) -> None:
+        """Sizes before allocating: the memory estimate and the largest learning rate."""
+        from .limits import check_limits
+
+        if self.max_memory_gb <= 0:
+            raise ConfigError(f"max_memory_gb must be positive, got {self.max_memory_gb}")
+        for lr in (self.lr, *self.lrs):
+            if lr > MAX_LR:
+                raise ConfigError(f"learning rate {lr:g} is over {MAX_LR:g}: float32 training cannot represent it")
+        if automaton is not None:  # None: a moved automaton file, checked when its run is opened
+            check_limits(self, automaton)
 
     # --- conversion ----------------------------------------------------------------------
     def replace(self, **changes) -> "TrainConfig":

@@ -105,16 +105,19 @@ def spread_markdown(spread: dict, families, models) -> str:
 
 
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
-              size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None) -> str:
+              size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
+              force: bool = False, resume: bool = False) -> str:
     """Run a table into ``out_dir``; returns it as Markdown: the best learning rate per seed
     (mean over seeds), then the range across learning rates.
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
     ``full``); ``sweep`` replaces the table's grid outright (tests run a corner of it);
-    ``ray_address`` runs it on a Ray cluster.
+    ``ray_address`` runs it on a Ray cluster.  The overwrite rule of :func:`run_sweep`:
+    ``force`` replaces a non-empty folder, ``resume`` continues it.
     """
     sweep = sweep or SIZES[size or ("quick" if quick else "full")]
-    rows = run_sweep(sweep, out_dir, workers=workers, ray_address=ray_address, quiet=quiet)
+    rows = run_sweep(sweep, out_dir, workers=workers, ray_address=ray_address, quiet=quiet, force=force,
+                     resume=resume)
     best = markdown_table(results_table(rows), sweep.row_labels(), sweep.models)
     spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models)
     return (f"Best learning rate per seed, mean over seeds:\n\n{best}\n\n"

@@ -32,17 +32,18 @@ drops metric lines past the checkpoint's step, and continues; because batch t de
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import torch
 
-from bilinear.fileio import atomic_write
+from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write, prepare_output_dir
 from bilinear.errors import BilinearError, CheckpointError, ConfigError
 
 from .config import TrainConfig
 
 __all__ = [
-    "RunDir", "train_run", "load_run", "load_config",
+    "RunDir", "train_run", "load_run", "load_config", "check_checkpoint",
     "CONFIG_FILE", "AUTOMATON_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV", "RESULTS_MD",
 ]
 
@@ -78,18 +79,50 @@ def load_config(run_dir) -> TrainConfig:
 
 
 class RunDir:
-    """A run directory (see the module docstring).
+    """A run directory (see the module docstring), locked while this object writes it.
 
-    ``resume=False`` needs ``path`` to be absent or empty and writes ``config.json``;
-    ``resume=True`` needs ``config.json`` equal to ``config`` (or takes it when ``config`` is
-    None) and a loadable ``checkpoint.pt`` unless the run already finished.
+    ``resume=False`` needs ``path`` to be absent or empty (``force=True``: emptied first) and
+    writes ``config.json``; ``resume=True`` needs ``config.json`` equal to ``config`` (or takes it
+    when ``config`` is None).  A folder the run left before its first checkpoint (a config, some
+    metric lines, or nothing) restarts from scratch (``restarted`` is then True).  Orphan
+    temporary files of killed writers are removed.  The folder's lock (:class:`FolderLock`) is
+    held until :meth:`close`; a second writer fails at once naming the holder's process id.
     """
 
-    def __init__(self, path, config: TrainConfig | None = None, resume: bool = False):
+    def __init__(self, path, config: TrainConfig | None = None, resume: bool = False, force: bool = False):
         self.path = Path(path)
+        self.restarted = False
+        self._lock = FolderLock(self.path, what="run folder")
         if resume:
-            if not self.path.is_dir():
-                raise CheckpointError(f"cannot resume: run directory {self.path} does not exist")
+            self._open_existing(config)
+        else:
+            self._create(config, force)
+
+    def _create(self, config: TrainConfig | None, force: bool) -> None:
+        if config is None:
+            raise ConfigError("a new run directory needs a config")
+        prepare_output_dir(self.path, force=force, what="run folder")
+        self._lock.acquire()
+        if any(p.name != LOCK_FILE for p in self.path.iterdir()):  # another writer got here first
+            self.close()
+            raise CheckpointError(f"run folder {self.path} was written by another process meanwhile")
+        self.config = config
+        automaton = _file_automaton(config.spec)
+        if automaton is not None:  # a run on an automaton file keeps its own copy
+            automaton.save(self.path / AUTOMATON_FILE)
+        _write_json(self.path / CONFIG_FILE, config.to_dict())
+
+    def _open_existing(self, config: TrainConfig | None) -> None:
+        if not self.path.is_dir():
+            raise CheckpointError(f"cannot resume: run directory {self.path} does not exist")
+        self._lock.acquire()
+        try:
+            self._remove_orphans()
+            if not (self.path / CONFIG_FILE).exists() and config is not None and not self._leftovers():
+                self.restarted = True  # killed before config.json was written
+                self.config = config
+                _write_json(self.path / CONFIG_FILE, config.to_dict())
+                return
             stored = load_config(self.path)
             if config is not None and config != stored:
                 diff = [k for k in TrainConfig.field_names() if getattr(config, k) != getattr(stored, k)]
@@ -98,20 +131,37 @@ class RunDir:
                 )
             self.config = stored
             if not self.finished and not (self.path / CHECKPOINT_FILE).is_file():
-                raise CheckpointError(f"cannot resume: {self.path / CHECKPOINT_FILE} is missing")
-        else:
-            if config is None:
-                raise ConfigError("a new run directory needs a config")
-            if self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir())):
-                raise CheckpointError(
-                    f"run directory {self.path} already exists and is not empty (use --resume to continue it)"
-                )
-            automaton = _file_automaton(config.spec)
-            self.path.mkdir(parents=True, exist_ok=True)
-            self.config = config
-            if automaton is not None:
-                automaton.save(self.path / AUTOMATON_FILE)
-            _write_json(self.path / CONFIG_FILE, config.to_dict())
+                self.restarted = True  # killed before the first checkpoint: start from scratch
+                for name in (METRICS_FILE, MODEL_FILE):
+                    (self.path / name).unlink(missing_ok=True)
+        except BaseException:
+            self.close()
+            raise
+
+    def _leftovers(self) -> list[str]:
+        return [p.name for p in self.path.iterdir() if p.name != LOCK_FILE]
+
+    def _remove_orphans(self) -> None:
+        """Remove ``.<file>.*.tmp`` left by a writer killed inside an atomic write."""
+        names = (CONFIG_FILE, AUTOMATON_FILE, METRICS_FILE, CHECKPOINT_FILE, MODEL_FILE, RESULT_FILE)
+        for p in self.path.glob(".*.tmp"):
+            if any(p.name.startswith(f".{n}.") for n in names):
+                p.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Release the folder's lock (idempotent)."""
+        self._lock.release()
+
+    def __enter__(self) -> "RunDir":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.release()
 
     def automaton(self):
         """The run's automaton: the copy in ``automaton.json`` when there is one, else SPEC's."""
@@ -142,20 +192,30 @@ class RunDir:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
 
     def metrics(self) -> list[dict]:
-        """Every complete metric record (a torn last line is ignored)."""
+        """Every complete metric record (a torn last line is ignored); CheckpointError for a
+        line that is not a record with an integer ``step`` or steps out of order."""
         path = self.path / METRICS_FILE
         if not path.is_file():
             return []
-        out = []
-        for line in path.read_text(encoding="utf-8").splitlines():
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        out: list[dict] = []
+        for i, line in enumerate(lines, 1):
             try:
-                out.append(json.loads(line))
+                record = json.loads(line)
             except ValueError:
-                break
+                if i == len(lines):  # torn by a kill in the middle of a write
+                    break
+                raise CheckpointError(f"{path} line {i} is not JSON") from None
+            step = record.get("step") if isinstance(record, dict) else None
+            if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+                raise CheckpointError(f"{path} line {i} is not a metric record with a positive integer step")
+            if out and step <= out[-1]["step"]:
+                raise CheckpointError(f"{path} line {i}: step {step} is out of order (after {out[-1]['step']})")
+            out.append(record)
         return out
 
     def _truncate_metrics(self, step: int) -> None:
-        kept = [r for r in self.metrics() if int(r.get("step", 0)) <= step]
+        kept = [r for r in self.metrics() if r["step"] <= step]
         text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept)
         atomic_write(self.path / METRICS_FILE, lambda fh: fh.write(text.encode()))
 
@@ -167,7 +227,8 @@ class RunDir:
     def load_checkpoint(self) -> dict | None:
         """The checkpoint state (None when there is none yet); CheckpointError when corrupt.
 
-        Loads with ``weights_only=True`` and truncates the metrics to the checkpoint's step.
+        Loads with ``weights_only=True``, checks the contents (:func:`check_checkpoint`) and
+        truncates the metrics to the checkpoint's step.
         """
         path = self.path / CHECKPOINT_FILE
         if not path.is_file():
@@ -175,12 +236,27 @@ class RunDir:
         try:
             state = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as exc:  # torch raises many kinds for a damaged file
-            raise CheckpointError(f"checkpoint {path} is corrupt: {type(exc).__name__}: {exc}"[:300]) from None
-        keys = {"step", "streak", "model", "optimizer"}
-        if not isinstance(state, dict) or not keys <= set(state):
-            raise CheckpointError(f"checkpoint {path} is incomplete (needs {', '.join(sorted(keys))})")
-        self._truncate_metrics(int(state["step"]))
+            raise CheckpointError(_one_line(f"checkpoint {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+        check_checkpoint(state, self.config, where=f"checkpoint {path}")
+        self._truncate_metrics(state["step"])
         return state
+
+    def restore(self, state: dict, model: torch.nn.Module, optimizer) -> tuple[int, int, bool]:
+        """Load a checked checkpoint ``state`` into ``model`` and ``optimizer`` (and the torch RNG);
+        returns ``(step, streak, stopped_early)``.  CheckpointError when the contents do not fit."""
+        where = f"checkpoint {self.path / CHECKPOINT_FILE}"
+        try:
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+        except Exception as exc:  # shape mismatch, missing keys, a malformed optimizer state
+            raise CheckpointError(_one_line(f"{where} does not fit the model: {type(exc).__name__}: {exc}")) from None
+        _check_optimizer(optimizer, where)
+        if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
+            try:
+                torch.set_rng_state(state["torch_rng"])
+            except Exception as exc:
+                raise CheckpointError(_one_line(f"{where} has a bad RNG state: {exc}")) from None
+        return state["step"], state["streak"], bool(state.get("stopped_early", False))
 
     def finish(self, model: torch.nn.Module, result: dict) -> None:
         """Write ``model.pt`` then ``result.json`` (last: it marks the run finished)."""
@@ -195,17 +271,73 @@ def _file_automaton(spec: str):
     return resolve(spec) if is_automaton_file(spec) else None
 
 
-def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True) -> dict:
-    """Train into ``run_dir`` (or resume it); returns the result dict.
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
-    Resuming a finished run returns its stored result without training.
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_checkpoint(state, config: TrainConfig, where: str = "checkpoint") -> None:
+    """CheckpointError unless ``state`` is a checkpoint of a run of ``config``: the keys, a step
+    within ``0..config.steps``, a streak within ``0..step``, finite weights and a torch RNG state."""
+    keys = {"step", "streak", "model", "optimizer"}
+    if not isinstance(state, dict) or not keys <= set(state):
+        raise CheckpointError(f"{where} is incomplete (needs {', '.join(sorted(keys))})")
+    step, streak = state["step"], state["streak"]
+    if not _is_int(step) or not 0 <= step <= config.steps:
+        raise CheckpointError(_one_line(f"{where}: step {step!r} is not an integer in 0..{config.steps}"))
+    if not _is_int(streak) or not 0 <= streak <= step:
+        raise CheckpointError(_one_line(f"{where}: streak {streak!r} is not an integer in 0..{step}"))
+    if not isinstance(state.get("stopped_early", False), bool):
+        raise CheckpointError(f"{where}: stopped_early is not true or false")
+    model, optimizer = state["model"], state["optimizer"]
+    if not isinstance(model, dict) or not all(isinstance(v, torch.Tensor) for v in model.values()):
+        raise CheckpointError(f"{where}: the model state is not a table of tensors")
+    bad = [k for k, v in model.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad:
+        raise CheckpointError(f"{where}: the weights {', '.join(bad[:3])} are not finite (the run diverged)")
+    if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
+        raise CheckpointError(f"{where}: the optimizer state is malformed")
+    rng = state.get("torch_rng")
+    if rng is not None and (not isinstance(rng, torch.Tensor) or rng.dtype != torch.uint8 or rng.dim() != 1):
+        raise CheckpointError(f"{where}: the torch RNG state is not a byte tensor")
+
+
+def _check_optimizer(optimizer, where: str) -> None:
+    """Every moment buffer has its parameter's shape and is finite; every learning rate positive."""
+    for group in optimizer.param_groups:
+        lr = group.get("lr")
+        if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not 0 < lr < float("inf"):
+            raise CheckpointError(f"{where}: the optimizer's learning rate {lr!r} is not a positive number")
+        for p in group["params"]:
+            for name, value in optimizer.state.get(p, {}).items():
+                if not isinstance(value, torch.Tensor):
+                    raise CheckpointError(f"{where}: optimizer buffer {name!r} is not a tensor")
+                if value.dim() and value.shape != p.shape:
+                    raise CheckpointError(
+                        f"{where}: optimizer buffer {name!r} has shape {tuple(value.shape)}, not {tuple(p.shape)}"
+                    )
+                if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                    raise CheckpointError(f"{where}: optimizer buffer {name!r} is not finite")
+
+
+def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,
+              force: bool = False) -> dict:
+    """Train into ``run_dir`` (or resume it; ``force``: replace a non-empty one); returns the
+    result dict.  Resuming a finished run returns its stored result without training; resuming
+    a run killed before its first checkpoint starts it again (saying so on stderr unless quiet).
     """
     from .train import train
 
-    run = RunDir(run_dir, config, resume=resume)
-    if run.finished:
-        return run.result()
-    return train(run.config, run=run, quiet=quiet)
+    with RunDir(run_dir, config, resume=resume, force=force) as run:
+        if run.finished:
+            return run.result()
+        if run.restarted and not quiet:
+            print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
+        return train(run.config, run=run, quiet=quiet)
 
 
 def load_run(run_dir):

@@ -13,8 +13,11 @@ A sweep file is TOML::
     steps = 2000
     hidden = 16
 
-Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` (a finished run is
-reused, an interrupted one resumed), and the sweep writes ``OUT/results.csv`` (one row per run)
+Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` (the learning
+rate written exactly; two grid points that would share a folder, or an axis listing a value twice,
+are refused up front).  A non-empty ``OUT`` is refused unless ``--resume`` (a finished run is
+reused, an interrupted one resumed) or ``--force`` (replaced); ``OUT`` and each run folder are
+locked while written, so a second sweep into them fails at once.  The sweep writes ``OUT/results.csv`` (one row per run)
 and ``OUT/results.md`` (the per-run table and a family x model table of the normalised
 accuracy at the test length: the best learning rate per seed, averaged over seeds; with an
 ``n_train`` axis its rows are ``family (n=N)``).
@@ -38,13 +41,13 @@ import io
 import itertools
 import math
 import re
-import shutil
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
 from bilinear.errors import BilinearError, ConfigError
+from bilinear.fileio import FolderLock, prepare_output_dir
 
 try:  # Python >= 3.11
     import tomllib
@@ -52,9 +55,9 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the same parser, 
     import tomli as tomllib
 
 from .config import TrainConfig
-from .runs import CHECKPOINT_FILE, RESULT_FILE, RESULTS_CSV, RESULTS_MD
+from .runs import RESULTS_CSV, RESULTS_MD
 
-__all__ = ["Sweep", "run_sweep", "results_table", "markdown_table", "COLUMNS"]
+__all__ = ["Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "COLUMNS"]
 
 #: Columns of results.csv, in order.
 COLUMNS = (
@@ -98,7 +101,12 @@ class Sweep:
                 raise ConfigError(f"key {key!r} in [train] is a grid axis; set it with the top-level list")
             if key not in TrainConfig.field_names():
                 raise ConfigError(f"unknown key {key!r} in [train] of sweep file")
-        self.configs()  # validate every grid point now, not in a worker
+        for name in ("families", "models", "lrs", "seeds", "n_train"):
+            values = getattr(self, name)
+            twice = [v for i, v in enumerate(values) if v in values[:i]]
+            if twice:
+                raise ConfigError(f"sweep key {name!r} lists {twice[0]!r} twice: every grid point must be unique")
+        check_run_names(self.configs())  # validate every grid point now, not in a worker
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":
@@ -149,9 +157,33 @@ def row_label(family: str, n_train) -> str:
 
 
 def run_dir_name(config: TrainConfig) -> str:
-    """``<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` with unsafe characters replaced."""
-    name = f"{_slug(config.spec)}__{_slug(config.model)}__lr{config.lr:g}__s{config.seed}"
+    """``<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` with unsafe characters replaced; the
+    learning rate is written exactly (``repr``), so two learning rates never share a folder.
+
+    >>> c = TrainConfig(spec="cyclic:3", model="full", lr=0.0010000001)
+    >>> run_dir_name(c), run_dir_name(c.replace(lr=0.001)), run_dir_name(c.replace(lr=1e-05))
+    ('cyclic-3__full__lr0.0010000001__s0', 'cyclic-3__full__lr0.001__s0', 'cyclic-3__full__lr1e-05__s0')
+    """
+    name = f"{_slug(config.spec)}__{_slug(config.model)}__lr{_slug(repr(float(config.lr)))}__s{config.seed}"
     return name if config.n_train is None else f"{name}__n{config.n_train}"
+
+
+def _grid_point(c: TrainConfig) -> str:
+    n = "" if c.n_train is None else f", n_train {c.n_train}"
+    return f"(family {c.spec!r}, model {c.model!r}, lr {c.lr!r}, seed {c.seed}{n})"
+
+
+def check_run_names(configs) -> list[str]:
+    """The run folder names of ``configs``; ConfigError naming both grid points when two share one."""
+    seen: dict[str, TrainConfig] = {}
+    for c in configs:
+        name = run_dir_name(c)
+        if name in seen:
+            raise ConfigError(
+                f"grid points {_grid_point(seen[name])} and {_grid_point(c)} would share the run folder {name}"
+            )
+        seen[name] = c
+    return list(seen)
 
 
 def _run_one(config_dict: dict, run_dir: str) -> dict:
@@ -162,15 +194,8 @@ def _run_one(config_dict: dict, run_dir: str) -> dict:
 
     torch.set_num_threads(1)
     config = TrainConfig.from_dict(config_dict)
-    path = Path(run_dir)
-    try:
-        if (path / RESULT_FILE).is_file() or (path / CHECKPOINT_FILE).is_file():
-            result = train_run(config, run_dir, resume=True)
-        else:
-            if path.exists():  # a run that died before its first checkpoint: start it again
-                shutil.rmtree(path)
-            result = train_run(config, run_dir)
-        result = dict(result)
+    try:  # a finished run is reused, an interrupted one resumed (from scratch before its first checkpoint)
+        result = dict(train_run(config, run_dir, resume=Path(run_dir).is_dir()))
     except BilinearError as exc:
         result = {"error": f"{type(exc).__name__}: {exc}", "spec": config.spec, "model": config.model}
     result["run_dir"] = run_dir
@@ -187,14 +212,21 @@ def _row(result: dict, config: TrainConfig) -> dict:
 
 
 def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: str | None = None,
-              quiet: bool = True) -> list[dict]:
-    """Run every grid point; write results.csv and results.md into ``out_dir``; return the rows."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"sweep output {out} exists and is not a directory")
+              quiet: bool = True, force: bool = False, resume: bool = False) -> list[dict]:
+    """Run every grid point; write results.csv and results.md into ``out_dir``; return the rows.
+
+    A non-empty ``out_dir`` is refused unless ``resume`` (finished runs are reused, interrupted
+    ones resumed) or ``force`` (replaced).  The folder is locked while the sweep runs.
+    """
+    out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
+    with FolderLock(out, what="sweep folder"):
+        return _run_locked(sweep, out, workers, ray_address, quiet)
+
+
+def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> list[dict]:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     configs = sweep.configs()
-    dirs = [str(out / "runs" / run_dir_name(c)) for c in configs]
+    dirs = [str(out / "runs" / name) for name in check_run_names(configs)]
     jobs = [(c.to_dict(), d) for c, d in zip(configs, dirs)]
     workers = workers or sweep.workers
     if ray_address:

@@ -169,11 +169,7 @@ def _restore(run, model: nn.Module, optimizer) -> tuple[int, int, bool]:
     state = run.load_checkpoint() if run is not None else None
     if state is None:
         return 0, 0, False
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
-        torch.set_rng_state(state["torch_rng"])
-    return int(state["step"]), int(state["streak"]), bool(state.get("stopped_early", False))
+    return run.restore(state, model, optimizer)  # validated: a bad checkpoint is one line
 
 
 def _loss(model: nn.Module, automaton, words, labels, device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -212,6 +208,21 @@ def _interval_end(model, automaton, config: TrainConfig, step: int, streak: int,
     return record
 
 
+def _check_finite(model: nn.Module, step: int, config: TrainConfig) -> None:
+    """ConfigError when a weight is not finite (the run diverged): never saved, never evaluated."""
+    bad = [name for name, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
+    if bad:
+        raise ConfigError(f"training diverged: the weights {', '.join(bad[:3])} are not finite at step {step} "
+                          f"(lr {config.lr:g}); lower the learning rate")
+
+
+def _check_loss(loss: torch.Tensor, step: int, config: TrainConfig) -> None:
+    """ConfigError when the loss is not finite (the run diverged)."""
+    if not torch.isfinite(loss):
+        raise ConfigError(f"training diverged: the loss is {float(loss.detach())} at step {step + 1} "
+                          f"(lr {config.lr:g}); lower the learning rate")
+
+
 def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) -> dict:
     """Train one model under ``config``; returns the result dict (see module docstring).
 
@@ -239,6 +250,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
         while step < config.steps and not stopped_early:
             words, labels = (t.to(device) for t in _batch(automaton, config, step, pool))
             loss, logits = _loss(model, automaton, words, labels, device)
+            _check_loss(loss, step, config)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             if config.grad_clip > 0:
@@ -257,6 +269,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                 stopped_early = streak >= config.patience and step < config.steps
                 bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
                 sums = [0.0, 0, 0]
+                _check_finite(model, step, config)
                 if run is not None:
                     run.log(record)
                     run.save_checkpoint({
@@ -266,6 +279,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                     })
     finally:
         bar.close()
+    _check_finite(model, step, config)
     result = _result(model, automaton, config, step, stopped_early, device, quiet)
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:

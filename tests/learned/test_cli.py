@@ -115,7 +115,7 @@ def test_train_has_one_argument_per_exposed_config_field():
     assert {f.name for f in fields} - exposed == {"lrs", "train_max_len", "val_max_len"}  # --lr-grid; parts of --train-len, --val-len
     dests = [a.dest for a in _train_parser()._actions]
     assert len(dests) == len(set(dests))
-    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "json", "quiet"}
+    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "force", "json", "quiet"}
 
 
 def test_train_defaults_and_options_map_onto_the_config():
@@ -168,3 +168,56 @@ def test_train_on_an_automaton_file_keeps_a_copy_in_the_run(tmp_path, monkeypatc
     capsys.readouterr()
     assert main(["analyze", str(out), "--json", "--no-figures", "--words", "50", "--length", "10"]) == 0
     assert json.loads(capsys.readouterr().out)
+def test_train_out_follows_the_overwrite_rule(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["train", "parity", "diagonal", "--hidden", "2", "--steps", "10", "--test-len", "10",
+            "--test-words", "4", "--out", str(out), "--quiet", "--json"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"run folder {out} is not empty" in err and "--force" in err and len(err.strip().splitlines()) == 1
+    assert main(argv[:-4] + ["--steps", "20", "--out", str(out), "--force", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["steps"] == 20
+    assert main(argv + ["--force", "--resume"]) == 2
+    assert "give one" in capsys.readouterr().err
+
+
+def test_train_resume_of_a_folder_in_use_is_one_line_naming_the_pid(tmp_path, capsys):
+    import os
+
+    from bilinear.fileio import FolderLock
+
+    out = tmp_path / "run"
+    out.mkdir()
+    with FolderLock(out, what="run folder"):
+        assert main(["train", "parity", "full", "--out", str(out), "--resume", *FAST]) == 2
+    err = capsys.readouterr().err
+    assert f"run folder {out} is being written by process {os.getpid()}" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("lr, message", [("1e30", "training diverged"), ("1e308", "learning rate 1e+308 is over")])
+def test_a_diverging_learning_rate_is_one_line(lr, message, capsys):
+    assert main(["train", "cyclic:3", "full", "--hidden", "6", "--steps", "40", "--lr", lr, "--test-len", "10",
+                 "--test-words", "4", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_sweep_and_reproduce_refuse_a_non_empty_folder(tmp_path, capsys):
+    f = tmp_path / "grid.toml"
+    f.write_text('families = ["parity"]\nmodels = ["diagonal"]\n[train]\nsteps = 10\nhidden = 2\n'
+                 "test_len = 20\ntest_words = 4\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep me")
+    for argv in (["sweep", str(f), "--out", str(out)], ["reproduce", "--quick", "--out", str(out)]):
+        assert main(argv + ["--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"sweep folder {out} is not empty (mine.txt)" in err and len(err.strip().splitlines()) == 1
+    assert (out / "mine.txt").read_text() == "keep me"
+    assert main(["sweep", str(f), "--out", str(out), "--resume", "--quiet"]) == 0
+    assert (out / "mine.txt").exists() and (out / "results.md").exists()
+    assert main(["sweep", str(f), "--out", str(out), "--force", "--quiet"]) == 0
+    assert not (out / "mine.txt").exists() and (out / "results.md").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import importlib.util
 import os
 import signal
@@ -13,9 +14,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from bilinear.errors import ConfigError
+import os
+
+from bilinear.errors import ConfigError, FolderLockedError, OutputExistsError
+from bilinear.fileio import FolderLock
+from bilinear.learned.runs import RunDir
 from bilinear.learned.reproduce import FULL, MEDIUM, QUICK, lr_spread_table, reproduce
-from bilinear.learned.sweep import COLUMNS, Sweep, markdown_table, results_table, run_sweep
+from bilinear.learned.sweep import COLUMNS, Sweep, markdown_table, results_table, run_dir_name, run_sweep
 
 TINY = """
 families = ["parity", "cyclic:3"]
@@ -77,9 +82,12 @@ def test_sweep_writes_csv_and_markdown(tmp_path):
     assert [r["family"] for r in table] == ["parity", "parity", "cyclic:3", "cyclic:3"]
     md = (tmp_path / "out" / "results.md").read_text()
     assert "| family | diagonal |" in md and "| parity |" in md
-    # a second run reuses the finished runs (same numbers, nothing retrained)
-    again = run_sweep(Sweep.from_toml_text(TINY), tmp_path / "out")
+    # a second run refuses the folder, and with resume reuses the finished runs (same numbers)
+    with pytest.raises(OutputExistsError, match="sweep folder .* is not empty .*--force.*--resume"):
+        run_sweep(Sweep.from_toml_text(TINY), tmp_path / "out")
+    again = run_sweep(Sweep.from_toml_text(TINY), tmp_path / "out", resume=True)
     assert [r["test_accuracy"] for r in again] == [r["test_accuracy"] for r in rows]
+    assert not (tmp_path / "out" / ".lock").exists()
 
 
 def test_sweep_with_local_worker_processes(tmp_path):
@@ -245,3 +253,68 @@ def test_every_experiment_file_is_a_valid_sweep():
     addition = Sweep.load(EXPERIMENTS[0].parent / "modular-addition.toml")
     assert addition.families == ("parity", "cyclic:3", "cyclic:5", "cyclic:10", "cyclic:25", "cyclic:50")
     assert addition.lrs == (1e-3, 1e-4, 1e-5) and addition.train["hidden"] == 256
+
+
+def test_learning_rates_that_print_alike_get_their_own_run_folders(tmp_path):
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]').replace(
+        "lrs = [0.05, 0.001]", "lrs = [0.001, 0.0010000001]")
+    rows = run_sweep(Sweep.from_toml_text(text), tmp_path / "out", workers=2)
+    names = sorted(p.name for p in (tmp_path / "out" / "runs").iterdir())
+    assert names == ["parity__diagonal__lr0.0010000001__s0", "parity__diagonal__lr0.001__s0"]
+    for name, lr in [(names[0], 0.0010000001), (names[1], 0.001)]:
+        run = tmp_path / "out" / "runs" / name
+        assert json.loads((run / "config.json").read_text())["lr"] == lr
+        assert [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()] == [20]
+    assert [r["lr"] for r in rows] == [0.001, 0.0010000001]
+
+
+@pytest.mark.parametrize("axis, message", [
+    ("seeds = [0, 0]", "'seeds' lists 0 twice"),
+    ("lrs = [0.001, 1e-3]", "'lrs' lists 0.001 twice"),
+    ('families = ["parity", "parity"]', "'families' lists 'parity' twice"),
+])
+def test_duplicate_grid_points_are_refused_up_front(axis, message):
+    key = axis.split(" =")[0]
+    text = "\n".join(line for line in TINY.splitlines() if not line.startswith(key + " ="))
+    with pytest.raises(ConfigError, match=message):
+        Sweep.from_toml_text(axis + "\n" + text)
+
+
+def test_grid_points_sharing_a_run_folder_are_refused_naming_both(monkeypatch):
+    import bilinear.learned.sweep as sweep_module
+
+    monkeypatch.setattr(sweep_module, "run_dir_name", lambda c: f"{c.spec}__lr{c.lr:.2g}")  # the old, lossy way
+    text = TINY.replace("lrs = [0.05, 0.001]", "lrs = [0.001, 0.0010000001]")
+    with pytest.raises(ConfigError, match=r"grid points \(family 'parity', model 'diagonal', lr 0.001, seed 0\) and "
+                                          r"\(family 'parity', model 'diagonal', lr 0.0010000001, seed 0\) would share"):
+        Sweep.from_toml_text(text)
+
+
+def test_a_sweep_folder_in_use_is_refused_at_once(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    with FolderLock(out, what="sweep folder"):
+        with pytest.raises(FolderLockedError, match=f"sweep folder {out} is being written by process {os.getpid()}"):
+            run_sweep(Sweep.from_toml_text(TINY), out, resume=True)
+
+
+def test_a_run_in_use_is_an_error_of_the_sweep_not_a_second_writer(tmp_path):
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]').replace(
+        "lrs = [0.05, 0.001]", "lrs = [0.05]")
+    sweep = Sweep.from_toml_text(text)
+    run = tmp_path / "out" / "runs" / run_dir_name(sweep.configs()[0])
+    with RunDir(run, sweep.configs()[0]):
+        with pytest.raises(ConfigError, match="1 run.s. of the sweep failed.*FolderLockedError"):
+            run_sweep(sweep, tmp_path / "out", resume=True)
+    assert not (run / "metrics.jsonl").exists()  # the holder's folder was left alone
+    rows = run_sweep(sweep, tmp_path / "out", resume=True)  # and once released, it trains
+    assert rows[0]["steps"] == 20
+
+
+def test_force_replaces_a_sweep_folder(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "old.txt").write_text("x")
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]').replace(
+        "lrs = [0.05, 0.001]", "lrs = [0.05]")
+    run_sweep(Sweep.from_toml_text(text), tmp_path / "out", force=True)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["results.csv", "results.md", "runs"]

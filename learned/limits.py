@@ -1,0 +1,174 @@
+"""Memory limits of a training run, checked when its :class:`~bilinear.learned.config.TrainConfig`
+is built, before anything is allocated.
+
+The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
+
+* the parameters with their gradients and Adam's two moments: ``16 x params``;
+* the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
+  bytes, per layer, plus the attention scores ``batch x train_max_len^2`` of a Transformer) and
+  the evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens``
+  bytes a position, without gradients); ``tokens`` is the embedding width or the symbol count;
+* the words of the evaluation (``test_words x test_len``), of the training accuracy (512 words)
+  and of the ``n_train`` pool (``n_train x train_max_len``), 24 bytes a position.
+
+A run whose estimate is over ``max_memory_gb`` (default :data:`DEFAULT_MAX_MEMORY_GB`, the
+``--max-memory-gb`` option of ``bilinear train``, a ``[train]`` key of a sweep) is refused with
+the estimate and its largest part.  The parameter count is first bounded from the sizes alone;
+only when that bound decides the verdict is the model built on torch's ``meta`` device (no memory)
+to count exactly, a layered baseline at one and two layers and extrapolated.  ``match_params``
+over the parameter count of the largest model searched (hidden size up to
+:data:`MAX_MATCH_HIDDEN`; :func:`largest_model`) is refused at once instead of searching every
+size and silently clamping.
+
+>>> from bilinear.learned.config import TrainConfig
+>>> TrainConfig(spec="parity", model="full", test_len=10**9)
+Traceback (most recent call last):
+...
+bilinear.errors.ConfigError: this run needs more than 5.8e+04 GB (activations: 5.3e+04 GB), over the limit of 8 GB: make it smaller or raise --max-memory-gb (max_memory_gb)
+>>> TrainConfig(spec="parity", model="full", hidden=20000, test_len=10, test_words=8)
+Traceback (most recent call last):
+...
+bilinear.errors.ConfigError: this run needs about 14 GB (parameters with gradients and Adam state: 13 GB), over the limit of 8 GB: make it smaller or raise --max-memory-gb (max_memory_gb)
+"""
+
+from __future__ import annotations
+
+from bilinear.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY_GB", "MAX_MATCH_HIDDEN", "estimate_bytes", "check_limits", "param_bound", "param_count",
+    "largest_model",
+]
+
+#: The default memory limit of a run, in GB (10**9 bytes).
+DEFAULT_MAX_MEMORY_GB = 8.0
+#: The largest hidden size ``match_params`` searches.
+MAX_MATCH_HIDDEN = 1024
+#: Bytes a token position costs in a sampled dataset (words, labels and a share of the lengths).
+_POSITION_BYTES = 24
+_PARAMS = "parameters with gradients and Adam state"
+#: Words of the training accuracy and per evaluation pass (see bilinear.learned.train).
+_TRAIN_EVAL_WORDS, _EVAL_BATCH = 512, 256
+
+
+def param_bound(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
+    """An upper bound of the parameter count of every model of the registry, from sizes alone.
+
+    The token axis T is the embedding width or the symbol count; a model's integer parameter
+    p (rank, block size, layers) enters as ``16 p h^2 + T p``: a bound, not a count.
+    """
+    t = max(n_symbols, embed or 0)
+    p = ms.param or 1
+    h = hidden
+    return (t + 16 * p) * h * h + 16 * (t + n_classes + p + 8) * h + t * (n_symbols + 1 + p) + n_classes + 64
+
+
+def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
+    """The exact parameter count, the model built on the ``meta`` device (nothing allocated);
+    a layered baseline is counted at one and two layers and extrapolated linearly."""
+    import torch
+
+    from .registry import ModelSpec, build_model, count_params
+
+    def count(spec) -> int:
+        with torch.device("meta"):
+            return count_params(build_model(spec, n_symbols, n_classes, hidden, embed=embed))
+
+    if ms.bilinear or ms.param is None or ms.param <= 2:
+        return count(ms)
+    one, two = count(ModelSpec(ms.name, 1)), count(ModelSpec(ms.name, 2))
+    return one + (ms.param - 1) * (two - one)
+
+
+def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = None,
+                   exact: bool = False) -> dict[str, int]:
+    """The parts of the memory estimate of ``config`` (see the module docstring), in bytes."""
+    from .registry import parse_model
+
+    ms = parse_model(config.model)
+    h = hidden or config.hidden
+    count = param_count if exact else param_bound
+    params = count(ms, n_symbols, n_classes, h, config.embed)
+    layers = 1 if ms.bilinear else (ms.param or 1)
+    tokens = 4 * max(n_symbols, config.embed or 0)
+    length = config.train_max_len
+    train = config.batch * length * (64 * h + tokens) * layers
+    if not ms.bilinear and ms.param is not None:  # attention scores of a layered (Transformer) baseline
+        train += config.batch * length * length * 16 * layers
+    evaluate = min(_EVAL_BATCH, config.test_words) * config.test_len * (16 * h + tokens)
+    data = (config.test_words * config.test_len + _TRAIN_EVAL_WORDS * length
+            + (config.n_train or config.batch) * length) * _POSITION_BYTES
+    return {
+        _PARAMS: 16 * params,
+        "activations": max(train, evaluate),
+        "sampled words": data,
+    }
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.2g} GB"
+
+
+def check_limits(config, automaton) -> None:
+    """ConfigError when the memory estimate of ``config`` is over ``config.max_memory_gb`` (or
+    ``match_params`` is over the largest searched model); nothing is allocated."""
+    k, c = automaton.n_symbols, automaton.n_classes
+    hidden = config.hidden if config.match_params is None else MAX_MATCH_HIDDEN
+    limit = config.max_memory_gb * 1e9
+    parts = estimate_bytes(config, k, c, hidden)
+    bound = parts.pop(_PARAMS)
+    if sum(parts.values()) <= limit < sum(parts.values()) + bound:  # the bound may be loose: count exactly
+        parts = estimate_bytes(config, k, c, hidden, exact=True)
+    total = sum(parts.values())
+    if total > limit:
+        name, big = max(parts.items(), key=lambda kv: kv[1])
+        raise ConfigError(
+            f"this run needs {'about' if _PARAMS in parts else 'more than'} {_gb(total)} ({name}: {_gb(big)}), "
+            f"over the limit of "
+            f"{config.max_memory_gb:g} GB: make it smaller or raise --max-memory-gb (max_memory_gb)"
+        )
+    if config.match_params is not None:
+        from .registry import parse_model
+
+        hidden, largest = largest_model(parse_model(config.model), k, c, config.embed)
+        if config.match_params > largest:
+            raise ConfigError(
+                f"match_params {config.match_params} is more than the largest {config.model} model searched "
+                f"has (hidden {hidden}: {largest} parameters)"
+            )
+
+
+def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
+                  max_hidden: int = MAX_MATCH_HIDDEN) -> tuple[int, int]:
+    """``(hidden, parameters)`` of the largest valid hidden size up to ``max_hidden``, counted
+    without building it: a parameter count is a quadratic in the hidden size, fitted exactly
+    (Fractions) through the three smallest valid sizes, each built for real."""
+    from fractions import Fraction
+
+    from .models import check_variant
+    from .registry import build_model, count_params
+
+    def valid(h: int) -> bool:
+        if not ms.bilinear:
+            return True
+        try:
+            check_variant(ms.spec, h)
+        except ConfigError:
+            return False
+        return True
+
+    sizes = [h for h in range(1, max_hidden + 1) if valid(h)]
+    if not sizes:
+        raise ConfigError(f"no valid hidden size for model {ms.spec!r} up to {max_hidden}")
+    top = sizes[-1]
+    points = [(h, count_params(build_model(ms, n_symbols, n_classes, h, embed=embed))) for h in sizes[:3]]
+    if top in dict(points):
+        return top, dict(points)[top]
+    total = Fraction(0)
+    for i, (hi, ni) in enumerate(points):  # Lagrange interpolation at ``top``
+        term = Fraction(ni)
+        for j, (hj, _) in enumerate(points):
+            if j != i:
+                term *= Fraction(top - hj, hi - hj)
+        total += term
+    return top, int(total)

@@ -1,0 +1,111 @@
+"""Limits of a training config, checked before anything is allocated (learned/limits.py)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from bilinear.automata import from_spec
+from bilinear.cli import main
+from bilinear.errors import ConfigError
+from bilinear.learned.config import TrainConfig
+from bilinear.learned.limits import estimate_bytes, largest_model, param_bound, param_count
+from bilinear.learned.registry import build_model, count_params, parse_model
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("changes, part", [
+    ({"batch": 10**8}, "activations"),
+    ({"test_len": 10**9}, "activations"),
+    ({"train_min_len": 2, "train_max_len": 10**9}, "activations"),
+    ({"hidden": 100000}, "activations"),
+    ({"hidden": 20000, "test_len": 10, "test_words": 8}, "parameters with gradients and Adam state"),
+    ({"embed": 10**9}, "activations"),
+    ({"n_train": 10**9}, "sampled words"),
+    ({"model": "transformer:1000000"}, "activations"),
+    ({"model": "lstm", "hidden": 30000, "test_len": 10, "test_words": 8, "batch": 1}, "parameters"),
+])
+def test_sizes_over_the_memory_limit_are_refused_with_the_estimate(changes, part):
+    with pytest.raises(ConfigError, match=rf"needs (about|more than) [0-9.e+]+ GB \({part}.*over the limit of 8 GB.*"
+                                          r"--max-memory-gb"):
+        TrainConfig(**{"spec": "parity", "model": "full", **changes})
+
+
+def test_the_limit_is_an_option_and_not_part_of_the_run():
+    big = {"spec": "parity", "model": "full", "hidden": 20000, "test_len": 10, "test_words": 8}
+    with pytest.raises(ConfigError, match="over the limit of 8 GB"):
+        TrainConfig(**big)
+    assert TrainConfig(**big, max_memory_gb=20).hidden == 20000  # nothing allocated by the config
+    assert TrainConfig(max_memory_gb=1) == TrainConfig()  # a resume may change the limit
+    with pytest.raises(ConfigError, match="over the limit of 0.001 GB"):
+        TrainConfig(max_memory_gb=0.001)
+    for bad in (0, -1, float("inf"), "8"):
+        with pytest.raises(ConfigError, match="max_memory_gb"):
+            TrainConfig(max_memory_gb=bad)
+
+
+@pytest.mark.parametrize("model", ["full", "factorized:3", "block:2", "rotation2d", "diagonal", "positive",
+                                   "lstm", "rnn", "transformer", "transformer:3", "mamba"])
+@pytest.mark.parametrize("hidden, embed", [(2, None), (4, 3), (12, None), (12, 7)])
+def test_the_parameter_bound_bounds_and_the_count_counts(model, hidden, embed):
+    ms = parse_model(model)
+    if model == "transformer:3" and embed:  # the Transformer takes no embedding option
+        embed = None
+    real = count_params(build_model(ms, 3, 4, hidden, embed=embed))
+    assert param_bound(ms, 3, 4, hidden, embed) >= real
+    assert param_count(ms, 3, 4, hidden, embed) == real
+
+
+def test_the_estimate_adds_parameters_activations_and_words():
+    c = TrainConfig(spec="parity", model="diagonal", hidden=4, batch=8, train_min_len=2, train_max_len=5,
+                    test_len=7, test_words=3, n_train=11)
+    parts = estimate_bytes(c, 2, 2, exact=True)
+    params = count_params(build_model("diagonal", 2, 2, 4))
+    assert parts["parameters with gradients and Adam state"] == 16 * params
+    assert parts["activations"] == max(8 * 5 * (64 * 4 + 4 * 2), 3 * 7 * (16 * 4 + 4 * 2))
+    assert parts["sampled words"] == (3 * 7 + 512 * 5 + 11 * 5) * 24
+
+
+def test_match_params_over_the_largest_model_is_refused_at_once():
+    largest = count_params(build_model("full", 2, 2, 1024))
+    with pytest.raises(ConfigError, match=f"match_params 1000000000000 is more than the largest full model "
+                                          f"searched has .hidden 1024: {largest} parameters"):
+        TrainConfig(spec="parity", model="full", match_params=10**12)
+    with pytest.raises(ConfigError, match="hidden 1024"):  # just over: no silent clamp to hidden 1024
+        TrainConfig(spec="parity", model="full", match_params=largest + 1)
+    assert TrainConfig(spec="parity", model="full", match_params=largest).match_params == largest
+
+
+@pytest.mark.parametrize("model", ["full", "factorized:5", "block:3", "rotation2d", "diagonal", "lstm",
+                                   "transformer:2", "mamba"])
+@pytest.mark.parametrize("embed", [None, 5])
+def test_the_largest_model_is_counted_exactly_without_building_it(model, embed):
+    ms = parse_model(model)
+    hidden, n = largest_model(ms, 3, 4, embed, max_hidden=40)
+    assert hidden == (39 if model == "block:3" else 40)  # the largest valid size
+    assert n == count_params(build_model(ms, 3, 4, hidden, embed=embed))
+
+
+def test_learning_rates_beyond_float32_are_refused():
+    with pytest.raises(ConfigError, match="learning rate 1e\\+308 is over 1e\\+30"):
+        TrainConfig(lr=1e308)
+    with pytest.raises(ConfigError, match="learning rate 1e\\+35 is over"):
+        TrainConfig(lrs=(1e-3, 1e35))
+
+
+def test_the_limits_on_the_command_line(capsys):
+    assert main(["train", "parity", "full", "--hidden", "100000", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "over the limit of 8 GB" in err[0] and "--max-memory-gb" in err[0]
+    assert main(["train", "parity", "full", "--max-memory-gb", "0.0001", "--quiet"]) == 2
+    assert "over the limit of 0.0001 GB" in capsys.readouterr().err
+    assert main(["train", "parity", "diagonal", "--hidden", "2", "--steps", "5", "--test-len", "5",
+                 "--test-words", "2", "--max-memory-gb", "1", "--quiet"]) == 0
+
+
+def test_an_automaton_with_many_symbols_counts_them():
+    k = from_spec("cyclic:3").n_symbols
+    small = estimate_bytes(TrainConfig(spec="cyclic:3", model="full", hidden=8), k, 3)
+    wide = estimate_bytes(TrainConfig(spec="cyclic:3", model="full", hidden=8), 1000, 3)
+    assert wide["parameters with gradients and Adam state"] > small["parameters with gradients and Adam state"]
