@@ -5,7 +5,7 @@ automaton they were trained on and returns a :class:`Certificate`:
 
 1. **snap** -- exact weights of the same variant close to the trained ones
    (:mod:`bilinear.constructions.snap`), proved for every word of every length by
-   :func:`~bilinear.constructions.prove.prove`; among the first three candidates proved, the one
+   :func:`~bilinear.constructions.prover.prove`; among the first three candidates proved, the one
    with the longest certified horizon is kept;
 2. **horizon** -- a length L up to which *every* word is certified correct for the float network
    itself (:func:`~bilinear.constructions.horizon.perturbation_horizon`; the theorem is in
@@ -157,7 +157,7 @@ def _horizon_of(weights, snap, proof, automaton):
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizon, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified horizon (ties: the smallest distance)."""
-    from bilinear.constructions.prove import prove
+    from bilinear.constructions.prover import prove
 
     failures: list = []
     attempts, proved = [], []

@@ -2,7 +2,7 @@
 
 A *tracker* maps a batch of token ids ``words`` (batch, time) to per-position logits
 (batch, time, classes) and, when it can, hidden states (batch, time, hidden).  The float check
-(:func:`bilinear.constructions.check.check`), the accuracy-by-length curve and the automaton
+(:func:`bilinear.constructions.floatcheck.check`), the accuracy-by-length curve and the automaton
 extraction (:func:`bilinear.analysis.extract.extract`) accept any tracker; only the spectra,
 commutators and relations need transition matrices (a :class:`~bilinear.constructions.weights.Weights`).
 

@@ -24,7 +24,7 @@ import time
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
-from bilinear.constructions.check import check
+from bilinear.constructions.floatcheck import check
 from bilinear.constructions.registry import build
 from bilinear.constructions.snap import drift
 

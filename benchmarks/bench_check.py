@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.check import check
+from bilinear.constructions.floatcheck import check
 from bilinear.constructions.registry import build
 
 CASES = [("parity", "diagonal"), ("cyclic:7", "rotation2d"), ("dihedral:50", "block:2"),

@@ -144,7 +144,7 @@ def _short_matrix(matrix) -> str:
 def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -> None:
     from bilinear.analysis.report import analyze
     from bilinear.constructions.certificates import certify
-    from bilinear.constructions.check import check
+    from bilinear.constructions.floatcheck import check
     from bilinear.learned.config import TrainConfig
     from bilinear.learned.runs import load_run, train_run
 

@@ -1,8 +1,8 @@
 """bilinear.constructions: weights, exact arithmetic, constructions, proofs and float checks.
 
-``prove`` and ``check`` are both modules and functions; the package exports the functions
-(``bilinear.constructions.prove`` is the function, ``bilinear.constructions.prove.prove`` too
-via the module once imported by its full name).
+The package exports the functions ``prove`` and ``check``; their modules are
+:mod:`bilinear.constructions.prover` and :mod:`bilinear.constructions.floatcheck` (named apart,
+so ``import bilinear.constructions.prover as m`` gives the module, never the function).
 
 >>> from bilinear.constructions import build, prove
 >>> from bilinear.automata.families import from_spec
@@ -15,13 +15,8 @@ from __future__ import annotations
 from .field import CyclotomicField, FieldElement
 from .weights import Variant, Weights, parse_variant
 from .registry import CONSTRUCTIONS, build
-from .prove import Counterexample, Proof, Unproved
-from .prove import prove as _prove_fn
-from .check import CheckResult
-from .check import check as _check_fn
-
-prove = _prove_fn
-check = _check_fn
+from .prover import Counterexample, Proof, Unproved, prove
+from .floatcheck import CheckResult, check
 
 __all__ = [
     "CONSTRUCTIONS",

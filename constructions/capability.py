@@ -4,7 +4,7 @@ Rows are automaton families (spec strings), columns are variants.  A cell is
 
 ``proved``
     the construction registry (:func:`bilinear.constructions.build`) built weights of the
-    column's variant and :func:`~bilinear.constructions.prove.prove` proved them right on every
+    column's variant and :func:`~bilinear.constructions.prover.prove` proved them right on every
     word of every length; the cell shows the hidden size ``d`` (and ``R`` for ``factorized``);
 ``impossible``
     :func:`~bilinear.constructions.certificates.certify` found a (checked) certificate that no

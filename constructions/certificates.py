@@ -212,7 +212,7 @@ class Certificate:
         constancy: the predictions along ``u g^n v`` are eventually 2-periodic / constant
         (Theorems 7, 8) while the automaton's labels are not, so some ``n`` fails; the words are
         tried for ``n = 0 .. max_n``.  Predictions are computed in float64 with the hidden state
-        renormalised after every symbol (as :func:`~bilinear.constructions.check.check` does), so
+        renormalised after every symbol (as :func:`~bilinear.constructions.floatcheck.check` does), so
         any weights work, trained or constructed; for weights of another variant the theorems
         do not apply and ``None`` is a possible answer.
 

@@ -75,7 +75,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     if projection is not None:
         out["projection"] = projection
     if args.float and cell.dim is not None:
-        from .check import check
+        from .floatcheck import check
         from .registry import build
 
         if weights is None:

@@ -1,7 +1,7 @@
 """How far a float network holds: a certified horizon and a directed search for a failing word.
 
 **Lower bound** (Theorem "perturbation horizon" of docs/theory.md).  Let S be a snapped network
-proved by :func:`~bilinear.constructions.prove.prove`, written in its block basis P: the kept
+proved by :func:`~bilinear.constructions.prover.prove`, written in its block basis P: the kept
 coordinates K carry exact rotations, reflections or +-1 (orthogonal: ``||S_a y|| = ||y||``), the
 dropped ones D are zero.  Write the float network in the same basis, each matrix scaled by a
 positive constant (which changes no prediction): ``F_a = P^-1 (c_a A_a) P``.  With
@@ -28,7 +28,7 @@ bound of :mod:`~bilinear.constructions.horizon_blocks` (one scale per block) is 
 the longer certified length is kept.
 
 **Upper bound**: :func:`search_failure` runs the float network (renormalised, as
-:func:`~bilinear.constructions.check.check` does) on powers of every symbol, powers of short
+:func:`~bilinear.constructions.floatcheck.check` does) on powers of every symbol, powers of short
 loops ranked by their measured drift, and random words, and returns the shortest failing prefix.
 """
 

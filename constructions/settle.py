@@ -4,7 +4,7 @@
 matrix``: for a variant with an impossibility theorem it asks the certificate search first
 (:func:`~bilinear.constructions.certificates.certify`); otherwise, or when no certificate exists,
 it builds the smallest known construction (:func:`~bilinear.constructions.registry.build`) — or
-takes the given weights — and proves it exactly (:func:`~bilinear.constructions.prove.prove`).
+takes the given weights — and proves it exactly (:func:`~bilinear.constructions.prover.prove`).
 The verdict is a frozen :class:`Cell` with one JSON shape (:meth:`Cell.to_json`) and one text
 form (:meth:`Cell.text`).
 
@@ -191,7 +191,7 @@ class Cell:
 
 
 def with_float_check(cell: Cell, result) -> Cell:
-    """``cell`` with a float check's result (:class:`~bilinear.constructions.check.CheckResult`)
+    """``cell`` with a float check's result (:class:`~bilinear.constructions.floatcheck.CheckResult`)
     attached: a failed check heads :meth:`Cell.text` and makes ``bilinear verify`` exit 1."""
     return replace(cell, float_check=result.to_json())
 
@@ -234,7 +234,7 @@ def _build(automaton: Automaton, column: str) -> Weights:
 
 def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None, **search) -> Cell:
     """``cell`` completed by the exact proof of ``weights``."""
-    from .prove import DEFAULT_BOUND, prove
+    from .prover import DEFAULT_BOUND, prove
 
     bound = DEFAULT_BOUND if bound is None else bound
     result = prove(weights, automaton, bound=bound, **search)

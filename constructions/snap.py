@@ -20,7 +20,7 @@ The blocks are read in a *block basis* ``P``:
 
 :func:`snap_candidates` yields one :class:`Snap` per choice of kept blocks (the span visited at
 length, then thresholds on the relative modulus); the caller proves each with
-:func:`~bilinear.constructions.prove.prove` and keeps the first that is proved.
+:func:`~bilinear.constructions.prover.prove` and keeps the first that is proved.
 
 >>> import numpy as np
 >>> from bilinear.automata.families import from_spec

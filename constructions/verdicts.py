@@ -1,6 +1,6 @@
 """The verdicts of the exact prover: :class:`Proof`, :class:`Counterexample`, :class:`Unproved`.
 
-Each has ``status`` and ``to_json()``; see :func:`bilinear.constructions.prove.prove`.
+Each has ``status`` and ``to_json()``; see :func:`bilinear.constructions.prover.prove`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 
 from bilinear.automata import from_spec
 from bilinear.automata.strategies import assert_tracks, long_words, words
-from bilinear.constructions.check import check
+from bilinear.constructions.floatcheck import check
 from bilinear.constructions.weights import Weights
 
 M = 5
@@ -94,7 +94,7 @@ def test_exact_proof_of_float_weights_is_never_a_false_positive(model, proved):
     """The exact prover treats float weights as the binary fractions they are: cos(2*pi/5) in
     float64 is not exactly a 5th root, so even the good float model is not *proved*; the
     hand-construction ``bilinear verify cyclic:5 rotation2d`` is (exact cyclotomic entries)."""
-    from bilinear.constructions.prove import Proof, prove
+    from bilinear.constructions.prover import Proof, prove
 
     outcome = prove(model.to_weights(), AUTOMATON, bound=4)
     assert isinstance(outcome, Proof) == proved

@@ -9,9 +9,9 @@ import pytest
 
 from bilinear.automata.families import from_spec
 from bilinear.cli import main
-from bilinear.constructions.check import check
+from bilinear.constructions.floatcheck import check
 from bilinear.constructions.horizon import compress_word
-from bilinear.constructions.prove import prove
+from bilinear.constructions.prover import prove
 from bilinear.constructions.registry import build
 from bilinear.constructions.snap import drift, symbol_periods
 from bilinear.constructions.weights import Weights

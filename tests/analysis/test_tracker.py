@@ -13,7 +13,7 @@ from bilinear.analysis.report import AnalysisConfig, analyze_tracker
 from bilinear.analysis.tracker import ModuleTracker, WeightsTracker, as_tracker
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.check import check
+from bilinear.constructions.floatcheck import check
 from bilinear.constructions.registry import build
 from bilinear.errors import AnalysisError
 from bilinear.learned.baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN

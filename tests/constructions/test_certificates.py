@@ -432,7 +432,7 @@ def test_float_weights_reach_the_same_state_up_to_scale(a: Automaton, variant: s
 def test_certificates_and_the_construction_registry_agree(spec: str, variant: str) -> None:
     """No construction in the registry contradicts a certificate: where a certificate exists,
     build() refuses; where build() succeeds and its weights are proved, there is no certificate."""
-    from bilinear.constructions.prove import prove
+    from bilinear.constructions.prover import prove
     from bilinear.constructions.registry import build
     from bilinear.errors import ConstructionError
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.check import check
+from bilinear.constructions.floatcheck import check
 from bilinear.constructions.floatrun import check_compatible, float_run, float_steps, run_float
-from bilinear.constructions.prove import Proof, prove
+from bilinear.constructions.prover import Proof, prove
 from bilinear.constructions.registry import build
 from bilinear.constructions.weights import Weights
 from bilinear.errors import AnalysisError, MismatchError, WeightsError

@@ -23,7 +23,7 @@ from bilinear.constructions.capability import (
     matrix_cell,
     parse_rows,
 )
-from bilinear.constructions.prove import prove
+from bilinear.constructions.prover import prove
 from bilinear.constructions.registry import build
 from bilinear.errors import ConstructionError, SpecError
 

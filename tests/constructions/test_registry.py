@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from bilinear.automata.automaton import Automaton
 from bilinear.automata.families import from_spec
 from bilinear.automata.strategies import family_specs
-from bilinear.constructions.check import check
-from bilinear.constructions.prove import Proof, prove
+from bilinear.constructions.floatcheck import check
+from bilinear.constructions.prover import Proof, prove
 from bilinear.constructions.registry import CONSTRUCTIONS, adapt, build, candidates, factorized_rank
 from bilinear.errors import ConstructionError, SpecError
 

@@ -18,7 +18,7 @@ from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.certificates import certify
 from bilinear.constructions.fileformat import encode
-from bilinear.constructions.prove import prove
+from bilinear.constructions.prover import prove
 from bilinear.constructions.registry import build
 from bilinear.constructions.variants import parse_variant, project
 from bilinear.constructions.weights import Weights

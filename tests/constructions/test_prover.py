@@ -11,7 +11,7 @@ import pytest
 
 from bilinear.automata.families import from_spec
 from bilinear.constructions.field import cos2pi, sin2pi
-from bilinear.constructions.prove import Counterexample, Proof, Unproved, prove
+from bilinear.constructions.prover import Counterexample, Proof, Unproved, prove
 from bilinear.constructions.registry import build
 from bilinear.constructions.weights import Weights
 from bilinear.errors import WeightsError
@@ -180,7 +180,7 @@ import time
 
 from bilinear.constructions import search as search_module
 from bilinear.constructions.domains import CyclotomicDomain, Domain, IntegerDomain, RationalDomain
-from bilinear.constructions.prove import _closure
+from bilinear.constructions.prover import _closure
 from bilinear.constructions.search import PairSearch
 
 

@@ -11,7 +11,7 @@ from bilinear.automata import Automaton
 from bilinear.automata.words import compress, expand
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.check import check, float_run
+from bilinear.constructions.floatcheck import check, float_run
 from bilinear.constructions.registry import build
 from bilinear.constructions.weights import Weights
 from bilinear.errors import AutomatonError, WeightsError
