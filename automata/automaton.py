@@ -400,8 +400,10 @@ class Automaton:
         return self.labels[self.run_batch(words, trace=trace)]
 
     # -- algebra (see monoid.py) -------------------------------------------------------------
-    def monoid(self, limit: int | None = None) -> "Monoid":
-        """The transformation monoid, by breadth-first closure (see :mod:`bilinear.automata.monoid`)."""
+    def monoid(self, limit: int | None = None, *, time_budget: float | None = None,
+               progress: bool = False) -> "Monoid":
+        """The transformation monoid, by breadth-first closure (see :mod:`bilinear.automata.monoid`;
+        ``time_budget`` and ``progress`` as in :func:`~bilinear.automata.closure.transformation_monoid`)."""
         from .monoid import DEFAULT_LIMIT, transformation_monoid
 
         limit = DEFAULT_LIMIT if limit is None else limit
@@ -409,6 +411,6 @@ class Automaton:
         for known_limit, value in cache.items():
             if value.size <= limit:
                 return value
-        result = transformation_monoid(self, limit=limit)
+        result = transformation_monoid(self, limit=limit, time_budget=time_budget, progress=progress)
         cache[limit] = result
         return result
