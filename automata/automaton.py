@@ -32,10 +32,14 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Automaton"]
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, copy=True)
+def _readonly(array: np.ndarray, copy: bool = True) -> np.ndarray:
+    """A read-only array (a copy unless ``copy=False`` says ``array`` is already private)."""
+    array = np.array(array, copy=True) if copy else array
     array.setflags(write=False)
     return array
+
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def _int_table(table, what: str, ndim: int) -> np.ndarray:
@@ -55,8 +59,11 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
         ):
             raise AutomatonError(f"{what} is ragged: rows have different lengths")
         raise AutomatonError(f"{what} must have {ndim} dimension(s), got shape {array.shape}")
+    if array.dtype.kind == "u" and array.size and int(array.max()) > np.iinfo(np.int64).max:
+        where = ", ".join(str(int(i)) for i in np.unravel_index(int(np.argmax(array)), array.shape))
+        raise AutomatonError(f"{what}[{where}] = {int(array.max())} is out of range (too large)")
     if array.dtype.kind in "iu":
-        return array.astype(np.int64)
+        return array.astype(np.int64)  # always a private copy
     if array.dtype.kind == "b":
         raise AutomatonError(f"{what} must hold integers, got booleans")
     out = np.empty(array.shape, dtype=np.int64)
@@ -67,6 +74,9 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
                 continue
             where = ", ".join(str(i) for i in index)
             raise AutomatonError(f"{what}[{where}] = {value!r} is not an integer")
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
+            where = ", ".join(str(i) for i in index)
+            raise AutomatonError(f"{what}[{where}] = {int(value)} is out of range (too large)")
         out[index] = int(value)
     return out
 
@@ -113,8 +123,9 @@ class Automaton:
             raise AutomatonError("an automaton needs at least one symbol")
         if n_states == 0:
             raise AutomatonError("an automaton needs at least one state")
-        bad = np.argwhere((table < 0) | (table >= n_states))
-        if bad.size:
+        out_of_range = (table < 0) | (table >= n_states)
+        if out_of_range.any():
+            bad = np.argwhere(out_of_range)
             a, q = (int(i) for i in bad[0])
             raise AutomatonError(
                 f"transition table entry delta[{a}, {q}] = {int(table[a, q])} is out of range "
@@ -136,6 +147,12 @@ class Automaton:
             if (label_array < 0).any():
                 q = int(np.argmax(label_array < 0))
                 raise AutomatonError(f"label of state {q} is negative ({int(label_array[q])})")
+            top = int(np.argmax(label_array))
+            if classes is None and label_array[top] >= n_states:
+                raise AutomatonError(
+                    f"label of state {top} is {int(label_array[top])}: without class names a label must "
+                    f"be below the number of states ({n_states}); pass classes=... to name more classes"
+                )
 
         n_classes = int(label_array.max()) + 1
         if classes is None:
@@ -157,9 +174,9 @@ class Automaton:
                 )
 
         set_ = object.__setattr__
-        set_(self, "delta", _readonly(table))
+        set_(self, "delta", _readonly(table, copy=table is delta))
         set_(self, "start", int(start))
-        set_(self, "labels", _readonly(label_array))
+        set_(self, "labels", _readonly(label_array, copy=label_array is labels))
         set_(self, "symbols", symbol_names)
         set_(self, "classes", class_names)
         set_(self, "name", str(name))
@@ -357,7 +374,11 @@ class Automaton:
         return int(self.labels[self.run(word, state)])
 
     def _batch(self, words) -> np.ndarray:
-        array = np.asarray(words)
+        try:
+            array = np.asarray(words)
+        except ValueError as exc:  # numpy refuses ragged nested lists
+            raise AutomatonError("a batch of words must have shape (batch, time): the words have "
+                                 "different lengths (run them one by one with run())") from exc
         if array.ndim != 2:
             raise AutomatonError(f"a batch of words must have shape (batch, time), got {array.shape}")
         if array.size and array.dtype.kind not in "iu":
