@@ -39,6 +39,10 @@ def _readonly(array: np.ndarray, copy: bool = True) -> np.ndarray:
     return array
 
 
+#: Without class names, labels must be below max(states, this): each class up to the largest
+#: label gets a default name, so a label of 10**8 would make 10**8 names.
+MAX_UNNAMED_CLASSES = 1 << 16
+
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
@@ -148,10 +152,12 @@ class Automaton:
                 q = int(np.argmax(label_array < 0))
                 raise AutomatonError(f"label of state {q} is negative ({int(label_array[q])})")
             top = int(np.argmax(label_array))
-            if classes is None and label_array[top] >= n_states:
+            most = max(n_states, MAX_UNNAMED_CLASSES)
+            if classes is None and label_array[top] >= most:
                 raise AutomatonError(
                     f"label of state {top} is {int(label_array[top])}: without class names a label must "
-                    f"be below the number of states ({n_states}); pass classes=... to name more classes"
+                    f"be below max(states, {MAX_UNNAMED_CLASSES:,}) = {most:,} (each class gets a "
+                    f"default name); pass classes=... to name more classes"
                 )
 
         n_classes = int(label_array.max()) + 1
