@@ -235,12 +235,16 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
 MAX_PRODUCT_ENTRIES = 50_000_000
 
 
+def _gib(n_bytes: int) -> str:
+    return f"{n_bytes / 1024**3:.3g}" if n_bytes < 10**300 else f"{n_bytes // 1024**3:.3e}"
+
+
 def _check_product_size(n_states: Sequence[int], n_symbols: Sequence[int], names: Sequence[str]) -> None:
     states, symbols = math.prod(n_states), math.prod(n_symbols)
     if states * symbols > MAX_PRODUCT_ENTRIES:
         raise AutomatonError(
             f"the product {'*'.join(names)} would have {states:,} states x {symbols:,} symbols = "
-            f"{states * symbols:,} table entries (about {states * symbols * 8 / 1024**3:.3g} GiB); "
+            f"{states * symbols:,} table entries (about {_gib(states * symbols * 8)} GiB); "
             f"the limit is {MAX_PRODUCT_ENTRIES:,} entries (bilinear.automata.families.MAX_PRODUCT_ENTRIES)"
         )
 
