@@ -236,7 +236,7 @@ MAX_PRODUCT_ENTRIES = 50_000_000
 
 
 def _gib(n_bytes: int) -> str:
-    return f"{n_bytes / 1024**3:.3g}" if n_bytes < 10**300 else f"{n_bytes // 1024**3:.3e}"
+    return f"{n_bytes / 1024**3:.3g}" if n_bytes < 10**300 else f"10^{len(str(n_bytes // 1024**3)) - 1}"
 
 
 def _check_product_size(n_states: Sequence[int], n_symbols: Sequence[int], names: Sequence[str]) -> None:
