@@ -80,25 +80,53 @@ def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return own - scores.max(axis=1)
 
 
+#: Largest memory the float check may hold, in bytes: the words, their state trace and labels
+#: (24 bytes per symbol) and two hidden states per word (16 bytes per hidden unit); checked
+#: before anything is allocated.  Check long words in several runs with other seeds.
+MAX_CHECK_BYTES = 1024**3
+
+
+def check_bytes(words: int, length: int, hidden: int) -> int:
+    """Bytes the float check holds for ``words`` words of ``length`` symbols and ``hidden`` units."""
+    return words * length * 24 + words * hidden * 16
+
+
+def _check_size(words: int, length: int, hidden: int) -> None:
+    need = check_bytes(words, length, hidden)
+    if need > MAX_CHECK_BYTES:
+        raise WeightsError(
+            f"the float check of {words:,} words of length {length:,} (hidden size {hidden}) would "
+            f"need about {need / 1024**3:.3g} GiB (words x length x 24 bytes + words x hidden x 16); "
+            f"the limit is {MAX_CHECK_BYTES / 1024**3:g} GiB "
+            f"(bilinear.constructions.check.MAX_CHECK_BYTES): lower --words or --length"
+        )
+
+
+def _positive(value, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise WeightsError(f"{what} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def check(weights: Weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None) -> CheckResult:
     """Check ``weights`` against ``automaton`` on random words (uniform symbols, fixed length).
 
     ``word_batch`` (batch, time) of symbol indices replaces the random words when given.
-    Exact weights are converted with ``to_float()``.
+    Exact weights are converted with ``to_float()``.  Sizes past :data:`MAX_CHECK_BYTES` are
+    refused before any word is drawn.
     """
     check_compatible(weights, automaton)
     start = _time.perf_counter()
     if word_batch is None:
-        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-            raise WeightsError(f"length must be a positive integer, got {length!r}")
-        if isinstance(words, bool) or not isinstance(words, int) or words < 1:
-            raise WeightsError(f"words must be a positive integer, got {words!r}")
+        length, words = _positive(length, "length"), _positive(words, "words")
+        _check_size(words, length, weights.dim)
         rng = np.random.default_rng(seed)
         batch = rng.integers(0, automaton.n_symbols, size=(words, length), dtype=np.int64)
     else:
         batch = np.asarray(word_batch)
         if batch.ndim != 2 or batch.shape[0] == 0 or batch.shape[1] == 0:
             raise WeightsError(f"word_batch must have shape (batch, time) with both > 0, got {batch.shape}")
+        _check_size(batch.shape[0], batch.shape[1], weights.dim)
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
     labels = automaton.labels[states]
     A, h0, R = weights.float_arrays()

@@ -52,6 +52,7 @@ bilinear.errors.ConformanceError: variant 'diagonal': A[0][0, 1] = 1 is off the 
 from __future__ import annotations
 
 import json
+import os
 import math
 from pathlib import Path
 
@@ -319,13 +320,20 @@ class Weights:
     @classmethod
     def load(cls, path) -> "Weights":
         """Read a weights file written by :meth:`save` (or by hand, in the documented format)."""
+        _check_path(path)
         return cls.from_json(fileformat.read_json(path), source=str(Path(path)))
 
     @classmethod
     def load_projected(cls, path) -> tuple["Weights", np.ndarray]:
         """Read a weights file, projecting it onto its variant when it does not conform
         (see :meth:`from_json_projected`)."""
+        _check_path(path)
         return cls.from_json_projected(fileformat.read_json(path), source=str(Path(path)))
+
+
+def _check_path(path) -> None:
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise WeightsError(f"a weights file path must be a non-empty string or path, got {path!r}")
 
 
 def _build(cls, decoded, variant, factors, source: str) -> Weights:

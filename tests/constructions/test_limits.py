@@ -1,0 +1,41 @@
+"""Sizes a user can ask for are refused before any allocation, and API misuse is a typed error."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from bilinear.automata import from_spec
+from bilinear.constructions.check import check
+from bilinear.constructions.prove import prove
+from bilinear.constructions.registry import build
+from bilinear.constructions.weights import Weights
+from bilinear.errors import BilinearError, WeightsError
+
+
+@pytest.mark.parametrize("length, words", [(1_000_000, 1000), (500, 10**8), (10**9, 10**9)])
+def test_float_check_size_is_refused_before_drawing_words(length: int, words: int) -> None:
+    w = build("parity", "diagonal")
+    start = time.process_time()
+    with pytest.raises(WeightsError, match=r"would need about [\d.e+]+ GiB.*MAX_CHECK_BYTES.*--words or --length"):
+        check(w, from_spec("parity"), length=length, words=words)
+    assert time.process_time() - start < 1.0
+
+
+def test_float_check_accepts_numpy_integers() -> None:
+    w = build("parity", "diagonal")
+    result = check(w, from_spec("parity"), length=np.int64(5), words=np.int32(3))
+    assert (result.n_words, result.length, result.accuracy) == (3, 5, 1.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda w: prove(w, None),
+    lambda w: check(w, None),
+    lambda w: Weights.load(None),
+    lambda w: Weights.load_projected(None),
+])
+def test_missing_arguments_are_typed_errors(call) -> None:
+    with pytest.raises(BilinearError):
+        call(build("parity", "diagonal"))
