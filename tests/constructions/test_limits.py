@@ -39,3 +39,14 @@ def test_float_check_accepts_numpy_integers() -> None:
 def test_missing_arguments_are_typed_errors(call) -> None:
     with pytest.raises(BilinearError):
         call(build("parity", "diagonal"))
+
+
+def test_uint64_entries_stay_positive() -> None:
+    """A uint64 entry 2**63 must not wrap to -2**63 (in the weights, messages or proofs)."""
+    x = np.uint64(2**63)
+    w = Weights("diagonal", np.array([[[x]], [[1]]], dtype=np.uint64), np.array([1], dtype=np.uint64), [[1], [-1]])
+    assert w.A[0, 0, 0] == 2**63 and w.float_arrays()[0][0, 0, 0] > 0
+    with pytest.raises(WeightsError, match="= 9223372036854775808 is off the diagonal"):
+        Weights("diagonal", np.array([[[1, x], [0, 1]]] * 2, dtype=np.uint64), [1, 0], [[1, 0], [0, 1]])
+    # the word "0" multiplies h0 by 2**63: positive, so class 0 (even) is right; "1" keeps it positive: wrong
+    assert prove(w, from_spec("parity")).word == (1,)
