@@ -53,6 +53,7 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
+from .span import scale_normalised
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "run_network", "preflight", "MAX_EXTRACT_BYTES"]
 
@@ -412,6 +413,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
     preflight(config, weights.n_symbols, weights.dim)
+    weights = scale_normalised(weights)  # margins up to scale, without underflow
     started = _time.perf_counter()
     A, h0, R = weights.float_arrays()
     if not np.isfinite(A).all() or not np.isfinite(h0).all() or not np.isfinite(R).all():

@@ -51,7 +51,7 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from .span import VisitedSpan, visited_span
+from .span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = [
     "RootMatch",
@@ -443,6 +443,7 @@ def spectrum(
     A_1 acts as the identity (up to a positive scale)
     """
     check_compatible(weights, automaton, classes=False, required=False)
+    weights = scale_normalised(weights)  # verdicts up to scale, without underflow
     tol = check_tolerance(tol)
     max_order = check_max_order(max_order)
     word_length = check_positive_int(word_length, "word_length")

@@ -26,7 +26,7 @@ import numpy as np
 
 from bilinear.errors import WeightsError
 
-from .floatrun import check_compatible, float_run
+from .floatrun import check_compatible, float_run, scale_exponents
 from .weights import Weights
 
 __all__ = ["check", "CheckResult", "float_run"]
@@ -130,6 +130,7 @@ def check(weights: Weights, automaton, length: int = 500, words: int = 1000, see
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
     labels = automaton.labels[states]
     A, h0, R = weights.float_arrays()
+    A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
     n, T = batch.shape
 
     worst = np.inf
