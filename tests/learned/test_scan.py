@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+
 import pytest
 import torch
 from hypothesis import given, strategies as st
