@@ -37,6 +37,9 @@ __all__ = [
     "Param",
     "FAMILIES",
     "from_spec",
+    "check_spec",
+    "spec_shape",
+    "MAX_PRODUCT_ENTRIES",
     "parse_spec",
     "split_product",
     "from_permutations",
@@ -596,6 +599,22 @@ def parse_spec(spec: str) -> tuple[Family, dict]:
         if values["N"] > limit:
             raise SpecError(f"{name}:N,alphabet=all is limited to N <= {limit}")
     return family, values
+
+
+def check_spec(spec: str) -> tuple[int, int]:
+    """Validate a spec (products with ``*``) without building anything: SpecError for a bad
+    spec, AutomatonError for a product past :data:`MAX_PRODUCT_ENTRIES`; returns the
+    ``(states, symbols)`` the automaton would have.  Cheap where :func:`from_spec` of
+    ``cyclic:10000`` fills a 10^8-entry table.
+
+    >>> check_spec("cyclic:10000"), check_spec("parity*dihedral:3")
+    ((10000, 10000), (12, 4))
+    """
+    parts = split_product(spec)
+    shapes = [spec_shape(family.name, kwargs) for family, kwargs in map(parse_spec, parts)]
+    if len(shapes) > 1:
+        _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
+    return math.prod(a for a, _ in shapes), math.prod(b for _, b in shapes)
 
 
 def from_spec(spec: str) -> Automaton:

@@ -153,14 +153,14 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be positive or null, got {value}")
 
     def _validate_names(self) -> None:
-        from bilinear.automata import from_spec
+        from bilinear.automata.families import check_spec
 
         from .models import INITS, check_variant
         from .registry import parse_model
         from .scan import SCANS
 
         try:
-            from_spec(self.spec)
+            check_spec(self.spec)  # parsed, not built: a sweep validates many configs
         except BilinearError as exc:
             raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
         ms = parse_model(self.model)
