@@ -36,6 +36,7 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.errors import ConstructionError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
+from .search import Clock, OutOfTime, building
 from .weights import Weights, parse_variant
 
 __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant"]
@@ -228,10 +229,18 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
         return replace(cell, status="impossible", certificate=cert,
                        detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
     try:
-        built = _build(automaton, variant)
+        with building(Clock(time_budget, progress)):
+            built = _build(automaton, variant)
     except ConstructionError as exc:
         why = "no certificate exists" if certifiable else "no impossibility theorem for this variant"
         return replace(cell, detail=f"no construction ({exc}); {why}", seconds=time.perf_counter() - start)
+    except OutOfTime as out:
+        seconds, done, total = out.args
+        return replace(cell, seconds=time.perf_counter() - start,
+                       detail=f"construction not built within the time budget of {time_budget:g} s "
+                              f"({done} of {total} states after {seconds:.1f} s); raise --time-budget")
+    if time_budget is not None:
+        time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
     cell = _proved(replace(cell, source="construction"), built, automaton, bound,
                    time_budget=time_budget, progress=progress)
     return replace(cell, seconds=time.perf_counter() - start)

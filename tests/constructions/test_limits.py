@@ -50,3 +50,18 @@ def test_uint64_entries_stay_positive() -> None:
         Weights("diagonal", np.array([[[1, x], [0, 1]]] * 2, dtype=np.uint64), [1, 0], [[1, 0], [0, 1]])
     # the word "0" multiplies h0 by 2**63: positive, so class 0 (even) is right; "1" keeps it positive: wrong
     assert prove(w, from_spec("parity")).word == (1,)
+
+
+def test_building_a_construction_respects_the_time_budget_and_shows_progress(monkeypatch, capsys) -> None:
+    """verify dihedral:25000 block:2 spent minutes silently building the construction."""
+    from bilinear.constructions import search
+    from bilinear.constructions.settle import settle
+
+    start = time.process_time()
+    cell = settle("dihedral:400", "block:2", time_budget=1e-6)
+    assert cell.status == "open" and "construction not built within the time budget of 1e-06 s" in cell.detail
+    assert time.process_time() - start < 5
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    assert settle("dihedral:5", "block:2", progress=True).status == "proved"
+    assert "build: 1 of 10 states" in capsys.readouterr().err
