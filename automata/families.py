@@ -346,7 +346,8 @@ def _dihedral(N: int) -> Automaton:
 
 
 def _cyclic(M: int) -> Automaton:
-    delta = (np.arange(M)[:, None] + np.arange(M)[None, :]) % M
+    # row a is (a + q) mod M: a window of 0..M-1 written twice (no M^2 modulo operations)
+    delta = np.lib.stride_tricks.sliding_window_view(np.tile(np.arange(M), 2), M)[:M]
     return Automaton(delta, symbols=[str(a) for a in range(M)], name=f"cyclic:{M}")
 
 
