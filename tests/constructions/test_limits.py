@@ -65,3 +65,35 @@ def test_building_a_construction_respects_the_time_budget_and_shows_progress(mon
     monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
     assert settle("dihedral:5", "block:2", progress=True).status == "proved"
     assert "build: 1 of 10 states" in capsys.readouterr().err
+
+
+def test_reachable_order_is_the_shortlex_breadth_first_order() -> None:
+    """The vectorised breadth-first search gives the order and words of the Python loop it
+    replaced (which took minutes on cyclic:10000's 10^8 transitions)."""
+    from bilinear.constructions.certificates import _reachable
+
+    def loop(a):
+        index, order, words, i = {a.start: 0}, [a.start], [()], 0
+        while i < len(order):
+            for s in range(a.n_symbols):
+                r = int(a.delta[s, order[i]])
+                if r not in index:
+                    index[r] = len(order)
+                    order.append(r)
+                    words.append(words[i] + (s,))
+            i += 1
+        return tuple(order), tuple(words)
+
+    for spec in ["parity", "dihedral:9", "symmetric:4", "random:states=200,symbols=2,seed=4",
+                 "modarith:12", "flipflop:5", "cyclic:3*dihedral:4"]:
+        reach = _reachable(from_spec(spec))
+        assert (reach.states, reach.words) == loop(from_spec(spec)), spec
+
+
+def test_settle_skips_a_certificate_search_past_its_limit(monkeypatch) -> None:
+    from bilinear.constructions import settle as settle_module
+
+    assert settle_module.settle("cyclic:3", "diagonal").status == "impossible"
+    monkeypatch.setattr(settle_module, "CERTIFY_WORK_LIMIT", 1)
+    cell = settle_module.settle("cyclic:3", "diagonal")
+    assert cell.status == "open" and "certificate search skipped: states x symbols^2 = 27" in cell.detail
