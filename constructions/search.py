@@ -202,6 +202,9 @@ class PairSearch:
     def add(self, q: int, hid: int, parent: int, symbol: int) -> int | None:
         """The index of the new pair, or None when it was seen before."""
         key = (q, hid)
+        if self._clock is not None:  # every step, new pair or not: thousands of symbols per pair
+            self._directions = max(self._directions, hid + 1)
+            self._clock.tick(len(self.q) + (key not in self._index), self._directions)
         if key in self._index:
             return None
         idx = len(self.q)
@@ -210,9 +213,6 @@ class PairSearch:
         self.hidden.append(hid)
         self.parent.append(parent)
         self.symbol.append(symbol)
-        if self._clock is not None:
-            self._directions = max(self._directions, hid + 1)
-            self._clock.tick(idx + 1, self._directions)
         return idx
 
     def truncate(self, n: int) -> None:

@@ -97,3 +97,11 @@ def test_settle_skips_a_certificate_search_past_its_limit(monkeypatch) -> None:
     monkeypatch.setattr(settle_module, "CERTIFY_WORK_LIMIT", 1)
     cell = settle_module.settle("cyclic:3", "diagonal")
     assert cell.status == "open" and "certificate search skipped: states x symbols^2 = 27" in cell.detail
+
+
+def test_prover_reads_its_clock_on_every_step_not_only_on_new_pairs() -> None:
+    """cyclic:1000 full pairs few states with many symbols: the clock, read only on new pairs
+    (every 256th), let it run minutes past its budget without a progress line."""
+    a = from_spec("cyclic:12")  # 12 pairs (fewer than the 16 between clock reads), 144 steps
+    result = prove(build(a, "full"), a, time_budget=1e-6)
+    assert type(result).__name__ == "Unproved" and "time budget" in str(result.reason)
