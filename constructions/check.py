@@ -29,7 +29,7 @@ from bilinear.errors import WeightsError
 from .floatrun import check_compatible, float_run, scale_exponents
 from .weights import Weights
 
-__all__ = ["check", "CheckResult", "float_run"]
+__all__ = ["check", "CheckResult", "float_run", "check_size", "MAX_CHECK_BYTES"]
 
 
 @dataclass(frozen=True)
@@ -91,11 +91,13 @@ def check_bytes(words: int, length: int, hidden: int) -> int:
     return words * length * 24 + words * hidden * 16
 
 
-def _check_size(words: int, length: int, hidden: int) -> None:
+def check_size(words: int, length: int, hidden: int = 0) -> None:
+    """WeightsError, with the estimate, when the float check would pass :data:`MAX_CHECK_BYTES`."""
     need = check_bytes(words, length, hidden)
     if need > MAX_CHECK_BYTES:
         raise WeightsError(
-            f"the float check of {words:,} words of length {length:,} (hidden size {hidden}) would "
+            f"the float check of {words:,} words of length {length:,}"
+            f"{f' (hidden size {hidden})' if hidden else ''} would "
             f"need about {need / 1024**3:.3g} GiB (words x length x 24 bytes + words x hidden x 16); "
             f"the limit is {MAX_CHECK_BYTES / 1024**3:g} GiB "
             f"(bilinear.constructions.check.MAX_CHECK_BYTES): lower --words or --length"
@@ -119,14 +121,14 @@ def check(weights: Weights, automaton, length: int = 500, words: int = 1000, see
     start = _time.perf_counter()
     if word_batch is None:
         length, words = _positive(length, "length"), _positive(words, "words")
-        _check_size(words, length, weights.dim)
+        check_size(words, length, weights.dim)
         rng = np.random.default_rng(seed)
         batch = rng.integers(0, automaton.n_symbols, size=(words, length), dtype=np.int64)
     else:
         batch = np.asarray(word_batch)
         if batch.ndim != 2 or batch.shape[0] == 0 or batch.shape[1] == 0:
             raise WeightsError(f"word_batch must have shape (batch, time) with both > 0, got {batch.shape}")
-        _check_size(batch.shape[0], batch.shape[1], weights.dim)
+        check_size(batch.shape[0], batch.shape[1], weights.dim)
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
     labels = automaton.labels[states]
     A, h0, R = weights.float_arrays()

@@ -50,6 +50,10 @@ def _run_verify(args: argparse.Namespace) -> int:
 
     from .settle import EXIT, settle
 
+    if args.float:  # the words' share of the float check's memory, before any proof
+        from .check import check_size
+
+        check_size(args.words, args.length)
     automaton = from_spec(args.spec)
     weights, projection = _load_weights(args)
     source = f"{args.weights} (projected)" if projection else args.weights

@@ -105,3 +105,16 @@ def test_prover_reads_its_clock_on_every_step_not_only_on_new_pairs() -> None:
     a = from_spec("cyclic:12")  # 12 pairs (fewer than the 16 between clock reads), 144 steps
     result = prove(build(a, "full"), a, time_budget=1e-6)
     assert type(result).__name__ == "Unproved" and "time budget" in str(result.reason)
+
+
+def test_verify_float_size_is_refused_before_the_proof(capsys, monkeypatch) -> None:
+    from bilinear.cli import main
+    from bilinear.constructions import settle as settle_module
+
+    def no_settle(*args, **kwargs):  # pragma: no cover - the point is that it is never called
+        raise AssertionError("the proof ran before the size check")
+
+    monkeypatch.setattr(settle_module, "settle", no_settle)
+    assert main(["verify", "cyclic:3", "full", "--float", "--length", "1000000"]) == 2
+    err = capsys.readouterr().err
+    assert "would need about 22.4 GiB" in err and "MAX_CHECK_BYTES" in err and err.count("\n") == 1
