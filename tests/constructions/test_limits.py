@@ -35,6 +35,7 @@ def test_float_check_accepts_numpy_integers() -> None:
     lambda w: check(w, None),
     lambda w: Weights.load(None),
     lambda w: Weights.load_projected(None),
+    lambda w: __import__("bilinear.analysis.extract", fromlist=["extract"]).extract(w, None),
 ])
 def test_missing_arguments_are_typed_errors(call) -> None:
     with pytest.raises(BilinearError):
