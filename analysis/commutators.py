@@ -36,7 +36,7 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from .span import VisitedSpan, visited_span
+from .span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = ["Commutators", "WordCommutator", "commutators", "commutator_norm"]
 
@@ -205,6 +205,7 @@ def commutators(
     ('commute', False)
     """
     check_compatible(weights, automaton, classes=False, required=False)
+    weights = scale_normalised(weights)  # verdicts up to scale, without underflow
     tol = check_tolerance(tol)
     span_tol = check_tolerance(span_tol, "span_tol")
     word_length = check_positive_int(word_length, "word_length")

@@ -53,8 +53,9 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
+from .span import scale_normalised
 
-__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network"]
+__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES"]
 
 
 #: Clustering methods of :func:`extract`.
@@ -306,12 +307,9 @@ class _Signatures:
     def __init__(self, A: np.ndarray, R: np.ndarray, horizon: int, max_states: int):
         from .matrices import word_matrix, words_up_to
 
-        words = [()] + list(words_up_to(A.shape[0], horizon))
-        if len(words) > MAX_SIGNATURE_WORDS:
-            raise AnalysisError(
-                f"horizon {horizon} gives {len(words)} words per signature with {A.shape[0]} symbols "
-                f"(at most {MAX_SIGNATURE_WORDS}); lower the horizon"
-            )
+        k = A.shape[0]
+        _signature_word_count(k, horizon)  # before any word is made
+        words = [()] + list(words_up_to(k, horizon))
         # readout after each word: R A(w), stacked (words * classes, hidden)
         self.C = R.shape[0]
         self.W = len(words)
@@ -363,6 +361,48 @@ class _Signatures:
 MAX_SIGNATURE_WORDS = 1024
 
 
+#: Largest memory an extraction may hold, in bytes: per symbol of every word the word, the true
+#: labels, the cluster ids and the predictions (32 bytes), and per word two hidden states;
+#: checked before any word is drawn (``--words`` x ``--length`` of ``bilinear analyze``).
+MAX_EXTRACT_BYTES = 1024**3
+
+
+def preflight(config: ExtractConfig, n_symbols: int, hidden: int) -> None:
+    """AnalysisError when ``config`` would pass a size limit of the extraction for ``n_symbols``
+    symbols and ``hidden`` units (:data:`MAX_EXTRACT_BYTES`, and :data:`MAX_SIGNATURE_WORDS`
+    words of length <= horizon for the behaviour method), before any work."""
+    config.validated()
+    _check_extract_size(config.words, config.length, hidden)
+    if config.method == "behaviour":
+        _signature_word_count(n_symbols, config.horizon)
+
+
+def _signature_word_count(k: int, horizon: int) -> int:
+    """Words of length <= ``horizon`` over ``k`` symbols, or AnalysisError past MAX_SIGNATURE_WORDS."""
+    count = horizon + 1 if k == 1 else 1
+    for _ in range(horizon if k > 1 else 0):
+        count = count * k + 1
+        if count > MAX_SIGNATURE_WORDS:
+            break
+    if count > MAX_SIGNATURE_WORDS:
+        total = sum(k**i for i in range(horizon + 1)) if horizon * max(k, 2).bit_length() < 4000 else None
+        raise AnalysisError(
+            f"horizon {horizon} gives {f'{total:,}' if total is not None else 'too many'} words per "
+            f"signature with {k} symbols (at most {MAX_SIGNATURE_WORDS}); lower the horizon"
+        )
+    return count
+
+
+def _check_extract_size(words: int, length: int, hidden: int) -> None:
+    need = words * (length + 1) * 32 + words * hidden * 16
+    if need > MAX_EXTRACT_BYTES:
+        raise AnalysisError(
+            f"extracting from {words:,} words of length {length:,} (hidden size {hidden}) would need "
+            f"about {need / 1024**3:.3g} GiB; the limit is {MAX_EXTRACT_BYTES / 1024**3:g} GiB "
+            f"(bilinear.analysis.extract.MAX_EXTRACT_BYTES): lower --words or --length"
+        )
+
+
 def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
     """Extract the automaton implemented by ``weights`` and compare it with ``automaton``.
 
@@ -388,7 +428,8 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     check_compatible(weights, automaton)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
-    config.validated()
+    preflight(config, weights.n_symbols, weights.dim)
+    weights = scale_normalised(weights)  # margins up to scale, without underflow
     started = _time.perf_counter()
     A, h0, R = weights.float_arrays()
     if not np.isfinite(A).all() or not np.isfinite(h0).all() or not np.isfinite(R).all():

@@ -46,7 +46,7 @@ from .matrices import (
     scale_free_distance,
     word_matrix,
 )
-from .span import VisitedSpan, visited_basis, visited_span
+from .span import VisitedSpan, scale_normalised, visited_basis, visited_span
 
 __all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis", "visited_basis"]
 
@@ -225,6 +225,7 @@ def relation_residuals(
     exceeds ``monoid_limit``.
     """
     check_compatible(weights, automaton, classes=False, required=pairs is None)
+    weights = scale_normalised(weights)  # verdicts up to scale, without underflow
     tol = check_tolerance(tol)
     max_relations = check_positive_int(max_relations, "max_relations", minimum=0)
     if pairs is None:

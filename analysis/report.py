@@ -35,13 +35,13 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
 from .commutators import Commutators, commutators
-from .extract import ExtractConfig, Extraction, extract
+from .extract import ExtractConfig, Extraction, extract, preflight
 from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
 from .span import visited_span
-from .spectrum import Spectrum, spectrum
+from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
 
@@ -132,7 +132,7 @@ class AnalysisConfig:
         check_tolerance(self.span_tol, "span_tol")
         check_positive_int(self.curve_length, "curve_length", minimum=0)
         check_positive_int(self.curve_words, "curve_words")
-        check_positive_int(self.max_order, "max_order")
+        check_max_order(self.max_order)
         check_positive_int(self.word_length, "word_length")
         check_positive_int(self.max_relations, "max_relations", minimum=0)
         if not isinstance(self.extract, ExtractConfig):
@@ -462,6 +462,8 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         raise AnalysisError(f"config must be an AnalysisConfig, got {type(config).__name__}")
     config.validated()
     check_compatible(weights, automaton)
+    if config.run_extraction:
+        preflight(config.extract, weights.n_symbols, weights.dim)  # its size limits, before any work
     span = visited_span(weights)  # shared by the spectra, the commutators and the relations
     sp = spectrum(weights, automaton, max_order=config.max_order, word_length=config.word_length, tol=config.tol,
                   span=span, span_tol=config.span_tol)

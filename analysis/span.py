@@ -33,11 +33,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible, float_steps
+from bilinear.constructions.floatrun import check_compatible, float_steps, scale_exponents
 
 from .matrices import check_positive_int, check_tolerance
 
-__all__ = ["VisitedSpan", "visited_span", "visited_basis"]
+__all__ = ["VisitedSpan", "visited_span", "visited_basis", "scale_normalised"]
+
+
+def scale_normalised(weights):
+    """``weights`` with every float ``A[s]`` whose scale is extreme divided by a power of two
+    (:func:`~bilinear.constructions.floatrun.scale_exponents`; factors' ``C[s]`` alike), the
+    same object when none is.  Predictions are unchanged, and the analyses judge idempotence,
+    orders, relations, commutators and margins on matrices that do not underflow: a network
+    whose ``A`` is scaled by 1e-300 gets the verdicts of the unscaled one."""
+    from bilinear.constructions.weights import Weights
+
+    if weights.exact:
+        return weights
+    A, h0, R = weights.float_arrays()
+    e = scale_exponents(A)
+    if not e.any():
+        return weights
+    factors = None
+    if weights.factors is not None:
+        U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.factors)
+        factors = (U, np.ldexp(C, -e[:, None]), W)
+    return Weights(weights.variant, np.ldexp(A, -e[:, None, None]), h0, R, factors)
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,7 +126,7 @@ def visited_span(
     extra = check_positive_int(extra, "extra")
     seed = check_positive_int(seed, "seed", minimum=0)
     rank_tol = check_tolerance(rank_tol, "rank_tol")
-    A, h0, _ = weights.float_arrays()
+    A, h0, _ = scale_normalised(weights).float_arrays()
     V = visited_basis(A, h0, burn_in=burn_in, words=words, extra=extra, seed=seed, rank_tol=rank_tol)
     C = np.einsum("ia,sij,jb->sab", V, A, V)  # (symbols, dim, dim): V^T A[s] V
     return VisitedSpan(V, C, burn_in, words, extra, seed, rank_tol)

@@ -51,7 +51,7 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from .span import VisitedSpan, visited_span
+from .span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = [
     "RootMatch",
@@ -90,6 +90,20 @@ class RootMatch:
             "j": self.j,
             "distance": self.distance,
         }
+
+
+#: Largest ``max_order`` searched: every order up to it costs a matrix power per matrix and a
+#: scan of the roots of unity, so 10^8 would run for hours.
+MAX_ORDER = 10_000
+
+
+def check_max_order(max_order) -> int:
+    """``max_order`` as an int in ``1..MAX_ORDER``, else AnalysisError naming the limit."""
+    max_order = check_positive_int(max_order, "max_order")
+    if max_order > MAX_ORDER:
+        raise AnalysisError(f"max_order {max_order:,} exceeds the limit {MAX_ORDER:,} "
+                            f"(bilinear.analysis.spectrum.MAX_ORDER); orders past it are not searched")
+    return max_order
 
 
 def nearest_root(z: complex, max_order: int) -> RootMatch:
@@ -460,8 +474,9 @@ def spectrum(
     A_1 acts as the identity (up to a positive scale)
     """
     check_compatible(weights, automaton, classes=False, required=False)
+    weights = scale_normalised(weights)  # verdicts up to scale, without underflow
     tol = check_tolerance(tol)
-    max_order = check_positive_int(max_order, "max_order")
+    max_order = check_max_order(max_order)
     word_length = check_positive_int(word_length, "word_length")
     max_words = check_positive_int(max_words, "max_words", minimum=0)
     names = _symbol_names(weights, automaton)

@@ -32,10 +32,18 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Automaton"]
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, copy=True)
+def _readonly(array: np.ndarray, copy: bool = True) -> np.ndarray:
+    """A read-only array (a copy unless ``copy=False`` says ``array`` is already private)."""
+    array = np.array(array, copy=True) if copy else array
     array.setflags(write=False)
     return array
+
+
+#: Without class names, labels must be below max(states, this): each class up to the largest
+#: label gets a default name, so a label of 10**8 would make 10**8 names.
+MAX_UNNAMED_CLASSES = 1 << 16
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def _int_table(table, what: str, ndim: int) -> np.ndarray:
@@ -55,10 +63,11 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
         ):
             raise AutomatonError(f"{what} is ragged: rows have different lengths")
         raise AutomatonError(f"{what} must have {ndim} dimension(s), got shape {array.shape}")
-    if array.dtype.kind == "u" and array.size and int(array.max()) >= 2**63:
-        raise AutomatonError(f"{what} has an entry {int(array.max())} out of range")
+    if array.dtype.kind == "u" and array.size and int(array.max()) > np.iinfo(np.int64).max:
+        where = ", ".join(str(int(i)) for i in np.unravel_index(int(np.argmax(array)), array.shape))
+        raise AutomatonError(f"{what}[{where}] = {int(array.max())} is out of range (too large)")
     if array.dtype.kind in "iu":
-        return array.astype(np.int64)
+        return array.astype(np.int64)  # always a private copy
     if array.dtype.kind == "b":
         raise AutomatonError(f"{what} must hold integers, got booleans")
     out = np.empty(array.shape, dtype=np.int64)
@@ -69,9 +78,9 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
                 continue
             where = ", ".join(str(i) for i in index)
             raise AutomatonError(f"{what}[{where}] = {value!r} is not an integer")
-        if not -(2**63) <= int(value) < 2**63:
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
             where = ", ".join(str(i) for i in index)
-            raise AutomatonError(f"{what}[{where}] = {str(value)[:40]} is out of range")
+            raise AutomatonError(f"{what}[{where}] = {int(value)} is out of range (too large)")
         out[index] = int(value)
     return out
 
@@ -118,8 +127,9 @@ class Automaton:
             raise AutomatonError("an automaton needs at least one symbol")
         if n_states == 0:
             raise AutomatonError("an automaton needs at least one state")
-        bad = np.argwhere((table < 0) | (table >= n_states))
-        if bad.size:
+        out_of_range = (table < 0) | (table >= n_states)
+        if out_of_range.any():
+            bad = np.argwhere(out_of_range)
             a, q = (int(i) for i in bad[0])
             raise AutomatonError(
                 f"transition table entry delta[{a}, {q}] = {int(table[a, q])} is out of range "
@@ -141,6 +151,14 @@ class Automaton:
             if (label_array < 0).any():
                 q = int(np.argmax(label_array < 0))
                 raise AutomatonError(f"label of state {q} is negative ({int(label_array[q])})")
+            top = int(np.argmax(label_array))
+            most = max(n_states, MAX_UNNAMED_CLASSES)
+            if classes is None and label_array[top] >= most:
+                raise AutomatonError(
+                    f"label of state {top} is {int(label_array[top])}: without class names a label must "
+                    f"be below max(states, {MAX_UNNAMED_CLASSES:,}) = {most:,} (each class gets a "
+                    f"default name); pass classes=... to name more classes"
+                )
 
         n_classes = int(label_array.max()) + 1
         if classes is None:
@@ -162,9 +180,9 @@ class Automaton:
                 )
 
         set_ = object.__setattr__
-        set_(self, "delta", _readonly(table))
+        set_(self, "delta", _readonly(table, copy=table is delta))
         set_(self, "start", int(start))
-        set_(self, "labels", _readonly(label_array))
+        set_(self, "labels", _readonly(label_array, copy=label_array is labels))
         set_(self, "symbols", symbol_names)
         set_(self, "classes", class_names)
         set_(self, "name", str(name))
@@ -362,7 +380,11 @@ class Automaton:
         return int(self.labels[self.run(word, state)])
 
     def _batch(self, words) -> np.ndarray:
-        array = np.asarray(words)
+        try:
+            array = np.asarray(words)
+        except ValueError as exc:  # numpy refuses ragged nested lists
+            raise AutomatonError("a batch of words must have shape (batch, time): the words have "
+                                 "different lengths (run them one by one with run())") from exc
         if array.ndim != 2:
             raise AutomatonError(f"a batch of words must have shape (batch, time), got {array.shape}")
         if array.size and array.dtype.kind not in "iu":
@@ -427,8 +449,10 @@ class Automaton:
         return read(path)
 
     # -- algebra (see monoid.py) -------------------------------------------------------------
-    def monoid(self, limit: int | None = None) -> "Monoid":
-        """The transformation monoid, by breadth-first closure (see :mod:`bilinear.automata.monoid`)."""
+    def monoid(self, limit: int | None = None, *, time_budget: float | None = None,
+               progress: bool = False) -> "Monoid":
+        """The transformation monoid, by breadth-first closure (see :mod:`bilinear.automata.monoid`;
+        ``time_budget`` and ``progress`` as in :func:`~bilinear.automata.closure.transformation_monoid`)."""
         from .monoid import DEFAULT_LIMIT, transformation_monoid
 
         limit = DEFAULT_LIMIT if limit is None else limit
@@ -436,6 +460,6 @@ class Automaton:
         for known_limit, value in cache.items():
             if value.size <= limit:
                 return value
-        result = transformation_monoid(self, limit=limit)
+        result = transformation_monoid(self, limit=limit, time_budget=time_budget, progress=progress)
         cache[limit] = result
         return result

@@ -63,7 +63,7 @@ def _families(args: argparse.Namespace) -> int:
 def _describe(args: argparse.Namespace) -> int:
     if not args.spec.strip():
         raise AutomatonError("describe needs a non-empty spec")
-    facts = describe(args.spec, limit=args.limit)
+    facts = describe(args.spec, limit=args.limit, progress=True)
     if args.json:
         print(json.dumps(facts, indent=2))
     else:

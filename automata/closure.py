@@ -18,6 +18,8 @@ symbol — is the **shortlex least** word of the element.  The result is a
 from __future__ import annotations
 
 import math
+import sys
+import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,15 +37,23 @@ __all__ = [
     "DEFAULT_LIMIT",
     "MEMORY_LIMIT_BYTES",
     "WORK_LIMIT",
+    "row_bytes",
 ]
 
 #: Default largest number of elements the closure enumerates before raising MonoidTooLargeError.
 DEFAULT_LIMIT = 2_000_000
-#: Largest size in bytes of the element table (elements x states) the closure will hold.
+#: Largest size in bytes of the closure's tables the closure will hold: per element its row
+#: (states), its row of the right Cayley table (symbols x 8 bytes), parent and symbol, and its key.
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 #: Largest closure work, in state entries composed (elements x symbols x states), before
-#: MonoidTooLargeError: about a minute of numpy on one core.
-WORK_LIMIT = 20_000_000_000
+#: MonoidTooLargeError: about a minute of numpy on one core (40-80 million entries a second).
+#: Every element found is composed with every symbol once, so the closure refuses as soon as
+#: ``elements found x symbols x states`` passes it -- long before it would have done the work.
+WORK_LIMIT = 4_000_000_000
+#: Bytes per element of a key held in a Python dict (packed and hashed modes).
+_DICT_ENTRY_BYTES = 120
+#: Progress goes to stderr only for closures running longer than this (seconds), then every as often.
+PROGRESS_AFTER = 2.0
 #: The direct-address table is used when states**states is at most this.
 _DIRECT_TABLE_MAX = 1 << 24
 #: Entries (children x states) generated per chunk (bounds the transient memory of one step).
@@ -121,12 +131,16 @@ class _Keys:
             self.map.update(zip(keys.tolist(), indices.tolist()))
 
 
-def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT) -> Monoid:
+def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
+                          time_budget: float | None = None, progress: bool = False) -> Monoid:
     """The transformation monoid of ``automaton`` by breadth-first closure.
 
     Raises :class:`~bilinear.errors.MonoidTooLargeError` (naming ``limit``) as soon as more than
-    ``limit`` elements are found, or when the element table would exceed
-    :data:`MEMORY_LIMIT_BYTES` — before memory runs out.
+    ``limit`` elements are found, when its tables (elements, right Cayley table, keys) would
+    exceed :data:`MEMORY_LIMIT_BYTES`, or when the work (elements found x symbols x states)
+    passes :data:`WORK_LIMIT` — before memory or time runs out.  ``time_budget`` (seconds) stops
+    a slower closure with the same error; ``progress=True`` prints a line on stderr every
+    2 s once the closure has run 2 s.
 
     >>> from bilinear.automata import from_spec
     >>> transformation_monoid(from_spec("symmetric:4")).size
@@ -141,17 +155,49 @@ def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT) -> M
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise AutomatonError(f"monoid limit must be a positive integer, got {limit!r}")
     limit = int(limit)
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
+                                    or not time_budget > 0):
+        raise AutomatonError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
+    clock = _Clock(automaton.name or "this automaton", time_budget, progress)
     try:
-        return _closure(automaton, limit, exact=False)
+        return _closure(automaton, limit, exact=False, clock=clock)
     except _HashCollision:  # pragma: no cover - probability about size**2 / 2**64
-        return _closure(automaton, limit, exact=True)
+        return _closure(automaton, limit, exact=True, clock=clock)
 
 
-def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
+class _Clock:
+    """The closure's time budget and its progress lines (stderr, only once it runs long)."""
+
+    def __init__(self, what: str, budget: float | None, progress: bool) -> None:
+        self.what, self.budget, self.progress = what, budget, bool(progress)
+        self.start = self.last = time.monotonic()
+
+    def tick(self, size: int) -> None:
+        now = time.monotonic()
+        if self.budget is not None and now - self.start > self.budget:
+            raise MonoidTooLargeError(
+                f"the transformation monoid of {self.what} was not enumerated within the time budget "
+                f"of {self.budget:g} s ({size:,} elements found so far)")
+        if self.progress and now - self.start >= PROGRESS_AFTER and now - self.last >= PROGRESS_AFTER:
+            self.last = now
+            print(f"monoid of {self.what}: {size:,} elements, {now - self.start:.1f} s", file=sys.stderr)
+
+
+def row_bytes(n_states: int, n_symbols: int) -> int:
+    """Bytes the closure holds per element of a monoid on ``n_states`` states and ``n_symbols``
+    symbols: the element's row, its right Cayley row (int64 per symbol), parent and symbol, and
+    its key (a dict entry unless the direct-address table is used)."""
+    key = 0 if n_states**n_states <= _DIRECT_TABLE_MAX else _DICT_ENTRY_BYTES
+    return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
+
+
+def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None = None) -> Monoid:
     n, k = automaton.n_states, automaton.n_symbols
     dtype = _dtype_for(n)
     what = automaton.name or "this automaton"
-    max_rows = min(limit, max(1, MEMORY_LIMIT_BYTES // (n * dtype.itemsize)))
+    max_rows = min(limit, max(1, MEMORY_LIMIT_BYTES // row_bytes(n, k)))
+    max_work_rows = max(1, WORK_LIMIT // (k * n))
+    clock = clock or _Clock(what, None, False)
     gens = automaton.delta.astype(dtype)  # (symbols, states)
     _check_group_lower_bound(automaton, limit, max_rows, what)
     keys = _Keys(n, dtype, exact=exact)
@@ -166,16 +212,9 @@ def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
     size = 1
     level_start, level_end = 0, 1
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
-    work = 0
     while level_start < level_end:
-        work += (level_end - level_start) * k * n
-        if work > WORK_LIMIT:
-            raise MonoidTooLargeError(
-                f"the transformation monoid of {what} is too costly to enumerate: the closure "
-                f"would compose more than {WORK_LIMIT:,} state entries (elements x symbols x "
-                f"states = {size:,}+ x {k} x {n})"
-            )
         for lo in range(level_start, level_end, chunk):
+            clock.tick(size)
             hi = min(level_end, lo + chunk)
             frontier = elements[lo:hi]  # (frontier, states)
             # children[p, a] = first frontier element p, then symbol a: gens[a][frontier[p]]
@@ -187,8 +226,10 @@ def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
             if new.size:
                 new = new[np.argsort(first[new], kind="stable")]  # shortlex order of the new ones
                 count = new.size
+                if size + count > max_work_rows:  # each element found is composed once
+                    raise _too_costly(what, size + count, k, n)
                 if size + count > max_rows:
-                    raise _too_large(what, n, max_rows, limit)
+                    raise _too_large(what, n, k, max_rows, limit)
                 if size + count > capacity:
                     capacity = min(max_rows, max(2 * capacity, size + count))
                     elements = _grow(elements, capacity)
@@ -211,13 +252,22 @@ def _closure(automaton: Automaton, limit: int, exact: bool) -> Monoid:
     return _monoid(automaton, size, elements, right, parent, via)
 
 
-def _too_large(what: str, n: int, max_rows: int, limit: int) -> MonoidTooLargeError:
+def _too_costly(what: str, size: int, k: int, n: int) -> MonoidTooLargeError:
+    return MonoidTooLargeError(
+        f"the transformation monoid of {what} is too costly to enumerate: the closure would compose "
+        f"more than {WORK_LIMIT:,} state entries (elements x symbols x states = {size:,}+ x {k} x {n} "
+        f"= {size * k * n:,}+); the limit is bilinear.automata.closure.WORK_LIMIT"
+    )
+
+
+def _too_large(what: str, n: int, k: int, max_rows: int, limit: int) -> MonoidTooLargeError:
     """The error for a closure that outgrew its memory bound or its element limit."""
     if max_rows < limit:
         return MonoidTooLargeError(
             f"the transformation monoid of {what} needs more than "
-            f"{MEMORY_LIMIT_BYTES // 1024**2} MiB for its {n}-state elements "
-            f"(over {max_rows} elements)"
+            f"{MEMORY_LIMIT_BYTES // 1024**2} MiB ({row_bytes(n, k):,} bytes per element for "
+            f"{n} states and {k} symbols, over {max_rows:,} elements); the limit is "
+            f"bilinear.automata.closure.MEMORY_LIMIT_BYTES"
         )
     return MonoidTooLargeError(
         f"the transformation monoid of {what} has more than {limit} elements (limit={limit})"
@@ -251,6 +301,12 @@ def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, wh
     group acting transitively on an orbit has at least as many elements as the orbit
     (orbit-stabiliser), so the closure could not finish within the limits."""
     delta = automaton.delta
+    # every distinct symbol is an element: a lower bound on the work before any is done
+    probe = np.random.default_rng(0).integers(1, 2**62, size=automaton.n_states, dtype=np.int64)
+    with np.errstate(over="ignore"):  # a collision only lowers the bound
+        distinct = int(np.unique(delta.astype(np.int64) @ probe).shape[0])
+    if distinct * automaton.n_symbols * automaton.n_states > WORK_LIMIT:
+        raise _too_costly(what, distinct, automaton.n_symbols, automaton.n_states)
     if not (np.sort(delta, axis=1) == np.arange(automaton.n_states)).all():
         return
     label = np.arange(automaton.n_states, dtype=np.int64)
@@ -271,6 +327,8 @@ def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, wh
             f"the transformation monoid of {what} needs more than {MEMORY_LIMIT_BYTES // 1024**2} MiB "
             f"for its {automaton.n_states}-state elements: it is a group with an orbit of {orbit} states"
         )
+    if orbit * automaton.n_symbols * automaton.n_states > WORK_LIMIT:
+        raise _too_costly(what, orbit, automaton.n_symbols, automaton.n_states)
 
 
 def _grow(array: np.ndarray, capacity: int, fill=None) -> np.ndarray:

@@ -41,7 +41,7 @@ def families_table() -> list[dict]:
     return out
 
 
-def describe(spec: str, limit: int = DEFAULT_LIMIT) -> dict:
+def describe(spec: str, limit: int = DEFAULT_LIMIT, progress: bool = False) -> dict:
     """The facts ``bilinear describe`` prints for a spec, as a JSON-ready dict.
 
     Keys: spec, name, states, symbols (count), symbol_names, classes (count), start,
@@ -50,7 +50,7 @@ def describe(spec: str, limit: int = DEFAULT_LIMIT) -> dict:
     ``SUBGROUP_LIST_LIMIT`` elements).
     """
     automaton = from_spec(spec)
-    monoid = automaton.monoid(limit=limit)
+    monoid = automaton.monoid(limit=limit, progress=progress)
     facts = {
         "spec": spec,
         "name": automaton.name,

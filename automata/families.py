@@ -38,6 +38,9 @@ __all__ = [
     "Param",
     "FAMILIES",
     "from_spec",
+    "check_spec",
+    "spec_shape",
+    "MAX_PRODUCT_ENTRIES",
     "parse_spec",
     "split_product",
     "from_permutations",
@@ -219,9 +222,7 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
             raise AutomatonError(f"product factor {i} is not an Automaton ({type(f).__name__})")
     n_states = [f.n_states for f in factors]
     n_syms = [f.n_symbols for f in factors]
-    size = math.prod(n_states) * math.prod(n_syms)
-    if size > 50_000_000:
-        raise AutomatonError(f"product table would have {size} entries; too large")
+    _check_product_size(n_states, n_syms, [f.name or "?" for f in factors])
     # state index: mixed radix, first factor most significant
     state_tuples = np.array(list(itertools.product(*[range(n) for n in n_states])), dtype=np.int64)
     sym_tuples = list(itertools.product(*[range(k) for k in n_syms]))
@@ -241,6 +242,46 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
     if name is None:
         name = "*".join(f.name or "?" for f in factors)
     return Automaton(delta, start=start, labels=labels, symbols=symbols, classes=classes, name=name)
+
+
+#: Largest transition table of a product (states x symbols, the factors' products), checked from
+#: the factors' specs before any factor is built.
+MAX_PRODUCT_ENTRIES = 50_000_000
+
+
+def _gib(n_bytes: int) -> str:
+    return f"{n_bytes / 1024**3:.3g}" if n_bytes < 10**300 else f"10^{len(str(n_bytes // 1024**3)) - 1}"
+
+
+def _check_product_size(n_states: Sequence[int], n_symbols: Sequence[int], names: Sequence[str]) -> None:
+    states, symbols = math.prod(n_states), math.prod(n_symbols)
+    if states * symbols > MAX_PRODUCT_ENTRIES:
+        raise AutomatonError(
+            f"the product {'*'.join(names)} would have {states:,} states x {symbols:,} symbols = "
+            f"{states * symbols:,} table entries (about {_gib(states * symbols * 8)} GiB); "
+            f"the limit is {MAX_PRODUCT_ENTRIES:,} entries (bilinear.automata.families.MAX_PRODUCT_ENTRIES)"
+        )
+
+
+def spec_shape(family: str, params: dict) -> tuple[int, int]:
+    """``(states, symbols)`` of the automaton a parsed spec names, without building it.
+
+    >>> spec_shape("modarith", {"M": 7}), spec_shape("symmetric", {"N": 4, "alphabet": "all"})
+    ((7, 14), (24, 24))
+    """
+    p = params
+    if family in ("symmetric", "alternating"):
+        order = math.factorial(p["N"]) // (1 if family == "symmetric" else 2)
+        if p.get("alphabet") == "all":
+            return order, order
+        return order, 1 if p["N"] == (2 if family == "symmetric" else 3) else 2
+    shapes = {
+        "parity": lambda: (2, 2), "quaternion": lambda: (8, 2),
+        "cyclic": lambda: (p["M"], p["M"]), "dihedral": lambda: (2 * p["N"], 2),
+        "random": lambda: (p["states"], p["symbols"]), "modarith": lambda: (p["M"], 2 * p["M"]),
+        "flipflop": lambda: (p["N"], p["N"] + 1), "reset": lambda: (p["N"], p["N"] + 1),
+    }
+    return shapes[family]()
 
 
 # --------------------------------------------------------------------------------------------
@@ -316,7 +357,8 @@ def _dihedral(N: int) -> Automaton:
 
 
 def _cyclic(M: int) -> Automaton:
-    delta = (np.arange(M)[:, None] + np.arange(M)[None, :]) % M
+    # row a is (a + q) mod M: a window of 0..M-1 written twice (no M^2 modulo operations)
+    delta = np.lib.stride_tricks.sliding_window_view(np.tile(np.arange(M), 2), M)[:M]
     return Automaton(delta, symbols=[str(a) for a in range(M)], name=f"cyclic:{M}")
 
 
@@ -605,6 +647,20 @@ def resolve(spec_or_path) -> Automaton:
     if is_automaton_file(spec_or_path):
         return Automaton.load(os.fspath(spec_or_path).strip())
     return _from_family_spec(spec_or_path)
+def check_spec(spec: str) -> tuple[int, int]:
+    """Validate a spec (products with ``*``) without building anything: SpecError for a bad
+    spec, AutomatonError for a product past :data:`MAX_PRODUCT_ENTRIES`; returns the
+    ``(states, symbols)`` the automaton would have.  Cheap where :func:`from_spec` of
+    ``cyclic:10000`` fills a 10^8-entry table.
+
+    >>> check_spec("cyclic:10000"), check_spec("parity*dihedral:3")
+    ((10000, 10000), (12, 4))
+    """
+    parts = split_product(spec)
+    shapes = [spec_shape(family.name, kwargs) for family, kwargs in map(parse_spec, parts)]
+    if len(shapes) > 1:
+        _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
+    return math.prod(a for a, _ in shapes), math.prod(b for _, b in shapes)
 
 
 def from_spec(spec: str) -> Automaton:
@@ -621,9 +677,12 @@ def from_spec(spec: str) -> Automaton:
 def _from_family_spec(spec: str) -> Automaton:
     """The automaton of a family spec (products with ``*``), carrying its parsed spec."""
     parts = split_product(spec)
+    parsed = [parse_spec(part) for part in parts]
+    if len(parsed) > 1:  # the product's size from the factors' specs, before building any
+        shapes = [spec_shape(family.name, kwargs) for family, kwargs in parsed]
+        _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
     built, specs = [], []
-    for part in parts:
-        family, kwargs = parse_spec(part)
+    for part, (family, kwargs) in zip(parts, parsed):
         automaton = family.build(**kwargs)
         built.append(automaton)
         specs.append(Spec(family.name, tuple(sorted(kwargs.items())), (), automaton.name or part.strip()))

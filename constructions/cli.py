@@ -66,6 +66,10 @@ def _run_verify(args: argparse.Namespace) -> int:
 
     from .settle import exit_status, settle, with_float_check
 
+    if args.float:  # the words' share of the float check's memory, before any proof
+        from .floatcheck import check_size
+
+        check_size(args.words, args.length)
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights

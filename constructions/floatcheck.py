@@ -39,10 +39,10 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-from .floatrun import check_compatible, float_run
+from .floatrun import check_compatible, float_run, scale_exponents
 from .weights import Weights
 
-__all__ = ["check", "CheckResult", "directed_words", "float_run"]
+__all__ = ["check", "CheckResult", "directed_words", "float_run", "check_size", "MAX_CHECK_BYTES"]
 
 #: At most this many directed words (loops of length 3 are dropped first, then of length 2).
 DIRECTED_MAX = 1024
@@ -155,18 +155,44 @@ def directed_words(automaton, length: int, variant: str | None = None, max_words
     return np.array(rows, dtype=np.int64).reshape(len(rows), length)
 
 
-def _batch(automaton, length, words, seed, word_batch, directed, variant) -> tuple[np.ndarray, int]:
+#: Largest memory the float check may hold, in bytes: the words, their state trace and labels
+#: (24 bytes per symbol) and two hidden states per word (16 bytes per hidden unit); checked
+#: before anything is allocated.  Check long words in several runs with other seeds.
+MAX_CHECK_BYTES = 1024**3
+
+
+def check_bytes(words: int, length: int, hidden: int) -> int:
+    """Bytes the float check holds for ``words`` words of ``length`` symbols and ``hidden`` units."""
+    return words * length * 24 + words * hidden * 16
+
+
+def check_size(words: int, length: int, hidden: int = 0) -> None:
+    """WeightsError, with the estimate, when the float check would pass :data:`MAX_CHECK_BYTES`."""
+    need = check_bytes(words, length, hidden)
+    if need > MAX_CHECK_BYTES:
+        raise WeightsError(
+            f"the float check of {words:,} words of length {length:,}"
+            f"{f' (hidden size {hidden})' if hidden else ''} would "
+            f"need about {need / 1024**3:.3g} GiB (words x length x 24 bytes + words x hidden x 16); "
+            f"the limit is {MAX_CHECK_BYTES / 1024**3:g} GiB "
+            f"(bilinear.constructions.floatcheck.MAX_CHECK_BYTES): lower --words or --length"
+        )
+
+
+def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden: int = 0) -> tuple[np.ndarray, int]:
     """The checked words and how many of them (the first rows) are directed."""
     if word_batch is not None:
         batch = np.asarray(word_batch)
         if batch.ndim != 2 or batch.shape[0] == 0 or batch.shape[1] == 0:
             raise WeightsError(f"word_batch must have shape (batch, time) with both > 0, got {batch.shape}")
+        check_size(batch.shape[0], batch.shape[1], hidden)
         return batch, 0
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
         raise WeightsError(f"length must be a positive integer, got {length!r}")
     if isinstance(words, bool) or not isinstance(words, (int, np.integer)) or words < 1:
         raise WeightsError(f"words must be a positive integer, got {words!r}")
     length, words = int(length), int(words)
+    check_size(words, length, hidden)
     rng = np.random.default_rng(seed)
     batch = rng.integers(0, automaton.n_symbols, size=(words, length), dtype=np.int64)
     if not directed:
@@ -180,6 +206,7 @@ def _score_steps(model, automaton, batch):
     if isinstance(model, Weights):
         check_compatible(model, automaton)
         A, h0, R = model.float_arrays()
+        A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
         yield from float_run(A, h0, batch, R)
         return
     from bilinear.analysis.tracker import as_tracker
@@ -226,7 +253,8 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
         need_automaton(automaton)
     start = _time.perf_counter()
     variant = weights.variant if isinstance(weights, Weights) else None
-    batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant)
+    hidden = weights.dim if isinstance(weights, Weights) else 0
+    batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
     labels = automaton.labels[states]
     n, T = batch.shape

@@ -41,7 +41,30 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "run_float", "unit_rows", "METHODS"]
+__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "run_float", "unit_rows", "METHODS",
+           "scale_exponents"]
+
+#: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
+#: power of two (exactly) before analyses and checks judge it: every verdict is up to scale, and
+#: a network is unchanged by a positive scale per matrix, but products of matrices scaled by
+#: 1e-300 underflow to zero (and "A^2 = c A" then holds for any A).
+SCALE_BAND = 4
+
+
+def scale_exponents(A: np.ndarray) -> np.ndarray:
+    """Per matrix of ``A`` (symbols, d, d), the power of two ``e`` to divide it by: 0 when its
+    largest magnitude lies within ``2^±SCALE_BAND`` (or is 0 or not finite), else the ``e`` that
+    brings it into ``[1, 2)``.  Dividing by ``2**e`` (``np.ldexp(A, -e)``) is exact.
+
+    >>> scale_exponents(np.array([[[1e-300]], [[0.5]], [[3e30]]])).tolist()
+    [-997, 0, 101]
+    """
+    m = np.abs(np.asarray(A, dtype=np.float64)).reshape(A.shape[0], -1).max(axis=1)
+    e = np.frexp(m)[1].astype(np.int64) - 1
+    keep = ~np.isfinite(m) | (m == 0) | ((m >= 2.0**-SCALE_BAND) & (m <= 2.0**SCALE_BAND))
+    e[keep] = 0
+    return e
+
 
 #: Ways of advancing the batch (see the module docstring).
 METHODS = ("auto", "grouped", "gathered")
@@ -112,12 +135,16 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
     """Yield the unit hidden states ``H_t`` (batch, hidden) after each step t = 1..time.
 
     ``A`` (symbols, hidden, hidden) and ``h0`` (hidden,) are float arrays, ``words`` (batch, time)
-    symbol indices (not checked here: see :func:`run_float`).  Every yielded array is new (a
-    consumer may keep it).
+    symbol indices (not checked here: see :func:`run_float`).  Each matrix is first divided by the
+    power of two :func:`scale_exponents` gives (exact, and the network is scale-invariant per
+    step), so a matrix scaled by 1e-300 or 1e300 neither underflows nor overflows.  Every yielded
+    array is new (a consumer may keep it).
     """
     words = np.asarray(words)
     batch, length = words.shape
     k = A.shape[0]
+    A = np.asarray(A, dtype=float)
+    A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact; no step underflows or overflows
     h = np.asarray(h0, dtype=float)
     H = np.tile(h / (np.linalg.norm(h) or 1.0), (batch, 1))
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T

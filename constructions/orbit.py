@@ -28,6 +28,7 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
+from .search import build_tick
 from .weights import Weights
 
 __all__ = ["orbit_weights"]
@@ -53,8 +54,10 @@ def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
     hidden[start] = h0
     seen = {_key(h0): start}
     queue = deque([start])
+    built = 1
     while queue:
         q = queue.popleft()
+        build_tick(built, automaton.n_states)  # time budget and progress of settle()
         for s in range(automaton.n_symbols):
             q2 = int(automaton.delta[s, q])
             if hidden[q2] is not None:
@@ -68,6 +71,7 @@ def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
             seen[_key(h)] = q2
             hidden[q2] = h
             queue.append(q2)
+            built += 1
     readout = np.empty((automaton.n_classes, d), dtype=object)
     readout[:] = 0
     for q, h in enumerate(hidden):

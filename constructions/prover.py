@@ -51,6 +51,7 @@ from collections import deque
 
 import numpy as np
 
+from bilinear.automata.automaton import Automaton
 from bilinear.errors import WeightsError
 
 from .domains import Domain, IntegerDomain, RationalDomain, choose_domain, sparse_rows
@@ -106,7 +107,9 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
 def _check_inputs(weights, automaton, bound) -> None:
     if not isinstance(weights, Weights):
         raise WeightsError(f"prove needs a Weights value, got {type(weights).__name__}")
-    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+    if not isinstance(automaton, Automaton):
+        raise WeightsError(f"prove needs an Automaton to compare the weights with, got {type(automaton).__name__}")
+    if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1:
         raise WeightsError(f"bound must be a positive integer, got {bound!r}")
     if weights.n_symbols != automaton.n_symbols:
         raise WeightsError(

@@ -41,6 +41,7 @@ from .product import direct_sum
 from .quaternion import quaternion_right
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
+from .variants import max_factor_rank
 from .weights import Weights, parse_variant
 
 __all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
@@ -111,8 +112,11 @@ def factorized_rank(w: Weights) -> int:
 def adapt(w: Weights, variant) -> Weights | None:
     """``w`` re-expressed in ``variant`` (embedding where natural), or None if it does not fit."""
     v = parse_variant(variant)
-    if v.info.factored and factorized_rank(w) > v.param:
-        return None
+    if v.info.factored:
+        if v.param > max_factor_rank(w.n_symbols, w.dim):  # before any factor is allocated
+            return None
+        if factorized_rank(w) > v.param:
+            return None
     if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
         w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
     try:
@@ -215,15 +219,20 @@ def build(spec_or_automaton, variant) -> Weights:
     if best is None:
         extra = ""
         if v.info.factored:
-            ranks = []
+            ranks, most = [], []
             for c in CONSTRUCTIONS:
                 if c.applies(family):
                     try:
-                        ranks.append(factorized_rank(c.builder(a)))
+                        base = c.builder(a)
                     except ConstructionError:
-                        pass
+                        continue
+                    ranks.append(factorized_rank(base))
+                    most.append(max_factor_rank(base.n_symbols, base.dim))
             if ranks:
                 extra = f"; the smallest known needs R >= {min(ranks)}"
+            if most and v.param > max(most):
+                extra += (f"; R = {v.param:,} exceeds symbols x hidden = {max(most):,} of every "
+                          f"construction (no factorisation needs more)")
         raise ConstructionError(
             f"no construction of {label} for variant {v.spec!r} (candidates: {', '.join(tried)}){extra}"
         )

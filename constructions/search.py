@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -28,7 +30,7 @@ from bilinear.errors import WeightsError
 from .domains import EPS, Domain, direction_bucket
 from .verdicts import Unproved
 
-__all__ = ["HiddenStore", "PairSearch", "Clock", "OutOfTime"]
+__all__ = ["HiddenStore", "PairSearch", "Clock", "OutOfTime", "building", "build_tick"]
 
 #: Progress is reported only for searches running longer than this (seconds) ...
 PROGRESS_AFTER = 2.0
@@ -45,7 +47,7 @@ class Clock:
     callable ``progress(pairs, directions, seconds)``) of one proof.  The clock is read every
     ``every`` ticks, so a tick costs almost nothing."""
 
-    def __init__(self, time_budget: float | None = None, progress=None, every: int = 256):
+    def __init__(self, time_budget: float | None = None, progress=None, every: int = 16):
         if time_budget is not None and (
             isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0
         ):
@@ -81,6 +83,39 @@ class Clock:
         """A last report when progress was shown at all."""
         if self.reported and self.report is not None:
             self.report(pairs, directions, self.elapsed())
+
+    def tick_build(self, done: int, total: int) -> None:
+        """One state of a construction built: check the budget; with ``progress=True`` a line
+        on stderr every few seconds once building has run two seconds."""
+        now = time.monotonic()
+        if self.deadline is not None and now > self.deadline:
+            raise OutOfTime(now - self.start, done, total)
+        if self.report is _print_progress and now - self.start >= PROGRESS_AFTER and now - self._last >= PROGRESS_EVERY:
+            self._last = now
+            spent = now - self.start
+            left = spent * (total - done) / max(done, 1)
+            print(f"build: {done} of {total} states, {spent:.1f} s (about {left:.0f} s left; "
+                  f"--time-budget stops it)", file=sys.stderr)
+
+
+_BUILD_CLOCK: ContextVar[Clock | None] = ContextVar("build_clock", default=None)
+
+
+@contextmanager
+def building(clock: Clock):
+    """Constructions built inside this block tick ``clock`` (budget and progress) per state."""
+    token = _BUILD_CLOCK.set(clock)
+    try:
+        yield clock
+    finally:
+        _BUILD_CLOCK.reset(token)
+
+
+def build_tick(done: int, total: int) -> None:
+    """Called by builders once per state; a no-op outside :func:`building`."""
+    clock = _BUILD_CLOCK.get()
+    if clock is not None:
+        clock.tick_build(done, total)
 
 
 def _print_progress(pairs: int, directions: int, seconds: float) -> None:
@@ -167,6 +202,9 @@ class PairSearch:
     def add(self, q: int, hid: int, parent: int, symbol: int) -> int | None:
         """The index of the new pair, or None when it was seen before."""
         key = (q, hid)
+        if self._clock is not None:  # every step, new pair or not: thousands of symbols per pair
+            self._directions = max(self._directions, hid + 1)
+            self._clock.tick(len(self.q) + (key not in self._index), self._directions)
         if key in self._index:
             return None
         idx = len(self.q)
@@ -175,9 +213,6 @@ class PairSearch:
         self.hidden.append(hid)
         self.parent.append(parent)
         self.symbol.append(symbol)
-        if self._clock is not None:
-            self._directions = max(self._directions, hid + 1)
-            self._clock.tick(idx + 1, self._directions)
         return idx
 
     def truncate(self, n: int) -> None:

@@ -37,6 +37,7 @@ from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
+from .search import Clock, OutOfTime, building
 from .weights import Weights, parse_variant
 
 __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
@@ -265,6 +266,12 @@ def _automaton(spec_or_automaton) -> tuple[Automaton, str]:
     return spec_or_automaton, spec_or_automaton.name or "automaton"
 
 
+#: Largest certificate search settle() runs, in states x symbols^2 (the commutation search looks
+#: at every pair of symbols at every reachable state); past it the cell is settled by building
+#: a construction, or left open saying the search was skipped.
+CERTIFY_WORK_LIMIT = 200_000_000
+
+
 def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
            progress=None) -> Cell:
@@ -282,15 +289,28 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
                        time_budget=time_budget, progress=progress)
         return replace(cell, seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
-    cert = certify(automaton, spec) if certifiable else None
+    cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
+    searched = certifiable and cost <= CERTIFY_WORK_LIMIT
+    cert = certify(automaton, spec) if searched else None
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
                        detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
     try:
-        built = _build(automaton, variant)
+        with building(Clock(time_budget, progress)):
+            built = _build(automaton, variant)
     except ConstructionError as exc:
-        why = "no certificate exists" if certifiable else "no impossibility theorem for this variant"
+        why = "no certificate exists" if searched else "no impossibility theorem for this variant"
+        if certifiable and not searched:
+            why = (f"certificate search skipped: states x symbols^2 = {cost:,} passes "
+                   f"CERTIFY_WORK_LIMIT = {CERTIFY_WORK_LIMIT:,}")
         return replace(cell, detail=f"no construction ({exc}); {why}", seconds=time.perf_counter() - start)
+    except OutOfTime as out:
+        seconds, done, total = out.args
+        return replace(cell, seconds=time.perf_counter() - start,
+                       detail=f"construction not built within the time budget of {time_budget:g} s "
+                              f"({done} of {total} states after {seconds:.1f} s); raise --time-budget")
+    if time_budget is not None:
+        time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
     cell = _proved(replace(cell, source="construction"), built, automaton, bound,
                    time_budget=time_budget, progress=progress)
     return replace(cell, seconds=time.perf_counter() - start)

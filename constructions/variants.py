@@ -368,8 +368,32 @@ def _matrix_tol(A: np.ndarray, exact: bool) -> np.ndarray:
     return FLOAT_RTOL * np.abs(A).max(axis=(1, 2))
 
 
+def max_factor_rank(symbols: int, hidden: int) -> int:
+    """The largest R of ``factorized:R`` accepted for ``symbols`` matrices of size ``hidden``:
+    ``symbols x hidden`` (the stacked rank decompositions never need more; R >= hidden covers
+    diagonal matrices), checked before the factors ``U, C, W`` are allocated.
+
+    >>> max_factor_rank(2, 8)
+    16
+    """
+    return max(hidden, symbols * hidden)
+
+
+def check_factor_rank(R: int, symbols: int, hidden: int, spec: str) -> None:
+    """ConformanceError, with the bytes the factors would take, when R passes :func:`max_factor_rank`."""
+    most = max_factor_rank(symbols, hidden)
+    if R > most:
+        entries = R * (2 * hidden + symbols)
+        raise ConformanceError(
+            f"variant {spec!r}: R = {R:,} exceeds symbols x hidden = {symbols} x {hidden} = {most:,} "
+            f"(no factorisation needs more; U, C, W would hold {entries:,} entries, about "
+            f"{entries * 8 / 1024**3:.3g} GiB as floats); use factorized:R with R <= {most:,}"
+        )
+
+
 def _check_factorized(A: np.ndarray, R: int, exact: bool, spec: str, factors):
     k, d, _ = A.shape
+    check_factor_rank(R, k, d, spec)
     if factors is None:
         factors = derive_factors(A, R, exact, spec)
     U, C, W = factors
@@ -402,6 +426,7 @@ def derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
     """``(U, C, W)`` with ``A[s] = U diag(C[s]) W^T``: the identity when every matrix is diagonal
     and R >= hidden, else the stacked rank decompositions (ranks judged per matrix)."""
     k, d, _ = A.shape
+    check_factor_rank(R, k, d, spec)
     dtype = object if exact else np.float64
     zero, one = (0, 1) if exact else (0.0, 1.0)
     U, C, W = (np.full(shape, zero, dtype=dtype) for shape in ((d, R), (k, R), (d, R)))
@@ -460,6 +485,7 @@ def project(variant: Variant, A: np.ndarray, factors=None) -> tuple[np.ndarray, 
 
 def _project_factorized(A: np.ndarray, R: int, factors) -> tuple[np.ndarray, tuple | None]:
     k, d, _ = A.shape
+    check_factor_rank(R, k, d, f"factorized:{R}")
     if factors is not None:
         U, C, W = (np.asarray(f, dtype=np.float64) for f in factors)
         for name, f, rows in (("U", U, d), ("C", C, k), ("W", W, d)):

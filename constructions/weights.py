@@ -54,6 +54,7 @@ bilinear.errors.ConformanceError: variant 'diagonal': A[0][0, 1] = 1 is off the 
 from __future__ import annotations
 
 import json
+import os
 import math
 from pathlib import Path
 
@@ -324,14 +325,21 @@ class Weights:
     def load(cls, path, allow_unsigned: bool = False) -> "Weights":
         """Read a weights file written by :meth:`save`; a hand-written file (docs/formats.md)
         has no checksum and loads only with ``allow_unsigned=True``."""
-        return cls.from_json(fileformat.read_json(path), source=str(path), allow_unsigned=allow_unsigned)
+        _check_path(path)
+        return cls.from_json(fileformat.read_json(path), source=str(Path(path)), allow_unsigned=allow_unsigned)
 
     @classmethod
     def load_projected(cls, path, allow_unsigned: bool = False) -> tuple["Weights", np.ndarray]:
         """Read a weights file, projecting it onto its variant when it does not conform
         (see :meth:`from_json_projected`)."""
-        return cls.from_json_projected(fileformat.read_json(path), source=str(path),
+        _check_path(path)
+        return cls.from_json_projected(fileformat.read_json(path), source=str(Path(path)),
                                        allow_unsigned=allow_unsigned)
+
+
+def _check_path(path) -> None:
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise WeightsError(f"a weights file path must be a non-empty string or path, got {path!r}")
 
 
 def _build(cls, decoded, variant, factors, source: str) -> Weights:

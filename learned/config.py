@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from types import SimpleNamespace
 import numbers
 from dataclasses import dataclass, field
 
@@ -195,16 +196,23 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be positive or null, got {value}")
 
     def _validate_names(self):
-        """Check the names; returns the automaton of ``spec`` (built once, for the limits)."""
+        """Check the names; returns the automaton's shape for the memory limits (symbols,
+        classes), found without building the automaton, or None for a moved automaton file."""
         from bilinear.automata import from_spec
+        from bilinear.automata.families import check_spec, is_automaton_file
 
         from .models import INITS, check_variant
         from .registry import parse_model
         from .scan import SCANS
 
         try:
-            # a moved automaton file: the run folder keeps its copy (automaton.json), read there
-            automaton = None if _moved_automaton_file(self.spec) else from_spec(self.spec)
+            if _moved_automaton_file(self.spec):  # the run folder keeps its copy (automaton.json)
+                automaton = None
+            elif is_automaton_file(self.spec):
+                automaton = from_spec(self.spec)
+            else:  # parsed, not built: a sweep validates many configs; classes <= states bounds
+                states, symbols = check_spec(self.spec)  # the estimate from above
+                automaton = SimpleNamespace(n_symbols=symbols, n_classes=states)
         except BilinearError as exc:
             raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
         ms = parse_model(self.model)

@@ -113,3 +113,24 @@ def test_equality_and_hash() -> None:
     assert from_spec("cyclic:3") == from_spec("cyclic:3")
     assert hash(from_spec("cyclic:3")) == hash(from_spec("cyclic:3"))
     assert from_spec("cyclic:3") != from_spec("cyclic:4")
+
+
+def test_hostile_tables_and_labels_are_typed_errors() -> None:
+    """Huge entries overflowed int64 (OverflowError); a huge label made 10**8 class names."""
+    import time
+
+    with pytest.raises(AutomatonError, match=r"transition table\[0, 1\] = 10{30} is out of range"):
+        Automaton([[0, 10**30]])
+    with pytest.raises(AutomatonError, match=r"out of range"):
+        Automaton(np.array([[0, 2**63]], dtype=np.uint64))
+    start = time.process_time()
+    with pytest.raises(AutomatonError, match=r"label of state 1 is 100000000.*below max\(states, 65,536\)"):
+        Automaton([[0, 1]], labels=[0, 10**8])
+    assert time.process_time() - start < 1.0
+    named = Automaton([[0, 1]], labels=[0, 2], classes=["a", "b", "c"])  # named classes still fine
+    assert named.n_classes == 3
+
+
+def test_ragged_batch_is_a_typed_error() -> None:
+    with pytest.raises(AutomatonError, match="different lengths"):
+        Automaton([[0, 1]]).run_batch([[0, 0], [0]])

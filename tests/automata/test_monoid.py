@@ -321,3 +321,38 @@ def test_cyclic_and_dihedral_groups_are_recognised_from_the_table(spec, cyclic, 
     if d is not None:  # every symbol written r^i s^j acts as that element
         n, exponents = d
         assert len(exponents) == a.n_symbols and all(0 <= i < n and j in (0, 1) for i, j in exponents)
+
+
+def test_memory_guard_counts_the_right_cayley_table(monkeypatch) -> None:
+    """modarith:20 has 400 elements of 20 states but 40 symbols: the per-symbol table (8 bytes a
+    symbol) dominates, so a budget of 500 element rows is far too small for it."""
+    import importlib
+
+    mod = importlib.import_module("bilinear.automata.closure")
+    assert mod.row_bytes(1000, 2000) >= 1000 * 2 + 2000 * 8
+    monkeypatch.setattr(mod, "MEMORY_LIMIT_BYTES", 500 * 20)
+    with pytest.raises(MonoidTooLargeError, match="bytes per element for 20 states and 40 symbols"):
+        mod.transformation_monoid(from_spec("modarith:20"))
+
+
+@pytest.mark.parametrize("spec", ["modarith:1000", "modarith:300", "cyclic:2000", "flipflop:2000"])
+def test_costly_closures_are_refused_on_the_elements_found_not_after_the_work(spec: str) -> None:
+    import time
+
+    start = time.process_time()
+    with pytest.raises(MonoidTooLargeError, match="too costly to enumerate.*WORK_LIMIT"):
+        from_spec(spec).monoid()
+    assert time.process_time() - start < 20  # it used to run for minutes (and 21 GB for M=1000)
+
+
+def test_closure_time_budget_and_progress(monkeypatch, capsys) -> None:
+    import importlib
+
+    mod = importlib.import_module("bilinear.automata.closure")
+    with pytest.raises(MonoidTooLargeError, match="within the time budget of 1e-09 s"):
+        mod.transformation_monoid(from_spec("modarith:40"), time_budget=1e-9)
+    with pytest.raises(AutomatonError, match="time_budget"):
+        mod.transformation_monoid(from_spec("parity"), time_budget=-1)
+    monkeypatch.setattr(mod, "PROGRESS_AFTER", 0.0)
+    assert mod.transformation_monoid(from_spec("modarith:40"), progress=True).size == 1600
+    assert "monoid of modarith:40:" in capsys.readouterr().err

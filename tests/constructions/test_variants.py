@@ -139,3 +139,27 @@ def test_projection_commutes_with_scaling_a_matrix(spec, seed, exponent) -> None
     Q, _ = project(v, scaled)
     np.testing.assert_allclose(Q[0], P[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(Q[1], P[1] * 10.0**exponent, rtol=1e-6, atol=1e-300)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_huge_factorized_rank_is_refused_before_allocating_the_factors(exact: bool) -> None:
+    """A weights file declaring factorized:99999999999 allocated 2.18 TiB of factors."""
+    import time
+
+    from bilinear.constructions.registry import build
+    from bilinear.constructions.weights import Weights
+
+    w = build("parity", "diagonal")
+    A, h0, readout = (w.A, w.h0, w.readout) if exact else w.float_arrays()
+    start = time.process_time()
+    with pytest.raises(ConformanceError, match=r"R = 99,999,999,999 exceeds symbols x hidden = 2 x 1 = 2"):
+        Weights("factorized:99999999999", A, h0, readout)
+    assert time.process_time() - start < 1.0
+    assert Weights("factorized:2", A, h0, readout).variant == "factorized:2"  # at the limit: fine
+
+
+def test_verify_a_huge_factorized_rank_is_quick() -> None:
+    from bilinear.constructions.settle import settle
+
+    cell = settle("dihedral:4", "factorized:100000000")
+    assert cell.status == "open" and "exceeds symbols x hidden" in cell.detail
