@@ -206,13 +206,20 @@ class FieldElement:
     (True, 1, 1)
     """
 
-    __slots__ = ("field", "poly", "_hash", "_real")
+    __slots__ = ("field", "poly", "_hash", "_real", "_terms")
 
     def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly, reduced: bool = False):
         self.field = field
         self.poly = poly if reduced else poly % field.modulus
         self._hash = None
         self._real = None
+        self._terms = None  # cache of the non-zero coefficients {k: fmpq} (see terms())
+
+    def terms(self) -> dict:
+        """The non-zero coefficients of the reduced polynomial as ``{k: fmpq}`` (cached)."""
+        if self._terms is None:
+            self._terms = {k: c for k, c in enumerate(self.poly.coeffs()) if c}
+        return self._terms
 
     # --- helpers -------------------------------------------------------------------------
     @property
