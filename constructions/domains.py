@@ -68,9 +68,11 @@ class Domain(Protocol):
 
 
 def sparse_rows(matrix, domain: Domain) -> tuple:
-    """The rows of an object matrix as tuples of ``(column, entry)`` over its non-zero entries."""
+    """The rows of an object matrix as tuples of ``(column, entry)`` over its non-zero entries
+    (entries as the domain's multiplicands: :meth:`SparseCyclotomicDomain.constant`)."""
+    convert = getattr(domain, "constant", domain.convert)
     return tuple(
-        tuple((j, domain.convert(matrix[i, j])) for j in range(matrix.shape[1]) if matrix[i, j] != 0)
+        tuple((j, convert(matrix[i, j])) for j in range(matrix.shape[1]) if matrix[i, j] != 0)
         for i in range(matrix.shape[0])
     )
 
@@ -305,10 +307,12 @@ class SparseCyclotomicDomain(CyclotomicDomain):
             tuple((self.s * j, int(c)) for j, c in enumerate((flint.fmpz_poly([0] * q + [1]) % phi_r).coeffs()) if c)
             for q in range(r)
         ]
+        # x^k (k < 2m) reduced: x^(k mod s) (y^q mod Phi_r(y)), q = (k mod m) // s
+        self._reduce = [tuple((k % m % self.s + off, t) for off, t in self._table[k % m // self.s]) for k in range(2 * m)]
         old = flint.ctx.prec
         flint.ctx.prec = 128
         try:  # cos(2 pi k / m) to within 2^-53 (mid rounded to a float)
-            self._cos = [float((flint.arb(2 * k) / m).cos_pi().mid()) for k in range(self.field.degree)]
+            self._cos = [float((flint.arb(2 * k) / m).cos_pi().mid()) for k in range(m)]
         finally:
             flint.ctx.prec = old
 
@@ -334,18 +338,43 @@ class SparseCyclotomicDomain(CyclotomicDomain):
     def is_zero(self, x) -> bool:
         return not x
 
+    def constant(self, x) -> Terms:
+        """``x`` as a multiplicand of :meth:`mul` with the fewest terms: each group
+        ``x^i p(y)`` (i < s) that is ``c x^i y^q`` reduced becomes the one term ``c x^(i + s q)``
+        (``(zeta^k + zeta^-k) / 2`` has two terms, not up to 2 phi(r)).  Not unique: only for
+        weight matrices and readout rows, never for hidden vectors."""
+        groups: dict = {}
+        for k, c in self.convert(x).items():
+            groups.setdefault(k % self.s, {})[k // self.s] = c
+        out = Terms()
+        for i, p in groups.items():
+            out.update((len(p) > 1 and self._monomial(i, p)) or {i + self.s * j: c for j, c in p.items()})
+        return out
+
+    def _monomial(self, i: int, p: dict) -> dict | None:
+        for q, row in enumerate(self._table):
+            if len(row) == len(p) and all(off // self.s in p for off, _ in row):
+                off, t = row[0]
+                c = p[off // self.s] / t
+                if all(p[o // self.s] == c * u for o, u in row):
+                    return {i + self.s * q: c}
+        return None
+
     def mul(self, a, b) -> Terms:
-        """The product of two sparse elements, reduced."""
-        m, s, table = self.m, self.s, self._table
+        """The product of two sparse elements (``a`` may be a :meth:`constant`), reduced."""
+        reduce = self._reduce
         acc: dict = {}
+        get = acc.get
         for i, x in a.items():
             for j, y in b.items():
-                q, r = divmod((i + j) % m, s)
                 c = x * y
-                for off, t in table[q]:
-                    k = r + off
-                    v = acc.get(k)
-                    acc[k] = c * t if v is None else v + c * t
+                for k, t in reduce[i + j]:
+                    v = get(k)
+                    if t != 1:
+                        c2 = c * t
+                    else:
+                        c2 = c
+                    acc[k] = c2 if v is None else v + c2
         return Terms({k: c for k, c in acc.items() if c})
 
     def dot(self, row, h):
@@ -367,9 +396,7 @@ class SparseCyclotomicDomain(CyclotomicDomain):
         if len(x) == 1 and 0 in x:
             c = x[0]
             return int(c.p) if c.q == 1 else Fraction(int(c.p), int(c.q))
-        out = FieldElement(self.field, self.to_poly(x), reduced=True)
-        out._terms = dict(x)
-        return out
+        return FieldElement.from_terms(self.field, x)
 
     def enclose(self, x) -> tuple[float, float]:
         """``(mid, rad)`` with ``|Re x - mid| <= rad``: every float rounding (coefficient, table
@@ -391,9 +418,11 @@ class SparseCyclotomicDomain(CyclotomicDomain):
         mid, rad = self.enclose(x)
         if abs(mid) > rad:
             return 1 if mid > 0 else -1
-        return real_poly_sign(self.field, self.to_poly(x))
+        return real_poly_sign(self.field, self.to_poly(x) % self.mod)
 
     def parallel(self, a, b, floats=None) -> bool:
+        if list(a) == list(b):  # reduced terms are unique: equal vectors, lambda = 1
+            return True
         for i, x in enumerate(a):
             if x:
                 break
