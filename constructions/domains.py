@@ -362,26 +362,23 @@ class SparseCyclotomicDomain(CyclotomicDomain):
 
     def mul(self, a, b) -> Terms:
         """The product of two sparse elements (``a`` may be a :meth:`constant`), reduced."""
+        return self.dot(((0, a),), (b,))
+
+    def dot(self, row, h) -> Terms:
+        """sum_j a_j h[j] over ``row = ((j, a_j), ...)``, accumulated in one dictionary."""
         reduce = self._reduce
         acc: dict = {}
         get = acc.get
-        for i, x in a.items():
-            for j, y in b.items():
-                c = x * y
-                for k, t in reduce[i + j]:
-                    v = get(k)
-                    if t != 1:
-                        c2 = c * t
-                    else:
-                        c2 = c
-                    acc[k] = c2 if v is None else v + c2
+        for col, a in row:
+            b = h[col]
+            for i, x in a.items():
+                for j, y in b.items():
+                    c = x * y
+                    for k, t in reduce[i + j]:
+                        v = get(k)
+                        c2 = c if t == 1 else c * t
+                        acc[k] = c2 if v is None else v + c2
         return Terms({k: c for k, c in acc.items() if c})
-
-    def dot(self, row, h):
-        acc = self.zero
-        for j, a in row:
-            acc = acc + self.mul(a, h[j])
-        return acc
 
     def matvec(self, rows, h) -> list:
         return [self.dot(row, h) for row in rows]

@@ -239,7 +239,7 @@ class _Readout:
                 if c == L:
                     continue
                 value = self.diff(store.vectors[hid], L, int(c))
-                if best is None or self.domain.sign(value - best) < 0:
+                if best is None or (value != best and self.domain.sign(value - best) < 0):
                     best = value
         return best
 
