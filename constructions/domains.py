@@ -273,6 +273,10 @@ def terms_poly(x: dict) -> flint.fmpq_poly:
     return flint.fmpq_poly(coeffs)
 
 
+def _entry(terms: tuple):
+    return terms[0][0] if len(terms) == 1 and terms[0][1] == 1 else terms
+
+
 #: SparseCyclotomicDomain serves Q(zeta_m) when phi(rad(m)) is at most this.
 SPARSE_MAX_RADICAL_DEGREE = 32
 
@@ -308,7 +312,9 @@ class SparseCyclotomicDomain(CyclotomicDomain):
             for q in range(r)
         ]
         # x^k (k < 2m) reduced: x^(k mod s) (y^q mod Phi_r(y)), q = (k mod m) // s
-        self._reduce = [tuple((k % m % self.s + off, t) for off, t in self._table[k % m // self.s]) for k in range(2 * m)]
+        # (an int when it is the single monomial x^e, else ((e, t), ...))
+        self._reduce = [_entry(tuple((k % m % self.s + off, t) for off, t in self._table[k % m // self.s]))
+                        for k in range(2 * m)]
         old = flint.ctx.prec
         flint.ctx.prec = 128
         try:  # cos(2 pi k / m) to within 2^-53 (mid rounded to a float)
@@ -374,7 +380,12 @@ class SparseCyclotomicDomain(CyclotomicDomain):
             for i, x in a.items():
                 for j, y in b.items():
                     c = x * y
-                    for k, t in reduce[i + j]:
+                    red = reduce[i + j]
+                    if red.__class__ is int:  # x^(i+j) reduces to one monomial x^red
+                        v = get(red)
+                        acc[red] = c if v is None else v + c
+                        continue
+                    for k, t in red:
                         v = get(k)
                         c2 = c if t == 1 else c * t
                         acc[k] = c2 if v is None else v + c2
