@@ -10,6 +10,11 @@ to recognise a hidden direction seen before (Theorem 5 of docs/theory.md, the in
 * otherwise (cyclotomic): vectors are bucketed by their rounded float direction and
   ``parallel(a, b)`` decides exactly whether ``a = lambda b`` with ``lambda > 0``.
 
+Q(zeta_m) has two domains: :class:`CyclotomicDomain` (dense ``fmpq_poly``) and, when
+Phi_m(x) = Phi_r(x^s) has a small radical part phi(r) (m = 2000: r = 10, phi(r) = 4),
+:class:`SparseCyclotomicDomain`, whose elements are dictionaries of their few non-zero reduced
+coefficients, multiplied term by term and enclosed by float sums with a rigorous error bound.
+
 >>> d = RationalDomain()
 >>> h = [d.convert(x) for x in (0, -2, 4)]
 >>> d.key(h) == d.key([d.convert(x) for x in (0, -1, 2)]), d.sign(d.dot(((1, d.convert(3)),), h))
