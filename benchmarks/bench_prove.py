@@ -10,9 +10,11 @@ trust on a shared machine); the S_5 target is a ratio of at least 100x.  Each re
 starts with sympy's cache cleared, so its time does not depend on the cases run before it.
 
 A second table times ``build`` + ``prove`` of dihedral groups in ``block:2`` (entries in
-Q(zeta_n), orbit dictionaries of 2n field elements), side by side with the same run under the
-previous hash of field elements (Galois invariants: every conjugate in one bucket, so the orbit
-dictionaries compared quadratically).  The target is under 2 s for dihedral:2000.
+Q(zeta_n), orbit dictionaries of 2n field elements), side by side with the same run with dense
+elements (every element a degree < phi(m) ``fmpq_poly``, multiplied and reduced mod Phi_m, signs
+screened by ``acb`` balls: the code before the sparse domain) and with the previous hash of field
+elements as well (Galois invariants: every conjugate in one bucket, so the orbit dictionaries
+compared quadratically).  The target is under 2 s (CPU) for dihedral:2000.
 
 Run:  .venv/bin/python benchmarks/bench_prove.py [--budget SECONDS] [--repeat N] [--large N ...]
 """
@@ -30,6 +32,7 @@ from collections import deque
 import sympy
 
 from bilinear.automata.families import from_spec
+from bilinear.constructions.domains import SparseCyclotomicDomain
 from bilinear.constructions.field import FieldElement
 from bilinear.constructions.prover import Proof, prove
 from bilinear.constructions.registry import build
@@ -159,23 +162,42 @@ def _old_hash(self) -> int:
     return hash((self.normalized_trace(), (self * self).normalized_trace()))
 
 
-def large_table(sizes: list[int], baseline_up_to: int) -> None:
+def _with_dense(fn):
+    """Run ``fn`` with the sparse cyclotomic domain switched off (orbit and prover dense)."""
+    saved = SparseCyclotomicDomain.suits
+    SparseCyclotomicDomain.suits = staticmethod(lambda m: False)
+    try:
+        return fn()
+    finally:
+        SparseCyclotomicDomain.suits = saved
+
+
+def _with_old_hash(fn):
+    saved = FieldElement.__hash__
+    FieldElement.__hash__ = _old_hash
+    try:
+        return _with_dense(fn)
+    finally:
+        FieldElement.__hash__ = saved
+
+
+def large_table(sizes: list[int], dense_up_to: int, baseline_up_to: int) -> None:
     print()
-    print(f"{'build + prove':<24}{'build':>9}{'prove':>9}{'total':>9}{'CPU':>9}   {'previous hash: total (CPU)':>28}")
+    print(f"{'build + prove':<24}{'build':>9}{'prove':>9}{'total':>9}{'CPU':>9}   {'dense elements: total (CPU)':>28}"
+          f"   {'+ previous hash: total (CPU)':>28}")
     for n in sizes:
         b, p, cpu, status = _build_and_prove(n)
-        old = "(skipped)"
+        dense = old = "(skipped)"
+        if n <= dense_up_to:
+            db, dp, dcpu, dstatus = _with_dense(lambda: _build_and_prove(n))
+            assert dstatus == status
+            dense = f"{db + dp:7.2f} s ({dcpu:.2f} s CPU)"
         if n <= baseline_up_to:
-            saved = FieldElement.__hash__
-            FieldElement.__hash__ = _old_hash
-            try:
-                ob, op, ocpu, _ = _build_and_prove(n)
-            finally:
-                FieldElement.__hash__ = saved
+            ob, op, ocpu, _ = _with_old_hash(lambda: _build_and_prove(n))
             old = f"{ob + op:7.2f} s ({ocpu:.2f} s CPU)"
         target = "  (target < 2 s)" if n == 2000 else ""
-        print(f"{'dihedral:' + str(n) + ' block:2':<24}{b:8.2f}s{p:8.2f}s{b + p:8.2f}s{cpu:8.2f}s   {old:>28}  "
-              f"{status}{target}")
+        print(f"{'dihedral:' + str(n) + ' block:2':<24}{b:8.2f}s{p:8.2f}s{b + p:8.2f}s{cpu:8.2f}s   {dense:>28}"
+              f"   {old:>28}  {status}{target}")
         sys.stdout.flush()
 
 
@@ -185,6 +207,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=20, help="timed repetitions of the exact proof (default 20)")
     parser.add_argument("--large", type=int, nargs="*", default=[500, 2000],
                         help="dihedral sizes for the build + prove table (default 500 2000)")
+    parser.add_argument("--dense-up-to", type=int, default=2000,
+                        help="run the dense-element baseline for sizes up to this (default 2000, ~15 s)")
     parser.add_argument("--baseline-up-to", type=int, default=500,
                         help="run the previous-hash baseline for sizes up to this (default 500; 2000 takes ~1 min)")
     parser.add_argument("--only", nargs="*", default=None, metavar="SPEC",
@@ -192,7 +216,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     proof_table(args.budget, args.repeat, args.only)
-    large_table(args.large, args.baseline_up_to)
+    large_table(args.large, args.dense_up_to, args.baseline_up_to)
     return 0
 
 

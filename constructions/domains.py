@@ -10,6 +10,11 @@ to recognise a hidden direction seen before (Theorem 5 of docs/theory.md, the in
 * otherwise (cyclotomic): vectors are bucketed by their rounded float direction and
   ``parallel(a, b)`` decides exactly whether ``a = lambda b`` with ``lambda > 0``.
 
+Q(zeta_m) has two domains: :class:`CyclotomicDomain` (dense ``fmpq_poly``) and, when
+Phi_m(x) = Phi_r(x^s) has a small radical part phi(r) (m = 2000: r = 10, phi(r) = 4),
+:class:`SparseCyclotomicDomain`, whose elements are dictionaries of their few non-zero reduced
+coefficients, multiplied term by term and enclosed by float sums with a rigorous error bound.
+
 >>> d = RationalDomain()
 >>> h = [d.convert(x) for x in (0, -2, 4)]
 >>> d.key(h) == d.key([d.convert(x) for x in (0, -1, 2)]), d.sign(d.dot(((1, d.convert(3)),), h))
@@ -32,6 +37,7 @@ __all__ = [
     "RationalDomain",
     "IntegerDomain",
     "CyclotomicDomain",
+    "SparseCyclotomicDomain",
     "sparse_rows",
     "choose_domain",
     "direction_bucket",
@@ -67,9 +73,11 @@ class Domain(Protocol):
 
 
 def sparse_rows(matrix, domain: Domain) -> tuple:
-    """The rows of an object matrix as tuples of ``(column, entry)`` over its non-zero entries."""
+    """The rows of an object matrix as tuples of ``(column, entry)`` over its non-zero entries
+    (entries as the domain's multiplicands: :meth:`SparseCyclotomicDomain.constant`)."""
+    convert = getattr(domain, "constant", domain.convert)
     return tuple(
-        tuple((j, domain.convert(matrix[i, j])) for j in range(matrix.shape[1]) if matrix[i, j] != 0)
+        tuple((j, convert(matrix[i, j])) for j in range(matrix.shape[1]) if matrix[i, j] != 0)
         for i in range(matrix.shape[0])
     )
 
@@ -233,6 +241,216 @@ class CyclotomicDomain:
         return mid, rad
 
 
+class Terms(dict):
+    """A sparse element of Q(zeta_m) for :class:`SparseCyclotomicDomain`: ``{k: fmpq}``, the
+    non-zero coefficients of its polynomial reduced mod Phi_m (unique, so ``==`` is exact)."""
+
+    __slots__ = ()
+
+    def __neg__(self) -> "Terms":
+        return Terms({k: -c for k, c in self.items()})
+
+    def __add__(self, other: "Terms") -> "Terms":
+        out = Terms(self)
+        for k, c in other.items():
+            v = out.get(k)
+            if v is None:
+                out[k] = c
+            else:
+                v = v + c
+                if v:
+                    out[k] = v
+                else:
+                    del out[k]
+        return out
+
+    def __sub__(self, other: "Terms") -> "Terms":
+        return self + (-other)
+
+
+def terms_poly(x: dict) -> flint.fmpq_poly:
+    """The polynomial with the coefficients ``{k: c}``."""
+    if not x:
+        return flint.fmpq_poly([])
+    coeffs = [0] * (max(x) + 1)
+    for k, c in x.items():
+        coeffs[k] = c
+    return flint.fmpq_poly(coeffs)
+
+
+def _entry(terms: tuple):
+    return terms[0][0] if len(terms) == 1 and terms[0][1] == 1 else terms
+
+
+#: SparseCyclotomicDomain serves Q(zeta_m) when phi(rad(m)) is at most this.
+SPARSE_MAX_RADICAL_DEGREE = 32
+
+
+def _radical(m: int) -> int:
+    out, p, k = 1, 2, m
+    while p * p <= k:
+        if k % p == 0:
+            out *= p
+            while k % p == 0:
+                k //= p
+        p += 1
+    return out * k if k > 1 else out
+
+
+class SparseCyclotomicDomain(CyclotomicDomain):
+    """Q(zeta_m) with sparse elements (:class:`Terms`), for m with a small radical part.
+
+    Phi_m(x) = Phi_r(x^s) with r = rad(m), s = m / r, so the reduced basis is
+    x^(i + s j) (i < s, j < phi(r)) and x^(i + s q) reduces to x^i (y^q mod Phi_r(y)), y = x^s:
+    a product of sparse elements stays sparse (rotation entries (zeta^k + zeta^-k)/2 have a few
+    terms).  Real parts are enclosed by sums of cos(2 pi k / m) with a rigorous error bound;
+    signs the enclosure leaves open are decided exactly (:func:`real_poly_sign`)."""
+
+    def __init__(self, m: int):
+        super().__init__(m)
+        r = _radical(m)
+        self.s = m // r
+        phi_r = flint.fmpz_poly.cyclotomic(r)
+        self.zero = Terms()
+        self._table = [
+            tuple((self.s * j, int(c)) for j, c in enumerate((flint.fmpz_poly([0] * q + [1]) % phi_r).coeffs()) if c)
+            for q in range(r)
+        ]
+        # x^k (k < 2m) reduced: x^(k mod s) (y^q mod Phi_r(y)), q = (k mod m) // s
+        # (an int when it is the single monomial x^e, else ((e, t), ...))
+        self._reduce = [_entry(tuple((k % m % self.s + off, t) for off, t in self._table[k % m // self.s]))
+                        for k in range(2 * m)]
+        old = flint.ctx.prec
+        flint.ctx.prec = 128
+        try:  # cos(2 pi k / m) to within 2^-53 (mid rounded to a float)
+            self._cos = [float((flint.arb(2 * k) / m).cos_pi().mid()) for k in range(m)]
+        finally:
+            flint.ctx.prec = old
+
+    @staticmethod
+    def suits(m: int) -> bool:
+        """True when Q(zeta_m) is worth sparse elements (phi(rad(m)) small, m > 2)."""
+        r = _radical(m)
+        return m > 2 and flint.fmpz_poly.cyclotomic(r).degree() <= SPARSE_MAX_RADICAL_DEGREE
+
+    def convert(self, x):
+        if isinstance(x, FieldElement):
+            return Terms(x.embed(self.m).terms())
+        if isinstance(x, flint.fmpq):
+            return Terms({0: x}) if x else Terms()
+        q = flint.fmpq(x.numerator, x.denominator) if isinstance(x, Fraction) else None
+        if isinstance(x, float):
+            f = Fraction(x)
+            q = flint.fmpq(f.numerator, f.denominator)
+        if q is None:
+            q = flint.fmpq(int(x))
+        return Terms({0: q}) if q else Terms()
+
+    def is_zero(self, x) -> bool:
+        return not x
+
+    def constant(self, x) -> Terms:
+        """``x`` as a multiplicand of :meth:`mul` with the fewest terms: each group
+        ``x^i p(y)`` (i < s) that is ``c x^i y^q`` reduced becomes the one term ``c x^(i + s q)``
+        (``(zeta^k + zeta^-k) / 2`` has two terms, not up to 2 phi(r)).  Not unique: only for
+        weight matrices and readout rows, never for hidden vectors."""
+        groups: dict = {}
+        for k, c in self.convert(x).items():
+            groups.setdefault(k % self.s, {})[k // self.s] = c
+        out = Terms()
+        for i, p in groups.items():
+            out.update((len(p) > 1 and self._monomial(i, p)) or {i + self.s * j: c for j, c in p.items()})
+        return out
+
+    def _monomial(self, i: int, p: dict) -> dict | None:
+        for q, row in enumerate(self._table):
+            if len(row) == len(p) and all(off // self.s in p for off, _ in row):
+                off, t = row[0]
+                c = p[off // self.s] / t
+                if all(p[o // self.s] == c * u for o, u in row):
+                    return {i + self.s * q: c}
+        return None
+
+    def mul(self, a, b) -> Terms:
+        """The product of two sparse elements (``a`` may be a :meth:`constant`), reduced."""
+        return self.dot(((0, a),), (b,))
+
+    def dot(self, row, h) -> Terms:
+        """sum_j a_j h[j] over ``row = ((j, a_j), ...)``, accumulated in one dictionary."""
+        reduce = self._reduce
+        acc: dict = {}
+        get = acc.get
+        for col, a in row:
+            b = h[col]
+            for i, x in a.items():
+                for j, y in b.items():
+                    c = x * y
+                    red = reduce[i + j]
+                    if red.__class__ is int:  # x^(i+j) reduces to one monomial x^red
+                        v = get(red)
+                        acc[red] = c if v is None else v + c
+                        continue
+                    for k, t in red:
+                        v = get(k)
+                        c2 = c if t == 1 else c * t
+                        acc[k] = c2 if v is None else v + c2
+        return Terms({k: c for k, c in acc.items() if c})
+
+    def matvec(self, rows, h) -> list:
+        return [self.dot(row, h) for row in rows]
+
+    def to_poly(self, x) -> flint.fmpq_poly:
+        return terms_poly(x)
+
+    def to_element(self, x):
+        """``x`` as an int, Fraction or :class:`FieldElement` (its terms cached)."""
+        if not x:
+            return 0
+        if len(x) == 1 and 0 in x:
+            c = x[0]
+            return int(c.p) if c.q == 1 else Fraction(int(c.p), int(c.q))
+        return FieldElement.from_terms(self.field, x)
+
+    def enclose(self, x) -> tuple[float, float]:
+        """``(mid, rad)`` with ``|Re x - mid| <= rad``: every float rounding (coefficient, table
+        entry, product, sum) is below 2^-52 relative, so ``(n + 4) 2^-50 sum |c_k|`` bounds it."""
+        if not x:
+            return 0.0, 0.0
+        cos = self._cos
+        mid = mag = 0.0
+        for k, c in x.items():
+            f = float(c)
+            mid += f * cos[k]
+            mag += abs(f)
+        rad = mag * (len(x) + 4) * EPS + 1e-300
+        if not (math.isfinite(mid) and math.isfinite(rad)):
+            return 0.0, math.inf
+        return mid, rad
+
+    def sign(self, x) -> int:
+        mid, rad = self.enclose(x)
+        if abs(mid) > rad:
+            return 1 if mid > 0 else -1
+        return real_poly_sign(self.field, self.to_poly(x) % self.mod)
+
+    def parallel(self, a, b, floats=None) -> bool:
+        if list(a) == list(b):  # reduced terms are unique: equal vectors, lambda = 1
+            return True
+        for i, x in enumerate(a):
+            if x:
+                break
+        else:
+            return not any(b)
+        y = b[i]
+        if not y or self._sign_at(x, i, floats, 0) != self._sign_at(y, i, floats, 1):
+            return False
+        return all(j == i or self.mul(x, b[j]) == self.mul(a[j], y) for j in range(len(a)))
+
+    def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [self.enclose(x) for x in h]
+        return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
 def direction_bucket(mid: np.ndarray):
     """The rounded float direction of a vector (``None`` for the zero vector)."""
     norm = float(np.sqrt(mid @ mid))
@@ -249,4 +467,6 @@ def choose_domain(weights) -> Domain:
     ):
         return IntegerDomain()  # (checked before the conductor, which is 1 here)
     m = weights.conductor
+    if m > 1 and SparseCyclotomicDomain.suits(m):
+        return SparseCyclotomicDomain(m)
     return CyclotomicDomain(m) if m > 1 else RationalDomain()

@@ -206,13 +206,40 @@ class FieldElement:
     (True, 1, 1)
     """
 
-    __slots__ = ("field", "poly", "_hash", "_real")
+    __slots__ = ("field", "_poly", "_hash", "_real", "_terms")
 
-    def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly, reduced: bool = False):
+    def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly | None, reduced: bool = False):
         self.field = field
-        self.poly = poly if reduced else poly % field.modulus
+        self._poly = poly if reduced or poly is None else poly % field.modulus
         self._hash = None
         self._real = None
+        self._terms = None  # cache of the non-zero coefficients {k: fmpq} (see terms())
+
+    @classmethod
+    def from_terms(cls, field: CyclotomicField, terms: dict, real: bool | None = None) -> "FieldElement":
+        """The element sum_k terms[k] zeta^k, ``terms`` the non-zero coefficients (fmpq) of a
+        reduced polynomial; the polynomial itself is built only when first needed."""
+        out = cls(field, None)
+        out._terms = dict(terms)
+        out._real = real
+        return out
+
+    @property
+    def poly(self) -> flint.fmpq_poly:
+        """The polynomial in zeta_m, reduced mod Phi_m (so unique)."""
+        if self._poly is None:
+            terms = self._terms
+            coeffs = [0] * (max(terms) + 1 if terms else 0)
+            for k, c in terms.items():
+                coeffs[k] = c
+            self._poly = flint.fmpq_poly(coeffs)
+        return self._poly
+
+    def terms(self) -> dict:
+        """The non-zero coefficients of the reduced polynomial as ``{k: fmpq}`` (cached)."""
+        if self._terms is None:
+            self._terms = {k: c for k, c in enumerate(self.poly.coeffs()) if c}
+        return self._terms
 
     # --- helpers -------------------------------------------------------------------------
     @property
@@ -224,6 +251,8 @@ class FieldElement:
         return [Fraction(int(c.p), int(c.q)) for c in self.poly.coeffs()]
 
     def is_rational(self) -> bool:
+        if self._poly is None:
+            return all(k == 0 for k in self._terms)
         return self.poly.degree() <= 0
 
     def rational(self) -> Fraction:
@@ -345,6 +374,8 @@ class FieldElement:
                 return self.is_rational() and float(self.rational()) == other
             return NotImplemented
         a, b = pair
+        if a._poly is None or b._poly is None:  # sparse elements: compare their terms
+            return a.terms() == b.terms()
         return a.poly == b.poly
 
     def __ne__(self, other):

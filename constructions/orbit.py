@@ -22,12 +22,14 @@ state) or when two states meet the same hidden vector (h0 not free).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
 
 from bilinear.errors import ConstructionError
 
+from .field import FieldElement
 from .search import build_tick
 from .weights import Weights
 
@@ -36,6 +38,63 @@ __all__ = ["orbit_weights"]
 
 def _key(v: np.ndarray) -> tuple:
     return tuple(v.tolist())
+
+
+def _sparse_domain(A, h0):
+    """A sparse domain for the orbit when the entries are real cyclotomic elements of a field
+    that suits one (exact keys: the reduced terms are unique), else None."""
+    from .domains import SparseCyclotomicDomain
+
+    elements = [x for x in (*A.flat, *h0.flat) if isinstance(x, FieldElement)]
+    if not elements or not all(x.is_real() for x in elements):
+        return None
+    m = 1
+    for x in elements:
+        m = m * x.field.m // math.gcd(m, x.field.m)
+    return SparseCyclotomicDomain(m) if SparseCyclotomicDomain.suits(m) else None
+
+
+def _orbit_sparse(automaton, A, h0, domain) -> list:
+    """The hidden vectors of :func:`orbit_weights` computed with sparse elements."""
+    from .domains import sparse_rows
+
+    rows = [sparse_rows(A[s], domain) for s in range(automaton.n_symbols)]
+    start = int(automaton.start)
+    hidden: list = [None] * automaton.n_states
+    hidden[start] = [domain.convert(x) for x in h0]
+
+    def key(h):
+        return tuple(tuple(sorted((k, int(c.p), int(c.q)) for k, c in x.items())) for x in h)
+
+    seen = {key(hidden[start]): start}
+    queue = deque([start])
+    built = 1
+    while queue:
+        q = queue.popleft()
+        build_tick(built, automaton.n_states)  # time budget and progress of settle()
+        for s in range(automaton.n_symbols):
+            q2 = int(automaton.delta[s, q])
+            if hidden[q2] is not None:
+                continue
+            h = domain.matvec(rows[s], hidden[q])
+            other = seen.setdefault(key(h), q2)
+            if other != q2:
+                raise ConstructionError(
+                    f"{automaton.name}: states {other} and {q2} share a hidden vector; h0 is not free"
+                )
+            hidden[q2] = h
+            queue.append(q2)
+            built += 1
+    out = []
+    for h in hidden:
+        out.append(None if h is None else np.array([_real(domain.to_element(x)) for x in h] + [0], dtype=object)[:-1])
+    return out
+
+
+def _real(x):
+    if isinstance(x, FieldElement):
+        x._real = True  # a product of real matrices and a real vector
+    return x
 
 
 def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
@@ -49,6 +108,19 @@ def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
     G = None if gram is None else np.array(gram, dtype=object)
     if len(set(automaton.labels.tolist())) != automaton.n_states:
         raise ConstructionError(f"{automaton.name}: the orbit readout needs one class per state")
+    domain = _sparse_domain(A, h0)
+    hidden = _orbit_sparse(automaton, A, h0, domain) if domain is not None else _orbit(automaton, A, h0)
+    readout = np.empty((automaton.n_classes, d), dtype=object)
+    readout[:] = 0
+    for q, h in enumerate(hidden):
+        if h is None:  # unreachable state: its class never occurs
+            continue
+        readout[int(automaton.labels[q])] = h if G is None else G.dot(h)
+    return Weights(variant, A, h0, readout)
+
+
+def _orbit(automaton, A, h0) -> list:
+    """The exact hidden vector of a shortest word reaching each state (None: unreachable)."""
     hidden: list[np.ndarray | None] = [None] * automaton.n_states
     start = int(automaton.start)
     hidden[start] = h0
@@ -72,10 +144,4 @@ def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
             hidden[q2] = h
             queue.append(q2)
             built += 1
-    readout = np.empty((automaton.n_classes, d), dtype=object)
-    readout[:] = 0
-    for q, h in enumerate(hidden):
-        if h is None:  # unreachable state: its class never occurs
-            continue
-        readout[int(automaton.labels[q])] = h if G is None else G.dot(h)
-    return Weights(variant, A, h0, readout)
+    return hidden

@@ -126,7 +126,7 @@ def _check_inputs(weights, automaton, bound) -> None:
 def _closure(weights, automaton, bound: int, domain: Domain, search: PairSearch):
     """The breadth-first closure in an exact domain: Proof, Counterexample or Unproved."""
     readout = _Readout(weights, automaton, domain)
-    store = HiddenStore(domain, readout.floats, weights.n_symbols)
+    store = HiddenStore(domain, readout.floats, weights.n_symbols, readout.floats_rad)
     A = [sparse_rows(weights.A[s], domain) for s in range(weights.n_symbols)]
     limit = bound * automaton.n_states
     delta = automaton.delta
@@ -161,7 +161,7 @@ class _Readout:
         int_readout = isinstance(domain, IntegerDomain) and all(isinstance(x, int) for x in weights.readout.flat)
         row_domain = domain if domain.m > 1 or int_readout else RationalDomain()
         self.rows = sparse_rows(weights.readout, row_domain)
-        self.floats = np.array([[float(x) for x in row] for row in weights.readout], dtype=np.float64)
+        self.floats, self.floats_rad = _float_readout(weights.readout, self.rows, domain)
         self.domain = domain
         self.automaton = automaton
         self.dim = weights.dim
@@ -242,7 +242,7 @@ class _Readout:
                 if c == L:
                     continue
                 value = self.diff(store.vectors[hid], L, int(c))
-                if best is None or self.domain.sign(value - best) < 0:
+                if best is None or (value != best and self.domain.sign(value - best) < 0):
                     best = value
         return best
 
@@ -260,6 +260,19 @@ class _Readout:
             conductor=self.domain.m,
             _hidden=tuple(store.vectors),
         )
+
+
+def _float_readout(readout, rows, domain) -> tuple[np.ndarray, np.ndarray | None]:
+    """The readout as floats and, for a domain with cheap enclosures, their error radii."""
+    enclose = getattr(domain, "enclose", None)
+    if enclose is None:
+        return np.array([[float(x) for x in row] for row in readout], dtype=np.float64), None
+    mid = np.zeros(readout.shape, dtype=np.float64)
+    rad = np.zeros(readout.shape, dtype=np.float64)
+    for i, row in enumerate(rows):
+        for j, x in row:
+            mid[i, j], rad[i, j] = enclose(x)
+    return mid, rad
 
 
 _INT64_SAFE = 2**62

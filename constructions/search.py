@@ -125,11 +125,12 @@ def _print_progress(pairs: int, directions: int, seconds: float) -> None:
 class HiddenStore:
     """The hidden directions of a search (see the module docstring).
 
-    ``readout`` is the float readout matrix (classes, hidden); ``scores[i]`` is the pair
+    ``readout`` is the float readout matrix (classes, hidden), within ``readout_rad`` (entrywise,
+    if given) of the exact one; ``scores[i]`` is the pair
     ``(mid, err)`` with ``|readout @ vectors[i] - mid| <= err`` entrywise.
     """
 
-    def __init__(self, domain: Domain, readout: np.ndarray, n_symbols: int):
+    def __init__(self, domain: Domain, readout: np.ndarray, n_symbols: int, readout_rad: np.ndarray | None = None):
         self.domain = domain
         self.vectors: list[tuple] = []
         self.scores: list[tuple[np.ndarray, np.ndarray]] = []
@@ -138,6 +139,7 @@ class HiddenStore:
         self._floats: list[tuple[np.ndarray, np.ndarray]] = []  # enclosures of the vectors (cyclotomic)
         self._readout = readout
         self._readout_abs = np.abs(readout)
+        self._readout_rad = readout_rad  # |true readout - readout| entrywise, when not negligible
         self._n_symbols = n_symbols
 
     def __len__(self) -> int:
@@ -169,6 +171,8 @@ class HiddenStore:
             mid, rad = domain.floats(h)
         R, R_abs = self._readout, self._readout_abs
         err = R_abs @ rad + (R_abs @ np.abs(mid)) * (len(h) + 2) * EPS + 1e-300
+        if self._readout_rad is not None:
+            err = err + self._readout_rad @ (np.abs(mid) + rad)
         self.scores.append((R @ mid, err))
         self._successor.append([None] * self._n_symbols)
         if not domain.exact_keys:

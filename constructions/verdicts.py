@@ -126,4 +126,8 @@ def to_scalar(x, m: int):
         return x
     if m == 1:
         return Fraction(int(x.p), int(x.q))
+    if isinstance(x, dict):  # a sparse element (constructions.domains.Terms)
+        from .domains import terms_poly
+
+        x = terms_poly(x)
     return FieldElement(CyclotomicField(m), x, reduced=True).simplify()

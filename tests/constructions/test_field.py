@@ -162,3 +162,13 @@ def test_reality_is_propagated_through_ring_operations_and_is_exact():
     mixed = z * c
     assert mixed._real is None and not mixed.is_real()
     assert (mixed + mixed.conjugate()).is_real()
+
+
+def test_an_element_from_terms_is_the_same_number():
+    K = CyclotomicField(2000)
+    dense = (K.zeta(3) + K.zeta(-3)) * Fraction(1, 2) + 2
+    lazy = FieldElement.from_terms(K, dense.terms())
+    assert lazy._poly is None and lazy == dense and not lazy.is_rational()
+    assert lazy.poly == dense.poly and hash(lazy) == hash(dense)
+    assert FieldElement.from_terms(K, {0: Fraction(3, 2)}).is_rational()
+    assert FieldElement.from_terms(K, {}) == 0

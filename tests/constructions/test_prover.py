@@ -179,7 +179,14 @@ def test_int64_fast_path_agrees_with_the_generic_exact_loop(a, data):
 import time
 
 from bilinear.constructions import search as search_module
-from bilinear.constructions.domains import CyclotomicDomain, Domain, IntegerDomain, RationalDomain
+from bilinear.constructions.domains import (
+    CyclotomicDomain,
+    Domain,
+    IntegerDomain,
+    RationalDomain,
+    SparseCyclotomicDomain,
+    choose_domain,
+)
 from bilinear.constructions.prover import _closure
 from bilinear.constructions.search import PairSearch
 
@@ -196,14 +203,16 @@ def _shear_weights(entry):
 def test_every_domain_gives_the_same_verdict(spec, variant, bound):
     """Integer weights proved in Z (int64 and exact ints), Q and Q(zeta_12): one verdict."""
     a, w = from_spec(spec), build(spec, variant)
-    domains = [IntegerDomain(), RationalDomain(), CyclotomicDomain(12)]
+    domains = [IntegerDomain(), RationalDomain(), CyclotomicDomain(12), SparseCyclotomicDomain(12)]
     assert all(isinstance(d, Domain) for d in domains)
     reference = prove(w, a, bound=bound).to_json()
     for domain in domains:
         assert _closure(w, a, bound, domain, PairSearch()).to_json() == reference, domain
 
 
-@pytest.mark.parametrize("domain", [IntegerDomain(), RationalDomain(), CyclotomicDomain(12)])
+@pytest.mark.parametrize(
+    "domain", [IntegerDomain(), RationalDomain(), CyclotomicDomain(12), SparseCyclotomicDomain(12)]
+)
 def test_every_domain_finds_the_same_shortest_counterexample(domain):
     a = from_spec("modarith:5")
     w = build("modarith:5", "full")
@@ -274,3 +283,50 @@ def test_verify_with_a_time_budget_reports_open(tmp_path, capsys):
     code = main(["verify", "parity", "full", "--weights", str(path), "--bound", "1000000", "--time-budget", "0.3"])
     out = capsys.readouterr().out
     assert code == 3 and ": open" in out and "time budget ran out" in out
+
+
+# --- the sparse cyclotomic domain: same verdicts as the dense one, rigorous enclosures -------------
+@pytest.mark.parametrize("spec,variant", [("dihedral:50", "block:2"), ("dihedral:12", "block:2"),
+                                          ("cyclic:7", "rotation2d"), ("cyclic:9", "rotation2d")])
+def test_sparse_and_dense_cyclotomic_domains_agree(spec, variant):
+    a, w = from_spec(spec), build(spec, variant)
+    m = w.conductor
+    assert isinstance(choose_domain(w), SparseCyclotomicDomain)
+    sparse = _closure(w, a, 64, SparseCyclotomicDomain(m), PairSearch())
+    dense = _closure(w, a, 64, CyclotomicDomain(m), PairSearch())
+    assert isinstance(sparse, Proof) and sparse.to_json() == dense.to_json()
+    assert sparse.margin == dense.margin and sparse.hidden_vectors() == dense.hidden_vectors()
+
+
+def test_sparse_domain_finds_the_dense_counterexample():
+    a, w = from_spec("dihedral:20"), build("dihedral:20", "block:2")
+    readout = w.readout.copy()
+    readout[[3, 7]] = readout[[7, 3]]
+    bad = Weights("block:2", w.A, w.h0, readout)
+    sparse = _closure(bad, a, 64, SparseCyclotomicDomain(w.conductor), PairSearch())
+    dense = _closure(bad, a, 64, CyclotomicDomain(w.conductor), PairSearch())
+    assert isinstance(sparse, Counterexample)
+    assert (sparse.word, sparse.expected, sparse.got, sparse.states_explored) == (
+        dense.word, dense.expected, dense.got, dense.states_explored)
+    assert np.allclose(sparse.scores, dense.scores, rtol=1e-13, atol=1e-13)  # float diagnostics
+
+
+@pytest.mark.parametrize("m", [8, 12, 40, 2000])
+def test_sparse_products_signs_and_enclosures_are_exact(m):
+    from bilinear.constructions.field import CyclotomicField
+
+    rng = np.random.default_rng(m)
+    K, dom = CyclotomicField(m), SparseCyclotomicDomain(m)
+    for _ in range(30):
+        ks = rng.integers(0, m, size=3)
+        cs = [Fraction(int(c), int(d)) for c, d in zip(rng.integers(-9, 10, size=3), rng.integers(1, 5, size=3))]
+        x = sum((c * (K.zeta(int(k)) + K.zeta(-int(k))) for c, k in zip(cs, ks)), K(0))  # real
+        y = K.zeta(int(ks[0])) + K.zeta(-int(ks[0])) + Fraction(1, 3)
+        tx, ty = dom.convert(x), dom.convert(y)
+        assert dom.mul(tx, ty) == dom.convert(x * y)
+        assert dom.mul(dom.constant(x), ty) == dom.convert(x * y)  # fewest-term multiplicand
+        assert dom.sign(tx) == x.sign() and dom.sign(tx - tx) == 0
+        mid, rad = dom.enclose(tx)
+        assert abs(mid - float(x)) <= rad
+        back = dom.to_element(tx)
+        assert back == x and hash(back) == hash(x)
