@@ -34,10 +34,20 @@ import numpy as np
 
 from bilinear.errors import ConformanceError, ConstructionError, SpecError, WeightsError
 
+from .abelian import abelian_full, abelian_rotation
 from .dihedral import dihedral_block
+from .factorized import (
+    factorized_abelian,
+    factorized_dihedral,
+    factorized_onehot,
+    factorized_quaternion,
+    factorized_reset,
+)
+from .icosahedral import icosahedral
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
+from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
 from .weights import Weights, parse_variant
@@ -68,7 +78,20 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("dihedral", ("dihedral",), "block:2", "2", "Theorem 2 (orbit separation)", dihedral_block),
     Construction("standard", ("symmetric", "alternating"), "full", "N-1", "Theorem 2 (orbit separation)", standard),
     Construction("quaternion", ("quaternion",), "full", "4", "Theorem 2 (orbit separation)", quaternion_right),
-    Construction("one-hot", ("*",), "full", "n (states)", "Theorem 1 (one-hot simulation)", onehot),
+    Construction("icosahedral", ("alternating",), "full", "3 (A_5 only)", "Theorem 2 (orbit separation)", icosahedral),
+    Construction("abelian", ("*",), "full", "1 per invariant factor 2, 2 per factor > 2",
+                 "Theorem 11 (abelian groups by invariant factors)", abelian_full),
+    Construction("abelian-rotation", ("*",), "rotation2d", "2 per invariant factor",
+                 "Theorem 11 (abelian groups by invariant factors)", abelian_rotation),
+    Construction("reset-parabola", ("*",), "full", "2 (resets and identities)", "Theorem 10 (resets on a parabola)", reset_parabola),
+    Construction("abelian-factorized", ("*",), "factorized", "as abelian, R = n_1 + 3 n_2",
+                 "Theorem 12 (small factorised ranks)", factorized_abelian),
+    Construction("dihedral-pencil", ("dihedral",), "factorized", "2, R = 2", "Theorem 12 (small factorised ranks)", factorized_dihedral),
+    Construction("quaternion-pencil", ("quaternion",), "factorized", "4, R = 6", "Theorem 12 (small factorised ranks)", factorized_quaternion),
+    Construction("reset-support", ("*",), "factorized", "2, R = 3", "Theorem 12 (small factorised ranks)", factorized_reset),
+    Construction("one-hot-support", ("*",), "factorized", "n, R = transition edges",
+                 "Theorem 12 (small factorised ranks)", factorized_onehot),
+    Construction("one-hot", ("*",), "full", "n (states of the minimal automaton)", "Theorem 1 (one-hot simulation)", onehot),
 )
 
 
@@ -86,6 +109,16 @@ def _pad(w: Weights, d: int) -> Weights:
     return Weights("full", A, h0, R)
 
 
+def _pad_factors(factors, R: int):
+    """(U, C, W) with zero columns appended up to R rank-one terms."""
+    out = []
+    for f in factors:
+        g = np.zeros((f.shape[0], R), dtype=f.dtype)
+        g[:, : f.shape[1]] = f
+        out.append(g)
+    return tuple(out)
+
+
 def _is_diagonal(w: Weights) -> bool:
     off = ~np.eye(w.dim, dtype=bool)[None]
     nonzero = (w.A != 0) if w.exact else (np.abs(w.A) > 1e-12)
@@ -100,6 +133,8 @@ def factorized_rank(w: Weights) -> int:
     """
     from .weights import _float_rank_decomposition, rank_decomposition
 
+    if w.factors is not None:  # weights built with their own (small) factors
+        return int(w.factors[0].shape[1])
     total = 0
     for s in range(w.n_symbols):
         if w.exact:
@@ -120,6 +155,8 @@ def adapt(w: Weights, variant) -> Weights | None:
             p = _pad(w, d)
             return Weights(v.spec, p.A, p.h0, p.readout)
         if v.kind == "factorized":
+            if w.factors is not None and w.factors[0].shape[1] <= v.param:
+                return Weights(v.spec, w.A, w.h0, w.readout, _pad_factors(w.factors, v.param))
             if factorized_rank(w) > v.param:
                 return None
             return Weights(v.spec, w.A, w.h0, w.readout)

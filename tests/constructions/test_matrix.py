@@ -56,7 +56,7 @@ def matrix() -> CapabilityMatrix:
         ("symmetric:4", "full", "proved", 3),
         ("alternating:4", "full", "proved", 3),
         ("flipflop:2", "positive", "impossible", None),
-        ("random:states=5,symbols=2,seed=0", "full", "proved", 5),
+        ("random:states=5,symbols=2,seed=0", "full", "proved", 4),
     ],
 )
 def test_known_cells(matrix: CapabilityMatrix, family: str, variant: str, status: str, dim) -> None:
