@@ -60,6 +60,7 @@ def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=
                 out.update(status="impossible", dim=None, certificate=cert.to_dict())
             else:
                 out.update(status="open", dim=None, reason=str(exc))
+                _add_bound(out, automaton, v.spec)
             return out
         out["source"] = "construction"
     result = prove(weights, automaton, bound=bound)
@@ -68,6 +69,7 @@ def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=
     out["states_explored"] = result.states_explored
     if result.status == "proved":
         out["status"] = "proved"
+        _add_bound(out, automaton, weights.variant)
         out["hidden_states"] = result.hidden_states
         out["margin"] = None if result.margin is None else {"exact": str(result.margin), "float": result.margin_float}
     elif result.status == "counterexample":
@@ -83,12 +85,30 @@ def verify_cell(spec: str, variant: str, bound: int | None = None, weights_path=
     return out
 
 
+def _add_bound(out: dict, automaton, variant: str) -> None:
+    """``lower_bound`` (with its theorem and reason) and, for a proved cell, ``minimal``."""
+    from .bounds import lower_bound
+
+    bound, theorem, reason = lower_bound(automaton, variant)
+    out.update(lower_bound=bound, lower_bound_theorem=theorem, lower_bound_reason=reason)
+    if out.get("dim") is not None:
+        out["minimal"] = bound == out["dim"]
+
+
+def _dim_text(out: dict) -> str:
+    if out.get("lower_bound") is None:
+        return f"d={out['dim']}"
+    known = "minimal" if out["minimal"] else f"lower bound {out['lower_bound']}"
+    return f"d={out['dim']} ({known})"
+
+
 def _text(out: dict) -> str:
     head = f"{out['spec']} {out['variant']}: {out['status']}"
     lines = []
     status = out["status"]
     if status == "proved":
-        head += f", d = {out['dim']}"
+        head += f", {_dim_text(out)}"
+        lines.append(f"  lower bound: d >= {out['lower_bound']} ({out['lower_bound_theorem']}: {out['lower_bound_reason']})")
         lines.append(f"  reachable (state, direction) pairs: {out['states_explored']}")
         if out.get("margin"):
             lines.append(f"  minimum margin: {out['margin']['float']:.6g} (exact: {out['margin']['exact']})")
@@ -105,6 +125,8 @@ def _text(out: dict) -> str:
         lines.append(f"  theorem: {cert['theorem']}")
     else:
         lines.append(f"  {out.get('reason', '')}")
+        if out.get("lower_bound") is not None:
+            lines.append(f"  known: d >= {out['lower_bound']} ({out['lower_bound_theorem']}: {out['lower_bound_reason']})")
         if out.get("words"):
             lines.append(f"  words the weights separate: {out['words'][0]} / {out['words'][1]}")
     if "float_check" in out:

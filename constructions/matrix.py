@@ -94,6 +94,9 @@ class Cell:
     certificate: Certificate | None = None
     detail: str = ""
     seconds: float = 0.0
+    lower_bound: int | None = None  # every weights of the variant need d >= lower_bound
+    bound_theorem: str | None = None  # the theorem of docs/theory.md that proves it
+    bound_reason: str = ""
 
     @property
     def text(self) -> str:
@@ -102,6 +105,9 @@ class Cell:
             extra = ""
             if self.built and self.built.startswith("factorized:"):
                 extra = f", R={self.built.split(':', 1)[1]}"
+            if self.lower_bound is not None:
+                known = "minimal" if self.lower_bound == self.dim else f"lower bound {self.lower_bound}"
+                return f"proved d={self.dim} ({known}){extra}"
             return f"proved d={self.dim}{extra}"
         if self.status == "impossible":
             c = self.certificate
@@ -111,7 +117,7 @@ class Cell:
             return f"impossible: u={w['u']}, g={w['g']}, v={w['v']} (labels along g^n: period {c.label_period})"
         if self.status == "counterexample":
             return f"counterexample: {self.detail}"
-        return "open"
+        return "open" if self.lower_bound is None else f"open (d>={self.lower_bound})"
 
     def to_dict(self) -> dict:
         """JSON-ready: ``family``, ``variant``, ``status``, ``dim``, ``built``, ``text``, ``detail``,
@@ -125,6 +131,10 @@ class Cell:
             "text": self.text,
             "detail": self.detail,
             "certificate": None if self.certificate is None else self.certificate.to_dict(),
+            "lower_bound": self.lower_bound,
+            "lower_bound_theorem": self.bound_theorem,
+            "lower_bound_reason": self.bound_reason or None,
+            "minimal": None if self.lower_bound is None or self.dim is None else self.lower_bound == self.dim,
             "seconds": round(self.seconds, 4),
         }
 
@@ -246,20 +256,23 @@ def _settle(automaton: Automaton, name: str, column: str) -> Cell:
                 detail=f"{cert.kind} certificate: {cert.describe()}",
                 seconds=time.perf_counter() - start,
             )
+    from .bounds import lower_bound
     from .prove import prove
 
     try:
         weights = _build(automaton, column)
     except ConstructionError as exc:
         why = "no certificate exists" if certifiable else "no impossibility theorem for this variant"
-        return Cell(name, column, "open", detail=f"no construction ({exc}); {why}",
-                    seconds=time.perf_counter() - start)
+        lb, thm, reason = lower_bound(automaton, spec or "full")
+        return Cell(name, column, "open", detail=f"no construction ({exc}); {why}; d >= {lb} ({thm}: {reason})",
+                    seconds=time.perf_counter() - start, lower_bound=lb, bound_theorem=thm, bound_reason=reason)
     result = prove(weights, automaton)
     elapsed = time.perf_counter() - start
     if result.status == "proved":
+        lb, thm, reason = lower_bound(automaton, weights.variant)
         return Cell(name, column, "proved", dim=weights.dim, built=weights.variant,
                     detail=f"exact proof over {result.states_explored} reachable pairs",
-                    seconds=elapsed)
+                    seconds=time.perf_counter() - start, lower_bound=lb, bound_theorem=thm, bound_reason=reason)
     if result.status == "counterexample":
         return Cell(name, column, "counterexample", dim=weights.dim, built=weights.variant,
                     detail=f"word {result.text!r}: automaton says {result.expected}, weights {result.got}",
