@@ -17,7 +17,7 @@ and a factor of order > 2 one 2x2 rotation block (so Z_2 x Z_12 = Z_6 x Z_4 need
 ``rotation2d`` every factor is a 2x2 block, a sign factor as diag(+-1, +-1), which is the scaled
 rotation [[a, -b], [b, a]] with b = 0.  The characters of a basis generate the dual group, so the
 representation is faithful, the orbit of h0 (1 on every sign coordinate, (1, 0) in every block) is
-free, all its points have the same norm, and the orbit readout separates the states (Theorem 2 of
+free, all its points have the same norm, and the orbit readout separates the states (Theorems 2, 11 of
 docs/theory.md, orbit separation).  The trivial group gets d = 1 (``full``) or one identity block.
 
 >>> from bilinear.automata.families import from_spec

@@ -9,8 +9,8 @@ at angles 0 and pi / n, so its orbit is 2n unit vectors at angles +-pi/(2n) + 2 
 spaced by pi / n, and the orbit readout separates them (Theorem 2 of docs/theory.md, orbit
 separation) with margin 1 - cos(pi / n), the largest any 2n points on the circle allow (the
 earlier h0 = (2, 1) had normalised margin 4.4e-4 at n = 7; this one 1 - cos(pi / 7) = 0.099).
-Entries lie in Q(zeta_lcm(4, 2n)).  d = 2 is minimal for n >= 2 (Theorem 9: d = 1 separates at most two
-classes).
+Entries lie in Q(zeta_lcm(4, 2n)).  d = 2 is minimal for n >= 2 (Theorem 13: d = 1 tells at most two
+states apart).
 
 >>> from bilinear.automata.families import from_spec
 >>> w = dihedral_block(from_spec("dihedral:4"))

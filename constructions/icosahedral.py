@@ -17,8 +17,8 @@ assignment state -> rotation is consistent on every transition of the 60-state a
 is an (anti-)isomorphism onto I, checked exactly on all 60 elements).  h0 = (1, 2, 5) lies on no
 rotation axis (the only axes with rational directions are the coordinate axes and (+-1, +-1,
 +-1)), so its orbit has 60 distinct points of equal norm and the orbit readout separates them
-(Theorem 2 of docs/theory.md, orbit separation).  d = 3 is minimal (Theorem 11: in d <= 2 a group
-of order >= 7 must be cyclic or dihedral).
+(Theorem 2 of docs/theory.md, orbit separation).  d = 3 is minimal (Theorem 14 of docs/theory.md: in
+d = 2 the group would be cyclic or dihedral).
 
 >>> from bilinear.automata.families import from_spec
 >>> w = icosahedral(from_spec("alternating:5"))
