@@ -34,21 +34,19 @@ import numpy as np
 from bilinear.errors import ConstructionError
 
 from .field import cos2pi, sin2pi
-from .memo import per_automaton
+from .memo import minimal, per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["abelian_basis", "abelian_full", "abelian_rotation", "MAX_ABELIAN_ORDER"]
 
 #: Largest group order decomposed (the element table has order^2 entries).
-MAX_ABELIAN_ORDER = 4096
+MAX_ABELIAN_ORDER = 2048
 
 
 def _regular_abelian(automaton):
     """(minimal automaton, (n, n) table ``add[q, p]`` = state of g_p + g_q) or ConstructionError."""
-    from bilinear.automata.minimize import minimize
-
     label = automaton.name or "automaton"
-    m = minimize(automaton)
+    m = minimal(automaton)
     n = m.n_states
     if len(set(m.labels.tolist())) != n:
         raise ConstructionError(f"{label}: the orbit readout needs one class per state of the minimal automaton")
@@ -63,9 +61,9 @@ def _regular_abelian(automaton):
     monoid = m.monoid()
     if monoid.size != n or not (monoid.is_group and monoid.is_commutative):
         raise ConstructionError(f"{label}: the transformation monoid is not a regular abelian group")
-    elements = monoid.elements.astype(np.int64)  # (n, states): row i is q -> q . word(i)
+    elements = monoid.elements  # (n, states), unsigned: row i is q -> q . word(i)
     of_state = np.empty(n, dtype=np.int64)
-    of_state[elements[:, m.start]] = np.arange(n)
+    of_state[elements[:, m.start].astype(np.int64)] = np.arange(n)
     return m, elements[of_state]  # add[q] = translation by the element reaching q
 
 

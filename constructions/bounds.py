@@ -32,7 +32,7 @@ import numpy as np
 
 from bilinear.errors import MonoidTooLargeError
 
-from .memo import per_automaton
+from .memo import minimal, per_automaton
 from .weights import parse_variant
 
 __all__ = ["lower_bound", "unit_group", "group_shape", "MAX_MONOID"]
@@ -84,9 +84,7 @@ def group_shape(perms: np.ndarray) -> str:
 def unit_group(automaton):
     """(minimal automaton, its units as (units, states) rows, whether a constant map is in the
     monoid), or None when the monoid has more than :data:`MAX_MONOID` elements."""
-    from bilinear.automata.minimize import minimize
-
-    m = minimize(automaton)
+    m = minimal(automaton)
     try:
         monoid = m.monoid(limit=MAX_MONOID)
     except MonoidTooLargeError:
@@ -133,11 +131,9 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
     """``(bound, theorem, reason)``: every weights of ``variant`` computing ``automaton`` (a spec
     or an Automaton) have hidden size d >= bound (see the module docstring)."""
     from bilinear.automata import Automaton, from_spec
-    from bilinear.automata.minimize import minimize
-
     a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
     v = parse_variant(variant)
-    m = minimize(a)
+    m = minimal(a)
     n = m.n_states
     bound, theorem, reason = 1, "Theorem 13", "every network has d >= 1"
     resets = [s for s in range(m.n_symbols) if len(set(m.delta[s].tolist())) < n]

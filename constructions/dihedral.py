@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .field import cos2pi, sin2pi
+from .memo import per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["dihedral_block"]
@@ -30,7 +31,17 @@ __all__ = ["dihedral_block"]
 
 def dihedral_block(automaton, n: int | None = None):
     """D_n in O(2): rotation and reflection, ``block:2``, d = 2."""
-    n = n if n is not None else automaton.n_states // 2
+    if n is None:
+        return _dihedral_own(automaton)
+    return _dihedral(automaton, n)
+
+
+@per_automaton
+def _dihedral_own(automaton):
+    return _dihedral(automaton, automaton.n_states // 2)
+
+
+def _dihedral(automaton, n: int):
     c, s = cos2pi(1, n), sin2pi(1, n)
     A = np.empty((2, 2, 2), dtype=object)
     A[0] = [[c, s], [-s, c]]  # rotation by -2 pi / n (inverse of r)

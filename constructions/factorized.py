@@ -213,6 +213,7 @@ def factorized_abelian(automaton) -> Weights:
     return blockwise_factors(abelian_full(automaton))
 
 
+@per_automaton
 def factorized_dihedral(automaton) -> Weights:
     """D_n through the pencil of its two generators: R = 2."""
     from .dihedral import dihedral_block
@@ -220,6 +221,7 @@ def factorized_dihedral(automaton) -> Weights:
     return pencil_factors(dihedral_block(automaton))
 
 
+@per_automaton
 def factorized_quaternion(automaton) -> Weights:
     """Q8 through the pencil of i and j: R = 6."""
     from .quaternion import quaternion_right

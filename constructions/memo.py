@@ -22,7 +22,7 @@ from functools import wraps
 
 from bilinear.errors import ConstructionError
 
-__all__ = ["per_automaton", "automaton_key"]
+__all__ = ["per_automaton", "automaton_key", "minimal"]
 
 #: Entries kept per cached function.
 MAX_ENTRIES = 64
@@ -59,3 +59,11 @@ def per_automaton(fn):
 
     wrapper.cache_clear = cache.clear
     return wrapper
+
+
+@per_automaton
+def minimal(automaton):
+    """The minimal automaton (:func:`bilinear.automata.minimize.minimize`), remembered."""
+    from bilinear.automata.minimize import minimize
+
+    return minimize(automaton)

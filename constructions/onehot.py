@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memo import per_automaton
+from .memo import minimal, per_automaton
 from .weights import Weights
 
 __all__ = ["onehot"]
@@ -26,9 +26,7 @@ __all__ = ["onehot"]
 @per_automaton
 def onehot(automaton) -> Weights:
     """The one-hot construction of any automaton: d = states of its minimal automaton, entries 0/1."""
-    from bilinear.automata.minimize import minimize
-
-    automaton = minimize(automaton)
+    automaton = minimal(automaton)
     n, k = automaton.n_states, automaton.n_symbols
     A = np.zeros((k, n, n), dtype=np.int64)  # (symbols, hidden, hidden); Weights makes them ints
     for s in range(k):

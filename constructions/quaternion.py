@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .memo import per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["quaternion_right", "qmul"]
@@ -43,6 +44,7 @@ def _right(g) -> np.ndarray:
     return M
 
 
+@per_automaton
 def quaternion_right(automaton):
     """Q8 (symbols i, j) by right multiplication, d = 4."""
     units = {"i": (0, 1, 0, 0), "j": (0, 0, 1, 0), "k": (0, 0, 0, 1)}

@@ -28,7 +28,7 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .memo import per_automaton
+from .memo import minimal, per_automaton
 from .weights import Weights
 
 __all__ = ["reset_parabola", "reset_actions"]
@@ -38,10 +38,8 @@ __all__ = ["reset_parabola", "reset_actions"]
 def reset_actions(automaton):
     """(minimal automaton, per symbol the reset target or -1 for the identity), or
     ConstructionError when a symbol is neither."""
-    from bilinear.automata.minimize import minimize
-
     label = automaton.name or "automaton"
-    m = minimize(automaton)
+    m = minimal(automaton)
     n = m.n_states
     targets = []
     for s in range(m.n_symbols):
