@@ -37,7 +37,7 @@ from .field import cos2pi, sin2pi
 from .memo import minimal, per_automaton
 from .orbit import orbit_weights
 
-__all__ = ["abelian_basis", "abelian_full", "abelian_rotation", "MAX_ABELIAN_ORDER"]
+__all__ = ["abelian_basis", "abelian_weights", "abelian_full", "abelian_rotation", "MAX_ABELIAN_ORDER"]
 
 #: Largest group order decomposed (the element table has order^2 entries).
 MAX_ABELIAN_ORDER = 2048
@@ -81,9 +81,22 @@ def _times(add, x: int, c: int, zero: int) -> int:
     return y
 
 
-def _sylow_basis(add, zero: int, n: int, p: int) -> list[tuple[int, int]]:
+def _all_orders(add, zero: int, n: int) -> list[int]:
+    """The order of every element, all at once (vectorised over the elements)."""
+    xs = np.arange(n)
+    ys = xs.copy()
+    orders = np.zeros(n, dtype=np.int64)
+    for k in range(1, n + 1):
+        done = (ys == zero) & (orders == 0)
+        orders[done] = k
+        if (orders > 0).all():
+            break
+        ys = add[xs, ys].astype(np.int64)
+    return orders.tolist()
+
+
+def _sylow_basis(add, zero: int, n: int, p: int, orders: list[int]) -> list[tuple[int, int]]:
     """A basis [(element, order)] of the Sylow p-subgroup, largest order first."""
-    orders = [_order(add, x, zero) for x in range(n)]
     sylow = [x for x in range(n) if _is_power(orders[x], p)]
     basis: list[tuple[int, int]] = []
     span = {zero: ()}  # element -> coordinates in the basis so far
@@ -138,7 +151,8 @@ def abelian_basis(automaton):
     """
     m, add = _regular_abelian(automaton)
     n, zero = m.n_states, int(m.start)
-    per_prime = [_sylow_basis(add, zero, n, p) for p in _primes(n)]
+    orders = _all_orders(add, zero, n)
+    per_prime = [_sylow_basis(add, zero, n, p, orders) for p in _primes(n)]
     k = max((len(b) for b in per_prime), default=0)
     gens, orders = [], []
     for i in range(k):  # i-th largest factor of every prime, combined
@@ -177,7 +191,20 @@ def _character_blocks(orders, coords, q: int, rotation2d: bool) -> list[np.ndarr
     return blocks
 
 
-def _abelian(automaton, rotation2d: bool):
+def _not_plain_cyclic(automaton) -> None:
+    """ConstructionError for the Z_m automaton itself: the rotation construction builds the same
+    weights, so the registry need not build them twice (for m in the thousands that is seconds)."""
+    from .rotation import cyclic_modulus
+
+    try:
+        cyclic_modulus(automaton)
+    except ConstructionError:
+        return
+    raise ConstructionError(f"{automaton.name}: the Z_m automaton is built by the rotation construction")
+
+
+def abelian_weights(automaton, rotation2d: bool):
+    """The invariant-factor construction (``rotation2d``: every factor a 2x2 block)."""
     m, orders, coords = abelian_basis(automaton)
     if not orders:  # the trivial group
         eye = [[1, 0], [0, 1]] if rotation2d else [[1]]
@@ -202,10 +229,12 @@ def _abelian(automaton, rotation2d: bool):
 @per_automaton
 def abelian_full(automaton):
     """A finite abelian group, ``full``: a sign per invariant factor 2, a rotation per factor > 2."""
-    return _abelian(automaton, rotation2d=False)
+    _not_plain_cyclic(automaton)
+    return abelian_weights(automaton, rotation2d=False)
 
 
 @per_automaton
 def abelian_rotation(automaton):
     """A finite abelian group, ``rotation2d``: one 2x2 block per invariant factor."""
-    return _abelian(automaton, rotation2d=True)
+    _not_plain_cyclic(automaton)
+    return abelian_weights(automaton, rotation2d=True)

@@ -47,6 +47,10 @@ __all__ = ["blockwise_factors", "pencil_factors", "factorized_abelian", "factori
            "factorized_reset", "factorized_onehot", "support_factors", "exact_inverse"]
 
 
+#: Largest minimal automaton given the one-hot support factorisation.
+MAX_ONEHOT_STATES = 1000
+
+
 def exact_inverse(M) -> np.ndarray:
     """Inverse of a square exact matrix by Gauss-Jordan elimination; ConstructionError if singular."""
     M = np.array(M, dtype=object)
@@ -208,9 +212,9 @@ def _rank_columns(M):
 @per_automaton
 def factorized_abelian(automaton) -> Weights:
     """The invariant-factor construction of a finite abelian group, factorised blockwise."""
-    from .abelian import abelian_full
+    from .abelian import abelian_weights
 
-    return blockwise_factors(abelian_full(automaton))
+    return blockwise_factors(abelian_weights(automaton, rotation2d=False))
 
 
 @per_automaton
@@ -254,6 +258,13 @@ def factorized_reset(automaton) -> Weights:
 @per_automaton
 def factorized_onehot(automaton) -> Weights:
     """The one-hot construction with one rank-one term per transition edge q -> delta(a, q)."""
+    from .memo import minimal
     from .onehot import onehot
 
+    n = minimal(automaton).n_states
+    if n > MAX_ONEHOT_STATES:
+        raise ConstructionError(
+            f"{automaton.name or 'automaton'}: the one-hot factorisation is limited to {MAX_ONEHOT_STATES} states "
+            f"(the minimal automaton has {n}: {n}x{n} matrices per symbol)"
+        )
     return support_factors(onehot(automaton))

@@ -22,7 +22,7 @@ Products (``cyclic:3*parity``) are built factor by factor and combined by the di
 >>> build("cyclic:3", "diagonal")
 Traceback (most recent call last):
 ...
-bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., one-hot (full, d=3))
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), one-hot (full, d=3))
 """
 
 from __future__ import annotations
@@ -242,6 +242,8 @@ def build(spec_or_automaton, variant) -> Weights:
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
+        if c.variant == "factorized" and v.kind != "factorized":
+            continue  # a factorised construction reuses the matrices of another one
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
             continue  # the one-hot construction (d = n) cannot beat what was found
         try:
