@@ -191,16 +191,22 @@ def _character_blocks(orders, coords, q: int, rotation2d: bool) -> list[np.ndarr
     return blocks
 
 
+#: Above this order the plain Z_m automaton is left to the rotation construction.
+PLAIN_CYCLIC_LIMIT = 64
+
+
 def _not_plain_cyclic(automaton) -> None:
-    """ConstructionError for the Z_m automaton itself: the rotation construction builds the same
-    weights, so the registry need not build them twice (for m in the thousands that is seconds)."""
+    """ConstructionError for a large Z_m automaton itself (symbol a adds a): the rotation
+    construction builds the same weights, and building them twice costs seconds for m in the
+    thousands.  Small ones are kept (``dihedral:1`` has the table of Z_2 and no rotation entry)."""
     from .rotation import cyclic_modulus
 
     try:
-        cyclic_modulus(automaton)
+        m = cyclic_modulus(automaton)
     except ConstructionError:
         return
-    raise ConstructionError(f"{automaton.name}: the Z_m automaton is built by the rotation construction")
+    if m > PLAIN_CYCLIC_LIMIT:
+        raise ConstructionError(f"{automaton.name}: the Z_{m} automaton is built by the rotation construction")
 
 
 def abelian_weights(automaton, rotation2d: bool):
