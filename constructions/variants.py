@@ -97,6 +97,10 @@ class VariantKind:
         ``(variant, A, exact, factors) -> (A, factors)``.
     full_projector:
         Replaces the block-pattern projection likewise: ``(variant, A, factors) -> (A, factors)``.
+    positive_det:
+        True when every invertible matrix of the kind has a positive determinant (``rotation2d``:
+        a^2 + b^2 per block; ``positive``: a product of positive entries), so that in d = 2 the
+        permutations a network induces form a cyclic group (Theorem 14 of docs/theory.md).
     summary:
         One line for tables and help.
     """
@@ -112,6 +116,7 @@ class VariantKind:
     factored: bool = False
     checker: Callable | None = None
     full_projector: Callable | None = None
+    positive_det: bool = False
     summary: str = ""
 
     def block_size(self, param: int | None) -> int | None:
@@ -211,10 +216,10 @@ KINDS: dict[str, VariantKind] = {
         VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
                     summary="block-diagonal with B x B blocks (B divides hidden)"),
         VariantKind("rotation2d", None, True, "complex", lambda p: 2, "is outside the 2x2 rotation blocks",
-                    _rotation_extra, _rotation_project, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)"),
+                    _rotation_extra, _rotation_project, positive_det=True, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)"),
         VariantKind("diagonal", None, True, "real", lambda p: 1, "is off the diagonal", summary="real diagonal"),
         VariantKind("positive", None, True, "nonnegative", lambda p: 1, "is off the diagonal",
-                    _positive_extra, _positive_project, summary="diagonal with strictly positive entries"),
+                    _positive_extra, _positive_project, positive_det=True, summary="diagonal with strictly positive entries"),
     )
 }
 
