@@ -8,8 +8,8 @@ automaton they were trained on and returns a :class:`Certificate`:
    :func:`~bilinear.constructions.prover.prove`; among the first three candidates proved, the one
    with the longest certified horizon is kept;
 2. **horizon** -- a length L up to which *every* word is certified correct for the float network
-   itself (:func:`~bilinear.constructions.horizon.perturbation_horizon`; the theorem is in
-   docs/theory.md), and the shortest failing word U found by a directed search;
+   itself (:func:`~bilinear.constructions.horizon.perturbation_horizon`; Theorems 16
+   and 17 of docs/theory.md), and the shortest failing word U found by a directed search;
 3. **status** -- ``proved`` (the bound holds at every length), ``horizon`` (certified L, and the
    network holds at least to the test length), ``snapped`` (the float network fails within the
    test length, but its snap is proved), ``failed`` (no snap proved).

@@ -451,6 +451,8 @@ def _modarith(M: int) -> Automaton:
 
 
 def _flipflop(N: int) -> Automaton:
+    # a write is a reset to the written value and a read changes nothing (the identity): the same
+    # transition table, start and labels as reset:N, kept as its own family for the names
     x = np.arange(N)
     rows = [np.full(N, v) for v in range(N)] + [x]
     return Automaton(np.stack(rows), symbols=[f"w{v}" for v in range(N)] + ["r"], name=f"flipflop:{N}")
@@ -518,7 +520,8 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "flipflop",
-            "an N-valued flip-flop: write symbols w0..w(N-1) store a value, r reads it (aperiodic)",
+            "an N-valued flip-flop: write symbols w0..w(N-1) store a value, r reads it (aperiodic; "
+            "the automaton of reset:N with its symbols renamed)",
             (Param("N", "number of values", 1, 10_000),),
             _flipflop,
             ("flipflop:2",),

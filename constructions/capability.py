@@ -21,7 +21,7 @@ at that ``R``, and the cell shows both.
 
 >>> m = capability_matrix(["parity", "dihedral:4"], ["full", "rotation2d", "positive"])
 >>> [c.summary for c in m.row("parity")]
-['proved d=1', 'proved d=2', 'impossible: u=ε, g=1, v=ε (labels along g^n: period 2)']
+['proved d=1 (minimal)', 'proved d=2 (minimal)', 'impossible: u=ε, g=1, v=ε (labels along g^n: period 2)']
 >>> m.cell("dihedral:4", "rotation2d").summary
 'impossible: u=ε, (a,b)=(r,s), v=ε'
 """

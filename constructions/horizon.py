@@ -1,6 +1,6 @@
 """How far a float network holds: a certified horizon and a directed search for a failing word.
 
-**Lower bound** (Theorem "perturbation horizon" of docs/theory.md).  Let S be a snapped network
+**Lower bound** (Theorem 16 of docs/theory.md, perturbation horizon).  Let S be a snapped network
 proved by :func:`~bilinear.constructions.prover.prove`, written in its block basis P: the kept
 coordinates K carry exact rotations, reflections or +-1 (orthogonal: ``||S_a y|| = ||y||``), the
 dropped ones D are zero.  Write the float network in the same basis, each matrix scaled by a
@@ -503,7 +503,7 @@ def _tube_pairs(proof, automaton, S):
 
 
 def invariant_tube(weights: Weights, snap, proof, automaton) -> float | None:
-    """Radius r of a proved invariant tube, or None (Theorem "invariant tube", docs/theory.md).
+    """Radius r of a proved invariant tube, or None (Theorem 17 of docs/theory.md, invariant tube).
 
     Around every snapped reachable pair (q, y) (unit y) the tube holds the directions
     y + e, e orthogonal to y, ||e|| <= r.  It is proved invariant when every float map sends the

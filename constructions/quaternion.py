@@ -3,8 +3,10 @@
 Symbol g in {i, j} acts as x -> x g, an orthogonal 4x4 matrix with entries 0, +-1; reading a word
 g_1 ... g_T from h0 = 1 gives the unit quaternion g_1 ... g_T itself, so the 8 states map to the
 8 distinct points +-1, +-i, +-j, +-k of equal norm and the orbit readout separates them
-(Theorem 2 of docs/theory.md, orbit separation).  Q8 has no faithful real representation of dimension below 4 (its
-faithful irreducible real representation is H itself), so d = 4 is minimal.
+(Theorem 2 of docs/theory.md, orbit separation).  Q8 has no faithful real *representation* of
+dimension below 4 (its faithful irreducible real representation is H itself), so d = 4 is the
+least for an orbit construction; for networks in general only d >= 3 is proved (Theorem 14: in
+d = 2 the group would be cyclic or dihedral), so the minimal d is 3 or 4 (open).
 
 >>> from bilinear.automata.families import from_spec
 >>> w = quaternion_right(from_spec("quaternion"))
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .memo import per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["quaternion_right", "qmul"]
@@ -41,6 +44,7 @@ def _right(g) -> np.ndarray:
     return M
 
 
+@per_automaton
 def quaternion_right(automaton):
     """Q8 (symbols i, j) by right multiplication, d = 4."""
     units = {"i": (0, 1, 0, 0), "j": (0, 0, 1, 0), "k": (0, 0, 0, 1)}

@@ -22,7 +22,7 @@ Products (``cyclic:3*parity``) are built factor by factor and combined by the di
 >>> build("cyclic:3", "diagonal")
 Traceback (most recent call last):
 ...
-bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), one-hot (full, d=3))
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., one-hot (full, d=3))
 """
 
 from __future__ import annotations
@@ -34,14 +34,24 @@ import numpy as np
 
 from bilinear.errors import ConformanceError, ConstructionError
 
+from .abelian import abelian_full, abelian_rotation
 from .dihedral import dihedral_block
+from .factorized import (
+    factorized_abelian,
+    factorized_dihedral,
+    factorized_onehot,
+    factorized_quaternion,
+    factorized_reset,
+)
+from .icosahedral import icosahedral
 from .linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
+from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
-from .variants import max_factor_rank
+from .variants import KINDS, max_factor_rank
 from .weights import Weights, parse_variant
 
 __all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
@@ -70,7 +80,20 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("dihedral", ("dihedral",), "block:2", "2", "Theorem 2 (orbit separation)", dihedral_block),
     Construction("standard", ("symmetric", "alternating"), "full", "N-1", "Theorem 2 (orbit separation)", standard),
     Construction("quaternion", ("quaternion",), "full", "4", "Theorem 2 (orbit separation)", quaternion_right),
-    Construction("one-hot", ("*",), "full", "n (states)", "Theorem 1 (one-hot simulation)", onehot),
+    Construction("icosahedral", ("*",), "full", "3 (A_5 only)", "Theorem 2 (orbit separation)", icosahedral),
+    Construction("abelian", ("*",), "full", "1 per invariant factor 2, 2 per factor > 2",
+                 "Theorem 11 (abelian groups by invariant factors)", abelian_full),
+    Construction("abelian-rotation", ("*",), "rotation2d", "2 per invariant factor",
+                 "Theorem 11 (abelian groups by invariant factors)", abelian_rotation),
+    Construction("reset-parabola", ("*",), "full", "2 (resets and identities)", "Theorem 10 (resets on a parabola)", reset_parabola),
+    Construction("abelian-factorized", ("*",), "factorized", "as abelian, R = n_1 + 3 n_2",
+                 "Theorem 12 (small factorised ranks)", factorized_abelian),
+    Construction("dihedral-pencil", ("dihedral",), "factorized", "2, R = 2", "Theorem 12 (small factorised ranks)", factorized_dihedral),
+    Construction("quaternion-pencil", ("quaternion",), "factorized", "4, R = 6", "Theorem 12 (small factorised ranks)", factorized_quaternion),
+    Construction("reset-support", ("*",), "factorized", "2, R = 3", "Theorem 12 (small factorised ranks)", factorized_reset),
+    Construction("one-hot-support", ("*",), "factorized", "n, R = transition edges",
+                 "Theorem 12 (small factorised ranks)", factorized_onehot),
+    Construction("one-hot", ("*",), "full", "n (states of the minimal automaton)", "Theorem 1 (one-hot simulation)", onehot),
 )
 
 
@@ -88,6 +111,21 @@ def _pad(w: Weights, d: int) -> Weights:
     return Weights("full", A, h0, R)
 
 
+def _factored(c: Construction) -> bool:
+    """True for a construction whose native variant carries factors (``factorized``)."""
+    return KINDS[c.variant.split(":", 1)[0]].factored
+
+
+def _pad_factors(factors, R: int):
+    """(U, C, W) with zero columns appended up to R rank-one terms."""
+    out = []
+    for f in factors:
+        g = np.zeros((f.shape[0], R), dtype=f.dtype)
+        g[:, : f.shape[1]] = f
+        out.append(g)
+    return tuple(out)
+
+
 def _is_diagonal(w: Weights) -> bool:
     off = ~np.eye(w.dim, dtype=bool)[None]
     nonzero = (w.A != 0) if w.exact else (np.abs(w.A) > 1e-12)
@@ -100,6 +138,8 @@ def factorized_rank(w: Weights) -> int:
     >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
     (1, 6)
     """
+    if w.factors is not None:  # weights built with their own (small) factors
+        return int(w.factors[0].shape[1])
     total = 0
     for s in range(w.n_symbols):
         if w.exact:
@@ -120,6 +160,8 @@ def adapt(w: Weights, variant) -> Weights | None:
     if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
         w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
     try:
+        if v.info.factored and w.factors is not None:  # its own factors, padded with zero terms
+            return Weights(v.spec, w.A, w.h0, w.readout, _pad_factors(w.factors, v.param))
         return Weights(v.spec, w.A, w.h0, w.readout)
     except ConformanceError:
         return None
@@ -179,7 +221,8 @@ def build(spec_or_automaton, variant) -> Weights:
 
     ``spec_or_automaton`` is a family spec (products with ``*``) or an Automaton (one made by
     ``from_spec`` carries its parsed spec; one built by hand is recognised from its algebra when
-    it is a cyclic or dihedral group acting on its states, else gets the one-hot construction).  Raises
+    it is a cyclic or dihedral group acting on its states, else gets the constructions that read
+    only the algebra: abelian groups, resets, A_5, one-hot).  Raises
     SpecError for a bad spec or variant, ConstructionError naming family and variant when no
     construction fits.
     """
@@ -205,6 +248,8 @@ def build(spec_or_automaton, variant) -> Weights:
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
+        if _factored(c) and not v.info.factored:
+            continue  # a factorised construction reuses the matrices of another one
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
             continue  # the one-hot construction (d = n) cannot beat what was found
         try:
@@ -231,8 +276,8 @@ def build(spec_or_automaton, variant) -> Weights:
             if ranks:
                 extra = f"; the smallest known needs R >= {min(ranks)}"
             if most and v.param > max(most):
-                extra += (f"; R = {v.param:,} exceeds symbols x hidden = {max(most):,} of every "
-                          f"construction (no factorisation needs more)")
+                extra += (f"; R = {v.param:,} exceeds the factor-rank limit (max(symbols x hidden, "
+                          f"hidden^2, 256) = {max(most):,}) of every construction")
         raise ConstructionError(
             f"no construction of {label} for variant {v.spec!r} (candidates: {', '.join(tried)}){extra}"
         )

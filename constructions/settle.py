@@ -17,12 +17,19 @@ form (:meth:`Cell.text`).
 ``open``
     neither: no construction and no certificate, or a proof that gave up at its bound.
 
+Proved and open cells also carry the best known lower bound on the hidden size
+(:func:`~bilinear.constructions.bounds.lower_bound`, Theorems 13-15 of docs/theory.md):
+``lower_bound``, the theorem and its reason, and for a proved cell whether its ``dim`` is
+``minimal`` (``proved d=3 (minimal)``, ``proved d=4 (lower bound 3)``, ``open (d>=4)``).
+
 The column ``factorized`` has no fixed ``R``: it takes the smallest ``R`` with which any known
 construction of the automaton factorises (Theorem 4 of docs/theory.md), then the smallest ``d``
 at that ``R``.
 
 >>> settle("dihedral:6", "block:2").summary
-'proved d=2'
+'proved d=2 (minimal)'
+>>> settle("quaternion", "block:2").summary
+'open (d>=4)'
 >>> settle("cyclic:3", "diagonal").status
 'impossible'
 """
@@ -60,6 +67,8 @@ class Cell:
     names; ``word`` is run-length compressed, ``word_indices`` the full word); ``words`` two
     words an unfinished proof could not tell apart; ``cause`` why a proof stopped (``"bound"`` or
     ``"time"``); ``float_check`` the float check's JSON when one was run (:func:`with_float_check`);
+    ``bound`` the prover's search bound; ``lower_bound`` the least hidden size any weights of the
+    variant need (with ``bound_theorem`` and ``bound_reason``; proved and open cells only);
     ``detail`` one sentence on how the status was reached; ``seconds`` the time spent.
     """
 
@@ -80,19 +89,35 @@ class Cell:
     got: str | None = None
     words: tuple[str, ...] = ()
     bound: int | None = None
+    lower_bound: int | None = None
+    bound_theorem: str | None = None
+    bound_reason: str = ""
     detail: str = ""
     seconds: float = 0.0
     cause: str | None = None
     float_check: dict | None = None
 
     @property
+    def minimal(self) -> bool | None:
+        """True when the proved ``dim`` equals the lower bound (None without both)."""
+        if self.lower_bound is None or self.dim is None or self.status != "proved":
+            return None
+        return self.lower_bound == self.dim
+
+    def _dim_text(self) -> str:
+        """``d=3``, ``d=3 (minimal)`` or ``d=4 (lower bound 3)``."""
+        if self.minimal is None:
+            return f"d={self.dim}"
+        return f"d={self.dim} ({'minimal' if self.minimal else f'lower bound {self.lower_bound}'})"
+
+    @property
     def summary(self) -> str:
-        """The short form used in the capability table, e.g. ``proved d=2, R=4``."""
+        """The short form used in the capability table, e.g. ``proved d=2 (minimal), R=4``."""
         if self.status == "proved":
             extra = ""
             if self.built and self.built.startswith("factorized:"):
                 extra = f", R={self.built.split(':', 1)[1]}"
-            return f"proved d={self.dim}{extra}"
+            return f"proved {self._dim_text()}{extra}"
         if self.status == "impossible":
             c = self.certificate
             w = dict(c.words)
@@ -101,7 +126,7 @@ class Cell:
             return f"impossible: u={w['u']}, g={w['g']}, v={w['v']} (labels along g^n: period {c.label_period})"
         if self.status == "counterexample":
             return f"counterexample: {self.detail}"
-        return "open"
+        return "open" if self.lower_bound is None else f"open (d>={self.lower_bound})"
 
     @property
     def float_failed(self) -> bool:
@@ -149,6 +174,10 @@ class Cell:
             "cause": self.cause,
             "next_step": self.next_step,
             "float_check": self.float_check,
+            "lower_bound": self.lower_bound,
+            "lower_bound_theorem": self.bound_theorem,
+            "lower_bound_reason": self.bound_reason or None,
+            "minimal": self.minimal,
             "detail": self.detail,
             "seconds": round(self.seconds, 4),
         }
@@ -156,14 +185,19 @@ class Cell:
     def text(self) -> str:
         """A few readable lines: the verdict (a failed float check first), then its evidence."""
         head = f"{self.spec} {self.variant}: {self.status}"
-        if self.status in ("proved", "counterexample"):
+        if self.status == "proved":
+            head += f", {self._dim_text()}"
+        elif self.status == "counterexample":
             head += f", d = {self.dim}"
         lines = [head]
         if self.float_failed:
             fc = self.float_check
             lines = [f"{self.spec} {self.variant}: FAILS the float check (accuracy {fc['accuracy']:.4f}) "
                      f"on {fc['first_failure']}", f"  exact verdict: {head.split(': ', 1)[1]}"]
+        known = f"d >= {self.lower_bound} ({self.bound_theorem}: {self.bound_reason})"
         if self.status == "proved":
+            if self.lower_bound is not None:
+                lines.append(f"  lower bound: {known}")
             lines.append(f"  reachable (state, direction) pairs: {self.states_explored}")
             if self.margin is not None:
                 lines.append(f"  minimum margin: {self.margin[1]:.6g} (exact: {self.margin[0]})")
@@ -178,6 +212,8 @@ class Cell:
             lines.append(f"  theorem: {cert['theorem']}")
         else:
             lines.append(f"  {self.detail}")
+            if self.lower_bound is not None:
+                lines.append(f"  known: {known}")
             if self.words:
                 lines.append(f"  words the weights separate: {self.words[0]} / {self.words[1]}")
             lines.append(f"  next: {self.next_step}")
@@ -257,6 +293,16 @@ def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | Non
                    detail=f"construction neither proved nor refuted: {result.reason}")
 
 
+def _with_bound(cell: Cell, automaton: Automaton, variant: str) -> Cell:
+    """``cell`` with the lower bound on d for ``variant`` (proved and open cells only)."""
+    if cell.status not in ("proved", "open"):
+        return cell
+    from .bounds import lower_bound
+
+    lb, theorem, reason = lower_bound(automaton, variant)
+    return replace(cell, lower_bound=lb, bound_theorem=theorem, bound_reason=reason)
+
+
 def _automaton(spec_or_automaton) -> tuple[Automaton, str]:
     if isinstance(spec_or_automaton, str):
         a = from_spec(spec_or_automaton)
@@ -287,7 +333,7 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
                        time_budget=time_budget, progress=progress)
-        return replace(cell, seconds=time.perf_counter() - start)
+        return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
@@ -303,7 +349,8 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
         if certifiable and not searched:
             why = (f"certificate search skipped: states x symbols^2 = {cost:,} passes "
                    f"CERTIFY_WORK_LIMIT = {CERTIFY_WORK_LIMIT:,}")
-        return replace(cell, detail=f"no construction ({exc}); {why}", seconds=time.perf_counter() - start)
+        cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}"), automaton, spec or "full")
+        return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
         seconds, done, total = out.args
         return replace(cell, seconds=time.perf_counter() - start,
@@ -313,4 +360,4 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
         time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
     cell = _proved(replace(cell, source="construction"), built, automaton, bound,
                    time_budget=time_budget, progress=progress)
-    return replace(cell, seconds=time.perf_counter() - start)
+    return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)

@@ -97,6 +97,10 @@ class VariantKind:
         ``(variant, A, exact, factors) -> (A, factors)``.
     full_projector:
         Replaces the block-pattern projection likewise: ``(variant, A, factors) -> (A, factors)``.
+    positive_det:
+        True when every invertible matrix of the kind has a positive determinant (``rotation2d``:
+        a^2 + b^2 per block; ``positive``: a product of positive entries), so that in d = 2 the
+        permutations a network induces form a cyclic group (Theorem 14 of docs/theory.md).
     summary:
         One line for tables and help.
     """
@@ -112,6 +116,7 @@ class VariantKind:
     factored: bool = False
     checker: Callable | None = None
     full_projector: Callable | None = None
+    positive_det: bool = False
     summary: str = ""
 
     def block_size(self, param: int | None) -> int | None:
@@ -211,10 +216,10 @@ KINDS: dict[str, VariantKind] = {
         VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
                     summary="block-diagonal with B x B blocks (B divides hidden)"),
         VariantKind("rotation2d", None, True, "complex", lambda p: 2, "is outside the 2x2 rotation blocks",
-                    _rotation_extra, _rotation_project, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)"),
+                    _rotation_extra, _rotation_project, positive_det=True, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)"),
         VariantKind("diagonal", None, True, "real", lambda p: 1, "is off the diagonal", summary="real diagonal"),
         VariantKind("positive", None, True, "nonnegative", lambda p: 1, "is off the diagonal",
-                    _positive_extra, _positive_project, summary="diagonal with strictly positive entries"),
+                    _positive_extra, _positive_project, positive_det=True, summary="diagonal with strictly positive entries"),
     )
 }
 
@@ -368,15 +373,21 @@ def _matrix_tol(A: np.ndarray, exact: bool) -> np.ndarray:
     return FLOAT_RTOL * np.abs(A).max(axis=(1, 2))
 
 
+#: Factor ranks up to this are always accepted, whatever the sizes (tiny factors).
+MIN_FACTOR_RANK_LIMIT = 256
+
+
 def max_factor_rank(symbols: int, hidden: int) -> int:
     """The largest R of ``factorized:R`` accepted for ``symbols`` matrices of size ``hidden``:
-    ``symbols x hidden`` (the stacked rank decompositions never need more; R >= hidden covers
-    diagonal matrices), checked before the factors ``U, C, W`` are allocated.
+    ``max(symbols x hidden, hidden^2, 256)``, checked before the factors ``U, C, W`` are
+    allocated.  No factorisation needs more than ``symbols x hidden`` (stack the rank
+    decompositions) or ``hidden^2`` (one term per matrix position); the floor keeps small,
+    redundant factorisations legal.
 
-    >>> max_factor_rank(2, 8)
-    16
+    >>> max_factor_rank(2, 8), max_factor_rank(40, 16)
+    (256, 640)
     """
-    return max(hidden, symbols * hidden)
+    return max(symbols * hidden, hidden * hidden, MIN_FACTOR_RANK_LIMIT)
 
 
 def check_factor_rank(R: int, symbols: int, hidden: int, spec: str) -> None:
@@ -385,8 +396,9 @@ def check_factor_rank(R: int, symbols: int, hidden: int, spec: str) -> None:
     if R > most:
         entries = R * (2 * hidden + symbols)
         raise ConformanceError(
-            f"variant {spec!r}: R = {R:,} exceeds symbols x hidden = {symbols} x {hidden} = {most:,} "
-            f"(no factorisation needs more; U, C, W would hold {entries:,} entries, about "
+            f"variant {spec!r}: R = {R:,} exceeds the factor-rank limit {most:,} = max(symbols x hidden, "
+            f"hidden^2, {MIN_FACTOR_RANK_LIMIT}) for {symbols} symbols and hidden {hidden} (no factorisation "
+            f"needs more than symbols x hidden; U, C, W would hold {entries:,} entries, about "
             f"{entries * 8 / 1024**3:.3g} GiB as floats); use factorized:R with R <= {most:,}"
         )
 

@@ -57,7 +57,7 @@ def test_open_cell(capsys):
 def test_text_output(capsys):
     assert main(["verify", "cyclic:7", "rotation2d"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("cyclic:7 rotation2d: proved, d = 2")
+    assert text.startswith("cyclic:7 rotation2d: proved, d=2 (minimal)")
 
 
 def test_weights_file_with_wrong_angle_gives_a_counterexample(tmp_path, capsys):

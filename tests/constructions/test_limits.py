@@ -64,6 +64,9 @@ def test_building_a_construction_respects_the_time_budget_and_shows_progress(mon
     assert time.process_time() - start < 5
     monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    from bilinear.constructions.dihedral import dihedral_block
+
+    dihedral_block.cache_clear()  # constructions are remembered per automaton: build it afresh
     assert settle("dihedral:5", "block:2", progress=True).status == "proved"
     assert "build: 1 of 10 states" in capsys.readouterr().err
 

@@ -56,7 +56,7 @@ def matrix() -> CapabilityMatrix:
         ("symmetric:4", "full", "proved", 3),
         ("alternating:4", "full", "proved", 3),
         ("flipflop:2", "positive", "impossible", None),
-        ("random:states=5,symbols=2,seed=0", "full", "proved", 5),
+        ("random:states=5,symbols=2,seed=0", "full", "proved", 4),
     ],
 )
 def test_known_cells(matrix: CapabilityMatrix, family: str, variant: str, status: str, dim) -> None:
@@ -91,10 +91,10 @@ def test_every_cell_is_settled_consistently(matrix: CapabilityMatrix) -> None:
 
 def test_factorized_column_shows_the_rank(matrix: CapabilityMatrix) -> None:
     cell = matrix.cell("parity", "factorized")
-    assert cell.status == "proved" and cell.built == "factorized:1" and cell.summary == "proved d=1, R=1"
+    assert cell.status == "proved" and cell.built == "factorized:1" and cell.summary == "proved d=1 (minimal), R=1"
     cell = matrix.cell("dihedral:5", "factorized")
     R = int(cell.built.split(":")[1])
-    assert cell.summary == f"proved d=2, R={R}"
+    assert cell.summary == f"proved d=2 (minimal), R={R}"
     # the weights behind the cell are right for every word
     w = build("dihedral:5", cell.built)
     assert w.variant == cell.built and prove(w, from_spec("dihedral:5")).status == "proved"
@@ -103,9 +103,9 @@ def test_factorized_column_shows_the_rank(matrix: CapabilityMatrix) -> None:
 def test_cell_texts(matrix: CapabilityMatrix) -> None:
     assert matrix.cell("dihedral:4", "rotation2d").summary == "impossible: u=ε, (a,b)=(r,s), v=ε"
     assert matrix.cell("cyclic:3", "diagonal").summary == "impossible: u=ε, g=1, v=ε (labels along g^n: period 3)"
-    assert matrix.cell("dihedral:5", "block:2").summary == "proved d=2"
+    assert matrix.cell("dihedral:5", "block:2").summary == "proved d=2 (minimal)"
     open_cells = [c for row in matrix.cells for c in row if c.status == "open"]
-    assert all(c.summary == "open" and c.detail for c in open_cells)
+    assert all(c.summary.startswith("open") and c.detail for c in open_cells)
 
 
 def test_single_cell_and_automaton_rows() -> None:
@@ -205,7 +205,7 @@ def test_command_in_a_subprocess() -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert [c["summary"] for c in data["cells"][0]] == [
-        "proved d=1",
+        "proved d=1 (minimal)",
         "impossible: u=ε, g=1, v=ε (labels along g^n: period 2)",
     ]
 
@@ -260,7 +260,7 @@ def test_settle_text_and_weights_path(tmp_path) -> None:
     from bilinear.constructions.settle import settle
 
     cell = settle("parity", "diagonal")
-    assert cell.text().splitlines()[0] == "parity diagonal: proved, d = 1"
+    assert cell.text().splitlines()[0] == "parity diagonal: proved, d=1 (minimal)"
     path = tmp_path / "w.json"
     build("parity", "diagonal").save(path)
     from bilinear.constructions.weights import Weights

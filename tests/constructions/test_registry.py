@@ -52,7 +52,7 @@ def test_smallest_known_dimension(spec, variant, dim):
     ("cyclic:3", "diagonal", "no construction of cyclic:3 for variant 'diagonal'"),
     ("dihedral:4", "rotation2d", "no construction of dihedral:4 for variant 'rotation2d'"),
     ("parity", "positive", "no construction of parity for variant 'positive'"),
-    ("cyclic:3", "factorized:5", r"needs R >= 6"),
+    ("cyclic:3", "factorized:2", r"needs R >= 3"),
     ("symmetric:3", "block:1", "no construction of symmetric:3"),
 ])
 def test_variants_a_family_cannot_have(spec, variant, message):
@@ -81,7 +81,7 @@ def test_registry_lists_each_construction_once_with_its_theorem():
     assert len(names) == len(set(names))
     assert all("Theorem" in c.theorem for c in CONSTRUCTIONS)
     built = {c.name for c, _ in candidates("symmetric:4")}
-    assert built == {"standard", "one-hot"}
+    assert built == {"standard", "one-hot", "one-hot-support"}
 
 
 def test_factorized_rank_and_adapt():

@@ -1,0 +1,149 @@
+"""Lower bounds on the hidden size: is a construction's d minimal?
+
+:func:`lower_bound` returns ``(bound, theorem, reason)``: every weights of the variant that compute
+the automaton (strictly: the label's score above every other score on every word) have hidden size
+``d >= bound``.  The theorems, proved in docs/theory.md, hold for real matrices of any structure, so
+for every variant; the variant's shape then rounds the bound up (``block:B`` needs B | d,
+``rotation2d`` an even d).  All facts are read off the minimal automaton M (reachable, merged):
+
+* Theorem 13 (one dimension): with d = 1 the sign of h decides everything, so M has at most 2
+  states and every symbol permutes them; otherwise d >= 2.
+* Theorem 14 (two dimensions): if M has N >= 3 states, each its own class, then for d = 2 the
+  permutations in M's transformation monoid (its group of units U) preserve or reverse one cyclic
+  order of the states, so U is cyclic or dihedral; if every matrix has a positive determinant
+  (``rotation2d``, ``positive``) U is cyclic.  Otherwise d >= 3.
+* Theorem 15 (a reset and a long cycle): if moreover some word acts on M as a constant map, for
+  d = 2 every reachable hidden vector lies in one open half-plane, the units act monotonically on
+  the linearly ordered classes, and |U| <= 2.  So |U| >= 3 forces d >= 3 (``modarith:M``, M >= 3).
+
+>>> lower_bound("alternating:5", "full")[:2]
+(3, 'Theorem 14')
+>>> lower_bound("cyclic:7", "full")[:2], lower_bound("parity", "block:2")[:2]
+((2, 'Theorem 13'), (2, 'Theorem 13'))
+>>> lower_bound("modarith:3", "block:2")[:2]
+(4, 'Theorem 15')
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bilinear.errors import MonoidTooLargeError
+
+from .memo import minimal, per_automaton
+from .weights import parse_variant
+
+__all__ = ["lower_bound", "unit_group", "group_shape", "MAX_MONOID"]
+
+#: Largest transformation monoid examined for Theorems 14 and 15 (above it only Theorem 13 is used).
+MAX_MONOID = 20_000
+
+
+def _compose(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """First x, then y (transformations as arrays q -> q.x)."""
+    return y[x]
+
+
+def _order(x: np.ndarray) -> int:
+    ident = np.arange(x.size)
+    k, y = 1, x
+    while not np.array_equal(y, ident):
+        y, k = _compose(y, x), k + 1
+    return k
+
+
+def group_shape(perms: np.ndarray) -> str:
+    """``"cyclic"``, ``"dihedral"`` or ``"other"`` for a finite group given as all its elements
+    (rows are permutations).  Dihedral includes D_2 = Z_2 x Z_2 (D_1 = Z_2 is cyclic).
+
+    >>> group_shape(np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]]))
+    'dihedral'
+    """
+    n = perms.shape[0]
+    orders = [_order(p) for p in perms]
+    if max(orders) == n:
+        return "cyclic"
+    if n % 2 == 0:
+        k = n // 2
+        for r, o in zip(perms, orders):
+            if o != k:
+                continue
+            rotations = {tuple(r.tolist())}
+            y = r
+            for _ in range(k - 1):
+                y = _compose(y, r)
+                rotations.add(tuple(y.tolist()))
+            if all(o2 <= 2 for p, o2 in zip(perms, orders) if tuple(p.tolist()) not in rotations):
+                return "dihedral"
+    return "other"
+
+
+@per_automaton
+def unit_group(automaton):
+    """(minimal automaton, its units as (units, states) rows, whether a constant map is in the
+    monoid), or None when the monoid has more than :data:`MAX_MONOID` elements."""
+    m = minimal(automaton)
+    try:
+        monoid = m.monoid(limit=MAX_MONOID)
+    except MonoidTooLargeError:
+        return None
+    rows = monoid.elements.astype(np.int64)  # (size, states)
+    srt = np.sort(rows, axis=1)
+    units = rows[(srt == np.arange(m.n_states)).all(axis=1)]
+    constant = bool((rows == rows[:, :1]).all(axis=1).any())
+    return m, units, constant
+
+
+def _round(bound: int, v) -> tuple[int, str]:
+    """``bound`` rounded up to a multiple of the variant's block size, and why."""
+    B = v.block_size
+    if B is None or bound % B == 0:
+        return bound, ""
+    return math.ceil(bound / B) * B, f"; {v.spec} needs d to be a multiple of {B}"
+
+
+def _two_dim_bound(automaton, positive_det: bool):
+    """(3, theorem, reason) when Theorem 14 or 15 excludes d = 2, else None."""
+    found = unit_group(automaton)
+    if found is None:
+        return None
+    m, units, constant = found
+    n = m.n_states
+    if n < 3 or len(set(m.labels.tolist())) != n:
+        return None
+    if constant and units.shape[0] >= 3:
+        return 3, "Theorem 15", (
+            f"a word acts as a constant map and the {units.shape[0]} permutations of the "
+            f"{n} states are more than the 2 that d = 2 allows"
+        )
+    shape = group_shape(units)
+    if shape == "other" or (positive_det and shape != "cyclic"):
+        what = "cyclic" if positive_det else "cyclic or dihedral"
+        return 3, "Theorem 14", (
+            f"the permutations of the {n} states form a group of order {units.shape[0]} that is not {what}"
+        )
+    return None
+
+
+def lower_bound(automaton, variant) -> tuple[int, str, str]:
+    """``(bound, theorem, reason)``: every weights of ``variant`` computing ``automaton`` (a spec
+    or an Automaton) have hidden size d >= bound (see the module docstring)."""
+    from bilinear.automata import Automaton, from_spec
+    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
+    v = parse_variant(variant)
+    m = minimal(a)
+    n = m.n_states
+    bound, theorem, reason = 1, "Theorem 13", "every network has d >= 1"
+    resets = [s for s in range(m.n_symbols) if len(set(m.delta[s].tolist())) < n]
+    if n >= 3:
+        bound, reason = 2, f"the minimal automaton has {n} states, and d = 1 tells at most 2 apart (the sign)"
+        two = _two_dim_bound(a, positive_det=v.info.positive_det)
+        if two is not None:
+            bound, theorem, reason = two
+    elif n == 2 and resets:
+        bound, reason = 2, (f"symbol {a.symbols[resets[0]]!r} merges the 2 states of the minimal automaton, "
+                            "and in d = 1 every symbol permutes the two signs")
+    rounded, why = _round(bound, v)
+    return rounded, theorem, reason + why

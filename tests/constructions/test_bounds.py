@@ -1,0 +1,144 @@
+"""Lower bounds on d (Theorems 13-15 of docs/theory.md) and how matrix / verify report them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bilinear.automata import Automaton, from_spec
+from bilinear.cli import main
+from bilinear.constructions.bounds import group_shape, lower_bound, unit_group
+from bilinear.constructions.capability import capability_matrix
+
+THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"
+
+
+@pytest.mark.parametrize("spec, variant, bound, theorem", [
+    ("parity", "full", 1, "Theorem 13"),
+    ("parity", "block:2", 2, "Theorem 13"),
+    ("parity", "rotation2d", 2, "Theorem 13"),
+    ("flipflop:2", "full", 2, "Theorem 13"),  # two states, but w0 merges them
+    ("cyclic:7", "full", 2, "Theorem 13"),
+    ("dihedral:9", "full", 2, "Theorem 13"),
+    ("cyclic:2*cyclic:2", "full", 2, "Theorem 13"),
+    ("cyclic:2*cyclic:2", "rotation2d", 4, "Theorem 14"),  # positive determinants: cyclic only
+    ("cyclic:2*cyclic:4", "full", 3, "Theorem 14"),
+    ("parity*parity*parity", "full", 3, "Theorem 14"),
+    ("cyclic:6*cyclic:4", "full", 3, "Theorem 14"),
+    ("quaternion", "full", 3, "Theorem 14"),
+    ("quaternion", "block:2", 4, "Theorem 14"),
+    ("symmetric:4", "full", 3, "Theorem 14"),
+    ("alternating:4", "full", 3, "Theorem 14"),
+    ("alternating:5", "full", 3, "Theorem 14"),
+    ("modarith:3", "full", 3, "Theorem 15"),
+    ("modarith:3", "block:2", 4, "Theorem 15"),
+    ("modarith:6", "full", 3, "Theorem 15"),
+    ("reset:6", "full", 2, "Theorem 13"),
+    ("random:states=5,symbols=2,seed=0", "full", 2, "Theorem 13"),
+])
+def test_lower_bounds(spec, variant, bound, theorem):
+    b, thm, reason = lower_bound(spec, variant)
+    assert (b, thm) == (bound, theorem) and reason
+
+
+def test_group_shapes():
+    def units(spec):
+        return unit_group(from_spec(spec))[1]
+
+    assert group_shape(units("cyclic:6")) == "cyclic"
+    assert group_shape(units("cyclic:2*cyclic:3")) == "cyclic"
+    assert group_shape(units("dihedral:5")) == "dihedral"
+    assert group_shape(units("cyclic:2*cyclic:2")) == "dihedral"  # D_2
+    assert group_shape(units("symmetric:3")) == "dihedral"  # S_3 = D_3
+    for spec in ("quaternion", "alternating:4", "cyclic:2*cyclic:4", "parity*parity*parity"):
+        assert group_shape(units(spec)) == "other"
+
+
+def test_theorem_13_by_exhaustion_on_two_state_automata():
+    # d = 1: h is a scalar, each symbol multiplies it by a non-zero real.  Enumerate every
+    # 2-state, 2-symbol automaton with two classes; a d = 1 network (signs of the multipliers,
+    # start sign, readout (1, -1)) exists iff the bound says 1.
+    for t in range(16):
+        table = [[(t >> 0) & 1, (t >> 1) & 1], [(t >> 2) & 1, (t >> 3) & 1]]
+        a = Automaton(table)
+        from bilinear.automata.minimize import minimize
+
+        m = minimize(a)
+        computable = False
+        for signs in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+            state_sign = {0: 1}
+            ok, frontier = True, [0]
+            while frontier and ok:
+                q = frontier.pop()
+                for s in range(2):
+                    q2, sg = int(a.delta[s, q]), state_sign[q] * signs[s]
+                    if q2 in state_sign:
+                        ok &= state_sign[q2] == sg
+                    else:
+                        state_sign[q2] = sg
+                        frontier.append(q2)
+            # two reachable states must have different signs (distinct classes)
+            ok &= len(set(state_sign.values())) == len(state_sign)
+            computable |= ok
+        assert (lower_bound(a, "full")[0] == 1) == computable or m.n_states == 1
+
+
+def test_every_proved_matrix_cell_has_dim_and_a_cited_lower_bound(capsys):
+    assert main(["matrix", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    theorems = set(re.findall(r"^### (Theorem \d+)", THEORY.read_text(encoding="utf-8"), re.M))
+    proved = [c for row in data["cells"] for c in row if c["status"] == "proved"]
+    assert len(proved) >= 40
+    for c in proved:
+        assert isinstance(c["dim"], int) and isinstance(c["lower_bound"], int)
+        assert 1 <= c["lower_bound"] <= c["dim"]
+        assert c["lower_bound_theorem"] in theorems and c["lower_bound_reason"]
+        assert c["minimal"] == (c["lower_bound"] == c["dim"])
+    by = {(c["spec"], c["variant"]): c for row in data["cells"] for c in row}
+    assert by[("quaternion", "full")]["lower_bound"] == 3 and by[("quaternion", "full")]["dim"] == 4
+    assert by[("symmetric:4", "full")]["minimal"] and by[("modarith:3", "full")]["minimal"]
+    assert by[("quaternion", "block:2")]["status"] == "open" and by[("quaternion", "block:2")]["lower_bound"] == 4
+
+
+def test_matrix_and_verify_texts():
+    m = capability_matrix(["quaternion", "cyclic:5"], ["full", "block:2"])
+    assert m.cell("quaternion", "full").summary == "proved d=4 (lower bound 3)"
+    assert m.cell("cyclic:5", "full").summary == "proved d=2 (minimal)"
+    assert m.cell("quaternion", "block:2").summary == "open (d>=4)"
+
+
+def test_verify_text_says_minimal(capsys):
+    assert main(["verify", "symmetric:4", "full"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("symmetric:4 full: proved, d=3 (minimal)")
+    assert "Theorem 14" in out
+    assert main(["verify", "quaternion", "full"]) == 0
+    assert "d=4 (lower bound 3)" in capsys.readouterr().out
+
+
+def test_bounds_never_exceed_a_proved_construction():
+    from bilinear.constructions.prover import prove
+    from bilinear.constructions.registry import build
+
+    for spec in ("cyclic:4*cyclic:6", "dihedral:6", "symmetric:3", "reset:4", "modarith:4",
+                 "random:states=6,symbols=3,seed=2", "alternating:5"):
+        a = from_spec(spec)
+        for variant in ("full", "block:2", "rotation2d"):
+            try:
+                w = build(a, variant)
+            except Exception:
+                continue
+            assert prove(w, a).status == "proved"
+            assert lower_bound(a, variant)[0] <= w.dim
+
+
+def test_unit_group_reports_constants():
+    m, units, constant = unit_group(from_spec("modarith:3"))
+    assert constant and units.shape == (6, 3)
+    m, units, constant = unit_group(from_spec("cyclic:4"))
+    assert not constant and units.shape == (4, 4)
+    assert np.array_equal(np.sort(units, axis=1), np.tile(np.arange(4), (4, 1)))
