@@ -31,11 +31,11 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 from bilinear.errors import AutomatonError
+from bilinear.jsonfile import check_header, checksum
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_STATES", "encode", "decode", "read", "write"]
 
@@ -48,8 +48,7 @@ _REQUIRED = ("format", "version", "states", "symbols", "delta")
 
 
 def _checksum(payload: dict) -> str:
-    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+    return checksum(payload, AutomatonError, "automaton")
 
 
 def encode(automaton) -> dict:
@@ -70,22 +69,7 @@ def encode(automaton) -> dict:
 
 
 def _check_header(data, source: str) -> None:
-    if not isinstance(data, dict):
-        raise AutomatonError(f"{source}: top level must be a JSON object")
-    unknown = sorted(set(data) - set(_KEYS))
-    if unknown:
-        raise AutomatonError(f"{source}: unknown key {unknown[0]!r} (keys: {', '.join(_KEYS)})")
-    for key in _REQUIRED:
-        if key not in data:
-            raise AutomatonError(f"{source}: missing key {key!r}")
-    if data["format"] != FORMAT:
-        raise AutomatonError(f"{source}: format is {data['format']!r}, expected {FORMAT!r}")
-    if data["version"] != FORMAT_VERSION:
-        raise AutomatonError(f"{source}: unsupported version {data['version']!r} (expected {FORMAT_VERSION})")
-    if "checksum" in data:
-        body = {k: v for k, v in data.items() if k != "checksum"}
-        if data["checksum"] != _checksum(body):
-            raise AutomatonError(f"{source}: checksum mismatch (the file was modified after it was written)")
+    check_header(data, source, AutomatonError, FORMAT, FORMAT_VERSION, _KEYS, _REQUIRED)
 
 
 def _check_sizes(data, source: str) -> int:

@@ -25,13 +25,14 @@ ValueError: ...x.json: duplicate key 'a' in one JSON object
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import stat
 from pathlib import Path
 
-__all__ = ["read_json_file", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
+__all__ = ["read_json_file", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
 
 #: Largest file read (bytes): 256 MiB.
 MAX_FILE_BYTES = 256 * 2**20
@@ -133,3 +134,44 @@ def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes
         raise error(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except (ValueError, RecursionError) as exc:  # pragma: no cover - guarded above
         raise error(f"{path}: unreadable JSON ({type(exc).__name__})") from None
+
+
+def checksum(payload: dict, error: type = ValueError, source: str = "file") -> str:
+    """``"sha256:..."`` of the canonical JSON of ``payload`` (sorted keys, no spaces): the
+    checksum of both file formats (docs/formats.md).
+
+    >>> checksum({"b": 1, "a": [2]})[:15]
+    'sha256:63c9663d'
+    """
+    try:
+        canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise error(f"{source}: cannot be checksummed ({str(exc).splitlines()[0][:80]})") from None
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def check_header(data, source: str, error: type, fmt: str, version: int, keys, required,
+                 signed: bool = False, unsigned_hint: str = "") -> None:
+    """The checks both file formats share, raising ``error`` with one line naming ``source``: a
+    JSON object with only ``keys`` and every key of ``required``, ``format`` and ``version`` as
+    expected, and a ``checksum`` that matches (required when ``signed``; ``unsigned_hint`` says
+    how to load a hand-written file without one)."""
+    if not isinstance(data, dict):
+        raise error(f"{source}: top level must be a JSON object")
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise error(f"{source}: unknown key {unknown[0]!r} (keys: {', '.join(keys)})")
+    for key in required:
+        if key not in data:
+            raise error(f"{source}: missing key {key!r}")
+    if data["format"] != fmt:
+        raise error(f"{source}: format is {data['format']!r}, expected {fmt!r}")
+    if data["version"] != version:
+        raise error(f"{source}: unsupported version {data['version']!r} (expected {version})")
+    if "checksum" not in data:
+        if signed:
+            raise error(f"{source}: no checksum ({unsigned_hint})")
+        return
+    body = {k: v for k, v in data.items() if k != "checksum"}
+    if data["checksum"] != checksum(body, error, source):
+        raise error(f"{source}: checksum mismatch (the file was modified after it was written)")

@@ -23,8 +23,6 @@ bilinear.errors.WeightsError: weights: no checksum (a hand-written file needs al
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 from fractions import Fraction
@@ -34,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bilinear.errors import FieldError, WeightsError
+from bilinear.jsonfile import check_header, checksum
 
 from .entries import index_name as _index_name
 from .field import CyclotomicField, FieldElement
@@ -83,24 +82,8 @@ def encode(variant: str, exact: bool, A, h0, readout, factors) -> dict:
 
 def _check_header(data, source: str, allow_unsigned: bool = False) -> bool:
     """Keys, format, version, checksum; returns the ``exact`` flag."""
-    if not isinstance(data, dict):
-        raise WeightsError(f"{source}: top level must be a JSON object")
-    unknown = sorted(set(data) - set(_KEYS))
-    if unknown:
-        raise WeightsError(f"{source}: unknown key {unknown[0]!r}")
-    for key in _REQUIRED:
-        if key not in data:
-            raise WeightsError(f"{source}: missing key {key!r}")
-    if data["format"] != FORMAT:
-        raise WeightsError(f"{source}: format is {data['format']!r}, expected {FORMAT!r}")
-    if data["version"] != FORMAT_VERSION:
-        raise WeightsError(f"{source}: unsupported version {data['version']!r} (expected {FORMAT_VERSION})")
-    if "checksum" not in data and not allow_unsigned:
-        raise WeightsError(f"{source}: no checksum (a hand-written file needs allow_unsigned=True, or --unsigned)")
-    if "checksum" in data:
-        body = {k: v for k, v in data.items() if k != "checksum"}
-        if data["checksum"] != _checksum(body, source):
-            raise WeightsError(f"{source}: checksum mismatch (the file was modified after it was written)")
+    check_header(data, source, WeightsError, FORMAT, FORMAT_VERSION, _KEYS, _REQUIRED, signed=not allow_unsigned,
+                 unsigned_hint="a hand-written file needs allow_unsigned=True, or --unsigned")
     exact = data["exact"]
     if not isinstance(exact, bool):
         raise WeightsError(f"{source}: 'exact' must be true or false, got {exact!r}")
@@ -147,11 +130,7 @@ def read_json(path) -> dict:
 
 
 def _checksum(payload: dict, source: str = "weights") -> str:
-    try:
-        canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise WeightsError(f"{source}: cannot be checksummed ({str(exc).splitlines()[0][:80]})") from None
-    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+    return checksum(payload, WeightsError, source)
 
 
 def _tolist(array: np.ndarray, enc):
