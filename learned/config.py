@@ -127,6 +127,9 @@ class TrainConfig:
         default=200, metadata=_cli("longest validation length", option="--val-len"))
     val_words: int = field(  # validation words, labelled at every position
         default=64, metadata=_cli("validation words (default %(default)s)"))
+    freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
+        default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
+                                     "initialisation (bilinear models)"))
 
     def __post_init__(self) -> None:
         self._validate_types()
@@ -149,7 +152,7 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ConfigError(f"{name} must be a finite number, got {value!r}")
-        for name in ("additive", "normalize_train"):
+        for name in ("additive", "normalize_train", "freeze_transitions"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("spec", "model", "init", "scan", "device", "early_stop"):
@@ -220,6 +223,8 @@ class TrainConfig:
             check_variant(ms.spec, self.hidden)
         if self.additive and not ms.bilinear:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
+        if self.freeze_transitions and not ms.bilinear:
+            raise ConfigError(f"freeze_transitions applies to bilinear models only, not {self.model!r}")
         if self.init not in INITS:
             raise ConfigError(f"unknown init {self.init!r} (known: {', '.join(INITS)})")
         if self.scan not in SCANS:

@@ -307,8 +307,11 @@ class BilinearRNN(nn.Module):
             self.E = nn.Parameter(E / E.norm(dim=0, keepdim=True))
         else:
             self.register_parameter("E", None)
-        for name, value in self.learned.init(ctx).items():
+        transitions = self.learned.init(ctx)
+        for name, value in transitions.items():
             self.register_parameter(name, nn.Parameter(value.clone()))
+        #: The parameters the transition matrices A(x) are made of (the embedding included).
+        self.transition_names = tuple(transitions) + (("E",) if embed is not None else ())
         h0 = torch.randn(hidden, generator=gen)
         self.h0 = nn.Parameter(h0 / h0.norm())
         self.readout = nn.Linear(hidden, n_classes, bias=False)
@@ -364,6 +367,13 @@ class BilinearRNN(nn.Module):
         return self.states(words, normalize=normalize, method=method, readout=True)
 
     # --- export --------------------------------------------------------------------------
+    def freeze_transitions(self) -> "BilinearRNN":
+        """Stop training the transition matrices (and the embedding): only ``h0``, the readout
+        and any additive terms learn; the transitions keep their initialisation.  Returns self."""
+        for name in self.transition_names:
+            getattr(self, name).requires_grad_(False)
+        return self
+
     def to_weights(self) -> Weights:
         """The float :class:`~bilinear.constructions.weights.Weights` of this network.
 

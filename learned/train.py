@@ -235,6 +235,8 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
     device = resolve_device(config.device)
     automaton = run.automaton() if run is not None else from_spec(config.spec)
     model = make_model(config, automaton).to(device)
+    if config.freeze_transitions:
+        model.freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = _restore(run, model, optimizer)
     pool = None

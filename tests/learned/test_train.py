@@ -165,3 +165,26 @@ def test_validation_is_logged_and_none_runs_every_step(tmp_path):
     assert records[-1]["streak"] == config.patience and records[-1]["val_accuracy"] == 1.0
     full = train(config.replace(early_stop="none"))
     assert full["steps"] == 300 and not full["stopped_early"]
+
+
+def test_freeze_transitions_trains_only_h0_and_the_readout(tmp_path):
+    """--freeze-transitions: the transition matrices (and the embedding) keep their random
+    initialisation through training; h0 and the readout learn."""
+    from bilinear.learned.runs import load_run, train_run
+
+    config = TrainConfig(spec="parity", model="diagonal", hidden=4, embed=3, steps=30, eval_every=10,
+                         test_len=20, test_words=4, freeze_transitions=True, early_stop="none")
+    init = make_model(config)
+    assert set(init.transition_names) == {"E", *(n for n in init.state_dict() if n not in ("h0", "readout.weight"))}
+    train_run(config, tmp_path / "run")
+    _, trained, _, _ = load_run(tmp_path / "run")
+    before, after = init.state_dict(), trained.state_dict()
+    for name in init.transition_names:
+        assert torch.equal(after[name], before[name]), name
+    assert not torch.equal(after["readout.weight"], before["readout.weight"])
+    assert not torch.equal(after["h0"], before["h0"])
+
+
+def test_freeze_transitions_is_for_bilinear_models_only():
+    with pytest.raises(ConfigError, match="freeze_transitions applies to bilinear models only"):
+        TrainConfig(spec="parity", model="lstm", freeze_transitions=True)
