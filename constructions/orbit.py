@@ -58,7 +58,10 @@ def _orbit_sparse(automaton, A, h0, domain) -> list:
     """The hidden vectors of :func:`orbit_weights` computed with sparse elements."""
     from .domains import sparse_rows
 
-    rows = [sparse_rows(A[s], domain) for s in range(automaton.n_symbols)]
+    rows = []
+    for s in range(automaton.n_symbols):
+        build_tick(s, automaton.n_symbols, "transition matrices converted")  # budget and progress
+        rows.append(sparse_rows(A[s], domain))
     start = int(automaton.start)
     hidden: list = [None] * automaton.n_states
     hidden[start] = [domain.convert(x) for x in h0]

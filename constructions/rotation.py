@@ -28,6 +28,7 @@ from bilinear.errors import ConstructionError
 
 from .field import cos2pi, sin2pi
 from .orbit import orbit_weights
+from .search import build_tick
 
 __all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus", "cyclic_exponents", "crt_rotation"]
 
@@ -70,6 +71,7 @@ def cyclic_rotation(automaton):
     m, exponents = cyclic_exponents(automaton)
     A = np.empty((len(exponents), 2, 2), dtype=object)
     for a, k in enumerate(exponents):
+        build_tick(a, len(exponents), "rotation matrices")  # time budget and progress of settle()
         c, s = cos2pi(k, m), sin2pi(k, m)
         A[a] = [[c, -s], [s, c]]
     return orbit_weights(automaton, "rotation2d", A, [1, 0])

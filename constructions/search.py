@@ -84,17 +84,18 @@ class Clock:
         if self.reported and self.report is not None:
             self.report(pairs, directions, self.elapsed())
 
-    def tick_build(self, done: int, total: int) -> None:
-        """One state of a construction built: check the budget; with ``progress=True`` a line
-        on stderr every few seconds once building has run two seconds."""
+    def tick_build(self, done: int, total: int, unit: str = "states") -> None:
+        """One step (a state, or a matrix: ``unit``) of a construction built: check the budget;
+        with ``progress=True`` a line on stderr every few seconds once building has run two
+        seconds."""
         now = time.monotonic()
         if self.deadline is not None and now > self.deadline:
-            raise OutOfTime(now - self.start, done, total)
+            raise OutOfTime(now - self.start, done, total, unit)
         if self.report is _print_progress and now - self.start >= PROGRESS_AFTER and now - self._last >= PROGRESS_EVERY:
             self._last = now
             spent = now - self.start
             left = spent * (total - done) / max(done, 1)
-            print(f"build: {done} of {total} states, {spent:.1f} s (about {left:.0f} s left; "
+            print(f"build: {done} of {total} {unit}, {spent:.1f} s (about {left:.0f} s left; "
                   f"--time-budget stops it)", file=sys.stderr)
 
 
@@ -111,11 +112,12 @@ def building(clock: Clock):
         _BUILD_CLOCK.reset(token)
 
 
-def build_tick(done: int, total: int) -> None:
-    """Called by builders once per state; a no-op outside :func:`building`."""
+def build_tick(done: int, total: int, unit: str = "states") -> None:
+    """Called by builders once per state (or per matrix, naming the ``unit``); a no-op outside
+    :func:`building`."""
     clock = _BUILD_CLOCK.get()
     if clock is not None:
-        clock.tick_build(done, total)
+        clock.tick_build(done, total, unit)
 
 
 def _print_progress(pairs: int, directions: int, seconds: float) -> None:

@@ -352,10 +352,10 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
         cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}"), automaton, spec or "full")
         return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
-        seconds, done, total = out.args
+        seconds, done, total, unit = out.args
         return replace(cell, seconds=time.perf_counter() - start,
                        detail=f"construction not built within the time budget of {time_budget:g} s "
-                              f"({done} of {total} states after {seconds:.1f} s); raise --time-budget")
+                              f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
     if time_budget is not None:
         time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
     cell = _proved(replace(cell, source="construction"), built, automaton, bound,

@@ -122,3 +122,17 @@ def test_verify_float_size_is_refused_before_the_proof(capsys, monkeypatch) -> N
     assert main(["verify", "cyclic:3", "full", "--float", "--length", "1000000"]) == 2
     err = capsys.readouterr().err
     assert "would need about 22.4 GiB" in err and "MAX_CHECK_BYTES" in err and err.count("\n") == 1
+
+
+def test_building_many_rotation_matrices_respects_the_time_budget() -> None:
+    """verify cyclic:10000 rotation2d --time-budget 20 ran 50 s: the 10,000 exact rotation
+    matrices were built before the first budget check."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.rotation import cyclic_rotation
+    from bilinear.constructions.search import Clock, OutOfTime, building
+
+    with pytest.raises(OutOfTime) as info, building(Clock(1e-9, None)):
+        time.sleep(0.001)  # past the budget before the first matrix
+        cyclic_rotation(from_spec("cyclic:50"))
+    seconds, done, total, unit = info.value.args
+    assert (done, total, unit) == (0, 50, "rotation matrices")
