@@ -62,32 +62,12 @@ def _orbit_sparse(automaton, A, h0, domain) -> list:
     for s in range(automaton.n_symbols):
         build_tick(s, automaton.n_symbols, "transition matrices converted")  # budget and progress
         rows.append(sparse_rows(A[s], domain))
-    start = int(automaton.start)
-    hidden: list = [None] * automaton.n_states
-    hidden[start] = [domain.convert(x) for x in h0]
 
     def key(h):
         return tuple(tuple(sorted((k, int(c.p), int(c.q)) for k, c in x.items())) for x in h)
 
-    seen = {key(hidden[start]): start}
-    queue = deque([start])
-    built = 1
-    while queue:
-        q = queue.popleft()
-        build_tick(built, automaton.n_states)  # time budget and progress of settle()
-        for s in range(automaton.n_symbols):
-            q2 = int(automaton.delta[s, q])
-            if hidden[q2] is not None:
-                continue
-            h = domain.matvec(rows[s], hidden[q])
-            other = seen.setdefault(key(h), q2)
-            if other != q2:
-                raise ConstructionError(
-                    f"{automaton.name}: states {other} and {q2} share a hidden vector; h0 is not free"
-                )
-            hidden[q2] = h
-            queue.append(q2)
-            built += 1
+    start = [domain.convert(x) for x in h0]
+    hidden = _breadth_first(automaton, start, lambda s, h: domain.matvec(rows[s], h), key)
     out = []
     for h in hidden:
         out.append(None if h is None else np.array([_real(domain.to_element(x)) for x in h] + [0], dtype=object)[:-1])
@@ -124,26 +104,32 @@ def orbit_weights(automaton, variant: str, A, h0, gram=None) -> Weights:
 
 def _orbit(automaton, A, h0) -> list:
     """The exact hidden vector of a shortest word reaching each state (None: unreachable)."""
-    hidden: list[np.ndarray | None] = [None] * automaton.n_states
+    return _breadth_first(automaton, h0, lambda s, h: A[s].dot(h), _key)
+
+
+def _breadth_first(automaton, h0, step, key) -> list:
+    """The hidden vector ``step(symbol, h)`` of a shortest word reaching each state, breadth
+    first from ``h0`` (None: unreachable); ConstructionError when two states meet in one
+    ``key``.  One tick of the build clock per state (budget and progress of settle())."""
+    hidden: list = [None] * automaton.n_states
     start = int(automaton.start)
     hidden[start] = h0
-    seen = {_key(h0): start}
+    seen = {key(h0): start}
     queue = deque([start])
     built = 1
     while queue:
         q = queue.popleft()
-        build_tick(built, automaton.n_states)  # time budget and progress of settle()
+        build_tick(built, automaton.n_states)
         for s in range(automaton.n_symbols):
             q2 = int(automaton.delta[s, q])
             if hidden[q2] is not None:
                 continue
-            h = A[s].dot(hidden[q])
-            other = seen.get(_key(h))
-            if other is not None and other != q2:
+            h = step(s, hidden[q])
+            other = seen.setdefault(key(h), q2)
+            if other != q2:
                 raise ConstructionError(
                     f"{automaton.name}: states {other} and {q2} share a hidden vector; h0 is not free"
                 )
-            seen[_key(h)] = q2
             hidden[q2] = h
             queue.append(q2)
             built += 1
