@@ -120,6 +120,12 @@ class TrainConfig:
         default="validation",
         metadata=_cli("validation (perfect held-out longer words), train (perfect training batches) or "
                       "none (run every step) (default %(default)s)"))
+    curriculum_max_len: int | None = field(  # None: fixed lengths; else the longest training length
+        # grows linearly from train_max_len (step 0) to this (the last step): the rotation-precision
+        # remedy of docs/training.md, an option, never a change of the protocol
+        default=None, metadata=_cli("grow the longest training length linearly from the --train-len maximum to "
+                                    "MAX over the steps (a curriculum; default: fixed lengths)",
+                                    option="--curriculum", metavar="MAX"))
     val_min_len: int = field(  # validation word lengths (drawn from (seed, 5), never the test words)
         default=20, metadata=_cli("validation word lengths (default %(default)s)", option="--val-len",
                                   metavar=("MIN", "MAX"), with_fields=("val_max_len",)))
@@ -144,7 +150,7 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise ConfigError(f"{name} must be an integer, got {value!r}")
-        for name in ("embed", "n_train", "match_params"):
+        for name in ("embed", "n_train", "match_params", "curriculum_max_len"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
                 raise ConfigError(f"{name} must be an integer or null, got {value!r}")
@@ -185,6 +191,13 @@ class TrainConfig:
                 f"training lengths out of order: train_min_len {self.train_min_len} > "
                 f"train_max_len {self.train_max_len}"
             )
+        if self.curriculum_max_len is not None:
+            if self.curriculum_max_len < self.train_max_len:
+                raise ConfigError(f"curriculum_max_len {self.curriculum_max_len} is shorter than train_max_len "
+                                  f"{self.train_max_len}: the curriculum only lengthens the training words")
+            if self.n_train is not None:
+                raise ConfigError("curriculum_max_len and n_train exclude each other: a fixed pool of training "
+                                  "words has fixed lengths")
         if self.val_min_len < 1 or self.val_words < 1:
             raise ConfigError(f"val_min_len and val_words must be positive, got {self.val_min_len}, {self.val_words}")
         if self.val_min_len > self.val_max_len:

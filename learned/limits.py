@@ -5,7 +5,7 @@ The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
 
 * the parameters with their gradients and Adam's two moments: ``16 x params``;
 * the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
-  bytes, per layer, plus the attention scores ``batch x train_max_len^2`` of a Transformer) and
+  bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one, plus the attention scores ``batch x train_max_len^2`` of a Transformer) and
   the evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens``
   bytes a position, without gradients); ``tokens`` is the embedding width or the symbol count;
 * the words of the evaluation (``test_words x test_len``), of the training accuracy (512 words)
@@ -91,7 +91,7 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
     params = count(ms, n_symbols, n_classes, h, config.embed)
     layers = 1 if ms.bilinear else (ms.param or 1)
     tokens = 4 * max(n_symbols, config.embed or 0)
-    length = config.train_max_len
+    length = max(config.train_max_len, config.curriculum_max_len or 0)
     train = config.batch * length * (64 * h + tokens) * layers
     if not ms.bilinear and ms.param is not None:  # attention scores of a layered (Transformer) baseline
         train += config.batch * length * length * 16 * layers

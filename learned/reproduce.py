@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from .sweep import Sweep, markdown_table, results_table, row_label, run_sweep
+from .sweep import Sweep, table_label, markdown_table, results_table, run_sweep
 
 __all__ = ["QUICK", "MEDIUM", "FULL", "FAMILIES", "MODELS", "reproduce", "lr_spread_table", "spread_markdown"]
 
@@ -85,7 +85,7 @@ def lr_spread_table(rows: list[dict]) -> dict:
         acc = r.get("test_accuracy_normalized")
         if acc in ("", None) or not math.isfinite(float(acc)):
             continue
-        key = (row_label(r["family"], r.get("n_train") or None), r["model"], float(r["lr"]))
+        key = (table_label(r), r["model"], float(r["lr"]))
         per_lr.setdefault(key, []).append(float(acc))
     spread: dict = {}
     for (family, model, _), accs in per_lr.items():

@@ -7,20 +7,21 @@ A sweep file is TOML::
     lrs = [1e-2, 1e-3]                    # learning rates (best kept per family, model, seed)
     seeds = [0, 1]
     n_train = [16, 256]                   # optional: distinct training words (data efficiency)
+    hidden = [2, 4, 8]                    # optional: hidden sizes as an axis (else [train] hidden)
     workers = 2                           # optional: local worker processes
 
     [train]                               # optional: any other TrainConfig field
     steps = 2000
     hidden = 16
 
-Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` (the learning
+Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>[__n<n_train>][__h<hidden>]`` (the learning
 rate written exactly; two grid points that would share a folder, or an axis listing a value twice,
 are refused up front).  A non-empty ``OUT`` is refused unless ``--resume`` (a finished run is
 reused, an interrupted one resumed) or ``--force`` (replaced); ``OUT`` and each run folder are
 locked while written, so a second sweep into them fails at once.  The sweep writes ``OUT/results.csv`` (one row per run)
 and ``OUT/results.md`` (the per-run table and a family x model table of the normalised
 accuracy at the test length: the best learning rate per seed, averaged over seeds; with an
-``n_train`` axis its rows are ``family (n=N)``).
+``n_train`` or ``hidden`` axis its rows are ``family (h=H, n=N)``).
 
 Runs go to local worker processes by default, or to a Ray cluster with ``ray_address``
 (``pip install bilinear[ray]``).  An unknown key anywhere in the file is a ConfigError naming it.
@@ -31,7 +32,7 @@ Runs go to local worker processes by default, or to a Ray cluster with ``ray_add
 >>> Sweep.from_toml_text('families = ["parity"]\\nmodels = ["full"]\\nlearning_rates = [1]')
 Traceback (most recent call last):
 ...
-bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, n_train, workers, train)
+bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, n_train, hidden, workers, train)
 """
 
 from __future__ import annotations
@@ -57,14 +58,16 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the same parser, 
 from .config import TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
 
-__all__ = ["Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "COLUMNS"]
+__all__ = [
+    "Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "COLUMNS",
+]
 
 #: Columns of results.csv, in order.
 COLUMNS = (
     "family", "model", "lr", "seed", "n_train", "hidden", "params", "steps", "stopped_early", "train_accuracy",
     "test_accuracy", "test_accuracy_normalized", "test_final_accuracy_normalized", "train_seconds", "run_dir",
 )
-_TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "workers", "train")
+_TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train")
 _GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
 
 
@@ -83,9 +86,10 @@ class Sweep:
     workers: int = 1
     train: dict = field(default_factory=dict)
     n_train: tuple = (None,)
+    hidden: tuple = (None,)
 
     def __post_init__(self) -> None:
-        for name in ("families", "models", "lrs", "seeds", "n_train"):
+        for name in ("families", "models", "lrs", "seeds", "n_train", "hidden"):
             value = getattr(self, name)
             if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
                 raise ConfigError(f"sweep key {name!r} must be a list, got {value!r}")
@@ -96,17 +100,19 @@ class Sweep:
             raise ConfigError(f"sweep key 'workers' must be a positive integer, got {self.workers!r}")
         if not isinstance(self.train, dict):
             raise ConfigError(f"sweep key 'train' must be a table, got {self.train!r}")
+        if self.by_hidden and "hidden" in self.train:
+            raise ConfigError("hidden is both a grid axis (top-level list) and a [train] key: keep one")
         for key in self.train:
             if key in _GRID_FIELDS:
                 raise ConfigError(f"key {key!r} in [train] is a grid axis; set it with the top-level list")
             if key not in TrainConfig.field_names():
                 raise ConfigError(f"unknown key {key!r} in [train] of sweep file")
-        for name in ("families", "models", "lrs", "seeds", "n_train"):
+        for name in ("families", "models", "lrs", "seeds", "n_train", "hidden"):
             values = getattr(self, name)
             twice = [v for i, v in enumerate(values) if v in values[:i]]
             if twice:
                 raise ConfigError(f"sweep key {name!r} lists {twice[0]!r} twice: every grid point must be unique")
-        check_run_names(self.configs())  # validate every grid point now, not in a worker
+        check_run_names(self.configs(), self.by_hidden)  # validate every grid point now, not in a worker
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":
@@ -138,34 +144,55 @@ class Sweep:
             raise ConfigError(f"sweep file {p} is not UTF-8 text (byte {exc.start})") from None
         return cls.from_toml_text(text, source=f"sweep file {p}")
 
+    @property
+    def by_hidden(self) -> bool:
+        """True when the hidden size is a grid axis (the top-level ``hidden`` list)."""
+        return self.hidden != (None,)
+
     def configs(self) -> list[TrainConfig]:
         """Every grid point as a TrainConfig, families outermost, seeds innermost."""
         out = []
-        grid = itertools.product(self.families, self.models, self.n_train, self.lrs, self.seeds)
-        for spec, model, n, lr, seed in grid:
-            out.append(TrainConfig(**{**self.train, "spec": spec, "model": model, "lr": lr, "seed": seed, "n_train": n}))
+        grid = itertools.product(self.families, self.models, self.hidden, self.n_train, self.lrs, self.seeds)
+        for spec, model, h, n, lr, seed in grid:
+            axis = {"spec": spec, "model": model, "lr": lr, "seed": seed, "n_train": n}
+            if h is not None:
+                axis["hidden"] = h
+            out.append(TrainConfig(**{**self.train, **axis}))
         return out
 
     def row_labels(self) -> list[str]:
-        """Row labels of the summary table: the families, split by ``n_train`` when it varies."""
-        return [row_label(f, n) for f in self.families for n in self.n_train]
+        """Row labels of the summary table: the families, split by ``hidden`` and ``n_train`` when
+        they vary."""
+        return [row_label(f, n, h) for f in self.families for h in self.hidden for n in self.n_train]
 
 
-def row_label(family: str, n_train) -> str:
-    """``family`` or ``family (n=N)`` for a data-efficiency run."""
-    return family if n_train is None else f"{family} (n={n_train})"
+def row_label(family: str, n_train, hidden=None) -> str:
+    """``family``, or ``family (h=H, n=N)`` with the axes that are set.
+
+    >>> row_label("parity", None), row_label("parity", 16), row_label("cyclic:5", None, 4)
+    ('parity', 'parity (n=16)', 'cyclic:5 (h=4)')
+    """
+    parts = [f"h={hidden}"] * (hidden is not None) + [f"n={n_train}"] * (n_train is not None)
+    return f"{family} ({', '.join(parts)})" if parts else family
 
 
-def run_dir_name(config: TrainConfig) -> str:
-    """``<family>__<model>__lr<lr>__s<seed>[__n<n_train>]`` with unsafe characters replaced; the
-    learning rate is written exactly (``repr``), so two learning rates never share a folder.
+def table_label(row: dict) -> str:
+    """The summary-table row label of a results row (``grid_hidden`` is set on a hidden axis)."""
+    return row_label(row["family"], row.get("n_train") or None, row.get("grid_hidden") or None)
+
+
+def run_dir_name(config: TrainConfig, by_hidden: bool = False) -> str:
+    """``<family>__<model>__lr<lr>__s<seed>[__n<n_train>][__h<hidden>]`` with unsafe characters
+    replaced (``__h`` when the hidden size is a grid axis); the learning rate is written exactly
+    (``repr``), so two learning rates never share a folder.
 
     >>> c = TrainConfig(spec="cyclic:3", model="full", lr=0.0010000001)
     >>> run_dir_name(c), run_dir_name(c.replace(lr=0.001)), run_dir_name(c.replace(lr=1e-05))
     ('cyclic-3__full__lr0.0010000001__s0', 'cyclic-3__full__lr0.001__s0', 'cyclic-3__full__lr1e-05__s0')
     """
     name = f"{_slug(config.spec)}__{_slug(config.model)}__lr{_slug(repr(float(config.lr)))}__s{config.seed}"
-    return name if config.n_train is None else f"{name}__n{config.n_train}"
+    name = name if config.n_train is None else f"{name}__n{config.n_train}"
+    return f"{name}__h{config.hidden}" if by_hidden else name
 
 
 def _grid_point(c: TrainConfig) -> str:
@@ -173,11 +200,11 @@ def _grid_point(c: TrainConfig) -> str:
     return f"(family {c.spec!r}, model {c.model!r}, lr {c.lr!r}, seed {c.seed}{n})"
 
 
-def check_run_names(configs) -> list[str]:
+def check_run_names(configs, by_hidden: bool = False) -> list[str]:
     """The run folder names of ``configs``; ConfigError naming both grid points when two share one."""
     seen: dict[str, TrainConfig] = {}
     for c in configs:
-        name = run_dir_name(c)
+        name = run_dir_name(c, by_hidden)
         if name in seen:
             raise ConfigError(
                 f"grid points {_grid_point(seen[name])} and {_grid_point(c)} would share the run folder {name}"
@@ -204,10 +231,13 @@ def _run_one(config_dict: dict, run_dir: str) -> dict:
     return result
 
 
-def _row(result: dict, config: TrainConfig) -> dict:
+def _row(result: dict, config: TrainConfig, by_hidden: bool = False) -> dict:
+    """A results row: the CSV columns, plus ``grid_hidden`` (not a column) on a hidden axis."""
     row = {k: result.get(k, "") for k in COLUMNS}
     row["family"], row["model"] = config.spec, config.model
     row["n_train"] = "" if config.n_train is None else config.n_train
+    if by_hidden:
+        row["grid_hidden"] = config.hidden
     return row
 
 
@@ -226,7 +256,7 @@ def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: st
 def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> list[dict]:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     configs = sweep.configs()
-    dirs = [str(out / "runs" / name) for name in check_run_names(configs)]
+    dirs = [str(out / "runs" / name) for name in check_run_names(configs, sweep.by_hidden)]
     jobs = [(c.to_dict(), d) for c, d in zip(configs, dirs)]
     workers = workers or sweep.workers
     if ray_address:
@@ -237,7 +267,7 @@ def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> l
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
             futures = [pool.submit(_run_one, *job) for job in jobs]
             results = [f.result() for f in _progress_iter(futures, quiet)]
-    rows = [_row(r, c) for r, c in zip(results, configs)]
+    rows = [_row(r, c, sweep.by_hidden) for r, c in zip(results, configs)]
     errors = [r["error"] for r in results if "error" in r]
     _write_tables(out, rows, sweep)
     if errors:
@@ -278,7 +308,7 @@ def results_table(rows: list[dict]) -> dict:
         acc = r.get("test_accuracy_normalized")
         if acc in ("", None):
             continue
-        key = (row_label(r["family"], r.get("n_train") or None), r["model"], r["seed"])
+        key = (table_label(r), r["model"], r["seed"])
         best[key] = max(best.get(key, -math.inf), float(acc))
     grouped: dict = {}
     for (family, model, _), acc in best.items():
@@ -299,7 +329,7 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     from bilinear.fileio import atomic_write
 
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))

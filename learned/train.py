@@ -55,6 +55,7 @@ __all__ = [
     "make_model",
     "resolve_hidden",
     "resolve_device",
+    "train_max_len_at",
 ]
 
 #: Words of the training distribution used for the final training accuracy.
@@ -99,6 +100,23 @@ def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
     return tqdm(total=total, desc=desc, initial=initial, disable=disable, leave=False, dynamic_ncols=True)
 
 
+def train_max_len_at(config: TrainConfig, step: int) -> int:
+    """The longest training length of step ``step``: ``train_max_len``, or with a curriculum
+    (``curriculum_max_len``) a linear ramp from it at step 0 to the curriculum's length at half the
+    step budget, then that length to the end.  Early stopping waits for the ramp's top (a
+    curriculum cut short by early stopping would be no curriculum).
+
+    >>> c = TrainConfig(spec="parity", model="full", steps=200, curriculum_max_len=50)
+    >>> [train_max_len_at(c, t) for t in (0, 50, 100, 199)], train_max_len_at(c.replace(curriculum_max_len=None), 100)
+    ([10, 30, 50, 50], 10)
+    """
+    top = config.curriculum_max_len
+    if top is None:
+        return config.train_max_len
+    ramp = max(1, config.steps // 2)
+    return config.train_max_len + round((top - config.train_max_len) * min(step, ramp) / ramp)
+
+
 def _batch(automaton, config: TrainConfig, step: int, pool=None):
     """Words, labels and mask of training step ``step`` (deterministic in (seed, step))."""
     rng = np.random.default_rng((config.seed, 1, step))
@@ -106,7 +124,7 @@ def _batch(automaton, config: TrainConfig, step: int, pool=None):
         idx = rng.integers(0, len(pool), size=config.batch)
         ds = pool.subset(idx)
     else:
-        ds = sample_words(automaton, config.batch, config.train_min_len, config.train_max_len, seed=rng)
+        ds = sample_words(automaton, config.batch, config.train_min_len, train_max_len_at(config, step), seed=rng)
     return torch.from_numpy(np.array(ds.words)), torch.from_numpy(np.array(ds.labels))
 
 
@@ -268,7 +286,8 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
             if step % config.eval_every == 0 or step == config.steps:
                 record = _interval_end(model, automaton, config, step, streak, sums, device)
                 streak = record["streak"]
-                stopped_early = streak >= config.patience and step < config.steps
+                ramped = train_max_len_at(config, step) == max(config.train_max_len, config.curriculum_max_len or 0)
+                stopped_early = streak >= config.patience and step < config.steps and ramped
                 bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
                 sums = [0.0, 0, 0]
                 _check_finite(model, step, config)

@@ -199,6 +199,32 @@ def test_data_efficiency_axis(tmp_path):
         Sweep.from_toml_text('families = ["parity"]\nmodels = ["full"]\n[train]\nn_train = 4')
 
 
+def test_hidden_axis(tmp_path):
+    """The hidden size as a grid axis: one run per size, folders and table rows name it."""
+    text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]').replace(
+        "lrs = [0.05, 0.001]", "lrs = [0.05]\nhidden = [2, 6]").replace("hidden = 4\n", "")
+    sweep = Sweep.from_toml_text(text)
+    assert [c.hidden for c in sweep.configs()] == [2, 6] and sweep.by_hidden
+    assert sweep.row_labels() == ["parity (h=2)", "parity (h=6)"]
+    rows = run_sweep(sweep, tmp_path / "out")
+    assert [r["hidden"] for r in rows] == [2, 6]
+    assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [
+        "parity__diagonal__lr0.05__s0__h2", "parity__diagonal__lr0.05__s0__h6"]
+    table = results_table(rows)
+    assert set(table) == {("parity (h=2)", "diagonal"), ("parity (h=6)", "diagonal")}
+    assert table[("parity (h=6)", "diagonal")] == pytest.approx(float(rows[1]["test_accuracy_normalized"]))
+    md = (tmp_path / "out" / "results.md").read_text()
+    assert "| parity (h=2) |" in md and "| parity (h=6) |" in md
+    with open(tmp_path / "out" / "results.csv") as fh:  # grid_hidden is not a column
+        assert next(csv.reader(fh)) == list(COLUMNS)
+    with pytest.raises(ConfigError, match="hidden is both a grid axis"):
+        Sweep.from_toml_text(text + "hidden = 4\n")
+    with pytest.raises(ConfigError, match="lists 2 twice"):
+        Sweep.from_toml_text(text.replace("hidden = [2, 6]", "hidden = [2, 2]"))
+    with pytest.raises(ConfigError, match="not divisible by the block size"):
+        Sweep.from_toml_text(text.replace('models = ["diagonal"]', 'models = ["block:4"]'))
+
+
 def test_results_table_keeps_the_best_lr_and_averages_seeds():
     rows = [
         {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "test_accuracy_normalized": 0.2},
@@ -283,7 +309,7 @@ def test_duplicate_grid_points_are_refused_up_front(axis, message):
 def test_grid_points_sharing_a_run_folder_are_refused_naming_both(monkeypatch):
     import bilinear.learned.sweep as sweep_module
 
-    monkeypatch.setattr(sweep_module, "run_dir_name", lambda c: f"{c.spec}__lr{c.lr:.2g}")  # the old, lossy way
+    monkeypatch.setattr(sweep_module, "run_dir_name", lambda c, by_hidden=False: f"{c.spec}__lr{c.lr:.2g}")  # the old, lossy way
     text = TINY.replace("lrs = [0.05, 0.001]", "lrs = [0.001, 0.0010000001]")
     with pytest.raises(ConfigError, match=r"grid points \(family 'parity', model 'diagonal', lr 0.001, seed 0\) and "
                                           r"\(family 'parity', model 'diagonal', lr 0.0010000001, seed 0\) would share"):

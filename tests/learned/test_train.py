@@ -125,6 +125,10 @@ def test_normalized_accuracy():
         ({"early_stop": "loss"}, "unknown early_stop 'loss'"),
         ({"val_min_len": 60, "val_max_len": 50}, "validation lengths out of order"),
         ({"val_words": 0}, "val_words must be positive"),
+        ({"curriculum_max_len": 5}, "curriculum_max_len 5 is shorter than train_max_len 10"),
+        ({"curriculum_max_len": 50, "n_train": 8}, "exclude each other"),
+        ({"curriculum_max_len": 5.5}, "curriculum_max_len must be an integer"),
+        ({"curriculum_max_len": 10**8}, "over the limit of 8 GB"),
     ],
 )
 def test_bad_configs(changes, match):
@@ -188,3 +192,26 @@ def test_freeze_transitions_trains_only_h0_and_the_readout(tmp_path):
 def test_freeze_transitions_is_for_bilinear_models_only():
     with pytest.raises(ConfigError, match="freeze_transitions applies to bilinear models only"):
         TrainConfig(spec="parity", model="lstm", freeze_transitions=True)
+
+
+def test_the_curriculum_lengthens_the_training_words_and_early_stopping_waits_for_it(tmp_path):
+    """``curriculum_max_len``: the longest training length ramps from train_max_len to it over
+    half the steps; without it every batch is what it was (the protocol is unchanged)."""
+    from bilinear.learned.runs import RunDir
+    from bilinear.learned.train import _batch, train_max_len_at
+
+    automaton = from_spec("parity")
+    plain = TrainConfig(spec="parity", model="diagonal", hidden=2, lr=0.05, steps=300, eval_every=25,
+                        test_len=50, test_words=8, val_min_len=30, val_max_len=40, val_words=16)
+    ramp = plain.replace(curriculum_max_len=60)
+    assert [train_max_len_at(ramp, t) for t in (0, 75, 150, 299)] == [10, 35, 60, 60]
+    assert {train_max_len_at(plain, t) for t in range(300)} == {10}
+    longest = lambda c, t: int((_batch(automaton, c, t)[1] >= 0).sum(1).max())  # labelled positions
+    assert longest(plain, 299) <= 11 and longest(ramp, 0) <= 11 and 30 < longest(ramp, 299) <= 61
+    early = train(plain)
+    assert early["stopped_early"] and early["steps"] < 150  # parity is learnt at once
+    run = RunDir(tmp_path / "run", ramp)
+    late = train(ramp, run)
+    assert late["stopped_early"] and 150 <= late["steps"] < 300  # not before the ramp's top
+    streaks = [m for m in run.metrics() if m["streak"] >= ramp.patience]
+    assert streaks[0]["step"] < 150  # the streak was there earlier: only the ramp held it back
