@@ -5,9 +5,9 @@ logits (batch, time, classes), a label at every position.
 * :class:`TanhRNN` -- ``torch.nn.RNN`` with tanh;
 * :class:`CausalTransformer` -- a causal Transformer encoder (1, 2 or 4 layers) with sinusoidal
   positions (defined at every length, so it can be evaluated past the training lengths);
-* :class:`SelectiveSSM` -- a Mamba-style selective diagonal state-space layer in plain torch:
-  ``h_t = exp(Delta_t A) * h_{t-1} + Delta_t B_t x_t``, ``y_t = C_t h_t + D x_t``, gated by
-  ``SiLU(z_t)``, with input-dependent ``Delta_t, B_t, C_t``.
+* :class:`SelectiveSSM` -- a Mamba-style stack of 1, 2 or 4 selective diagonal state-space
+  blocks in plain torch: ``h_t = exp(Delta_t A) * h_{t-1} + Delta_t B_t x_t``,
+  ``y_t = C_t h_t + D x_t``, gated by ``SiLU(z_t)``, with input-dependent ``Delta_t, B_t, C_t``.
 
 >>> import torch
 >>> m = CausalTransformer(n_symbols=3, n_classes=3, hidden=8, layers=2, seed=0)
@@ -24,7 +24,7 @@ from torch import nn
 
 from bilinear.errors import ConfigError
 
-__all__ = ["LSTMModel", "TanhRNN", "CausalTransformer", "SelectiveSSM"]
+__all__ = ["LSTMModel", "TanhRNN", "CausalTransformer", "SelectiveMixer", "SelectiveSSM", "SSM_STATE"]
 
 
 class _NotBilinear:
@@ -134,39 +134,29 @@ class CausalTransformer(_NotBilinear, nn.Module):
         return self.readout(self.norm(self.encoder(x, mask=mask, is_causal=True)))
 
 
-class SelectiveSSM(_NotBilinear, nn.Module):
-    """A Mamba-style selective diagonal SSM block (one layer, plain torch, sequential scan).
+#: The diagonal modes per channel of :class:`SelectiveSSM` (the registry's ``mamba``).
+SSM_STATE = 8
+
+
+class SelectiveMixer(nn.Module):
+    """One selective-scan mixer: (batch, time, hidden) -> (batch, time, hidden), sequential scan.
 
     ``hidden`` channels, each with ``state`` diagonal modes; ``A = -exp(A_log)`` (hidden, state)
     is input-independent, ``Delta_t = softplus(W_delta u_t)`` (hidden,), ``B_t, C_t`` (state,)
-    are linear in the input ``u_t`` (the token embedding).
+    are linear in the mixer's input ``u_t``; the output is gated by ``SiLU(z_t)``.
     """
 
-    def __init__(self, n_symbols: int, n_classes: int, hidden: int, state: int = 8, seed: int = 0):
+    def __init__(self, hidden: int, state: int):
         super().__init__()
-        _check(n_symbols, n_classes, hidden)
-        if isinstance(state, bool) or not isinstance(state, int) or state < 1:
-            raise ConfigError(f"SSM state size must be a positive integer, got {state!r}")
-        ctx = _seeded(seed)
-        try:
-            self.embedding = nn.Embedding(n_symbols, hidden)
-            self.in_proj = nn.Linear(hidden, 2 * hidden)  # u and the gate z
-            self.delta = nn.Linear(hidden, hidden)
-            self.BC = nn.Linear(hidden, 2 * state, bias=False)
-            self.A_log = nn.Parameter(torch.log(torch.arange(1, state + 1, dtype=torch.float32)).repeat(hidden, 1))
-            self.Dskip = nn.Parameter(torch.ones(hidden))
-            self.out_proj = nn.Linear(hidden, hidden)
-            self.readout = nn.Linear(hidden, n_classes)
-        finally:
-            ctx.__exit__(None, None, None)
-        self.n_symbols, self.n_classes, self.hidden, self.state = n_symbols, n_classes, hidden, state
+        self.in_proj = nn.Linear(hidden, 2 * hidden)  # u and the gate z
+        self.delta = nn.Linear(hidden, hidden)
+        self.BC = nn.Linear(hidden, 2 * state, bias=False)
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, state + 1, dtype=torch.float32)).repeat(hidden, 1))
+        self.Dskip = nn.Parameter(torch.ones(hidden))
+        self.out_proj = nn.Linear(hidden, hidden)
+        self.hidden, self.state = hidden, state
 
-    def max_batch(self, time: int) -> int:
-        """Words per forward pass that keep the (batch, time, hidden, state) tensors under 2**26 elements."""
-        return max(1, 2**26 // (time * self.hidden * self.state))
-
-    def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
-        x = self.embedding(words)  # (batch, time, hidden)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         u, z = self.in_proj(x).chunk(2, dim=-1)
         u = torch.nn.functional.silu(u)
         delta = torch.nn.functional.softplus(self.delta(u))  # (batch, time, hidden)
@@ -180,5 +170,50 @@ class SelectiveSSM(_NotBilinear, nn.Module):
             h = decay[:, t] * h + drive[:, t]
             ys.append(torch.einsum("bhn,bn->bh", h, Ct[:, t]))
         y = torch.stack(ys, 1) + self.Dskip * u  # (batch, time, hidden)
-        y = y * torch.nn.functional.silu(z)
-        return self.readout(self.out_proj(y) + x)
+        return self.out_proj(y * torch.nn.functional.silu(z))
+
+
+class SelectiveSSM(_NotBilinear, nn.Module):
+    """A Mamba-style stack of ``layers`` selective diagonal SSM blocks (plain torch, sequential scan).
+
+    Embedding, then ``layers`` pre-norm residual blocks ``x = x + mixer(RMSNorm(x))`` (each mixer a
+    :class:`SelectiveMixer`), a final RMSNorm and a linear readout (Gu and Dao, 2023, without the
+    convolution).
+
+    >>> m = SelectiveSSM(n_symbols=3, n_classes=2, hidden=4, layers=2, seed=0)
+    >>> m(torch.tensor([[0, 1, 2]])).shape, len(m.blocks)
+    (torch.Size([1, 3, 2]), 2)
+    """
+
+    def __init__(self, n_symbols: int, n_classes: int, hidden: int, state: int = SSM_STATE, layers: int = 1,
+                 seed: int = 0):
+        super().__init__()
+        _check(n_symbols, n_classes, hidden)
+        if isinstance(state, bool) or not isinstance(state, int) or state < 1:
+            raise ConfigError(f"SSM state size must be a positive integer, got {state!r}")
+        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
+            raise ConfigError(f"SSM layers must be a positive integer, got {layers!r}")
+        ctx = _seeded(seed)
+        try:
+            self.embedding = nn.Embedding(n_symbols, hidden)
+            self.norms = nn.ModuleList(nn.RMSNorm(hidden) for _ in range(layers))
+            self.blocks = nn.ModuleList(SelectiveMixer(hidden, state) for _ in range(layers))
+            self.norm = nn.RMSNorm(hidden)
+            self.readout = nn.Linear(hidden, n_classes)
+        finally:
+            ctx.__exit__(None, None, None)
+        self.n_symbols, self.n_classes, self.hidden, self.state = n_symbols, n_classes, hidden, state
+        self.layers = layers
+
+    def max_batch(self, time: int) -> int:
+        """Words per forward pass that keep the (batch, time, hidden, state) tensors under 2**26
+        elements: of every layer under autograd (each keeps its own for the backward pass), of one
+        layer at a time without gradients (evaluation frees a layer's before the next)."""
+        layers = self.layers if torch.is_grad_enabled() else 1
+        return max(1, 2**26 // (time * self.hidden * self.state * layers))
+
+    def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
+        x = self.embedding(words)  # (batch, time, hidden)
+        for norm, block in zip(self.norms, self.blocks):
+            x = x + block(norm(x))
+        return self.readout(self.norm(x))

@@ -63,7 +63,7 @@ class TrainConfig:
         default="parity", metadata=_cli("automaton family spec, e.g. parity, cyclic:5", positional="SPEC"))
     model: str = field(  # model spec: a bilinear variant or a baseline (see registry.MODELS)
         default="full", metadata=_cli("full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, "
-                                      "transformer[:L], mamba", positional="MODEL"))
+                                      "transformer[:L], mamba[:L]", positional="MODEL"))
     hidden: int = field(  # hidden size d (replaced when match_params is set)
         default=16, metadata=_cli("hidden size (default %(default)s)"))
     embed: int | None = field(  # None: one-hot tokens; else tokens embedded in this many dims

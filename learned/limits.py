@@ -5,9 +5,13 @@ The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
 
 * the parameters with their gradients and Adam's two moments: ``16 x params``;
 * the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
-  bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one, plus the attention scores ``batch x train_max_len^2`` of a Transformer) and
-  the evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens``
-  bytes a position, without gradients); ``tokens`` is the embedding width or the symbol count;
+  bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one,
+  plus per layer the attention scores ``batch x train_max_len^2`` of a
+  Transformer or the six ``batch x train_max_len x hidden x state`` float tensors of a ``mamba``
+  block's scan: decay, drive, the states kept for the backward pass, their gradients) and the
+  evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens`` bytes a
+  position, without gradients; a ``mamba`` adds three scan tensors of one block for as many words
+  as its ``max_batch`` allows); ``tokens`` is the embedding width or the symbol count;
 * the words of the evaluation (``test_words x test_len``), of the training accuracy (512 words)
   and of the ``n_train`` pool (``n_train x train_max_len``), 24 bytes a position.
 
@@ -49,18 +53,25 @@ _POSITION_BYTES = 24
 _PARAMS = "parameters with gradients and Adam state"
 #: Words of the training accuracy and per evaluation pass (see bilinear.learned.train).
 _TRAIN_EVAL_WORDS, _EVAL_BATCH = 512, 256
+#: (batch, time, hidden, state) tensors a selective-scan block holds while training: the decay,
+#: the drive and the states kept for the backward pass, and their gradients.  Measured (peak RSS
+#: of a forward and backward pass, 16 words of length 200, hidden 64): 1.2x this estimate with
+#: one layer, 1.0x with two, 0.75x with four.
+_SSM_TRAIN_TENSORS = 6
+#: ... and while evaluating (no gradients, one block at a time): the decay, the drive, one transient.
+_SSM_EVAL_TENSORS = 3
 
 
 def param_bound(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
     """An upper bound of the parameter count of every model of the registry, from sizes alone.
 
     The token axis T is the embedding width or the symbol count; a model's integer parameter
-    p (rank, block size, layers) enters as ``16 p h^2 + T p``: a bound, not a count.
+    p (rank, block size, layers) enters as ``16 p h^2 + 32 p h + T p``: a bound, not a count.
     """
     t = max(n_symbols, embed or 0)
     p = ms.param or 1
     h = hidden
-    return (t + 16 * p) * h * h + 16 * (t + n_classes + p + 8) * h + t * (n_symbols + 1 + p) + n_classes + 64
+    return (t + 16 * p) * h * h + 16 * (t + n_classes + 2 * p + 8) * h + t * (n_symbols + 1 + p) + n_classes + 64
 
 
 def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
@@ -83,6 +94,7 @@ def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | No
 def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = None,
                    exact: bool = False) -> dict[str, int]:
     """The parts of the memory estimate of ``config`` (see the module docstring), in bytes."""
+    from .baselines import SSM_STATE
     from .registry import parse_model
 
     ms = parse_model(config.model)
@@ -93,9 +105,14 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
     tokens = 4 * max(n_symbols, config.embed or 0)
     length = max(config.train_max_len, config.curriculum_max_len or 0)
     train = config.batch * length * (64 * h + tokens) * layers
-    if not ms.bilinear and ms.param is not None:  # attention scores of a layered (Transformer) baseline
+    eval_words = min(_EVAL_BATCH, config.test_words)
+    evaluate = eval_words * config.test_len * (16 * h + tokens)
+    if ms.name == "transformer":  # the attention scores
         train += config.batch * length * length * 16 * layers
-    evaluate = min(_EVAL_BATCH, config.test_words) * config.test_len * (16 * h + tokens)
+    elif ms.name == "mamba":  # the scan's (batch, time, hidden, state) tensors
+        train += config.batch * length * h * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
+        eval_words = min(eval_words, max(1, 2**26 // (config.test_len * h * SSM_STATE)))  # SelectiveSSM.max_batch
+        evaluate += eval_words * config.test_len * h * SSM_STATE * 4 * _SSM_EVAL_TENSORS
     data = (config.test_words * config.test_len + _TRAIN_EVAL_WORDS * length
             + (config.n_train or config.batch) * length) * _POSITION_BYTES
     return {

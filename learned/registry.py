@@ -2,7 +2,7 @@
 
 A model spec is a bilinear variant spec (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
 ``diagonal``, ``positive``) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
-(L layers, default 1), ``mamba`` (selective diagonal SSM).
+(L layers, default 1), ``mamba[:L]`` (L selective diagonal SSM blocks, default 1).
 
 >>> parse_model("Transformer:2")
 ModelSpec(name='transformer', param=2)
@@ -36,7 +36,7 @@ BASELINES = {
     "lstm": (lambda k, c, h, embed, p, seed: LSTMModel(k, c, h, embed=embed, seed=seed), None),
     "rnn": (lambda k, c, h, embed, p, seed: TanhRNN(k, c, h, embed=embed, seed=seed), None),
     "transformer": (lambda k, c, h, embed, p, seed: CausalTransformer(k, c, h, layers=p or 1, seed=seed), "layers"),
-    "mamba": (lambda k, c, h, embed, p, seed: SelectiveSSM(k, c, h, seed=seed), None),
+    "mamba": (lambda k, c, h, embed, p, seed: SelectiveSSM(k, c, h, layers=p or 1, seed=seed), "layers"),
 }
 #: Every model name: the bilinear variants first, then the baselines.
 MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
@@ -68,7 +68,7 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba)
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba[:L])
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"empty or non-string model spec {spec!r}")
@@ -90,11 +90,11 @@ def parse_model(spec: str) -> ModelSpec:
                 raise ConfigError(f"model {name!r} takes no parameter, got {spec!r}")
             value = int(m.group(2))
             if value < 1:
-                raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value}")
+                raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value} in {spec!r}")
             return ModelSpec(name, value)
         return ModelSpec(name)
     known = [k if VARIANT_KINDS[k] is None else f"{k}:{VARIANT_KINDS[k]}" for k in VARIANT_KINDS]
-    known += ["lstm", "rnn", "transformer[:L]", "mamba"]
+    known += ["lstm", "rnn", "transformer[:L]", "mamba[:L]"]
     raise ConfigError(f"unknown model {spec!r} (known: {', '.join(known)})")
 
 

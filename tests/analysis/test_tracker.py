@@ -111,6 +111,21 @@ def test_bilinear_analyze_on_an_lstm_run(tmp_path, capsys):
         "accuracy.png", "automaton.dot", "automaton.graphml", "automaton.png", "report.json", "report.md"]
 
 
+def test_the_hidden_states_of_a_layered_ssm_are_its_final_norm():
+    """The readout's input: the residual stream after the last block, through the final norm."""
+    import torch
+
+    m = SelectiveSSM(n_symbols=2, n_classes=2, hidden=6, layers=3, seed=1)
+    words = np.array([[0, 1, 1, 0], [1, 1, 0, 1]])
+    out = as_tracker(m).run(words, hidden=True)
+    with torch.no_grad():
+        x = m.embedding(torch.as_tensor(words))
+        for norm, block in zip(m.norms, m.blocks):
+            x = x + block(norm(x))
+        expect = m.norm(x).double().numpy()
+    assert out.hidden.shape == (2, 4, 6) and np.allclose(out.hidden, expect, atol=1e-6)
+
+
 @pytest.mark.parametrize("cls", [TanhRNN, CausalTransformer, SelectiveSSM])
 def test_analyze_tracker_runs_on_every_baseline(cls):
     """Untrained baselines: the report exists, with an accuracy per length and no weight sections."""

@@ -46,7 +46,7 @@ def test_the_limit_is_an_option_and_not_part_of_the_run():
 
 
 @pytest.mark.parametrize("model", ["full", "factorized:3", "block:2", "rotation2d", "diagonal", "positive",
-                                   "lstm", "rnn", "transformer", "transformer:3", "mamba"])
+                                   "lstm", "rnn", "transformer", "transformer:3", "mamba", "mamba:2", "mamba:4"])
 @pytest.mark.parametrize("hidden, embed", [(2, None), (4, 3), (12, None), (12, 7)])
 def test_the_parameter_bound_bounds_and_the_count_counts(model, hidden, embed):
     ms = parse_model(model)
@@ -67,6 +67,36 @@ def test_the_estimate_adds_parameters_activations_and_words():
     assert parts["sampled words"] == (3 * 7 + 512 * 5 + 11 * 5) * 24
 
 
+def test_the_parameter_bound_holds_for_deep_narrow_mamba():
+    for layers in (1, 3, 64, 1000):  # one symbol, hidden 1: 34 parameters a layer against 33 p + 245 before
+        ms = parse_model(f"mamba:{layers}")
+        assert param_bound(ms, 1, 2, 1, None) >= param_count(ms, 1, 2, 1, None)
+    # embedding, 1000 blocks, final norm, readout
+    assert param_count(parse_model("mamba:1000"), 1, 2, 1, None) == 1 + 1000 * 34 + 1 + 4
+
+
+def test_a_layered_mamba_counts_its_scan_per_layer_and_no_attention():
+    c = TrainConfig(spec="parity", model="mamba:2", hidden=4, batch=8, train_min_len=2, train_max_len=5,
+                    test_len=7, test_words=3)
+    scan = 8 * 5 * 4 * 8 * 4 * 6  # batch x length x hidden x state, 4 bytes, 6 tensors
+    assert estimate_bytes(c, 2, 2)["activations"] == 2 * (8 * 5 * (64 * 4 + 4 * 2) + scan)
+    t = TrainConfig(spec="parity", model="transformer", hidden=4, batch=8, train_min_len=2, train_max_len=5,
+                    test_len=7, test_words=3)  # one layer, its attention scores without an explicit L
+    assert estimate_bytes(t, 2, 2)["activations"] == 8 * 5 * (64 * 4 + 4 * 2) + 8 * 5 * 5 * 16
+
+
+def test_a_deep_mamba_is_refused_where_one_layer_of_the_same_size_fits():
+    size = {"spec": "parity", "hidden": 256, "batch": 64, "train_max_len": 700}
+    assert TrainConfig(**size, model="mamba:1").model == "mamba:1"  # about 2.9 GB
+    with pytest.raises(ConfigError, match=r"this run needs more than 12 GB \(activations: 12 GB\), over the "
+                                          r"limit of 8 GB"):
+        TrainConfig(**size, model="mamba:4")
+    with pytest.raises(ConfigError, match="malformed model spec 'mamba:x'"):
+        TrainConfig(spec="parity", model="mamba:x")
+    with pytest.raises(ConfigError, match="got 0 in 'mamba:0'"):
+        TrainConfig(spec="parity", model="mamba:0")
+
+
 def test_match_params_over_the_largest_model_is_refused_at_once():
     largest = count_params(build_model("full", 2, 2, 1024))
     with pytest.raises(ConfigError, match=f"match_params 1000000000000 is more than the largest full model "
@@ -78,7 +108,7 @@ def test_match_params_over_the_largest_model_is_refused_at_once():
 
 
 @pytest.mark.parametrize("model", ["full", "factorized:5", "block:3", "rotation2d", "diagonal", "lstm",
-                                   "transformer:2", "mamba"])
+                                   "transformer:2", "mamba", "mamba:4"])
 @pytest.mark.parametrize("embed", [None, 5])
 def test_the_largest_model_is_counted_exactly_without_building_it(model, embed):
     ms = parse_model(model)

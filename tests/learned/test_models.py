@@ -15,7 +15,7 @@ from bilinear.learned.registry import MODELS, build_model, count_params, hidden_
 torch.set_num_threads(1)
 
 VARIANTS = ["full", "factorized:3", "block:2", "rotation2d", "diagonal", "positive"]
-BASELINES = ["lstm", "rnn", "transformer", "transformer:2", "transformer:4", "mamba"]
+BASELINES = ["lstm", "rnn", "transformer", "transformer:2", "transformer:4", "mamba", "mamba:2", "mamba:4"]
 
 
 @pytest.mark.parametrize("spec", VARIANTS + BASELINES)
@@ -108,6 +108,9 @@ def test_orthogonal_init_is_orthogonal():
         ("block", 4, "needs a parameter"),
         ("lstm:2", 4, "takes no parameter"),
         ("transformer:0", 4, "must be >= 1"),
+        ("mamba:0", 4, "layers of model 'mamba' must be >= 1, got 0 in 'mamba:0'"),
+        ("mamba:x", 4, "malformed model spec 'mamba:x'"),
+        ("mamba:-1", 4, "malformed model spec 'mamba:-1'"),
     ],
 )
 def test_bad_models(spec, hidden, match):
@@ -147,6 +150,63 @@ def test_selective_ssm_is_input_dependent():
     a = m(torch.tensor([[0, 0, 0]]))
     b = m(torch.tensor([[1, 0, 0]]))
     assert not torch.allclose(a[:, -1], b[:, -1])
+
+
+def test_mamba_stacks_layers_as_pre_norm_residual_blocks():
+    for layers in (1, 2, 4):
+        m = build_model(f"mamba:{layers}", 3, 4, hidden=6, seed=0)
+        assert isinstance(m, SelectiveSSM) and m.layers == layers
+        assert len(m.blocks) == len(m.norms) == layers
+        assert m(torch.randint(0, 3, (2, 9))).shape == (2, 9, 4)
+    assert parse_model("Mamba : 4") == parse_model("mamba:4") and parse_model("mamba:4").spec == "mamba:4"
+    words = torch.tensor([[0, 2, 1]])
+    assert torch.equal(build_model("mamba", 3, 2, 4)(words), build_model("mamba:1", 3, 2, 4)(words))
+    # the residual stream: one block's output added to the normalised embedding path, by hand
+    m = SelectiveSSM(2, 2, 4, layers=1, seed=3)
+    words = torch.tensor([[0, 1, 1, 0]])
+    x = m.embedding(words)
+    x = x + m.blocks[0](m.norms[0](x))
+    assert torch.allclose(m(words), m.readout(m.norm(x)))
+
+
+def test_mamba_parameter_count_is_linear_in_the_layers():
+    one, two, four = (count_params(build_model(f"mamba:{layers}", 3, 4, hidden=8)) for layers in (1, 2, 4))
+    h, state = 8, 8
+    block = 4 * h * h + 6 * h + 3 * state * h  # in_proj, delta, B/C, A_log, D, out_proj, RMSNorm
+    assert two - one == block == 4 * 64 + 48 + 192
+    assert four == one + 3 * (two - one)
+    assert one == 3 * h + block + h + (h * 4 + 4)  # embedding, one block, final norm, readout
+
+
+def test_mamba_is_deterministic_under_its_seed():
+    words = torch.randint(0, 3, (3, 11), generator=torch.Generator().manual_seed(0))
+    before = torch.get_rng_state()
+    a, b, c = (build_model("mamba:2", 3, 2, 8, seed=s) for s in (5, 5, 6))
+    assert torch.equal(torch.get_rng_state(), before)  # the global RNG is untouched
+    assert torch.equal(a(words), b(words))
+    assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
+    assert not torch.allclose(a(words), c(words))
+
+
+def test_mamba_max_batch_counts_the_layers_under_autograd():
+    one, four = SelectiveSSM(2, 2, 16, layers=1), SelectiveSSM(2, 2, 16, layers=4)
+    assert one.max_batch(100) == 2**26 // (100 * 16 * 8) and four.max_batch(100) == 2**26 // (100 * 16 * 8 * 4)
+    with torch.no_grad():  # evaluation frees each block's scan tensors before the next
+        assert four.max_batch(100) == one.max_batch(100)
+    with pytest.raises(ConfigError, match="SSM layers must be a positive integer, got 0"):
+        SelectiveSSM(2, 2, 4, layers=0)
+    with pytest.raises(ConfigError, match="SSM layers must be a positive integer, got True"):
+        SelectiveSSM(2, 2, 4, layers=True)
+
+
+def test_a_layered_mamba_trains():
+    from bilinear.learned.config import TrainConfig
+    from bilinear.learned.train import train
+
+    r = train(TrainConfig(spec="parity", model="mamba:2", steps=30, hidden=8, test_words=8, test_len=50))
+    assert r["model"] == "mamba:2" and r["params"] == count_params(build_model("mamba:2", 2, 2, 8))
+    assert np.isfinite(r["test_accuracy"]) and 0.0 <= r["test_accuracy"] <= 1.0
+    assert np.isfinite(r["train_accuracy"]) and 0.0 <= r["train_accuracy"] <= 1.0
 
 
 @pytest.mark.parametrize("spec", BASELINES)
