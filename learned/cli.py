@@ -202,7 +202,8 @@ def _add_reproduce(sub) -> None:
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="the reduced table")
     size.add_argument("--medium", action="store_true",
-                      help="every experiment's rows at hidden 16, 600 steps (sized for < 1 hour on 2 cores)")
+                      help="every experiment of the paper at a small size, one sub-folder each (sized for < 1 hour "
+                      "on 2 cores)")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
@@ -212,7 +213,7 @@ def _add_reproduce(sub) -> None:
 
 
 def _reproduce(args) -> int:
-    from .reproduce import reproduce
+    from .reproduce import TABLES_MD, reproduce
 
     _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
@@ -221,7 +222,8 @@ def _reproduce(args) -> int:
                       force=args.force, resume=args.resume)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
-    print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
+    where = f"{out / RESULTS_CSV}, {out / RESULTS_MD}" if size != "medium" else f"{out}/<part>/{RESULTS_CSV}"
+    print(f"results: {where}; every table: {out / TABLES_MD}")
     sys.stdout.flush()
     return 0
 

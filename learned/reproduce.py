@@ -1,20 +1,25 @@
 """``bilinear reproduce``: Table 1 of the paper (normalised length-500 accuracy) on this machine.
 
 Three sizes, all through :func:`bilinear.learned.sweep.run_sweep` (so every table is also
-written as ``results.csv`` / ``results.md`` in the output folder):
+written as ``results.csv`` / ``results.md``), and every table of a run in ``tables.md``:
 
 * ``--quick``, a reduced table for CI-sized checks (about 15 minutes on 2 cores): the families
   parity, cyclic:3, cyclic:5, dihedral:3, random:states=5,symbols=2 against full, block:2,
   rotation2d, diagonal and lstm; hidden 16, at most 2000 steps, learning rates 1e-2 and 3e-3
   (best kept), one seed, 100 test words of length 500.
-* ``--medium``, every row of the paper's experiments at a small size: modular addition for
-  m in {2, 3, 5, 10, 25, 50}, dihedral:3, dihedral:4, modarith:5 and a random machine against
-  the whole hierarchy (``full``, ``factorized:R`` for R in 1, 2, 4, 8, 16, ``block:B`` for B in
-  1, 2, 8, ``rotation2d``, ``diagonal``) and the baselines (LSTM, RNN, Transformer with 1, 2, 4
-  layers, Mamba-style SSM); hidden 16, at most 600 steps, learning rate 1e-2, one seed, 50 test
-  words.  Sized for under an hour on 2 cores (not run in full here: see docs/training.md).
+* ``--medium``, every experiment of the paper at a size a 2-core machine runs in under an hour
+  (:data:`MEDIUM_PARTS`, one sub-folder each): the main table (modular addition for m in {2, 3,
+  5, 10, 25, 50}, dihedral:3, dihedral:4, modarith:5 and a random machine against ``full``,
+  ``factorized:R`` for R in 1, 2, 4, 8, 16, ``block:B`` for B in 1, 2, 8, ``rotation2d``,
+  ``diagonal``, ``positive``, LSTM, RNN, Transformer and Mamba-style SSM with 1, 2, 4 layers;
+  hidden 16, at most 1000 steps, learning rate 1e-2, one seed, 50 test words), the hierarchy at
+  hidden 64 (R and B up to 64), frozen random diagonal transitions, data efficiency, the
+  parameter-matched comparison, the additive ablation on dihedral groups up to D_30, and rotation
+  precision by hidden size with the two training-time remedies (longer words, a curriculum).
+  The measured table and its wall time are in docs/training.md.
 * the full protocol (no option): hidden 256, learning rates 1e-3, 1e-4, 1e-5, three seeds,
-  20,000 steps, 500 test words; days of CPU, meant for a cluster (``bilinear sweep --ray``).
+  20,000 steps, 500 test words; days of CPU, meant for a cluster (``--ray``; the other
+  experiments at this protocol are the sweep files of ``experiments/``).
 
 Each table reports the best learning rate per seed averaged over seeds, and, the paper's
 promise, the spread across learning rates (:func:`lr_spread_table`: for each learning rate the
@@ -24,17 +29,28 @@ mean over seeds, then the smallest and largest of those means).
 (('parity', 'cyclic:3'), 'lstm', (0.01, 0.003))
 >>> FULL.train["hidden"], FULL.lrs, FULL.seeds
 (256, (0.001, 0.0001, 1e-05), (0, 1, 2))
->>> len(MEDIUM.families) * len(MEDIUM.models)
-170
+>>> len(MEDIUM.families) * len(MEDIUM.models), sum(len(p.sweep.configs()) for p in MEDIUM_PARTS)
+(200, 457)
 """
 
 from __future__ import annotations
 
 import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 
 from .sweep import Sweep, table_label, markdown_table, results_table, run_sweep
 
-__all__ = ["QUICK", "MEDIUM", "FULL", "FAMILIES", "MODELS", "reproduce", "lr_spread_table", "spread_markdown"]
+__all__ = [
+    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
+    "spread_markdown", "TABLES_MD",
+]
+
+#: The file of a reproduce folder that holds every table (one section per part).
+TABLES_MD = "tables.md"
 
 FAMILIES = ("parity", "cyclic:3", "cyclic:5", "dihedral:3", "random:states=5,symbols=2")
 MODELS = ("full", "block:2", "rotation2d", "diagonal", "lstm")
@@ -48,17 +64,77 @@ QUICK = Sweep(
     workers=2,
     train={"steps": 2000, "hidden": 16, "test_words": 100, "eval_every": 50, "patience": 4},
 )
-#: Every row of the paper's experiments at hidden 16 and a short step budget.
+#: The main medium table: modular addition and the hierarchy's rows, hidden 16, one seed.
 MEDIUM = Sweep(
     families=("parity", "cyclic:3", "cyclic:5", "cyclic:10", "cyclic:25", "cyclic:50", "dihedral:3",
               "dihedral:4", "modarith:5", "random:states=5,symbols=2"),
     models=("full", "factorized:1", "factorized:2", "factorized:4", "factorized:8", "factorized:16",
-            "block:1", "block:2", "block:8", "rotation2d", "diagonal", "lstm", "rnn", "transformer:1",
-            "transformer:2", "transformer:4", "mamba"),
+            "block:1", "block:2", "block:8", "rotation2d", "diagonal", "positive", "lstm", "rnn",
+            "transformer:1", "transformer:2", "transformer:4", "mamba:1", "mamba:2", "mamba:4"),
     lrs=(1e-2,),
     seeds=(0,),
     workers=2,
-    train={"steps": 600, "hidden": 16, "test_words": 50, "eval_every": 50, "patience": 3},
+    train={"steps": 1000, "hidden": 16, "test_words": 50, "eval_every": 50, "patience": 3},
+)
+_SMALL = {"steps": 1000, "test_words": 50, "eval_every": 50, "patience": 3}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One experiment of a multi-part table: its folder name, a title and what it measures, and
+    its sweep."""
+
+    name: str
+    title: str
+    about: str
+    sweep: Sweep
+
+
+#: Every experiment of the paper at a size one 2-core machine runs in under an hour.
+MEDIUM_PARTS = (
+    Part("main", "Modular addition and the hierarchy (hidden 16)",
+         "Z_m for m in 2, 3, 5, 10, 25, 50 and four other tasks against every bilinear variant and "
+         "baseline: the paper's headline table and the hierarchy's rows.", MEDIUM),
+    Part("hierarchy-64", "The hierarchy at hidden 64",
+         "factorized:R and block:B up to 64, which need hidden 64.",
+         Sweep(families=("cyclic:5", "dihedral:4", "random:states=5,symbols=2"),
+               models=("full", "factorized:4", "factorized:16", "factorized:64", "block:8", "block:64",
+                       "diagonal"),
+               workers=2, train={**_SMALL, "hidden": 64})),
+    Part("frozen-diagonal", "Frozen random diagonal transitions on parity",
+         "Only h0 and the readout learn (freeze_transitions); five seeds per hidden size.",
+         Sweep(families=("parity",), models=("diagonal",), seeds=(0, 1, 2, 3, 4), hidden=(8, 16, 64),
+               workers=2, train={**_SMALL, "freeze_transitions": True})),
+    Part("data-efficiency", "Data efficiency on parity",
+         "A fixed pool of n distinct training words (n_train), three seeds.",
+         Sweep(families=("parity",), models=("diagonal", "lstm", "rnn"), seeds=(0, 1, 2),
+               n_train=(2, 4, 8, 16, 64, 256), workers=2, train={**_SMALL, "hidden": 16})),
+    Part("parameter-matched", "Parameter-matched comparison (about 2,000 parameters)",
+         "Each model at the hidden size whose parameter count is closest to 2,000 (match_params).",
+         Sweep(families=("cyclic:5", "dihedral:4", "random:states=5,symbols=2"),
+               models=("full", "factorized:4", "block:2", "rotation2d", "diagonal", "lstm", "rnn",
+                       "transformer:1", "mamba:1"),
+               workers=2, train={**_SMALL, "match_params": 2000})),
+    Part("additive-off", "Additive ablation: bilinear (h = A(x) h)",
+         "Dihedral groups up to D_30, two seeds; compare with the next part.",
+         Sweep(families=("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), models=("full", "block:2"),
+               seeds=(0, 1), workers=2, train={**_SMALL, "hidden": 16})),
+    Part("additive-on", "Additive ablation: affine (h = A(x) h + B x + b)",
+         "The same grid with the additive term.",
+         Sweep(families=("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), models=("full", "block:2"),
+               seeds=(0, 1), workers=2, train={**_SMALL, "hidden": 16, "additive": True})),
+    Part("rotation", "Rotation precision: lengths 2-10 (the protocol)",
+         "Rotation blocks on cyclic groups by hidden size (number of 2x2 blocks), two seeds.",
+         Sweep(families=("cyclic:3", "cyclic:5", "cyclic:10"), models=("rotation2d", "block:2"), seeds=(0, 1),
+               hidden=(2, 4, 16), workers=2, train={**_SMALL, "steps": 1500})),
+    Part("rotation-long", "Rotation precision: lengths 2-50 (remedy 1)",
+         "The same grid trained on longer words (--train-len 2 50).",
+         Sweep(families=("cyclic:3", "cyclic:5", "cyclic:10"), models=("rotation2d", "block:2"), seeds=(0, 1),
+               hidden=(2, 4, 16), workers=2, train={**_SMALL, "steps": 1500, "train_max_len": 50})),
+    Part("rotation-curriculum", "Rotation precision: curriculum to length 50 (remedy 2)",
+         "The same grid with --curriculum 50 (lengths ramp from 10 to 50 over half the steps).",
+         Sweep(families=("cyclic:3", "cyclic:5", "cyclic:10"), models=("rotation2d", "block:2"), seeds=(0, 1),
+               hidden=(2, 4, 16), workers=2, train={**_SMALL, "steps": 1500, "curriculum_max_len": 50})),
 )
 #: The paper's protocol: hidden 256, the learning-rate grid, three seeds, long training.
 FULL = Sweep(
@@ -69,7 +145,8 @@ FULL = Sweep(
     workers=2,
     train={"steps": 20000, "hidden": 256, "test_words": 500, "eval_every": 100, "patience": 5},
 )
-SIZES = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
+SIZES = {"quick": (Part("main", "Reduced table", "", QUICK),), "medium": MEDIUM_PARTS,
+         "full": (Part("main", "Table 1", "", FULL),)}
 
 
 def lr_spread_table(rows: list[dict]) -> dict:
@@ -107,19 +184,49 @@ def spread_markdown(spread: dict, families, models) -> str:
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
               size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
               force: bool = False, resume: bool = False) -> str:
-    """Run a table into ``out_dir``; returns it as Markdown: the best learning rate per seed
-    (mean over seeds), then the range across learning rates.
+    """Run a table into ``out_dir``; returns it as Markdown (also written to ``out_dir/tables.md``).
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
     ``full``); ``sweep`` replaces the table's grid outright (tests run a corner of it);
-    ``ray_address`` runs it on a Ray cluster.  The overwrite rule of :func:`run_sweep`:
-    ``force`` replaces a non-empty folder, ``resume`` continues it.
+    ``ray_address`` runs it on a Ray cluster.  A one-part table (quick, full, ``sweep``) writes its
+    runs and results into ``out_dir`` itself; the medium table gives each part a sub-folder
+    (``out_dir/<part>/``).  The overwrite rule of :func:`run_sweep`: ``force`` replaces a
+    non-empty folder, ``resume`` continues it (finished runs reused).
     """
-    sweep = sweep or SIZES[size or ("quick" if quick else "full")]
-    rows = run_sweep(sweep, out_dir, workers=workers, ray_address=ray_address, quiet=quiet, force=force,
-                     resume=resume)
+    parts = (Part("main", "Table", "", sweep),) if sweep else SIZES[size or ("quick" if quick else "full")]
+    if len(parts) == 1:
+        start = time.perf_counter()
+        text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,
+                                                     ray_address=ray_address, quiet=quiet, force=force,
+                                                     resume=resume))
+        _write_tables_md(Path(out_dir), text, time.perf_counter() - start)
+        return text
+    out = prepare_output_dir(out_dir, force=force, resume=resume, what="reproduce folder")
+    with FolderLock(out, what="reproduce folder"):
+        start, sections = time.perf_counter(), []
+        for part in parts:  # each part is a sweep of its own (resume: its finished runs are reused)
+            t = time.perf_counter()
+            rows = run_sweep(part.sweep, out / part.name, workers=workers, ray_address=ray_address, quiet=quiet,
+                             resume=True)
+            sections.append(f"## {part.title}\n\n{part.about}\n\n{part_tables(part.sweep, rows)}\n\n"
+                            f"{len(rows)} runs, {time.perf_counter() - t:.0f} s wall (`{out / part.name}`).")
+        text = "\n\n".join(sections)
+        _write_tables_md(out, text, time.perf_counter() - start)
+    return text
+
+
+def part_tables(sweep: Sweep, rows: list[dict]) -> str:
+    """The best-learning-rate table of one sweep's rows, then (several learning rates) the range."""
     best = markdown_table(results_table(rows), sweep.row_labels(), sweep.models)
-    spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models)
-    return (f"Best learning rate per seed, mean over seeds:\n\n{best}\n\n"
-            f"Range across the learning rates {', '.join(f'{lr:g}' for lr in sweep.lrs)} "
-            f"(each the mean over seeds):\n\n{spread}")
+    text = f"Best learning rate per seed, mean over seeds:\n\n{best}"
+    if len(sweep.lrs) > 1:
+        spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models)
+        text += (f"\n\nRange across the learning rates {', '.join(f'{lr:g}' for lr in sweep.lrs)} "
+                 f"(each the mean over seeds):\n\n{spread}")
+    return text
+
+
+def _write_tables_md(out: Path, text: str, seconds: float) -> None:
+    body = (f"# Normalised accuracy at the test length (0 = chance, 1 = perfect)\n\n{text}\n\n"
+            f"Wall time in all: {seconds:.0f} s.\n")
+    atomic_write(out / TABLES_MD, lambda fh: fh.write(body.encode()))

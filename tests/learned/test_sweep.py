@@ -19,7 +19,7 @@ import os
 from bilinear.errors import ConfigError, FolderLockedError, OutputExistsError
 from bilinear.fileio import FolderLock
 from bilinear.learned.runs import RunDir
-from bilinear.learned.reproduce import FULL, MEDIUM, QUICK, lr_spread_table, reproduce
+from bilinear.learned.reproduce import FULL, MEDIUM, MEDIUM_PARTS, QUICK, lr_spread_table, reproduce
 from bilinear.learned.sweep import COLUMNS, Sweep, markdown_table, results_table, run_dir_name, run_sweep
 
 TINY = """
@@ -244,8 +244,42 @@ def test_reproduce_tables_are_the_issue_grid():
     for m in (2, 3, 5, 10, 25, 50):
         assert ("parity" if m == 2 else f"cyclic:{m}") in MEDIUM.families
     for model in ("full", "factorized:1", "factorized:16", "block:1", "block:8", "rotation2d", "diagonal",
-                  "lstm", "rnn", "transformer:1", "transformer:2", "transformer:4", "mamba"):
+                  "lstm", "rnn", "transformer:1", "transformer:2", "transformer:4", "mamba:1", "mamba:2", "mamba:4"):
         assert model in MEDIUM.models
+    # and every other experiment of the issue is a part of it
+    parts = {p.name: p.sweep for p in MEDIUM_PARTS}
+    assert {"factorized:64", "block:64"} <= set(parts["hierarchy-64"].models)
+    assert parts["frozen-diagonal"].train["freeze_transitions"] and parts["frozen-diagonal"].by_hidden
+    assert set(parts["data-efficiency"].models) == {"diagonal", "lstm", "rnn"} and len(parts["data-efficiency"].n_train) == 6
+    assert parts["parameter-matched"].train["match_params"] == 2000
+    assert "dihedral:30" in parts["additive-on"].families and parts["additive-on"].train["additive"]
+    assert parts["additive-on"].families == parts["additive-off"].families
+    assert parts["rotation-long"].train["train_max_len"] == 50 and parts["rotation-curriculum"].train["curriculum_max_len"] == 50
+    assert parts["rotation"].hidden == parts["rotation-long"].hidden == parts["rotation-curriculum"].hidden == (2, 4, 16)
+
+
+def test_a_table_of_several_parts_gives_each_a_folder(tmp_path, monkeypatch):
+    """The medium table's shape, at a toy size: one sub-folder and one section per part, and
+    tables.md with every table; a second call resumes (finished runs reused) or is refused."""
+    import bilinear.learned.reproduce as rep
+
+    tiny = {"steps": 20, "test_len": 20, "test_words": 4}
+    parts = (rep.Part("a", "Part A", "about A", Sweep(families=("parity",), models=("diagonal",), train={**tiny, "hidden": 2})),
+             rep.Part("b", "Part B", "about B", Sweep(families=("parity",), models=("diagonal",), hidden=(2, 4),
+                                                      train=tiny)))
+    monkeypatch.setitem(rep.SIZES, "medium", parts)
+    out = tmp_path / "out"
+    text = reproduce(out, size="medium")
+    assert sorted(p.name for p in out.iterdir() if p.name != ".lock") == ["a", "b", "tables.md"]
+    assert (out / "a" / "results.csv").is_file() and len(list((out / "b" / "runs").iterdir())) == 2
+    assert "## Part A\n\nabout A" in text and "| parity (h=4) |" in text and "Range across" not in text
+    md = (out / "tables.md").read_text()
+    assert text in md and "Wall time in all:" in md
+    first = (out / "a" / "runs" / "parity__diagonal__lr0.01__s0" / "result.json").stat().st_mtime_ns
+    assert reproduce(out, size="medium", resume=True).split("runs,")[0] == text.split("runs,")[0]
+    assert (out / "a" / "runs" / "parity__diagonal__lr0.01__s0" / "result.json").stat().st_mtime_ns == first
+    with pytest.raises(OutputExistsError):
+        reproduce(out, size="medium")
 
 
 def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path):
