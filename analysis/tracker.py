@@ -184,8 +184,8 @@ class ModuleTracker:
         self.module.eval()
         try:
             device = next(iter(self.module.parameters()), torch.empty(0)).device
-            size = self._chunk(w.shape[1])
-            with torch.no_grad():
+            with torch.no_grad():  # the chunk is sized without gradients (a model's max_batch may depend on it)
+                size = self._chunk(w.shape[1])
                 parts = [self.module(torch.as_tensor(w[i:i + size], device=device)).double().cpu().numpy()
                          for i in range(0, w.shape[0], size)]
         except BilinearError:

@@ -173,6 +173,23 @@ class SelectiveMixer(nn.Module):
         return self.out_proj(y * torch.nn.functional.silu(z))
 
 
+class RMSNorm(nn.Module):
+    """Root-mean-square normalisation with a learned gain (Zhang and Sennrich, 2019), written out
+    so the package keeps working on torch 2.3, which has no ``nn.RMSNorm``.
+
+    >>> RMSNorm(2)(torch.tensor([[3.0, 4.0]])).tolist()  # x / sqrt(mean(x^2)) = x / sqrt(12.5)
+    [[0.848528..., 1.131370...]]
+    """
+
+    def __init__(self, hidden: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        eps = torch.finfo(x.dtype).eps
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * self.weight
+
+
 class SelectiveSSM(_NotBilinear, nn.Module):
     """A Mamba-style stack of ``layers`` selective diagonal SSM blocks (plain torch, sequential scan).
 
@@ -196,9 +213,9 @@ class SelectiveSSM(_NotBilinear, nn.Module):
         ctx = _seeded(seed)
         try:
             self.embedding = nn.Embedding(n_symbols, hidden)
-            self.norms = nn.ModuleList(nn.RMSNorm(hidden) for _ in range(layers))
+            self.norms = nn.ModuleList(RMSNorm(hidden) for _ in range(layers))
             self.blocks = nn.ModuleList(SelectiveMixer(hidden, state) for _ in range(layers))
-            self.norm = nn.RMSNorm(hidden)
+            self.norm = RMSNorm(hidden)
             self.readout = nn.Linear(hidden, n_classes)
         finally:
             ctx.__exit__(None, None, None)

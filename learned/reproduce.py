@@ -12,7 +12,7 @@ written as ``results.csv`` / ``results.md``), and every table of a run in ``tabl
   5, 10, 25, 50}, dihedral:3, dihedral:4, modarith:5 and a random machine against ``full``,
   ``factorized:R`` for R in 1, 2, 4, 8, 16, ``block:B`` for B in 1, 2, 8, ``rotation2d``,
   ``diagonal``, ``positive``, LSTM, RNN, Transformer and Mamba-style SSM with 1, 2, 4 layers;
-  hidden 16, at most 1000 steps, learning rate 1e-2, one seed, 50 test words), the hierarchy at
+  hidden 16, at most 1000 steps, learning rates 1e-2 and 3e-3, one seed, 50 test words), the hierarchy at
   hidden 64 (R and B up to 64), frozen random diagonal transitions, data efficiency, the
   parameter-matched comparison, the additive ablation on dihedral groups up to D_30, and rotation
   precision by hidden size with the two training-time remedies (longer words, a curriculum).
@@ -30,7 +30,7 @@ mean over seeds, then the smallest and largest of those means).
 >>> FULL.train["hidden"], FULL.lrs, FULL.seeds
 (256, (0.001, 0.0001, 1e-05), (0, 1, 2))
 >>> len(MEDIUM.families) * len(MEDIUM.models), sum(len(p.sweep.configs()) for p in MEDIUM_PARTS)
-(200, 457)
+(200, 657)
 """
 
 from __future__ import annotations
@@ -64,14 +64,14 @@ QUICK = Sweep(
     workers=2,
     train={"steps": 2000, "hidden": 16, "test_words": 100, "eval_every": 50, "patience": 4},
 )
-#: The main medium table: modular addition and the hierarchy's rows, hidden 16, one seed.
+#: The main medium table: modular addition and the hierarchy's rows, hidden 16, two learning rates, one seed.
 MEDIUM = Sweep(
     families=("parity", "cyclic:3", "cyclic:5", "cyclic:10", "cyclic:25", "cyclic:50", "dihedral:3",
               "dihedral:4", "modarith:5", "random:states=5,symbols=2"),
     models=("full", "factorized:1", "factorized:2", "factorized:4", "factorized:8", "factorized:16",
             "block:1", "block:2", "block:8", "rotation2d", "diagonal", "positive", "lstm", "rnn",
             "transformer:1", "transformer:2", "transformer:4", "mamba:1", "mamba:2", "mamba:4"),
-    lrs=(1e-2,),
+    lrs=(1e-2, 3e-3),
     seeds=(0,),
     workers=2,
     train={"steps": 1000, "hidden": 16, "test_words": 50, "eval_every": 50, "patience": 3},
