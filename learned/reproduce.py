@@ -42,7 +42,7 @@ from pathlib import Path
 
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 
-from .sweep import Sweep, table_label, markdown_table, results_table, run_sweep
+from .sweep import Sweep, cell, markdown_table, results_table, run_sweep, table_label
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -173,10 +173,14 @@ def lr_spread_table(rows: list[dict]) -> dict:
 
 
 def spread_markdown(spread: dict, families, models) -> str:
-    """A family x model table of ``min-max`` cells (``-`` where missing)."""
+    """A family x model table of ``min..max`` cells (``-`` where missing).
+
+    >>> print(spread_markdown({("p", "m"): (-0.25, 0.5)}, ["p"], ["m"]).splitlines()[-1])
+    | p | -0.25..0.50 |
+    """
     lines = ["| family | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for f in families:
-        cells = [f"{spread[(f, m)][0]:.2f}-{spread[(f, m)][1]:.2f}" if (f, m) in spread else "-" for m in models]
+        cells = [f"{cell(spread[(f, m)][0])}..{cell(spread[(f, m)][1])}" if (f, m) in spread else "-" for m in models]
         lines.append(f"| {f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

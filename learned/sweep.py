@@ -59,7 +59,7 @@ from .config import TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
 
 __all__ = [
-    "Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "COLUMNS",
+    "Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
 ]
 
 #: Columns of results.csv, in order.
@@ -316,11 +316,20 @@ def results_table(rows: list[dict]) -> dict:
     return {k: round(sum(v) / len(v), 6) for k, v in grouped.items()}
 
 
+def cell(value: float, digits: int = 2) -> str:
+    """A table number: ``digits`` decimals, and a value that rounds to zero is ``0.00``, never ``-0.00``.
+
+    >>> cell(-0.001), cell(0.5), cell(-0.25)
+    ('0.00', '0.50', '-0.25')
+    """
+    return f"{round(float(value), digits) + 0.0:.{digits}f}"
+
+
 def markdown_table(table: dict, families, models, digits: int = 2) -> str:
     """A family x model Markdown table of ``table`` values (``-`` where missing)."""
     lines = ["| family | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for f in families:
-        cells = [f"{table[(f, m)]:.{digits}f}" if (f, m) in table else "-" for m in models]
+        cells = [cell(table[(f, m)], digits) if (f, m) in table else "-" for m in models]
         lines.append(f"| {f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

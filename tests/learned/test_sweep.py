@@ -20,7 +20,7 @@ from bilinear.errors import ConfigError, FolderLockedError, OutputExistsError
 from bilinear.fileio import FolderLock
 from bilinear.learned.runs import RunDir
 from bilinear.learned.reproduce import FULL, MEDIUM, MEDIUM_PARTS, QUICK, lr_spread_table, reproduce
-from bilinear.learned.sweep import COLUMNS, Sweep, markdown_table, results_table, run_dir_name, run_sweep
+from bilinear.learned.sweep import COLUMNS, Sweep, cell, markdown_table, results_table, run_dir_name, run_sweep
 
 TINY = """
 families = ["parity", "cyclic:3"]
@@ -295,7 +295,7 @@ def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path
         lo, hi = spread[("parity", model)]
         pair = (accs[(model, 0.05)], accs[(model, 1e-5)])
         assert (lo, hi) == pytest.approx((min(pair), max(pair)), abs=1e-6)
-        assert f"{lo:.2f}-{hi:.2f}" in text
+        assert f"{cell(lo)}..{cell(hi)}" in text
     assert "Range across the learning rates 0.05, 1e-05" in text
     assert results_table(rows)[("parity", "diagonal")] == pytest.approx(max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
 
