@@ -129,10 +129,26 @@ def test_grouped_and_ungrouped_paths_agree(hidden, kind):
     assert torch.allclose(grouped, rows, atol=1e-4)
 
 
-@pytest.mark.parametrize("kind", ["dense", "block"])
-def test_grouped_gradients_equal_the_per_row_gradients(kind):
-    """The grouped autograd path (one split, per-symbol views from one unbind) has the gradients
-    of the plain per-row products, for the transitions and the start state."""
+@pytest.mark.parametrize("kind, threads", [("dense", 1), ("dense", 2), ("block", 1)])
+def test_grouped_gradients_equal_the_per_row_gradients(kind, threads, monkeypatch):
+    """The grouped autograd path (one split, per-symbol views from one unbind; with two threads
+    one padded bmm for dense transitions) has the gradients of the plain per-row products, for
+    the transitions and the start state."""
+    from bilinear.learned import scan as scan_module
+
+    calls = []
+    padded = scan_module.Dense._padded_step
+    monkeypatch.setattr(scan_module.Dense, "_padded_step", lambda self, *a: calls.append(1) or padded(self, *a))
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        _check_grouped_gradients(kind)
+    finally:
+        torch.set_num_threads(before)
+    assert len(calls) == (6 if (kind, threads) == ("dense", 2) else 0)  # one per step, when wanted
+
+
+def _check_grouped_gradients(kind):
     gen = torch.Generator().manual_seed(5)
     trans = _transitions(kind, 4, 40, gen)
     param = trans.A if kind == "dense" else trans.blocks
