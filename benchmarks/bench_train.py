@@ -11,7 +11,9 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   and with two torch threads (the targets: `full` at least 2x faster than the LSTM at d = 256,
   at least as fast at d = 64; each pair is timed interleaved, best of several rounds);
 * the naive per-row ``bmm(A[x_t], h)`` step (a shorter sequence, extrapolated per token);
-* the log-depth parallel scan against the sequential scan (shorter sequences at d = 256).
+* the log-depth parallel scan against the sequential scan (shorter sequences at d = 256);
+* with ``--paths`` only: the three autograd steps of the scan forced one at a time (per-row
+  batched product, one GEMM per symbol, one padded bmm) at d <= 64, one thread.
 
 Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
 2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:
@@ -70,12 +72,12 @@ def bench_eval(d: int, V: int, T: int, reps: int) -> dict:
     }
 
 
-def bench_train_step(d: int, V: int, reps: int, rounds: int = 3) -> dict:
+def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B) -> dict:
     """Best training-step time of `full` and of the LSTM, timed in alternating rounds so that a
     burst of load on a shared machine hits both."""
     gen = torch.Generator().manual_seed(1)
-    words = torch.randint(0, V, (B, 10), generator=gen)
-    labels = torch.randint(0, V, (B, 10), generator=gen)
+    words = torch.randint(0, V, (batch, 10), generator=gen)
+    labels = torch.randint(0, V, (batch, 10), generator=gen)
     steps = {}
     for name, model in (("bil", BilinearRNN(V, V, d, "full", seed=0, scan="sequential")),
                         ("lstm", LSTMModel(V, V, d, seed=0))):
@@ -113,6 +115,46 @@ def train_step_table(reps: int, threads=(1, 2)) -> None:
     torch.set_num_threads(1)
 
 
+def bench_step_paths(d: int, V: int, batch: int, reps: int) -> dict:
+    """Training-step ms of `full` through each autograd step of the sequential scan, forced: the
+    per-row batched product (``einsum`` over ``A[x_t]``), one GEMM per symbol, one padded bmm."""
+    from bilinear.learned import scan as scan_module
+
+    gen = torch.Generator().manual_seed(1)
+    words = torch.randint(0, V, (batch, 10), generator=gen)
+    labels = torch.randint(0, V, (batch, 10), generator=gen)
+    model = BilinearRNN(V, V, d, "full", seed=0, scan="sequential")
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        loss = nn.functional.cross_entropy(model(words).reshape(-1, V), labels.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    saved = scan_module.SMALL_HIDDEN, scan_module.padded_step_wanted
+    out = {}
+    try:
+        for name, small, padded in (("per-row", 10**9, False), ("per-symbol", 0, False), ("padded", 0, True)):
+            scan_module.SMALL_HIDDEN = small
+            scan_module.padded_step_wanted = lambda hidden, n_symbols, padded=padded: padded
+            out[name] = best_time(step, reps) * 1e3
+    finally:
+        scan_module.SMALL_HIDDEN, scan_module.padded_step_wanted = saved
+    return out
+
+
+def step_paths_table(reps: int) -> None:
+    """The three autograd step paths side by side, one thread, against the LSTM."""
+    print("| d | V | B | per-row ms | per-symbol GEMMs ms | padded bmm ms | LSTM ms |")
+    print("|---|---|---|---|---|---|---|")
+    for d, V, batch in ((16, 10, 64), (16, 10, 256), (32, 10, 256), (64, 10, 256)):
+        p = bench_step_paths(d, V, batch, reps)
+        lstm = bench_train_step(d, V, reps, rounds=1, batch=batch)["lstm_ms"]
+        print(f"| {d} | {V} | {batch} | {p['per-row']:.1f} | {p['per-symbol']:.1f} | {p['padded']:.1f} | {lstm:.1f} |",
+              flush=True)
+
+
 def bench_naive(d: int, V: int, T: int, reps: int) -> float:
     """us/token of the per-row batched matrix-vector step ``bmm(A[x_t], h)``."""
     A = torch.randn(V, d, d) / d**0.5
@@ -143,12 +185,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, shorter parallel-scan runs")
     parser.add_argument("--train-only", action="store_true", help="only the training-step table")
+    parser.add_argument("--paths", action="store_true",
+                        help="only the autograd step paths side by side (d <= 64, one thread)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     reps = 2 if args.quick else 5
     T = 500
     print(f"torch {torch.__version__}, B = {B}, eval length {T}; one torch thread unless a column says otherwise")
     print()
+    if args.paths:
+        step_paths_table(max(reps, 10))
+        return
     train_step_table(reps)
     if args.train_only:
         return
