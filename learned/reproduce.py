@@ -232,5 +232,5 @@ def part_tables(sweep: Sweep, rows: list[dict]) -> str:
 
 def _write_tables_md(out: Path, text: str, seconds: float) -> None:
     body = (f"# Normalised accuracy at the test length (0 = chance, 1 = perfect)\n\n{text}\n\n"
-            f"Wall time in all: {seconds:.0f} s.\n")
+            f"Wall time of this call: {seconds:.0f} s (runs reused by --resume are not trained again).\n")
     atomic_write(out / TABLES_MD, lambda fh: fh.write(body.encode()))

@@ -274,7 +274,7 @@ def test_a_table_of_several_parts_gives_each_a_folder(tmp_path, monkeypatch):
     assert (out / "a" / "results.csv").is_file() and len(list((out / "b" / "runs").iterdir())) == 2
     assert "## Part A\n\nabout A" in text and "| parity (h=4) |" in text and "Range across" not in text
     md = (out / "tables.md").read_text()
-    assert text in md and "Wall time in all:" in md
+    assert text in md and "Wall time of this call:" in md
     first = (out / "a" / "runs" / "parity__diagonal__lr0.01__s0" / "result.json").stat().st_mtime_ns
     assert reproduce(out, size="medium", resume=True).split("runs,")[0] == text.split("runs,")[0]
     assert (out / "a" / "runs" / "parity__diagonal__lr0.01__s0" / "result.json").stat().st_mtime_ns == first
