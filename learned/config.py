@@ -261,6 +261,11 @@ class TrainConfig:
             check_limits(self, automaton)
 
     # --- conversion ----------------------------------------------------------------------
+    @property
+    def longest_train_len(self) -> int:
+        """The longest training word of the run: ``train_max_len``, or the curriculum's top."""
+        return max(self.train_max_len, self.curriculum_max_len or 0)
+
     def replace(self, **changes) -> "TrainConfig":
         """A copy with some fields changed (validated again); unknown names are ConfigError."""
         for key in changes:

@@ -77,6 +77,11 @@ MEDIUM = Sweep(
     train={"steps": 1000, "hidden": 16, "test_words": 50, "eval_every": 50, "patience": 3},
 )
 _SMALL = {"steps": 1000, "test_words": 50, "eval_every": 50, "patience": 3}
+#: The grids shared by the two additive-ablation parts and by the three rotation parts.
+_ADDITIVE = {"families": ("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), "models": ("full", "block:2"),
+             "seeds": (0, 1), "workers": 2}
+_ROTATION = {"families": ("cyclic:3", "cyclic:5", "cyclic:10"), "models": ("rotation2d", "block:2"),
+             "seeds": (0, 1), "hidden": (2, 4, 16), "workers": 2}
 
 
 @dataclass(frozen=True)
@@ -117,24 +122,19 @@ MEDIUM_PARTS = (
                workers=2, train={**_SMALL, "match_params": 2000})),
     Part("additive-off", "Additive ablation: bilinear (h = A(x) h)",
          "Dihedral groups up to D_30, two seeds; compare with the next part.",
-         Sweep(families=("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), models=("full", "block:2"),
-               seeds=(0, 1), workers=2, train={**_SMALL, "hidden": 16})),
+         Sweep(**_ADDITIVE, train={**_SMALL, "hidden": 16})),
     Part("additive-on", "Additive ablation: affine (h = A(x) h + B x + b)",
          "The same grid with the additive term.",
-         Sweep(families=("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), models=("full", "block:2"),
-               seeds=(0, 1), workers=2, train={**_SMALL, "hidden": 16, "additive": True})),
+         Sweep(**_ADDITIVE, train={**_SMALL, "hidden": 16, "additive": True})),
     Part("rotation", "Rotation precision: lengths 2-10 (the protocol)",
          "Rotation blocks on cyclic groups by hidden size (number of 2x2 blocks), two seeds.",
-         Sweep(families=("cyclic:3", "cyclic:5", "cyclic:10"), models=("rotation2d", "block:2"), seeds=(0, 1),
-               hidden=(2, 4, 16), workers=2, train={**_SMALL, "steps": 1500})),
+         Sweep(**_ROTATION, train={**_SMALL, "steps": 1500})),
     Part("rotation-long", "Rotation precision: lengths 2-50 (remedy 1)",
          "The same grid trained on longer words (--train-len 2 50).",
-         Sweep(families=("cyclic:3", "cyclic:5", "cyclic:10"), models=("rotation2d", "block:2"), seeds=(0, 1),
-               hidden=(2, 4, 16), workers=2, train={**_SMALL, "steps": 1500, "train_max_len": 50})),
+         Sweep(**_ROTATION, train={**_SMALL, "steps": 1500, "train_max_len": 50})),
     Part("rotation-curriculum", "Rotation precision: curriculum to length 50 (remedy 2)",
          "The same grid with --curriculum 50 (lengths ramp from 10 to 50 over half the steps).",
-         Sweep(families=("cyclic:3", "cyclic:5", "cyclic:10"), models=("rotation2d", "block:2"), seeds=(0, 1),
-               hidden=(2, 4, 16), workers=2, train={**_SMALL, "steps": 1500, "curriculum_max_len": 50})),
+         Sweep(**_ROTATION, train={**_SMALL, "steps": 1500, "curriculum_max_len": 50})),
 )
 #: The paper's protocol: hidden 256, the learning-rate grid, three seeds, long training.
 FULL = Sweep(

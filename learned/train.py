@@ -286,7 +286,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
             if step % config.eval_every == 0 or step == config.steps:
                 record = _interval_end(model, automaton, config, step, streak, sums, device)
                 streak = record["streak"]
-                ramped = train_max_len_at(config, step) == max(config.train_max_len, config.curriculum_max_len or 0)
+                ramped = train_max_len_at(config, step) == config.longest_train_len
                 stopped_early = streak >= config.patience and step < config.steps and ramped
                 bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
                 sums = [0.0, 0, 0]
