@@ -80,6 +80,12 @@ def _run_verify(args: argparse.Namespace) -> int:
         from .floatcheck import check_size
 
         check_size(args.words, args.length)
+    if args.force and args.save is None:
+        raise SpecError("--force needs --save FILE")
+    if args.save is not None:  # before any proof: an existing file needs --force, a device never
+        from bilinear.fileio import check_output_file
+
+        check_output_file(args.save, force=args.force, what="--save file")
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
@@ -100,7 +106,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         checked = written if written is not None else weights
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
-    if args.save and cell.source == "construction":
+    if args.save is not None and cell.source == "construction":
         from .registry import build
 
         build(automaton, cell.built).save(args.save)
@@ -177,7 +183,9 @@ def register(sub) -> None:
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
-    p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="write the construction's weights to FILE (an existing file needs --force)")
+    p.add_argument("--force", action="store_true", help="with --save: replace an existing FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
