@@ -23,7 +23,7 @@ from typing import BinaryIO, Callable
 
 __all__ = [
     "atomic_write", "atomic_write_text", "default_file_mode", "check_output_dir", "prepare_output_dir",
-    "check_output_file", "FolderLock", "LOCK_FILE",
+    "check_output_file", "check_apart", "FolderLock", "LOCK_FILE",
 ]
 
 _UMASK_LOCK = threading.Lock()
@@ -196,6 +196,37 @@ def check_output_file(path, force: bool = False, what: str = "output file") -> P
     if target.exists() and not force:
         raise OutputExistsError(f"{what} {target} exists: use --force to replace it")
     return target
+
+
+def check_apart(output, inputs, what: str = "output folder") -> None:
+    """OutputExistsError when ``output`` is one of ``inputs``, holds one of them, or lies inside one
+    (``analyze RUN --out RUN --force`` would otherwise empty the run it reads).  Paths are compared
+    after resolving links; inputs that are None or do not exist are skipped.
+
+    >>> import tempfile, pathlib
+    >>> run = pathlib.Path(tempfile.mkdtemp())
+    >>> check_apart(run / "report", [run])
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.OutputExistsError: output folder ... lies inside the input ...: choose a folder apart from the inputs
+    >>> check_apart(run.parent / (run.name + "-report"), [run])
+    """
+    from bilinear.errors import OutputExistsError
+
+    out = Path(os.path.abspath(output)).resolve()
+    for given in inputs:
+        if given is None or not os.path.lexists(given):
+            continue
+        source = Path(os.path.abspath(given)).resolve()
+        if out == source:
+            why = "is the input"
+        elif out in source.parents:
+            why = "holds the input"
+        elif source in out.parents:
+            why = "lies inside the input"
+        else:
+            continue
+        raise OutputExistsError(f"{what} {output} {why} {given}: choose a folder apart from the inputs")
 
 
 class FolderLock:

@@ -120,3 +120,23 @@ def test_atomic_write_never_replaces_a_special_file(tmp_path):
     with pytest.raises(OutputExistsError, match="not a regular file"):
         atomic_write_text(fifo, "x")
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+
+
+def test_analyze_never_writes_over_or_around_its_input(tmp_path, capsys):
+    """``analyze RUN --out RUN --force`` used to empty the run it analysed (only the report was
+    left); an output that is, holds or lies inside an input is refused before any work."""
+    run = tmp_path / "run"
+    assert main(["train", "parity", "diagonal", "--steps", "5", "--hidden", "2", "--out", str(run)]) == 0
+    before = sorted(p.name for p in run.iterdir())
+    for out in (run, tmp_path, run / "report"):
+        assert main(["analyze", str(run), "--out", str(out), "--force", "--no-figures"]) == 2
+        err = capsys.readouterr().err
+        assert "choose a folder apart from the inputs" in err and err.count("\n") == 1
+    assert sorted(p.name for p in run.iterdir()) == before
+    weights = tmp_path / "w" / "parity.json"
+    assert main(["verify", "parity", "diagonal", "--save", str(weights)]) == 0
+    assert main(["analyze", "--weights", str(weights), "parity", "--out", str(weights.parent), "--force",
+                 "--no-figures"]) == 2
+    assert weights.is_file()
+    assert main(["certify", "--weights", str(weights), "parity", "--write", str(weights), "--force"]) == 2
+    assert "--write file" in capsys.readouterr().err and json.loads(weights.read_text())["exact"] is True
