@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
-from bilinear.errors import ConstructionError, SpecError, WeightsError
+from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
 from .search import Clock, OutOfTime, building
@@ -344,6 +344,8 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
     try:
         with building(Clock(time_budget, progress)):
             built = _build(automaton, variant)
+    except ConstructionTooLargeError:
+        raise  # a size refused before allocating is bad input, not an open cell
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:
