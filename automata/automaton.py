@@ -457,7 +457,7 @@ class Automaton:
 
         limit = DEFAULT_LIMIT if limit is None else limit
         cache = self.__dict__.setdefault("_monoid_cache", {})
-        for known_limit, value in cache.items():
+        for value in cache.values():
             if value.size <= limit:
                 return value
         result = transformation_monoid(self, limit=limit, time_budget=time_budget, progress=progress)

@@ -103,7 +103,7 @@ def _sylow_basis(add, zero: int, n: int, p: int, orders: list[int]) -> list[tupl
     while len(span) < len(sylow):
         def quotient_order(y):
             k, z = 1, y
-            while z not in span:
+            while z not in span:  # noqa: B023 (called within this iteration)
                 z, k = int(add[y, z]), k + 1
             return k
 

@@ -208,7 +208,7 @@ class CyclotomicDomain:
     def parallel(self, a, b, floats=None) -> bool:
         """a = lambda b for some lambda > 0, decided exactly.  ``floats``: optional enclosures
         ``((mid_a, rad_a), (mid_b, rad_b))`` of the two vectors, used to read signs cheaply."""
-        for i, x in enumerate(a):
+        for i, x in enumerate(a):  # noqa: B007 (i is read after the loop)
             if not x.is_zero():
                 break
         else:
@@ -436,7 +436,7 @@ class SparseCyclotomicDomain(CyclotomicDomain):
     def parallel(self, a, b, floats=None) -> bool:
         if list(a) == list(b):  # reduced terms are unique: equal vectors, lambda = 1
             return True
-        for i, x in enumerate(a):
+        for i, x in enumerate(a):  # noqa: B007 (i is read after the loop)
             if x:
                 break
         else:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, cache
 from numbers import Integral, Rational
 
 import flint
@@ -538,7 +538,7 @@ def _with_reality(out: FieldElement, a: FieldElement, b: FieldElement) -> FieldE
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _totient(n: int) -> int:
     result, p, k = n, 2, n
     while p * p <= k:
@@ -552,7 +552,7 @@ def _totient(n: int) -> int:
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mobius(n: int) -> int:
     sign, p, k = 1, 2, n
     while p * p <= k:

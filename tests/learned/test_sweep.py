@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 import torch
 
-import os
 
 from bilinear.errors import ConfigError, FolderLockedError, OutputExistsError
 from bilinear.fileio import FolderLock

@@ -37,7 +37,8 @@ def test_trained_weights_pass_the_float_check():
     assert r["test_accuracy_normalized"] >= 0.99
     # train() does not return the model; rebuild it deterministically through a run directory
     from bilinear.learned.runs import load_run, train_run
-    import tempfile, os
+    import tempfile
+    import os
 
     run_dir = os.path.join(tempfile.mkdtemp(), "run")
     train_run(config, run_dir)
