@@ -97,6 +97,9 @@ class CyclotomicField:
     """
 
     _cache: dict[int, "CyclotomicField"] = {}
+    m: int
+    modulus: flint.fmpq_poly
+    degree: int
 
     def __new__(cls, m: int):
         if isinstance(m, bool) or not isinstance(m, Integral):
@@ -207,6 +210,11 @@ class FieldElement:
     """
 
     __slots__ = ("field", "_poly", "_hash", "_real", "_terms")
+    field: CyclotomicField
+    _poly: flint.fmpq_poly | None
+    _hash: int | None
+    _real: bool | None
+    _terms: dict | None
 
     def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly | None, reduced: bool = False):
         self.field = field

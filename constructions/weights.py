@@ -109,6 +109,13 @@ class Weights:
     """
 
     __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact")
+    variant: str
+    A: np.ndarray  # (symbols, hidden, hidden)
+    h0: np.ndarray  # (hidden,)
+    readout: np.ndarray  # (classes, hidden)
+    factors: tuple | None
+    _variant: Variant
+    _exact: bool
 
     def __init__(self, variant, A, h0, readout, factors=None):
         try:
