@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import flint
 import numpy as np
@@ -53,7 +53,7 @@ class Domain(Protocol):
 
     m: int  # conductor: 1 for Q and Z
     exact_keys: bool
-    zero: object
+    zero: Any  # the domain's own zero (int, fmpq, polynomial or sparse terms)
 
     def convert(self, x): ...
 
@@ -88,7 +88,7 @@ class RationalDomain:
 
     m = 1
     exact_keys = True
-    zero = flint.fmpq(0)
+    zero: Any = flint.fmpq(0)
 
     def convert(self, x):
         if isinstance(x, float):
@@ -167,7 +167,7 @@ class CyclotomicDomain:
         self.m = m
         self.field = CyclotomicField(m)
         self.mod = self.field.modulus
-        self.zero = flint.fmpq_poly([])
+        self.zero: Any = flint.fmpq_poly([])
         self._zeta = self.field.zeta_ball(64)
 
     def convert(self, x):

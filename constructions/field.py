@@ -236,8 +236,8 @@ class FieldElement:
     def poly(self) -> flint.fmpq_poly:
         """The polynomial in zeta_m, reduced mod Phi_m (so unique)."""
         if self._poly is None:
-            terms = self._terms
-            coeffs = [0] * (max(terms) + 1 if terms else 0)
+            terms = self._terms or {}
+            coeffs: list = [0] * (max(terms) + 1 if terms else 0)
             for k, c in terms.items():
                 coeffs[k] = c
             self._poly = flint.fmpq_poly(coeffs)
@@ -260,7 +260,7 @@ class FieldElement:
 
     def is_rational(self) -> bool:
         if self._poly is None:
-            return all(k == 0 for k in self._terms)
+            return all(k == 0 for k in self._terms or ())
         return self.poly.degree() <= 0
 
     def rational(self) -> Fraction:
@@ -282,7 +282,7 @@ class FieldElement:
             raise FieldError(f"Q(zeta_{self.field.m}) is not a subfield of Q(zeta_{m})")
         step = m // self.field.m
         cs = self.poly.coeffs()
-        spread = [0] * ((len(cs) - 1) * step + 1) if cs else []
+        spread: list = [0] * ((len(cs) - 1) * step + 1) if cs else []
         for i, c in enumerate(cs):
             spread[i * step] = c
         return _with_reality(FieldElement(CyclotomicField(m), flint.fmpq_poly(spread)), self, self)
