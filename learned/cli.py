@@ -29,9 +29,8 @@ from bilinear.argtypes import positive_int, seed
 from bilinear.errors import ConfigError
 
 from .config import TrainConfig
+from .runs import RESULTS_CSV, RESULTS_MD
 
-#: The tables a sweep writes (``runs.RESULTS_CSV`` and ``runs.RESULTS_MD``; runs imports torch).
-RESULTS_CSV, RESULTS_MD = "results.csv", "results.md"
 
 __all__ = ["register", "config_from_args"]
 
@@ -112,8 +111,7 @@ def config_from_args(args) -> TrainConfig:
 
 
 def _train(args) -> int:
-    from .runs import train_run
-    from .train import train, train_best_lr
+    from .train import train, train_best_lr, train_run
 
     config = config_from_args(args)
     _check_out(args)
