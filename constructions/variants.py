@@ -128,6 +128,12 @@ class VariantKind:
         Theorems F1, F2 of docs/theory.md).
     published:
         The published model this kind is (docs/theory.md has the table).
+    coordinate_map:
+        True when every matrix, hence every product, is monomial (each column one non-zero
+        entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
+    pad:
+        ``(factors, param) -> factors`` re-expressing weights of this kind with a larger factor
+        count (identity factors or zero terms appended), None when the count is larger.
     """
 
     name: str
@@ -152,6 +158,8 @@ class VariantKind:
     spectral_rule: Callable | None = None
     spectral_scope: str = "products"
     published: str = ""
+    pad: Callable | None = None
+    coordinate_map: bool = False
 
     def block_size(self, param: int | None) -> int | None:
         """Size of the diagonal blocks for this parameter (None: no block structure)."""
@@ -279,6 +287,26 @@ def _factored_projector(name):
     return proj
 
 
+def _factored_pad(name):
+    def pad(factors, param):
+        from . import factored
+
+        return getattr(factored, f"pad_{name}")(factors, param)
+    return pad
+
+
+def _pad_columns(factors, R: int):
+    """(U, C, W) with zero columns appended up to R rank-one terms (None when there are more)."""
+    if factors[0].shape[1] > R:
+        return None
+    out = []
+    for f in factors:
+        g = np.zeros((f.shape[0], R), dtype=f.dtype)
+        g[:, : f.shape[1]] = f
+        out.append(g)
+    return tuple(out)
+
+
 KINDS: dict[str, VariantKind] = {
     k.name: k
     for k in (
@@ -289,7 +317,7 @@ KINDS: dict[str, VariantKind] = {
                     checker=lambda v, A, exact, f: (A, _check_factorized(A, v.param, exact, v.spec, f)),
                     full_projector=lambda v, A, f: _project_factorized(A, v.param, f),
                     summary="A[s] = U diag(C[s]) W^T, U and W (hidden, R), C (symbols, R)",
-                    counts_factors=True, factor_names=("U", "C", "W"), factor_ndims=(2, 2, 2),
+                    counts_factors=True, factor_names=("U", "C", "W"), factor_ndims=(2, 2, 2), pad=_pad_columns,
                     published="the factorised bilinear RNN (Ebrahimi & Memisevic 2025)"),
         VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
                     summary="block-diagonal with B x B blocks (B divides hidden)",
@@ -306,18 +334,18 @@ KINDS: dict[str, VariantKind] = {
                     checker=_factored_checker("householder"), full_projector=_factored_projector("householder"),
                     summary="A[s] = product of K reflections I - beta v v^T / v^T v, beta in [0, 2] ([0, 1] with nonneg)",
                     counts_factors=True, options=("nonneg",), factor_names=("V", "beta"), factor_ndims=(3, 2),
-                    spectral_rule=_householder_spectrum, spectral_scope="symbols",
+                    spectral_rule=_householder_spectrum, spectral_scope="symbols", pad=_factored_pad("householder"),
                     published="DeltaProduct_K [-1, 1] (Siems et al. 2025); K = 1: DeltaNet [-1, 1] (Grazzi et al. 2025); "
                               "nonneg: DeltaNet / DeltaProduct with beta in [0, 1]"),
         VariantKind("monomial", None, False, "complex", lambda p: None,
                     checker=_factored_checker("monomial"), full_projector=_factored_projector("monomial"),
                     summary="A[s] = P_s diag(D[s]), P_s column one-hot (perm), D real",
-                    factor_names=("perm", "D"), factor_ndims=(2, 2), index_factors=("perm",),
+                    factor_names=("perm", "D"), factor_ndims=(2, 2), index_factors=("perm",), coordinate_map=True,
                     published="PD-SSM with real D (Terzic et al. 2025)"),
         VariantKind("dplr", "R", False, "complex", lambda p: None,
                     checker=_factored_checker("dplr"), full_projector=_factored_projector("dplr"),
                     summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
-                    counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3),
+                    counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3), pad=_factored_pad("dplr"),
                     published="RWKV-7 generalised delta rule; gated DeltaNet alpha (I - beta k k^T) (R = 1)"),
     )
 }
