@@ -65,6 +65,10 @@ class Decoded(NamedTuple):
 def encode(variant: str, exact: bool, A, h0, readout, factors) -> dict:
     """The JSON object of the file format (with checksum)."""
     enc = _encode_exact if exact else _encode_float
+    if factors is not None and not isinstance(factors, dict):  # a tuple in the kind's order
+        from .variants import parse_variant
+
+        factors = dict(zip(parse_variant(variant).info.factor_names, factors))
     payload = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
