@@ -23,6 +23,8 @@ import time
 from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
+from .variants import variant_usage
+
 __all__ = ["register"]
 
 
@@ -171,8 +173,7 @@ def register(sub) -> None:
     p.add_argument("spec", metavar="SPEC",
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
-                   help="full, factorized:R, block:B, rotation2d, diagonal, positive "
-                        "(optional with --weights: the file's variant)")
+                   help=f"{variant_usage()} (optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")

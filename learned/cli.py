@@ -217,7 +217,7 @@ def _reproduce(args) -> int:
 
     _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
-    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")
+    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")  # not a variant name
     table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
                       force=args.force, resume=args.resume)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")

@@ -1,7 +1,7 @@
 """The one registry of model names: bilinear variants and baselines.
 
-A model spec is a bilinear variant spec (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
-``diagonal``, ``positive``) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
+A model spec is a bilinear variant spec (one of
+:func:`~bilinear.constructions.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
 (L layers, default 1), ``mamba[:L]`` (L selective diagonal SSM blocks, default 1).
 
 >>> parse_model("Transformer:2")
@@ -18,10 +18,11 @@ bilinear.errors.ConfigError: hidden size 8 is not divisible by the block size 3 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from torch import nn
 
+from bilinear.constructions.variants import KINDS, variant_usage
 from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
@@ -51,10 +52,13 @@ class ModelSpec:
 
     name: str
     param: int | None = None
+    options: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def spec(self) -> str:
         """Canonical spec string."""
+        if self.name in KINDS:
+            return KINDS[self.name].spec(self.param, self.options)
         return self.name if self.param is None else f"{self.name}:{self.param}"
 
     @property
@@ -71,18 +75,18 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba[:L])
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R, lstm, rnn, transformer[:L], mamba[:L])
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"empty or non-string model spec {spec!r}")
     text = re.sub(r"\s+", "", spec).lower()
-    name = re.split(r"[:(]", text, maxsplit=1)[0]
+    name = re.split(r"[:(,]", text, maxsplit=1)[0]
     if name in VARIANT_KINDS:
         try:
             v = parse_variant(text)
         except SpecError as exc:
             raise ConfigError(f"model {spec!r}: {exc}") from None
-        return ModelSpec(v.kind, v.param)
+        return ModelSpec(v.kind, v.param, v.options)
     if name in BASELINES:
         _, pname = BASELINES[name]
         m = re.fullmatch(r"([a-z]+)(?::(\d+))?", text)
@@ -96,8 +100,8 @@ def parse_model(spec: str) -> ModelSpec:
                 raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value} in {spec!r}")
             return ModelSpec(name, value)
         return ModelSpec(name)
-    known = [k if VARIANT_KINDS[k] is None else f"{k}:{VARIANT_KINDS[k]}" for k in VARIANT_KINDS]
-    known += ["lstm", "rnn", "transformer[:L]", "mamba[:L]"]
+    known = [variant_usage()]
+    known += [name if BASELINES[name][1] is None else f"{name}[:{BASELINES[name][1][0].upper()}]" for name in BASELINES]
     raise ConfigError(f"unknown model {spec!r} (known: {', '.join(known)})")
 
 
