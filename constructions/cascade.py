@@ -1,4 +1,4 @@
-"""Cascade constructions: a solvable group in one commuting layer per abelian factor (Theorem 19
+"""Cascade constructions: a solvable group in one commuting layer per abelian factor (Theorem S2
 of docs/theory.md).
 
 Let ``G`` be the group the symbols generate (every symbol a permutation of the states) and
@@ -48,8 +48,9 @@ from .weights import Weights, parse_variant
 
 __all__ = ["cascade", "GroupCascade", "derived_length", "MAX_CASCADE_ORDER"]
 
-#: Largest group order a cascade is built for (the coordinates are tabulated element by element).
-MAX_CASCADE_ORDER = 2_000
+#: Largest group order (and number of states) a cascade is built for: the coordinates are
+#: tabulated element by element, each element a permutation of the states.
+MAX_CASCADE_ORDER = 256
 #: Largest number of character candidates tried per abelian factor.
 _MAX_CHARACTER_TRIES = 200_000
 
@@ -88,6 +89,9 @@ def _closure(gens: list[tuple], identity: tuple, limit: int) -> list[tuple]:
 def _permutations(automaton) -> list[tuple]:
     delta = automaton.delta
     n = automaton.n_states
+    if n > MAX_CASCADE_ORDER:
+        raise ConstructionError(f"{n} states: a cascade is built for at most {MAX_CASCADE_ORDER} states "
+                                f"(MAX_CASCADE_ORDER)")
     gens = []
     for s in range(automaton.n_symbols):
         row = tuple(int(x) for x in delta[s])
@@ -212,7 +216,7 @@ class GroupCascade:
         series_gens = _derived_series(gens, n)
         if any(g != identity for g in series_gens[-1]):
             raise ConstructionError(f"the group of order {len(elements)} is not solvable: no cascade of abelian "
-                                    f"layers (docs/theory.md, Theorem 20)")
+                                    f"layers (docs/theory.md, Theorem S3)")
         series = [elements] + [_closure(h, identity, MAX_CASCADE_ORDER) for h in series_gens[1:]]
         k = len(series) - 1
         if layers is not None:
@@ -267,7 +271,7 @@ class GroupCascade:
                     diff = tuple((phi[new[j]] - phi[old[j]]) % M for phi in chars)
                     key = (a, new[:j])
                     seen = inc[j].setdefault(key, diff)
-                    if seen != diff:  # pragma: no cover - the increment lemma (Theorem 19)
+                    if seen != diff:  # pragma: no cover - the increment lemma (Theorem S2)
                         raise AssertionError(f"increment of coordinate {j + 1} is not a function of the input and "
                                              f"the new lower coordinates")
         return inc

@@ -1,4 +1,4 @@
-"""Exact proof that a stack of layers computes an automaton on every word (Theorem 18 of
+"""Exact proof that a stack of layers computes an automaton on every word (Theorem S1 of
 docs/theory.md).
 
 The closure of :func:`~bilinear.constructions.prover.prove` lifted to tuples
