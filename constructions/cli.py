@@ -23,6 +23,8 @@ import time
 from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
+from .variants import variant_usage
+
 __all__ = ["register"]
 
 
@@ -45,7 +47,15 @@ def _load_weights(args: argparse.Namespace):
             raise SpecError("verify needs a VARIANT (or --weights FILE, whose variant is used)")
         return None, None
     if not args.project:
-        weights = Weights.load(args.weights, allow_unsigned=args.unsigned)
+        from .stack import Stack, load_network
+
+        weights = load_network(args.weights, allow_unsigned=args.unsigned)
+        if isinstance(weights, Stack):
+            if args.layers is not None and args.layers != weights.depth:
+                raise WeightsError(f"weights file {args.weights!r} is a stack of {weights.depth} layers, "
+                                   f"not --layers {args.layers}")
+            if weights.depth == 1:
+                weights = weights.layers[0]
         _check_variant(args, weights, parse_variant)
         return weights, None
     from .fileformat import read_json
@@ -63,6 +73,9 @@ def _load_weights(args: argparse.Namespace):
 def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
     """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
     if args.variant is None:
+        if "+" in weights.variant:
+            raise WeightsError(f"weights file {args.weights!r} mixes layer variants ({weights.variant}): "
+                               "verify proves stacks of one variant")
         args.variant = weights.variant
         return
     wanted = parse_variant(args.variant).spec
@@ -90,7 +103,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True)
+                  time_budget=args.time_budget, progress=True, layers=args.layers)
     out = cell.to_json()
     written = None
     if projection is not None:
@@ -101,15 +114,13 @@ def _run_verify(args: argparse.Namespace) -> int:
         from .registry import build
 
         if weights is None:
-            weights = build(automaton, cell.built)
+            weights = _construction(automaton, cell)
         # the float check runs on the file as written, never on its projection
         checked = written if written is not None else weights
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
     if args.save is not None and cell.source == "construction":
-        from .registry import build
-
-        build(automaton, cell.built).save(args.save)
+        _construction(automaton, cell).save(args.save)
         out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
@@ -132,6 +143,17 @@ def _run_verify(args: argparse.Namespace) -> int:
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
+
+
+def _construction(automaton, cell):
+    """The construction a cell proved: the registry's weights, or the cascade for a stack."""
+    if cell.layers is not None and cell.layers > 1:
+        from .cascade import cascade
+
+        return cascade(automaton, cell.built, cell.layers)
+    from .registry import build
+
+    return build(automaton, cell.built)
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
@@ -171,14 +193,18 @@ def register(sub) -> None:
     p.add_argument("spec", metavar="SPEC",
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
-                   help="full, factorized:R, block:B, rotation2d, diagonal, positive "
-                        "(optional with --weights: the file's variant)")
+                   help=f"{variant_usage()} (optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--layers", type=positive_int, default=None, metavar="L",
+                   help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
+                        "group's derived series and prove it, or say which theorem excludes depth L; without "
+                        "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                    help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
-    p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
+    p.add_argument("--weights", metavar="FILE", default=None,
+                   help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--project", action="store_true",

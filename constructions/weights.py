@@ -127,10 +127,16 @@ class Weights:
     readout:
         Bias-free readout, shape (classes, hidden).
     factors:
-        For ``factorized:R`` only: ``(U (hidden, R), C (symbols, R), W (hidden, R))`` with
-        ``A[s] = U diag(C[s]) W^T``.  When omitted they are derived (exactly) when the stacked
-        rank decompositions of the A[s] fit in R, or U = W = I when every A[s] is diagonal and
-        R >= hidden; otherwise pass them.
+        For the variants defined by factors, a tuple in the order of the kind's
+        ``factor_names`` (or a dict by name): ``factorized:R`` ``(U (hidden, R), C (symbols, R),
+        W (hidden, R))`` with ``A[s] = U diag(C[s]) W^T``; ``householder:K`` ``(V (symbols, K,
+        hidden), beta (symbols, K))``; ``monomial`` ``(perm (symbols, hidden) integers, D
+        (symbols, hidden))``; ``dplr:R`` ``(D (symbols, hidden), U, W (symbols, hidden, R))``
+        (:mod:`bilinear.constructions.factored`).  ``A`` is always given too and checked to equal
+        their composition.  When omitted they are derived where that is exact (factorized: the
+        stacked rank decompositions, or U = W = I for diagonal matrices; householder: orthogonal
+        matrices split into rank(A - I) reflections; monomial: A's pattern; dplr: the diagonal
+        leaving the lowest rank); otherwise ConformanceError asks for them.
 
     Raises WeightsError (shapes, types, non-finite entries) or ConformanceError (variant).
 
@@ -140,6 +146,13 @@ class Weights:
     """
 
     __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact")
+    variant: str
+    A: np.ndarray  # (symbols, hidden, hidden)
+    h0: np.ndarray  # (hidden,)
+    readout: np.ndarray  # (classes, hidden)
+    factors: tuple | None
+    _variant: Variant
+    _exact: bool
 
     def __init__(self, variant, A, h0, readout, factors=None):
         try:
@@ -152,16 +165,22 @@ class Weights:
             "readout": to_array(readout, "readout", 2),
         }
         fac = None
+        names = v.info.factor_names
         if factors is not None:
-            if not v.info.factored:
-                raise WeightsError(f"factors are only for factorized variants, not {v.spec!r}")
-            if not isinstance(factors, (tuple, list)) or len(factors) != 3:
-                raise WeightsError("factors must be a triple (U, C, W)")
-            fac = {k: to_array(f, k, 2) for k, f in zip("UCW", factors)}
+            if not names:
+                raise WeightsError(f"variant {v.spec!r} carries no factors (only {_factored_kinds()} do)")
+            if isinstance(factors, dict):
+                if set(factors) != set(names):
+                    raise WeightsError(f"factors of {v.spec!r} must be named {', '.join(names)}, got {', '.join(map(str, factors))}")
+                factors = tuple(factors[n] for n in names)
+            if not isinstance(factors, (tuple, list)) or len(factors) != len(names):
+                raise WeightsError(f"factors of {v.spec!r} must be ({', '.join(names)})")
+            fac = {k: to_array(f, k, nd) for k, f, nd in zip(names, factors, v.info.factor_ndims)}
             arrays.update(fac)
-        exact = not any(is_float_array(a) for a in arrays.values())
+        index = v.info.index_factors
+        exact = not any(is_float_array(a) for k, a in arrays.items() if k not in index)
         conv = as_exact if exact else as_float
-        arrays = {k: conv(a, k) for k, a in arrays.items()}
+        arrays = {k: (a if k in index else conv(a, k)) for k, a in arrays.items()}
         Aa, h, r = arrays["A"], arrays["h0"], arrays["readout"]
         k, d1, d2 = Aa.shape
         if k == 0 or d1 == 0:
@@ -180,7 +199,7 @@ class Weights:
         setattr_(self, "h0", h)
         setattr_(self, "readout", r)
         if fac is not None:
-            fac = tuple(arrays[key] for key in "UCW")
+            fac = tuple(arrays[key] for key in names)
         setattr_(self, "factors", fac)
         self._check_conformance()
 
@@ -231,6 +250,17 @@ class Weights:
                     m = m * x.field.m // math.gcd(m, x.field.m)
         return m
 
+    @property
+    def named_factors(self) -> dict:
+        """The factors by name (``{"V": ..., "beta": ...}`` for householder; empty without).
+
+        >>> Weights("householder:1", [[[-1]]], [1], [[1]]).named_factors["beta"].tolist()
+        [[2]]
+        """
+        if self.factors is None:
+            return {}
+        return dict(zip(self._variant.info.factor_names, self.factors))
+
     def _all_arrays(self):
         yield self.A
         yield self.h0
@@ -272,7 +302,8 @@ class Weights:
             return self
         fac = None
         if self.factors is not None:
-            fac = tuple(as_float(f, n) for f, n in zip(self.factors, "UCW"))
+            index = self._variant.info.index_factors
+            fac = tuple(f if n in index else as_float(f, n) for f, n in zip(self.factors, self._variant.info.factor_names))
         return Weights(
             self.variant,
             as_float(self.A, "A"),
@@ -314,7 +345,7 @@ class Weights:
     # --- file format ---------------------------------------------------------------------
     def to_json(self) -> dict:
         """The JSON object of the file format (with checksum)."""
-        return fileformat.encode(self.variant, self._exact, self.A, self.h0, self.readout, self.factors)
+        return fileformat.encode(self.variant, self._exact, self.A, self.h0, self.readout, self.named_factors or None)
 
     @classmethod
     def from_json(cls, data, source: str = "weights", allow_unsigned: bool = False) -> "Weights":
@@ -347,7 +378,7 @@ class Weights:
         except ConformanceError:
             v = parse_variant(decoded.variant)
             raw = _build(cls, decoded, "full", None, source)
-            factors = decoded.factors if v.info.factored else None
+            factors = decoded.factors if v.info.has_factors else None
             try:
                 w, dist = _projected(v, raw.to_float(), factors)
             except WeightsError as exc:
@@ -376,6 +407,12 @@ class Weights:
         _check_path(path)
         return cls.from_json_projected(fileformat.read_json(path), source=str(Path(path)),
                                        allow_unsigned=allow_unsigned)
+
+
+def _factored_kinds() -> str:
+    from .variants import KINDS
+
+    return ", ".join(k.name for k in KINDS.values() if k.has_factors)
 
 
 def _check_path(path) -> None:
