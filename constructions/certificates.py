@@ -194,7 +194,9 @@ class Certificate:
         w = dict(self.words)
         if self.kind == "commutation":
             return f"u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
-        cycle = " ".join(self.label_cycle or ())
+        labels = self.label_cycle or ()
+        shown = labels[:CYCLE_SHOWN]  # one line, even for a 50,000-state cycle (the JSON keeps all)
+        cycle = " ".join(shown) + (f" [{len(labels) - len(shown):,} more]" if len(labels) > len(shown) else "")
         return (
             f"u={w['u']}, g={w['g']}, v={w['v']}: labels along g^n = {cycle} ... "
             f"(period {self.label_period} from n={self.preperiod})"
@@ -362,12 +364,38 @@ def _minimal_period(cycle: tuple) -> int:
     return n  # pragma: no cover - p = n always qualifies
 
 
+class _Words:
+    """The shortest word of each reachable state, rebuilt from the breadth-first tree when asked
+    (``words[i]``, or in order by iterating): storing them all took memory quadratic in the
+    states on one long cycle (50,000 states: 5.6 GB, then a MemoryError)."""
+
+    def __init__(self, parent: list, via: list):
+        self._parent, self._via = parent, via
+
+    def __len__(self) -> int:
+        return len(self._parent)
+
+    def __getitem__(self, i: int) -> tuple[int, ...]:
+        word = []
+        while i > 0:
+            word.append(self._via[i])
+            i = self._parent[i]
+        return tuple(reversed(word))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+#: Labels of a certificate's cycle that :meth:`Certificate.describe` shows.
+CYCLE_SHOWN = 32
+
+
 @dataclass(frozen=True)
 class _Reach:
     """The reachable part: states in breadth-first (shortlex) order with shortest words."""
 
     states: tuple[int, ...]  # original state ids, BFS order
-    words: tuple[tuple[int, ...], ...]  # shortest word reaching each
+    words: _Words  # shortest word reaching each (rebuilt lazily)
 
 
 def _reachable(automaton: Automaton) -> _Reach:
@@ -380,7 +408,7 @@ def _reachable(automaton: Automaton) -> _Reach:
     size, level_start, frontier = 1, 0, np.array([automaton.start])
     chunk = max(1, (1 << 20) // k)
     while frontier.size:
-        level_size = size
+        level_size, level_pieces = size, len(order)
         for lo in range(0, frontier.size, chunk):
             cand = delta[:, frontier[lo : lo + chunk]].T.reshape(-1)  # parent-major, symbol-minor
             _, first = np.unique(cand, return_index=True)
@@ -391,13 +419,11 @@ def _reachable(automaton: Automaton) -> _Reach:
             parent.append(level_start + lo + first // k)
             via.append(first % k)
             size += first.size
-        frontier = np.concatenate(order)[level_size:size] if size > level_size else frontier[:0]
+        # this level's pieces only (concatenating every level each time was quadratic on a long cycle)
+        frontier = np.concatenate(order[level_pieces:]) if size > level_size else frontier[:0]
         level_start = level_size
     states, parent, via = (np.concatenate(x).tolist() for x in (order, parent, via))
-    words: list[tuple[int, ...]] = [()]
-    for i in range(1, len(states)):
-        words.append(words[parent[i]] + (via[i],))
-    return _Reach(tuple(states), tuple(words))
+    return _Reach(tuple(states), _Words(parent, via))
 
 
 def _pair_search(delta: np.ndarray, labels: np.ndarray, sources: Iterable[tuple]):
