@@ -40,7 +40,7 @@ from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
-from .span import visited_span
+from bilinear.constructions.span import visited_span
 from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
@@ -499,13 +499,13 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
                     source: dict | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
-    Mamba-style or your own model, through :func:`bilinear.analysis.tracker.as_tracker`):
+    Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
     (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config
