@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
 
 from .matrices import (
     check_positive_int,
@@ -36,7 +37,6 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = ["Commutators", "WordCommutator", "commutators", "commutator_norm"]
 

@@ -49,11 +49,11 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible, float_steps, run_float, unit_rows
+from bilinear.constructions.span import scale_normalised
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
-from bilinear.constructions.span import scale_normalised
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES"]
 
@@ -609,6 +609,7 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     Returns (extracted, minimal, isomorphic, distinguishing word or None, classification)."""
     from bilinear.automata.automaton import Automaton
     from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
+    from bilinear.automata.monoid import transformation_monoid
 
     extracted = Automaton(
         delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
@@ -624,7 +625,7 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     iso = isomorphism(minimal, minimize(reference)) is not None
     word = None if iso else distinguishing_word(extracted, reference)
     try:
-        classification = minimal.monoid(limit=monoid_limit).classification
+        classification = transformation_monoid(minimal, limit=monoid_limit).classification
     except MonoidTooLargeError:
         classification = f"monoid larger than {monoid_limit} elements"
     return extracted, minimal, iso, word, classification

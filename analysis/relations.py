@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 
@@ -214,7 +215,7 @@ def relation_residuals(
 ) -> RelationReport:
     """Residuals of the automaton's defining relations (or of the given ``pairs`` of words).
 
-    ``pairs`` defaults to ``automaton.monoid(limit=monoid_limit).relations()``; only the first
+    ``pairs`` defaults to ``transformation_monoid(automaton, limit=monoid_limit).relations()``; only the first
     ``max_relations`` are checked (``total`` says how many there are).  The visited subspace
     keeps the singular directions of the states visited after ``burn_in`` steps whose singular
     value exceeds ``rank_tol`` times the largest (a trained network leaks a little into
@@ -230,7 +231,7 @@ def relation_residuals(
     max_relations = check_positive_int(max_relations, "max_relations", minimum=0)
     if pairs is None:
         try:
-            pairs = automaton.monoid(limit=monoid_limit).relations()
+            pairs = transformation_monoid(automaton, limit=monoid_limit).relations()
         except MonoidTooLargeError as exc:
             raise AnalysisError(f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}") from None
     pairs = [(tuple(int(a) for a in u), tuple(int(a) for a in v)) for u, v in pairs]

@@ -30,7 +30,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import visited_span
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
@@ -40,7 +42,6 @@ from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
-from bilinear.constructions.span import visited_span
 from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
@@ -397,7 +398,7 @@ class Report:
 
 def _is_commutative(automaton) -> bool:
     try:
-        return bool(automaton.monoid().is_commutative)
+        return bool(transformation_monoid(automaton).is_commutative)
     except MonoidTooLargeError:
         return False
 
@@ -429,7 +430,7 @@ def _clean_json(x):
 
 def _relations(weights, automaton, config: AnalysisConfig, span):
     try:
-        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+        pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
     except MonoidTooLargeError as exc:
         return None, f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
     return relation_residuals(weights, automaton, pairs=pairs, tol=config.span_tol,

@@ -38,6 +38,7 @@ from typing import Sequence
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
 from bilinear.errors import AnalysisError
 
 from .matrices import (
@@ -51,7 +52,6 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = [
     "RootMatch",

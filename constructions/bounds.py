@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import MonoidTooLargeError
 
 from .memo import minimal, per_automaton
@@ -86,7 +87,7 @@ def unit_group(automaton):
     monoid), or None when the monoid has more than :data:`MAX_MONOID` elements."""
     m = minimal(automaton)
     try:
-        monoid = m.monoid(limit=MAX_MONOID)
+        monoid = transformation_monoid(m, limit=MAX_MONOID)
     except MonoidTooLargeError:
         return None
     rows = monoid.elements.astype(np.int64)  # (size, states)
