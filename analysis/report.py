@@ -30,7 +30,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import visited_span
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
@@ -40,7 +42,6 @@ from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
-from .span import visited_span
 from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
@@ -397,7 +398,7 @@ class Report:
 
 def _is_commutative(automaton) -> bool:
     try:
-        return bool(automaton.monoid().is_commutative)
+        return bool(transformation_monoid(automaton).is_commutative)
     except MonoidTooLargeError:
         return False
 
@@ -429,7 +430,7 @@ def _clean_json(x):
 
 def _relations(weights, automaton, config: AnalysisConfig, span):
     try:
-        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+        pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
     except MonoidTooLargeError as exc:
         return None, f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
     return relation_residuals(weights, automaton, pairs=pairs, tol=config.span_tol,
@@ -499,13 +500,13 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
                     source: dict | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
-    Mamba-style or your own model, through :func:`bilinear.analysis.tracker.as_tracker`):
+    Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
     (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config

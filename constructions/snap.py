@@ -281,7 +281,7 @@ def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
 
 def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
     """Candidate sets of kept blocks: ``(rule, kept)``, most selective first, no repeats."""
-    from bilinear.analysis.span import visited_span  # the analysis room's one visited span
+    from bilinear.constructions.span import visited_span  # the one visited span (analyze reads it too)
 
     top = moduli.max(axis=1, keepdims=True)
     top[top == 0] = 1.0
