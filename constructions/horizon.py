@@ -270,9 +270,15 @@ def _orthonormal_dropped(F, h0, Rb, snap, K, D):
     return [Tinv * M * Ta for M in F], Tinv * h0, Rb * Ta
 
 
+#: Deepest level of :func:`_exhaustive`: with one symbol a level never grows, so the word count
+#: alone never ended the loop (certify of any one-symbol automaton hung); two symbols stop at 10.
+MAX_EXHAUSTIVE_DEPTH = 32
+
+
 def _exhaustive(automaton, F, S, x0, y0, Rb, K, D, max_nodes: int = 1024):
-    """Every word up to the depth s where the next level would exceed ``max_nodes`` words, run
-    in ball arithmetic: ``(s, u_s, v_s, first failing length or None)``."""
+    """Every word up to the depth s where the next level would exceed ``max_nodes`` words (or
+    :data:`MAX_EXHAUSTIVE_DEPTH`), run in ball arithmetic: ``(s, u_s, v_s, first failing length
+    or None)``."""
     C = Rb.nrows()
     diffs = {(l, c): flint.arb_mat([[Rb[l, j] - Rb[c, j] for j in range(Rb.ncols())]])
              for l in range(C) for c in range(C) if c != l}
@@ -282,7 +288,7 @@ def _exhaustive(automaton, F, S, x0, y0, Rb, K, D, max_nodes: int = 1024):
             lab = int(automaton.labels[q])
             if not all((diffs[lab, c] * x)[0, 0] > 0 for c in range(C) if c != lab):
                 return depth, None, None, depth
-        if len(level) * len(F) > max_nodes:
+        if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:
             break
         level = [(F[a] * x, S[a] * y, int(automaton.delta[a, q])) for x, y, q in level for a in range(len(F))]
         depth += 1

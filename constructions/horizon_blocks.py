@@ -29,7 +29,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .horizon import CAP, PREC, STEPPED, Horizon, _arb, _arb_matrix, _block_norm, _hi, _lo, _max, _root
+from .horizon import CAP, MAX_EXHAUSTIVE_DEPTH, PREC, STEPPED, Horizon, _arb, _arb_matrix, _block_norm, _hi, _lo, _max, _root
 
 __all__ = ["blockwise_horizon"]
 
@@ -105,7 +105,7 @@ def _levels(automaton, F, S, x0, y0, R, max_nodes: int = MAX_NODES):
             for c in range(C):
                 if c != lab and not sum(((R[lab, j] - R[c, j]) * x[j] for j in range(len(x))), flint.arb(0)) > 0:
                     return depth, None, depth
-        if len(level) * len(F) > max_nodes:
+        if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
             return depth, level, None
         level = [(_mul(F[a], x), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
                  for x, y, w, q in level for a in range(len(F))]

@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
-from bilinear.errors import ConstructionError, SpecError, WeightsError
+from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
 from .depth import DepthBound
@@ -519,6 +519,8 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     try:
         with building(Clock(time_budget, progress)):
             built = _build(automaton, variant, first)
+    except ConstructionTooLargeError:
+        raise  # a size refused before allocating is bad input, not an open cell
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:
