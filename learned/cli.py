@@ -137,12 +137,19 @@ def _train(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
+        if "test_data" in result:  # words of several lengths: no single test length to name
+            low, high = result["test_data_lengths"]
+            tested = (f"normalised accuracy on the {result['test_data_words']} words of {result['test_data']} "
+                      f"(lengths {low}-{high}), last position: {result[AT_LENGTH]:.4f} (averaged over every "
+                      f"position: {result[MEAN_OVER_POSITIONS]:.4f})")
+        else:
+            tested = (f"{headline_label(result[TEST_LENGTH])}: {result[AT_LENGTH]:.4f} (averaged over positions "
+                      f"1-{result[TEST_LENGTH]}: {result[MEAN_OVER_POSITIONS]:.4f})")
+        trained = f" on the words of {result['data']}" if "data" in result else ""
         print(
             f"{result['spec']} / {result['model']} (hidden {result['hidden']}, {result['params']} params): "
-            f"{result['steps']} steps{' (early stop)' if result['stopped_early'] else ''}, "
-            f"train accuracy {result['train_accuracy']:.4f}, {headline_label(result[TEST_LENGTH])}: "
-            f"{result[AT_LENGTH]:.4f} (averaged over positions 1-{result[TEST_LENGTH]}: "
-            f"{result[MEAN_OVER_POSITIONS]:.4f})"
+            f"{result['steps']} steps{trained}{' (early stop)' if result['stopped_early'] else ''}, "
+            f"train accuracy {result['train_accuracy']:.4f}, {tested}"
         )
         if args.out:
             print(f"run directory: {args.out}")
