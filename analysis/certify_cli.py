@@ -89,7 +89,10 @@ def _run(args) -> int:
         check_output_file(args.write, force=args.force)
         check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
     weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
-    cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
+    from bilinear.progress import Progress
+
+    with Progress("certify"):  # off a terminal: a line on stderr every few seconds
+        cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
     if args.write:
         snapped = cert.snapped_weights()
         if snapped is None:

@@ -278,11 +278,13 @@ def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> l
 
 
 def _progress_iter(items, quiet: bool):
-    import sys
+    """The items, with a bar on a terminal or a line on stderr every few seconds elsewhere (a
+    line comes even while one run takes minutes: :mod:`bilinear.progress`)."""
+    from bilinear.progress import Progress
 
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc="sweep", disable=quiet or not sys.stderr.isatty(), leave=False)
+    items = list(items)
+    with Progress("sweep", total=len(items), unit="runs", quiet=quiet) as progress:
+        yield from progress.wrap(items)
 
 
 def _run_ray(jobs, address: str) -> list[dict]:

@@ -76,11 +76,11 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
-    from tqdm.auto import tqdm
+def _progress(total: int, desc: str, quiet: bool, initial: int = 0, unit: str = "steps"):
+    """A bar on a terminal, else a line on stderr every few seconds (:mod:`bilinear.progress`)."""
+    from bilinear.progress import Progress
 
-    disable = quiet or not sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, initial=initial, disable=disable, leave=False, dynamic_ncols=True)
+    return Progress(desc, total=total, unit=unit, initial=initial, quiet=quiet)
 
 
 def train_max_len_at(config: TrainConfig, step: int) -> int:
@@ -136,7 +136,7 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
         step = min(step, model.max_batch(ds.max_len))
-    bar = _progress(len(ds), desc, quiet)
+    bar = _progress(len(ds), desc, quiet, unit="words")
     try:
         for start in range(0, len(ds), step):
             w = torch.from_numpy(np.array(ds.words[start : start + step])).to(device)
