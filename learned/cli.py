@@ -188,14 +188,14 @@ def _add_overwrite(p) -> None:
 
 
 def _sweep(args) -> int:
-    from .sweep import Sweep, markdown_table, results_table, run_sweep
+    from .sweep import Sweep, markdown_table, run_sweep, seed_table
 
     _check_out(args)
     sweep = Sweep.load(args.file)
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet,
                      force=args.force, resume=args.resume)
-    print(markdown_table(results_table(rows), sweep.row_labels(), sweep.models))
+    print(markdown_table(seed_table(rows), sweep.row_labels(), sweep.models))
     print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     return 0
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
-from .sweep import Sweep, cell, markdown_table, results_table, run_sweep, table_label, test_length_of
+from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, test_length_of
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -225,8 +225,9 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
 def part_tables(sweep: Sweep, rows: list[dict]) -> str:
     """The best-learning-rate table of one sweep's rows, then (several learning rates) the range."""
     metric = headline_label(test_length_of(rows))
-    best = markdown_table(results_table(rows), sweep.row_labels(), sweep.models, metric=metric)
-    text = f"Best learning rate per seed, mean over seeds ({metric}):\n\n{best}"
+    best = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
+    text = (f"Best learning rate per seed, mean over seeds, the smallest..largest seed in brackets when "
+            f"there are several ({metric}):\n\n{best}")
     if len(sweep.lrs) > 1:
         spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models, metric=metric)
         text += (f"\n\nRange across the learning rates {', '.join(f'{lr:g}' for lr in sweep.lrs)} "
