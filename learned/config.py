@@ -145,6 +145,10 @@ class TrainConfig:
     test_data: str | None = field(  # a words file to test on instead of random words of test_len
         default=None, metadata=_cli("test on the words of this file instead of random words of --test-len",
                                     metavar="FILE"))
+    log: str | None = field(  # loggers beside metrics.jsonl: tensorboard, wandb (learned/loggers.py)
+        default=None, compare=False,  # where metrics also go changes nothing a run computes
+        metadata=_cli("also log the metrics to tensorboard and/or wandb (offline), comma-separated, into the "
+                      "run folder (needs --out and bilinear[tensorboard] / bilinear[wandb])", metavar="LOGGERS"))
 
     def __post_init__(self) -> None:
         self._validate_types()
@@ -170,6 +174,12 @@ class TrainConfig:
         for name in ("additive", "normalize_train", "freeze_transitions"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.log is not None:
+            from .loggers import parse_log
+
+            if not isinstance(self.log, str):
+                raise ConfigError(f"log must be a comma-separated string of loggers or null, got {self.log!r}")
+            parse_log(self.log)
         for name in ("data", "test_data"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):

@@ -190,7 +190,7 @@ def spread_markdown(spread: dict, families, models, metric: str | None = None) -
 
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
               size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
-              force: bool = False, resume: bool = False) -> str:
+              force: bool = False, resume: bool = False, log: str | None = None) -> str:
     """Run a table into ``out_dir``; returns it as Markdown (also written to ``out_dir/tables.md``).
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
@@ -198,14 +198,14 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     ``ray_address`` runs it on a Ray cluster.  A one-part table (quick, full, ``sweep``) writes its
     runs and results into ``out_dir`` itself; the medium table gives each part a sub-folder
     (``out_dir/<part>/``).  The overwrite rule of :func:`run_sweep`: ``force`` replaces a
-    non-empty folder, ``resume`` continues it (finished runs reused).
+    non-empty folder, ``resume`` continues it (finished runs reused).  ``log`` as in :func:`run_sweep`.
     """
     parts = (Part("main", "Table", "", sweep),) if sweep else SIZES[size or ("quick" if quick else "full")]
     if len(parts) == 1:
         start = time.perf_counter()
         text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,
                                                      ray_address=ray_address, quiet=quiet, force=force,
-                                                     resume=resume))
+                                                     resume=resume, log=log))
         _write_tables_md(Path(out_dir), text, time.perf_counter() - start)
         return text
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="reproduce folder")
@@ -214,7 +214,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
         for part in parts:  # each part is a sweep of its own (resume: its finished runs are reused)
             t = time.perf_counter()
             rows = run_sweep(part.sweep, out / part.name, workers=workers, ray_address=ray_address, quiet=quiet,
-                             resume=True)
+                             resume=True, log=log)
             sections.append(f"## {part.title}\n\n{part.about}\n\n{part_tables(part.sweep, rows)}\n\n"
                             f"{len(rows)} runs, {time.perf_counter() - t:.0f} s wall (`{out / part.name}`).")
         text = "\n\n".join(sections)

@@ -244,20 +244,23 @@ def _row(result: dict, config: TrainConfig, by_hidden: bool = False) -> dict:
 
 
 def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: str | None = None,
-              quiet: bool = True, force: bool = False, resume: bool = False) -> list[dict]:
+              quiet: bool = True, force: bool = False, resume: bool = False, log: str | None = None) -> list[dict]:
     """Run every grid point; write results.csv and results.md into ``out_dir``; return the rows.
 
     A non-empty ``out_dir`` is refused unless ``resume`` (finished runs are reused, interrupted
-    ones resumed) or ``force`` (replaced).  The folder is locked while the sweep runs.
+    ones resumed) or ``force`` (replaced).  The folder is locked while the sweep runs.  ``log``
+    (``"tensorboard"``, ``"wandb"`` or both, comma-separated) logs every run's metrics there too.
     """
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
     with FolderLock(out, what="sweep folder"):
-        return _run_locked(sweep, out, workers, ray_address, quiet)
+        return _run_locked(sweep, out, workers, ray_address, quiet, log)
 
 
-def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> list[dict]:
+def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool, log: str | None = None) -> list[dict]:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     configs = sweep.configs()
+    if log is not None:  # not part of what a run computes (compare=False): the run names stay
+        configs = [c.replace(log=log) for c in configs]
     dirs = [str(out / "runs" / name) for name in check_run_names(configs, sweep.by_hidden)]
     jobs = [(c.to_dict(), d) for c, d in zip(configs, dirs)]
     workers = workers or sweep.workers

@@ -308,6 +308,7 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
             return run.result()
         if run.restarted and not quiet:
             print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
+        run.loggers()  # --log: a missing extra fails here, before any training
         return train(run.config, run=run, quiet=quiet)
 
 
