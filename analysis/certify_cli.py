@@ -93,12 +93,14 @@ def _run(args) -> int:
         check_output_file(args.write, force=args.force)
         check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
     from bilinear.constructions.search import BudgetSpent, deadline
+    from bilinear.progress import Progress
 
     try:
         with deadline(args.time_budget):
             weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
-            cert = certify_network(weights, automaton, search_length=args.search_length,
-                                   test_length=args.test_length)
+            with Progress("certify"):  # off a terminal: a line on stderr every few seconds
+                cert = certify_network(weights, automaton, search_length=args.search_length,
+                                       test_length=args.test_length)
     except BudgetSpent:
         print(f"bilinear: certify: not finished within the time budget of {args.time_budget:g} s "
               f"(nothing printed{', nothing written' if args.write else ''}); raise --time-budget", file=sys.stderr)

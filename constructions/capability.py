@@ -48,7 +48,8 @@ __all__ = [
 ]
 
 #: The families the matrix lists by default (the theory's test cases: abelian groups and their
-#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine).
+#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine,
+#: and the benchmark tasks of the field).
 DEFAULT_ROWS = (
     "parity",
     "cyclic:3",
@@ -64,6 +65,12 @@ DEFAULT_ROWS = (
     "flipflop:2",
     "reset:3",
     "random:states=5,symbols=2,seed=0",
+    # the field's benchmark tasks (Chomsky-hierarchy regular tasks, synthseq automata)
+    "even_pairs",
+    "cycle_navigation:5",
+    "modular_arithmetic:3",
+    "gridworld:9",
+    "permutation_reset:3",
 )
 #: The variants (columns); ``factorized`` lets the construction choose R.
 DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive")
