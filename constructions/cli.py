@@ -20,7 +20,11 @@ import time
 from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
-__all__ = ["register"]
+__all__ = ["register", "VERIFY_TIME_BUDGET"]
+
+#: Seconds ``bilinear verify`` gives the proof unless ``--time-budget`` says otherwise; without
+#: ``--bound`` the bound is doubled within them, so "open" means nothing was decided in them.
+VERIFY_TIME_BUDGET = 10.0
 
 
 def _load_weights(args: argparse.Namespace):
@@ -73,8 +77,11 @@ def _run_verify(args: argparse.Namespace) -> int:
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
+    # without --bound the proof deepens: the bound doubles from the default while the proof stops
+    # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True)
+                  time_budget=budget, progress=True, deepen=args.bound is None)
     out = cell.to_json()
     if projection is not None:
         out["projection"] = projection
@@ -146,9 +153,11 @@ def register(sub) -> None:
                         "(optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
-                   help="give up (status open) past N x states reachable pairs (default 64)")
+                   help="give up (status open) past N x states reachable pairs (default: start at 64 "
+                        "and double it while the time budget lasts)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
+                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
+                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")

@@ -69,7 +69,10 @@ class Cell:
     ``"time"``); ``float_check`` the float check's JSON when one was run (:func:`with_float_check`);
     ``bound`` the prover's search bound; ``lower_bound`` the least hidden size any weights of the
     variant need (with ``bound_theorem`` and ``bound_reason``; proved and open cells only);
-    ``detail`` one sentence on how the status was reached; ``seconds`` the time spent.
+    ``detail`` one sentence on how the status was reached; ``seconds`` the time spent;
+    ``time_budget`` the seconds the proof was given (None: no limit) and ``deepened`` whether the
+    bound was doubled within it (:func:`settle` with ``deepen=True``, ``bilinear verify`` without
+    ``--bound``), so that ``bound`` is the bound reached.
     """
 
     spec: str
@@ -96,6 +99,8 @@ class Cell:
     seconds: float = 0.0
     cause: str | None = None
     float_check: dict | None = None
+    time_budget: float | None = None
+    deepened: bool = False
 
     @property
     def minimal(self) -> bool | None:
@@ -171,6 +176,8 @@ class Cell:
             "got": self.got,
             "words": list(self.words),
             "bound": self.bound,
+            "deepened": self.deepened,
+            "time_budget": self.time_budget,
             "cause": self.cause,
             "next_step": self.next_step,
             "float_check": self.float_check,
@@ -212,6 +219,11 @@ class Cell:
             lines.append(f"  theorem: {cert['theorem']}")
         else:
             lines.append(f"  {self.detail}")
+            if self.time_budget is not None and self.states_explored is not None:
+                reached = (f"; bound doubled up to {self.bound} x states" if self.deepened
+                           else f"; bound {self.bound} x states")
+                lines.append(f"  searched: {self.states_explored} reachable pairs in {self.seconds:.1f} s "
+                             f"of a {self.time_budget:g} s time budget{reached}")
             if self.lower_bound is not None:
                 lines.append(f"  known: {known}")
             if self.words:
@@ -269,14 +281,44 @@ def _build(automaton: Automaton, column: str) -> Weights:
     return build(automaton, f"factorized:{R}")
 
 
-def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None, **search) -> Cell:
-    """``cell`` completed by the exact proof of ``weights``."""
+#: Largest bound the deepening of :func:`settle` doubles to (pairs: this times the automaton's
+#: states), so that a fast search cannot outgrow memory before its time budget runs out.
+MAX_DEEPENED_BOUND = 1 << 16
+
+
+def _deepened_prove(weights: Weights, automaton: Automaton, bound: int, time_budget: float | None,
+                    progress) -> tuple[object, int]:
+    """Prove with ``bound``, doubling it while the proof stops at its bound and the time budget
+    (seconds, None: one try) has time left; ``(result, bound reached)``.
+
+    The closure is breadth-first, so a larger bound only explores further: a counterexample found
+    at a larger bound is still the shortest, and a proof is a proof at any bound."""
+    from .prover import prove
+
+    start = time.perf_counter()
+    while True:
+        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+        result = prove(weights, automaton, bound=bound, time_budget=left, progress=progress)
+        if (result.status != "unproved" or getattr(result, "cause", "bound") != "bound" or time_budget is None
+                or bound >= MAX_DEEPENED_BOUND or time.perf_counter() - start >= time_budget):
+            return result, bound
+        bound = min(2 * bound, MAX_DEEPENED_BOUND)
+
+
+def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None, *, time_budget=None,
+            progress=None, deepen: bool = False) -> Cell:
+    """``cell`` completed by the exact proof of ``weights`` (``deepen``: from ``bound``, doubled
+    within ``time_budget`` while the proof stops at its bound)."""
     from .prover import DEFAULT_BOUND, prove
 
     bound = DEFAULT_BOUND if bound is None else bound
-    result = prove(weights, automaton, bound=bound, **search)
+    if deepen:
+        result, bound = _deepened_prove(weights, automaton, bound, time_budget, progress)
+    else:
+        result = prove(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
-                   states_explored=result.states_explored)
+                   states_explored=result.states_explored, time_budget=time_budget,
+                   deepened=deepen and time_budget is not None, bound=bound)
     if result.status == "proved":
         margin = None if result.margin is None else (str(result.margin), result.margin_float)
         return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
@@ -320,10 +362,13 @@ CERTIFY_WORK_LIMIT = 200_000_000
 
 def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
-           progress=None) -> Cell:
+           progress=None, deepen: bool = False) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` are proved instead of a
     construction (``source`` names them, their variant must be ``variant``); ``name`` overrides
-    the automaton's name in the verdict."""
+    the automaton's name in the verdict.  ``deepen`` (with a ``time_budget``) doubles the proof's
+    bound, from ``bound`` (default :data:`~bilinear.constructions.prover.DEFAULT_BOUND`), while
+    the proof stops at its bound and time is left: then ``open`` means nothing was decided in the
+    budget."""
     start = time.perf_counter()
     automaton, label = _automaton(spec_or_automaton)
     spec = column_variant(variant)
@@ -332,7 +377,7 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=time_budget, progress=progress)
+                       time_budget=time_budget, progress=progress, deepen=deepen)
         return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
@@ -356,8 +401,8 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
         return replace(cell, seconds=time.perf_counter() - start,
                        detail=f"construction not built within the time budget of {time_budget:g} s "
                               f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
-    if time_budget is not None:
-        time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
+    left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
     cell = _proved(replace(cell, source="construction"), built, automaton, bound,
-                   time_budget=time_budget, progress=progress)
-    return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)
+                   time_budget=left, progress=progress, deepen=deepen)
+    return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start,
+                   time_budget=time_budget)
