@@ -12,6 +12,13 @@ rotation whose phase has drifted by a whole step does.
 >>> curve = accuracy_by_length(cyclic_rotation2d(5, angle_error=0.05), from_spec("cyclic:5"), max_length=300, words=50)
 >>> curve.accuracy[0], min(curve.accuracy) < 0, curve.first_failure     # worse than chance at times
 (1.0, True, 5)
+
+A few sample lengths can miss a failure that comes and goes (a network right at even lengths and
+wrong at odd ones reads 1.00 at 10, 100 and 1000): :meth:`LengthCurve.ranges` gives the *worst*
+length of every range between the reading lengths, so every length of the curve is covered.
+
+>>> [(r.start, r.stop, r.worst_length) for r in curve.ranges()][:3]
+[(1, 1, 1), (2, 10, 10), (11, 100, 12)]
 """
 
 from __future__ import annotations
@@ -27,7 +34,35 @@ from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int
 
-__all__ = ["LengthCurve", "accuracy_by_length", "MAX_CURVE_CELLS"]
+__all__ = ["LengthCurve", "LengthRange", "accuracy_by_length", "MAX_CURVE_CELLS", "READING_LENGTHS"]
+
+#: The lengths the one-line reading of a curve names; :meth:`LengthCurve.ranges` splits the curve
+#: at them and reports the worst length of each range, so no length between them is skipped.
+READING_LENGTHS = (1, 10, 100, 500, 1000, 2000)
+
+
+@dataclass(frozen=True)
+class LengthRange:
+    """Lengths ``start..stop`` (inclusive) of a curve: the worst normalised accuracy among them
+    (``worst``, first reached at ``worst_length``) and the accuracy at ``stop``."""
+
+    start: int
+    stop: int
+    worst: float
+    worst_length: int
+    at_stop: float
+
+    def text(self) -> str:
+        """``2-10: 1.00`` when the range is as good at every length as its worst reading says,
+        else ``11-100: worst -1.00 (at 11; 1.00 at 100)``."""
+        span = str(self.start) if self.start == self.stop else f"{self.start}-{self.stop}"
+        if self.worst_length == self.stop or self.worst >= self.at_stop:
+            return f"{span}: {self.worst:.2f}"
+        return f"{span}: worst {self.worst:.2f} (at {self.worst_length}; {self.at_stop:.2f} at {self.stop})"
+
+    def to_json(self) -> dict:
+        return {"from": self.start, "to": self.stop, "worst": round(self.worst, 6),
+                "worst_length": self.worst_length, "at_end": round(self.at_stop, 6)}
 
 #: Largest ``words * max_length * hidden`` a curve may simulate (about 4 s of numpy on one core).
 MAX_CURVE_CELLS = 200_000_000
@@ -54,9 +89,33 @@ class LengthCurve:
         """The normalised accuracy at prefix length ``length`` (1-based)."""
         return self.accuracy[length - 1]
 
+    def ranges(self, marks=READING_LENGTHS) -> list[LengthRange]:
+        """The curve cut at ``marks`` (and its last length): one :class:`LengthRange` per piece
+        ``(previous mark, mark]``, each with its worst length, covering every length 1..max."""
+        ends = sorted({t for t in (*marks, self.max_length) if 1 <= t <= self.max_length})
+        acc = np.asarray(self.accuracy, dtype=float)
+        out, start = [], 1
+        for stop in ends:
+            piece = acc[start - 1 : stop]
+            i = int(np.argmin(piece))
+            out.append(LengthRange(start, stop, float(piece[i]), start + i, float(acc[stop - 1])))
+            start = stop + 1
+        return out
+
+    @property
+    def worst(self) -> tuple[float, int]:
+        """``(worst normalised accuracy, the first length where it occurs)`` over the whole curve."""
+        acc = np.asarray(self.accuracy, dtype=float)
+        i = int(np.argmin(acc))
+        return float(acc[i]), i + 1
+
     def to_json(self) -> dict:
+        worst, at = self.worst
         return {
             "max_length": self.max_length,
+            "worst": round(worst, 6),
+            "worst_length": at,
+            "ranges": [r.to_json() for r in self.ranges()],
             "words": self.words,
             "seed": self.seed,
             "classes": self.n_classes,
