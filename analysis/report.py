@@ -376,7 +376,8 @@ class Report:
         if ex.first_error is not None:
             out.append(f"- first network error among the samples: `{self.automaton.format_word(ex.first_error)}`")
         if ex.distinguishing_word is not None:
-            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
+            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`"
+                       + (f" ({ex.distinguishing_labels})" if ex.distinguishing_labels else ""))
         return out
 
     def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
@@ -492,7 +493,7 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         curve=curve,
         certificate=cert,
         certificate_note=cert_note,
-        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact),
+        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact, weights=weights),
     )
 
 
