@@ -119,7 +119,8 @@ def transitions_text(spectrum) -> str:
         kinds.setdefault(_kind(m), []).append(m.name.removeprefix("A_"))
     if kinds and all(k.startswith("order ") for k in kinds):
         return "transitions of order " + ", ".join(map(str, _orders(spectrum)))
-    parts = [f"{k} ({', '.join(names)})" for k, names in kinds.items()]
+    ordered = sorted(kinds, key=lambda k: (0, int(k.split()[1])) if k.startswith("order ") else (1, k))
+    parts = [f"{'of ' if k.startswith('order ') else ''}{k} ({', '.join(kinds[k])})" for k in ordered]
     if not parts:
         return "transitions"
     return "transitions " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
