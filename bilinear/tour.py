@@ -146,7 +146,8 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
     from bilinear.constructions.certificates import certify
     from bilinear.constructions.floatcheck import check
     from bilinear.learned.config import TrainConfig
-    from bilinear.learned.runs import load_run, train_run
+    from bilinear.learned.runs import load_run
+    from bilinear.learned.train import train_run
 
     train_sec = _Section("3. Two trained networks, checked at length " + str(config.test_len))
     train_sec.lines += [

@@ -30,9 +30,8 @@ from bilinear.errors import ConfigError
 from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, headline_label
 
 from .config import TrainConfig
+from .runs import RESULTS_CSV, RESULTS_MD
 
-#: The tables a sweep writes (``runs.RESULTS_CSV`` and ``runs.RESULTS_MD``; runs imports torch).
-RESULTS_CSV, RESULTS_MD = "results.csv", "results.md"
 
 __all__ = ["register", "config_from_args"]
 
@@ -114,8 +113,7 @@ def config_from_args(args) -> TrainConfig:
 
 
 def _train(args) -> int:
-    from .runs import train_run
-    from .train import train, train_best_lr
+    from .train import train, train_best_lr, train_run
 
     config = config_from_args(args)
     _check_out(args)
@@ -219,7 +217,7 @@ def _reproduce(args) -> int:
 
     _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
-    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")
+    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")  # not a variant name
     table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
                       force=args.force, resume=args.resume)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")

@@ -219,7 +219,7 @@ def _run_one(config_dict: dict, run_dir: str) -> dict:
     """Worker: train (or reuse / resume) one run; returns its result (or the error)."""
     import torch
 
-    from .runs import train_run
+    from .train import train_run
 
     torch.set_num_threads(1)
     config = TrainConfig.from_dict(config_dict)

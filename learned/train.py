@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -43,13 +42,12 @@ from bilinear.errors import ConfigError
 from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, normalized_accuracy
 
 from .config import TrainConfig
-from .registry import build_model, count_params, hidden_for_params, parse_model
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .runs import RunDir
+from .registry import count_params, make_model, parse_model, resolve_hidden
+from .runs import RunDir, checkpoint_state
 
 __all__ = [
     "train",
+    "train_run",
     "train_best_lr",
     "validation_accuracy",
     "data_efficiency",
@@ -74,26 +72,6 @@ def resolve_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device 'cuda' requested but CUDA is not available")
     return torch.device(name)
-
-
-def resolve_hidden(config: TrainConfig, n_symbols: int, n_classes: int) -> int:
-    """The hidden size: ``config.hidden``, or the parameter-matched one when ``match_params`` is set."""
-    if config.match_params is None:
-        return config.hidden
-    return hidden_for_params(config.model, n_symbols, n_classes, config.match_params, embed=config.embed)
-
-
-def make_model(config: TrainConfig, automaton=None) -> nn.Module:
-    """The (freshly initialised) model of a config."""
-    automaton = automaton or from_spec(config.spec)
-    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
-    options = {}
-    if parse_model(config.model).bilinear:
-        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan}
-    return build_model(
-        config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
-        additive=config.additive, seed=config.seed, **options,
-    )
 
 
 def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
@@ -244,7 +222,7 @@ def _check_loss(loss: torch.Tensor, step: int, config: TrainConfig) -> None:
                           f"(lr {config.lr:g}); lower the learning rate")
 
 
-def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) -> dict:
+def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) -> dict:
     """Train one model under ``config``; returns the result dict (see module docstring).
 
     With ``run`` (a :class:`~bilinear.learned.runs.RunDir`) metrics, checkpoints, the model and
@@ -296,11 +274,7 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                 _check_finite(model, step, config)
                 if run is not None:
                     run.log(record)
-                    run.save_checkpoint({
-                        "format": 1, "step": step, "streak": streak, "stopped_early": stopped_early,
-                        "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "torch_rng": torch.get_rng_state(),
-                    })
+                    run.save_checkpoint(checkpoint_state(config, step, streak, stopped_early, model, optimizer))
     finally:
         bar.close()
     _check_finite(model, step, config)
@@ -309,6 +283,21 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
     if run is not None:
         run.finish(model, result)
     return result
+
+
+def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,
+              force: bool = False) -> dict:
+    """Train into the run directory ``run_dir`` (:class:`~bilinear.learned.runs.RunDir`), or
+    resume it (``force``: replace a non-empty one); returns the result dict.  Resuming a finished
+    run returns its stored result without training; resuming a run killed before its first
+    checkpoint starts it again (saying so on stderr unless quiet).
+    """
+    with RunDir(run_dir, config, resume=resume, force=force) as run:
+        if run.finished:
+            return run.result()
+        if run.restarted and not quiet:
+            print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
+        return train(run.config, run=run, quiet=quiet)
 
 
 def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool) -> dict:

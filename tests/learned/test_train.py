@@ -36,7 +36,8 @@ def test_trained_weights_pass_the_float_check():
     r = train(config)
     assert r["accuracy_mean_over_positions"] >= 0.99
     # train() does not return the model; rebuild it deterministically through a run directory
-    from bilinear.learned.runs import load_run, train_run
+    from bilinear.learned.runs import load_run
+    from bilinear.learned.train import train_run
     import tempfile
     import os
 
@@ -175,7 +176,8 @@ def test_validation_is_logged_and_none_runs_every_step(tmp_path):
 def test_freeze_transitions_trains_only_h0_and_the_readout(tmp_path):
     """--freeze-transitions: the transition matrices (and the embedding) keep their random
     initialisation through training; h0 and the readout learn."""
-    from bilinear.learned.runs import load_run, train_run
+    from bilinear.learned.runs import load_run
+    from bilinear.learned.train import train_run
 
     config = TrainConfig(spec="parity", model="diagonal", hidden=4, embed=3, steps=30, eval_every=10,
                          test_len=20, test_words=4, freeze_transitions=True, early_stop="none")
