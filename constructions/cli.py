@@ -26,7 +26,11 @@ from bilinear.errors import SpecError, WeightsError
 
 from .variants import variant_usage
 
-__all__ = ["register"]
+__all__ = ["register", "VERIFY_TIME_BUDGET"]
+
+#: Seconds ``bilinear verify`` gives the proof unless ``--time-budget`` says otherwise; without
+#: ``--bound`` the bound is doubled within them, so "open" means nothing was decided in them.
+VERIFY_TIME_BUDGET = 10.0
 
 
 def _load_weights(args: argparse.Namespace):
@@ -103,8 +107,11 @@ def _run_verify(args: argparse.Namespace) -> int:
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
+    # without --bound the proof deepens: the bound doubles from the default while the proof stops
+    # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True, layers=args.layers)
+                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None)
     out = cell.to_json()
     written = None
     if projection is not None:
@@ -220,9 +227,11 @@ def register(sub) -> None:
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
                         "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
-                   help="give up (status open) past N x states reachable pairs (default 64)")
+                   help="give up (status open) past N x states reachable pairs (default: start at 64 "
+                        "and double it while the time budget lasts)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
+                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
+                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None,
                    help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
