@@ -24,7 +24,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-__all__ = ["PREC", "precision", "arb", "arb_matrix", "column", "hi", "lo", "root", "bmax", "vnorm",
+__all__ = ["PREC", "precision", "arb", "sq", "frob_array", "INF", "arb_matrix", "column", "hi", "lo", "root", "bmax", "vnorm",
            "frob", "norm_bound", "op_norm", "block_norm", "dyadic_up", "mat_vec"]
 
 #: Bits of the ball arithmetic.
@@ -79,28 +79,45 @@ def mat_vec(M: flint.arb_mat, v: list) -> list:
     return [sum((M[i, j] * v[j] for j in range(M.ncols()) if v[j] != 0), flint.arb(0)) for i in range(n)]
 
 
+#: +infinity and -infinity as balls (what a non-finite ball bounds to).
+INF, NEG_INF = flint.arb("inf"), -flint.arb("inf")
+
+
 def hi(x: flint.arb) -> flint.arb:
-    """The upper end of a ball, as an exact point."""
-    return x.upper()
+    """The upper end of a ball, as an exact point (+inf for a ball that is not finite: NaN
+    never compares, so it must never pass for a small number)."""
+    return x.upper() if x.is_finite() else INF
 
 
 def lo(x: flint.arb) -> flint.arb:
-    """The lower end of a ball, as an exact point."""
-    return x.lower()
+    """The lower end of a ball, as an exact point (-inf for a ball that is not finite)."""
+    return x.lower() if x.is_finite() else NEG_INF
+
+
+def sq(x: flint.arb) -> flint.arb:
+    """x^2 as ``x * x`` (python-flint's ``x ** 2`` is NaN for a ball that contains 0)."""
+    return x * x
 
 
 def root(x: flint.arb) -> flint.arb:
-    """Upper bound (an exact point) of sqrt(x) for a ball x around a non-negative number."""
+    """Upper bound (an exact point) of sqrt(x) for a ball x around a non-negative number
+    (+inf when x is not finite)."""
     top = hi(x)
+    if not top.is_finite():
+        return INF
     return hi(top.sqrt()) if top > 0 else flint.arb(0)
 
 
 def bmax(values) -> flint.arb:
-    """The largest upper end of the balls (0 for none), an exact point."""
+    """The largest upper end of the balls (0 for none), an exact point (+inf when one is not
+    finite)."""
     out = flint.arb(0)
     for v in values:
-        if hi(v) > out:
-            out = hi(v)
+        top = hi(v)
+        if not top.is_finite():
+            return INF
+        if top > out:
+            out = top
     return out
 
 
@@ -111,7 +128,12 @@ def vnorm(v) -> flint.arb:
 
 def frob(M: flint.arb_mat) -> flint.arb:
     """Upper bound of the Frobenius norm (which bounds the 2-norm)."""
-    return root(sum((M[i, j] ** 2 for i in range(M.nrows()) for j in range(M.ncols())), flint.arb(0)))
+    return root(sum((sq(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())), flint.arb(0)))
+
+
+def frob_array(X) -> flint.arb:
+    """Upper bound of the Frobenius norm of a float array, from its exact entries."""
+    return root(sum((sq(arb(float(x))) for x in np.asarray(X, dtype=float).flat), flint.arb(0)))
 
 
 def norm_bound(M: flint.arb_mat, rows, cols, groups) -> flint.arb:
@@ -125,7 +147,7 @@ def norm_bound(M: flint.arb_mat, rows, cols, groups) -> flint.arb:
     if rows is not cols or not groups:
         return whole
     inside = {(i, j) for g in groups for i in g for j in g}
-    rest = sum((M[i, j] ** 2 for i in rows for j in cols if (i, j) not in inside), flint.arb(0))
+    rest = sum((sq(M[i, j]) for i in rows for j in cols if (i, j) not in inside), flint.arb(0))
     blocks = bmax(block_norm(M, g) if len(g) == 2 else abs(M[g[0], g[0]]) for g in groups)
     split = hi(blocks + root(rest))
     return split if split < whole else whole

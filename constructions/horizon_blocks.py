@@ -31,6 +31,7 @@ import flint
 import numpy as np
 
 from .balls import arb as _arb, arb_matrix as _arb_matrix, block_norm as _block_norm, bmax as _max
+from .balls import frob_array, sq
 from .balls import hi as _hi, lo as _lo, mat_vec as _mul, precision, root as _root, vnorm as _vnorm
 from .horizon_base import CAP, STEPPED, Horizon
 from .roundoff import RoundOff
@@ -203,7 +204,7 @@ def _per_block(weights, snap, proof, automaton, F, S, R, ro: RoundOff):
     Sf, _, _ = snap.block_weights.float_arrays()
     cand, lip, growth = {}, {}, {}
     for i, g in enumerate(snap.blocks):
-        fro = [_root(sum((_arb(x) ** 2 for x in Af[a][np.ix_(g, g)].flat), flint.arb(0))) for a in range(len(F))]
+        fro = [frob_array(Af[a][np.ix_(g, g)]) for a in range(len(F))]
         tau = _hi(ro.readout * _pair_norm(R, automaton, g))
         m = _block_margins(proof, automaton, R, g)[0] if i in snap.kept else None
         lip[i] = _hi(_diff_norm(R, automaton, g) + tau)
@@ -221,13 +222,13 @@ def _per_block(weights, snap, proof, automaton, F, S, R, ro: RoundOff):
 def _pair_norm(R: flint.arb_mat, automaton, g) -> flint.arb:
     """max over labels l and classes c != l of ||R_l[g]|| + ||R_c[g]||."""
     labels = sorted(set(int(x) for x in automaton.labels))
-    rows = [_root(sum((R[c, j] ** 2 for j in g), flint.arb(0))) for c in range(R.nrows())]
+    rows = [_root(sum((sq(R[c, j]) for j in g), flint.arb(0))) for c in range(R.nrows())]
     return _max(rows[l] + rows[c] for l in labels for c in range(R.nrows()) if c != l)
 
 
 def _diff_norm(R: flint.arb_mat, automaton, g) -> flint.arb:
     labels = sorted(set(int(x) for x in automaton.labels))
-    return _max(_root(sum(((R[l, j] - R[c, j]) ** 2 for j in g), flint.arb(0)))
+    return _max(_root(sum((sq(R[l, j] - R[c, j]) for j in g), flint.arb(0)))
                 for l in labels for c in range(R.nrows()) if c != l)
 
 
@@ -259,7 +260,7 @@ def _blockwise(weights, snap, proof, automaton, A, h0, Rf, ro: RoundOff) -> Hori
     for i in list(cand):
         g = snap.blocks[i]
         y_norm[i] = _vnorm([y0[j] for j in g])
-        w0[i] = sum((x0[j] * y0[j] for j in g), flint.arb(0)) / (y_norm[i] ** 2) if y_norm[i] > 0 else flint.arb(0)
+        w0[i] = sum((x0[j] * y0[j] for j in g), flint.arb(0)) / sq(y_norm[i]) if y_norm[i] > 0 else flint.arb(0)
         if not w0[i] > 0:
             del cand[i]
     if not cand:

@@ -29,7 +29,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .balls import arb, arb_matrix, bmax, column, hi, lo, norm_bound, op_norm, precision, root
+from .balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
 from .horizon_base import CAP, STEPPED, Horizon
 from .roundoff import RoundOff
 
@@ -122,7 +122,9 @@ def closed_form(c: Theorem16, u, V) -> int | None:
     else:
         X = ((u_max + cc / a) / (u + cc / a)).log() / a.log1p()
     low = lo(X)
-    if not math.isfinite(float(low.mid())) or low > CAP:
+    if not low.is_finite():  # lo() maps a NaN ball to -inf: nothing certified then
+        return CAP if low > 0 else 0
+    if low > CAP:
         return CAP
     return max(0, math.ceil(float(low.mid()) * (1 - 1e-12)) - 2)
 
@@ -151,8 +153,8 @@ def _margins(proof, automaton, Rb: flint.arb_mat, K, D):
             if c == lab:
                 continue
             diff = [Rb[lab, j] - Rb[c, j] for j in range(Rb.ncols())]
-            lk = bmax([lk, root(sum((diff[j] ** 2 for j in K), flint.arb(0)))])
-            ld = bmax([ld, root(sum((diff[j] ** 2 for j in D), flint.arb(0)))])
+            lk = bmax([lk, root(sum((sq(diff[j]) for j in K), flint.arb(0)))])
+            ld = bmax([ld, root(sum((sq(diff[j]) for j in D), flint.arb(0)))])
             for h in hids:
                 y = [arb(x) for x in hidden[h]]
                 n = sum((x * x for x in y), flint.arb(0)).sqrt()
@@ -226,7 +228,7 @@ def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal
         mu=mu, lk=lk, ld=ld,
     )
     y0 = [arb(x) for x in snap.block_weights.h0]
-    n0 = sum((y0[j] ** 2 for j in K), flint.arb(0)).sqrt()
+    n0 = sum((sq(y0[j]) for j in K), flint.arb(0)).sqrt()
     y0 = [x / n0 for x in y0]
     hk = np.array([float(h0[j, 0].mid()) for j in K])
     yk = np.array([float(y0[j].mid()) for j in K])
@@ -237,13 +239,13 @@ def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal
         kappa = flint.arb(1) if Pa is None else hi(op_norm(Pa, range(d), range(d)) * op_norm(Pinv, range(d), range(d)))
         p_norm = flint.arb(1) if Pa is None else op_norm(Pa, range(d), range(d))
         pinv_norm = flint.arb(1) if Pa is None else op_norm(Pinv, range(d), range(d))
-        delta = bmax(roundoff.step * kappa * arb(abs(snap.scale[a]) * norms[a]) * root(arb(float(np.sum(A[a] ** 2))))
+        delta = bmax(roundoff.step * kappa * arb(abs(snap.scale[a]) * norms[a]) * frob_array(A[a])
                      for a in range(len(F)))
-        rows = [root(sum((arb(x) ** 2 for x in r), flint.arb(0))) for r in Rf]
+        rows = [frob_array(r) for r in Rf]
         labels = sorted(set(int(x) for x in automaton.labels))
         pair = bmax(rows[l] + rows[k] for l in labels for k in range(len(rows)) if k != l)
         tau = hi(roundoff.readout * pair * p_norm)
-        start = hi(roundoff.start * pinv_norm * abs(c0) * root(arb(float(np.sum(h0f**2)))))
+        start = hi(roundoff.start * pinv_norm * abs(c0) * frob_array(h0f))
         x0 = x0 + column([flint.arb(0, start)] * d)
     return c, _Setup(F, S, x0, column(y0), Rb, K, D, delta, tau)
 
@@ -252,7 +254,7 @@ def _round(x: flint.arb_mat, delta) -> flint.arb_mat:
     """The ball of every state within ``delta ||x||`` of x (a box around each coordinate)."""
     if delta == 0:
         return x
-    r = hi(delta * root(sum((x[j, 0] ** 2 for j in range(x.nrows())), flint.arb(0))))
+    r = hi(delta * root(sum((sq(x[j, 0]) for j in range(x.nrows())), flint.arb(0))))
     return x + column([flint.arb(0, r)] * x.nrows())
 
 
@@ -266,7 +268,7 @@ def exhaustive(automaton, st: _Setup, max_nodes: int = MAX_NODES):
     while True:
         for x, _, q in level:
             lab = int(automaton.labels[q])
-            nx = root(sum((x[j, 0] ** 2 for j in range(x.nrows())), flint.arb(0))) if st.tau != 0 else 0
+            nx = root(sum((sq(x[j, 0]) for j in range(x.nrows())), flint.arb(0))) if st.tau != 0 else 0
             if not all((diffs[lab, c] * x)[0, 0] - st.tau * nx > 0 for c in range(C) if c != lab):
                 return depth, None, None, depth
         if len(level) * len(st.F) > max_nodes:
@@ -275,8 +277,8 @@ def exhaustive(automaton, st: _Setup, max_nodes: int = MAX_NODES):
                  for x, y, q in level for a in range(len(st.F))]
         depth += 1
     K, D = st.K, st.D
-    u = bmax(root(sum(((x[j, 0] - y[j, 0]) ** 2 for j in K), flint.arb(0))) for x, y, _ in level)
-    v = bmax(root(sum((x[j, 0] ** 2 for j in D), flint.arb(0))) for x, _, _ in level) if D else flint.arb(0)
+    u = bmax(root(sum((sq(x[j, 0] - y[j, 0]) for j in K), flint.arb(0))) for x, y, _ in level)
+    v = bmax(root(sum((sq(x[j, 0]) for j in D), flint.arb(0))) for x, _, _ in level) if D else flint.arb(0)
     return depth, u, v, None
 
 

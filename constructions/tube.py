@@ -17,7 +17,7 @@ import math
 import flint
 import numpy as np
 
-from .balls import arb, arb_matrix, bmax, dyadic_up, frob, hi, op_norm, precision, root
+from .balls import arb, arb_matrix, bmax, dyadic_up, frob, frob_array, hi, op_norm, precision, sq
 from .horizon_global import _transformed
 from .roundoff import RoundOff
 
@@ -25,7 +25,7 @@ __all__ = ["invariant_tube"]
 
 
 def _unit(v: flint.arb_mat) -> flint.arb_mat:
-    n = sum((v[j, 0] ** 2 for j in range(v.nrows())), flint.arb(0)).sqrt()
+    n = sum((sq(v[j, 0]) for j in range(v.nrows())), flint.arb(0)).sqrt()
     return v * (1 / n)
 
 
@@ -67,12 +67,12 @@ def _tube(weights, snap, proof, automaton, ro: RoundOff) -> float | None:
     if not ro.exact:
         p_norm = flint.arb(1) if Pa is None else op_norm(Pa, range(d), range(d))
         pinv_norm = flint.arb(1) if Pa is None else op_norm(Pinv, range(d), range(d))
-        delta = [hi(ro.step * p_norm * pinv_norm * arb(abs(snap.scale[a])) * root(arb(float(np.sum(A[a] ** 2)))))
+        delta = [hi(ro.step * p_norm * pinv_norm * arb(abs(snap.scale[a])) * frob_array(A[a]))
                  for a in range(len(F))]
-        rows = [root(sum((arb(x) ** 2 for x in r), flint.arb(0))) for r in Rf]
+        rows = [frob_array(r) for r in Rf]
         labels = sorted(set(int(x) for x in automaton.labels))
         tau = hi(ro.readout * p_norm * bmax(rows[l] + rows[k] for l in labels for k in range(len(rows)) if k != l))
-        err0 = hi(ro.start * pinv_norm * root(arb(float(np.sum(h0f**2)))))
+        err0 = hi(ro.start * pinv_norm * frob_array(h0f))
     need = []  # (alpha, z, n, b) per (pair, symbol): image radius (z + n r) / (alpha - b r)
     for (q, i) in pairs:
         for a in range(len(F)):
