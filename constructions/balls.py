@@ -11,8 +11,9 @@ lower end.  A double converts exactly (it is a dyadic rational), a Fraction exac
 5.0
 >>> float(op_norm(M, range(2), range(2)).mid()) >= 5.0
 True
->>> hi(flint.arb(1, 0.5)) == flint.arb(1.5), lo(flint.arb(1, 0.5)) == flint.arb(0.5)
-(True, True)
+>>> x = flint.arb(0, 0.001)  # a ball around 0
+>>> hi(x) >= 0.001, lo(x) <= -0.001, hi(sq(x)) <= 0.001**2 * 1.01, hi(x ** 2) == INF  # ** 2 is NaN here
+(True, True, True, True)
 """
 
 from __future__ import annotations
