@@ -91,10 +91,11 @@ def curve_reading(curve: LengthCurve) -> str:
 def certificate_line(cert) -> str:
     """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
     failing word, snap status."""
-    if cert.status == "proved":
-        horizon = "correct for every word of every length (proved)"
-    elif cert.certified is not None and cert.certified >= 0:
-        horizon = f"every word up to length {cert.certified} certified correct"
+    h = cert.horizon
+    if h is not None and h.every:
+        horizon = "correct for every word of every length (proved, float64 evaluation)"
+    elif h is not None and h.kind == "up to":
+        horizon = f"every word up to length {h.length} certified correct (float64 evaluation)"
     else:
         horizon = "no length certified"
     fail = (f"fails at length {len(cert.failing)} on {cert.failing_text}" if cert.failing is not None
