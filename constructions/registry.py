@@ -160,7 +160,7 @@ def factorized_rank(w: Weights) -> int:
     >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
     (1, 6)
     """
-    if w.factors is not None:  # weights built with their own (small) factors
+    if w.factors is not None and w.variant_info.info.factored:  # weights built with their own (small) factors
         return int(w.factors[0].shape[1])
     total = 0
     for s in range(w.n_symbols):
