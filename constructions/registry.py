@@ -54,6 +54,7 @@ from .reflections import (
     dihedral_permutation,
     parity_projections,
     permutation,
+    triangle,
     reset_projection,
     tetrahedral,
 )
@@ -107,6 +108,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation) + Theorem F4 (rotations of R^3 are two reflections)", cube),
     Construction("tetrahedral", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; transpositions K = 1)",
                  "Theorem 2 (orbit separation)", tetrahedral),
+    Construction("triangle", ("symmetric", "alternating"), "full", "2 (S_3, A_3 only)",
+                 "Theorem 2 (orbit separation)", triangle),
     Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
                  "Theorem 2 (orbit separation)", permutation),
     Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
