@@ -111,6 +111,13 @@ class Automaton:
     """
 
     __slots__ = ("delta", "start", "labels", "symbols", "classes", "name", "spec", "__dict__")
+    delta: np.ndarray  # (symbols, states), read-only
+    start: int
+    labels: np.ndarray  # (states,), read-only
+    symbols: tuple[str, ...]
+    classes: tuple[str, ...]
+    name: str
+    spec: Spec | None
 
     def __init__(
         self,
@@ -457,7 +464,7 @@ class Automaton:
 
         limit = DEFAULT_LIMIT if limit is None else limit
         cache = self.__dict__.setdefault("_monoid_cache", {})
-        for known_limit, value in cache.items():
+        for value in cache.values():
             if value.size <= limit:
                 return value
         result = transformation_monoid(self, limit=limit, time_budget=time_budget, progress=progress)

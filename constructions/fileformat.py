@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np

@@ -47,7 +47,7 @@ from bilinear.errors import ConformanceError, WeightsError
 
 from .floatrun import float_steps
 from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
-from .weights import Weights, parse_variant
+from .weights import Weights
 
 __all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "DYADIC_BITS"]
 

@@ -115,6 +115,13 @@ class Weights:
     """
 
     __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact")
+    variant: str
+    A: np.ndarray  # (symbols, hidden, hidden)
+    h0: np.ndarray  # (hidden,)
+    readout: np.ndarray  # (classes, hidden)
+    factors: tuple | None
+    _variant: Variant
+    _exact: bool
 
     def __init__(self, variant, A, h0, readout, factors=None):
         try:
@@ -316,7 +323,16 @@ class Weights:
         decoded = fileformat.decode(data, source, allow_unsigned)
         w = _build(cls, decoded, decoded.variant, decoded.factors, source)
         fileformat.check_shape(decoded, w, source)
+        _check_as_written(decoded, w, source)
         return w
+
+    @classmethod
+    def from_json_as_written(cls, data, source: str = "weights", allow_unsigned: bool = False) -> "Weights":
+        """The file's own network, entry for entry: its arrays as ``full`` weights (no snap to
+        the variant, no projection).  ``verify --project --float`` runs its float check on this,
+        so the float check is about the file as written, not about the projection."""
+        decoded = fileformat.decode(data, source, allow_unsigned)
+        return _build(cls, decoded, "full", None, source)
 
     @classmethod
     def from_json_projected(cls, data, source: str = "weights",
@@ -326,6 +342,7 @@ class Weights:
         decoded = fileformat.decode(data, source, allow_unsigned)
         try:
             w = _build(cls, decoded, decoded.variant, decoded.factors, source)
+            _check_as_written(decoded, w, source)
             dist = np.zeros(w.n_symbols)
         except ConformanceError:
             v = parse_variant(decoded.variant)
@@ -370,6 +387,26 @@ def _factored_kinds() -> str:
 def _check_path(path) -> None:
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise WeightsError(f"a weights file path must be a non-empty string or path, got {path!r}")
+
+
+def _check_as_written(decoded, w: Weights, source: str) -> None:
+    """ConformanceError when building ``w`` snapped a float entry of the file to its variant's
+    pattern (an off-pattern entry within the float tolerance set to 0, a rotation block averaged):
+    the network proved would then not be the file's own.  ``--project`` proves the projection
+    and says by how much it moved."""
+    if w.exact:
+        return
+    raw = np.asarray(decoded.A, dtype=np.float64)
+    if raw.shape != w.A.shape or np.array_equal(raw, w.A):
+        return
+    diff = np.abs(raw - w.A)
+    s, i, j = (int(x) for x in np.unravel_index(int(np.argmax(diff)), diff.shape))
+    raise ConformanceError(
+        f"{source}: A[{s}][{i}, {j}] = {float(raw[s, i, j])!r} is not what variant {w.variant!r} allows "
+        f"(it conforms only within the float tolerance; the largest change to make it conform is "
+        f"{diff[s, i, j]:.3g}, at this entry), so the file's own network is not a {w.variant!r} network; "
+        f"fix the file, or prove the projected weights with --project (verify)"
+    )
 
 
 def _build(cls, decoded, variant, factors, source: str) -> Weights:

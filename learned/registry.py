@@ -29,7 +29,10 @@ from bilinear.errors import ConfigError, SpecError
 from .baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
 from .models import BilinearRNN, check_variant
 
-__all__ = ["MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "count_params", "hidden_for_params"]
+__all__ = [
+    "MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
+    "hidden_for_params",
+]
 
 #: Baselines: name -> (builder(n_symbols, n_classes, hidden, embed, param, seed), name of the
 #: optional integer parameter or None).  Only the recurrent baselines take an embedding.
@@ -123,6 +126,37 @@ def build_model(
     if additive:
         raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
     return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed, ms.param, seed)
+
+
+def resolve_hidden(config, n_symbols: int, n_classes: int) -> int:
+    """The hidden size of a :class:`~bilinear.learned.config.TrainConfig`: ``config.hidden``, or
+    the parameter-matched one when ``match_params`` is set (:func:`hidden_for_params`)."""
+    if config.match_params is None:
+        return config.hidden
+    return hidden_for_params(config.model, n_symbols, n_classes, config.match_params, embed=config.embed)
+
+
+def make_model(config, automaton=None) -> nn.Module:
+    """The freshly initialised model of a :class:`~bilinear.learned.config.TrainConfig` (its
+    automaton: ``automaton``, else built from ``config.spec``): :func:`build_model` with the
+    config's sizes and options.  Training and loading a run (``runs.load_run``) both build here.
+
+    >>> from bilinear.learned.config import TrainConfig
+    >>> m = make_model(TrainConfig(spec="parity", model="block:2", hidden=4, seed=3))
+    >>> m.variant.spec, m.hidden, count_params(m)
+    ('block:2', 4, 28)
+    """
+    from bilinear.automata import from_spec
+
+    automaton = automaton if automaton is not None else from_spec(config.spec)
+    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
+    options = {}
+    if parse_model(config.model).bilinear:
+        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan}
+    return build_model(
+        config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
+        additive=config.additive, seed=config.seed, **options,
+    )
 
 
 def count_params(model: nn.Module) -> int:
