@@ -22,7 +22,7 @@ Products (``cyclic:3*parity``) are built factor by factor and combined by the di
 >>> build("cyclic:3", "diagonal")
 Traceback (most recent call last):
 ...
-bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., one-hot (full, d=3))
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., signed-cycles (monomial, d=3))
 """
 
 from __future__ import annotations
