@@ -109,7 +109,9 @@ class LearnedVariant:
     ``from_weights(weights, A)`` the parameter values carrying a float ``Weights`` of this variant
     (``A`` its float matrices); ``export(transitions)`` the float64 ``(A, factors)`` of
     :meth:`BilinearRNN.to_weights` (default: the dense matrices, no factors); ``fits(hidden,
-    variant)`` a message when the hidden size cannot carry the variant.
+    variant)`` a message when the hidden size cannot carry the variant; ``canonical`` False when
+    the parameters have a gauge, so that ``from_weights(to_weights())`` gives the same transitions
+    but other tensors (householder vectors are normalised, monomial logits keep only their argmax).
     """
 
     kind: str
@@ -118,6 +120,7 @@ class LearnedVariant:
     from_weights: Callable[[Weights, np.ndarray], dict]
     export: Callable[[Transitions], tuple] | None = None
     fits: Callable[[int, Variant], "str | None"] = _fits
+    canonical: bool = True
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -297,6 +300,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             transitions=_householder_transitions,
             from_weights=_householder_from,
             export=_householder_export,
+            canonical=False,
         ),
         LearnedVariant(
             "monomial",
@@ -304,6 +308,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             transitions=_monomial_transitions,
             from_weights=_monomial_from,
             export=_monomial_export,
+            canonical=False,
         ),
         LearnedVariant(
             "dplr",
