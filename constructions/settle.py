@@ -241,6 +241,12 @@ class Cell:
         if self.status == "proved":
             if self.lower_bound is not None:
                 lines.append(f"  lower bound: {known}")
+            if self.factors is not None:
+                name = parse_variant(self.built).info.param
+                line = f"  factors: {name} = {self.factors} ({self.built})"
+                if self.factors_lower_bound is not None:
+                    line += f"; {name} >= {self.factors_lower_bound} ({self.factors_reason})"
+                lines.append(line)
             what = "(state, direction tuple)" if self.layers and self.layers > 1 else "(state, direction)"
             lines.append(f"  reachable {what} pairs: {self.states_explored}")
             if self.margin is not None:

@@ -362,9 +362,13 @@ class _MonomialStep(torch.autograd.Function):
         grad_h = gsel * Db
         grad_D = torch.zeros_like(D).index_add_(0, tok, gsel * h)
         grad_soft = None
-        if ctx.n_soft is not None:
-            outer = g.unsqueeze(2) * (Db * h).unsqueeze(1)  # (batch, hidden, hidden)
-            grad_soft = torch.zeros(ctx.n_soft, dtype=g.dtype, device=g.device).index_add_(0, tok, outer)
+        if ctx.n_soft is not None:  # one GEMM per symbol: sum over its rows of g_b (D_b h_b)^T
+            x = Db * h
+            grad_soft = torch.zeros(ctx.n_soft, dtype=g.dtype, device=g.device)
+            for sym in range(ctx.n_soft[0]):
+                rows = (tok == sym).nonzero().squeeze(1)
+                if rows.numel():
+                    grad_soft[sym] = g.index_select(0, rows).T @ x.index_select(0, rows)
         return grad_h, grad_D, grad_soft, None, None
 
 
