@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_ROWS",
     "DEFAULT_COLUMNS",
     "STATUSES",
+    "parse_columns",
 ]
 
 #: The families the matrix lists by default (the theory's test cases: abelian groups and their
@@ -72,8 +73,31 @@ DEFAULT_ROWS = (
     "gridworld:9",
     "permutation_reset:3",
 )
-#: The variants (columns); ``factorized`` lets the construction choose R.
-DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive")
+#: The variants (columns); ``factorized``, ``householder`` and ``dplr`` let the construction
+#: choose the smallest factor count (R, K) and show it.
+DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive",
+                   "householder", "householder,nonneg", "monomial", "dplr")
+
+
+def parse_columns(text: str) -> list[str]:
+    """Variant columns from ``--columns``: comma-separated, where a piece that is an option of
+    the previous variant's kind (``nonneg``) continues it.
+
+    >>> parse_columns("full,householder,nonneg,householder:2,monomial")
+    ['full', 'householder,nonneg', 'householder:2', 'monomial']
+    """
+    from .variants import KINDS
+
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            raise SpecError(f"empty variant in --columns {text!r}")
+        head = out[-1].split(",", 1)[0].split(":", 1)[0].strip().lower() if out else None
+        if head in KINDS and piece.lower() in KINDS[head].options:
+            out[-1] += "," + piece.lower()
+        else:
+            out.append(piece)
+    return out
 
 
 @dataclass(frozen=True)

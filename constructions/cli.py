@@ -184,10 +184,10 @@ def _construction(automaton, cell):
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
-    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_rows
+    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_columns, parse_rows
 
     rows = parse_rows(args.rows) if args.rows else list(DEFAULT_ROWS)
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else list(DEFAULT_COLUMNS)
+    columns = parse_columns(args.columns) if args.columns else list(DEFAULT_COLUMNS)
     if any(not c for c in columns):
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
@@ -303,5 +303,6 @@ def _register_matrix(sub) -> None:
         "--rows", action="append", metavar="SPEC,...",
         help="family specs (comma-separated; may repeat); default: the built-in list",
     )
-    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated); default: all six")
+    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
+                        "variant: householder,nonneg); default: every kind")
     p.set_defaults(handler=_run_matrix)

@@ -61,8 +61,10 @@ def scale_normalised(weights):
         return weights
     factors = None
     if weights.factors is not None:
-        U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.factors)
-        factors = (U, np.ldexp(C, -e[:, None]), W)
+        rescale = weights.variant_info.info.rescale
+        if rescale is None:  # no free scale (householder): never extreme, keep the weights
+            return weights
+        factors = rescale(tuple(np.asarray(f) for f in weights.factors), e)
     return Weights(weights.variant, np.ldexp(A, -e[:, None, None]), h0, R, factors)
 
 
