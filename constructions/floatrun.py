@@ -96,7 +96,7 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
     from .weights import Weights
 
     if not isinstance(weights, (Weights, Stack)):
-        raise MismatchError(f"expected a Weights value or a Stack, got {type(weights).__name__}")
+        raise MismatchError(f"expected a Weights value, got {type(weights).__name__} (a Stack is accepted too)")
     if automaton is None and not required:
         return
     if not isinstance(automaton, Automaton):
