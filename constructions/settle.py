@@ -46,6 +46,7 @@ from bilinear.errors import ConstructionError, SpecError, WeightsError
 from .certificates import Certificate, certifiable_kinds, certify
 from .depth import DepthBound
 from .search import Clock, OutOfTime, building
+from .variants import FACTOR_SOURCES, KINDS, parse_column
 from .weights import Weights, parse_variant
 
 __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
@@ -101,10 +102,20 @@ class Cell:
     seconds: float = 0.0
     cause: str | None = None
     float_check: dict | None = None
+    factors: int | None = None
+    factors_lower_bound: int | None = None
+    factors_reason: str = ""
     layers: int | None = None
     dims: tuple[int, ...] | None = None
     depth: DepthBound | None = None
     failed_layer: int | None = None
+
+    @property
+    def factors_minimal(self) -> bool | None:
+        """True when the proved factor count (K, R) equals its lower bound (None without both)."""
+        if self.factors_lower_bound is None or self.factors is None or self.status != "proved":
+            return None
+        return self.factors_lower_bound == self.factors
 
     @property
     def minimal(self) -> bool | None:
@@ -126,8 +137,8 @@ class Cell:
         """The short form used in the capability table, e.g. ``proved d=2 (minimal), R=4``."""
         if self.status == "proved":
             extra = ""
-            if self.built and self.built.startswith("factorized:"):
-                extra = f", R={self.built.split(':', 1)[1]}"
+            if self.factors is not None:
+                extra = f", {parse_variant(self.built).info.param}={self.factors}"
             return f"proved {self._dim_text()}{extra}"
         if self.status == "impossible":
             c = self.certificate
@@ -192,6 +203,10 @@ class Cell:
             "lower_bound_theorem": self.bound_theorem,
             "lower_bound_reason": self.bound_reason or None,
             "minimal": self.minimal,
+            "factors": self.factors,
+            "factors_lower_bound": self.factors_lower_bound,
+            "factors_reason": self.factors_reason or None,
+            "factors_minimal": self.factors_minimal,
             "detail": self.detail,
             "seconds": round(self.seconds, 4),
             "layers": self.layers,
@@ -266,23 +281,64 @@ def exit_status(cell: Cell) -> int:
 
 
 def column_variant(column: str) -> str | None:
-    """Canonical variant spec of a column, or None for ``factorized`` (R left to the builder);
-    SpecError for a bad variant."""
-    text = column.strip().lower()
-    if text == "factorized":
+    """Canonical variant spec of a column, or None for a factor-counting kind named without its
+    parameter (``factorized``, ``householder``, ``dplr``: left to the builder, see
+    :func:`~bilinear.constructions.variants.parse_column`); SpecError for a bad variant."""
+    if parse_column(column) is not None:
         return None
-    return parse_variant(text).spec
+    return parse_variant(column.strip().lower()).spec
 
 
-def _build(automaton: Automaton, column: str) -> Weights:
+#: Largest factor count (K, R) the bare ``householder`` and ``dplr`` columns try.
+MAX_COUNT = 6
+
+
+def factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
+    """``(n, reason)``: the least factor count of ``kind`` (K of ``householder``, R of ``dplr``)
+    that no impossibility certificate rules out (counts below it are impossible: the reason
+    names their certificates), capped at ``MAX_COUNT + 1``.
+
+    >>> factor_bound(from_spec("cyclic:3"), "householder")[0], factor_bound(from_spec("parity"), "householder")[0]
+    (2, 1)
+    """
+    info = KINDS[kind]
+    n, reasons = 1, []
+    while n <= MAX_COUNT:
+        spec = info.spec(n, options)
+        cert = certify(automaton, spec) if certifiable_kinds(spec) else None
+        if cert is None:
+            break
+        reasons.append(f"{spec} is impossible ({cert.kind} certificate {cert.describe()})")
+        n += 1
+    return n, "; ".join(reasons) or f"{info.param} >= 1 by definition"
+
+
+def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], start: int = 1) -> Weights:
+    """The registry's weights of ``kind`` with the smallest factor count from ``start`` on."""
+    from .registry import build
+
+    info = KINDS[kind]
+    for n in range(start, MAX_COUNT + 1):
+        try:
+            return build(automaton, info.spec(n, options))
+        except ConstructionError:
+            continue
+    raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
+                            f"{info.spec(None, options)} with {start} <= {info.param} <= {MAX_COUNT}")
+
+
+def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
     the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R."""
     from .registry import build, candidates, factorized_rank
 
     if column_variant(column) is not None:
         return build(automaton, column)
+    kind, options = parse_column(column)
+    if not KINDS[kind].factored:
+        return _smallest_count(automaton, kind, options, start)
     found = [w for _, w in candidates(automaton)]
-    for variant in ("full", "diagonal", "rotation2d", "block:2"):  # also products' direct sums
+    for variant in FACTOR_SOURCES:  # also products' direct sums
         try:
             found.append(build(automaton, variant))
         except ConstructionError:
@@ -303,10 +359,12 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, **sear
     bound = DEFAULT_BOUND if bound is None else bound
     result = prove_network(weights, automaton, bound=bound, **search)
     stacked = isinstance(weights, Stack)
+    info = None if stacked else weights.variant_info
     cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
                    states_explored=result.states_explored,
                    layers=weights.depth if stacked else 1,
-                   dims=weights.dims if stacked else (weights.dim,))
+                   dims=weights.dims if stacked else (weights.dim,),
+                   factors=info.param if info is not None and info.info.counts_factors else None)
     what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":
         margin = None if result.margin is None else (str(result.margin), result.margin_float)
@@ -449,9 +507,18 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
                        detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
+    count = parse_column(variant) if spec is None else None
+    first = 1
+    if count is not None and not KINDS[count[0]].factored:
+        first, why = factor_bound(automaton, *count)
+        cell = replace(cell, factors_lower_bound=first, factors_reason=why)
+    elif spec is not None and parse_variant(spec).info.counts_factors and not parse_variant(spec).info.factored:
+        v = parse_variant(spec)
+        low, why = factor_bound(automaton, v.kind, v.options)
+        cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     try:
         with building(Clock(time_budget, progress)):
-            built = _build(automaton, variant)
+            built = _build(automaton, variant, first)
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:
