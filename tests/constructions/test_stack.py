@@ -284,3 +284,26 @@ def test_verify_saves_and_reads_stack_files(tmp_path, capsys):
     assert exc.value.code == 2
     assert main(["verify", "symmetric:4", "rotation2d", "--layers", "17"]) == 2
     assert "layers must be an integer from 1 to 16, got 17" in capsys.readouterr().err
+
+
+def test_depth_table_in_the_theory_is_the_matrix_output():
+    from pathlib import Path
+
+    from bilinear.constructions.capability import DEFAULT_ROWS, capability_matrix
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "theory.md").read_text()
+    copy = text.split("<!-- depth-table -->\n", 1)[1].split("\n<!-- /depth-table -->", 1)[0]
+    m = capability_matrix(DEFAULT_ROWS, ("rotation2d", "diagonal", "positive"))
+    assert copy == m.depth_markdown()
+    assert m.cell("symmetric:4", "rotation2d").depth.min_layers == 3
+
+
+def test_matrix_layers_cli(capsys):
+    assert main(["matrix", "--layers", "--rows", "dihedral:3,alternating:5", "--columns", "full,rotation2d"]) == 0
+    out = capsys.readouterr().out
+    assert "| `dihedral:3`    | 2          |" in out and "none (S3)" in out and "full" not in out
+    assert main(["matrix", "--layers", "--json", "--rows", "symmetric:4", "--columns", "rotation2d"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["depth"][0][0]["min_layers"] == 3 and data["depth"][0][0]["min_layers_unconditional"] is False
+    assert main(["matrix", "--layers", "--rows", "parity", "--columns", "full"]) == 2
+    assert "no commuting column" in capsys.readouterr().err
