@@ -192,6 +192,18 @@ def _run_matrix(args: argparse.Namespace) -> int:
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
     m = capability_matrix(rows, columns)
+    if args.layers:
+        table = m.depth_markdown()
+        if args.json:
+            out = {"rows": list(m.rows), "columns": list(m.depth_columns()),
+                   "depth": [[{k: c.to_json()[k] for k in ("min_layers", "derived_length", "min_layers_theorem",
+                                                           "min_layers_unconditional", "min_layers_reason")}
+                              for c in (m.cell(r, col) for col in m.depth_columns())] for r in m.rows]}
+            json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+            print()
+        else:
+            print(table)
+        return 1 if m.counts()["counterexample"] else 0
     if args.json:
         json.dump(m.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -305,4 +317,8 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
+    p.add_argument("--layers", action="store_true",
+                   help="print the depth table instead: the smallest proved number of layers of a stack of each "
+                        "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "
+                        "S3's hypotheses)")
     p.set_defaults(handler=_run_matrix)

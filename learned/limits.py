@@ -4,6 +4,9 @@ is built, before anything is allocated.
 The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
 
 * the parameters with their gradients and Adam's two moments: ``16 x params``;
+* for a stack of ``layers`` bilinear layers (learned/stacked.py), the parameters of the layers
+  above the first (``symbols x classes`` tokens each) and, in training, every layer's activations
+  plus the soft cascade's ``batch x train_max_len x classes x hidden^2`` floats (three copies);
 * the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
   bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one,
   plus per layer the attention scores ``batch x train_max_len^2`` of a
@@ -108,6 +111,11 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
     tokens = 4 * max(n_symbols, config.embed or 0)
     length = config.longest_train_len
     train = config.batch * length * (64 * h + tokens) * layers
+    stacked = getattr(config, "layers", 1)
+    if ms.bilinear and stacked > 1:  # layers above the first read symbols x classes (learned/stacked.py)
+        params += (stacked - 1) * param_bound(ms, n_symbols * n_classes, n_classes, h, None)
+        # the soft cascade gathers (batch, classes, hidden, hidden) per step, kept for the backward pass
+        train = train * stacked + config.batch * length * n_classes * h * h * 4 * 3 * (stacked - 1)
 
     def evaluation(words: int, eval_len: int) -> int:  # one evaluation pass, without gradients
         n = min(_EVAL_BATCH, words)
