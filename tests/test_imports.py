@@ -2,7 +2,7 @@
 
 The rooms, lowest first: ``automata < constructions < learned < analysis``.  A module may import
 its own room and the rooms below it.  ``bilinear/`` is two things: the *floor*
-(:data:`FLOOR`: errors, file helpers, metrics, argument types), which every room may import and
+(:data:`FLOOR`: errors, file helpers, metrics, argument types, progress lines, optional extras), which every room may import and
 which imports no room, and the *roof* (everything else in ``bilinear/``: the command line, the
 tour, the reference generator, the package root), which may import anything.
 
@@ -26,16 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 ROOMS = {"automata": 0, "constructions": 1, "learned": 2, "analysis": 3}
 
 #: Modules of ``bilinear/`` that every room may import; they import no room.
-FLOOR = {"errors", "fileio", "jsonfile", "metrics", "argtypes"}
+FLOOR = {"errors", "fileio", "jsonfile", "metrics", "argtypes", "progress", "extras"}
 
-#: Import cycles another helper of issue 19 removes; the coordinator deletes each entry when that
-#: helper's branch lands.  Each entry is the set of modules of one strongly connected component.
-ALLOWED_CYCLES: list[frozenset[str]] = [
-    # helper `certify`: constructions/horizon.py <-> horizon_blocks.py
-    frozenset({"bilinear.constructions.horizon", "bilinear.constructions.horizon_blocks"}),
-    # helper `learned`: learned/runs.py <-> train.py
-    frozenset({"bilinear.learned.runs", "bilinear.learned.train"}),
-]
+#: Import cycles tolerated for now (none: keep it that way).  Each entry would be the set of
+#: modules of one strongly connected component.
+ALLOWED_CYCLES: list[frozenset[str]] = []
 
 
 def module_files() -> dict[str, Path]:
