@@ -361,7 +361,7 @@ class Report:
             )
             out.append(
                 f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                f"{ex.between:.3g}; gap {('%.3g' % ex.gap) if ex.gap is not None else 'undefined'}"
+                f"{ex.between:.3g}; gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
             )
         out.append(
             f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import cmath
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -423,7 +423,7 @@ def _with_visited_orders(symbols, span: VisitedSpan, max_order: int, span_tol: f
         M = span.compressed[m.word[0]]  # (r, r): A compressed to the visited span
         P = np.eye(r)
         dists = []
-        for k in range(1, max_order + 1):
+        for _ in range(max_order):
             P = _normalise_rows(M @ P)
             dists.append(scale_free_distance(P, np.eye(r)))
         vs = matrix_spectrum(M, f"{m.name} on the visited span", m.word, None, max_order, span_tol)

@@ -110,6 +110,13 @@ class Automaton:
     """
 
     __slots__ = ("delta", "start", "labels", "symbols", "classes", "name", "spec", "__dict__")
+    delta: np.ndarray  # (symbols, states), read-only
+    start: int
+    labels: np.ndarray  # (states,), read-only
+    symbols: tuple[str, ...]
+    classes: tuple[str, ...]
+    name: str
+    spec: Spec | None
 
     def __init__(
         self,

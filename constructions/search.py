@@ -138,7 +138,7 @@ class HiddenStore:
         self.scores: list[tuple[np.ndarray, np.ndarray]] = []
         self._successor: list[list[int | None]] = []
         self._index: dict = {}
-        self._floats: list[tuple[np.ndarray, np.ndarray]] = []  # enclosures of the vectors (cyclotomic)
+        self._floats: list[tuple[np.ndarray, np.ndarray | None]] = []  # enclosures of the vectors (cyclotomic)
         self._readout = readout
         self._readout_abs = np.abs(readout)
         self._readout_rad = readout_rad  # |true readout - readout| entrywise, when not negligible
@@ -260,7 +260,8 @@ class PairSearch:
     def unproved(self, automaton, dim: int, bound: int, seconds: float | None = None) -> Unproved:
         """The report of a search stopped by the bound (``seconds`` None) or by the time budget."""
         found = self.conflict()
-        q, words = None, ()
+        q: int | None = None
+        words: tuple[tuple[int, ...], ...] = ()
         if found is not None:
             q, i, j = found
             words = (self.word(i), self.word(j))

@@ -56,7 +56,6 @@ INITS = ("orthogonal", "identity")
 
 def _orthogonal(gen: torch.Generator, *shape: int) -> torch.Tensor:
     """Random orthogonal matrices of shape (..., n, n) (QR of a Gaussian, sign-fixed)."""
-    n = shape[-1]
     g = torch.randn(*shape, generator=gen)
     q, r = torch.linalg.qr(g)
     d = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))

@@ -33,8 +33,6 @@ FLOOR = {"errors", "fileio", "jsonfile", "metrics", "argtypes"}
 ALLOWED_CYCLES: list[frozenset[str]] = [
     # helper `certify`: constructions/horizon.py <-> horizon_blocks.py
     frozenset({"bilinear.constructions.horizon", "bilinear.constructions.horizon_blocks"}),
-    # helper `learned`: learned/runs.py <-> train.py
-    frozenset({"bilinear.learned.runs", "bilinear.learned.train"}),
 ]
 
 

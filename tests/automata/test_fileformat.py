@@ -9,7 +9,7 @@ import pytest
 
 from bilinear.automata import Automaton, from_spec, read_automaton, resolve, write_automaton
 from bilinear.automata.families import is_automaton_file
-from bilinear.automata.fileformat import FORMAT, encode
+from bilinear.automata.fileformat import encode
 from bilinear.cli import main
 from bilinear.errors import AutomatonError
 

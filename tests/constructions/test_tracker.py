@@ -88,7 +88,8 @@ def test_analyze_tracker_has_no_weight_sections():
 
 def _lstm_run(tmp_path, model):
     from bilinear.learned.config import TrainConfig
-    from bilinear.learned.runs import MODEL_FILE, train_run
+    from bilinear.learned.runs import MODEL_FILE
+    from bilinear.learned.train import train_run
 
     run = tmp_path / "run"
     train_run(TrainConfig(spec="parity", model="lstm", hidden=2, embed=1, steps=1, test_len=20,
