@@ -127,6 +127,8 @@ class Extraction:
     method: str = "geometry"
     margin: float | None = None
     tracker: bool = False  # extracted from a model's hidden states without transition matrices
+    # the distinguishing word re-run: "automaton 1, extraction 0, network 1" (None: no word)
+    distinguishing_labels: str | None = None
 
     @property
     def gap(self) -> float | None:
@@ -171,7 +173,8 @@ class Extraction:
             verdict = "isomorphic to the true automaton"
         else:
             where = " after the burn-in prefix" if self.burn_in else ""
-            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}{where}"
+            labels = f" ({self.distinguishing_labels})" if self.distinguishing_labels else ""
+            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}{where}{labels}"
         return f"{head}; {verdict}; monoid: {self.classification}"
 
     def to_json(self) -> dict:
@@ -200,6 +203,7 @@ class Extraction:
             "isomorphic": self.isomorphic,
             "distinguishing_word": None if self.distinguishing_word is None else list(self.distinguishing_word),
             "distinguishing_text": self.distinguishing_text,
+            "distinguishing_labels": self.distinguishing_labels,
             "classification": self.classification,
             "accuracy": self.accuracy,
             "accuracy_by_length": list(self.accuracy_by_length),
@@ -452,10 +456,24 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
                 continue
             result = _extract(A, h0, R, automaton, cfg, words, truth, b, started, method)
             if result.status == "ok" and result.separated:
-                return replace(result, config=config)
+                return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))
     # nothing separated: the first attempt that produced an automaton, else the first attempt
-    return next((r for r in attempts if r.status == "ok"), attempts[0])
+    return _rerun_word(next((r for r in attempts if r.status == "ok"), attempts[0]), weights, automaton)
+
+
+def _rerun_word(result: Extraction, network, automaton) -> Extraction:
+    """``result`` with its distinguishing word re-run through the network itself (after the
+    burn-in prefix): the automaton's, the extraction's and the network's label of it."""
+    if result.distinguishing_word is None or result.minimal is None:
+        return result
+    from .lengths import network_label
+
+    word = result.distinguishing_word
+    net = network_label(network, automaton, word, prefix=result.start_word)
+    got = result.minimal.classes[result.minimal.label(word)]
+    return replace(result, distinguishing_labels=f"automaton {net.automaton}, extraction {got}, network "
+                                                 f"{net.network if net.network is not None else '-'}")
 
 
 def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float, method: str) -> Extraction:
@@ -669,9 +687,9 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
             continue
         result = _extract_tracker(tracker, automaton, config, words, truth, max(1, min(b, config.length - 1)), started)
         if result.status == "ok" and result.separated:
-            return result
+            return _rerun_word(result, tracker, automaton)
         attempts.append(result)
-    return next((r for r in attempts if r.status == "ok"), attempts[0])
+    return _rerun_word(next((r for r in attempts if r.status == "ok"), attempts[0]), tracker, automaton)
 
 
 def _observe_tracker(tracker, config: ExtractConfig, words, B: int):

@@ -222,6 +222,11 @@ class MatrixSpectrum:
             return (f"on the {self.visited_dim}-dimensional visited span {reading} "
                     f"(order {self.visited_order}, residual {self.visited_residual:.2g}); "
                     f"on the full {self.dim}-dimensional space it {full}")
+        vs = self.visited
+        if vs.index is not None and vs.index > 0:  # not invertible there: a reset or a write
+            return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it "
+                    f"{vs.reading.replace(' (up to a positive scale)', '')} (within {self.span_tol:g}), "
+                    f"not of finite order")
         return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it is closest to "
                 f"order {self.visited_order} (residual {self.visited_residual:.2g}, above {self.span_tol:g})")
 

@@ -21,8 +21,8 @@ SUBGROUP_LIST_LIMIT = 200_000
 def families_table() -> list[dict]:
     """One dict per registered family: name, usage, summary, parameters, examples.
 
-    >>> [f["usage"] for f in families_table()][:2]
-    ['alternating:N[,alphabet=all]', 'cyclic:M']
+    >>> [f["usage"] for f in families_table()][:3]
+    ['alternating:N[,alphabet=all]', 'cycle_navigation[,N=5]', 'cyclic:M']
     """
     out = []
     for name in sorted(FAMILIES):

@@ -179,6 +179,11 @@ FAMILY_STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "modarith": st.integers(1, 6).map(lambda m: f"modarith:{m}"),
     "flipflop": st.integers(1, 4).map(lambda n: f"flipflop:{n}"),
     "reset": st.integers(1, 4).map(lambda n: f"reset:{n}"),
+    "even_pairs": st.just("even_pairs"),
+    "cycle_navigation": st.integers(1, 8).map(lambda n: f"cycle_navigation:{n}"),
+    "modular_arithmetic": st.integers(1, 4).map(lambda m: f"modular_arithmetic:{m}"),
+    "gridworld": st.integers(1, 9).map(lambda n: f"gridworld:{n}"),
+    "permutation_reset": st.integers(2, 3).map(lambda n: f"permutation_reset:{n}"),
 }
 
 
@@ -209,7 +214,8 @@ def family_specs(families=None, products: bool = False, max_factors: int = 2) ->
     if max_factors < 2:
         raise AutomatonError(f"family_specs: max_factors must be >= 2, got {max_factors}")
     # products of small factors only, so that the product stays small
-    small = st.sampled_from([n for n in names if n not in ("symmetric", "alternating")] or names).flatmap(
+    large = ("symmetric", "alternating", "modular_arithmetic", "permutation_reset")
+    small = st.sampled_from([n for n in names if n not in large] or names).flatmap(
         lambda n: FAMILY_STRATEGIES[n]
     )
     product = st.lists(small, min_size=2, max_size=max_factors).map("*".join)

@@ -234,7 +234,7 @@ class RunDir(RunFiles):
                 raise ConfigError(
                     f"cannot resume {self.path}: the config differs from the stored one in {', '.join(diff)}"
                 )
-            self.config = stored
+            self.config = stored if config is None else stored.replace(log=config.log)  # this call's loggers
             if not self.finished and not (self.path / CHECKPOINT_FILE).is_file():
                 self.restarted = True  # killed before the first checkpoint: start from scratch
                 for name in (METRICS_FILE, MODEL_FILE):
@@ -270,9 +270,20 @@ class RunDir(RunFiles):
 
     # --- metrics ----------------------------------------------------------------------------
     def log(self, record: dict) -> None:
-        """Append one JSON line to ``metrics.jsonl``."""
+        """Append one JSON line to ``metrics.jsonl`` (and to the loggers of ``config.log``)."""
         with open(self.path / METRICS_FILE, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
+        for logger in self.loggers():
+            logger.log(record)
+
+    def loggers(self) -> list:
+        """The loggers of ``config.log`` (learned/loggers.py), opened once (ExtraMissingError
+        when one's extra is not installed)."""
+        if getattr(self, "_opened_loggers", None) is None:
+            from .loggers import open_loggers
+
+            self._opened_loggers = open_loggers(self.config, self.path)
+        return self._opened_loggers
 
     def _truncate_metrics(self, step: int) -> None:
         kept = [r for r in self.metrics() if r["step"] <= step]
@@ -319,6 +330,9 @@ class RunDir(RunFiles):
 
         atomic_write(self.path / MODEL_FILE, lambda fh: torch.save(model.state_dict(), fh))
         _write_json(self.path / RESULT_FILE, result)
+        for logger in self.loggers():
+            logger.finish(result)
+        self._opened_loggers = []
 
 
 def _file_automaton(spec: str):
