@@ -37,6 +37,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
 __all__ = ["Certificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC"]
@@ -216,11 +217,7 @@ def _validate(weights, automaton) -> None:
         raise WeightsError(f"certify needs a Weights value, got {type(weights).__name__}")
     if weights.exact:
         raise WeightsError("these weights are exact: prove them with `bilinear verify` instead of certifying")
-    if weights.n_symbols != automaton.n_symbols or weights.n_classes != automaton.n_classes:
-        raise WeightsError(
-            f"weights have {weights.n_symbols} symbols and {weights.n_classes} classes, automaton "
-            f"{automaton.name} has {automaton.n_symbols} and {automaton.n_classes}"
-        )
+    check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
 
 
 def exact_margin_sign(weights, automaton, word) -> int | None:
