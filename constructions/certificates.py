@@ -580,6 +580,12 @@ def certify(automaton, variant) -> Certificate | None:
     pair (so a non-commutative group with thousands of states is settled at once); the period
     search runs on the minimal automaton.
 
+    See Also
+    --------
+    bilinear.analysis.certify.certify_network : certifies one trained *network* (a horizon up
+        to which its float weights are right, from a proved snapped network); this function
+        looks at the automaton alone and rules out *every* network of a variant.
+
     >>> from bilinear.automata import from_spec
     >>> c = certify(from_spec("parity"), "positive")
     >>> c.kind, c.describe()

@@ -85,6 +85,13 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
         Seconds; when they run out the search stops with :class:`Unproved` (``cause="time"``).
 
     Returns :class:`Proof`, :class:`Counterexample` (shortest failing word) or :class:`Unproved`.
+
+    See Also
+    --------
+    bilinear.constructions.floatcheck.check : runs sampled and directed words of one length in
+        float64 (any model, not only Weights); a failure there is evidence, a pass is not a proof.
+    bilinear.constructions.settle.settle : one matrix cell (certificate, construction, this
+        proof and the lower bound on d) as a :class:`~bilinear.constructions.settle.Cell`.
     """
     _check_inputs(weights, automaton, bound)
     clock = Clock(time_budget, progress)
