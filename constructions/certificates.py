@@ -96,9 +96,8 @@ KINDS = tuple(THEOREMS)
 #: Certificate kinds whose g is a single symbol (the theorem holds per matrix, not per product).
 SYMBOL_KINDS = ("symbol-period", "symbol-constancy")
 
-#: Which kinds of certificate apply to a variant kind, in order of preference.
 #: The certificate kinds that apply to a commuting variant, by its spectral class
-#: (:attr:`~bilinear.constructions.variants.VariantKind.spectral`).
+#: (:attr:`~bilinear.constructions.variants.VariantKind.spectral`), in order of preference.
 _BY_SPECTRUM = {
     "complex": ("commutation",),
     "real": ("commutation", "period"),
