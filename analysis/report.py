@@ -89,7 +89,7 @@ def curve_reading(curve: LengthCurve) -> str:
 
 
 def certificate_line(cert) -> str:
-    """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
+    """One line from a :class:`~bilinear.analysis.certify.NetworkCertificate`: certified horizon,
     failing word, snap status."""
     h = cert.horizon
     if h is not None and h.every:
