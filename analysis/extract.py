@@ -49,11 +49,11 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible, float_steps, run_float, unit_rows
+from bilinear.constructions.span import scale_normalised
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
-from .span import scale_normalised
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES",
            "RadiusChoice", "choose_radius"]
@@ -568,7 +568,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     transient states, before its contracting directions die out), the extraction is repeated
     with a burn-in of ``length // 2`` steps and that result is returned if it succeeds.
 
-    ``weights`` may also be any model :func:`bilinear.analysis.tracker.as_tracker` accepts: one
+    ``weights`` may also be any model :func:`bilinear.constructions.tracker.as_tracker` accepts: one
     without Weights is extracted by :func:`extract_tracker`.
 
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
@@ -576,7 +576,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     from bilinear.constructions.weights import Weights
 
     if not isinstance(weights, Weights) and not isinstance(weights, np.ndarray):
-        from .tracker import as_tracker
+        from bilinear.constructions.tracker import as_tracker
 
         tracker = as_tracker(weights)
         if tracker.weights is None:
@@ -809,6 +809,7 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     Returns (extracted, minimal, isomorphic, distinguishing word or None, classification)."""
     from bilinear.automata.automaton import Automaton
     from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
+    from bilinear.automata.monoid import transformation_monoid
 
     extracted = Automaton(
         delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
@@ -824,7 +825,7 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     iso = isomorphism(minimal, minimize(reference)) is not None
     word = None if iso else distinguishing_word(extracted, reference)
     try:
-        classification = minimal.monoid(limit=monoid_limit).classification
+        classification = transformation_monoid(minimal, limit=monoid_limit).classification
     except MonoidTooLargeError:
         classification = f"monoid larger than {monoid_limit} elements"
     return extracted, minimal, iso, word, classification
@@ -840,7 +841,7 @@ MAX_REFILLS = 512
 
 
 def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
-    """:func:`extract` for any tracker (:func:`bilinear.analysis.tracker.as_tracker`) that gives
+    """:func:`extract` for any tracker (:func:`bilinear.constructions.tracker.as_tracker`) that gives
     hidden states: geometric clusters of the hidden states divided by their root-mean-square
     norm (so ``tol`` is relative to the typical state), transitions by majority vote, labels
     by the majority of the tracker's predictions in each cluster.  A tracker predicts only
@@ -850,7 +851,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     first word followed by the symbol.  Without hidden states only the accuracies are
     computed (``status`` says so).
     """
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)

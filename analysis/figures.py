@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import AnalysisError
 
 __all__ = ["FORMATS", "eigenvalue_figure", "commutator_figure", "accuracy_figure", "automaton_figure",
@@ -69,7 +70,7 @@ def monoid_orders(automaton, limit: int = 5000) -> list[int]:
     from bilinear.errors import MonoidTooLargeError
 
     try:
-        elements = automaton.monoid(limit=limit).elements
+        elements = transformation_monoid(automaton, limit=limit).elements
     except MonoidTooLargeError:
         elements = automaton.delta
     orders = set()

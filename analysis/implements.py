@@ -30,6 +30,7 @@ def algebra_name(automaton) -> str:
     """``Z_n`` or ``D_n`` when the automaton is the Cayley automaton of a cyclic or dihedral group
     (recognised from the table), else the monoid's classification (or the automaton's name)."""
     from bilinear.automata.groups import RegularGroup, cyclic_presentation, dihedral_presentation
+    from bilinear.automata.monoid import transformation_monoid
     from bilinear.errors import BilinearError
 
     try:
@@ -40,7 +41,7 @@ def algebra_name(automaton) -> str:
         dih = dihedral_presentation(group)
         if dih is not None:
             return f"D_{dih[0]}"
-        return f"{automaton.name or 'the automaton'} ({automaton.monoid().classification})"
+        return f"{automaton.name or 'the automaton'} ({transformation_monoid(automaton).classification})"
     except BilinearError:
         return automaton.name or "the automaton"
 

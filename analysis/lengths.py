@@ -137,7 +137,7 @@ def _weights_correct(weights, seq: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 16) -> np.ndarray:
     """(words, time) bool for a model without transition matrices (a tracker, see
-    :mod:`bilinear.analysis.tracker`), run ``chunk`` words at a time to bound its memory."""
+    :mod:`bilinear.constructions.tracker`), run ``chunk`` words at a time to bound its memory."""
     correct = np.empty(seq.shape, dtype=bool)
     for i in range(0, seq.shape[0], chunk):
         logits = np.asarray(tracker.run(seq[i : i + chunk]).logits)
@@ -148,7 +148,7 @@ def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 1
 def accuracy_by_length(weights, automaton, max_length: int = 2000, words: int = 200, seed: int = 0,
                        train_range: tuple[int, int] | None = None) -> LengthCurve:
     """The :class:`LengthCurve` of ``weights`` on ``automaton`` (module docstring); ``weights``
-    may also be a tracker (:func:`bilinear.analysis.tracker.as_tracker`: any model without
+    may also be a tracker (:func:`bilinear.constructions.tracker.as_tracker`: any model without
     transition matrices), run a few words at a time.
 
     Raises AnalysisError for bad sizes, or when ``words * max_length * hidden`` exceeds

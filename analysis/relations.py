@@ -13,7 +13,7 @@ For each relation we report
   subspace containing h0 and invariant under every A_sigma; directions outside it never influence
   a prediction, so a network may be arbitrary there);
 * ``residual_visited``: the same on the span of the unit hidden states *visited at length*
-  (after ``burn_in`` random steps; :func:`bilinear.analysis.span.visited_span`).  A trained network often has extra
+  (after ``burn_in`` random steps; :func:`bilinear.constructions.span.visited_span`).  A trained network often has extra
   eigenvalues of modulus below the spectral radius: their directions are reachable but die out
   along any long word, so the relation need only hold where the states actually live;
 * ``residual_states``: the largest distance between the unit vectors ``A(u) h`` and ``A(v) h``
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 
@@ -53,7 +54,7 @@ from .matrices import (
     scale_free_distance,
     word_matrix,
 )
-from .span import VisitedSpan, scale_normalised, visited_basis, visited_span
+from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_basis, visited_span
 
 __all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis", "visited_basis",
            "relation_kind", "state_residual"]
@@ -285,12 +286,12 @@ def relation_residuals(
 ) -> RelationReport:
     """Residuals of the automaton's defining relations (or of the given ``pairs`` of words).
 
-    ``pairs`` defaults to ``automaton.monoid(limit=monoid_limit).relations()``; only the first
+    ``pairs`` defaults to ``transformation_monoid(automaton, limit=monoid_limit).relations()``; only the first
     ``max_relations`` are checked (``total`` says how many there are).  The visited subspace
     keeps the singular directions of the states visited after ``burn_in`` steps whose singular
     value exceeds ``rank_tol`` times the largest (a trained network leaks a little into
     directions it contracts; ``rank_tol`` sets how little is ignored).  A precomputed ``span``
-    (:func:`~bilinear.analysis.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
+    (:func:`~bilinear.constructions.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
 
     Raises AnalysisError when the symbol counts differ, ``tol`` is not positive, or the monoid
     exceeds ``monoid_limit``.
@@ -301,7 +302,7 @@ def relation_residuals(
     max_relations = check_positive_int(max_relations, "max_relations", minimum=0)
     if pairs is None:
         try:
-            pairs = automaton.monoid(limit=monoid_limit).relations()
+            pairs = transformation_monoid(automaton, limit=monoid_limit).relations()
         except MonoidTooLargeError as exc:
             raise AnalysisError(f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}") from None
     pairs = [(tuple(int(a) for a in u), tuple(int(a) for a in v)) for u, v in pairs]

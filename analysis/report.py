@@ -30,7 +30,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import visited_span
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
@@ -40,7 +42,6 @@ from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
-from .span import visited_span
 from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
@@ -90,10 +91,11 @@ def curve_reading(curve: LengthCurve) -> str:
 def certificate_line(cert) -> str:
     """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
     failing word, snap status."""
-    if cert.status == "proved":
-        horizon = "correct for every word of every length (proved)"
-    elif cert.certified is not None and cert.certified >= 0:
-        horizon = f"every word up to length {cert.certified} certified correct"
+    h = cert.horizon
+    if h is not None and h.every:
+        horizon = "correct for every word of every length (proved, float64 evaluation)"
+    elif h is not None and h.kind == "up to":
+        horizon = f"every word up to length {h.length} certified correct (float64 evaluation)"
     else:
         horizon = "no length certified"
     fail = (f"fails at length {len(cert.failing)} on {cert.failing_text}" if cert.failing is not None
@@ -401,7 +403,7 @@ class Report:
 
 def _is_commutative(automaton) -> bool:
     try:
-        return bool(automaton.monoid().is_commutative)
+        return bool(transformation_monoid(automaton).is_commutative)
     except MonoidTooLargeError:
         return False
 
@@ -433,7 +435,7 @@ def _clean_json(x):
 
 def _relations(weights, automaton, config: AnalysisConfig, span):
     try:
-        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+        pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
     except MonoidTooLargeError as exc:
         return None, f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
     return relation_residuals(weights, automaton, pairs=pairs, tol=config.span_tol,
@@ -503,13 +505,13 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
                     source: dict | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
-    Mamba-style or your own model, through :func:`bilinear.analysis.tracker.as_tracker`):
+    Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
     (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config

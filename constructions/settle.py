@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
-from bilinear.errors import ConstructionError, SpecError, WeightsError
+from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
 from .depth import DepthBound
@@ -142,7 +142,10 @@ class Cell:
         if self.status == "proved":
             extra = ""
             if self.factors is not None:
-                extra = f", {parse_variant(self.built).info.param}={self.factors}"
+                name = parse_variant(self.built).info.param
+                extra = f", {name}={self.factors}"
+                if self.factors_lower_bound is not None and self.factors_lower_bound != self.factors:
+                    extra += f" ({name}>={self.factors_lower_bound})"
             return f"proved {self._dim_text()}{extra}"
         if self.status == "impossible":
             c = self.certificate
@@ -155,7 +158,10 @@ class Cell:
         if self.layers is not None and self.layers > 1:
             known = self.depth.min_layers if self.depth is not None else None
             return "open" if known is None else f"open (min layers {known})"
-        return "open" if self.lower_bound is None else f"open (d>={self.lower_bound})"
+        known = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
+        if self.factors_lower_bound is not None and self.factors_lower_bound > 1:
+            known.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
+        return "open" if not known else f"open ({', '.join(known)})"
 
     @property
     def float_failed(self) -> bool:
@@ -241,6 +247,12 @@ class Cell:
         if self.status == "proved":
             if self.lower_bound is not None:
                 lines.append(f"  lower bound: {known}")
+            if self.factors is not None:
+                name = parse_variant(self.built).info.param
+                line = f"  factors: {name} = {self.factors} ({self.built})"
+                if self.factors_lower_bound is not None:
+                    line += f"; {name} >= {self.factors_lower_bound} ({self.factors_reason})"
+                lines.append(line)
             what = "(state, direction tuple)" if self.layers and self.layers > 1 else "(state, direction)"
             lines.append(f"  reachable {what} pairs: {self.states_explored}")
             if self.margin is not None:
@@ -275,6 +287,12 @@ class Cell:
                 + (f", first failing word {fc['first_failure']}" if fc.get("first_failure") else "")
             )
         return "\n".join(lines)
+
+
+def parse_column_param(column: str) -> str:
+    """The name of the factor count of a column's kind (``K`` for ``householder,nonneg``)."""
+    col = parse_column(column)
+    return KINDS[col[0]].param if col is not None else parse_variant(column).info.param
 
 
 def with_float_check(cell: Cell, result) -> Cell:
@@ -566,6 +584,8 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     try:
         with building(Clock(time_budget, progress)):
             built = _build(automaton, variant, first)
+    except ConstructionTooLargeError:
+        raise  # a size refused before allocating is bad input, not an open cell
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:

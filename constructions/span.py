@@ -33,11 +33,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible, float_steps, scale_exponents
+from bilinear import argtypes
+from bilinear.errors import AnalysisError
 
-from .matrices import check_positive_int, check_tolerance
+from .floatrun import check_compatible, float_steps, scale_exponents
 
 __all__ = ["VisitedSpan", "visited_span", "visited_basis", "scale_normalised"]
+
+
+def _count(value, name: str, minimum: int = 1) -> int:
+    return argtypes.check_positive_int(value, name, minimum, AnalysisError)
 
 
 def scale_normalised(weights):
@@ -56,8 +61,10 @@ def scale_normalised(weights):
         return weights
     factors = None
     if weights.factors is not None:
-        U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.factors)
-        factors = (U, np.ldexp(C, -e[:, None]), W)
+        rescale = weights.variant_info.info.rescale
+        if rescale is None:  # no free scale (householder): never extreme, keep the weights
+            return weights
+        factors = rescale(tuple(np.asarray(f) for f in weights.factors), e)
     return Weights(weights.variant, np.ldexp(A, -e[:, None, None]), h0, R, factors)
 
 
@@ -136,11 +143,11 @@ def visited_span(
     into directions it contracts).  Bad parameters raise AnalysisError naming them.
     """
     check_compatible(weights, None, required=False)
-    burn_in = check_positive_int(burn_in, "burn_in", minimum=0)
-    words = check_positive_int(words, "words")
-    extra = check_positive_int(extra, "extra")
-    seed = check_positive_int(seed, "seed", minimum=0)
-    rank_tol = check_tolerance(rank_tol, "rank_tol")
+    burn_in = _count(burn_in, "burn_in", minimum=0)
+    words = _count(words, "words")
+    extra = _count(extra, "extra")
+    seed = _count(seed, "seed", minimum=0)
+    rank_tol = argtypes.check_tolerance(rank_tol, "rank_tol", AnalysisError)
     A, h0, _ = scale_normalised(weights).float_arrays()
     X = visited_states(A, h0, burn_in=burn_in, words=words, extra=extra, seed=seed)
     V = _basis_of(X, h0.shape[0], rank_tol)
