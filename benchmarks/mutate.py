@@ -160,7 +160,14 @@ def run(mutant: Mutant, timeout: float) -> str:
         path.write_text(source)
 
 
+def _terminate(signum, frame):  # a background job ignores SIGINT: make SIGTERM restore the file too
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("-k", default="", help="only mutants whose name contains this text")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant's test run")
