@@ -6,18 +6,20 @@
 Prints the certificate (text, or JSON with ``--json``); ``--write FILE`` saves the proved
 snapped weights (exact, ``Weights.save``; an existing FILE is refused unless ``--force``).  A
 baseline run (LSTM, RNN, Transformer, Mamba), exact weights, or a missing run is one line on
-stderr and exit status 2.  How to read the output:
+stderr and exit status 2; ``--time-budget SECONDS`` stops the work after SECONDS, one line on
+stderr and exit status 3 (nothing printed or written).  How to read the output:
 docs/certify.md.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from bilinear.argtypes import positive_int
+from bilinear.argtypes import positive_float, positive_int
 from bilinear.errors import AnalysisError, BilinearError
-from bilinear.fileio import check_output_file
+from bilinear.fileio import check_apart, check_output_file
 
 from .certify import TEST_LENGTH, certify_network
 
@@ -44,6 +46,8 @@ def register(sub) -> None:
     p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
     p.add_argument("--force", action="store_true", help="replace an existing --write FILE")
     p.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="stop after SECONDS (exit status 3, nothing printed or written); default: no limit")
     p.add_argument("--search-length", type=positive_int, default=None,
                    help="length of the words of the failing-word search "
                         "(default: 4 x the certified length, within 2000..20000)")
@@ -95,9 +99,22 @@ def _run(args) -> int:
         raise AnalysisError("--force needs --write FILE")
     if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)
         check_output_file(args.write, force=args.force)
-    weights, automaton, run_length = load_network_and_length(args.run_dir, args.weights, allow_unsigned=args.unsigned)
-    test_length = args.test_length if args.test_length is not None else run_length
-    cert = certify_network(weights, automaton, search_length=args.search_length, test_length=test_length)
+        check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
+    from bilinear.constructions.search import BudgetSpent, deadline
+    from bilinear.progress import Progress
+
+    try:
+        with deadline(args.time_budget):
+            weights, automaton, run_length = load_network_and_length(args.run_dir, args.weights,
+                                                                      allow_unsigned=args.unsigned)
+            test_length = args.test_length if args.test_length is not None else run_length
+            with Progress("certify"):  # off a terminal: a line on stderr every few seconds
+                cert = certify_network(weights, automaton, search_length=args.search_length,
+                                       test_length=test_length)
+    except BudgetSpent:
+        print(f"bilinear: certify: not finished within the time budget of {args.time_budget:g} s "
+              f"(nothing printed{', nothing written' if args.write else ''}); raise --time-budget", file=sys.stderr)
+        return 3
     error = None
     if args.write:
         from dataclasses import replace

@@ -1,7 +1,7 @@
 """What ``bilinear analyze`` analyses: a finished training run, a hand construction, or saved
 weights, each as ``(weights, automaton, title, source)``.  A run of a model without transition
 matrices (LSTM, RNN, Transformer, Mamba-style) gives a tracker
-(:func:`bilinear.analysis.tracker.as_tracker`) in place of the weights.
+(:func:`bilinear.constructions.tracker.as_tracker`) in place of the weights.
 
 >>> weights, automaton, title, source = load_target(construction=("parity", "diagonal"))
 >>> weights.dim, title, source
@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bilinear.errors import AnalysisError, BilinearError
+from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, upgrade_result
 
 __all__ = ["load_target"]
 
@@ -63,12 +64,13 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
     try:
         weights = model.to_weights()
     except ConfigError:  # a baseline: no Weights, analysed as a tracker
-        from .tracker import as_tracker
+        from bilinear.constructions.tracker import as_tracker
 
         weights = as_tracker(model, name=getattr(config, "model", type(model).__name__))
     source = {"run": str(path)}
     if isinstance(result, dict):
-        for key in ("test_accuracy_normalized", "train_accuracy", "steps", "params"):
+        result = upgrade_result(result)  # a run written before the headline keys
+        for key in (AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, "train_accuracy", "steps", "params"):
             if key in result:
                 source[key] = result[key]
     return weights, automaton, f"run {path.name}", source

@@ -16,7 +16,6 @@ True
 from __future__ import annotations
 
 import re
-from typing import Sequence
 
 from bilinear.errors import AutomatonError
 

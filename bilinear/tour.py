@@ -83,7 +83,7 @@ class _Section:
 
 
 def _classifications(sections, data) -> None:
-    from bilinear.automata import from_spec
+    from bilinear.automata import from_spec, transformation_monoid
 
     sec = _Section("1. The automata and their monoids")
     sec.lines += [
@@ -95,7 +95,7 @@ def _classifications(sections, data) -> None:
     rows = []
     for spec in TOUR_FAMILIES:
         a = from_spec(spec)
-        m = a.monoid()
+        m = transformation_monoid(a)
         rows.append({"spec": spec, "states": a.n_states, "symbols": a.n_symbols,
                      "monoid_size": m.size, "classification": m.classification})
         sec.lines.append(f"| `{spec}` | {a.n_states} | {a.n_symbols} | {m.size} | {m.classification} |")
@@ -146,7 +146,8 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
     from bilinear.constructions.certificates import certify
     from bilinear.constructions.floatcheck import check
     from bilinear.learned.config import TrainConfig
-    from bilinear.learned.runs import load_run, train_run
+    from bilinear.learned.runs import load_run
+    from bilinear.learned.train import train_run
 
     train_sec = _Section("3. Two trained networks, checked at length " + str(config.test_len))
     train_sec.lines += [
@@ -154,8 +155,8 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
         f"stop once training is perfect), then run on {config.check_words} random words of "
         f"length {config.test_len} with the hidden state renormalised at every step.",
         "",
-        "| family | model | theory | params | steps | train acc | normalised acc @" + str(config.test_len)
-        + " | float check | worst margin |",
+        "| family | model | theory | params | steps | train acc | normalised acc at length "
+        + str(config.test_len) + " (last position) | float check | worst margin |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     inspect_sec = _Section("4. What the trained networks learned")
@@ -176,7 +177,7 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
         verdict = "passed" if checked.passed else f"fails on `{_short(checked.first_failure_text)}`"
         train_sec.lines.append(
             f"| `{spec}` | `{model}` | {theory.split(':')[0]} | {result['params']} | {result['steps']} | "
-            f"{result['train_accuracy']:.3f} | {result['test_accuracy_normalized']:.3f} | {verdict} | "
+            f"{result['train_accuracy']:.3f} | {result['accuracy_at_length']:.3f} | {verdict} | "
             f"{checked.worst_margin:.3g} |"
         )
         record = {"spec": spec, "model": model, "theory": theory, "result": result, "check": checked.to_json()}

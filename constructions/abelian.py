@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import ConstructionError
 
 from .field import cos2pi, sin2pi
@@ -58,7 +59,7 @@ def _regular_abelian(automaton):
     for a in range(gens.shape[0] - 1):
         if not (gens[a + 1:][:, gens[a]] == gens[a][gens[a + 1:]]).all():
             raise ConstructionError(f"{label}: the group is not abelian (two symbols do not commute)")
-    monoid = m.monoid()
+    monoid = transformation_monoid(m)
     if monoid.size != n or not (monoid.is_group and monoid.is_commutative):
         raise ConstructionError(f"{label}: the transformation monoid is not a regular abelian group")
     elements = monoid.elements  # (n, states), unsigned: row i is q -> q . word(i)
@@ -99,11 +100,11 @@ def _sylow_basis(add, zero: int, n: int, p: int, orders: list[int]) -> list[tupl
     """A basis [(element, order)] of the Sylow p-subgroup, largest order first."""
     sylow = [x for x in range(n) if _is_power(orders[x], p)]
     basis: list[tuple[int, int]] = []
-    span = {zero: ()}  # element -> coordinates in the basis so far
+    span: dict[int, tuple[int, ...]] = {zero: ()}  # element -> coordinates in the basis so far
     while len(span) < len(sylow):
         def quotient_order(y):
             k, z = 1, y
-            while z not in span:
+            while z not in span:  # noqa: B023 (called within this iteration)
                 z, k = int(add[y, z]), k + 1
             return k
 
@@ -116,7 +117,7 @@ def _sylow_basis(add, zero: int, n: int, p: int, orders: list[int]) -> list[tupl
         if _order(add, x, zero) != q:  # pragma: no cover - the lifting lemma guarantees it
             raise ConstructionError(f"abelian basis: lifted element has order {_order(add, x, zero)}, not {q}")
         basis.append((x, q))
-        new = {}
+        new: dict[int, tuple[int, ...]] = {}
         for e, co in span.items():
             z = e
             for t in range(q):
@@ -217,7 +218,7 @@ def abelian_weights(automaton, rotation2d: bool):
         eye = [[1, 0], [0, 1]] if rotation2d else [[1]]
         A = np.array([eye] * automaton.n_symbols, dtype=object)
         return orbit_weights(m, "rotation2d" if rotation2d else "full", A, [1, 0][: len(eye)])
-    A = []
+    mats = []
     for s in range(automaton.n_symbols):
         blocks = _character_blocks(orders, coords, int(m.delta[s, m.start]), rotation2d)
         d = sum(b.shape[0] for b in blocks)
@@ -226,11 +227,11 @@ def abelian_weights(automaton, rotation2d: bool):
         for b in blocks:
             M[o:o + b.shape[0], o:o + b.shape[0]] = b
             o += b.shape[0]
-        A.append(M)
+        mats.append(M)
     h0 = []
     for d in orders:
         h0 += [1] if d == 2 and not rotation2d else [1, 0]
-    return orbit_weights(m, "rotation2d" if rotation2d else "full", np.stack(A), h0)
+    return orbit_weights(m, "rotation2d" if rotation2d else "full", np.stack(mats), h0)
 
 
 @per_automaton

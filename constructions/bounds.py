@@ -30,54 +30,17 @@ import math
 
 import numpy as np
 
+from bilinear.automata.groups import group_shape
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import MonoidTooLargeError
 
 from .memo import minimal, per_automaton
 from .weights import parse_variant
 
-__all__ = ["lower_bound", "unit_group", "group_shape", "MAX_MONOID"]
+__all__ = ["lower_bound", "unit_group", "MAX_MONOID"]
 
 #: Largest transformation monoid examined for Theorems 14 and 15 (above it only Theorem 13 is used).
 MAX_MONOID = 20_000
-
-
-def _compose(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """First x, then y (transformations as arrays q -> q.x)."""
-    return y[x]
-
-
-def _order(x: np.ndarray) -> int:
-    ident = np.arange(x.size)
-    k, y = 1, x
-    while not np.array_equal(y, ident):
-        y, k = _compose(y, x), k + 1
-    return k
-
-
-def group_shape(perms: np.ndarray) -> str:
-    """``"cyclic"``, ``"dihedral"`` or ``"other"`` for a finite group given as all its elements
-    (rows are permutations).  Dihedral includes D_2 = Z_2 x Z_2 (D_1 = Z_2 is cyclic).
-
-    >>> group_shape(np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]]))
-    'dihedral'
-    """
-    n = perms.shape[0]
-    orders = [_order(p) for p in perms]
-    if max(orders) == n:
-        return "cyclic"
-    if n % 2 == 0:
-        k = n // 2
-        for r, o in zip(perms, orders):
-            if o != k:
-                continue
-            rotations = {tuple(r.tolist())}
-            y = r
-            for _ in range(k - 1):
-                y = _compose(y, r)
-                rotations.add(tuple(y.tolist()))
-            if all(o2 <= 2 for p, o2 in zip(perms, orders) if tuple(p.tolist()) not in rotations):
-                return "dihedral"
-    return "other"
 
 
 @per_automaton
@@ -86,12 +49,21 @@ def unit_group(automaton):
     monoid), or None when the monoid has more than :data:`MAX_MONOID` elements."""
     m = minimal(automaton)
     try:
-        monoid = m.monoid(limit=MAX_MONOID)
+        monoid = transformation_monoid(m, limit=MAX_MONOID)
     except MonoidTooLargeError:
         return None
-    rows = monoid.elements.astype(np.int64)  # (size, states)
-    srt = np.sort(rows, axis=1)
-    units = rows[(srt == np.arange(m.n_states)).all(axis=1)]
+    # A product of transformations of a finite set is a permutation iff every factor is, so the
+    # units are the elements whose (shortlex) word uses permutation symbols only: one pass over
+    # the parent pointers instead of sorting every row.
+    permutes = (np.sort(m.delta, axis=1) == np.arange(m.n_states)).all(axis=1)  # (symbols,)
+    if permutes.all():  # a group: every element is a unit, and no constant map (3+ states)
+        return m, monoid.elements.astype(np.int64), m.n_states == 1
+    unit = [True] * monoid.size
+    parent, via, ok = monoid.parent.tolist(), monoid.via.tolist(), permutes.tolist()
+    for i in range(1, monoid.size):  # parents precede children
+        unit[i] = unit[parent[i]] and ok[via[i]]
+    rows = monoid.elements
+    units = rows[np.array(unit)].astype(np.int64)
     constant = bool((rows == rows[:, :1]).all(axis=1).any())
     return m, units, constant
 
@@ -127,6 +99,64 @@ def _two_dim_bound(automaton, positive_det: bool):
     return None
 
 
+def _prime_power_sum(N: int) -> int:
+    """Sum of the prime powers in N's factorisation (1 for N = 1): the least total length of
+    cycles whose lengths have an lcm divisible by N."""
+    total, p, rest = 0, 2, N
+    while p * p <= rest:
+        if rest % p == 0:
+            q = 1
+            while rest % p == 0:
+                rest //= p
+                q *= p
+            total += q
+        p += 1
+    if rest > 1:
+        total += rest
+    return max(total, 1)
+
+
+def monomial_bound(automaton) -> tuple[int, str] | None:
+    """``(bound, reason)`` of Theorem F6 (real monomial weights): for every reachable state q and
+    transformation g of the minimal automaton, the labels along q.g^n have an eventual minimal
+    period P, and a monomial network's labels along g^n have an eventual period dividing 2L,
+    L the lcm of the cycle lengths of g's coordinate map (cycles of total length <= d).  So
+    d >= the sum of the prime powers of P / gcd(P, 2).  None when the monoid is too large.
+
+    >>> monomial_bound("cyclic:5")[0], monomial_bound("cyclic:4")[0], monomial_bound("cyclic:6")[0]
+    (5, 2, 3)
+    """
+    from bilinear.automata import Automaton, from_spec
+
+    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
+    m = minimal(a)
+    try:
+        rows = transformation_monoid(m, limit=MAX_MONOID).elements.astype(np.int64)
+    except MonoidTooLargeError:
+        return None
+    labels = m.labels
+    best = (1, 1, None, None)
+    for g in rows:
+        for q in range(m.n_states):
+            orbit, seen, x = [], {}, q
+            while x not in seen:
+                seen[x] = len(orbit)
+                orbit.append(x)
+                x = int(g[x])
+            cycle = [int(labels[y]) for y in orbit[seen[x]:]]
+            n = len(cycle)
+            P = next(p for p in range(1, n + 1) if n % p == 0 and all(cycle[i] == cycle[(i + p) % n] for i in range(n)))
+            need = _prime_power_sum(P // math.gcd(P, 2))
+            if need > best[0]:
+                best = (need, P, q, g)
+    need, P, q, _ = best
+    if need <= 1:
+        return None
+    return need, (f"a monoid element's labels from state {q} of the minimal automaton have period {P}, and a "
+                  f"monomial network's labels along g^n have a period dividing 2 lcm(cycle lengths), cycles "
+                  f"of total length <= d")
+
+
 def lower_bound(automaton, variant) -> tuple[int, str, str]:
     """``(bound, theorem, reason)``: every weights of ``variant`` computing ``automaton`` (a spec
     or an Automaton) have hidden size d >= bound (see the module docstring)."""
@@ -145,5 +175,17 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
     elif n == 2 and resets:
         bound, reason = 2, (f"symbol {a.symbols[resets[0]]!r} merges the 2 states of the minimal automaton, "
                             "and in d = 1 every symbol permutes the two signs")
+    if v.info.coordinate_map:
+        mono = monomial_bound(a)
+        if mono is not None and mono[0] > bound:
+            bound, theorem, reason = mono[0], "Theorem F6", mono[1]
+    if bound == 1 and v.nonneg:
+        from .certificates import certify
+
+        cert = certify(a, "positive")
+        if cert is not None:
+            bound, theorem, reason = 2, "Theorem F5", (
+                f"in d = 1 every factor is a scalar 1 - beta in [0, 1], so every product is a non-negative "
+                f"scalar and the {cert.kind} certificate {cert.describe()} applies")
     rounded, why = _round(bound, v)
     return rounded, theorem, reason + why

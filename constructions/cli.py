@@ -1,11 +1,15 @@
-"""Command line of the constructions room: ``bilinear verify`` (and ``bilinear matrix``).
+"""Command line of the constructions room: ``bilinear verify``, ``bilinear matrix`` and
+``bilinear sign`` (validate a hand-written weights, stack or automaton file and add its checksum).
 
 ``bilinear verify SPEC VARIANT`` (SPEC a family spec or an automaton file) builds the smallest known construction of the family in the
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
 given weights instead (VARIANT may then be left out: the file's is used; ``--unsigned`` accepts a
 hand-written file without a checksum); with ``--project`` as well, weights that do not conform to the variant are
-projected onto it first, and the verdict says it is about the projected weights.  Status (text and ``--json``): ``proved``, ``counterexample``,
+projected onto it first, and the verdict says it is about the projected weights and the largest
+change of an entry (a float file whose entries conform only within the float tolerance is refused
+without ``--project``: the network proved is always the file's own, or says it is not); ``--float``
+always checks the file as written, and its failure then exits 1.  Status (text and ``--json``): ``proved``, ``counterexample``,
 ``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
 3 for open, 2 for bad input.
 """
@@ -20,7 +24,13 @@ import time
 from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
-__all__ = ["register"]
+from .variants import variant_usage
+
+__all__ = ["register", "VERIFY_TIME_BUDGET"]
+
+#: Seconds ``bilinear verify`` gives the proof unless ``--time-budget`` says otherwise; without
+#: ``--bound`` the bound is doubled within them, so "open" means nothing was decided in them.
+VERIFY_TIME_BUDGET = 10.0
 
 
 def _load_weights(args: argparse.Namespace):
@@ -29,6 +39,8 @@ def _load_weights(args: argparse.Namespace):
     With ``--project`` a float file that does not conform is projected onto its variant and the
     projection's relative distance (Frobenius, per transition matrix) is returned beside it.
     """
+    import numpy as np
+
     from .weights import Weights, parse_variant
 
     if args.project and not args.weights:
@@ -40,19 +52,35 @@ def _load_weights(args: argparse.Namespace):
             raise SpecError("verify needs a VARIANT (or --weights FILE, whose variant is used)")
         return None, None
     if not args.project:
-        weights = Weights.load(args.weights, allow_unsigned=args.unsigned)
+        from .stack import Stack, load_network
+
+        weights = load_network(args.weights, allow_unsigned=args.unsigned)
+        if isinstance(weights, Stack):
+            if args.layers is not None and args.layers != weights.depth:
+                raise WeightsError(f"weights file {args.weights!r} is a stack of {weights.depth} layers, "
+                                   f"not --layers {args.layers}")
+            if weights.depth == 1:
+                weights = weights.layers[0]
         _check_variant(args, weights, parse_variant)
         return weights, None
-    weights, dist = Weights.load_projected(args.weights, allow_unsigned=args.unsigned)
+    from .fileformat import read_json
+
+    data = read_json(args.weights)
+    weights, dist = Weights.from_json_projected(data, source=str(args.weights), allow_unsigned=args.unsigned)
     _check_variant(args, weights, parse_variant)
+    written = Weights.from_json_as_written(data, source=str(args.weights), allow_unsigned=args.unsigned)
+    change = float(np.abs(written.to_float().A - weights.to_float().A).max())
     info = {"file": str(args.weights), "onto": weights.variant, "distance": [float(x) for x in dist],
-            "max_distance": float(dist.max())}
+            "max_distance": float(dist.max()), "largest_change": change, "as_written": written}
     return weights, info
 
 
 def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
     """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
     if args.variant is None:
+        if "+" in weights.variant:
+            raise WeightsError(f"weights file {args.weights!r} mixes layer variants ({weights.variant}): "
+                               "verify proves stacks of one variant")
         args.variant = weights.variant
         return
     wanted = parse_variant(args.variant).spec
@@ -70,50 +98,112 @@ def _run_verify(args: argparse.Namespace) -> int:
         from .floatcheck import check_size
 
         check_size(args.words, args.length)
+    if args.force and args.save is None:
+        raise SpecError("--force needs --save FILE")
+    if args.save is not None:  # before any proof: an existing file needs --force, a device never
+        from bilinear.fileio import check_output_file
+
+        check_output_file(args.save, force=args.force, what="--save file")
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
+    # without --bound the proof deepens: the bound doubles from the default while the proof stops
+    # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True)
+                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None)
     out = cell.to_json()
+    written = None
     if projection is not None:
+        written = projection.pop("as_written")
         out["projection"] = projection
     if args.float and cell.dim is not None:
         from .floatcheck import check
         from .registry import build
 
         if weights is None:
-            weights = build(automaton, cell.built)
-        cell = with_float_check(cell, check(weights, automaton, length=args.length, words=args.words, seed=args.seed))
+            weights = _construction(automaton, cell)
+        # the float check runs on the file as written, never on its projection
+        checked = written if written is not None else weights
+        cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
-    if args.save and cell.source == "construction":
-        from .registry import build
-
-        build(automaton, cell.built).save(args.save)
-        out["saved"] = str(args.save)
+    saved = None
+    if args.save is not None:
+        saved = _save(args, automaton, cell, weights, projection is not None)
+        if saved is not None:
+            out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        print(cell.text())
+        text = cell.text()
+        if projection is not None:  # the verdict's own line says whose network it is about
+            text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
+                                f"(largest change {projection['largest_change']:.3g})", 1)
+        print(text)
         if projection is not None:
             print(
-                f"  the verdict is about the weights projected onto {projection['onto']}: relative "
-                f"distance {projection['max_distance']:.3g} (per matrix: "
+                f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
+                f"largest change {projection['largest_change']:.3g}, relative distance "
+                f"{projection['max_distance']:.3g} (per matrix: "
                 f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
             )
+            if args.float and cell.dim is not None:
+                print("  the float check ran on the file's own weights, as written")
+        if args.save is not None:
+            print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
+                  f"and these are {cell.status}")
+    if projection is not None and cell.float_failed:
+        return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
 
 
+def _save(args, automaton, cell, weights, projected: bool) -> str | None:
+    """Write the proved network to ``--save`` (with its checksum): the construction, or the
+    ``--weights`` file's network (its projection, with ``--project``); a sentence saying what was
+    written, or None when nothing was proved (nothing is written)."""
+    if cell.status != "proved":
+        return None
+    if cell.source == "construction":
+        _construction(automaton, cell).save(args.save)
+        return f"the construction's weights written to {args.save}"
+    weights.save(args.save)
+    what = "the projected weights" if projected else f"the weights of {args.weights}"
+    return f"{what} written to {args.save}, signed"
+
+
+def _construction(automaton, cell):
+    """The construction a cell proved: the registry's weights, or the cascade for a stack."""
+    if cell.layers is not None and cell.layers > 1:
+        from .cascade import cascade
+
+        return cascade(automaton, cell.built, cell.layers)
+    from .registry import build
+
+    return build(automaton, cell.built)
+
+
 def _run_matrix(args: argparse.Namespace) -> int:
-    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_rows
+    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_columns, parse_rows
 
     rows = parse_rows(args.rows) if args.rows else list(DEFAULT_ROWS)
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else list(DEFAULT_COLUMNS)
+    columns = parse_columns(args.columns) if args.columns else list(DEFAULT_COLUMNS)
     if any(not c for c in columns):
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
     m = capability_matrix(rows, columns)
+    if args.layers:
+        table = m.depth_markdown()
+        if args.json:
+            out = {"rows": list(m.rows), "columns": list(m.depth_columns()),
+                   "depth": [[{k: c.to_json()[k] for k in ("min_layers", "derived_length", "min_layers_theorem",
+                                                           "min_layers_unconditional", "min_layers_reason")}
+                              for c in (m.cell(r, col) for col in m.depth_columns())] for r in m.rows]}
+            json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+            print()
+        else:
+            print(table)
+        return 1 if m.counts()["counterexample"] else 0
     if args.json:
         json.dump(m.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -142,25 +232,69 @@ def register(sub) -> None:
     p.add_argument("spec", metavar="SPEC",
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
-                   help="full, factorized:R, block:B, rotation2d, diagonal, positive "
-                        "(optional with --weights: the file's variant)")
+                   help=f"{variant_usage()} (optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--layers", type=positive_int, default=None, metavar="L",
+                   help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
+                        "group's derived series and prove it, or say which theorem excludes depth L; without "
+                        "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
-                   help="give up (status open) past N x states reachable pairs (default 64)")
+                   help="give up (status open) past N x states reachable pairs (default: start at 64 "
+                        "and double it while the time budget lasts)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
-    p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
+                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
+                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
+    p.add_argument("--weights", metavar="FILE", default=None,
+                   help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
-    p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="write the proved weights (the construction's, or those of --weights, signed) to FILE; "
+                        "nothing is written unless proved (an existing file needs --force)")
+    p.add_argument("--force", action="store_true", help="with --save: replace an existing FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
     p.add_argument("--seed", type=seed, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
     _register_matrix(sub)
+    _register_sign(sub)
+
+
+def _run_sign(args: argparse.Namespace) -> int:
+    from bilinear.fileio import check_output_file
+
+    from .signing import sign_file
+
+    if args.force and args.out is None:
+        raise SpecError("--force needs --out FILE (signing in place replaces FILE anyway)")
+    if args.out is not None:
+        check_output_file(args.out, force=args.force, what="--out file")
+    done = sign_file(args.file, args.out)
+    before = ("it had none" if not done.had_checksum else
+              "it had a valid one" if done.was_valid else "its old one no longer matched")
+    print(f"signed {done.kind} file {args.file} -> {done.path} ({done.checksum[:19]}...; {before})")
+    return 0
+
+
+def _register_sign(sub) -> None:
+    """Add ``bilinear sign``."""
+    p = sub.add_parser(
+        "sign",
+        help="validate a hand-written weights, stack or automaton file and add its checksum",
+        description=(
+            "Check FILE exactly as loading it would (every entry, the variant's structure, every layer "
+            "of a stack, an automaton's table) and write it with its checksum (docs/formats.md), in "
+            "place or to --out, so that verify --weights accepts it without --unsigned. The entries "
+            "are kept as written."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a weights, stack or automaton JSON file")
+    p.add_argument("--out", metavar="OUT", default=None, help="write the signed file here instead of in place")
+    p.add_argument("--force", action="store_true", help="with --out: replace an existing OUT")
+    p.set_defaults(handler=_run_sign)
 
 
 def _register_matrix(sub) -> None:
@@ -181,5 +315,10 @@ def _register_matrix(sub) -> None:
         "--rows", action="append", metavar="SPEC,...",
         help="family specs (comma-separated; may repeat); default: the built-in list",
     )
-    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated); default: all six")
+    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
+                        "variant: householder,nonneg); default: every kind")
+    p.add_argument("--layers", action="store_true",
+                   help="print the depth table instead: the smallest proved number of layers of a stack of each "
+                        "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "
+                        "S3's hypotheses)")
     p.set_defaults(handler=_run_matrix)

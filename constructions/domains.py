@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import flint
 import numpy as np
@@ -53,7 +53,7 @@ class Domain(Protocol):
 
     m: int  # conductor: 1 for Q and Z
     exact_keys: bool
-    zero: object
+    zero: Any  # the domain's own zero (int, fmpq, polynomial or sparse terms)
 
     def convert(self, x): ...
 
@@ -88,7 +88,7 @@ class RationalDomain:
 
     m = 1
     exact_keys = True
-    zero = flint.fmpq(0)
+    zero: Any = flint.fmpq(0)
 
     def convert(self, x):
         if isinstance(x, float):
@@ -167,7 +167,7 @@ class CyclotomicDomain:
         self.m = m
         self.field = CyclotomicField(m)
         self.mod = self.field.modulus
-        self.zero = flint.fmpq_poly([])
+        self.zero: Any = flint.fmpq_poly([])
         self._zeta = self.field.zeta_ball(64)
 
     def convert(self, x):
@@ -208,7 +208,7 @@ class CyclotomicDomain:
     def parallel(self, a, b, floats=None) -> bool:
         """a = lambda b for some lambda > 0, decided exactly.  ``floats``: optional enclosures
         ``((mid_a, rad_a), (mid_b, rad_b))`` of the two vectors, used to read signs cheaply."""
-        for i, x in enumerate(a):
+        for i, x in enumerate(a):  # noqa: B007 (i is read after the loop)
             if not x.is_zero():
                 break
         else:
@@ -436,7 +436,7 @@ class SparseCyclotomicDomain(CyclotomicDomain):
     def parallel(self, a, b, floats=None) -> bool:
         if list(a) == list(b):  # reduced terms are unique: equal vectors, lambda = 1
             return True
-        for i, x in enumerate(a):
+        for i, x in enumerate(a):  # noqa: B007 (i is read after the loop)
             if x:
                 break
         else:

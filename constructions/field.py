@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, cache
 from numbers import Integral, Rational
 
 import flint
@@ -97,6 +97,9 @@ class CyclotomicField:
     """
 
     _cache: dict[int, "CyclotomicField"] = {}
+    m: int
+    modulus: flint.fmpq_poly
+    degree: int
 
     def __new__(cls, m: int):
         if isinstance(m, bool) or not isinstance(m, Integral):
@@ -207,6 +210,11 @@ class FieldElement:
     """
 
     __slots__ = ("field", "_poly", "_hash", "_real", "_terms")
+    field: CyclotomicField
+    _poly: flint.fmpq_poly | None
+    _hash: int | None
+    _real: bool | None
+    _terms: dict | None
 
     def __init__(self, field: CyclotomicField, poly: flint.fmpq_poly | None, reduced: bool = False):
         self.field = field
@@ -228,8 +236,8 @@ class FieldElement:
     def poly(self) -> flint.fmpq_poly:
         """The polynomial in zeta_m, reduced mod Phi_m (so unique)."""
         if self._poly is None:
-            terms = self._terms
-            coeffs = [0] * (max(terms) + 1 if terms else 0)
+            terms = self._terms or {}
+            coeffs: list = [0] * (max(terms) + 1 if terms else 0)
             for k, c in terms.items():
                 coeffs[k] = c
             self._poly = flint.fmpq_poly(coeffs)
@@ -252,7 +260,7 @@ class FieldElement:
 
     def is_rational(self) -> bool:
         if self._poly is None:
-            return all(k == 0 for k in self._terms)
+            return all(k == 0 for k in self._terms or ())
         return self.poly.degree() <= 0
 
     def rational(self) -> Fraction:
@@ -272,18 +280,22 @@ class FieldElement:
             return self
         if m % self.field.m:
             raise FieldError(f"Q(zeta_{self.field.m}) is not a subfield of Q(zeta_{m})")
+        field = CyclotomicField(m)  # the conductor limit, before the coefficient list is spread
         step = m // self.field.m
         cs = self.poly.coeffs()
-        spread = [0] * ((len(cs) - 1) * step + 1) if cs else []
+        spread: list = [0] * ((len(cs) - 1) * step + 1) if cs else []
         for i, c in enumerate(cs):
             spread[i * step] = c
-        return _with_reality(FieldElement(CyclotomicField(m), flint.fmpq_poly(spread)), self, self)
+        return _with_reality(FieldElement(field, flint.fmpq_poly(spread)), self, self)
 
     def _coerce(self, other) -> tuple["FieldElement", "FieldElement"] | None:
         if isinstance(other, FieldElement):
             if other.field is self.field:
                 return self, other
             m = _lcm(self.field.m, other.field.m)
+            if m > MAX_CONDUCTOR:
+                raise FieldError(f"elements of Q(zeta_{self.field.m}) and Q(zeta_{other.field.m}) combine only in "
+                                 f"Q(zeta_{m}), over the conductor limit MAX_CONDUCTOR = {MAX_CONDUCTOR:,}")
             return self.embed(m), other.embed(m)
         if is_exact_scalar(other):
             return self, FieldElement(self.field, flint.fmpq_poly([to_fmpq(other)]), True)
@@ -538,7 +550,7 @@ def _with_reality(out: FieldElement, a: FieldElement, b: FieldElement) -> FieldE
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _totient(n: int) -> int:
     result, p, k = n, 2, n
     while p * p <= k:
@@ -552,7 +564,7 @@ def _totient(n: int) -> int:
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mobius(n: int) -> int:
     sign, p, k = 1, 2, n
     while p * p <= k:

@@ -28,6 +28,9 @@ __all__ = ["Horizon", "STEPPED", "CAP", "KINDS"]
 STEPPED = 256
 #: Largest certified length reported (a bound beyond it is reported as this).
 CAP = 10**18
+#: Deepest level of the exhaustive search: with one symbol a level never grows, so the word count
+#: alone never ended the loop (certify of any one-symbol automaton hung); two symbols stop at 10.
+MAX_EXHAUSTIVE_DEPTH = 32
 #: The kinds of horizon.
 KINDS = ("every length", "up to", "none")
 

@@ -33,7 +33,7 @@ import numpy as np
 from .balls import arb as _arb, arb_matrix as _arb_matrix, block_norm as _block_norm, bmax as _max
 from .balls import frob_array, sq
 from .balls import hi as _hi, lo as _lo, mat_vec as _mul, precision, root as _root, vnorm as _vnorm
-from .horizon_base import CAP, STEPPED, Horizon
+from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
 from .roundoff import RoundOff
 
 __all__ = ["blockwise_horizon"]
@@ -116,7 +116,7 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
                     m = m - ro.readout * sum(((absR[lab][j] + absR[c][j]) * ax[j] for j in range(len(x))), flint.arb(0))
                 if not m > 0:
                     return depth, None, depth
-        if len(level) * len(F) > max_nodes:
+        if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
             return depth, level, None
         level = [(_step(F[a], absF[a], x, ro), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
                  for x, y, w, q in level for a in range(len(F))]

@@ -30,7 +30,7 @@ import flint
 import numpy as np
 
 from .balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
-from .horizon_base import CAP, STEPPED, Horizon
+from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
 from .roundoff import RoundOff
 
 __all__ = ["Theorem16", "global_horizon", "iterate", "closed_form"]
@@ -271,7 +271,7 @@ def exhaustive(automaton, st: _Setup, max_nodes: int = MAX_NODES):
             nx = root(sum((sq(x[j, 0]) for j in range(x.nrows())), flint.arb(0))) if st.tau != 0 else 0
             if not all((diffs[lab, c] * x)[0, 0] - st.tau * nx > 0 for c in range(C) if c != lab):
                 return depth, None, None, depth
-        if len(level) * len(st.F) > max_nodes:
+        if len(level) * len(st.F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
             break
         level = [(_round(st.F[a] * x, st.delta), st.S[a] * y, int(automaton.delta[a, q]))
                  for x, y, q in level for a in range(len(st.F))]

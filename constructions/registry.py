@@ -22,7 +22,7 @@ Products (``cyclic:3*parity``) are built factor by factor and combined by the di
 >>> build("cyclic:3", "diagonal")
 Traceback (most recent call last):
 ...
-bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., one-hot (full, d=3))
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., signed-cycles (monomial, d=3))
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from bilinear.errors import ConformanceError, ConstructionError
+from bilinear.errors import ConformanceError, ConstructionError, ConstructionTooLargeError
 
 from .abelian import abelian_full, abelian_rotation
 from .dihedral import dihedral_block
@@ -48,6 +48,16 @@ from .linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
+from .reflections import (
+    cube,
+    cyclic_monomial,
+    dihedral_permutation,
+    parity_projections,
+    permutation,
+    triangle,
+    reset_projection,
+    tetrahedral,
+)
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
@@ -94,6 +104,21 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("one-hot-support", ("*",), "factorized", "n, R = transition edges",
                  "Theorem 12 (small factorised ranks)", factorized_onehot),
     Construction("one-hot", ("*",), "full", "n (states of the minimal automaton)", "Theorem 1 (one-hot simulation)", onehot),
+    Construction("cube", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; rotations, K = 2)",
+                 "Theorem 2 (orbit separation) + Theorem F4 (rotations of R^3 are two reflections)", cube),
+    Construction("tetrahedral", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; transpositions K = 1)",
+                 "Theorem 2 (orbit separation)", tetrahedral),
+    Construction("triangle", ("symmetric", "alternating"), "full", "2 (S_3, A_3 only)",
+                 "Theorem 2 (orbit separation)", triangle),
+    Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
+                 "Theorem 2 (orbit separation)", permutation),
+    Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
+                 "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
+    Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation),
+    Construction("reset-projection", ("*",), "householder:1,nonneg", "2 (resets and identities)",
+                 "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
+    Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
+                 "Theorem F2 (three projections flip a sign)", parity_projections),
 )
 
 
@@ -138,7 +163,7 @@ def factorized_rank(w: Weights) -> int:
     >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
     (1, 6)
     """
-    if w.factors is not None:  # weights built with their own (small) factors
+    if w.factors is not None and w.variant_info.info.factored:  # weights built with their own (small) factors
         return int(w.factors[0].shape[1])
     total = 0
     for s in range(w.n_symbols):
@@ -160,8 +185,9 @@ def adapt(w: Weights, variant) -> Weights | None:
     if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
         w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
     try:
-        if v.info.factored and w.factors is not None:  # its own factors, padded with zero terms
-            return Weights(v.spec, w.A, w.h0, w.readout, _pad_factors(w.factors, v.param))
+        if w.factors is not None and w.variant_info.kind == v.kind:  # its own factors, padded
+            factors = w.factors if v.info.pad is None else v.info.pad(w.factors, v.param)
+            return None if factors is None else Weights(v.spec, w.A, w.h0, w.readout, factors)
         return Weights(v.spec, w.A, w.h0, w.readout)
     except ConformanceError:
         return None
@@ -231,6 +257,7 @@ def build(spec_or_automaton, variant) -> Weights:
     label = a.name or "automaton"
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
+    too_large = None
     if parts is not None:
         subs = [] if v.info.factored else [v.spec]
         subs.append("full")
@@ -254,6 +281,9 @@ def build(spec_or_automaton, variant) -> Weights:
             continue  # the one-hot construction (d = n) cannot beat what was found
         try:
             base = c.builder(a)
+        except ConstructionTooLargeError as exc:
+            too_large = too_large or exc  # raised when nothing smaller is found
+            continue
         except ConstructionError:
             continue
         tried.append(f"{c.name} ({base.variant}, d={base.dim})")
@@ -261,6 +291,8 @@ def build(spec_or_automaton, variant) -> Weights:
         if w is not None:
             found.append((c.name, w))
     best = _best(found)
+    if best is None and too_large is not None:
+        raise too_large
     if best is None:
         extra = ""
         if v.info.factored:

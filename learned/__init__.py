@@ -21,7 +21,7 @@ _EXPORTS = {
     "TrainConfig": ".config",
     "BilinearRNN": ".models",
     "MODELS": ".registry", "build_model": ".registry", "count_params": ".registry", "parse_model": ".registry",
-    "load_run": ".runs", "train_run": ".runs",
+    "load_run": ".runs", "train_run": ".train", "make_model": ".registry",
     "data_efficiency": ".train", "evaluate": ".train", "normalized_accuracy": ".train", "train": ".train",
     "train_best_lr": ".train",
 }
@@ -61,6 +61,7 @@ __all__ = [
     "data_efficiency",
     "evaluate",
     "load_run",
+    "make_model",
     "normalized_accuracy",
     "parse_model",
     "train",

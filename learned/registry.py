@@ -1,7 +1,7 @@
 """The one registry of model names: bilinear variants and baselines.
 
-A model spec is a bilinear variant spec (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
-``diagonal``, ``positive``) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
+A model spec is a bilinear variant spec (one of
+:func:`~bilinear.constructions.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
 (L layers, default 1), ``mamba[:L]`` (L selective diagonal SSM blocks, default 1).
 
 >>> parse_model("Transformer:2")
@@ -18,17 +18,21 @@ bilinear.errors.ConfigError: hidden size 8 is not divisible by the block size 3 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from torch import nn
 
+from bilinear.constructions.variants import KINDS, variant_usage
 from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
 from .baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
 from .models import BilinearRNN, check_variant
 
-__all__ = ["MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "count_params", "hidden_for_params"]
+__all__ = [
+    "MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
+    "hidden_for_params",
+]
 
 #: Baselines: name -> (builder(n_symbols, n_classes, hidden, embed, param, seed), name of the
 #: optional integer parameter or None).  Only the recurrent baselines take an embedding.
@@ -48,10 +52,13 @@ class ModelSpec:
 
     name: str
     param: int | None = None
+    options: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def spec(self) -> str:
         """Canonical spec string."""
+        if self.name in KINDS:
+            return KINDS[self.name].spec(self.param, self.options)
         return self.name if self.param is None else f"{self.name}:{self.param}"
 
     @property
@@ -68,18 +75,18 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba[:L])
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R, lstm, rnn, transformer[:L], mamba[:L])
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"empty or non-string model spec {spec!r}")
     text = re.sub(r"\s+", "", spec).lower()
-    name = re.split(r"[:(]", text, maxsplit=1)[0]
+    name = re.split(r"[:(,]", text, maxsplit=1)[0]
     if name in VARIANT_KINDS:
         try:
             v = parse_variant(text)
         except SpecError as exc:
             raise ConfigError(f"model {spec!r}: {exc}") from None
-        return ModelSpec(v.kind, v.param)
+        return ModelSpec(v.kind, v.param, v.options)
     if name in BASELINES:
         _, pname = BASELINES[name]
         m = re.fullmatch(r"([a-z]+)(?::(\d+))?", text)
@@ -93,8 +100,8 @@ def parse_model(spec: str) -> ModelSpec:
                 raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value} in {spec!r}")
             return ModelSpec(name, value)
         return ModelSpec(name)
-    known = [k if VARIANT_KINDS[k] is None else f"{k}:{VARIANT_KINDS[k]}" for k in VARIANT_KINDS]
-    known += ["lstm", "rnn", "transformer[:L]", "mamba[:L]"]
+    known = [variant_usage()]
+    known += [name if BASELINES[name][1] is None else f"{name}[:{BASELINES[name][1][0].upper()}]" for name in BASELINES]
     raise ConfigError(f"unknown model {spec!r} (known: {', '.join(known)})")
 
 
@@ -106,11 +113,21 @@ def build_model(
     embed: int | None = None,
     additive: bool = False,
     seed: int = 0,
+    layers: int = 1,
     **bilinear_options,
 ) -> nn.Module:
     """Build the model named by ``spec``; ``bilinear_options`` go to :class:`BilinearRNN`
-    (``normalize_train``, ``init``, ``init_noise``, ``scan``) and are ignored by baselines."""
+    (``normalize_train``, ``init``, ``init_noise``, ``scan``) and are ignored by baselines.
+    ``layers > 1`` stacks bilinear layers (:class:`~bilinear.learned.stacked.StackedBilinearRNN`)."""
     ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
+    if layers != 1:
+        if not ms.bilinear:
+            raise ConfigError(f"layers applies to bilinear variants only, not {ms.spec!r} (a baseline's own "
+                              f"depth is its parameter, e.g. transformer:2)")
+        from .stacked import StackedBilinearRNN
+
+        return StackedBilinearRNN(n_symbols, n_classes, hidden, variant=ms.spec, layers=layers, seed=seed,
+                                  embed=embed, additive=additive, **bilinear_options)
     if ms.bilinear:
         return BilinearRNN(
             n_symbols, n_classes, hidden, variant=ms.spec, embed=embed, additive=additive, seed=seed,
@@ -119,6 +136,37 @@ def build_model(
     if additive:
         raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
     return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed, ms.param, seed)
+
+
+def resolve_hidden(config, n_symbols: int, n_classes: int) -> int:
+    """The hidden size of a :class:`~bilinear.learned.config.TrainConfig`: ``config.hidden``, or
+    the parameter-matched one when ``match_params`` is set (:func:`hidden_for_params`)."""
+    if config.match_params is None:
+        return config.hidden
+    return hidden_for_params(config.model, n_symbols, n_classes, config.match_params, embed=config.embed)
+
+
+def make_model(config, automaton=None) -> nn.Module:
+    """The freshly initialised model of a :class:`~bilinear.learned.config.TrainConfig` (its
+    automaton: ``automaton``, else built from ``config.spec``): :func:`build_model` with the
+    config's sizes and options.  Training and loading a run (``runs.load_run``) both build here.
+
+    >>> from bilinear.learned.config import TrainConfig
+    >>> m = make_model(TrainConfig(spec="parity", model="block:2", hidden=4, seed=3))
+    >>> m.variant.spec, m.hidden, count_params(m)
+    ('block:2', 4, 28)
+    """
+    from bilinear.automata import from_spec
+
+    automaton = automaton if automaton is not None else from_spec(config.spec)
+    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
+    options = {}
+    if parse_model(config.model).bilinear:
+        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan}
+    return build_model(
+        config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
+        additive=config.additive, seed=config.seed, layers=config.layers, **options,
+    )
 
 
 def count_params(model: nn.Module) -> int:

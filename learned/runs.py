@@ -1,4 +1,5 @@
-"""Run directories that survive interruption.
+"""Run directories that survive interruption: storage only (training lives in
+:mod:`bilinear.learned.train`, which writes through this module; this module never imports it).
 
 Layout of a run directory::
 
@@ -6,19 +7,28 @@ Layout of a run directory::
     automaton.json   the automaton, when SPEC is an automaton file (docs/formats.md): a copy, so
                      the run folder is complete without the original file
     metrics.jsonl    one JSON object per evaluation: step, loss, train_batch_accuracy, streak
-    checkpoint.pt    model + optimizer state, torch RNG state, step, early-stop streak (rewritten
-                     atomically; the data needs no RNG state: batch t is drawn from (seed, t))
+    checkpoint.pt    a self-describing checkpoint (rewritten atomically): its ``format``
+                     (:data:`CHECKPOINT_FORMAT`), the run's ``config`` (as nanoGPT's checkpoints
+                     carry theirs), the model and optimizer state, the torch RNG state, the step
+                     and the early-stop streak (the data needs no RNG state: batch t is drawn
+                     from (seed, t))
     model.pt         final model state dict (loads with torch.load(weights_only=True))
     result.json      the result dict, written last and atomically: its presence means "finished"
 
 Every file is written to a temporary name in the same folder and moved into place with
 ``os.replace``, so a crash never leaves a half-written file under a final name.  Resuming
 (:class:`RunDir` with ``resume=True``) reloads ``checkpoint.pt`` with ``weights_only=True``,
-drops metric lines past the checkpoint's step, and continues; because batch t depends only on
+reads its ``format`` and ``config`` and refuses one of another format or another run, drops
+metric lines past the checkpoint's step, and continues; because batch t depends only on
 ``(seed, t)`` the resumed run ends exactly where the uninterrupted one would have.
+
+:class:`RunFiles` reads a run folder (no lock, nothing written); :class:`RunDir` is the writer
+(it holds the folder's lock).  Importing this module does not import torch (the command line
+reads its file names); the functions that load tensors import it.
 
 >>> import tempfile, os
 >>> from bilinear.learned.config import TrainConfig
+>>> from bilinear.learned.train import train_run
 >>> d = os.path.join(tempfile.mkdtemp(), "run")
 >>> c = TrainConfig(spec="parity", model="diagonal", hidden=2, steps=100, lr=0.05, test_len=20, test_words=8)
 >>> r = train_run(c, d)
@@ -27,24 +37,26 @@ drops metric lines past the checkpoint's step, and continues; because batch t de
 >>> config, model, automaton, result = load_run(d)
 >>> config == c, result["steps"] == r["steps"], automaton.name
 (True, True, 'parity')
+>>> state = RunFiles(d).checkpoint()
+>>> state["format"] == CHECKPOINT_FORMAT, TrainConfig.from_dict(state["config"]) == c
+(True, True)
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import torch
-
-from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write, prepare_output_dir
 from bilinear.errors import BilinearError, CheckpointError, ConfigError
+from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write, prepare_output_dir
 
 from .config import TrainConfig
 
 __all__ = [
-    "RunDir", "train_run", "load_run", "load_config", "check_checkpoint",
-    "CONFIG_FILE", "AUTOMATON_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV", "RESULTS_MD",
+    "export_run",
+    "RunFiles", "RunDir", "load_run", "load_config", "check_checkpoint", "checkpoint_state", "CHECKPOINT_FORMAT",
+    "CONFIG_FILE", "AUTOMATON_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV",
+    "RESULTS_MD",
 ]
 
 #: The files of a run directory (see the module docstring); every reader and writer uses these.
@@ -57,6 +69,9 @@ RESULT_FILE = "result.json"
 #: The tables a sweep (and ``bilinear reproduce``) writes into its output folder.
 RESULTS_CSV = "results.csv"
 RESULTS_MD = "results.md"
+#: The layout of ``checkpoint.pt`` this version writes and reads: 2 carries the run's config
+#: (format 1, before it, did not, and is refused on resume: replace such a run with --force).
+CHECKPOINT_FORMAT = 2
 
 
 def _write_json(path: Path, data) -> None:
@@ -78,7 +93,95 @@ def load_config(run_dir) -> TrainConfig:
         raise CheckpointError(f"{path} holds an invalid config: {exc}") from None
 
 
-class RunDir:
+def checkpoint_state(config: TrainConfig, step: int, streak: int, stopped_early: bool, model, optimizer) -> dict:
+    """The contents of ``checkpoint.pt`` (format :data:`CHECKPOINT_FORMAT`): what a run needs to
+    continue, and the config that says which run it belongs to."""
+    import torch
+
+    return {
+        "format": CHECKPOINT_FORMAT, "config": config.to_dict(), "step": step, "streak": streak,
+        "stopped_early": stopped_early, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+        "torch_rng": torch.get_rng_state(),
+    }
+
+
+class RunFiles:
+    """A run directory, read only (no lock, nothing written): its config, automaton, metrics,
+    checkpoint and result.  :class:`RunDir` is the writer; :func:`load_run` reads a finished run.
+
+    CheckpointError when ``path`` is not a run directory (no readable ``config.json``).
+    """
+
+    def __init__(self, path, config: TrainConfig | None = None):
+        self.path = Path(path)
+        if config is None:
+            if not self.path.is_dir():
+                raise CheckpointError(f"run directory {self.path} does not exist")
+            config = load_config(self.path)
+        self.config = config
+
+    def automaton(self):
+        """The run's automaton: the copy in ``automaton.json`` when there is one, else SPEC's."""
+        from bilinear.automata import from_spec, read_automaton
+
+        copy = self.path / AUTOMATON_FILE
+        return read_automaton(copy) if copy.is_file() else from_spec(self.config.spec)
+
+    @property
+    def finished(self) -> bool:
+        """True when ``result.json`` exists."""
+        return (self.path / RESULT_FILE).is_file()
+
+    def result(self) -> dict:
+        """The stored result (CheckpointError when unfinished or corrupt)."""
+        path = self.path / RESULT_FILE
+        if not path.is_file():
+            raise CheckpointError(f"{path} is missing: the run in {self.path} has not finished")
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"{path} is corrupt: {exc}") from None
+
+    def metrics(self) -> list[dict]:
+        """Every complete metric record (a torn last line is ignored); CheckpointError for a
+        line that is not a record with an integer ``step`` or steps out of order."""
+        path = self.path / METRICS_FILE
+        if not path.is_file():
+            return []
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        out: list[dict] = []
+        for i, line in enumerate(lines, 1):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                if i == len(lines):  # torn by a kill in the middle of a write
+                    break
+                raise CheckpointError(f"{path} line {i} is not JSON") from None
+            step = record.get("step") if isinstance(record, dict) else None
+            if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+                raise CheckpointError(f"{path} line {i} is not a metric record with a positive integer step")
+            if out and step <= out[-1]["step"]:
+                raise CheckpointError(f"{path} line {i}: step {step} is out of order (after {out[-1]['step']})")
+            out.append(record)
+        return out
+
+    def checkpoint(self) -> dict | None:
+        """The checked checkpoint state (None when there is none yet); CheckpointError when it is
+        corrupt, of another format or of another run (:func:`check_checkpoint`)."""
+        import torch
+
+        path = self.path / CHECKPOINT_FILE
+        if not path.is_file():
+            return None
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:  # torch raises many kinds for a damaged file
+            raise CheckpointError(_one_line(f"checkpoint {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+        check_checkpoint(state, self.config, where=f"checkpoint {path}")
+        return state
+
+
+class RunDir(RunFiles):
     """A run directory (see the module docstring), locked while this object writes it.
 
     ``resume=False`` needs ``path`` to be absent or empty (``force=True``: emptied first) and
@@ -109,7 +212,9 @@ class RunDir:
         self.config = config
         automaton = _file_automaton(config.spec)
         if automaton is not None:  # a run on an automaton file keeps its own copy
-            automaton.save(self.path / AUTOMATON_FILE)
+            from bilinear.automata.fileformat import write
+
+            write(automaton, self.path / AUTOMATON_FILE)
         _write_json(self.path / CONFIG_FILE, config.to_dict())
 
     def _open_existing(self, config: TrainConfig | None) -> None:
@@ -129,7 +234,7 @@ class RunDir:
                 raise ConfigError(
                     f"cannot resume {self.path}: the config differs from the stored one in {', '.join(diff)}"
                 )
-            self.config = stored
+            self.config = stored if config is None else stored.replace(log=config.log)  # this call's loggers
             if not self.finished and not (self.path / CHECKPOINT_FILE).is_file():
                 self.restarted = True  # killed before the first checkpoint: start from scratch
                 for name in (METRICS_FILE, MODEL_FILE):
@@ -163,56 +268,22 @@ class RunDir:
         if lock is not None:
             lock.release()
 
-    def automaton(self):
-        """The run's automaton: the copy in ``automaton.json`` when there is one, else SPEC's."""
-        from bilinear.automata import Automaton, from_spec
-
-        copy = self.path / AUTOMATON_FILE
-        return Automaton.load(copy) if copy.is_file() else from_spec(self.config.spec)
-
-    @property
-    def finished(self) -> bool:
-        """True when ``result.json`` exists."""
-        return (self.path / RESULT_FILE).is_file()
-
-    def result(self) -> dict:
-        """The stored result (CheckpointError when unfinished or corrupt)."""
-        path = self.path / RESULT_FILE
-        if not path.is_file():
-            raise CheckpointError(f"{path} is missing: the run in {self.path} has not finished")
-        try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise CheckpointError(f"{path} is corrupt: {exc}") from None
-
     # --- metrics ----------------------------------------------------------------------------
     def log(self, record: dict) -> None:
-        """Append one JSON line to ``metrics.jsonl``."""
+        """Append one JSON line to ``metrics.jsonl`` (and to the loggers of ``config.log``)."""
         with open(self.path / METRICS_FILE, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
+        for logger in self.loggers():
+            logger.log(record)
 
-    def metrics(self) -> list[dict]:
-        """Every complete metric record (a torn last line is ignored); CheckpointError for a
-        line that is not a record with an integer ``step`` or steps out of order."""
-        path = self.path / METRICS_FILE
-        if not path.is_file():
-            return []
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        out: list[dict] = []
-        for i, line in enumerate(lines, 1):
-            try:
-                record = json.loads(line)
-            except ValueError:
-                if i == len(lines):  # torn by a kill in the middle of a write
-                    break
-                raise CheckpointError(f"{path} line {i} is not JSON") from None
-            step = record.get("step") if isinstance(record, dict) else None
-            if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-                raise CheckpointError(f"{path} line {i} is not a metric record with a positive integer step")
-            if out and step <= out[-1]["step"]:
-                raise CheckpointError(f"{path} line {i}: step {step} is out of order (after {out[-1]['step']})")
-            out.append(record)
-        return out
+    def loggers(self) -> list:
+        """The loggers of ``config.log`` (learned/loggers.py), opened once (ExtraMissingError
+        when one's extra is not installed)."""
+        if getattr(self, "_opened_loggers", None) is None:
+            from .loggers import open_loggers
+
+            self._opened_loggers = open_loggers(self.config, self.path)
+        return self._opened_loggers
 
     def _truncate_metrics(self, step: int) -> None:
         kept = [r for r in self.metrics() if r["step"] <= step]
@@ -221,29 +292,24 @@ class RunDir:
 
     # --- checkpoints --------------------------------------------------------------------------
     def save_checkpoint(self, state: dict) -> None:
-        """Write ``checkpoint.pt`` atomically."""
+        """Write ``checkpoint.pt`` atomically (``state``: :func:`checkpoint_state`)."""
+        import torch
+
         atomic_write(self.path / CHECKPOINT_FILE, lambda fh: torch.save(state, fh))
 
     def load_checkpoint(self) -> dict | None:
-        """The checkpoint state (None when there is none yet); CheckpointError when corrupt.
-
-        Loads with ``weights_only=True``, checks the contents (:func:`check_checkpoint`) and
-        truncates the metrics to the checkpoint's step.
-        """
-        path = self.path / CHECKPOINT_FILE
-        if not path.is_file():
-            return None
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # torch raises many kinds for a damaged file
-            raise CheckpointError(_one_line(f"checkpoint {path} is corrupt: {type(exc).__name__}: {exc}")) from None
-        check_checkpoint(state, self.config, where=f"checkpoint {path}")
-        self._truncate_metrics(state["step"])
+        """The checkpoint state (None when there is none yet); CheckpointError when corrupt, of
+        another format or of another run.  Truncates the metrics to the checkpoint's step."""
+        state = self.checkpoint()
+        if state is not None:
+            self._truncate_metrics(state["step"])
         return state
 
-    def restore(self, state: dict, model: torch.nn.Module, optimizer) -> tuple[int, int, bool]:
+    def restore(self, state: dict, model, optimizer) -> tuple[int, int, bool]:
         """Load a checked checkpoint ``state`` into ``model`` and ``optimizer`` (and the torch RNG);
         returns ``(step, streak, stopped_early)``.  CheckpointError when the contents do not fit."""
+        import torch
+
         where = f"checkpoint {self.path / CHECKPOINT_FILE}"
         try:
             model.load_state_dict(state["model"])
@@ -258,10 +324,15 @@ class RunDir:
                 raise CheckpointError(_one_line(f"{where} has a bad RNG state: {exc}")) from None
         return state["step"], state["streak"], bool(state.get("stopped_early", False))
 
-    def finish(self, model: torch.nn.Module, result: dict) -> None:
+    def finish(self, model, result: dict) -> None:
         """Write ``model.pt`` then ``result.json`` (last: it marks the run finished)."""
+        import torch
+
         atomic_write(self.path / MODEL_FILE, lambda fh: torch.save(model.state_dict(), fh))
         _write_json(self.path / RESULT_FILE, result)
+        for logger in self.loggers():
+            logger.finish(result)
+        self._opened_loggers = []
 
 
 def _file_automaton(spec: str):
@@ -281,11 +352,28 @@ def _is_int(x) -> bool:
 
 
 def check_checkpoint(state, config: TrainConfig, where: str = "checkpoint") -> None:
-    """CheckpointError unless ``state`` is a checkpoint of a run of ``config``: the keys, a step
-    within ``0..config.steps``, a streak within ``0..step``, finite weights and a torch RNG state."""
+    """CheckpointError unless ``state`` is a checkpoint of a run of ``config``: the keys, the
+    format :data:`CHECKPOINT_FORMAT`, the stored config equal to ``config``, a step within
+    ``0..config.steps``, a streak within ``0..step``, finite weights and a torch RNG state."""
+    import torch
+
     keys = {"step", "streak", "model", "optimizer"}
     if not isinstance(state, dict) or not keys <= set(state):
         raise CheckpointError(f"{where} is incomplete (needs {', '.join(sorted(keys))})")
+    fmt = state.get("format")
+    if fmt != CHECKPOINT_FORMAT:
+        raise CheckpointError(_one_line(
+            f"{where} has format {fmt!r}; this version reads format {CHECKPOINT_FORMAT} (a checkpoint that carries "
+            f"its config): replace the run with --force"))
+    if "config" not in state:
+        raise CheckpointError(f"{where} is incomplete: it carries no config")
+    try:
+        stored = TrainConfig.from_dict(state["config"], where=f"{where} config")
+    except BilinearError as exc:
+        raise CheckpointError(_one_line(f"{where} carries an invalid config: {exc}")) from None
+    if stored != config:
+        diff = [k for k in TrainConfig.field_names() if getattr(stored, k) != getattr(config, k)]
+        raise CheckpointError(_one_line(f"{where} belongs to another run: its config differs in {', '.join(diff)}"))
     step, streak = state["step"], state["streak"]
     if not _is_int(step) or not 0 <= step <= config.steps:
         raise CheckpointError(_one_line(f"{where}: step {step!r} is not an integer in 0..{config.steps}"))
@@ -308,6 +396,8 @@ def check_checkpoint(state, config: TrainConfig, where: str = "checkpoint") -> N
 
 def _check_optimizer(optimizer, where: str) -> None:
     """Every moment buffer has its parameter's shape and is finite; every learning rate positive."""
+    import torch
+
     for group in optimizer.param_groups:
         lr = group.get("lr")
         if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not 0 < lr < float("inf"):
@@ -324,37 +414,18 @@ def _check_optimizer(optimizer, where: str) -> None:
                     raise CheckpointError(f"{where}: optimizer buffer {name!r} is not finite")
 
 
-def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,
-              force: bool = False) -> dict:
-    """Train into ``run_dir`` (or resume it; ``force``: replace a non-empty one); returns the
-    result dict.  Resuming a finished run returns its stored result without training; resuming
-    a run killed before its first checkpoint starts it again (saying so on stderr unless quiet).
-    """
-    from .train import train
-
-    with RunDir(run_dir, config, resume=resume, force=force) as run:
-        if run.finished:
-            return run.result()
-        if run.restarted and not quiet:
-            print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
-        return train(run.config, run=run, quiet=quiet)
-
-
 def load_run(run_dir):
     """``(config, model, automaton, result)`` of a finished run; the model is in eval mode.
 
     CheckpointError when the directory is missing, unfinished (no ``result.json``) or corrupt.
     """
-    from .train import make_model
+    import torch
 
-    path = Path(run_dir)
-    if not path.is_dir():
-        raise CheckpointError(f"run directory {path} does not exist")
-    config = load_config(path)
-    run = RunDir.__new__(RunDir)
-    run.path, run.config = path, config
-    result = run.result()
-    model_path = path / MODEL_FILE
+    from .registry import make_model
+
+    run = RunFiles(run_dir)
+    config, result = run.config, run.result()
+    model_path = run.path / MODEL_FILE
     if not model_path.is_file():
         raise CheckpointError(f"{model_path} is missing")
     automaton = run.automaton()
@@ -366,3 +437,26 @@ def load_run(run_dir):
         raise CheckpointError(f"model {model_path} is corrupt: {type(exc).__name__}: {exc}"[:300]) from None
     model.eval()
     return config, model, automaton, result
+
+
+def export_run(run_dir, path, force: bool = False) -> tuple[Path, dict]:
+    """Write the float weights of the finished run in ``run_dir`` to ``path`` in the weights file
+    format (docs/formats.md; signed, so ``bilinear verify SPEC --weights FILE`` loads it without
+    ``--unsigned``); returns ``(path, facts)`` with the run's ``spec``, ``variant``, ``hidden`` and
+    headline ``accuracy_at_length`` / ``test_length``.
+
+    An existing ``path`` is refused unless ``force`` (:func:`bilinear.fileio.check_output_file`),
+    checked before the run is loaded.  CheckpointError for a missing or unfinished run;
+    ConfigError for a model with no transition matrices (a baseline, the additive ablation).
+    """
+    from bilinear.fileio import check_output_file
+    from bilinear.metrics import AT_LENGTH, TEST_LENGTH, upgrade_result
+
+    target = check_output_file(path, force=force, what="weights file")
+    config, model, automaton, result = load_run(run_dir)
+    weights = model.to_weights()  # ConfigError for a baseline or the additive ablation
+    weights.save(target)
+    result = upgrade_result(result) if isinstance(result, dict) else {}
+    facts = {"spec": config.spec, "variant": weights.variant, "hidden": weights.dim,
+             AT_LENGTH: result.get(AT_LENGTH), TEST_LENGTH: result.get(TEST_LENGTH)}
+    return target, facts

@@ -7,7 +7,10 @@ word, shorter than the test length) have been labelled perfectly for ``patience`
 a row (``early_stop``: ``"train"`` is the older rule, perfect training batches; ``"none"`` runs
 every step), else run all ``steps``; evaluate at
 ``test_len`` (500) with h renormalised at every step; report accuracy normalised so that 0 is
-chance: ``(acc - 1/C) / (1 - 1/C)`` for C classes.
+chance: ``(acc - 1/C) / (1 - 1/C)`` for C classes.  The headline, ``accuracy_at_length``, is the
+normalised accuracy at the last position of test words of length ``test_length``;
+``accuracy_mean_over_positions`` averages every position 1..``test_length`` of the same words (see
+:mod:`bilinear.metrics`).
 
 A run is a pure function of its :class:`~bilinear.learned.config.TrainConfig`: the model is
 initialised from ``seed`` and the batch of step t is drawn from ``numpy.random.default_rng((seed,
@@ -17,8 +20,8 @@ would have.
 >>> from bilinear.learned.config import TrainConfig
 >>> r = train(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=300, test_len=50,
 ...                       test_words=20, lr=0.05))
->>> r["test_accuracy_normalized"], r["train_accuracy"]
-(1.0, 1.0)
+>>> r["accuracy_at_length"], r["accuracy_mean_over_positions"], r["test_length"], r["train_accuracy"]
+(1.0, 1.0, 50, 1.0)
 >>> normalized_accuracy(0.5, 2), normalized_accuracy(0.4, 5)
 (0.0, 0.25)
 """
@@ -28,7 +31,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -37,20 +39,21 @@ from torch import nn
 from bilinear.automata import from_spec
 from bilinear.automata.data import sample_words
 from bilinear.errors import ConfigError
-from bilinear.metrics import normalized_accuracy
+from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, normalized_accuracy
 
 from .config import TrainConfig
-from .registry import build_model, count_params, hidden_for_params, parse_model
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .runs import RunDir
+from .registry import count_params, make_model, parse_model, resolve_hidden
+from .runs import RunDir, checkpoint_state
 
 __all__ = [
     "train",
+    "train_run",
     "train_best_lr",
     "validation_accuracy",
     "data_efficiency",
     "evaluate",
+    "evaluate_dataset",
+    "words_file",
     "normalized_accuracy",
     "make_model",
     "resolve_hidden",
@@ -73,31 +76,11 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def resolve_hidden(config: TrainConfig, n_symbols: int, n_classes: int) -> int:
-    """The hidden size: ``config.hidden``, or the parameter-matched one when ``match_params`` is set."""
-    if config.match_params is None:
-        return config.hidden
-    return hidden_for_params(config.model, n_symbols, n_classes, config.match_params, embed=config.embed)
+def _progress(total: int, desc: str, quiet: bool, initial: int = 0, unit: str = "steps"):
+    """A bar on a terminal, else a line on stderr every few seconds (:mod:`bilinear.progress`)."""
+    from bilinear.progress import Progress
 
-
-def make_model(config: TrainConfig, automaton=None) -> nn.Module:
-    """The (freshly initialised) model of a config."""
-    automaton = automaton or from_spec(config.spec)
-    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
-    options = {}
-    if parse_model(config.model).bilinear:
-        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan}
-    return build_model(
-        config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
-        additive=config.additive, seed=config.seed, **options,
-    )
-
-
-def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
-    from tqdm.auto import tqdm
-
-    disable = quiet or not sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, initial=initial, disable=disable, leave=False, dynamic_ncols=True)
+    return Progress(desc, total=total, unit=unit, initial=initial, quiet=quiet)
 
 
 def train_max_len_at(config: TrainConfig, step: int) -> int:
@@ -137,15 +120,23 @@ def evaluate(model: nn.Module, automaton, words: int, length: int, seed, min_len
     Returns ``accuracy`` (all positions), ``final_accuracy`` (last position of each word) and
     their normalised forms.
     """
+    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
+    return evaluate_dataset(model, automaton, ds, device=device, quiet=quiet, desc=desc)
+
+
+@torch.no_grad()
+def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | None = None, quiet: bool = True,
+                     desc: str = "eval") -> dict:
+    """:func:`evaluate` on the words of a :class:`~bilinear.automata.data.Dataset` (e.g. a test
+    file read by :func:`bilinear.automata.wordfile.read_words`)."""
     was_training = model.training
     model.eval()
     device = device or torch.device("cpu")
-    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
     correct = total = final_correct = 0
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
-        step = min(step, model.max_batch(length))
-    bar = _progress(len(ds), desc, quiet)
+        step = min(step, model.max_batch(ds.max_len))
+    bar = _progress(len(ds), desc, quiet, unit="words")
     try:
         for start in range(0, len(ds), step):
             w = torch.from_numpy(np.array(ds.words[start : start + step])).to(device)
@@ -241,7 +232,7 @@ def _check_loss(loss: torch.Tensor, step: int, config: TrainConfig) -> None:
                           f"(lr {config.lr:g}); lower the learning rate")
 
 
-def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) -> dict:
+def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) -> dict:
     """Train one model under ``config``; returns the result dict (see module docstring).
 
     With ``run`` (a :class:`~bilinear.learned.runs.RunDir`) metrics, checkpoints, the model and
@@ -257,7 +248,8 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
         model.freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = _restore(run, model, optimizer)
-    pool = None
+    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
+    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
@@ -293,32 +285,63 @@ def train(config: TrainConfig, run: "RunDir | None" = None, quiet: bool = True) 
                 _check_finite(model, step, config)
                 if run is not None:
                     run.log(record)
-                    run.save_checkpoint({
-                        "format": 1, "step": step, "streak": streak, "stopped_early": stopped_early,
-                        "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "torch_rng": torch.get_rng_state(),
-                    })
+                    run.save_checkpoint(checkpoint_state(config, step, streak, stopped_early, model, optimizer))
     finally:
         bar.close()
     _check_finite(model, step, config)
-    result = _result(model, automaton, config, step, stopped_early, device, quiet)
+    result = _result(model, automaton, config, step, stopped_early, device, quiet, test_set)
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:
         run.finish(model, result)
     return result
 
 
-def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool) -> dict:
-    """Evaluate the trained model on the training distribution and at the test length."""
+def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,
+              force: bool = False) -> dict:
+    """Train into the run directory ``run_dir`` (:class:`~bilinear.learned.runs.RunDir`), or
+    resume it (``force``: replace a non-empty one); returns the result dict.  Resuming a finished
+    run returns its stored result without training; resuming a run killed before its first
+    checkpoint starts it again (saying so on stderr unless quiet).
+    """
+    with RunDir(run_dir, config, resume=resume, force=force) as run:
+        if run.finished:
+            return run.result()
+        if run.restarted and not quiet:
+            print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
+        run.loggers()  # --log: a missing extra fails here, before any training
+        return train(run.config, run=run, quiet=quiet)
+
+
+def words_file(path: str, automaton, longest: int, option: str):
+    """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
+    against ``automaton``), none longer than ``longest`` (the length the memory limits were
+    checked for; ``option`` is the option that raises it)."""
+    from bilinear.automata.wordfile import read_words
+    from bilinear.errors import DataError
+
+    ds = read_words(path, automaton)
+    if ds.max_len > longest:
+        raise DataError(f"{path} has a word of {ds.max_len} symbols, longer than {longest}: raise {option}")
+    return ds
+
+
+def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool,
+            test_set=None) -> dict:
+    """Evaluate the trained model on the training distribution and at the test length (or on the
+    words of ``test_set``, the ``test_data`` file)."""
     t_eval = time.perf_counter()
     train_eval = evaluate(model, automaton, TRAIN_EVAL_WORDS, config.train_max_len, (config.seed, 2),
                           min_len=config.train_min_len, device=device, quiet=quiet, desc="train acc")
-    test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
-                         device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+    if test_set is None:
+        test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
+                             device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+    else:
+        test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
     return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,
         "hidden": resolve_hidden(config, automaton.n_symbols, automaton.n_classes),
+        "layers": config.layers,
         "params": count_params(model),
         "lr": config.lr,
         "seed": config.seed,
@@ -326,36 +349,42 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         "stopped_early": stopped_early,
         "early_stop": config.early_stop,
         "n_classes": automaton.n_classes,
-        "test_len": config.test_len,
+        TEST_LENGTH: config.test_len if test_set is None else test_set.max_len,  # a file's: its longest word
         "train_accuracy": train_eval["accuracy"],
         "train_accuracy_normalized": train_eval["accuracy_normalized"],
-        "test_accuracy": test_eval["accuracy"],
-        "test_accuracy_normalized": test_eval["accuracy_normalized"],
-        "test_final_accuracy": test_eval["final_accuracy"],
-        "test_final_accuracy_normalized": test_eval["final_accuracy_normalized"],
+        # the headline: the last position of test words of length test_length
+        AT_LENGTH: test_eval["final_accuracy_normalized"],
+        MEAN_OVER_POSITIONS: test_eval["accuracy_normalized"],
+        "accuracy_at_length_raw": test_eval["final_accuracy"],
+        "accuracy_mean_over_positions_raw": test_eval["accuracy"],
+        **({} if test_set is None else {"test_data": config.test_data, "test_data_words": len(test_set),
+                                          "test_data_lengths": [int(test_set.lengths.min()), test_set.max_len]}),
+        **({} if config.data is None else {"data": config.data}),
         "eval_seconds": round(time.perf_counter() - t_eval, 3),
     }
 
 
 def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True) -> dict:
     """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result with the best
-    normalised test accuracy, with ``"lr_results"`` listing every run's ``(lr, accuracy)``."""
+    normalised accuracy at the test length (``accuracy_at_length``), with ``"lr_results"`` listing
+    every run's ``(lr, accuracy_at_length)``."""
     lrs = tuple(config.lrs if lrs is None else lrs)
     results = [train(config.replace(lr=float(lr)), quiet=quiet) for lr in lrs]
-    best = max(results, key=lambda r: (r["test_accuracy_normalized"], -r["steps"]))
+    best = max(results, key=lambda r: (r[AT_LENGTH], r[MEAN_OVER_POSITIONS], -r["steps"]))
     best = dict(best)
-    best["lr_results"] = [(r["lr"], r["test_accuracy_normalized"]) for r in results]
+    best["lr_results"] = [(r["lr"], r[AT_LENGTH]) for r in results]
     return best
 
 
 def data_efficiency(config: TrainConfig, sizes, quiet: bool = True) -> list[dict]:
     """Accuracy against the number of distinct training words: one run per size in ``sizes``.
 
-    Returns one dict per size with ``n_train``, ``test_accuracy_normalized``, ``train_accuracy``.
+    Returns one dict per size with ``n_train``, ``accuracy_at_length``,
+    ``accuracy_mean_over_positions``, ``train_accuracy``.
     """
     rows = []
     for n in sizes:
         r = train(config.replace(n_train=int(n)), quiet=quiet)
-        rows.append({"n_train": int(n), "test_accuracy_normalized": r["test_accuracy_normalized"],
+        rows.append({"n_train": int(n), AT_LENGTH: r[AT_LENGTH], MEAN_OVER_POSITIONS: r[MEAN_OVER_POSITIONS],
                      "train_accuracy": r["train_accuracy"], "steps": r["steps"]})
     return rows

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from bilinear.analysis.commutators import commutators
 from bilinear.analysis.examples import one_hot

@@ -10,7 +10,8 @@ import torch
 
 from bilinear.errors import CheckpointError, ConfigError, FolderLockedError, OutputExistsError
 from bilinear.learned.config import TrainConfig
-from bilinear.learned.runs import RunDir, load_run, train_run
+from bilinear.learned.runs import RunDir, load_run
+from bilinear.learned.train import train_run
 
 torch.set_num_threads(1)
 
@@ -189,6 +190,12 @@ def _moment_shape(state):
     (lambda s: s["optimizer"]["param_groups"][0].update(lr=float("nan")), "learning rate nan"),
     (lambda s: s.update(torch_rng=torch.zeros(3, dtype=torch.uint8)), "bad RNG state"),
     (lambda s: s.update(torch_rng=torch.zeros(3)), "RNG state is not a byte tensor"),
+    (lambda s: s.update(format=1), "has format 1; this version reads format 2 .* --force"),
+    (lambda s: s.pop("format"), "has format None; this version reads format 2"),
+    (lambda s: s.pop("config"), "carries no config"),
+    (lambda s: s["config"].update(seed=7), "belongs to another run: its config differs in seed"),
+    (lambda s: s["config"].update(steps=-1), "carries an invalid config: steps must be positive"),
+    (lambda s: s.update(config="parity"), "carries an invalid config"),
 ])
 def test_a_checkpoint_with_bad_contents_is_one_line(tmp_path, monkeypatch, edit, message):
     path, state = _checkpoint_after_one(tmp_path, monkeypatch)
@@ -284,3 +291,45 @@ def test_a_lock_held_by_another_process_names_its_pid(tmp_path):
         holder.kill()
         holder.wait()
     assert train_run(CONFIG.replace(steps=20), tmp_path / "run", resume=True)["steps"] == 20  # lock gone with it
+
+
+def test_a_checkpoint_carries_its_config_and_format(tmp_path, monkeypatch):
+    from bilinear.learned.runs import CHECKPOINT_FORMAT, RunFiles
+
+    _, state = _checkpoint_after_one(tmp_path, monkeypatch)
+    assert state["format"] == CHECKPOINT_FORMAT == 2
+    assert TrainConfig.from_dict(state["config"]) == CONFIG and state["step"] == 20
+    read = RunFiles(tmp_path / "run").checkpoint()  # read only: no lock, metrics untouched
+    assert read["step"] == 20 and not (tmp_path / "run" / ".lock").exists()
+
+
+def test_runs_is_storage_only():
+    """runs.py never imports the training module (the runs <-> train cycle is gone), and a
+    fresh interpreter reads its file names without torch."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import bilinear.learned.runs as runs
+
+    tree = ast.parse(Path(runs.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "train" not in imported and not any(m and m.endswith(".train") for m in imported)
+    code = ("import sys\nfrom bilinear.learned.runs import RESULTS_CSV, CHECKPOINT_FILE\n"
+            "from bilinear.learned import cli\nassert cli.RESULTS_CSV is RESULTS_CSV\n"
+            "assert 'torch' not in sys.modules\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_load_run_needs_no_writer(tmp_path):
+    from bilinear.learned.runs import RunFiles
+
+    train_run(CONFIG.replace(steps=20), tmp_path / "run")
+    with RunDir(tmp_path / "run", resume=True):  # a writer holds the lock: reading still works
+        config, model, _, result = load_run(tmp_path / "run")
+        assert config == CONFIG.replace(steps=20) and result["steps"] == 20
+        assert RunFiles(tmp_path / "run").finished
+    with pytest.raises(CheckpointError, match="does not exist"):
+        RunFiles(tmp_path / "nothing")

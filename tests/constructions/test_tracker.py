@@ -10,7 +10,7 @@ import torch
 
 from bilinear.analysis.extract import ExtractConfig, extract_tracker
 from bilinear.analysis.report import AnalysisConfig, analyze_tracker
-from bilinear.analysis.tracker import ModuleTracker, WeightsTracker, as_tracker
+from bilinear.constructions.tracker import ModuleTracker, WeightsTracker, as_tracker
 from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.floatcheck import check
@@ -88,7 +88,8 @@ def test_analyze_tracker_has_no_weight_sections():
 
 def _lstm_run(tmp_path, model):
     from bilinear.learned.config import TrainConfig
-    from bilinear.learned.runs import MODEL_FILE, train_run
+    from bilinear.learned.runs import MODEL_FILE
+    from bilinear.learned.train import train_run
 
     run = tmp_path / "run"
     train_run(TrainConfig(spec="parity", model="lstm", hidden=2, embed=1, steps=1, test_len=20,
