@@ -525,7 +525,7 @@ def _intertwiner(M: np.ndarray, S: np.ndarray) -> np.ndarray | None:
 
 def construction_snap(weights: Weights, automaton) -> Snap:
     """The proved construction of the automaton (:func:`~bilinear.constructions.registry.build`,
-    ``full``) read off the float network up to a change of basis (``full`` only).
+    ``full``) read off the float network up to a change of basis.
 
     A network near a construction S (d0 x d0) satisfies ``A_a P ~ c_a P S_a`` for a d x d0
     matrix P (the construction's coordinates in the network) and the scale c_a, the spectral
@@ -534,15 +534,13 @@ def construction_snap(weights: Weights, automaton) -> Snap:
     the basis [P | ker Q] (rounded to dyadic rationals) the snap is S on the first d0
     coordinates and zero on the rest: a block basis in the sense of Theorem 16, which needs no
     commuting matrices (D_4, Q_8, resets ...).  ``isometric`` says whether every S_a is
-    orthogonal (exactly).  WeightsError when the variant is not ``full``, there is no
-    construction, or no injective intertwiner.
+    orthogonal (exactly).  Any variant: the snap is a ``full`` network (its written form too).
+    WeightsError when there is no construction, or no injective intertwiner.
     """
     from bilinear.errors import BilinearError
 
     from .registry import build
 
-    if weights.variant != "full":
-        raise WeightsError(f"the construction snap builds a full network, not {weights.variant}")
     try:
         exact = build(automaton, "full")
     except BilinearError as exc:
