@@ -170,15 +170,21 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """Block snaps, then (``full`` only) the state-map snap, unless a block snap of a
+    """Block snaps, then the construction snap (dense variants, or when no block snap was proved)
+    and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
-    from bilinear.constructions.snap import snap_candidates, state_map_snap
+    from bilinear.constructions.snap import construction_snap, snap_candidates, state_map_snap
 
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
+    if weights.variant_info.info.dense or not proved:  # the construction read in the network's basis
+        try:
+            yield construction_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the construction read in the network's basis", str(exc)))
     if weights.variant_info.info.dense and not (proved and _is_permutation_automaton(automaton)):
         try:
             yield state_map_snap(weights, automaton)
