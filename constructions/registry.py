@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from bilinear.errors import ConformanceError, ConstructionError
+from bilinear.errors import ConformanceError, ConstructionError, ConstructionTooLargeError
 
 from .abelian import abelian_full, abelian_rotation
 from .dihedral import dihedral_block
@@ -257,6 +257,7 @@ def build(spec_or_automaton, variant) -> Weights:
     label = a.name or "automaton"
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
+    too_large = None
     if parts is not None:
         subs = [] if v.info.factored else [v.spec]
         subs.append("full")
@@ -280,6 +281,9 @@ def build(spec_or_automaton, variant) -> Weights:
             continue  # the one-hot construction (d = n) cannot beat what was found
         try:
             base = c.builder(a)
+        except ConstructionTooLargeError as exc:
+            too_large = too_large or exc  # raised when nothing smaller is found
+            continue
         except ConstructionError:
             continue
         tried.append(f"{c.name} ({base.variant}, d={base.dim})")
@@ -287,6 +291,8 @@ def build(spec_or_automaton, variant) -> Weights:
         if w is not None:
             found.append((c.name, w))
     best = _best(found)
+    if best is None and too_large is not None:
+        raise too_large
     if best is None:
         extra = ""
         if v.info.factored:
