@@ -19,7 +19,7 @@ from bilinear.argtypes import positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.fileio import check_apart, check_output_file
 
-from .certify import TEST_LENGTH, certify_network
+from .certify import TEST_LENGTH, certify_network, certify_stack
 
 __all__ = ["register", "load_network"]
 
@@ -33,7 +33,8 @@ def register(sub) -> None:
             "Certify a trained bilinear network (RUN_DIR, or --weights FILE SPEC): snap it to exact "
             "weights of the same variant and prove them for every length, certify a length up to "
             "which every word is right for the float network itself, and search for its shortest "
-            "failing word. Status: proved, horizon, snapped or failed (docs/certify.md)."
+            "failing word. Status: proved, horizon, snapped or failed (docs/certify.md). A stack of layers "
+            "gets open or counterexample (no horizon theory for stacks; the float check only)."
         ),
     )
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
@@ -61,10 +62,14 @@ def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
         raise AnalysisError("give exactly one of RUN_DIR, --weights FILE SPEC")
     if weights_file is not None:
         from bilinear.automata import from_spec
-        from bilinear.constructions.weights import Weights
+        from bilinear.constructions.stack import Stack
+        from bilinear.constructions.stack import load_network as load_any
 
         path, spec = weights_file
-        return Weights.load(path, allow_unsigned=allow_unsigned), from_spec(spec)
+        network = load_any(path, allow_unsigned=allow_unsigned)
+        if isinstance(network, Stack) and network.depth == 1:
+            network = network.layers[0]
+        return network, from_spec(spec)
     from bilinear.learned.runs import load_run
 
     path = Path(run_dir)
@@ -89,7 +94,12 @@ def _run(args) -> int:
         check_output_file(args.write, force=args.force)
         check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
     weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
-    cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
+    from bilinear.constructions.stack import Stack
+
+    if isinstance(weights, Stack):  # no horizon theory for stacks: an honest "open" with the float check
+        cert = certify_stack(weights, automaton, test_length=args.test_length)
+    else:
+        cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
     if args.write:
         snapped = cert.snapped_weights()
         if snapped is None:
