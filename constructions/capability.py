@@ -55,10 +55,12 @@ __all__ = [
     "DEFAULT_ROWS",
     "DEFAULT_COLUMNS",
     "STATUSES",
+    "parse_columns",
 ]
 
 #: The families the matrix lists by default (the theory's test cases: abelian groups and their
-#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine).
+#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine,
+#: and the benchmark tasks of the field).
 DEFAULT_ROWS = (
     "parity",
     "cyclic:3",
@@ -74,9 +76,38 @@ DEFAULT_ROWS = (
     "flipflop:2",
     "reset:3",
     "random:states=5,symbols=2,seed=0",
+    # the field's benchmark tasks (Chomsky-hierarchy regular tasks, synthseq automata)
+    "even_pairs",
+    "cycle_navigation:5",
+    "modular_arithmetic:3",
+    "gridworld:9",
+    "permutation_reset:3",
 )
-#: The variants (columns); ``factorized`` lets the construction choose R.
-DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive")
+#: The variants (columns); ``factorized``, ``householder`` and ``dplr`` let the construction
+#: choose the smallest factor count (R, K) and show it.
+DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive",
+                   "householder", "householder,nonneg", "monomial", "dplr")
+
+
+def parse_columns(text: str) -> list[str]:
+    """Variant columns from ``--columns``: comma-separated, where a piece that is an option of
+    the previous variant's kind (``nonneg``) continues it.
+
+    >>> parse_columns("full,householder,nonneg,householder:2,monomial")
+    ['full', 'householder,nonneg', 'householder:2', 'monomial']
+    """
+    from .variants import KINDS
+
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            raise SpecError(f"empty variant in --columns {text!r}")
+        head = out[-1].split(",", 1)[0].split(":", 1)[0].strip().lower() if out else None
+        if head in KINDS and piece.lower() in KINDS[head].options:
+            out[-1] += "," + piece.lower()
+        else:
+            out.append(piece)
+    return out
 
 
 @dataclass(frozen=True)

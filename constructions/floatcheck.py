@@ -9,7 +9,7 @@ find it.  The first failing word is named run-length compressed (``inc^358``,
 :func:`bilinear.automata.words.compress`).
 
 Any model can be checked: a :class:`~bilinear.constructions.weights.Weights` runs the float run
-below; anything else goes through :func:`bilinear.analysis.tracker.as_tracker` (our bilinear and
+below; anything else goes through :func:`bilinear.constructions.tracker.as_tracker` (our bilinear and
 baseline models, a torch module of your own, a callable returning logits) and is judged on its
 logits (``worst_margin`` is then in logit units, not scale-free).
 
@@ -217,7 +217,7 @@ def _score_steps(model, automaton, batch):
         A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
         yield from float_run(A, h0, batch, R)
         return
-    from bilinear.analysis.tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.n_symbols not in (None, automaton.n_symbols):
@@ -245,7 +245,7 @@ def _empty_margin(model, automaton) -> float:
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
           directed: bool = True) -> CheckResult:
     """Check ``weights`` (a Weights value, a Stack (judged on its last layer's margins; the
-    layers below pass their float argmax up) or any model :func:`~bilinear.analysis.tracker.as_tracker`
+    layers below pass their float argmax up) or any model :func:`~bilinear.constructions.tracker.as_tracker`
     accepts) against ``automaton`` on the directed words, then ``words`` random words (uniform
     symbols), all of ``length`` symbols; ``directed=False`` skips the directed words.
 
@@ -253,13 +253,13 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
     Exact weights are converted with ``to_float()``.
     """
     if not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights"):
-        from bilinear.analysis.tracker import as_tracker
+        from bilinear.constructions.tracker import as_tracker
 
         weights = as_tracker(weights).weights or weights  # a bilinear model: its Weights
     if isinstance(weights, _NETWORKS):
         check_compatible(weights, automaton)
     else:
-        from bilinear.analysis.tracker import need_automaton
+        from bilinear.constructions.tracker import need_automaton
 
         need_automaton(automaton)
     start = _time.perf_counter()

@@ -141,6 +141,17 @@ class TrainConfig:
     freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
         default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
                                      "initialisation (bilinear models)"))
+    data: str | None = field(  # a words file (bilinear data; CSV, JSON lines, parquet): the training words
+        default=None, metadata=_cli("train on the words of this file (bilinear data, or the word-problem CSV "
+                                    "layout; .csv, .jsonl, .parquet) instead of fresh random words",
+                                    metavar="FILE"))
+    test_data: str | None = field(  # a words file to test on instead of random words of test_len
+        default=None, metadata=_cli("test on the words of this file instead of random words of --test-len",
+                                    metavar="FILE"))
+    log: str | None = field(  # loggers beside metrics.jsonl: tensorboard, wandb (learned/loggers.py)
+        default=None, compare=False,  # where metrics also go changes nothing a run computes
+        metadata=_cli("also log the metrics to tensorboard and/or wandb (offline), comma-separated, into the "
+                      "run folder (needs --out and bilinear[tensorboard] / bilinear[wandb])", metavar="LOGGERS"))
 
     def __post_init__(self) -> None:
         self._validate_types()
@@ -166,6 +177,16 @@ class TrainConfig:
         for name in ("additive", "normalize_train", "freeze_transitions"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.log is not None:
+            from .loggers import parse_log
+
+            if not isinstance(self.log, str):
+                raise ConfigError(f"log must be a comma-separated string of loggers or null, got {self.log!r}")
+            parse_log(self.log)
+        for name in ("data", "test_data"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"{name} must be a file name or null, got {value!r}")
         for name in ("spec", "model", "init", "scan", "device", "early_stop"):
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
@@ -203,6 +224,8 @@ class TrainConfig:
             if self.n_train is not None:
                 raise ConfigError("curriculum_max_len and n_train exclude each other: a fixed pool of training "
                                   "words has fixed lengths")
+        if self.data is not None and (self.n_train is not None or self.curriculum_max_len is not None):
+            raise ConfigError("data excludes n_train and curriculum_max_len: the file gives the training words")
         if self.val_min_len < 1 or self.val_words < 1:
             raise ConfigError(f"val_min_len and val_words must be positive, got {self.val_min_len}, {self.val_words}")
         if self.val_min_len > self.val_max_len:

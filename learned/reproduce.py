@@ -43,7 +43,7 @@ from pathlib import Path
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
-from .sweep import Sweep, cell, markdown_table, results_table, run_sweep, table_label, test_length_of
+from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, test_length_of
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -190,7 +190,7 @@ def spread_markdown(spread: dict, families, models, metric: str | None = None) -
 
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
               size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
-              force: bool = False, resume: bool = False) -> str:
+              force: bool = False, resume: bool = False, log: str | None = None) -> str:
     """Run a table into ``out_dir``; returns it as Markdown (also written to ``out_dir/tables.md``).
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
@@ -198,14 +198,14 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     ``ray_address`` runs it on a Ray cluster.  A one-part table (quick, full, ``sweep``) writes its
     runs and results into ``out_dir`` itself; the medium table gives each part a sub-folder
     (``out_dir/<part>/``).  The overwrite rule of :func:`run_sweep`: ``force`` replaces a
-    non-empty folder, ``resume`` continues it (finished runs reused).
+    non-empty folder, ``resume`` continues it (finished runs reused).  ``log`` as in :func:`run_sweep`.
     """
     parts = (Part("main", "Table", "", sweep),) if sweep else SIZES[size or ("quick" if quick else "full")]
     if len(parts) == 1:
         start = time.perf_counter()
         text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,
                                                      ray_address=ray_address, quiet=quiet, force=force,
-                                                     resume=resume))
+                                                     resume=resume, log=log))
         _write_tables_md(Path(out_dir), text, time.perf_counter() - start)
         return text
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="reproduce folder")
@@ -214,7 +214,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
         for part in parts:  # each part is a sweep of its own (resume: its finished runs are reused)
             t = time.perf_counter()
             rows = run_sweep(part.sweep, out / part.name, workers=workers, ray_address=ray_address, quiet=quiet,
-                             resume=True)
+                             resume=True, log=log)
             sections.append(f"## {part.title}\n\n{part.about}\n\n{part_tables(part.sweep, rows)}\n\n"
                             f"{len(rows)} runs, {time.perf_counter() - t:.0f} s wall (`{out / part.name}`).")
         text = "\n\n".join(sections)
@@ -225,8 +225,9 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
 def part_tables(sweep: Sweep, rows: list[dict]) -> str:
     """The best-learning-rate table of one sweep's rows, then (several learning rates) the range."""
     metric = headline_label(test_length_of(rows))
-    best = markdown_table(results_table(rows), sweep.row_labels(), sweep.models, metric=metric)
-    text = f"Best learning rate per seed, mean over seeds ({metric}):\n\n{best}"
+    best = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
+    text = (f"Best learning rate per seed, mean over seeds, the smallest..largest seed in brackets when "
+            f"there are several ({metric}):\n\n{best}")
     if len(sweep.lrs) > 1:
         spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models, metric=metric)
         text += (f"\n\nRange across the learning rates {', '.join(f'{lr:g}' for lr in sweep.lrs)} "

@@ -60,7 +60,7 @@ from .config import TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
 
 __all__ = [
-    "Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
+    "Sweep", "run_sweep", "results_table", "seed_table", "SeedSpread", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
     "test_length_of",
 ]
 
@@ -244,20 +244,23 @@ def _row(result: dict, config: TrainConfig, by_hidden: bool = False) -> dict:
 
 
 def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: str | None = None,
-              quiet: bool = True, force: bool = False, resume: bool = False) -> list[dict]:
+              quiet: bool = True, force: bool = False, resume: bool = False, log: str | None = None) -> list[dict]:
     """Run every grid point; write results.csv and results.md into ``out_dir``; return the rows.
 
     A non-empty ``out_dir`` is refused unless ``resume`` (finished runs are reused, interrupted
-    ones resumed) or ``force`` (replaced).  The folder is locked while the sweep runs.
+    ones resumed) or ``force`` (replaced).  The folder is locked while the sweep runs.  ``log``
+    (``"tensorboard"``, ``"wandb"`` or both, comma-separated) logs every run's metrics there too.
     """
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
     with FolderLock(out, what="sweep folder"):
-        return _run_locked(sweep, out, workers, ray_address, quiet)
+        return _run_locked(sweep, out, workers, ray_address, quiet, log)
 
 
-def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> list[dict]:
+def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool, log: str | None = None) -> list[dict]:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     configs = sweep.configs()
+    if log is not None:  # not part of what a run computes (compare=False): the run names stay
+        configs = [c.replace(log=log) for c in configs]
     dirs = [str(out / "runs" / name) for name in check_run_names(configs, sweep.by_hidden)]
     jobs = [(c.to_dict(), d) for c, d in zip(configs, dirs)]
     workers = workers or sweep.workers
@@ -278,11 +281,13 @@ def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool) -> l
 
 
 def _progress_iter(items, quiet: bool):
-    import sys
+    """The items, with a bar on a terminal or a line on stderr every few seconds elsewhere (a
+    line comes even while one run takes minutes: :mod:`bilinear.progress`)."""
+    from bilinear.progress import Progress
 
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc="sweep", disable=quiet or not sys.stderr.isatty(), leave=False)
+    items = list(items)
+    with Progress("sweep", total=len(items), unit="runs", quiet=quiet) as progress:
+        yield from progress.wrap(items)
 
 
 def _run_ray(jobs, address: str) -> list[dict]:
@@ -307,6 +312,39 @@ def results_table(rows: list[dict]) -> dict:
     >>> results_table(rows)
     {('p', 'm'): 0.8}
     """
+    return {k: v.mean for k, v in seed_table(rows).items()}
+
+
+@dataclass(frozen=True)
+class SeedSpread:
+    """One table cell over seeds: the ``mean``, the smallest (``low``) and largest (``high``) of
+    the seeds' values, and how many seeds (``n``)."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def text(self, digits: int = 2) -> str:
+        """``mean`` alone for one seed, else ``mean (low..high)``.
+
+        >>> SeedSpread(0.515, 0.22, 0.81, 2).text(), SeedSpread(1.0, 1.0, 1.0, 1).text()
+        ('0.52 (0.22..0.81)', '1.00')
+        """
+        if self.n == 1:
+            return cell(self.mean, digits)
+        return f"{cell(self.mean, digits)} ({cell(self.low, digits)}..{cell(self.high, digits)})"
+
+
+def seed_table(rows: list[dict]) -> dict:
+    """``{(family, model): SeedSpread}`` of the best-lr normalised accuracy at the test length per
+    seed: the mean over seeds and the spread (0.22 and 0.81 are not 0.52 twice).
+
+    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": 1, "accuracy_at_length": a}
+    ...         for s, a in [(0, 0.22), (1, 0.81)]]
+    >>> seed_table(rows)[("p", "m")].text()
+    '0.52 (0.22..0.81)'
+    """
     best: dict = {}
     for r in rows:
         acc = upgrade_result(r).get(AT_LENGTH)
@@ -317,7 +355,7 @@ def results_table(rows: list[dict]) -> dict:
     grouped: dict = {}
     for (family, model, _), acc in best.items():
         grouped.setdefault((family, model), []).append(acc)
-    return {k: round(sum(v) / len(v), 6) for k, v in grouped.items()}
+    return {k: SeedSpread(round(sum(v) / len(v), 6), min(v), max(v), len(v)) for k, v in grouped.items()}
 
 
 def cell(value: float, digits: int = 2) -> str:
@@ -338,8 +376,12 @@ def markdown_table(table: dict, families, models, digits: int = 2, metric: str |
     """
     corner = "family" if metric is None else f"family (cells: {metric})"
     lines = [f"| {corner} | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+
+    def text(value) -> str:  # a number, or a SeedSpread (mean and min..max over seeds)
+        return value.text(digits) if isinstance(value, SeedSpread) else cell(value, digits)
+
     for f in families:
-        cells = [cell(table[(f, m)], digits) if (f, m) in table else "-" for m in models]
+        cells = [text(table[(f, m)]) if (f, m) in table else "-" for m in models]
         lines.append(f"| {f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -365,10 +407,10 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))
-    table = results_table(rows)
+    table = seed_table(rows)
     md = ["# Sweep results", "",
           f"{headline_label(test_length_of(rows)).capitalize()} (0 = chance, 1 = perfect), best learning "
-          "rate per seed, mean over seeds:",
+          "rate per seed, mean over seeds (the smallest..largest seed in brackets, with several seeds):",
           "", markdown_table(table, sweep.row_labels(), sweep.models, metric=headline_label(test_length_of(rows))),
           "", "## Every run", "",
           "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]

@@ -394,3 +394,14 @@ def test_validating_a_large_sweep_builds_no_automaton(monkeypatch):
         Sweep(families=["cyclic:10000*cyclic:10000"], models=["full"])
     with pytest.raises(ConfigError, match="exceeds the limit"):
         Sweep(families=["cyclic:10001"], models=["full"])
+
+
+def test_seed_table_shows_the_spread_across_seeds():
+    from bilinear.learned.sweep import SeedSpread, seed_table
+
+    rows = [{"family": "f", "model": "m", "seed": s, "lr": lr, "accuracy_at_length": a}
+            for s, lr, a in [(0, 1, 0.22), (0, 2, 0.1), (1, 1, 0.81), (1, 2, 0.5), (2, 1, 0.5)]]
+    spread = seed_table(rows)[("f", "m")]
+    assert spread == SeedSpread(round((0.22 + 0.81 + 0.5) / 3, 6), 0.22, 0.81, 3)
+    table = markdown_table(seed_table(rows) | {("g", "m"): SeedSpread(1.0, 1.0, 1.0, 1)}, ["f", "g"], ["m"])
+    assert table.splitlines()[2:] == ["| f | 0.51 (0.22..0.81) |", "| g | 1.00 |"]
