@@ -535,7 +535,8 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         spectrum=None,
         commutators=None,
         relations=None,
-        relations_note=f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
+        relations_note=getattr(tracker, "note", None)
+        or f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
         extraction=ex,
         config=config,
         source=dict(source or {}),
