@@ -96,10 +96,11 @@ def _run(args) -> int:
         check_output_dir(args.out, force=args.force)
     weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
                                                     allow_unsigned=args.unsigned)
+    train_range = tuple(source["train_range"]) if "train_range" in source else None  # a run's: shaded
     if isinstance(weights, Weights):
-        report = analyze(weights, automaton, config, title=title, source=source)
+        report = analyze(weights, automaton, config, title=title, source=source, train_range=train_range)
     else:  # a baseline run: accuracy by length and the extracted automaton only
-        report = analyze_tracker(weights, automaton, config, title=title, source=source)
+        report = analyze_tracker(weights, automaton, config, title=title, source=source, train_range=train_range)
     if args.out:
         report.write(prepare_output_dir(args.out, force=args.force), figures=not args.no_figures, fmt=args.format)
     if args.json:
