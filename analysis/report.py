@@ -57,9 +57,9 @@ def curve_caption(curve) -> str:
     """:data:`CURVE_CAPTION`, and the training band's sentence only when the curve has one.
 
     >>> from bilinear.analysis.lengths import LengthCurve
-    >>> curve_caption(LengthCurve((1.0,), 10, 0, None, (2, 10))).endswith("training lengths (2-10).")
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None, (2, 10))).endswith("training lengths (2-10).")
     True
-    >>> curve_caption(LengthCurve((1.0,), 10, 0, None)) == CURVE_CAPTION
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None)) == CURVE_CAPTION
     True
     """
     train = getattr(curve, "train_range", None)
