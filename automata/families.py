@@ -106,19 +106,19 @@ def cayley_automaton(
     States are the generated elements (breadth-first from the identity, so state 0 is the
     identity), reading generator ``g`` maps element ``e`` to ``e·g`` (first ``e``, then ``g``),
     and every element is its own class, named by ``namer``.  Built from the vectorised closure
-    of :func:`bilinear.automata.monoid.transformation_monoid` (states in shortlex order of
+    of :func:`bilinear.automata.closure.close` (states in shortlex order of
     their words).
 
     >>> a = cayley_automaton([(1, 2, 0)], symbols=["c"])
     >>> a.n_states, a.run("ccc")
     (3, 0)
     """
-    from .monoid import transformation_monoid  # the vectorised closure (shortlex order)
+    from .closure import close  # the vectorised closure (shortlex order)
 
     gens_t = _as_transformations(gens, "cayley_automaton")
     acting = Automaton(np.array(gens_t, dtype=np.int64), symbols=symbols)
     try:
-        monoid = transformation_monoid(acting, limit=limit)
+        monoid = close(acting, limit=limit)
     except MonoidTooLargeError:
         raise AutomatonError(
             f"the generated monoid has more than {limit} elements; too large for a Cayley automaton"
@@ -834,14 +834,16 @@ def is_automaton_file(text) -> bool:
 
 def resolve(spec_or_path) -> Automaton:
     """The automaton a SPEC argument names: a family spec (:func:`from_spec`) or an automaton
-    file (:meth:`Automaton.load`, docs/formats.md; see :func:`is_automaton_file`).  Every command
+    file (:func:`~bilinear.automata.fileformat.read`, docs/formats.md; see :func:`is_automaton_file`).  Every command
     that takes a SPEC goes through here (``from_spec`` too), so a file works wherever a spec does.
 
     >>> resolve("cyclic:3").n_states
     3
     """
     if is_automaton_file(spec_or_path):
-        return Automaton.load(os.fspath(spec_or_path).strip())
+        from .fileformat import read
+
+        return read(os.fspath(spec_or_path).strip())
     return _from_family_spec(spec_or_path)
 def check_spec(spec: str) -> tuple[int, int]:
     """Validate a spec (products with ``*``) without building anything: SpecError for a bad

@@ -53,6 +53,11 @@ class ConstructionError(BilinearError, ValueError):
     """No construction exists (or is known) for this family and variant."""
 
 
+class ConstructionTooLargeError(ConstructionError, MemoryError):
+    """A construction would pass the size limit (checked before its matrices are allocated; the
+    message gives the estimate and the limit)."""
+
+
 # --- learned ------------------------------------------------------------------------------
 class ConfigError(BilinearError, ValueError):
     """A training, model or sweep configuration is invalid."""

@@ -26,7 +26,11 @@ from bilinear.errors import SpecError, WeightsError
 
 from .variants import variant_usage
 
-__all__ = ["register"]
+__all__ = ["register", "VERIFY_TIME_BUDGET"]
+
+#: Seconds ``bilinear verify`` gives the proof unless ``--time-budget`` says otherwise; without
+#: ``--bound`` the bound is doubled within them, so "open" means nothing was decided in them.
+VERIFY_TIME_BUDGET = 10.0
 
 
 def _load_weights(args: argparse.Namespace):
@@ -103,8 +107,11 @@ def _run_verify(args: argparse.Namespace) -> int:
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
+    # without --bound the proof deepens: the bound doubles from the default while the proof stops
+    # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True, layers=args.layers)
+                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None)
     out = cell.to_json()
     written = None
     if projection is not None:
@@ -177,14 +184,26 @@ def _construction(automaton, cell):
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
-    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_rows
+    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_columns, parse_rows
 
     rows = parse_rows(args.rows) if args.rows else list(DEFAULT_ROWS)
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else list(DEFAULT_COLUMNS)
+    columns = parse_columns(args.columns) if args.columns else list(DEFAULT_COLUMNS)
     if any(not c for c in columns):
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
     m = capability_matrix(rows, columns)
+    if args.layers:
+        table = m.depth_markdown()
+        if args.json:
+            out = {"rows": list(m.rows), "columns": list(m.depth_columns()),
+                   "depth": [[{k: c.to_json()[k] for k in ("min_layers", "derived_length", "min_layers_theorem",
+                                                           "min_layers_unconditional", "min_layers_reason")}
+                              for c in (m.cell(r, col) for col in m.depth_columns())] for r in m.rows]}
+            json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+            print()
+        else:
+            print(table)
+        return 1 if m.counts()["counterexample"] else 0
     if args.json:
         json.dump(m.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -220,9 +239,11 @@ def register(sub) -> None:
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
                         "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
-                   help="give up (status open) past N x states reachable pairs (default 64)")
+                   help="give up (status open) past N x states reachable pairs (default: start at 64 "
+                        "and double it while the time budget lasts)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
+                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
+                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None,
                    help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
@@ -294,5 +315,10 @@ def _register_matrix(sub) -> None:
         "--rows", action="append", metavar="SPEC,...",
         help="family specs (comma-separated; may repeat); default: the built-in list",
     )
-    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated); default: all six")
+    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
+                        "variant: householder,nonneg); default: every kind")
+    p.add_argument("--layers", action="store_true",
+                   help="print the depth table instead: the smallest proved number of layers of a stack of each "
+                        "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "
+                        "S3's hypotheses)")
     p.set_defaults(handler=_run_matrix)

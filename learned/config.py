@@ -135,6 +135,9 @@ class TrainConfig:
         default=200, metadata=_cli("longest validation length", option="--val-len"))
     val_words: int = field(  # validation words, labelled at every position
         default=64, metadata=_cli("validation words (default %(default)s)"))
+    layers: int = field(  # a stack of this many bilinear layers (docs/theory.md section 8; learned/stacked.py)
+        default=1, metadata=_cli("stack this many layers of the bilinear variant: layer l reads (symbol, class of "
+                                 "layer l-1), softmax-mixed in training, argmax in evaluation (default %(default)s)"))
     freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
         default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
                                      "initialisation (bilinear models)"))
@@ -157,7 +160,7 @@ class TrainConfig:
 
     # --- validation ----------------------------------------------------------------------
     def _validate_types(self) -> None:
-        ints = ("hidden", "steps", "batch", "seed", "train_min_len", "train_max_len", "test_len",
+        ints = ("hidden", "steps", "batch", "seed", "train_min_len", "train_max_len", "test_len", "layers",
                 "test_words", "eval_every", "patience", "val_min_len", "val_max_len", "val_words")
         for name in ints:
             value = getattr(self, name)
@@ -261,6 +264,17 @@ class TrainConfig:
             check_variant(ms.spec, self.hidden)
         if self.additive and not ms.bilinear:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
+        if self.layers != 1:
+            from bilinear.constructions.stack import MAX_LAYERS
+
+            if not 1 <= self.layers <= MAX_LAYERS:
+                raise ConfigError(f"layers must be from 1 to {MAX_LAYERS}, got {self.layers}")
+            if not ms.bilinear:
+                raise ConfigError(f"layers applies to bilinear variants only, not {self.model!r}")
+            for name in ("additive", "embed", "match_params"):
+                if getattr(self, name):
+                    raise ConfigError(f"layers > 1 excludes {name}: a stack has one-hot tokens, no additive terms "
+                                      "and the given hidden size")
         if self.freeze_transitions and not ms.bilinear:
             raise ConfigError(f"freeze_transitions applies to bilinear models only, not {self.model!r}")
         if self.init not in INITS:

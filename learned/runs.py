@@ -122,10 +122,10 @@ class RunFiles:
 
     def automaton(self):
         """The run's automaton: the copy in ``automaton.json`` when there is one, else SPEC's."""
-        from bilinear.automata import Automaton, from_spec
+        from bilinear.automata import from_spec, read_automaton
 
         copy = self.path / AUTOMATON_FILE
-        return Automaton.load(copy) if copy.is_file() else from_spec(self.config.spec)
+        return read_automaton(copy) if copy.is_file() else from_spec(self.config.spec)
 
     @property
     def finished(self) -> bool:
@@ -212,7 +212,9 @@ class RunDir(RunFiles):
         self.config = config
         automaton = _file_automaton(config.spec)
         if automaton is not None:  # a run on an automaton file keeps its own copy
-            automaton.save(self.path / AUTOMATON_FILE)
+            from bilinear.automata.fileformat import write
+
+            write(automaton, self.path / AUTOMATON_FILE)
         _write_json(self.path / CONFIG_FILE, config.to_dict())
 
     def _open_existing(self, config: TrainConfig | None) -> None:

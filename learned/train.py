@@ -341,6 +341,7 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         "spec": config.spec,
         "model": parse_model(config.model).spec,
         "hidden": resolve_hidden(config, automaton.n_symbols, automaton.n_classes),
+        "layers": config.layers,
         "params": count_params(model),
         "lr": config.lr,
         "seed": config.seed,
