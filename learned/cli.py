@@ -97,6 +97,8 @@ def _add_train(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the hidden size, the parameter count and the memory estimate; train nothing")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=_train)
 
@@ -111,10 +113,23 @@ def config_from_args(args) -> TrainConfig:
 
 
 def _train(args) -> int:
-    from .train import train, train_best_lr, train_run
+    from .train import dry_run, train, train_best_lr, train_run
 
     config = config_from_args(args)
     _check_out(args)
+    if args.dry_run:
+        if args.out or args.resume or args.force or args.lr_grid is not None:
+            raise ConfigError("--dry-run trains and writes nothing: drop --out, --resume, --force and --lr-grid")
+        plan = dry_run(config)
+        if args.json:
+            print(json.dumps(plan, indent=2, sort_keys=True))
+        else:
+            parts = ", ".join(f"{name} {n / 1e9:.3g} GB" for name, n in plan["memory_bytes"].items())
+            embed = f", embed {plan['embed']}" if plan["embed"] else ""
+            print(f"{plan['spec']} / {plan['model']} (hidden {plan['hidden']}{embed}): {plan['params']} params; "
+                  f"estimated memory {plan['memory_gb']:.3g} GB ({parts}; limit {plan['max_memory_gb']:g} GB); "
+                  f"dry run: nothing trained")
+        return 0
     if (args.resume or args.force) and not args.out:
         raise ConfigError(f"{'--resume' if args.resume else '--force'} needs --out DIR (the run directory)")
     if args.resume and args.force:

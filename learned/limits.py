@@ -7,7 +7,7 @@ The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
 * the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
   bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one,
   plus per layer the attention scores ``batch x train_max_len^2`` of a
-  Transformer or the six ``batch x train_max_len x hidden x state`` float tensors of a ``mamba``
+  Transformer or the six ``batch x train_max_len x 2 hidden x state`` float tensors of a ``mamba``
   block's scan: decay, drive, the states kept for the backward pass, their gradients) and the
   evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens`` bytes a
   position, without gradients; a ``mamba`` adds three scan tensors of one block for as many words
@@ -53,10 +53,11 @@ _POSITION_BYTES = 24
 _PARAMS = "parameters with gradients and Adam state"
 #: Words of the training accuracy and per evaluation pass (see bilinear.learned.train).
 _TRAIN_EVAL_WORDS, _EVAL_BATCH = 512, 256
-#: (batch, time, hidden, state) tensors a selective-scan block holds while training: the decay,
+#: (batch, time, inner, state) tensors a selective-scan block holds while training: the decay,
 #: the drive and the states kept for the backward pass, and their gradients.  Measured (peak RSS
-#: of a forward and backward pass, 16 words of length 200, hidden 64): 1.2x this estimate with
-#: one layer, 1.0x with two, 0.75x with four.
+#: of a forward and backward pass, 16 words of length 200, hidden 64) before the mixer became
+#: Mamba-1 (inner = hidden then, 2 hidden now; not measured again since): 1.2x this estimate
+#: with one layer, 1.0x with two, 0.75x with four.
 _SSM_TRAIN_TENSORS = 6
 #: ... and while evaluating (no gradients, one block at a time): the decay, the drive, one transient.
 _SSM_EVAL_TENSORS = 3
@@ -87,14 +88,14 @@ def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | No
 
     if ms.bilinear or ms.param is None or ms.param <= 2:
         return count(ms)
-    one, two = count(ModelSpec(ms.name, 1)), count(ModelSpec(ms.name, 2))
+    one, two = count(ModelSpec(ms.name, 1, ms.flags)), count(ModelSpec(ms.name, 2, ms.flags))
     return one + (ms.param - 1) * (two - one)
 
 
 def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = None,
                    exact: bool = False) -> dict[str, int]:
     """The parts of the memory estimate of ``config`` (see the module docstring), in bytes."""
-    from .baselines import SSM_STATE
+    from .baselines import SSM_EXPAND, SSM_STATE
     from .registry import parse_model
 
     ms = parse_model(config.model)
@@ -110,9 +111,10 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
     if ms.name == "transformer":  # the attention scores
         train += config.batch * length * length * 16 * layers
     elif ms.name == "mamba":  # the scan's (batch, time, hidden, state) tensors
-        train += config.batch * length * h * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
-        eval_words = min(eval_words, max(1, 2**26 // (config.test_len * h * SSM_STATE)))  # SelectiveSSM.max_batch
-        evaluate += eval_words * config.test_len * h * SSM_STATE * 4 * _SSM_EVAL_TENSORS
+        inner = SSM_EXPAND * h
+        train += config.batch * length * inner * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
+        eval_words = min(eval_words, max(1, 2**26 // (config.test_len * inner * SSM_STATE)))  # SelectiveSSM.max_batch
+        evaluate += eval_words * config.test_len * inner * SSM_STATE * 4 * _SSM_EVAL_TENSORS
     data = (config.test_words * config.test_len + _TRAIN_EVAL_WORDS * length
             + (config.n_train or config.batch) * length) * _POSITION_BYTES
     return {

@@ -2,7 +2,8 @@
 
 A model spec is a bilinear variant spec (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
 ``diagonal``, ``positive``) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
-(L layers, default 1), ``mamba[:L]`` (L selective diagonal SSM blocks, default 1).
+(L layers, default 1; ``,sinusoidal`` for sinusoidal positions), ``mamba[:L]`` (L Mamba-1
+blocks, default 1; ``,neg`` for the negative-eigenvalue form).
 
 >>> parse_model("Transformer:2")
 ModelSpec(name='transformer', param=2)
@@ -18,28 +19,52 @@ bilinear.errors.ConfigError: hidden size 8 is not divisible by the block size 3 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 from torch import nn
 
 from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
+from .baselines import MAX_POSITIONS, CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
 from .models import BilinearRNN, check_variant
 
 __all__ = [
-    "MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
+    "MODELS", "BASELINES", "Baseline", "model_usage", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
     "hidden_for_params",
 ]
 
-#: Baselines: name -> (builder(n_symbols, n_classes, hidden, embed, param, seed), name of the
-#: optional integer parameter or None).  Only the recurrent baselines take an embedding.
+@dataclass(frozen=True)
+class Baseline:
+    """One baseline of the registry: its builder ``build(n_symbols, n_classes, hidden, embed,
+    param, seed, flags)``, the name of its optional integer parameter (or None), and the flags it
+    takes after a comma (``mamba:2,neg``), each with its help."""
+
+    build: Callable
+    param: str | None = None
+    flags: dict = field(default_factory=dict)
+
+    def usage(self, name: str) -> str:
+        """``name[:L][,flag]`` for help strings."""
+        param = f"[:{self.param[0].upper()}]" if self.param else ""
+        return name + param + "".join(f"[,{f}]" for f in self.flags)
+
+
+#: Baselines by name.  Only the recurrent baselines take an embedding.
 BASELINES = {
-    "lstm": (lambda k, c, h, embed, p, seed: LSTMModel(k, c, h, embed=embed, seed=seed), None),
-    "rnn": (lambda k, c, h, embed, p, seed: TanhRNN(k, c, h, embed=embed, seed=seed), None),
-    "transformer": (lambda k, c, h, embed, p, seed: CausalTransformer(k, c, h, layers=p or 1, seed=seed), "layers"),
-    "mamba": (lambda k, c, h, embed, p, seed: SelectiveSSM(k, c, h, layers=p or 1, seed=seed), "layers"),
+    "lstm": Baseline(lambda k, c, h, embed, p, seed, flags: LSTMModel(k, c, h, embed=embed, seed=seed)),
+    "rnn": Baseline(lambda k, c, h, embed, p, seed, flags: TanhRNN(k, c, h, embed=embed, seed=seed)),
+    "transformer": Baseline(
+        lambda k, c, h, embed, p, seed, flags: CausalTransformer(
+            k, c, h, layers=p or 1, seed=seed, positions="sinusoidal" if "sinusoidal" in flags else "learned"),
+        "layers",
+        {"sinusoidal": "sinusoidal positions (defined at every length) instead of the "
+                       f"{MAX_POSITIONS} learned ones"}),
+    "mamba": Baseline(
+        lambda k, c, h, embed, p, seed, flags: SelectiveSSM(k, c, h, layers=p or 1, seed=seed, negative="neg" in flags),
+        "layers",
+        {"neg": "the negative-eigenvalue form of Grazzi et al. (2025): transitions 2 exp(Delta A) - 1 in (-1, 1)"}),
 }
 #: Every model name: the bilinear variants first, then the baselines.
 MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
@@ -47,15 +72,17 @@ MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed model spec: ``name`` and its integer parameter (or None)."""
+    """A parsed model spec: ``name``, its integer parameter (or None) and a baseline's flags."""
 
     name: str
     param: int | None = None
+    flags: tuple = ()
 
     @property
     def spec(self) -> str:
         """Canonical spec string."""
-        return self.name if self.param is None else f"{self.name}:{self.param}"
+        text = self.name if self.param is None else f"{self.name}:{self.param}"
+        return ",".join((text, *self.flags))
 
     @property
     def bilinear(self) -> bool:
@@ -71,12 +98,15 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L], mamba[:L])
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L][,sinusoidal], mamba[:L][,neg])
+    >>> parse_model("mamba:2, neg").spec
+    'mamba:2,neg'
+
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"empty or non-string model spec {spec!r}")
     text = re.sub(r"\s+", "", spec).lower()
-    name = re.split(r"[:(]", text, maxsplit=1)[0]
+    name = re.split(r"[:(,]", text, maxsplit=1)[0]
     if name in VARIANT_KINDS:
         try:
             v = parse_variant(text)
@@ -84,21 +114,34 @@ def parse_model(spec: str) -> ModelSpec:
             raise ConfigError(f"model {spec!r}: {exc}") from None
         return ModelSpec(v.kind, v.param)
     if name in BASELINES:
-        _, pname = BASELINES[name]
-        m = re.fullmatch(r"([a-z]+)(?::(\d+))?", text)
+        entry = BASELINES[name]
+        m = re.fullmatch(r"([a-z]+)(?::(\d+))?((?:,[a-z]+)*)", text)
         if not m:
             raise ConfigError(f"malformed model spec {spec!r}")
+        flags = tuple(f for f in m.group(3).split(",") if f)
+        for f in flags:
+            if f not in entry.flags:
+                known = ", ".join(entry.flags) or "none"
+                raise ConfigError(f"model {name!r} has no flag {f!r} in {spec!r} (its flags: {known})")
+        if len(set(flags)) < len(flags):
+            raise ConfigError(f"model spec {spec!r} repeats a flag")
+        flags = tuple(f for f in entry.flags if f in flags)  # canonical order
         if m.group(2) is not None:
-            if pname is None:
+            if entry.param is None:
                 raise ConfigError(f"model {name!r} takes no parameter, got {spec!r}")
             value = int(m.group(2))
             if value < 1:
-                raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value} in {spec!r}")
-            return ModelSpec(name, value)
-        return ModelSpec(name)
+                raise ConfigError(f"parameter {entry.param} of model {name!r} must be >= 1, got {value} in {spec!r}")
+            return ModelSpec(name, value, flags)
+        return ModelSpec(name, None, flags)
+    raise ConfigError(f"unknown model {spec!r} (known: {model_usage()})")
+
+
+def model_usage() -> str:
+    """Every model name with its parameter and flags, for help strings and errors (from the
+    tables: the bilinear variants, then :data:`BASELINES`)."""
     known = [k if VARIANT_KINDS[k] is None else f"{k}:{VARIANT_KINDS[k]}" for k in VARIANT_KINDS]
-    known += ["lstm", "rnn", "transformer[:L]", "mamba[:L]"]
-    raise ConfigError(f"unknown model {spec!r} (known: {', '.join(known)})")
+    return ", ".join(known + [entry.usage(name) for name, entry in BASELINES.items()])
 
 
 def build_model(
@@ -121,7 +164,7 @@ def build_model(
         )
     if additive:
         raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
-    return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed, ms.param, seed)
+    return BASELINES[ms.name].build(n_symbols, n_classes, hidden, embed, ms.param, seed, ms.flags)
 
 
 def resolve_hidden(config, n_symbols: int, n_classes: int) -> int:

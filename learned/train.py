@@ -45,6 +45,7 @@ from .runs import RunDir, checkpoint_state
 __all__ = [
     "train",
     "train_run",
+    "dry_run",
     "train_best_lr",
     "validation_accuracy",
     "data_efficiency",
@@ -295,6 +296,29 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
         if run.restarted and not quiet:
             print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
         return train(run.config, run=run, quiet=quiet)
+
+
+def dry_run(config: TrainConfig) -> dict:
+    """What ``config`` would train, without training: the hidden size, the exact parameter count
+    (the model built on torch's ``meta`` device: nothing allocated) and the memory estimate of
+    :mod:`bilinear.learned.limits` (bytes by part, and the total in GB beside the limit).
+
+    >>> d = dry_run(TrainConfig(spec="parity", model="lstm", hidden=8))
+    >>> d["params"], d["hidden"], sorted(d["memory_bytes"])[0], d["memory_gb"] < d["max_memory_gb"]
+    (610, 8, 'activations', True)
+    """
+    from .limits import estimate_bytes
+
+    automaton = from_spec(config.spec)
+    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
+    with torch.device("meta"):
+        params = count_params(make_model(config, automaton))
+    parts = estimate_bytes(config, automaton.n_symbols, automaton.n_classes, hidden, exact=True)
+    return {
+        "spec": config.spec, "model": parse_model(config.model).spec, "hidden": hidden, "embed": config.embed,
+        "params": params, "memory_bytes": parts, "memory_gb": round(sum(parts.values()) / 1e9, 6),
+        "max_memory_gb": config.max_memory_gb, "dry_run": True,
+    }
 
 
 def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool) -> dict:
