@@ -126,7 +126,7 @@ def _candidates(weights, automaton, failures: list, proved: list):
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
-    if weights.variant == "full" and not (proved and _is_permutation_automaton(automaton)):
+    if weights.variant_info.info.dense and not (proved and _is_permutation_automaton(automaton)):
         try:
             yield state_map_snap(weights, automaton)
         except WeightsError as exc:

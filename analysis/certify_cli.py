@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bilinear.argtypes import positive_int
 from bilinear.errors import AnalysisError, BilinearError
-from bilinear.fileio import check_output_file
+from bilinear.fileio import check_apart, check_output_file
 
 from .certify import TEST_LENGTH, certify_network
 
@@ -87,6 +87,7 @@ def _run(args) -> int:
         raise AnalysisError("--force needs --write FILE")
     if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)
         check_output_file(args.write, force=args.force)
+        check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
     weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
     cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
     if args.write:

@@ -19,7 +19,7 @@ import json
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
 from bilinear.constructions.weights import Weights
 from bilinear.errors import AnalysisError
-from bilinear.fileio import check_output_dir, prepare_output_dir
+from bilinear.fileio import check_apart, check_output_dir, prepare_output_dir
 
 from .extract import ExtractConfig
 from .report import AnalysisConfig, analyze, analyze_tracker
@@ -92,6 +92,7 @@ def _run(args) -> int:
     if args.force and not args.out:
         raise AnalysisError("--force needs --out DIR")
     if args.out:  # the overwrite rule, checked before the work; the folder is replaced after it
+        check_apart(args.out, _input_paths(args), what="--out folder")
         check_output_dir(args.out, force=args.force)
     weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
                                                     allow_unsigned=args.unsigned)
@@ -106,3 +107,11 @@ def _run(args) -> int:
     else:
         print(report.to_markdown(), end="")
     return 0
+
+
+def _input_paths(args) -> list:
+    """The files and folders ``analyze`` reads: the run, the weights file, an automaton file."""
+    paths = [args.run_dir, args.weights[0] if args.weights else None]
+    specs = [args.weights[1] if args.weights else None, args.construction[0] if args.construction else None]
+    paths += [s.strip() for s in specs if isinstance(s, str) and s.strip().endswith(".json")]  # automaton files
+    return [p for p in paths if isinstance(p, str) and p.strip()]

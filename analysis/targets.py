@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bilinear.errors import AnalysisError, BilinearError
+from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, upgrade_result
 
 __all__ = ["load_target"]
 
@@ -68,7 +69,8 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
         weights = as_tracker(model, name=getattr(config, "model", type(model).__name__))
     source = {"run": str(path)}
     if isinstance(result, dict):
-        for key in ("test_accuracy_normalized", "train_accuracy", "steps", "params"):
+        result = upgrade_result(result)  # a run written before the headline keys
+        for key in (AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, "train_accuracy", "steps", "params"):
             if key in result:
                 source[key] = result[key]
     return weights, automaton, f"run {path.name}", source

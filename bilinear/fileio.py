@@ -23,7 +23,7 @@ from typing import BinaryIO, Callable
 
 __all__ = [
     "atomic_write", "atomic_write_text", "default_file_mode", "check_output_dir", "prepare_output_dir",
-    "check_output_file", "FolderLock", "LOCK_FILE",
+    "check_output_file", "check_apart", "FolderLock", "LOCK_FILE",
 ]
 
 _UMASK_LOCK = threading.Lock()
@@ -53,6 +53,10 @@ def atomic_write(path, write: Callable[[BinaryIO], object]) -> Path:
     b'ok'
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # never replace a device node, FIFO or socket (or a folder)
+        from bilinear.errors import OutputExistsError
+
+        raise OutputExistsError(f"{path} exists and is not a regular file: refusing to replace it")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, default_file_mode())
@@ -79,8 +83,19 @@ LOCK_FILE = ".lock"
 
 
 def _leftovers(folder: Path) -> list[str]:
-    """The entries of ``folder`` that make it non-empty (a stale lock file does not)."""
-    return sorted(p.name for p in folder.iterdir() if p.name != LOCK_FILE)
+    """The entries of ``folder`` that make it non-empty (a stale lock file does not, but a
+    ``.lock`` that is a symbolic link, a folder or a device is no lock of ours and does)."""
+    return sorted(p.name for p in folder.iterdir() if p.name != LOCK_FILE or not _is_plain_file(p))
+
+
+def _is_plain_file(path: Path) -> bool:
+    """True for a regular file that is not a symbolic link."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _protected(folder: Path) -> bool:
@@ -136,7 +151,14 @@ def prepare_output_dir(path, force: bool = False, resume: bool = False, what: st
     """
     import shutil
 
+    from bilinear.errors import OutputExistsError
+
     folder = check_output_dir(path, force=force, resume=resume, what=what)
+    lock = folder / LOCK_FILE
+    if force and not resume and os.path.lexists(lock) and not _is_plain_file(lock):
+        if lock.is_dir() and not lock.is_symlink():  # a link is removed, never what it points to
+            raise OutputExistsError(f"{what} {folder}: {lock} is a folder, not a lock file: remove it by hand")
+        lock.unlink()
     if force and not resume and folder.is_dir() and _leftovers(folder):
         with FolderLock(folder, what=what):  # never empty a folder another process is writing
             for entry in folder.iterdir():
@@ -168,9 +190,43 @@ def check_output_file(path, force: bool = False, what: str = "output file") -> P
     target = Path(path)
     if target.is_dir():
         raise OutputExistsError(f"{what} {target} is a folder")
+    if target.exists() and not target.is_file():  # a device, a FIFO, a socket (or a link to one)
+        raise OutputExistsError(f"{what} {target} exists and is not a regular file (a device, FIFO or socket): "
+                                "choose a file name (--force never replaces it)")
     if target.exists() and not force:
         raise OutputExistsError(f"{what} {target} exists: use --force to replace it")
     return target
+
+
+def check_apart(output, inputs, what: str = "output folder") -> None:
+    """OutputExistsError when ``output`` is one of ``inputs``, holds one of them, or lies inside one
+    (``analyze RUN --out RUN --force`` would otherwise empty the run it reads).  Paths are compared
+    after resolving links; inputs that are None or do not exist are skipped.
+
+    >>> import tempfile, pathlib
+    >>> run = pathlib.Path(tempfile.mkdtemp())
+    >>> check_apart(run / "report", [run])
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.OutputExistsError: output folder ... lies inside the input ...: choose a folder apart from the inputs
+    >>> check_apart(run.parent / (run.name + "-report"), [run])
+    """
+    from bilinear.errors import OutputExistsError
+
+    out = Path(os.path.abspath(output)).resolve()
+    for given in inputs:
+        if given is None or not os.path.lexists(given):
+            continue
+        source = Path(os.path.abspath(given)).resolve()
+        if out == source:
+            why = "is the input"
+        elif out in source.parents:
+            why = "holds the input"
+        elif source in out.parents:
+            why = "lies inside the input"
+        else:
+            continue
+        raise OutputExistsError(f"{what} {output} {why} {given}: choose a folder apart from the inputs")
 
 
 class FolderLock:
@@ -201,7 +257,7 @@ class FolderLock:
         from bilinear.errors import FolderLockedError
 
         for _ in range(10):  # retry only when the file we locked was unlinked by its releasing holder
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, default_file_mode())
+            fd = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -222,6 +278,31 @@ class FolderLock:
                 return self
             os.close(fd)
         raise FolderLockedError(f"{self.what} {self.path.parent}: could not take the lock {self.path}")
+
+    def _open(self) -> int:
+        """The lock file's descriptor, opened without following a symbolic link (a planted
+        ``.lock -> VICTIM`` would otherwise have VICTIM truncated and given our pid) and never
+        blocking on a FIFO; FolderLockedError for anything but a regular file."""
+        import stat
+
+        from bilinear.errors import FolderLockedError
+
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        not_ours = (f"{self.what} {self.path.parent}: the lock file {self.path} is {{}}, not a lock file "
+                    "this toolkit wrote; remove it (it was left untouched)")
+        try:
+            fd = os.open(self.path, flags, default_file_mode())
+        except OSError as exc:
+            if os.path.islink(self.path):
+                raise FolderLockedError(not_ours.format(f"a symbolic link to {os.readlink(self.path)!r}")) from None
+            if os.path.isdir(self.path):
+                raise FolderLockedError(not_ours.format("a folder")) from None
+            raise FolderLockedError(f"{self.what} {self.path.parent}: cannot open the lock file {self.path}: "
+                                    f"{exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise FolderLockedError(not_ours.format("not a regular file (a FIFO, socket or device)"))
+        return fd
 
     def release(self) -> None:
         """Remove the lock file and drop the lock (idempotent)."""

@@ -155,8 +155,8 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
         f"stop once training is perfect), then run on {config.check_words} random words of "
         f"length {config.test_len} with the hidden state renormalised at every step.",
         "",
-        "| family | model | theory | params | steps | train acc | normalised acc @" + str(config.test_len)
-        + " | float check | worst margin |",
+        "| family | model | theory | params | steps | train acc | normalised acc at length "
+        + str(config.test_len) + " (last position) | float check | worst margin |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     inspect_sec = _Section("4. What the trained networks learned")
@@ -177,7 +177,7 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
         verdict = "passed" if checked.passed else f"fails on `{_short(checked.first_failure_text)}`"
         train_sec.lines.append(
             f"| `{spec}` | `{model}` | {theory.split(':')[0]} | {result['params']} | {result['steps']} | "
-            f"{result['train_accuracy']:.3f} | {result['test_accuracy_normalized']:.3f} | {verdict} | "
+            f"{result['train_accuracy']:.3f} | {result['accuracy_at_length']:.3f} | {verdict} | "
             f"{checked.worst_margin:.3g} |"
         )
         record = {"spec": spec, "model": model, "theory": theory, "result": result, "check": checked.to_json()}

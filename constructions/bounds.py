@@ -127,6 +127,64 @@ def _two_dim_bound(automaton, positive_det: bool):
     return None
 
 
+def _prime_power_sum(N: int) -> int:
+    """Sum of the prime powers in N's factorisation (1 for N = 1): the least total length of
+    cycles whose lengths have an lcm divisible by N."""
+    total, p, rest = 0, 2, N
+    while p * p <= rest:
+        if rest % p == 0:
+            q = 1
+            while rest % p == 0:
+                rest //= p
+                q *= p
+            total += q
+        p += 1
+    if rest > 1:
+        total += rest
+    return max(total, 1)
+
+
+def monomial_bound(automaton) -> tuple[int, str] | None:
+    """``(bound, reason)`` of Theorem F6 (real monomial weights): for every reachable state q and
+    transformation g of the minimal automaton, the labels along q.g^n have an eventual minimal
+    period P, and a monomial network's labels along g^n have an eventual period dividing 2L,
+    L the lcm of the cycle lengths of g's coordinate map (cycles of total length <= d).  So
+    d >= the sum of the prime powers of P / gcd(P, 2).  None when the monoid is too large.
+
+    >>> monomial_bound("cyclic:5")[0], monomial_bound("cyclic:4")[0], monomial_bound("cyclic:6")[0]
+    (5, 2, 3)
+    """
+    from bilinear.automata import Automaton, from_spec
+
+    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
+    m = minimal(a)
+    try:
+        rows = m.monoid(limit=MAX_MONOID).elements.astype(np.int64)
+    except MonoidTooLargeError:
+        return None
+    labels = m.labels
+    best = (1, 1, None, None)
+    for g in rows:
+        for q in range(m.n_states):
+            orbit, seen, x = [], {}, q
+            while x not in seen:
+                seen[x] = len(orbit)
+                orbit.append(x)
+                x = int(g[x])
+            cycle = [int(labels[y]) for y in orbit[seen[x]:]]
+            n = len(cycle)
+            P = next(p for p in range(1, n + 1) if n % p == 0 and all(cycle[i] == cycle[(i + p) % n] for i in range(n)))
+            need = _prime_power_sum(P // math.gcd(P, 2))
+            if need > best[0]:
+                best = (need, P, q, g)
+    need, P, q, _ = best
+    if need <= 1:
+        return None
+    return need, (f"a monoid element's labels from state {q} of the minimal automaton have period {P}, and a "
+                  f"monomial network's labels along g^n have a period dividing 2 lcm(cycle lengths), cycles "
+                  f"of total length <= d")
+
+
 def lower_bound(automaton, variant) -> tuple[int, str, str]:
     """``(bound, theorem, reason)``: every weights of ``variant`` computing ``automaton`` (a spec
     or an Automaton) have hidden size d >= bound (see the module docstring)."""
@@ -145,5 +203,17 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
     elif n == 2 and resets:
         bound, reason = 2, (f"symbol {a.symbols[resets[0]]!r} merges the 2 states of the minimal automaton, "
                             "and in d = 1 every symbol permutes the two signs")
+    if v.info.coordinate_map:
+        mono = monomial_bound(a)
+        if mono is not None and mono[0] > bound:
+            bound, theorem, reason = mono[0], "Theorem F6", mono[1]
+    if bound == 1 and v.nonneg:
+        from .certificates import certify
+
+        cert = certify(a, "positive")
+        if cert is not None:
+            bound, theorem, reason = 2, "Theorem F5", (
+                f"in d = 1 every factor is a scalar 1 - beta in [0, 1], so every product is a non-negative "
+                f"scalar and the {cert.kind} certificate {cert.describe()} applies")
     rounded, why = _round(bound, v)
     return rounded, theorem, reason + why

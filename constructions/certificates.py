@@ -78,8 +78,22 @@ THEOREMS = {
         "eventually constant, so the predicted labels are eventually constant; the automaton's "
         "labels along u g^n v are not"
     ),
+    "symbol-period": (
+        "one generalised reflection per symbol (Theorem F1 of docs/theory.md): A_g = I - beta v v^T/(v^T v) "
+        "has the real eigenvalues 1 and 1 - beta and is diagonalisable, so along n -> u g^n v (g one symbol) every "
+        "readout difference is c_1 + c_2 (1 - beta)^n, whose sign is eventually periodic with period dividing 2; "
+        "the automaton's labels along u g^n v are not (Grazzi et al. 2025, Theorem 2, in exact form)"
+    ),
+    "symbol-constancy": (
+        "symbol matrices with non-negative real eigenvalues, diagonalisable (Theorem F2 of docs/theory.md: one "
+        "generalised reflection with beta in [0, 1], or a product of two): along n -> u g^n v (g one symbol) "
+        "every readout difference is sum_i c_i lambda_i^n with lambda_i >= 0, whose sign is eventually constant; "
+        "the automaton's labels along u g^n v are not (Grazzi et al. 2025, Theorem 1, in exact form)"
+    ),
 }
 KINDS = tuple(THEOREMS)
+#: Certificate kinds whose g is a single symbol (the theorem holds per matrix, not per product).
+SYMBOL_KINDS = ("symbol-period", "symbol-constancy")
 
 #: Which kinds of certificate apply to a variant kind, in order of preference.
 #: The certificate kinds that apply to a commuting variant, by its spectral class
@@ -92,15 +106,22 @@ _BY_SPECTRUM = {
 
 
 def certifiable_kinds(variant) -> tuple[str, ...]:
-    """The certificate kinds that apply to ``variant`` (empty for non-commuting variants).
+    """The certificate kinds that apply to ``variant`` (empty for variants without a theorem).
 
-    ``block:1`` is the real diagonal variant under another name.
+    ``block:1`` is the real diagonal variant under another name.  A variant whose spectral
+    class holds per symbol matrix only (``householder:1``) gets the single-symbol kinds.
 
     >>> certifiable_kinds("positive"), certifiable_kinds("block:1"), certifiable_kinds("full")
     (('commutation', 'constancy'), ('commutation', 'period'), ())
+    >>> certifiable_kinds("householder:1"), certifiable_kinds("householder:2,nonneg"), certifiable_kinds("householder:2")
+    (('symbol-period',), ('symbol-constancy',), ())
     """
     v = parse_variant(variant)
-    return _BY_SPECTRUM[v.spectral] if v.commuting else ()
+    if v.commuting:
+        return _BY_SPECTRUM[v.spectral]
+    if v.info.spectral_scope == "symbols":
+        return {"real": ("symbol-period",), "nonnegative": ("symbol-constancy",)}.get(v.spectral, ())
+    return ()
 
 
 # ------------------------------------------------------------------------------------------
@@ -286,7 +307,7 @@ class Certificate:
                 return False
             return self.witnesses == (u + a + b + v, u + b + a + v)
         g = names["g"]
-        if not g:
+        if not g or (self.kind in SYMBOL_KINDS and len(g) != 1):
             return False
         orbit = _orbit(automaton, automaton.run(list(u)), g)
         t, p = orbit.preperiod, orbit.period
@@ -300,7 +321,7 @@ class Certificate:
         lp = _minimal_period(cycle)
         if lp != self.label_period:
             return False
-        step = 2 if self.kind == "period" else 1
+        step = 2 if self.kind in ("period", "symbol-period") else 1
         if step % lp == 0:  # the labels *are* eventually 2-periodic / constant
             return False
         # the witnesses are u g^n v and u g^(n+step) v with n at or past the pre-period
@@ -537,6 +558,50 @@ def _periodic(a: Automaton, variant: str, kind: str) -> Certificate | None:
     )
 
 
+def _symbol_periodic(a: Automaton, variant: str, kind: str) -> Certificate | None:
+    """Shortest (u, g, v) with g ONE symbol whose labels along g^n are not eventually 2-periodic
+    (``symbol-period``) or constant (``symbol-constancy``).  No commutativity is assumed: the
+    sources are, for every reachable state p (shortest u) and symbol g, the cycle pairs
+    ``(c_i, c_(i+step))`` of the orbit of p under g, at offset ``|u| + 1``; a shortest
+    distinguishing v completes the certificate."""
+    step = 2 if kind == "symbol-period" else 1
+    reach = _reachable(a)
+    delta = a.delta
+
+    def sources():
+        for p, u in zip(reach.states, reach.words):
+            for g in range(a.n_symbols):
+                orbit, seen, q = [], {}, p
+                while q not in seen:
+                    seen[q] = len(orbit)
+                    orbit.append(q)
+                    q = int(delta[g, q])
+                cycle = orbit[seen[q]:]
+                if len(cycle) <= step and step % len(cycle) == 0:
+                    continue
+                for i in range(len(cycle)):
+                    yield len(u) + 1, cycle[i], cycle[(i + step) % len(cycle)], (u, (g,))
+
+    hit = _pair_search(delta, a.labels, sources())
+    if hit is None:
+        return None
+    (u, g), v = hit
+    orbit = _orbit(a, a.run(list(u)) if u else a.start, g)
+    t, period = orbit.preperiod, orbit.period
+    cycle = tuple(a.classes[a.label(list(v), state=q)] for q in orbit.states[t:])
+    n_w = next(t + i for i in range(period) if cycle[i] != cycle[(i + step) % period])
+    first, second = u + g * n_w + v, u + g * (n_w + step) + v
+    parts = (("u", u), ("g", g), ("v", v))
+    return Certificate(
+        variant=variant, kind=kind, indices=parts,
+        words=tuple((key, a.format_word(w)) for key, w in parts),
+        witnesses=(first, second),
+        labels=(a.classes[a.label(list(first))], a.classes[a.label(list(second))]),
+        theorem=THEOREMS[kind], automaton=a.name, preperiod=t, period=period,
+        label_cycle=cycle, label_period=_minimal_period(cycle),
+    )
+
+
 def certify(automaton, variant) -> Certificate | None:
     """The shortest impossibility certificate for ``automaton`` (or a spec string) and
     ``variant``, or ``None`` when none exists.
@@ -567,6 +632,8 @@ def certify(automaton, variant) -> Certificate | None:
     for kind in kinds:
         if kind == "commutation":
             cert = _commutation(a, v.spec)
+        elif kind in SYMBOL_KINDS:
+            cert = _symbol_periodic(a, v.spec, kind)
         else:
             cert = _periodic(a, v.spec, kind)
         if cert is not None:

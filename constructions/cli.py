@@ -5,7 +5,10 @@ variant and proves it exactly; when no construction exists it asks the certifica
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
 given weights instead (VARIANT may then be left out: the file's is used; ``--unsigned`` accepts a
 hand-written file without a checksum); with ``--project`` as well, weights that do not conform to the variant are
-projected onto it first, and the verdict says it is about the projected weights.  Status (text and ``--json``): ``proved``, ``counterexample``,
+projected onto it first, and the verdict says it is about the projected weights and the largest
+change of an entry (a float file whose entries conform only within the float tolerance is refused
+without ``--project``: the network proved is always the file's own, or says it is not); ``--float``
+always checks the file as written, and its failure then exits 1.  Status (text and ``--json``): ``proved``, ``counterexample``,
 ``impossible`` or ``open``.  Exit status: 0 for proved or impossible, 1 for a counterexample,
 3 for open, 2 for bad input.
 """
@@ -20,6 +23,8 @@ import time
 from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
+from .variants import variant_usage
+
 __all__ = ["register"]
 
 
@@ -29,6 +34,8 @@ def _load_weights(args: argparse.Namespace):
     With ``--project`` a float file that does not conform is projected onto its variant and the
     projection's relative distance (Frobenius, per transition matrix) is returned beside it.
     """
+    import numpy as np
+
     from .weights import Weights, parse_variant
 
     if args.project and not args.weights:
@@ -40,19 +47,35 @@ def _load_weights(args: argparse.Namespace):
             raise SpecError("verify needs a VARIANT (or --weights FILE, whose variant is used)")
         return None, None
     if not args.project:
-        weights = Weights.load(args.weights, allow_unsigned=args.unsigned)
+        from .stack import Stack, load_network
+
+        weights = load_network(args.weights, allow_unsigned=args.unsigned)
+        if isinstance(weights, Stack):
+            if args.layers is not None and args.layers != weights.depth:
+                raise WeightsError(f"weights file {args.weights!r} is a stack of {weights.depth} layers, "
+                                   f"not --layers {args.layers}")
+            if weights.depth == 1:
+                weights = weights.layers[0]
         _check_variant(args, weights, parse_variant)
         return weights, None
-    weights, dist = Weights.load_projected(args.weights, allow_unsigned=args.unsigned)
+    from .fileformat import read_json
+
+    data = read_json(args.weights)
+    weights, dist = Weights.from_json_projected(data, source=str(args.weights), allow_unsigned=args.unsigned)
     _check_variant(args, weights, parse_variant)
+    written = Weights.from_json_as_written(data, source=str(args.weights), allow_unsigned=args.unsigned)
+    change = float(np.abs(written.to_float().A - weights.to_float().A).max())
     info = {"file": str(args.weights), "onto": weights.variant, "distance": [float(x) for x in dist],
-            "max_distance": float(dist.max())}
+            "max_distance": float(dist.max()), "largest_change": change, "as_written": written}
     return weights, info
 
 
 def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
     """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
     if args.variant is None:
+        if "+" in weights.variant:
+            raise WeightsError(f"weights file {args.weights!r} mixes layer variants ({weights.variant}): "
+                               "verify proves stacks of one variant")
         args.variant = weights.variant
         return
     wanted = parse_variant(args.variant).spec
@@ -70,39 +93,67 @@ def _run_verify(args: argparse.Namespace) -> int:
         from .floatcheck import check_size
 
         check_size(args.words, args.length)
+    if args.force and args.save is None:
+        raise SpecError("--force needs --save FILE")
+    if args.save is not None:  # before any proof: an existing file needs --force, a device never
+        from bilinear.fileio import check_output_file
+
+        check_output_file(args.save, force=args.force, what="--save file")
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True)
+                  time_budget=args.time_budget, progress=True, layers=args.layers)
     out = cell.to_json()
+    written = None
     if projection is not None:
+        written = projection.pop("as_written")
         out["projection"] = projection
     if args.float and cell.dim is not None:
         from .floatcheck import check
         from .registry import build
 
         if weights is None:
-            weights = build(automaton, cell.built)
-        cell = with_float_check(cell, check(weights, automaton, length=args.length, words=args.words, seed=args.seed))
+            weights = _construction(automaton, cell)
+        # the float check runs on the file as written, never on its projection
+        checked = written if written is not None else weights
+        cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
-    if args.save and cell.source == "construction":
-        from .registry import build
-
-        build(automaton, cell.built).save(args.save)
+    if args.save is not None and cell.source == "construction":
+        _construction(automaton, cell).save(args.save)
         out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        print(cell.text())
+        text = cell.text()
+        if projection is not None:  # the verdict's own line says whose network it is about
+            text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
+                                f"(largest change {projection['largest_change']:.3g})", 1)
+        print(text)
         if projection is not None:
             print(
-                f"  the verdict is about the weights projected onto {projection['onto']}: relative "
-                f"distance {projection['max_distance']:.3g} (per matrix: "
+                f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
+                f"largest change {projection['largest_change']:.3g}, relative distance "
+                f"{projection['max_distance']:.3g} (per matrix: "
                 f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
             )
+            if args.float and cell.dim is not None:
+                print("  the float check ran on the file's own weights, as written")
+    if projection is not None and cell.float_failed:
+        return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
+
+
+def _construction(automaton, cell):
+    """The construction a cell proved: the registry's weights, or the cascade for a stack."""
+    if cell.layers is not None and cell.layers > 1:
+        from .cascade import cascade
+
+        return cascade(automaton, cell.built, cell.layers)
+    from .registry import build
+
+    return build(automaton, cell.built)
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
@@ -142,19 +193,25 @@ def register(sub) -> None:
     p.add_argument("spec", metavar="SPEC",
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
-                   help="full, factorized:R, block:B, rotation2d, diagonal, positive "
-                        "(optional with --weights: the file's variant)")
+                   help=f"{variant_usage()} (optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--layers", type=positive_int, default=None, metavar="L",
+                   help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
+                        "group's derived series and prove it, or say which theorem excludes depth L; without "
+                        "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default 64)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                    help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
-    p.add_argument("--weights", metavar="FILE", default=None, help="prove these weights (JSON file) instead")
+    p.add_argument("--weights", metavar="FILE", default=None,
+                   help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
                    help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
-    p.add_argument("--save", metavar="FILE", default=None, help="write the construction's weights to FILE")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="write the construction's weights to FILE (an existing file needs --force)")
+    p.add_argument("--force", action="store_true", help="with --save: replace an existing FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")

@@ -64,6 +64,10 @@ class Decoded(NamedTuple):
 def encode(variant: str, exact: bool, A, h0, readout, factors) -> dict:
     """The JSON object of the file format (with checksum)."""
     enc = _encode_exact if exact else _encode_float
+    if factors is not None and not isinstance(factors, dict):  # a tuple in the kind's order
+        from .variants import parse_variant
+
+        factors = dict(zip(parse_variant(variant).info.factor_names, factors))
     payload = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -73,7 +77,8 @@ def encode(variant: str, exact: bool, A, h0, readout, factors) -> dict:
         "A": _tolist(A, enc),
         "h0": _tolist(h0, enc),
         "readout": _tolist(readout, enc),
-        "factors": None if factors is None else {n: _tolist(f, enc) for n, f in zip("UCW", factors)},
+        "factors": None if factors is None else {n: _tolist(f, _encode_index if f.dtype.kind in "iu" else enc)
+                                                 for n, f in factors.items()},
     }
     payload["checksum"] = _checksum(payload)
     return payload
@@ -98,10 +103,40 @@ def decode(data, source: str = "weights", allow_unsigned: bool = False) -> Decod
     arrays = {key: _fromlist(data[key], dec, key, source) for key in ("A", "h0", "readout")}
     factors = data.get("factors")
     if factors is not None:
-        if not isinstance(factors, dict) or set(factors) != set("UCW"):
-            raise WeightsError(f"{source}: 'factors' must be null or an object with keys U, C, W")
-        factors = tuple(_fromlist(factors[n], dec, n, source) for n in "UCW")
+        factors = _decode_factors(data["variant"], factors, dec, source)
     return Decoded(data["variant"], exact, arrays["A"], arrays["h0"], arrays["readout"], factors, data.get("shape"))
+
+
+def _decode_factors(variant, factors, dec, source: str) -> tuple:
+    """The factors of the variant's kind, in its order (``factor_names``), checked by name."""
+    from bilinear.errors import SpecError
+
+    from .variants import parse_variant
+
+    try:
+        info = parse_variant(variant).info
+    except SpecError as exc:
+        raise WeightsError(f"{source}: bad variant: {exc}") from None
+    names = info.factor_names
+    if not names:
+        raise WeightsError(f"{source}: variant {variant!r} carries no factors ('factors' must be null)")
+    if not isinstance(factors, dict) or set(factors) != set(names):
+        raise WeightsError(f"{source}: 'factors' must be null or an object with keys {', '.join(names)}")
+    out = []
+    for n, nd in zip(names, info.factor_ndims):
+        decode_entry = _decode_index if n in info.index_factors else dec
+        out.append(_fromlist(factors[n], decode_entry, n, source, nd))
+    return tuple(out)
+
+
+def _encode_index(x) -> int:
+    return int(x)
+
+
+def _decode_index(x, where: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 2**31:
+        raise WeightsError(f"{where} = {str(x)[:40]!r} is not a non-negative integer index")
+    return x
 
 
 def check_shape(decoded: Decoded, weights, source: str) -> None:
@@ -209,8 +244,8 @@ def _decode_exact(x, where: str):
     return _decode_fraction(x, where)
 
 
-def _fromlist(data, dec, name: str, source: str) -> np.ndarray:
-    ndim = {"A": 3, "h0": 1, "readout": 2, "U": 2, "C": 2, "W": 2}[name]
+def _fromlist(data, dec, name: str, source: str, ndim: int | None = None) -> np.ndarray:
+    ndim = ndim if ndim is not None else {"A": 3, "h0": 1, "readout": 2}[name]
 
     def shape_of(node, depth):
         if depth == ndim:

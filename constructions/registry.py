@@ -48,6 +48,15 @@ from .linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
+from .reflections import (
+    cube,
+    cyclic_monomial,
+    dihedral_permutation,
+    parity_projections,
+    permutation,
+    reset_projection,
+    tetrahedral,
+)
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
@@ -94,6 +103,19 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("one-hot-support", ("*",), "factorized", "n, R = transition edges",
                  "Theorem 12 (small factorised ranks)", factorized_onehot),
     Construction("one-hot", ("*",), "full", "n (states of the minimal automaton)", "Theorem 1 (one-hot simulation)", onehot),
+    Construction("cube", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; rotations, K = 2)",
+                 "Theorem 2 (orbit separation) + Theorem F4 (rotations of R^3 are two reflections)", cube),
+    Construction("tetrahedral", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; transpositions K = 1)",
+                 "Theorem 2 (orbit separation)", tetrahedral),
+    Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
+                 "Theorem 2 (orbit separation)", permutation),
+    Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
+                 "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
+    Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation),
+    Construction("reset-projection", ("*",), "householder:1,nonneg", "2 (resets and identities)",
+                 "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
+    Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
+                 "Theorem F2 (three projections flip a sign)", parity_projections),
 )
 
 
@@ -160,8 +182,9 @@ def adapt(w: Weights, variant) -> Weights | None:
     if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
         w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
     try:
-        if v.info.factored and w.factors is not None:  # its own factors, padded with zero terms
-            return Weights(v.spec, w.A, w.h0, w.readout, _pad_factors(w.factors, v.param))
+        if w.factors is not None and w.variant_info.kind == v.kind:  # its own factors, padded
+            factors = w.factors if v.info.pad is None else v.info.pad(w.factors, v.param)
+            return None if factors is None else Weights(v.spec, w.A, w.h0, w.readout, factors)
         return Weights(v.spec, w.A, w.h0, w.readout)
     except ConformanceError:
         return None

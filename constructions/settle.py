@@ -44,7 +44,9 @@ from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, SpecError, WeightsError
 
 from .certificates import Certificate, certifiable_kinds, certify
+from .depth import DepthBound
 from .search import Clock, OutOfTime, building
+from .variants import FACTOR_SOURCES, KINDS, parse_column
 from .weights import Weights, parse_variant
 
 __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
@@ -70,6 +72,10 @@ class Cell:
     ``bound`` the prover's search bound; ``lower_bound`` the least hidden size any weights of the
     variant need (with ``bound_theorem`` and ``bound_reason``; proved and open cells only);
     ``detail`` one sentence on how the status was reached; ``seconds`` the time spent.
+    ``layers`` is the depth of the network settled (1 for one :class:`Weights`), ``dims`` each
+    layer's hidden size (``dim`` is their sum), ``depth`` the :class:`~bilinear.constructions.depth.DepthBound`
+    of a commuting variant (``min_layers`` and its theorem), ``failed_layer`` the layer of a stack's
+    counterexample.
     """
 
     spec: str
@@ -96,6 +102,20 @@ class Cell:
     seconds: float = 0.0
     cause: str | None = None
     float_check: dict | None = None
+    factors: int | None = None
+    factors_lower_bound: int | None = None
+    factors_reason: str = ""
+    layers: int | None = None
+    dims: tuple[int, ...] | None = None
+    depth: DepthBound | None = None
+    failed_layer: int | None = None
+
+    @property
+    def factors_minimal(self) -> bool | None:
+        """True when the proved factor count (K, R) equals its lower bound (None without both)."""
+        if self.factors_lower_bound is None or self.factors is None or self.status != "proved":
+            return None
+        return self.factors_lower_bound == self.factors
 
     @property
     def minimal(self) -> bool | None:
@@ -105,7 +125,9 @@ class Cell:
         return self.lower_bound == self.dim
 
     def _dim_text(self) -> str:
-        """``d=3``, ``d=3 (minimal)`` or ``d=4 (lower bound 3)``."""
+        """``d=3``, ``d=3 (minimal)``, ``d=4 (lower bound 3)`` or, for a stack, ``2 layers, d=2+4``."""
+        if self.layers is not None and self.layers > 1 and self.dims is not None:
+            return f"{self.layers} layers, d={'+'.join(str(x) for x in self.dims)}"
         if self.minimal is None:
             return f"d={self.dim}"
         return f"d={self.dim} ({'minimal' if self.minimal else f'lower bound {self.lower_bound}'})"
@@ -115,8 +137,8 @@ class Cell:
         """The short form used in the capability table, e.g. ``proved d=2 (minimal), R=4``."""
         if self.status == "proved":
             extra = ""
-            if self.built and self.built.startswith("factorized:"):
-                extra = f", R={self.built.split(':', 1)[1]}"
+            if self.factors is not None:
+                extra = f", {parse_variant(self.built).info.param}={self.factors}"
             return f"proved {self._dim_text()}{extra}"
         if self.status == "impossible":
             c = self.certificate
@@ -126,6 +148,9 @@ class Cell:
             return f"impossible: u={w['u']}, g={w['g']}, v={w['v']} (labels along g^n: period {c.label_period})"
         if self.status == "counterexample":
             return f"counterexample: {self.detail}"
+        if self.layers is not None and self.layers > 1:
+            known = self.depth.min_layers if self.depth is not None else None
+            return "open" if known is None else f"open (min layers {known})"
         return "open" if self.lower_bound is None else f"open (d>={self.lower_bound})"
 
     @property
@@ -178,8 +203,16 @@ class Cell:
             "lower_bound_theorem": self.bound_theorem,
             "lower_bound_reason": self.bound_reason or None,
             "minimal": self.minimal,
+            "factors": self.factors,
+            "factors_lower_bound": self.factors_lower_bound,
+            "factors_reason": self.factors_reason or None,
+            "factors_minimal": self.factors_minimal,
             "detail": self.detail,
             "seconds": round(self.seconds, 4),
+            "layers": self.layers,
+            "dims": None if self.dims is None else list(self.dims),
+            "failed_layer": self.failed_layer,
+            **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
         }
 
     def text(self) -> str:
@@ -195,16 +228,22 @@ class Cell:
             lines = [f"{self.spec} {self.variant}: FAILS the float check (accuracy {fc['accuracy']:.4f}) "
                      f"on {fc['first_failure']}", f"  exact verdict: {head.split(': ', 1)[1]}"]
         known = f"d >= {self.lower_bound} ({self.bound_theorem}: {self.bound_reason})"
+        if self.depth is not None and self.depth.min_layers is not None:
+            lines.append(f"  min layers: {self.depth.min_layers} ({self.depth.theorem}: {self.depth.reason})")
+        elif self.depth is not None and self.depth.theorem is not None:
+            lines.append(f"  depth: {self.depth.reason}")
         if self.status == "proved":
             if self.lower_bound is not None:
                 lines.append(f"  lower bound: {known}")
-            lines.append(f"  reachable (state, direction) pairs: {self.states_explored}")
+            what = "(state, direction tuple)" if self.layers and self.layers > 1 else "(state, direction)"
+            lines.append(f"  reachable {what} pairs: {self.states_explored}")
             if self.margin is not None:
                 lines.append(f"  minimum margin: {self.margin[1]:.6g} (exact: {self.margin[0]})")
         elif self.status == "counterexample":
             n = len(self.word_indices or ())
             lines.append(f"  shortest failing word: {self.word or '(empty word)'}" + (f" (length {n})" if n > 1 else ""))
-            lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}")
+            lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}"
+                         + (f" (layer {self.failed_layer})" if self.layers and self.layers > 1 else ""))
         elif self.status == "impossible":
             cert = self.certificate.to_dict()
             lines.append(f"  certificate ({cert['kind']}): {cert['summary']}")
@@ -242,23 +281,64 @@ def exit_status(cell: Cell) -> int:
 
 
 def column_variant(column: str) -> str | None:
-    """Canonical variant spec of a column, or None for ``factorized`` (R left to the builder);
-    SpecError for a bad variant."""
-    text = column.strip().lower()
-    if text == "factorized":
+    """Canonical variant spec of a column, or None for a factor-counting kind named without its
+    parameter (``factorized``, ``householder``, ``dplr``: left to the builder, see
+    :func:`~bilinear.constructions.variants.parse_column`); SpecError for a bad variant."""
+    if parse_column(column) is not None:
         return None
-    return parse_variant(text).spec
+    return parse_variant(column.strip().lower()).spec
 
 
-def _build(automaton: Automaton, column: str) -> Weights:
+#: Largest factor count (K, R) the bare ``householder`` and ``dplr`` columns try.
+MAX_COUNT = 6
+
+
+def factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
+    """``(n, reason)``: the least factor count of ``kind`` (K of ``householder``, R of ``dplr``)
+    that no impossibility certificate rules out (counts below it are impossible: the reason
+    names their certificates), capped at ``MAX_COUNT + 1``.
+
+    >>> factor_bound(from_spec("cyclic:3"), "householder")[0], factor_bound(from_spec("parity"), "householder")[0]
+    (2, 1)
+    """
+    info = KINDS[kind]
+    n, reasons = 1, []
+    while n <= MAX_COUNT:
+        spec = info.spec(n, options)
+        cert = certify(automaton, spec) if certifiable_kinds(spec) else None
+        if cert is None:
+            break
+        reasons.append(f"{spec} is impossible ({cert.kind} certificate {cert.describe()})")
+        n += 1
+    return n, "; ".join(reasons) or f"{info.param} >= 1 by definition"
+
+
+def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], start: int = 1) -> Weights:
+    """The registry's weights of ``kind`` with the smallest factor count from ``start`` on."""
+    from .registry import build
+
+    info = KINDS[kind]
+    for n in range(start, MAX_COUNT + 1):
+        try:
+            return build(automaton, info.spec(n, options))
+        except ConstructionError:
+            continue
+    raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
+                            f"{info.spec(None, options)} with {start} <= {info.param} <= {MAX_COUNT}")
+
+
+def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
     the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R."""
     from .registry import build, candidates, factorized_rank
 
     if column_variant(column) is not None:
         return build(automaton, column)
+    kind, options = parse_column(column)
+    if not KINDS[kind].factored:
+        return _smallest_count(automaton, kind, options, start)
     found = [w for _, w in candidates(automaton)]
-    for variant in ("full", "diagonal", "rotation2d", "block:2"):  # also products' direct sums
+    for variant in FACTOR_SOURCES:  # also products' direct sums
         try:
             found.append(build(automaton, variant))
         except ConstructionError:
@@ -269,25 +349,39 @@ def _build(automaton: Automaton, column: str) -> Weights:
     return build(automaton, f"factorized:{R}")
 
 
-def _proved(cell: Cell, weights: Weights, automaton: Automaton, bound: int | None, **search) -> Cell:
-    """``cell`` completed by the exact proof of ``weights``."""
-    from .prover import DEFAULT_BOUND, prove
+def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, **search) -> Cell:
+    """``cell`` completed by the exact proof of ``weights`` (a :class:`Weights` or a
+    :class:`~bilinear.constructions.stack.Stack`)."""
+    from .prover import DEFAULT_BOUND
+    from .stack import Stack
+    from .stackprover import prove_network
 
     bound = DEFAULT_BOUND if bound is None else bound
-    result = prove(weights, automaton, bound=bound, **search)
+    result = prove_network(weights, automaton, bound=bound, **search)
+    stacked = isinstance(weights, Stack)
+    info = None if stacked else weights.variant_info
     cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
-                   states_explored=result.states_explored)
+                   states_explored=result.states_explored,
+                   layers=weights.depth if stacked else 1,
+                   dims=weights.dims if stacked else (weights.dim,),
+                   factors=info.param if info is not None and info.info.counts_factors else None)
+    what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":
         margin = None if result.margin is None else (str(result.margin), result.margin_float)
         return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
-                       detail=f"exact proof over {result.states_explored} reachable pairs")
+                       detail=f"exact proof over {result.states_explored} reachable {what or ''}pairs".replace(
+                           "tuple)pairs", "tuple) pairs"))
     if result.status == "counterexample":
         expected = automaton.classes[result.expected]
         got = None if result.got is None else automaton.classes[result.got]
         short = compress(result.word, automaton)
+        layer = getattr(result, "layer", None)
+        where = ""
+        if stacked and layer is not None and layer < weights.depth:
+            where = f" (layer {layer}'s class is tied)"
         return replace(cell, status="counterexample", word=short, word_indices=tuple(result.word),
-                       expected=expected, got=got,
-                       detail=f"word {short}: automaton says {expected}, weights {got or 'a tie'}")
+                       expected=expected, got=got, failed_layer=layer if stacked else None,
+                       detail=f"word {short}: automaton says {expected}, weights {got or 'a tie'}{where}")
     return replace(cell, status="open", words=tuple(compress(w, automaton) for w in result.words), bound=bound,
                    cause=getattr(result, "cause", None),
                    detail=f"construction neither proved nor refuted: {result.reason}")
@@ -318,16 +412,88 @@ def _automaton(spec_or_automaton) -> tuple[Automaton, str]:
 CERTIFY_WORK_LIMIT = 200_000_000
 
 
-def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, source: str | None = None,
+def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
-           progress=None) -> Cell:
-    """Settle one cell (see the module docstring); ``weights`` are proved instead of a
-    construction (``source`` names them, their variant must be ``variant``); ``name`` overrides
-    the automaton's name in the verdict."""
+           progress=None, layers: int | None = None, depth: bool = True) -> Cell:
+    """Settle one cell (see the module docstring); ``weights`` (a :class:`Weights` or a
+    :class:`~bilinear.constructions.stack.Stack`) are proved instead of a construction
+    (``source`` names them, every layer's variant must be ``variant``); ``name`` overrides the
+    automaton's name in the verdict.
+
+    ``layers``: the depth to settle (default: one layer, or the given stack's depth).  One layer
+    is the cell of the capability matrix; more layers build the cascade of Theorem S2 (or prove the
+    given stack), after Theorems 6 and S3 had their say.  With ``depth`` (default) a commuting
+    variant's cell also carries :func:`~bilinear.constructions.depth.min_layers`.
+    """
+    from .stack import MAX_LAYERS, Stack
+
     start = time.perf_counter()
     automaton, label = _automaton(spec_or_automaton)
     spec = column_variant(variant)
+    if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int)
+                               or not 1 <= layers <= MAX_LAYERS):
+        raise SpecError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    if isinstance(weights, Stack):
+        if layers is not None and layers != weights.depth:
+            raise WeightsError(f"weights {source or ''!s} have {weights.depth} layers, not {layers}")
+        layers = weights.depth
+        if weights.depth == 1:
+            weights = weights.layers[0]
     cell = Cell(name or label, variant, "open")
+    bound_info = None
+    if depth and spec is not None and parse_variant(spec).commuting:
+        from .depth import min_layers
+
+        bound_info = min_layers(automaton, spec)
+    if layers is not None and layers > 1:
+        cell = _settle_stack(replace(cell, depth=bound_info), automaton, spec, layers, weights, source, bound,
+                             time_budget, progress)
+        return replace(cell, seconds=time.perf_counter() - start)
+    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start)
+    return replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,), depth=bound_info,
+                   seconds=time.perf_counter() - start)
+
+
+def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: int, weights, source, bound,
+                  time_budget, progress) -> Cell:
+    """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
+    the cascade (Theorem S2) and prove it."""
+    from .cascade import cascade
+
+    cell = replace(cell, layers=layers)
+    if weights is not None:
+        bad = [w.variant for w in weights.layers if w.variant != spec]
+        if spec is not None and bad:
+            raise WeightsError(f"weights {source or ''!s} have a layer of variant {bad[0]!r}, not {spec!r}")
+        return _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
+                       time_budget=time_budget, progress=progress)
+    if spec is None:
+        return replace(cell, detail="a stack needs a variant with its parameter (factorized:R)")
+    info = cell.depth
+    if info is not None and info.excludes(layers) == "open":
+        k = info.derived_length
+        why = (f"the derived length is {k} > {layers}" if k is not None else "the group is not solvable")
+        return replace(cell, detail=f"{why}: by Theorem S3 no stack of {layers} commuting layers computes it when "
+                                    f"{_hypotheses()}; stacks outside those hypotheses are not covered")
+    try:
+        with building(Clock(time_budget, progress)):
+            stack = cascade(automaton, spec, layers)
+    except ConstructionError as exc:
+        return replace(cell, detail=f"no cascade construction ({exc})")
+    cell = _proved(replace(cell, source="construction"), stack, automaton, bound,
+                   time_budget=time_budget, progress=progress)
+    return cell
+
+
+def _hypotheses() -> str:
+    from .depth import S3_HYPOTHESES
+
+    return S3_HYPOTHESES
+
+
+def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,
+                  time_budget, progress, start: float) -> Cell:
+    """One layer: the capability matrix's cell."""
     if weights is not None:
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
@@ -341,9 +507,18 @@ def settle(spec_or_automaton, variant: str, *, weights: Weights | None = None, s
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
                        detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
+    count = parse_column(variant) if spec is None else None
+    first = 1
+    if count is not None and not KINDS[count[0]].factored:
+        first, why = factor_bound(automaton, *count)
+        cell = replace(cell, factors_lower_bound=first, factors_reason=why)
+    elif spec is not None and parse_variant(spec).info.counts_factors and not parse_variant(spec).info.factored:
+        v = parse_variant(spec)
+        low, why = factor_bound(automaton, v.kind, v.options)
+        cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     try:
         with building(Clock(time_budget, progress)):
-            built = _build(automaton, variant)
+            built = _build(automaton, variant, first)
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:

@@ -88,7 +88,8 @@ def drift(weights: Weights, delta: float, hidden: int | None = None, contraction
     A, h0, R = weights.float_arrays()
     k, d0 = A.shape[0], A.shape[1]
     d = d0 if hidden is None else hidden
-    if d < d0 or (weights.variant == "rotation2d" and d % 2):
+    B = weights.variant_info.block_size
+    if d < d0 or (B is not None and d % B):
         raise WeightsError(f"hidden {d} cannot hold the {d0}-dimensional {weights.variant} weights")
     rng = np.random.default_rng(seed)
     c, s = math.cos(delta), math.sin(delta)
@@ -424,7 +425,7 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     exactly, so the snapped network visits exactly the representatives.  WeightsError when the
     variant is not ``full`` or the representatives are linearly dependent.
     """
-    if weights.variant != "full":
+    if not weights.variant_info.info.dense:
         raise WeightsError(f"the state-map snap builds a full network, not {weights.variant}")
     A, h0, Rf = weights.float_arrays()
     access = _access_words(automaton)

@@ -1,8 +1,9 @@
 """The variants of a bilinear RNN, listed once: what each kind allows, how it is checked, how to
 project onto it.
 
-A variant spec is ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal`` or
-``positive`` (see :func:`parse_variant`).  Each kind has one :class:`VariantKind` in
+A variant spec is ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal``,
+``positive``, ``householder:K[,nonneg]``, ``monomial`` or ``dplr:R`` (see :func:`parse_variant`;
+the last three carry their factors, checked in :mod:`bilinear.constructions.factored`).  Each kind has one :class:`VariantKind` in
 :data:`KINDS`: its parameter name, whether its matrices commute, the spectral class the
 impossibility certificates rely on, its block size, its conformance check (exact, and float) and
 its projection (the nearest conforming float matrices).  Code that needs a fact about a variant
@@ -29,7 +30,7 @@ conform exactly.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -49,6 +50,8 @@ __all__ = [
     "SPECTRAL_CLASSES",
     "FLOAT_RTOL",
     "parse_variant",
+    "variant_usage",
+    "FACTOR_SOURCES",
     "conform",
     "project",
 ]
@@ -103,6 +106,34 @@ class VariantKind:
         permutations a network induces form a cyclic group (Theorem 14 of docs/theory.md).
     summary:
         One line for tables and help.
+    dense:
+        True for the kind that allows every matrix (``full``): code that needs arbitrary dense
+        matrices (the state-map snap) asks this instead of the name.
+    counts_factors:
+        True when the parameter counts factors (``factorized:R``, ``householder:K``, ``dplr:R``):
+        a matrix column with the bare name takes the smallest parameter a construction needs, and
+        a proved cell shows it (``K=2``).
+    options:
+        The options a spec may add after commas (``householder:2,nonneg``).
+    factor_names, factor_ndims:
+        The factors the weights of this kind carry (``Weights.factors``, in this order) and their
+        numbers of axes; empty for kinds given by ``A`` alone.
+    index_factors:
+        Factors that are integer index maps (``perm``), never converted to floats.
+    spectral_rule:
+        ``(param, options) -> spectral class`` when it depends on them (``householder``).
+    spectral_scope:
+        ``"products"`` when :attr:`spectral` holds for every product of transition matrices
+        (Theorems 7, 8), ``"symbols"`` when only for each single matrix (``householder:1``:
+        Theorems F1, F2 of docs/theory.md).
+    published:
+        The published model this kind is (docs/theory.md has the table).
+    coordinate_map:
+        True when every matrix, hence every product, is monomial (each column one non-zero
+        entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
+    pad:
+        ``(factors, param) -> factors`` re-expressing weights of this kind with a larger factor
+        count (identity factors or zero terms appended), None when the count is larger.
     """
 
     name: str
@@ -118,24 +149,48 @@ class VariantKind:
     full_projector: Callable | None = None
     positive_det: bool = False
     summary: str = ""
+    dense: bool = False
+    counts_factors: bool = False
+    options: tuple[str, ...] = ()
+    factor_names: tuple[str, ...] = ()
+    factor_ndims: tuple[int, ...] = ()
+    index_factors: tuple[str, ...] = ()
+    spectral_rule: Callable | None = None
+    spectral_scope: str = "products"
+    published: str = ""
+    pad: Callable | None = None
+    coordinate_map: bool = False
 
     def block_size(self, param: int | None) -> int | None:
         """Size of the diagonal blocks for this parameter (None: no block structure)."""
         return self.block(param)
 
+    @property
+    def has_factors(self) -> bool:
+        """True when weights of this kind carry named factors (:attr:`factor_names`)."""
+        return bool(self.factor_names)
+
+    def usage(self) -> str:
+        """The spec as help shows it: ``full``, ``block:B``, ``householder:K[,nonneg]``."""
+        text = self.name if self.param is None else f"{self.name}:{self.param}"
+        return text + "".join(f"[,{o}]" for o in self.options)
+
     def commuting_for(self, param: int | None) -> bool:
         """True when all matrices commute (``block:1`` is the diagonal variant)."""
         return self.commuting or self.block(param) == 1
 
-    def spectral_for(self, param: int | None) -> str:
+    def spectral_for(self, param: int | None, options: tuple[str, ...] = ()) -> str:
         """The spectral class for this parameter (``block:1`` has real eigenvalues)."""
+        if self.spectral_rule is not None:
+            return self.spectral_rule(param, options)
         if self.spectral == "complex" and self.block(param) == 1:
             return "real"
         return self.spectral
 
-    def spec(self, param: int | None = None) -> str:
+    def spec(self, param: int | None = None, options: tuple[str, ...] = ()) -> str:
         """The canonical spec string."""
-        return self.name if param is None else f"{self.name}:{param}"
+        text = self.name if param is None else f"{self.name}:{param}"
+        return text + "".join(f",{o}" for o in options)
 
 
 def _rotation_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
@@ -204,27 +259,112 @@ def _positive_project(A: np.ndarray, param) -> np.ndarray:
     return out
 
 
+def _householder_spectrum(param, options) -> str:
+    """One generalised reflection has eigenvalues 1 and 1 - beta (real; in [0, 1] for beta in
+    [0, 1]); a product of two with beta in [0, 1] is a product of two positive semidefinite
+    matrices, whose eigenvalues are real and non-negative (Theorem F2 of docs/theory.md)."""
+    nonneg = "nonneg" in options
+    if param == 1:
+        return "nonnegative" if nonneg else "real"
+    if param == 2 and nonneg:
+        return "nonnegative"
+    return "complex"
+
+
+def _factored_checker(name):
+    def check(v, A, exact, f):
+        from . import factored
+
+        return getattr(factored, f"check_{name}")(v, A, exact, f, FLOAT_RTOL)
+    return check
+
+
+def _factored_projector(name):
+    def proj(v, A, f):
+        from . import factored
+
+        return getattr(factored, f"project_{name}")(v, A, f)
+    return proj
+
+
+def _factored_pad(name):
+    def pad(factors, param):
+        from . import factored
+
+        return getattr(factored, f"pad_{name}")(factors, param)
+    return pad
+
+
+def _pad_columns(factors, R: int):
+    """(U, C, W) with zero columns appended up to R rank-one terms (None when there are more)."""
+    if factors[0].shape[1] > R:
+        return None
+    out = []
+    for f in factors:
+        g = np.zeros((f.shape[0], R), dtype=f.dtype)
+        g[:, : f.shape[1]] = f
+        out.append(g)
+    return tuple(out)
+
+
 KINDS: dict[str, VariantKind] = {
     k.name: k
     for k in (
-        VariantKind("full", None, False, "complex", lambda p: None, summary="dense hidden x hidden"),
+        VariantKind("full", None, False, "complex", lambda p: None, summary="dense hidden x hidden", dense=True,
+                    published="the bilinear RNN (Ebrahimi & Memisevic 2025)"),
         VariantKind("factorized", "R", False, "complex", lambda p: None,
                     factored=True,
                     checker=lambda v, A, exact, f: (A, _check_factorized(A, v.param, exact, v.spec, f)),
                     full_projector=lambda v, A, f: _project_factorized(A, v.param, f),
-                    summary="A[s] = U diag(C[s]) W^T, U and W (hidden, R), C (symbols, R)"),
+                    summary="A[s] = U diag(C[s]) W^T, U and W (hidden, R), C (symbols, R)",
+                    counts_factors=True, factor_names=("U", "C", "W"), factor_ndims=(2, 2, 2), pad=_pad_columns,
+                    published="the factorised bilinear RNN (Ebrahimi & Memisevic 2025)"),
         VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
-                    summary="block-diagonal with B x B blocks (B divides hidden)"),
+                    summary="block-diagonal with B x B blocks (B divides hidden)",
+                    published="block-diagonal bilinear RNN (Ebrahimi & Memisevic 2025)"),
         VariantKind("rotation2d", None, True, "complex", lambda p: 2, "is outside the 2x2 rotation blocks",
-                    _rotation_extra, _rotation_project, positive_det=True, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)"),
-        VariantKind("diagonal", None, True, "real", lambda p: 1, "is off the diagonal", summary="real diagonal"),
+                    _rotation_extra, _rotation_project, positive_det=True, summary="2x2 blocks [[a, -b], [b, a]] (scaled rotations)",
+                    published="complex-diagonal SSMs (LRU-like)"),
+        VariantKind("diagonal", None, True, "real", lambda p: 1, "is off the diagonal", summary="real diagonal",
+                    published="Mamba with eigenvalues in [-1, 1] (Grazzi et al. 2025)"),
         VariantKind("positive", None, True, "nonnegative", lambda p: 1, "is off the diagonal",
-                    _positive_extra, _positive_project, positive_det=True, summary="diagonal with strictly positive entries"),
+                    _positive_extra, _positive_project, positive_det=True, summary="diagonal with strictly positive entries",
+                    published="Mamba (eigenvalues in (0, 1])"),
+        VariantKind("householder", "K", False, "complex", lambda p: None,
+                    checker=_factored_checker("householder"), full_projector=_factored_projector("householder"),
+                    summary="A[s] = product of K reflections I - beta v v^T / v^T v, beta in [0, 2] ([0, 1] with nonneg)",
+                    counts_factors=True, options=("nonneg",), factor_names=("V", "beta"), factor_ndims=(3, 2),
+                    spectral_rule=_householder_spectrum, spectral_scope="symbols", pad=_factored_pad("householder"),
+                    published="DeltaProduct_K [-1, 1] (Siems et al. 2025); K = 1: DeltaNet [-1, 1] (Grazzi et al. 2025); "
+                              "nonneg: DeltaNet / DeltaProduct with beta in [0, 1]"),
+        VariantKind("monomial", None, False, "complex", lambda p: None,
+                    checker=_factored_checker("monomial"), full_projector=_factored_projector("monomial"),
+                    summary="A[s] = P_s diag(D[s]), P_s column one-hot (perm), D real",
+                    factor_names=("perm", "D"), factor_ndims=(2, 2), index_factors=("perm",), coordinate_map=True,
+                    published="PD-SSM with real D (Terzic et al. 2025)"),
+        VariantKind("dplr", "R", False, "complex", lambda p: None,
+                    checker=_factored_checker("dplr"), full_projector=_factored_projector("dplr"),
+                    summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
+                    counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3), pad=_factored_pad("dplr"),
+                    published="RWKV-7 generalised delta rule; gated DeltaNet alpha (I - beta k k^T) (R = 1)"),
     )
 }
 
 #: Variant kinds, in the order tables list them, with the name of their parameter (None: none).
 VARIANT_KINDS: dict[str, str | None] = {name: k.param for name, k in KINDS.items()}
+
+#: Variants whose constructions the bare ``factorized`` column factorises (with the registry's
+#: own candidates): dense, diagonal, rotation and 2x2-block ones (products' direct sums).
+FACTOR_SOURCES = ("full", "diagonal", "rotation2d", "block:2")
+
+
+def variant_usage() -> str:
+    """Every variant as help lists it, from :data:`KINDS`.
+
+    >>> variant_usage()
+    'full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R'
+    """
+    return ", ".join(k.usage() for k in KINDS.values())
 
 
 # ------------------------------------------------------------------------------------------
@@ -241,6 +381,12 @@ class Variant:
 
     kind: str
     param: int | None = None
+    options: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def nonneg(self) -> bool:
+        """True with the ``nonneg`` option (``householder:K,nonneg``: beta in [0, 1])."""
+        return "nonneg" in self.options
 
     @property
     def info(self) -> VariantKind:
@@ -250,7 +396,7 @@ class Variant:
     @property
     def spec(self) -> str:
         """Canonical spec string, e.g. ``"block:2"``."""
-        return self.info.spec(self.param)
+        return self.info.spec(self.param, self.options)
 
     @property
     def commuting(self) -> bool:
@@ -260,7 +406,7 @@ class Variant:
     @property
     def spectral(self) -> str:
         """``"complex"``, ``"real"`` or ``"nonnegative"`` (see :class:`VariantKind`)."""
-        return self.info.spectral_for(self.param)
+        return self.info.spectral_for(self.param, self.options)
 
     @property
     def block_size(self) -> int | None:
@@ -271,9 +417,47 @@ class Variant:
         return self.spec
 
 
+def _split_spec(text: str, spec) -> tuple[str, str | None, tuple[str, ...]]:
+    """``(kind, parameter text or None, options)`` of a lower-cased spec without spaces."""
+    opts: list[str] = []
+    if "," in text:
+        text, *opts = text.split(",")
+    match = re.fullmatch(r"([a-z0-9_]+)(?::([^:()]*)|\(([^()]*)\))?", text)
+    if not match or any(not o for o in opts):
+        raise SpecError(f"malformed variant {spec!r}")
+    kind, arg = match.group(1), match.group(2) if match.group(2) is not None else match.group(3)
+    if kind not in KINDS:
+        raise SpecError(f"unknown variant {kind!r} in {spec!r} (known: {', '.join(KINDS)})")
+    for o in opts:
+        if o not in KINDS[kind].options:
+            allowed = ", ".join(KINDS[kind].options) or "none"
+            raise SpecError(f"variant {kind!r} has no option {o!r} in {spec!r} (options: {allowed})")
+    return kind, arg, tuple(o for o in KINDS[kind].options if o in opts)
+
+
+def parse_column(column: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(kind, options)`` when ``column`` names a factor-counting kind without its parameter
+    (``householder``, ``householder,nonneg``, ``dplr``, ``factorized``: the builder takes the
+    smallest parameter), else None.  SpecError for a malformed spec.
+
+    >>> parse_column("householder,nonneg"), parse_column("householder:2")
+    (('householder', ('nonneg',)), None)
+    """
+    text = re.sub(r"\s+", "", str(column)).lower()
+    kind, arg, options = _split_spec(text, column)
+    if arg is None and KINDS[kind].counts_factors:
+        return kind, options
+    return None
+
+
 def parse_variant(spec: "str | Variant") -> Variant:
-    """Parse a variant spec: ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal``,
-    ``positive`` (case-insensitive; ``factorized(R)`` also accepted).  SpecError otherwise.
+    """Parse a variant spec, one of :func:`variant_usage` (case-insensitive; ``factorized(R)``
+    also accepted; options after commas, ``householder:2,nonneg``).  SpecError otherwise.
+
+    >>> parse_variant("householder:1,nonneg").spec, parse_variant("householder:1,nonneg").spectral
+    ('householder:1,nonneg', 'nonnegative')
+    >>> parse_variant("householder:2").spectral, parse_variant("monomial").spec
+    ('complex', 'monomial')
 
     >>> parse_variant("block:2")
     Variant(kind='block', param=2)
@@ -287,17 +471,12 @@ def parse_variant(spec: "str | Variant") -> Variant:
     if not isinstance(spec, str) or not spec.strip():
         raise SpecError(f"empty or non-string variant {spec!r}")
     text = re.sub(r"\s+", "", spec).lower()
-    match = re.fullmatch(r"([a-z0-9_]+)(?::([^:()]*)|\(([^()]*)\))?", text)
-    if not match:
-        raise SpecError(f"malformed variant {spec!r}")
-    kind, arg = match.group(1), match.group(2) if match.group(2) is not None else match.group(3)
-    if kind not in KINDS:
-        raise SpecError(f"unknown variant {kind!r} in {spec!r} (known: {', '.join(KINDS)})")
+    kind, arg, options = _split_spec(text, spec)
     pname = KINDS[kind].param
     if pname is None:
         if arg is not None:
             raise SpecError(f"variant {kind!r} takes no parameter, got {spec!r}")
-        return Variant(kind)
+        return Variant(kind, None, options)
     if arg is None or arg == "":
         raise SpecError(f"variant {kind!r} needs a parameter {pname}, e.g. '{kind}:2'")
     if not re.fullmatch(r"\+?\d+", arg):
@@ -305,7 +484,7 @@ def parse_variant(spec: "str | Variant") -> Variant:
     value = int(arg)
     if value < 1:
         raise SpecError(f"parameter {pname} of variant {kind!r} must be >= 1, got {value}")
-    return Variant(kind, value)
+    return Variant(kind, value, options)
 
 
 # ------------------------------------------------------------------------------------------

@@ -54,7 +54,10 @@ class Counterexample:
     """A shortest word on which the weights' label differs from (or ties with) the automaton's.
 
     ``got`` is the class the weights rank highest (``None`` when that maximum is tied);
-    ``scores`` are the readout scores of the failing hidden vector, as floats.
+    ``scores`` are the readout scores of the failing hidden vector, as floats.  For a stack
+    (:func:`~bilinear.constructions.stackprover.prove_stack`) ``layer`` names the layer: the last
+    one for a wrong or tied label, an earlier one when its class tied (``got`` None, ``scores``
+    that layer's).
     """
 
     dim: int
@@ -64,11 +67,12 @@ class Counterexample:
     got: int | None
     scores: tuple[float, ...]
     states_explored: int
+    layer: int | None = None  # for a stack: the (1-based) layer whose class failed or tied
 
     status = "counterexample"
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "status": self.status,
             "dim": self.dim,
             "word": self.text,
@@ -78,6 +82,9 @@ class Counterexample:
             "scores": list(self.scores),
             "states_explored": self.states_explored,
         }
+        if self.layer is not None:
+            out["layer"] = self.layer
+        return out
 
 
 @dataclass(frozen=True)

@@ -96,10 +96,16 @@ class Weights:
     readout:
         Bias-free readout, shape (classes, hidden).
     factors:
-        For ``factorized:R`` only: ``(U (hidden, R), C (symbols, R), W (hidden, R))`` with
-        ``A[s] = U diag(C[s]) W^T``.  When omitted they are derived (exactly) when the stacked
-        rank decompositions of the A[s] fit in R, or U = W = I when every A[s] is diagonal and
-        R >= hidden; otherwise pass them.
+        For the variants defined by factors, a tuple in the order of the kind's
+        ``factor_names`` (or a dict by name): ``factorized:R`` ``(U (hidden, R), C (symbols, R),
+        W (hidden, R))`` with ``A[s] = U diag(C[s]) W^T``; ``householder:K`` ``(V (symbols, K,
+        hidden), beta (symbols, K))``; ``monomial`` ``(perm (symbols, hidden) integers, D
+        (symbols, hidden))``; ``dplr:R`` ``(D (symbols, hidden), U, W (symbols, hidden, R))``
+        (:mod:`bilinear.constructions.factored`).  ``A`` is always given too and checked to equal
+        their composition.  When omitted they are derived where that is exact (factorized: the
+        stacked rank decompositions, or U = W = I for diagonal matrices; householder: orthogonal
+        matrices split into rank(A - I) reflections; monomial: A's pattern; dplr: the diagonal
+        leaving the lowest rank); otherwise ConformanceError asks for them.
 
     Raises WeightsError (shapes, types, non-finite entries) or ConformanceError (variant).
 
@@ -128,16 +134,22 @@ class Weights:
             "readout": to_array(readout, "readout", 2),
         }
         fac = None
+        names = v.info.factor_names
         if factors is not None:
-            if not v.info.factored:
-                raise WeightsError(f"factors are only for factorized variants, not {v.spec!r}")
-            if not isinstance(factors, (tuple, list)) or len(factors) != 3:
-                raise WeightsError("factors must be a triple (U, C, W)")
-            fac = {k: to_array(f, k, 2) for k, f in zip("UCW", factors)}
+            if not names:
+                raise WeightsError(f"variant {v.spec!r} carries no factors (only {_factored_kinds()} do)")
+            if isinstance(factors, dict):
+                if set(factors) != set(names):
+                    raise WeightsError(f"factors of {v.spec!r} must be named {', '.join(names)}, got {', '.join(map(str, factors))}")
+                factors = tuple(factors[n] for n in names)
+            if not isinstance(factors, (tuple, list)) or len(factors) != len(names):
+                raise WeightsError(f"factors of {v.spec!r} must be ({', '.join(names)})")
+            fac = {k: to_array(f, k, nd) for k, f, nd in zip(names, factors, v.info.factor_ndims)}
             arrays.update(fac)
-        exact = not any(is_float_array(a) for a in arrays.values())
+        index = v.info.index_factors
+        exact = not any(is_float_array(a) for k, a in arrays.items() if k not in index)
         conv = as_exact if exact else as_float
-        arrays = {k: conv(a, k) for k, a in arrays.items()}
+        arrays = {k: (a if k in index else conv(a, k)) for k, a in arrays.items()}
         Aa, h, r = arrays["A"], arrays["h0"], arrays["readout"]
         k, d1, d2 = Aa.shape
         if k == 0 or d1 == 0:
@@ -156,7 +168,7 @@ class Weights:
         setattr_(self, "h0", h)
         setattr_(self, "readout", r)
         if fac is not None:
-            fac = tuple(arrays[key] for key in "UCW")
+            fac = tuple(arrays[key] for key in names)
         setattr_(self, "factors", fac)
         self._check_conformance()
 
@@ -207,6 +219,17 @@ class Weights:
                     m = m * x.field.m // math.gcd(m, x.field.m)
         return m
 
+    @property
+    def named_factors(self) -> dict:
+        """The factors by name (``{"V": ..., "beta": ...}`` for householder; empty without).
+
+        >>> Weights("householder:1", [[[-1]]], [1], [[1]]).named_factors["beta"].tolist()
+        [[2]]
+        """
+        if self.factors is None:
+            return {}
+        return dict(zip(self._variant.info.factor_names, self.factors))
+
     def _all_arrays(self):
         yield self.A
         yield self.h0
@@ -248,7 +271,8 @@ class Weights:
             return self
         fac = None
         if self.factors is not None:
-            fac = tuple(as_float(f, n) for f, n in zip(self.factors, "UCW"))
+            index = self._variant.info.index_factors
+            fac = tuple(f if n in index else as_float(f, n) for f, n in zip(self.factors, self._variant.info.factor_names))
         return Weights(
             self.variant,
             as_float(self.A, "A"),
@@ -290,7 +314,7 @@ class Weights:
     # --- file format ---------------------------------------------------------------------
     def to_json(self) -> dict:
         """The JSON object of the file format (with checksum)."""
-        return fileformat.encode(self.variant, self._exact, self.A, self.h0, self.readout, self.factors)
+        return fileformat.encode(self.variant, self._exact, self.A, self.h0, self.readout, self.named_factors or None)
 
     @classmethod
     def from_json(cls, data, source: str = "weights", allow_unsigned: bool = False) -> "Weights":
@@ -299,7 +323,16 @@ class Weights:
         decoded = fileformat.decode(data, source, allow_unsigned)
         w = _build(cls, decoded, decoded.variant, decoded.factors, source)
         fileformat.check_shape(decoded, w, source)
+        _check_as_written(decoded, w, source)
         return w
+
+    @classmethod
+    def from_json_as_written(cls, data, source: str = "weights", allow_unsigned: bool = False) -> "Weights":
+        """The file's own network, entry for entry: its arrays as ``full`` weights (no snap to
+        the variant, no projection).  ``verify --project --float`` runs its float check on this,
+        so the float check is about the file as written, not about the projection."""
+        decoded = fileformat.decode(data, source, allow_unsigned)
+        return _build(cls, decoded, "full", None, source)
 
     @classmethod
     def from_json_projected(cls, data, source: str = "weights",
@@ -309,11 +342,12 @@ class Weights:
         decoded = fileformat.decode(data, source, allow_unsigned)
         try:
             w = _build(cls, decoded, decoded.variant, decoded.factors, source)
+            _check_as_written(decoded, w, source)
             dist = np.zeros(w.n_symbols)
         except ConformanceError:
             v = parse_variant(decoded.variant)
             raw = _build(cls, decoded, "full", None, source)
-            factors = decoded.factors if v.info.factored else None
+            factors = decoded.factors if v.info.has_factors else None
             try:
                 w, dist = _projected(v, raw.to_float(), factors)
             except WeightsError as exc:
@@ -344,9 +378,35 @@ class Weights:
                                        allow_unsigned=allow_unsigned)
 
 
+def _factored_kinds() -> str:
+    from .variants import KINDS
+
+    return ", ".join(k.name for k in KINDS.values() if k.has_factors)
+
+
 def _check_path(path) -> None:
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise WeightsError(f"a weights file path must be a non-empty string or path, got {path!r}")
+
+
+def _check_as_written(decoded, w: Weights, source: str) -> None:
+    """ConformanceError when building ``w`` snapped a float entry of the file to its variant's
+    pattern (an off-pattern entry within the float tolerance set to 0, a rotation block averaged):
+    the network proved would then not be the file's own.  ``--project`` proves the projection
+    and says by how much it moved."""
+    if w.exact:
+        return
+    raw = np.asarray(decoded.A, dtype=np.float64)
+    if raw.shape != w.A.shape or np.array_equal(raw, w.A):
+        return
+    diff = np.abs(raw - w.A)
+    s, i, j = (int(x) for x in np.unravel_index(int(np.argmax(diff)), diff.shape))
+    raise ConformanceError(
+        f"{source}: A[{s}][{i}, {j}] = {float(raw[s, i, j])!r} is not what variant {w.variant!r} allows "
+        f"(it conforms only within the float tolerance; the largest change to make it conform is "
+        f"{diff[s, i, j]:.3g}, at this entry), so the file's own network is not a {w.variant!r} network; "
+        f"fix the file, or prove the projected weights with --project (verify)"
+    )
 
 
 def _build(cls, decoded, variant, factors, source: str) -> Weights:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from bilinear.argtypes import positive_int, seed
 from bilinear.errors import ConfigError
+from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, headline_label
 
 from .config import TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
@@ -86,7 +87,8 @@ def _add_train(sub) -> None:
         "train",
         help="train one model on one automaton (train on lengths 2-10, evaluate at 500)",
         description="Train MODEL on the automaton SPEC under the paper's protocol and report the "
-        "normalised accuracy at the test length (0 = chance, 1 = perfect).",
+        "normalised accuracy at the test length: the last position of test words of that length "
+        "(0 = chance, 1 = perfect), with the mean over positions beside it.",
     )
     hints = typing.get_type_hints(TrainConfig)
     for f, names in _train_options():
@@ -153,9 +155,9 @@ def _train(args) -> int:
         print(
             f"{result['spec']} / {result['model']} (hidden {result['hidden']}, {result['params']} params): "
             f"{result['steps']} steps{' (early stop)' if result['stopped_early'] else ''}, "
-            f"train accuracy {result['train_accuracy']:.4f}, normalised accuracy at length "
-            f"{result['test_len']}: {result['test_accuracy_normalized']:.4f} "
-            f"(final position {result['test_final_accuracy_normalized']:.4f})"
+            f"train accuracy {result['train_accuracy']:.4f}, {headline_label(result[TEST_LENGTH])}: "
+            f"{result[AT_LENGTH]:.4f} (averaged over positions 1-{result[TEST_LENGTH]}: "
+            f"{result[MEAN_OVER_POSITIONS]:.4f})"
         )
         if args.out:
             print(f"run directory: {args.out}")
@@ -230,7 +232,7 @@ def _reproduce(args) -> int:
 
     _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
-    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")
+    out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")  # not a variant name
     table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
                       force=args.force, resume=args.resume)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
@@ -246,3 +248,34 @@ def register(sub) -> None:
     _add_train(sub)
     _add_sweep(sub)
     _add_reproduce(sub)
+    _add_export(sub)
+
+
+def _add_export(sub) -> None:
+    p = sub.add_parser(
+        "export",
+        help="write a trained run's float weights to a weights file (verify --weights reads it)",
+        description="Write the float weights of the finished run RUN_DIR to FILE in the weights "
+        "file format (docs/formats.md), with its checksum, so that 'bilinear verify SPEC --weights "
+        "FILE' (or any other tool) re-checks them. An existing FILE is kept unless --force.",
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder (bilinear train --out)")
+    p.add_argument("file", metavar="FILE", help="the weights file to write (JSON)")
+    p.add_argument("--force", action="store_true", help="replace an existing FILE")
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    p.set_defaults(handler=_export)
+
+
+def _export(args) -> int:
+    from .runs import export_run
+
+    path, facts = export_run(args.run_dir, args.file, force=args.force)
+    facts = {"file": str(path), **facts}
+    if args.json:
+        print(json.dumps(facts, indent=2, sort_keys=True))
+    else:
+        at = facts[AT_LENGTH]
+        headline = "" if at is None else f"; {headline_label(facts[TEST_LENGTH])} {at:.4f}"
+        print(f"wrote {path}: float weights of {facts['spec']} / {facts['variant']} (hidden {facts['hidden']}){headline}")
+        print(f"check them: bilinear verify {facts['spec']} --weights {path}")
+    return 0

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from bilinear.errors import BilinearError, ConfigError
 
+from bilinear.constructions.variants import variant_usage
+
 from .limits import DEFAULT_MAX_MEMORY_GB
 
 __all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS"]
@@ -62,7 +64,7 @@ class TrainConfig:
     spec: str = field(  # automaton family spec (bilinear.automata.from_spec)
         default="parity", metadata=_cli("automaton family spec, e.g. parity, cyclic:5", positional="SPEC"))
     model: str = field(  # model spec: a bilinear variant or a baseline (see registry.MODELS)
-        default="full", metadata=_cli("full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, "
+        default="full", metadata=_cli(f"{variant_usage()}, lstm, rnn, "
                                       "transformer[:L], mamba[:L]", positional="MODEL"))
     hidden: int = field(  # hidden size d (replaced when match_params is set)
         default=16, metadata=_cli("hidden size (default %(default)s)"))

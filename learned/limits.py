@@ -88,7 +88,7 @@ def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | No
 
     if ms.bilinear or ms.param is None or ms.param <= 2:
         return count(ms)
-    one, two = count(ModelSpec(ms.name, 1, ms.flags)), count(ModelSpec(ms.name, 2, ms.flags))
+    one, two = count(ModelSpec(ms.name, 1, ms.options)), count(ModelSpec(ms.name, 2, ms.options))
     return one + (ms.param - 1) * (two - one)
 
 

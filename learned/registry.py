@@ -1,9 +1,9 @@
 """The one registry of model names: bilinear variants and baselines.
 
-A model spec is a bilinear variant spec (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
-``diagonal``, ``positive``) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
-(L layers, default 1; ``,sinusoidal`` for sinusoidal positions), ``mamba[:L]`` (L Mamba-1
-blocks, default 1; ``,neg`` for the negative-eigenvalue form).
+A model spec is a bilinear variant spec (one of
+:func:`~bilinear.constructions.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh),
+``transformer[:L]`` (L layers, default 1; ``,sinusoidal`` for sinusoidal positions), ``mamba[:L]``
+(L Mamba-1 blocks, default 1; ``,neg`` for the negative-eigenvalue form).
 
 >>> parse_model("Transformer:2")
 ModelSpec(name='transformer', param=2)
@@ -24,6 +24,7 @@ from typing import Callable
 
 from torch import nn
 
+from bilinear.constructions.variants import KINDS, variant_usage
 from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
@@ -72,17 +73,19 @@ MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed model spec: ``name``, its integer parameter (or None) and a baseline's flags."""
+    """A parsed model spec: ``name``, its integer parameter (or None) and its options (a variant's, or a baseline's flags)."""
 
     name: str
     param: int | None = None
-    flags: tuple = ()
+    options: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def spec(self) -> str:
         """Canonical spec string."""
+        if self.name in KINDS:
+            return KINDS[self.name].spec(self.param, self.options)
         text = self.name if self.param is None else f"{self.name}:{self.param}"
-        return ",".join((text, *self.flags))
+        return ",".join((text, *self.options))
 
     @property
     def bilinear(self) -> bool:
@@ -98,7 +101,7 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, lstm, rnn, transformer[:L][,sinusoidal], mamba[:L][,neg])
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R, lstm, rnn, transformer[:L][,sinusoidal], mamba[:L][,neg])
     >>> parse_model("mamba:2, neg").spec
     'mamba:2,neg'
 
@@ -112,7 +115,7 @@ def parse_model(spec: str) -> ModelSpec:
             v = parse_variant(text)
         except SpecError as exc:
             raise ConfigError(f"model {spec!r}: {exc}") from None
-        return ModelSpec(v.kind, v.param)
+        return ModelSpec(v.kind, v.param, v.options)
     if name in BASELINES:
         entry = BASELINES[name]
         m = re.fullmatch(r"([a-z]+)(?::(\d+))?((?:,[a-z]+)*)", text)
@@ -140,8 +143,7 @@ def parse_model(spec: str) -> ModelSpec:
 def model_usage() -> str:
     """Every model name with its parameter and flags, for help strings and errors (from the
     tables: the bilinear variants, then :data:`BASELINES`)."""
-    known = [k if VARIANT_KINDS[k] is None else f"{k}:{VARIANT_KINDS[k]}" for k in VARIANT_KINDS]
-    return ", ".join(known + [entry.usage(name) for name, entry in BASELINES.items()])
+    return ", ".join([variant_usage()] + [entry.usage(name) for name, entry in BASELINES.items()])
 
 
 def build_model(
@@ -164,7 +166,7 @@ def build_model(
         )
     if additive:
         raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
-    return BASELINES[ms.name].build(n_symbols, n_classes, hidden, embed, ms.param, seed, ms.flags)
+    return BASELINES[ms.name].build(n_symbols, n_classes, hidden, embed, ms.param, seed, ms.options)
 
 
 def resolve_hidden(config, n_symbols: int, n_classes: int) -> int:

@@ -1,4 +1,4 @@
-"""``bilinear reproduce``: Table 1 of the paper (normalised length-500 accuracy) on this machine.
+"""``bilinear reproduce``: Table 1 of the paper (normalised accuracy at length 500) on this machine.
 
 Three sizes, all through :func:`bilinear.learned.sweep.run_sweep` (so every table is also
 written as ``results.csv`` / ``results.md``), and every table of a run in ``tables.md``:
@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
+from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
-from .sweep import Sweep, cell, markdown_table, results_table, run_sweep, table_label
+from .sweep import Sweep, cell, markdown_table, results_table, run_sweep, table_label, test_length_of
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -152,14 +153,14 @@ SIZES = {"quick": (Part("main", "Reduced table", "", QUICK),), "medium": MEDIUM_
 def lr_spread_table(rows: list[dict]) -> dict:
     """``{(family, model): (min, max)}`` over learning rates of the seed-averaged accuracy.
 
-    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "test_accuracy_normalized": a}
+    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "accuracy_at_length": a}
     ...         for s, lr, a in [(0, 1, 0.5), (1, 1, 0.7), (0, 2, 0.9), (1, 2, 0.1)]]
     >>> lr_spread_table(rows)
     {('p', 'm'): (0.5, 0.6)}
     """
     per_lr: dict = {}
     for r in rows:
-        acc = r.get("test_accuracy_normalized")
+        acc = upgrade_result(r).get(AT_LENGTH)
         if acc in ("", None) or not math.isfinite(float(acc)):
             continue
         key = (table_label(r), r["model"], float(r["lr"]))
@@ -172,13 +173,15 @@ def lr_spread_table(rows: list[dict]) -> dict:
     return spread
 
 
-def spread_markdown(spread: dict, families, models) -> str:
-    """A family x model table of ``min..max`` cells (``-`` where missing).
+def spread_markdown(spread: dict, families, models, metric: str | None = None) -> str:
+    """A family x model table of ``min..max`` cells (``-`` where missing); ``metric`` names the
+    cells in the first column's header.
 
     >>> print(spread_markdown({("p", "m"): (-0.25, 0.5)}, ["p"], ["m"]).splitlines()[-1])
     | p | -0.25..0.50 |
     """
-    lines = ["| family | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    corner = "family" if metric is None else f"family (cells: {metric})"
+    lines = [f"| {corner} | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for f in families:
         cells = [f"{cell(spread[(f, m)][0])}..{cell(spread[(f, m)][1])}" if (f, m) in spread else "-" for m in models]
         lines.append(f"| {f} | " + " | ".join(cells) + " |")
@@ -221,16 +224,18 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
 
 def part_tables(sweep: Sweep, rows: list[dict]) -> str:
     """The best-learning-rate table of one sweep's rows, then (several learning rates) the range."""
-    best = markdown_table(results_table(rows), sweep.row_labels(), sweep.models)
-    text = f"Best learning rate per seed, mean over seeds:\n\n{best}"
+    metric = headline_label(test_length_of(rows))
+    best = markdown_table(results_table(rows), sweep.row_labels(), sweep.models, metric=metric)
+    text = f"Best learning rate per seed, mean over seeds ({metric}):\n\n{best}"
     if len(sweep.lrs) > 1:
-        spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models)
+        spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models, metric=metric)
         text += (f"\n\nRange across the learning rates {', '.join(f'{lr:g}' for lr in sweep.lrs)} "
                  f"(each the mean over seeds):\n\n{spread}")
     return text
 
 
 def _write_tables_md(out: Path, text: str, seconds: float) -> None:
-    body = (f"# Normalised accuracy at the test length (0 = chance, 1 = perfect)\n\n{text}\n\n"
+    body = (f"# Normalised accuracy at the test length: the last position of test words of that length "
+            f"(0 = chance, 1 = perfect)\n\n{text}\n\n"
             f"Wall time of this call: {seconds:.0f} s (runs reused by --resume are not trained again).\n")
     atomic_write(out / TABLES_MD, lambda fh: fh.write(body.encode()))

@@ -53,6 +53,7 @@ from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write, prepare_output_
 from .config import TrainConfig
 
 __all__ = [
+    "export_run",
     "RunFiles", "RunDir", "load_run", "load_config", "check_checkpoint", "checkpoint_state", "CHECKPOINT_FORMAT",
     "CONFIG_FILE", "AUTOMATON_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV",
     "RESULTS_MD",
@@ -420,3 +421,26 @@ def load_run(run_dir):
         raise CheckpointError(f"model {model_path} is corrupt: {type(exc).__name__}: {exc}"[:300]) from None
     model.eval()
     return config, model, automaton, result
+
+
+def export_run(run_dir, path, force: bool = False) -> tuple[Path, dict]:
+    """Write the float weights of the finished run in ``run_dir`` to ``path`` in the weights file
+    format (docs/formats.md; signed, so ``bilinear verify SPEC --weights FILE`` loads it without
+    ``--unsigned``); returns ``(path, facts)`` with the run's ``spec``, ``variant``, ``hidden`` and
+    headline ``accuracy_at_length`` / ``test_length``.
+
+    An existing ``path`` is refused unless ``force`` (:func:`bilinear.fileio.check_output_file`),
+    checked before the run is loaded.  CheckpointError for a missing or unfinished run;
+    ConfigError for a model with no transition matrices (a baseline, the additive ablation).
+    """
+    from bilinear.fileio import check_output_file
+    from bilinear.metrics import AT_LENGTH, TEST_LENGTH, upgrade_result
+
+    target = check_output_file(path, force=force, what="weights file")
+    config, model, automaton, result = load_run(run_dir)
+    weights = model.to_weights()  # ConfigError for a baseline or the additive ablation
+    weights.save(target)
+    result = upgrade_result(result) if isinstance(result, dict) else {}
+    facts = {"spec": config.spec, "variant": weights.variant, "hidden": weights.dim,
+             AT_LENGTH: result.get(AT_LENGTH), TEST_LENGTH: result.get(TEST_LENGTH)}
+    return target, facts

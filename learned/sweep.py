@@ -49,6 +49,7 @@ from pathlib import Path
 
 from bilinear.errors import BilinearError, ConfigError
 from bilinear.fileio import FolderLock, prepare_output_dir
+from bilinear.metrics import AT_LENGTH, TEST_LENGTH, headline_label, upgrade_result
 
 try:  # Python >= 3.11
     import tomllib
@@ -60,12 +61,13 @@ from .runs import RESULTS_CSV, RESULTS_MD
 
 __all__ = [
     "Sweep", "run_sweep", "results_table", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
+    "test_length_of",
 ]
 
 #: Columns of results.csv, in order.
 COLUMNS = (
     "family", "model", "lr", "seed", "n_train", "hidden", "params", "steps", "stopped_early", "train_accuracy",
-    "test_accuracy", "test_accuracy_normalized", "test_final_accuracy_normalized", "train_seconds", "run_dir",
+    "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "train_seconds", "run_dir",
 )
 _TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train")
 _GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
@@ -296,16 +298,18 @@ def _run_ray(jobs, address: str) -> list[dict]:
 
 
 def results_table(rows: list[dict]) -> dict:
-    """``{(family, model): mean over seeds of the best-lr normalised test accuracy}``.
+    """``{(family, model): mean over seeds of the best-lr normalised accuracy at the test length}``
+    (``accuracy_at_length``: the last position of test words; rows of old sweeps are read through
+    :func:`bilinear.metrics.upgrade_result`).
 
-    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "test_accuracy_normalized": a}
+    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "accuracy_at_length": a}
     ...         for s, lr, a in [(0, 1, 0.5), (0, 2, 0.9), (1, 1, 0.7), (1, 2, 0.1)]]
     >>> results_table(rows)
     {('p', 'm'): 0.8}
     """
     best: dict = {}
     for r in rows:
-        acc = r.get("test_accuracy_normalized")
+        acc = upgrade_result(r).get(AT_LENGTH)
         if acc in ("", None):
             continue
         key = (table_label(r), r["model"], r["seed"])
@@ -325,13 +329,32 @@ def cell(value: float, digits: int = 2) -> str:
     return f"{round(float(value), digits) + 0.0:.{digits}f}"
 
 
-def markdown_table(table: dict, families, models, digits: int = 2) -> str:
-    """A family x model Markdown table of ``table`` values (``-`` where missing)."""
-    lines = ["| family | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+def markdown_table(table: dict, families, models, digits: int = 2, metric: str | None = None) -> str:
+    """A family x model Markdown table of ``table`` values (``-`` where missing); ``metric`` names
+    what the cells are, in the first column's header.
+
+    >>> print(markdown_table({("p", "m"): 0.5}, ["p"], ["m"], metric="accuracy at 500").splitlines()[0])
+    | family (cells: accuracy at 500) | m |
+    """
+    corner = "family" if metric is None else f"family (cells: {metric})"
+    lines = [f"| {corner} | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for f in families:
         cells = [cell(table[(f, m)], digits) if (f, m) in table else "-" for m in models]
         lines.append(f"| {f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def test_length_of(rows: list[dict]) -> str:
+    """The test length of ``rows`` as text (``500``; ``20-500`` when the rows differ; ``?`` when
+    no row says).
+
+    >>> test_length_of([{"test_length": 500}, {"test_len": 500}]), test_length_of([])
+    ('500', '?')
+    """
+    lengths = sorted({int(v) for v in (upgrade_result(r).get(TEST_LENGTH) for r in rows) if v not in (None, "")})
+    if not lengths:
+        return "?"
+    return str(lengths[0]) if len(lengths) == 1 else f"{lengths[0]}-{lengths[-1]}"
 
 
 def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
@@ -344,8 +367,10 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))
     table = results_table(rows)
     md = ["# Sweep results", "",
-          "Normalised accuracy at the test length (0 = chance), best learning rate per seed, mean over seeds:",
-          "", markdown_table(table, sweep.row_labels(), sweep.models), "", "## Every run", "",
+          f"{headline_label(test_length_of(rows)).capitalize()} (0 = chance, 1 = perfect), best learning "
+          "rate per seed, mean over seeds:",
+          "", markdown_table(table, sweep.row_labels(), sweep.models, metric=headline_label(test_length_of(rows))),
+          "", "## Every run", "",
           "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]
     for r in rows:
         cells = []

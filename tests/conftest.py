@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -30,3 +31,30 @@ try:  # the machines are shared: one thread keeps the suite fair and predictable
     torch.set_num_threads(1)
 except ImportError:  # pragma: no cover
     pass
+
+
+#: The address-space cap of :func:`capped_cli` (the hostile-input trials ran under 6 GB).
+MEMORY_CAP = 6 * 1024**3
+
+
+def _cap_memory() -> None:  # runs in the child, before it executes Python
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+
+@pytest.fixture
+def capped_cli():
+    """``run(*argv, timeout=60, cwd=None)``: ``bilinear ARGV`` in a subprocess whose address space
+    is capped at :data:`MEMORY_CAP` (a refusal that comes after allocating fails such a test with
+    a MemoryError traceback, not a one-line error), with one thread; returns the CompletedProcess."""
+    import subprocess
+    import sys
+
+    def run(*argv, timeout=60, cwd=None):
+        code = "import sys; from bilinear.cli import main; sys.exit(main(sys.argv[1:]))"
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        return subprocess.run([sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True,
+                              timeout=timeout, cwd=cwd, env=env, preexec_fn=_cap_memory)
+
+    return run

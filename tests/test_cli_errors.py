@@ -22,7 +22,7 @@ def one_line_error(capsys, argv, message) -> None:
 
 def test_save_onto_a_directory_or_under_a_file(tmp_path, capsys):
     one_line_error(capsys, ["verify", "parity", "diagonal", "--save", str(tmp_path)],
-                   f"Is a directory: {str(tmp_path)!r}")
+                   f"--save file {tmp_path} is a folder")
     afile = tmp_path / "afile"
     afile.write_text("x")
     one_line_error(capsys, ["verify", "parity", "diagonal", "--save", str(afile / "sub" / "w.json")], "Not a directory")

@@ -166,7 +166,11 @@ def test_certifiable_kinds() -> None:
     assert certifiable_kinds("diagonal") == ("commutation", "period")
     assert certifiable_kinds("block:1") == ("commutation", "period")
     assert certifiable_kinds("block:2") == ()
-    assert set(KINDS) == {"commutation", "period", "constancy"}
+    assert set(KINDS) == {"commutation", "period", "constancy", "symbol-period", "symbol-constancy"}
+    assert certifiable_kinds("householder:1") == ("symbol-period",)
+    assert certifiable_kinds("householder:1,nonneg") == certifiable_kinds("householder:2,nonneg") == ("symbol-constancy",)
+    assert certifiable_kinds("householder:2") == certifiable_kinds("householder:3,nonneg") == ()
+    assert certifiable_kinds("monomial") == certifiable_kinds("dplr:1") == ()
 
 
 def test_to_dict_is_json() -> None:

@@ -27,10 +27,10 @@ SPECS = ["full", "factorized:3", "block:2", "block:1", "rotation2d", "diagonal",
 
 
 def test_every_kind_is_listed_once_in_order() -> None:
-    assert list(KINDS) == ["full", "factorized", "block", "rotation2d", "diagonal", "positive"]
+    assert list(KINDS) == ["full", "factorized", "block", "rotation2d", "diagonal", "positive", "householder", "monomial", "dplr"]
     assert all(isinstance(k, VariantKind) and k.name == name for name, k in KINDS.items())
     assert VARIANT_KINDS == {"full": None, "factorized": "R", "block": "B", "rotation2d": None,
-                             "diagonal": None, "positive": None}
+                             "diagonal": None, "positive": None, "householder": "K", "monomial": None, "dplr": "R"}
     assert weights_module.VARIANT_KINDS is VARIANT_KINDS
     assert weights_module.parse_variant is parse_variant
 

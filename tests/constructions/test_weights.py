@@ -113,7 +113,7 @@ def test_bad_shapes_and_entries(kwargs, message):
 
 
 def test_factors_only_for_factorized():
-    with pytest.raises(WeightsError, match="only for factorized"):
+    with pytest.raises(WeightsError, match="carries no factors"):
         Weights("full", [[[1]]], [1], [[1]], factors=([[1]], [[1]], [[1]]))
 
 

@@ -16,9 +16,9 @@ FAST = ["--steps", "30", "--test-len", "40", "--test-words", "8", "--quiet"]
 def test_train_json(capsys):
     assert main(["train", "parity", "diagonal", "--hidden", "4", "--lr", "0.05", "--json", *FAST]) == 0
     result = json.loads(capsys.readouterr().out)
-    for key in ("test_accuracy_normalized", "train_accuracy", "params", "steps"):
+    for key in ("accuracy_at_length", "train_accuracy", "params", "steps"):
         assert key in result
-    assert result["params"] == 2 * 4 + 4 + 2 * 4 and result["test_len"] == 40
+    assert result["params"] == 2 * 4 + 4 + 2 * 4 and result["test_length"] == 40
 
 
 def test_train_text_and_run_directory(tmp_path, capsys):

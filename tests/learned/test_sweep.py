@@ -80,12 +80,12 @@ def test_sweep_writes_csv_and_markdown(tmp_path):
     assert tuple(table[0]) == COLUMNS
     assert [r["family"] for r in table] == ["parity", "parity", "cyclic:3", "cyclic:3"]
     md = (tmp_path / "out" / "results.md").read_text()
-    assert "| family | diagonal |" in md and "| parity |" in md
+    assert "| family (cells: normalised accuracy at length 20 (last position)) | diagonal |" in md and "| parity |" in md
     # a second run refuses the folder, and with resume reuses the finished runs (same numbers)
     with pytest.raises(OutputExistsError, match="sweep folder .* is not empty .*--force.*--resume"):
         run_sweep(Sweep.from_toml_text(TINY), tmp_path / "out")
     again = run_sweep(Sweep.from_toml_text(TINY), tmp_path / "out", resume=True)
-    assert [r["test_accuracy"] for r in again] == [r["test_accuracy"] for r in rows]
+    assert [r["accuracy_mean_over_positions"] for r in again] == [r["accuracy_mean_over_positions"] for r in rows]
     assert not (tmp_path / "out" / ".lock").exists()
 
 
@@ -93,7 +93,7 @@ def test_sweep_with_local_worker_processes(tmp_path):
     text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]')
     serial = run_sweep(Sweep.from_toml_text(text), tmp_path / "a", workers=1)
     parallel = run_sweep(Sweep.from_toml_text(text), tmp_path / "b", workers=2)
-    key = lambda rows: [(r["lr"], r["test_accuracy"], r["steps"]) for r in rows]  # noqa: E731
+    key = lambda rows: [(r["lr"], r["accuracy_mean_over_positions"], r["steps"]) for r in rows]  # noqa: E731
     assert key(serial) == key(parallel)
 
 
@@ -119,7 +119,7 @@ def test_sweep_on_a_local_ray_instance(tmp_path, local_ray):
     text = TINY.replace('families = ["parity", "cyclic:3"]', 'families = ["parity"]')
     local = run_sweep(Sweep.from_toml_text(text), tmp_path / "a")
     remote = run_sweep(Sweep.from_toml_text(text), tmp_path / "b", ray_address="auto")
-    assert [r["test_accuracy"] for r in local] == [r["test_accuracy"] for r in remote]
+    assert [r["accuracy_mean_over_positions"] for r in local] == [r["accuracy_mean_over_positions"] for r in remote]
 
 
 def _ray_task_pids(name: str = "ray::_run_one") -> list[int]:
@@ -211,7 +211,7 @@ def test_hidden_axis(tmp_path):
         "parity__diagonal__lr0.05__s0__h2", "parity__diagonal__lr0.05__s0__h6"]
     table = results_table(rows)
     assert set(table) == {("parity (h=2)", "diagonal"), ("parity (h=6)", "diagonal")}
-    assert table[("parity (h=6)", "diagonal")] == pytest.approx(float(rows[1]["test_accuracy_normalized"]))
+    assert table[("parity (h=6)", "diagonal")] == pytest.approx(float(rows[1]["accuracy_at_length"]))
     md = (tmp_path / "out" / "results.md").read_text()
     assert "| parity (h=2) |" in md and "| parity (h=6) |" in md
     with open(tmp_path / "out" / "results.csv") as fh:  # grid_hidden is not a column
@@ -226,10 +226,10 @@ def test_hidden_axis(tmp_path):
 
 def test_results_table_keeps_the_best_lr_and_averages_seeds():
     rows = [
-        {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "test_accuracy_normalized": 0.2},
-        {"family": "f", "model": "m", "seed": 0, "lr": 0.01, "test_accuracy_normalized": 1.0},
-        {"family": "f", "model": "m", "seed": 1, "lr": 0.1, "test_accuracy_normalized": 0.6},
-        {"family": "f", "model": "m", "seed": 1, "lr": 0.01, "test_accuracy_normalized": ""},
+        {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "accuracy_at_length": 0.2},
+        {"family": "f", "model": "m", "seed": 0, "lr": 0.01, "accuracy_at_length": 1.0},
+        {"family": "f", "model": "m", "seed": 1, "lr": 0.1, "accuracy_at_length": 0.6},
+        {"family": "f", "model": "m", "seed": 1, "lr": 0.01, "accuracy_at_length": ""},
     ]
     assert results_table(rows) == {("f", "m"): 0.8}
     assert markdown_table({("f", "m"): 0.8}, ["f", "g"], ["m"]).splitlines()[2:] == ["| f | 0.80 |", "| g | - |"]
@@ -289,7 +289,7 @@ def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path
     with open(tmp_path / "out" / "results.csv") as fh:
         rows = list(csv.DictReader(fh))
     spread = lr_spread_table(rows)
-    accs = {(r["model"], float(r["lr"])): float(r["test_accuracy_normalized"]) for r in rows}
+    accs = {(r["model"], float(r["lr"])): float(r["accuracy_at_length"]) for r in rows}
     for model in ("diagonal", "lstm"):
         lo, hi = spread[("parity", model)]
         pair = (accs[(model, 0.05)], accs[(model, 1e-5)])

@@ -1,0 +1,450 @@
+"""Variants defined by their factors: Householder products, monomial (PD) and diagonal plus low rank.
+
+Each function here is the conformance check (``check_*``) or the projection (``project_*``) of one
+row of :data:`bilinear.constructions.variants.KINDS`; the weights carry the factors and ``A`` is
+always their composition (checked):
+
+``householder:K`` (``,nonneg``)
+    ``V`` (symbols, K, hidden), ``beta`` (symbols, K):
+    ``A[s] = H(V[s,0], beta[s,0]) @ ... @ H(V[s,K-1], beta[s,K-1])`` with the generalised
+    reflection ``H(v, b) = I - b v v^T / (v^T v)`` (``v != 0``), ``b`` in [0, 2] (``nonneg``:
+    [0, 1]).  With rational or cyclotomic ``v`` the division by ``v^T v`` is exact: no square root.
+``monomial``
+    ``perm`` (symbols, hidden) integers in [0, hidden), ``D`` (symbols, hidden):
+    ``A[s][perm[s, j], j] = D[s, j]``, every other entry 0 (``A[s] = P_s diag(D[s])`` with
+    ``P_s`` column one-hot: any map of the coordinates, as PD-SSM's).
+``dplr:R``
+    ``D`` (symbols, hidden), ``U``, ``W`` (symbols, hidden, R): ``A[s] = diag(D[s]) + U[s] W[s]^T``.
+
+Exact weights are checked exactly (betas by exact sign; ``A`` equal to the composition entry by
+entry).  Float weights are checked per factor against its own scale: ``beta`` against [0, 2] with
+absolute slack ``rtol`` (a beta is scale-free), each ``v`` by its own norm, and ``A[s]`` against
+the composition with tolerance ``rtol * max(max|A[s]|, max|composition|)``; accepted floats are
+snapped (betas clipped, ``A`` replaced by the composition), so the exact prover sees weights that
+conform exactly.
+
+When the factors are omitted they are derived where that is exact and canonical:
+
+* householder: an orthogonal ``A[s]`` (``A^T A = I``) is split by the constructive
+  Cartan-Dieudonne step (``v = A x - x`` sends ``A x`` back to ``x`` for a coordinate vector ``x``
+  that ``A`` moves) into ``rank(A[s] - I)`` reflections, the fewest possible; a symmetric ``A[s]``
+  with ``rank(I - A[s]) <= 1`` is one generalised reflection (``v`` a non-zero column of
+  ``I - A``, ``beta = trace(I - A)``).  Missing factors are padded with ``beta = 0``.  Anything
+  else is refused (ConformanceError): pass ``V`` and ``beta``.
+* monomial: from the pattern of ``A`` (each column at most one non-zero entry).
+* dplr: per matrix the diagonal among ``0``, ``I``, ``diag(A[s])`` and, for ``hidden = 2``,
+  ``diag(a - b, d - c)`` (then ``A - D = (b, c)^T (1, 1)``), whichever leaves the lowest rank
+  for ``A[s] - D``, whose rank decomposition gives ``U`` and ``W``.
+
+>>> import numpy as np
+>>> V = np.array([[[1, 0]], [[0, 1]]], dtype=object); beta = np.array([[2], [0]], dtype=object)
+>>> householder_compose(V, beta).tolist()
+[[[-1, 0], [0, 1]], [[1, 0], [0, 1]]]
+>>> derive_householder(np.array([[[0, -1], [1, 0]]], dtype=object), 2, True, "householder:2")[1].tolist()
+[[2, 2]]
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from bilinear.errors import ConformanceError
+
+from .entries import fmt as _fmt
+from .entries import freeze as _freeze
+from .entries import simplify
+from .field import exact_sign
+from .linalg import float_rank_decomposition, rank_decomposition
+
+__all__ = [
+    "householder_compose", "check_householder", "derive_householder", "project_householder",
+    "monomial_compose", "check_monomial", "derive_monomial", "project_monomial",
+    "dplr_compose", "check_dplr", "derive_dplr", "project_dplr",
+    "reflection_count",
+]
+
+
+def _eye(d: int, exact: bool) -> np.ndarray:
+    if exact:
+        out = np.zeros((d, d), dtype=object)
+        for i in range(d):
+            out[i, i] = 1
+        return out
+    return np.eye(d)
+
+
+def _zero(x, exact: bool, tol: float = 0.0) -> bool:
+    return x == 0 if exact else abs(float(x)) <= tol
+
+
+def _matrix_eq(X, Y, exact: bool, tol: float) -> tuple[int, int] | None:
+    """The first (i, j) where X and Y differ (exactly, or by more than tol), else None."""
+    diff = X - Y
+    bad = np.argwhere(np.asarray(diff != 0, dtype=bool) if exact else np.abs(diff.astype(np.float64)) > tol)
+    return None if not bad.size else (int(bad[0][0]), int(bad[0][1]))
+
+
+def _tol(rtol: float, *arrays) -> float:
+    return rtol * max([1e-300] + [float(np.abs(np.asarray(a, dtype=np.float64)).max(initial=0.0)) for a in arrays])
+
+
+def _frozen(x, exact: bool):
+    return _freeze(np.asarray(x, dtype=object if exact else np.float64))
+
+
+# ------------------------------------------------------------------------------------------
+# householder
+# ------------------------------------------------------------------------------------------
+def reflection(v, b, exact: bool = True) -> np.ndarray:
+    """``I - b v v^T / (v^T v)`` (exact for rational or field entries: one division, no root)."""
+    v = np.asarray(v, dtype=object if exact else np.float64)
+    n = v @ v
+    if exact and isinstance(n, int):
+        n = Fraction(n)
+    H = _eye(v.shape[0], exact) - np.outer(v, v) * (b / n)
+    return _simplified(H) if exact else H
+
+
+def _simplified(M: np.ndarray) -> np.ndarray:
+    """Exact entries in lowest form (a Fraction with denominator 1 becomes an int)."""
+    out = np.empty(M.shape, dtype=object)
+    for index, x in np.ndenumerate(M):
+        out[index] = simplify(x)
+    return out
+
+
+def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
+    """``(symbols, hidden, hidden)``: ``A[s] = H(V[s,0], beta[s,0]) @ ... @ H(V[s,K-1], beta[s,K-1])``."""
+    S, K, d = V.shape
+    out = []
+    for s in range(S):
+        M = _eye(d, exact)
+        for j in range(K):
+            M = M @ reflection(V[s, j], beta[s, j], exact)
+        out.append(_simplified(M) if exact else M)
+    return np.stack(out) if out else np.zeros((0, d, d))
+
+
+def check_householder(variant, A, exact: bool, factors, rtol: float):
+    """Conformance of ``householder:K`` weights (module docstring); returns ``(A, (V, beta))``."""
+    K, spec = variant.param, variant.spec
+    top = 1 if variant.nonneg else 2
+    S, d, _ = A.shape
+    if factors is None:
+        factors = derive_householder(A, K, exact, spec, rtol)
+    V, beta = factors
+    if V.shape != (S, K, d) or beta.shape != (S, K):
+        raise ConformanceError(f"variant {spec!r}: factors V {V.shape} and beta {beta.shape}, expected "
+                               f"({S}, {K}, {d}) and ({S}, {K})")
+    if not exact:
+        V, beta = np.asarray(V, dtype=np.float64), np.asarray(beta, dtype=np.float64)
+    for s in range(S):
+        for j in range(K):
+            b = beta[s, j]
+            low = exact_sign(b) < 0 if exact else b < -rtol
+            high = exact_sign(b - top) > 0 if exact else b > top + rtol
+            if low or high:
+                raise ConformanceError(f"variant {spec!r}: beta[{s}, {j}] = {_fmt(b)} is outside [0, {top}]")
+            v = V[s, j]
+            if exact and all(x == 0 for x in v) or not exact and not np.abs(v).max() > 0:
+                raise ConformanceError(f"variant {spec!r}: V[{s}, {j}] is the zero vector (a reflection needs v != 0)")
+    if not exact:
+        beta = np.clip(beta, 0.0, float(top))
+    comp = householder_compose(V, beta, exact)
+    for s in range(S):
+        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
+        if bad is not None:
+            i, j = bad
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from the product of "
+                f"its reflections, {_fmt(comp[s, i, j])}")
+    A = A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+    return A, (_frozen(V, exact), _frozen(beta, exact))
+
+
+def _orthogonal(M, exact: bool, tol: float) -> bool:
+    return _matrix_eq(M.T @ M, _eye(M.shape[0], exact), exact, tol) is None
+
+
+def _split_orthogonal(Q, exact: bool, tol: float) -> list:
+    """Reflection vectors v_1..v_k (beta = 2) with ``Q = H(v_1) ... H(v_k)``, k = rank(Q - I)."""
+    d = Q.shape[0]
+    M, vs = Q, []
+    for i in range(d):
+        y = M[:, i]
+        x = _eye(d, exact)[:, i]
+        v = y - x
+        if all(_zero(t, exact, tol) for t in v):
+            continue
+        M = reflection(v, 2, exact) @ M
+        vs.append(_simplified(v) if exact else v)
+    return vs
+
+
+def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6):
+    """``(V, beta)`` for matrices that are orthogonal or single generalised reflections (see the
+    module docstring), padded with ``beta = 0``; ConformanceError otherwise."""
+    S, d, _ = A.shape
+    dtype = object if exact else np.float64
+    V = np.zeros((S, K, d), dtype=dtype)
+    beta = np.zeros((S, K), dtype=dtype)
+    zero, one = (0, 1) if exact else (0.0, 1.0)
+    for s in range(S):
+        M = A[s]
+        tol = 0.0 if exact else _tol(rtol, M)
+        N = _eye(d, exact) - M
+        vs: list = []
+        bs: list = []
+        if all(_zero(t, exact, tol) for t in N.flat):
+            pass
+        elif _orthogonal(M, exact, 10 * tol):
+            vs = _split_orthogonal(M, exact, 10 * tol)
+            bs = [2 * one] * len(vs)
+        elif _matrix_eq(M, M.T, exact, tol) is None and reflection_count(M, exact, tol) == 1:
+            col = next(j for j in range(d) if not all(_zero(t, exact, tol) for t in N[:, j]))
+            vs, bs = [N[:, col]], [sum(N[i, i] for i in range(d))]
+        else:
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}] is neither orthogonal nor one symmetric generalised reflection, "
+                f"so its reflections cannot be derived; pass the factors V and beta")
+        if len(vs) > K:
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}] needs {len(vs)} reflections (rank(A - I) = {len(vs)}) > K = {K}")
+        for j in range(K):
+            if j < len(vs):
+                V[s, j], beta[s, j] = vs[j], bs[j]
+            else:
+                V[s, j, 0], beta[s, j] = one, zero
+    return _frozen(V, exact), _frozen(beta, exact)
+
+
+def reflection_count(M, exact: bool = True, tol: float = 0.0) -> int:
+    """``rank(M - I)``: a product of K generalised reflections has ``rank(A - I) <= K``, so this is
+    a lower bound on the K of any Householder factorisation of ``M`` (Theorem F3 of docs/theory.md).
+
+    >>> reflection_count(np.array([[0, -1], [1, 0]], dtype=object))
+    2
+    """
+    N = np.asarray(M) - _eye(M.shape[0], exact)
+    if exact:
+        return int(rank_decomposition(N)[0].shape[1])
+    return int(float_rank_decomposition(np.asarray(N, dtype=np.float64), max(tol, 1e-9))[0].shape[1])
+
+
+def pad_householder(factors, K: int):
+    """``(V, beta)`` with factors ``H(e_0, 0) = I`` appended up to K (None when there are more)."""
+    V, beta = factors
+    S, k, d = V.shape
+    if k > K:
+        return None
+    exact = V.dtype == object
+    V2 = np.zeros((S, K, d), dtype=V.dtype)
+    b2 = np.zeros((S, K), dtype=beta.dtype)
+    if exact:
+        V2[...], b2[...] = 0, 0
+    V2[:, :k], b2[:, :k] = V, beta
+    V2[:, k:, 0] = 1
+    return V2, b2
+
+
+def pad_dplr(factors, R: int):
+    """``(D, U, W)`` with zero columns appended up to R (None when there are more)."""
+    D, U, W = factors
+    if U.shape[2] > R:
+        return None
+    out = []
+    for f in (U, W):
+        g = np.zeros(f.shape[:2] + (R,), dtype=f.dtype)
+        if f.dtype == object:
+            g[...] = 0
+        g[:, :, : f.shape[2]] = f
+        out.append(g)
+    return (D, *out)
+
+
+def project_householder(variant, A, factors):
+    """The composition of given factors (betas clipped to the variant's range); without factors,
+    orthogonal matrices are split as in :func:`derive_householder`, else ConformanceError."""
+    top = 1.0 if variant.nonneg else 2.0
+    if factors is None:
+        V, beta = derive_householder(np.asarray(A, dtype=np.float64), variant.param, False, variant.spec, 1e-6)
+    else:
+        V, beta = (np.asarray(f, dtype=np.float64) for f in factors)
+    beta = np.clip(beta, 0.0, top)
+    return householder_compose(V, beta, False), (V, beta)
+
+
+# ------------------------------------------------------------------------------------------
+# monomial
+# ------------------------------------------------------------------------------------------
+def monomial_compose(perm, D, exact: bool = True) -> np.ndarray:
+    """``A[s][perm[s, j], j] = D[s, j]``, zeros elsewhere."""
+    S, d = D.shape
+    A = np.zeros((S, d, d), dtype=object if exact else np.float64)
+    if exact:
+        A[...] = 0
+    for s in range(S):
+        for j in range(d):
+            A[s, int(perm[s, j]), j] = D[s, j]
+    return A
+
+
+def _as_perm(perm, d: int, spec: str) -> np.ndarray:
+    out = np.zeros(perm.shape, dtype=np.int64)
+    for index, x in np.ndenumerate(perm):
+        if isinstance(x, bool) or not float(x) == int(x) or not 0 <= int(x) < d:
+            raise ConformanceError(f"variant {spec!r}: perm[{', '.join(map(str, index))}] = {x!r} is not an "
+                                   f"integer in [0, {d})")
+        out[index] = int(x)
+    return out
+
+
+def derive_monomial(A, exact: bool, spec: str, rtol: float = 1e-6):
+    """``(perm, D)`` read off the pattern of A (a zero column gets perm 0, D 0); ConformanceError
+    naming a column with two non-zero entries."""
+    S, d, _ = A.shape
+    perm = np.zeros((S, d), dtype=np.int64)
+    D = np.zeros((S, d), dtype=object if exact else np.float64)
+    for s in range(S):
+        tol = 0.0 if exact else _tol(rtol, A[s])
+        for j in range(d):
+            big = [i for i in range(d) if not _zero(A[s, i, j], exact, tol)]
+            if len(big) > 1:
+                raise ConformanceError(
+                    f"variant {spec!r}: column {j} of A[{s}] has non-zero entries in rows {big[0]} and {big[1]} "
+                    f"(A[{s}][{big[1]}, {j}] = {_fmt(A[s, big[1], j])}); a monomial matrix has at most one per column")
+            i = big[0] if big else 0
+            perm[s, j], D[s, j] = i, A[s, i, j] if big else (0 if exact else 0.0)
+    return _freeze(perm), _frozen(D, exact)
+
+
+def check_monomial(variant, A, exact: bool, factors, rtol: float):
+    """Conformance of ``monomial`` weights; returns ``(A, (perm, D))``."""
+    S, d, _ = A.shape
+    spec = variant.spec
+    if factors is None:
+        factors = derive_monomial(A, exact, spec, rtol)
+    perm, D = factors
+    if perm.shape != (S, d) or D.shape != (S, d):
+        raise ConformanceError(f"variant {spec!r}: factors perm {perm.shape} and D {D.shape}, expected ({S}, {d})")
+    perm = _as_perm(perm, d, spec)
+    comp = monomial_compose(perm, D, exact)
+    for s in range(S):
+        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
+        if bad is not None:
+            i, j = bad
+            raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
+                                   f"(P D)[{i}, {j}] = {_fmt(comp[s, i, j])} (perm[{s}, {j}] = {perm[s, j]})")
+    A = A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+    return A, (_freeze(perm), _frozen(D, exact))
+
+
+def project_monomial(variant, A, factors):
+    """Keep the largest entry of each column (the nearest monomial matrix in Frobenius norm)."""
+    A = np.asarray(A, dtype=np.float64)
+    if factors is not None:
+        perm, D = np.asarray(factors[0], dtype=np.int64), np.asarray(factors[1], dtype=np.float64)
+    else:
+        perm = np.abs(A).argmax(axis=1)  # (symbols, hidden): the row of each column's largest entry
+        D = np.take_along_axis(A, perm[:, None, :], axis=1)[:, 0, :]
+    return monomial_compose(perm, D, False), (perm, D)
+
+
+# ------------------------------------------------------------------------------------------
+# diagonal plus low rank
+# ------------------------------------------------------------------------------------------
+def dplr_compose(D, U, W, exact: bool = True) -> np.ndarray:
+    """``A[s] = diag(D[s]) + U[s] W[s]^T``."""
+    S, d = D.shape
+    out = []
+    for s in range(S):
+        M = U[s] @ W[s].T
+        M = np.array(M, dtype=object if exact else np.float64)
+        for i in range(d):
+            M[i, i] = M[i, i] + D[s, i]
+        out.append(M)
+    return np.stack(out)
+
+
+def _diagonal_candidates(M, exact: bool):
+    d = M.shape[0]
+    zero, one = (0, 1) if exact else (0.0, 1.0)
+    yield [zero] * d
+    yield [one] * d
+    yield [M[i, i] for i in range(d)]
+    if d == 2:
+        yield [M[0, 0] - M[0, 1], M[1, 1] - M[1, 0]]
+
+
+def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
+    """``(D, U, W)``: per matrix the candidate diagonal (module docstring) leaving the lowest rank,
+    padded with zero columns to R; ConformanceError when that rank exceeds R."""
+    S, d, _ = A.shape
+    dtype = object if exact else np.float64
+    zero = 0 if exact else 0.0
+    D = np.full((S, d), zero, dtype=dtype)
+    U = np.full((S, d, R), zero, dtype=dtype)
+    W = np.full((S, d, R), zero, dtype=dtype)
+    for s in range(S):
+        best = None
+        for cand in _diagonal_candidates(A[s], exact):
+            low = np.array(A[s], dtype=dtype)
+            for i in range(d):
+                low[i, i] = low[i, i] - cand[i]
+            u, w = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
+            if best is None or u.shape[1] < best[1].shape[1]:
+                best = (cand, u, w)
+        cand, u, w = best
+        r = u.shape[1]
+        if r > R:
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}] minus each tried diagonal (0, I, its own diagonal) has rank >= {r} > R = {R}; "
+                f"pass the factors D, U, W")
+        D[s] = cand
+        U[s, :, :r], W[s, :, :r] = u, w
+    return _frozen(D, exact), _frozen(U, exact), _frozen(W, exact)
+
+
+def check_dplr(variant, A, exact: bool, factors, rtol: float):
+    """Conformance of ``dplr:R`` weights; returns ``(A, (D, U, W))``."""
+    R, spec = variant.param, variant.spec
+    S, d, _ = A.shape
+    if R > max(d, 1) * 64:
+        raise ConformanceError(f"variant {spec!r}: R = {R:,} is over 64 x hidden = {64 * d:,} (R >= hidden "
+                               f"already allows every matrix); U and W would hold {2 * S * d * R:,} entries")
+    if factors is None:
+        factors = derive_dplr(A, R, exact, spec, rtol)
+    D, U, W = factors
+    if D.shape != (S, d) or U.shape != (S, d, R) or W.shape != (S, d, R):
+        raise ConformanceError(f"variant {spec!r}: factors D {D.shape}, U {U.shape}, W {W.shape}, expected "
+                               f"({S}, {d}), ({S}, {d}, {R}), ({S}, {d}, {R})")
+    comp = dplr_compose(D, U, W, exact)
+    for s in range(S):
+        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
+        if bad is not None:
+            i, j = bad
+            raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
+                                   f"(diag(D) + U W^T)[{i}, {j}] = {_fmt(comp[s, i, j])}")
+    A = A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+    return A, tuple(_frozen(f, exact) for f in (D, U, W))
+
+
+def project_dplr(variant, A, factors):
+    """The composition of given factors; else ``diag(A[s])`` plus the rank-R truncated SVD of the
+    off-diagonal part (a conforming point near A, not always the nearest)."""
+    A = np.asarray(A, dtype=np.float64)
+    R = variant.param
+    if factors is not None:
+        D, U, W = (np.asarray(f, dtype=np.float64) for f in factors)
+        return dplr_compose(D, U, W, False), (D, U, W)
+    S, d, _ = A.shape
+    D = np.diagonal(A, axis1=1, axis2=2).copy()
+    U, W = np.zeros((S, d, R)), np.zeros((S, d, R))
+    for s in range(S):
+        off = A[s] - np.diag(D[s])
+        u, sv, vt = np.linalg.svd(off)
+        r = min(R, d)
+        U[s, :, :r], W[s, :, :r] = u[:, :r] * sv[:r], vt[:r].T
+    return dplr_compose(D, U, W, False), (D, U, W)

@@ -1,0 +1,249 @@
+"""Constructions for the Householder, monomial and low-rank families (exact, no square roots).
+
+Orthogonal constructions elsewhere in the registry (rotations, dihedral reflections, the
+icosahedral rotations) become ``householder:K`` weights by the exact Cartan-Dieudonne split of
+:func:`~bilinear.constructions.factored.derive_householder` (K = the largest rank(A_a - I)), and
+``monomial`` / ``dplr:R`` weights by reading their factors off the matrices.  This module adds
+the constructions those cannot give:
+
+``cube`` (S_4, A_4 in d = 3, rotations)
+    The rotation group of the cube permutes its four body diagonals t_0 = (1, 1, 1),
+    t_1 = (1, -1, -1), t_2 = (-1, 1, -1), t_3 = (-1, -1, 1) as S_4; each permutation is the one
+    signed permutation matrix of determinant 1 sending the line of t_i to the line of
+    t_sigma(i).  A rotation of R^3 has rank(R - I) <= 2, so K = 2 (Theorem F4 of docs/theory.md);
+    signed permutation matrices are monomial, so ``monomial`` needs d = 3 too.
+``tetrahedral`` (S_4, A_4 in d = 3, with reflections)
+    The symmetry group of the regular tetrahedron {t_i}: sigma is the signed permutation matrix
+    with R t_i = t_sigma(i).  A transposition (i j) is the reflection with v = t_i - t_j (K = 1);
+    this is the standard representation of S_4 in an orthogonal rational basis.
+``permutation`` (S_n, A_n in d = n)
+    Permutation matrices; a transposition is one reflection (v = e_i - e_j, K = 1), a k-cycle
+    needs k - 1.  (The standard representation in d = n - 1 is orthogonal only for a Gram matrix
+    G != I; an orthonormal basis needs square roots of k(k + 1), so the Householder form is not
+    rational there: ``standard`` is used by ``full`` only.)
+``reset-projection`` (resets and identities, d = 2, K = 1, beta = 1)
+    A reset to v is the orthogonal projection onto a_v = (1, t_v), t_v = v >= 0:
+    I - e e^T / (e^T e) with e = (-t_v, 1), mapping h to a_v (a_v . h) / |a_v|^2.  Every
+    reachable h is a positive multiple of some a_w, and a_v . a_w = 1 + t_v t_w > 0, so the
+    direction of h is a_q for the current state q and the parabola readout of Theorem 10 applies.
+    beta = 1 is in [0, 1]: ``householder:1,nonneg`` too.
+``signed-cycles`` (Z_m, ``monomial``)
+    A signed permutation matrix of order m: one p^e-cycle per odd prime power of m, the factor
+    2^a as a 2^(a-1)-cycle with sign -1; d = the sum of those lengths, the least d of Theorem F6
+    (Z_4 in d = 2, Z_6 in d = 3, Z_5 in d = 5).
+``n-gon`` (D_n, ``monomial``, d = n)
+    D_n permuting the vertices of the n-gon.
+``parity-projections`` (2-state groups, d = 2, K = 3, beta = 1)
+    With beta in [0, 1] one or two factors per symbol cannot flip a sign (Theorem F2), three can:
+    in d = 2, H(v, 1) is the orthogonal projection P_a onto the line a perpendicular to v, and
+    P_a P_b P_c a = a (a.b)(b.c)(c.a) / (|a|^2 |b|^2 |c|^2) with a = (1, 0), b = (1, 1),
+    c = (-1, 3) is -a / 10.  So parity is ``householder:3,nonneg`` with d = 2.
+
+>>> from bilinear.automata.families import from_spec
+>>> w = cube(from_spec("symmetric:4"))
+>>> w.dim, sorted({int(abs(x)) for x in w.A.flat})
+(3, [0, 1])
+>>> parity_projections(from_spec("parity")).variant
+'householder:3,nonneg'
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from bilinear.errors import ConstructionError
+
+from .orbit import orbit_weights
+from .reset import reset_actions
+from .weights import Weights
+
+__all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
+           "cyclic_monomial", "dihedral_permutation"]
+
+_DIAGONALS = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=np.int64)
+
+
+def _generators(automaton) -> list[tuple[int, ...]]:
+    """One permutation per symbol of a ``symmetric:N`` / ``alternating:N`` spec."""
+    from bilinear.automata.families import parse_cycles
+
+    spec = automaton.spec
+    if spec is None or spec.is_product or spec.family not in ("symmetric", "alternating"):
+        raise ConstructionError(f"{automaton.name or 'automaton'}: needs a symmetric or alternating spec")
+    n = int(spec.param("N"))
+    return [parse_cycles(symbol, n) for symbol in automaton.symbols]
+
+
+def signed_permutations(d: int) -> list[np.ndarray]:
+    """All 2^d d! signed permutation matrices of size d (integer entries)."""
+    out = []
+    for perm in itertools.permutations(range(d)):
+        for signs in itertools.product((1, -1), repeat=d):
+            M = np.zeros((d, d), dtype=np.int64)
+            for j, (i, s) in enumerate(zip(perm, signs)):
+                M[i, j] = s
+            out.append(M)
+    return out
+
+
+def _tetra_matrix(sigma, rotation: bool) -> np.ndarray:
+    for M in signed_permutations(3):
+        if rotation:
+            if round(np.linalg.det(M)) != 1:
+                continue
+            if all(any((M @ _DIAGONALS[i] == s * _DIAGONALS[sigma[i]]).all() for s in (1, -1)) for i in range(4)):
+                return M
+        elif all((M @ _DIAGONALS[i] == _DIAGONALS[sigma[i]]).all() for i in range(4)):
+            return M
+    raise ConstructionError(f"no signed permutation matrix realises {sigma}")  # pragma: no cover
+
+
+def _four(automaton, rotation: bool) -> Weights:
+    gens = _generators(automaton)
+    if len(gens[0]) != 4:
+        raise ConstructionError(f"{automaton.name}: the cube and the tetrahedron realise S_4 and A_4 only")
+    A = np.stack([_tetra_matrix(g, rotation) for g in gens]).astype(object)
+    h0 = np.array([1, 2, 4], dtype=object)  # distinct non-zero |coordinates|: trivial stabiliser
+    return orbit_weights(automaton, "full", A, h0)
+
+
+def cube(automaton) -> Weights:
+    """S_4 / A_4 as the rotations of the cube (d = 3, signed permutation matrices, det 1)."""
+    return _four(automaton, rotation=True)
+
+
+def tetrahedral(automaton) -> Weights:
+    """S_4 / A_4 as the symmetries of the tetrahedron (d = 3; transpositions are reflections)."""
+    return _four(automaton, rotation=False)
+
+
+def permutation(automaton) -> Weights:
+    """S_n / A_n by n x n permutation matrices, h0 = (0, 1, ..., n - 1) (trivial stabiliser)."""
+    gens = _generators(automaton)
+    n = len(gens[0])
+    A = np.zeros((len(gens), n, n), dtype=object)
+    A[...] = 0
+    for s, g in enumerate(gens):
+        for i in range(n):
+            A[s, g[i], i] = 1
+    return orbit_weights(automaton, "full", A, np.arange(n).astype(object))
+
+
+def reset_projection(automaton) -> Weights:
+    """Resets as orthogonal projections (``householder:1,nonneg``, d = 2; module docstring)."""
+    m, targets = reset_actions(automaton)
+    k = automaton.n_symbols
+    V = np.zeros((k, 1, 2), dtype=object)
+    beta = np.zeros((k, 1), dtype=object)
+    A = np.zeros((k, 2, 2), dtype=object)
+    for s, v in enumerate(targets):
+        if v < 0:
+            V[s, 0], beta[s, 0] = [1, 0], 0
+        else:
+            V[s, 0], beta[s, 0] = [-v, 1], 1
+    from .factored import householder_compose
+
+    A = householder_compose(V, beta)
+    t0 = int(m.start)
+    h0 = np.array([1, t0], dtype=object)
+    readout = np.zeros((automaton.n_classes, 2), dtype=object)
+    readout[:, 0] = -1
+    for q in range(m.n_states):
+        readout[int(m.labels[q])] = [-q * q, 2 * q]
+    return Weights("householder:1,nonneg", A, h0, readout, (V, beta))
+
+
+def parity_projections(automaton) -> Weights:
+    """A two-state group automaton with beta in [0, 1]: ``householder:3,nonneg``, d = 2."""
+    from .factored import householder_compose
+
+    label = automaton.name or "automaton"
+    if automaton.n_states != 2 or len(set(automaton.labels.tolist())) != 2:
+        raise ConstructionError(f"{label}: the projection flip needs two states with two classes")
+    k = automaton.n_symbols
+    flip = [[0, 1], [-1, 1], [-3, -1]]  # perpendicular to a, b, c: H(v, 1) projects onto v's complement
+    V = np.zeros((k, 3, 2), dtype=object)
+    beta = np.zeros((k, 3), dtype=object)
+    for s in range(k):
+        row = automaton.delta[s]
+        if row[0] == row[1]:
+            raise ConstructionError(f"{label}: symbol {automaton.symbols[s]!r} merges the two states")
+        swaps = int(row[0]) == 1
+        for j in range(3):
+            V[s, j] = flip[j] if swaps else [0, 1]
+            beta[s, j] = 1 if swaps else 0
+    A = householder_compose(V, beta)
+    q0 = int(automaton.start)
+    h0 = np.array([1, 0], dtype=object)
+    readout = np.zeros((automaton.n_classes, 2), dtype=object)
+    readout[int(automaton.labels[q0])] = [1, 0]
+    readout[int(automaton.labels[1 - q0])] = [-1, 0]
+    return Weights("householder:3,nonneg", A, h0, readout, (V, beta))
+
+
+def _cycle_blocks(m: int) -> list[tuple[int, int]]:
+    """``(length, sign)`` blocks of a signed cyclic permutation of order m: a p^e-cycle per odd
+    prime power, the 2-part 2^a as a 2^(a-1)-cycle with sign -1 (a = 1: the sign rides on an
+    odd block, or a 1 x 1 block -1).  Total length = the bound of Theorem F6.
+
+    >>> _cycle_blocks(12), _cycle_blocks(6), _cycle_blocks(8), _cycle_blocks(2)
+    ([(2, -1), (3, 1)], [(3, -1)], [(4, -1)], [(1, -1)])
+    """
+    blocks, rest, p, a = [], m, 3, 0
+    while rest % 2 == 0:
+        rest, a = rest // 2, a + 1
+    while rest > 1:
+        if rest % p == 0:
+            q = 1
+            while rest % p == 0:
+                rest, q = rest // p, q * p
+            blocks.append((q, 1))
+        p += 2
+    if a >= 2:
+        blocks.insert(0, (2 ** (a - 1), -1))
+    elif a == 1:
+        if blocks:
+            blocks[0] = (blocks[0][0], -1)
+        else:
+            blocks.append((1, -1))
+    return blocks or [(1, 1)]
+
+
+def cyclic_monomial(automaton) -> Weights:
+    """Z_m by a signed permutation matrix of order m in the least d Theorem F6 allows
+    (:func:`_cycle_blocks`), h0 with distinct entries per block (trivial stabiliser)."""
+    from .rotation import cyclic_exponents
+
+    m, exponents = cyclic_exponents(automaton)
+    blocks = _cycle_blocks(m)
+    d = sum(n for n, _ in blocks)
+    g = np.zeros((d, d), dtype=np.int64)
+    start = 0
+    for n, sign in blocks:
+        for k in range(n):
+            g[start + (k + 1) % n, start + k] = sign if k == n - 1 else 1
+        start += n
+    A = np.stack([np.linalg.matrix_power(g, k) for k in exponents]).astype(object)
+    h0 = np.concatenate([np.arange(1, n + 1) for n, _ in blocks]).astype(object)
+    return orbit_weights(automaton, "monomial", A, h0)
+
+
+def dihedral_permutation(automaton) -> Weights:
+    """D_n permuting the n vertices of the n-gon (``monomial``, d = n): ``r^i s^j`` acts as
+    S^j R^-i with R: e_k -> e_(k+1), S: e_k -> e_(-k), as :func:`~bilinear.constructions.dihedral.dihedral_block`."""
+    from .dihedral import dihedral_exponents
+
+    n, exponents = dihedral_exponents(automaton)
+    if n < 3:
+        raise ConstructionError(f"{automaton.name}: the n-gon needs n >= 3")
+    R = np.zeros((n, n), dtype=np.int64)
+    S = np.zeros((n, n), dtype=np.int64)
+    for k in range(n):
+        R[(k + 1) % n, k] = 1
+        S[(-k) % n, k] = 1
+    Rinv = R.T
+    A = np.stack([np.linalg.matrix_power(S, j) @ np.linalg.matrix_power(Rinv, i) for i, j in exponents]).astype(object)
+    h0 = np.array([0, 1] + [3 + k for k in range(n - 2)], dtype=object)
+    return orbit_weights(automaton, "monomial", A, h0)

@@ -1,0 +1,90 @@
+"""Hostile weights files (issue 25): the network proved is the file's own, or the output says it
+is not; the float check always runs on the file as written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bilinear.cli import main
+from bilinear.constructions.weights import Weights
+from bilinear.errors import ConformanceError
+
+AUTOMATON = {"format": "bilinear.automaton", "version": 1, "states": 1, "symbols": ["a"], "delta": [[0]],
+             "labels": [0], "classes": ["x", "y"]}
+
+
+def _files(tmp_path, variant="diagonal", readout_x=1e-7):
+    """One state labelled x; the file's network: h0 = (0, 1), A = [[1, 1e-6], [0, 1]], so after
+    one symbol h = (1e-6, 1) and class y (score 1e-6) beats x (score ``readout_x`` < 1e-6).  The
+    off-diagonal 1e-6 is within the float tolerance of the block scale 1: the loader used to set
+    it to 0 and prove the identity network instead."""
+    aut = tmp_path / "one.json"
+    aut.write_text(json.dumps(AUTOMATON))
+    weights = {"format": "bilinear.weights", "version": 1, "variant": variant, "exact": False,
+               "A": [[[1, 1e-6], [0, 1]]], "h0": [0, 1], "readout": [[0, readout_x], [1, 0]]}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(weights))
+    return aut, path
+
+
+@pytest.mark.parametrize("variant", ["diagonal", "block:1"])
+def test_a_file_that_conforms_only_within_the_tolerance_is_refused(tmp_path, capsys, variant):
+    aut, path = _files(tmp_path, variant)
+    for extra in ([], ["--float"]):
+        assert main(["verify", str(aut), "--weights", str(path), "--unsigned", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "A[0][0, 1] = 1e-06 is not what variant" in err and "--project" in err and err.count("\n") == 1
+    with pytest.raises(ConformanceError, match="largest change to make it conform is 1e-06"):
+        Weights.load(path, allow_unsigned=True)
+    # the constructor still snaps (documented): only a file must be its own network
+    assert Weights(variant, [[[1, 1e-6], [0, 1]]], [0, 1], [[0, 1e-7], [1, 0]]).A[0, 0, 1] == 0
+
+
+def test_block2_file_within_the_tolerance_is_refused_too(tmp_path, capsys):
+    aut, path = _files(tmp_path)
+    data = json.loads(path.read_text())
+    data.update(variant="block:1")
+    path.write_text(json.dumps(data))
+    assert main(["verify", str(aut), "--weights", str(path), "--unsigned"]) == 2
+    # an off-block entry of block:2 (hidden 4) within the tolerance
+    data = {"format": "bilinear.weights", "version": 1, "variant": "block:2", "exact": False,
+            "A": [[[1, 0, 1e-6, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]], "h0": [0, 0, 1, 0],
+            "readout": [[0, 0, 0, 1e-7], [1, 0, 0, 0]]}
+    path.write_text(json.dumps(data))
+    assert main(["verify", str(aut), "--weights", str(path), "--unsigned"]) == 2
+    assert "A[0][0, 2] = 1e-06" in capsys.readouterr().err
+
+
+def test_project_says_whose_network_was_proved_and_float_checks_the_file(tmp_path, capsys):
+    aut, path = _files(tmp_path)
+    assert main(["verify", str(aut), "--weights", str(path), "--unsigned", "--project"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("one diagonal: proved for the projected weights (largest change 1e-06)")
+    assert "not the file's own" in out
+    # the float check runs on the file as written: it fails after one symbol, exit 1
+    assert main(["verify", str(aut), "--weights", str(path), "--unsigned", "--project", "--float",
+                 "--words", "10", "--length", "20"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("one diagonal: FAILS the float check (accuracy 0.0000) on a")
+    assert "exact verdict: proved for the projected weights" in out
+    assert main(["verify", str(aut), "--weights", str(path), "--unsigned", "--project", "--json"]) == 0
+    projection = json.loads(capsys.readouterr().out)["projection"]
+    assert projection["largest_change"] == pytest.approx(1e-6) and projection["onto"] == "diagonal"
+
+
+def test_float_check_finds_a_late_failure_of_the_file(tmp_path, capsys):
+    """Readout x = 1e-3: the file's network says x until the first coordinate, 1e-6 * n after n
+    symbols, passes 1e-3, from length 1000 on; the projection is right at every length."""
+    aut, path = _files(tmp_path, readout_x=1e-3)
+    assert main(["verify", str(aut), "--weights", str(path), "--unsigned", "--project", "--float",
+                 "--words", "4", "--length", "1200", "--json"]) == 1
+    fc = json.loads(capsys.readouterr().out)["float_check"]
+    assert not fc["passed"] and fc["first_failure"] == "a^1000"
+
+
+def test_a_saved_file_still_loads_as_itself(tmp_path):
+    w = Weights("rotation2d", [[[0.6, -0.8], [0.8, 0.6]]], [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
+    w.save(tmp_path / "r.json")
+    assert Weights.load(tmp_path / "r.json") == w

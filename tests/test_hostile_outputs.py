@@ -1,0 +1,142 @@
+"""Hostile output targets (issue 25): a planted ``.lock`` link, a device node or FIFO given as an
+output file, an existing file without ``--force`` — nothing outside the output is clobbered."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from bilinear.cli import main
+from bilinear.errors import FolderLockedError, OutputExistsError
+from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write_text, check_output_dir, prepare_output_dir
+
+
+def _planted(tmp_path, dangling=False):
+    victim = tmp_path / "victim.txt"
+    if not dangling:
+        victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LOCK_FILE).symlink_to(victim)
+    return out, victim
+
+
+def test_a_lock_link_is_never_followed(tmp_path):
+    out, victim = _planted(tmp_path)
+    with pytest.raises(FolderLockedError, match="is a symbolic link to .*victim.txt.*left untouched"):
+        FolderLock(out).acquire()
+    assert victim.read_text() == "precious\n"
+    with pytest.raises(OutputExistsError, match=r"is not empty \(\.lock\)"):  # a link is not an empty folder
+        check_output_dir(out)
+    prepare_output_dir(out, force=True)  # --force removes the link, not what it points to
+    assert victim.read_text() == "precious\n" and not os.path.lexists(out / LOCK_FILE)
+    with FolderLock(out):
+        assert (out / LOCK_FILE).read_text() == f"{os.getpid()}\n"
+
+
+def test_a_dangling_lock_link_creates_nothing(tmp_path):
+    out, victim = _planted(tmp_path, dangling=True)
+    with pytest.raises(FolderLockedError, match="symbolic link"):
+        FolderLock(out).acquire()
+    assert not victim.exists()
+
+
+def test_a_fifo_lock_is_refused_without_blocking(tmp_path):
+    (tmp_path / LOCK_FILE).unlink(missing_ok=True)
+    os.mkfifo(tmp_path / LOCK_FILE)
+    with pytest.raises(FolderLockedError, match="not a regular file"):
+        FolderLock(tmp_path).acquire()
+
+
+@pytest.mark.parametrize("command", [["train", "parity", "diagonal", "--steps", "20"],
+                                     ["analyze", "--construction", "parity", "diagonal", "--no-figures"]])
+def test_commands_refuse_a_folder_holding_a_lock_link(tmp_path, capsys, command):
+    out, victim = _planted(tmp_path)
+    assert main([*command, "--out", str(out)]) == 2
+    assert "is not empty (.lock)" in capsys.readouterr().err
+    assert victim.read_text() == "precious\n"
+
+
+def test_sweep_refuses_a_folder_holding_a_lock_link(tmp_path, capsys):
+    out, victim = _planted(tmp_path)
+    grid = tmp_path / "grid.toml"
+    grid.write_text('families = ["parity"]\nmodels = ["diagonal"]\nlrs = [1e-2]\nseeds = [0]\n'
+                    '[train]\nsteps = 5\n')
+    assert main(["sweep", str(grid), "--out", str(out)]) == 2
+    assert "is not empty (.lock)" in capsys.readouterr().err
+    assert victim.read_text() == "precious\n"
+
+
+def test_verify_save_refuses_an_existing_file_without_force(tmp_path, capsys):
+    target = tmp_path / "w.json"
+    target.write_text("mine\n")
+    assert main(["verify", "parity", "diagonal", "--save", str(target)]) == 2
+    assert "exists: use --force to replace it" in capsys.readouterr().err
+    assert target.read_text() == "mine\n"
+    assert main(["verify", "parity", "diagonal", "--save", str(target), "--force"]) == 0
+    assert json.loads(target.read_text())["format"] == "bilinear.weights"
+    assert main(["verify", "parity", "diagonal", "--force"]) == 2
+    assert "--force needs --save FILE" in capsys.readouterr().err
+    assert main(["verify", "parity", "diagonal", "--save", ""]) == 2  # not silently ignored
+    assert "an empty path names no file" in capsys.readouterr().err
+
+
+def test_save_through_a_link_replaces_the_link_not_its_target(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    link = tmp_path / "w.json"
+    link.symlink_to(victim)
+    assert main(["verify", "parity", "diagonal", "--save", str(link), "--force"]) == 0
+    assert victim.read_text() == "precious\n" and not link.is_symlink()
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify", "parity", "diagonal", "--save", "{fifo}", "--force"],
+    ["verify", "parity", "diagonal", "--save", "{link}", "--force"],
+    ["certify", "--weights", "{weights}", "parity", "--write", "{fifo}", "--force"],
+])
+def test_special_files_are_never_replaced(tmp_path, capsys, argv):
+    """A FIFO (standing in for a device node such as /dev/full, which as root was replaced by a
+    regular file), or a link to one: refused, even with --force, before any work."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    weights = tmp_path / "parity.json"
+    assert main(["verify", "parity", "diagonal", "--save", str(weights)]) == 0
+    capsys.readouterr()
+    argv = [a.format(fifo=fifo, link=link, weights=weights) for a in argv]
+    assert main(argv) == 2
+    assert "is not a regular file" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+
+
+def test_atomic_write_never_replaces_a_special_file(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputExistsError, match="not a regular file"):
+        atomic_write_text(fifo, "x")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+
+
+def test_analyze_never_writes_over_or_around_its_input(tmp_path, capsys):
+    """``analyze RUN --out RUN --force`` used to empty the run it analysed (only the report was
+    left); an output that is, holds or lies inside an input is refused before any work."""
+    run = tmp_path / "run"
+    assert main(["train", "parity", "diagonal", "--steps", "5", "--hidden", "2", "--out", str(run)]) == 0
+    before = sorted(p.name for p in run.iterdir())
+    for out in (run, tmp_path, run / "report"):
+        assert main(["analyze", str(run), "--out", str(out), "--force", "--no-figures"]) == 2
+        err = capsys.readouterr().err
+        assert "choose a folder apart from the inputs" in err and err.count("\n") == 1
+    assert sorted(p.name for p in run.iterdir()) == before
+    weights = tmp_path / "w" / "parity.json"
+    assert main(["verify", "parity", "diagonal", "--save", str(weights)]) == 0
+    assert main(["analyze", "--weights", str(weights), "parity", "--out", str(weights.parent), "--force",
+                 "--no-figures"]) == 2
+    assert weights.is_file()
+    assert main(["certify", "--weights", str(weights), "parity", "--write", str(weights), "--force"]) == 2
+    assert "--write file" in capsys.readouterr().err and json.loads(weights.read_text())["exact"] is True
