@@ -29,7 +29,7 @@ from bilinear.argtypes import positive_int, seed
 from bilinear.errors import ConfigError
 from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, headline_label
 
-from .config import TrainConfig
+from .config import PRESETS, TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
 
 
@@ -99,6 +99,9 @@ def _add_train(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--preset", choices=tuple(PRESETS), default=None,
+                   help="set the fields left at their defaults to a named group: paper = "
+                   + ", ".join(f"{k} {v}" for k, v in PRESETS["paper"].items()))
     p.add_argument("--dry-run", action="store_true",
                    help="print the hidden size, the parameter count and the memory estimate; train nothing")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -111,6 +114,11 @@ def config_from_args(args) -> TrainConfig:
     for f, names in _train_options():
         value = getattr(args, f.name)
         values.update(zip(names, value) if len(names) > 1 else [(f.name, value)])
+    preset = PRESETS.get(getattr(args, "preset", None) or "", {})
+    defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
+    for name, value in preset.items():
+        if values[name] == defaults[name]:  # an option the user gave keeps its value
+            values[name] = value
     return TrainConfig(**values)
 
 

@@ -32,19 +32,21 @@ from .baselines import MAX_POSITIONS, CausalTransformer, LSTMModel, SelectiveSSM
 from .models import BilinearRNN, check_variant
 
 __all__ = [
-    "MODELS", "BASELINES", "Baseline", "model_usage", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
+    "MODELS", "BASELINES", "Baseline", "model_usage", "max_length", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
     "hidden_for_params",
 ]
 
 @dataclass(frozen=True)
 class Baseline:
     """One baseline of the registry: its builder ``build(n_symbols, n_classes, hidden, embed,
-    param, seed, flags)``, the name of its optional integer parameter (or None), and the flags it
-    takes after a comma (``mamba:2,neg``), each with its help."""
+    param, seed, flags)``, the name of its optional integer parameter (or None), the flags it
+    takes after a comma (``mamba:2,neg``), each with its help, and ``max_length(flags)``: the
+    longest word the model reads (None: any length)."""
 
     build: Callable
     param: str | None = None
     flags: dict = field(default_factory=dict)
+    max_length: Callable = lambda flags: None
 
     def usage(self, name: str) -> str:
         """``name[:L][,flag]`` for help strings."""
@@ -61,7 +63,8 @@ BASELINES = {
             k, c, h, layers=p or 1, seed=seed, positions="sinusoidal" if "sinusoidal" in flags else "learned"),
         "layers",
         {"sinusoidal": "sinusoidal positions (defined at every length) instead of the "
-                       f"{MAX_POSITIONS} learned ones"}),
+                       f"{MAX_POSITIONS} learned ones"},
+        max_length=lambda flags: None if "sinusoidal" in flags else MAX_POSITIONS),
     "mamba": Baseline(
         lambda k, c, h, embed, p, seed, flags: SelectiveSSM(k, c, h, layers=p or 1, seed=seed, negative="neg" in flags),
         "layers",
@@ -146,6 +149,16 @@ def model_usage() -> str:
     return ", ".join([variant_usage()] + [entry.usage(name) for name, entry in BASELINES.items()])
 
 
+def max_length(spec: "str | ModelSpec") -> int | None:
+    """The longest word the model reads (None: any length; a Transformer's learned positions).
+
+    >>> max_length("transformer:2"), max_length("transformer:2,sinusoidal"), max_length("full")
+    (1024, None, None)
+    """
+    ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
+    return None if ms.bilinear else BASELINES[ms.name].max_length(ms.options)
+
+
 def build_model(
     spec: "str | ModelSpec",
     n_symbols: int,
@@ -157,7 +170,8 @@ def build_model(
     **bilinear_options,
 ) -> nn.Module:
     """Build the model named by ``spec``; ``bilinear_options`` go to :class:`BilinearRNN`
-    (``normalize_train``, ``init``, ``init_noise``, ``scan``) and are ignored by baselines."""
+    (``normalize_train``, ``init``, ``init_noise``, ``scan``, ``additive_renorm``, ``angles``) and
+    are ignored by baselines."""
     ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
     if ms.bilinear:
         return BilinearRNN(
@@ -193,7 +207,8 @@ def make_model(config, automaton=None) -> nn.Module:
     hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
     options = {}
     if parse_model(config.model).bilinear:
-        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan}
+        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan,
+                   "additive_renorm": config.additive_renorm, "angles": config.angles}
     return build_model(
         config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
         additive=config.additive, seed=config.seed, **options,
