@@ -21,8 +21,8 @@ the estimate and its largest part.  The parameter count is first bounded from th
 only when that bound decides the verdict is the model built on torch's ``meta`` device (no memory)
 to count exactly, a layered baseline at one and two layers and extrapolated.  ``match_params``
 over the parameter count of the largest model searched (hidden size up to
-:data:`MAX_MATCH_HIDDEN`; :func:`largest_model`) is refused at once instead of searching every
-size and silently clamping.
+:data:`MAX_MATCH_HIDDEN`, counted on the ``meta`` device; :func:`largest_model`) is refused at
+once instead of searching every size and silently clamping.
 
 >>> from bilinear.learned.config import TrainConfig
 >>> TrainConfig(spec="parity", model="full", test_len=10**9)
@@ -67,12 +67,15 @@ def param_bound(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | No
     """An upper bound of the parameter count of every model of the registry, from sizes alone.
 
     The token axis T is the embedding width or the symbol count; a model's integer parameter
-    p (rank, block size, layers) enters as ``16 p h^2 + 32 p h + T p``: a bound, not a count.
+    p (rank, block size, layers) enters as ``16 p h^2 + 160 p h + T p`` (a Mamba-1 block is about
+    6.25 h^2 + 121 h, a Transformer block 12 h^2 + 13 h), and a Transformer's learned positions
+    as ``1024 h``: a bound, not a count.
     """
     t = max(n_symbols, embed or 0)
     p = ms.param or 1
     h = hidden
-    return (t + 16 * p) * h * h + 16 * (t + n_classes + 2 * p + 8) * h + t * (n_symbols + 1 + p) + n_classes + 64
+    return ((t + 16 * p) * h * h + 16 * (t + n_classes + 10 * p + 8) * h + 1024 * h + t * (n_symbols + 1 + p)
+            + n_classes + 64)
 
 
 def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
@@ -160,12 +163,8 @@ def check_limits(config, automaton) -> None:
 def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
                   max_hidden: int = MAX_MATCH_HIDDEN) -> tuple[int, int]:
     """``(hidden, parameters)`` of the largest valid hidden size up to ``max_hidden``, counted
-    without building it: a parameter count is a quadratic in the hidden size, fitted exactly
-    (Fractions) through the three smallest valid sizes, each built for real."""
-    from fractions import Fraction
-
+    exactly on torch's ``meta`` device (:func:`param_count`: nothing allocated)."""
     from .models import check_variant
-    from .registry import build_model, count_params
 
     def valid(h: int) -> bool:
         if not ms.bilinear:
@@ -176,18 +175,7 @@ def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
             return False
         return True
 
-    sizes = [h for h in range(1, max_hidden + 1) if valid(h)]
-    if not sizes:
+    top = next((h for h in range(max_hidden, 0, -1) if valid(h)), None)
+    if top is None:
         raise ConfigError(f"no valid hidden size for model {ms.spec!r} up to {max_hidden}")
-    top = sizes[-1]
-    points = [(h, count_params(build_model(ms, n_symbols, n_classes, h, embed=embed))) for h in sizes[:3]]
-    if top in dict(points):
-        return top, dict(points)[top]
-    total = Fraction(0)
-    for i, (hi, ni) in enumerate(points):  # Lagrange interpolation at ``top``
-        term = Fraction(ni)
-        for j, (hj, _) in enumerate(points):
-            if j != i:
-                term *= Fraction(top - hj, hi - hj)
-        total += term
-    return top, int(total)
+    return top, param_count(ms, n_symbols, n_classes, top, embed)
