@@ -94,7 +94,8 @@ def _add_train(sub) -> None:
     for f, names in _train_options():
         _add_config_argument(p, f, names, hints[f.name])
     p.add_argument("--lr-grid", metavar="X,Y,...", default=None,
-                   help="train once per learning rate and keep the best (the paper's grid: 1e-3,1e-4,1e-5)")
+                   help="train once per learning rate and keep the run the validation words choose (the paper's "
+                   "grid: 1e-3,1e-4,1e-5)")
     p.add_argument("--out", metavar="DIR", help="run directory: config, metrics, checkpoints, model, result")
     p.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
@@ -167,6 +168,10 @@ def _train(args) -> int:
             f"{result[AT_LENGTH]:.4f} (averaged over positions 1-{result[TEST_LENGTH]}: "
             f"{result[MEAN_OVER_POSITIONS]:.4f})"
         )
+        if "lr_selection" in result:
+            other = result["best_on_test"]
+            print(f"learning rate {result['lr']:g} chosen on the validation words (of {len(result['lr_results'])}); "
+                  f"the test words would have chosen {other['lr']:g} ({other[AT_LENGTH]:.4f}: optimistic)")
         if args.out:
             print(f"run directory: {args.out}")
     return 0

@@ -224,14 +224,17 @@ def test_hidden_axis(tmp_path):
         Sweep.from_toml_text(text.replace('models = ["diagonal"]', 'models = ["block:4"]'))
 
 
-def test_results_table_keeps_the_best_lr_and_averages_seeds():
+def test_results_table_chooses_the_lr_on_validation_words_and_averages_seeds():
     rows = [
-        {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "accuracy_at_length": 0.2},
-        {"family": "f", "model": "m", "seed": 0, "lr": 0.01, "accuracy_at_length": 1.0},
-        {"family": "f", "model": "m", "seed": 1, "lr": 0.1, "accuracy_at_length": 0.6},
-        {"family": "f", "model": "m", "seed": 1, "lr": 0.01, "accuracy_at_length": ""},
+        {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "accuracy_at_length": 0.2, "val_accuracy": "0.9"},
+        {"family": "f", "model": "m", "seed": 0, "lr": 0.01, "accuracy_at_length": 1.0, "val_accuracy": "0.7"},
+        {"family": "f", "model": "m", "seed": 1, "lr": 0.1, "accuracy_at_length": 0.6, "val_accuracy": "1.0"},
+        {"family": "f", "model": "m", "seed": 1, "lr": 0.01, "accuracy_at_length": "", "val_accuracy": ""},
     ]
-    assert results_table(rows) == {("f", "m"): 0.8}
+    assert results_table(rows) == {("f", "m"): 0.4}  # seed 0 chooses lr 0.1 (0.2), seed 1 its only run (0.6)
+    assert results_table(rows, select="test") == {("f", "m"): 0.8}
+    with pytest.raises(ConfigError, match="unknown learning-rate selection"):
+        results_table(rows, select="train")
     assert markdown_table({("f", "m"): 0.8}, ["f", "g"], ["m"]).splitlines()[2:] == ["| f | 0.80 |", "| g | - |"]
 
 
@@ -296,7 +299,14 @@ def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path
         assert (lo, hi) == pytest.approx((min(pair), max(pair)), abs=1e-6)
         assert f"{cell(lo)}..{cell(hi)}" in text
     assert "Range across the learning rates 0.05, 1e-05" in text
-    assert results_table(rows)[("parity", "diagonal")] == pytest.approx(max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
+    assert results_table(rows, select="test")[("parity", "diagonal")] == pytest.approx(
+        max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
+    val = {float(r["lr"]): (float(r["val_accuracy"]), float(r["train_accuracy"]), -int(r["steps"]))
+           for r in rows if r["model"] == "diagonal"}
+    chosen = max(val, key=val.get)  # the validation words' choice, whatever the test words say
+    assert results_table(rows)[("parity", "diagonal")] == pytest.approx(accs[("diagonal", chosen)], abs=1e-6)
+    assert "chosen per seed on the held-out validation words (lengths 20-200)" in text
+    assert "For comparison only, the best learning rate per seed on the test words" in text
 
 
 EXPERIMENTS = sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml"))
