@@ -2,7 +2,7 @@
 
     bilinear train SPEC MODEL [--steps N] [--lr X] [--seed S] [--hidden H] [--out DIR] [--json] [--resume | --force]
     bilinear sweep FILE.toml [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
-    bilinear reproduce [--quick | --medium] [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
+    bilinear reproduce [--quick | --medium | --full] [--device D] [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
 
 Every output folder follows one rule: a non-empty folder is refused unless ``--resume``
 (continue it) or ``--force`` (replace it).
@@ -232,6 +232,11 @@ def _add_reproduce(sub) -> None:
     size.add_argument("--medium", action="store_true",
                       help="every experiment of the paper at a small size, one sub-folder each (sized for < 1 hour "
                       "on 2 cores)")
+    size.add_argument("--full", action="store_true",
+                      help="the paper's protocol (the default): --preset paper, learning rates 1e-3, 1e-4, 1e-5, "
+                      "three seeds, 20,000 steps; for a GPU (--device cuda) or a cluster (--ray)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default=None,
+                   help="run every run on this device (default: the table's, cpu); cuda uses the parallel scan")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
@@ -247,7 +252,7 @@ def _reproduce(args) -> int:
     size = "quick" if args.quick else "medium" if args.medium else "full"
     out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")  # not a variant name
     table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
-                      force=args.force, resume=args.resume)
+                      force=args.force, resume=args.resume, device=args.device)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
     where = f"{out / RESULTS_CSV}, {out / RESULTS_MD}" if size != "medium" else f"{out}/<part>/{RESULTS_CSV}"

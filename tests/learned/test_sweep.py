@@ -404,3 +404,36 @@ def test_validating_a_large_sweep_builds_no_automaton(monkeypatch):
         Sweep(families=["cyclic:10000*cyclic:10000"], models=["full"])
     with pytest.raises(ConfigError, match="exceeds the limit"):
         Sweep(families=["cyclic:10001"], models=["full"])
+
+
+#: The full protocol's grid and code path at a tiny size (CI's smoke test of ``reproduce --full``).
+TINY_FULL = {"families": ("parity",), "models": ("full", "rotation2d", "lstm"), "seeds": (0,), "workers": 1,
+             "train": {"steps": 3, "hidden": 4, "embed": 4, "test_len": 12, "test_words": 4, "eval_every": 3,
+                       "val_max_len": 20, "val_words": 4}}
+
+
+def test_reproduce_full_smoke_on_cpu(tmp_path, capsys):
+    """The full table's runs (the paper preset, three learning rates) at a tiny size; ``--device``
+    reaches every run, and a missing CUDA is one error before any run."""
+    from bilinear.learned.reproduce import FULL, reproduce
+
+    text = reproduce(tmp_path / "out", size="full", device="cpu", adjust=TINY_FULL)
+    with open(tmp_path / "out" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3 * len(FULL.lrs) and {float(r["lr"]) for r in rows} == set(FULL.lrs)
+    config = json.loads((tmp_path / "out" / "runs" / "parity__rotation2d__lr0.001__s0" / "config.json").read_text())
+    assert (config["device"], config["angles"], config["embed"], config["hidden"]) == ("cpu", True, 4, 4)
+    assert "chosen per seed on the held-out validation words" in text
+    if not __import__("torch").cuda.is_available():
+        with pytest.raises(ConfigError, match="CUDA is not available"):
+            reproduce(tmp_path / "cuda", size="full", device="cuda", adjust=TINY_FULL)
+        assert not (tmp_path / "cuda").exists()
+
+
+@needs_ray
+def test_reproduce_full_smoke_on_a_local_ray_instance(tmp_path, local_ray):
+    from bilinear.learned.reproduce import reproduce
+
+    local = reproduce(tmp_path / "a", size="full", device="cpu", adjust=TINY_FULL)
+    remote = reproduce(tmp_path / "b", size="full", device="cpu", adjust=TINY_FULL, ray_address="auto")
+    assert local == remote
