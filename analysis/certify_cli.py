@@ -6,22 +6,24 @@
 Prints the certificate (text, or JSON with ``--json``); ``--write FILE`` saves the proved
 snapped weights (exact, ``Weights.save``; an existing FILE is refused unless ``--force``).  A
 baseline run (LSTM, RNN, Transformer, Mamba), exact weights, or a missing run is one line on
-stderr and exit status 2.  How to read the output:
+stderr and exit status 2; ``--time-budget SECONDS`` stops the work after SECONDS, one line on
+stderr and exit status 3 (nothing printed or written).  How to read the output:
 docs/certify.md.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from bilinear.argtypes import positive_int
+from bilinear.argtypes import positive_float, positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.fileio import check_apart, check_output_file
 
 from .certify import TEST_LENGTH, certify_network
 
-__all__ = ["register", "load_network"]
+__all__ = ["register", "load_network", "load_network_and_length"]
 
 
 def register(sub) -> None:
@@ -44,19 +46,29 @@ def register(sub) -> None:
     p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
     p.add_argument("--force", action="store_true", help="replace an existing --write FILE")
     p.add_argument("--json", action="store_true", help="print the certificate as JSON")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="stop after SECONDS (exit status 3, nothing printed or written); default: no limit")
     p.add_argument("--search-length", type=positive_int, default=None,
                    help="length of the words of the failing-word search "
                         "(default: 4 x the certified length, within 2000..20000)")
-    p.add_argument("--test-length", type=positive_int, default=TEST_LENGTH,
-                   help=f"a failure within this length makes the status 'snapped' (default {TEST_LENGTH})")
+    p.add_argument("--test-length", type=positive_int, default=None,
+                   help="a failure within this length makes the status 'snapped' (default: the run's own "
+                        f"test length; {TEST_LENGTH} with --weights)")
     p.set_defaults(handler=_run)
 
 
 def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
-    """``(weights, automaton)`` of a run directory or a (weights file, spec) pair.
+    """``(weights, automaton)`` of a run directory or a (weights file, spec) pair
+    (:func:`load_network_and_length` also gives the run's test length).
 
     AnalysisError for a missing or unfinished run, a baseline run, or unless exactly one is given.
     """
+    return load_network_and_length(run_dir, weights_file, allow_unsigned)[:2]
+
+
+def load_network_and_length(run_dir=None, weights_file=None, allow_unsigned=False):
+    """``(weights, automaton, test length)``: the run's own ``test_len``, :data:`TEST_LENGTH`
+    for a weights file."""
     if (run_dir is None) == (weights_file is None):
         raise AnalysisError("give exactly one of RUN_DIR, --weights FILE SPEC")
     if weights_file is not None:
@@ -64,7 +76,7 @@ def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
         from bilinear.constructions.weights import Weights
 
         path, spec = weights_file
-        return Weights.load(path, allow_unsigned=allow_unsigned), from_spec(spec)
+        return Weights.load(path, allow_unsigned=allow_unsigned), from_spec(spec), TEST_LENGTH
     from bilinear.learned.runs import load_run
 
     path = Path(run_dir)
@@ -79,7 +91,7 @@ def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
             f"run directory {str(path)!r} holds a {config.model} baseline, not a bilinear network: "
             "only bilinear networks can be certified"
         )
-    return model.to_weights(), automaton
+    return model.to_weights(), automaton, int(config.test_len)
 
 
 def _run(args) -> int:
@@ -88,15 +100,36 @@ def _run(args) -> int:
     if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)
         check_output_file(args.write, force=args.force)
         check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
-    weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
-    cert = certify_network(weights, automaton, search_length=args.search_length, test_length=args.test_length)
+    from bilinear.constructions.search import BudgetSpent, deadline
+    from bilinear.progress import Progress
+
+    try:
+        with deadline(args.time_budget):
+            weights, automaton, run_length = load_network_and_length(args.run_dir, args.weights,
+                                                                      allow_unsigned=args.unsigned)
+            test_length = args.test_length if args.test_length is not None else run_length
+            with Progress("certify"):  # off a terminal: a line on stderr every few seconds
+                cert = certify_network(weights, automaton, search_length=args.search_length,
+                                       test_length=test_length)
+    except BudgetSpent:
+        print(f"bilinear: certify: not finished within the time budget of {args.time_budget:g} s "
+              f"(nothing printed{', nothing written' if args.write else ''}); raise --time-budget", file=sys.stderr)
+        return 3
+    error = None
     if args.write:
+        from dataclasses import replace
+
         snapped = cert.snapped_weights()
         if snapped is None:
-            raise AnalysisError(f"no snapped network was proved, nothing to write to {args.write}")
-        snapped.save(args.write)
+            error = f"no snapped network was proved, nothing to write to {args.write}"
+        else:
+            snapped.save(args.write)
+        cert = replace(cert, write_error=error)
     if args.json:
-        print(json.dumps(cert.to_json(), indent=2, allow_nan=False))
+        print(json.dumps(dict(cert.to_json(), written=None if (error or not args.write) else args.write),
+                         indent=2, allow_nan=False))
     else:
         print(cert.to_text(), end="")
+    if error:  # the certificate is printed; the missing file is the error (exit status 2)
+        raise AnalysisError(error)
     return 0

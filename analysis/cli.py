@@ -9,12 +9,14 @@ Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout
 also writes ``report.md``, ``report.json`` and the PNG figures there (after everything has been
 computed, so a failure writes nothing); a non-empty ``--out`` folder is refused unless ``--force``
 (replace it).  Bad input (missing or unfinished run, unknown family or
-variant, non-positive tolerance) is one line on stderr and exit status 2.
+variant, non-positive tolerance) is one line on stderr and exit status 2; ``--time-budget SECONDS``
+stops the analysis after SECONDS, one line on stderr and exit status 3 (nothing printed or written).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
 from bilinear.constructions.weights import Weights
@@ -53,6 +55,9 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and the figures here")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="stop after SECONDS of analysis (exit status 3, nothing printed or written); "
+                        "default: no limit")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the figures")
     p.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
                    help="with --out: file format of the figures (default png)")
@@ -94,12 +99,20 @@ def _run(args) -> int:
     if args.out:  # the overwrite rule, checked before the work; the folder is replaced after it
         check_apart(args.out, _input_paths(args), what="--out folder")
         check_output_dir(args.out, force=args.force)
-    weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
-                                                    allow_unsigned=args.unsigned)
-    if isinstance(weights, Weights):
-        report = analyze(weights, automaton, config, title=title, source=source)
-    else:  # a baseline run: accuracy by length and the extracted automaton only
-        report = analyze_tracker(weights, automaton, config, title=title, source=source)
+    from bilinear.constructions.search import BudgetSpent, deadline
+
+    try:
+        with deadline(args.time_budget):
+            weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
+                                                            allow_unsigned=args.unsigned)
+            if isinstance(weights, Weights):
+                report = analyze(weights, automaton, config, title=title, source=source)
+            else:  # a baseline run: accuracy by length and the extracted automaton only
+                report = analyze_tracker(weights, automaton, config, title=title, source=source)
+    except BudgetSpent:
+        print(f"bilinear: analyze: not finished within the time budget of {args.time_budget:g} s "
+              f"(nothing printed{', nothing written' if args.out else ''}); raise --time-budget", file=sys.stderr)
+        return 3
     if args.out:
         report.write(prepare_output_dir(args.out, force=args.force), figures=not args.no_figures, fmt=args.format)
     if args.json:

@@ -49,11 +49,11 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible, float_steps, run_float, unit_rows
+from bilinear.constructions.span import scale_normalised
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
-from .span import scale_normalised
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES"]
 
@@ -127,6 +127,8 @@ class Extraction:
     method: str = "geometry"
     margin: float | None = None
     tracker: bool = False  # extracted from a model's hidden states without transition matrices
+    # the distinguishing word re-run: "automaton 1, extraction 0, network 1" (None: no word)
+    distinguishing_labels: str | None = None
 
     @property
     def gap(self) -> float | None:
@@ -171,7 +173,8 @@ class Extraction:
             verdict = "isomorphic to the true automaton"
         else:
             where = " after the burn-in prefix" if self.burn_in else ""
-            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}{where}"
+            labels = f" ({self.distinguishing_labels})" if self.distinguishing_labels else ""
+            verdict = f"differs from the true automaton, first on {self.distinguishing_text!r}{where}{labels}"
         return f"{head}; {verdict}; monoid: {self.classification}"
 
     def to_json(self) -> dict:
@@ -200,6 +203,7 @@ class Extraction:
             "isomorphic": self.isomorphic,
             "distinguishing_word": None if self.distinguishing_word is None else list(self.distinguishing_word),
             "distinguishing_text": self.distinguishing_text,
+            "distinguishing_labels": self.distinguishing_labels,
             "classification": self.classification,
             "accuracy": self.accuracy,
             "accuracy_by_length": list(self.accuracy_by_length),
@@ -411,7 +415,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     transient states, before its contracting directions die out), the extraction is repeated
     with a burn-in of ``length // 2`` steps and that result is returned if it succeeds.
 
-    ``weights`` may also be any model :func:`bilinear.analysis.tracker.as_tracker` accepts: one
+    ``weights`` may also be any model :func:`bilinear.constructions.tracker.as_tracker` accepts: one
     without Weights is extracted by :func:`extract_tracker`.
 
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
@@ -419,7 +423,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     from bilinear.constructions.weights import Weights
 
     if not isinstance(weights, Weights) and not isinstance(weights, np.ndarray):
-        from .tracker import as_tracker
+        from bilinear.constructions.tracker import as_tracker
 
         tracker = as_tracker(weights)
         if tracker.weights is None:
@@ -452,10 +456,24 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
                 continue
             result = _extract(A, h0, R, automaton, cfg, words, truth, b, started, method)
             if result.status == "ok" and result.separated:
-                return replace(result, config=config)
+                return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))
     # nothing separated: the first attempt that produced an automaton, else the first attempt
-    return next((r for r in attempts if r.status == "ok"), attempts[0])
+    return _rerun_word(next((r for r in attempts if r.status == "ok"), attempts[0]), weights, automaton)
+
+
+def _rerun_word(result: Extraction, network, automaton) -> Extraction:
+    """``result`` with its distinguishing word re-run through the network itself (after the
+    burn-in prefix): the automaton's, the extraction's and the network's label of it."""
+    if result.distinguishing_word is None or result.minimal is None:
+        return result
+    from .lengths import network_label
+
+    word = result.distinguishing_word
+    net = network_label(network, automaton, word, prefix=result.start_word)
+    got = result.minimal.classes[result.minimal.label(word)]
+    return replace(result, distinguishing_labels=f"automaton {net.automaton}, extraction {got}, network "
+                                                 f"{net.network if net.network is not None else '-'}")
 
 
 def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float, method: str) -> Extraction:
@@ -609,6 +627,7 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     Returns (extracted, minimal, isomorphic, distinguishing word or None, classification)."""
     from bilinear.automata.automaton import Automaton
     from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
+    from bilinear.automata.monoid import transformation_monoid
 
     extracted = Automaton(
         delta, start=start, labels=labels, symbols=automaton.symbols, classes=automaton.classes,
@@ -624,7 +643,7 @@ def _compare(automaton, delta, start: int, labels, start_word, monoid_limit: int
     iso = isomorphism(minimal, minimize(reference)) is not None
     word = None if iso else distinguishing_word(extracted, reference)
     try:
-        classification = minimal.monoid(limit=monoid_limit).classification
+        classification = transformation_monoid(minimal, limit=monoid_limit).classification
     except MonoidTooLargeError:
         classification = f"monoid larger than {monoid_limit} elements"
     return extracted, minimal, iso, word, classification
@@ -640,7 +659,7 @@ MAX_REFILLS = 512
 
 
 def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
-    """:func:`extract` for any tracker (:func:`bilinear.analysis.tracker.as_tracker`) that gives
+    """:func:`extract` for any tracker (:func:`bilinear.constructions.tracker.as_tracker`) that gives
     hidden states: geometric clusters of the hidden states divided by their root-mean-square
     norm (so ``tol`` is relative to the typical state), transitions by majority vote, labels
     by the majority of the tracker's predictions in each cluster.  A tracker predicts only
@@ -650,7 +669,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     first word followed by the symbol.  Without hidden states only the accuracies are
     computed (``status`` says so).
     """
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
@@ -668,9 +687,9 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
             continue
         result = _extract_tracker(tracker, automaton, config, words, truth, max(1, min(b, config.length - 1)), started)
         if result.status == "ok" and result.separated:
-            return result
+            return _rerun_word(result, tracker, automaton)
         attempts.append(result)
-    return next((r for r in attempts if r.status == "ok"), attempts[0])
+    return _rerun_word(next((r for r in attempts if r.status == "ok"), attempts[0]), tracker, automaton)
 
 
 def _observe_tracker(tracker, config: ExtractConfig, words, B: int):

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import AnalysisError
 
 __all__ = ["FORMATS", "eigenvalue_figure", "commutator_figure", "accuracy_figure", "automaton_figure",
@@ -69,7 +70,7 @@ def monoid_orders(automaton, limit: int = 5000) -> list[int]:
     from bilinear.errors import MonoidTooLargeError
 
     try:
-        elements = automaton.monoid(limit=limit).elements
+        elements = transformation_monoid(automaton, limit=limit).elements
     except MonoidTooLargeError:
         elements = automaton.delta
     orders = set()
@@ -172,6 +173,11 @@ def accuracy_figure(curve, path, title: str = "") -> Path:
     if train is not None:
         ax.axvspan(train[0], train[1], color="C2", alpha=0.2, label=f"training lengths {train[0]}-{train[1]}")
     ax.plot(x, acc, lw=1.2, color="C0", label="network")
+    ranges = curve.ranges() if hasattr(curve, "ranges") else []
+    for i, r in enumerate(ranges):  # the worst length of every range: a failure between two
+        ax.hlines(r.worst, max(r.start - 0.5, 1), r.stop, color="C3", lw=1.6,  # readings shows
+                  label="worst in each range" if i == 0 else None)
+        ax.plot([r.worst_length], [r.worst], "v", color="C3", ms=4)
     ax.axhline(0.0, color="0.4", lw=0.9, ls="--", label="chance")
     ax.set_xscale("log")
     ax.set_xlim(1, acc.size)

@@ -18,7 +18,7 @@ A_3 acts as a rotation of order 5 on a 2-dimensional subspace
 A_4 acts as a rotation of order 5 on a 2-dimensional subspace
 all transition matrices commute (exactly); largest scale-free norm 0
 all 21 defining relations hold (exactly)
-accuracy by length: normalised accuracy at length 1: 1.00, 10: 1.00, 100: 1.00, 500: 1.00, 1000: 1.00, 2000: 1.00 (200 random words; no error seen)
+accuracy by length: normalised accuracy, worst over the lengths 1: 1.00, 2-10: 1.00, 11-100: 1.00, 101-500: 1.00, 501-1000: 1.00, 1001-2000: 1.00 (200 random words; no error seen)
 extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); isomorphic to the true automaton; monoid: ...
 >>> r.to_json()["extraction"]["isomorphic"]
 True
@@ -30,7 +30,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import visited_span
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
@@ -40,7 +42,6 @@ from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
-from .span import visited_span
 from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
@@ -78,22 +79,23 @@ def num(x) -> str:
 
 
 def curve_reading(curve: LengthCurve) -> str:
-    """One line: the normalised accuracy at a few lengths and the first error."""
-    marks = [t for t in (1, 10, 100, 500, 1000, 2000, curve.max_length) if t <= curve.max_length]
-    marks = sorted(set(marks))
-    text = ", ".join(f"{t}: {curve.at(t):.2f}" for t in marks)
+    """One line: the *worst* normalised accuracy in each range of lengths between the reading
+    lengths (every length counted, so a failure between two readings is not hidden), and the
+    first error."""
+    text = ", ".join(r.text() for r in curve.ranges())
     first = ("no error seen" if curve.first_failure is None
              else f"first error at length {curve.first_failure}")
-    return f"normalised accuracy at length {text} ({curve.words} random words; {first})"
+    return f"normalised accuracy, worst over the lengths {text} ({curve.words} random words; {first})"
 
 
 def certificate_line(cert) -> str:
     """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
     failing word, snap status."""
-    if cert.status == "proved":
-        horizon = "correct for every word of every length (proved)"
-    elif cert.certified is not None and cert.certified >= 0:
-        horizon = f"every word up to length {cert.certified} certified correct"
+    h = cert.horizon
+    if h is not None and h.every:
+        horizon = "correct for every word of every length (proved, float64 evaluation)"
+    elif h is not None and h.kind == "up to":
+        horizon = f"every word up to length {h.length} certified correct (float64 evaluation)"
     else:
         horizon = "no length certified"
     fail = (f"fails at length {len(cert.failing)} on {cert.failing_text}" if cert.failing is not None
@@ -376,7 +378,8 @@ class Report:
         if ex.first_error is not None:
             out.append(f"- first network error among the samples: `{self.automaton.format_word(ex.first_error)}`")
         if ex.distinguishing_word is not None:
-            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
+            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`"
+                       + (f" ({ex.distinguishing_labels})" if ex.distinguishing_labels else ""))
         return out
 
     def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
@@ -397,7 +400,7 @@ class Report:
 
 def _is_commutative(automaton) -> bool:
     try:
-        return bool(automaton.monoid().is_commutative)
+        return bool(transformation_monoid(automaton).is_commutative)
     except MonoidTooLargeError:
         return False
 
@@ -429,7 +432,7 @@ def _clean_json(x):
 
 def _relations(weights, automaton, config: AnalysisConfig, span):
     try:
-        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+        pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
     except MonoidTooLargeError as exc:
         return None, f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
     return relation_residuals(weights, automaton, pairs=pairs, tol=config.span_tol,
@@ -492,20 +495,20 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         curve=curve,
         certificate=cert,
         certificate_note=cert_note,
-        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact),
+        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact, weights=weights),
     )
 
 
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
                     source: dict | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
-    Mamba-style or your own model, through :func:`bilinear.analysis.tracker.as_tracker`):
+    Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
     (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config

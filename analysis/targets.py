@@ -1,7 +1,7 @@
 """What ``bilinear analyze`` analyses: a finished training run, a hand construction, or saved
 weights, each as ``(weights, automaton, title, source)``.  A run of a model without transition
 matrices (LSTM, RNN, Transformer, Mamba-style) gives a tracker
-(:func:`bilinear.analysis.tracker.as_tracker`) in place of the weights.
+(:func:`bilinear.constructions.tracker.as_tracker`) in place of the weights.
 
 >>> weights, automaton, title, source = load_target(construction=("parity", "diagonal"))
 >>> weights.dim, title, source
@@ -64,7 +64,7 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
     try:
         weights = model.to_weights()
     except ConfigError:  # a baseline: no Weights, analysed as a tracker
-        from .tracker import as_tracker
+        from bilinear.constructions.tracker import as_tracker
 
         weights = as_tracker(model, name=getattr(config, "model", type(model).__name__))
     source = {"run": str(path)}

@@ -53,6 +53,11 @@ class ConstructionError(BilinearError, ValueError):
     """No construction exists (or is known) for this family and variant."""
 
 
+class ConstructionTooLargeError(ConstructionError, MemoryError):
+    """A construction would pass the size limit (checked before its matrices are allocated; the
+    message gives the estimate and the limit)."""
+
+
 # --- learned ------------------------------------------------------------------------------
 class ConfigError(BilinearError, ValueError):
     """A training, model or sweep configuration is invalid."""
@@ -81,3 +86,7 @@ class OutputExistsError(BilinearError, FileExistsError):
 
 class FolderLockedError(BilinearError, BlockingIOError):
     """Another process is writing the folder (a run or a sweep holds its lock)."""
+
+
+class ExtraMissingError(BilinearError, ImportError):
+    """An optional extra (``pip install 'bilinear[NAME]'``) that a feature needs is not installed."""

@@ -280,18 +280,22 @@ class FieldElement:
             return self
         if m % self.field.m:
             raise FieldError(f"Q(zeta_{self.field.m}) is not a subfield of Q(zeta_{m})")
+        field = CyclotomicField(m)  # the conductor limit, before the coefficient list is spread
         step = m // self.field.m
         cs = self.poly.coeffs()
         spread: list = [0] * ((len(cs) - 1) * step + 1) if cs else []
         for i, c in enumerate(cs):
             spread[i * step] = c
-        return _with_reality(FieldElement(CyclotomicField(m), flint.fmpq_poly(spread)), self, self)
+        return _with_reality(FieldElement(field, flint.fmpq_poly(spread)), self, self)
 
     def _coerce(self, other) -> tuple["FieldElement", "FieldElement"] | None:
         if isinstance(other, FieldElement):
             if other.field is self.field:
                 return self, other
             m = _lcm(self.field.m, other.field.m)
+            if m > MAX_CONDUCTOR:
+                raise FieldError(f"elements of Q(zeta_{self.field.m}) and Q(zeta_{other.field.m}) combine only in "
+                                 f"Q(zeta_{m}), over the conductor limit MAX_CONDUCTOR = {MAX_CONDUCTOR:,}")
             return self.embed(m), other.embed(m)
         if is_exact_scalar(other):
             return self, FieldElement(self.field, flint.fmpq_poly([to_fmpq(other)]), True)

@@ -104,6 +104,8 @@ def decode(data, source: str = "weights", allow_unsigned: bool = False) -> Decod
     factors = data.get("factors")
     if factors is not None:
         factors = _decode_factors(data["variant"], factors, dec, source)
+    if exact:
+        _check_common_field([*arrays.values(), *(factors or ())], source)
     return Decoded(data["variant"], exact, arrays["A"], arrays["h0"], arrays["readout"], factors, data.get("shape"))
 
 
@@ -137,6 +139,27 @@ def _decode_index(x, where: str) -> int:
     if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 2**31:
         raise WeightsError(f"{where} = {str(x)[:40]!r} is not a non-negative integer index")
     return x
+
+
+def _check_common_field(arrays, source: str) -> None:
+    """WeightsError when the entries' fields meet only in a field past MAX_CONDUCTOR (two large
+    conductors, 99991 and 99989, would need Q(zeta_9998000099)): checked before any arithmetic
+    embeds an element in it."""
+    from .field import MAX_CONDUCTOR
+
+    m, first = 1, None
+    for array in arrays:
+        if array.dtype != object:
+            continue
+        for x in array.flat:
+            if isinstance(x, FieldElement) and m % x.field.m:
+                m = m * x.field.m // math.gcd(m, x.field.m)
+                first = first or x.field.m
+                if m > MAX_CONDUCTOR:
+                    raise WeightsError(
+                        f"{source}: the entries' fields (conductors {first} and {x.field.m}) meet only in "
+                        f"Q(zeta_{m}), over the conductor limit MAX_CONDUCTOR = {MAX_CONDUCTOR:,}: write every "
+                        f"entry in one cyclotomic field of conductor at most the limit")
 
 
 def check_shape(decoded: Decoded, weights, source: str) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .memo import minimal, per_automaton
-from .weights import Weights
+from .weights import Weights, check_entries
 
 __all__ = ["onehot"]
 
@@ -28,6 +28,7 @@ def onehot(automaton) -> Weights:
     """The one-hot construction of any automaton: d = states of its minimal automaton, entries 0/1."""
     automaton = minimal(automaton)
     n, k = automaton.n_states, automaton.n_symbols
+    check_entries("one-hot", automaton.name or "automaton", k, n)
     A = np.zeros((k, n, n), dtype=np.int64)  # (symbols, hidden, hidden); Weights makes them ints
     for s in range(k):
         A[s, automaton.delta[s], np.arange(n)] = 1

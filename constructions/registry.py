@@ -22,7 +22,7 @@ Products (``cyclic:3*parity``) are built factor by factor and combined by the di
 >>> build("cyclic:3", "diagonal")
 Traceback (most recent call last):
 ...
-bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., one-hot (full, d=3))
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., signed-cycles (monomial, d=3))
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from bilinear.errors import ConformanceError, ConstructionError
+from bilinear.errors import ConformanceError, ConstructionError, ConstructionTooLargeError
 
 from .abelian import abelian_full, abelian_rotation
 from .dihedral import dihedral_block
@@ -54,6 +54,7 @@ from .reflections import (
     dihedral_permutation,
     parity_projections,
     permutation,
+    triangle,
     reset_projection,
     tetrahedral,
 )
@@ -107,6 +108,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation) + Theorem F4 (rotations of R^3 are two reflections)", cube),
     Construction("tetrahedral", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; transpositions K = 1)",
                  "Theorem 2 (orbit separation)", tetrahedral),
+    Construction("triangle", ("symmetric", "alternating"), "full", "2 (S_3, A_3 only)",
+                 "Theorem 2 (orbit separation)", triangle),
     Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
                  "Theorem 2 (orbit separation)", permutation),
     Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
@@ -160,7 +163,7 @@ def factorized_rank(w: Weights) -> int:
     >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
     (1, 6)
     """
-    if w.factors is not None:  # weights built with their own (small) factors
+    if w.factors is not None and w.variant_info.info.factored:  # weights built with their own (small) factors
         return int(w.factors[0].shape[1])
     total = 0
     for s in range(w.n_symbols):
@@ -254,6 +257,7 @@ def build(spec_or_automaton, variant) -> Weights:
     label = a.name or "automaton"
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
+    too_large = None
     if parts is not None:
         subs = [] if v.info.factored else [v.spec]
         subs.append("full")
@@ -277,6 +281,9 @@ def build(spec_or_automaton, variant) -> Weights:
             continue  # the one-hot construction (d = n) cannot beat what was found
         try:
             base = c.builder(a)
+        except ConstructionTooLargeError as exc:
+            too_large = too_large or exc  # raised when nothing smaller is found
+            continue
         except ConstructionError:
             continue
         tried.append(f"{c.name} ({base.variant}, d={base.dim})")
@@ -284,6 +291,8 @@ def build(spec_or_automaton, variant) -> Weights:
         if w is not None:
             found.append((c.name, w))
     best = _best(found)
+    if best is None and too_large is not None:
+        raise too_large
     if best is None:
         extra = ""
         if v.info.factored:

@@ -153,21 +153,27 @@ class Snap:
         return tuple(j for i in self.kept for j in self.blocks[i])
 
     def original(self) -> Weights:
-        """The exact snapped Weights in the trained network's basis and variant."""
+        """The exact snapped Weights in the trained network's basis and variant, with entries
+        small enough for the weights file (every number within the loader's digit limit).
+
+        With a block basis P (kept coordinates K) the written network is
+        ``A_a = P_K S_a[K,K] Q``, ``h0 = P_K y0[K]``, ``R = Rb[:, K] Q`` where P_K is the kept
+        columns of P rounded to few bits and Q any exact left inverse of P_K (``Q P_K = I``),
+        built from the rounded rows of P^-1: then ``R A_w h0 = Rb[:, K] S_w y0[K]`` for every
+        word w, the scores of the proved block network, so one proof covers both.  The bits are
+        lowered (24, 16, 12, 8, 6, 4) until every number fits.
+        """
         w = self.block_weights
         if self.basis is None:
             return w
-        P = _fmpq_matrix(self.basis)
-        Pinv = P.inv()
-        A = np.stack([_exact_in_basis(P, Pinv, w.A[a]) for a in range(w.n_symbols)])
-        h0 = P * flint.fmpq_mat([[to_fmpq(x)] for x in w.h0])
-        R = flint.fmpq_mat([[to_fmpq(x) for x in row] for row in w.readout]) * Pinv
-        h0 = [_to_fraction(h0[j, 0]) for j in range(w.dim)]
-        R = [[_to_fraction(R[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
-        try:
-            return Weights(self.variant, A, h0, R)
-        except ConformanceError as exc:
-            raise WeightsError(f"the snapped matrices do not conform to {self.variant}: {exc}") from None
+        last = None
+        for bits in (24, 16, 12, 8, 6, 4):
+            try:
+                out = _score_equivalent(self, bits)
+                return Weights.from_json(out.to_json())  # within the loader's limits
+            except WeightsError as exc:
+                last = exc
+        raise WeightsError(f"the snapped network has no small exact form in the trained basis: {last}")
 
     def to_json(self) -> dict:
         return {
@@ -180,6 +186,28 @@ class Snap:
             "scale": list(self.scale),
             "relative_distance": list(self.distance),
         }
+
+
+def _score_equivalent(snap: "Snap", bits: int) -> Weights:
+    """The network of :meth:`Snap.original` with the basis rounded to ``bits`` bits."""
+    w = snap.block_weights
+    K = list(snap.kept_coords)
+    Pf = np.array(snap.basis, dtype=float)
+    PK = _fmpq_matrix([[_dyadic(x, bits) for x in row] for row in Pf[:, K]])
+    Q0 = _fmpq_matrix([[_dyadic(x, bits) for x in row] for row in np.linalg.inv(Pf)[K, :]])
+    G = Q0 * PK
+    if G.det() == 0:
+        raise WeightsError(f"the kept basis rounded to {bits} bits is singular")
+    Q = G.inv() * Q0
+    A = np.stack([_exact_in_basis(PK, Q, w.A[a][np.ix_(K, K)]) for a in range(w.n_symbols)])
+    h0 = PK * flint.fmpq_mat([[to_fmpq(w.h0[j])] for j in K])
+    R = flint.fmpq_mat([[to_fmpq(w.readout[c][j]) for j in K] for c in range(w.n_classes)]) * Q
+    h0 = [_to_fraction(h0[j, 0]) for j in range(w.dim)]
+    R = [[_to_fraction(R[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
+    try:
+        return Weights(snap.variant, A, h0, R)
+    except ConformanceError as exc:
+        raise WeightsError(f"the snapped matrices do not conform to {snap.variant}: {exc}") from None
 
 
 # ------------------------------------------------------------------------------------------
@@ -281,7 +309,7 @@ def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
 
 def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
     """Candidate sets of kept blocks: ``(rule, kept)``, most selective first, no repeats."""
-    from bilinear.analysis.span import visited_span  # the analysis room's one visited span
+    from bilinear.constructions.span import visited_span  # the one visited span (analyze reads it too)
 
     top = moduli.max(axis=1, keepdims=True)
     top[top == 0] = 1.0
@@ -299,8 +327,12 @@ def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
             yield rule, tuple(int(i) for i in kept)
 
 
-def _rational_vector(x: np.ndarray, coords) -> list:
-    scale = float(np.abs(x[list(coords)]).max()) if coords else 0.0
+def _rational_vector(x: np.ndarray, coords, scale: float | None = None) -> list:
+    """Dyadic rationals of ``x[coords] / scale`` (zero elsewhere); ``scale`` defaults to the
+    largest |x[coords]|.  One positive scale for a whole readout (every row divided by the
+    same number) keeps the classifier: a scale per row would change which score is largest."""
+    if scale is None:
+        scale = float(np.abs(x[list(coords)]).max()) if coords else 0.0
     out = [0] * len(x)
     if scale == 0:
         return out
@@ -321,7 +353,7 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
     """``P S P^-1`` exactly, S exact (entries Fraction / FieldElement), through coefficient
     matrices: with every entry of S written sum_t c_t zeta_m^t, the result is sum_t zeta_m^t
     (P C_t P^-1), one rational matrix product per power (in C, flint)."""
-    d = block_matrix.shape[0]
+    d, k = P.nrows(), block_matrix.shape[0]
     fields = [x.m for x in block_matrix.flat if isinstance(x, FieldElement)]
     m = math.lcm(*fields) if fields else 1
     K = CyclotomicField(m) if m > 1 else None
@@ -332,7 +364,7 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
         cs = x.embed(m).poly.coeffs() if isinstance(x, FieldElement) else [flint.fmpq(x.numerator, x.denominator)]
         for t, ct in enumerate(cs):
             if ct != 0:
-                coeff.setdefault(t, flint.fmpq_mat(d, d))[r, c] = ct
+                coeff.setdefault(t, flint.fmpq_mat(k, k))[r, c] = ct
     prods = {t: P * C * Pinv for t, C in coeff.items()}
     out = np.empty((d, d), dtype=object)
     top = max(prods, default=0)
@@ -358,7 +390,9 @@ def _build(weights: Weights, Pq, Pf, groups, kept, exact, moduli, rule) -> Snap:
     h0b = _rational_vector(np.linalg.solve(Pf, h0), coords)
     if all(x == 0 for x in h0b):
         raise WeightsError("the start state has no component on the kept blocks")
-    Rb = np.array([_rational_vector(row, coords) for row in R @ Pf], dtype=object)
+    RP = R @ Pf
+    top = float(np.abs(RP[:, coords]).max()) if coords else 0.0  # one scale for every row
+    Rb = np.array([_rational_vector(row, coords, top) for row in RP], dtype=object)
     S = np.zeros((k, d, d), dtype=object)
     for a in range(k):
         for i in kept:

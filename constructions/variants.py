@@ -131,6 +131,10 @@ class VariantKind:
     coordinate_map:
         True when every matrix, hence every product, is monomial (each column one non-zero
         entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
+    rescale:
+        ``(factors, e) -> factors`` of the weights whose ``A[s]`` is divided by ``2**e[s]``
+        (exact in floats), or None when the kind has no free scale (``householder``: A is a
+        product of reflections, of norm at most 1, so its scale is never extreme).
     pad:
         ``(factors, param) -> factors`` re-expressing weights of this kind with a larger factor
         count (identity factors or zero terms appended), None when the count is larger.
@@ -160,6 +164,7 @@ class VariantKind:
     published: str = ""
     pad: Callable | None = None
     coordinate_map: bool = False
+    rescale: Callable | None = None
 
     def block_size(self, param: int | None) -> int | None:
         """Size of the diagonal blocks for this parameter (None: no block structure)."""
@@ -318,6 +323,7 @@ KINDS: dict[str, VariantKind] = {
                     full_projector=lambda v, A, f: _project_factorized(A, v.param, f),
                     summary="A[s] = U diag(C[s]) W^T, U and W (hidden, R), C (symbols, R)",
                     counts_factors=True, factor_names=("U", "C", "W"), factor_ndims=(2, 2, 2), pad=_pad_columns,
+                    rescale=lambda f, e: (f[0], np.ldexp(f[1], -e[:, None]), f[2]),
                     published="the factorised bilinear RNN (Ebrahimi & Memisevic 2025)"),
         VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
                     summary="block-diagonal with B x B blocks (B divides hidden)",
@@ -341,11 +347,13 @@ KINDS: dict[str, VariantKind] = {
                     checker=_factored_checker("monomial"), full_projector=_factored_projector("monomial"),
                     summary="A[s] = P_s diag(D[s]), P_s column one-hot (perm), D real",
                     factor_names=("perm", "D"), factor_ndims=(2, 2), index_factors=("perm",), coordinate_map=True,
+                    rescale=lambda f, e: (f[0], np.ldexp(f[1], -e[:, None])),
                     published="PD-SSM with real D (Terzic et al. 2025)"),
         VariantKind("dplr", "R", False, "complex", lambda p: None,
                     checker=_factored_checker("dplr"), full_projector=_factored_projector("dplr"),
                     summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
                     counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3), pad=_factored_pad("dplr"),
+                    rescale=lambda f, e: (np.ldexp(f[0], -e[:, None]), np.ldexp(f[1], -e[:, None, None]), f[2]),
                     published="RWKV-7 generalised delta rule; gated DeltaNet alpha (I - beta k k^T) (R = 1)"),
     )
 }

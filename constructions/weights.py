@@ -19,6 +19,10 @@ Variants (spec strings, see :func:`parse_variant`)::
     rotation2d      2x2 blocks [[a, -b], [b, a]] (scaled rotations; a complex diagonal)
     diagonal        real diagonal
     positive        diagonal with strictly positive entries
+    householder:K   product of K reflections I - beta v v^T / v^T v, beta in [0, 2]
+                    (householder:K,nonneg: beta in [0, 1]); factors V, beta
+    monomial        P diag(D), P column one-hot; factors perm (integers), D
+    dplr:R          diag(D) + U W^T (rank R); factors D, U, W
 
 File format (``save``/``load``): one JSON object, UTF-8, no pickle::
 
@@ -26,7 +30,8 @@ File format (``save``/``load``): one JSON object, UTF-8, no pickle::
      "variant": "block:2", "exact": true,
      "shape": {"symbols": S, "hidden": D, "classes": C},
      "A": [[[e, ...], ...], ...], "h0": [e, ...], "readout": [[e, ...], ...],
-     "factors": null | {"U": [[e]], "C": [[e]], "W": [[e]]},
+     "factors": null | {"U": [[e]], "C": [[e]], "W": [[e]]} (factorized; the other
+                 kinds' factors by name, docs/formats.md),
      "checksum": "sha256:..."}
 
 An entry ``e`` is a JSON number (float weights, or an integer in exact weights), a string
@@ -71,6 +76,8 @@ from .linalg import float_rank_decomposition, rank_decomposition
 from .variants import VARIANT_KINDS, Variant, conform, parse_variant, project, relative_distance
 
 __all__ = [
+    "MAX_WEIGHT_ENTRIES",
+    "check_entries",
     "Variant",
     "VARIANT_KINDS",
     "parse_variant",
@@ -80,6 +87,35 @@ __all__ = [
     "rank_decomposition",
     "float_rank_decomposition",
 ]
+
+
+#: Most transition-matrix entries (symbols x hidden x hidden) of a construction, checked before its
+#: matrices are allocated: exact weights take about 24 bytes an entry (the integer table, the exact
+#: object array, the prover's float copy), so 5·10^7 entries are about 1.1 GiB.
+MAX_WEIGHT_ENTRIES = 50_000_000
+#: Bytes an exact entry takes across its copies (see MAX_WEIGHT_ENTRIES).
+ENTRY_BYTES = 24
+
+
+def check_entries(construction: str, label: str, symbols: int, hidden: int) -> None:
+    """ConstructionTooLargeError, with the estimate, when ``symbols`` matrices of size ``hidden``
+    pass :data:`MAX_WEIGHT_ENTRIES` (``verify modarith:1000 full``: one-hot, hidden 1000 with 2000
+    symbols, 2·10^9 entries, used to ask numpy for 14.9 GiB).
+
+    >>> check_entries("one-hot", "modarith:1000", 2000, 1000)
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.ConstructionTooLargeError: the one-hot construction of modarith:1000 has hidden 1,000 and 2,000 symbols: 2,000,000,000 matrix entries (about 44.7 GiB as exact weights), over the limit MAX_WEIGHT_ENTRIES = 50,000,000 (bilinear.constructions.weights)
+    """
+    from bilinear.errors import ConstructionTooLargeError
+
+    entries = symbols * hidden * hidden
+    if entries > MAX_WEIGHT_ENTRIES:
+        raise ConstructionTooLargeError(
+            f"the {construction} construction of {label} has hidden {hidden:,} and {symbols:,} symbols: "
+            f"{entries:,} matrix entries (about {entries * ENTRY_BYTES / 1024**3:.3g} GiB as exact weights), "
+            f"over the limit MAX_WEIGHT_ENTRIES = {MAX_WEIGHT_ENTRIES:,} (bilinear.constructions.weights)"
+        )
 
 
 class Weights:

@@ -145,6 +145,12 @@ def _train(args) -> int:
         raise ConfigError(f"{'--resume' if args.resume else '--force'} needs --out DIR (the run directory)")
     if args.resume and args.force:
         raise ConfigError("--resume continues a run and --force replaces it: give one")
+    if config.log:
+        from .loggers import check_loggers
+
+        if not args.out:
+            raise ConfigError("--log writes into the run folder: it needs --out DIR")
+        check_loggers(config.log)
     if args.lr_grid is not None:
         if args.out:
             raise ConfigError("--lr-grid trains several runs; use 'bilinear sweep' to keep their directories")
@@ -161,12 +167,19 @@ def _train(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
+        if "test_data" in result:  # words of several lengths: no single test length to name
+            low, high = result["test_data_lengths"]
+            tested = (f"normalised accuracy on the {result['test_data_words']} words of {result['test_data']} "
+                      f"(lengths {low}-{high}), last position: {result[AT_LENGTH]:.4f} (averaged over every "
+                      f"position: {result[MEAN_OVER_POSITIONS]:.4f})")
+        else:
+            tested = (f"{headline_label(result[TEST_LENGTH])}: {result[AT_LENGTH]:.4f} (averaged over positions "
+                      f"1-{result[TEST_LENGTH]}: {result[MEAN_OVER_POSITIONS]:.4f})")
+        trained = f" on the words of {result['data']}" if "data" in result else ""
         print(
             f"{result['spec']} / {result['model']} (hidden {result['hidden']}, {result['params']} params): "
-            f"{result['steps']} steps{' (early stop)' if result['stopped_early'] else ''}, "
-            f"train accuracy {result['train_accuracy']:.4f}, {headline_label(result[TEST_LENGTH])}: "
-            f"{result[AT_LENGTH]:.4f} (averaged over positions 1-{result[TEST_LENGTH]}: "
-            f"{result[MEAN_OVER_POSITIONS]:.4f})"
+            f"{result['steps']} steps{trained}{' (early stop)' if result['stopped_early'] else ''}, "
+            f"train accuracy {result['train_accuracy']:.4f}, {tested}"
         )
         if "lr_selection" in result:
             other = result["best_on_test"]
@@ -196,8 +209,22 @@ def _add_sweep(sub) -> None:
                    help="local worker processes (default: the file's, else 1)")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     _add_overwrite(p)
+    _add_log(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_sweep)
+
+
+def _add_log(p) -> None:
+    p.add_argument("--log", metavar="LOGGERS", default=None,
+                   help="also log every run's metrics to tensorboard and/or wandb (offline), comma-separated, "
+                        "into its run folder (needs bilinear[tensorboard] / bilinear[wandb])")
+
+
+def _check_log(args) -> None:
+    if args.log is not None:
+        from .loggers import check_loggers
+
+        check_loggers(args.log)
 
 
 def _add_overwrite(p) -> None:
@@ -209,14 +236,15 @@ def _add_overwrite(p) -> None:
 
 
 def _sweep(args) -> int:
-    from .sweep import Sweep, markdown_table, results_table, run_sweep
+    from .sweep import Sweep, markdown_table, run_sweep, seed_table
 
     _check_out(args)
+    _check_log(args)
     sweep = Sweep.load(args.file)
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet,
-                     force=args.force, resume=args.resume)
-    print(markdown_table(results_table(rows), sweep.row_labels(), sweep.models))
+                     force=args.force, resume=args.resume, log=args.log)
+    print(markdown_table(seed_table(rows), sweep.row_labels(), sweep.models))
     print(f"results: {out / RESULTS_CSV}, {out / RESULTS_MD}")
     return 0
 
@@ -241,6 +269,7 @@ def _add_reproduce(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
     _add_overwrite(p)
+    _add_log(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_reproduce)
 
@@ -251,8 +280,9 @@ def _reproduce(args) -> int:
     _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
     out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")  # not a variant name
+    _check_log(args)
     table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
-                      force=args.force, resume=args.resume, device=args.device)
+                      force=args.force, resume=args.resume, device=args.device, log=args.log)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
     where = f"{out / RESULTS_CSV}, {out / RESULTS_MD}" if size != "medium" else f"{out}/<part>/{RESULTS_CSV}"

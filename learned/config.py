@@ -147,9 +147,23 @@ class TrainConfig:
         default=200, metadata=_cli("longest validation length", option="--val-len"))
     val_words: int = field(  # validation words, labelled at every position
         default=64, metadata=_cli("validation words (default %(default)s)"))
+    layers: int = field(  # a stack of this many bilinear layers (docs/theory.md section 8; learned/stacked.py)
+        default=1, metadata=_cli("stack this many layers of the bilinear variant: layer l reads (symbol, class of "
+                                 "layer l-1), softmax-mixed in training, argmax in evaluation (default %(default)s)"))
     freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
         default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
                                      "initialisation (bilinear models)"))
+    data: str | None = field(  # a words file (bilinear data; CSV, JSON lines, parquet): the training words
+        default=None, metadata=_cli("train on the words of this file (bilinear data, or the word-problem CSV "
+                                    "layout; .csv, .jsonl, .parquet) instead of fresh random words",
+                                    metavar="FILE"))
+    test_data: str | None = field(  # a words file to test on instead of random words of test_len
+        default=None, metadata=_cli("test on the words of this file instead of random words of --test-len",
+                                    metavar="FILE"))
+    log: str | None = field(  # loggers beside metrics.jsonl: tensorboard, wandb (learned/loggers.py)
+        default=None, compare=False,  # where metrics also go changes nothing a run computes
+        metadata=_cli("also log the metrics to tensorboard and/or wandb (offline), comma-separated, into the "
+                      "run folder (needs --out and bilinear[tensorboard] / bilinear[wandb])", metavar="LOGGERS"))
 
     def __post_init__(self) -> None:
         self._validate_types()
@@ -158,7 +172,7 @@ class TrainConfig:
 
     # --- validation ----------------------------------------------------------------------
     def _validate_types(self) -> None:
-        ints = ("hidden", "steps", "batch", "seed", "train_min_len", "train_max_len", "test_len",
+        ints = ("hidden", "steps", "batch", "seed", "train_min_len", "train_max_len", "test_len", "layers",
                 "test_words", "eval_every", "patience", "val_min_len", "val_max_len", "val_words")
         for name in ints:
             value = getattr(self, name)
@@ -175,6 +189,16 @@ class TrainConfig:
         for name in ("additive", "additive_renorm", "angles", "normalize_train", "freeze_transitions"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.log is not None:
+            from .loggers import parse_log
+
+            if not isinstance(self.log, str):
+                raise ConfigError(f"log must be a comma-separated string of loggers or null, got {self.log!r}")
+            parse_log(self.log)
+        for name in ("data", "test_data"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"{name} must be a file name or null, got {value!r}")
         for name in ("spec", "model", "init", "scan", "device", "early_stop"):
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
@@ -212,6 +236,8 @@ class TrainConfig:
             if self.n_train is not None:
                 raise ConfigError("curriculum_max_len and n_train exclude each other: a fixed pool of training "
                                   "words has fixed lengths")
+        if self.data is not None and (self.n_train is not None or self.curriculum_max_len is not None):
+            raise ConfigError("data excludes n_train and curriculum_max_len: the file gives the training words")
         if self.val_min_len < 1 or self.val_words < 1:
             raise ConfigError(f"val_min_len and val_words must be positive, got {self.val_min_len}, {self.val_words}")
         if self.val_min_len > self.val_max_len:
@@ -257,6 +283,17 @@ class TrainConfig:
                                       f"{ms.spec},sinusoidal")
         if self.additive and not ms.bilinear:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
+        if self.layers != 1:
+            from bilinear.constructions.stack import MAX_LAYERS
+
+            if not 1 <= self.layers <= MAX_LAYERS:
+                raise ConfigError(f"layers must be from 1 to {MAX_LAYERS}, got {self.layers}")
+            if not ms.bilinear:
+                raise ConfigError(f"layers applies to bilinear variants only, not {self.model!r}")
+            for name in ("additive", "embed", "match_params"):
+                if getattr(self, name):
+                    raise ConfigError(f"layers > 1 excludes {name}: a stack has one-hot tokens, no additive terms "
+                                      "and the given hidden size")
         if self.freeze_transitions and not ms.bilinear:
             raise ConfigError(f"freeze_transitions applies to bilinear models only, not {self.model!r}")
         if self.init not in INITS:

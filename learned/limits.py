@@ -4,6 +4,9 @@ is built, before anything is allocated.
 The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
 
 * the parameters with their gradients and Adam's two moments: ``16 x params``;
+* for a stack of ``layers`` bilinear layers (learned/stacked.py), the parameters of the layers
+  above the first (``symbols x classes`` tokens each) and, in training, every layer's activations
+  plus the soft cascade's ``batch x train_max_len x classes x hidden^2`` floats (three copies);
 * the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
   bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one,
   plus per layer the attention scores ``batch x train_max_len^2`` of a
@@ -13,7 +16,10 @@ The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
   position, without gradients; a ``mamba`` adds three scan tensors of one block for as many words
   as its ``max_batch`` allows); ``tokens`` is the embedding width or the symbol count;
 * the words of the evaluation (``test_words x test_len``), of the training accuracy (512 words)
-  and of the ``n_train`` pool (``n_train x train_max_len``), 24 bytes a position.
+  and of the ``n_train`` pool (``n_train x train_max_len``), 24 bytes a position; also the
+  validation words (``val_words x val_max_len``: early stopping reads them, and every run's final
+  ``val_accuracy``, which chooses learning rates), and their evaluation activations count like the test's (``--val-len 20 1000000000`` asked numpy for
+  477 GiB at the first validation).
 
 A run whose estimate is over ``max_memory_gb`` (default :data:`DEFAULT_MAX_MEMORY_GB`, the
 ``--max-memory-gb`` option of ``bilinear train``, a ``[train]`` key of a sweep) is refused with
@@ -32,7 +38,7 @@ bilinear.errors.ConfigError: this run needs more than 5.8e+04 GB (activations: 5
 >>> TrainConfig(spec="parity", model="full", hidden=20000, test_len=10, test_words=8)
 Traceback (most recent call last):
 ...
-bilinear.errors.ConfigError: this run needs about 14 GB (parameters with gradients and Adam state: 13 GB), over the limit of 8 GB: make it smaller or raise --max-memory-gb (max_memory_gb)
+bilinear.errors.ConfigError: this run needs about 17 GB (parameters with gradients and Adam state: 13 GB), over the limit of 8 GB: make it smaller or raise --max-memory-gb (max_memory_gb)
 """
 
 from __future__ import annotations
@@ -109,17 +115,32 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
     tokens = 4 * max(n_symbols, config.embed or 0)
     length = config.longest_train_len
     train = config.batch * length * (64 * h + tokens) * layers
-    eval_words = min(_EVAL_BATCH, config.test_words)
-    evaluate = eval_words * config.test_len * (16 * h + tokens)
+    stacked = getattr(config, "layers", 1)
+    if ms.bilinear and stacked > 1:  # layers above the first read symbols x classes (learned/stacked.py)
+        params += (stacked - 1) * param_bound(ms, n_symbols * n_classes, n_classes, h, None)
+        # the soft cascade gathers (batch, classes, hidden, hidden) per step, kept for the backward pass
+        train = train * stacked + config.batch * length * n_classes * h * h * 4 * 3 * (stacked - 1)
+
+    def evaluation(words: int, eval_len: int) -> int:  # one evaluation pass, without gradients
+        n = min(_EVAL_BATCH, words)
+        total = n * eval_len * (16 * h + tokens)
+        if ms.name == "mamba":  # three scan tensors of one block, for SelectiveSSM.max_batch words
+            inner = SSM_EXPAND * h
+            n = min(n, max(1, 2**26 // (eval_len * inner * SSM_STATE)))
+            total += n * eval_len * inner * SSM_STATE * 4 * _SSM_EVAL_TENSORS
+        return total
+
+    evaluate = evaluation(config.test_words, config.test_len)
+    # the held-out words: drawn at each validation (early stop) and once at the end of every run
+    # (val_accuracy, which chooses learning rates)
+    val_positions = config.val_words * config.val_max_len
+    evaluate = max(evaluate, evaluation(config.val_words, config.val_max_len))
     if ms.name == "transformer":  # the attention scores
         train += config.batch * length * length * 16 * layers
     elif ms.name == "mamba":  # the scan's (batch, time, hidden, state) tensors
-        inner = SSM_EXPAND * h
-        train += config.batch * length * inner * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
-        eval_words = min(eval_words, max(1, 2**26 // (config.test_len * inner * SSM_STATE)))  # SelectiveSSM.max_batch
-        evaluate += eval_words * config.test_len * inner * SSM_STATE * 4 * _SSM_EVAL_TENSORS
+        train += config.batch * length * SSM_EXPAND * h * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
     data = (config.test_words * config.test_len + _TRAIN_EVAL_WORDS * length
-            + (config.n_train or config.batch) * length) * _POSITION_BYTES
+            + (config.n_train or config.batch) * length + val_positions) * _POSITION_BYTES
     return {
         _PARAMS: 16 * params,
         "activations": max(train, evaluate),

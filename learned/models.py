@@ -14,6 +14,12 @@ variant            per-token transition                                  learned
 ``rotation2d``     2x2 scaled rotations ``[[a, -b], [b, a]]``            a, b (D, hidden/2)
 ``diagonal``       real diagonal                                         (D, hidden)
 ``positive``       ``diag(exp(theta^T x))`` (positive, Mamba-like)       theta (D, hidden)
+``householder:K``  ``prod_j (I - beta_j k_j k_j^T)``, k unit,             Vk (D, K, hidden),
+                   beta = 2 sigmoid (``nonneg``: sigmoid) (DeltaProduct)  Vb (D, K)
+``monomial``       ``P diag(d)``, P = hard column argmax of logits,       Pl (D, hidden, hidden),
+                   straight-through softmax gradient (PD-SSM)             Dm (D, hidden)
+``dplr:R``         ``diag(d) + U W^T`` (RWKV-7-like)                      Dd (D, hidden),
+                                                                          Ul, Wl (D, hidden, R)
 =================  ===================================================  =======================
 
 Each row is one :class:`LearnedVariant` in :data:`LEARNED_VARIANTS` (parameters and their
@@ -49,7 +55,7 @@ from torch import nn
 from bilinear.constructions.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .scan import SCANS, Block, Dense, Diagonal, Factorized, Rotation, Transitions, scan
+from .scan import SCANS, Block, Dense, Diagonal, Factorized, Householder, LowRank, Monomial, Rotation, Transitions, scan
 
 __all__ = ["BilinearRNN", "INITS", "InitContext", "LEARNED_VARIANTS", "LearnedVariant", "check_variant"]
 
@@ -106,9 +112,11 @@ class LearnedVariant:
     ``from_weights(weights, A)`` the parameter values carrying a float ``Weights`` of this variant
     (``A`` its float matrices); ``export(transitions)`` the float64 ``(A, factors)`` of
     :meth:`BilinearRNN.to_weights` (default: the dense matrices, no factors); ``fits(hidden,
-    variant)`` a message when the hidden size cannot carry the variant; ``angle_form`` the row of
-    the variant's angle parameterisation (``angles=True``: one learned angle per 2x2 block, pure
-    rotations), or None when it has none.
+    variant)`` a message when the hidden size cannot carry the variant; ``canonical`` False when
+    the parameters have a gauge, so that ``from_weights(to_weights())`` gives the same transitions
+    but other tensors (householder vectors are normalised, monomial logits keep only their argmax);
+    ``angle_form`` the row of the variant's angle parameterisation (``angles=True``: one learned
+    angle per 2x2 block, pure rotations), or None when it has none.
     """
 
     kind: str
@@ -117,6 +125,7 @@ class LearnedVariant:
     from_weights: Callable[[Weights, np.ndarray], dict]
     export: Callable[[Transitions], tuple] | None = None
     fits: Callable[[int, Variant], "str | None"] = _fits
+    canonical: bool = True
     angle_form: "LearnedVariant | None" = None
 
 
@@ -189,6 +198,85 @@ def _diagonal_init(c: InitContext) -> dict:
     return {"W": W}
 
 
+def _beta_top(v: Variant) -> float:
+    """The largest beta of a Householder variant: 1 with ``nonneg``, else 2."""
+    return 1.0 if v.nonneg else 2.0
+
+
+def _householder_init(c: InitContext) -> dict:
+    K, d, D = c.param, c.hidden, c.tokens
+    return {"Vk": c.randn(D, K, d), "Vb": (-3.0 if c.identity else 0.0) + c.noise_scale * c.randn(D, K)}
+
+
+def _householder_transitions(m, ps) -> Householder:
+    k = ps(m.Vk)
+    k = k / k.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    return Householder(k, _beta_top(m.variant) * torch.sigmoid(ps(m.Vb)))
+
+
+def _householder_export(trans: Householder) -> tuple:
+    return _numpy(trans.dense()), (_numpy(trans.k), _numpy(trans.beta))
+
+
+def _householder_from(weights: Weights, A: np.ndarray) -> dict:
+    V, beta = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
+    top = _beta_top(weights.variant_info)
+    p = np.clip(beta / top, 1e-9, 1 - 1e-9)
+    return {"Vk": V, "Vb": np.log(p / (1 - p))}
+
+
+#: Logit margin of a selected row when a monomial model carries given weights.
+HARD_LOGIT = 30.0
+
+
+def _monomial_init(c: InitContext) -> dict:
+    D_, d = c.tokens, c.hidden
+    if c.identity:
+        logits = 4.0 * torch.eye(d).expand(D_, d, d) + c.noise(D_, d, d)
+        Dm = 1.0 + c.noise(D_, d)
+    else:
+        logits = c.randn(D_, d, d)
+        Dm = 2 * torch.rand(D_, d, generator=c.gen) - 1
+    return {"Pl": logits.clone(), "Dm": Dm}
+
+
+def _monomial_transitions(m, ps) -> Monomial:
+    logits = ps(m.Pl)  # (symbols, hidden rows, hidden columns)
+    soft = torch.softmax(logits, dim=1)  # each column a distribution over rows
+    return Monomial(logits.argmax(dim=1), ps(m.Dm), soft if torch.is_grad_enabled() else None)
+
+
+def _monomial_export(trans: Monomial) -> tuple:
+    perm, D = trans.perm.detach().cpu().numpy().astype(np.int64), _numpy(trans.D)
+    A = np.zeros((D.shape[0], D.shape[1], D.shape[1]))
+    np.put_along_axis(A, perm[:, None, :], D[:, None, :], axis=1)
+    return A, (perm, D)
+
+
+def _monomial_from(weights: Weights, A: np.ndarray) -> dict:
+    perm, D = weights.to_float().factors
+    S, d = np.asarray(D).shape
+    logits = np.zeros((S, d, d))
+    np.put_along_axis(logits, np.asarray(perm, dtype=np.int64)[:, None, :], HARD_LOGIT, axis=1)
+    return {"Pl": logits, "Dm": np.asarray(D, dtype=np.float64)}
+
+
+def _dplr_init(c: InitContext) -> dict:
+    R, d, D_ = c.param, c.hidden, c.tokens
+    Dd = 1.0 + c.noise(D_, d) if c.identity else 2 * torch.rand(D_, d, generator=c.gen) - 1
+    return {"Dd": Dd, "Ul": c.randn(D_, d, R) / math.sqrt(d), "Wl": c.randn(D_, d, R) / math.sqrt(d)}
+
+
+def _dplr_export(trans: LowRank) -> tuple:
+    D, U, W = (_numpy(x) for x in (trans.D, trans.U, trans.W))
+    return _numpy(trans.dense()), (D, U, W)
+
+
+def _dplr_from(weights: Weights, A: np.ndarray) -> dict:
+    D, U, W = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
+    return {"Dd": D, "Ul": U, "Wl": W}
+
+
 #: The learned side of every variant kind, keyed by :attr:`Variant.kind`.
 LEARNED_VARIANTS: dict[str, LearnedVariant] = {
     e.kind: e
@@ -239,6 +327,29 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             init=lambda c: {"W": c.noise_scale * c.randn(c.tokens, c.hidden)},
             transitions=lambda m, ps: Diagonal(torch.exp(ps(m.W))),
             from_weights=lambda w, A: {"W": np.log(_diagonals(A))},
+        ),
+        LearnedVariant(
+            "householder",
+            init=_householder_init,
+            transitions=_householder_transitions,
+            from_weights=_householder_from,
+            export=_householder_export,
+            canonical=False,
+        ),
+        LearnedVariant(
+            "monomial",
+            init=_monomial_init,
+            transitions=_monomial_transitions,
+            from_weights=_monomial_from,
+            export=_monomial_export,
+            canonical=False,
+        ),
+        LearnedVariant(
+            "dplr",
+            init=_dplr_init,
+            transitions=lambda m, ps: LowRank(ps(m.Dd), ps(m.Ul), ps(m.Wl)),
+            from_weights=_dplr_from,
+            export=_dplr_export,
         ),
     )
 }
@@ -293,8 +404,7 @@ class BilinearRNN(nn.Module):
     n_symbols, n_classes, hidden:
         Alphabet size, number of classes, hidden size d.
     variant:
-        Variant spec string (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
-        ``diagonal``, ``positive``).
+        Variant spec string (one of :func:`~bilinear.constructions.variants.variant_usage`).
     embed:
         ``None`` for one-hot tokens, else the embedding size D.
     additive:

@@ -167,12 +167,22 @@ def build_model(
     embed: int | None = None,
     additive: bool = False,
     seed: int = 0,
+    layers: int = 1,
     **bilinear_options,
 ) -> nn.Module:
     """Build the model named by ``spec``; ``bilinear_options`` go to :class:`BilinearRNN`
     (``normalize_train``, ``init``, ``init_noise``, ``scan``, ``additive_renorm``, ``angles``) and
-    are ignored by baselines."""
+    are ignored by baselines.  ``layers > 1`` stacks bilinear layers
+    (:class:`~bilinear.learned.stacked.StackedBilinearRNN`)."""
     ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
+    if layers != 1:
+        if not ms.bilinear:
+            raise ConfigError(f"layers applies to bilinear variants only, not {ms.spec!r} (a baseline's own "
+                              f"depth is its parameter, e.g. transformer:2)")
+        from .stacked import StackedBilinearRNN
+
+        return StackedBilinearRNN(n_symbols, n_classes, hidden, variant=ms.spec, layers=layers, seed=seed,
+                                  embed=embed, additive=additive, **bilinear_options)
     if ms.bilinear:
         return BilinearRNN(
             n_symbols, n_classes, hidden, variant=ms.spec, embed=embed, additive=additive, seed=seed,
@@ -211,7 +221,7 @@ def make_model(config, automaton=None) -> nn.Module:
                    "additive_renorm": config.additive_renorm, "angles": config.angles}
     return build_model(
         config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
-        additive=config.additive, seed=config.seed, **options,
+        additive=config.additive, seed=config.seed, layers=config.layers, **options,
     )
 
 

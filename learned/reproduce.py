@@ -49,7 +49,7 @@ from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
 from .config import PRESETS
-from .sweep import Sweep, cell, markdown_table, results_table, run_sweep, table_label, test_length_of
+from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, test_length_of
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -212,7 +212,7 @@ def adjusted(sweep: Sweep, device: str | None = None, adjust: dict | None = None
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
               size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
               force: bool = False, resume: bool = False, device: str | None = None,
-              adjust: dict | None = None) -> str:
+              adjust: dict | None = None, log: str | None = None) -> str:
     """Run a table into ``out_dir``; returns it as Markdown (also written to ``out_dir/tables.md``).
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
@@ -222,7 +222,8 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     (``out_dir/<part>/``).  The overwrite rule of :func:`run_sweep`: ``force`` replaces a
     non-empty folder, ``resume`` continues it (finished runs reused).  ``device`` runs every run
     there (``cuda``: the parallel scan; checked before any run starts); ``adjust`` changes the
-    grid (:func:`adjusted`: the tests run the full protocol's code path at a tiny size).
+    grid (:func:`adjusted`: the tests run the full protocol's code path at a tiny size).  ``log``
+    as in :func:`run_sweep`.
     """
     from .train import resolve_device
 
@@ -235,7 +236,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
         start = time.perf_counter()
         text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,
                                                      ray_address=ray_address, quiet=quiet, force=force,
-                                                     resume=resume))
+                                                     resume=resume, log=log))
         _write_tables_md(Path(out_dir), text, time.perf_counter() - start)
         return text
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="reproduce folder")
@@ -244,7 +245,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
         for part in parts:  # each part is a sweep of its own (resume: its finished runs are reused)
             t = time.perf_counter()
             rows = run_sweep(part.sweep, out / part.name, workers=workers, ray_address=ray_address, quiet=quiet,
-                             resume=True)
+                             resume=True, log=log)
             sections.append(f"## {part.title}\n\n{part.about}\n\n{part_tables(part.sweep, rows)}\n\n"
                             f"{len(rows)} runs, {time.perf_counter() - t:.0f} s wall (`{out / part.name}`).")
         text = "\n\n".join(sections)
@@ -256,11 +257,12 @@ def part_tables(sweep: Sweep, rows: list[dict]) -> str:
     """The table of one sweep's rows with the learning rate chosen on the validation words, then
     (several learning rates) the best on the test words, labelled, and the range."""
     metric = headline_label(test_length_of(rows))
-    chosen = markdown_table(results_table(rows), sweep.row_labels(), sweep.models, metric=metric)
+    chosen = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
     text = (f"Learning rate chosen per seed on the held-out validation words (lengths "
-            f"{_val_lengths(sweep)}), that run's test accuracy, mean over seeds ({metric}):\n\n{chosen}")
+            f"{_val_lengths(sweep)}), that run's test accuracy, mean over seeds, the smallest..largest seed in "
+            f"brackets when there are several ({metric}):\n\n{chosen}")
     if len(sweep.lrs) > 1:
-        on_test = markdown_table(results_table(rows, select="test"), sweep.row_labels(), sweep.models, metric=metric)
+        on_test = markdown_table(seed_table(rows, select="test"), sweep.row_labels(), sweep.models, metric=metric)
         text += ("\n\nFor comparison only, the best learning rate per seed on the test words (optimistic: the "
                  f"test words choose):\n\n{on_test}")
         spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models, metric=metric)

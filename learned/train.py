@@ -55,6 +55,8 @@ __all__ = [
     "validation_accuracy",
     "data_efficiency",
     "evaluate",
+    "evaluate_dataset",
+    "words_file",
     "normalized_accuracy",
     "make_model",
     "resolve_hidden",
@@ -77,11 +79,11 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
-    from tqdm.auto import tqdm
+def _progress(total: int, desc: str, quiet: bool, initial: int = 0, unit: str = "steps"):
+    """A bar on a terminal, else a line on stderr every few seconds (:mod:`bilinear.progress`)."""
+    from bilinear.progress import Progress
 
-    disable = quiet or not sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, initial=initial, disable=disable, leave=False, dynamic_ncols=True)
+    return Progress(desc, total=total, unit=unit, initial=initial, quiet=quiet)
 
 
 def train_max_len_at(config: TrainConfig, step: int) -> int:
@@ -121,15 +123,23 @@ def evaluate(model: nn.Module, automaton, words: int, length: int, seed, min_len
     Returns ``accuracy`` (all positions), ``final_accuracy`` (last position of each word) and
     their normalised forms.
     """
+    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
+    return evaluate_dataset(model, automaton, ds, device=device, quiet=quiet, desc=desc)
+
+
+@torch.no_grad()
+def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | None = None, quiet: bool = True,
+                     desc: str = "eval") -> dict:
+    """:func:`evaluate` on the words of a :class:`~bilinear.automata.data.Dataset` (e.g. a test
+    file read by :func:`bilinear.automata.wordfile.read_words`)."""
     was_training = model.training
     model.eval()
     device = device or torch.device("cpu")
-    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
     correct = total = final_correct = 0
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
-        step = min(step, model.max_batch(length))
-    bar = _progress(len(ds), desc, quiet)
+        step = min(step, model.max_batch(ds.max_len))
+    bar = _progress(len(ds), desc, quiet, unit="words")
     try:
         for start in range(0, len(ds), step):
             w = torch.from_numpy(np.array(ds.words[start : start + step])).to(device)
@@ -241,7 +251,8 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
         model.freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = _restore(run, model, optimizer)
-    pool = None
+    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
+    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
@@ -281,7 +292,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
     finally:
         bar.close()
     _check_finite(model, step, config)
-    result = _result(model, automaton, config, step, stopped_early, device, quiet)
+    result = _result(model, automaton, config, step, stopped_early, device, quiet, test_set)
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:
         run.finish(model, result)
@@ -300,6 +311,7 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
             return run.result()
         if run.restarted and not quiet:
             print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
+        run.loggers()  # --log: a missing extra fails here, before any training
         return train(run.config, run=run, quiet=quiet)
 
 
@@ -326,18 +338,37 @@ def dry_run(config: TrainConfig) -> dict:
     }
 
 
-def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool) -> dict:
-    """Evaluate the trained model on the training distribution and at the test length."""
+def words_file(path: str, automaton, longest: int, option: str):
+    """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
+    against ``automaton``), none longer than ``longest`` (the length the memory limits were
+    checked for; ``option`` is the option that raises it)."""
+    from bilinear.automata.wordfile import read_words
+    from bilinear.errors import DataError
+
+    ds = read_words(path, automaton)
+    if ds.max_len > longest:
+        raise DataError(f"{path} has a word of {ds.max_len} symbols, longer than {longest}: raise {option}")
+    return ds
+
+
+def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool,
+            test_set=None) -> dict:
+    """Evaluate the trained model on the training distribution and at the test length (or on the
+    words of ``test_set``, the ``test_data`` file)."""
     t_eval = time.perf_counter()
     train_eval = evaluate(model, automaton, TRAIN_EVAL_WORDS, config.train_max_len, (config.seed, 2),
                           min_len=config.train_min_len, device=device, quiet=quiet, desc="train acc")
-    test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
-                         device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+    if test_set is None:
+        test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
+                             device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+    else:
+        test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
     val = validation_accuracy(model, automaton, config, device)  # chooses learning rates (never the test words)
     return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,
         "hidden": resolve_hidden(config, automaton.n_symbols, automaton.n_classes),
+        "layers": config.layers,
         "params": count_params(model),
         "lr": config.lr,
         "seed": config.seed,
@@ -345,7 +376,7 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         "stopped_early": stopped_early,
         "early_stop": config.early_stop,
         "n_classes": automaton.n_classes,
-        TEST_LENGTH: config.test_len,
+        TEST_LENGTH: config.test_len if test_set is None else test_set.max_len,  # a file's: its longest word
         "train_accuracy": train_eval["accuracy"],
         "train_accuracy_normalized": train_eval["accuracy_normalized"],
         VAL_ACCURACY: val,
@@ -354,6 +385,9 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         MEAN_OVER_POSITIONS: test_eval["accuracy_normalized"],
         "accuracy_at_length_raw": test_eval["final_accuracy"],
         "accuracy_mean_over_positions_raw": test_eval["accuracy"],
+        **({} if test_set is None else {"test_data": config.test_data, "test_data_words": len(test_set),
+                                          "test_data_lengths": [int(test_set.lengths.min()), test_set.max_len]}),
+        **({} if config.data is None else {"data": config.data}),
         "eval_seconds": round(time.perf_counter() - t_eval, 3),
     }
 

@@ -11,7 +11,8 @@ import pytest
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.cli import main
-from bilinear.constructions.bounds import group_shape, lower_bound, unit_group
+from bilinear.automata.groups import group_shape
+from bilinear.constructions.bounds import lower_bound, unit_group
 from bilinear.constructions.capability import capability_matrix
 
 THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"

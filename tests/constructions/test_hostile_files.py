@@ -88,3 +88,55 @@ def test_a_saved_file_still_loads_as_itself(tmp_path):
     w = Weights("rotation2d", [[[0.6, -0.8], [0.8, 0.6]]], [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
     w.save(tmp_path / "r.json")
     assert Weights.load(tmp_path / "r.json") == w
+
+
+def test_a_construction_past_the_size_limit_is_refused_before_allocating(capped_cli):
+    """``verify modarith:1000 full``: the one-hot construction (hidden 1000, 2000 symbols) asked
+    numpy for 14.9 GiB and died with a traceback; now one line, exit 2, under a 6 GB cap."""
+    proc = capped_cli("verify", "modarith:1000", "full", "--time-budget", "5")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "2,000,000,000 matrix entries (about 44.7 GiB as exact weights)" in proc.stderr
+    assert "MAX_WEIGHT_ENTRIES = 50,000,000" in proc.stderr
+
+
+def test_a_smaller_construction_is_still_found_beside_a_too_large_one_hot():
+    """The limit skips only the construction past it: cyclic:M has its rotation (d = 2)."""
+    from bilinear.automata import Automaton
+    from bilinear.constructions import weights as wmod
+    from bilinear.constructions.registry import build
+    from bilinear.errors import ConstructionTooLargeError
+
+    old = wmod.MAX_WEIGHT_ENTRIES
+    wmod.MAX_WEIGHT_ENTRIES = 50
+    try:
+        assert build("cyclic:7", "full").dim == 2
+        with pytest.raises(ConstructionTooLargeError, match="98 matrix entries"):
+            build(Automaton([[1, 2, 3, 4, 5, 6, 0], [0, 0, 0, 0, 0, 0, 1]], labels=list(range(7))), "full")
+    finally:
+        wmod.MAX_WEIGHT_ENTRIES = old
+
+
+def test_two_large_conductors_are_refused_before_their_common_field(tmp_path, capped_cli):
+    """Conductors 99991 and 99989 meet only in Q(zeta_9998000099): FLINT aborted (exit 134) or a
+    10^10-entry list was allocated; now refused at load, and by the arithmetic itself."""
+    from bilinear.constructions.field import CyclotomicField
+    from bilinear.errors import FieldError
+
+    def z(m):
+        return {"field": f"cyclotomic:{m}", "coeffs": [0, 1]}
+
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"format": "bilinear.weights", "version": 1, "variant": "full", "exact": True,
+                                "A": [[[z(99991), z(99989)], [0, 1]], [[1, 0], [0, 1]]], "h0": [1, 0],
+                                "readout": [[1, 0], [0, 1]]}))
+    proc = capped_cli("verify", "parity", "full", "--weights", path, "--unsigned")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "(conductors 99991 and 99989) meet only in Q(zeta_9998000099)" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    a, b = CyclotomicField(99991).element([0, 1]), CyclotomicField(99989).element([0, 1])
+    with pytest.raises(FieldError, match="combine only in Q.zeta_9998000099., over the conductor limit"):
+        a + b
+    with pytest.raises(FieldError, match="must be in 1..100000"):
+        a.embed(99991 * 2)
+    assert (CyclotomicField(5).element([0, 1]) * CyclotomicField(3).element([0, 1])).field.m == 15

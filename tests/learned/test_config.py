@@ -63,8 +63,9 @@ def test_the_estimate_adds_parameters_activations_and_words():
     parts = estimate_bytes(c, 2, 2, exact=True)
     params = count_params(build_model("diagonal", 2, 2, 4))
     assert parts["parameters with gradients and Adam state"] == 16 * params
-    assert parts["activations"] == max(8 * 5 * (64 * 4 + 4 * 2), 3 * 7 * (16 * 4 + 4 * 2))
-    assert parts["sampled words"] == (3 * 7 + 512 * 5 + 11 * 5) * 24
+    # the evaluation passes: the test words, and the validation words (64 of length 200 by default)
+    assert parts["activations"] == max(8 * 5 * (64 * 4 + 4 * 2), 3 * 7 * (16 * 4 + 4 * 2), 64 * 200 * (16 * 4 + 4 * 2))
+    assert parts["sampled words"] == (3 * 7 + 512 * 5 + 11 * 5 + 64 * 200) * 24
 
 
 def test_the_parameter_bound_holds_for_deep_narrow_mamba():
@@ -78,11 +79,13 @@ def test_the_parameter_bound_holds_for_deep_narrow_mamba():
 
 def test_a_layered_mamba_counts_its_scan_per_layer_and_no_attention():
     c = TrainConfig(spec="parity", model="mamba:2", hidden=4, batch=8, train_min_len=2, train_max_len=5,
-                    test_len=7, test_words=3)
+                    test_len=7, test_words=3, early_stop="none", val_min_len=1, val_max_len=1,
+                    val_words=1)  # the final validation pass: one word of one symbol
     scan = 8 * 5 * (2 * 4) * 16 * 4 * 6  # batch x length x inner (2 hidden) x state, 4 bytes, 6 tensors
     assert estimate_bytes(c, 2, 2)["activations"] == 2 * (8 * 5 * (64 * 4 + 4 * 2) + scan)
     t = TrainConfig(spec="parity", model="transformer", hidden=4, batch=8, train_min_len=2, train_max_len=5,
-                    test_len=7, test_words=3)  # one layer, its attention scores without an explicit L
+                    test_len=7, test_words=3, early_stop="none", val_min_len=1, val_max_len=1,
+                    val_words=1)  # one layer, its attention scores without an explicit L
     assert estimate_bytes(t, 2, 2)["activations"] == 8 * 5 * (64 * 4 + 4 * 2) + 8 * 5 * 5 * 16
 
 

@@ -437,3 +437,14 @@ def test_reproduce_full_smoke_on_a_local_ray_instance(tmp_path, local_ray):
     local = reproduce(tmp_path / "a", size="full", device="cpu", adjust=TINY_FULL)
     remote = reproduce(tmp_path / "b", size="full", device="cpu", adjust=TINY_FULL, ray_address="auto")
     assert local == remote
+
+
+def test_seed_table_shows_the_spread_across_seeds():
+    from bilinear.learned.sweep import SeedSpread, seed_table
+
+    rows = [{"family": "f", "model": "m", "seed": s, "lr": lr, "accuracy_at_length": a}
+            for s, lr, a in [(0, 1, 0.22), (0, 2, 0.1), (1, 1, 0.81), (1, 2, 0.5), (2, 1, 0.5)]]
+    spread = seed_table(rows)[("f", "m")]
+    assert spread == SeedSpread(round((0.22 + 0.81 + 0.5) / 3, 6), 0.22, 0.81, 3)
+    table = markdown_table(seed_table(rows) | {("g", "m"): SeedSpread(1.0, 1.0, 1.0, 1)}, ["f", "g"], ["m"])
+    assert table.splitlines()[2:] == ["| f | 0.51 (0.22..0.81) |", "| g | 1.00 |"]
