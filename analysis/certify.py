@@ -1,18 +1,25 @@
 """Certify a trained bilinear network: snap it to exact algebra, prove the snap, bound the horizon.
 
 :func:`certify_network` takes float :class:`~bilinear.constructions.weights.Weights` and the
-automaton they were trained on and returns a :class:`Certificate`:
+automaton they were trained on and returns a :class:`NetworkCertificate`:
 
 1. **snap** -- exact weights of the same variant close to the trained ones
    (:mod:`bilinear.constructions.snap`), proved for every word of every length by
    :func:`~bilinear.constructions.prover.prove`; among the first three candidates proved, the one
    with the longest certified horizon is kept;
 2. **horizon** -- a length L up to which *every* word is certified correct for the float network
-   itself (:func:`~bilinear.constructions.horizon.perturbation_horizon`; Theorems 16
-   and 17 of docs/theory.md), and the shortest failing word U found by a directed search;
-3. **status** -- ``proved`` (the bound holds at every length), ``horizon`` (certified L, and the
-   network holds at least to the test length), ``snapped`` (the float network fails within the
-   test length, but its snap is proved), ``failed`` (no snap proved).
+   itself (:func:`~bilinear.constructions.horizon.certified_horizon`; Theorems 16 and 17 of
+   docs/theory.md), a theorem about the network *evaluated in float64* (as ``check`` and the
+   search run it: the rounding of every step is charged), and beside it the same bound in real
+   arithmetic (the float weights as exact numbers) and in float32 (as torch trains);
+3. **failing word** -- the shortest failing word U found by a directed search in float64 and
+   then shortened; always ``len(U) > L``.  When the real-arithmetic network is right on U (its
+   exact margin is positive), U is reported as a *round-off* failure;
+4. **status** -- ``proved`` (the float64 bound holds at every length), ``horizon`` (certified L,
+   and no failure found within the test length), ``uncertified`` (the snap is proved but no
+   length is certified for the float network, and no failure was found within the test length),
+   ``snapped`` (the float network fails within the test length, but its snap is proved),
+   ``failed`` (no snap proved).
 
 How to read a certificate: docs/certify.md.
 
@@ -21,26 +28,49 @@ How to read a certificate: docs/certify.md.
 >>> from bilinear.constructions.snap import drift
 >>> a = from_spec("cyclic:5")
 >>> c = certify_network(drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8), a, search_length=500)
->>> c.status, c.failing_text, c.certified <= len(c.failing)
+>>> c.status, c.failing_text, c.certified < len(c.failing)
 ('snapped', '1^63', True)
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from bilinear.errors import WeightsError
+from bilinear.constructions.floatrun import check_compatible
+from bilinear.errors import BilinearError, WeightsError
 
-__all__ = ["Certificate", "certify_network", "TEST_LENGTH"]
+__all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
+           "certify_stack"]
 
-#: Length at which the training protocol tests a network: failing within it means ``snapped``.
+#: Default length at which the training protocol tests a network (a run's own ``test_len``
+#: replaces it): failing within it means ``snapped``.
 TEST_LENGTH = 500
+#: The statuses, from best to worst (module docstring).
+STATUSES = ("proved", "horizon", "uncertified", "snapped", "failed")
+#: The arithmetic of the headline horizon: the one the failing-word search runs in.
+ARITHMETIC = "float64"
+#: The other arithmetics reported beside it.
+ALSO = ("real", "float32")
+#: Longest failing word whose exact margin is evaluated in ball arithmetic.
+EXACT_WORD_MAX = 4096
 
 
 @dataclass(frozen=True)
-class Certificate:
-    """The outcome of :func:`certify_network` (see the module docstring)."""
+class NetworkCertificate:
+    """The outcome of :func:`certify_network` (see the module docstring).
+
+    See Also
+    --------
+    bilinear.constructions.certificates.Certificate : an *impossibility* certificate (a word
+        pattern no network of a commuting or real-diagonal variant can get right), found from
+        the automaton alone; this class is about one trained network's horizon.
+
+    ``horizon`` is the float64 horizon; ``horizons`` maps every arithmetic to its horizon;
+    ``failing`` the shortest failing word found (float64), ``failure_kind`` ``"round-off"``
+    (the real-arithmetic network is right on it), ``"drift"`` (it fails in real arithmetic too)
+    or ``"undecided"``.
+    """
 
     status: str
     variant: str
@@ -49,23 +79,30 @@ class Certificate:
     snap: object = None
     proof: object = None
     horizon: object = None
+    horizons: dict = field(default_factory=dict)
     failing: tuple | None = None
     failing_text: str | None = None
+    failure_kind: str | None = None
     search_length: int = 0
     attempts: tuple = ()
     seconds: float = 0.0
     test_length: int = TEST_LENGTH
+    write_error: str | None = None
 
     @property
     def certified(self) -> int | None:
-        """Every word up to this length is right (None: every length; -1: not even the empty word)."""
+        """The certified length of an ``up to`` float64 horizon, else None (``horizon.every``:
+        every length; ``horizon.kind == "none"``: no length)."""
         return None if self.horizon is None else self.horizon.length
 
     def snapped_weights(self):
-        """The exact snapped Weights in the trained network's basis (None without a proved snap)."""
+        """The exact snapped Weights in the trained network's basis (None without a proved snap).
+
+        Entries small enough for the weights file (:meth:`~bilinear.constructions.snap.Snap.original`)."""
         return None if self.snap is None else self.snap.original()
 
     def to_json(self) -> dict:
+        h = self.horizon
         return {
             "status": self.status,
             "automaton": self.automaton,
@@ -73,11 +110,15 @@ class Certificate:
             "hidden": self.hidden,
             "snap": None if self.snap is None else self.snap.to_json(),
             "snap_proof": None if self.proof is None else self.proof.to_json(),
-            "certified_length": None if self.horizon is None else self.horizon.length,
-            "certified_every_length": self.status == "proved",
-            "horizon": None if self.horizon is None else self.horizon.to_json(),
+            "arithmetic": ARITHMETIC,
+            "certified_length": None if h is None else h.length,
+            "certified_every_length": h is not None and h.every,
+            "horizon": None if h is None else h.to_json(),
+            "horizons": {k: v.to_json() for k, v in self.horizons.items()},
             "failing_length": None if self.failing is None else len(self.failing),
             "failing_word": self.failing_text,
+            "failing_symbols": None if self.failing is None else list(self.failing),
+            "failure_kind": self.failure_kind,
             "search_length": self.search_length,
             "test_length": self.test_length,
             "attempts": [{"rule": r, "result": why} for r, why in self.attempts],
@@ -97,18 +138,31 @@ class Certificate:
         for rule, why in self.attempts:
             lines.append(f"  tried {rule}: {why}")
         h = self.horizon
-        if h is not None and h.length is None:
-            lines.append(f"float network: correct for every word of every length (proved: {h.note})")
-        elif h is not None and h.length < 0:
-            lines.append(f"float network: no certified length ({h.note})")
+        where = "float network (float64 evaluation, rounding charged)"
+        if h is not None and h.every:
+            lines.append(f"{where}: correct for every word of every length (proved: {h.note})")
+        elif h is not None and h.kind == "none":
+            lines.append(f"{where}: no certified length ({h.note})")
         elif h is not None:
-            cert = f"every word up to length {h.length}"
-            lines.append(f"float network: correct for {cert} (certified, {h.bound} bound; eps {h.epsilon:.3g}, "
-                         f"margin {h.margin:.3g}, rho {h.rho:.3g})" + (f"; {h.note}" if h.note else ""))
+            c = h.constants
+            detail = ", ".join(f"{name} {c[key]:.3g}" for name, key in
+                               (("eps", "epsilon"), ("margin", "margin"), ("rho", "rho")) if key in c)
+            lines.append(f"{where}: correct for {h.text()} (certified, {h.bound} bound"
+                         + (f"; {detail}" if detail else "") + ")" + (f"; {h.note}" if h.note else ""))
+        others = [f"{k}: {v.text()}" for k, v in self.horizons.items() if k != ARITHMETIC]
+        if others:
+            lines.append("  the same bound in " + "; ".join(others))
         if self.failing is not None:
-            lines.append(f"float network: fails at length {len(self.failing)} on {self.failing_text}")
-        elif self.status != "proved":
-            lines.append(f"float network: no failing word found up to length {self.search_length}")
+            kind = {"round-off": "a round-off failure: the network in real arithmetic is right on it",
+                    "drift": "it fails in real arithmetic too",
+                    "undecided": "whether it fails in real arithmetic was not decided"}[self.failure_kind]
+            lines.append(f"float network: fails at length {len(self.failing)} on {self.failing_text} "
+                         f"(float64 evaluation; {kind})")
+        else:
+            lines.append(f"float network: no failing word found up to length {self.search_length} "
+                         "(directed search in float64)")
+        if self.write_error:
+            lines.append(f"nothing written: {self.write_error}")
         return "\n".join(lines) + "\n"
 
 
@@ -117,15 +171,21 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """Block snaps, then (``full`` only) the state-map snap, unless a block snap of a
+    """Block snaps, then the construction snap (dense variants, or when no block snap was proved)
+    and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
-    from bilinear.constructions.snap import snap_candidates, state_map_snap
+    from bilinear.constructions.snap import construction_snap, snap_candidates, state_map_snap
 
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
+    if weights.variant_info.info.dense or not proved:  # the construction read in the network's basis
+        try:
+            yield construction_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the construction read in the network's basis", str(exc)))
     if weights.variant_info.info.dense and not (proved and _is_permutation_automaton(automaton)):
         try:
             yield state_map_snap(weights, automaton)
@@ -133,30 +193,10 @@ def _candidates(weights, automaton, failures: list, proved: list):
             failures.append(("the exact map between the states' representatives", str(exc)))
 
 
-def _horizon_of(weights, snap, proof, automaton):
-    """The invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
-    perturbation horizon (isometric snaps), else no certified length."""
-    from bilinear.constructions.horizon import Horizon, invariant_tube, perturbation_horizon
-
-    planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
-    radius = None if planes else invariant_tube(weights, snap, proof, automaton)
-    if radius is not None:
-        h = perturbation_horizon(weights, snap, proof, automaton) if snap.isometric else None
-        fields = {} if h is None else {k: getattr(h, k) for k in ("epsilon", "gamma", "beta", "rho", "margin",
-                                                                    "lipschitz_kept", "lipschitz_dropped", "start_error")}
-        base = dict(epsilon=0.0, gamma=0.0, beta=0.0, rho=0.0, margin=0.0, lipschitz_kept=0.0,
-                    lipschitz_dropped=0.0, start_error=0.0)
-        base.update(fields)
-        return Horizon(None, **base, note=f"invariant tube of radius {radius:.3g} around the snapped states")
-    if snap.isometric:
-        return perturbation_horizon(weights, snap, proof, automaton)
-    return Horizon(-1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                   note="the snapped matrices are not isometries and no invariant tube was found")
-
-
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
-    """``(snap, proof, horizon, attempts)``: among the first ``tries`` proved snap candidates,
-    the one with the longest certified horizon (ties: the smallest distance)."""
+    """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
+    the one with the longest certified float64 horizon (ties: the smallest distance)."""
+    from bilinear.constructions.horizon import certified_horizon
     from bilinear.constructions.prover import prove
 
     failures: list = []
@@ -165,9 +205,9 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
         # once one snap is proved, an alternative gets a smaller search budget
         result = prove(snap.block_weights, automaton, bound=min(bound, 8) if proved else bound)
         if result.status == "proved":
-            h = _horizon_of(weights, snap, result, automaton)
+            h = certified_horizon(weights, snap, result, automaton, ARITHMETIC)
             proved.append((snap, result, h))
-            if len(proved) == tries or h.length is None:
+            if len(proved) == tries or h.every:
                 break
             continue
         why = (f"counterexample {result.text}" if result.status == "counterexample"
@@ -175,10 +215,12 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
         attempts.append((snap.rule, why))
     attempts = tuple(failures) + tuple(attempts)
     if not proved:
-        return None, None, None, attempts
-    key = lambda x: (float("inf") if x[2].length is None else x[2].length, -sum(x[0].distance))  # noqa: E731
-    snap, proof, horizon = max(proved, key=key)
-    return snap, proof, horizon, attempts
+        return None, None, {}, attempts
+    snap, proof, h = max(proved, key=lambda x: (x[2].order_key(), -sum(x[0].distance)))
+    horizons = {ARITHMETIC: h}
+    for arithmetic in ALSO:
+        horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic)
+    return snap, proof, horizons, attempts
 
 
 def _validate(weights, automaton) -> None:
@@ -188,47 +230,167 @@ def _validate(weights, automaton) -> None:
         raise WeightsError(f"certify needs a Weights value, got {type(weights).__name__}")
     if weights.exact:
         raise WeightsError("these weights are exact: prove them with `bilinear verify` instead of certifying")
-    if weights.n_symbols != automaton.n_symbols or weights.n_classes != automaton.n_classes:
-        raise WeightsError(
-            f"weights have {weights.n_symbols} symbols and {weights.n_classes} classes, automaton "
-            f"{automaton.name} has {automaton.n_symbols} and {automaton.n_classes}"
-        )
+    check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
+
+
+def exact_margin_sign(weights, automaton, word) -> int | None:
+    """The sign of the smallest margin of the *real-arithmetic* network after ``word`` (its
+    float weights as exact numbers, run in ball arithmetic, rescaled by powers of two): +1, -1
+    or 0 (a tie), None when the balls do not decide it or the word is longer than
+    :data:`EXACT_WORD_MAX`."""
+    import math
+
+    import flint
+
+    from bilinear.constructions.balls import arb_matrix, precision
+
+    if len(word) > EXACT_WORD_MAX:
+        return None
+    A, h0, R = weights.float_arrays()
+    q = int(automaton.start)
+    with precision(256):
+        F = [arb_matrix(A[a]) for a in range(A.shape[0])]
+        x = arb_matrix([[v] for v in h0])
+        for a in word:
+            x = F[a] * x
+            q = int(automaton.delta[a, q])
+            n = max(abs(float(x[j, 0].mid())) for j in range(x.nrows()))
+            if n > 0 and math.isfinite(n):
+                x = x * flint.arb(2.0 ** -round(math.log2(n)))  # exact: a power of two
+        lab = int(automaton.labels[q])
+        scores = arb_matrix(R) * x
+        diffs = [scores[lab, 0] - scores[c, 0] for c in range(R.shape[0]) if c != lab]
+    if all(d > 0 for d in diffs):
+        return 1
+    if any(d < 0 for d in diffs):
+        return -1
+    if all(d > 0 or d.is_zero() for d in diffs):
+        return 0
+    return None
 
 
 def certify_network(weights, automaton, search_length: int | None = None, test_length: int = TEST_LENGTH,
-                    random_words: int = 256, seed: int = 0, bound: int = 64) -> Certificate:
-    """Snap, prove, bound and search (module docstring).
+                    random_words: int = 256, seed: int = 0, bound: int = 64,
+                    shorten_seconds: float = 5.0) -> NetworkCertificate:
+    """Snap, prove, bound, search and shorten (module docstring).
 
     ``search_length`` (default: four times the certified length, at least 2000, at most 20000)
-    is the length of the words of the directed search.  WeightsError for exact weights or weights
-    that do not fit the automaton.
+    is the length of the words of the directed search; ``test_length`` the length at which the
+    network is judged (a run's own test length).  WeightsError for exact weights or weights that
+    do not fit the automaton.
+
+    See Also
+    --------
+    bilinear.constructions.certificates.certify : an impossibility certificate from the
+        automaton alone, ruling out every network of a variant; this function judges one
+        trained network.
     """
-    from bilinear.constructions.horizon import compress_word, search_failure
+    from bilinear.constructions.failsearch import compress_word, search_failure, shorten_failure
 
     _validate(weights, automaton)
-    if search_length is not None and (isinstance(search_length, bool) or not isinstance(search_length, int)
-                                      or not 1 <= search_length <= 10**6):
-        raise WeightsError(f"search_length must be an integer in 1..1000000, got {search_length!r}")
+    for name, value in (("search_length", search_length), ("test_length", test_length)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**6):
+            raise WeightsError(f"{name} must be an integer in 1..1000000, got {value!r}")
     start = time.perf_counter()
-    snap, proof, horizon, attempts = _best_proved(weights, automaton, bound)
+    snap, proof, horizons, attempts = _best_proved(weights, automaton, bound)
+    horizon = horizons.get(ARITHMETIC)
     L = None if horizon is None else horizon.length
     if search_length is None:
-        search_length = 20000 if L is None else min(20000, max(2000, 4 * max(L, 0)))
-    failing = None
-    if L is None or L < 10**6:
-        failing = search_failure(weights, automaton, search_length, snap, random_words, seed)
+        search_length = 20000 if L is None else min(20000, max(2000, 4 * L))
+    failing = search_failure(weights, automaton, search_length, snap, random_words, seed)
+    kind = None
+    if failing is not None:
+        failing = shorten_failure(weights, automaton, failing, seconds=shorten_seconds)
+        if horizon is not None and horizon.covers(len(failing)):
+            raise BilinearError(  # Theorem 16 / 17 with rounding charged: this cannot happen
+                f"internal error: {horizon.text()} certified in float64, yet a word of length "
+                f"{len(failing)} fails in float64; please report it")
+        real = horizons.get("real")
+        if real is not None and real.covers(len(failing)):
+            kind = "round-off"
+        else:
+            sign = exact_margin_sign(weights, automaton, failing)
+            kind = {1: "round-off", -1: "drift", 0: "drift"}.get(sign, "undecided")
     if proof is None:
         status = "failed"
-    elif horizon.length is None:
+    elif horizon.every:
         status = "proved"
     elif failing is not None and len(failing) <= test_length:
         status = "snapped"
+    elif horizon.kind == "none":
+        status = "uncertified"
     else:
         status = "horizon"
-    return Certificate(
+    return NetworkCertificate(
         status=status, variant=weights.variant, hidden=weights.dim, automaton=automaton.name or "automaton",
-        snap=snap, proof=proof, horizon=horizon, failing=failing,
-        failing_text=None if failing is None else compress_word(automaton, failing),
+        snap=snap, proof=proof, horizon=horizon, horizons=horizons, failing=failing,
+        failing_text=None if failing is None else compress_word(automaton, failing), failure_kind=kind,
         search_length=search_length, attempts=attempts, seconds=time.perf_counter() - start,
         test_length=test_length,
     )
+
+
+@dataclass(frozen=True)
+class StackCertificate:
+    """What ``bilinear certify`` can say about a float stack of layers (docs/theory.md section 8).
+
+    There is no snap-and-horizon theory for stacks here (Theorems 16 and 17 are about one
+    layer: a snapped intermediate layer changes the symbols the next one reads), so nothing is
+    certified: ``status`` is ``open`` when the float check (directed and random words of
+    ``test_length``, float64) found no failing word, and ``counterexample`` when it did — a fact
+    about the float run, with the shortest failing prefix it saw.
+    """
+
+    status: str
+    layers: int
+    variant: str
+    dims: tuple[int, ...]
+    automaton: str
+    check: object  # constructions.floatcheck.CheckResult
+    reason: str
+    write_error: str | None = None  # why --write wrote nothing (a stack has no snapped network)
+
+    def snapped_weights(self):
+        return None
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "layers": self.layers, "variant": self.variant, "dims": list(self.dims),
+                "automaton": self.automaton, "reason": self.reason, "float_check": self.check.to_json()}
+
+    def to_text(self) -> str:
+        fc = self.check
+        lines = [f"{self.automaton}: stack of {self.layers} {self.variant} layers (hidden {'+'.join(map(str, self.dims))})",
+                 f"  status: {self.status}: {self.reason}",
+                 f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
+                 f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
+                 + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else "")]
+        return "\n".join(lines) + "\n"
+
+
+def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0) -> StackCertificate:
+    """The honest status of a float :class:`~bilinear.constructions.stack.Stack` (see
+    :class:`StackCertificate`); WeightsError for exact stacks (prove them with ``bilinear verify
+    --weights``) or a stack that does not fit the automaton.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> from bilinear.constructions.cascade import cascade
+    >>> a = from_spec("dihedral:3")
+    >>> c = certify_stack(cascade(a, "rotation2d").to_float(), a, test_length=50, words=16)
+    >>> c.status, c.layers, c.check.passed
+    ('open', 2, True)
+    """
+    from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.stack import Stack
+
+    if not isinstance(stack, Stack):
+        raise WeightsError(f"certify_stack needs a Stack, got {type(stack).__name__}")
+    if stack.exact:
+        raise WeightsError("this stack is exact: prove it with `bilinear verify SPEC --weights FILE` instead")
+    result = check(stack, automaton, length=test_length, words=words, seed=seed)
+    failed = result.first_failure is not None
+    reason = ("the float run fails on a word of the float check; no exact certificate is attempted for stacks"
+              if failed else
+              "no horizon theory for stacks (Theorems 16 and 17 are about one layer); the float check found no "
+              "failing word, which is evidence, not a certificate")
+    return StackCertificate("counterexample" if failed else "open", stack.depth, stack.variant, stack.dims,
+                            automaton.name or "automaton", result, reason)

@@ -21,9 +21,9 @@ from bilinear.argtypes import positive_float, positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.fileio import check_apart, check_output_file
 
-from .certify import TEST_LENGTH, certify_network
+from .certify import TEST_LENGTH, certify_network, certify_stack
 
-__all__ = ["register", "load_network"]
+__all__ = ["register", "load_network", "load_network_and_length"]
 
 
 def register(sub) -> None:
@@ -35,7 +35,8 @@ def register(sub) -> None:
             "Certify a trained bilinear network (RUN_DIR, or --weights FILE SPEC): snap it to exact "
             "weights of the same variant and prove them for every length, certify a length up to "
             "which every word is right for the float network itself, and search for its shortest "
-            "failing word. Status: proved, horizon, snapped or failed (docs/certify.md)."
+            "failing word. Status: proved, horizon, snapped or failed (docs/certify.md). A stack of layers "
+            "gets open or counterexample (no horizon theory for stacks; the float check only)."
         ),
     )
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
@@ -51,24 +52,36 @@ def register(sub) -> None:
     p.add_argument("--search-length", type=positive_int, default=None,
                    help="length of the words of the failing-word search "
                         "(default: 4 x the certified length, within 2000..20000)")
-    p.add_argument("--test-length", type=positive_int, default=TEST_LENGTH,
-                   help=f"a failure within this length makes the status 'snapped' (default {TEST_LENGTH})")
+    p.add_argument("--test-length", type=positive_int, default=None,
+                   help="a failure within this length makes the status 'snapped' (default: the run's own "
+                        f"test length; {TEST_LENGTH} with --weights)")
     p.set_defaults(handler=_run)
 
 
 def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
-    """``(weights, automaton)`` of a run directory or a (weights file, spec) pair.
+    """``(weights, automaton)`` of a run directory or a (weights file, spec) pair
+    (:func:`load_network_and_length` also gives the run's test length).
 
     AnalysisError for a missing or unfinished run, a baseline run, or unless exactly one is given.
     """
+    return load_network_and_length(run_dir, weights_file, allow_unsigned)[:2]
+
+
+def load_network_and_length(run_dir=None, weights_file=None, allow_unsigned=False):
+    """``(weights, automaton, test length)``: the run's own ``test_len``, :data:`TEST_LENGTH`
+    for a weights file."""
     if (run_dir is None) == (weights_file is None):
         raise AnalysisError("give exactly one of RUN_DIR, --weights FILE SPEC")
     if weights_file is not None:
         from bilinear.automata import from_spec
-        from bilinear.constructions.weights import Weights
+        from bilinear.constructions.stack import Stack
+        from bilinear.constructions.stack import load_network as load_any
 
         path, spec = weights_file
-        return Weights.load(path, allow_unsigned=allow_unsigned), from_spec(spec)
+        network = load_any(path, allow_unsigned=allow_unsigned)
+        if isinstance(network, Stack) and network.depth == 1:
+            network = network.layers[0]
+        return network, from_spec(spec), TEST_LENGTH
     from bilinear.learned.runs import load_run
 
     path = Path(run_dir)
@@ -83,7 +96,7 @@ def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
             f"run directory {str(path)!r} holds a {config.model} baseline, not a bilinear network: "
             "only bilinear networks can be certified"
         )
-    return model.to_weights(), automaton
+    return model.to_weights(), automaton, int(config.test_len)
 
 
 def _run(args) -> int:
@@ -93,23 +106,40 @@ def _run(args) -> int:
         check_output_file(args.write, force=args.force)
         check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
     from bilinear.constructions.search import BudgetSpent, deadline
+    from bilinear.progress import Progress
 
     try:
         with deadline(args.time_budget):
-            weights, automaton = load_network(args.run_dir, args.weights, allow_unsigned=args.unsigned)
-            cert = certify_network(weights, automaton, search_length=args.search_length,
-                                   test_length=args.test_length)
+            weights, automaton, run_length = load_network_and_length(args.run_dir, args.weights,
+                                                                      allow_unsigned=args.unsigned)
+            test_length = args.test_length if args.test_length is not None else run_length
+            from bilinear.constructions.stack import Stack
+
+            with Progress("certify"):  # off a terminal: a line on stderr every few seconds
+                if isinstance(weights, Stack):  # no horizon theory for stacks: "open" with the float check
+                    cert = certify_stack(weights, automaton, test_length=test_length)
+                else:
+                    cert = certify_network(weights, automaton, search_length=args.search_length,
+                                           test_length=test_length)
     except BudgetSpent:
         print(f"bilinear: certify: not finished within the time budget of {args.time_budget:g} s "
               f"(nothing printed{', nothing written' if args.write else ''}); raise --time-budget", file=sys.stderr)
         return 3
+    error = None
     if args.write:
+        from dataclasses import replace
+
         snapped = cert.snapped_weights()
         if snapped is None:
-            raise AnalysisError(f"no snapped network was proved, nothing to write to {args.write}")
-        snapped.save(args.write)
+            error = f"no snapped network was proved, nothing to write to {args.write}"
+        else:
+            snapped.save(args.write)
+        cert = replace(cert, write_error=error)
     if args.json:
-        print(json.dumps(cert.to_json(), indent=2, allow_nan=False))
+        print(json.dumps(dict(cert.to_json(), written=None if (error or not args.write) else args.write),
+                         indent=2, allow_nan=False))
     else:
         print(cert.to_text(), end="")
+    if error:  # the certificate is printed; the missing file is the error (exit status 2)
+        raise AnalysisError(error)
     return 0

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
 
 from .matrices import (
     check_positive_int,
@@ -36,7 +37,6 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from .span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = ["Commutators", "WordCommutator", "commutators", "commutator_norm"]
 
@@ -195,7 +195,7 @@ def commutators(
     2..``word_length`` (the first ``max_words`` words in shortlex order).
 
     For float weights the symbol pairs are also compared on the visited span (``span``, computed
-    with :func:`~bilinear.analysis.span.visited_span` when not given); they commute there when
+    with :func:`~bilinear.constructions.span.visited_span` when not given); they commute there when
     every norm is at most ``span_tol``.
 
     >>> from bilinear.constructions.weights import Weights

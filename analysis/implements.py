@@ -6,7 +6,7 @@ automaton with the target's quotients and asks for the impossibility certificate
 (:func:`bilinear.constructions.certificates.certify`)::
 
     implements Z_5 as transitions of order 1, 5 on a 2-dimensional visited span; phase error 0.002 rad/step
-    tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can do more (Theorem 6: every
+    tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can implement D_3 (Theorem 6: every
     rotation2d network labels r·s and s·r alike; D_3 does not)
 
 A verdict never contradicts the measured accuracy: a network whose extracted automaton is right
@@ -23,13 +23,16 @@ import cmath
 import math
 import re
 
-__all__ = ["implements_line", "algebra_name", "quotient_map", "phase_error"]
+import numpy as np
+
+__all__ = ["implements_line", "algebra_name", "quotient_map", "phase_error", "transitions_text"]
 
 
 def algebra_name(automaton) -> str:
     """``Z_n`` or ``D_n`` when the automaton is the Cayley automaton of a cyclic or dihedral group
     (recognised from the table), else the monoid's classification (or the automaton's name)."""
     from bilinear.automata.groups import RegularGroup, cyclic_presentation, dihedral_presentation
+    from bilinear.automata.monoid import transformation_monoid
     from bilinear.errors import BilinearError
 
     try:
@@ -40,7 +43,7 @@ def algebra_name(automaton) -> str:
         dih = dihedral_presentation(group)
         if dih is not None:
             return f"D_{dih[0]}"
-        return f"{automaton.name or 'the automaton'} ({automaton.monoid().classification})"
+        return f"{automaton.name or 'the automaton'} ({transformation_monoid(automaton).classification})"
     except BilinearError:
         return automaton.name or "the automaton"
 
@@ -48,23 +51,30 @@ def algebra_name(automaton) -> str:
 def quotient_map(target, image) -> dict[int, int] | None:
     """The map from the target's reachable states onto ``image``'s states that commutes with every
     symbol and sends start to start, when there is one (``image`` is then a quotient of the
-    target: it tracks a coarser state), else None."""
+    target: it tracks a coarser state), else None.  The map is forced along the breadth-first
+    tree of :func:`~bilinear.automata.minimize.access_words` (state ``q`` reached by ``w`` goes
+    to ``image.start · w``) and then checked on every transition.
+
+    >>> from bilinear.automata import Automaton
+    >>> quotient_map(Automaton([[1, 2, 3, 0]]), Automaton([[1, 0]]))     # Z_4 onto Z_2
+    {0: 0, 1: 1, 2: 0, 3: 1}
+    >>> quotient_map(Automaton([[1, 2, 0]]), Automaton([[1, 0]])) is None  # Z_3 has no Z_2 quotient
+    True
+    """
+    from bilinear.automata.minimize import access_words
+
     if target.n_symbols != image.n_symbols:
         return None
-    phi = {int(target.start): int(image.start)}
-    frontier = [int(target.start)]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for a in range(target.n_symbols):
-                p, r = int(target.delta[a, q]), int(image.delta[a, phi[q]])
-                if p not in phi:
-                    phi[p] = r
-                    nxt.append(p)
-                elif phi[p] != r:
-                    return None
-        frontier = nxt
-    return phi
+    reach = access_words(target)
+    states, parent, via = reach.states.tolist(), reach.parent.tolist(), reach.via.tolist()
+    phi = np.empty(target.n_states, dtype=np.int64)
+    phi[states[0]] = int(image.start)
+    for i in range(1, len(states)):  # parents precede children
+        phi[states[i]] = image.delta[via[i], phi[states[parent[i]]]]
+    q = reach.states
+    if not (phi[target.delta[:, q]] == image.delta[:, phi[q]]).all():  # phi(q·a) = phi(q)·a
+        return None
+    return {s: int(phi[s]) for s in states}
 
 
 def phase_error(spectrum) -> float | None:
@@ -94,7 +104,39 @@ def _orders(spectrum) -> list[int]:
     return sorted(out)
 
 
-def _certificate_text(automaton, variant: str, claim: str = "can do more") -> str | None:
+def _kind(m) -> str:
+    """What one symbol's transition is, on the visited span where it holds there: ``order k``,
+    ``idempotent up to scale`` (A^2 = c·A), ``A^(i+p) = c·A^i`` or ``of no finite order up to N``."""
+    if m.holds_on_span and m.visited_order:
+        return f"order {m.visited_order}"
+    if m.order:
+        return f"order {m.order}"
+    src = m.visited if m.visited is not None and m.visited.index is not None else m
+    if src.index is not None and src.period is not None:
+        if (src.index, src.period) == (1, 1):
+            return "idempotent up to scale"
+        return f"A^{src.index + src.period} = c·A^{src.index}"
+    return "of no finite order"
+
+
+def transitions_text(spectrum) -> str:
+    """``transitions of order 1, 5`` when every symbol has a finite order, else every kind with
+    its symbols: ``transitions of order 1 (r) and idempotent up to scale (w0, w1)``.
+
+    Never an empty list: a symbol whose transition has no order is named as such."""
+    kinds: dict[str, list[str]] = {}
+    for m in spectrum.symbols:
+        kinds.setdefault(_kind(m), []).append(m.name.removeprefix("A_"))
+    if kinds and all(k.startswith("order ") for k in kinds):
+        return "transitions of order " + ", ".join(map(str, _orders(spectrum)))
+    ordered = sorted(kinds, key=lambda k: (0, int(k.split()[1])) if k.startswith("order ") else (1, k))
+    parts = [f"{'of ' if k.startswith('order ') else ''}{k} ({', '.join(kinds[k])})" for k in ordered]
+    if not parts:
+        return "transitions"
+    return "transitions " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+
+
+def _certificate_text(automaton, variant: str, claim: str) -> str | None:
     from bilinear.constructions.certificates import certify
     from bilinear.constructions.horizon import compress_word
     from bilinear.errors import BilinearError
@@ -106,47 +148,90 @@ def _certificate_text(automaton, variant: str, claim: str = "can do more") -> st
     if cert is None:
         return None
     theorem = re.search(r"Theorem \d+", cert.theorem)
-    w1, w2 = (compress_word(automaton, w) if w else "ε" for w in cert.witnesses)
-    if cert.kind == "commutation":
-        w1, w2 = ("·".join(automaton.symbols[a] for a in w) or "ε" for w in cert.witnesses)
     head = f"{theorem.group(0)}: " if theorem else ""
-    return (f"no {variant} network {claim} ({head}every {variant} network labels {w1} and {w2} alike; "
-            f"{algebra_name(automaton)} does not)")
+    if cert.kind == "commutation":  # Theorem 6: the two witnesses reach the same hidden state
+        w1, w2 = ("·".join(automaton.symbols[a] for a in w) or "ε" for w in cert.witnesses)
+        return (f"no {variant} network {claim} ({head}every {variant} network labels {w1} and {w2} alike; "
+                f"{algebra_name(automaton)} does not)")
+    # Theorems 7 and 8 speak of the sequence n -> label of u g^n v *eventually*: no two given
+    # words are labelled alike by every network
+    w = dict(cert.indices)
+    u, g, v = (compress_word(automaton, w[k]) if w[k] else "ε" for k in ("u", "g", "v"))
+    shape = "2-periodic" if cert.kind == "period" else "constant"
+    cycle = " ".join(cert.label_cycle or ())
+    word = " ".join(x for x in (u, f"({g})^n" if len(w["g"]) > 1 else f"{g}^n", v) if x != "ε")
+    return (f"no {variant} network {claim} ({head}for every {variant} network the labels of {word} are "
+            f"eventually {shape} in n; {algebra_name(automaton)}'s repeat {cycle} with period "
+            f"{cert.label_period})")
 
 
-def _failure_line(automaton, variant: str, extraction, curve) -> str:
+def _own_error(weights, automaton) -> str:
+    """``; the network itself first errs on 1^6 (automaton 0, network 2)``: a shortest word on
+    which the network (not its extraction) is wrong, found by running every short word."""
+    if weights is None:
+        return ""
+    from .lengths import MAX_ERROR_SEARCH_WORDS, shortest_error
+
+    err = shortest_error(weights, automaton)
+    if err is None:
+        return f"; the network itself is right on every word it was run on (all words, {MAX_ERROR_SEARCH_WORDS} at most)"
+    return f"; the network itself first errs on {err.text} ({err.labels_text()})"
+
+
+def _difference(automaton, extraction, weights) -> str:
+    """``, first on 1111 (automaton 1, extraction 0, network 1)``: the word on which the extracted
+    automaton differs from the target, re-run through the network itself."""
+    word = extraction.distinguishing_word
+    if word is None:
+        return ""
+    prefix = tuple(extraction.start_word)
+    expected = automaton.classes[automaton.label((*prefix, *word))]
+    got = extraction.minimal.classes[extraction.minimal.label(word)]
+    text = f", first on {extraction.distinguishing_text} (automaton {expected}, extraction {got}"
+    if weights is not None:
+        from .lengths import network_label
+
+        net = network_label(weights, automaton, word, prefix=prefix)
+        text += f", network {net.network if net.network is not None else '-'}"
+    return text + (")" if not prefix else f"; after the burn-in prefix of {len(prefix)} symbols)")
+
+
+def _failure_line(automaton, variant: str, extraction, curve, weights=None) -> str:
     target = algebra_name(automaton)
     cert = _certificate_text(automaton, variant, f"can implement {target}")
     tail = f"; {cert}" if cert else ""
     if extraction is None or extraction.minimal is None:
         why = (f"first error at length {curve.first_failure}" if extraction is None
                else f"its hidden states form no small automaton ({extraction.status})")
-        return f"does not implement {target}: {why}{tail}"
+        return f"does not implement {target}: {why}{_own_error(weights, automaton)}{tail}"
     image = extraction.minimal
     if quotient_map(automaton, image) is not None and image.n_states < automaton.n_states:
-        cert = _certificate_text(automaton, variant)
+        # the certificate proves the target impossible, not that no larger quotient is possible
         return (f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states)"
-                + (f"; {cert}" if cert else ""))
-    diff = f", first on {extraction.distinguishing_text}" if extraction.distinguishing_text else ""
-    return f"does not implement {target}: its extracted automaton ({image.n_states} states) differs{diff}{tail}"
+                f"{_own_error(weights, automaton)}{tail}")
+    diff = _difference(automaton, extraction, weights)
+    return (f"does not implement {target}: its extracted automaton ({image.n_states} states) differs{diff}"
+            f"{_own_error(weights, automaton)}{tail}")
 
 
-def implements_line(automaton, variant: str, spectrum, extraction=None, curve=None, exact: bool = False) -> str:
+def implements_line(automaton, variant: str, spectrum, extraction=None, curve=None, exact: bool = False,
+                    weights=None) -> str:
     """The one line (module docstring); ``curve`` is a
-    :class:`~bilinear.analysis.lengths.LengthCurve` or None."""
+    :class:`~bilinear.analysis.lengths.LengthCurve` or None; ``weights`` (the network, or a
+    tracker) re-runs every word the line names, so each is printed with the network's own label
+    beside the automaton's."""
     target = algebra_name(automaton)
     if extraction is None and curve is None:
         return ""  # nothing measured says what the network does
     right = (extraction.isomorphic is True if extraction is not None
              else curve.first_failure is None)
-    if exact and right:
-        return f"implements {target} exactly, as transitions of order {', '.join(map(str, _orders(spectrum)))} (exact weights)"
+    if exact and right and (curve is None or curve.first_failure is None):
+        return f"implements {target} exactly, as {transitions_text(spectrum)} (exact weights)"
     if not right:
-        return _failure_line(automaton, variant, extraction, curve)
+        return _failure_line(automaton, variant, extraction, curve, weights)
     dims = {m.visited_dim for m in spectrum.symbols if m.visited_dim}
     where = f" on a {max(dims)}-dimensional visited span" if dims else ""
-    orders = _orders(spectrum)
-    text = f"implements {target} as transitions of order {', '.join(map(str, orders))}{where}"
+    text = f"implements {target} as {transitions_text(spectrum)}{where}"
     err = phase_error(spectrum)
     if err is not None:
         text += f"; phase error {err:.2g} rad/step"

@@ -12,6 +12,13 @@ rotation whose phase has drifted by a whole step does.
 >>> curve = accuracy_by_length(cyclic_rotation2d(5, angle_error=0.05), from_spec("cyclic:5"), max_length=300, words=50)
 >>> curve.accuracy[0], min(curve.accuracy) < 0, curve.first_failure     # worse than chance at times
 (1.0, True, 5)
+
+A few sample lengths can miss a failure that comes and goes (a network right at even lengths and
+wrong at odd ones reads 1.00 at 10, 100 and 1000): :meth:`LengthCurve.ranges` gives the *worst*
+length of every range between the reading lengths, so every length of the curve is covered.
+
+>>> [(r.start, r.stop, r.worst_length) for r in curve.ranges()][:3]
+[(1, 1, 1), (2, 10, 10), (11, 100, 12)]
 """
 
 from __future__ import annotations
@@ -27,7 +34,36 @@ from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int
 
-__all__ = ["LengthCurve", "accuracy_by_length", "MAX_CURVE_CELLS"]
+__all__ = ["LengthCurve", "LengthRange", "accuracy_by_length", "MAX_CURVE_CELLS", "READING_LENGTHS",
+           "network_label", "shortest_error", "WordCheck"]
+
+#: The lengths the one-line reading of a curve names; :meth:`LengthCurve.ranges` splits the curve
+#: at them and reports the worst length of each range, so no length between them is skipped.
+READING_LENGTHS = (1, 10, 100, 500, 1000, 2000)
+
+
+@dataclass(frozen=True)
+class LengthRange:
+    """Lengths ``start..stop`` (inclusive) of a curve: the worst normalised accuracy among them
+    (``worst``, first reached at ``worst_length``) and the accuracy at ``stop``."""
+
+    start: int
+    stop: int
+    worst: float
+    worst_length: int
+    at_stop: float
+
+    def text(self) -> str:
+        """``2-10: 1.00`` when the range is as good at every length as its worst reading says,
+        else ``11-100: worst -1.00 (at 11; 1.00 at 100)``."""
+        span = str(self.start) if self.start == self.stop else f"{self.start}-{self.stop}"
+        if self.worst_length == self.stop or self.worst >= self.at_stop:
+            return f"{span}: {self.worst:.2f}"
+        return f"{span}: worst {self.worst:.2f} (at {self.worst_length}; {self.at_stop:.2f} at {self.stop})"
+
+    def to_json(self) -> dict:
+        return {"from": self.start, "to": self.stop, "worst": round(self.worst, 6),
+                "worst_length": self.worst_length, "at_end": round(self.at_stop, 6)}
 
 #: Largest ``words * max_length * hidden`` a curve may simulate (about 4 s of numpy on one core).
 MAX_CURVE_CELLS = 200_000_000
@@ -54,9 +90,33 @@ class LengthCurve:
         """The normalised accuracy at prefix length ``length`` (1-based)."""
         return self.accuracy[length - 1]
 
+    def ranges(self, marks=READING_LENGTHS) -> list[LengthRange]:
+        """The curve cut at ``marks`` (and its last length): one :class:`LengthRange` per piece
+        ``(previous mark, mark]``, each with its worst length, covering every length 1..max."""
+        ends = sorted({t for t in (*marks, self.max_length) if 1 <= t <= self.max_length})
+        acc = np.asarray(self.accuracy, dtype=float)
+        out, start = [], 1
+        for stop in ends:
+            piece = acc[start - 1 : stop]
+            i = int(np.argmin(piece))
+            out.append(LengthRange(start, stop, float(piece[i]), start + i, float(acc[stop - 1])))
+            start = stop + 1
+        return out
+
+    @property
+    def worst(self) -> tuple[float, int]:
+        """``(worst normalised accuracy, the first length where it occurs)`` over the whole curve."""
+        acc = np.asarray(self.accuracy, dtype=float)
+        i = int(np.argmin(acc))
+        return float(acc[i]), i + 1
+
     def to_json(self) -> dict:
+        worst, at = self.worst
         return {
             "max_length": self.max_length,
+            "worst": round(worst, 6),
+            "worst_length": at,
+            "ranges": [r.to_json() for r in self.ranges()],
             "words": self.words,
             "seed": self.seed,
             "classes": self.n_classes,
@@ -77,7 +137,7 @@ def _weights_correct(weights, seq: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 16) -> np.ndarray:
     """(words, time) bool for a model without transition matrices (a tracker, see
-    :mod:`bilinear.analysis.tracker`), run ``chunk`` words at a time to bound its memory."""
+    :mod:`bilinear.constructions.tracker`), run ``chunk`` words at a time to bound its memory."""
     correct = np.empty(seq.shape, dtype=bool)
     for i in range(0, seq.shape[0], chunk):
         logits = np.asarray(tracker.run(seq[i : i + chunk]).logits)
@@ -88,7 +148,7 @@ def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 1
 def accuracy_by_length(weights, automaton, max_length: int = 2000, words: int = 200, seed: int = 0,
                        train_range: tuple[int, int] | None = None) -> LengthCurve:
     """The :class:`LengthCurve` of ``weights`` on ``automaton`` (module docstring); ``weights``
-    may also be a tracker (:func:`bilinear.analysis.tracker.as_tracker`: any model without
+    may also be a tracker (:func:`bilinear.constructions.tracker.as_tracker`: any model without
     transition matrices), run a few words at a time.
 
     Raises AnalysisError for bad sizes, or when ``words * max_length * hidden`` exceeds
@@ -118,3 +178,96 @@ def accuracy_by_length(weights, automaton, max_length: int = 2000, words: int = 
     acc = normalized_accuracy(correct.mean(axis=0), automaton.n_classes)
     return LengthCurve(tuple(float(x) for x in np.atleast_1d(acc)), words, seed, automaton.n_classes,
                        int(wrong[0]) + 1 if wrong.size else None, train_range)
+
+
+@dataclass(frozen=True)
+class WordCheck:
+    """One word run through the network and the automaton: ``word`` (symbol indices), its
+    ``text`` (run-length compressed), and the class names the ``automaton`` and the ``network``
+    give it (``network`` None when the network gives no label for it: a tracker on the empty
+    word)."""
+
+    word: tuple[int, ...]
+    text: str
+    automaton: str
+    network: str | None
+
+    @property
+    def right(self) -> bool | None:
+        return None if self.network is None else self.network == self.automaton
+
+    def labels_text(self) -> str:
+        """``automaton 1, network 0``."""
+        return f"automaton {self.automaton}, network {self.network if self.network is not None else '-'}"
+
+
+def network_label(weights, automaton, word, prefix=()) -> WordCheck:
+    """Run ``prefix + word`` through the network (:class:`Weights` through the renormalised float
+    run; a tracker through its ``run``) and through ``automaton``: a :class:`WordCheck` of
+    ``word`` with both labels, so that a word a report names is re-checked on the network itself.
+
+    >>> from bilinear.analysis.examples import cyclic_rotation2d
+    >>> from bilinear.automata import from_spec
+    >>> network_label(cyclic_rotation2d(5), from_spec("cyclic:5"), (1, 1)).labels_text()
+    'automaton 2, network 2'
+    """
+    from bilinear.automata.words import compress
+
+    full = tuple(int(a) for a in (*prefix, *word))
+    expected = automaton.classes[automaton.label(full)]
+    got = None
+    if isinstance(weights, Weights):
+        A, h0, R = weights.float_arrays()
+        if full:
+            got = int(_weights_labels(weights, np.array([full]))[0, -1])
+        else:
+            got = int(np.argmax(R @ h0))
+    elif full:
+        got = int(np.argmax(np.asarray(weights.run(np.array([full])).logits)[0, -1]))
+    text = compress(tuple(int(a) for a in word), automaton) if word else "ε"
+    return WordCheck(tuple(int(a) for a in word), text, expected, None if got is None else automaton.classes[got])
+
+
+def _weights_labels(weights, seq: np.ndarray) -> np.ndarray:
+    A, h0, R = weights.float_arrays()
+    out = np.empty(seq.shape, dtype=np.int64)
+    for t, H in enumerate(float_steps(A, h0, seq)):
+        out[:, t] = np.argmax(H @ R.T, axis=1)
+    return out
+
+
+#: Most words :func:`shortest_error` runs (all words of each length, shortest first).
+MAX_ERROR_SEARCH_WORDS = 50_000
+
+
+def shortest_error(weights, automaton, max_words: int = MAX_ERROR_SEARCH_WORDS) -> WordCheck | None:
+    """A shortest word on which the network's label differs from the automaton's, found by running
+    *every* word of length 0, 1, 2, ... (as long as the words of the next length fit in
+    ``max_words`` in all); None when every word of the lengths searched is right.  Ties count as
+    errors only through argmax (the first class wins), as in every float run.
+
+    >>> from bilinear.analysis.examples import cyclic_rotation2d
+    >>> from bilinear.automata import from_spec
+    >>> e = shortest_error(cyclic_rotation2d(5, angle_error=0.3), from_spec("cyclic:5"))
+    >>> e.text, e.labels_text()
+    ('3', 'automaton 3, network 4')
+    """
+    max_words = check_positive_int(max_words, "max_words")
+    k = automaton.n_symbols
+    first = network_label(weights, automaton, ())
+    if first.right is False:
+        return first
+    used, length = 1, 1
+    while used + k**length <= max_words:
+        seq = np.array(np.unravel_index(np.arange(k**length), (k,) * length)).T  # every word, lexicographic
+        if isinstance(weights, Weights):
+            got = _weights_labels(weights, seq)[:, -1]
+        else:
+            got = np.argmax(np.asarray(weights.run(seq).logits)[:, -1], axis=-1)
+        truth = np.asarray(automaton.labels_batch(seq, trace=True))[:, -1]
+        wrong = np.flatnonzero(got != truth)
+        if wrong.size:
+            return network_label(weights, automaton, tuple(int(a) for a in seq[wrong[0]]))
+        used += k**length
+        length += 1
+    return None

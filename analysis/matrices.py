@@ -20,13 +20,12 @@ True
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
-from numbers import Real
 from typing import Iterator, Sequence
 
 import numpy as np
 
+from bilinear import argtypes
 from bilinear.errors import AnalysisError
 
 __all__ = [
@@ -44,7 +43,8 @@ __all__ = [
 
 
 def check_tolerance(tol, name: str = "tol") -> float:
-    """``tol`` as a positive finite float, or AnalysisError naming it.
+    """``tol`` as a positive finite float, or AnalysisError naming it
+    (:func:`bilinear.argtypes.check_tolerance`).
 
     >>> check_tolerance(1e-6)
     1e-06
@@ -53,21 +53,13 @@ def check_tolerance(tol, name: str = "tol") -> float:
     ...
     bilinear.errors.AnalysisError: tolerance tol must be positive and finite, got 0
     """
-    if isinstance(tol, bool) or not isinstance(tol, Real):
-        raise AnalysisError(f"tolerance {name} must be a number, got {tol!r}")
-    value = float(tol)
-    if not math.isfinite(value) or value <= 0:
-        raise AnalysisError(f"tolerance {name} must be positive and finite, got {tol!r}")
-    return value
+    return argtypes.check_tolerance(tol, name, AnalysisError)
 
 
 def check_positive_int(value, name: str, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum``, or AnalysisError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise AnalysisError(f"{name} must be an integer, got {value!r}")
-    if int(value) < minimum:
-        raise AnalysisError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+    """``value`` as an int >= ``minimum``, or AnalysisError naming it
+    (:func:`bilinear.argtypes.check_positive_int`)."""
+    return argtypes.check_positive_int(value, name, minimum, AnalysisError)
 
 
 def _identity_like(A: np.ndarray) -> np.ndarray:

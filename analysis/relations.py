@@ -13,12 +13,19 @@ For each relation we report
   subspace containing h0 and invariant under every A_sigma; directions outside it never influence
   a prediction, so a network may be arbitrary there);
 * ``residual_visited``: the same on the span of the unit hidden states *visited at length*
-  (after ``burn_in`` random steps; :func:`bilinear.analysis.span.visited_span`).  A trained network often has extra
+  (after ``burn_in`` random steps; :func:`bilinear.constructions.span.visited_span`).  A trained network often has extra
   eigenvalues of modulus below the spectral radius: their directions are reachable but die out
   along any long word, so the relation need only hold where the states actually live;
+* ``residual_states``: the largest distance between the unit vectors ``A(u) h`` and ``A(v) h``
+  over the visited unit states ``h`` (a positive scale *per state*).  This is what a prediction
+  sees (the readout is scale-invariant), and it is the reading for resets and writes: a reset
+  ``y`` sends every state to one direction, each with its own scale, so ``x y = y`` holds on every
+  state while ``A(x y)`` and ``A(y)`` differ by a different scale on each;
 * ``exactly`` (exact weights): whether ``A(u) = c A(v)`` with ``c > 0`` exactly.
 
-A relation *holds* when it holds exactly, or when ``residual_visited <= tol``.
+A relation *holds* when it holds exactly, or when ``residual_visited <= tol``, or when
+``residual_states <= tol``.  ``kind`` names the relations of aperiodic monoids: ``idempotent``
+(``x x = x``) and ``reset`` (``x y = y``: ``v`` a proper suffix of ``u``).
 
 >>> from bilinear.analysis.examples import dihedral_block2
 >>> from bilinear.automata import from_spec
@@ -34,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 
@@ -46,9 +54,10 @@ from .matrices import (
     scale_free_distance,
     word_matrix,
 )
-from .span import VisitedSpan, scale_normalised, visited_basis, visited_span
+from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_basis, visited_span
 
-__all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis", "visited_basis"]
+__all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis", "visited_basis",
+           "relation_kind", "state_residual"]
 
 
 def reachable_basis(A: np.ndarray, h0: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
@@ -103,12 +112,16 @@ class Relation:
     residual_visited: float
     exactly: bool | None
     holds: bool
+    residual_states: float | None = None
+    kind: str = ""
 
     def to_json(self) -> dict:
         return {
             "u": list(self.u),
             "v": list(self.v),
             "text": self.text,
+            "kind": self.kind or None,
+            "residual_states": self.residual_states,
             "residual": self.residual,
             "residual_reachable": self.residual_reachable,
             "residual_visited": self.residual_visited,
@@ -154,15 +167,31 @@ class RelationReport:
         span = f"the {self.visited_dim}-dimensional visited span"
         full = (f"on the full {self.hidden}-dimensional space the largest residual is "
                 f"{self.max_full_residual:.3g}")
+        kinds = self.kinds_text
         if self.all_hold:
-            return (f"all {n} defining relations{shown} hold within {self.max_residual:.2g} on {span} "
+            return (f"all {n} defining relations{shown}{kinds} hold within {self.max_residual:.2g} on {span} "
                     f"(tolerance {self.tol:g}); {full}")
         worst = max(self.failing, key=lambda r: r.residual_visited)
+        worst_value = min(worst.residual_visited, worst.residual_states if worst.residual_states is not None
+                          else float("inf"))
         return (
-            f"{self.n_holding} of {n} defining relations{shown} hold on {span} within {self.tol:g}; "
-            f"{len(self.failing)} do not, worst {worst.text} (residual {worst.residual_visited:.3g} on the "
+            f"{self.n_holding} of {n} defining relations{shown}{kinds} hold on {span} within {self.tol:g}; "
+            f"{len(self.failing)} do not, worst {worst.text} (residual {worst_value:.3g} on the "
             f"span, states taken after {self.burn_in} steps); {full}"
         )
+
+    @property
+    def kinds_text(self) -> str:
+        """`` (2 idempotent, 3 resets)``: how many relations are of the aperiodic kinds, and how
+        many of those hold (empty when there are none)."""
+        parts = []
+        for kind, word in (("idempotent", "idempotent"), ("reset", "resets")):
+            rels = [r for r in self.relations if r.kind == kind]
+            if rels:
+                held = sum(r.holds for r in rels)
+                parts.append(f"{len(rels)} {word if len(rels) > 1 else kind}"
+                             + ("" if held == len(rels) else f", {held} holding"))
+        return f" ({'; '.join(parts)})" if parts else ""
 
     @property
     def max_full_residual(self) -> float:
@@ -171,8 +200,10 @@ class RelationReport:
 
     @property
     def max_residual(self) -> float:
-        """The smallest tolerance within which every checked relation holds."""
-        return max((r.residual_visited for r in self.relations), default=0.0)
+        """The smallest tolerance within which every checked relation holds (each relation's
+        smaller residual: on the span, or per visited state)."""
+        return max((min(r.residual_visited, r.residual_states if r.residual_states is not None else float("inf"))
+                    for r in self.relations), default=0.0)
 
     def to_json(self) -> dict:
         return {
@@ -189,6 +220,47 @@ class RelationReport:
             "hidden": self.hidden,
             "relations": [r.to_json() for r in self.relations],
         }
+
+
+def relation_kind(u, v) -> str:
+    """``idempotent`` for ``x x = x``, ``reset`` for ``x y = y`` (``v`` a proper non-empty suffix
+    of ``u``: the word ``y`` erases what ``x`` did), else ``""``.
+
+    >>> relation_kind((0, 0), (0,)), relation_kind((1, 0), (0,)), relation_kind((0, 1), (1, 0))
+    ('idempotent', 'reset', '')
+    """
+    u, v = tuple(u), tuple(v)
+    if v and u == v + v:
+        return "idempotent"
+    if v and len(u) > len(v) and u[len(u) - len(v):] == v:
+        return "reset"
+    return ""
+
+
+def state_residual(Mu: np.ndarray, Mv: np.ndarray, states: np.ndarray) -> float:
+    """The largest ``|| A(u)h/|A(u)h| - A(v)h/|A(v)h| ||`` over the rows ``h`` of ``states`` (a
+    positive scale per state; 2 at most; a state one map sends to zero and the other does not
+    counts 2, both zero counts 0).
+
+    >>> p = np.array([[1., 0.], [0., 0.]])              # a reset onto e1 ...
+    >>> q = np.array([[1., 1.], [0., 0.]])              # ... and another, with its own scales
+    >>> round(state_residual(p @ q, q, np.array([[1., 0.], [0.6, 0.8]])), 12)
+    0.0
+    """
+    if states is None or not len(states):
+        return 0.0
+    X = np.asarray(states, dtype=float)
+    a, b = X @ Mu.T, X @ Mv.T  # (samples, hidden)
+    na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    scale = max(float(na.max()), float(nb.max()), 1e-300)
+    za, zb = na <= 1e-12 * scale, nb <= 1e-12 * scale
+    both = za & zb
+    ua = a / np.where(za, 1.0, na)[:, None]
+    ub = b / np.where(zb, 1.0, nb)[:, None]
+    d = np.linalg.norm(ua - ub, axis=1)
+    d = np.where(za ^ zb, 2.0, d)
+    d = np.where(both, 0.0, d)
+    return float(d.max())
 
 
 def _fmt(automaton, word) -> str:
@@ -214,12 +286,12 @@ def relation_residuals(
 ) -> RelationReport:
     """Residuals of the automaton's defining relations (or of the given ``pairs`` of words).
 
-    ``pairs`` defaults to ``automaton.monoid(limit=monoid_limit).relations()``; only the first
+    ``pairs`` defaults to ``transformation_monoid(automaton, limit=monoid_limit).relations()``; only the first
     ``max_relations`` are checked (``total`` says how many there are).  The visited subspace
     keeps the singular directions of the states visited after ``burn_in`` steps whose singular
     value exceeds ``rank_tol`` times the largest (a trained network leaks a little into
     directions it contracts; ``rank_tol`` sets how little is ignored).  A precomputed ``span``
-    (:func:`~bilinear.analysis.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
+    (:func:`~bilinear.constructions.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
 
     Raises AnalysisError when the symbol counts differ, ``tol`` is not positive, or the monoid
     exceeds ``monoid_limit``.
@@ -230,7 +302,7 @@ def relation_residuals(
     max_relations = check_positive_int(max_relations, "max_relations", minimum=0)
     if pairs is None:
         try:
-            pairs = automaton.monoid(limit=monoid_limit).relations()
+            pairs = transformation_monoid(automaton, limit=monoid_limit).relations()
         except MonoidTooLargeError as exc:
             raise AnalysisError(f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}") from None
     pairs = [(tuple(int(a) for a in u), tuple(int(a) for a in v)) for u, v in pairs]
@@ -261,10 +333,13 @@ def relation_residuals(
                 exactly = all(x == 0 for x in Eu.flat)
             else:
                 exactly = positive_multiple(Eu, Ev) is not None
+        states = state_residual(Mu, Mv, span.states) if span.states is not None else None
         if exactly:  # report the exact value, not the float rounding
             residual = reach = visited = 0.0
-        holds = bool(exactly) or visited <= tol
+            states = 0.0 if states is not None else None
+        holds = bool(exactly) or visited <= tol or (states is not None and states <= tol)
         out.append(
-            Relation(u, v, f"{_fmt(automaton, u)} = {_fmt(automaton, v)}", residual, reach, visited, exactly, holds)
+            Relation(u, v, f"{_fmt(automaton, u)} = {_fmt(automaton, v)}", residual, reach, visited, exactly, holds,
+                     states, relation_kind(u, v))
         )
     return RelationReport(tuple(out), total, tol, int(Q.shape[1]), span.dim, span.burn_in, weights.dim)

@@ -18,8 +18,8 @@ A_3 acts as a rotation of order 5 on a 2-dimensional subspace
 A_4 acts as a rotation of order 5 on a 2-dimensional subspace
 all transition matrices commute (exactly); largest scale-free norm 0
 all 21 defining relations hold (exactly)
-accuracy by length: normalised accuracy at length 1: 1.00, 10: 1.00, 100: 1.00, 500: 1.00, 1000: 1.00, 2000: 1.00 (200 random words; no error seen)
-extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); isomorphic to the true automaton; monoid: ...
+accuracy by length: normalised accuracy, worst over the lengths 1: 1.00, 2-10: 1.00, 11-100: 1.00, 101-500: 1.00, 501-1000: 1.00, 1001-2000: 1.00 (200 random words; no error seen)
+extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); radius ... at the distance gap ... -> 1.2; isomorphic to the true automaton; monoid: ...
 >>> r.to_json()["extraction"]["isomorphic"]
 True
 """
@@ -30,7 +30,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import visited_span
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
@@ -40,7 +42,6 @@ from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
-from .span import visited_span
 from .spectrum import Spectrum, check_max_order, spectrum
 
 __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractConfig", "num", "certificate_line", "curve_reading"]
@@ -49,9 +50,23 @@ __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractCon
 CURVE_CAPTION = (
     "Normalised accuracy (acc - 1/C) / (1 - 1/C) for C classes: 1 is perfect, 0 is chance (dashed "
     "line). A value below 0 is worse than guessing: the network consistently predicts a wrong class "
-    "there, as a rotation whose phase has drifted by a whole step does. The shaded band is the "
-    "training range of lengths."
+    "there, as a rotation whose phase has drifted by a whole step does."
 )
+
+
+def curve_caption(curve) -> str:
+    """:data:`CURVE_CAPTION`, and the training band's sentence only when the curve has one.
+
+    >>> from bilinear.analysis.lengths import LengthCurve
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None, (2, 10))).endswith("training lengths (2-10).")
+    True
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None)) == CURVE_CAPTION
+    True
+    """
+    train = getattr(curve, "train_range", None)
+    if train is None:
+        return CURVE_CAPTION
+    return f"{CURVE_CAPTION} The shaded band is the training lengths ({train[0]}-{train[1]})."
 
 
 def num(x) -> str:
@@ -78,22 +93,23 @@ def num(x) -> str:
 
 
 def curve_reading(curve: LengthCurve) -> str:
-    """One line: the normalised accuracy at a few lengths and the first error."""
-    marks = [t for t in (1, 10, 100, 500, 1000, 2000, curve.max_length) if t <= curve.max_length]
-    marks = sorted(set(marks))
-    text = ", ".join(f"{t}: {curve.at(t):.2f}" for t in marks)
+    """One line: the *worst* normalised accuracy in each range of lengths between the reading
+    lengths (every length counted, so a failure between two readings is not hidden), and the
+    first error."""
+    text = ", ".join(r.text() for r in curve.ranges())
     first = ("no error seen" if curve.first_failure is None
              else f"first error at length {curve.first_failure}")
-    return f"normalised accuracy at length {text} ({curve.words} random words; {first})"
+    return f"normalised accuracy, worst over the lengths {text} ({curve.words} random words; {first})"
 
 
 def certificate_line(cert) -> str:
-    """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
+    """One line from a :class:`~bilinear.analysis.certify.NetworkCertificate`: certified horizon,
     failing word, snap status."""
-    if cert.status == "proved":
-        horizon = "correct for every word of every length (proved)"
-    elif cert.certified is not None and cert.certified >= 0:
-        horizon = f"every word up to length {cert.certified} certified correct"
+    h = cert.horizon
+    if h is not None and h.every:
+        horizon = "correct for every word of every length (proved, float64 evaluation)"
+    elif h is not None and h.kind == "up to":
+        horizon = f"every word up to length {h.length} certified correct (float64 evaluation)"
     else:
         horizon = "no length certified"
     fail = (f"fails at length {len(cert.failing)} on {cert.failing_text}" if cert.failing is not None
@@ -245,7 +261,7 @@ class Report:
         if self.spectrum is not None:
             out += self._md_spectra() + self._md_commutators() + self._md_relations()
         if self.curve is not None:
-            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", CURVE_CAPTION]
+            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", curve_caption(self.curve)]
         if self.extraction is not None:
             out += self._md_extraction()
         if self.certify_line:
@@ -356,11 +372,14 @@ class Report:
             out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
         elif ex.automaton is not None:
             out.append(
-                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
+                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; "
+                + (ex.radius.text() if ex.radius is not None else f"cluster radius {c.tol:g}")
             )
+            between = ("two clusters overlap (their radii exceed the distance of their centres)"
+                       if ex.between < 0 else f"between-cluster distances >= {ex.between:.3g}")
             out.append(
-                f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                f"{ex.between:.3g}; gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
+                f"- within-cluster distances <= {ex.within:.3g}; {between}; "
+                f"gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
             )
         out.append(
             f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
@@ -376,7 +395,8 @@ class Report:
         if ex.first_error is not None:
             out.append(f"- first network error among the samples: `{self.automaton.format_word(ex.first_error)}`")
         if ex.distinguishing_word is not None:
-            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`")
+            out.append(f"- shortest word on which the extracted automaton differs: `{ex.distinguishing_text}`"
+                       + (f" ({ex.distinguishing_labels})" if ex.distinguishing_labels else ""))
         return out
 
     def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
@@ -397,7 +417,7 @@ class Report:
 
 def _is_commutative(automaton) -> bool:
     try:
-        return bool(automaton.monoid().is_commutative)
+        return bool(transformation_monoid(automaton).is_commutative)
     except MonoidTooLargeError:
         return False
 
@@ -429,7 +449,7 @@ def _clean_json(x):
 
 def _relations(weights, automaton, config: AnalysisConfig, span):
     try:
-        pairs = automaton.monoid(limit=config.extract.monoid_limit).relations()
+        pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
     except MonoidTooLargeError as exc:
         return None, f"cannot list the relations of {automaton.name or 'the automaton'}: {exc}"
     return relation_residuals(weights, automaton, pairs=pairs, tol=config.span_tol,
@@ -492,20 +512,20 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         curve=curve,
         certificate=cert,
         certificate_note=cert_note,
-        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact),
+        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact, weights=weights),
     )
 
 
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
-                    source: dict | None = None) -> Report:
+                    source: dict | None = None, train_range: tuple[int, int] | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
-    Mamba-style or your own model, through :func:`bilinear.analysis.tracker.as_tracker`):
+    Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
     (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config
@@ -514,12 +534,12 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     config.validated()
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.weights is not None:
-        return analyze(tracker.weights, automaton, config, title=title, source=source)
+        return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
     curve = None
     if config.curve_length:
         curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
-                                   config.curve_words, seed=config.extract.seed)
+                                   config.curve_words, seed=config.extract.seed, train_range=train_range)
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
         automaton=automaton,
@@ -529,7 +549,8 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         spectrum=None,
         commutators=None,
         relations=None,
-        relations_note=f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
+        relations_note=getattr(tracker, "note", None)
+        or f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
         extraction=ex,
         config=config,
         source=dict(source or {}),

@@ -38,6 +38,7 @@ from typing import Sequence
 import numpy as np
 
 from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
 from bilinear.errors import AnalysisError
 
 from .matrices import (
@@ -51,7 +52,6 @@ from .matrices import (
     word_matrix,
     words_up_to,
 )
-from .span import VisitedSpan, scale_normalised, visited_span
 
 __all__ = [
     "RootMatch",
@@ -222,6 +222,11 @@ class MatrixSpectrum:
             return (f"on the {self.visited_dim}-dimensional visited span {reading} "
                     f"(order {self.visited_order}, residual {self.visited_residual:.2g}); "
                     f"on the full {self.dim}-dimensional space it {full}")
+        vs = self.visited
+        if vs.index is not None and vs.index > 0:  # not invertible there: a reset or a write
+            return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it "
+                    f"{vs.reading.replace(' (up to a positive scale)', '')} (within {self.span_tol:g}), "
+                    f"not of finite order")
         return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it is closest to "
                 f"order {self.visited_order} (residual {self.visited_residual:.2g}, above {self.span_tol:g})")
 
@@ -229,10 +234,6 @@ class MatrixSpectrum:
     def order(self) -> int | None:
         """The order up to scale (``A^k = c I``), or None when A is not invertible of finite order."""
         return self.period if self.index == 0 else None
-
-    @property
-    def max_root_distance(self) -> float:
-        return max((r.distance for r in self.roots), default=0.0)
 
     def to_json(self) -> dict:
         return {
@@ -410,7 +411,7 @@ class Spectrum:
 
 def _with_visited_orders(symbols, span: VisitedSpan, max_order: int, span_tol: float) -> tuple[MatrixSpectrum, ...]:
     """For float weights: each A_sigma compressed to the visited span V
-    (:mod:`bilinear.analysis.span`), its spectrum and order there (tolerance ``span_tol``), and
+    (:mod:`bilinear.constructions.span`), its spectrum and order there (tolerance ``span_tol``), and
     otherwise the k <= max_order minimising the scale-free distance of (V^T A V)^k from the
     identity."""
     from dataclasses import replace
@@ -464,7 +465,7 @@ def spectrum(
     count.  ``tol`` is the scale-free tolerance of the float order test (unused for exact
     weights of hidden size <= :data:`EXACT_MAX_DIM`).  Float weights whose symbols have no
     order up to scale also get their nearest order on the visited span (``span``, computed with
-    :func:`~bilinear.analysis.span.visited_span` when not given): its spectrum there and its
+    :func:`~bilinear.constructions.span.visited_span` when not given): its spectrum there and its
     order within ``span_tol``, the verdict the headline (:attr:`MatrixSpectrum.headline`) gives.
 
     >>> from bilinear.constructions.weights import Weights

@@ -4,7 +4,7 @@
 >>> a = from_spec("cyclic:5")
 >>> a.classes[a.label([2, 4, 1])]
 '2'
->>> a.monoid().classification
+>>> transformation_monoid(a).classification
 'abelian group of order 5'
 
 Modules: :mod:`~bilinear.automata.automaton` (the Automaton), :mod:`~bilinear.automata.families`
@@ -47,6 +47,7 @@ __all__ = [
 from .data import Dataset, sample_words
 from .minimize import distinguishing_word, equivalent, isomorphism, minimize
 from .monoid import Monoid, full_transformation_automaton, transformation_monoid
+from .fileformat import read as read_automaton, write as write_automaton
 
 __all__ += [
     "Dataset",
@@ -56,6 +57,8 @@ __all__ += [
     "full_transformation_automaton",
     "isomorphism",
     "minimize",
+    "read_automaton",
     "sample_words",
     "transformation_monoid",
+    "write_automaton",
 ]

@@ -26,7 +26,6 @@ import numpy as np
 from bilinear.errors import AutomatonError, UnknownSymbolError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .monoid import Monoid
     from .spec import Spec
 
 __all__ = ["Automaton"]
@@ -274,10 +273,6 @@ class Automaton:
     def _symbol_index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.symbols)}
 
-    def symbol_index(self, name: str | int) -> int:
-        """Index of a symbol given by name (or already an index)."""
-        return int(self.encode([name])[0])
-
     def encode(self, word) -> np.ndarray:
         """Symbol indices of ``word`` as an int64 array.
 
@@ -432,41 +427,3 @@ class Automaton:
     def labels_batch(self, words, trace: bool = False) -> np.ndarray:
         """Class indices for a batch of words (final, or after every step with ``trace``)."""
         return self.labels[self.run_batch(words, trace=trace)]
-
-    # -- files (see fileformat.py) -----------------------------------------------------------
-    def save(self, path):
-        """Write the automaton file (docs/formats.md) atomically, with its checksum; returns the path.
-
-        >>> import tempfile, pathlib
-        >>> a = Automaton([[1, 0], [0, 1]], symbols=("flip", "stay"), name="toggle")
-        >>> path = a.save(pathlib.Path(tempfile.mkdtemp()) / "toggle.json")
-        >>> Automaton.load(path) == a, Automaton.load(path).name
-        (True, 'toggle')
-        """
-        from .fileformat import write
-
-        return write(self, path)
-
-    @classmethod
-    def load(cls, path) -> "Automaton":
-        """Read an automaton file (written by :meth:`save` or by hand, docs/formats.md); every
-        problem is an :class:`~bilinear.errors.AutomatonError` naming the file and the item."""
-        from .fileformat import read
-
-        return read(path)
-
-    # -- algebra (see monoid.py) -------------------------------------------------------------
-    def monoid(self, limit: int | None = None, *, time_budget: float | None = None,
-               progress: bool = False) -> "Monoid":
-        """The transformation monoid, by breadth-first closure (see :mod:`bilinear.automata.monoid`;
-        ``time_budget`` and ``progress`` as in :func:`~bilinear.automata.closure.transformation_monoid`)."""
-        from .monoid import DEFAULT_LIMIT, transformation_monoid
-
-        limit = DEFAULT_LIMIT if limit is None else limit
-        cache = self.__dict__.setdefault("_monoid_cache", {})
-        for value in cache.values():
-            if value.size <= limit:
-                return value
-        result = transformation_monoid(self, limit=limit, time_budget=time_budget, progress=progress)
-        cache[limit] = result
-        return result

@@ -2,7 +2,9 @@
 
 ``bilinear families`` lists every registered family (spec usage, one line of meaning, examples);
 ``bilinear describe SPEC [--json] [--limit N]`` builds the automaton a spec names, computes its
-transformation monoid by closure and prints its algebra.
+transformation monoid by closure and prints its algebra; ``bilinear data SPEC --lengths A B
+--count N --out FILE`` writes labelled words in the word-problem layout
+(:mod:`bilinear.automata.wordfile`: CSV, JSON lines or parquet).
 
 The facts come from :func:`bilinear.automata.describe.describe` and
 :func:`~bilinear.automata.describe.families_table`.
@@ -13,8 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from bilinear.argtypes import positive_int
-from bilinear.errors import AutomatonError
+from bilinear.argtypes import nonnegative_int, positive_int
+from bilinear.errors import AutomatonError, DataError
 
 from .closure import DEFAULT_LIMIT
 from .describe import describe, families_table
@@ -71,8 +73,32 @@ def _describe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data(args: argparse.Namespace) -> int:
+    from bilinear.fileio import check_output_file
+
+    from .data import sample_words
+    from .families import from_spec
+    from .wordfile import MAX_POSITIONS, FORMATS, word_format, write_words
+
+    low, high = args.lengths
+    if not 1 <= low <= high:
+        raise DataError(f"--lengths {low} {high}: need 1 <= A <= B (the word-problem layout has no empty words)")
+    if args.count * high > MAX_POSITIONS:
+        raise DataError(f"--count {args.count:,} words of up to {high:,} symbols are {args.count * high:,} positions "
+                        f"(about {args.count * high * 24 / 1e9:.3g} GB), over {MAX_POSITIONS:,} "
+                        f"(bilinear.automata.wordfile.MAX_POSITIONS)")
+    fmt = word_format(args.out, args.format)
+    check_output_file(args.out, force=args.force, what="words file")
+    automaton = from_spec(args.spec)
+    ds = sample_words(automaton, args.count, low, high, seed=args.seed)
+    path = write_words(args.out, ds, seed=args.seed, fmt=fmt)
+    print(f"wrote {len(ds):,} words of {automaton.name or args.spec} (lengths {low}..{high}, seed {args.seed}) "
+          f"to {path} ({fmt})")
+    return 0
+
+
 def register(sub) -> None:
-    """Add ``families`` and ``describe`` to the ``bilinear`` command line."""
+    """Add ``families``, ``describe`` and ``data`` to the ``bilinear`` command line."""
     p = sub.add_parser(
         "families",
         help="list the automaton families and their spec strings",
@@ -100,3 +126,29 @@ def register(sub) -> None:
         help=f"largest monoid to enumerate before giving up (default {DEFAULT_LIMIT})",
     )
     p.set_defaults(handler=_describe)
+
+    p = sub.add_parser(
+        "data",
+        help="write labelled words (word-problem CSV, JSON lines, parquet)",
+        description=(
+            "Draw COUNT words of SPEC with lengths uniform in A..B and write them with their labels "
+            "after every prefix, in the layout of the word-problem data (columns seed,input,target; "
+            "symbol and class indices separated by spaces; docs/formats.md). The format follows the "
+            "extension of FILE (.csv, .jsonl, .parquet; parquet needs bilinear[parquet]). "
+            "`bilinear train SPEC MODEL --data FILE` trains on such a file."
+        ),
+    )
+    p.add_argument("spec", help="a family spec or an automaton file (FILE.json)")
+    p.add_argument("--lengths", type=positive_int, nargs=2, metavar=("A", "B"), default=(2, 10),
+                   help="word lengths, uniform in A..B (default 2 10)")
+    p.add_argument("--count", type=positive_int, required=True, metavar="N", help="number of words")
+    p.add_argument("--out", required=True, metavar="FILE", help="the file to write (.csv, .jsonl or .parquet)")
+    p.add_argument("--format", choices=sorted(set(FORMATS_HELP)), default=None,
+                   help="the format, when FILE's extension does not tell it")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the words (default 0)")
+    p.add_argument("--force", action="store_true", help="replace an existing FILE")
+    p.set_defaults(handler=_data)
+
+
+#: The formats ``bilinear data`` writes (the values of :data:`bilinear.automata.wordfile.FORMATS`).
+FORMATS_HELP = ("csv", "jsonl", "parquet")

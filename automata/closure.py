@@ -7,12 +7,14 @@ are composed with each generator by fancy indexing, encoded as integer keys (or 
 many states), deduplicated with ``np.unique`` and checked against the elements found so far (a
 direct-address table when ``states**states`` is small, a hash map otherwise).  Children are
 generated parent-major and symbol-minor, so element ``i``'s word — its parent's word plus one
-symbol — is the **shortlex least** word of the element.  The result is a
-:class:`~bilinear.automata.monoid.Monoid`.
+symbol — is the **shortlex least** word of the element.  The result is a :class:`Closure` of
+read-only arrays; :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
+:class:`~bilinear.automata.monoid.Monoid` value (this module imports no Monoid: the algorithm sits
+below the value it feeds).
 
 >>> from bilinear.automata import from_spec
->>> transformation_monoid(from_spec("dihedral:8")).size
-16
+>>> close(from_spec("dihedral:8")).elements.shape
+(16, 16)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,11 +30,9 @@ from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .monoid import Monoid
-
 __all__ = [
-    "transformation_monoid",
+    "Closure",
+    "close",
     "full_transformation_automaton",
     "DEFAULT_LIMIT",
     "MEMORY_LIMIT_BYTES",
@@ -131,9 +131,21 @@ class _Keys:
             self.map.update(zip(keys.tolist(), indices.tolist()))
 
 
-def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
-                          time_budget: float | None = None, progress: bool = False) -> Monoid:
-    """The transformation monoid of ``automaton`` by breadth-first closure.
+class Closure(NamedTuple):
+    """The closure's read-only arrays (see :class:`~bilinear.automata.monoid.Monoid` for their
+    meaning): ``elements`` (size, states), ``right`` (size, symbols), ``parent`` and ``via``
+    (size,), ``generators`` (symbols, states)."""
+
+    elements: np.ndarray
+    right: np.ndarray
+    parent: np.ndarray
+    via: np.ndarray
+    generators: np.ndarray
+
+
+def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
+          time_budget: float | None = None, progress: bool = False) -> Closure:
+    """The transformation monoid of ``automaton`` by breadth-first closure, as arrays.
 
     Raises :class:`~bilinear.errors.MonoidTooLargeError` (naming ``limit``) as soon as more than
     ``limit`` elements are found, when its tables (elements, right Cayley table, keys) would
@@ -143,15 +155,15 @@ def transformation_monoid(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
     2 s once the closure has run 2 s.
 
     >>> from bilinear.automata import from_spec
-    >>> transformation_monoid(from_spec("symmetric:4")).size
+    >>> close(from_spec("symmetric:4")).elements.shape[0]
     24
-    >>> transformation_monoid(full_transformation_automaton(5), limit=100)
+    >>> close(full_transformation_automaton(5), limit=100)
     Traceback (most recent call last):
     ...
     bilinear.errors.MonoidTooLargeError: the transformation monoid of T_5 has more than 100 elements (limit=100)
     """
     if not isinstance(automaton, Automaton):
-        raise AutomatonError(f"transformation_monoid needs an Automaton, got {type(automaton).__name__}")
+        raise AutomatonError(f"the transformation monoid needs an Automaton, got {type(automaton).__name__}")
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise AutomatonError(f"monoid limit must be a positive integer, got {limit!r}")
     limit = int(limit)
@@ -197,7 +209,7 @@ def row_bytes(n_states: int, n_symbols: int) -> int:
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
-def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None = None) -> Monoid:
+def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None = None) -> Closure:
     n, k = automaton.n_states, automaton.n_symbols
     dtype = _dtype_for(n)
     what = automaton.name or "this automaton"
@@ -255,7 +267,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
                 raise _HashCollision
             right[lo:hi] = targets.reshape(hi - lo, k)
         level_start, level_end = level_end, size
-    return _monoid(automaton, size, elements, right, parent, via)
+    return _final(automaton, size, elements, right, parent, via)
 
 
 def _too_costly(what: str, size: int, k: int, n: int) -> MonoidTooLargeError:
@@ -280,10 +292,8 @@ def _too_large(what: str, n: int, k: int, max_rows: int, limit: int) -> MonoidTo
     )
 
 
-def _monoid(automaton: Automaton, size: int, elements, right, parent, via) -> Monoid:
-    """The :class:`~bilinear.automata.monoid.Monoid` of the first ``size`` rows (read-only copies)."""
-    from .monoid import Monoid
-
+def _final(automaton: Automaton, size: int, elements, right, parent, via) -> Closure:
+    """The :class:`Closure` of the first ``size`` rows (read-only copies)."""
     def final(array: np.ndarray) -> np.ndarray:
         out = np.array(array[:size], copy=True)
         out.setflags(write=False)
@@ -291,15 +301,7 @@ def _monoid(automaton: Automaton, size: int, elements, right, parent, via) -> Mo
 
     generators = automaton.delta.astype(np.int64).copy()
     generators.setflags(write=False)
-    return Monoid(
-        elements=final(elements),
-        right=final(right),
-        parent=final(parent),
-        via=final(via),
-        generators=generators,
-        symbols=automaton.symbols,
-        name=automaton.name,
-    )
+    return Closure(final(elements), final(right), final(parent), final(via), generators)
 
 
 def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, what: str) -> None:
@@ -357,7 +359,7 @@ def full_transformation_automaton(n: int) -> Automaton:
     """An automaton whose transformation monoid is the full transformation monoid ``T_n``
     (``n**n`` elements): a transposition, an ``n``-cycle and a map of rank ``n-1`` as symbols.
 
-    >>> full_transformation_automaton(3).monoid().size
+    >>> close(full_transformation_automaton(3)).elements.shape[0]
     27
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:

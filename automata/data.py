@@ -31,15 +31,18 @@ from .automaton import Automaton
 __all__ = ["Dataset", "sample_words", "labels_for"]
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    array.setflags(write=False)
-    return array
+def _owned(array: np.ndarray) -> np.ndarray:
+    """A contiguous, writable copy that no other dataset shares: torch takes it without the
+    warning a read-only array raises (``torch.as_tensor``), and writing to it changes nothing else."""
+    return np.array(array, copy=True, order="C")
 
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """Words of one automaton with their labels (arrays are read-only).
+    """Words of one automaton with their labels.
+
+    Each dataset owns its arrays (writable copies, shared with no other dataset, so
+    ``torch.as_tensor(ds.words)`` takes them without a warning).
 
     Attributes
     ----------
@@ -79,7 +82,7 @@ class Dataset:
         return int(self.lengths.sum())
 
     def to_torch(self, device=None) -> dict:
-        """The arrays as torch tensors (copies, so the read-only arrays raise no warning):
+        """The arrays as torch tensors (copies: the dataset keeps its own):
         ``{"words", "lengths", "labels": int64, "mask": bool}`` on ``device``.
 
         >>> from bilinear.automata import from_spec
@@ -103,10 +106,10 @@ class Dataset:
         4
         """
         return Dataset(
-            words=_readonly(self.words[index]),
-            lengths=_readonly(self.lengths[index]),
-            labels=_readonly(self.labels[index]),
-            mask=_readonly(self.mask[index]),
+            words=_owned(self.words[index]),
+            lengths=_owned(self.lengths[index]),
+            labels=_owned(self.labels[index]),
+            mask=_owned(self.mask[index]),
             every=self.every,
             n_classes=self.n_classes,
         )
@@ -199,10 +202,10 @@ def sample_words(
     words = np.where(mask, words, 0)
     labels = labels_for(automaton, words, lengths, every=every)
     return Dataset(
-        words=_readonly(words),
-        lengths=_readonly(lengths),
-        labels=_readonly(labels.astype(np.int64)),
-        mask=_readonly(mask),
+        words=_owned(words),
+        lengths=_owned(lengths),
+        labels=_owned(labels.astype(np.int64)),
+        mask=_owned(mask),
         every=bool(every),
         n_classes=automaton.n_classes,
     )

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .closure import DEFAULT_LIMIT
+from .monoid import transformation_monoid
 from .families import FAMILIES, from_spec
 from .minimize import minimize
 
@@ -20,8 +21,8 @@ SUBGROUP_LIST_LIMIT = 200_000
 def families_table() -> list[dict]:
     """One dict per registered family: name, usage, summary, parameters, examples.
 
-    >>> [f["usage"] for f in families_table()][:2]
-    ['alternating:N[,alphabet=all]', 'cyclic:M']
+    >>> [f["usage"] for f in families_table()][:3]
+    ['alternating:N[,alphabet=all]', 'cycle_navigation[,N=5]', 'cyclic:M']
     """
     out = []
     for name in sorted(FAMILIES):
@@ -50,7 +51,7 @@ def describe(spec: str, limit: int = DEFAULT_LIMIT, progress: bool = False) -> d
     ``SUBGROUP_LIST_LIMIT`` elements).
     """
     automaton = from_spec(spec)
-    monoid = automaton.monoid(limit=limit, progress=progress)
+    monoid = transformation_monoid(automaton, limit=limit, progress=progress)
     facts = {
         "spec": spec,
         "name": automaton.name,

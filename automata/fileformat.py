@@ -12,8 +12,8 @@
      "classes": ["off", "on"],              optional: class names (default "0", "1", ...)
      "checksum": "sha256:..."}              optional when written by hand
 
-Written by :meth:`Automaton.save <bilinear.automata.automaton.Automaton.save>` (atomically, with
-the checksum), read by :meth:`Automaton.load <bilinear.automata.automaton.Automaton.load>`.  The
+Written by :func:`write` (atomically, with the checksum; ``bilinear.automata.write_automaton``),
+read by :func:`read` (``bilinear.automata.read_automaton``).  The
 checksum, when present, is the SHA-256 of the canonical JSON (sorted keys, no spaces) of every
 other key, as in the weights format; a file whose checksum does not match is refused.  The
 content is validated exactly as :class:`~bilinear.automata.automaton.Automaton` validates its
@@ -37,6 +37,8 @@ from pathlib import Path
 from bilinear.errors import AutomatonError
 from bilinear.jsonfile import check_header, checksum
 
+from .automaton import Automaton
+
 __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_STATES", "encode", "decode", "read", "write"]
 
 FORMAT = "bilinear.automaton"
@@ -51,7 +53,7 @@ def _checksum(payload: dict) -> str:
     return checksum(payload, AutomatonError, "automaton")
 
 
-def encode(automaton) -> dict:
+def encode(automaton: Automaton) -> dict:
     """The JSON object of ``automaton`` (with checksum)."""
     payload = {
         "format": FORMAT,
@@ -91,8 +93,6 @@ def _check_sizes(data, source: str) -> int:
 
 def decode(data, source: str = "automaton", name: str = ""):
     """The :class:`~bilinear.automata.automaton.Automaton` of a JSON object of the format."""
-    from .automaton import Automaton
-
     _check_header(data, source)
     _check_sizes(data, source)
     try:
@@ -104,15 +104,22 @@ def decode(data, source: str = "automaton", name: str = ""):
         raise AutomatonError(f"{source}: {exc}") from None
 
 
-def read(path):
-    """The automaton in the file ``path`` (AutomatonError naming the file and the item)."""
+def read(path) -> Automaton:
+    """The automaton in the file ``path`` (AutomatonError naming the file and the item).
+
+    >>> import tempfile, pathlib
+    >>> a = Automaton([[1, 0], [0, 1]], symbols=("flip", "stay"), name="toggle")
+    >>> path = write(a, pathlib.Path(tempfile.mkdtemp()) / "toggle.json")
+    >>> read(path) == a, read(path).name
+    (True, 'toggle')
+    """
     from bilinear.jsonfile import read_json_file
 
     data = read_json_file(path, AutomatonError, what="automaton file")
     return decode(data, source=str(path), name=Path(path).stem)
 
 
-def write(automaton, path) -> Path:
+def write(automaton: Automaton, path) -> Path:
     """Write ``automaton`` to ``path`` atomically (parent folders are created)."""
     from bilinear.fileio import atomic_write_text
 

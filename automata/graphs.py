@@ -1,8 +1,8 @@
 """Graphs of a monoid: its right Cayley graph, the relations the closure found, and the
 strongly connected components used for D-classes (:mod:`bilinear.automata.green`).
 
->>> from bilinear.automata import from_spec
->>> from_spec("cyclic:3").monoid().cayley_graph().number_of_edges()
+>>> from bilinear.automata import from_spec, transformation_monoid
+>>> transformation_monoid(from_spec("cyclic:3")).cayley_graph().number_of_edges()
 9
 """
 
@@ -21,8 +21,8 @@ class CayleyGraphs:
         ``e`` and symbol ``a`` whose word ``word(e) + a`` is not itself an element's word, the
         pair ``(word(e) + a, word(e·a))``.  Together they present the monoid.
 
-        >>> from bilinear.automata import from_spec
-        >>> from_spec("parity").monoid().relations()
+        >>> from bilinear.automata import from_spec, transformation_monoid
+        >>> transformation_monoid(from_spec("parity")).relations()
         [((0,), ()), ((1, 0), (1,)), ((1, 1), ())]
         """
         out = []
@@ -42,8 +42,8 @@ class CayleyGraphs:
         (attribute ``word``), one edge ``i -> i·a`` per symbol with key ``a`` and attribute
         ``symbol`` (the name).
 
-        >>> from bilinear.automata import from_spec
-        >>> g = from_spec("cyclic:3").monoid().cayley_graph()
+        >>> from bilinear.automata import from_spec, transformation_monoid
+        >>> g = transformation_monoid(from_spec("cyclic:3")).cayley_graph()
         >>> g.number_of_nodes(), g.number_of_edges(), g.nodes[1]["word"]
         (3, 9, '1')
         """

@@ -6,8 +6,8 @@ D-classes (= J-classes, the monoid being finite).
 * D-classes are the strongly connected components of the two-sided Cayley graph; idempotents in
   one D-class have isomorphic maximal subgroups, so one per D-class suffices.
 
->>> from bilinear.automata import from_spec
->>> m = from_spec("flipflop:2").monoid()
+>>> from bilinear.automata import from_spec, transformation_monoid
+>>> m = transformation_monoid(from_spec("flipflop:2"))
 >>> m.idempotents.tolist(), len(m.d_classes())
 ([0, 1, 2], 2)
 """

@@ -12,10 +12,12 @@ found so far (a direct-address table when ``states**states`` is small, a hash ma
 Children are generated parent-major and symbol-minor, so element ``i``'s word — its parent's word
 plus one symbol — is the **shortlex least** word of the element.
 
-The closure is in :mod:`~bilinear.automata.closure`, Green's relations (idempotents, H- and
+The closure is in :mod:`~bilinear.automata.closure` (arrays; it imports no Monoid),
+Green's relations (idempotents, H- and
 D-classes) in :mod:`~bilinear.automata.green`, maximal subgroups and solvability in
 :mod:`~bilinear.automata.groups`, the Cayley graph and relations in
-:mod:`~bilinear.automata.graphs`; this module holds the :class:`Monoid` value and re-exports them.
+:mod:`~bilinear.automata.graphs`; this module holds the :class:`Monoid` value and
+:func:`transformation_monoid` (the closure wrapped in a Monoid, cached per automaton).
 
 Algebra (for transformations acting on the right):
 
@@ -48,13 +50,14 @@ import numpy as np
 
 from bilinear.errors import AutomatonError, UnknownSymbolError
 
+from .automaton import Automaton
 from .closure import (
     DEFAULT_LIMIT,
     MEMORY_LIMIT_BYTES,
     WORK_LIMIT,
     _Keys,
+    close,
     full_transformation_automaton,
-    transformation_monoid,
 )
 from .graphs import CayleyGraphs
 from .green import GreenRelations
@@ -190,7 +193,7 @@ class Monoid(GreenRelations, GroupStructure, CayleyGraphs):
         """The element a word (names or indices) evaluates to.
 
         >>> from bilinear.automata import from_spec
-        >>> m = from_spec("cyclic:3").monoid()
+        >>> m = transformation_monoid(from_spec("cyclic:3"))
         >>> m.index([1, 1, 1]), m.index("2"), m.word(m.index([2, 2]))
         (0, 2, (1,))
         """
@@ -250,7 +253,7 @@ class Monoid(GreenRelations, GroupStructure, CayleyGraphs):
         """Indices of transformations ``rows`` ``(m, states)`` in the monoid, -1 where absent.
 
         >>> from bilinear.automata import from_spec
-        >>> m = from_spec("cyclic:3").monoid()
+        >>> m = transformation_monoid(from_spec("cyclic:3"))
         >>> m.find([[1, 2, 0], [0, 0, 0]]).tolist()
         [1, -1]
         """
@@ -279,3 +282,38 @@ class Monoid(GreenRelations, GroupStructure, CayleyGraphs):
             "idempotents": int(self.idempotents.size),
             "classification": self.classification,
         }
+
+
+def transformation_monoid(automaton: Automaton, limit: int | None = None, *,
+                          time_budget: float | None = None, progress: bool = False) -> Monoid:
+    """The transformation monoid of ``automaton`` by breadth-first closure
+    (:func:`~bilinear.automata.closure.close`), cached on the automaton: a later call with any
+    ``limit`` at least the monoid's size returns the same value.
+
+    Raises :class:`~bilinear.errors.MonoidTooLargeError` (naming ``limit``, default
+    :data:`DEFAULT_LIMIT`) as soon as more than ``limit`` elements are found, when the closure's
+    tables would exceed :data:`MEMORY_LIMIT_BYTES`, or when its work passes :data:`WORK_LIMIT`;
+    ``time_budget`` (seconds) stops a slower closure with the same error; ``progress=True``
+    prints a line on stderr every 2 s once the closure has run 2 s.
+
+    >>> from bilinear.automata import from_spec
+    >>> a = from_spec("symmetric:4")
+    >>> transformation_monoid(a).size, transformation_monoid(a, limit=24) is transformation_monoid(a)
+    (24, True)
+    >>> transformation_monoid(full_transformation_automaton(5), limit=100)
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.MonoidTooLargeError: the transformation monoid of T_5 has more than 100 elements (limit=100)
+    """
+    if not isinstance(automaton, Automaton):
+        raise AutomatonError(f"transformation_monoid needs an Automaton, got {type(automaton).__name__}")
+    limit = DEFAULT_LIMIT if limit is None else limit
+    cache = automaton.__dict__.setdefault("_monoid_cache", {})
+    for value in cache.values():
+        if not isinstance(limit, bool) and isinstance(limit, (int, np.integer)) and value.size <= limit:
+            return value
+    c = close(automaton, limit=limit, time_budget=time_budget, progress=progress)
+    result = Monoid(elements=c.elements, right=c.right, parent=c.parent, via=c.via,
+                    generators=c.generators, symbols=automaton.symbols, name=automaton.name)
+    cache[limit] = result
+    return result

@@ -14,6 +14,12 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
 * the log-depth parallel scan against the sequential scan (shorter sequences at d = 256);
 * with ``--paths`` only: the three autograd steps of the scan forced one at a time (per-row
   batched product, one GEMM per symbol, one padded bmm) at d <= 64, one thread.
+* with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256, one
+  thread, in one run (interleaved rounds): a training step on length-10 words and the length-500
+  evaluation, for `householder:2` (K rank-one updates per token, O(K d)), `monomial` (one scatter
+  per token, O(d) forward; the straight-through gradient of the column selection is one
+  (hidden x hidden) GEMM per symbol per step), `dplr:1` (O(R d)); target: training steps at least
+  5x faster than `full`.
 
 Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
 2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:
@@ -96,6 +102,46 @@ def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B)
         for name, step in steps.items():
             out[f"{name}_ms"] = min(out[f"{name}_ms"], best_time(step, reps) * 1e3)
     return out
+
+
+FAMILIES = ("full", "householder:2", "monomial", "dplr:1")
+
+
+def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
+    """Training step and eval per token of each family against `full` and the LSTM (one thread)."""
+    print(f"| d | V | model | train step ms | ÷ full | eval us/token (T = 500) | ÷ full |")
+    print("|---|---|---|---|---|---|---|")
+    for V in (2, 10):
+        gen = torch.Generator().manual_seed(1)
+        words = torch.randint(0, V, (B, 10), generator=gen)
+        labels = torch.randint(0, V, (B, 10), generator=gen)
+        long_words = torch.randint(0, V, (B, 500), generator=gen)
+        models = {name: BilinearRNN(V, V, d, name, seed=0, scan="sequential") for name in FAMILIES}
+        models["lstm"] = LSTMModel(V, V, d, seed=0)
+        steps = {}
+        for name, model in models.items():
+            opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+            def step(model=model, opt=opt):
+                logits = model(words)
+                loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+            steps[name] = step
+        train = {name: float("inf") for name in models}
+        evals = {name: float("inf") for name in models}
+        for _ in range(rounds):
+            for name, model in models.items():
+                train[name] = min(train[name], best_time(steps[name], reps) * 1e3)
+                model.eval()
+                with torch.no_grad():
+                    evals[name] = min(evals[name], best_time(lambda m=model: m(long_words), 1) / (B * 500) * 1e6)
+                model.train()
+        for name in models:
+            print(f"| {d} | {V} | `{name}` | {train[name]:.1f} | {train['full'] / train[name]:.2f}x | "
+                  f"{evals[name]:.3f} | {evals['full'] / evals[name]:.2f}x |", flush=True)
 
 
 def train_step_table(reps: int, threads=(1, 2)) -> None:
@@ -185,6 +231,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, shorter parallel-scan runs")
     parser.add_argument("--train-only", action="store_true", help="only the training-step table")
+    parser.add_argument("--families", action="store_true",
+                        help="only the 2025 families (householder:2, monomial, dplr:1) against full and the LSTM at d = 256")
     parser.add_argument("--paths", action="store_true",
                         help="only the autograd step paths side by side (d <= 64, one thread)")
     args = parser.parse_args()
@@ -195,6 +243,9 @@ def main() -> None:
     print()
     if args.paths:
         step_paths_table(max(reps, 10))
+        return
+    if args.families:
+        families_table(reps)
         return
     train_step_table(reps)
     if args.train_only:

@@ -1,4 +1,6 @@
-"""argparse types shared by every room's command line (a leaf module: it imports nothing of ours).
+"""argparse types shared by every room's command line, and the same checks for values given to a
+function (:func:`check_positive_int`, :func:`check_tolerance`, raising the caller's error type).
+A leaf module: it imports nothing of ours.
 
 >>> positive_int("3"), positive_float("0.5"), nonnegative_int("0"), seed("7")
 (3, 0.5, 0, 7)
@@ -11,8 +13,13 @@ argparse.ArgumentTypeError: a seed must be in 0..9223372036854775807, got 184467
 from __future__ import annotations
 
 import argparse
+import math
+from numbers import Integral, Real
 
-__all__ = ["positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS"]
+__all__ = [
+    "positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS",
+    "check_positive_int", "check_tolerance",
+]
 
 #: Largest seed (torch and numpy take seeds below 2**63).
 MAX_SEED = 2**63 - 1
@@ -67,3 +74,38 @@ def seed(text: str) -> int:
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"a seed must be in 0..{MAX_SEED}, got {value}")
     return value
+
+
+def check_tolerance(tol, name: str = "tol", error: type[Exception] = ValueError) -> float:
+    """``tol`` as a positive finite float, or ``error`` naming it.
+
+    >>> check_tolerance(1e-6)
+    1e-06
+    >>> check_tolerance(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: tolerance tol must be positive and finite, got 0
+    """
+    if isinstance(tol, bool) or not isinstance(tol, Real):
+        raise error(f"tolerance {name} must be a number, got {tol!r}")
+    value = float(tol)
+    if not math.isfinite(value) or value <= 0:
+        raise error(f"tolerance {name} must be positive and finite, got {tol!r}")
+    return value
+
+
+def check_positive_int(value, name: str, minimum: int = 1, error: type[Exception] = ValueError) -> int:
+    """``value`` as an int >= ``minimum`` (numpy integers too), or ``error`` naming it.
+
+    >>> check_positive_int(3, "words"), check_positive_int(0, "seed", minimum=0)
+    (3, 0)
+    >>> check_positive_int(True, "words")
+    Traceback (most recent call last):
+    ...
+    ValueError: words must be an integer, got True
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise error(f"{name} must be an integer, got {value!r}")
+    if int(value) < minimum:
+        raise error(f"{name} must be >= {minimum}, got {value}")
+    return int(value)

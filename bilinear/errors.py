@@ -86,3 +86,7 @@ class OutputExistsError(BilinearError, FileExistsError):
 
 class FolderLockedError(BilinearError, BlockingIOError):
     """Another process is writing the folder (a run or a sweep holds its lock)."""
+
+
+class ExtraMissingError(BilinearError, ImportError):
+    """An optional extra (``pip install 'bilinear[NAME]'``) that a feature needs is not installed."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import ConstructionError
 
 from .field import cos2pi, sin2pi
@@ -58,7 +59,7 @@ def _regular_abelian(automaton):
     for a in range(gens.shape[0] - 1):
         if not (gens[a + 1:][:, gens[a]] == gens[a][gens[a + 1:]]).all():
             raise ConstructionError(f"{label}: the group is not abelian (two symbols do not commute)")
-    monoid = m.monoid()
+    monoid = transformation_monoid(m)
     if monoid.size != n or not (monoid.is_group and monoid.is_commutative):
         raise ConstructionError(f"{label}: the transformation monoid is not a regular abelian group")
     elements = monoid.elements  # (n, states), unsigned: row i is q -> q . word(i)

@@ -30,54 +30,17 @@ import math
 
 import numpy as np
 
+from bilinear.automata.groups import group_shape
+from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import MonoidTooLargeError
 
 from .memo import minimal, per_automaton
 from .weights import parse_variant
 
-__all__ = ["lower_bound", "unit_group", "group_shape", "MAX_MONOID"]
+__all__ = ["lower_bound", "unit_group", "MAX_MONOID"]
 
 #: Largest transformation monoid examined for Theorems 14 and 15 (above it only Theorem 13 is used).
 MAX_MONOID = 20_000
-
-
-def _compose(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """First x, then y (transformations as arrays q -> q.x)."""
-    return y[x]
-
-
-def _order(x: np.ndarray) -> int:
-    ident = np.arange(x.size)
-    k, y = 1, x
-    while not np.array_equal(y, ident):
-        y, k = _compose(y, x), k + 1
-    return k
-
-
-def group_shape(perms: np.ndarray) -> str:
-    """``"cyclic"``, ``"dihedral"`` or ``"other"`` for a finite group given as all its elements
-    (rows are permutations).  Dihedral includes D_2 = Z_2 x Z_2 (D_1 = Z_2 is cyclic).
-
-    >>> group_shape(np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]]))
-    'dihedral'
-    """
-    n = perms.shape[0]
-    orders = [_order(p) for p in perms]
-    if max(orders) == n:
-        return "cyclic"
-    if n % 2 == 0:
-        k = n // 2
-        for r, o in zip(perms, orders):
-            if o != k:
-                continue
-            rotations = {tuple(r.tolist())}
-            y = r
-            for _ in range(k - 1):
-                y = _compose(y, r)
-                rotations.add(tuple(y.tolist()))
-            if all(o2 <= 2 for p, o2 in zip(perms, orders) if tuple(p.tolist()) not in rotations):
-                return "dihedral"
-    return "other"
 
 
 @per_automaton
@@ -86,12 +49,21 @@ def unit_group(automaton):
     monoid), or None when the monoid has more than :data:`MAX_MONOID` elements."""
     m = minimal(automaton)
     try:
-        monoid = m.monoid(limit=MAX_MONOID)
+        monoid = transformation_monoid(m, limit=MAX_MONOID)
     except MonoidTooLargeError:
         return None
-    rows = monoid.elements.astype(np.int64)  # (size, states)
-    srt = np.sort(rows, axis=1)
-    units = rows[(srt == np.arange(m.n_states)).all(axis=1)]
+    # A product of transformations of a finite set is a permutation iff every factor is, so the
+    # units are the elements whose (shortlex) word uses permutation symbols only: one pass over
+    # the parent pointers instead of sorting every row.
+    permutes = (np.sort(m.delta, axis=1) == np.arange(m.n_states)).all(axis=1)  # (symbols,)
+    if permutes.all():  # a group: every element is a unit, and no constant map (3+ states)
+        return m, monoid.elements.astype(np.int64), m.n_states == 1
+    unit = [True] * monoid.size
+    parent, via, ok = monoid.parent.tolist(), monoid.via.tolist(), permutes.tolist()
+    for i in range(1, monoid.size):  # parents precede children
+        unit[i] = unit[parent[i]] and ok[via[i]]
+    rows = monoid.elements
+    units = rows[np.array(unit)].astype(np.int64)
     constant = bool((rows == rows[:, :1]).all(axis=1).any())
     return m, units, constant
 
@@ -159,7 +131,7 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
     a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
     m = minimal(a)
     try:
-        rows = m.monoid(limit=MAX_MONOID).elements.astype(np.int64)
+        rows = transformation_monoid(m, limit=MAX_MONOID).elements.astype(np.int64)
     except MonoidTooLargeError:
         return None
     labels = m.labels

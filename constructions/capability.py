@@ -24,6 +24,15 @@ at that ``R``, and the cell shows both.
 ['proved d=1 (minimal)', 'proved d=2 (minimal)', 'impossible: u=ε, g=1, v=ε (labels along g^n: period 2)']
 >>> m.cell("dihedral:4", "rotation2d").summary
 'impossible: u=ε, (a,b)=(r,s), v=ε'
+
+:meth:`CapabilityMatrix.depth_markdown` is the depth table (``bilinear matrix --layers``): the
+smallest depth of a stack of each commuting variant, proved by a cascade (Theorem S2):
+
+>>> print(m.depth_markdown())
+| family       | rotation2d | positive |
+|--------------|------------|----------|
+| `parity`     | 1          | open     |
+| `dihedral:4` | 2          | open     |
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.errors import SpecError
 
 from .settle import STATUSES, Cell, column_variant, settle
+from .weights import parse_variant
 
 __all__ = [
     "Cell",
@@ -45,10 +55,12 @@ __all__ = [
     "DEFAULT_ROWS",
     "DEFAULT_COLUMNS",
     "STATUSES",
+    "parse_columns",
 ]
 
 #: The families the matrix lists by default (the theory's test cases: abelian groups and their
-#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine).
+#: products, small non-abelian groups, a solvable semigroup, aperiodic automata, a random machine,
+#: and the benchmark tasks of the field).
 DEFAULT_ROWS = (
     "parity",
     "cyclic:3",
@@ -64,9 +76,38 @@ DEFAULT_ROWS = (
     "flipflop:2",
     "reset:3",
     "random:states=5,symbols=2,seed=0",
+    # the field's benchmark tasks (Chomsky-hierarchy regular tasks, synthseq automata)
+    "even_pairs",
+    "cycle_navigation:5",
+    "modular_arithmetic:3",
+    "gridworld:9",
+    "permutation_reset:3",
 )
-#: The variants (columns); ``factorized`` lets the construction choose R.
-DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive")
+#: The variants (columns); ``factorized``, ``householder`` and ``dplr`` let the construction
+#: choose the smallest factor count (R, K) and show it.
+DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive",
+                   "householder", "householder,nonneg", "monomial", "dplr")
+
+
+def parse_columns(text: str) -> list[str]:
+    """Variant columns from ``--columns``: comma-separated, where a piece that is an option of
+    the previous variant's kind (``nonneg``) continues it.
+
+    >>> parse_columns("full,householder,nonneg,householder:2,monomial")
+    ['full', 'householder,nonneg', 'householder:2', 'monomial']
+    """
+    from .variants import KINDS
+
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            raise SpecError(f"empty variant in --columns {text!r}")
+        head = out[-1].split(",", 1)[0].split(":", 1)[0].strip().lower() if out else None
+        if head in KINDS and piece.lower() in KINDS[head].options:
+            out[-1] += "," + piece.lower()
+        else:
+            out.append(piece)
+    return out
 
 
 @dataclass(frozen=True)
@@ -117,6 +158,40 @@ class CapabilityMatrix:
             "counts": self.counts(),
             "cells": [[c.to_json() for c in row] for row in self.cells],
         }
+
+    def depth_columns(self) -> tuple[str, ...]:
+        """The columns whose variant is commuting (those with a depth theory)."""
+        return tuple(c for c in self.columns if column_variant(c) is not None
+                     and parse_variant(column_variant(c)).commuting)
+
+    def depth_markdown(self) -> str:
+        """The smallest proved depth per commuting column (docs/theory.md section 8): ``2`` (one
+        layer excluded by Theorem 6, two proved), ``3 (S3)`` (fewer layers excluded only under
+        Theorem S3's hypotheses), ``none (S3)`` (not solvable: no depth under those hypotheses),
+        ``open`` (no cascade of the variant, or the symbols do not all permute the states)."""
+        columns = self.depth_columns()
+        if not columns:
+            raise SpecError("the matrix has no commuting column (rotation2d, diagonal, positive): no depth table")
+        header = ["family", *columns]
+        body = [[f"`{r}`", *(_depth_text(self.cell(r, c)) for c in columns)] for r in self.rows]
+        widths = [max(len(line[j]) for line in [header, *body]) for j in range(len(header))]
+
+        def fmt(line):
+            return "| " + " | ".join(x.ljust(w) for x, w in zip(line, widths)) + " |"
+
+        rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+        return "\n".join([fmt(header), rule, *(fmt(line) for line in body)])
+
+
+def _depth_text(cell: Cell) -> str:
+    d = cell.depth
+    if d is None:
+        return "open"
+    if d.min_layers is not None:
+        return str(d.min_layers) if d.unconditional else f"{d.min_layers} (S3)"
+    if d.derived_length is None and d.theorem is not None:
+        return "none (S3)"
+    return "open"
 
 
 def _escape(text: str) -> str:

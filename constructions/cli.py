@@ -1,4 +1,5 @@
-"""Command line of the constructions room: ``bilinear verify`` (and ``bilinear matrix``).
+"""Command line of the constructions room: ``bilinear verify``, ``bilinear matrix`` and
+``bilinear sign`` (validate a hand-written weights, stack or automaton file and add its checksum).
 
 ``bilinear verify SPEC VARIANT`` (SPEC a family spec or an automaton file) builds the smallest known construction of the family in the
 variant and proves it exactly; when no construction exists it asks the certificate search for an
@@ -25,7 +26,11 @@ from bilinear.errors import SpecError, WeightsError
 
 from .variants import variant_usage
 
-__all__ = ["register"]
+__all__ = ["register", "VERIFY_TIME_BUDGET"]
+
+#: Seconds ``bilinear verify`` gives the proof unless ``--time-budget`` says otherwise; without
+#: ``--bound`` the bound is doubled within them, so "open" means nothing was decided in them.
+VERIFY_TIME_BUDGET = 10.0
 
 
 def _load_weights(args: argparse.Namespace):
@@ -102,8 +107,11 @@ def _run_verify(args: argparse.Namespace) -> int:
     weights, projection = _load_weights(args)
     automaton = resolve(args.spec)
     source = f"{args.weights} (projected)" if projection else args.weights
+    # without --bound the proof deepens: the bound doubles from the default while the proof stops
+    # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=args.time_budget, progress=True, layers=args.layers)
+                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None)
     out = cell.to_json()
     written = None
     if projection is not None:
@@ -119,9 +127,11 @@ def _run_verify(args: argparse.Namespace) -> int:
         checked = written if written is not None else weights
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
-    if args.save is not None and cell.source == "construction":
-        _construction(automaton, cell).save(args.save)
-        out["saved"] = str(args.save)
+    saved = None
+    if args.save is not None:
+        saved = _save(args, automaton, cell, weights, projection is not None)
+        if saved is not None:
+            out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -140,9 +150,26 @@ def _run_verify(args: argparse.Namespace) -> int:
             )
             if args.float and cell.dim is not None:
                 print("  the float check ran on the file's own weights, as written")
+        if args.save is not None:
+            print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
+                  f"and these are {cell.status}")
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
+
+
+def _save(args, automaton, cell, weights, projected: bool) -> str | None:
+    """Write the proved network to ``--save`` (with its checksum): the construction, or the
+    ``--weights`` file's network (its projection, with ``--project``); a sentence saying what was
+    written, or None when nothing was proved (nothing is written)."""
+    if cell.status != "proved":
+        return None
+    if cell.source == "construction":
+        _construction(automaton, cell).save(args.save)
+        return f"the construction's weights written to {args.save}"
+    weights.save(args.save)
+    what = "the projected weights" if projected else f"the weights of {args.weights}"
+    return f"{what} written to {args.save}, signed"
 
 
 def _construction(automaton, cell):
@@ -157,14 +184,26 @@ def _construction(automaton, cell):
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
-    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_rows
+    from .capability import DEFAULT_COLUMNS, DEFAULT_ROWS, capability_matrix, parse_columns, parse_rows
 
     rows = parse_rows(args.rows) if args.rows else list(DEFAULT_ROWS)
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else list(DEFAULT_COLUMNS)
+    columns = parse_columns(args.columns) if args.columns else list(DEFAULT_COLUMNS)
     if any(not c for c in columns):
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
     m = capability_matrix(rows, columns)
+    if args.layers:
+        table = m.depth_markdown()
+        if args.json:
+            out = {"rows": list(m.rows), "columns": list(m.depth_columns()),
+                   "depth": [[{k: c.to_json()[k] for k in ("min_layers", "derived_length", "min_layers_theorem",
+                                                           "min_layers_unconditional", "min_layers_reason")}
+                              for c in (m.cell(r, col) for col in m.depth_columns())] for r in m.rows]}
+            json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+            print()
+        else:
+            print(table)
+        return 1 if m.counts()["counterexample"] else 0
     if args.json:
         json.dump(m.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -200,9 +239,11 @@ def register(sub) -> None:
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
                         "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
-                   help="give up (status open) past N x states reachable pairs (default 64)")
+                   help="give up (status open) past N x states reachable pairs (default: start at 64 "
+                        "and double it while the time budget lasts)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give up (status open) after SECONDS of search; progress goes to stderr after 2 s")
+                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
+                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None,
                    help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
@@ -210,7 +251,8 @@ def register(sub) -> None:
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
     p.add_argument("--save", metavar="FILE", default=None,
-                   help="write the construction's weights to FILE (an existing file needs --force)")
+                   help="write the proved weights (the construction's, or those of --weights, signed) to FILE; "
+                        "nothing is written unless proved (an existing file needs --force)")
     p.add_argument("--force", action="store_true", help="with --save: replace an existing FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
@@ -218,6 +260,41 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, default=0, help="float check seed (default 0)")
     p.set_defaults(handler=_run_verify)
     _register_matrix(sub)
+    _register_sign(sub)
+
+
+def _run_sign(args: argparse.Namespace) -> int:
+    from bilinear.fileio import check_output_file
+
+    from .signing import sign_file
+
+    if args.force and args.out is None:
+        raise SpecError("--force needs --out FILE (signing in place replaces FILE anyway)")
+    if args.out is not None:
+        check_output_file(args.out, force=args.force, what="--out file")
+    done = sign_file(args.file, args.out)
+    before = ("it had none" if not done.had_checksum else
+              "it had a valid one" if done.was_valid else "its old one no longer matched")
+    print(f"signed {done.kind} file {args.file} -> {done.path} ({done.checksum[:19]}...; {before})")
+    return 0
+
+
+def _register_sign(sub) -> None:
+    """Add ``bilinear sign``."""
+    p = sub.add_parser(
+        "sign",
+        help="validate a hand-written weights, stack or automaton file and add its checksum",
+        description=(
+            "Check FILE exactly as loading it would (every entry, the variant's structure, every layer "
+            "of a stack, an automaton's table) and write it with its checksum (docs/formats.md), in "
+            "place or to --out, so that verify --weights accepts it without --unsigned. The entries "
+            "are kept as written."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a weights, stack or automaton JSON file")
+    p.add_argument("--out", metavar="OUT", default=None, help="write the signed file here instead of in place")
+    p.add_argument("--force", action="store_true", help="with --out: replace an existing OUT")
+    p.set_defaults(handler=_run_sign)
 
 
 def _register_matrix(sub) -> None:
@@ -238,5 +315,10 @@ def _register_matrix(sub) -> None:
         "--rows", action="append", metavar="SPEC,...",
         help="family specs (comma-separated; may repeat); default: the built-in list",
     )
-    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated); default: all six")
+    p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
+                        "variant: householder,nonneg); default: every kind")
+    p.add_argument("--layers", action="store_true",
+                   help="print the depth table instead: the smallest proved number of layers of a stack of each "
+                        "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "
+                        "S3's hypotheses)")
     p.set_defaults(handler=_run_matrix)

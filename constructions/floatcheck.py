@@ -9,7 +9,7 @@ find it.  The first failing word is named run-length compressed (``inc^358``,
 :func:`bilinear.automata.words.compress`).
 
 Any model can be checked: a :class:`~bilinear.constructions.weights.Weights` runs the float run
-below; anything else goes through :func:`bilinear.analysis.tracker.as_tracker` (our bilinear and
+below; anything else goes through :func:`bilinear.constructions.tracker.as_tracker` (our bilinear and
 baseline models, a torch module of your own, a callable returning logits) and is judged on its
 logits (``worst_margin`` is then in logit units, not scale-free).
 
@@ -39,8 +39,12 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-from .floatrun import check_compatible, float_run, scale_exponents
+from .floatrun import check_compatible, float_run, scale_exponents, stack_inputs
+from .stack import Stack
 from .weights import Weights
+
+#: What the float run takes directly (anything else goes through a tracker).
+_NETWORKS = (Weights, Stack)
 
 __all__ = ["check", "CheckResult", "directed_words", "float_run", "check_size", "MAX_CHECK_BYTES"]
 
@@ -202,14 +206,18 @@ def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden
 
 
 def _score_steps(model, automaton, batch):
-    """Yield ``(t, scores (batch, classes))``: the float run of Weights, or a tracker's logits."""
-    if isinstance(model, Weights):
+    """Yield ``(t, scores (batch, classes))``: the float run of Weights (of a Stack: its last
+    layer's scores), or a tracker's logits."""
+    if isinstance(model, _NETWORKS):
         check_compatible(model, automaton)
+        if isinstance(model, Stack):
+            batch = stack_inputs(model, batch)
+            model = model.layers[-1]
         A, h0, R = model.float_arrays()
         A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
         yield from float_run(A, h0, batch, R)
         return
-    from bilinear.analysis.tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.n_symbols not in (None, automaton.n_symbols):
@@ -225,8 +233,10 @@ def _score_steps(model, automaton, batch):
 
 def _empty_margin(model, automaton) -> float:
     """The margin of the empty word (Weights only: a tracker predicts after each symbol)."""
-    if not isinstance(model, Weights):
+    if not isinstance(model, _NETWORKS):
         return np.inf
+    if isinstance(model, Stack):
+        model = model.layers[-1]
     A, h0, R = model.float_arrays()
     h = h0 / (np.linalg.norm(h0) or 1.0)
     return float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
@@ -234,26 +244,35 @@ def _empty_margin(model, automaton) -> float:
 
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
           directed: bool = True) -> CheckResult:
-    """Check ``weights`` (a Weights value or any model :func:`~bilinear.analysis.tracker.as_tracker`
+    """Check ``weights`` (a Weights value, a Stack (judged on its last layer's margins; the
+    layers below pass their float argmax up) or any model :func:`~bilinear.constructions.tracker.as_tracker`
     accepts) against ``automaton`` on the directed words, then ``words`` random words (uniform
     symbols), all of ``length`` symbols; ``directed=False`` skips the directed words.
 
     ``word_batch`` (batch, time) of symbol indices replaces all of them when given.
     Exact weights are converted with ``to_float()``.
+
+    See Also
+    --------
+    bilinear.constructions.prover.prove : an exact proof for *every* word of every length (or a
+        shortest counterexample); this check samples words of one length in float64 and can
+        only find failures, never prove their absence.
     """
-    if not isinstance(weights, Weights) and hasattr(weights, "to_weights"):
-        from bilinear.analysis.tracker import as_tracker
+    if not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights"):
+        from bilinear.constructions.tracker import as_tracker
 
         weights = as_tracker(weights).weights or weights  # a bilinear model: its Weights
-    if isinstance(weights, Weights):
+    if isinstance(weights, _NETWORKS):
         check_compatible(weights, automaton)
     else:
-        from bilinear.analysis.tracker import need_automaton
+        from bilinear.constructions.tracker import need_automaton
 
         need_automaton(automaton)
     start = _time.perf_counter()
-    variant = weights.variant if isinstance(weights, Weights) else None
-    hidden = weights.dim if isinstance(weights, Weights) else 0
+    variant = weights.variant if isinstance(weights, _NETWORKS) else None
+    if variant is not None and "+" in variant:
+        variant = None  # layers of several variants: no one certificate's witnesses
+    hidden = weights.dim if isinstance(weights, _NETWORKS) else 0
     batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
     labels = automaton.labels[states]

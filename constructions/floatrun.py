@@ -42,7 +42,7 @@ import numpy as np
 from bilinear.errors import MismatchError, WeightsError
 
 __all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "run_float", "unit_rows", "METHODS",
-           "scale_exponents"]
+           "scale_exponents", "stack_inputs"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
 #: power of two (exactly) before analyses and checks judge it: every verdict is up to scale, and
@@ -92,10 +92,11 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
     """
     from bilinear.automata.automaton import Automaton
 
+    from .stack import Stack
     from .weights import Weights
 
-    if not isinstance(weights, Weights):
-        raise MismatchError(f"expected a Weights value, got {type(weights).__name__}")
+    if not isinstance(weights, (Weights, Stack)):
+        raise MismatchError(f"expected a Weights value, got {type(weights).__name__} (a Stack is accepted too)")
     if automaton is None and not required:
         return
     if not isinstance(automaton, Automaton):
@@ -195,14 +196,45 @@ def _words(weights, words) -> np.ndarray:
     return words.astype(np.int64, copy=False)
 
 
+def stack_inputs(stack, words: np.ndarray, method: str = "auto") -> np.ndarray:
+    """The words (batch, time) the last layer of ``stack`` reads: layer 1 runs on ``words``, and
+    each layer ``l >= 2`` on ``words * C_{l-1} + (class of layer l-1 after the same step)``
+    (docs/theory.md section 8), one renormalised float run per layer.  An intermediate class is
+    the float argmax (the first of equal scores).
+
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.constructions.cascade import cascade
+    >>> stack = cascade(from_spec("dihedral:3"), "rotation2d")
+    >>> stack_inputs(stack, np.array([[0, 1, 1]])).tolist()   # layer 1: reflections mod 2
+    [[0, 3, 2]]
+    """
+    inputs = words
+    for layer in stack.layers[:-1]:
+        A, h0, R = layer.float_arrays()
+        classes = np.empty_like(words)
+        for t, H in enumerate(float_steps(A, h0, inputs, method)):
+            classes[:, t] = np.argmax(H @ R.T, axis=1)
+        inputs = words * layer.n_classes + classes
+    return inputs
+
+
 def run_float(weights, words, *, scores: bool = False, hidden: bool = False, method: str = "auto") -> FloatRun:
     """Run ``weights`` (exact weights are converted to float) on ``words`` (batch, time).
+
+    ``weights`` may be a :class:`~bilinear.constructions.stack.Stack`: the layers below the last
+    run first (:func:`stack_inputs`, one float run each, so a stack costs its layers' runs), and
+    ``labels``, ``scores`` and ``hidden`` are the last layer's.
 
     Returns :class:`FloatRun`; ``hidden=True`` keeps every hidden state (batch * time * hidden
     floats), ``scores=True`` every score vector.  For a per-step stream use :func:`float_steps`.
     """
+    from .stack import Stack
+
     check_compatible(weights, None, required=False)
     words = _words(weights, words)
+    if isinstance(weights, Stack):
+        words = stack_inputs(weights, words, method)
+        weights = weights.layers[-1]
     A, h0, R = weights.float_arrays()
     batch, time = words.shape
     labels = np.empty((batch, time), dtype=np.int64)

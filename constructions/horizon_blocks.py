@@ -24,12 +24,17 @@ linear, ``t ~ m_i / (L_i delta)``, within a small factor of the true failure.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import flint
 import numpy as np
 
-from .horizon import CAP, MAX_EXHAUSTIVE_DEPTH, PREC, STEPPED, Horizon, _arb, _arb_matrix, _block_norm, _hi, _lo, _max, _root
+from .balls import arb as _arb, arb_matrix as _arb_matrix, block_norm as _block_norm, bmax as _max
+from .balls import frob_array, sq
+from .balls import hi as _hi, lo as _lo, mat_vec as _mul, precision, root as _root, vnorm as _vnorm
+from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
+from .roundoff import RoundOff
 
 __all__ = ["blockwise_horizon"]
 
@@ -44,10 +49,6 @@ def _norm(M: flint.arb_mat) -> flint.arb:
 
 def _sub(M: flint.arb_mat, g) -> flint.arb_mat:
     return flint.arb_mat([[M[i, j] for j in g] for i in g])
-
-
-def _vnorm(v) -> flint.arb:
-    return sum((x * x for x in v), flint.arb(0)).sqrt()
 
 
 def _is_block_diagonal(A: np.ndarray, blocks) -> bool:
@@ -94,27 +95,43 @@ def _block_margins(proof, automaton, R: flint.arb_mat, g):
     return m, L
 
 
-def _levels(automaton, F, S, x0, y0, R, max_nodes: int = MAX_NODES):
-    """Every word up to depth s, in ball arithmetic: ``(s, level, first failing length or None)``;
-    ``level`` holds ``(x, y, word)`` of the words of length s."""
+def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES):
+    """Every word up to depth s, in ball arithmetic: ``(s, level, first length not certified or
+    None)``; ``level`` holds ``(x, y, word)`` of the words of length s.  With rounding, each float
+    step puts a box of radius ``ro.step (|A| |x|)_j`` around coordinate j, and a margin must
+    exceed ``ro.readout (|R_l| + |R_c|) . |x|``."""
     C = R.nrows()
+    absF = [[[abs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())] for M in F]
+    absR = [[abs(R[c, j]) for j in range(R.ncols())] for c in range(C)]
     level, depth = [(x0, y0, (), int(automaton.start))], 0
     while True:
         for x, _, _, q in level:
             lab = int(automaton.labels[q])
+            ax = [_hi(abs(t)) for t in x] if not ro.exact else None
             for c in range(C):
-                if c != lab and not sum(((R[lab, j] - R[c, j]) * x[j] for j in range(len(x))), flint.arb(0)) > 0:
+                if c == lab:
+                    continue
+                m = sum(((R[lab, j] - R[c, j]) * x[j] for j in range(len(x))), flint.arb(0))
+                if ax is not None:
+                    m = m - ro.readout * sum(((absR[lab][j] + absR[c][j]) * ax[j] for j in range(len(x))), flint.arb(0))
+                if not m > 0:
                     return depth, None, depth
         if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
             return depth, level, None
-        level = [(_mul(F[a], x), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
+        level = [(_step(F[a], absF[a], x, ro), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
                  for x, y, w, q in level for a in range(len(F))]
         depth += 1
 
 
-def _mul(M: flint.arb_mat, v: list) -> list:
-    n = M.nrows()
-    return [sum((M[i, j] * v[j] for j in range(n) if v[j] != 0), flint.arb(0)) for i in range(n)]
+def _step(M, absM, x: list, ro: RoundOff) -> list:
+    """``M x`` and, with rounding, a box of radius ``ro.step (|M| |x|)_j`` around coordinate j."""
+    out = _mul(M, x)
+    if ro.exact:
+        return out
+    ax = [_hi(abs(t)) for t in x]
+    return [o + flint.arb(0, _hi(ro.step * sum((absM[i][j] * ax[j] for j in range(len(x)) if ax[j] != 0),
+                                               flint.arb(0))))
+            for i, o in enumerate(out)]
 
 
 def _run_bound(good, others, eps, sig, margin, lip, weight, u, r, theta, s: int) -> int:
@@ -126,7 +143,7 @@ def _run_bound(good, others, eps, sig, margin, lip, weight, u, r, theta, s: int)
     us, rs = dict(u), dict(r)
     for t in range(s, STEPPED + 1):
         if not ok(us, rs):
-            return t - 1
+            return max(s, t - 1)
         if t < STEPPED:
             us = {i: _hi(sig[i] * us[i] + eps[i]) for i in good}
             rs = {j: _hi(theta[j] * rs[j]) for j in others}
@@ -177,58 +194,73 @@ def _prod(values) -> flint.arb:
     return out
 
 
-def _per_block(weights, snap, proof, automaton, F, S, R):
-    """Per block: scales, sigma, eps (good candidates), margin and Lipschitz constant, growth."""
+def _per_block(weights, snap, proof, automaton, F, S, R, ro: RoundOff):
+    """Per block: scales, sigma, eps (good candidates), margin and Lipschitz constant, growth,
+    all with the rounding of ``ro`` charged (docs/theory.md Section 7): a step adds
+    ``ro.step ||A_a[i]||_F`` (relative to the block's scale) to sigma_i, eps_i and the growth,
+    a score error ``tau_i = ro.readout max (||R_l[i]|| + ||R_c[i]||)`` is taken from m_i and added
+    to L_i."""
     Af, _, _ = weights.float_arrays()
     Sf, _, _ = snap.block_weights.float_arrays()
     cand, lip, growth = {}, {}, {}
     for i, g in enumerate(snap.blocks):
+        fro = [frob_array(Af[a][np.ix_(g, g)]) for a in range(len(F))]
+        tau = _hi(ro.readout * _pair_norm(R, automaton, g))
         m = _block_margins(proof, automaton, R, g)[0] if i in snap.kept else None
-        lip[i] = _diff_norm(R, automaton, g)
-        growth[i] = [_norm(_sub(F[a], g)) for a in range(len(F))]
+        lip[i] = _hi(_diff_norm(R, automaton, g) + tau)
+        growth[i] = [_hi(_norm(_sub(F[a], g)) + ro.step * fro[a]) for a in range(len(F))]
+        m = None if m is None else _lo(m - tau)
         if m is not None and m > 0:
             k = _block_constants(F, S, Sf, Af, g)
             if k is not None:
-                cand[i] = (m,) + k
+                cs, sig, eps = k
+                delta = _max(ro.step * fro[a] / cs[a] for a in range(len(F)))
+                cand[i] = (m, cs, _hi(sig + delta), _hi(eps + delta))
     return cand, lip, growth
+
+
+def _pair_norm(R: flint.arb_mat, automaton, g) -> flint.arb:
+    """max over labels l and classes c != l of ||R_l[g]|| + ||R_c[g]||."""
+    labels = sorted(set(int(x) for x in automaton.labels))
+    rows = [_root(sum((sq(R[c, j]) for j in g), flint.arb(0))) for c in range(R.nrows())]
+    return _max(rows[l] + rows[c] for l in labels for c in range(R.nrows()) if c != l)
 
 
 def _diff_norm(R: flint.arb_mat, automaton, g) -> flint.arb:
     labels = sorted(set(int(x) for x in automaton.labels))
-    return _max(_root(sum(((R[l, j] - R[c, j]) ** 2 for j in g), flint.arb(0)))
+    return _max(_root(sum((sq(R[l, j] - R[c, j]) for j in g), flint.arb(0)))
                 for l in labels for c in range(R.nrows()) if c != l)
 
 
-def blockwise_horizon(weights, snap, proof, automaton) -> Horizon | None:
-    """The certified horizon of the block-wise theorem (module docstring), or None where it does
-    not apply: a non-identity basis, off-block entries, or no kept block that classifies alone."""
+def blockwise_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon | None:
+    """The certified horizon of the block-wise theorem (module docstring) in ``roundoff``'s
+    arithmetic, or None where it does not apply: a non-identity basis, off-block entries, or no
+    kept block that classifies alone."""
     A, h0, Rf = weights.float_arrays()
     if snap.basis is not None or not snap.isometric or not _is_block_diagonal(A, snap.blocks):
         return None
-    old = flint.ctx.prec
-    flint.ctx.prec = PREC
-    try:
-        return _blockwise(weights, snap, proof, automaton, A, h0, Rf)
-    finally:
-        flint.ctx.prec = old
+    with precision():
+        return _blockwise(weights, snap, proof, automaton, A, h0, Rf, roundoff)
 
 
-def _blockwise(weights, snap, proof, automaton, A, h0, Rf) -> Horizon | None:
+def _blockwise(weights, snap, proof, automaton, A, h0, Rf, ro: RoundOff) -> Horizon | None:
     F = [_arb_matrix(A[a]) for a in range(A.shape[0])]
     S = [_arb_matrix(snap.block_weights.A[a]) for a in range(A.shape[0])]
     R = _arb_matrix(Rf)
-    cand, lip, growth = _per_block(weights, snap, proof, automaton, F, S, R)
-    x0 = [_arb(x) for x in h0]
+    cand, lip, growth = _per_block(weights, snap, proof, automaton, F, S, R, ro)
+    x0 = [_arb(x) if ro.exact else _arb(x) + flint.arb(0, _hi(ro.start * abs(_arb(x)))) for x in h0]
     y0 = [_arb(x) for x in snap.block_weights.h0]
-    s, level, failed = _levels(automaton, F, S, x0, y0, R)
+    s, level, failed = _levels(automaton, F, S, x0, y0, R, ro)
     if failed is not None:
-        return Horizon(failed - 1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                       f"the float network fails on a word of length {failed}", bound="block-wise")
+        note = f"a word of length {failed} is not certified in ball arithmetic"
+        if failed == 0:
+            return Horizon.none(ro.arithmetic, note, "block-wise")
+        return Horizon.up_to(failed - 1, ro.arithmetic, "block-wise", note)
     y_norm, w0 = {}, {}
     for i in list(cand):
         g = snap.blocks[i]
         y_norm[i] = _vnorm([y0[j] for j in g])
-        w0[i] = sum((x0[j] * y0[j] for j in g), flint.arb(0)) / (y_norm[i] ** 2) if y_norm[i] > 0 else flint.arb(0)
+        w0[i] = sum((x0[j] * y0[j] for j in g), flint.arb(0)) / sq(y_norm[i]) if y_norm[i] > 0 else flint.arb(0)
         if not w0[i] > 0:
             del cand[i]
     if not cand:
@@ -244,10 +276,12 @@ def _blockwise(weights, snap, proof, automaton, A, h0, Rf) -> Horizon | None:
             best = (T, good, others)
     T, good, others = best
     f = lambda x: float(_hi(x).mid())  # noqa: E731
-    return Horizon(T, max(f(cand[i][3]) for i in good), 0.0, 0.0, 0.0, min(float(cand[i][0].mid()) for i in good),
-                   max(f(lip[i]) for i in good), max((f(lip[j]) for j in others), default=0.0), 0.0,
-                   f"block-wise bound on {len(good)} of {len(snap.blocks)} blocks; every word up to length "
-                   f"{s} run exhaustively in ball arithmetic", bound="block-wise")
+    consts = dict(epsilon=max(f(cand[i][3]) for i in good), margin=min(float(cand[i][0].mid()) for i in good),
+                  lipschitz_kept=max(f(lip[i]) for i in good),
+                  lipschitz_dropped=max((f(lip[j]) for j in others), default=0.0))
+    note = (f"block-wise bound on {len(good)} of {len(snap.blocks)} blocks; every word up to length "
+            f"{s} run exhaustively in ball arithmetic")
+    return Horizon.up_to(T, ro.arithmetic, "block-wise", note, **consts)
 
 
 def _try_set(good, others, cand, cs, lip, growth, level, blocks, y_norm, w0, s, k) -> int:

@@ -16,6 +16,8 @@ the constructions those cannot give:
     The symmetry group of the regular tetrahedron {t_i}: sigma is the signed permutation matrix
     with R t_i = t_sigma(i).  A transposition (i j) is the reflection with v = t_i - t_j (K = 1);
     this is the standard representation of S_4 in an orthogonal rational basis.
+``triangle`` (S_3, A_3 in d = 2)
+    The symmetries of the triangle, entries in Q(zeta_12): transpositions are reflections.
 ``permutation`` (S_n, A_n in d = n)
     Permutation matrices; a transposition is one reflection (v = e_i - e_j, K = 1), a k-cycle
     needs k - 1.  (The standard representation in d = n - 1 is orthogonal only for a Gram matrix
@@ -60,7 +62,7 @@ from .reset import reset_actions
 from .weights import Weights
 
 __all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
-           "cyclic_monomial", "dihedral_permutation"]
+           "cyclic_monomial", "dihedral_permutation", "triangle"]
 
 _DIAGONALS = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=np.int64)
 
@@ -247,3 +249,23 @@ def dihedral_permutation(automaton) -> Weights:
     A = np.stack([np.linalg.matrix_power(S, j) @ np.linalg.matrix_power(Rinv, i) for i, j in exponents]).astype(object)
     h0 = np.array([0, 1] + [3 + k for k in range(n - 2)], dtype=object)
     return orbit_weights(automaton, "monomial", A, h0)
+
+
+def triangle(automaton) -> Weights:
+    """S_3 / A_3 as the symmetries of the triangle (d = 2, orthogonal, entries in Q(zeta_12)):
+    sigma is the linear map sending the vertex p_i = (cos, sin)(2 pi i / 3) to p_sigma(i),
+    ``[p_sigma(0) p_sigma(1)] [p_0 p_1]^-1``; a transposition is one reflection, a 3-cycle a
+    rotation (two).  h0 = (3, 1) is on no reflection axis: trivial stabiliser."""
+    from .field import cos2pi, sin2pi
+
+    gens = _generators(automaton)
+    if len(gens[0]) != 3:
+        raise ConstructionError(f"{automaton.name}: the triangle realises S_3 and A_3 only")
+    p = [(cos2pi(i, 3), sin2pi(i, 3)) for i in range(3)]
+    c, s = p[1]
+    inv = np.array([[1, -c / s], [0, 1 / s]], dtype=object)  # [p_0 p_1]^-1, p_0 = (1, 0)
+    A = []
+    for g in gens:
+        img = np.array([[p[g[0]][0], p[g[1]][0]], [p[g[0]][1], p[g[1]][1]]], dtype=object)
+        A.append(img.dot(inv))
+    return orbit_weights(automaton, "full", np.stack(A), np.array([3, 1], dtype=object))

@@ -22,7 +22,7 @@ Products (``cyclic:3*parity``) are built factor by factor and combined by the di
 >>> build("cyclic:3", "diagonal")
 Traceback (most recent call last):
 ...
-bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., one-hot (full, d=3))
+bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diagonal' (candidates: rotation (rotation2d, d=2), ..., signed-cycles (monomial, d=3))
 """
 
 from __future__ import annotations
@@ -54,13 +54,14 @@ from .reflections import (
     dihedral_permutation,
     parity_projections,
     permutation,
+    triangle,
     reset_projection,
     tetrahedral,
 )
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
-from .variants import KINDS, max_factor_rank
+from .variants import KINDS, is_diagonal, max_factor_rank
 from .weights import Weights, parse_variant
 
 __all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
@@ -107,6 +108,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation) + Theorem F4 (rotations of R^3 are two reflections)", cube),
     Construction("tetrahedral", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; transpositions K = 1)",
                  "Theorem 2 (orbit separation)", tetrahedral),
+    Construction("triangle", ("symmetric", "alternating"), "full", "2 (S_3, A_3 only)",
+                 "Theorem 2 (orbit separation)", triangle),
     Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
                  "Theorem 2 (orbit separation)", permutation),
     Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
@@ -148,19 +151,13 @@ def _pad_factors(factors, R: int):
     return tuple(out)
 
 
-def _is_diagonal(w: Weights) -> bool:
-    off = ~np.eye(w.dim, dtype=bool)[None]
-    nonzero = (w.A != 0) if w.exact else (np.abs(w.A) > 1e-12)
-    return not np.asarray(nonzero & off, dtype=bool).any()
-
-
 def factorized_rank(w: Weights) -> int:
     """The R for which :func:`adapt` can factorise ``w``: d if diagonal, else the sum of ranks.
 
     >>> factorized_rank(build("parity", "diagonal")), factorized_rank(build("cyclic:3", "rotation2d"))
     (1, 6)
     """
-    if w.factors is not None:  # weights built with their own (small) factors
+    if w.factors is not None and w.variant_info.info.factored:  # weights built with their own (small) factors
         return int(w.factors[0].shape[1])
     total = 0
     for s in range(w.n_symbols):
@@ -168,7 +165,7 @@ def factorized_rank(w: Weights) -> int:
             total += rank_decomposition(w.A[s])[0].shape[1]
         else:
             total += float_rank_decomposition(w.A[s], 1e-9)[0].shape[1]
-    return min(total, w.dim) if _is_diagonal(w) else total
+    return min(total, w.dim) if is_diagonal(w.A if w.exact else w.float_arrays()[0], w.exact) else total
 
 
 def adapt(w: Weights, variant) -> Weights | None:

@@ -76,7 +76,21 @@ class Cell:
     ``layers`` is the depth of the network settled (1 for one :class:`Weights`), ``dims`` each
     layer's hidden size (``dim`` is their sum), ``depth`` the :class:`~bilinear.constructions.depth.DepthBound`
     of a commuting variant (``min_layers`` and its theorem), ``failed_layer`` the layer of a stack's
-    counterexample.
+    counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
+    ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
+    ``bilinear verify`` without ``--bound``), so that ``bound`` is the bound reached.
+
+    One verdict, one JSON shape: ``proof`` is the prover's own verdict JSON
+    (:meth:`Proof.to_json <bilinear.constructions.verdicts.Proof.to_json>`, or the
+    Counterexample's / Unproved's) whenever a proof ran, nested unchanged under the key
+    ``"proof"`` of :meth:`to_json`; the cell's own keys summarise it for the matrix (class
+    *names* where the prover gives class indices) and add what the prover does not know
+    (certificate, lower bound, float check, timing).
+
+    See Also
+    --------
+    bilinear.constructions.verdicts.Proof : the prover's verdict alone (no certificate, no
+        bound); a Cell holds its JSON under ``"proof"``.
     """
 
     spec: str
@@ -110,6 +124,9 @@ class Cell:
     dims: tuple[int, ...] | None = None
     depth: DepthBound | None = None
     failed_layer: int | None = None
+    time_budget: float | None = None
+    deepened: bool = False
+    proof: dict | None = None
 
     @property
     def factors_minimal(self) -> bool | None:
@@ -139,7 +156,10 @@ class Cell:
         if self.status == "proved":
             extra = ""
             if self.factors is not None:
-                extra = f", {parse_variant(self.built).info.param}={self.factors}"
+                name = parse_variant(self.built).info.param
+                extra = f", {name}={self.factors}"
+                if self.factors_lower_bound is not None and self.factors_lower_bound != self.factors:
+                    extra += f" ({name}>={self.factors_lower_bound})"
             return f"proved {self._dim_text()}{extra}"
         if self.status == "impossible":
             c = self.certificate
@@ -152,7 +172,10 @@ class Cell:
         if self.layers is not None and self.layers > 1:
             known = self.depth.min_layers if self.depth is not None else None
             return "open" if known is None else f"open (min layers {known})"
-        return "open" if self.lower_bound is None else f"open (d>={self.lower_bound})"
+        known = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
+        if self.factors_lower_bound is not None and self.factors_lower_bound > 1:
+            known.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
+        return "open" if not known else f"open ({', '.join(known)})"
 
     @property
     def float_failed(self) -> bool:
@@ -197,6 +220,8 @@ class Cell:
             "got": self.got,
             "words": list(self.words),
             "bound": self.bound,
+            "deepened": self.deepened,
+            "time_budget": self.time_budget,
             "cause": self.cause,
             "next_step": self.next_step,
             "float_check": self.float_check,
@@ -213,6 +238,7 @@ class Cell:
             "layers": self.layers,
             "dims": None if self.dims is None else list(self.dims),
             "failed_layer": self.failed_layer,
+            "proof": self.proof,
             **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
         }
 
@@ -236,6 +262,12 @@ class Cell:
         if self.status == "proved":
             if self.lower_bound is not None:
                 lines.append(f"  lower bound: {known}")
+            if self.factors is not None:
+                name = parse_variant(self.built).info.param
+                line = f"  factors: {name} = {self.factors} ({self.built})"
+                if self.factors_lower_bound is not None:
+                    line += f"; {name} >= {self.factors_lower_bound} ({self.factors_reason})"
+                lines.append(line)
             what = "(state, direction tuple)" if self.layers and self.layers > 1 else "(state, direction)"
             lines.append(f"  reachable {what} pairs: {self.states_explored}")
             if self.margin is not None:
@@ -252,6 +284,11 @@ class Cell:
             lines.append(f"  theorem: {cert['theorem']}")
         else:
             lines.append(f"  {self.detail}")
+            if self.time_budget is not None and self.states_explored is not None:
+                reached = (f"; bound doubled up to {self.bound} x states" if self.deepened
+                           else f"; bound {self.bound} x states")
+                lines.append(f"  searched: {self.states_explored} reachable pairs in {self.seconds:.1f} s "
+                             f"of a {self.time_budget:g} s time budget{reached}")
             if self.lower_bound is not None:
                 lines.append(f"  known: {known}")
             if self.words:
@@ -265,6 +302,12 @@ class Cell:
                 + (f", first failing word {fc['first_failure']}" if fc.get("first_failure") else "")
             )
         return "\n".join(lines)
+
+
+def parse_column_param(column: str) -> str:
+    """The name of the factor count of a column's kind (``K`` for ``householder,nonneg``)."""
+    col = parse_column(column)
+    return KINDS[col[0]].param if col is not None else parse_variant(column).info.param
 
 
 def with_float_check(cell: Cell, result) -> Cell:
@@ -350,25 +393,55 @@ def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
     return build(automaton, f"factorized:{R}")
 
 
-def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, **search) -> Cell:
+#: Largest bound the deepening of :func:`settle` doubles to (pairs: this times the automaton's
+#: states), so that a fast search cannot outgrow memory before its time budget runs out.
+MAX_DEEPENED_BOUND = 1 << 16
+
+
+def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: float | None,
+                    progress) -> tuple[object, int]:
+    """Prove with ``bound``, doubling it while the proof stops at its bound and the time budget
+    (seconds, None: one try) has time left; ``(result, bound reached)``.
+
+    The closure is breadth-first, so a larger bound only explores further: a counterexample found
+    at a larger bound is still the shortest, and a proof is a proof at any bound."""
+    from .stackprover import prove_network
+
+    start = time.perf_counter()
+    while True:
+        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+        result = prove_network(weights, automaton, bound=bound, time_budget=left, progress=progress)
+        if (result.status != "unproved" or getattr(result, "cause", "bound") != "bound" or time_budget is None
+                or bound >= MAX_DEEPENED_BOUND or time.perf_counter() - start >= time_budget):
+            return result, bound
+        bound = min(2 * bound, MAX_DEEPENED_BOUND)
+
+
+def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, time_budget=None, progress=None,
+            deepen: bool = False) -> Cell:
     """``cell`` completed by the exact proof of ``weights`` (a :class:`Weights` or a
-    :class:`~bilinear.constructions.stack.Stack`)."""
+    :class:`~bilinear.constructions.stack.Stack`); ``deepen``: from ``bound``, doubled within
+    ``time_budget`` while the proof stops at its bound."""
     from .prover import DEFAULT_BOUND
     from .stack import Stack
     from .stackprover import prove_network
 
     bound = DEFAULT_BOUND if bound is None else bound
-    result = prove_network(weights, automaton, bound=bound, **search)
+    if deepen:
+        result, bound = _deepened_prove(weights, automaton, bound, time_budget, progress)
+    else:
+        result = prove_network(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     stacked = isinstance(weights, Stack)
     info = None if stacked else weights.variant_info
-    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
-                   states_explored=result.states_explored,
+    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=result.to_json(),
+                   states_explored=result.states_explored, time_budget=time_budget,
+                   deepened=deepen and time_budget is not None, bound=bound,
                    layers=weights.depth if stacked else 1,
                    dims=weights.dims if stacked else (weights.dim,),
                    factors=info.param if info is not None and info.info.counts_factors else None)
     what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":
-        margin = None if result.margin is None else (str(result.margin), result.margin_float)
+        margin = None if result.margin is None else (cell.proof["margin"]["exact"], result.margin_float)
         return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
                        detail=f"exact proof over {result.states_explored} reachable {what or ''}pairs".replace(
                            "tuple)pairs", "tuple) pairs"))
@@ -415,7 +488,7 @@ CERTIFY_WORK_LIMIT = 200_000_000
 
 def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
-           progress=None, layers: int | None = None, depth: bool = True) -> Cell:
+           progress=None, layers: int | None = None, depth: bool = True, deepen: bool = False) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` (a :class:`Weights` or a
     :class:`~bilinear.constructions.stack.Stack`) are proved instead of a construction
     (``source`` names them, every layer's variant must be ``variant``); ``name`` overrides the
@@ -425,6 +498,10 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     is the cell of the capability matrix; more layers build the cascade of Theorem S2 (or prove the
     given stack), after Theorems 6 and S3 had their say.  With ``depth`` (default) a commuting
     variant's cell also carries :func:`~bilinear.constructions.depth.min_layers`.
+
+    ``deepen`` (with a ``time_budget``) doubles the proof's bound, from ``bound`` (default
+    :data:`~bilinear.constructions.prover.DEFAULT_BOUND`), while the proof stops at its bound and
+    time is left: then ``open`` means nothing was decided in the budget.
     """
     from .stack import MAX_LAYERS, Stack
 
@@ -448,15 +525,17 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
         bound_info = min_layers(automaton, spec)
     if layers is not None and layers > 1:
         cell = _settle_stack(replace(cell, depth=bound_info), automaton, spec, layers, weights, source, bound,
-                             time_budget, progress)
-        return replace(cell, seconds=time.perf_counter() - start)
-    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start)
+                             time_budget, progress, deepen)
+        return replace(cell, seconds=time.perf_counter() - start,
+                       time_budget=time_budget if cell.time_budget is not None else None)
+    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen)
     return replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,), depth=bound_info,
-                   seconds=time.perf_counter() - start)
+                   seconds=time.perf_counter() - start,
+                   time_budget=time_budget if cell.time_budget is not None else None)
 
 
 def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: int, weights, source, bound,
-                  time_budget, progress) -> Cell:
+                  time_budget, progress, deepen: bool = False) -> Cell:
     """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
     the cascade (Theorem S2) and prove it."""
     from .cascade import cascade
@@ -467,7 +546,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
         if spec is not None and bad:
             raise WeightsError(f"weights {source or ''!s} have a layer of variant {bad[0]!r}, not {spec!r}")
         return _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=time_budget, progress=progress)
+                       time_budget=time_budget, progress=progress, deepen=deepen)
     if spec is None:
         return replace(cell, detail="a stack needs a variant with its parameter (factorized:R)")
     info = cell.depth
@@ -482,7 +561,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
     except ConstructionError as exc:
         return replace(cell, detail=f"no cascade construction ({exc})")
     cell = _proved(replace(cell, source="construction"), stack, automaton, bound,
-                   time_budget=time_budget, progress=progress)
+                   time_budget=time_budget, progress=progress, deepen=deepen)
     return cell
 
 
@@ -493,13 +572,13 @@ def _hypotheses() -> str:
 
 
 def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,
-                  time_budget, progress, start: float) -> Cell:
+                  time_budget, progress, start: float, deepen: bool = False) -> Cell:
     """One layer: the capability matrix's cell."""
     if weights is not None:
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=time_budget, progress=progress)
+                       time_budget=time_budget, progress=progress, deepen=deepen)
         return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
@@ -543,5 +622,5 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     if time_budget is not None:
         time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
     cell = _proved(replace(cell, source="construction"), built, automaton, bound,
-                   time_budget=time_budget, progress=progress)
+                   time_budget=time_budget, progress=progress, deepen=deepen)
     return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)

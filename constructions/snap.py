@@ -43,13 +43,14 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from bilinear.automata.minimize import access_words
 from bilinear.errors import ConformanceError, WeightsError
 
 from .floatrun import float_steps
 from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from .weights import Weights
 
-__all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "DYADIC_BITS"]
+__all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "symbol_periods", "drift", "DYADIC_BITS"]
 
 #: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
 DYADIC_BITS = 24
@@ -153,21 +154,27 @@ class Snap:
         return tuple(j for i in self.kept for j in self.blocks[i])
 
     def original(self) -> Weights:
-        """The exact snapped Weights in the trained network's basis and variant."""
+        """The exact snapped Weights in the trained network's basis and variant, with entries
+        small enough for the weights file (every number within the loader's digit limit).
+
+        With a block basis P (kept coordinates K) the written network is
+        ``A_a = P_K S_a[K,K] Q``, ``h0 = P_K y0[K]``, ``R = Rb[:, K] Q`` where P_K is the kept
+        columns of P rounded to few bits and Q any exact left inverse of P_K (``Q P_K = I``),
+        built from the rounded rows of P^-1: then ``R A_w h0 = Rb[:, K] S_w y0[K]`` for every
+        word w, the scores of the proved block network, so one proof covers both.  The bits are
+        lowered (24, 16, 12, 8, 6, 4) until every number fits.
+        """
         w = self.block_weights
         if self.basis is None:
             return w
-        P = _fmpq_matrix(self.basis)
-        Pinv = P.inv()
-        A = np.stack([_exact_in_basis(P, Pinv, w.A[a]) for a in range(w.n_symbols)])
-        h0 = P * flint.fmpq_mat([[to_fmpq(x)] for x in w.h0])
-        R = flint.fmpq_mat([[to_fmpq(x) for x in row] for row in w.readout]) * Pinv
-        h0 = [_to_fraction(h0[j, 0]) for j in range(w.dim)]
-        R = [[_to_fraction(R[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
-        try:
-            return Weights(self.variant, A, h0, R)
-        except ConformanceError as exc:
-            raise WeightsError(f"the snapped matrices do not conform to {self.variant}: {exc}") from None
+        last = None
+        for bits in (24, 16, 12, 8, 6, 4):
+            try:
+                out = _score_equivalent(self, bits)
+                return Weights.from_json(out.to_json())  # within the loader's limits
+            except WeightsError as exc:
+                last = exc
+        raise WeightsError(f"the snapped network has no small exact form in the trained basis: {last}")
 
     def to_json(self) -> dict:
         return {
@@ -180,6 +187,28 @@ class Snap:
             "scale": list(self.scale),
             "relative_distance": list(self.distance),
         }
+
+
+def _score_equivalent(snap: "Snap", bits: int) -> Weights:
+    """The network of :meth:`Snap.original` with the basis rounded to ``bits`` bits."""
+    w = snap.block_weights
+    K = list(snap.kept_coords)
+    Pf = np.array(snap.basis, dtype=float)
+    PK = _fmpq_matrix([[_dyadic(x, bits) for x in row] for row in Pf[:, K]])
+    Q0 = _fmpq_matrix([[_dyadic(x, bits) for x in row] for row in np.linalg.inv(Pf)[K, :]])
+    G = Q0 * PK
+    if G.det() == 0:
+        raise WeightsError(f"the kept basis rounded to {bits} bits is singular")
+    Q = G.inv() * Q0
+    A = np.stack([_exact_in_basis(PK, Q, w.A[a][np.ix_(K, K)]) for a in range(w.n_symbols)])
+    h0 = PK * flint.fmpq_mat([[to_fmpq(w.h0[j])] for j in K])
+    R = flint.fmpq_mat([[to_fmpq(w.readout[c][j]) for j in K] for c in range(w.n_classes)]) * Q
+    h0 = [_to_fraction(h0[j, 0]) for j in range(w.dim)]
+    R = [[_to_fraction(R[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
+    try:
+        return Weights(snap.variant, A, h0, R)
+    except ConformanceError as exc:
+        raise WeightsError(f"the snapped matrices do not conform to {snap.variant}: {exc}") from None
 
 
 # ------------------------------------------------------------------------------------------
@@ -281,7 +310,7 @@ def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
 
 def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
     """Candidate sets of kept blocks: ``(rule, kept)``, most selective first, no repeats."""
-    from bilinear.analysis.span import visited_span  # the analysis room's one visited span
+    from bilinear.constructions.span import visited_span  # the one visited span (analyze reads it too)
 
     top = moduli.max(axis=1, keepdims=True)
     top[top == 0] = 1.0
@@ -299,8 +328,12 @@ def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
             yield rule, tuple(int(i) for i in kept)
 
 
-def _rational_vector(x: np.ndarray, coords) -> list:
-    scale = float(np.abs(x[list(coords)]).max()) if coords else 0.0
+def _rational_vector(x: np.ndarray, coords, scale: float | None = None) -> list:
+    """Dyadic rationals of ``x[coords] / scale`` (zero elsewhere); ``scale`` defaults to the
+    largest |x[coords]|.  One positive scale for a whole readout (every row divided by the
+    same number) keeps the classifier: a scale per row would change which score is largest."""
+    if scale is None:
+        scale = float(np.abs(x[list(coords)]).max()) if coords else 0.0
     out = [0] * len(x)
     if scale == 0:
         return out
@@ -321,7 +354,7 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
     """``P S P^-1`` exactly, S exact (entries Fraction / FieldElement), through coefficient
     matrices: with every entry of S written sum_t c_t zeta_m^t, the result is sum_t zeta_m^t
     (P C_t P^-1), one rational matrix product per power (in C, flint)."""
-    d = block_matrix.shape[0]
+    d, k = P.nrows(), block_matrix.shape[0]
     fields = [x.m for x in block_matrix.flat if isinstance(x, FieldElement)]
     m = math.lcm(*fields) if fields else 1
     K = CyclotomicField(m) if m > 1 else None
@@ -332,7 +365,7 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
         cs = x.embed(m).poly.coeffs() if isinstance(x, FieldElement) else [flint.fmpq(x.numerator, x.denominator)]
         for t, ct in enumerate(cs):
             if ct != 0:
-                coeff.setdefault(t, flint.fmpq_mat(d, d))[r, c] = ct
+                coeff.setdefault(t, flint.fmpq_mat(k, k))[r, c] = ct
     prods = {t: P * C * Pinv for t, C in coeff.items()}
     out = np.empty((d, d), dtype=object)
     top = max(prods, default=0)
@@ -358,7 +391,9 @@ def _build(weights: Weights, Pq, Pf, groups, kept, exact, moduli, rule) -> Snap:
     h0b = _rational_vector(np.linalg.solve(Pf, h0), coords)
     if all(x == 0 for x in h0b):
         raise WeightsError("the start state has no component on the kept blocks")
-    Rb = np.array([_rational_vector(row, coords) for row in R @ Pf], dtype=object)
+    RP = R @ Pf
+    top = float(np.abs(RP[:, coords]).max()) if coords else 0.0  # one scale for every row
+    Rb = np.array([_rational_vector(row, coords, top) for row in RP], dtype=object)
     S = np.zeros((k, d, d), dtype=object)
     for a in range(k):
         for i in kept:
@@ -400,22 +435,6 @@ def snap_candidates(weights: Weights, automaton, failures: list | None = None):
 # ------------------------------------------------------------------------------------------
 # the state-map snap (any automaton, full variant)
 # ------------------------------------------------------------------------------------------
-def _access_words(automaton) -> dict[int, tuple[int, ...]]:
-    """A shortest word reaching each reachable state (breadth-first, symbols in order)."""
-    words = {int(automaton.start): ()}
-    frontier = [int(automaton.start)]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for a in range(automaton.n_symbols):
-                r = int(automaton.delta[a, q])
-                if r not in words:
-                    words[r] = words[q] + (a,)
-                    nxt.append(r)
-        frontier = nxt
-    return words
-
-
 def state_map_snap(weights: Weights, automaton) -> Snap:
     """The exact map sending each state's representative to its successor's (``full`` only).
 
@@ -428,12 +447,13 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     if not weights.variant_info.info.dense:
         raise WeightsError(f"the state-map snap builds a full network, not {weights.variant}")
     A, h0, Rf = weights.float_arrays()
-    access = _access_words(automaton)
-    states = sorted(access)
+    access = access_words(automaton)
+    states = sorted(access.states.tolist())
     reps = []
     for q in states:  # the network's one float run (renormalised), on a shortest word to q
         h = h0 / (np.linalg.norm(h0) or 1.0)
-        for H in float_steps(A, h0, np.array([access[q]], dtype=np.int64)) if access[q] else ():
+        word = access.word(q)
+        for H in float_steps(A, h0, np.array([word], dtype=np.int64)) if word else ():
             h = H[0]
         reps.append(h)
     X = np.stack(reps, axis=1)
@@ -464,3 +484,101 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     groups = tuple((j,) for j in range(weights.dim))
     return Snap(snapped, groups, tuple(range(weights.dim)), (), scale, dist, None, "full",
                 "the exact map between the states' representatives", isometric=False)
+
+
+# ------------------------------------------------------------------------------------------
+# the construction snap (any automaton with a proved construction, full networks)
+# ------------------------------------------------------------------------------------------
+def _intertwiner(M: np.ndarray, S: np.ndarray) -> np.ndarray | None:
+    """A d x d0 matrix X of full column rank with ``M_a X ~ X S_a`` for every symbol (the
+    smallest right singular vectors of the stacked Sylvester systems, combined at random so
+    that X is injective when the intertwiners are several), or None."""
+    k, d, _ = M.shape
+    d0 = S.shape[1]
+    rows = [np.kron(np.eye(d0), M[a]) - np.kron(S[a].T, np.eye(d)) for a in range(k)]
+    _, sv, Vt = np.linalg.svd(np.concatenate(rows, axis=0))
+    scale = max(float(sv[0]), 1e-300)
+    small = [i for i in range(len(sv)) if sv[i] <= 1e-2 * scale] or [len(sv) - 1]
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = Vt[small].T @ rng.normal(size=len(small)) if len(small) > 1 else Vt[small[0]]
+        X = x.reshape(d0, d).T  # vec is column-major: column j of X is x[j d:(j + 1) d]
+        s = np.linalg.svd(X, compute_uv=False)
+        if s[-1] > 1e-6 * s[0]:
+            return X / s[0]
+    return None
+
+
+def construction_snap(weights: Weights, automaton) -> Snap:
+    """The proved construction of the automaton (:func:`~bilinear.constructions.registry.build`,
+    ``full``) read off the float network up to a change of basis.
+
+    A network near a construction S (d0 x d0) satisfies ``A_a P ~ c_a P S_a`` for a d x d0
+    matrix P (the construction's coordinates in the network) and the scale c_a, the spectral
+    radius of A_a (S_a's eigenvalues lie on the unit circle or at 0); the left intertwiner
+    ``Q A_a ~ c_a S_a Q`` gives the complement ker Q, the directions the network forgets.  In
+    the basis [P | ker Q] (rounded to dyadic rationals) the snap is S on the first d0
+    coordinates and zero on the rest: a block basis in the sense of Theorem 16, which needs no
+    commuting matrices (D_4, Q_8, resets ...).  ``isometric`` says whether every S_a is
+    orthogonal (exactly).  Any variant: the snap is a ``full`` network (its written form too).
+    WeightsError when there is no construction, or no injective intertwiner.
+    """
+    from bilinear.errors import BilinearError
+
+    from .registry import build
+
+    try:
+        exact = build(automaton, "full")
+    except BilinearError as exc:
+        raise WeightsError(f"no construction to snap to: {exc}") from None
+    A, h0, R = weights.float_arrays()
+    S, _, _ = exact.float_arrays()
+    d, d0 = weights.dim, exact.dim
+    if d0 > d or exact.n_symbols != weights.n_symbols:
+        raise WeightsError(f"the construction has d = {d0}, more than the network's {d}")
+    scale = np.array([max(float(np.abs(np.linalg.eigvals(A[a])).max()), 1e-300) for a in range(len(A))])
+    M = A / scale[:, None, None]
+    X = _intertwiner(M, S)
+    Y = _intertwiner(np.transpose(M, (0, 2, 1)), np.transpose(S, (0, 2, 1)))
+    if X is None or Y is None:
+        raise WeightsError("the network holds no copy of the construction (no injective intertwiner)")
+    Q = Y.T  # Q M_a ~ S_a Q
+    if d0 < d:
+        _, _, Vt = np.linalg.svd(Q)
+        P = np.concatenate([X, Vt[d0:].T], axis=1)  # [P_K | an orthonormal basis of ker Q]
+    else:
+        P = X
+    Pq = np.vectorize(_dyadic, otypes=[object])(P)
+    Pf = Pq.astype(float)
+    if abs(np.linalg.det(Pf)) < 1e-12 or np.linalg.cond(Pf) > 1e8:
+        raise WeightsError("the construction's coordinates in the network are ill-conditioned")
+    K = list(range(d0))
+    Sb = np.zeros((len(A), d, d), dtype=object)
+    for a in range(len(A)):
+        Sb[a][np.ix_(K, K)] = exact.A[a]
+    h0b = _rational_vector(np.linalg.solve(Pf, h0), K)
+    if all(x == 0 for x in h0b):
+        raise WeightsError("the start state has no component on the construction's coordinates")
+    RP = R @ Pf
+    top = float(np.abs(RP[:, K]).max())
+    Rb = np.array([_rational_vector(row, K, top) for row in RP], dtype=object)
+    block = Weights("full", Sb, h0b, Rb)
+    Sf = np.einsum("ij,sjk,kl->sil", Pf, block.float_arrays()[0], np.linalg.inv(Pf))
+    c = tuple(float(1.0 / s) for s in scale)
+    dist = tuple(float(np.linalg.norm(c[a] * A[a] - Sf[a]) / max(np.linalg.norm(c[a] * A[a]), 1e-300))
+                 for a in range(len(A)))
+    isometric = all(_is_orthogonal(exact.A[a]) for a in range(len(A)))
+    groups = (tuple(K),) + tuple((j,) for j in range(d0, d))
+    return Snap(block, groups, (0,), (), c, dist, Pq, "full",
+                f"the {exact.variant} construction (d = {d0}) read in the network's basis", isometric=isometric)
+
+
+def _is_orthogonal(M: np.ndarray) -> bool:
+    """Exactly: M^T M = I (entries Fractions, ints or FieldElements)."""
+    n = M.shape[0]
+    for i in range(n):
+        for j in range(n):
+            s = sum((M[k, i] * M[k, j] for k in range(n)), 0)
+            if not s == (1 if i == j else 0):
+                return False
+    return True

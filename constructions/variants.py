@@ -131,6 +131,10 @@ class VariantKind:
     coordinate_map:
         True when every matrix, hence every product, is monomial (each column one non-zero
         entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
+    rescale:
+        ``(factors, e) -> factors`` of the weights whose ``A[s]`` is divided by ``2**e[s]``
+        (exact in floats), or None when the kind has no free scale (``householder``: A is a
+        product of reflections, of norm at most 1, so its scale is never extreme).
     pad:
         ``(factors, param) -> factors`` re-expressing weights of this kind with a larger factor
         count (identity factors or zero terms appended), None when the count is larger.
@@ -160,6 +164,7 @@ class VariantKind:
     published: str = ""
     pad: Callable | None = None
     coordinate_map: bool = False
+    rescale: Callable | None = None
 
     def block_size(self, param: int | None) -> int | None:
         """Size of the diagonal blocks for this parameter (None: no block structure)."""
@@ -230,10 +235,6 @@ def _positive_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
         s, i = (int(x) for x in bad[0])
         raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {i}] = {_fmt(A[s, i, i])} is not strictly positive")
     return A
-
-
-def _small(x, tol, exact: bool) -> bool:
-    return x == 0 if exact else abs(x) <= tol
 
 
 def _rotation_project(A: np.ndarray, param) -> np.ndarray:
@@ -318,6 +319,7 @@ KINDS: dict[str, VariantKind] = {
                     full_projector=lambda v, A, f: _project_factorized(A, v.param, f),
                     summary="A[s] = U diag(C[s]) W^T, U and W (hidden, R), C (symbols, R)",
                     counts_factors=True, factor_names=("U", "C", "W"), factor_ndims=(2, 2, 2), pad=_pad_columns,
+                    rescale=lambda f, e: (f[0], np.ldexp(f[1], -e[:, None]), f[2]),
                     published="the factorised bilinear RNN (Ebrahimi & Memisevic 2025)"),
         VariantKind("block", "B", False, "complex", lambda p: p, "is outside the {B}x{B} diagonal blocks",
                     summary="block-diagonal with B x B blocks (B divides hidden)",
@@ -341,11 +343,13 @@ KINDS: dict[str, VariantKind] = {
                     checker=_factored_checker("monomial"), full_projector=_factored_projector("monomial"),
                     summary="A[s] = P_s diag(D[s]), P_s column one-hot (perm), D real",
                     factor_names=("perm", "D"), factor_ndims=(2, 2), index_factors=("perm",), coordinate_map=True,
+                    rescale=lambda f, e: (f[0], np.ldexp(f[1], -e[:, None])),
                     published="PD-SSM with real D (Terzic et al. 2025)"),
         VariantKind("dplr", "R", False, "complex", lambda p: None,
                     checker=_factored_checker("dplr"), full_projector=_factored_projector("dplr"),
                     summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
                     counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3), pad=_factored_pad("dplr"),
+                    rescale=lambda f, e: (np.ldexp(f[0], -e[:, None]), np.ldexp(f[1], -e[:, None, None]), f[2]),
                     published="RWKV-7 generalised delta rule; gated DeltaNet alpha (I - beta k k^T) (R = 1)"),
     )
 }
@@ -605,7 +609,14 @@ def _check_factorized(A: np.ndarray, R: int, exact: bool, spec: str, factors):
     return factors
 
 
-def _is_diagonal(A: np.ndarray, exact: bool) -> bool:
+def is_diagonal(A: np.ndarray, exact: bool) -> bool:
+    """Every ``A[s]`` (symbols, hidden, hidden) is diagonal: exactly zero off the diagonal, or for
+    floats below ``FLOAT_RTOL`` times that matrix's own largest entry (each matrix judged against
+    its own scale, as conformance is).
+
+    >>> is_diagonal(np.array([[[2.0, 1e-12], [0.0, 1.0]]]), exact=False), is_diagonal(np.array([[[1, 1], [0, 1]]], dtype=object), exact=True)
+    (True, False)
+    """
     off = ~np.eye(A.shape[1], dtype=bool)[None]
     if exact:
         return not (np.asarray(A != 0, dtype=bool) & off).any()
@@ -621,7 +632,7 @@ def derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
     dtype = object if exact else np.float64
     zero, one = (0, 1) if exact else (0.0, 1.0)
     U, C, W = (np.full(shape, zero, dtype=dtype) for shape in ((d, R), (k, R), (d, R)))
-    if _is_diagonal(A, exact) and R >= d:
+    if is_diagonal(A, exact) and R >= d:
         for i in range(d):
             U[i, i] = W[i, i] = one
             for s in range(k):
@@ -683,7 +694,7 @@ def _project_factorized(A: np.ndarray, R: int, factors) -> tuple[np.ndarray, tup
             if f.shape != (rows, R):
                 raise ConformanceError(f"factor {name} has shape {f.shape}, expected ({rows}, {R})")
         return np.stack([(U * C[s][None, :]) @ W.T for s in range(k)]), (U, C, W)
-    if _is_diagonal(A, False) and R >= d:
+    if is_diagonal(A, False) and R >= d:
         return A, None
     svds = [np.linalg.svd(A[s]) for s in range(k)]
     rel = [(sv / sv[0] if sv[0] > 0 else sv * 0, s) for s, (_, sv, _) in enumerate(svds)]

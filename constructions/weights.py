@@ -19,6 +19,10 @@ Variants (spec strings, see :func:`parse_variant`)::
     rotation2d      2x2 blocks [[a, -b], [b, a]] (scaled rotations; a complex diagonal)
     diagonal        real diagonal
     positive        diagonal with strictly positive entries
+    householder:K   product of K reflections I - beta v v^T / v^T v, beta in [0, 2]
+                    (householder:K,nonneg: beta in [0, 1]); factors V, beta
+    monomial        P diag(D), P column one-hot; factors perm (integers), D
+    dplr:R          diag(D) + U W^T (rank R); factors D, U, W
 
 File format (``save``/``load``): one JSON object, UTF-8, no pickle::
 
@@ -26,7 +30,8 @@ File format (``save``/``load``): one JSON object, UTF-8, no pickle::
      "variant": "block:2", "exact": true,
      "shape": {"symbols": S, "hidden": D, "classes": C},
      "A": [[[e, ...], ...], ...], "h0": [e, ...], "readout": [[e, ...], ...],
-     "factors": null | {"U": [[e]], "C": [[e]], "W": [[e]]},
+     "factors": null | {"U": [[e]], "C": [[e]], "W": [[e]]} (factorized; the other
+                 kinds' factors by name, docs/formats.md),
      "checksum": "sha256:..."}
 
 An entry ``e`` is a JSON number (float weights, or an integer in exact weights), a string

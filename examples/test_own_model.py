@@ -2,8 +2,8 @@
 
 Copy this file into your project and replace ``RotationRNN`` or ``LeakyGRU`` by your model.
 Any model with a ``forward(words)`` that returns logits ``(batch, time, classes)`` can be checked
-at length 500 (:func:`bilinear.automata.strategies.assert_tracks`, the float check) and have its
-automaton extracted from its hidden states (:func:`bilinear.analysis.tracker.as_tracker`);
+at length 500 (:func:`bilinear.constructions.testing.assert_tracks`, the float check) and have its
+automaton extracted from its hidden states (:func:`bilinear.constructions.tracker.as_tracker`);
 a ``to_weights()`` that hands its transition matrices to
 :class:`bilinear.constructions.weights.Weights` adds the exact proof and the spectra.
 
@@ -20,7 +20,8 @@ import torch
 from hypothesis import given, settings
 
 from bilinear.automata import from_spec
-from bilinear.automata.strategies import assert_tracks, long_words, words
+from bilinear.automata.strategies import long_words, words
+from bilinear.constructions.testing import assert_tracks
 from bilinear.constructions.floatcheck import check
 from bilinear.constructions.weights import Weights
 

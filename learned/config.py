@@ -29,12 +29,17 @@ from bilinear.constructions.variants import variant_usage
 
 from .limits import DEFAULT_MAX_MEMORY_GB
 
-__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS"]
+__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS"]
 
 #: The learning-rate grid of the paper's protocol (best kept).
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
+#: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
+#: their defaults).  ``paper``: the models as the paper ran them: hidden 256, every token
+#: embedded in 256 dimensions (the paper's full model is 256^3 = 16.7M parameters), and
+#: rotation2d as one angle per 2x2 block (the paper's 2D-rotation, about 38K parameters).
+PRESETS = {"paper": {"hidden": 256, "embed": 256, "angles": True}}
 #: The largest learning rate: Adam's step in float32 overflows beyond it.
 MAX_LR = 1e30
 
@@ -65,13 +70,20 @@ class TrainConfig:
         default="parity", metadata=_cli("automaton family spec, e.g. parity, cyclic:5", positional="SPEC"))
     model: str = field(  # model spec: a bilinear variant or a baseline (see registry.MODELS)
         default="full", metadata=_cli(f"{variant_usage()}, lstm, rnn, "
-                                      "transformer[:L], mamba[:L]", positional="MODEL"))
+                                      "transformer[:L][,sinusoidal], mamba[:L][,neg]", positional="MODEL"))
     hidden: int = field(  # hidden size d (replaced when match_params is set)
         default=16, metadata=_cli("hidden size (default %(default)s)"))
     embed: int | None = field(  # None: one-hot tokens; else tokens embedded in this many dims
         default=None, metadata=_cli("embed tokens in this many dims (default one-hot)"))
     additive: bool = field(  # ablation: h_t = A(x_t) h_{t-1} + B x_t + b (not bilinear)
-        default=False, metadata=_cli("ablation: add B x_t + b (not bilinear)"))
+        default=False, metadata=_cli("ablation: add B x_t + b (not bilinear), h still renormalised at every step "
+                                     "(see --no-additive-renorm)"))
+    additive_renorm: bool = field(  # with additive: renormalise h as the bilinear models do; False:
+        # the older ablation, never renormalised (it changed two things at once)
+        default=True, metadata=_cli("with --additive: never renormalise h (the older ablation form)"))
+    angles: bool = field(  # variants with an angle form (rotation2d): one learned angle per 2x2 block
+        default=False, metadata=_cli("rotation2d: one learned angle per 2x2 block (pure rotations, the paper's "
+                                     "2D-rotation) instead of a scaled rotation; other models are unchanged"))
     steps: int = field(  # most optimizer steps (training stops earlier once it is perfect)
         default=3000, metadata=_cli("most optimizer steps (default %(default)s)"))
     lr: float = field(  # Adam learning rate of a single run (sweeps use `lrs`)
@@ -135,9 +147,23 @@ class TrainConfig:
         default=200, metadata=_cli("longest validation length", option="--val-len"))
     val_words: int = field(  # validation words, labelled at every position
         default=64, metadata=_cli("validation words (default %(default)s)"))
+    layers: int = field(  # a stack of this many bilinear layers (docs/theory.md section 8; learned/stacked.py)
+        default=1, metadata=_cli("stack this many layers of the bilinear variant: layer l reads (symbol, class of "
+                                 "layer l-1), softmax-mixed in training, argmax in evaluation (default %(default)s)"))
     freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
         default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
                                      "initialisation (bilinear models)"))
+    data: str | None = field(  # a words file (bilinear data; CSV, JSON lines, parquet): the training words
+        default=None, metadata=_cli("train on the words of this file (bilinear data, or the word-problem CSV "
+                                    "layout; .csv, .jsonl, .parquet) instead of fresh random words",
+                                    metavar="FILE"))
+    test_data: str | None = field(  # a words file to test on instead of random words of test_len
+        default=None, metadata=_cli("test on the words of this file instead of random words of --test-len",
+                                    metavar="FILE"))
+    log: str | None = field(  # loggers beside metrics.jsonl: tensorboard, wandb (learned/loggers.py)
+        default=None, compare=False,  # where metrics also go changes nothing a run computes
+        metadata=_cli("also log the metrics to tensorboard and/or wandb (offline), comma-separated, into the "
+                      "run folder (needs --out and bilinear[tensorboard] / bilinear[wandb])", metavar="LOGGERS"))
 
     def __post_init__(self) -> None:
         self._validate_types()
@@ -146,7 +172,7 @@ class TrainConfig:
 
     # --- validation ----------------------------------------------------------------------
     def _validate_types(self) -> None:
-        ints = ("hidden", "steps", "batch", "seed", "train_min_len", "train_max_len", "test_len",
+        ints = ("hidden", "steps", "batch", "seed", "train_min_len", "train_max_len", "test_len", "layers",
                 "test_words", "eval_every", "patience", "val_min_len", "val_max_len", "val_words")
         for name in ints:
             value = getattr(self, name)
@@ -160,9 +186,19 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ConfigError(f"{name} must be a finite number, got {value!r}")
-        for name in ("additive", "normalize_train", "freeze_transitions"):
+        for name in ("additive", "additive_renorm", "angles", "normalize_train", "freeze_transitions"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.log is not None:
+            from .loggers import parse_log
+
+            if not isinstance(self.log, str):
+                raise ConfigError(f"log must be a comma-separated string of loggers or null, got {self.log!r}")
+            parse_log(self.log)
+        for name in ("data", "test_data"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"{name} must be a file name or null, got {value!r}")
         for name in ("spec", "model", "init", "scan", "device", "early_stop"):
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
@@ -200,6 +236,8 @@ class TrainConfig:
             if self.n_train is not None:
                 raise ConfigError("curriculum_max_len and n_train exclude each other: a fixed pool of training "
                                   "words has fixed lengths")
+        if self.data is not None and (self.n_train is not None or self.curriculum_max_len is not None):
+            raise ConfigError("data excludes n_train and curriculum_max_len: the file gives the training words")
         if self.val_min_len < 1 or self.val_words < 1:
             raise ConfigError(f"val_min_len and val_words must be positive, got {self.val_min_len}, {self.val_words}")
         if self.val_min_len > self.val_max_len:
@@ -220,7 +258,7 @@ class TrainConfig:
         from bilinear.automata.families import check_spec, is_automaton_file
 
         from .models import INITS, check_variant
-        from .registry import parse_model
+        from .registry import max_length, parse_model
         from .scan import SCANS
 
         try:
@@ -236,8 +274,26 @@ class TrainConfig:
         ms = parse_model(self.model)
         if ms.bilinear and self.match_params is None:
             check_variant(ms.spec, self.hidden)
+        longest = max_length(ms)
+        if longest is not None:
+            for name in ("test_len", "val_max_len", "longest_train_len"):
+                if getattr(self, name) > longest:
+                    raise ConfigError(f"{name} {getattr(self, name)} is longer than the {longest} symbols model "
+                                      f"{ms.spec!r} reads (its learned positions); use a shorter length or "
+                                      f"{ms.spec},sinusoidal")
         if self.additive and not ms.bilinear:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
+        if self.layers != 1:
+            from bilinear.constructions.stack import MAX_LAYERS
+
+            if not 1 <= self.layers <= MAX_LAYERS:
+                raise ConfigError(f"layers must be from 1 to {MAX_LAYERS}, got {self.layers}")
+            if not ms.bilinear:
+                raise ConfigError(f"layers applies to bilinear variants only, not {self.model!r}")
+            for name in ("additive", "embed", "match_params"):
+                if getattr(self, name):
+                    raise ConfigError(f"layers > 1 excludes {name}: a stack has one-hot tokens, no additive terms "
+                                      "and the given hidden size")
         if self.freeze_transitions and not ms.bilinear:
             raise ConfigError(f"freeze_transitions applies to bilinear models only, not {self.model!r}")
         if self.init not in INITS:
@@ -294,4 +350,7 @@ class TrainConfig:
         for key in data:
             if key not in names:
                 raise ConfigError(f"unknown {where} key {key!r} (known: {', '.join(names[:3])}, ...)")
+        if data.get("additive") is True and "additive_renorm" not in data:
+            # written before additive_renorm existed: the additive ablation was never renormalised then
+            data = {**data, "additive_renorm": False}
         return cls(**data)

@@ -14,6 +14,12 @@ variant            per-token transition                                  learned
 ``rotation2d``     2x2 scaled rotations ``[[a, -b], [b, a]]``            a, b (D, hidden/2)
 ``diagonal``       real diagonal                                         (D, hidden)
 ``positive``       ``diag(exp(theta^T x))`` (positive, Mamba-like)       theta (D, hidden)
+``householder:K``  ``prod_j (I - beta_j k_j k_j^T)``, k unit,             Vk (D, K, hidden),
+                   beta = 2 sigmoid (``nonneg``: sigmoid) (DeltaProduct)  Vb (D, K)
+``monomial``       ``P diag(d)``, P = hard column argmax of logits,       Pl (D, hidden, hidden),
+                   straight-through softmax gradient (PD-SSM)             Dm (D, hidden)
+``dplr:R``         ``diag(d) + U W^T`` (RWKV-7-like)                      Dd (D, hidden),
+                                                                          Ul, Wl (D, hidden, R)
 =================  ===================================================  =======================
 
 Each row is one :class:`LearnedVariant` in :data:`LEARNED_VARIANTS` (parameters and their
@@ -22,7 +28,10 @@ initialisation, the transitions the scan runs, the parameters that carry a given
 variant up there, so a new variant is one entry.
 
 ``additive=True`` is the ablation ``h_t = A(x_t) h_{t-1} + B x_t + b``; it is not a bilinear
-model (not scale-invariant), so it is never renormalised and has no :meth:`BilinearRNN.to_weights`.
+model (not scale-invariant) and has no :meth:`BilinearRNN.to_weights`.  By default it is
+renormalised at every step as the bilinear models are (``h_t`` divided by its norm after the
+affine step), so the ablation changes one thing; ``additive_renorm=False`` is the older form,
+never renormalised, which changes two.
 
 >>> import torch
 >>> m = BilinearRNN(n_symbols=2, n_classes=2, hidden=4, variant="block:2", seed=0)
@@ -46,7 +55,7 @@ from torch import nn
 from bilinear.constructions.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .scan import SCANS, Block, Dense, Diagonal, Factorized, Rotation, Transitions, scan
+from .scan import SCANS, Block, Dense, Diagonal, Factorized, Householder, LowRank, Monomial, Rotation, Transitions, scan
 
 __all__ = ["BilinearRNN", "INITS", "InitContext", "LEARNED_VARIANTS", "LearnedVariant", "check_variant"]
 
@@ -103,7 +112,11 @@ class LearnedVariant:
     ``from_weights(weights, A)`` the parameter values carrying a float ``Weights`` of this variant
     (``A`` its float matrices); ``export(transitions)`` the float64 ``(A, factors)`` of
     :meth:`BilinearRNN.to_weights` (default: the dense matrices, no factors); ``fits(hidden,
-    variant)`` a message when the hidden size cannot carry the variant.
+    variant)`` a message when the hidden size cannot carry the variant; ``canonical`` False when
+    the parameters have a gauge, so that ``from_weights(to_weights())`` gives the same transitions
+    but other tensors (householder vectors are normalised, monomial logits keep only their argmax);
+    ``angle_form`` the row of the variant's angle parameterisation (``angles=True``: one learned
+    angle per 2x2 block, pure rotations), or None when it has none.
     """
 
     kind: str
@@ -112,6 +125,8 @@ class LearnedVariant:
     from_weights: Callable[[Weights, np.ndarray], dict]
     export: Callable[[Transitions], tuple] | None = None
     fits: Callable[[int, Variant], "str | None"] = _fits
+    canonical: bool = True
+    angle_form: "LearnedVariant | None" = None
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -157,10 +172,109 @@ def _rotation_init(c: InitContext) -> dict:
     return {"ra": torch.cos(angle), "rb": torch.sin(angle)}
 
 
+def _angle_init(c: InitContext) -> dict:
+    shape = (c.tokens, c.hidden // 2)
+    return {"theta": c.noise_scale * c.randn(*shape) if c.identity else 2 * math.pi * torch.rand(*shape, generator=c.gen)}
+
+
+def _angles_of(weights: Weights, A: np.ndarray) -> dict:
+    """The angles of a rotation2d network whose blocks are pure rotations (ConfigError otherwise)."""
+    a, b = _diagonals(A[:, 0::2, 0::2]), _diagonals(A[:, 1::2, 0::2])
+    scale = np.hypot(a, b)
+    if not np.allclose(scale, 1.0, atol=1e-9):
+        worst = float(np.abs(scale - 1).max())
+        raise ConfigError(f"the angle form carries pure rotations only; a block of these weights has scale "
+                          f"{1 + worst:.6g} (off by {worst:.3g})")
+    return {"theta": np.arctan2(b, a)}
+
+
+def _rotation_fits(d: int, v: Variant) -> str | None:
+    return f"hidden size {d} is odd; variant {v.spec!r} needs 2x2 blocks" if d % 2 else None
+
+
 def _diagonal_init(c: InitContext) -> dict:
     D, d = c.tokens, c.hidden
     W = 1.0 + c.noise_scale * c.randn(D, d) if c.identity else 2 * torch.rand(D, d, generator=c.gen) - 1
     return {"W": W}
+
+
+def _beta_top(v: Variant) -> float:
+    """The largest beta of a Householder variant: 1 with ``nonneg``, else 2."""
+    return 1.0 if v.nonneg else 2.0
+
+
+def _householder_init(c: InitContext) -> dict:
+    K, d, D = c.param, c.hidden, c.tokens
+    return {"Vk": c.randn(D, K, d), "Vb": (-3.0 if c.identity else 0.0) + c.noise_scale * c.randn(D, K)}
+
+
+def _householder_transitions(m, ps) -> Householder:
+    k = ps(m.Vk)
+    k = k / k.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    return Householder(k, _beta_top(m.variant) * torch.sigmoid(ps(m.Vb)))
+
+
+def _householder_export(trans: Householder) -> tuple:
+    return _numpy(trans.dense()), (_numpy(trans.k), _numpy(trans.beta))
+
+
+def _householder_from(weights: Weights, A: np.ndarray) -> dict:
+    V, beta = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
+    top = _beta_top(weights.variant_info)
+    p = np.clip(beta / top, 1e-9, 1 - 1e-9)
+    return {"Vk": V, "Vb": np.log(p / (1 - p))}
+
+
+#: Logit margin of a selected row when a monomial model carries given weights.
+HARD_LOGIT = 30.0
+
+
+def _monomial_init(c: InitContext) -> dict:
+    D_, d = c.tokens, c.hidden
+    if c.identity:
+        logits = 4.0 * torch.eye(d).expand(D_, d, d) + c.noise(D_, d, d)
+        Dm = 1.0 + c.noise(D_, d)
+    else:
+        logits = c.randn(D_, d, d)
+        Dm = 2 * torch.rand(D_, d, generator=c.gen) - 1
+    return {"Pl": logits.clone(), "Dm": Dm}
+
+
+def _monomial_transitions(m, ps) -> Monomial:
+    logits = ps(m.Pl)  # (symbols, hidden rows, hidden columns)
+    soft = torch.softmax(logits, dim=1)  # each column a distribution over rows
+    return Monomial(logits.argmax(dim=1), ps(m.Dm), soft if torch.is_grad_enabled() else None)
+
+
+def _monomial_export(trans: Monomial) -> tuple:
+    perm, D = trans.perm.detach().cpu().numpy().astype(np.int64), _numpy(trans.D)
+    A = np.zeros((D.shape[0], D.shape[1], D.shape[1]))
+    np.put_along_axis(A, perm[:, None, :], D[:, None, :], axis=1)
+    return A, (perm, D)
+
+
+def _monomial_from(weights: Weights, A: np.ndarray) -> dict:
+    perm, D = weights.to_float().factors
+    S, d = np.asarray(D).shape
+    logits = np.zeros((S, d, d))
+    np.put_along_axis(logits, np.asarray(perm, dtype=np.int64)[:, None, :], HARD_LOGIT, axis=1)
+    return {"Pl": logits, "Dm": np.asarray(D, dtype=np.float64)}
+
+
+def _dplr_init(c: InitContext) -> dict:
+    R, d, D_ = c.param, c.hidden, c.tokens
+    Dd = 1.0 + c.noise(D_, d) if c.identity else 2 * torch.rand(D_, d, generator=c.gen) - 1
+    return {"Dd": Dd, "Ul": c.randn(D_, d, R) / math.sqrt(d), "Wl": c.randn(D_, d, R) / math.sqrt(d)}
+
+
+def _dplr_export(trans: LowRank) -> tuple:
+    D, U, W = (_numpy(x) for x in (trans.D, trans.U, trans.W))
+    return _numpy(trans.dense()), (D, U, W)
+
+
+def _dplr_from(weights: Weights, A: np.ndarray) -> dict:
+    D, U, W = (np.asarray(f, dtype=np.float64) for f in weights.to_float().factors)
+    return {"Dd": D, "Ul": U, "Wl": W}
 
 
 #: The learned side of every variant kind, keyed by :attr:`Variant.kind`.
@@ -192,7 +306,15 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             init=_rotation_init,
             transitions=lambda m, ps: Rotation(ps(m.ra), ps(m.rb)),
             from_weights=lambda w, A: {"ra": _diagonals(A[:, 0::2, 0::2]), "rb": _diagonals(A[:, 1::2, 0::2])},
-            fits=lambda d, v: f"hidden size {d} is odd; variant 'rotation2d' needs 2x2 blocks" if d % 2 else None,
+            fits=_rotation_fits,
+            # the paper's 2D-rotation: the angle of symbol s is E[:, s] . theta (one-hot: theta[s])
+            angle_form=LearnedVariant(
+                "rotation2d",
+                init=_angle_init,
+                transitions=lambda m, ps: Rotation(torch.cos(ps(m.theta)), torch.sin(ps(m.theta))),
+                from_weights=_angles_of,
+                fits=_rotation_fits,
+            ),
         ),
         LearnedVariant(
             "diagonal",
@@ -205,6 +327,29 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             init=lambda c: {"W": c.noise_scale * c.randn(c.tokens, c.hidden)},
             transitions=lambda m, ps: Diagonal(torch.exp(ps(m.W))),
             from_weights=lambda w, A: {"W": np.log(_diagonals(A))},
+        ),
+        LearnedVariant(
+            "householder",
+            init=_householder_init,
+            transitions=_householder_transitions,
+            from_weights=_householder_from,
+            export=_householder_export,
+            canonical=False,
+        ),
+        LearnedVariant(
+            "monomial",
+            init=_monomial_init,
+            transitions=_monomial_transitions,
+            from_weights=_monomial_from,
+            export=_monomial_export,
+            canonical=False,
+        ),
+        LearnedVariant(
+            "dplr",
+            init=_dplr_init,
+            transitions=lambda m, ps: LowRank(ps(m.Dd), ps(m.Ul), ps(m.Wl)),
+            from_weights=_dplr_from,
+            export=_dplr_export,
         ),
     )
 }
@@ -259,12 +404,17 @@ class BilinearRNN(nn.Module):
     n_symbols, n_classes, hidden:
         Alphabet size, number of classes, hidden size d.
     variant:
-        Variant spec string (``full``, ``factorized:R``, ``block:B``, ``rotation2d``,
-        ``diagonal``, ``positive``).
+        Variant spec string (one of :func:`~bilinear.constructions.variants.variant_usage`).
     embed:
         ``None`` for one-hot tokens, else the embedding size D.
     additive:
         Add ``B x_t + b`` (the ablation; not bilinear).
+    additive_renorm:
+        With ``additive``: renormalise h at every step as the bilinear models do (default), so
+        the ablation changes one thing; False is the older form, never renormalised.
+    angles:
+        Use the variant's angle form when it has one (``rotation2d``: one learned angle per 2x2
+        block, pure rotations: the paper's 2D-rotation); other variants are unchanged.
     normalize_train:
         Renormalise h at every step in training mode too (always done in evaluation mode).
     init:
@@ -288,6 +438,8 @@ class BilinearRNN(nn.Module):
         init_noise: float = 0.1,
         seed: int = 0,
         scan: str = "auto",
+        additive_renorm: bool = True,
+        angles: bool = False,
     ):
         super().__init__()
         v = check_variant(variant, hidden)
@@ -296,7 +448,10 @@ class BilinearRNN(nn.Module):
         self.n_symbols, self.n_classes, self.hidden = n_symbols, n_classes, hidden
         self.embed_dim = embed
         self.additive = bool(additive)
-        self.normalize_train = bool(normalize_train) and not self.additive
+        #: False only for the older additive ablation, which is never renormalised.
+        self.renormalized = not self.additive or bool(additive_renorm)
+        self.normalize_train = bool(normalize_train) and self.renormalized
+        self.angles = bool(angles) and LEARNED_VARIANTS[v.kind].angle_form is not None
         self.scan_method = scan
         gen = torch.Generator().manual_seed(int(seed))
         ctx = InitContext(gen, n_symbols if embed is None else embed, hidden, v.param, init == "identity", init_noise)
@@ -322,8 +477,9 @@ class BilinearRNN(nn.Module):
 
     @property
     def learned(self) -> LearnedVariant:
-        """This model's row of :data:`LEARNED_VARIANTS`."""
-        return LEARNED_VARIANTS[self.variant.kind]
+        """This model's row of :data:`LEARNED_VARIANTS` (its angle form with ``angles``)."""
+        row = LEARNED_VARIANTS[self.variant.kind]
+        return row.angle_form if self.angles else row
 
     # --- transitions ---------------------------------------------------------------------
     def _per_symbol(self, P: torch.Tensor) -> torch.Tensor:
@@ -348,9 +504,9 @@ class BilinearRNN(nn.Module):
         """Hidden states (batch, time, hidden) after each token of words (batch, time); with
         ``readout`` the logits (batch, time, classes)."""
         if normalize is None:
-            normalize = (self.normalize_train if self.training else True) and not self.additive
-        if normalize and self.additive:
-            raise ConfigError("the additive ablation is affine and cannot be renormalised")
+            normalize = (self.normalize_train if self.training else True) and self.renormalized
+        if normalize and not self.renormalized:
+            raise ConfigError("this additive ablation is the unrenormalised form (additive_renorm=False)")
         return scan(
             self.transitions(),
             words,

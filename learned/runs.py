@@ -122,10 +122,10 @@ class RunFiles:
 
     def automaton(self):
         """The run's automaton: the copy in ``automaton.json`` when there is one, else SPEC's."""
-        from bilinear.automata import Automaton, from_spec
+        from bilinear.automata import from_spec, read_automaton
 
         copy = self.path / AUTOMATON_FILE
-        return Automaton.load(copy) if copy.is_file() else from_spec(self.config.spec)
+        return read_automaton(copy) if copy.is_file() else from_spec(self.config.spec)
 
     @property
     def finished(self) -> bool:
@@ -212,7 +212,9 @@ class RunDir(RunFiles):
         self.config = config
         automaton = _file_automaton(config.spec)
         if automaton is not None:  # a run on an automaton file keeps its own copy
-            automaton.save(self.path / AUTOMATON_FILE)
+            from bilinear.automata.fileformat import write
+
+            write(automaton, self.path / AUTOMATON_FILE)
         _write_json(self.path / CONFIG_FILE, config.to_dict())
 
     def _open_existing(self, config: TrainConfig | None) -> None:
@@ -232,7 +234,7 @@ class RunDir(RunFiles):
                 raise ConfigError(
                     f"cannot resume {self.path}: the config differs from the stored one in {', '.join(diff)}"
                 )
-            self.config = stored
+            self.config = stored if config is None else stored.replace(log=config.log)  # this call's loggers
             if not self.finished and not (self.path / CHECKPOINT_FILE).is_file():
                 self.restarted = True  # killed before the first checkpoint: start from scratch
                 for name in (METRICS_FILE, MODEL_FILE):
@@ -268,9 +270,20 @@ class RunDir(RunFiles):
 
     # --- metrics ----------------------------------------------------------------------------
     def log(self, record: dict) -> None:
-        """Append one JSON line to ``metrics.jsonl``."""
+        """Append one JSON line to ``metrics.jsonl`` (and to the loggers of ``config.log``)."""
         with open(self.path / METRICS_FILE, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
+        for logger in self.loggers():
+            logger.log(record)
+
+    def loggers(self) -> list:
+        """The loggers of ``config.log`` (learned/loggers.py), opened once (ExtraMissingError
+        when one's extra is not installed)."""
+        if getattr(self, "_opened_loggers", None) is None:
+            from .loggers import open_loggers
+
+            self._opened_loggers = open_loggers(self.config, self.path)
+        return self._opened_loggers
 
     def _truncate_metrics(self, step: int) -> None:
         kept = [r for r in self.metrics() if r["step"] <= step]
@@ -317,6 +330,9 @@ class RunDir(RunFiles):
 
         atomic_write(self.path / MODEL_FILE, lambda fh: torch.save(model.state_dict(), fh))
         _write_json(self.path / RESULT_FILE, result)
+        for logger in self.loggers():
+            logger.finish(result)
+        self._opened_loggers = []
 
 
 def _file_automaton(spec: str):

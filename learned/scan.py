@@ -22,8 +22,9 @@ Two scans compute the same states:
 
 Renormalisation (``normalize=True``) divides ``h_t`` by its Euclidean norm at every step.  For a
 linear (bias-free) recurrence this changes no prediction of a linear readout: every state is only
-multiplied by a positive scalar.  It is refused for affine recurrences (``add`` given), whose
-predictions are not scale-invariant.
+multiplied by a positive scalar.  For an affine recurrence (``add`` given: the additive ablation)
+renormalising after each step is a different recurrence, ``h_t = (A h + add) / |A h + add|``:
+the sequential scan runs it; the parallel scan refuses it (it has no associative form).
 
 Shapes: tokens (batch, time) int64, h0 (hidden,), result (batch, time, hidden).
 
@@ -52,6 +53,9 @@ __all__ = [
     "Diagonal",
     "Rotation",
     "Factorized",
+    "Householder",
+    "Monomial",
+    "LowRank",
     "GroupPlan",
     "sequential_scan",
     "parallel_scan",
@@ -305,6 +309,124 @@ class Factorized(Transitions):
         return self.dense()[tokens].unsqueeze(2)  # (batch, time, 1, hidden, hidden)
 
 
+@dataclass(frozen=True, eq=False)
+class Householder(Transitions):
+    """``A[s] = H(k[s,0], beta[s,0]) ... H(k[s,K-1], beta[s,K-1])``, ``H(k, b) = I - b k k^T`` with
+    unit vectors k (symbols, K, hidden) and beta (symbols, K): a step is K rank-one updates,
+    O(K hidden) per row instead of O(hidden^2)."""
+
+    k: torch.Tensor
+    beta: torch.Tensor
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self.k.shape[0])
+
+    def dense(self) -> torch.Tensor:
+        S, K, d = self.k.shape
+        A = torch.eye(d, dtype=self.k.dtype, device=self.k.device).expand(S, d, d)
+        for j in range(K):
+            H = torch.eye(d, dtype=self.k.dtype, device=self.k.device) - self.beta[:, j, None, None] * (
+                self.k[:, j, :, None] * self.k[:, j, None, :])
+            A = A @ H
+        return A
+
+    def step(self, h, tok, counts=None):
+        k, beta = self.k[tok], self.beta[tok]  # (batch, K, hidden), (batch, K)
+        for j in range(k.shape[1] - 1, -1, -1):  # the last factor acts first
+            kj = k[:, j]
+            h = h - (beta[:, j] * (kj * h).sum(-1)).unsqueeze(-1) * kj
+        return h
+
+    def elements(self, tokens):
+        return self.dense()[tokens].unsqueeze(2)
+
+
+class _MonomialStep(torch.autograd.Function):
+    """``y[b, perm[b, j]] += D[b, j] h[b, j]`` (O(hidden) per row) with the straight-through
+    gradient of the column-softmax ``soft`` (batch rows' symbols ``tok``): the backward treats
+    the hard one-hot columns as ``soft``, so ``grad soft[s] = sum_b g_b (D_b h_b)^T``."""
+
+    @staticmethod
+    def forward(ctx, h, D, soft, perm, tok):
+        Db, pb = D[tok], perm[tok]  # (batch, hidden)
+        y = torch.zeros_like(h).scatter_add_(1, pb, Db * h)
+        ctx.save_for_backward(h, D, perm, tok)
+        ctx.n_soft = None if soft is None else soft.shape
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        h, D, perm, tok = ctx.saved_tensors
+        Db, pb = D[tok], perm[tok]
+        gsel = torch.gather(g, 1, pb)  # (batch, hidden): g at each column's row
+        grad_h = gsel * Db
+        grad_D = torch.zeros_like(D).index_add_(0, tok, gsel * h)
+        grad_soft = None
+        if ctx.n_soft is not None:  # one GEMM per symbol: sum over its rows of g_b (D_b h_b)^T
+            x = Db * h
+            grad_soft = torch.zeros(ctx.n_soft, dtype=g.dtype, device=g.device)
+            for sym in range(ctx.n_soft[0]):
+                rows = (tok == sym).nonzero().squeeze(1)
+                if rows.numel():
+                    grad_soft[sym] = g.index_select(0, rows).T @ x.index_select(0, rows)
+        return grad_h, grad_D, grad_soft, None, None
+
+
+@dataclass(frozen=True, eq=False)
+class Monomial(Transitions):
+    """``A[s] = P_s diag(D[s])`` with ``P_s`` column one-hot: ``perm`` (symbols, hidden) the row of
+    each column, ``D`` (symbols, hidden); ``soft`` (symbols, hidden, hidden) the column-softmax
+    whose straight-through gradient trains the selection (PD-SSM), or None.  A step is one
+    scatter, O(hidden) per row."""
+
+    perm: torch.Tensor
+    D: torch.Tensor
+    soft: torch.Tensor | None = None
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self.D.shape[0])
+
+    def dense(self) -> torch.Tensor:
+        S, d = self.D.shape
+        A = torch.zeros(S, d, d, dtype=self.D.dtype, device=self.D.device)
+        A = A.scatter(1, self.perm.unsqueeze(1), self.D.unsqueeze(1))
+        if self.soft is not None and torch.is_grad_enabled():  # straight through: value hard, gradient soft
+            A = A + (self.soft - self.soft.detach()) * self.D.detach().unsqueeze(1)
+        return A
+
+    def step(self, h, tok, counts=None):
+        return _MonomialStep.apply(h, self.D, self.soft, self.perm, tok)
+
+    def elements(self, tokens):
+        return self.dense()[tokens].unsqueeze(2)
+
+
+@dataclass(frozen=True, eq=False)
+class LowRank(Transitions):
+    """``A[s] = diag(D[s]) + U[s] W[s]^T``: D (symbols, hidden), U, W (symbols, hidden, R); a step
+    is O(R hidden) per row."""
+
+    D: torch.Tensor
+    U: torch.Tensor
+    W: torch.Tensor
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self.D.shape[0])
+
+    def dense(self) -> torch.Tensor:
+        return torch.diag_embed(self.D) + self.U @ self.W.transpose(1, 2)
+
+    def step(self, h, tok, counts=None):
+        low = torch.einsum("bir,br->bi", self.U[tok], torch.einsum("bjr,bj->br", self.W[tok], h))
+        return h * self.D[tok] + low
+
+    def elements(self, tokens):
+        return self.dense()[tokens].unsqueeze(2)
+
+
 # ------------------------------------------------------------------------------------------
 # sequential scan
 # ------------------------------------------------------------------------------------------
@@ -368,8 +490,8 @@ def sequential_scan(
 ) -> torch.Tensor:
     """States h_1..h_T (batch, time, hidden) of ``h_t = A[x_t] h_{t-1} (+ add[x_t])``.
 
-    ``add`` (symbols, hidden) is the additive (affine) term of the ablation; renormalisation is
-    refused with it.  With ``readout`` (classes, hidden) the result is the logits
+    ``add`` (symbols, hidden) is the additive (affine) term of the ablation; with ``normalize``
+    the state is renormalised after the affine step, ``h_t = (A h + add) / |A h + add|``.  With ``readout`` (classes, hidden) the result is the logits
     (batch, time, classes) instead, computed before the rows are put back in order (cheaper).
     Without autograd, grouped transitions write into preallocated buffers (no allocation per step).
 
@@ -378,8 +500,6 @@ def sequential_scan(
     [-1.0, 1.0, 1.0, -1.0]
     """
     _check_inputs(trans, tokens, h0)
-    if normalize and add is not None:
-        raise ConfigError("renormalisation changes the predictions of an affine (additive) recurrence")
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
@@ -545,7 +665,8 @@ def parallel_scan(
     """
     _check_inputs(trans, tokens, h0)
     if normalize and add is not None:
-        raise ConfigError("renormalisation changes the predictions of an affine (additive) recurrence")
+        raise ConfigError("an affine (additive) recurrence renormalised at every step has no associative form: "
+                          "use the sequential scan")
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
@@ -597,8 +718,8 @@ def scan(
     """
     if method not in SCANS:
         raise ConfigError(f"unknown scan {method!r} (known: {', '.join(SCANS)})")
-    if method == "auto":
-        method = "parallel" if tokens.is_cuda else "sequential"
+    if method == "auto":  # a renormalised affine recurrence has no parallel form
+        method = "parallel" if tokens.is_cuda and not (normalize and add is not None) else "sequential"
     if method == "parallel":
         return parallel_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)
     return sequential_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)

@@ -2,7 +2,7 @@
 
 Train with Adam on words of lengths ``train_min_len..train_max_len`` (2-10), a label at every
 position (plus the empty word, whose class is the start state's), batch 64; stop early once
-held-out validation words of lengths ``val_min_len..val_max_len`` (20-50: longer than any training
+held-out validation words of lengths ``val_min_len..val_max_len`` (20-200: longer than any training
 word, shorter than the test length) have been labelled perfectly for ``patience`` evaluations in
 a row (``early_stop``: ``"train"`` is the older rule, perfect training batches; ``"none"`` runs
 every step), else run all ``steps``; evaluate at
@@ -39,7 +39,9 @@ from torch import nn
 from bilinear.automata import from_spec
 from bilinear.automata.data import sample_words
 from bilinear.errors import ConfigError
-from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, normalized_accuracy
+from bilinear.metrics import (
+    AT_LENGTH, LR_SELECTIONS, MEAN_OVER_POSITIONS, TEST_LENGTH, VAL_ACCURACY, normalized_accuracy, selection_key,
+)
 
 from .config import TrainConfig
 from .registry import count_params, make_model, parse_model, resolve_hidden
@@ -48,10 +50,13 @@ from .runs import RunDir, checkpoint_state
 __all__ = [
     "train",
     "train_run",
+    "dry_run",
     "train_best_lr",
     "validation_accuracy",
     "data_efficiency",
     "evaluate",
+    "evaluate_dataset",
+    "words_file",
     "normalized_accuracy",
     "make_model",
     "resolve_hidden",
@@ -74,11 +79,11 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
-    from tqdm.auto import tqdm
+def _progress(total: int, desc: str, quiet: bool, initial: int = 0, unit: str = "steps"):
+    """A bar on a terminal, else a line on stderr every few seconds (:mod:`bilinear.progress`)."""
+    from bilinear.progress import Progress
 
-    disable = quiet or not sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, initial=initial, disable=disable, leave=False, dynamic_ncols=True)
+    return Progress(desc, total=total, unit=unit, initial=initial, quiet=quiet)
 
 
 def train_max_len_at(config: TrainConfig, step: int) -> int:
@@ -118,15 +123,23 @@ def evaluate(model: nn.Module, automaton, words: int, length: int, seed, min_len
     Returns ``accuracy`` (all positions), ``final_accuracy`` (last position of each word) and
     their normalised forms.
     """
+    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
+    return evaluate_dataset(model, automaton, ds, device=device, quiet=quiet, desc=desc)
+
+
+@torch.no_grad()
+def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | None = None, quiet: bool = True,
+                     desc: str = "eval") -> dict:
+    """:func:`evaluate` on the words of a :class:`~bilinear.automata.data.Dataset` (e.g. a test
+    file read by :func:`bilinear.automata.wordfile.read_words`)."""
     was_training = model.training
     model.eval()
     device = device or torch.device("cpu")
-    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
     correct = total = final_correct = 0
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
-        step = min(step, model.max_batch(length))
-    bar = _progress(len(ds), desc, quiet)
+        step = min(step, model.max_batch(ds.max_len))
+    bar = _progress(len(ds), desc, quiet, unit="words")
     try:
         for start in range(0, len(ds), step):
             w = torch.from_numpy(np.array(ds.words[start : start + step])).to(device)
@@ -238,7 +251,8 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
         model.freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = _restore(run, model, optimizer)
-    pool = None
+    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
+    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
@@ -278,7 +292,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
     finally:
         bar.close()
     _check_finite(model, step, config)
-    result = _result(model, automaton, config, step, stopped_early, device, quiet)
+    result = _result(model, automaton, config, step, stopped_early, device, quiet, test_set)
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:
         run.finish(model, result)
@@ -297,20 +311,64 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
             return run.result()
         if run.restarted and not quiet:
             print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
+        run.loggers()  # --log: a missing extra fails here, before any training
         return train(run.config, run=run, quiet=quiet)
 
 
-def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool) -> dict:
-    """Evaluate the trained model on the training distribution and at the test length."""
+def dry_run(config: TrainConfig) -> dict:
+    """What ``config`` would train, without training: the hidden size, the exact parameter count
+    (the model built on torch's ``meta`` device: nothing allocated) and the memory estimate of
+    :mod:`bilinear.learned.limits` (bytes by part, and the total in GB beside the limit).
+
+    >>> d = dry_run(TrainConfig(spec="parity", model="lstm", hidden=8))
+    >>> d["params"], d["hidden"], sorted(d["memory_bytes"])[0], d["memory_gb"] < d["max_memory_gb"]
+    (610, 8, 'activations', True)
+    """
+    from .limits import estimate_bytes
+
+    automaton = from_spec(config.spec)
+    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
+    with torch.device("meta"):
+        params = count_params(make_model(config, automaton))
+    parts = estimate_bytes(config, automaton.n_symbols, automaton.n_classes, hidden, exact=True)
+    return {
+        "spec": config.spec, "model": parse_model(config.model).spec, "hidden": hidden, "embed": config.embed,
+        "params": params, "memory_bytes": parts, "memory_gb": round(sum(parts.values()) / 1e9, 6),
+        "max_memory_gb": config.max_memory_gb, "dry_run": True,
+    }
+
+
+def words_file(path: str, automaton, longest: int, option: str):
+    """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
+    against ``automaton``), none longer than ``longest`` (the length the memory limits were
+    checked for; ``option`` is the option that raises it)."""
+    from bilinear.automata.wordfile import read_words
+    from bilinear.errors import DataError
+
+    ds = read_words(path, automaton)
+    if ds.max_len > longest:
+        raise DataError(f"{path} has a word of {ds.max_len} symbols, longer than {longest}: raise {option}")
+    return ds
+
+
+def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool,
+            test_set=None) -> dict:
+    """Evaluate the trained model on the training distribution and at the test length (or on the
+    words of ``test_set``, the ``test_data`` file)."""
     t_eval = time.perf_counter()
     train_eval = evaluate(model, automaton, TRAIN_EVAL_WORDS, config.train_max_len, (config.seed, 2),
                           min_len=config.train_min_len, device=device, quiet=quiet, desc="train acc")
-    test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
-                         device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+    if test_set is None:
+        test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
+                             device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+    else:
+        test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
+    val = validation_accuracy(model, automaton, config, device)  # chooses learning rates (never the test words)
     return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,
         "hidden": resolve_hidden(config, automaton.n_symbols, automaton.n_classes),
+        "layers": config.layers,
         "params": count_params(model),
         "lr": config.lr,
         "seed": config.seed,
@@ -318,27 +376,41 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         "stopped_early": stopped_early,
         "early_stop": config.early_stop,
         "n_classes": automaton.n_classes,
-        TEST_LENGTH: config.test_len,
+        TEST_LENGTH: config.test_len if test_set is None else test_set.max_len,  # a file's: its longest word
         "train_accuracy": train_eval["accuracy"],
         "train_accuracy_normalized": train_eval["accuracy_normalized"],
+        VAL_ACCURACY: val,
         # the headline: the last position of test words of length test_length
         AT_LENGTH: test_eval["final_accuracy_normalized"],
         MEAN_OVER_POSITIONS: test_eval["accuracy_normalized"],
         "accuracy_at_length_raw": test_eval["final_accuracy"],
         "accuracy_mean_over_positions_raw": test_eval["accuracy"],
+        **({} if test_set is None else {"test_data": config.test_data, "test_data_words": len(test_set),
+                                          "test_data_lengths": [int(test_set.lengths.min()), test_set.max_len]}),
+        **({} if config.data is None else {"data": config.data}),
         "eval_seconds": round(time.perf_counter() - t_eval, 3),
     }
 
 
-def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True) -> dict:
-    """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result with the best
-    normalised accuracy at the test length (``accuracy_at_length``), with ``"lr_results"`` listing
-    every run's ``(lr, accuracy_at_length)``."""
+def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True, select: str = "validation") -> dict:
+    """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result of the run
+    chosen on the held-out validation words (``val_accuracy``, then training accuracy, then fewer
+    steps: :func:`bilinear.metrics.selection_key`), its test accuracy reported as measured.
+
+    Adds ``lr_selection`` (``select``), ``lr_results`` (every run's ``(lr, val_accuracy,
+    accuracy_at_length)``) and ``best_on_test`` (the learning rate and accuracy at the test length
+    of the run the test words would pick: an optimistic alternative, labelled as such).
+    ``select="test"`` picks on the test words instead (the older, optimistic rule).
+    """
+    if select not in LR_SELECTIONS:
+        raise ConfigError(f"unknown learning-rate selection {select!r} (known: {', '.join(LR_SELECTIONS)})")
     lrs = tuple(config.lrs if lrs is None else lrs)
     results = [train(config.replace(lr=float(lr)), quiet=quiet) for lr in lrs]
-    best = max(results, key=lambda r: (r[AT_LENGTH], r[MEAN_OVER_POSITIONS], -r["steps"]))
-    best = dict(best)
-    best["lr_results"] = [(r["lr"], r[AT_LENGTH]) for r in results]
+    best = dict(max(results, key=lambda r: selection_key(r, select)))
+    on_test = max(results, key=lambda r: selection_key(r, "test"))
+    best["lr_selection"] = select
+    best["lr_results"] = [(r["lr"], r[VAL_ACCURACY], r[AT_LENGTH]) for r in results]
+    best["best_on_test"] = {"lr": on_test["lr"], AT_LENGTH: on_test[AT_LENGTH]}
     return best
 
 

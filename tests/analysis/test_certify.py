@@ -69,7 +69,10 @@ def test_full_network_certified_length_below_the_failing_length(drifting_full):
 def test_hand_construction_as_float_holds_far_beyond_10000():
     cert = certify_network(build("cyclic:5", "rotation2d").to_float(), C5, search_length=2000)
     assert cert.status in ("proved", "horizon")
-    assert cert.certified is None or cert.certified > 10**15  # eps ~ 5e-17 per step
+    # eps ~ 5e-17 per step in real arithmetic; float64 rounding (~3e-16 per step) is charged on top
+    assert cert.horizons["real"].every or cert.horizons["real"].length > 10**15
+    assert cert.horizon.arithmetic == "float64" and (cert.horizon.every or cert.horizon.length > 10**14)
+    assert cert.horizons["float32"].length < cert.horizon.length <= cert.horizons["real"].length
     assert cert.failing is None
 
 
@@ -171,7 +174,7 @@ def test_written_snap_is_proved_by_verify_and_scores_one_at_2000(drifting_rotati
 def test_operator_norm_bound_is_an_upper_bound_and_tight():
     import flint
 
-    from bilinear.constructions.horizon import _arb_matrix, _op_norm
+    from bilinear.constructions.balls import arb_matrix as _arb_matrix, op_norm as _op_norm
 
     rng = np.random.default_rng(1)
     for shape in [(3, 3), (4, 2), (6, 6)]:
@@ -184,12 +187,142 @@ def test_operator_norm_bound_is_an_upper_bound_and_tight():
 
 
 def test_block_wise_bound_needs_a_block_diagonal_network(drifting_full, drifting_rotation):
-    from bilinear.constructions.horizon_blocks import blockwise_horizon
+    from bilinear.constructions.horizon_blocks import blockwise_horizon as _bw
+    from bilinear.constructions.roundoff import RoundOff
     from bilinear.constructions.snap import snap_candidates
+
+    def blockwise_horizon(w, snap, proof, a):
+        return _bw(w, snap, proof, a, RoundOff.of("real", w.dim))
 
     snap = next(snap_candidates(drifting_full, C5))
     proof = prove(snap.block_weights, C5)
     assert blockwise_horizon(drifting_full, snap, proof, C5) is None  # a rational eigenbasis
     snap = next(snap_candidates(drifting_rotation, C5))
     h = blockwise_horizon(drifting_rotation, snap, prove(snap.block_weights, C5), C5)
-    assert h.bound == "block-wise" and abs(h.epsilon - 2 * np.sin(0.005)) < 1e-6  # the chord of delta
+    assert h.bound == "block-wise" and abs(h.constants["epsilon"] - 2 * np.sin(0.005)) < 1e-6  # the chord of delta
+
+
+# ------------------------------------------------------------------------------------------
+# semantics: which arithmetic; a round-off failure is reported as such, never beside a bound
+# that covers it
+# ------------------------------------------------------------------------------------------
+PARITY = from_spec("parity")
+
+
+def tie_network() -> Weights:
+    """After the word ``0`` the float64 scores tie exactly (the tiny term 1e-17 h_1 is absorbed
+    by h_0 before -h_0 is added), while the exact margin is about +5e-18."""
+    return Weights("diagonal", [np.diag([1.0, 0.5, -0.25]), np.diag([-1.0, 0.5, -0.25])], [1.0, 1.0, 1.0],
+                   [[1.0, 1e-17, 4.0], [-1.0, -1e-17, -4.0]])
+
+
+def test_round_off_tie_is_a_round_off_failure_and_never_inside_the_float64_bound():
+    from bilinear.analysis.certify import exact_margin_sign
+
+    w = tie_network()
+    assert not check(w, PARITY, word_batch=np.array([[0]])).passed  # float64: a tie at length 1
+    assert exact_margin_sign(w, PARITY, (0,)) == 1  # real arithmetic: right
+    cert = certify_network(w, PARITY, search_length=200)
+    assert cert.failing == (0,) and cert.failure_kind == "round-off"
+    assert cert.horizon.arithmetic == "float64" and cert.certified == 0  # only the empty word
+    assert cert.horizons["real"].covers(1)  # the theorem in real arithmetic is not contradicted
+    data = cert.to_json()
+    assert data["arithmetic"] == "float64" and data["certified_length"] < data["failing_length"]
+    assert data["failing_symbols"] == [0]
+    text = cert.to_text()
+    assert "round-off failure" in text and "correct for every word up to length 0" in text
+    assert "float64 evaluation" in text
+
+
+def _invariant(cert) -> None:
+    if cert.failing is not None:
+        assert not cert.horizon.covers(len(cert.failing))
+        assert cert.certified is None or cert.certified < len(cert.failing)
+
+
+def test_certified_length_is_below_the_failing_length_everywhere(drifting_rotation):
+    for w, a in [(drifting_rotation, C5), (tie_network(), PARITY), (_noisy_onehot(from_spec("flipflop:3")),
+                                                                     from_spec("flipflop:3"))]:
+        _invariant(certify_network(w, a, search_length=400))
+
+
+# ------------------------------------------------------------------------------------------
+# written snaps load and prove; the snap keeps the classifier
+# ------------------------------------------------------------------------------------------
+def test_written_snap_of_a_hidden_16_full_network_loads_and_is_proved(drifting_full, tmp_path):
+    cert = certify_network(drifting_full, C5, search_length=2000)
+    assert cert.snap.basis is not None  # a rational eigenbasis: the case that wrote 112 digits
+    path = tmp_path / "snap.json"
+    cert.snapped_weights().save(path)
+    loaded = Weights.load(path)
+    assert loaded.variant == "full" and loaded.exact
+    assert prove(loaded, C5).status == "proved"
+    assert check(loaded, C5, length=300, words=32).accuracy == 1.0
+
+
+def test_the_exact_dihedral_5_block_2_construction_as_floats_certifies(tmp_path, capsys):
+    d5 = from_spec("dihedral:5")
+    A, h0, R = build("dihedral:5", "block:2").float_arrays()
+    path = tmp_path / "d5.json"
+    path.write_text(json.dumps({"format": "bilinear.weights", "version": 1, "variant": "block:2", "exact": False,
+                                "A": A.tolist(), "h0": h0.tolist(), "readout": R.tolist()}))
+    assert main(["certify", "--weights", str(path), "dihedral:5", "--unsigned", "--json",
+                 "--search-length", "300"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] in ("proved", "horizon")
+    assert data["certified_every_length"] or data["certified_length"] > 10**12
+    # one common scale: the snapped readout is the float readout divided by one number
+    cert = certify_network(Weights.load(path, allow_unsigned=True), d5, search_length=300)
+    Rs = np.array(cert.snap.block_weights.readout, dtype=float)
+    ratio = Rs[R != 0] / R[R != 0]
+    assert np.allclose(ratio, ratio[0], rtol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# smaller points: status names, symbol indices, the run's test length, --write failures,
+# shortened failing words
+# ------------------------------------------------------------------------------------------
+def test_failing_word_is_shortened_and_given_as_symbol_indices():
+    from bilinear.constructions.failsearch import first_failures, shorten_failure
+
+    w = drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
+    long = (0,) * 40 + (2, 3) * 5 + (1,) * 63  # 0 is the identity: the junk before 1^63 is not needed
+    assert first_failures(w, C5, np.array([long]))[0] > 63
+    short = shorten_failure(w, C5, long[: first_failures(w, C5, np.array([long]))[0]])
+    assert len(short) <= 70 and not check(w, C5, word_batch=np.array([short])).passed
+    cert = certify_network(w, C5, search_length=300)
+    assert cert.to_json()["failing_symbols"] == list(cert.failing) == [1] * 63
+
+
+def test_cli_write_without_a_proved_snap_prints_the_certificate_then_one_error(tmp_path, capsys):
+    src, out = tmp_path / "float.json", tmp_path / "snap.json"
+    A, h0, R = build("cyclic:5", "rotation2d").float_arrays()
+    Weights("diagonal", np.stack([np.eye(2)] * 5), h0, R).save(src)  # diagonal cannot count mod 5
+    assert main(["certify", "--weights", str(src), "cyclic:5", "--write", str(out), "--search-length", "50"]) == 2
+    captured = capsys.readouterr()
+    assert "failed" in captured.out.splitlines()[0] and "nothing written" in captured.out
+    assert captured.err.count("\n") == 1 and "nothing to write" in captured.err
+    assert not out.exists()
+
+
+def test_cli_judges_a_run_at_its_own_test_length(tmp_path, capsys):
+    from bilinear.learned.config import TrainConfig
+    from bilinear.learned.train import train_run
+
+    run = tmp_path / "diag"
+    train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=2, test_len=7, test_words=2), run)
+    assert main(["certify", str(run), "--json", "--search-length", "50"]) == 0
+    assert json.loads(capsys.readouterr().out)["test_length"] == 7
+    assert main(["certify", str(run), "--json", "--search-length", "50", "--test-length", "9"]) == 0
+    assert json.loads(capsys.readouterr().out)["test_length"] == 9
+
+
+def test_a_proved_snap_without_a_certified_length_has_its_own_status():
+    a = from_spec("flipflop:3")
+    cert = certify_network(_noisy_onehot(a, noise=1e-3), a, search_length=2000)
+    assert cert.proof.status == "proved" and not cert.snap.isometric
+    assert cert.horizon.kind == "none" and cert.certified is None
+    assert cert.status == "uncertified"  # the failure (r^1575) lies beyond the test length 500
+    assert len(cert.failing) > cert.test_length
+    assert "no certified length" in cert.to_text()
+    assert cert.to_json()["certified_length"] is None and not cert.to_json()["certified_every_length"]

@@ -82,3 +82,69 @@ def test_bad_input():
         relation_residuals(w, from_spec("cyclic:3"), pairs=D3_PAIRS)
     with pytest.raises(AnalysisError, match="symbol index 7"):
         relation_residuals(w, from_spec("dihedral:3"), pairs=[((7,), ())])
+
+
+# ------------------------------------------------------------------------------------------
+# resets and writes: idempotent (x x = x) and reset (x y = y) relations, up to a scale per state
+# ------------------------------------------------------------------------------------------
+def _written_flipflop(noise: float = 0.0, seed: int = 0):
+    """A float flipflop network whose writes are rank one with *different* row functionals
+    (A_w = p_w c_w^T, c_w positive on the visited states), as a trained network's are: every
+    relation holds on the visited states, each with its own scale, while A(w0 w1) and A(w1)
+    differ by no single scale."""
+    from bilinear.constructions.weights import Weights
+
+    rng = np.random.default_rng(seed)
+    p0, p1 = np.array([1.0, 0.2, 0.0]), np.array([0.2, 1.0, 0.0])
+    c0, c1 = np.array([1.0, 0.3, 0.5]), np.array([0.4, 1.0, -0.2])
+    A = np.array([np.outer(p0, c0), np.outer(p1, c1), np.eye(3)])
+    A = A + noise * rng.standard_normal(A.shape)
+    R = np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0]])
+    return Weights("full", A, np.array([1.0, 0.1, 0.0]), R)
+
+
+def test_resets_and_idempotents_hold_on_the_visited_states():
+    from bilinear.analysis.relations import relation_kind
+
+    a = from_spec("flipflop:2")
+    rel = relation_residuals(_written_flipflop(), a, tol=0.05)
+    kinds = {r.text: r.kind for r in rel.relations}
+    assert kinds["w0·w0 = w0"] == "idempotent" and kinds["w0·w1 = w1"] == "reset" and kinds["r = ε"] == ""
+    assert rel.all_hold and rel.n_holding == 7
+    # the matrices alone do not say so: a reset's images differ by a different scale on each state
+    w0w1 = next(r for r in rel.relations if r.text == "w0·w1 = w1")
+    assert w0w1.residual_visited > 0.05 and w0w1.residual_states < 1e-9
+    assert "(2 idempotent; 2 resets)" in rel.reading
+    assert relation_kind((2, 0), (0,)) == "reset" and relation_kind((0, 2), (0,)) == ""
+
+
+def test_a_write_that_is_not_a_reset_fails_the_reset_relations():
+    """The same network with A_w0 full rank (it keeps part of the old state): the reset relations
+    x w0 = w0 fail per state too; the sentence 'hold' is not printed."""
+    a = from_spec("flipflop:2")
+    w = _written_flipflop()
+    A = w.A.copy()
+    A[0] = A[0] + 0.5 * np.eye(3)
+    from bilinear.constructions.weights import Weights
+
+    rel = relation_residuals(Weights("full", A, w.h0, w.readout), a, tol=0.05)
+    failing = {r.text for r in rel.failing}
+    assert "w1·w0 = w0" in failing and "w0·w0 = w0" in failing
+    assert not rel.all_hold and rel.reading.startswith(f"{rel.n_holding} of 7 defining relations")
+
+
+def test_reset_constructions_exact_and_near_exact():
+    from bilinear.constructions.registry import build
+    from bilinear.constructions.weights import Weights
+
+    for spec in ("flipflop:2", "reset:3"):
+        a = from_spec(spec)
+        w = build(a, "full")
+        exact = relation_residuals(w, a)
+        assert exact.all_hold and all(r.exactly for r in exact.relations)
+        assert any(r.kind == "reset" for r in exact.relations) and any(r.kind == "idempotent" for r in exact.relations)
+        f = w.to_float()
+        noisy = Weights("full", f.A + 1e-5 * np.random.default_rng(1).standard_normal(f.A.shape), f.h0, f.readout)
+        rel = relation_residuals(noisy, a, tol=1e-3)
+        assert rel.all_hold, rel.reading
+        assert max(r.residual_states for r in rel.relations) < 1e-3

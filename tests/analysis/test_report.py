@@ -145,7 +145,7 @@ def test_failure_is_explained_by_the_quotient_and_the_certificate():
 
     line = implements_line(d3, "rotation2d", None, Ex(), None)
     assert line.startswith("tracks only the Z_2 quotient of D_3")
-    assert "no rotation2d network can do more (Theorem 6: every rotation2d network labels" in line
+    assert "no rotation2d network can implement D_3 (Theorem 6: every rotation2d network labels" in line
     assert line.endswith("alike; D_3 does not)")
 
 
@@ -158,7 +158,8 @@ def test_a_rotation2d_network_on_d3_tracks_only_its_z2_quotient():
     w = Weights("rotation2d", np.array([np.eye(2), -np.eye(2)]), np.array([1.0, 0.0]), R)
     r = analyze(w, from_spec("dihedral:3"), AnalysisConfig(extract=ExtractConfig(words=200, length=30),
                                                            curve_length=100))
-    assert r.implements == ("tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can do "
-                            "more (Theorem 6: every rotation2d network labels r·s and s·r alike; D_3 does not)")
+    assert r.implements == ("tracks only the Z_2 quotient of D_3 (2 states); the network itself first errs on r "
+                            "(automaton r, network e); no rotation2d network can implement D_3 (Theorem 6: every "
+                            "rotation2d network labels r·s and s·r alike; D_3 does not)")
     assert r.summary.splitlines()[0] == r.implements
     assert r.certify_line.startswith("certificate (failed)")

@@ -1,4 +1,4 @@
-"""The automaton file format (docs/formats.md): Automaton.save / load, and a file as SPEC."""
+"""The automaton file format (docs/formats.md): write_automaton / read_automaton, and a file as SPEC."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bilinear.automata import Automaton, from_spec, resolve
+from bilinear.automata import Automaton, from_spec, read_automaton, resolve, write_automaton
 from bilinear.automata.families import is_automaton_file
 from bilinear.automata.fileformat import encode
 from bilinear.cli import main
@@ -24,8 +24,8 @@ def write(path, data) -> str:
 
 def test_save_load_round_trip_keeps_everything(tmp_path):
     a = from_spec("dihedral:4")
-    path = a.save(tmp_path / "sub" / "d4.json")
-    b = Automaton.load(path)
+    path = write_automaton(a, tmp_path / "sub" / "d4.json")
+    b = read_automaton(path)
     assert b == a and b.name == "dihedral:4" and b.classes == a.classes and b.spec is None
     assert json.loads(path.read_text())["checksum"].startswith("sha256:")
     assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
@@ -38,7 +38,7 @@ def _umask() -> int:
 
 
 def test_hand_written_file_without_checksum_loads(tmp_path):
-    a = Automaton.load(write(tmp_path / "toggle.json", HAND))
+    a = read_automaton(write(tmp_path / "toggle.json", HAND))
     assert a.run("flip flip flip") == 1 and a.classes == ("off", "on") and a.name == "toggle"
     assert a.start == 0 and a.labels.tolist() == [0, 1]
 
@@ -61,7 +61,7 @@ def test_hand_written_file_without_checksum_loads(tmp_path):
 def test_bad_content_is_a_typed_error_naming_the_item(tmp_path, change, message):
     path = write(tmp_path / "bad.json", {**HAND, **change})
     with pytest.raises(AutomatonError, match="bad.json") as info:
-        Automaton.load(path)
+        read_automaton(path)
     assert message in str(info.value)
 
 
@@ -69,10 +69,10 @@ def test_checksum_catches_an_edit_and_duplicate_keys_are_refused(tmp_path):
     data = encode(from_spec("cyclic:3"))
     data["delta"][0][0] = 1
     with pytest.raises(AutomatonError, match="checksum mismatch"):
-        Automaton.load(write(tmp_path / "edited.json", data))
+        read_automaton(write(tmp_path / "edited.json", data))
     text = json.dumps(HAND)[:-1] + ', "delta": [[0, 0], [0, 1]]}'
     with pytest.raises(AutomatonError, match="duplicate key 'delta'"):
-        Automaton.load(write(tmp_path / "dup.json", text))
+        read_automaton(write(tmp_path / "dup.json", text))
 
 
 @pytest.mark.parametrize("text, message", [
@@ -86,7 +86,7 @@ def test_malformed_json_is_one_typed_error(tmp_path, text, message):
     path = tmp_path / "m.json"
     path.write_bytes(text.encode("latin-1"))
     with pytest.raises(AutomatonError, match=message):
-        Automaton.load(path)
+        read_automaton(path)
 
 
 def test_non_regular_files_are_refused_before_reading(tmp_path):
@@ -94,9 +94,9 @@ def test_non_regular_files_are_refused_before_reading(tmp_path):
     os.mkfifo(fifo)
     for path in (fifo, "/dev/zero", tmp_path):
         with pytest.raises(AutomatonError, match="not a regular file"):
-            Automaton.load(path)
+            read_automaton(path)
     with pytest.raises(AutomatonError, match="path must be"):
-        Automaton.load(None)
+        read_automaton(None)
 
 
 def test_resolver_tells_files_from_specs(tmp_path, monkeypatch):

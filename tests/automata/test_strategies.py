@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from bilinear.analysis.tracker import as_tracker
 from bilinear.automata import from_spec
-from bilinear.automata.strategies import assert_tracks, long_words
+from bilinear.automata.strategies import long_words
+from bilinear.constructions.testing import assert_tracks
+from bilinear.constructions.tracker import as_tracker
 from bilinear.errors import AutomatonError
 
 C3 = from_spec("cyclic:3")

@@ -115,3 +115,35 @@ class _nullcontext:
 
     def __exit__(self, *exc):
         return False
+
+
+def _broken_d3_file(path) -> None:
+    """The exact D_3 ``full`` construction with one entry of A_r changed to -3/5, unsigned: a
+    network right on every word shorter than 12 symbols and wrong on r^12."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.registry import build
+
+    data = build(from_spec("dihedral:3"), "full").to_json()
+    del data["checksum"]
+    data["A"][0][1][1] = "-3/5"
+    path.write_text(json.dumps(data))
+
+
+def test_verify_deepens_its_bound_within_the_time_budget(tmp_path, capsys):
+    """Without --bound, verify doubles the bound within its time budget (default 10 s): the
+    broken D_3 file's counterexample r^12 lies past the default bound of 64 x states."""
+    f = tmp_path / "d3.json"
+    _broken_d3_file(f)
+    assert main(["verify", "dihedral:3", "--weights", str(f), "--unsigned", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "counterexample" and out["word_indices"] == [0] * 12
+    assert out["deepened"] and out["bound"] > 64 and out["time_budget"] == 10
+    # a fixed --bound 64 does not deepen: open, saying where it stopped and in what budget
+    assert main(["verify", "dihedral:3", "--weights", str(f), "--unsigned", "--bound", "64"]) == 3
+    text = capsys.readouterr().out
+    assert "open" in text and "bound 64 x states" in text and "10 s time budget" in text
+    # a tiny budget: open, and the text says nothing was decided in that budget
+    assert main(["verify", "dihedral:3", "--weights", str(f), "--unsigned", "--json", "--bound", "64",
+                 "--time-budget", "0.001"]) in (1, 3)
+    out = json.loads(capsys.readouterr().out)
+    assert out["time_budget"] == 0.001 and not out["deepened"]

@@ -83,8 +83,7 @@ def test_every_cell_is_settled_consistently(matrix: CapabilityMatrix) -> None:
                     build(a, cell.variant)
             elif cell.status == "proved":
                 assert cell.dim >= 1 and cell.built is not None
-                if cell.variant != "factorized":
-                    assert certify(a, cell.variant) is None  # no theorem contradicts the proof
+                assert certify(a, cell.built) is None  # no theorem contradicts the proof
             else:
                 assert cell.certificate is None
 
@@ -246,6 +245,11 @@ def test_verify_and_matrix_give_the_same_cell(capsys, spec, variant, status) -> 
     direct = settle(spec, variant).to_json()
     for key in _VOLATILE:
         verified.pop(key), cell.pop(key), direct.pop(key)
+    # verify's proof runs in a time budget (default 10 s) and deepens its bound; matrix's does not
+    if verified["source"] == "construction":
+        assert verified.pop("time_budget") == 10 and verified.pop("deepened")
+        assert cell.pop("time_budget") is direct.pop("time_budget") is None
+        assert not cell.pop("deepened") and not direct.pop("deepened")
     assert verified == cell == direct
     assert verified["status"] == status
     if status == "proved":
@@ -269,3 +273,20 @@ def test_settle_text_and_weights_path(tmp_path) -> None:
     assert given.status == "proved" and given.source == str(path) and given.dim == 1
     with pytest.raises(Exception, match="variant 'diagonal', not 'full'"):
         settle("parity", "full", weights=Weights.load(path), source=str(path))
+
+
+def test_a_cell_nests_the_provers_verdict_json_unchanged():
+    """One verdict, one shape: Cell.to_json()["proof"] is the prover's own JSON, and the cell's
+    summary keys agree with it."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.prover import prove
+    from bilinear.constructions.registry import build
+    from bilinear.constructions.settle import settle
+
+    a = from_spec("dihedral:3")
+    cell = settle(a, "block:2").to_json()
+    proof = prove(build(a, "block:2"), a).to_json()
+    assert cell["proof"] == proof and proof["status"] == "proved"
+    for key in ("status", "dim", "states_explored", "hidden_states", "margin"):
+        assert cell[key] == proof[key], key
+    assert settle("cyclic:3", "diagonal").to_json()["proof"] is None  # a certificate: no proof ran

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bilinear.automata import Automaton, from_spec
+from bilinear.automata import Automaton, from_spec, read_automaton
 from bilinear.cli import main
 from bilinear.constructions import build, prove
 from bilinear.constructions.weights import Weights
@@ -92,7 +92,7 @@ def test_non_regular_and_bad_paths_are_refused_before_reading(tmp_path):
 
 def test_the_documented_examples_load_and_prove(tmp_path):
     automaton_text, weights_text = doc_examples()
-    automaton = Automaton.load(_write(tmp_path / "toggle.json", automaton_text))
+    automaton = read_automaton(_write(tmp_path / "toggle.json", automaton_text))
     assert automaton.classes == ("off", "on") and automaton.run("flip stay flip flip") == 1
     weights = Weights.load(_write(tmp_path / "w.json", weights_text), allow_unsigned=True)
     assert weights.variant == "diagonal" and abs(float(weights.h0[0]) - 0.6180339887) < 1e-9

@@ -90,8 +90,10 @@ def test_train_through_a_subprocess(tmp_path):
 def test_train_with_a_learning_rate_grid(capsys):
     assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", "--json", *FAST]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert [lr for lr, _ in result["lr_results"]] == [1e-6, 0.05]
-    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]
+    assert [lr for lr, _, _ in result["lr_results"]] == [1e-6, 0.05] and result["lr_selection"] == "validation"
+    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]  # the validation accuracy chose
+    assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", *FAST]) == 0
+    assert "chosen on the validation words (of 2); the test words would have chosen" in capsys.readouterr().out
 
 
 def _train_parser():
@@ -151,14 +153,14 @@ def test_bad_option_values_are_one_line(argv, message, capsys):
 
 
 def test_train_on_an_automaton_file_keeps_a_copy_in_the_run(tmp_path, monkeypatch, capsys):
-    from bilinear.automata import Automaton, from_spec
+    from bilinear.automata import from_spec, read_automaton, write_automaton
     from bilinear.learned.runs import AUTOMATON_FILE, load_run
 
     spec_file = tmp_path / "mine.json"
-    from_spec("cyclic:3").save(spec_file)
+    write_automaton(from_spec("cyclic:3"), spec_file)
     out = tmp_path / "run"
     assert main(["train", str(spec_file), "diagonal", "--hidden", "4", "--out", str(out), *FAST]) == 0
-    assert Automaton.load(out / AUTOMATON_FILE) == from_spec("cyclic:3")
+    assert read_automaton(out / AUTOMATON_FILE) == from_spec("cyclic:3")
     spec_file.unlink()  # the run folder is complete without the original
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -33,11 +33,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible, float_steps, scale_exponents
+from bilinear import argtypes
+from bilinear.errors import AnalysisError
 
-from .matrices import check_positive_int, check_tolerance
+from .floatrun import check_compatible, float_steps, scale_exponents
 
 __all__ = ["VisitedSpan", "visited_span", "visited_basis", "scale_normalised"]
+
+
+def _count(value, name: str, minimum: int = 1) -> int:
+    return argtypes.check_positive_int(value, name, minimum, AnalysisError)
 
 
 def scale_normalised(weights):
@@ -56,8 +61,10 @@ def scale_normalised(weights):
         return weights
     factors = None
     if weights.factors is not None:
-        U, C, W = (np.asarray(f, dtype=np.float64) for f in weights.factors)
-        factors = (U, np.ldexp(C, -e[:, None]), W)
+        rescale = weights.variant_info.info.rescale
+        if rescale is None:  # no free scale (householder): never extreme, keep the weights
+            return weights
+        factors = rescale(tuple(np.asarray(f) for f in weights.factors), e)
     return Weights(weights.variant, np.ldexp(A, -e[:, None, None]), h0, R, factors)
 
 
@@ -74,6 +81,10 @@ class VisitedSpan:
     extra: int
     seed: int
     rank_tol: float
+    # a sample of the unit hidden states kept (samples, hidden): relations are judged on them
+    # up to a positive scale per state (a reset sends every state to one direction, each with its
+    # own scale); None when not kept
+    states: np.ndarray | None = None
 
     @property
     def dim(self) -> int:
@@ -99,12 +110,23 @@ def visited_basis(
     >>> visited_basis(A, np.array([1., 1.]), burn_in=60).shape
     (2, 1)
     """
+    return _basis_of(visited_states(A, h0, burn_in, words, extra, seed), np.asarray(h0).shape[0], rank_tol)
+
+
+def visited_states(A: np.ndarray, h0: np.ndarray, burn_in: int = 50, words: int = 256, extra: int = 16,
+                   seed: int = 0) -> np.ndarray:
+    """The unit hidden states (samples, hidden) of ``words`` random words (seeded) of length
+    ``burn_in + extra``, from step ``burn_in`` on (the renormalised float run)."""
     A = np.asarray(A, dtype=float)
     h = np.asarray(h0, dtype=float)
     rng = np.random.default_rng(seed)
     seq = rng.integers(0, A.shape[0], size=(words, burn_in + extra))
     kept = [H for t, H in enumerate(float_steps(A, h, seq), 1) if t >= burn_in]
-    X = np.concatenate(kept, axis=0) if kept else np.zeros((0, h.shape[0]))  # (samples, hidden)
+    return np.concatenate(kept, axis=0) if kept else np.zeros((0, h.shape[0]))
+
+
+def _basis_of(X: np.ndarray, hidden: int, rank_tol: float) -> np.ndarray:
+    h = np.zeros(hidden)
     if not X.size or float(np.abs(X).max()) == 0.0:
         return np.zeros((h.shape[0], 0))
     U, S, _ = np.linalg.svd(X.T, full_matrices=False)
@@ -121,12 +143,18 @@ def visited_span(
     into directions it contracts).  Bad parameters raise AnalysisError naming them.
     """
     check_compatible(weights, None, required=False)
-    burn_in = check_positive_int(burn_in, "burn_in", minimum=0)
-    words = check_positive_int(words, "words")
-    extra = check_positive_int(extra, "extra")
-    seed = check_positive_int(seed, "seed", minimum=0)
-    rank_tol = check_tolerance(rank_tol, "rank_tol")
+    burn_in = _count(burn_in, "burn_in", minimum=0)
+    words = _count(words, "words")
+    extra = _count(extra, "extra")
+    seed = _count(seed, "seed", minimum=0)
+    rank_tol = argtypes.check_tolerance(rank_tol, "rank_tol", AnalysisError)
     A, h0, _ = scale_normalised(weights).float_arrays()
-    V = visited_basis(A, h0, burn_in=burn_in, words=words, extra=extra, seed=seed, rank_tol=rank_tol)
+    X = visited_states(A, h0, burn_in=burn_in, words=words, extra=extra, seed=seed)
+    V = _basis_of(X, h0.shape[0], rank_tol)
     C = np.einsum("ia,sij,jb->sab", V, A, V)  # (symbols, dim, dim): V^T A[s] V
-    return VisitedSpan(V, C, burn_in, words, extra, seed, rank_tol)
+    sample = X[:: max(1, X.shape[0] // MAX_KEPT_STATES)][:MAX_KEPT_STATES]
+    return VisitedSpan(V, C, burn_in, words, extra, seed, rank_tol, states=sample)
+
+
+#: Most visited states a :class:`VisitedSpan` keeps (for the per-state relation check).
+MAX_KEPT_STATES = 512

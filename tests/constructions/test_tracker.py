@@ -10,7 +10,7 @@ import torch
 
 from bilinear.analysis.extract import ExtractConfig, extract_tracker
 from bilinear.analysis.report import AnalysisConfig, analyze_tracker
-from bilinear.analysis.tracker import ModuleTracker, WeightsTracker, as_tracker
+from bilinear.constructions.tracker import ModuleTracker, WeightsTracker, as_tracker
 from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.floatcheck import check

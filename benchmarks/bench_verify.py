@@ -1,0 +1,129 @@
+"""Benchmark: what ``bilinear verify SPEC VARIANT`` does, end to end, and how it scales.
+
+``verify`` settles one cell (:func:`bilinear.constructions.settle.settle`): it builds the
+construction, proves it exactly and computes the lower bound on d (Theorems 13-15, which close
+the transformation monoid of the minimal automaton and recognise its group of units).  The
+benchmark in ``bench_prove.py`` times build + prove only; this one times the whole settle, split
+into its parts (each part timed on a fresh automaton, so no cache is shared between parts or
+sizes), and the command itself as a subprocess with the interpreter's start-up (``bilinear
+--version``) subtracted.
+
+The figure to hold: ``verify dihedral:2000 block:2`` in at most 30x the time of
+``dihedral:200`` (10x the states; the monoid closure and the units table are 100x the entries,
+so the parts must stay near-linear in them).  Before the linear group recognition, 23.6 s of
+the 25 s of ``dihedral:2000`` went to element orders by repeated composition
+(``bounds._order``); ``--old-orders`` times that recogniser on the same units table, side by
+side.
+
+Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
+      [--repeat N] [--old-orders]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from bilinear.automata.families import from_spec
+from bilinear.automata.groups import group_shape
+from bilinear.constructions.bounds import lower_bound, unit_group
+from bilinear.constructions.memo import minimal
+from bilinear.constructions.prover import prove
+from bilinear.constructions.registry import build
+from bilinear.constructions.settle import settle
+
+
+def _timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def _old_shape(perms: np.ndarray) -> str:
+    """The recogniser before this benchmark: element orders by repeated composition."""
+    ident = np.arange(perms.shape[1])
+
+    def order(x):
+        k, y = 1, x
+        while not np.array_equal(y, ident):
+            y, k = x[y], k + 1
+        return k
+
+    n = perms.shape[0]
+    orders = [order(p) for p in perms]
+    return "cyclic" if max(orders) == n else "dihedral or other"
+
+
+def parts(spec: str, variant: str, old_orders: bool) -> dict:
+    """CPU seconds of each part of settle on fresh automata, and of the whole settle."""
+    out = {}
+    _, _, out["settle"] = _timed(lambda: settle(from_spec(spec), variant))
+    a = from_spec(spec)
+    w, _, out["build"] = _timed(lambda: build(a, variant))
+    _, _, out["prove"] = _timed(lambda: prove(w, a))
+    unit_group.cache_clear()
+    minimal.cache_clear()
+    found, _, out["units"] = _timed(lambda: unit_group(from_spec(spec)))  # minimise + closure + units
+    _, _, out["shape"] = _timed(lambda: group_shape(found[1]))
+    unit_group.cache_clear()
+    minimal.cache_clear()
+    _, _, out["bound"] = _timed(lambda: lower_bound(from_spec(spec), variant))  # units + shape
+    if old_orders:
+        _, _, out["old shape"] = _timed(lambda: _old_shape(found[1]))
+    return out
+
+
+def command(args_list: list[str], repeat: int) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of ``bilinear ARGS`` as a subprocess (one torch/numpy thread);
+    CPU is the child's user + system time, the figure to trust on a shared machine."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "bilinear.cli", *args_list], env=env, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", type=int, nargs="+", default=[200, 2000])
+    p.add_argument("--variant", default="block:2")
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--old-orders", action="store_true", help="also time the old element-order recogniser")
+    args = p.parse_args(argv)
+
+    print(f"settle parts (CPU s, fresh automaton per part), variant {args.variant}")
+    rows = {}
+    for n in args.sizes:
+        rows[n] = parts(f"dihedral:{n}", args.variant, args.old_orders)
+        print(f"  dihedral:{n:<6} " + "  ".join(f"{k} {v:.3f}" for k, v in rows[n].items()), flush=True)
+    wall0, cpu0 = command(["--version"], args.repeat)
+    print(f"\ncommand seconds (median of {args.repeat}; start-up `bilinear --version` "
+          f"{wall0:.2f} s wall, {cpu0:.2f} s CPU, subtracted)")
+    cpus = {}
+    for n in args.sizes:
+        wall, cpu = command(["verify", f"dihedral:{n}", args.variant], args.repeat)
+        cpus[n] = cpu - cpu0
+        print(f"  bilinear verify dihedral:{n} {args.variant}: {wall - wall0:.2f} s wall, {cpus[n]:.2f} s CPU",
+              flush=True)
+    if len(args.sizes) >= 2:
+        lo, hi = args.sizes[0], args.sizes[-1]
+        print(f"\nratio dihedral:{hi} / dihedral:{lo}: command CPU {cpus[hi] / max(cpus[lo], 1e-9):.1f}x, "
+              f"settle CPU {rows[hi]['settle'] / max(rows[lo]['settle'], 1e-9):.1f}x (target <= 30x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,186 @@
+"""Progress of long work: a bar on a terminal, one line every few seconds anywhere else.
+
+A sweep whose stderr goes to a file (a batch job, ``nohup``, CI) used to be silent until it
+finished; a progress bar there would be carriage returns in a log.  :class:`Progress` draws a
+``tqdm`` bar when the stream is a terminal and otherwise prints one plain line to it every
+:func:`interval` seconds from a background thread, so a line comes even while one step (a sweep's
+run) takes minutes::
+
+    sweep: 3 of 12 runs (25%), 47 s, about 141 s left
+    certify: 12 s (snap, exact proof, horizon)
+
+and a last line when it ends, if any line was printed.  ``quiet=True`` prints nothing.  The
+interval is ``BILINEAR_PROGRESS_INTERVAL`` seconds (default 5), read when the work starts.
+
+>>> import io
+>>> out = io.StringIO()
+>>> with Progress("demo", total=4, unit="runs", stream=out, interval=0.05) as p:
+...     for _ in p.wrap(range(4)):
+...         time.sleep(0.03)
+>>> lines = out.getvalue().splitlines()
+>>> lines[-1].startswith("demo: 4 of 4 runs, done in")
+True
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+import time
+
+from .errors import ConfigError
+
+__all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL"]
+
+#: The environment variable that sets the seconds between two progress lines.
+INTERVAL_ENV = "BILINEAR_PROGRESS_INTERVAL"
+#: Seconds between two progress lines when the variable is not set.
+DEFAULT_INTERVAL = 5.0
+
+
+def interval() -> float:
+    """Seconds between two progress lines: ``BILINEAR_PROGRESS_INTERVAL``, else 5.
+
+    >>> os.environ[INTERVAL_ENV] = "0.5"; interval()
+    0.5
+    >>> os.environ[INTERVAL_ENV] = "never"; interval()
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.ConfigError: BILINEAR_PROGRESS_INTERVAL must be a number of seconds in (0, 3600], got 'never'
+    >>> del os.environ[INTERVAL_ENV]; interval()
+    5.0
+    """
+    text = os.environ.get(INTERVAL_ENV)
+    if text is None or not text.strip():
+        return DEFAULT_INTERVAL
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 3600:
+        raise ConfigError(f"{INTERVAL_ENV} must be a number of seconds in (0, 3600], got {text[:40]!r}")
+    return value
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+class Progress:
+    """Progress of ``total`` units (None: unknown, only the time and the phase are shown).
+
+    Use as a context manager or call :meth:`close`; :meth:`update` counts units done,
+    :meth:`wrap` counts the items of an iterable, :meth:`phase` names what is being done now,
+    :meth:`set_postfix` adds ``key=value`` pairs (as tqdm's).
+    """
+
+    def __init__(self, desc: str, total: int | None = None, unit: str = "steps", initial: int = 0,
+                 quiet: bool = False, stream=None, interval: float | None = None):
+        self.desc, self.total, self.unit, self.done = desc, total, unit, initial
+        self.stream = sys.stderr if stream is None else stream
+        self._start = time.monotonic()
+        self._initial = initial
+        self._phase = ""
+        self._postfix = ""
+        self._printed = False
+        self._bar = None
+        self._thread = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        if quiet:
+            self.mode = "off"
+        elif _is_terminal(self.stream):
+            from tqdm.auto import tqdm
+
+            self.mode = "bar"
+            self._bar = tqdm(total=total, desc=desc, initial=initial, file=self.stream, leave=False,
+                             dynamic_ncols=True, unit=" " + unit)
+        else:
+            self.mode = "lines"
+            self.every = globals()["interval"]() if interval is None else interval
+            self._thread = threading.Thread(target=self._run, name=f"progress:{desc}", daemon=True)
+            self._thread.start()
+
+    # --- counting ------------------------------------------------------------------------------
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def wrap(self, items):
+        """Yield the items of ``items``, counting one unit after each."""
+        for item in items:
+            yield item
+            self.update(1)
+
+    def phase(self, text: str) -> None:
+        """Name what is being done now (shown in the lines and as the bar's description)."""
+        self._phase = text
+        if self._bar is not None:
+            self._bar.set_description(f"{self.desc}: {text}")
+
+    def set_postfix(self, **values) -> None:
+        self._postfix = ", ".join(f"{k} {v}" for k, v in values.items())
+        if self._bar is not None:
+            self._bar.set_postfix(**values)
+
+    # --- the lines -----------------------------------------------------------------------------
+    def line(self, final: bool = False) -> str:
+        """The progress line now (``final``: the closing one)."""
+        spent = time.monotonic() - self._start
+        parts = []
+        if self.total is not None:
+            count = f"{self.done} of {self.total} {self.unit}"
+            if final:
+                parts.append(f"{count}, done in {_seconds(spent)}")
+            else:
+                share = self.done / self.total if self.total else 1.0
+                parts.append(f"{count} ({100 * share:.0f}%), {_seconds(spent)}")
+                rate_done = self.done - self._initial
+                if 0 < rate_done < self.total - self._initial:
+                    parts.append(f"about {_seconds(spent * (self.total - self.done) / rate_done)} left")
+        else:
+            parts.append(f"done in {_seconds(spent)}" if final else _seconds(spent))
+        if self._postfix:
+            parts.append(self._postfix)
+        text = f"{self.desc}: " + ", ".join(parts)
+        return text + (f" ({self._phase})" if self._phase and not final else "")
+
+    def _emit(self, text: str) -> None:
+        with self._lock:
+            try:
+                print(text, file=self.stream, flush=True)
+            except (OSError, ValueError):  # the stream is gone (closed pipe, closed file)
+                self._stop.set()
+                return
+            self._printed = True
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._emit(self.line())
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+            if self._printed:
+                self._emit(self.line(final=True))
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

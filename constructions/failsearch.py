@@ -1,0 +1,149 @@
+"""The directed search for a failing word of a float network, and its shortening.
+
+:func:`search_failure` runs the float network (float64, renormalised every step, as
+:func:`~bilinear.constructions.floatcheck.check` does: one
+:func:`~bilinear.constructions.floatrun.float_run`) on powers of every symbol, powers of short
+loops ranked by their measured drift from a snap, shortest words to each automaton state followed
+by every symbol's powers, and random words, and returns the shortest failing prefix.  A tie of
+the label's score with another class is a failure (the argmax is not the label).
+:func:`shorten_failure` then deletes blocks of symbols while the word still fails, so the word
+printed is short and readable (a 299-symbol random prefix becomes a few symbols when a few
+suffice).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+
+from .floatrun import float_run
+
+__all__ = ["search_failure", "shorten_failure", "first_failures", "compress_word"]
+
+
+def compress_word(automaton, word) -> str:
+    """A word, run-length compressed: ``2^639``, ``(0 1)^320 0``, ``3^2 1 4^5``.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> a = from_spec("cyclic:5")
+    >>> compress_word(a, (2,) * 639), compress_word(a, (0, 1) * 3 + (0,)), compress_word(a, (3, 3, 1))
+    ('2^639', '(0 1)^3 0', '3^2 1')
+    """
+    from bilinear.automata.words import compress
+
+    return compress(word, automaton)
+
+
+def first_failures(weights, automaton, words: np.ndarray) -> np.ndarray:
+    """Per word (rows of ``words``), the length of its shortest failing prefix in the float64
+    run (0: the empty word; -1: none).  A tie counts as a failure."""
+    A, h0, R = weights.float_arrays()
+    first = np.full(words.shape[0], -1)
+    s0 = R @ (h0 / (np.linalg.norm(h0) or 1.0))
+    lab0 = int(automaton.labels[automaton.start])
+    if R.shape[0] > 1 and not s0[lab0] > np.delete(s0, lab0).max():
+        return np.zeros(words.shape[0], dtype=int)
+    if words.shape[1] == 0 or R.shape[0] == 1:
+        return first
+    labels = automaton.labels[automaton.run_batch(words, trace=True)]
+    rows = np.arange(words.shape[0])
+    for t, scores in float_run(A, h0, words, R):
+        own = scores[rows, labels[:, t]].copy()
+        scores[rows, labels[:, t]] = -np.inf
+        bad = (own <= scores.max(axis=1)) & (first < 0)
+        first[bad] = t + 1
+    return first
+
+
+def _loops(weights, snap, k: int, top: int = 16) -> list[tuple[int, ...]]:
+    """Loops of length 2 (all) and 3 (the ``top`` that drift most from the snap per use)."""
+    loops = [u for u in itertools.product(range(k), repeat=2) if len(set(u)) > 1]
+    if k**3 > 4096 or snap is None:
+        return loops
+    A, _, _ = weights.float_arrays()
+    S, h, _ = snap.block_weights.float_arrays()
+    P = np.eye(weights.dim) if snap.basis is None else np.array(snap.basis, dtype=float)
+    F = np.einsum("ij,sjk,kl->sil", np.linalg.inv(P), A * np.array(snap.scale)[:, None, None], P)
+    y = h / (np.linalg.norm(h) or 1.0)
+    drift = {}
+    for u in itertools.product(range(k), repeat=3):
+        if len(set(u)) > 1:
+            x, z = y, y
+            for a in u:
+                x, z = F[a] @ x, S[a] @ z
+            drift[u] = float(np.linalg.norm(x - z))
+    return loops + sorted(drift, key=drift.get, reverse=True)[:top]
+
+
+def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndarray]:
+    from bilinear.automata.minimize import access_words
+
+    reach = access_words(automaton)
+    out = []
+    for q, w in sorted(zip(reach.states.tolist(), reach.words)):
+        if w and len(w) < length:
+            out += [np.concatenate([np.array(w), np.full(length - len(w), a)]) for a in range(automaton.n_symbols)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def search_failure(weights, automaton, length: int, snap=None, random_words: int = 256, seed: int = 0):
+    """The shortest failing word found (a tuple of symbol indices), or None (module docstring).
+
+    Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
+    shortest word reaching each automaton state followed by every symbol's powers, and
+    ``random_words`` uniform random words (of length ``min(length, 2000)``).
+    """
+    k = weights.n_symbols
+    words = [np.full(length, a) for a in range(k)]
+    words += [np.resize(np.array(u), length) for u in _loops(weights, snap, k)]
+    words += _certificate_words(automaton, length)
+    batches = [np.stack(words)]
+    if random_words:
+        rng = np.random.default_rng(seed)
+        batches.append(rng.integers(0, k, size=(random_words, min(length, 2000))))
+    best = None
+    for batch in batches:
+        first = first_failures(weights, automaton, batch)
+        for i in np.nonzero(first >= 0)[0]:
+            if best is None or first[i] < len(best):
+                best = tuple(int(x) for x in batch[i, : first[i]])
+    return best
+
+
+def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int = 256):
+    """A failing word no longer than ``word`` (which fails at its last position): blocks of
+    symbols are deleted while some prefix of the result still fails (block sizes halving from
+    half the word to one symbol; at most ``batch`` deletions tried per size, one float run per
+    size), for at most ``seconds``.  Returns the shortest failing prefix found."""
+    word = tuple(int(x) for x in word)
+    if len(word) <= 1:
+        return word
+    deadline = time.monotonic() + seconds
+    size = max(1, len(word) // 2)
+    while size >= 1 and time.monotonic() < deadline:
+        starts = list(range(0, len(word) - size + 1, max(1, size)))
+        if len(starts) > batch:  # spread the tries over the word
+            starts = [starts[int(i)] for i in np.linspace(0, len(starts) - 1, batch)]
+        cands = [word[:s] + word[s + size:] for s in starts]
+        cands = [c for c in cands if len(c)]
+        improved = False
+        if cands:
+            width = max(len(c) for c in cands)
+            M = np.zeros((len(cands), width), dtype=np.int64)
+            for i, c in enumerate(cands):
+                M[i, :len(c)] = c
+            first = first_failures(weights, automaton, M)
+            lens = np.array([len(c) for c in cands])
+            ok = (first >= 0) & (first <= lens) & (first < len(word))
+            if ok.any():
+                i = int(np.argmin(np.where(ok, first, np.iinfo(np.int64).max)))
+                word, improved = cands[i][: first[i]], True
+        if not improved:
+            size //= 2
+        else:
+            size = min(size, max(1, len(word) // 2))
+    return word

@@ -1,0 +1,135 @@
+"""A trainable stack of bilinear layers: the cascade of docs/theory.md section 8, made differentiable.
+
+Layer 1 is a :class:`~bilinear.learned.models.BilinearRNN` over the input symbols; layer
+``l >= 2`` is one over the pairs (input symbol ``s``, class ``c`` of layer ``l - 1``), its
+transition matrices indexed ``s * C_{l-1} + c`` exactly as in
+:class:`~bilinear.constructions.stack.Stack`.  The class of a layer is not differentiable, so in
+training layer ``l`` runs the *soft* cascade: at step ``t`` its transition is the mixture
+
+    A_t = sum_c softmax(R_{l-1} h^{(l-1)}_t)[c] * A_l[(s_t, c)],
+
+which is the hard cascade when the softmax is one-hot.  In evaluation mode (``model.eval()``, and
+in every accuracy this package reports) the layers run the *hard* cascade — each reads layer
+``l - 1``'s argmax — which is exactly what :meth:`StackedBilinearRNN.to_weights` exports, so the
+exported :class:`~bilinear.constructions.stack.Stack` is the network that was evaluated.
+
+Every layer below the last has ``n_classes`` classes (as many as the automaton); the hidden size
+and the variant are shared by all layers.  Each step renormalises every layer's hidden state, as
+the one-layer models do.
+
+>>> import torch
+>>> m = StackedBilinearRNN(n_symbols=2, n_classes=6, hidden=4, variant="rotation2d", layers=2, seed=0)
+>>> m(torch.tensor([[0, 1, 1]])).shape
+torch.Size([1, 3, 6])
+>>> s = m.to_weights()
+>>> s.depth, [w.n_symbols for w in s.layers], s.variant
+(2, [2, 12], 'rotation2d')
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from bilinear.errors import ConfigError
+
+from .models import BilinearRNN
+
+__all__ = ["StackedBilinearRNN"]
+
+
+class StackedBilinearRNN(nn.Module):
+    """``layers`` bilinear layers of one ``variant`` in a cascade (see the module docstring).
+
+    ``options`` go to every :class:`BilinearRNN` (``normalize_train``, ``init``, ``init_noise``,
+    ``scan``); layer ``l`` is seeded with ``seed + l``.  No embedding and no additive ablation:
+    a stack is a bilinear model by construction.
+    """
+
+    def __init__(self, n_symbols: int, n_classes: int, hidden: int, variant: str = "full", layers: int = 2,
+                 seed: int = 0, **options):
+        super().__init__()
+        from bilinear.constructions.stack import MAX_LAYERS
+
+        if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+            raise ConfigError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+        if options.get("embed") is not None or options.get("additive"):
+            raise ConfigError("a stack of layers has one-hot tokens and no additive terms")
+        options.pop("embed", None)
+        options.pop("additive", None)
+        self.n_symbols, self.n_classes, self.hidden = n_symbols, n_classes, hidden
+        self.layers = nn.ModuleList(
+            BilinearRNN(n_symbols * (1 if l == 0 else n_classes), n_classes, hidden, variant=variant,
+                        seed=seed + l, **options)
+            for l in range(layers)
+        )
+        self.variant = self.layers[0].variant
+        self.additive = False
+        self.embed_dim = None
+
+    # the last layer's start state and readout (the empty word's label, see learned/train.py)
+    @property
+    def h0(self) -> nn.Parameter:
+        return self.layers[-1].h0
+
+    @property
+    def readout(self) -> nn.Linear:
+        return self.layers[-1].readout
+
+    @property
+    def normalize_train(self) -> bool:
+        return self.layers[-1].normalize_train
+
+    @property
+    def depth(self) -> int:
+        return len(self.layers)
+
+    def freeze_transitions(self) -> "StackedBilinearRNN":
+        """Freeze every layer's transition matrices (see :meth:`BilinearRNN.freeze_transitions`)."""
+        for layer in self.layers:
+            layer.freeze_transitions()
+        return self
+
+    def forward(self, words: torch.Tensor, hard: bool | None = None) -> torch.Tensor:
+        """Logits (batch, time, classes) of the last layer; ``hard`` (default: not training)
+        runs the argmax cascade, else the softmax mixture."""
+        if hard is None:
+            hard = not self.training
+        if words.ndim != 2:
+            raise ConfigError(f"words must be (batch, time), got shape {tuple(words.shape)}")
+        logits = self.layers[0](words)  # (batch, time, classes): the one-layer scan
+        for layer in self.layers[1:]:
+            if hard:
+                logits = layer(words * self.n_classes + logits.argmax(-1))
+            else:
+                logits = self._soft(layer, words, torch.softmax(logits, dim=-1))
+        return logits
+
+    def _soft(self, layer: BilinearRNN, words: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+        """The mixture step of one layer: ``p`` (batch, time, classes of the layer below)."""
+        A = layer.transitions().dense()  # (symbols * classes, hidden, hidden)
+        d = A.shape[-1]
+        A = A.reshape(self.n_symbols, self.n_classes, d, d)
+        batch, time = words.shape
+        h = layer.h0 / layer.h0.norm().clamp_min(1e-30)
+        h = h.expand(batch, d)
+        normalize = layer.normalize_train or not self.training
+        out = []
+        for t in range(time):
+            M = torch.einsum("bc,bcij->bij", p[:, t], A[words[:, t]])  # (batch, hidden, hidden)
+            h = torch.bmm(M, h.unsqueeze(-1)).squeeze(-1)
+            if normalize:
+                h = h / h.norm(dim=-1, keepdim=True).clamp_min(1e-30)
+            out.append(h)
+        H = torch.stack(out, dim=1)  # (batch, time, hidden)
+        return layer.readout(H)
+
+    def to_weights(self):
+        """The float :class:`~bilinear.constructions.stack.Stack` of the hard cascade."""
+        from bilinear.constructions.stack import Stack
+
+        return Stack(tuple(layer.to_weights() for layer in self.layers))
+
+    def extra_repr(self) -> str:
+        return (f"layers={self.depth}, variant={self.variant.spec}, symbols={self.n_symbols}, "
+                f"classes={self.n_classes}, hidden={self.hidden}")

@@ -1,0 +1,76 @@
+"""The trainable stack: the hard cascade is the exported Stack, the soft one mixes it, train --layers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from bilinear.automata import from_spec
+from bilinear.cli import main
+from bilinear.constructions.floatrun import run_float
+from bilinear.constructions.stack import Stack
+from bilinear.errors import ConfigError
+from bilinear.learned.config import TrainConfig
+from bilinear.learned.registry import build_model, make_model
+from bilinear.learned.stacked import StackedBilinearRNN
+from bilinear.learned.train import train
+
+
+@pytest.mark.parametrize("variant,layers", [("rotation2d", 2), ("full", 3), ("diagonal", 2), ("block:2", 2)])
+def test_hard_cascade_is_the_exported_stack(variant, layers):
+    torch.set_num_threads(1)
+    m = StackedBilinearRNN(3, 4, hidden=4, variant=variant, layers=layers, seed=1).double().eval()
+    words = np.random.default_rng(0).integers(0, 3, size=(32, 40))
+    got = m(torch.from_numpy(words)).argmax(-1).numpy()
+    stack = m.to_weights()
+    assert isinstance(stack, Stack) and stack.depth == layers and stack.variant == m.variant.spec
+    assert [w.n_symbols for w in stack.layers] == [3] + [12] * (layers - 1)
+    assert (run_float(stack, words).labels == got).mean() > 0.999  # float rounding near ties only
+
+
+def test_soft_cascade_with_one_hot_mixture_is_the_hard_one():
+    m = StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=2, seed=0).double()
+    words = torch.from_numpy(np.random.default_rng(1).integers(0, 2, size=(8, 12)))
+    m.eval()
+    below = m.layers[0](words)
+    c = below.argmax(-1)
+    soft = m._soft(m.layers[1], words, torch.nn.functional.one_hot(c, 3).double())
+    hard = m.layers[1](words * 3 + c)
+    assert torch.allclose(soft, hard, atol=1e-9)
+    m.train()
+    soft_train = m(words)
+    assert soft_train.requires_grad and soft_train.shape == (8, 12, 3)
+    soft_train.sum().backward()
+    assert m.layers[0].readout.weight.grad is not None  # the class of layer 1 is learned through layer 2
+
+
+def test_layers_options_are_checked():
+    with pytest.raises(ConfigError, match="bilinear variants only"):
+        TrainConfig(spec="parity", model="lstm", layers=2)
+    with pytest.raises(ConfigError, match="excludes additive"):
+        TrainConfig(spec="parity", model="full", layers=2, additive=True)
+    with pytest.raises(ConfigError, match="from 1 to 16"):
+        TrainConfig(spec="parity", model="full", layers=17)
+    with pytest.raises(ConfigError, match="bilinear variants only"):
+        build_model("transformer", 2, 2, 8, layers=2)
+    m = make_model(TrainConfig(spec="dihedral:3", model="rotation2d", layers=2, hidden=4))
+    assert isinstance(m, StackedBilinearRNN) and m.depth == 2
+
+
+def test_train_a_stack_reports_its_depth():
+    torch.set_num_threads(1)
+    config = TrainConfig(spec="dihedral:3", model="rotation2d", layers=2, hidden=4, steps=20, eval_every=10,
+                         test_len=30, test_words=16, early_stop="none")
+    r = train(config)
+    assert r["layers"] == 2 and r["steps"] == 20 and 0 <= r["accuracy_at_length_raw"] <= 1
+    assert -1 <= r["accuracy_at_length"] <= 1 and r["test_length"] == 30
+
+
+def test_train_cli_layers(capsys, tmp_path):
+    code = main(["train", "dihedral:3", "rotation2d", "--layers", "2", "--hidden", "4", "--steps", "10",
+                 "--test-len", "20", "--test-words", "8", "--early-stop", "none", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["layers"] == 2 and "accuracy_at_length" in out

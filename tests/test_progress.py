@@ -1,0 +1,70 @@
+"""Progress off a terminal: one line every few seconds on stderr, even while one step is long."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bilinear.errors import ConfigError
+from bilinear.progress import INTERVAL_ENV, Progress, interval
+
+
+def test_lines_come_while_a_single_step_is_long() -> None:
+    out = io.StringIO()
+    with Progress("work", total=2, unit="runs", stream=out, interval=0.05) as p:
+        time.sleep(0.3)  # one long step: lines keep coming
+        p.update(1)
+        p.phase("second run")
+        time.sleep(0.2)
+        p.update(1)
+    lines = out.getvalue().splitlines()
+    assert sum(line.startswith("work: 0 of 2 runs (0%)") for line in lines) >= 3
+    assert any(line.startswith("work: 1 of 2 runs (50%)") and "left" in line and line.endswith("(second run)")
+               for line in lines)
+    assert lines[-1].startswith("work: 2 of 2 runs, done in")
+
+
+def test_quiet_and_short_work_print_nothing() -> None:
+    out = io.StringIO()
+    with Progress("work", total=3, stream=out, interval=0.05, quiet=True):
+        time.sleep(0.12)
+    with Progress("work", total=3, stream=out, interval=10):
+        pass
+    assert out.getvalue() == ""
+
+
+def test_unknown_total_shows_the_time_only() -> None:
+    p = Progress("certify", stream=io.StringIO(), interval=100)
+    assert p.line() == "certify: 0 s"
+    p.close()
+
+
+def test_interval_setting_is_checked(monkeypatch) -> None:
+    monkeypatch.setenv(INTERVAL_ENV, "0")
+    with pytest.raises(ConfigError, match=INTERVAL_ENV):
+        interval()
+    monkeypatch.setenv(INTERVAL_ENV, "2.5")
+    assert interval() == 2.5
+
+
+def test_sweep_redirected_to_files_prints_progress_lines(tmp_path) -> None:
+    sweep = tmp_path / "tiny.toml"
+    sweep.write_text('families = ["parity"]\nmodels = ["diagonal"]\nlrs = [0.01]\nseeds = [0, 1]\nworkers = 1\n'
+                     "[train]\nsteps = 40\nhidden = 2\ntest_len = 20\ntest_words = 5\n")
+    env = {**os.environ, INTERVAL_ENV: "0.2", "OMP_NUM_THREADS": "1"}
+    with open(tmp_path / "out.txt", "w") as stdout, open(tmp_path / "err.txt", "w") as stderr:
+        proc = subprocess.run([sys.executable, "-m", "bilinear.cli", "sweep", str(sweep), "--out", str(tmp_path / "o")],
+                              stdout=stdout, stderr=stderr, timeout=300, env=env)
+    assert proc.returncode == 0, Path(tmp_path / "err.txt").read_text()
+    lines = (tmp_path / "err.txt").read_text().splitlines()
+    progress = [line for line in lines if line.startswith("sweep: ")]
+    assert len(progress) >= 2, lines
+    assert progress[-1].startswith("sweep: 2 of 2 runs, done in")
+    assert "\r" not in (tmp_path / "err.txt").read_text()  # lines, not a bar
+    assert "results:" in (tmp_path / "out.txt").read_text()
