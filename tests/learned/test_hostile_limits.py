@@ -28,12 +28,13 @@ def test_a_sweep_with_huge_validation_words_writes_nothing(capped_cli, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_the_validation_words_count_only_when_validation_runs():
-    base = dict(spec="parity", model="diagonal", val_max_len=10**6, val_words=64)
+def test_the_validation_words_are_in_the_estimate():
+    """Validation runs at the end of every run (and at each early-stop check): its words count."""
     kwargs = dict(n_symbols=2, n_classes=2)
-    validated = estimate_bytes(TrainConfig(**base, max_memory_gb=1e6), **kwargs)
-    plain = estimate_bytes(TrainConfig(**base, early_stop="none"), **kwargs)
-    assert validated["sampled words"] - plain["sampled words"] == 64 * 10**6 * 24
-    assert validated["activations"] == 64 * 10**6 * (16 * 16 + 8) > plain["activations"]
+    big = estimate_bytes(TrainConfig(spec="parity", model="diagonal", val_max_len=10**6, val_words=64,
+                                     max_memory_gb=1e6), **kwargs)
+    small = estimate_bytes(TrainConfig(spec="parity", model="diagonal", val_max_len=20, val_words=64), **kwargs)
+    assert big["sampled words"] - small["sampled words"] == 64 * (10**6 - 20) * 24
+    assert big["activations"] == 64 * 10**6 * (16 * 16 + 8) > small["activations"]
     with pytest.raises(ConfigError, match=r"1.8e\+03 GB \(activations"):
-        TrainConfig(**dict(base, val_max_len=10**8), max_memory_gb=100)
+        TrainConfig(spec="parity", model="diagonal", val_max_len=10**8, val_words=64, max_memory_gb=100)
