@@ -32,7 +32,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["read_json_file", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
+__all__ = ["read_json_file", "read_file_bytes", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
 
 #: Largest file read (bytes): 256 MiB.
 MAX_FILE_BYTES = 256 * 2**20
@@ -111,6 +111,12 @@ def _read_bytes(path: Path, error: type, what: str, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise error(f"{what} {str(path)!r} has more than {max_bytes} bytes (the limit)")
     return data
+
+
+def read_file_bytes(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of ``path``: a regular file of at most ``max_bytes``, checked before reading
+    (``error(message)`` naming the file otherwise)."""
+    return _read_bytes(Path(path), error, what, max_bytes)
 
 
 def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES):

@@ -48,6 +48,7 @@ import json
 from pathlib import Path
 
 from bilinear.errors import BilinearError, CheckpointError, ConfigError
+from bilinear.jsonfile import read_file_bytes, read_json_file
 from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write, prepare_output_dir
 
 from .config import TrainConfig
@@ -78,15 +79,27 @@ def _write_json(path: Path, data) -> None:
     atomic_write(path, lambda fh: fh.write((json.dumps(data, indent=2, sort_keys=True) + "\n").encode()))
 
 
+#: Largest ``config.json`` / ``result.json`` of a run read (an 8 GiB sparse config was read whole).
+MAX_RUN_FILE_BYTES = 16 * 2**20
+#: Largest ``metrics.jsonl`` read (one short record per evaluation interval).
+MAX_METRICS_BYTES = 256 * 2**20
+
+
+def _read_run_json(path: Path, what: str):
+    """A run's JSON file, read defensively (regular file, size, nesting; see
+    :func:`bilinear.jsonfile.read_json_file`); CheckpointError saying it is corrupt."""
+    try:
+        return read_json_file(path, CheckpointError, what=what, max_bytes=MAX_RUN_FILE_BYTES)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path} is corrupt: {str(exc).replace(f'{path}: ', '')}") from None
+
+
 def load_config(run_dir) -> TrainConfig:
     """The :class:`TrainConfig` stored in ``run_dir/config.json`` (CheckpointError if missing/corrupt)."""
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise CheckpointError(f"{path} is missing: {run_dir} is not a run directory")
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise CheckpointError(f"{path} is corrupt: {exc}") from None
+    data = _read_run_json(path, "run config")
     try:
         return TrainConfig.from_dict(data, where=str(path))
     except BilinearError as exc:
@@ -137,10 +150,7 @@ class RunFiles:
         path = self.path / RESULT_FILE
         if not path.is_file():
             raise CheckpointError(f"{path} is missing: the run in {self.path} has not finished")
-        try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise CheckpointError(f"{path} is corrupt: {exc}") from None
+        return _read_run_json(path, "run result")
 
     def metrics(self) -> list[dict]:
         """Every complete metric record (a torn last line is ignored); CheckpointError for a
@@ -148,12 +158,13 @@ class RunFiles:
         path = self.path / METRICS_FILE
         if not path.is_file():
             return []
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        data = read_file_bytes(path, CheckpointError, what="metrics file", max_bytes=MAX_METRICS_BYTES)
+        lines = data.decode("utf-8", errors="replace").splitlines()
         out: list[dict] = []
         for i, line in enumerate(lines, 1):
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past the parser's stack
                 if i == len(lines):  # torn by a kill in the middle of a write
                     break
                 raise CheckpointError(f"{path} line {i} is not JSON") from None

@@ -38,3 +38,38 @@ def test_the_validation_words_are_in_the_estimate():
     assert big["activations"] == 64 * 10**6 * (16 * 16 + 8) > small["activations"]
     with pytest.raises(ConfigError, match=r"1.8e\+03 GB \(activations"):
         TrainConfig(spec="parity", model="diagonal", val_max_len=10**8, val_words=64, max_memory_gb=100)
+
+
+def test_run_files_and_sweep_files_are_read_within_limits(tmp_path, capped_cli):
+    """An 8 GiB sparse config.json was read whole (MemoryError), 10^5 nested lists overflowed the
+    parser's stack (RecursionError), a 255 MiB sweep file took 41.6 s to refuse."""
+    from bilinear.errors import CheckpointError
+    from bilinear.learned.runs import MAX_RUN_FILE_BYTES, RunFiles, load_config
+    from bilinear.learned.sweep import MAX_SWEEP_FILE_BYTES, Sweep
+
+    run = tmp_path / "run"
+    run.mkdir()
+    with open(run / "config.json", "wb") as fh:  # sparse: no disk used
+        fh.truncate(8 * 2**30)
+    with pytest.raises(CheckpointError, match=f"over the limit of {MAX_RUN_FILE_BYTES}"):
+        load_config(run)
+    proc = capped_cli("train", "parity", "diagonal", "--out", run, "--resume")
+    assert proc.returncode == 2 and "over the limit" in proc.stderr and proc.stderr.count("\n") == 1
+    (run / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CheckpointError, match="is corrupt: JSON nested deeper than 64 levels"):
+        load_config(run)
+    (run / "result.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CheckpointError, match="corrupt"):
+        RunFiles(run, TrainConfig(spec="parity", model="diagonal")).result()
+    (run / "metrics.jsonl").write_text('{"step": 1}\n' + "[" * 100_000 + "]" * 100_000 + "\n" + '{"step": 2}\n')
+    with pytest.raises(CheckpointError, match="line 2 is not JSON"):
+        RunFiles(run, TrainConfig(spec="parity", model="diagonal")).metrics()
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(255 * 2**20)
+    with pytest.raises(ConfigError, match=f"over the limit of {MAX_SWEEP_FILE_BYTES}"):
+        Sweep.load(big)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("families = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        Sweep.load(deep)
