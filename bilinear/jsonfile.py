@@ -172,7 +172,7 @@ def check_header(data, source: str, error: type, fmt: str, version: int, keys, r
             raise error(f"{source}: missing key {key!r}")
     if data["format"] != fmt:
         raise error(f"{source}: format is {data['format']!r}, expected {fmt!r}")
-    if data["version"] != version:
+    if type(data["version"]) is not int or data["version"] != version:  # not true, not 1.0
         raise error(f"{source}: unsupported version {data['version']!r} (expected {version})")
     if "checksum" not in data:
         if signed:
