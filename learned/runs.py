@@ -179,15 +179,10 @@ class RunFiles:
     def checkpoint(self) -> dict | None:
         """The checked checkpoint state (None when there is none yet); CheckpointError when it is
         corrupt, of another format or of another run (:func:`check_checkpoint`)."""
-        import torch
-
         path = self.path / CHECKPOINT_FILE
         if not path.is_file():
             return None
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # torch raises many kinds for a damaged file
-            raise CheckpointError(_one_line(f"checkpoint {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+        state = _load_tensors(path, "checkpoint")
         check_checkpoint(state, self.config, where=f"checkpoint {path}")
         return state
 
@@ -353,6 +348,52 @@ def _file_automaton(spec: str):
     return resolve(spec) if is_automaton_file(spec) else None
 
 
+def _load_tensors(path: Path, what: str):
+    """``torch.load(path, weights_only=True)``; CheckpointError naming the file otherwise.  A
+    file holding pickled Python objects is refused as such (never with torch's advice to retry
+    with ``weights_only=False``, which would run the file's code)."""
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        if "weights_only" in str(exc) or "Weights only load failed" in str(exc):
+            raise CheckpointError(
+                f"{what} {path} holds pickled Python objects, not only tensors, and was not loaded "
+                "(loading it fully could run code it carries; the files this toolkit writes hold tensors only)"
+            ) from None
+        raise CheckpointError(_one_line(f"{what} {path} is corrupt: UnpicklingError: {exc}")) from None
+    except Exception as exc:  # torch raises many kinds for a damaged file
+        raise CheckpointError(_one_line(f"{what} {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+    _check_storage(state, f"{what} {path}")
+    return state
+
+
+def _check_storage(value, where: str, depth: int = 0) -> None:
+    """CheckpointError for a tensor whose elements do not each have their own bytes in its
+    storage (a stride-0 view: 10 kB on disk, 400 GB once any check or copy touches it),
+    before anything reads the tensors; containers are walked (at most 16 levels)."""
+    import torch
+
+    if depth > 16:
+        raise CheckpointError(f"{where}: nested deeper than 16 levels")
+    if isinstance(value, torch.Tensor):
+        need = value.numel() * value.element_size()
+        have = value.untyped_storage().nbytes() - value.storage_offset() * value.element_size()
+        if need > have or any(st == 0 and n > 1 for st, n in zip(value.stride(), value.shape)):
+            raise CheckpointError(_one_line(
+                f"{where}: a tensor of shape {tuple(value.shape)} (strides {tuple(value.stride())}) has "
+                f"{need:,} bytes of elements in a storage of {max(have, 0):,} bytes: not a saved parameter, not read"))
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_storage(item, where, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _check_storage(item, where, depth + 1)
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -430,8 +471,6 @@ def load_run(run_dir):
 
     CheckpointError when the directory is missing, unfinished (no ``result.json``) or corrupt.
     """
-    import torch
-
     from .registry import make_model
 
     run = RunFiles(run_dir)
@@ -441,11 +480,13 @@ def load_run(run_dir):
         raise CheckpointError(f"{model_path} is missing")
     automaton = run.automaton()
     model = make_model(config, automaton)
+    state = _load_tensors(model_path, "model")
     try:
-        state = torch.load(model_path, map_location="cpu", weights_only=True)
         model.load_state_dict(state)
-    except Exception as exc:
-        raise CheckpointError(f"model {model_path} is corrupt: {type(exc).__name__}: {exc}"[:300]) from None
+    except Exception as exc:  # shapes or names that are not this run's model: keep torch's detail
+        detail = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise CheckpointError(_one_line(f"model {model_path} does not fit the run's {config.model} model: {detail}",
+                                        600)) from None
     model.eval()
     return config, model, automaton, result
 
