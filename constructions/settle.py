@@ -39,6 +39,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
@@ -399,7 +400,7 @@ MAX_DEEPENED_BOUND = 1 << 16
 
 
 def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: float | None,
-                    progress) -> tuple[object, int]:
+                    progress) -> tuple[Any, int]:
     """Prove with ``bound``, doubling it while the proof stops at its bound and the time budget
     (seconds, None: one try) has time left; ``(result, bound reached)``.
 

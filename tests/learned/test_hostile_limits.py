@@ -28,14 +28,17 @@ def test_a_sweep_with_huge_validation_words_writes_nothing(capped_cli, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_the_validation_words_are_in_the_estimate():
-    """Validation runs at the end of every run (and at each early-stop check): its words count."""
+def test_the_validation_words_count_whether_or_not_early_stopping_reads_them():
+    """Every run reads its validation words once at the end (``val_accuracy``, which chooses
+    learning rates), so they count with ``early_stop="none"`` too."""
+    base = dict(spec="parity", model="diagonal", val_max_len=10**6, val_words=64)
     kwargs = dict(n_symbols=2, n_classes=2)
-    big = estimate_bytes(TrainConfig(spec="parity", model="diagonal", val_max_len=10**6, val_words=64,
-                                     max_memory_gb=1e6), **kwargs)
-    small = estimate_bytes(TrainConfig(spec="parity", model="diagonal", val_max_len=20, val_words=64), **kwargs)
-    assert big["sampled words"] - small["sampled words"] == 64 * (10**6 - 20) * 24
-    assert big["activations"] == 64 * 10**6 * (16 * 16 + 8) > small["activations"]
+    validated = estimate_bytes(TrainConfig(**base, max_memory_gb=1e6), **kwargs)
+    plain = estimate_bytes(TrainConfig(**base, early_stop="none", max_memory_gb=1e6), **kwargs)
+    assert validated == plain
+    short = estimate_bytes(TrainConfig(**dict(base, val_max_len=200), early_stop="none"), **kwargs)
+    assert plain["sampled words"] - short["sampled words"] == 64 * (10**6 - 200) * 24
+    assert plain["activations"] == 64 * 10**6 * (16 * 16 + 8) > short["activations"]
     with pytest.raises(ConfigError, match=r"1.8e\+03 GB \(activations"):
         TrainConfig(spec="parity", model="diagonal", val_max_len=10**8, val_words=64, max_memory_gb=100)
 
