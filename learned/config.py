@@ -42,6 +42,8 @@ EARLY_STOPS = ("validation", "train", "none")
 PRESETS = {"paper": {"hidden": 256, "embed": 256, "angles": True}}
 #: The largest learning rate: Adam's step in float32 overflows beyond it.
 MAX_LR = 1e30
+#: The smallest learning rate: float32's smallest normal number (1e-320 is 0 in float32).
+MIN_LR = 1.1754943508222875e-38
 
 
 def _moved_automaton_file(spec) -> bool:
@@ -315,6 +317,9 @@ class TrainConfig:
         for lr in (self.lr, *self.lrs):
             if lr > MAX_LR:
                 raise ConfigError(f"learning rate {lr:g} is over {MAX_LR:g}: float32 training cannot represent it")
+            if lr < MIN_LR:  # 1e-320 is 0 in float32: training would silently do nothing
+                raise ConfigError(f"learning rate {lr:g} is under {MIN_LR:g} (float32's smallest normal number): "
+                                  "float32 training would round its updates to nothing")
         if automaton is not None:  # None: a moved automaton file, checked when its run is opened
             check_limits(self, automaton)
 
