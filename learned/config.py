@@ -321,7 +321,29 @@ class TrainConfig:
                 raise ConfigError(f"learning rate {lr:g} is under {MIN_LR:g} (float32's smallest normal number): "
                                   "float32 training would round its updates to nothing")
         if automaton is not None:  # None: a moved automaton file, checked when its run is opened
+            self._check_factor_rank(automaton)
             check_limits(self, automaton)
+
+    def _check_factor_rank(self, automaton) -> None:
+        """A factored variant's R within the limit ``analyze`` and ``certify`` apply to its
+        weights (``factorized:100000`` trained, then every reader refused the run)."""
+        from bilinear.constructions.variants import check_factor_rank, parse_variant
+        from bilinear.errors import ConformanceError, SpecError
+
+        from .registry import parse_model
+
+        ms = parse_model(self.model)
+        if not ms.bilinear:
+            return
+        try:
+            v = parse_variant(ms.spec)
+        except SpecError:
+            return  # refused by the model's own check
+        if v.info.factored and v.param is not None:
+            try:
+                check_factor_rank(v.param, automaton.n_symbols, self.hidden, v.spec)
+            except ConformanceError as exc:
+                raise ConfigError(str(exc)) from None
 
     # --- conversion ----------------------------------------------------------------------
     @property

@@ -144,3 +144,10 @@ def test_a_stride0_tensor_is_refused_before_it_is_read(finished_run, tmp_path, c
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "(strides (0,)) has 400,000,000,000 bytes of elements in a storage of 4 bytes" in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+def test_train_refuses_a_factor_rank_its_readers_refuse():
+    """``factorized:100000`` trained, then analyze and certify refused the run."""
+    with pytest.raises(ConfigError, match=r"R = 100,000 exceeds the factor-rank limit 256 .* for 2 symbols and hidden 16"):
+        TrainConfig(spec="parity", model="factorized:100000")
+    assert TrainConfig(spec="parity", model="factorized:256").model == "factorized:256"
