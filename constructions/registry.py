@@ -236,8 +236,13 @@ def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
     return min(found, key=lambda t: t[1].dim)
 
 
-def build(spec_or_automaton, variant) -> Weights:
+def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weights:
     """Exact weights of the smallest known construction of this automaton in ``variant``.
+
+    ``refusals``, when a list, receives ``(construction, reason)`` for every construction of the
+    family that was not chosen — the builder's own ConstructionError, weights that do not conform
+    to ``variant``, a skip, or a larger d than the one chosen — so ``bilinear verify --explain``
+    can say why (the reasons are kept even when nothing fits and ConstructionError is raised).
 
     ``spec_or_automaton`` is a family spec (products with ``*``) or an Automaton (one made by
     ``from_spec`` carries its parsed spec; one built by hand is recognised from its algebra when
@@ -252,6 +257,7 @@ def build(spec_or_automaton, variant) -> Weights:
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
     too_large = None
+    refused: list[tuple[str, str]] = []
     if parts is not None:
         subs = [] if v.info.factored else [v.spec]
         subs.append("full")
@@ -260,31 +266,46 @@ def build(spec_or_automaton, variant) -> Weights:
                 factors = [build(p, sub_variant) for p in parts]
             except ConstructionError as exc:
                 tried.append(f"direct sum: {exc}")
+                refused.append((f"direct sum ({sub_variant})", str(exc)))
                 continue
             combined = direct_sum(factors, "full")
             tried.append(f"direct sum ({sub_variant}, d={combined.dim})")
             w = adapt(combined, v)
             if w is not None:
-                found.append(("direct sum", w))
+                found.append((f"direct sum ({sub_variant})", w))
+            else:
+                refused.append((f"direct sum ({sub_variant})", f"built {combined.variant} d={combined.dim}, "
+                                                              f"which does not conform to {v.spec}"))
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
         if _factored(c) and not v.info.factored:
+            refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
             continue  # a factorised construction reuses the matrices of another one
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
+            refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
             continue  # the one-hot construction (d = n) cannot beat what was found
         try:
             base = c.builder(a)
         except ConstructionTooLargeError as exc:
             too_large = too_large or exc  # raised when nothing smaller is found
+            refused.append((c.name, str(exc)))
             continue
-        except ConstructionError:
+        except ConstructionError as exc:
+            refused.append((c.name, str(exc)))
             continue
         tried.append(f"{c.name} ({base.variant}, d={base.dim})")
         w = adapt(base, v)
         if w is not None:
             found.append((c.name, w))
+        else:
+            refused.append((c.name, f"built {base.variant} d={base.dim}, which does not conform to {v.spec}"))
     best = _best(found)
+    if best is not None:
+        refused += [(name, f"d = {w.dim}; {best[0]} (d = {best[1].dim}) was chosen: the smallest d, "
+                           "the first built among equals") for name, w in found if w is not best[1]]
+    if refusals is not None:
+        refusals.extend(refused)
     if best is None and too_large is not None:
         raise too_large
     if best is None:
