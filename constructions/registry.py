@@ -35,7 +35,7 @@ import numpy as np
 from bilinear.errors import ConformanceError, ConstructionError, ConstructionTooLargeError
 
 from .abelian import abelian_full, abelian_rotation
-from .dihedral import dihedral_block
+from .dihedral import dihedral_block, dihedral_exponents
 from .factorized import (
     factorized_abelian,
     factorized_dihedral,
@@ -77,6 +77,10 @@ class Construction:
     dim: str
     theorem: str  # as numbered in docs/theory.md
     builder: Callable = None  # (automaton) -> Weights
+    #: (automaton) -> the d the builder will produce, known before building it (None: unknown);
+    #: ``build`` skips the construction when a smaller or equal d is already found, so a
+    #: construction of d = n is never built (O(n^3) exact work) when d = 2 exists.
+    known_dim: Callable | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -114,7 +118,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation)", permutation),
     Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
                  "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
-    Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation),
+    Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation,
+                 known_dim=lambda a: dihedral_exponents(a)[0]),
     Construction("reset-projection", ("*",), "householder:1,nonneg", "2 (resets and identities)",
                  "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
     Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
@@ -133,7 +138,7 @@ def _pad(w: Weights, d: int) -> Weights:
     h0[: w.dim] = w.h0
     R = np.zeros((c, d), dtype=dtype)
     R[:, : w.dim] = w.readout
-    return Weights("full", A, h0, R)
+    return Weights._trusted("full", A, h0, R, exact=w.exact)  # entries: w's and zeros
 
 
 def _factored(c: Construction) -> bool:
@@ -178,11 +183,13 @@ def adapt(w: Weights, variant) -> Weights | None:
             return None
     if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
         w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
-    try:
+    if w.variant == v.spec:
+        return w  # built and checked in this very variant: nothing to re-express or re-check
+    try:  # w's own (normalised) entries in another variant: only the conformance is checked
         if w.factors is not None and w.variant_info.kind == v.kind:  # its own factors, padded
             factors = w.factors if v.info.pad is None else v.info.pad(w.factors, v.param)
-            return None if factors is None else Weights(v.spec, w.A, w.h0, w.readout, factors)
-        return Weights(v.spec, w.A, w.h0, w.readout)
+            return None if factors is None else Weights._trusted(v, w.A, w.h0, w.readout, factors, exact=w.exact)
+        return Weights._trusted(v, w.A, w.h0, w.readout, exact=w.exact)
     except ConformanceError:
         return None
 
@@ -285,6 +292,15 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
             refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
             continue  # the one-hot construction (d = n) cannot beat what was found
+        if c.known_dim is not None and found:
+            try:
+                d = c.known_dim(a)
+            except ConstructionError as exc:
+                refused.append((c.name, str(exc)))
+                continue
+            if d >= min(w.dim for _, w in found):
+                refused.append((c.name, f"its d = {d} cannot beat the d = {min(w.dim for _, w in found)} found"))
+                continue
         try:
             base = c.builder(a)
         except ConstructionTooLargeError as exc:
