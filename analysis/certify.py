@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
-__all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC"]
+__all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
+           "certify_stack"]
 
 #: Default length at which the training protocol tests a network (a run's own ``test_len``
 #: replaces it): failing within it means ``snapped``.
@@ -170,15 +171,21 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """Block snaps, then (``full`` only) the state-map snap, unless a block snap of a
+    """Block snaps, then the construction snap (dense variants, or when no block snap was proved)
+    and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
-    from bilinear.constructions.snap import snap_candidates, state_map_snap
+    from bilinear.constructions.snap import construction_snap, snap_candidates, state_map_snap
 
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
+    if weights.variant_info.info.dense or not proved:  # the construction read in the network's basis
+        try:
+            yield construction_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the construction read in the network's basis", str(exc)))
     if weights.variant_info.info.dense and not (proved and _is_permutation_automaton(automaton)):
         try:
             yield state_map_snap(weights, automaton)
@@ -321,3 +328,69 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
         search_length=search_length, attempts=attempts, seconds=time.perf_counter() - start,
         test_length=test_length,
     )
+
+
+@dataclass(frozen=True)
+class StackCertificate:
+    """What ``bilinear certify`` can say about a float stack of layers (docs/theory.md section 8).
+
+    There is no snap-and-horizon theory for stacks here (Theorems 16 and 17 are about one
+    layer: a snapped intermediate layer changes the symbols the next one reads), so nothing is
+    certified: ``status`` is ``open`` when the float check (directed and random words of
+    ``test_length``, float64) found no failing word, and ``counterexample`` when it did — a fact
+    about the float run, with the shortest failing prefix it saw.
+    """
+
+    status: str
+    layers: int
+    variant: str
+    dims: tuple[int, ...]
+    automaton: str
+    check: object  # constructions.floatcheck.CheckResult
+    reason: str
+    write_error: str | None = None  # why --write wrote nothing (a stack has no snapped network)
+
+    def snapped_weights(self):
+        return None
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "layers": self.layers, "variant": self.variant, "dims": list(self.dims),
+                "automaton": self.automaton, "reason": self.reason, "float_check": self.check.to_json()}
+
+    def to_text(self) -> str:
+        fc = self.check
+        lines = [f"{self.automaton}: stack of {self.layers} {self.variant} layers (hidden {'+'.join(map(str, self.dims))})",
+                 f"  status: {self.status}: {self.reason}",
+                 f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
+                 f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
+                 + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else "")]
+        return "\n".join(lines) + "\n"
+
+
+def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0) -> StackCertificate:
+    """The honest status of a float :class:`~bilinear.constructions.stack.Stack` (see
+    :class:`StackCertificate`); WeightsError for exact stacks (prove them with ``bilinear verify
+    --weights``) or a stack that does not fit the automaton.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> from bilinear.constructions.cascade import cascade
+    >>> a = from_spec("dihedral:3")
+    >>> c = certify_stack(cascade(a, "rotation2d").to_float(), a, test_length=50, words=16)
+    >>> c.status, c.layers, c.check.passed
+    ('open', 2, True)
+    """
+    from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.stack import Stack
+
+    if not isinstance(stack, Stack):
+        raise WeightsError(f"certify_stack needs a Stack, got {type(stack).__name__}")
+    if stack.exact:
+        raise WeightsError("this stack is exact: prove it with `bilinear verify SPEC --weights FILE` instead")
+    result = check(stack, automaton, length=test_length, words=words, seed=seed)
+    failed = result.first_failure is not None
+    reason = ("the float run fails on a word of the float check; no exact certificate is attempted for stacks"
+              if failed else
+              "no horizon theory for stacks (Theorems 16 and 17 are about one layer); the float check found no "
+              "failing word, which is evidence, not a certificate")
+    return StackCertificate("counterexample" if failed else "open", stack.depth, stack.variant, stack.dims,
+                            automaton.name or "automaton", result, reason)
