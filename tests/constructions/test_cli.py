@@ -183,3 +183,12 @@ def test_verify_float_and_save_reuse_the_proved_weights(capsys, tmp_path, monkey
                  "--save", str(path)]) == 0
     assert calls == ["block:2"]  # built once, for the proof; --float and --save use those weights
     assert Weights.load(path) == real("dihedral:3", "block:2")
+
+
+def test_verify_parses_its_variant_once(capsys):
+    from bilinear.constructions.variants import _parse_text
+
+    _parse_text.cache_clear()
+    assert main(["verify", "dihedral:5", "block:2"]) == 0
+    info = _parse_text.cache_info()
+    assert info.misses == 1 and info.hits >= 1  # asked several times, parsed once
