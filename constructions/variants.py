@@ -29,6 +29,7 @@ conform exactly.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -474,6 +475,14 @@ def parse_variant(spec: "str | Variant") -> Variant:
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise SpecError(f"empty or non-string variant {spec!r}")
+    return _parse_text(spec)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_text(spec: str) -> Variant:
+    """:func:`parse_variant` of a string, remembered: ``verify`` asks for the same variant in
+    several places (settle, registry, adapt, weights), and the text is parsed once (a SpecError
+    is raised again each time, never cached)."""
     text = re.sub(r"\s+", "", spec).lower()
     kind, arg, options = _split_spec(text, spec)
     pname = KINDS[kind].param
