@@ -106,10 +106,12 @@ def _run(args) -> int:
         with deadline(args.time_budget):
             weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
                                                             allow_unsigned=args.unsigned)
+            train_range = tuple(source["train_range"]) if "train_range" in source else None  # a run's: shaded
             if isinstance(weights, Weights):
-                report = analyze(weights, automaton, config, title=title, source=source)
+                report = analyze(weights, automaton, config, title=title, source=source, train_range=train_range)
             else:  # a baseline run: accuracy by length and the extracted automaton only
-                report = analyze_tracker(weights, automaton, config, title=title, source=source)
+                report = analyze_tracker(weights, automaton, config, title=title, source=source,
+                                         train_range=train_range)
     except BudgetSpent:
         print(f"bilinear: analyze: not finished within the time budget of {args.time_budget:g} s "
               f"(nothing printed{', nothing written' if args.out else ''}); raise --time-budget", file=sys.stderr)

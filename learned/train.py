@@ -2,7 +2,7 @@
 
 Train with Adam on words of lengths ``train_min_len..train_max_len`` (2-10), a label at every
 position (plus the empty word, whose class is the start state's), batch 64; stop early once
-held-out validation words of lengths ``val_min_len..val_max_len`` (20-50: longer than any training
+held-out validation words of lengths ``val_min_len..val_max_len`` (20-200: longer than any training
 word, shorter than the test length) have been labelled perfectly for ``patience`` evaluations in
 a row (``early_stop``: ``"train"`` is the older rule, perfect training batches; ``"none"`` runs
 every step), else run all ``steps``; evaluate at
