@@ -67,7 +67,7 @@ __all__ = [
 #: Columns of results.csv, in order.
 COLUMNS = (
     "family", "model", "lr", "seed", "n_train", "hidden", "params", "steps", "stopped_early", "train_accuracy",
-    "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "train_seconds", "run_dir",
+    "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "accuracy_worst_near_length", "train_seconds", "run_dir",
 )
 _TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train")
 _GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
