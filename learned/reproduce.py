@@ -43,7 +43,7 @@ from pathlib import Path
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
-from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, test_length_of
+from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -224,7 +224,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
 
 def part_tables(sweep: Sweep, rows: list[dict]) -> str:
     """The best-learning-rate table of one sweep's rows, then (several learning rates) the range."""
-    metric = headline_label(test_length_of(rows))
+    metric = headline_label(tested_length(rows))
     best = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
     text = (f"Best learning rate per seed, mean over seeds, the smallest..largest seed in brackets when "
             f"there are several ({metric}):\n\n{best}")

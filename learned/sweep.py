@@ -61,7 +61,7 @@ from .runs import RESULTS_CSV, RESULTS_MD
 
 __all__ = [
     "Sweep", "run_sweep", "results_table", "seed_table", "SeedSpread", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
-    "test_length_of",
+    "tested_length",
 ]
 
 #: Columns of results.csv, in order.
@@ -386,11 +386,11 @@ def markdown_table(table: dict, families, models, digits: int = 2, metric: str |
     return "\n".join(lines)
 
 
-def test_length_of(rows: list[dict]) -> str:
+def tested_length(rows: list[dict]) -> str:
     """The test length of ``rows`` as text (``500``; ``20-500`` when the rows differ; ``?`` when
     no row says).
 
-    >>> test_length_of([{"test_length": 500}, {"test_len": 500}]), test_length_of([])
+    >>> tested_length([{"test_length": 500}, {"test_len": 500}]), tested_length([])
     ('500', '?')
     """
     lengths = sorted({int(v) for v in (upgrade_result(r).get(TEST_LENGTH) for r in rows) if v not in (None, "")})
@@ -409,9 +409,9 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))
     table = seed_table(rows)
     md = ["# Sweep results", "",
-          f"{headline_label(test_length_of(rows)).capitalize()} (0 = chance, 1 = perfect), best learning "
+          f"{headline_label(tested_length(rows)).capitalize()} (0 = chance, 1 = perfect), best learning "
           "rate per seed, mean over seeds (the smallest..largest seed in brackets, with several seeds):",
-          "", markdown_table(table, sweep.row_labels(), sweep.models, metric=headline_label(test_length_of(rows))),
+          "", markdown_table(table, sweep.row_labels(), sweep.models, metric=headline_label(tested_length(rows))),
           "", "## Every run", "",
           "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]
     for r in rows:
