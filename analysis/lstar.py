@@ -176,7 +176,7 @@ def _to_automaton(model, automaton):
 
 def lstar(model, automaton, config: LStarConfig = LStarConfig()) -> LStarResult:
     """Learn the automaton of ``model`` (a tracker, a Weights value, one of our models or your
-    torch module: :func:`bilinear.analysis.tracker.as_tracker`) with AALpy's L* over the symbols of
+    torch module: :func:`bilinear.constructions.tracker.as_tracker`) with AALpy's L* over the symbols of
     ``automaton`` (the reference, whose class names name the outputs).  AnalysisError when the
     hypothesis outgrows ``max_states`` or the tracker is fed more than ``max_steps`` symbols;
     ExtraMissingError without the ``aalpy`` extra."""

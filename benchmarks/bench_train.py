@@ -109,7 +109,7 @@ FAMILIES = ("full", "householder:2", "monomial", "dplr:1")
 
 def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
     """Training step and eval per token of each family against `full` and the LSTM (one thread)."""
-    print(f"| d | V | model | train step ms | ÷ full | eval us/token (T = 500) | ÷ full |")
+    print("| d | V | model | train step ms | ÷ full | eval us/token (T = 500) | ÷ full |")
     print("|---|---|---|---|---|---|---|")
     for V in (2, 10):
         gen = torch.Generator().manual_seed(1)
