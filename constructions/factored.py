@@ -407,6 +407,19 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     return _frozen(D, exact), _frozen(U, exact), _frozen(W, exact)
 
 
+def dplr_count(A, exact: bool) -> int:
+    """The least R with which :func:`derive_dplr` expresses every matrix of ``A``: the largest
+    over the matrices of the lowest rank left by a candidate diagonal.
+
+    >>> dplr_count(np.array([[[0, 1, 0], [0, 0, 1], [1, 0, 0]]], dtype=object), True)
+    2
+    """
+    d = A.shape[1]
+    _, U, _ = derive_dplr(A, d, exact, "dplr")
+    nonzero = [j for j in range(d) if any(not _zero(x, exact, 0.0 if exact else 1e-300) for x in U[:, :, j].flat)]
+    return max(1, len(nonzero) and nonzero[-1] + 1)
+
+
 def check_dplr(variant, A, exact: bool, factors, rtol: float):
     """Conformance of ``dplr:R`` weights; returns ``(A, (D, U, W))``."""
     R, spec = variant.param, variant.spec
