@@ -27,6 +27,8 @@ Example (needs ``pip install 'bilinear[aalpy]'``; tests/analysis/test_lstar.py r
 
 from __future__ import annotations
 
+from typing import Any
+
 import random
 import time
 from dataclasses import dataclass
@@ -71,7 +73,7 @@ class LStarResult:
     membership ``queries`` and ``steps`` (symbols fed to the tracker), learning ``rounds`` and
     ``seconds``."""
 
-    automaton: object
+    automaton: Any
     queries: int
     steps: int
     rounds: int
@@ -88,7 +90,7 @@ class Agreement:
     distinguishing_word: tuple[int, ...] | None
     distinguishing_text: str | None
     lstar: LStarResult
-    extraction: object
+    extraction: Any
 
     def text(self) -> str:
         ex = self.extraction
@@ -176,7 +178,7 @@ def _to_automaton(model, automaton):
 
 def lstar(model, automaton, config: LStarConfig = LStarConfig()) -> LStarResult:
     """Learn the automaton of ``model`` (a tracker, a Weights value, one of our models or your
-    torch module: :func:`bilinear.analysis.tracker.as_tracker`) with AALpy's L* over the symbols of
+    torch module: :func:`bilinear.constructions.tracker.as_tracker`) with AALpy's L* over the symbols of
     ``automaton`` (the reference, whose class names name the outputs).  AnalysisError when the
     hypothesis outgrows ``max_states`` or the tracker is fed more than ``max_steps`` symbols;
     ExtraMissingError without the ``aalpy`` extra."""

@@ -27,9 +27,11 @@ True
 from __future__ import annotations
 
 import json
+from typing import Any
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.automaton import Automaton
 from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.constructions.span import visited_span
@@ -164,7 +166,7 @@ class Report:
     ``relations`` are None for a tracker without transition matrices (:func:`analyze_tracker`)."""
 
     title: str
-    automaton: object
+    automaton: Automaton
     variant: str
     exact: bool
     hidden: int | None
@@ -176,7 +178,7 @@ class Report:
     config: AnalysisConfig
     source: dict = field(default_factory=dict)
     curve: LengthCurve | None = None
-    certificate: object = None
+    certificate: Any = None  # a NetworkCertificate or StackCertificate (analysis/certify.py)
     certificate_note: str | None = None
     implements: str = ""
 
@@ -212,6 +214,7 @@ class Report:
 
     def _commutators_line(self) -> str:
         co = self.commutators
+        assert co is not None  # called only for weights with transition matrices
         commutative = _is_commutative(self.automaton)
         if co.visited_verdict == "do not commute" and commutative and self.behaves_right:
             return (f"the transition matrices commute on the {co.visited_dim}-dimensional visited span within "
@@ -222,6 +225,7 @@ class Report:
 
     def _relations_line(self) -> str:
         rel = self.relations
+        assert rel is not None  # called only when the relations were computed
         if rel.all_hold or not self.behaves_right:
             return rel.reading
         return (f"all {len(rel.relations)} defining relations hold within {rel.max_residual:.2g} on the "
@@ -302,6 +306,7 @@ class Report:
 
     def _md_spectra(self) -> list[str]:
         sp = self.spectrum
+        assert sp is not None  # called only for weights with transition matrices
         out = ["", "## Spectra", ""]
         out.append(
             f"Eigenvalues divided by the spectral radius (hidden states are up to a positive scale; "
@@ -324,6 +329,7 @@ class Report:
 
     def _md_commutators(self) -> list[str]:
         co = self.commutators
+        assert co is not None  # called only for weights with transition matrices
         out = ["", "## Commutators", "", co.reading, ""]
         n = len(co.symbols)
         tables = [("full space", co.norms)]
@@ -361,6 +367,7 @@ class Report:
 
     def _md_extraction(self) -> list[str]:
         ex = self.extraction
+        assert ex is not None  # called only when extraction ran
         c = ex.config
         out = ["", "## Extraction", "", ex.reading, ""]
         burn = f", burn-in {ex.burn_in} steps" if ex.burn_in else ""

@@ -101,7 +101,7 @@ class _Keys:
             self.mult = rng.integers(1, 2**63, size=n, dtype=np.int64).astype(np.uint64) | np.uint64(1)
         else:
             self.mode = "bytes"
-            self.mult = None
+            self.mult = None  # type: ignore[assignment]  # unused in bytes mode
 
     @property
     def exact(self) -> bool:

@@ -808,7 +808,7 @@ def parse_spec(spec: str) -> tuple[Family, dict]:
             values[p.name] = p.default
     if "alphabet" in values and values["alphabet"] == "all":
         limit = 6 if name == "symmetric" else 7
-        if values["N"] > limit:
+        if int(values["N"]) > limit:  # type: ignore[call-overload]
             raise SpecError(f"{name}:N,alphabet=all is limited to N <= {limit}")
     return family, values
 

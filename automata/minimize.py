@@ -125,7 +125,9 @@ def access_words(automaton: Automaton) -> AccessWords:
     while frontier.size:
         level_size, level_parts = size, len(order)
         if frontier.size * k < 256:  # a narrow level (a long cycle): numpy calls cost more than a loop
-            found, up, sym = [], [], []
+            found: list[int] = []
+            up: list[int] = []
+            sym: list[int] = []
             for i, q in enumerate(frontier.tolist()):
                 for a, r in enumerate(columns[q].tolist()):
                     if position[r] < 0:

@@ -38,7 +38,6 @@ import itertools
 import math
 from fractions import Fraction
 
-import numpy as np
 
 from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 

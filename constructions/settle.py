@@ -36,6 +36,8 @@ at that ``R``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 from dataclasses import dataclass, replace
 
@@ -410,7 +412,7 @@ MAX_DEEPENED_BOUND = 1 << 16
 
 
 def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: float | None,
-                    progress) -> tuple[object, int]:
+                    progress) -> tuple[Any, int]:
     """Prove with ``bound``, doubling it while the proof stops at its bound and the time budget
     (seconds, None: one try) has time left; ``(result, bound reached)``.
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import math
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field

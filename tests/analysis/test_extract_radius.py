@@ -94,7 +94,7 @@ def test_spread_states_get_their_radius_from_behaviour():
         H = corners[q] + 0.45 * np.stack([np.cos(angle), np.sin(angle), np.zeros_like(angle)], axis=-1)
         return np.eye(3)[q] * 5.0, H
 
-    from bilinear.analysis.tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     t = as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True)
     ex = extract(t, a, ExtractConfig(words=150, length=30))
@@ -120,7 +120,7 @@ def test_no_structure_is_ambiguous_not_ok():
             H[:, t] = acc
         return np.eye(3)[q] * 5.0, H
 
-    from bilinear.analysis.tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     ex = extract(as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True), a, ExtractConfig(words=40, length=16, burn_in=1))
     assert ex.radius.source == "ambiguous", ex.reading

@@ -28,12 +28,16 @@ def test_a_sweep_with_huge_validation_words_writes_nothing(capped_cli, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_the_validation_words_count_only_when_validation_runs():
+def test_the_validation_words_count_whether_or_not_early_stopping_reads_them():
+    """Every run reads its validation words once at the end (``val_accuracy``, which chooses
+    learning rates), so they count with ``early_stop="none"`` too."""
     base = dict(spec="parity", model="diagonal", val_max_len=10**6, val_words=64)
     kwargs = dict(n_symbols=2, n_classes=2)
     validated = estimate_bytes(TrainConfig(**base, max_memory_gb=1e6), **kwargs)
-    plain = estimate_bytes(TrainConfig(**base, early_stop="none"), **kwargs)
-    assert validated["sampled words"] - plain["sampled words"] == 64 * 10**6 * 24
-    assert validated["activations"] == 64 * 10**6 * (16 * 16 + 8) > plain["activations"]
+    plain = estimate_bytes(TrainConfig(**base, early_stop="none", max_memory_gb=1e6), **kwargs)
+    assert validated == plain
+    short = estimate_bytes(TrainConfig(**dict(base, val_max_len=200), early_stop="none"), **kwargs)
+    assert plain["sampled words"] - short["sampled words"] == 64 * (10**6 - 200) * 24
+    assert plain["activations"] == 64 * 10**6 * (16 * 16 + 8) > short["activations"]
     with pytest.raises(ConfigError, match=r"1.8e\+03 GB \(activations"):
         TrainConfig(**dict(base, val_max_len=10**8), max_memory_gb=100)
