@@ -116,7 +116,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation)", triangle),
     Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
                  "Theorem 2 (orbit separation)", permutation),
-    Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
+    Construction("signed-cycles", ("parity", "cyclic", "product"), "monomial", "sum of prime powers of m / gcd(m, 2)",
                  "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
     Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation,
                  known_dim=lambda a: dihedral_exponents(a)[0]),

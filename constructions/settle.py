@@ -377,6 +377,18 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
             return build(automaton, info.spec(n, options))
         except ConstructionError:
             continue
+    if info.count_needed is not None:  # past MAX_COUNT: the count the known constructions need
+        from .registry import candidates
+
+        found = [w for _, w in candidates(automaton)]
+        try:
+            found.append(build(automaton, "full"))  # products' direct sums too
+        except ConstructionError:
+            pass
+        if found:
+            n = min(info.count_needed(w.A, w.exact) for w in found)
+            if n > MAX_COUNT:
+                return build(automaton, info.spec(max(n, start), options))
     raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
                             f"{info.spec(None, options)} with {start} <= {info.param} <= {MAX_COUNT}")
 

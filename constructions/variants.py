@@ -132,6 +132,10 @@ class VariantKind:
     coordinate_map:
         True when every matrix, hence every product, is monomial (each column one non-zero
         entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
+    count_needed:
+        ``(A, exact) -> int``: the least parameter with which these matrices fit the kind
+        without given factors (``dplr``: the rank left by the best candidate diagonal), so a
+        bare column finds it past the counts it tries one by one.
     rescale:
         ``(factors, e) -> factors`` of the weights whose ``A[s]`` is divided by ``2**e[s]``
         (exact in floats), or None when the kind has no free scale (``householder``: A is a
@@ -166,6 +170,7 @@ class VariantKind:
     pad: Callable | None = None
     coordinate_map: bool = False
     rescale: Callable | None = None
+    count_needed: Callable | None = None
 
     def block_size(self, param: int | None) -> int | None:
         """Size of the diagonal blocks for this parameter (None: no block structure)."""
@@ -297,6 +302,14 @@ def _factored_pad(name):
     return pad
 
 
+def _factored_count(name):
+    def count(A, exact):
+        from . import factored
+
+        return getattr(factored, f"{name}_count")(A, exact)
+    return count
+
+
 def _pad_columns(factors, R: int):
     """(U, C, W) with zero columns appended up to R rank-one terms (None when there are more)."""
     if factors[0].shape[1] > R:
@@ -351,6 +364,7 @@ KINDS: dict[str, VariantKind] = {
                     summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
                     counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3), pad=_factored_pad("dplr"),
                     rescale=lambda f, e: (np.ldexp(f[0], -e[:, None]), np.ldexp(f[1], -e[:, None, None]), f[2]),
+                    count_needed=_factored_count("dplr"),
                     published="RWKV-7 generalised delta rule; gated DeltaNet alpha (I - beta k k^T) (R = 1)"),
     )
 }
