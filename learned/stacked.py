@@ -114,10 +114,12 @@ class StackedBilinearRNN(nn.Module):
         h = layer.h0 / layer.h0.norm().clamp_min(1e-30)
         h = h.expand(batch, d)
         normalize = layer.normalize_train or not self.training
+        AT = A.reshape(self.n_symbols * self.n_classes * d, d).T  # h @ AT: every matrix applied at once
+        rows = torch.arange(batch, device=words.device)
         out = []
         for t in range(time):
-            M = torch.einsum("bc,bcij->bij", p[:, t], A[words[:, t]])  # (batch, hidden, hidden)
-            h = torch.bmm(M, h.unsqueeze(-1)).squeeze(-1)
+            Y = (h @ AT).reshape(batch, self.n_symbols, self.n_classes, d)[rows, words[:, t]]  # (batch, classes, hidden)
+            h = torch.einsum("bc,bci->bi", p[:, t], Y)  # the mixture of the matrices, applied
             if normalize:
                 h = h / h.norm(dim=-1, keepdim=True).clamp_min(1e-30)
             out.append(h)
