@@ -1,7 +1,7 @@
 """Certify a trained bilinear network: snap it to exact algebra, prove the snap, bound the horizon.
 
 :func:`certify_network` takes float :class:`~bilinear.constructions.weights.Weights` and the
-automaton they were trained on and returns a :class:`Certificate`:
+automaton they were trained on and returns a :class:`NetworkCertificate`:
 
 1. **snap** -- exact weights of the same variant close to the trained ones
    (:mod:`bilinear.constructions.snap`), proved for every word of every length by
@@ -37,9 +37,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
-__all__ = ["Certificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
+__all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
            "certify_stack"]
 
 #: Default length at which the training protocol tests a network (a run's own ``test_len``
@@ -56,8 +57,14 @@ EXACT_WORD_MAX = 4096
 
 
 @dataclass(frozen=True)
-class Certificate:
+class NetworkCertificate:
     """The outcome of :func:`certify_network` (see the module docstring).
+
+    See Also
+    --------
+    bilinear.constructions.certificates.Certificate : an *impossibility* certificate (a word
+        pattern no network of a commuting or real-diagonal variant can get right), found from
+        the automaton alone; this class is about one trained network's horizon.
 
     ``horizon`` is the float64 horizon; ``horizons`` maps every arithmetic to its horizon;
     ``failing`` the shortest failing word found (float64), ``failure_kind`` ``"round-off"``
@@ -164,15 +171,21 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """Block snaps, then (``full`` only) the state-map snap, unless a block snap of a
+    """Block snaps, then the construction snap (dense variants, or when no block snap was proved)
+    and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
-    from bilinear.constructions.snap import snap_candidates, state_map_snap
+    from bilinear.constructions.snap import construction_snap, snap_candidates, state_map_snap
 
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
+    if weights.variant_info.info.dense or not proved:  # the construction read in the network's basis
+        try:
+            yield construction_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the construction read in the network's basis", str(exc)))
     if weights.variant_info.info.dense and not (proved and _is_permutation_automaton(automaton)):
         try:
             yield state_map_snap(weights, automaton)
@@ -217,11 +230,7 @@ def _validate(weights, automaton) -> None:
         raise WeightsError(f"certify needs a Weights value, got {type(weights).__name__}")
     if weights.exact:
         raise WeightsError("these weights are exact: prove them with `bilinear verify` instead of certifying")
-    if weights.n_symbols != automaton.n_symbols or weights.n_classes != automaton.n_classes:
-        raise WeightsError(
-            f"weights have {weights.n_symbols} symbols and {weights.n_classes} classes, automaton "
-            f"{automaton.name} has {automaton.n_symbols} and {automaton.n_classes}"
-        )
+    check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
 
 
 def exact_margin_sign(weights, automaton, word) -> int | None:
@@ -262,13 +271,19 @@ def exact_margin_sign(weights, automaton, word) -> int | None:
 
 def certify_network(weights, automaton, search_length: int | None = None, test_length: int = TEST_LENGTH,
                     random_words: int = 256, seed: int = 0, bound: int = 64,
-                    shorten_seconds: float = 5.0) -> Certificate:
+                    shorten_seconds: float = 5.0) -> NetworkCertificate:
     """Snap, prove, bound, search and shorten (module docstring).
 
     ``search_length`` (default: four times the certified length, at least 2000, at most 20000)
     is the length of the words of the directed search; ``test_length`` the length at which the
     network is judged (a run's own test length).  WeightsError for exact weights or weights that
     do not fit the automaton.
+
+    See Also
+    --------
+    bilinear.constructions.certificates.certify : an impossibility certificate from the
+        automaton alone, ruling out every network of a variant; this function judges one
+        trained network.
     """
     from bilinear.constructions.failsearch import compress_word, search_failure, shorten_failure
 
@@ -306,7 +321,7 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
         status = "uncertified"
     else:
         status = "horizon"
-    return Certificate(
+    return NetworkCertificate(
         status=status, variant=weights.variant, hidden=weights.dim, automaton=automaton.name or "automaton",
         snap=snap, proof=proof, horizon=horizon, horizons=horizons, failing=failing,
         failing_text=None if failing is None else compress_word(automaton, failing), failure_kind=kind,

@@ -19,7 +19,7 @@ A_4 acts as a rotation of order 5 on a 2-dimensional subspace
 all transition matrices commute (exactly); largest scale-free norm 0
 all 21 defining relations hold (exactly)
 accuracy by length: normalised accuracy, worst over the lengths 1: 1.00, 2-10: 1.00, 11-100: 1.00, 101-500: 1.00, 501-1000: 1.00, 1001-2000: 1.00 (200 random words; no error seen)
-extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); isomorphic to the true automaton; monoid: ...
+extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); radius ... at the distance gap ... -> 1.2; isomorphic to the true automaton; monoid: ...
 >>> r.to_json()["extraction"]["isomorphic"]
 True
 """
@@ -50,9 +50,23 @@ __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractCon
 CURVE_CAPTION = (
     "Normalised accuracy (acc - 1/C) / (1 - 1/C) for C classes: 1 is perfect, 0 is chance (dashed "
     "line). A value below 0 is worse than guessing: the network consistently predicts a wrong class "
-    "there, as a rotation whose phase has drifted by a whole step does. The shaded band is the "
-    "training range of lengths."
+    "there, as a rotation whose phase has drifted by a whole step does."
 )
+
+
+def curve_caption(curve) -> str:
+    """:data:`CURVE_CAPTION`, and the training band's sentence only when the curve has one.
+
+    >>> from bilinear.analysis.lengths import LengthCurve
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None, (2, 10))).endswith("training lengths (2-10).")
+    True
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None)) == CURVE_CAPTION
+    True
+    """
+    train = getattr(curve, "train_range", None)
+    if train is None:
+        return CURVE_CAPTION
+    return f"{CURVE_CAPTION} The shaded band is the training lengths ({train[0]}-{train[1]})."
 
 
 def num(x) -> str:
@@ -89,7 +103,7 @@ def curve_reading(curve: LengthCurve) -> str:
 
 
 def certificate_line(cert) -> str:
-    """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
+    """One line from a :class:`~bilinear.analysis.certify.NetworkCertificate`: certified horizon,
     failing word, snap status."""
     h = cert.horizon
     if h is not None and h.every:
@@ -247,7 +261,7 @@ class Report:
         if self.spectrum is not None:
             out += self._md_spectra() + self._md_commutators() + self._md_relations()
         if self.curve is not None:
-            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", CURVE_CAPTION]
+            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", curve_caption(self.curve)]
         if self.extraction is not None:
             out += self._md_extraction()
         if self.certify_line:
@@ -358,11 +372,14 @@ class Report:
             out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
         elif ex.automaton is not None:
             out.append(
-                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
+                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; "
+                + (ex.radius.text() if ex.radius is not None else f"cluster radius {c.tol:g}")
             )
+            between = ("two clusters overlap (their radii exceed the distance of their centres)"
+                       if ex.between < 0 else f"between-cluster distances >= {ex.between:.3g}")
             out.append(
-                f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                f"{ex.between:.3g}; gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
+                f"- within-cluster distances <= {ex.within:.3g}; {between}; "
+                f"gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
             )
         out.append(
             f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
@@ -500,7 +517,7 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 
 
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
-                    source: dict | None = None) -> Report:
+                    source: dict | None = None, train_range: tuple[int, int] | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
     Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
@@ -517,12 +534,12 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     config.validated()
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.weights is not None:
-        return analyze(tracker.weights, automaton, config, title=title, source=source)
+        return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
     curve = None
     if config.curve_length:
         curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
-                                   config.curve_words, seed=config.extract.seed)
+                                   config.curve_words, seed=config.extract.seed, train_range=train_range)
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
         automaton=automaton,

@@ -77,10 +77,12 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
         from bilinear.constructions.tracker import as_tracker
 
         weights = as_tracker(weights, name=f"{config.model} x {weights.depth} layers")
-    source = {"run": str(path)}
+    source = {"run": str(path), "train_range": [config.train_min_len, config.longest_train_len]}
     if isinstance(result, dict):
         result = upgrade_result(result)  # a run written before the headline keys
         for key in (AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, "train_accuracy", "steps", "params"):
             if key in result:
                 source[key] = result[key]
-    return weights, automaton, f"run {path.name}", source
+    hidden = source.get("hidden", result.get("hidden") if isinstance(result, dict) else None)
+    model_name = config.model + (f", hidden {hidden}" if hidden else "")
+    return weights, automaton, f"{automaton.name or config.spec} / {model_name} (run {path.name})", source

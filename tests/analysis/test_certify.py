@@ -307,7 +307,7 @@ def test_cli_write_without_a_proved_snap_prints_the_certificate_then_one_error(t
 
 def test_cli_judges_a_run_at_its_own_test_length(tmp_path, capsys):
     from bilinear.learned.config import TrainConfig
-    from bilinear.learned.runs import train_run
+    from bilinear.learned.train import train_run
 
     run = tmp_path / "diag"
     train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=2, test_len=7, test_words=2), run)
