@@ -126,6 +126,36 @@ class StackedBilinearRNN(nn.Module):
         H = torch.stack(out, dim=1)  # (batch, time, hidden)
         return layer.readout(H)
 
+    @classmethod
+    def from_weights(cls, stack, dtype: torch.dtype = torch.float64, **options) -> "StackedBilinearRNN":
+        """A model carrying ``stack`` (a :class:`~bilinear.constructions.stack.Stack` whose layers
+        share one variant and one hidden size, and whose intermediate layers have as many classes as
+        the last): the inverse of :meth:`to_weights`, so a cascade construction runs here too.
+
+        >>> from bilinear.automata import from_spec
+        >>> from bilinear.constructions.cascade import cascade
+        >>> s = cascade(from_spec("dihedral:3"), "full", layers=2)
+        >>> StackedBilinearRNN.from_weights(s)
+        Traceback (most recent call last):
+        ...
+        bilinear.errors.ConfigError: layer 1 has 2 classes and hidden size 2, layer 2 has 6 and 4: a trainable stack needs one hidden size and the automaton's class count in every layer
+        """
+        from bilinear.constructions.stack import Stack
+
+        if not isinstance(stack, Stack):
+            raise ConfigError(f"from_weights needs a Stack, got {type(stack).__name__}")
+        last = stack.layers[-1]
+        for i, w in enumerate(stack.layers[:-1]):
+            if w.n_classes != last.n_classes or w.dim != last.dim or w.variant != last.variant:
+                raise ConfigError(
+                    f"layer {i + 1} has {w.n_classes} classes and hidden size {w.dim}, layer {stack.depth} has "
+                    f"{last.n_classes} and {last.dim}: a trainable stack needs one hidden size and the automaton's "
+                    "class count in every layer")
+        model = cls(stack.n_symbols, last.n_classes, last.dim, last.variant, layers=stack.depth, **options).to(dtype)
+        for l, w in enumerate(stack.layers):
+            model.layers[l] = BilinearRNN.from_weights(w, dtype=dtype, **options)
+        return model.eval()
+
     def to_weights(self):
         """The float :class:`~bilinear.constructions.stack.Stack` of the hard cascade."""
         from bilinear.constructions.stack import Stack

@@ -74,3 +74,13 @@ def test_train_cli_layers(capsys, tmp_path):
                  "--test-len", "20", "--test-words", "8", "--early-stop", "none", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["layers"] == 2 and "accuracy_at_length" in out
+
+
+def test_from_weights_round_trip():
+    m = StackedBilinearRNN(2, 3, hidden=4, variant="block:2", layers=3, seed=2).double().eval()
+    again = StackedBilinearRNN.from_weights(m.to_weights())
+    words = torch.from_numpy(np.random.default_rng(3).integers(0, 2, size=(16, 30)))
+    assert torch.allclose(m(words), again(words), atol=1e-9)
+    assert again.to_weights() == m.to_weights()
+    with pytest.raises(ConfigError, match="needs a Stack"):
+        StackedBilinearRNN.from_weights(m.layers[0].to_weights())
