@@ -119,7 +119,6 @@ def _run_verify(args: argparse.Namespace) -> int:
         out["projection"] = projection
     if args.float and cell.dim is not None:
         from .floatcheck import check
-        from .registry import build
 
         if weights is None:
             weights = _construction(automaton, cell)
