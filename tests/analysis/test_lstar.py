@@ -60,7 +60,7 @@ def test_hidden_states_that_hide_the_outputs_are_a_finding() -> None:
         hidden = np.eye(2)[(np.arange(words.shape[1])[None, :] + np.zeros_like(words)) % 2]
         return logits, hidden
 
-    from bilinear.analysis.tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     model = as_tracker(tracker, hidden=True, n_symbols=3, n_classes=3)
     agreement = compare_extractions(model, from_spec("cyclic:3"), extract_config=SMALL)
