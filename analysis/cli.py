@@ -66,7 +66,8 @@ def register(sub) -> None:
     p.add_argument("--max-order", type=positive_int, default=d.max_order,
                    help=f"largest order searched (default {d.max_order})")
     p.add_argument("--cluster-tol", type=positive_float, default=e.tol,
-                   help=f"cluster radius of the extraction, unit hidden states (default {e.tol:g})")
+                   help="cluster radius of the extraction, unit hidden states (default: chosen at the "
+                        "largest gap of the distances between hidden states; 'ambiguous' when there is none)")
     p.add_argument("--words", type=positive_int, default=e.words,
                    help=f"random words sampled for the extraction (default {e.words})")
     p.add_argument("--length", type=positive_int, default=e.length,

@@ -19,7 +19,7 @@ A_4 acts as a rotation of order 5 on a 2-dimensional subspace
 all transition matrices commute (exactly); largest scale-free norm 0
 all 21 defining relations hold (exactly)
 accuracy by length: normalised accuracy, worst over the lengths 1: 1.00, 2-10: 1.00, 11-100: 1.00, 101-500: 1.00, 501-1000: 1.00, 1001-2000: 1.00 (200 random words; no error seen)
-extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); isomorphic to the true automaton; monoid: ...
+extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); radius ... at the distance gap ... -> 1.2; isomorphic to the true automaton; monoid: ...
 >>> r.to_json()["extraction"]["isomorphic"]
 True
 """
@@ -103,7 +103,7 @@ def curve_reading(curve: LengthCurve) -> str:
 
 
 def certificate_line(cert) -> str:
-    """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
+    """One line from a :class:`~bilinear.analysis.certify.NetworkCertificate`: certified horizon,
     failing word, snap status."""
     h = cert.horizon
     if h is not None and h.every:
@@ -372,11 +372,14 @@ class Report:
             out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
         elif ex.automaton is not None:
             out.append(
-                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
+                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; "
+                + (ex.radius.text() if ex.radius is not None else f"cluster radius {c.tol:g}")
             )
+            between = ("two clusters overlap (their radii exceed the distance of their centres)"
+                       if ex.between < 0 else f"between-cluster distances >= {ex.between:.3g}")
             out.append(
-                f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                f"{ex.between:.3g}; gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
+                f"- within-cluster distances <= {ex.within:.3g}; {between}; "
+                f"gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
             )
         out.append(
             f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
@@ -546,7 +549,8 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         spectrum=None,
         commutators=None,
         relations=None,
-        relations_note=f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
+        relations_note=getattr(tracker, "note", None)
+        or f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
         extraction=ex,
         config=config,
         source=dict(source or {}),

@@ -273,10 +273,6 @@ class Automaton:
     def _symbol_index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.symbols)}
 
-    def symbol_index(self, name: str | int) -> int:
-        """Index of a symbol given by name (or already an index)."""
-        return int(self.encode([name])[0])
-
     def encode(self, word) -> np.ndarray:
         """Symbol indices of ``word`` as an int64 array.
 

@@ -141,7 +141,7 @@ def norm_bound(M: flint.arb_mat, rows, cols, groups) -> flint.arb:
     """Upper bound (an exact point) of the 2-norm of ``M[rows, cols]``.
 
     :func:`op_norm` (powers of M^T M); on the diagonal (``rows is cols``) also the largest 2-norm
-    of a diagonal block of ``groups`` (exact for 1x1 and 2x2 blocks) plus the Frobenius norm of
+    of a diagonal block of ``groups`` (exact for 1x1 and 2x2 blocks, :func:`op_norm` for larger) plus the Frobenius norm of
     the entries outside those blocks (triangle inequality); the smaller of the two.
     """
     whole = op_norm(M, rows, cols)
@@ -149,7 +149,8 @@ def norm_bound(M: flint.arb_mat, rows, cols, groups) -> flint.arb:
         return whole
     inside = {(i, j) for g in groups for i in g for j in g}
     rest = sum((sq(M[i, j]) for i in rows for j in cols if (i, j) not in inside), flint.arb(0))
-    blocks = bmax(block_norm(M, g) if len(g) == 2 else abs(M[g[0], g[0]]) for g in groups)
+    blocks = bmax(block_norm(M, g) if len(g) == 2 else abs(M[g[0], g[0]]) if len(g) == 1 else op_norm(M, g, g)
+                  for g in groups)
     split = hi(blocks + root(rest))
     return split if split < whole else whole
 

@@ -61,7 +61,7 @@ from .reflections import (
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
-from .variants import KINDS, max_factor_rank
+from .variants import KINDS, is_diagonal, max_factor_rank
 from .weights import Weights, parse_variant
 
 __all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
@@ -151,12 +151,6 @@ def _pad_factors(factors, R: int):
     return tuple(out)
 
 
-def _is_diagonal(w: Weights) -> bool:
-    off = ~np.eye(w.dim, dtype=bool)[None]
-    nonzero = (w.A != 0) if w.exact else (np.abs(w.A) > 1e-12)
-    return not np.asarray(nonzero & off, dtype=bool).any()
-
-
 def factorized_rank(w: Weights) -> int:
     """The R for which :func:`adapt` can factorise ``w``: d if diagonal, else the sum of ranks.
 
@@ -171,7 +165,7 @@ def factorized_rank(w: Weights) -> int:
             total += rank_decomposition(w.A[s])[0].shape[1]
         else:
             total += float_rank_decomposition(w.A[s], 1e-9)[0].shape[1]
-    return min(total, w.dim) if _is_diagonal(w) else total
+    return min(total, w.dim) if is_diagonal(w.A if w.exact else w.float_arrays()[0], w.exact) else total
 
 
 def adapt(w: Weights, variant) -> Weights | None:

@@ -78,6 +78,18 @@ class Cell:
     counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
     ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
     ``bilinear verify`` without ``--bound``), so that ``bound`` is the bound reached.
+
+    One verdict, one JSON shape: ``proof`` is the prover's own verdict JSON
+    (:meth:`Proof.to_json <bilinear.constructions.verdicts.Proof.to_json>`, or the
+    Counterexample's / Unproved's) whenever a proof ran, nested unchanged under the key
+    ``"proof"`` of :meth:`to_json`; the cell's own keys summarise it for the matrix (class
+    *names* where the prover gives class indices) and add what the prover does not know
+    (certificate, lower bound, float check, timing).
+
+    See Also
+    --------
+    bilinear.constructions.verdicts.Proof : the prover's verdict alone (no certificate, no
+        bound); a Cell holds its JSON under ``"proof"``.
     """
 
     spec: str
@@ -113,6 +125,7 @@ class Cell:
     failed_layer: int | None = None
     time_budget: float | None = None
     deepened: bool = False
+    proof: dict | None = None
 
     @property
     def factors_minimal(self) -> bool | None:
@@ -224,6 +237,7 @@ class Cell:
             "layers": self.layers,
             "dims": None if self.dims is None else list(self.dims),
             "failed_layer": self.failed_layer,
+            "proof": self.proof,
             **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
         }
 
@@ -418,7 +432,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
         result = prove_network(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     stacked = isinstance(weights, Stack)
     info = None if stacked else weights.variant_info
-    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
+    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=result.to_json(),
                    states_explored=result.states_explored, time_budget=time_budget,
                    deepened=deepen and time_budget is not None, bound=bound,
                    layers=weights.depth if stacked else 1,
@@ -426,7 +440,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
                    factors=info.param if info is not None and info.info.counts_factors else None)
     what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":
-        margin = None if result.margin is None else (str(result.margin), result.margin_float)
+        margin = None if result.margin is None else (cell.proof["margin"]["exact"], result.margin_float)
         return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
                        detail=f"exact proof over {result.states_explored} reachable {what or ''}pairs".replace(
                            "tuple)pairs", "tuple) pairs"))

@@ -43,13 +43,14 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from bilinear.automata.minimize import access_words
 from bilinear.errors import ConformanceError, WeightsError
 
 from .floatrun import float_steps
 from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from .weights import Weights
 
-__all__ = ["Snap", "snap_candidates", "state_map_snap", "symbol_periods", "drift", "DYADIC_BITS"]
+__all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "symbol_periods", "drift", "DYADIC_BITS"]
 
 #: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
 DYADIC_BITS = 24
@@ -434,22 +435,6 @@ def snap_candidates(weights: Weights, automaton, failures: list | None = None):
 # ------------------------------------------------------------------------------------------
 # the state-map snap (any automaton, full variant)
 # ------------------------------------------------------------------------------------------
-def _access_words(automaton) -> dict[int, tuple[int, ...]]:
-    """A shortest word reaching each reachable state (breadth-first, symbols in order)."""
-    words = {int(automaton.start): ()}
-    frontier = [int(automaton.start)]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for a in range(automaton.n_symbols):
-                r = int(automaton.delta[a, q])
-                if r not in words:
-                    words[r] = words[q] + (a,)
-                    nxt.append(r)
-        frontier = nxt
-    return words
-
-
 def state_map_snap(weights: Weights, automaton) -> Snap:
     """The exact map sending each state's representative to its successor's (``full`` only).
 
@@ -462,12 +447,13 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     if not weights.variant_info.info.dense:
         raise WeightsError(f"the state-map snap builds a full network, not {weights.variant}")
     A, h0, Rf = weights.float_arrays()
-    access = _access_words(automaton)
-    states = sorted(access)
+    access = access_words(automaton)
+    states = sorted(access.states.tolist())
     reps = []
     for q in states:  # the network's one float run (renormalised), on a shortest word to q
         h = h0 / (np.linalg.norm(h0) or 1.0)
-        for H in float_steps(A, h0, np.array([access[q]], dtype=np.int64)) if access[q] else ():
+        word = access.word(q)
+        for H in float_steps(A, h0, np.array([word], dtype=np.int64)) if word else ():
             h = H[0]
         reps.append(h)
     X = np.stack(reps, axis=1)
@@ -498,3 +484,101 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     groups = tuple((j,) for j in range(weights.dim))
     return Snap(snapped, groups, tuple(range(weights.dim)), (), scale, dist, None, "full",
                 "the exact map between the states' representatives", isometric=False)
+
+
+# ------------------------------------------------------------------------------------------
+# the construction snap (any automaton with a proved construction, full networks)
+# ------------------------------------------------------------------------------------------
+def _intertwiner(M: np.ndarray, S: np.ndarray) -> np.ndarray | None:
+    """A d x d0 matrix X of full column rank with ``M_a X ~ X S_a`` for every symbol (the
+    smallest right singular vectors of the stacked Sylvester systems, combined at random so
+    that X is injective when the intertwiners are several), or None."""
+    k, d, _ = M.shape
+    d0 = S.shape[1]
+    rows = [np.kron(np.eye(d0), M[a]) - np.kron(S[a].T, np.eye(d)) for a in range(k)]
+    _, sv, Vt = np.linalg.svd(np.concatenate(rows, axis=0))
+    scale = max(float(sv[0]), 1e-300)
+    small = [i for i in range(len(sv)) if sv[i] <= 1e-2 * scale] or [len(sv) - 1]
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = Vt[small].T @ rng.normal(size=len(small)) if len(small) > 1 else Vt[small[0]]
+        X = x.reshape(d0, d).T  # vec is column-major: column j of X is x[j d:(j + 1) d]
+        s = np.linalg.svd(X, compute_uv=False)
+        if s[-1] > 1e-6 * s[0]:
+            return X / s[0]
+    return None
+
+
+def construction_snap(weights: Weights, automaton) -> Snap:
+    """The proved construction of the automaton (:func:`~bilinear.constructions.registry.build`,
+    ``full``) read off the float network up to a change of basis.
+
+    A network near a construction S (d0 x d0) satisfies ``A_a P ~ c_a P S_a`` for a d x d0
+    matrix P (the construction's coordinates in the network) and the scale c_a, the spectral
+    radius of A_a (S_a's eigenvalues lie on the unit circle or at 0); the left intertwiner
+    ``Q A_a ~ c_a S_a Q`` gives the complement ker Q, the directions the network forgets.  In
+    the basis [P | ker Q] (rounded to dyadic rationals) the snap is S on the first d0
+    coordinates and zero on the rest: a block basis in the sense of Theorem 16, which needs no
+    commuting matrices (D_4, Q_8, resets ...).  ``isometric`` says whether every S_a is
+    orthogonal (exactly).  Any variant: the snap is a ``full`` network (its written form too).
+    WeightsError when there is no construction, or no injective intertwiner.
+    """
+    from bilinear.errors import BilinearError
+
+    from .registry import build
+
+    try:
+        exact = build(automaton, "full")
+    except BilinearError as exc:
+        raise WeightsError(f"no construction to snap to: {exc}") from None
+    A, h0, R = weights.float_arrays()
+    S, _, _ = exact.float_arrays()
+    d, d0 = weights.dim, exact.dim
+    if d0 > d or exact.n_symbols != weights.n_symbols:
+        raise WeightsError(f"the construction has d = {d0}, more than the network's {d}")
+    scale = np.array([max(float(np.abs(np.linalg.eigvals(A[a])).max()), 1e-300) for a in range(len(A))])
+    M = A / scale[:, None, None]
+    X = _intertwiner(M, S)
+    Y = _intertwiner(np.transpose(M, (0, 2, 1)), np.transpose(S, (0, 2, 1)))
+    if X is None or Y is None:
+        raise WeightsError("the network holds no copy of the construction (no injective intertwiner)")
+    Q = Y.T  # Q M_a ~ S_a Q
+    if d0 < d:
+        _, _, Vt = np.linalg.svd(Q)
+        P = np.concatenate([X, Vt[d0:].T], axis=1)  # [P_K | an orthonormal basis of ker Q]
+    else:
+        P = X
+    Pq = np.vectorize(_dyadic, otypes=[object])(P)
+    Pf = Pq.astype(float)
+    if abs(np.linalg.det(Pf)) < 1e-12 or np.linalg.cond(Pf) > 1e8:
+        raise WeightsError("the construction's coordinates in the network are ill-conditioned")
+    K = list(range(d0))
+    Sb = np.zeros((len(A), d, d), dtype=object)
+    for a in range(len(A)):
+        Sb[a][np.ix_(K, K)] = exact.A[a]
+    h0b = _rational_vector(np.linalg.solve(Pf, h0), K)
+    if all(x == 0 for x in h0b):
+        raise WeightsError("the start state has no component on the construction's coordinates")
+    RP = R @ Pf
+    top = float(np.abs(RP[:, K]).max())
+    Rb = np.array([_rational_vector(row, K, top) for row in RP], dtype=object)
+    block = Weights("full", Sb, h0b, Rb)
+    Sf = np.einsum("ij,sjk,kl->sil", Pf, block.float_arrays()[0], np.linalg.inv(Pf))
+    c = tuple(float(1.0 / s) for s in scale)
+    dist = tuple(float(np.linalg.norm(c[a] * A[a] - Sf[a]) / max(np.linalg.norm(c[a] * A[a]), 1e-300))
+                 for a in range(len(A)))
+    isometric = all(_is_orthogonal(exact.A[a]) for a in range(len(A)))
+    groups = (tuple(K),) + tuple((j,) for j in range(d0, d))
+    return Snap(block, groups, (0,), (), c, dist, Pq, "full",
+                f"the {exact.variant} construction (d = {d0}) read in the network's basis", isometric=isometric)
+
+
+def _is_orthogonal(M: np.ndarray) -> bool:
+    """Exactly: M^T M = I (entries Fractions, ints or FieldElements)."""
+    n = M.shape[0]
+    for i in range(n):
+        for j in range(n):
+            s = sum((M[k, i] * M[k, j] for k in range(n)), 0)
+            if not s == (1 if i == j else 0):
+                return False
+    return True

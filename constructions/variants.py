@@ -237,10 +237,6 @@ def _positive_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
     return A
 
 
-def _small(x, tol, exact: bool) -> bool:
-    return x == 0 if exact else abs(x) <= tol
-
-
 def _rotation_project(A: np.ndarray, param) -> np.ndarray:
     """Each 2x2 block replaced by its nearest scaled rotation (the average of the two)."""
     out = np.zeros_like(A, dtype=np.float64)
@@ -613,7 +609,14 @@ def _check_factorized(A: np.ndarray, R: int, exact: bool, spec: str, factors):
     return factors
 
 
-def _is_diagonal(A: np.ndarray, exact: bool) -> bool:
+def is_diagonal(A: np.ndarray, exact: bool) -> bool:
+    """Every ``A[s]`` (symbols, hidden, hidden) is diagonal: exactly zero off the diagonal, or for
+    floats below ``FLOAT_RTOL`` times that matrix's own largest entry (each matrix judged against
+    its own scale, as conformance is).
+
+    >>> is_diagonal(np.array([[[2.0, 1e-12], [0.0, 1.0]]]), exact=False), is_diagonal(np.array([[[1, 1], [0, 1]]], dtype=object), exact=True)
+    (True, False)
+    """
     off = ~np.eye(A.shape[1], dtype=bool)[None]
     if exact:
         return not (np.asarray(A != 0, dtype=bool) & off).any()
@@ -629,7 +632,7 @@ def derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
     dtype = object if exact else np.float64
     zero, one = (0, 1) if exact else (0.0, 1.0)
     U, C, W = (np.full(shape, zero, dtype=dtype) for shape in ((d, R), (k, R), (d, R)))
-    if _is_diagonal(A, exact) and R >= d:
+    if is_diagonal(A, exact) and R >= d:
         for i in range(d):
             U[i, i] = W[i, i] = one
             for s in range(k):
@@ -691,7 +694,7 @@ def _project_factorized(A: np.ndarray, R: int, factors) -> tuple[np.ndarray, tup
             if f.shape != (rows, R):
                 raise ConformanceError(f"factor {name} has shape {f.shape}, expected ({rows}, {R})")
         return np.stack([(U * C[s][None, :]) @ W.T for s in range(k)]), (U, C, W)
-    if _is_diagonal(A, False) and R >= d:
+    if is_diagonal(A, False) and R >= d:
         return A, None
     svds = [np.linalg.svd(A[s]) for s in range(k)]
     rel = [(sv / sv[0] if sv[0] > 0 else sv * 0, s) for s, (_, sv, _) in enumerate(svds)]

@@ -2,7 +2,7 @@
 
 Train with Adam on words of lengths ``train_min_len..train_max_len`` (2-10), a label at every
 position (plus the empty word, whose class is the start state's), batch 64; stop early once
-held-out validation words of lengths ``val_min_len..val_max_len`` (20-50: longer than any training
+held-out validation words of lengths ``val_min_len..val_max_len`` (20-200: longer than any training
 word, shorter than the test length) have been labelled perfectly for ``patience`` evaluations in
 a row (``early_stop``: ``"train"`` is the older rule, perfect training batches; ``"none"`` runs
 every step), else run all ``steps``; evaluate at
@@ -39,7 +39,9 @@ from torch import nn
 from bilinear.automata import from_spec
 from bilinear.automata.data import sample_words
 from bilinear.errors import ConfigError
-from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, normalized_accuracy
+from bilinear.metrics import (
+    AT_LENGTH, LR_SELECTIONS, MEAN_OVER_POSITIONS, TEST_LENGTH, VAL_ACCURACY, normalized_accuracy, selection_key,
+)
 
 from .config import TrainConfig
 from .registry import count_params, make_model, parse_model, resolve_hidden
@@ -48,6 +50,7 @@ from .runs import RunDir, checkpoint_state
 __all__ = [
     "train",
     "train_run",
+    "dry_run",
     "train_best_lr",
     "validation_accuracy",
     "data_efficiency",
@@ -312,6 +315,29 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
         return train(run.config, run=run, quiet=quiet)
 
 
+def dry_run(config: TrainConfig) -> dict:
+    """What ``config`` would train, without training: the hidden size, the exact parameter count
+    (the model built on torch's ``meta`` device: nothing allocated) and the memory estimate of
+    :mod:`bilinear.learned.limits` (bytes by part, and the total in GB beside the limit).
+
+    >>> d = dry_run(TrainConfig(spec="parity", model="lstm", hidden=8))
+    >>> d["params"], d["hidden"], sorted(d["memory_bytes"])[0], d["memory_gb"] < d["max_memory_gb"]
+    (610, 8, 'activations', True)
+    """
+    from .limits import estimate_bytes
+
+    automaton = from_spec(config.spec)
+    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
+    with torch.device("meta"):
+        params = count_params(make_model(config, automaton))
+    parts = estimate_bytes(config, automaton.n_symbols, automaton.n_classes, hidden, exact=True)
+    return {
+        "spec": config.spec, "model": parse_model(config.model).spec, "hidden": hidden, "embed": config.embed,
+        "params": params, "memory_bytes": parts, "memory_gb": round(sum(parts.values()) / 1e9, 6),
+        "max_memory_gb": config.max_memory_gb, "dry_run": True,
+    }
+
+
 def words_file(path: str, automaton, longest: int, option: str):
     """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
     against ``automaton``), none longer than ``longest`` (the length the memory limits were
@@ -337,6 +363,7 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
                              device=device, quiet=quiet, desc=f"eval @{config.test_len}")
     else:
         test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
+    val = validation_accuracy(model, automaton, config, device)  # chooses learning rates (never the test words)
     return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,
@@ -352,6 +379,7 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         TEST_LENGTH: config.test_len if test_set is None else test_set.max_len,  # a file's: its longest word
         "train_accuracy": train_eval["accuracy"],
         "train_accuracy_normalized": train_eval["accuracy_normalized"],
+        VAL_ACCURACY: val,
         # the headline: the last position of test words of length test_length
         AT_LENGTH: test_eval["final_accuracy_normalized"],
         MEAN_OVER_POSITIONS: test_eval["accuracy_normalized"],
@@ -364,15 +392,25 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
     }
 
 
-def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True) -> dict:
-    """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result with the best
-    normalised accuracy at the test length (``accuracy_at_length``), with ``"lr_results"`` listing
-    every run's ``(lr, accuracy_at_length)``."""
+def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True, select: str = "validation") -> dict:
+    """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result of the run
+    chosen on the held-out validation words (``val_accuracy``, then training accuracy, then fewer
+    steps: :func:`bilinear.metrics.selection_key`), its test accuracy reported as measured.
+
+    Adds ``lr_selection`` (``select``), ``lr_results`` (every run's ``(lr, val_accuracy,
+    accuracy_at_length)``) and ``best_on_test`` (the learning rate and accuracy at the test length
+    of the run the test words would pick: an optimistic alternative, labelled as such).
+    ``select="test"`` picks on the test words instead (the older, optimistic rule).
+    """
+    if select not in LR_SELECTIONS:
+        raise ConfigError(f"unknown learning-rate selection {select!r} (known: {', '.join(LR_SELECTIONS)})")
     lrs = tuple(config.lrs if lrs is None else lrs)
     results = [train(config.replace(lr=float(lr)), quiet=quiet) for lr in lrs]
-    best = max(results, key=lambda r: (r[AT_LENGTH], r[MEAN_OVER_POSITIONS], -r["steps"]))
-    best = dict(best)
-    best["lr_results"] = [(r["lr"], r[AT_LENGTH]) for r in results]
+    best = dict(max(results, key=lambda r: selection_key(r, select)))
+    on_test = max(results, key=lambda r: selection_key(r, "test"))
+    best["lr_selection"] = select
+    best["lr_results"] = [(r["lr"], r[VAL_ACCURACY], r[AT_LENGTH]) for r in results]
+    best["best_on_test"] = {"lr": on_test["lr"], AT_LENGTH: on_test[AT_LENGTH]}
     return best
 
 

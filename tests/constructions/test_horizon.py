@@ -62,6 +62,7 @@ CASES16 = [
     ("1/3000", 2, "1/50", "1/2", 1, 1, "3/2", 3, 0, "1/2"),  # strongly coupled
     (0, "1/4", "1/100", "97/100", 1, "1/10", 1, 4, 0, "1/20"),  # only the coupling grows u
     ("1/100000", 0, 0, 0, "1001/1000", 1, 1, 0, 0, 0),  # sigma > 1: geometric growth
+    ("1/10000000", "1/10", "1/1000", "9/10", 1, 1, 1, 0, 0, 0),  # growth through the coupling alone
 ]
 
 
@@ -108,6 +109,38 @@ def test_closed_form_never_beyond_the_stepped_recurrence():
             c = Theorem16(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld)))
             got = closed_form(c, arb(u), arb(V))
         assert got is not None and (got <= direct + 1 or direct == 30000)
+
+
+def test_closed_form_is_the_linear_recurrence_it_states():
+    """closed_form solves u' = (1 + a) u + c below u_max, with a, c and u_max written here from
+    the theorem (docs/theory.md, Section 7, closed form): every term is pinned."""
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        eps = Fraction(int(rng.integers(1, 100)), 10**6)
+        gamma, beta = Fraction(int(rng.integers(0, 50)), 10**4), Fraction(int(rng.integers(0, 50)), 10**4)
+        rho = Fraction(int(rng.integers(500, 990)), 1000)
+        sigma = 1 + Fraction(int(rng.integers(0, 3)), 10**5)
+        mu, lk, ld = Fraction(1), Fraction(int(rng.integers(5, 20)), 10), Fraction(int(rng.integers(0, 20)), 10)
+        u, V = Fraction(int(rng.integers(0, 100)), 10**4), Fraction(int(rng.integers(0, 200)), 1000)
+        eps = eps + Fraction(1, 10**5)  # every case ends within 10^5 steps
+        e = beta / (1 - rho)
+        a = max(Fraction(0), sigma - 1 + gamma * e)
+        c = eps + gamma * V + gamma * e
+        u_max = min((mu - ld * V) / lk, (mu - ld * e) / (lk + ld * e))
+        import mpmath
+
+        mpmath.mp.dps = 40
+        m = lambda q: mpmath.mpf(q.numerator) / q.denominator  # noqa: E731
+        steps, x, A_, C_, U_ = 0, m(u), 1 + m(a), m(c), m(u_max)
+        if u_max > u:
+            while x <= U_ and steps < 10**6:
+                x, steps = A_ * x + C_, steps + 1
+            expected = steps - 1  # the last s with u_s <= u_max
+        else:
+            expected = 0
+        with precision():
+            got = closed_form(Theorem16(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld))), arb(u), arb(V))
+        assert expected - 3 <= got <= expected, (got, expected)
 
 
 # ------------------------------------------------------------------------------------------

@@ -273,3 +273,20 @@ def test_settle_text_and_weights_path(tmp_path) -> None:
     assert given.status == "proved" and given.source == str(path) and given.dim == 1
     with pytest.raises(Exception, match="variant 'diagonal', not 'full'"):
         settle("parity", "full", weights=Weights.load(path), source=str(path))
+
+
+def test_a_cell_nests_the_provers_verdict_json_unchanged():
+    """One verdict, one shape: Cell.to_json()["proof"] is the prover's own JSON, and the cell's
+    summary keys agree with it."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.prover import prove
+    from bilinear.constructions.registry import build
+    from bilinear.constructions.settle import settle
+
+    a = from_spec("dihedral:3")
+    cell = settle(a, "block:2").to_json()
+    proof = prove(build(a, "block:2"), a).to_json()
+    assert cell["proof"] == proof and proof["status"] == "proved"
+    for key in ("status", "dim", "states_explored", "hidden_states", "margin"):
+        assert cell[key] == proof[key], key
+    assert settle("cyclic:3", "diagonal").to_json()["proof"] is None  # a certificate: no proof ran

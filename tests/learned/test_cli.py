@@ -90,8 +90,10 @@ def test_train_through_a_subprocess(tmp_path):
 def test_train_with_a_learning_rate_grid(capsys):
     assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", "--json", *FAST]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert [lr for lr, _ in result["lr_results"]] == [1e-6, 0.05]
-    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]
+    assert [lr for lr, _, _ in result["lr_results"]] == [1e-6, 0.05] and result["lr_selection"] == "validation"
+    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]  # the validation accuracy chose
+    assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", *FAST]) == 0
+    assert "chosen on the validation words (of 2); the test words would have chosen" in capsys.readouterr().out
 
 
 def _train_parser():

@@ -1,0 +1,197 @@
+"""A small mutation run over the certification and proof code (not in CI).
+
+Each mutant is one textual change to one source file (a dropped term of a theorem, an inflated
+margin, a check removed, a tie no longer a failure ...).  The script applies one mutant at a
+time, runs the tests that cover that file (``pytest -x`` with a timeout, one torch thread),
+restores the file, and reports whether the tests *killed* the mutant (failed) or it *survived*.
+Mutants marked ``equivalent`` cannot change any observable result (they are listed, and left
+out of the kill rate).
+
+    OMP_NUM_THREADS=1 python benchmarks/mutate.py            # every mutant
+    OMP_NUM_THREADS=1 python benchmarks/mutate.py -k tube    # those whose name contains "tube"
+    python benchmarks/mutate.py --list
+
+The files are restored even when the run is interrupted (``finally``); do not edit them while
+it runs.  A mutant whose text is not found is reported as ``stale`` (the code moved on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HORIZON_TESTS = ("tests/constructions/test_horizon.py", "tests/analysis/test_certify.py")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: tuple = HORIZON_TESTS
+    equivalent: bool = False
+
+
+MUTANTS = [
+    # Theorem 16 (horizon_global.py)
+    Mutant("T16: drop the gamma*v coupling", "constructions/horizon_global.py",
+           "hi(self.sigma * u + self.eps + self.gamma * v)", "hi(self.sigma * u + self.eps)"),
+    Mutant("T16: drop beta from v", "constructions/horizon_global.py",
+           "hi(self.rho * v + self.beta * (1 + u))", "hi(self.rho * v)"),
+    Mutant("T16: beta u instead of beta (1 + u)", "constructions/horizon_global.py",
+           "self.beta * (1 + u))", "self.beta * u)"),
+    Mutant("T16: sigma taken as 1", "constructions/horizon_global.py",
+           "hi(self.sigma * u + self.eps + self.gamma * v)", "hi(u + self.eps + self.gamma * v)"),
+    Mutant("T16: drop the L_D*v readout term", "constructions/horizon_global.py",
+           "self.mu - self.lk * u - self.ld * v > 0", "self.mu - self.lk * u > 0"),
+    Mutant("T16: closed form without gamma*V", "constructions/horizon_global.py",
+           "cc = c.eps + c.gamma * V + c.gamma * e_ratio", "cc = c.eps + c.gamma * e_ratio"),
+    Mutant("T16: closed form growth without coupling", "constructions/horizon_global.py",
+           "a = hi(c.sigma - 1 + c.gamma * e_ratio)", "a = hi(c.sigma - 1)"),
+    Mutant("T16: closed form cap without L_D", "constructions/horizon_global.py",
+           "caps.append((c.mu - c.ld * V) / c.lk)", "caps.append(c.mu / c.lk)"),
+    Mutant("T16: stepped bound one step too long", "constructions/horizon_global.py",
+           "            return max(s, t - 1)\n        if t < STEPPED:\n            u, v = c.step(u, v)",
+           "            return max(s, t)\n        if t < STEPPED:\n            u, v = c.step(u, v)"),
+    Mutant("T16: margin inflated by 30%", "constructions/horizon_global.py",
+           "m = lo(sum((diff[j] * y[j] for j in K), flint.arb(0)) / n)",
+           "m = lo(sum((diff[j] * y[j] for j in K), flint.arb(0)) / n) * 1.3"),
+    Mutant("T16: L_K from the first class pair only", "constructions/horizon_global.py",
+           "lk = bmax([lk, root(sum((sq(diff[j]) for j in K), flint.arb(0)))])",
+           "lk = lk if lk > 0 else root(sum((sq(diff[j]) for j in K), flint.arb(0)))"),
+    Mutant("T16: rounding not charged", "constructions/horizon_global.py",
+           "c = real.with_roundoff(st.delta, st.tau)", "c = real"),
+    Mutant("T16: readout rounding not taken from mu", "constructions/horizon_global.py",
+           "mu=lo(self.mu - tau)", "mu=self.mu"),
+    Mutant("T16: exhaustive start without the readout rounding", "constructions/horizon_global.py",
+           "(diffs[lab, c] * x)[0, 0] - st.tau * nx > 0", "(diffs[lab, c] * x)[0, 0] > 0"),
+    # the block-wise theorem (horizon_blocks.py)
+    Mutant("blocks: no k*eps growth", "constructions/horizon_blocks.py",
+           "ua[i] = us[i] + kb * eps[i]", "ua[i] = us[i] + eps[i]"),
+    Mutant("blocks: ignore the other blocks", "constructions/horizon_blocks.py",
+           "return slack > sum((lip[j] * rs[j] for j in others), flint.arb(0))", "return slack > 0"),
+    Mutant("blocks: other blocks never grow", "constructions/horizon_blocks.py",
+           "ra = {j: rs[j] * (1 if theta[j] <= 1 else (kb * theta[j].log()).exp()) for j in others}",
+           "ra = {j: rs[j] for j in others}"),
+    Mutant("blocks: stepped without eps", "constructions/horizon_blocks.py",
+           "us = {i: _hi(sig[i] * us[i] + eps[i]) for i in good}", "us = {i: _hi(sig[i] * us[i]) for i in good}"),
+    Mutant("blocks: margin inflated by 30%", "constructions/horizon_blocks.py",
+           "v = _lo(sum((x * z for x, z in zip(diff, y)), flint.arb(0)) / n)",
+           "v = _lo(sum((x * z for x, z in zip(diff, y)), flint.arb(0)) / n) * 1.3"),
+    Mutant("blocks: rounding not charged on the step", "constructions/horizon_blocks.py",
+           "cand[i] = (m, cs, _hi(sig + delta), _hi(eps + delta))", "cand[i] = (m, cs, sig, eps)"),
+    # Theorem 17 (tube.py)
+    Mutant("tube: no start-state check", "constructions/tube.py",
+           "    lo = f(r0)\n", "    lo = 0.0\n"),
+    Mutant("tube: no start-state check (final)", "constructions/tube.py",
+           "ok = ok and r >= r0 and all(", "ok = ok and all("),
+    Mutant("tube: no margin check", "constructions/tube.py",
+           "all(m - k * r > 0 for m, k in margins)", "True"),
+    Mutant("tube: no sign check of the start", "constructions/tube.py",
+           "    if not s0 > 0:\n        return None\n", "    pass\n"),
+    Mutant("tube: no contraction check", "constructions/tube.py",
+           "z + n * r <= r * (alpha - b * r)", "True"),
+    # the failing-word search (failsearch.py)
+    Mutant("search: a tie is not a failure", "constructions/failsearch.py",
+           "bad = (own <= scores.max(axis=1)) & (first < 0)", "bad = (own < scores.max(axis=1)) & (first < 0)"),
+    Mutant("search: the empty word never fails", "constructions/failsearch.py",
+           "if R.shape[0] > 1 and not s0[lab0] > np.delete(s0, lab0).max():", "if False:"),
+    Mutant("search: shortening keeps a word that no longer fails", "constructions/failsearch.py",
+           "ok = (first >= 0) & (first <= lens) & (first < len(word))", "ok = (first <= lens) & (first < len(word))"),
+    # the snap (snap.py)
+    Mutant("snap: visited-energy tolerance 1e-3 -> 0.3", "constructions/snap.py",
+           "np.nonzero(energy > 1e-3)", "np.nonzero(energy > 0.3)"),
+    Mutant("snap: a readout scale per row", "constructions/snap.py",
+           "Rb = np.array([_rational_vector(row, coords, top) for row in RP], dtype=object)",
+           "Rb = np.array([_rational_vector(row, coords) for row in RP], dtype=object)"),
+    Mutant("snap: written form not reduced", "constructions/snap.py",
+           "for bits in (24, 16, 12, 8, 6, 4):", "for bits in (24,):"),
+    # ball arithmetic (balls.py) and rounding (roundoff.py)
+    Mutant("balls: x ** 2 (NaN around 0)", "constructions/balls.py",
+           '    return x * x\n', '    return x ** 2\n'),
+    Mutant("balls: NaN bounds to 0", "constructions/balls.py",
+           "    if not top.is_finite():\n        return INF\n    return hi(top.sqrt())",
+           "    if not top.is_finite():\n        return flint.arb(0)\n    return hi(top.sqrt())"),
+    Mutant("balls: block norm without the discriminant", "constructions/balls.py",
+           "return hi(((f + disc.sqrt()) / 2).sqrt())", "return hi((f / 2).sqrt())"),
+    Mutant("roundoff: one unit per step", "constructions/roundoff.py",
+           "_gamma(dim + 1 + extra, u), _gamma(dim + extra, u)", "_gamma(1, u), _gamma(dim + extra, u)"),
+    Mutant("roundoff: scores not rounded", "constructions/roundoff.py",
+           "_gamma(dim + 1 + extra, u), _gamma(dim + extra, u)", "_gamma(dim + 1 + extra, u), flint.arb(0)"),
+    # the certificate (analysis/certify.py)
+    Mutant("certify: a round-off failure called drift", "analysis/certify.py",
+           '            kind = "round-off"\n', '            kind = "drift"\n'),
+    Mutant("certify: a failure at the test length is not snapped", "analysis/certify.py",
+           "elif failing is not None and len(failing) <= test_length:", "elif failing is not None and len(failing) < test_length:"),
+    Mutant("certify: invariant check removed", "analysis/certify.py",
+           "if horizon is not None and horizon.covers(len(failing)):", "if False:", equivalent=True),
+    # the exact prover and the lower bounds (proof code)
+    Mutant("prover: a tie is not a counterexample", "constructions/prover.py",
+           "if self.domain.sign(self.diff(store.vectors[hid], L, int(c))) <= 0:",
+           "if self.domain.sign(self.diff(store.vectors[hid], L, int(c))) < 0:",
+           tests=("tests/constructions/test_prover.py", "tests/constructions/test_soundness.py")),
+    Mutant("bounds: Theorem 15 at three units -> four", "constructions/bounds.py",
+           "if constant and units.shape[0] >= 3:", "if constant and units.shape[0] >= 4:",
+           tests=("tests/constructions/test_bounds.py", "tests/constructions/test_minimal.py")),
+]
+
+
+def run(mutant: Mutant, timeout: float) -> str:
+    path = ROOT / mutant.path
+    source = path.read_text()
+    if source.count(mutant.old) != 1:
+        return "stale"
+    try:
+        path.write_text(source.replace(mutant.old, mutant.new))
+        cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *mutant.tests]
+        try:
+            done = subprocess.run(cmd, cwd=ROOT, capture_output=True, timeout=timeout,
+                                  env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+        except subprocess.TimeoutExpired:
+            return "killed (timeout)"
+        return "survived" if done.returncode == 0 else "killed"
+    finally:
+        path.write_text(source)
+
+
+def _terminate(signum, frame):  # a background job ignores SIGINT: make SIGTERM restore the file too
+    raise KeyboardInterrupt
+
+
+def main(argv=None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("-k", default="", help="only mutants whose name contains this text")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant's test run")
+    p.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = p.parse_args(argv)
+    chosen = [m for m in MUTANTS if args.k.lower() in m.name.lower()]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:<60} {m.path}" + ("  (equivalent)" if m.equivalent else ""))
+        return 0
+    results = []
+    for m in chosen:
+        t = time.perf_counter()
+        outcome = run(m, args.timeout)
+        results.append((m, outcome))
+        print(f"{outcome:<18} {time.perf_counter() - t:6.1f}s  {m.name}" + ("  (equivalent)" if m.equivalent else ""),
+              flush=True)
+    scored = [(m, o) for m, o in results if not m.equivalent and o != "stale"]
+    killed = sum(o.startswith("killed") for _, o in scored)
+    print(f"\nkilled {killed} of {len(scored)} non-equivalent mutants "
+          f"({100 * killed / max(len(scored), 1):.0f}%); stale: {sum(o == 'stale' for _, o in results)}; "
+          f"equivalent (not scored): {sum(m.equivalent for m, _ in results)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
