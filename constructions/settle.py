@@ -36,10 +36,10 @@ at that ``R``.
 
 from __future__ import annotations
 
-from typing import Any
-
+import threading
 import time
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
@@ -47,7 +47,7 @@ from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecEr
 
 from .certificates import Certificate, certifiable_kinds, certify
 from .depth import DepthBound
-from .search import Clock, OutOfTime, building
+from .search import BudgetSpent, Clock, OutOfTime, building, deadline
 from .variants import FACTOR_SOURCES, KINDS, parse_column
 from .weights import Weights, parse_variant
 
@@ -606,7 +606,13 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
-    cert = certify(automaton, spec) if searched else None
+    try:  # the search is near-linear in the states, but a budget stops it (SIGALRM: main thread only)
+        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+        with deadline(left if threading.current_thread() is threading.main_thread() else None):
+            cert = certify(automaton, spec) if searched else None
+    except BudgetSpent:
+        return replace(cell, seconds=time.perf_counter() - start, detail=(
+            f"certificate search not finished within the time budget of {time_budget:g} s; raise --time-budget"))
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
                        detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
