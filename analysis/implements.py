@@ -200,9 +200,18 @@ def _failure_line(automaton, variant: str, extraction, curve, weights=None) -> s
     target = algebra_name(automaton)
     cert = _certificate_text(automaton, variant, f"can implement {target}")
     tail = f"; {cert}" if cert else ""
-    if extraction is None or extraction.minimal is None:
-        why = (f"first error at length {curve.first_failure}" if extraction is None
-               else f"its hidden states form no small automaton ({extraction.status})")
+    if extraction is None or extraction.minimal is None or extraction.isomorphic:
+        if extraction is None or extraction.isomorphic:
+            # an extraction that looks like the target is not evidence here: what is measured is
+            # the network's own error (and the theorem, when one excludes the target)
+            why = ("first error on random words at length "
+                   f"{curve.first_failure}" if curve is not None and curve.first_failure is not None
+                   else "it errs")
+            if extraction is not None and curve is not None and curve.first_failure is not None:
+                why += (f" (its hidden states, clustered, mimic {target} on the sampled words: "
+                        f"{'not separated' if not extraction.separated else 'separated'})")
+        else:
+            why = f"its hidden states form no small automaton ({extraction.status})"
         return f"does not implement {target}: {why}{_own_error(weights, automaton)}{tail}"
     image = extraction.minimal
     if quotient_map(automaton, image) is not None and image.n_states < automaton.n_states:
@@ -225,6 +234,8 @@ def implements_line(automaton, variant: str, spectrum, extraction=None, curve=No
         return ""  # nothing measured says what the network does
     right = (extraction.isomorphic is True if extraction is not None
              else curve.first_failure is None)
+    if right and _certificate_text(automaton, variant, "") is not None:
+        right = False  # no network of this variant implements the target (a theorem): never say it does
     if exact and right and (curve is None or curve.first_failure is None):
         return f"implements {target} exactly, as {transitions_text(spectrum)} (exact weights)"
     if not right:

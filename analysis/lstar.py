@@ -182,7 +182,7 @@ def lstar(model, automaton, config: LStarConfig = LStarConfig()) -> LStarResult:
     ``automaton`` (the reference, whose class names name the outputs).  AnalysisError when the
     hypothesis outgrows ``max_states`` or the tracker is fed more than ``max_steps`` symbols;
     ExtraMissingError without the ``aalpy`` extra."""
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = config.validated()
@@ -221,7 +221,7 @@ def compare_extractions(model, automaton, lstar_config: LStarConfig = LStarConfi
     from bilinear.automata.words import compress
 
     from .extract import ExtractConfig, extract, extract_tracker
-    from .tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     config = extract_config or ExtractConfig()

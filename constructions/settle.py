@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bilinear.automata import Automaton, from_spec
@@ -80,6 +80,12 @@ class Cell:
     counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
     ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
     ``bilinear verify`` without ``--bound``), so that ``bound`` is the bound reached.
+
+    ``refusals`` says, for each construction of the family that was not chosen, why (its own
+    ConstructionError, weights that do not conform to the variant, a skip, or a larger d): in the
+    JSON as ``[{"construction", "reason"}]``, in the text with ``bilinear verify --explain``.
+    ``weights`` are the very weights that were proved (built or given; not part of the JSON or of
+    equality), so a float check or ``--save`` reuses them instead of building them again.
 
     One verdict, one JSON shape: ``proof`` is the prover's own verdict JSON
     (:meth:`Proof.to_json <bilinear.constructions.verdicts.Proof.to_json>`, or the
@@ -128,6 +134,8 @@ class Cell:
     time_budget: float | None = None
     deepened: bool = False
     proof: dict | None = None
+    refusals: tuple[tuple[str, str], ...] = ()
+    weights: object = field(default=None, repr=False, compare=False)
 
     @property
     def factors_minimal(self) -> bool | None:
@@ -173,10 +181,10 @@ class Cell:
         if self.layers is not None and self.layers > 1:
             known = self.depth.min_layers if self.depth is not None else None
             return "open" if known is None else f"open (min layers {known})"
-        known = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
+        bounds = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
         if self.factors_lower_bound is not None and self.factors_lower_bound > 1:
-            known.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
-        return "open" if not known else f"open ({', '.join(known)})"
+            bounds.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
+        return "open" if not bounds else f"open ({', '.join(bounds)})"
 
     @property
     def float_failed(self) -> bool:
@@ -240,6 +248,7 @@ class Cell:
             "dims": None if self.dims is None else list(self.dims),
             "failed_layer": self.failed_layer,
             "proof": self.proof,
+            "refusals": [{"construction": c, "reason": r} for c, r in self.refusals],
             **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
         }
 
@@ -308,7 +317,7 @@ class Cell:
 def parse_column_param(column: str) -> str:
     """The name of the factor count of a column's kind (``K`` for ``householder,nonneg``)."""
     col = parse_column(column)
-    return KINDS[col[0]].param if col is not None else parse_variant(column).info.param
+    return (KINDS[col[0]].param if col is not None else parse_variant(column).info.param) or ""
 
 
 def with_float_check(cell: Cell, result) -> Cell:
@@ -368,17 +377,30 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
             return build(automaton, info.spec(n, options))
         except ConstructionError:
             continue
+    if info.count_needed is not None:  # past MAX_COUNT: the count the known constructions need
+        from .registry import candidates
+
+        found = [w for _, w in candidates(automaton)]
+        try:
+            found.append(build(automaton, "full"))  # products' direct sums too
+        except ConstructionError:
+            pass
+        if found:
+            n = min(info.count_needed(w.A, w.exact) for w in found)
+            if n > MAX_COUNT:
+                return build(automaton, info.spec(max(n, start), options))
     raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
                             f"{info.spec(None, options)} with {start} <= {info.param} <= {MAX_COUNT}")
 
 
-def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
+def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | None = None) -> Weights:
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
-    the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R."""
+    the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R.
+    ``refusals`` receives why each construction was not chosen (:func:`~.registry.build`)."""
     from .registry import build, candidates, factorized_rank
 
     if column_variant(column) is not None:
-        return build(automaton, column)
+        return build(automaton, column, refusals=refusals)
     kind, options = parse_column(column)
     if not KINDS[kind].factored:
         return _smallest_count(automaton, kind, options, start)
@@ -391,7 +413,7 @@ def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
     if not found:
         raise ConstructionError(f"no construction of {automaton.name or 'automaton'} to factorise")
     R = min(factorized_rank(w) for w in found)
-    return build(automaton, f"factorized:{R}")
+    return build(automaton, f"factorized:{R}", refusals=refusals)
 
 
 #: Largest bound the deepening of :func:`settle` doubles to (pairs: this times the automaton's
@@ -434,7 +456,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
         result = prove_network(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     stacked = isinstance(weights, Stack)
     info = None if stacked else weights.variant_info
-    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=result.to_json(),
+    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=result.to_json(), weights=weights,
                    states_explored=result.states_explored, time_budget=time_budget,
                    deepened=deepen and time_budget is not None, bound=bound,
                    layers=weights.depth if stacked else 1,
@@ -603,11 +625,12 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         v = parse_variant(spec)
         low, why = factor_bound(automaton, v.kind, v.options)
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
+    refusals: list[tuple[str, str]] = []
     try:  # the deadline also stops the steps that do not tick the clock (minimising a large table)
         left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         with deadline(left if threading.current_thread() is threading.main_thread() else None), \
                 building(Clock(time_budget, progress)):
-            built = _build(automaton, variant, first)
+            built = _build(automaton, variant, first, refusals)
     except BudgetSpent:
         return replace(cell, seconds=time.perf_counter() - start, detail=(
             f"construction not built within the time budget of {time_budget:g} s; raise --time-budget"))
@@ -618,7 +641,8 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         if certifiable and not searched:
             why = (f"certificate search skipped: states x symbols^2 = {cost:,} passes "
                    f"CERTIFY_WORK_LIMIT = {CERTIFY_WORK_LIMIT:,}")
-        cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}"), automaton, spec or "full")
+        cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
+                           automaton, spec or "full")
         return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
         seconds, done, total, unit = out.args
@@ -627,6 +651,6 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
                               f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
     if time_budget is not None:
         time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
-    cell = _proved(replace(cell, source="construction"), built, automaton, bound,
+    cell = _proved(replace(cell, source="construction", refusals=tuple(refusals)), built, automaton, bound,
                    time_budget=time_budget, progress=progress, deepen=deepen)
     return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)

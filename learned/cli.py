@@ -177,7 +177,7 @@ def _train(args) -> int:
                       f"position: {result[MEAN_OVER_POSITIONS]:.4f})")
         else:
             tested = (f"{headline_label(result[TEST_LENGTH])}: {result[AT_LENGTH]:.4f} (averaged over positions "
-                      f"1-{result[TEST_LENGTH]}: {result[MEAN_OVER_POSITIONS]:.4f})")
+                      f"1-{result[TEST_LENGTH]}: {result[MEAN_OVER_POSITIONS]:.4f}{_near_end(result)})")
         trained = f" on the words of {result['data']}" if "data" in result else ""
         print(
             f"{result['spec']} / {result['model']} (hidden {result['hidden']}, {result['params']} params): "
@@ -191,6 +191,15 @@ def _train(args) -> int:
         if args.out:
             print(f"run directory: {args.out}")
     return 0
+
+
+def _near_end(result: dict) -> str:
+    """``; worst at lengths 451-500: -1.0000`` when that is below the headline: a failure at
+    lengths just short of the test length is not hidden by the one length the headline reads."""
+    worst, window = result.get("accuracy_worst_near_length"), result.get("near_length_window")
+    if worst is None or window is None or worst >= result[AT_LENGTH]:
+        return ""
+    return f"; worst at lengths {window[0]}-{window[1]}: {worst:.4f}"
 
 
 def _check_out(args) -> None:

@@ -49,7 +49,7 @@ from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
 from .config import PRESETS
-from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, test_length_of
+from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -256,7 +256,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
 def part_tables(sweep: Sweep, rows: list[dict]) -> str:
     """The table of one sweep's rows with the learning rate chosen on the validation words, then
     (several learning rates) the best on the test words, labelled, and the range."""
-    metric = headline_label(test_length_of(rows))
+    metric = headline_label(tested_length(rows))
     chosen = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
     text = (f"Learning rate chosen per seed on the held-out validation words (lengths "
             f"{_val_lengths(sweep)}), that run's test accuracy, mean over seeds, the smallest..largest seed in "

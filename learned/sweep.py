@@ -64,13 +64,14 @@ MAX_SWEEP_FILE_BYTES = 2**20
 
 __all__ = [
     "Sweep", "run_sweep", "results_table", "seed_table", "SeedSpread", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
-    "test_length_of",
+    "tested_length",
 ]
 
 #: Columns of results.csv, in order.
 COLUMNS = (
     "family", "model", "lr", "seed", "n_train", "hidden", "params", "steps", "stopped_early", "train_accuracy",
-    "val_accuracy", "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "train_seconds", "run_dir",
+    "val_accuracy", "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "accuracy_worst_near_length",
+    "train_seconds", "run_dir",
 )
 _TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train")
 _GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
@@ -401,11 +402,11 @@ def markdown_table(table: dict, families, models, digits: int = 2, metric: str |
     return "\n".join(lines)
 
 
-def test_length_of(rows: list[dict]) -> str:
+def tested_length(rows: list[dict]) -> str:
     """The test length of ``rows`` as text (``500``; ``20-500`` when the rows differ; ``?`` when
     no row says).
 
-    >>> test_length_of([{"test_length": 500}, {"test_len": 500}]), test_length_of([])
+    >>> tested_length([{"test_length": 500}, {"test_len": 500}]), tested_length([])
     ('500', '?')
     """
     lengths = sorted({int(v) for v in (upgrade_result(r).get(TEST_LENGTH) for r in rows) if v not in (None, "")})
@@ -422,7 +423,7 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))
-    metric = headline_label(test_length_of(rows))
+    metric = headline_label(tested_length(rows))
     md = ["# Sweep results", "",
           f"{metric.capitalize()} (0 = chance, 1 = perfect), the learning rate chosen per seed on the held-out "
           "validation words, mean over seeds (the smallest..largest seed in brackets, with several seeds):",

@@ -136,6 +136,8 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
     model.eval()
     device = device or torch.device("cpu")
     correct = total = final_correct = 0
+    by_position = np.zeros(ds.max_len, dtype=np.int64)  # right answers at each prefix length
+    seen = np.zeros(ds.max_len, dtype=np.int64)  # words reaching each prefix length
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
         step = min(step, model.max_batch(ds.max_len))
@@ -152,6 +154,9 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
             rows = torch.arange(w.shape[0], device=device)
             last = (lengths - 1).clamp_min(0)
             final_correct += int((pred[rows, last] == y[rows, last]).sum())
+            T = min(ds.max_len, pred.shape[1])
+            by_position[:T] += (((pred == y) & mask).sum(0)).cpu().numpy()[:T]
+            seen[:T] += mask.sum(0).cpu().numpy()[:T]
             bar.update(w.shape[0])
     finally:
         bar.close()
@@ -164,7 +169,25 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
         "accuracy_normalized": normalized_accuracy(acc, C),
         "final_accuracy": final,
         "final_accuracy_normalized": normalized_accuracy(final, C),
+        **_worst_near_end(by_position, seen, C),
     }
+
+
+#: The window of lengths below the test length whose worst position is reported beside the
+#: headline (the last tenth): a network right at length 500 and wrong at 499 is not "right at 500".
+NEAR_END_FRACTION = 10
+
+
+def _worst_near_end(by_position: np.ndarray, seen: np.ndarray, n_classes: int) -> dict:
+    """``worst_near_length``: the smallest normalised accuracy over the prefix lengths of the last
+    tenth of the words (``near_length_window``: first and last length), where every word reaches."""
+    n = int(seen.size)
+    if n == 0 or seen[-1] == 0:
+        return {"worst_near_length": None, "near_length_window": None}
+    lo = max(1, n - max(1, n // NEAR_END_FRACTION) + 1)
+    acc = by_position[lo - 1:] / np.maximum(seen[lo - 1:], 1)
+    return {"worst_near_length": float(normalized_accuracy(float(acc.min()), n_classes)),
+            "near_length_window": [lo, n]}
 
 
 def _empty_word_loss(model: nn.Module, automaton, device) -> torch.Tensor | None:
@@ -383,6 +406,9 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         # the headline: the last position of test words of length test_length
         AT_LENGTH: test_eval["final_accuracy_normalized"],
         MEAN_OVER_POSITIONS: test_eval["accuracy_normalized"],
+        # the worst prefix length among the last tenth: a square wave is not read as right at 500
+        "accuracy_worst_near_length": test_eval["worst_near_length"],
+        "near_length_window": test_eval["near_length_window"],
         "accuracy_at_length_raw": test_eval["final_accuracy"],
         "accuracy_mean_over_positions_raw": test_eval["accuracy"],
         **({} if test_set is None else {"test_data": config.test_data, "test_data_words": len(test_set),

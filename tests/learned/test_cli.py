@@ -223,3 +223,18 @@ def test_sweep_and_reproduce_refuse_a_non_empty_folder(tmp_path, capsys):
     assert (out / "mine.txt").exists() and (out / "results.md").exists()
     assert main(["sweep", str(f), "--out", str(out), "--force", "--quiet"]) == 0
     assert not (out / "mine.txt").exists() and (out / "results.md").exists()
+
+
+def test_train_line_shows_a_failure_just_short_of_the_test_length(tmp_path, capsys):
+    """A parity rotation2d run (seed 0, 600 steps) right at length 500 and wrong at many lengths
+    before it: the headline (the last position) reads 1.0, and the line says what the lengths
+    451-500 read."""
+    argv = ["train", "parity", "rotation2d", "--steps", "600", "--quiet", "--out", str(tmp_path / "run")]
+    assert main([*argv, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["near_length_window"] == [451, 500]
+    assert result["accuracy_at_length"] == 1.0 and result["accuracy_worst_near_length"] == -1.0
+    assert result["accuracy_mean_over_positions"] < 0.5
+    assert main([*argv, "--resume"]) == 0  # the finished run: its stored result, no training
+    line = capsys.readouterr().out
+    assert "(last position): 1.0000" in line and "worst at lengths 451-500: -1.0000" in line

@@ -180,8 +180,9 @@ def test_fitted_training_words_do_not_end_the_run():
     assert old["accuracy_at_length"] < 0.8
     new = train(TrainConfig(**common))
     assert new["stopped_early"] and old["steps"] < new["steps"] < 1500
-    # measured 0.94 at the last position of 40 words (0.95 was the mean over positions' threshold)
-    assert new["accuracy_at_length"] >= 0.9 and new["early_stop"] == "validation"
+    # averaged over positions 0.99; at the last position (the stricter headline) 0.94 on this seed
+    assert new["accuracy_mean_over_positions"] >= 0.95 and new["accuracy_at_length"] >= 0.9
+    assert new["early_stop"] == "validation"
 
 
 def test_validation_is_logged_and_none_runs_every_step(tmp_path):
