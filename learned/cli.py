@@ -155,7 +155,7 @@ def _train(args) -> int:
         if args.out:
             raise ConfigError("--lr-grid trains several runs; use 'bilinear sweep' to keep their directories")
         try:
-            parts = args.lr_grid.split(",")
+            parts = args.lr_grid.split(",") if args.lr_grid.strip() else []  # "": the grid is empty
             if any(not x.strip() for x in parts):  # "1e-3,,1e-4": a missing value, not a shorter grid
                 raise ValueError
             lrs = tuple(float(x) for x in parts)
