@@ -181,10 +181,10 @@ class Cell:
         if self.layers is not None and self.layers > 1:
             known = self.depth.min_layers if self.depth is not None else None
             return "open" if known is None else f"open (min layers {known})"
-        known = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
+        bounds = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
         if self.factors_lower_bound is not None and self.factors_lower_bound > 1:
-            known.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
-        return "open" if not known else f"open ({', '.join(known)})"
+            bounds.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
+        return "open" if not bounds else f"open ({', '.join(bounds)})"
 
     @property
     def float_failed(self) -> bool:
@@ -317,7 +317,7 @@ class Cell:
 def parse_column_param(column: str) -> str:
     """The name of the factor count of a column's kind (``K`` for ``householder,nonneg``)."""
     col = parse_column(column)
-    return KINDS[col[0]].param if col is not None else parse_variant(column).info.param
+    return (KINDS[col[0]].param if col is not None else parse_variant(column).info.param) or ""
 
 
 def with_float_check(cell: Cell, result) -> Cell:
