@@ -34,6 +34,8 @@ How to read a certificate: docs/certify.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 from dataclasses import dataclass, field
 
@@ -76,9 +78,9 @@ class NetworkCertificate:
     variant: str
     hidden: int
     automaton: str
-    snap: object = None
-    proof: object = None
-    horizon: object = None
+    snap: Any = None
+    proof: Any = None
+    horizon: Any = None
     horizons: dict = field(default_factory=dict)
     failing: tuple | None = None
     failing_text: str | None = None

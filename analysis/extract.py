@@ -43,6 +43,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import time as _time
 from dataclasses import asdict, dataclass, replace
 
@@ -105,8 +107,8 @@ class Extraction:
     """
 
     status: str
-    automaton: object
-    minimal: object
+    automaton: Any
+    minimal: Any
     n_clusters: int
     within: float
     between: float

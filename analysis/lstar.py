@@ -27,6 +27,8 @@ Example (needs ``pip install 'bilinear[aalpy]'``; tests/analysis/test_lstar.py r
 
 from __future__ import annotations
 
+from typing import Any
+
 import random
 import time
 from dataclasses import dataclass
@@ -71,7 +73,7 @@ class LStarResult:
     membership ``queries`` and ``steps`` (symbols fed to the tracker), learning ``rounds`` and
     ``seconds``."""
 
-    automaton: object
+    automaton: Any
     queries: int
     steps: int
     rounds: int
@@ -88,7 +90,7 @@ class Agreement:
     distinguishing_word: tuple[int, ...] | None
     distinguishing_text: str | None
     lstar: LStarResult
-    extraction: object
+    extraction: Any
 
     def text(self) -> str:
         ex = self.extraction
@@ -180,7 +182,7 @@ def lstar(model, automaton, config: LStarConfig = LStarConfig()) -> LStarResult:
     ``automaton`` (the reference, whose class names name the outputs).  AnalysisError when the
     hypothesis outgrows ``max_states`` or the tracker is fed more than ``max_steps`` symbols;
     ExtraMissingError without the ``aalpy`` extra."""
-    from .tracker import as_tracker, need_automaton
+    from bilinear.constructions.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = config.validated()
@@ -219,7 +221,7 @@ def compare_extractions(model, automaton, lstar_config: LStarConfig = LStarConfi
     from bilinear.automata.words import compress
 
     from .extract import ExtractConfig, extract, extract_tracker
-    from .tracker import as_tracker
+    from bilinear.constructions.tracker import as_tracker
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     config = extract_config or ExtractConfig()

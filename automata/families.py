@@ -335,7 +335,8 @@ class Family:
             else:
                 required.append(p.name if p.name.isupper() else f"{p.name}=INT")
         text = self.name + (":" + ",".join(required) if required else "")
-        return text + "".join(f"[,{o}]" for o in optional)
+        marks = [",", ","] if required else [":", ","]  # the first optional part opens the arguments
+        return text + "".join(f"[{marks[min(i, 1)]}{o}]" for i, o in enumerate(optional))
 
 
 def _dihedral(N: int) -> Automaton:

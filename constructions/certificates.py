@@ -194,7 +194,9 @@ class Certificate:
         w = dict(self.words)
         if self.kind == "commutation":
             return f"u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
-        cycle = " ".join(self.label_cycle or ())
+        labels = self.label_cycle or ()
+        shown = labels[:CYCLE_SHOWN]  # one line, even for a 50,000-state cycle (the JSON keeps all)
+        cycle = " ".join(shown) + (f" [{len(labels) - len(shown):,} more]" if len(labels) > len(shown) else "")
         return (
             f"u={w['u']}, g={w['g']}, v={w['v']}: labels along g^n = {cycle} ... "
             f"(period {self.label_period} from n={self.preperiod})"
@@ -362,6 +364,10 @@ def _minimal_period(cycle: tuple) -> int:
     return n  # pragma: no cover - p = n always qualifies
 
 
+#: Labels of a certificate's cycle that :meth:`Certificate.describe` shows.
+CYCLE_SHOWN = 32
+
+
 def _pair_search(delta: np.ndarray, labels: np.ndarray, sources: Iterable[tuple]):
     """Multi-source breadth-first search on pairs of states for a distinguishing suffix.
 
@@ -433,7 +439,7 @@ def _commutation(a: Automaton, variant: str) -> Certificate | None:
     delta = a.delta
 
     def sources():
-        for p, u in zip(reach.states.tolist(), reach.words):
+        for p, u in zip(reach.states.tolist(), reach.each_word()):
             M = delta[:, delta[:, p]].T  # (symbols, symbols): M[x, y] = p·x·y
             for x, y in zip(*np.nonzero(np.triu(M != M.T, 1))):  # x < y, row-major
                 x, y = int(x), int(y)
@@ -477,7 +483,7 @@ def _periodic(a: Automaton, variant: str, kind: str) -> Certificate | None:
     reach = access_words(m)  # minimal automata are numbered breadth-first; words are shortlex
 
     def sources():
-        for s, g in zip(reach.states.tolist(), reach.words):
+        for s, g in zip(reach.states.tolist(), reach.each_word()):
             if s == m.start:
                 continue  # g acts as the identity: constant orbits
             t_g = np.arange(n)
@@ -531,7 +537,7 @@ def _symbol_periodic(a: Automaton, variant: str, kind: str) -> Certificate | Non
     delta = a.delta
 
     def sources():
-        for p, u in zip(reach.states.tolist(), reach.words):
+        for p, u in zip(reach.states.tolist(), reach.each_word()):
             for g in range(a.n_symbols):
                 orbit, seen, q = [], {}, p
                 while q not in seen:

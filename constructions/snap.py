@@ -36,6 +36,8 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -144,7 +146,7 @@ class Snap:
     exact_blocks: tuple
     scale: tuple[float, ...]
     distance: tuple[float, ...]
-    basis: object
+    basis: Any
     variant: str
     rule: str
     isometric: bool = True

@@ -33,7 +33,7 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -62,7 +62,7 @@ class Tracker(Protocol):
     n_symbols: int | None
     n_classes: int | None
     has_hidden: bool
-    weights: object
+    weights: Any
     name: str
 
     def run(self, words: np.ndarray, hidden: bool = False) -> TrackerRun: ...
@@ -108,7 +108,7 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
 class WeightsTracker:
     """A bilinear network's float run (``constructions/floatrun.py``) as a tracker."""
 
-    weights: object
+    weights: Any
     name: str = "weights"
     has_hidden: bool = True
 
@@ -136,7 +136,7 @@ class FunctionTracker:
     n_classes: int | None = None
     name: str = "function"
     has_hidden: bool = False
-    weights: object = None
+    weights: Any = None
 
     def run(self, words, hidden: bool = False) -> TrackerRun:
         w = _words(words, self.n_symbols)
@@ -220,10 +220,10 @@ class StackTracker:
     ([[1, 4, 1]], (1, 3, 6), True)
     """
 
-    stack: object
+    stack: Any
     name: str = "stack"
     has_hidden: bool = True
-    weights: object = None
+    weights: Any = None
 
     @property
     def n_symbols(self) -> int:

@@ -198,6 +198,18 @@ def _diagonal_init(c: InitContext) -> dict:
     return {"W": W}
 
 
+def _count_fits(hidden: int, v: Variant) -> str | None:
+    """A message when the factor count passes the limit of
+    :data:`~bilinear.constructions.factored.MAX_COUNT_PER_HIDDEN` (checked before allocating)."""
+    from bilinear.constructions.factored import MAX_COUNT_PER_HIDDEN
+
+    most = MAX_COUNT_PER_HIDDEN * hidden
+    if v.param is not None and v.param > most:
+        return (f"variant {v.spec!r}: {v.info.param} = {v.param:,} is over {MAX_COUNT_PER_HIDDEN} x hidden = {most:,} "
+                f"(past hidden the extra factors add nothing)")
+    return None
+
+
 def _beta_top(v: Variant) -> float:
     """The largest beta of a Householder variant: 1 with ``nonneg``, else 2."""
     return 1.0 if v.nonneg else 2.0
@@ -335,6 +347,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             from_weights=_householder_from,
             export=_householder_export,
             canonical=False,
+            fits=_count_fits,
         ),
         LearnedVariant(
             "monomial",
@@ -350,6 +363,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             transitions=lambda m, ps: LowRank(ps(m.Dd), ps(m.Ul), ps(m.Wl)),
             from_weights=_dplr_from,
             export=_dplr_export,
+            fits=_count_fits,
         ),
     )
 }

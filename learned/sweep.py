@@ -59,6 +59,9 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the same parser, 
 from .config import TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
 
+#: Largest sweep file read (a sweep is a few lines of TOML; a 255 MiB file took 41.6 s to refuse).
+MAX_SWEEP_FILE_BYTES = 2**20
+
 __all__ = [
     "Sweep", "run_sweep", "results_table", "seed_table", "SeedSpread", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
     "tested_length",
@@ -136,13 +139,12 @@ class Sweep:
     @classmethod
     def load(cls, path) -> "Sweep":
         """Read a sweep file."""
+        from bilinear.jsonfile import read_file_bytes
+
         p = Path(path)
-        if p.exists() and not p.is_file():
-            raise ConfigError(f"sweep file {p} is not a regular file")
+        data = read_file_bytes(p, ConfigError, what="sweep file", max_bytes=MAX_SWEEP_FILE_BYTES)
         try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read sweep file {p}: {exc.strerror or exc}") from None
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ConfigError(f"sweep file {p} is not UTF-8 text (byte {exc.start})") from None
         return cls.from_toml_text(text, source=f"sweep file {p}")

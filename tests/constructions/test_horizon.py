@@ -370,3 +370,66 @@ def test_round_off_charges_grow_with_the_unit_roundoff():
     # the exact balls: a matrix of floats is exact
     M = arb_matrix(np.array([[0.1, 0.2], [0.3, 0.4]]))
     assert M[0, 0] == arb(0.1)
+
+
+# ------------------------------------------------------------------------------------------
+# tests that kill the mutants a first mutation run left alive (benchmarks/mutate.py)
+# ------------------------------------------------------------------------------------------
+def test_float64_rounding_is_charged_in_the_recurrence():
+    cert = certify_network(build("cyclic:5", "rotation2d").to_float(), C5, search_length=50, random_words=0,
+                           shorten_seconds=0.1)
+    real, f64 = cert.horizons["real"].length, cert.horizon.length
+    assert f64 < real / 2  # eps ~ 5e-17 against a rounding of ~3e-16 per step
+
+
+def test_a_network_wrong_on_the_empty_word_fails_at_length_0():
+    from bilinear.constructions.failsearch import first_failures, search_failure
+
+    parity = from_spec("parity")
+    w = Weights("diagonal", [np.diag([1.0, 0.5]), np.diag([-1.0, 0.5])], [1.0, 1.0], [[-1.0, 0.0], [1.0, 0.0]])
+    assert first_failures(w, parity, np.array([[0, 1, 0]])).tolist() == [0]
+    assert search_failure(w, parity, 20, random_words=4) == ()
+
+
+def test_one_readout_scale_for_every_row_of_the_block_snap():
+    d5 = from_spec("dihedral:5")
+    A, h0, R = build("dihedral:5", "block:2").float_arrays()
+    snap = next(snap_candidates(Weights("block:2", A, h0, R), d5))
+    Rs = np.array(snap.block_weights.readout, dtype=float)
+    ratio = Rs[R != 0] / R[R != 0]
+    assert np.allclose(ratio, ratio[0], rtol=1e-6)
+    assert prove(snap.block_weights, d5).status == "proved"
+
+
+def test_the_block_snap_of_a_hidden_16_full_network_writes_a_loadable_file(tmp_path):
+    w = drift(build("cyclic:5", "full"), 0.0005, hidden=16)
+    snap = next(snap_candidates(w, C5))
+    assert snap.basis is not None
+    path = tmp_path / "s.json"
+    snap.original().save(path)
+    assert prove(Weights.load(path), C5).status == "proved"
+
+
+def test_balls_never_let_nan_pass_for_small():
+    from bilinear.constructions.balls import INF, block_norm, bmax, root
+
+    nan = flint.arb("nan")
+    assert root(nan) == INF and bmax([flint.arb(1), nan]) == INF
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        M = rng.normal(size=(2, 2))
+        b = float(block_norm(arb_matrix(M), (0, 1)).mid())
+        assert np.linalg.norm(M, 2) * (1 - 1e-12) <= b <= np.linalg.norm(M, 2) * (1 + 1e-12)
+
+
+def test_round_off_charges_the_readout():
+    r = RoundOff.of("float64", 8)
+    assert 8 * 2**-53 <= float(r.readout.mid()) < 9 * 2**-53
+    assert float(RoundOff.of("float32", 8).readout.mid()) >= 9 * 2**-24
+
+
+def test_a_failure_at_the_test_length_is_snapped():
+    w = drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
+    at = certify_network(w, C5, search_length=100, test_length=63, random_words=0, shorten_seconds=0.1)
+    before = certify_network(w, C5, search_length=100, test_length=62, random_words=0, shorten_seconds=0.1)
+    assert len(at.failing) == 63 and at.status == "snapped" and before.status == "horizon"

@@ -290,3 +290,20 @@ def test_a_cell_nests_the_provers_verdict_json_unchanged():
     for key in ("status", "dim", "states_explored", "hidden_states", "margin"):
         assert cell[key] == proof[key], key
     assert settle("cyclic:3", "diagonal").to_json()["proof"] is None  # a certificate: no proof ran
+
+
+def test_monomial_and_dplr_are_proved_wherever_full_is(matrix: CapabilityMatrix) -> None:
+    """Every automaton is monomial at d = n (column one-hot), and dplr takes the R its
+    constructions need, so neither column is open where full is proved."""
+    for family in matrix.rows:
+        if matrix.cell(family, "full").status == "proved":
+            assert matrix.cell(family, "monomial").status == "proved", family
+            dplr = matrix.cell(family, "dplr")
+            assert dplr.status == "proved" and dplr.factors >= 1, family
+
+
+def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) -> None:
+    assert matrix.cell("cyclic:3", "householder").summary == "proved d=2 (minimal), K=2"
+    assert matrix.cell("parity", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
+    assert matrix.cell("cyclic:3", "householder,nonneg").summary == "open (d>=2, K>=3)"
+    assert matrix.cell("symmetric:4", "householder").to_json()["factors_minimal"] is True

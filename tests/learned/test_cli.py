@@ -117,7 +117,7 @@ def test_train_has_one_argument_per_exposed_config_field():
     assert {f.name for f in fields} - exposed == {"lrs", "train_max_len", "val_max_len"}  # --lr-grid; parts of --train-len, --val-len
     dests = [a.dest for a in _train_parser()._actions]
     assert len(dests) == len(set(dests))
-    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "force", "json", "quiet"}
+    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "force", "json", "quiet", "preset", "dry_run"}
 
 
 def test_train_defaults_and_options_map_onto_the_config():
