@@ -81,7 +81,7 @@ def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndar
     from .snap import _access_words
 
     out = []
-    for q, w in sorted(_access_words(automaton).items()):
+    for _q, w in sorted(_access_words(automaton).items()):
         if w and len(w) < length:
             out += [np.concatenate([np.array(w), np.full(length - len(w), a)]) for a in range(automaton.n_symbols)]
         if len(out) >= limit:

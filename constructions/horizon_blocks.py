@@ -24,7 +24,6 @@ linear, ``t ~ m_i / (L_i delta)``, within a small factor of the true failure.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import flint
