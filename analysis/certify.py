@@ -1,7 +1,7 @@
 """Certify a trained bilinear network: snap it to exact algebra, prove the snap, bound the horizon.
 
 :func:`certify_network` takes float :class:`~bilinear.constructions.weights.Weights` and the
-automaton they were trained on and returns a :class:`Certificate`:
+automaton they were trained on and returns a :class:`NetworkCertificate`:
 
 1. **snap** -- exact weights of the same variant close to the trained ones
    (:mod:`bilinear.constructions.snap`), proved for every word of every length by
@@ -34,12 +34,16 @@ How to read a certificate: docs/certify.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 from dataclasses import dataclass, field
 
+from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
-__all__ = ["Certificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC"]
+__all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
+           "certify_stack"]
 
 #: Default length at which the training protocol tests a network (a run's own ``test_len``
 #: replaces it): failing within it means ``snapped``.
@@ -55,8 +59,14 @@ EXACT_WORD_MAX = 4096
 
 
 @dataclass(frozen=True)
-class Certificate:
+class NetworkCertificate:
     """The outcome of :func:`certify_network` (see the module docstring).
+
+    See Also
+    --------
+    bilinear.constructions.certificates.Certificate : an *impossibility* certificate (a word
+        pattern no network of a commuting or real-diagonal variant can get right), found from
+        the automaton alone; this class is about one trained network's horizon.
 
     ``horizon`` is the float64 horizon; ``horizons`` maps every arithmetic to its horizon;
     ``failing`` the shortest failing word found (float64), ``failure_kind`` ``"round-off"``
@@ -68,9 +78,9 @@ class Certificate:
     variant: str
     hidden: int
     automaton: str
-    snap: object = None
-    proof: object = None
-    horizon: object = None
+    snap: Any = None
+    proof: Any = None
+    horizon: Any = None
     horizons: dict = field(default_factory=dict)
     failing: tuple | None = None
     failing_text: str | None = None
@@ -222,11 +232,7 @@ def _validate(weights, automaton) -> None:
         raise WeightsError(f"certify needs a Weights value, got {type(weights).__name__}")
     if weights.exact:
         raise WeightsError("these weights are exact: prove them with `bilinear verify` instead of certifying")
-    if weights.n_symbols != automaton.n_symbols or weights.n_classes != automaton.n_classes:
-        raise WeightsError(
-            f"weights have {weights.n_symbols} symbols and {weights.n_classes} classes, automaton "
-            f"{automaton.name} has {automaton.n_symbols} and {automaton.n_classes}"
-        )
+    check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
 
 
 def exact_margin_sign(weights, automaton, word) -> int | None:
@@ -267,13 +273,19 @@ def exact_margin_sign(weights, automaton, word) -> int | None:
 
 def certify_network(weights, automaton, search_length: int | None = None, test_length: int = TEST_LENGTH,
                     random_words: int = 256, seed: int = 0, bound: int = 64,
-                    shorten_seconds: float = 5.0) -> Certificate:
+                    shorten_seconds: float = 5.0) -> NetworkCertificate:
     """Snap, prove, bound, search and shorten (module docstring).
 
     ``search_length`` (default: four times the certified length, at least 2000, at most 20000)
     is the length of the words of the directed search; ``test_length`` the length at which the
     network is judged (a run's own test length).  WeightsError for exact weights or weights that
     do not fit the automaton.
+
+    See Also
+    --------
+    bilinear.constructions.certificates.certify : an impossibility certificate from the
+        automaton alone, ruling out every network of a variant; this function judges one
+        trained network.
     """
     from bilinear.constructions.failsearch import compress_word, search_failure, shorten_failure
 
@@ -311,10 +323,76 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
         status = "uncertified"
     else:
         status = "horizon"
-    return Certificate(
+    return NetworkCertificate(
         status=status, variant=weights.variant, hidden=weights.dim, automaton=automaton.name or "automaton",
         snap=snap, proof=proof, horizon=horizon, horizons=horizons, failing=failing,
         failing_text=None if failing is None else compress_word(automaton, failing), failure_kind=kind,
         search_length=search_length, attempts=attempts, seconds=time.perf_counter() - start,
         test_length=test_length,
     )
+
+
+@dataclass(frozen=True)
+class StackCertificate:
+    """What ``bilinear certify`` can say about a float stack of layers (docs/theory.md section 8).
+
+    There is no snap-and-horizon theory for stacks here (Theorems 16 and 17 are about one
+    layer: a snapped intermediate layer changes the symbols the next one reads), so nothing is
+    certified: ``status`` is ``open`` when the float check (directed and random words of
+    ``test_length``, float64) found no failing word, and ``counterexample`` when it did — a fact
+    about the float run, with the shortest failing prefix it saw.
+    """
+
+    status: str
+    layers: int
+    variant: str
+    dims: tuple[int, ...]
+    automaton: str
+    check: object  # constructions.floatcheck.CheckResult
+    reason: str
+    write_error: str | None = None  # why --write wrote nothing (a stack has no snapped network)
+
+    def snapped_weights(self):
+        return None
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "layers": self.layers, "variant": self.variant, "dims": list(self.dims),
+                "automaton": self.automaton, "reason": self.reason, "float_check": self.check.to_json()}
+
+    def to_text(self) -> str:
+        fc = self.check
+        lines = [f"{self.automaton}: stack of {self.layers} {self.variant} layers (hidden {'+'.join(map(str, self.dims))})",
+                 f"  status: {self.status}: {self.reason}",
+                 f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
+                 f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
+                 + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else "")]
+        return "\n".join(lines) + "\n"
+
+
+def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0) -> StackCertificate:
+    """The honest status of a float :class:`~bilinear.constructions.stack.Stack` (see
+    :class:`StackCertificate`); WeightsError for exact stacks (prove them with ``bilinear verify
+    --weights``) or a stack that does not fit the automaton.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> from bilinear.constructions.cascade import cascade
+    >>> a = from_spec("dihedral:3")
+    >>> c = certify_stack(cascade(a, "rotation2d").to_float(), a, test_length=50, words=16)
+    >>> c.status, c.layers, c.check.passed
+    ('open', 2, True)
+    """
+    from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.stack import Stack
+
+    if not isinstance(stack, Stack):
+        raise WeightsError(f"certify_stack needs a Stack, got {type(stack).__name__}")
+    if stack.exact:
+        raise WeightsError("this stack is exact: prove it with `bilinear verify SPEC --weights FILE` instead")
+    result = check(stack, automaton, length=test_length, words=words, seed=seed)
+    failed = result.first_failure is not None
+    reason = ("the float run fails on a word of the float check; no exact certificate is attempted for stacks"
+              if failed else
+              "no horizon theory for stacks (Theorems 16 and 17 are about one layer); the float check found no "
+              "failing word, which is evidence, not a certificate")
+    return StackCertificate("counterexample" if failed else "open", stack.depth, stack.variant, stack.dims,
+                            automaton.name or "automaton", result, reason)

@@ -66,7 +66,8 @@ def register(sub) -> None:
     p.add_argument("--max-order", type=positive_int, default=d.max_order,
                    help=f"largest order searched (default {d.max_order})")
     p.add_argument("--cluster-tol", type=positive_float, default=e.tol,
-                   help=f"cluster radius of the extraction, unit hidden states (default {e.tol:g})")
+                   help="cluster radius of the extraction, unit hidden states (default: chosen at the "
+                        "largest gap of the distances between hidden states; 'ambiguous' when there is none)")
     p.add_argument("--words", type=positive_int, default=e.words,
                    help=f"random words sampled for the extraction (default {e.words})")
     p.add_argument("--length", type=positive_int, default=e.length,
@@ -105,10 +106,12 @@ def _run(args) -> int:
         with deadline(args.time_budget):
             weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
                                                             allow_unsigned=args.unsigned)
+            train_range = tuple(source["train_range"]) if "train_range" in source else None  # a run's: shaded
             if isinstance(weights, Weights):
-                report = analyze(weights, automaton, config, title=title, source=source)
+                report = analyze(weights, automaton, config, title=title, source=source, train_range=train_range)
             else:  # a baseline run: accuracy by length and the extracted automaton only
-                report = analyze_tracker(weights, automaton, config, title=title, source=source)
+                report = analyze_tracker(weights, automaton, config, title=title, source=source,
+                                         train_range=train_range)
     except BudgetSpent:
         print(f"bilinear: analyze: not finished within the time budget of {args.time_budget:g} s "
               f"(nothing printed{', nothing written' if args.out else ''}); raise --time-budget", file=sys.stderr)

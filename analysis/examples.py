@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from bilinear.automata import from_spec
+from bilinear.automata.minimize import access_words
 from bilinear.constructions.field import cos2pi, sin2pi
 from bilinear.constructions.weights import Weights
 
@@ -56,20 +57,10 @@ def dihedral_block2(n: int) -> Weights:
     h0 = np.array([cos2pi(1, 4 * n), sin2pi(1, 4 * n)], dtype=object)
     A = np.stack([r, s])
     rows = [None] * a.n_classes
-    seen = {a.start: ()}
-    frontier = [a.start]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for sym in range(a.n_symbols):
-                p = int(a.delta[sym, q])
-                if p not in seen:
-                    seen[p] = seen[q] + (sym,)
-                    nxt.append(p)
-        frontier = nxt
-    for q in range(a.n_states):
+    reach = access_words(a)
+    for q, word in zip(reach.states.tolist(), reach.words):
         h = h0.copy()
-        for sym in seen[q]:
+        for sym in word:
             h = A[sym] @ h
         rows[int(a.labels[q])] = h
     return Weights("block:2", A, h0, np.array(rows, dtype=object))

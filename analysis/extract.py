@@ -43,6 +43,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import time as _time
 from dataclasses import asdict, dataclass, replace
 
@@ -55,7 +57,8 @@ from bilinear.metrics import normalized_accuracy
 
 from .matrices import check_positive_int, check_tolerance
 
-__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES"]
+__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES",
+           "RadiusChoice", "choose_radius"]
 
 
 #: Clustering methods of :func:`extract`.
@@ -68,7 +71,7 @@ class ExtractConfig:
 
     words: int = 2000  # random words sampled
     length: int = 100  # length of every word (longer than training)
-    tol: float = 0.05  # cluster radius: distance between unit hidden states
+    tol: float | None = None  # cluster radius between unit hidden states; None: chosen from the data (the gap)
     seed: int = 0  # seed of the word sampler (numpy default_rng)
     max_states: int = 2000  # give up clustering beyond this many clusters
     burn_in: int | None = None  # steps before clustering starts; None: 0, else length // 2 if needed
@@ -79,7 +82,8 @@ class ExtractConfig:
     def validated(self) -> "ExtractConfig":
         check_positive_int(self.words, "words")
         check_positive_int(self.length, "length")
-        check_tolerance(self.tol, "tol")
+        if self.tol is not None:
+            check_tolerance(self.tol, "tol")
         check_positive_int(self.seed, "seed", minimum=0)
         check_positive_int(self.max_states, "max_states")
         check_positive_int(self.monoid_limit, "monoid_limit")
@@ -103,8 +107,8 @@ class Extraction:
     """
 
     status: str
-    automaton: object
-    minimal: object
+    automaton: Any
+    minimal: Any
     n_clusters: int
     within: float
     between: float
@@ -127,26 +131,30 @@ class Extraction:
     method: str = "geometry"
     margin: float | None = None
     tracker: bool = False  # extracted from a model's hidden states without transition matrices
+    # the cluster radius used and how it was chosen (RadiusChoice; None for the behaviour method)
+    radius: "RadiusChoice | None" = None
     # the distinguishing word re-run: "automaton 1, extraction 0, network 1" (None: no word)
     distinguishing_labels: str | None = None
 
     @property
     def gap(self) -> float | None:
-        """``between / within`` (None when undefined: one cluster, or zero radius)."""
-        if self.within <= 0 or not np.isfinite(self.between):
+        """``between / within`` (None when undefined: one cluster, zero radius, or overlapping
+        clusters)."""
+        if self.within <= 0 or not np.isfinite(self.between) or self.between < 0:
             return None
         return self.between / self.within
 
     @property
     def reading(self) -> str:
         if self.automaton is None:
+            tol = self.radius.tol if self.radius is not None else self.config.tol
             if self.method == "behaviour":
                 return (
                     f"extraction failed: {self.status} (label signatures over words of length <= "
                     f"{self.config.horizon})"
                 )
             return (
-                f"extraction failed: {self.status} (tolerance {self.config.tol:g}); the hidden states "
+                f"extraction failed: {self.status} (tolerance {tol:g}); the hidden states "
                 "do not form a small set of clusters"
             )
         if self.method == "behaviour":
@@ -157,8 +165,13 @@ class Extraction:
             )
         elif self.separated:
             sep = f"clusters separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
+        elif np.isfinite(self.between) and self.between < 0:  # a bound below 0 says nothing: overlap
+            sep = (f"clusters NOT separated (within <= {self.within:.2g}; the radii of two clusters "
+                   f"exceed the distance of their centres)")
         else:
             sep = f"clusters NOT separated (within <= {self.within:.2g}, between >= {self.between:.2g})"
+        if self.radius is not None:
+            sep += f"; {self.radius.text()}"
         if self.conflicts:
             sep += f"; {self.conflicts} conflicting transitions (majority kept)"
         head = f"{self.n_clusters} clusters -> {self.minimal.n_states} minimal states; {sep}"
@@ -193,7 +206,10 @@ class Extraction:
             "config": asdict(self.config),
             "n_clusters": self.n_clusters,
             "within": self.within,
-            "between": self.between if np.isfinite(self.between) else None,
+            # never a negative distance: a negative bound means two clusters overlap
+            "between": max(self.between, 0.0) if np.isfinite(self.between) else None,
+            "overlapping": bool(np.isfinite(self.between) and self.between < 0),
+            "radius": None if self.radius is None else self.radius.to_json(),
             "gap": self.gap,
             "separated": self.separated,
             "conflicts": self.conflicts,
@@ -230,6 +246,144 @@ def run_network(weights, words: np.ndarray) -> np.ndarray:
     return run_float(weights, words).labels
 
 
+#: A gap in the sorted distances between hidden states is *clear* when the distance above it is at
+#: least this many times the one below it.
+CLEAR_GAP = 4.0
+#: Distances below this are taken as this (float noise of one state reached along two paths).
+DISTANCE_FLOOR = 1e-9
+#: A gap counts only when the distance above it is at least this fraction of the largest distance:
+#: below that, gaps are between float copies of one state (a saturated unit, a repeated state).
+RELATIVE_SEPARATION = 1e-2
+#: Most states the radius is chosen from (pairwise distances: this squared over two).
+RADIUS_SAMPLE = 600
+
+
+@dataclass(frozen=True)
+class RadiusChoice:
+    """How the cluster radius was chosen: ``tol`` the radius; ``source`` ``"given"`` (the
+    config's), ``"gap"`` (at a clear gap of the sorted pairwise distances: ``below`` the largest
+    distance under it, ``above`` the smallest over it, ``ratio = above / below``) or
+    ``"ambiguous"`` (no gap of ratio :data:`CLEAR_GAP`: the clustering is not determined by the
+    data, and the extraction's status says so)."""
+
+    tol: float
+    source: str
+    below: float | None = None
+    above: float | None = None
+    ratio: float | None = None
+    spread: float | None = None  # the 95th percentile of the pairwise distances
+    plateau: tuple = ()  # ((radius, minimal states), ...) tried by behaviour, largest radius first
+
+    def text(self) -> str:
+        if self.source == "given":
+            return f"cluster radius {self.tol:.3g} (given)"
+        if self.source in ("plateau", "ambiguous") and self.plateau:
+            counts = ", ".join(f"{r:.2g}: {n if n is not None else 'too many'}" for r, n in self.plateau)
+            if self.source == "plateau":
+                return (f"no gap in the distances between hidden states; radius {self.tol:.2g} from the "
+                        f"behaviour: minimal states by radius {counts}")
+            return (f"AMBIGUOUS: no gap in the distances between hidden states and no radius range over which "
+                    f"the minimal automaton keeps its size (minimal states by radius {counts}); radius "
+                    f"{self.tol:.2g} is a guess")
+        if self.source == "gap":
+            return f"radius {self.tol:.2g} at the distance gap {self.below:.2g} -> {self.above:.2g}"
+        return (f"AMBIGUOUS: no clear gap in the distances between hidden states (the largest, "
+                f"{self.below:.2g} -> {self.above:.2g}, has ratio {self.ratio:.2g} < {CLEAR_GAP:g}); "
+                f"radius {self.tol:.2g} is a guess")
+
+    def to_json(self) -> dict:
+        return {"tol": self.tol, "source": self.source, "below": self.below, "above": self.above,
+                "ratio": self.ratio, "spread": self.spread,
+                "plateau": [{"radius": r, "minimal_states": n} for r, n in self.plateau]}
+
+
+def choose_radius(X: np.ndarray, seed: int = 0) -> RadiusChoice:
+    """The cluster radius of the hidden states ``X`` (samples, hidden): the largest gap in the
+    sorted pairwise distances of (at most :data:`RADIUS_SAMPLE`) states, the radius the geometric
+    mean of the distances on either side of it (and below half the upper one, so that no two
+    states across the gap share a cluster).  Distances below :data:`DISTANCE_FLOOR` count as it.
+
+    >>> rng = np.random.default_rng(0)
+    >>> centres = np.array([[1., 0.], [0., 1.], [-1., 0.]])
+    >>> X = centres[rng.integers(0, 3, 300)] + 0.01 * rng.standard_normal((300, 2))
+    >>> c = choose_radius(X)
+    >>> c.source, 0.02 < c.tol < 0.7, c.ratio > 10
+    ('gap', True, True)
+    >>> choose_radius(rng.standard_normal((300, 2))).source       # a cloud: no gap
+    'ambiguous'
+    """
+    X = np.asarray(X, dtype=float)
+    X = X[np.all(np.isfinite(X), axis=1)]
+    if X.shape[0] > RADIUS_SAMPLE:
+        X = X[np.random.default_rng(seed).choice(X.shape[0], RADIUS_SAMPLE, replace=False)]
+    if X.shape[0] < 2:
+        return RadiusChoice(0.05, "ambiguous", None, None, None)
+    sq = np.einsum("ij,ij->i", X, X)
+    D = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (X @ X.T), 0.0))
+    d = np.sort(np.maximum(D[np.triu_indices(X.shape[0], 1)], DISTANCE_FLOOR))
+    d = np.unique(d)
+    if d.size < 2:  # every state alike (or two values only)
+        top = float(d[-1])
+        return RadiusChoice(max(top, DISTANCE_FLOOR) * 2.0, "gap", top, float("inf"), float("inf"), top)
+    ratios = d[1:] / d[:-1]
+    ratios[d[1:] < RELATIVE_SEPARATION * d[-1]] = 0.0  # a gap among tiny distances separates nothing
+    i = int(np.argmax(ratios))
+    below, above, ratio = float(d[i]), float(d[i + 1]), float(ratios[i])
+    tol = min(float(np.sqrt(below * above)), above / 2.0)
+    tol = max(tol, below)
+    spread = float(d[min(d.size - 1, int(0.95 * d.size))])
+    return RadiusChoice(tol, "gap" if ratio >= CLEAR_GAP else "ambiguous", below, above, ratio, spread)
+
+
+#: Radii the behaviour refinement tries (from half the 95th-percentile distance down, by sqrt 2),
+#: and how many consecutive radii must give one minimal automaton size for it to be trusted.
+PLATEAU_RADII = 10
+PLATEAU_LENGTH = 3
+#: Unobserved transitions a tracker fills by running it, per radius tried (the kept one: all).
+PLATEAU_REFILLS = 64
+
+
+def _refine_by_behaviour(first: "Extraction", run_at, run_full) -> "Extraction":
+    """An extraction whose radius had no clear gap (``first``): try radii from half the spread
+    down (``run_at(radius) -> Extraction``) and keep the one in the middle of the longest run of
+    consecutive radii whose minimal automata (clusters merged exactly when their labels and
+    successors agree) have one size; that run must span :data:`PLATEAU_LENGTH` radii (a factor
+    2), else the result stays ``ambiguous``.  Finer radii stop once the clusters overflow or a
+    plateau has ended.  ``run_at`` may skip the monoid's classification; the radius kept is run
+    again with ``run_full``."""
+    choice = first.radius
+    top = 0.25 * (choice.spread or 1.0)
+    tried = []
+    for k in range(PLATEAU_RADII):
+        r = top / 2 ** (k / 2)
+        ex = run_at(r)
+        n = ex.minimal.n_states if ex.minimal is not None else None
+        tried.append((r, n, ex))
+        if n is None:
+            break
+        same = [m for _, m, _ in tried[-PLATEAU_LENGTH - 1:-1]]
+        if len(same) == PLATEAU_LENGTH and len(set(same)) == 1 and n != same[0]:
+            break  # a plateau has ended: finer radii only split it further (and cost the most)
+    runs: list = []
+    for item in tried:
+        if runs and item[1] is not None and item[1] == runs[-1][-1][1]:
+            runs[-1].append(item)
+        elif item[1] is not None:
+            runs.append([item])
+    # the longest run; a one-state run (every state merged: large radii) only when no other exists
+    best = max(runs, key=lambda run: (run[0][1] > 1, len(run)), default=[])
+    plateau = tuple((r, n) for r, n, _ in tried)
+    if len(best) >= PLATEAU_LENGTH:
+        r = best[len(best) // 2][0]
+        ex = run_full(r)
+        radius = replace(choice, tol=r, source="plateau", plateau=plateau)
+        return replace(ex, radius=radius, status="ok" if ex.status in ("ok", "ambiguous") else ex.status)
+    r = (best[len(best) // 2] if best else tried[0])[0]
+    ex = run_full(r)
+    radius = replace(choice, tol=r, source="ambiguous", plateau=plateau)
+    return replace(ex, radius=radius, status="ambiguous" if ex.automaton is not None else ex.status)
+
+
 class _Clusters:
     """Online leader clustering of unit vectors with radius ``tol``."""
 
@@ -241,6 +395,7 @@ class _Clusters:
         self.radius: list[float] = []
         self.k = 0
         self.overflow = False
+        self.choice: RadiusChoice | None = None
 
     def _dist(self, X: np.ndarray, C: np.ndarray, csq: np.ndarray) -> np.ndarray:
         d2 = np.einsum("ij,ij->i", X, X)[:, None] + csq[None, :] - 2.0 * (X @ C.T)
@@ -455,11 +610,24 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
             if b >= config.length:
                 continue
             result = _extract(A, h0, R, automaton, cfg, words, truth, b, started, method)
+            if result.radius is not None and result.radius.source == "ambiguous":
+                result = _refine_by_behaviour(
+                    result,
+                    lambda r, cfg=cfg, b=b: _extract(A, h0, R, automaton, replace(cfg, tol=r, monoid_limit=1), words,
+                                                     truth, b, started, method),
+                    lambda r, cfg=cfg, b=b: _extract(A, h0, R, automaton, replace(cfg, tol=r), words, truth, b,
+                                                     started, method))
             if result.status == "ok" and result.separated:
                 return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))
-    # nothing separated: the first attempt that produced an automaton, else the first attempt
-    return _rerun_word(next((r for r in attempts if r.status == "ok"), attempts[0]), weights, automaton)
+    return _rerun_word(_best(attempts), weights, automaton)
+
+
+def _best(attempts: list) -> "Extraction":
+    """Nothing separated: the first ``ok`` attempt, else the first that produced an automaton
+    (``ambiguous``), else the first attempt."""
+    return next((r for r in attempts if r.status == "ok"),
+                next((r for r in attempts if r.automaton is not None), attempts[0]))
 
 
 def _rerun_word(result: Extraction, network, automaton) -> Extraction:
@@ -486,6 +654,8 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
         start_word=tuple(int(x) for x in words[0, :B]),
         method=method,
     )
+    radius = getattr(clusters, "choice", None)
+    common["radius"] = radius
     if clusters.overflow:
         return Extraction(
             status=f"more than {config.max_states} clusters",
@@ -510,7 +680,7 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
         automaton, delta.reshape(K, S).T, int(ids[0, B]), labels, common["start_word"], config.monoid_limit
     )
     return Extraction(
-        status="ok",
+        status="ambiguous" if radius is not None and radius.source == "ambiguous" else "ok",
         automaton=extracted,
         minimal=minimal,
         n_clusters=K,
@@ -539,7 +709,9 @@ def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str):
     """
     N, T = words.shape
     if method == "geometry":
-        clusters = _Clusters(A.shape[1], config.tol, config.max_states)
+        choice = _radius(A, h0, config, words, B)
+        clusters = _Clusters(A.shape[1], choice.tol, config.max_states)
+        clusters.choice = choice
     else:
         clusters = _Signatures(A, R, config.horizon, config.max_states)
     ids = np.full((N, T + 1), -1, dtype=np.int64)
@@ -552,6 +724,18 @@ def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str):
         if t + 1 >= B and not clusters.overflow:
             ids[:, t + 1] = clusters.assign(H)
     return clusters, ids, pred
+
+
+def _radius(A, h0, config: ExtractConfig, words, B: int) -> RadiusChoice:
+    """The config's radius, or one chosen from the unit states of the first words from step B on."""
+    if config.tol is not None:
+        return RadiusChoice(float(config.tol), "given")
+    sample = words[:200]
+    kept = [H for t, H in enumerate(float_steps(A, h0, sample), 1) if t >= max(B, 1)]
+    X = np.concatenate(kept, axis=0) if kept else unit_rows(h0[None, :].astype(float).copy())
+    if B == 0:
+        X = np.vstack([unit_rows(h0[None, :].astype(float).copy()), X])
+    return choose_radius(X, config.seed)
 
 
 def _accuracies(pred, truth, words, n_classes: int) -> dict:
@@ -685,11 +869,19 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     for b in dict.fromkeys(max(1, x) for x in burn_ins):
         if b >= config.length and attempts:
             continue
-        result = _extract_tracker(tracker, automaton, config, words, truth, max(1, min(b, config.length - 1)), started)
+        b = max(1, min(b, config.length - 1))
+        result = _extract_tracker(tracker, automaton, config, words, truth, b, started)
+        if result.radius is not None and result.radius.source == "ambiguous":
+            result = _refine_by_behaviour(
+                result,
+                lambda r, b=b: _extract_tracker(tracker, automaton, replace(config, tol=r, monoid_limit=1), words,
+                                                truth, b, started, refills=PLATEAU_REFILLS),
+                lambda r, b=b: replace(_extract_tracker(tracker, automaton, replace(config, tol=r), words, truth, b,
+                                                        started), config=config))
         if result.status == "ok" and result.separated:
             return _rerun_word(result, tracker, automaton)
         attempts.append(result)
-    return _rerun_word(next((r for r in attempts if r.status == "ok"), attempts[0]), tracker, automaton)
+    return _rerun_word(_best(attempts), tracker, automaton)
 
 
 def _observe_tracker(tracker, config: ExtractConfig, words, B: int):
@@ -706,7 +898,12 @@ def _observe_tracker(tracker, config: ExtractConfig, words, B: int):
             continue
         if clusters is None:
             scale = float(np.sqrt(np.mean(np.sum(out.hidden[:, B - 1:] ** 2, axis=2)))) or 1.0
-            clusters = _Clusters(out.hidden.shape[2], config.tol, config.max_states)
+            if config.tol is not None:
+                choice = RadiusChoice(float(config.tol), "given")
+            else:
+                choice = choose_radius(out.hidden[:, B - 1:].reshape(-1, out.hidden.shape[2]) / scale, config.seed)
+            clusters = _Clusters(out.hidden.shape[2], choice.tol, config.max_states)
+            clusters.choice = choice
         for t in range(max(B, 1), T + 1):
             if clusters.overflow:
                 break
@@ -718,7 +915,7 @@ def _observe_tracker(tracker, config: ExtractConfig, words, B: int):
     return clusters, ids, pred, firsts, scale
 
 
-def _refill(tracker, clusters, delta, words, firsts, scale, S: int) -> int:
+def _refill(tracker, clusters, delta, words, firsts, scale, S: int, limit: int = MAX_REFILLS) -> int:
     """Fill unobserved transitions by running the tracker; the rest become self-loops.
     Returns the number of unobserved transitions."""
     todo = np.flatnonzero(delta < 0)
@@ -726,7 +923,7 @@ def _refill(tracker, clusters, delta, words, firsts, scale, S: int) -> int:
     for n, code in enumerate(todo):
         c, s = divmod(int(code), S)
         b, t = firsts[c]
-        if n >= MAX_REFILLS:
+        if n >= limit:
             delta[code] = c
             continue
         word = np.concatenate([words[b, :t], [s]])[None, :]
@@ -746,17 +943,19 @@ def _failed(status, clusters, config, common, started) -> Extraction:
     )
 
 
-def _extract_tracker(tracker, automaton, config, words, truth, B: int, started: float) -> Extraction:
+def _extract_tracker(tracker, automaton, config, words, truth, B: int, started: float,
+                     refills: int | None = None) -> Extraction:
     clusters, ids, pred, firsts, scale = _observe_tracker(tracker, config, words, B)
     common = dict(_accuracies(pred, truth, words, automaton.n_classes), config=config, burn_in=B,
-                  start_word=tuple(int(x) for x in words[0, :B]), method="geometry", tracker=True)
+                  start_word=tuple(int(x) for x in words[0, :B]), method="geometry", tracker=True,
+                  radius=None if clusters is None else clusters.choice)
     if clusters is None:
         return _failed("the model gives no hidden states (accuracy only)", None, config, common, started)
     if clusters.overflow:
         return _failed(f"more than {config.max_states} clusters", clusters, config, common, started)
     S, K, C = automaton.n_symbols, clusters.k, automaton.n_classes
     delta, conflicts, conflict_fraction = _majority(ids[:, B:], words[:, B:], K, S)
-    unobserved = _refill(tracker, clusters, delta, words, firsts, scale, S)
+    unobserved = _refill(tracker, clusters, delta, words, firsts, scale, S, MAX_REFILLS if refills is None else refills)
     votes = np.zeros((K, C), dtype=np.int64)
     np.add.at(votes, (ids[:, B:].ravel(), pred[:, B - 1:].ravel()), 1)
     labels = np.argmax(votes, axis=1)
@@ -765,8 +964,10 @@ def _extract_tracker(tracker, automaton, config, words, truth, B: int, started: 
     extracted, minimal, iso, word, classification = _compare(
         automaton, delta.reshape(K, S).T, int(ids[0, B]), labels, common["start_word"], config.monoid_limit
     )
+    ambiguous = clusters.choice is not None and clusters.choice.source == "ambiguous"
     return Extraction(
-        status="ok", automaton=extracted, minimal=minimal, n_clusters=K, within=within, between=between,
+        status="ambiguous" if ambiguous else "ok", automaton=extracted, minimal=minimal, n_clusters=K,
+        within=within, between=between,
         separated=bool(K == 1 or between > within), conflicts=conflicts, conflict_fraction=conflict_fraction,
         unobserved=unobserved, label_conflicts=label_conflicts, isomorphic=iso, distinguishing_word=word,
         distinguishing_text=None if word is None else automaton.format_word(word),

@@ -89,7 +89,7 @@ def monoid_orders(automaton, limit: int = 5000) -> list[int]:
 def eigenvalue_figure(spectrum, path, title: str = "", orders=None) -> Path:
     """Normalised eigenvalues of every symbol's matrix, the unit circle, and the roots of unity of
     ``orders`` (default: the orders the eigenvalues are nearest to) on top."""
-    fig = _figure((5.6, 7.0))
+    fig = _figure((5.6, 6.4))
     ax = fig.add_subplot(1, 1, 1)
     t = np.linspace(0, 2 * math.pi, 400)
     ax.plot(np.cos(t), np.sin(t), color="0.6", lw=1, label="unit circle", zorder=1)
@@ -97,19 +97,28 @@ def eigenvalue_figure(spectrum, path, title: str = "", orders=None) -> Path:
         orders = sorted({r.order for m in spectrum.symbols for r in m.roots if r.order > 1 and r.distance < 0.2})
     markers = "o^sDv<>ph*"
     visited = any(m.visited is not None for m in spectrum.symbols)
-    for i, m in enumerate(spectrum.symbols[:10]):
+    shown = spectrum.symbols[:10]
+    for i, m in enumerate(shown):
         z = np.array(m.normalised, dtype=complex)
         mk = markers[i % len(markers)]
+        # symbols share eigenvalues (+1 and -1 of a diagonal network): the markers are hollow, each
+        # symbol's smaller than the one before and drawn above it, so that A_1's -1 is not hidden
+        # under A_2's marker (nor a root of unity under either)
+        size = 28 * 2.2 ** min(len(shown) - 1 - i, 4)  # areas x2.2: diameters apart by ~1.5x
+        face = "none"
         if visited and m.visited is not None:
-            ax.scatter(z.real, z.imag, s=14, marker=mk, color=f"C{i}", alpha=0.3, zorder=2)
+            ax.scatter(z.real, z.imag, s=size * 0.4, marker=mk, facecolors=face, edgecolors=f"C{i}", alpha=0.3,
+                       zorder=2 + i / 20)
             zv = np.array(m.visited.normalised, dtype=complex)
-            ax.scatter(zv.real, zv.imag, s=46, marker=mk, color=f"C{i}", alpha=0.85, zorder=3,
-                       label=f"{m.name} (filled: visited span; faint: full space)" if i == 0 else m.name)
+            ax.scatter(zv.real, zv.imag, s=size, marker=mk, facecolors=face, edgecolors=f"C{i}", linewidths=1.6,
+                       alpha=0.9, zorder=3 + i / 20,
+                       label=f"{m.name} (large: visited span; small, faint: full space)" if i == 0 else m.name)
         else:
-            ax.scatter(z.real, z.imag, s=40, marker=mk, color=f"C{i}", alpha=0.8, zorder=3, label=m.name)
+            ax.scatter(z.real, z.imag, s=size, marker=mk, facecolors=face, edgecolors=f"C{i}", linewidths=1.6,
+                       alpha=0.9, zorder=3 + i / 20, label=m.name)
     for j, k in enumerate(list(orders)[:4]):
         z = np.exp(2j * math.pi * np.arange(k) / k)
-        ax.scatter(z.real, z.imag, marker="x", s=70 + 30 * j, color="black", lw=1.2, zorder=6,
+        ax.scatter(z.real, z.imag, marker="x", s=70 + 30 * j, color="0.35", lw=1.0, zorder=1.5,  # beneath the symbols
                    label=f"roots of unity of order {k}")
     ax.set_aspect("equal")
     ax.set_xlim(-1.3, 1.3)
@@ -240,8 +249,35 @@ def write_automaton(automaton, out_dir, stem: str = "automaton") -> list[Path]:
     return [atomic_write_text(out / f"{stem}.dot", _dot(g)), atomic_write_text(out / f"{stem}.graphml", graphml)]
 
 
-def _draw_edge(ax, a, b, text: str, r: float) -> None:
-    """An arrow from ``a`` to ``b`` (node centres, radius ``r``) bent to the left, or a loop."""
+#: Bend of the arrows (matplotlib's ``arc3`` radius: the control point's offset over the chord).
+_BEND = 0.18
+#: Where along an arrow its label may sit (fractions of the way from its source), best first.
+_LABEL_AT = (0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78)
+
+
+def _label_spot(a, b, r: float, nodes, placed) -> np.ndarray:
+    """The point of the arrow ``a -> b`` (the quadratic Bezier of ``arc3``) for its label: the
+    first of :data:`_LABEL_AT` clear of every node (1.5 radii) and of the labels already placed,
+    else the one farthest from them (so a label never sits inside another node when a clear
+    spot exists: "3 -> 1" must not read as "2 -> 3")."""
+    d = b - a
+    control = (a + b) / 2 + _BEND * np.array([d[1], -d[0]])
+    best, best_gap = None, -np.inf
+    for t in _LABEL_AT:
+        p = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t ** 2 * b
+        node_gap = min(np.linalg.norm(p - q) for q in nodes) / (1.5 * r)
+        label_gap = min((np.linalg.norm(p - q) for q in placed), default=np.inf) / (1.2 * r)
+        gap = min(node_gap, label_gap)
+        if gap >= 1:
+            return p
+        if gap > best_gap:
+            best, best_gap = p, gap
+    return best
+
+
+def _draw_edge(ax, a, b, text: str, r: float, nodes=(), placed=None) -> None:
+    """An arrow from ``a`` to ``b`` (node centres, radius ``r``) bent to the left, or a loop;
+    its label clear of the ``nodes`` and of the labels ``placed`` so far (appended to)."""
     from matplotlib.patches import Circle, FancyArrowPatch
 
     if np.allclose(a, b):  # a loop: a small circle outside the node, away from the centre
@@ -253,10 +289,12 @@ def _draw_edge(ax, a, b, text: str, r: float) -> None:
         return
     d = (b - a) / np.linalg.norm(b - a)
     arrow = FancyArrowPatch(a + d * r, b - d * r, arrowstyle="-|>", mutation_scale=11, lw=1.0, color="black",
-                            connectionstyle="arc3,rad=0.18", zorder=2)
+                            connectionstyle=f"arc3,rad={_BEND}", zorder=2)
     ax.add_patch(arrow)
-    mid = (a + b) / 2 + np.array([d[1], -d[0]]) * 0.09 * np.linalg.norm(b - a)
-    ax.text(*mid, text, fontsize=7, ha="center", va="center", zorder=4,
+    placed = [] if placed is None else placed
+    spot = _label_spot(a + d * r, b - d * r, r, list(nodes) or [a, b], placed)  # on the arrow as drawn
+    placed.append(spot)
+    ax.text(*spot, text, fontsize=7, ha="center", va="center", zorder=4,
             bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
 
 
@@ -272,13 +310,15 @@ def automaton_figure(automaton, path, title: str = "") -> Path:
     ax = fig.add_subplot(1, 1, 1)
     angle = np.pi / 2 - 2 * np.pi * np.arange(n) / max(n, 1)
     pos = {q: (np.array([np.cos(angle[q]), np.sin(angle[q])]) if n > 1 else np.zeros(2)) for q in range(n)}
-    r = min(0.16, 1.2 / max(n, 1))
+    r = min(0.16, 1.6 / max(n, 1))  # at most a quarter of the spacing 2 pi / n of the states
+    placed: list = []
+    nodes = list(pos.values())
     for q, p, d in g.edges(data=True):
-        _draw_edge(ax, pos[q], pos[p], d["symbols"], r)
+        _draw_edge(ax, pos[q], pos[p], d["symbols"], r, nodes, placed)
     for q, d in g.nodes(data=True):
         ax.add_patch(Circle(pos[q], r, fc="white", ec="C3" if d["start"] else "black",
                             lw=2.5 if d["start"] else 1.2, zorder=3))
-        ax.text(*pos[q], f"{q}: {d['label']}", fontsize=8, ha="center", va="center", zorder=5)
+        ax.text(*pos[q], f"{q}: {d['label']}", fontsize=8 if n <= 16 else 6, ha="center", va="center", zorder=5)
     ax.set_xlim(-1.5, 1.5)
     ax.set_ylim(-1.5, 1.5)
     ax.set_aspect("equal")

@@ -19,7 +19,7 @@ A_4 acts as a rotation of order 5 on a 2-dimensional subspace
 all transition matrices commute (exactly); largest scale-free norm 0
 all 21 defining relations hold (exactly)
 accuracy by length: normalised accuracy, worst over the lengths 1: 1.00, 2-10: 1.00, 11-100: 1.00, 101-500: 1.00, 501-1000: 1.00, 1001-2000: 1.00 (200 random words; no error seen)
-extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); isomorphic to the true automaton; monoid: ...
+extraction: 5 clusters -> 5 minimal states; clusters separated (within <= 0, between >= 1.2); radius ... at the distance gap ... -> 1.2; isomorphic to the true automaton; monoid: ...
 >>> r.to_json()["extraction"]["isomorphic"]
 True
 """
@@ -27,9 +27,11 @@ True
 from __future__ import annotations
 
 import json
+from typing import Any
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bilinear.automata.automaton import Automaton
 from bilinear.automata.monoid import transformation_monoid
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.constructions.span import visited_span
@@ -50,9 +52,23 @@ __all__ = ["AnalysisConfig", "Report", "analyze", "analyze_tracker", "ExtractCon
 CURVE_CAPTION = (
     "Normalised accuracy (acc - 1/C) / (1 - 1/C) for C classes: 1 is perfect, 0 is chance (dashed "
     "line). A value below 0 is worse than guessing: the network consistently predicts a wrong class "
-    "there, as a rotation whose phase has drifted by a whole step does. The shaded band is the "
-    "training range of lengths."
+    "there, as a rotation whose phase has drifted by a whole step does."
 )
+
+
+def curve_caption(curve) -> str:
+    """:data:`CURVE_CAPTION`, and the training band's sentence only when the curve has one.
+
+    >>> from bilinear.analysis.lengths import LengthCurve
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None, (2, 10))).endswith("training lengths (2-10).")
+    True
+    >>> curve_caption(LengthCurve((1.0,), 10, 0, 2, None)) == CURVE_CAPTION
+    True
+    """
+    train = getattr(curve, "train_range", None)
+    if train is None:
+        return CURVE_CAPTION
+    return f"{CURVE_CAPTION} The shaded band is the training lengths ({train[0]}-{train[1]})."
 
 
 def num(x) -> str:
@@ -89,7 +105,7 @@ def curve_reading(curve: LengthCurve) -> str:
 
 
 def certificate_line(cert) -> str:
-    """One line from a :class:`~bilinear.analysis.certify.Certificate`: certified horizon,
+    """One line from a :class:`~bilinear.analysis.certify.NetworkCertificate`: certified horizon,
     failing word, snap status."""
     h = cert.horizon
     if h is not None and h.every:
@@ -150,7 +166,7 @@ class Report:
     ``relations`` are None for a tracker without transition matrices (:func:`analyze_tracker`)."""
 
     title: str
-    automaton: object
+    automaton: Automaton
     variant: str
     exact: bool
     hidden: int | None
@@ -162,7 +178,7 @@ class Report:
     config: AnalysisConfig
     source: dict = field(default_factory=dict)
     curve: LengthCurve | None = None
-    certificate: object = None
+    certificate: Any = None  # a NetworkCertificate or StackCertificate (analysis/certify.py)
     certificate_note: str | None = None
     implements: str = ""
 
@@ -198,6 +214,7 @@ class Report:
 
     def _commutators_line(self) -> str:
         co = self.commutators
+        assert co is not None  # called only for weights with transition matrices
         commutative = _is_commutative(self.automaton)
         if co.visited_verdict == "do not commute" and commutative and self.behaves_right:
             return (f"the transition matrices commute on the {co.visited_dim}-dimensional visited span within "
@@ -208,6 +225,7 @@ class Report:
 
     def _relations_line(self) -> str:
         rel = self.relations
+        assert rel is not None  # called only when the relations were computed
         if rel.all_hold or not self.behaves_right:
             return rel.reading
         return (f"all {len(rel.relations)} defining relations hold within {rel.max_residual:.2g} on the "
@@ -247,7 +265,7 @@ class Report:
         if self.spectrum is not None:
             out += self._md_spectra() + self._md_commutators() + self._md_relations()
         if self.curve is not None:
-            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", CURVE_CAPTION]
+            out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", curve_caption(self.curve)]
         if self.extraction is not None:
             out += self._md_extraction()
         if self.certify_line:
@@ -288,6 +306,7 @@ class Report:
 
     def _md_spectra(self) -> list[str]:
         sp = self.spectrum
+        assert sp is not None  # called only for weights with transition matrices
         out = ["", "## Spectra", ""]
         out.append(
             f"Eigenvalues divided by the spectral radius (hidden states are up to a positive scale; "
@@ -310,6 +329,7 @@ class Report:
 
     def _md_commutators(self) -> list[str]:
         co = self.commutators
+        assert co is not None  # called only for weights with transition matrices
         out = ["", "## Commutators", "", co.reading, ""]
         n = len(co.symbols)
         tables = [("full space", co.norms)]
@@ -347,6 +367,7 @@ class Report:
 
     def _md_extraction(self) -> list[str]:
         ex = self.extraction
+        assert ex is not None  # called only when extraction ran
         c = ex.config
         out = ["", "## Extraction", "", ex.reading, ""]
         burn = f", burn-in {ex.burn_in} steps" if ex.burn_in else ""
@@ -358,11 +379,14 @@ class Report:
             out.append(f"- smallest scale-free label margin in any signature: {ex.margin:.3g}")
         elif ex.automaton is not None:
             out.append(
-                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; cluster radius {c.tol:g}"
+                f"- {c.words} random words of length {c.length} (seed {c.seed}){burn}; "
+                + (ex.radius.text() if ex.radius is not None else f"cluster radius {c.tol:g}")
             )
+            between = ("two clusters overlap (their radii exceed the distance of their centres)"
+                       if ex.between < 0 else f"between-cluster distances >= {ex.between:.3g}")
             out.append(
-                f"- within-cluster distances <= {ex.within:.3g}; between-cluster distances >= "
-                f"{ex.between:.3g}; gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
+                f"- within-cluster distances <= {ex.within:.3g}; {between}; "
+                f"gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
             )
         out.append(
             f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
@@ -500,7 +524,7 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 
 
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
-                    source: dict | None = None) -> Report:
+                    source: dict | None = None, train_range: tuple[int, int] | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
     Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
@@ -517,12 +541,12 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     config.validated()
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.weights is not None:
-        return analyze(tracker.weights, automaton, config, title=title, source=source)
+        return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
     curve = None
     if config.curve_length:
         curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
-                                   config.curve_words, seed=config.extract.seed)
+                                   config.curve_words, seed=config.extract.seed, train_range=train_range)
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
         automaton=automaton,
@@ -532,7 +556,8 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         spectrum=None,
         commutators=None,
         relations=None,
-        relations_note=f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
+        relations_note=getattr(tracker, "note", None)
+        or f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
         extraction=ex,
         config=config,
         source=dict(source or {}),

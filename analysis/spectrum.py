@@ -235,10 +235,6 @@ class MatrixSpectrum:
         """The order up to scale (``A^k = c I``), or None when A is not invertible of finite order."""
         return self.period if self.index == 0 else None
 
-    @property
-    def max_root_distance(self) -> float:
-        return max((r.distance for r in self.roots), default=0.0)
-
     def to_json(self) -> dict:
         return {
             "name": self.name,

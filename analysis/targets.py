@@ -30,11 +30,15 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
         raise AnalysisError("give exactly one of RUN_DIR, --construction SPEC VARIANT, --weights FILE SPEC")
     if weights_file is not None:
         from bilinear.automata import from_spec
-        from bilinear.constructions.weights import Weights
+        from bilinear.constructions.stack import Stack, load_network
 
         path, spec = weights_file
         automaton = from_spec(spec)
-        weights = Weights.load(path, allow_unsigned=allow_unsigned)
+        weights = load_network(path, allow_unsigned=allow_unsigned)
+        if isinstance(weights, Stack):  # a stack of layers: analysed as a tracker
+            from bilinear.constructions.tracker import as_tracker
+
+            weights = weights.layers[0] if weights.depth == 1 else as_tracker(weights)
         return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
             "weights": str(path)
         }
@@ -61,16 +65,24 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
         raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
     from bilinear.errors import ConfigError
 
+    from bilinear.constructions.stack import Stack
+
     try:
         weights = model.to_weights()
     except ConfigError:  # a baseline: no Weights, analysed as a tracker
         from bilinear.constructions.tracker import as_tracker
 
         weights = as_tracker(model, name=getattr(config, "model", type(model).__name__))
-    source = {"run": str(path)}
+    if isinstance(weights, Stack):  # a trained stack: accuracy and extraction, as a tracker
+        from bilinear.constructions.tracker import as_tracker
+
+        weights = as_tracker(weights, name=f"{config.model} x {weights.depth} layers")
+    source = {"run": str(path), "train_range": [config.train_min_len, config.longest_train_len]}
     if isinstance(result, dict):
         result = upgrade_result(result)  # a run written before the headline keys
         for key in (AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, "train_accuracy", "steps", "params"):
             if key in result:
                 source[key] = result[key]
-    return weights, automaton, f"run {path.name}", source
+    hidden = source.get("hidden", result.get("hidden") if isinstance(result, dict) else None)
+    model_name = config.model + (f", hidden {hidden}" if hidden else "")
+    return weights, automaton, f"{automaton.name or config.spec} / {model_name} (run {path.name})", source

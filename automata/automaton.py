@@ -73,6 +73,9 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
     for index, value in np.ndenumerate(array):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
             if isinstance(value, (float, np.floating)) and float(value).is_integer():
+                if not _INT64_MIN <= int(value) <= _INT64_MAX:  # 1e300: an integer, but no int64
+                    where = ", ".join(str(i) for i in index)
+                    raise AutomatonError(f"{what}[{where}] = {value!r} is out of range (too large)")
                 out[index] = int(value)
                 continue
             where = ", ".join(str(i) for i in index)
@@ -82,6 +85,15 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
             raise AutomatonError(f"{what}[{where}] = {int(value)} is out of range (too large)")
         out[index] = int(value)
     return out
+
+
+def _check_printable(text: str, what: str) -> None:
+    """AutomatonError for a name holding a character that is not printable: a newline or a
+    terminal escape would be printed raw into reports and the terminal, a lone surrogate
+    (``"\\ud800"``) cannot even be written as UTF-8 (``analyze --out`` crashed half-way)."""
+    bad = next((ch for ch in text if not ch.isprintable()), None)
+    if bad is not None:
+        raise AutomatonError(f"{what} {text[:40]!a} holds the character {bad!a}, which is not printable")
 
 
 class Automaton:
@@ -191,7 +203,10 @@ class Automaton:
         set_(self, "labels", _readonly(label_array, copy=label_array is labels))
         set_(self, "symbols", symbol_names)
         set_(self, "classes", class_names)
-        set_(self, "name", str(name))
+        if not isinstance(name, str):
+            raise AutomatonError(f"an automaton's name must be a string, got {type(name).__name__} {name!r:.40}")
+        _check_printable(name, "automaton name")
+        set_(self, "name", name)
         set_(self, "spec", None)
 
     def with_spec(self, spec: "Spec | None") -> "Automaton":
@@ -218,6 +233,7 @@ class Automaton:
         for i, value in enumerate(out):
             if not isinstance(value, str) or not value:
                 raise AutomatonError(f"{kind} name at position {i} must be a non-empty string, got {value!r}")
+            _check_printable(value, f"{kind} name at position {i}")
         seen: dict[str, int] = {}
         for i, value in enumerate(out):
             if value in seen:
@@ -273,10 +289,6 @@ class Automaton:
     def _symbol_index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.symbols)}
 
-    def symbol_index(self, name: str | int) -> int:
-        """Index of a symbol given by name (or already an index)."""
-        return int(self.encode([name])[0])
-
     def encode(self, word) -> np.ndarray:
         """Symbol indices of ``word`` as an int64 array.
 
@@ -318,7 +330,13 @@ class Automaton:
                 return out
             items = word.tolist()
         else:
-            items = list(word)
+            try:
+                items = list(word)
+            except TypeError:  # None, a bare integer: not a word
+                raise AutomatonError(
+                    f"a word must be a string, a sequence of symbol names or indices, or an integer array; "
+                    f"got {type(word).__name__} {word!r:.40}"
+                ) from None
         out = np.empty(len(items), dtype=np.int64)
         index = self._symbol_index
         for pos, item in enumerate(items):

@@ -78,7 +78,7 @@ def _data(args: argparse.Namespace) -> int:
 
     from .data import sample_words
     from .families import from_spec
-    from .wordfile import MAX_POSITIONS, FORMATS, word_format, write_words
+    from .wordfile import MAX_POSITIONS, word_format, write_words
 
     low, high = args.lengths
     if not 1 <= low <= high:

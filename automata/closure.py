@@ -86,7 +86,7 @@ class _Keys:
         self.dtype = dtype
         bits = max(1, math.ceil(math.log2(n))) if n > 1 else 1
         self.map: dict = {}
-        if n**n <= _DIRECT_TABLE_MAX:
+        if _direct(n):
             self.mode = "direct"
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
             # index + 1, 0 = absent: np.zeros maps zero pages lazily, so a large table costs
@@ -101,7 +101,7 @@ class _Keys:
             self.mult = rng.integers(1, 2**63, size=n, dtype=np.int64).astype(np.uint64) | np.uint64(1)
         else:
             self.mode = "bytes"
-            self.mult = None
+            self.mult = None  # type: ignore[assignment]  # unused in bytes mode
 
     @property
     def exact(self) -> bool:
@@ -195,11 +195,17 @@ class _Clock:
             print(f"monoid of {self.what}: {size:,} elements, {now - self.start:.1f} s", file=sys.stderr)
 
 
+def _direct(n: int) -> bool:
+    """True when the n**n transformations fit the direct-address table (decided without
+    computing n**n: a 10^7-state automaton's would be a 7·10^7-digit integer)."""
+    return n <= 8 and n**n <= _DIRECT_TABLE_MAX
+
+
 def row_bytes(n_states: int, n_symbols: int) -> int:
     """Bytes the closure holds per element of a monoid on ``n_states`` states and ``n_symbols``
     symbols: the element's row, its right Cayley row (int64 per symbol), parent and symbol, and
     its key (a dict entry unless the direct-address table is used)."""
-    key = 0 if n_states**n_states <= _DIRECT_TABLE_MAX else _DICT_ENTRY_BYTES
+    key = 0 if _direct(n_states) else _DICT_ENTRY_BYTES
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
@@ -312,8 +318,16 @@ def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, wh
     if not (np.sort(delta, axis=1) == np.arange(automaton.n_states)).all():
         return
     label = np.arange(automaton.n_states, dtype=np.int64)
-    while True:  # orbits of a permutation group: propagate the least point along every generator
-        new = np.minimum(label, label[delta].min(axis=0))
+    while True:  # orbits of a permutation group: the least point of each generator's cycles, by doubling
+        new = label
+        for perm in delta:  # after j doublings m[q] = min of new over q, perm(q), ..., perm^(2^j - 1)(q)
+            m, step = new, perm
+            while True:  # log2 of the longest cycle rounds (one step at a time was quadratic on a long cycle)
+                nxt = np.minimum(m, m[step])
+                if np.array_equal(nxt, m):
+                    break
+                m, step = nxt, step[step]
+            new = m
         new = new[new]
         if np.array_equal(new, label):
             break

@@ -22,7 +22,7 @@ def families_table() -> list[dict]:
     """One dict per registered family: name, usage, summary, parameters, examples.
 
     >>> [f["usage"] for f in families_table()][:3]
-    ['alternating:N[,alphabet=all]', 'cycle_navigation[,N=5]', 'cyclic:M']
+    ['alternating:N[,alphabet=all]', 'cycle_navigation[:N=5]', 'cyclic:M']
     """
     out = []
     for name in sorted(FAMILIES):

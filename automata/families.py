@@ -335,7 +335,8 @@ class Family:
             else:
                 required.append(p.name if p.name.isupper() else f"{p.name}=INT")
         text = self.name + (":" + ",".join(required) if required else "")
-        return text + "".join(f"[,{o}]" for o in optional)
+        marks = [",", ","] if required else [":", ","]  # the first optional part opens the arguments
+        return text + "".join(f"[{marks[min(i, 1)]}{o}]" for i, o in enumerate(optional))
 
 
 def _dihedral(N: int) -> Automaton:
@@ -808,7 +809,7 @@ def parse_spec(spec: str) -> tuple[Family, dict]:
             values[p.name] = p.default
     if "alphabet" in values and values["alphabet"] == "all":
         limit = 6 if name == "symmetric" else 7
-        if values["N"] > limit:
+        if int(values["N"]) > limit:  # type: ignore[call-overload]
             raise SpecError(f"{name}:N,alphabet=all is limited to N <= {limit}")
     return family, values
 

@@ -91,6 +91,16 @@ def _check_sizes(data, source: str) -> int:
     return n
 
 
+def _name(given, default: str, source: str) -> str:
+    """The file's ``name``: a string (or absent / null: the file name's stem), never another
+    JSON value turned into text."""
+    if given is None:
+        return default
+    if not isinstance(given, str):
+        raise AutomatonError(f"{source}: 'name' must be a string, got {type(given).__name__}")
+    return given or default
+
+
 def decode(data, source: str = "automaton", name: str = ""):
     """The :class:`~bilinear.automata.automaton.Automaton` of a JSON object of the format."""
     _check_header(data, source)
@@ -98,7 +108,7 @@ def decode(data, source: str = "automaton", name: str = ""):
     try:
         return Automaton(
             data["delta"], start=data.get("start", 0), labels=data.get("labels"),
-            symbols=data["symbols"], classes=data.get("classes"), name=str(data.get("name") or name),
+            symbols=data["symbols"], classes=data.get("classes"), name=_name(data.get("name"), name, source),
         )
     except AutomatonError as exc:
         raise AutomatonError(f"{source}: {exc}") from None

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .monoidbase import MonoidBase
+
 __all__ = ["CayleyGraphs", "strong_components"]
 
 
-class CayleyGraphs:
+class CayleyGraphs(MonoidBase):
     """Mixin of :class:`~bilinear.automata.monoid.Monoid`: relations and the Cayley graph."""
 
     def relations(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:

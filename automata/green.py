@@ -21,11 +21,12 @@ import numpy as np
 from bilinear.errors import AutomatonError
 
 from .graphs import strong_components
+from .monoidbase import MonoidBase
 
 __all__ = ["GreenRelations"]
 
 
-class GreenRelations:
+class GreenRelations(MonoidBase):
     """Mixin of :class:`~bilinear.automata.monoid.Monoid`: Green's relations."""
 
     @cached_property

@@ -35,6 +35,7 @@ from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
 from .closure import close
+from .green import GreenRelations
 
 __all__ = [
     "GroupStructure",
@@ -269,9 +270,9 @@ def dihedral_presentation(group: RegularGroup | None) -> tuple[int, tuple[tuple[
     return n, tuple(exponent[x] for x in group.symbols)
 
 
-class GroupStructure:
+class GroupStructure(GreenRelations):
     """Mixin of :class:`~bilinear.automata.monoid.Monoid`: the groups inside the monoid, by element
-    indices."""
+    indices (built on Green's relations: an H-class of an idempotent is a maximal subgroup)."""
 
     @cached_property
     def _group_orders(self) -> np.ndarray:

@@ -3,8 +3,9 @@
 Labels are multi-class, so "equivalent" means: every word leads both automata to states with
 the same label *index*.
 
-* :func:`minimize` keeps the reachable states and merges states that no word tells apart (Moore's
-  partition refinement, starting from the partition by label).  The result is numbered
+* :func:`minimize` keeps the reachable states and merges states that no word tells apart
+  (partition refinement from the partition by label: a few rounds of Moore's, then Hopcroft's
+  O(symbols x n log n) algorithm, so one long cycle is not quadratic).  The result is numbered
   breadth-first from the start state (symbols in order), so two equivalent automata minimise to
   *equal* automata: the minimal automaton is unique up to isomorphism (Myhill–Nerode), and the
   breadth-first numbering picks one representative of the isomorphism class.
@@ -13,6 +14,9 @@ the same label *index*.
   every state is reachable).
 * :func:`distinguishing_word` explores pairs of states breadth-first and returns the shortlex
   least word on which the labels differ.
+* :func:`access_words` is the one breadth-first search of the reachable states: their order and
+  a shortlex-least word reaching each (used by minimisation, the certificates, snapping and the
+  analyses alike).
 
 >>> from bilinear.automata import Automaton, from_spec
 >>> redundant = Automaton([[1, 2, 3, 0]], labels=[0, 1, 0, 1])   # parity with 4 states
@@ -27,13 +31,17 @@ the same label *index*.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
 
 from bilinear.errors import AutomatonError
 
 from .automaton import Automaton
 
-__all__ = ["minimize", "isomorphism", "distinguishing_word", "reachable_states", "equivalent"]
+__all__ = ["minimize", "isomorphism", "distinguishing_word", "reachable_states", "access_words", "AccessWords",
+           "equivalent"]
 
 #: Largest product of state counts :func:`distinguishing_word` explores directly; beyond it both
 #: automata are minimised first.
@@ -50,46 +58,220 @@ def _check(a, b, what: str) -> None:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class AccessWords:
+    """The reachable states in breadth-first order (symbols in order) with a shortlex-least word
+    reaching each, as parent pointers: ``word(states[i]) = word(states[parent[i]]) + (via[i],)``.
+
+    ``states``, ``parent`` and ``via`` are read-only ``(reachable,)`` int64 arrays (``parent`` and
+    ``via`` are -1 for the start); :attr:`words` and :meth:`word` spell the words out (their total
+    length can be quadratic in the states: ``cyclic:10000`` reaches its last state after 9999
+    symbols, so they are built only when asked for).
+    """
+
+    states: np.ndarray
+    parent: np.ndarray
+    via: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.states.shape[0])
+
+    @cached_property
+    def words(self) -> tuple[tuple[int, ...], ...]:
+        """The word of each state, in the order of :attr:`states`."""
+        words: list[tuple[int, ...]] = [()]
+        parent, via = self.parent.tolist(), self.via.tolist()
+        for i in range(1, len(parent)):  # parents precede children
+            words.append(words[parent[i]] + (via[i],))
+        return tuple(words)
+
+    def each_word(self):
+        """The words of :attr:`words`, one at a time, each rebuilt from the parent pointers and
+        none kept: a search that stops early (the certificate searches) then costs the words it
+        reads, not the quadratic total (a 50,000-state cycle: 5.6 GB, then a MemoryError).
+
+        >>> from bilinear.automata import Automaton
+        >>> list(access_words(Automaton([[1, 2, 0]])).each_word())
+        [(), (0,), (0, 0)]
+        """
+        if "words" in self.__dict__:  # already spelt out
+            yield from self.words
+            return
+        parent, via = self.parent.tolist(), self.via.tolist()
+        for i in range(len(parent)):
+            word = []
+            while i > 0:
+                word.append(via[i])
+                i = parent[i]
+            yield tuple(reversed(word))
+
+    @cached_property
+    def position(self) -> dict[int, int]:
+        """State id -> its index in :attr:`states` (reachable states only)."""
+        return {q: i for i, q in enumerate(self.states.tolist())}
+
+    def word(self, state: int) -> tuple[int, ...]:
+        """The shortlex-least word reaching ``state`` (AutomatonError when it is unreachable)."""
+        i = self.position.get(int(state))
+        if i is None:
+            raise AutomatonError(f"state {state} is not reachable from the start state")
+        return self.words[i]
+
+
+def access_words(automaton: Automaton) -> AccessWords:
+    """Breadth-first search from the start state (symbols in order): the reachable states and a
+    shortlex-least word for each.  Vectorised level by level in chunks of parents
+    (``cyclic:10000`` has 10^8 transitions; a Python loop over them took minutes).
+
+    >>> from bilinear.automata import Automaton
+    >>> reach = access_words(Automaton([[2, 0, 2, 3], [1, 3, 1, 3]], start=0))
+    >>> reach.states.tolist(), reach.words
+    ([0, 2, 1, 3], ((), (0,), (1,), (1, 1)))
+    >>> reach.word(3)
+    (1, 1)
+    """
+    if not isinstance(automaton, Automaton):
+        raise AutomatonError(f"access_words needs an Automaton, got {type(automaton).__name__}")
+    delta, k = automaton.delta, automaton.n_symbols
+    start = int(automaton.start)
+    position = np.full(automaton.n_states, -1, dtype=np.int64)
+    position[start] = 0
+    order = [np.array([start], dtype=np.int64)]
+    parent = [np.array([-1], dtype=np.int64)]
+    via = [np.array([-1], dtype=np.int64)]
+    size, level_start, frontier = 1, 0, order[0]
+    chunk = max(1, (1 << 20) // k)
+    columns = delta.T  # (states, symbols): the successors of one state
+    while frontier.size:
+        level_size, level_parts = size, len(order)
+        if frontier.size * k < 256:  # a narrow level (a long cycle): numpy calls cost more than a loop
+            found: list[int] = []
+            up: list[int] = []
+            sym: list[int] = []
+            for i, q in enumerate(frontier.tolist()):
+                for a, r in enumerate(columns[q].tolist()):
+                    if position[r] < 0:
+                        position[r] = size + len(found)
+                        found.append(r)
+                        up.append(level_start + i)
+                        sym.append(a)
+            if found:
+                order.append(np.array(found, dtype=np.int64))
+                parent.append(np.array(up, dtype=np.int64))
+                via.append(np.array(sym, dtype=np.int64))
+                size += len(found)
+            frontier = order[-1] if found else frontier[:0]
+            level_start = level_size
+            continue
+        for lo in range(0, frontier.size, chunk):
+            cand = delta[:, frontier[lo : lo + chunk]].T.reshape(-1)  # parent-major, symbol-minor
+            _, first = np.unique(cand, return_index=True)
+            first = np.sort(first)
+            first = first[position[cand[first]] < 0]
+            position[cand[first]] = np.arange(size, size + first.size)
+            order.append(cand[first].astype(np.int64))
+            parent.append(level_start + lo + first // k)
+            via.append(first % k)
+            size += first.size
+        # only this level's parts: concatenating every level again was quadratic on a long cycle
+        frontier = np.concatenate(order[level_parts:]) if size > level_size else frontier[:0]
+        level_start = level_size
+
+    def final(parts) -> np.ndarray:
+        out = np.concatenate(parts).astype(np.int64)
+        out.setflags(write=False)
+        return out
+
+    return AccessWords(final(order), final(parent), final(via))
+
+
 def reachable_states(automaton: Automaton) -> np.ndarray:
-    """The states reachable from the start, in breadth-first order (symbols in order).
+    """The states reachable from the start, in breadth-first order (symbols in order):
+    ``access_words(automaton).states``.
 
     >>> from bilinear.automata import Automaton
     >>> reachable_states(Automaton([[2, 0, 2], [0, 1, 0]], start=0)).tolist()
     [0, 2]
     """
-    delta = automaton.delta  # (symbols, states)
-    seen = np.zeros(automaton.n_states, dtype=bool)
-    seen[automaton.start] = True
-    order = [np.array([automaton.start], dtype=np.int64)]
-    frontier = order[0]
-    while frontier.size:
-        nxt = delta[:, frontier].T.reshape(-1)  # parent-major, then symbol: breadth-first order
-        nxt = nxt[~seen[nxt]]
-        if not nxt.size:
-            break
-        _, first = np.unique(nxt, return_index=True)
-        frontier = nxt[np.sort(first)]
-        seen[frontier] = True
-        order.append(frontier)
-    return np.concatenate(order)
+    return access_words(automaton).states
 
 
-def _moore_blocks(delta: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Coarsest label-respecting congruence: block index of each state, shape (states,)."""
+#: Rounds of Moore's (vectorised) refinement before Hopcroft's algorithm takes over: Moore needs
+#: as many rounds as the longest shortest distinguishing word, n on one long cycle (quadratic:
+#: 215 s for 10,000 states), Hopcroft O(symbols x n log n) whatever the shape.
+MOORE_ROUNDS = 8
+
+
+def _moore_blocks(delta: np.ndarray, labels: np.ndarray, rounds: int | None = None) -> tuple[np.ndarray, bool]:
+    """Moore's refinement from the partition by label: ``(block index of each state, converged)``
+    after at most ``rounds`` rounds (None: until it converges)."""
     block = np.unique(labels, return_inverse=True)[1].reshape(-1).astype(np.int64)
     count = int(block.max()) + 1
-    while True:
-        signature = np.concatenate([block[None, :], block[delta]], axis=0).T  # (states, 1+symbols)
-        _, new = np.unique(signature, axis=0, return_inverse=True)
-        new = new.reshape(-1).astype(np.int64)
+    done = 0
+    while rounds is None or done < rounds:
+        new = block  # the signature (block, block after each symbol), one symbol at a time as one int64
+        for a in range(delta.shape[0]):  # new < states and block < states: no overflow below 3·10^9 states
+            new = np.unique(new * count + block[delta[a]], return_inverse=True)[1].reshape(-1).astype(np.int64)
         new_count = int(new.max()) + 1
         if new_count == count:
-            return new
+            return new, True
         block, count = new, new_count
+        done += 1
+    return block, False
+
+
+def _hopcroft_blocks(delta: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """Hopcroft's refinement of the partition ``block`` (states,) to the coarsest congruence
+    (``O(symbols x states x log states)``): each split keeps the smaller half as the splitter."""
+    k, n = delta.shape
+    inverse = []  # per symbol: predecessors of q are order[ptr[q]:ptr[q + 1]]
+    for a in range(k):
+        order = np.argsort(delta[a], kind="stable")
+        ptr = np.concatenate([[0], np.cumsum(np.bincount(delta[a], minlength=n))])
+        inverse.append((order.tolist(), ptr.tolist()))
+    block_of = block.tolist()
+    blocks: list[set] = [set() for _ in range(int(block.max()) + 1)]
+    for q, b in enumerate(block_of):
+        blocks[b].add(q)
+    largest = max(range(len(blocks)), key=lambda b: len(blocks[b]))
+    waiting = {(b, a) for b in range(len(blocks)) if b != largest for a in range(k)}
+    stack = sorted(waiting)
+    while stack:
+        b, a = stack.pop()
+        waiting.discard((b, a))
+        order, ptr = inverse[a]
+        touched: dict[int, list] = {}
+        for q in list(blocks[b]):
+            for i in range(ptr[q], ptr[q + 1]):
+                p = order[i]
+                touched.setdefault(block_of[p], []).append(p)
+        for c, members in touched.items():
+            if len(members) == len(blocks[c]):
+                continue
+            new = len(blocks)
+            split = set(members)
+            blocks[c] -= split
+            blocks.append(split)
+            for p in members:
+                block_of[p] = new
+            for a2 in range(k):
+                pick = new if (c, a2) in waiting or len(split) <= len(blocks[c]) else c
+                if (pick, a2) not in waiting:
+                    waiting.add((pick, a2))
+                    stack.append((pick, a2))
+    return np.asarray(block_of, dtype=np.int64)
+
+
+def _blocks(delta: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Coarsest label-respecting congruence: a few vectorised Moore rounds (enough for most
+    automata), then Hopcroft's algorithm from that partition."""
+    block, converged = _moore_blocks(delta, labels, MOORE_ROUNDS)
+    return block if converged else _hopcroft_blocks(delta, block)
 
 
 def minimize(automaton: Automaton) -> Automaton:
-    """The minimal automaton: reachable part, then Moore partition refinement by label.
+    """The minimal automaton: reachable part, then partition refinement by label (Moore's
+    rounds, then Hopcroft's algorithm when they have not converged).
 
     Keeps the symbols, classes and name; states are numbered breadth-first from the start, so
     ``minimize(a) == minimize(b)`` exactly when ``a`` and ``b`` are equivalent (same symbols and
@@ -107,7 +289,7 @@ def minimize(automaton: Automaton) -> Automaton:
     position[reach] = np.arange(reach.size)
     delta = position[automaton.delta[:, reach]]  # (symbols, reachable) in reachable numbering
     labels = automaton.labels[reach]
-    block = _moore_blocks(delta, labels)  # (reachable,)
+    block = _blocks(delta, labels)  # (reachable,)
     n_blocks = int(block.max()) + 1
     # one representative per block (the first in breadth-first order) and its block transitions
     rep = np.full(n_blocks, -1, dtype=np.int64)

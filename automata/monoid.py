@@ -60,7 +60,6 @@ from .closure import (
     full_transformation_automaton,
 )
 from .graphs import CayleyGraphs
-from .green import GreenRelations
 from .groups import GroupStructure, solvable_by_order
 
 __all__ = [
@@ -75,7 +74,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class Monoid(GreenRelations, GroupStructure, CayleyGraphs):
+class Monoid(GroupStructure, CayleyGraphs):
     """A transformation monoid with a shortlex-least word for every element.
 
     Attributes

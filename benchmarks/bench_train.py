@@ -19,7 +19,8 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   evaluation, for `householder:2` (K rank-one updates per token, O(K d)), `monomial` (one scatter
   per token, O(d) forward; the straight-through gradient of the column selection is one
   (hidden x hidden) GEMM per symbol per step), `dplr:1` (O(R d)); target: training steps at least
-  5x faster than `full`.
+  5x faster than `full`.  These rows are timed in CPU seconds of the process (``time.process_time``,
+  one torch thread), so that the load of other processes on a shared machine does not enter.
 
 Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
 2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:
@@ -41,13 +42,13 @@ from bilinear.learned.scan import Dense, parallel_scan, sequential_scan
 B = 256
 
 
-def best_time(fn, reps: int) -> float:
+def best_time(fn, reps: int, clock=time.perf_counter) -> float:
     fn()  # warm-up
     times = []
     for _ in range(reps):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(clock() - t)
     return min(times)
 
 
@@ -109,7 +110,7 @@ FAMILIES = ("full", "householder:2", "monomial", "dplr:1")
 
 def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
     """Training step and eval per token of each family against `full` and the LSTM (one thread)."""
-    print(f"| d | V | model | train step ms | ÷ full | eval us/token (T = 500) | ÷ full |")
+    print("| d | V | model | train step CPU ms | ÷ full | eval CPU us/token (T = 500) | ÷ full |")
     print("|---|---|---|---|---|---|---|")
     for V in (2, 10):
         gen = torch.Generator().manual_seed(1)
@@ -132,12 +133,13 @@ def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
             steps[name] = step
         train = {name: float("inf") for name in models}
         evals = {name: float("inf") for name in models}
+        cpu = time.process_time  # one thread: the CPU time of this process, not the shared machine's load
         for _ in range(rounds):
             for name, model in models.items():
-                train[name] = min(train[name], best_time(steps[name], reps) * 1e3)
+                train[name] = min(train[name], best_time(steps[name], reps, cpu) * 1e3)
                 model.eval()
                 with torch.no_grad():
-                    evals[name] = min(evals[name], best_time(lambda m=model: m(long_words), 1) / (B * 500) * 1e6)
+                    evals[name] = min(evals[name], best_time(lambda m=model: m(long_words), 1, cpu) / (B * 500) * 1e6)
                 model.train()
         for name in models:
             print(f"| {d} | {V} | `{name}` | {train[name]:.1f} | {train['full'] / train[name]:.2f}x | "

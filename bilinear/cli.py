@@ -3,7 +3,9 @@
 Each room contributes its own sub-commands through a ``register(subparsers)`` function in its
 ``cli`` module (``bilinear tour`` is registered here); this file only assembles them and turns a
 :class:`~bilinear.errors.BilinearError` or an ``OSError`` (a folder that cannot be written, a full
-disk, standard output on ``/dev/full``) into one line on stderr and exit status 2.
+disk, standard output on ``/dev/full``) into one line on stderr and exit status 2.  With the
+environment variable ``BILINEAR_DEBUG=1`` the traceback behind that line is printed first (for a
+bug report; the line and the exit status stay the same).
 
 Registering the sub-commands imports no torch and no matplotlib: the commands that need them
 import them when they run, so ``families``, ``describe``, ``verify``, ``matrix`` and ``--help``
@@ -95,17 +97,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk or /dev/full fails here, not at interpreter exit
         return status
     except BilinearError as exc:
+        _debug_traceback()
         return _fail(_first_line(str(exc)))
     except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
         _drop_stdout()
         return 141
     except OSError as exc:
+        _debug_traceback()
         if exc.filename is None:  # a write to standard output: what is buffered cannot go anywhere
             _drop_stdout()
         return _fail(_os_message(exc))
     except KeyboardInterrupt:  # pragma: no cover
         print("bilinear: interrupted", file=sys.stderr)
         return 130
+
+
+def _debug_traceback() -> None:
+    """The traceback of the exception being handled, on stderr, when ``BILINEAR_DEBUG`` is set
+    to anything but empty or ``0``."""
+    import os
+
+    if os.environ.get("BILINEAR_DEBUG", "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
 
 
 def _first_line(text: str) -> str:

@@ -32,7 +32,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["read_json_file", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
+__all__ = ["read_json_file", "read_file_bytes", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
 
 #: Largest file read (bytes): 256 MiB.
 MAX_FILE_BYTES = 256 * 2**20
@@ -113,6 +113,12 @@ def _read_bytes(path: Path, error: type, what: str, max_bytes: int) -> bytes:
     return data
 
 
+def read_file_bytes(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of ``path``: a regular file of at most ``max_bytes``, checked before reading
+    (``error(message)`` naming the file otherwise)."""
+    return _read_bytes(Path(path), error, what, max_bytes)
+
+
 def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES):
     """The JSON value in ``path``; every problem is ``error(message)`` naming the file."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
@@ -166,7 +172,7 @@ def check_header(data, source: str, error: type, fmt: str, version: int, keys, r
             raise error(f"{source}: missing key {key!r}")
     if data["format"] != fmt:
         raise error(f"{source}: format is {data['format']!r}, expected {fmt!r}")
-    if data["version"] != version:
+    if type(data["version"]) is not int or data["version"] != version:  # not true, not 1.0
         raise error(f"{source}: unsupported version {data['version']!r} (expected {version})")
     if "checksum" not in data:
         if signed:

@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = [
     "normalized_accuracy", "upgrade_result", "headline_label", "mean_label",
-    "AT_LENGTH", "MEAN_OVER_POSITIONS", "TEST_LENGTH",
+    "AT_LENGTH", "MEAN_OVER_POSITIONS", "TEST_LENGTH", "VAL_ACCURACY", "LR_SELECTIONS", "selection_key",
 ]
 
 #: Result key of the headline: normalised accuracy at the last position of words of the test length.
@@ -34,6 +34,41 @@ AT_LENGTH = "accuracy_at_length"
 MEAN_OVER_POSITIONS = "accuracy_mean_over_positions"
 #: Result key of the test length.
 TEST_LENGTH = "test_length"
+
+#: Result key of the accuracy (every position) on the held-out validation words after training:
+#: words of lengths val_min_len..val_max_len, drawn apart from the training and test words.
+VAL_ACCURACY = "val_accuracy"
+#: How a grid of learning rates picks its run: on the validation words (the protocol), or on the
+#: test words (optimistic: the test words then choose the model; shown only as a labelled alternative).
+LR_SELECTIONS = ("validation", "test")
+
+
+def selection_key(result: dict, select: str = "validation") -> tuple:
+    """The key whose largest value picks a learning rate among runs of one grid point.
+
+    ``validation``: the validation accuracy, then the training accuracy, then fewer steps (a
+    result without ``val_accuracy``, written before it existed, ranks by the other two); no
+    test word is read.  ``test``: the accuracy at the test length, then the mean over positions.
+
+    >>> a = {"val_accuracy": 1.0, "train_accuracy": 1.0, "steps": 400, "accuracy_at_length": 0.2}
+    >>> b = {"val_accuracy": 0.9, "train_accuracy": 1.0, "steps": 300, "accuracy_at_length": 0.9}
+    >>> max([a, b], key=selection_key)["accuracy_at_length"], max([a, b], key=lambda r: selection_key(r, "test"))["accuracy_at_length"]
+    (0.2, 0.9)
+    """
+    if select == "test":
+        r = upgrade_result(result)
+        return (_number(r.get(AT_LENGTH)), _number(r.get(MEAN_OVER_POSITIONS)))
+    if select != "validation":
+        raise ValueError(f"unknown learning-rate selection {select!r} (known: {', '.join(LR_SELECTIONS)})")
+    return (_number(result.get(VAL_ACCURACY)), _number(result.get("train_accuracy")), -_number(result.get("steps"), 0))
+
+
+def _number(value, missing: float = -np.inf) -> float:
+    """A float from a result field (results.csv rows hold text); ``missing`` for an empty one."""
+    if value in (None, ""):
+        return missing
+    return float(value)
+
 
 #: Keys of results written before the headline was named: new key -> old key (same quantity).
 _OLD_KEYS = {

@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,10 +136,13 @@ def _short_matrix(matrix) -> str:
             return f"d={cell.dim}"
         return "no" if cell.status == "impossible" else cell.status
 
-    rows = [["family", *matrix.columns]]
+    # columns are numbered so that ten variants fit a terminal; the legend names them
+    rows = [["family", *(f"v{j}" for j in range(1, len(matrix.columns) + 1))]]
     rows += [[r, *(short(c) for c in row)] for r, row in zip(matrix.rows, matrix.cells)]
     widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
-    return "\n".join("  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in rows)
+    table = ["  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in rows]
+    legend = textwrap.wrap(", ".join(f"v{j} {c}" for j, c in enumerate(matrix.columns, 1)), 96)
+    return "\n".join(table + legend)
 
 
 def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -> None:

@@ -38,7 +38,6 @@ import itertools
 import math
 from fractions import Fraction
 
-import numpy as np
 
 from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 
@@ -347,7 +346,7 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
             raise ConstructionError(f"layer {l} would hold {d} x {d} matrices for too many symbols")
         prev = cas.class_tuples(l - 1) if l > 1 else [()]
 
-        def turn(block, j_inc) -> Fraction:
+        def turn(block, j_inc, fourier=fourier) -> Fraction:
             """The rotation (in turns) of ``block`` for the increments ``j_inc[j]`` (each
             factor's characters' values on its increment)."""
             if fourier:

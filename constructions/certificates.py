@@ -47,6 +47,7 @@ from typing import Iterable
 import numpy as np
 
 from bilinear.automata import Automaton, from_spec
+from bilinear.automata.minimize import access_words
 from bilinear.errors import AutomatonError
 
 from .weights import parse_variant
@@ -95,9 +96,8 @@ KINDS = tuple(THEOREMS)
 #: Certificate kinds whose g is a single symbol (the theorem holds per matrix, not per product).
 SYMBOL_KINDS = ("symbol-period", "symbol-constancy")
 
-#: Which kinds of certificate apply to a variant kind, in order of preference.
 #: The certificate kinds that apply to a commuting variant, by its spectral class
-#: (:attr:`~bilinear.constructions.variants.VariantKind.spectral`).
+#: (:attr:`~bilinear.constructions.variants.VariantKind.spectral`), in order of preference.
 _BY_SPECTRUM = {
     "complex": ("commutation",),
     "real": ("commutation", "period"),
@@ -194,7 +194,9 @@ class Certificate:
         w = dict(self.words)
         if self.kind == "commutation":
             return f"u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
-        cycle = " ".join(self.label_cycle or ())
+        labels = self.label_cycle or ()
+        shown = labels[:CYCLE_SHOWN]  # one line, even for a 50,000-state cycle (the JSON keeps all)
+        cycle = " ".join(shown) + (f" [{len(labels) - len(shown):,} more]" if len(labels) > len(shown) else "")
         return (
             f"u={w['u']}, g={w['g']}, v={w['v']}: labels along g^n = {cycle} ... "
             f"(period {self.label_period} from n={self.preperiod})"
@@ -362,42 +364,8 @@ def _minimal_period(cycle: tuple) -> int:
     return n  # pragma: no cover - p = n always qualifies
 
 
-@dataclass(frozen=True)
-class _Reach:
-    """The reachable part: states in breadth-first (shortlex) order with shortest words."""
-
-    states: tuple[int, ...]  # original state ids, BFS order
-    words: tuple[tuple[int, ...], ...]  # shortest word reaching each
-
-
-def _reachable(automaton: Automaton) -> _Reach:
-    """Breadth-first (shortlex) order of the reachable states, vectorised level by level in
-    chunks of parents (``cyclic:10000`` has 10^8 transitions: a Python loop took minutes)."""
-    delta, k = automaton.delta, automaton.n_symbols
-    position = np.full(automaton.n_states, -1, dtype=np.int64)
-    position[automaton.start] = 0
-    order, parent, via = [np.array([automaton.start])], [np.array([-1])], [np.array([-1])]
-    size, level_start, frontier = 1, 0, np.array([automaton.start])
-    chunk = max(1, (1 << 20) // k)
-    while frontier.size:
-        level_size = size
-        for lo in range(0, frontier.size, chunk):
-            cand = delta[:, frontier[lo : lo + chunk]].T.reshape(-1)  # parent-major, symbol-minor
-            _, first = np.unique(cand, return_index=True)
-            first = np.sort(first)
-            first = first[position[cand[first]] < 0]
-            position[cand[first]] = np.arange(size, size + first.size)
-            order.append(cand[first])
-            parent.append(level_start + lo + first // k)
-            via.append(first % k)
-            size += first.size
-        frontier = np.concatenate(order)[level_size:size] if size > level_size else frontier[:0]
-        level_start = level_size
-    states, parent, via = (np.concatenate(x).tolist() for x in (order, parent, via))
-    words: list[tuple[int, ...]] = [()]
-    for i in range(1, len(states)):
-        words.append(words[parent[i]] + (via[i],))
-    return _Reach(tuple(states), tuple(words))
+#: Labels of a certificate's cycle that :meth:`Certificate.describe` shows.
+CYCLE_SHOWN = 32
 
 
 def _pair_search(delta: np.ndarray, labels: np.ndarray, sources: Iterable[tuple]):
@@ -467,11 +435,11 @@ def _commutation(a: Automaton, variant: str) -> Certificate | None:
     k = a.n_symbols
     if k < 2:
         return None
-    reach = _reachable(a)
+    reach = access_words(a)
     delta = a.delta
 
     def sources():
-        for p, u in zip(reach.states, reach.words):
+        for p, u in zip(reach.states.tolist(), reach.each_word()):
             M = delta[:, delta[:, p]].T  # (symbols, symbols): M[x, y] = p·x·y
             for x, y in zip(*np.nonzero(np.triu(M != M.T, 1))):  # x < y, row-major
                 x, y = int(x), int(y)
@@ -512,10 +480,10 @@ def _periodic(a: Automaton, variant: str, kind: str) -> Certificate | None:
     n = m.n_states
     if any((md[:, md[x]] != md[x][md]).any() for x in range(m.n_symbols)):  # p·x·y vs p·y·x
         raise RuntimeError(f"internal error: {a.name} has no commutation certificate but is not commutative")
-    reach = _reachable(m)  # minimal automata are numbered breadth-first; words are shortlex
+    reach = access_words(m)  # minimal automata are numbered breadth-first; words are shortlex
 
     def sources():
-        for s, g in zip(reach.states, reach.words):
+        for s, g in zip(reach.states.tolist(), reach.each_word()):
             if s == m.start:
                 continue  # g acts as the identity: constant orbits
             t_g = np.arange(n)
@@ -565,11 +533,11 @@ def _symbol_periodic(a: Automaton, variant: str, kind: str) -> Certificate | Non
     ``(c_i, c_(i+step))`` of the orbit of p under g, at offset ``|u| + 1``; a shortest
     distinguishing v completes the certificate."""
     step = 2 if kind == "symbol-period" else 1
-    reach = _reachable(a)
+    reach = access_words(a)
     delta = a.delta
 
     def sources():
-        for p, u in zip(reach.states, reach.words):
+        for p, u in zip(reach.states.tolist(), reach.each_word()):
             for g in range(a.n_symbols):
                 orbit, seen, q = [], {}, p
                 while q not in seen:
@@ -616,6 +584,12 @@ def certify(automaton, variant) -> Certificate | None:
     Cost: one breadth-first search over pairs of states, stopping at the first distinguished
     pair (so a non-commutative group with thousands of states is settled at once); the period
     search runs on the minimal automaton.
+
+    See Also
+    --------
+    bilinear.analysis.certify.certify_network : certifies one trained *network* (a horizon up
+        to which its float weights are right, from a proved snapped network); this function
+        looks at the automaton alone and rules out *every* network of a variant.
 
     >>> from bilinear.automata import from_spec
     >>> c = certify(from_spec("parity"), "positive")

@@ -119,7 +119,6 @@ def _run_verify(args: argparse.Namespace) -> int:
         out["projection"] = projection
     if args.float and cell.dim is not None:
         from .floatcheck import check
-        from .registry import build
 
         if weights is None:
             weights = _construction(automaton, cell)
@@ -150,12 +149,25 @@ def _run_verify(args: argparse.Namespace) -> int:
             )
             if args.float and cell.dim is not None:
                 print("  the float check ran on the file's own weights, as written")
+        if args.explain:
+            print(_explanation(cell))
         if args.save is not None:
             print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
                   f"and these are {cell.status}")
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
+
+
+def _explanation(cell) -> str:
+    """``--explain``: one line per construction that was not used, and why."""
+    if not cell.refusals:
+        why = ("its weights were given" if cell.source not in (None, "construction")
+               else "a certificate settles the cell" if cell.status == "impossible" else "no construction was tried")
+        return f"  no construction refused ({why})"
+    lines = ["  constructions not used:"]
+    lines += [f"    {name}: {reason}" for name, reason in cell.refusals]
+    return "\n".join(lines)
 
 
 def _save(args, automaton, cell, weights, projected: bool) -> str | None:
@@ -173,7 +185,10 @@ def _save(args, automaton, cell, weights, projected: bool) -> str | None:
 
 
 def _construction(automaton, cell):
-    """The construction a cell proved: the registry's weights, or the cascade for a stack."""
+    """The construction a cell proved: the very weights settle proved (``cell.weights``); built
+    again (the registry's weights, or the cascade for a stack) only for a cell that has none."""
+    if cell.weights is not None:
+        return cell.weights
     if cell.layers is not None and cell.layers > 1:
         from .cascade import cascade
 
@@ -255,6 +270,9 @@ def register(sub) -> None:
                         "nothing is written unless proved (an existing file needs --force)")
     p.add_argument("--force", action="store_true", help="with --save: replace an existing FILE")
     p.add_argument("--float", action="store_true", help="also run the float check on random long words")
+    p.add_argument("--explain", action="store_true",
+                   help="also say why each other construction of the family was not used (the JSON always has "
+                        "them, under refusals)")
     p.add_argument("--length", type=positive_int, default=500, help="float check word length (default 500)")
     p.add_argument("--words", type=positive_int, default=1000, help="float check word count (default 1000)")
     p.add_argument("--seed", type=seed, default=0, help="float check seed (default 0)")

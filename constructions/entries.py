@@ -116,7 +116,10 @@ def as_float(array: np.ndarray, name: str) -> np.ndarray:
                 except FieldError as exc:
                     raise WeightsError(f"{where}: {exc}") from None
             elif isinstance(x, (Real, np.integer, np.floating)):
-                out[index] = float(x)
+                try:
+                    out[index] = float(x)
+                except OverflowError:  # an exact 10**400 has no float
+                    raise WeightsError(f"{where} = {str(x)[:20]}... is too large for a float (over 1.8e308)") from None
             else:
                 raise WeightsError(f"{where} = {x!r} ({type(x).__name__}) is not a real number")
     bad = np.argwhere(~np.isfinite(out))

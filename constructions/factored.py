@@ -66,6 +66,27 @@ __all__ = [
 ]
 
 
+#: Most factors (K reflections, R rank-one terms) per hidden dimension: past ``hidden`` they add
+#: nothing (an orthogonal matrix needs at most hidden reflections, rank R >= hidden is any matrix),
+#: and the limit stops a typo from allocating (symbols, K, hidden) arrays of any size.
+MAX_COUNT_PER_HIDDEN = 64
+
+
+def check_count(spec: str, name: str, count: int, symbols: int, hidden: int, per_symbol: int) -> None:
+    """ConformanceError, with the entries the factors would hold, when ``count`` (K or R) passes
+    ``MAX_COUNT_PER_HIDDEN x hidden`` (checked before any factor is allocated).
+
+    >>> check_count("householder:1000", "K", 1000, 2, 3, 3)
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.ConformanceError: variant 'householder:1000': K = 1,000 is over 64 x hidden = 192 (factors would hold 6,000 entries); use K <= 192
+    """
+    most = MAX_COUNT_PER_HIDDEN * max(hidden, 1)
+    if count > most:
+        raise ConformanceError(f"variant {spec!r}: {name} = {count:,} is over {MAX_COUNT_PER_HIDDEN} x hidden = {most:,} "
+                               f"(factors would hold {symbols * count * per_symbol:,} entries); use {name} <= {most:,}")
+
+
 def _eye(d: int, exact: bool) -> np.ndarray:
     if exact:
         out = np.zeros((d, d), dtype=object)
@@ -132,6 +153,7 @@ def check_householder(variant, A, exact: bool, factors, rtol: float):
     K, spec = variant.param, variant.spec
     top = 1 if variant.nonneg else 2
     S, d, _ = A.shape
+    check_count(spec, "K", K, S, d, d + 1)
     if factors is None:
         factors = derive_householder(A, K, exact, spec, rtol)
     V, beta = factors
@@ -237,7 +259,7 @@ def pad_householder(factors, K: int):
     """``(V, beta)`` with factors ``H(e_0, 0) = I`` appended up to K (None when there are more)."""
     V, beta = factors
     S, k, d = V.shape
-    if k > K:
+    if k > K or K > MAX_COUNT_PER_HIDDEN * max(d, 1):
         return None
     exact = V.dtype == object
     V2 = np.zeros((S, K, d), dtype=V.dtype)
@@ -252,7 +274,7 @@ def pad_householder(factors, K: int):
 def pad_dplr(factors, R: int):
     """``(D, U, W)`` with zero columns appended up to R (None when there are more)."""
     D, U, W = factors
-    if U.shape[2] > R:
+    if U.shape[2] > R or R > MAX_COUNT_PER_HIDDEN * max(U.shape[1], 1):
         return None
     out = []
     for f in (U, W):
@@ -407,13 +429,24 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     return _frozen(D, exact), _frozen(U, exact), _frozen(W, exact)
 
 
+def dplr_count(A, exact: bool) -> int:
+    """The least R with which :func:`derive_dplr` expresses every matrix of ``A``: the largest
+    over the matrices of the lowest rank left by a candidate diagonal.
+
+    >>> dplr_count(np.array([[[0, 1, 0], [0, 0, 1], [1, 0, 0]]], dtype=object), True)
+    2
+    """
+    d = A.shape[1]
+    _, U, _ = derive_dplr(A, d, exact, "dplr")
+    nonzero = [j for j in range(d) if any(not _zero(x, exact, 0.0 if exact else 1e-300) for x in U[:, :, j].flat)]
+    return max(1, len(nonzero) and nonzero[-1] + 1)
+
+
 def check_dplr(variant, A, exact: bool, factors, rtol: float):
     """Conformance of ``dplr:R`` weights; returns ``(A, (D, U, W))``."""
     R, spec = variant.param, variant.spec
     S, d, _ = A.shape
-    if R > max(d, 1) * 64:
-        raise ConformanceError(f"variant {spec!r}: R = {R:,} is over 64 x hidden = {64 * d:,} (R >= hidden "
-                               f"already allows every matrix); U and W would hold {2 * S * d * R:,} entries")
+    check_count(spec, "R", R, S, d, 2 * d)
     if factors is None:
         factors = derive_dplr(A, R, exact, spec, rtol)
     D, U, W = factors

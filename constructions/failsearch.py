@@ -78,10 +78,11 @@ def _loops(weights, snap, k: int, top: int = 16) -> list[tuple[int, ...]]:
 
 
 def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndarray]:
-    from .snap import _access_words
+    from bilinear.automata.minimize import access_words
 
+    reach = access_words(automaton)
     out = []
-    for _q, w in sorted(_access_words(automaton).items()):
+    for _q, w in sorted(zip(reach.states.tolist(), reach.words)):
         if w and len(w) < length:
             out += [np.concatenate([np.array(w), np.full(length - len(w), a)]) for a in range(automaton.n_symbols)]
         if len(out) >= limit:

@@ -251,6 +251,12 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
 
     ``word_batch`` (batch, time) of symbol indices replaces all of them when given.
     Exact weights are converted with ``to_float()``.
+
+    See Also
+    --------
+    bilinear.constructions.prover.prove : an exact proof for *every* word of every length (or a
+        shortest counterexample); this check samples words of one length in float64 and can
+        only find failures, never prove their absence.
     """
     if not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights"):
         from bilinear.constructions.tracker import as_tracker

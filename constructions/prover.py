@@ -51,10 +51,10 @@ from collections import deque
 
 import numpy as np
 
-from bilinear.automata.automaton import Automaton
-from bilinear.errors import WeightsError
+from bilinear.errors import MismatchError, WeightsError
 
 from .domains import Domain, IntegerDomain, RationalDomain, choose_domain, sparse_rows
+from .floatrun import check_compatible
 from .search import Clock, HiddenStore, OutOfTime, PairSearch
 from .verdicts import Counterexample, Proof, Unproved, to_scalar
 from .weights import Weights
@@ -85,6 +85,13 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
         Seconds; when they run out the search stops with :class:`Unproved` (``cause="time"``).
 
     Returns :class:`Proof`, :class:`Counterexample` (shortest failing word) or :class:`Unproved`.
+
+    See Also
+    --------
+    bilinear.constructions.floatcheck.check : runs sampled and directed words of one length in
+        float64 (any model, not only Weights); a failure there is evidence, a pass is not a proof.
+    bilinear.constructions.settle.settle : one matrix cell (certificate, construction, this
+        proof and the lower bound on d) as a :class:`~bilinear.constructions.settle.Cell`.
     """
     _check_inputs(weights, automaton, bound)
     clock = Clock(time_budget, progress)
@@ -106,21 +113,11 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
 
 def _check_inputs(weights, automaton, bound) -> None:
     if not isinstance(weights, Weights):
-        raise WeightsError(f"prove needs a Weights value, got {type(weights).__name__}")
-    if not isinstance(automaton, Automaton):
-        raise WeightsError(f"prove needs an Automaton to compare the weights with, got {type(automaton).__name__}")
+        raise MismatchError(f"prove needs a Weights value, got {type(weights).__name__} "
+                            "(a Stack: bilinear.constructions.stackprover.prove_stack)")
+    check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
     if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1:
         raise WeightsError(f"bound must be a positive integer, got {bound!r}")
-    if weights.n_symbols != automaton.n_symbols:
-        raise WeightsError(
-            f"weights have {weights.n_symbols} symbols but automaton {automaton.name or ''!s} has "
-            f"{automaton.n_symbols}"
-        )
-    if weights.n_classes != automaton.n_classes:
-        raise WeightsError(
-            f"readout has {weights.n_classes} classes but automaton {automaton.name or ''!s} has "
-            f"{automaton.n_classes}"
-        )
 
 
 def _closure(weights, automaton, bound: int, domain: Domain, search: PairSearch):

@@ -218,7 +218,15 @@ def cyclic_monomial(automaton) -> Weights:
     (:func:`_cycle_blocks`), h0 with distinct entries per block (trivial stabiliser)."""
     from .rotation import cyclic_exponents
 
-    m, exponents = cyclic_exponents(automaton)
+    try:
+        m, exponents = cyclic_exponents(automaton)
+    except ConstructionError:  # a product that is cyclic (Z_2 x Z_3): recognised from the algebra
+        from bilinear.automata.groups import RegularGroup, cyclic_presentation
+
+        found = cyclic_presentation(RegularGroup.of(automaton))
+        if found is None:
+            raise
+        m, exponents = found
     blocks = _cycle_blocks(m)
     d = sum(n for n, _ in blocks)
     g = np.zeros((d, d), dtype=np.int64)

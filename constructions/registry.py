@@ -35,7 +35,7 @@ import numpy as np
 from bilinear.errors import ConformanceError, ConstructionError, ConstructionTooLargeError
 
 from .abelian import abelian_full, abelian_rotation
-from .dihedral import dihedral_block
+from .dihedral import dihedral_block, dihedral_exponents
 from .factorized import (
     factorized_abelian,
     factorized_dihedral,
@@ -61,7 +61,7 @@ from .reflections import (
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
-from .variants import KINDS, max_factor_rank
+from .variants import KINDS, is_diagonal, max_factor_rank
 from .weights import Weights, parse_variant
 
 __all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
@@ -77,6 +77,10 @@ class Construction:
     dim: str
     theorem: str  # as numbered in docs/theory.md
     builder: Callable = None  # (automaton) -> Weights
+    #: (automaton) -> the d the builder will produce, known before building it (None: unknown);
+    #: ``build`` skips the construction when a smaller or equal d is already found, so a
+    #: construction of d = n is never built (O(n^3) exact work) when d = 2 exists.
+    known_dim: Callable | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -112,9 +116,10 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation)", triangle),
     Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
                  "Theorem 2 (orbit separation)", permutation),
-    Construction("signed-cycles", ("parity", "cyclic"), "monomial", "sum of prime powers of m / gcd(m, 2)",
+    Construction("signed-cycles", ("parity", "cyclic", "product"), "monomial", "sum of prime powers of m / gcd(m, 2)",
                  "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
-    Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation),
+    Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation,
+                 known_dim=lambda a: dihedral_exponents(a)[0]),
     Construction("reset-projection", ("*",), "householder:1,nonneg", "2 (resets and identities)",
                  "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
     Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
@@ -133,7 +138,7 @@ def _pad(w: Weights, d: int) -> Weights:
     h0[: w.dim] = w.h0
     R = np.zeros((c, d), dtype=dtype)
     R[:, : w.dim] = w.readout
-    return Weights("full", A, h0, R)
+    return Weights._trusted("full", A, h0, R, exact=w.exact)  # entries: w's and zeros
 
 
 def _factored(c: Construction) -> bool:
@@ -151,12 +156,6 @@ def _pad_factors(factors, R: int):
     return tuple(out)
 
 
-def _is_diagonal(w: Weights) -> bool:
-    off = ~np.eye(w.dim, dtype=bool)[None]
-    nonzero = (w.A != 0) if w.exact else (np.abs(w.A) > 1e-12)
-    return not np.asarray(nonzero & off, dtype=bool).any()
-
-
 def factorized_rank(w: Weights) -> int:
     """The R for which :func:`adapt` can factorise ``w``: d if diagonal, else the sum of ranks.
 
@@ -171,7 +170,7 @@ def factorized_rank(w: Weights) -> int:
             total += rank_decomposition(w.A[s])[0].shape[1]
         else:
             total += float_rank_decomposition(w.A[s], 1e-9)[0].shape[1]
-    return min(total, w.dim) if _is_diagonal(w) else total
+    return min(total, w.dim) if is_diagonal(w.A if w.exact else w.float_arrays()[0], w.exact) else total
 
 
 def adapt(w: Weights, variant) -> Weights | None:
@@ -184,11 +183,13 @@ def adapt(w: Weights, variant) -> Weights | None:
             return None
     if v.info.param is not None and v.block_size is not None:  # block:B pads to a multiple of B
         w = _pad(w, -(-w.dim // v.block_size) * v.block_size)
-    try:
+    if w.variant == v.spec:
+        return w  # built and checked in this very variant: nothing to re-express or re-check
+    try:  # w's own (normalised) entries in another variant: only the conformance is checked
         if w.factors is not None and w.variant_info.kind == v.kind:  # its own factors, padded
             factors = w.factors if v.info.pad is None else v.info.pad(w.factors, v.param)
-            return None if factors is None else Weights(v.spec, w.A, w.h0, w.readout, factors)
-        return Weights(v.spec, w.A, w.h0, w.readout)
+            return None if factors is None else Weights._trusted(v, w.A, w.h0, w.readout, factors, exact=w.exact)
+        return Weights._trusted(v, w.A, w.h0, w.readout, exact=w.exact)
     except ConformanceError:
         return None
 
@@ -242,8 +243,13 @@ def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
     return min(found, key=lambda t: t[1].dim)
 
 
-def build(spec_or_automaton, variant) -> Weights:
+def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weights:
     """Exact weights of the smallest known construction of this automaton in ``variant``.
+
+    ``refusals``, when a list, receives ``(construction, reason)`` for every construction of the
+    family that was not chosen — the builder's own ConstructionError, weights that do not conform
+    to ``variant``, a skip, or a larger d than the one chosen — so ``bilinear verify --explain``
+    can say why (the reasons are kept even when nothing fits and ConstructionError is raised).
 
     ``spec_or_automaton`` is a family spec (products with ``*``) or an Automaton (one made by
     ``from_spec`` carries its parsed spec; one built by hand is recognised from its algebra when
@@ -258,6 +264,7 @@ def build(spec_or_automaton, variant) -> Weights:
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
     too_large = None
+    refused: list[tuple[str, str]] = []
     if parts is not None:
         subs = [] if v.info.factored else [v.spec]
         subs.append("full")
@@ -266,31 +273,55 @@ def build(spec_or_automaton, variant) -> Weights:
                 factors = [build(p, sub_variant) for p in parts]
             except ConstructionError as exc:
                 tried.append(f"direct sum: {exc}")
+                refused.append((f"direct sum ({sub_variant})", str(exc)))
                 continue
             combined = direct_sum(factors, "full")
             tried.append(f"direct sum ({sub_variant}, d={combined.dim})")
             w = adapt(combined, v)
             if w is not None:
-                found.append(("direct sum", w))
+                found.append((f"direct sum ({sub_variant})", w))
+            else:
+                refused.append((f"direct sum ({sub_variant})", f"built {combined.variant} d={combined.dim}, "
+                                                              f"which does not conform to {v.spec}"))
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
         if _factored(c) and not v.info.factored:
+            refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
             continue  # a factorised construction reuses the matrices of another one
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
+            refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
             continue  # the one-hot construction (d = n) cannot beat what was found
+        if c.known_dim is not None and found:
+            try:
+                d = c.known_dim(a)
+            except ConstructionError as exc:
+                refused.append((c.name, str(exc)))
+                continue
+            if d >= min(w.dim for _, w in found):
+                refused.append((c.name, f"its d = {d} cannot beat the d = {min(w.dim for _, w in found)} found"))
+                continue
         try:
             base = c.builder(a)
         except ConstructionTooLargeError as exc:
             too_large = too_large or exc  # raised when nothing smaller is found
+            refused.append((c.name, str(exc)))
             continue
-        except ConstructionError:
+        except ConstructionError as exc:
+            refused.append((c.name, str(exc)))
             continue
         tried.append(f"{c.name} ({base.variant}, d={base.dim})")
         w = adapt(base, v)
         if w is not None:
             found.append((c.name, w))
+        else:
+            refused.append((c.name, f"built {base.variant} d={base.dim}, which does not conform to {v.spec}"))
     best = _best(found)
+    if best is not None:
+        refused += [(name, f"d = {w.dim}; {best[0]} (d = {best[1].dim}) was chosen: the smallest d, "
+                           "the first built among equals") for name, w in found if w is not best[1]]
+    if refusals is not None:
+        refusals.extend(refused)
     if best is None and too_large is not None:
         raise too_large
     if best is None:

@@ -36,8 +36,10 @@ at that ``R``.
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
@@ -45,7 +47,7 @@ from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecEr
 
 from .certificates import Certificate, certifiable_kinds, certify
 from .depth import DepthBound
-from .search import Clock, OutOfTime, building
+from .search import BudgetSpent, Clock, OutOfTime, building, deadline
 from .variants import FACTOR_SOURCES, KINDS, parse_column
 from .weights import Weights, parse_variant
 
@@ -78,6 +80,24 @@ class Cell:
     counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
     ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
     ``bilinear verify`` without ``--bound``), so that ``bound`` is the bound reached.
+
+    ``refusals`` says, for each construction of the family that was not chosen, why (its own
+    ConstructionError, weights that do not conform to the variant, a skip, or a larger d): in the
+    JSON as ``[{"construction", "reason"}]``, in the text with ``bilinear verify --explain``.
+    ``weights`` are the very weights that were proved (built or given; not part of the JSON or of
+    equality), so a float check or ``--save`` reuses them instead of building them again.
+
+    One verdict, one JSON shape: ``proof`` is the prover's own verdict JSON
+    (:meth:`Proof.to_json <bilinear.constructions.verdicts.Proof.to_json>`, or the
+    Counterexample's / Unproved's) whenever a proof ran, nested unchanged under the key
+    ``"proof"`` of :meth:`to_json`; the cell's own keys summarise it for the matrix (class
+    *names* where the prover gives class indices) and add what the prover does not know
+    (certificate, lower bound, float check, timing).
+
+    See Also
+    --------
+    bilinear.constructions.verdicts.Proof : the prover's verdict alone (no certificate, no
+        bound); a Cell holds its JSON under ``"proof"``.
     """
 
     spec: str
@@ -113,6 +133,9 @@ class Cell:
     failed_layer: int | None = None
     time_budget: float | None = None
     deepened: bool = False
+    proof: dict | None = None
+    refusals: tuple[tuple[str, str], ...] = ()
+    weights: object = field(default=None, repr=False, compare=False)
 
     @property
     def factors_minimal(self) -> bool | None:
@@ -224,6 +247,8 @@ class Cell:
             "layers": self.layers,
             "dims": None if self.dims is None else list(self.dims),
             "failed_layer": self.failed_layer,
+            "proof": self.proof,
+            "refusals": [{"construction": c, "reason": r} for c, r in self.refusals],
             **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
         }
 
@@ -352,17 +377,30 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
             return build(automaton, info.spec(n, options))
         except ConstructionError:
             continue
+    if info.count_needed is not None:  # past MAX_COUNT: the count the known constructions need
+        from .registry import candidates
+
+        found = [w for _, w in candidates(automaton)]
+        try:
+            found.append(build(automaton, "full"))  # products' direct sums too
+        except ConstructionError:
+            pass
+        if found:
+            n = min(info.count_needed(w.A, w.exact) for w in found)
+            if n > MAX_COUNT:
+                return build(automaton, info.spec(max(n, start), options))
     raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
                             f"{info.spec(None, options)} with {start} <= {info.param} <= {MAX_COUNT}")
 
 
-def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
+def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | None = None) -> Weights:
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
-    the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R."""
+    the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R.
+    ``refusals`` receives why each construction was not chosen (:func:`~.registry.build`)."""
     from .registry import build, candidates, factorized_rank
 
     if column_variant(column) is not None:
-        return build(automaton, column)
+        return build(automaton, column, refusals=refusals)
     kind, options = parse_column(column)
     if not KINDS[kind].factored:
         return _smallest_count(automaton, kind, options, start)
@@ -375,7 +413,7 @@ def _build(automaton: Automaton, column: str, start: int = 1) -> Weights:
     if not found:
         raise ConstructionError(f"no construction of {automaton.name or 'automaton'} to factorise")
     R = min(factorized_rank(w) for w in found)
-    return build(automaton, f"factorized:{R}")
+    return build(automaton, f"factorized:{R}", refusals=refusals)
 
 
 #: Largest bound the deepening of :func:`settle` doubles to (pairs: this times the automaton's
@@ -384,7 +422,7 @@ MAX_DEEPENED_BOUND = 1 << 16
 
 
 def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: float | None,
-                    progress) -> tuple[object, int]:
+                    progress) -> tuple[Any, int]:
     """Prove with ``bound``, doubling it while the proof stops at its bound and the time budget
     (seconds, None: one try) has time left; ``(result, bound reached)``.
 
@@ -418,7 +456,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
         result = prove_network(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     stacked = isinstance(weights, Stack)
     info = None if stacked else weights.variant_info
-    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact,
+    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=result.to_json(), weights=weights,
                    states_explored=result.states_explored, time_budget=time_budget,
                    deepened=deepen and time_budget is not None, bound=bound,
                    layers=weights.depth if stacked else 1,
@@ -426,7 +464,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
                    factors=info.param if info is not None and info.info.counts_factors else None)
     what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":
-        margin = None if result.margin is None else (str(result.margin), result.margin_float)
+        margin = None if result.margin is None else (cell.proof["margin"]["exact"], result.margin_float)
         return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
                        detail=f"exact proof over {result.states_explored} reachable {what or ''}pairs".replace(
                            "tuple)pairs", "tuple) pairs"))
@@ -568,7 +606,13 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
-    cert = certify(automaton, spec) if searched else None
+    try:  # the search is near-linear in the states, but a budget stops it (SIGALRM: main thread only)
+        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+        with deadline(left if threading.current_thread() is threading.main_thread() else None):
+            cert = certify(automaton, spec) if searched else None
+    except BudgetSpent:
+        return replace(cell, seconds=time.perf_counter() - start, detail=(
+            f"certificate search not finished within the time budget of {time_budget:g} s; raise --time-budget"))
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
                        detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
@@ -581,9 +625,10 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         v = parse_variant(spec)
         low, why = factor_bound(automaton, v.kind, v.options)
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
+    refusals: list[tuple[str, str]] = []
     try:
         with building(Clock(time_budget, progress)):
-            built = _build(automaton, variant, first)
+            built = _build(automaton, variant, first, refusals)
     except ConstructionTooLargeError:
         raise  # a size refused before allocating is bad input, not an open cell
     except ConstructionError as exc:
@@ -591,7 +636,8 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         if certifiable and not searched:
             why = (f"certificate search skipped: states x symbols^2 = {cost:,} passes "
                    f"CERTIFY_WORK_LIMIT = {CERTIFY_WORK_LIMIT:,}")
-        cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}"), automaton, spec or "full")
+        cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
+                           automaton, spec or "full")
         return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
         seconds, done, total, unit = out.args
@@ -600,6 +646,6 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
                               f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
     if time_budget is not None:
         time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
-    cell = _proved(replace(cell, source="construction"), built, automaton, bound,
+    cell = _proved(replace(cell, source="construction", refusals=tuple(refusals)), built, automaton, bound,
                    time_budget=time_budget, progress=progress, deepen=deepen)
     return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)

@@ -36,6 +36,8 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -43,6 +45,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from bilinear.automata.minimize import access_words
 from bilinear.errors import ConformanceError, WeightsError
 
 from .floatrun import float_steps
@@ -143,7 +146,7 @@ class Snap:
     exact_blocks: tuple
     scale: tuple[float, ...]
     distance: tuple[float, ...]
-    basis: object
+    basis: Any
     variant: str
     rule: str
     isometric: bool = True
@@ -434,22 +437,6 @@ def snap_candidates(weights: Weights, automaton, failures: list | None = None):
 # ------------------------------------------------------------------------------------------
 # the state-map snap (any automaton, full variant)
 # ------------------------------------------------------------------------------------------
-def _access_words(automaton) -> dict[int, tuple[int, ...]]:
-    """A shortest word reaching each reachable state (breadth-first, symbols in order)."""
-    words = {int(automaton.start): ()}
-    frontier = [int(automaton.start)]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for a in range(automaton.n_symbols):
-                r = int(automaton.delta[a, q])
-                if r not in words:
-                    words[r] = words[q] + (a,)
-                    nxt.append(r)
-        frontier = nxt
-    return words
-
-
 def state_map_snap(weights: Weights, automaton) -> Snap:
     """The exact map sending each state's representative to its successor's (``full`` only).
 
@@ -462,12 +449,13 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     if not weights.variant_info.info.dense:
         raise WeightsError(f"the state-map snap builds a full network, not {weights.variant}")
     A, h0, Rf = weights.float_arrays()
-    access = _access_words(automaton)
-    states = sorted(access)
+    access = access_words(automaton)
+    states = sorted(access.states.tolist())
     reps = []
     for q in states:  # the network's one float run (renormalised), on a shortest word to q
         h = h0 / (np.linalg.norm(h0) or 1.0)
-        for H in float_steps(A, h0, np.array([access[q]], dtype=np.int64)) if access[q] else ():
+        word = access.word(q)
+        for H in float_steps(A, h0, np.array([word], dtype=np.int64)) if word else ():
             h = H[0]
         reps.append(h)
     X = np.stack(reps, axis=1)

@@ -66,6 +66,7 @@ class Stack:
     """
 
     __slots__ = ("layers",)
+    layers: tuple[Weights, ...]
 
     def __init__(self, layers):
         if isinstance(layers, Weights):

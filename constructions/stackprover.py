@@ -42,10 +42,10 @@ from collections import deque
 
 import numpy as np
 
-from bilinear.automata.automaton import Automaton
 from bilinear.errors import WeightsError
 
 from .domains import choose_domain, sparse_rows
+from .floatrun import check_compatible
 from .prover import DEFAULT_BOUND, _Readout
 from .search import Clock, HiddenStore, OutOfTime, PairSearch
 from .stack import Stack, as_stack
@@ -135,16 +135,9 @@ def prove_stack(stack, automaton, bound: int = DEFAULT_BOUND, *, progress=None, 
 
 
 def _check_inputs(stack: Stack, automaton, bound) -> None:
-    if not isinstance(automaton, Automaton):
-        raise WeightsError(f"prove_stack needs an Automaton, got {type(automaton).__name__}")
+    check_compatible(stack, automaton)  # the one compatibility check (MismatchError)
     if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1:
         raise WeightsError(f"bound must be a positive integer, got {bound!r}")
-    if stack.n_symbols != automaton.n_symbols:
-        raise WeightsError(f"stack layer 1 reads {stack.n_symbols} symbols but automaton "
-                           f"{automaton.name or ''!s} has {automaton.n_symbols}")
-    if stack.n_classes != automaton.n_classes:
-        raise WeightsError(f"stack's last layer has {stack.n_classes} classes but automaton "
-                           f"{automaton.name or ''!s} has {automaton.n_classes}")
 
 
 class _Closure:

@@ -10,6 +10,10 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 
 * a ``Weights`` value: the float run (unit hidden states; the logits are the scores);
 * one of our bilinear models (``to_weights()`` works): its ``Weights``, as above;
+* a :class:`~bilinear.constructions.stack.Stack` (or a trained stack, whose ``to_weights()`` is
+  one): the float run of its layers; the logits are the last layer's scores and the hidden state
+  is every layer's unit hidden state side by side.  It has no single set of transition matrices,
+  so ``weights`` is None and the analyses that need them are not run;
 * any torch module ``module(words) -> logits`` (our LSTM, RNN, Transformer and Mamba-style
   baselines, or your own): the hidden states are the input of the submodule named ``hidden``
   (default ``"readout"`` when the module has one), captured by a forward hook;
@@ -29,13 +33,14 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
 from bilinear.errors import AnalysisError, BilinearError
 
-__all__ = ["Tracker", "TrackerRun", "WeightsTracker", "ModuleTracker", "FunctionTracker", "as_tracker", "need_automaton"]
+__all__ = ["Tracker", "TrackerRun", "WeightsTracker", "StackTracker", "ModuleTracker", "FunctionTracker", "as_tracker",
+           "need_automaton"]
 
 #: Token ids per forward pass of a torch module (batch * time), unless the module says less.
 CHUNK_TOKENS = 1 << 18
@@ -57,7 +62,7 @@ class Tracker(Protocol):
     n_symbols: int | None
     n_classes: int | None
     has_hidden: bool
-    weights: object
+    weights: Any
     name: str
 
     def run(self, words: np.ndarray, hidden: bool = False) -> TrackerRun: ...
@@ -103,7 +108,7 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
 class WeightsTracker:
     """A bilinear network's float run (``constructions/floatrun.py``) as a tracker."""
 
-    weights: object
+    weights: Any
     name: str = "weights"
     has_hidden: bool = True
 
@@ -131,7 +136,7 @@ class FunctionTracker:
     n_classes: int | None = None
     name: str = "function"
     has_hidden: bool = False
-    weights: object = None
+    weights: Any = None
 
     def run(self, words, hidden: bool = False) -> TrackerRun:
         w = _words(words, self.n_symbols)
@@ -202,6 +207,52 @@ class ModuleTracker:
         return _checked(TrackerRun(logits, H), w, self.name, self.n_classes)
 
 
+@dataclass(frozen=True)
+class StackTracker:
+    """A stack of layers (docs/theory.md section 8) as a tracker: one float run per layer, layer
+    ``l`` fed by layer ``l - 1``'s argmax (:func:`bilinear.constructions.floatrun.run_float`).
+
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.constructions.cascade import cascade
+    >>> t = as_tracker(cascade(from_spec("dihedral:3"), "rotation2d"))
+    >>> out = t.run(np.array([[0, 1, 1]]), hidden=True)   # r, r s, r s s = r
+    >>> out.logits.argmax(-1).tolist(), out.hidden.shape, t.weights is None
+    ([[1, 4, 1]], (1, 3, 6), True)
+    """
+
+    stack: Any
+    name: str = "stack"
+    has_hidden: bool = True
+    weights: Any = None
+
+    @property
+    def n_symbols(self) -> int:
+        return self.stack.n_symbols
+
+    @property
+    def n_classes(self) -> int:
+        return self.stack.n_classes
+
+    @property
+    def note(self) -> str:
+        return (f"a stack of {self.stack.depth} layers ({self.name}): the spectra, commutators and relations of "
+                "one set of transition matrices do not apply (accuracy and extraction only)")
+
+    def run(self, words, hidden: bool = False) -> TrackerRun:
+        from bilinear.constructions.floatrun import run_float
+
+        w = _words(words, self.n_symbols)
+        inputs, parts = w, []
+        for i, layer in enumerate(self.stack.layers):
+            r = run_float(layer, inputs, scores=True, hidden=hidden)
+            if hidden:
+                parts.append(r.hidden)
+            if i + 1 < self.stack.depth:
+                inputs = w * layer.n_classes + r.labels
+        H = np.concatenate(parts, axis=2) if hidden else None
+        return _checked(TrackerRun(r.scores, H), w, self.name, self.n_classes)
+
+
 def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None, n_classes: int | None = None,
                name: str | None = None):
     """``model`` as a tracker (see the module docstring).
@@ -215,8 +266,14 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
 
     if isinstance(model, (WeightsTracker, FunctionTracker, ModuleTracker)):
         return model
+    from bilinear.constructions.stack import Stack
+
+    if isinstance(model, StackTracker):
+        return model
     if isinstance(model, Weights):
         return WeightsTracker(model, name=name or f"weights {model.variant}")
+    if isinstance(model, Stack):
+        return StackTracker(model, name=name or f"stack of {model.depth} {model.variant} layers")
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is a dependency
@@ -224,7 +281,10 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
     if torch is not None and isinstance(model, torch.nn.Module):
         if hasattr(model, "to_weights"):
             try:
-                return WeightsTracker(model.to_weights(), name=name or type(model).__name__)
+                exported = model.to_weights()
+                if isinstance(exported, Stack):
+                    return StackTracker(exported, name=name or type(model).__name__)
+                return WeightsTracker(exported, name=name or type(model).__name__)
             except BilinearError:
                 pass  # a baseline (or the additive ablation): no Weights, run the module itself
         if hidden == "auto":

@@ -29,6 +29,7 @@ conform exactly.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -131,6 +132,10 @@ class VariantKind:
     coordinate_map:
         True when every matrix, hence every product, is monomial (each column one non-zero
         entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
+    count_needed:
+        ``(A, exact) -> int``: the least parameter with which these matrices fit the kind
+        without given factors (``dplr``: the rank left by the best candidate diagonal), so a
+        bare column finds it past the counts it tries one by one.
     rescale:
         ``(factors, e) -> factors`` of the weights whose ``A[s]`` is divided by ``2**e[s]``
         (exact in floats), or None when the kind has no free scale (``householder``: A is a
@@ -165,6 +170,7 @@ class VariantKind:
     pad: Callable | None = None
     coordinate_map: bool = False
     rescale: Callable | None = None
+    count_needed: Callable | None = None
 
     def block_size(self, param: int | None) -> int | None:
         """Size of the diagonal blocks for this parameter (None: no block structure)."""
@@ -237,10 +243,6 @@ def _positive_extra(A: np.ndarray, exact: bool, spec: str) -> np.ndarray:
     return A
 
 
-def _small(x, tol, exact: bool) -> bool:
-    return x == 0 if exact else abs(x) <= tol
-
-
 def _rotation_project(A: np.ndarray, param) -> np.ndarray:
     """Each 2x2 block replaced by its nearest scaled rotation (the average of the two)."""
     out = np.zeros_like(A, dtype=np.float64)
@@ -300,6 +302,14 @@ def _factored_pad(name):
     return pad
 
 
+def _factored_count(name):
+    def count(A, exact):
+        from . import factored
+
+        return getattr(factored, f"{name}_count")(A, exact)
+    return count
+
+
 def _pad_columns(factors, R: int):
     """(U, C, W) with zero columns appended up to R rank-one terms (None when there are more)."""
     if factors[0].shape[1] > R:
@@ -354,6 +364,7 @@ KINDS: dict[str, VariantKind] = {
                     summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
                     counts_factors=True, factor_names=("D", "U", "W"), factor_ndims=(2, 3, 3), pad=_factored_pad("dplr"),
                     rescale=lambda f, e: (np.ldexp(f[0], -e[:, None]), np.ldexp(f[1], -e[:, None, None]), f[2]),
+                    count_needed=_factored_count("dplr"),
                     published="RWKV-7 generalised delta rule; gated DeltaNet alpha (I - beta k k^T) (R = 1)"),
     )
 }
@@ -478,6 +489,14 @@ def parse_variant(spec: "str | Variant") -> Variant:
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise SpecError(f"empty or non-string variant {spec!r}")
+    return _parse_text(spec)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_text(spec: str) -> Variant:
+    """:func:`parse_variant` of a string, remembered: ``verify`` asks for the same variant in
+    several places (settle, registry, adapt, weights), and the text is parsed once (a SpecError
+    is raised again each time, never cached)."""
     text = re.sub(r"\s+", "", spec).lower()
     kind, arg, options = _split_spec(text, spec)
     pname = KINDS[kind].param
@@ -613,7 +632,14 @@ def _check_factorized(A: np.ndarray, R: int, exact: bool, spec: str, factors):
     return factors
 
 
-def _is_diagonal(A: np.ndarray, exact: bool) -> bool:
+def is_diagonal(A: np.ndarray, exact: bool) -> bool:
+    """Every ``A[s]`` (symbols, hidden, hidden) is diagonal: exactly zero off the diagonal, or for
+    floats below ``FLOAT_RTOL`` times that matrix's own largest entry (each matrix judged against
+    its own scale, as conformance is).
+
+    >>> is_diagonal(np.array([[[2.0, 1e-12], [0.0, 1.0]]]), exact=False), is_diagonal(np.array([[[1, 1], [0, 1]]], dtype=object), exact=True)
+    (True, False)
+    """
     off = ~np.eye(A.shape[1], dtype=bool)[None]
     if exact:
         return not (np.asarray(A != 0, dtype=bool) & off).any()
@@ -629,7 +655,7 @@ def derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
     dtype = object if exact else np.float64
     zero, one = (0, 1) if exact else (0.0, 1.0)
     U, C, W = (np.full(shape, zero, dtype=dtype) for shape in ((d, R), (k, R), (d, R)))
-    if _is_diagonal(A, exact) and R >= d:
+    if is_diagonal(A, exact) and R >= d:
         for i in range(d):
             U[i, i] = W[i, i] = one
             for s in range(k):
@@ -691,7 +717,7 @@ def _project_factorized(A: np.ndarray, R: int, factors) -> tuple[np.ndarray, tup
             if f.shape != (rows, R):
                 raise ConformanceError(f"factor {name} has shape {f.shape}, expected ({rows}, {R})")
         return np.stack([(U * C[s][None, :]) @ W.T for s in range(k)]), (U, C, W)
-    if _is_diagonal(A, False) and R >= d:
+    if is_diagonal(A, False) and R >= d:
         return A, None
     svds = [np.linalg.svd(A[s]) for s in range(k)]
     rel = [(sv / sv[0] if sv[0] > 0 else sv * 0, s) for s, (_, sv, _) in enumerate(svds)]

@@ -22,6 +22,13 @@ class Proof:
     word reaching it; for norm-preserving weights that is the true hidden state); ``None`` when
     there is a single class.  ``state_map[q]`` lists the hidden-direction indices
     paired with automaton state ``q``; ``hidden_vectors()`` gives those directions exactly.
+
+    See Also
+    --------
+    bilinear.constructions.settle.Cell : a whole verdict of ``verify`` / the capability matrix
+        (a Proof is one of its possible outcomes, next to an impossibility certificate, a
+        counterexample or an open cell, with the lower bound on d); its JSON holds this proof's
+        figures under the same keys.
     """
 
     dim: int

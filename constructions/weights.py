@@ -208,6 +208,48 @@ class Weights:
         setattr_(self, "factors", fac)
         self._check_conformance()
 
+    @classmethod
+    def _trusted(cls, variant, A, h0, readout, factors=None, *, exact: bool, conform: bool = True) -> "Weights":
+        """Weights from parts the library itself produced from validated Weights (internal: the
+        constructions' re-expression, padding and direct sums; never user data).
+
+        The parts are arrays whose entries are already normalised (the ``A``, ``h0``,
+        ``readout`` and factors of Weights values, or zeros and copies of them), all exact or all
+        float64 as ``exact`` says, so the per-entry conversion of ``__init__`` (a Python loop
+        over every entry: most of the cost of building a large exact network) is skipped; the
+        shapes are still checked, and the conformance to ``variant`` unless ``conform=False``
+        (only when the parts are those of weights already checked in that very variant).
+        """
+        v = variant if isinstance(variant, Variant) else parse_variant(variant)
+        parts = {"A": A, "h0": h0, "readout": readout}
+        names = v.info.factor_names
+        if factors is not None:
+            if len(factors) != len(names):
+                raise WeightsError(f"factors of {v.spec!r} must be ({', '.join(names)})")
+            parts.update(zip(names, factors))
+        frozen = {}
+        for key, a in parts.items():
+            a = np.asarray(a)
+            if a.flags.writeable:
+                a = a.copy()
+                a.setflags(write=False)
+            frozen[key] = a
+        Aa, h, r = frozen["A"], frozen["h0"], frozen["readout"]
+        if Aa.ndim != 3 or Aa.shape[1] != Aa.shape[2] or h.shape != (Aa.shape[1],) or r.ndim != 2 or r.shape[1] != Aa.shape[1]:
+            raise WeightsError(f"inconsistent shapes A {Aa.shape}, h0 {h.shape}, readout {r.shape}")
+        self = object.__new__(cls)
+        setattr_ = object.__setattr__
+        setattr_(self, "_variant", v)
+        setattr_(self, "_exact", bool(exact))
+        setattr_(self, "variant", v.spec)
+        setattr_(self, "A", Aa)
+        setattr_(self, "h0", h)
+        setattr_(self, "readout", r)
+        setattr_(self, "factors", None if factors is None else tuple(frozen[n] for n in names))
+        if conform:
+            self._check_conformance()
+        return self
+
     def __setattr__(self, key, value):
         raise AttributeError(f"Weights is immutable (cannot set {key!r})")
 

@@ -3,11 +3,13 @@ logits (batch, time, classes), a label at every position.
 
 * :class:`LSTMModel` -- ``torch.nn.LSTM``;
 * :class:`TanhRNN` -- ``torch.nn.RNN`` with tanh;
-* :class:`CausalTransformer` -- a causal Transformer encoder (1, 2 or 4 layers) with sinusoidal
-  positions (defined at every length, so it can be evaluated past the training lengths);
-* :class:`SelectiveSSM` -- a Mamba-style stack of 1, 2 or 4 selective diagonal state-space
-  blocks in plain torch: ``h_t = exp(Delta_t A) * h_{t-1} + Delta_t B_t x_t``,
-  ``y_t = C_t h_t + D x_t``, gated by ``SiLU(z_t)``, with input-dependent ``Delta_t, B_t, C_t``.
+* :class:`CausalTransformer` -- a causal Transformer (1, 2 or 4 layers) with learned positions
+  (GPT-2's 1024) or sinusoidal ones (defined at every length);
+* :class:`SelectiveSSM` -- Mamba-1 (Gu and Dao, 2023) in plain torch, a stack of 1, 2 or 4
+  blocks: causal depthwise convolution, expansion 2, state size 16, ``h_t = exp(Delta_t A) *
+  h_{t-1} + Delta_t B_t u_t``, ``y_t = C_t h_t + D u_t`` gated by ``SiLU(z_t)``, with
+  input-dependent ``Delta_t, B_t, C_t``; optionally the negative-eigenvalue form of Grazzi et
+  al. (2025).
 
 >>> import torch
 >>> m = CausalTransformer(n_symbols=3, n_classes=3, hidden=8, layers=2, seed=0)
@@ -24,7 +26,10 @@ from torch import nn
 
 from bilinear.errors import ConfigError
 
-__all__ = ["LSTMModel", "TanhRNN", "CausalTransformer", "SelectiveMixer", "SelectiveSSM", "SSM_STATE"]
+__all__ = [
+    "LSTMModel", "TanhRNN", "CausalTransformer", "MAX_POSITIONS", "SelectiveMixer", "SelectiveSSM", "SSM_STATE", "SSM_EXPAND", "SSM_CONV",
+    "SSM_DT_RANGE",
+]
 
 
 class _NotBilinear:
@@ -101,20 +106,42 @@ def sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
     return pe
 
 
-class CausalTransformer(_NotBilinear, nn.Module):
-    """A causal (decoder-only) Transformer encoder stack; heads: the largest of 4, 2, 1 dividing hidden."""
+#: Learned positions of :class:`CausalTransformer` (GPT-2's context length): the longest word it reads.
+MAX_POSITIONS = 1024
 
-    def __init__(self, n_symbols: int, n_classes: int, hidden: int, layers: int = 1, seed: int = 0):
+
+class CausalTransformer(_NotBilinear, nn.Module):
+    """A causal (decoder-only, pre-norm) Transformer stack: ``layers`` blocks of multi-head
+    attention and a feed-forward layer of width 4 x hidden (Vaswani et al., 2017); heads: the
+    largest of 4, 2, 1 dividing hidden.
+
+    ``positions="learned"`` (default): a table of :data:`MAX_POSITIONS` learned position vectors,
+    as in GPT-2 (the paper's Transformer counts, about 1M, 1.8M and 3.4M parameters at hidden 256
+    for 1, 2 and 4 layers, fit this table and no other part; positions past the training lengths
+    keep their initialisation); words longer than the table are a ConfigError.
+    ``positions="sinusoidal"``: sinusoidal codes, defined at every length (the registry's
+    ``transformer:L,sinusoidal``).
+    """
+
+    def __init__(self, n_symbols: int, n_classes: int, hidden: int, layers: int = 1, seed: int = 0,
+                 positions: str = "learned"):
         super().__init__()
         _check(n_symbols, n_classes, hidden)
         if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
             raise ConfigError(f"Transformer layers must be a positive integer, got {layers!r}")
+        if positions not in ("learned", "sinusoidal"):
+            raise ConfigError(f"unknown Transformer positions {positions!r} (known: learned, sinusoidal)")
         heads = next(h for h in (4, 2, 1) if hidden % h == 0)
         ctx = _seeded(seed)
         try:
             self.embedding = nn.Embedding(n_symbols, hidden)
+            if positions == "learned":
+                self.positions = nn.Embedding(MAX_POSITIONS, hidden)
+                nn.init.normal_(self.positions.weight, std=0.02)
+            else:
+                self.register_module("positions", None)
             layer = nn.TransformerEncoderLayer(
-                hidden, heads, dim_feedforward=2 * hidden, dropout=0.0, batch_first=True, norm_first=True
+                hidden, heads, dim_feedforward=4 * hidden, dropout=0.0, batch_first=True, norm_first=True
             )
             self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
             self.norm = nn.LayerNorm(hidden)
@@ -122,6 +149,7 @@ class CausalTransformer(_NotBilinear, nn.Module):
         finally:
             ctx.__exit__(None, None, None)
         self.n_symbols, self.n_classes, self.hidden, self.layers = n_symbols, n_classes, hidden, layers
+        self.max_length = MAX_POSITIONS if positions == "learned" else None
 
     def max_batch(self, time: int) -> int:
         """Words per forward pass that keep the attention scores under 2**26 elements."""
@@ -129,47 +157,100 @@ class CausalTransformer(_NotBilinear, nn.Module):
 
     def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
         time = words.shape[1]
-        x = self.embedding(words) + sinusoidal_positions(time, self.hidden).to(words.device)
+        if self.positions is None:
+            pos = sinusoidal_positions(time, self.hidden).to(words.device)
+        elif time > MAX_POSITIONS:
+            raise ConfigError(f"a Transformer with learned positions reads words of at most {MAX_POSITIONS} "
+                              f"symbols, got length {time} (use transformer:L,sinusoidal)")
+        else:
+            pos = self.positions.weight[:time]
+        x = self.embedding(words) + pos
         mask = nn.Transformer.generate_square_subsequent_mask(time, device=words.device)
         return self.readout(self.norm(self.encoder(x, mask=mask, is_causal=True)))
 
 
-#: The diagonal modes per channel of :class:`SelectiveSSM` (the registry's ``mamba``).
-SSM_STATE = 8
+#: Mamba-1's sizes (Gu and Dao, 2023, section 3.4 and their reference configuration): the
+#: diagonal modes per channel N, the expansion E of the inner width (E x hidden channels), the
+#: kernel of the causal depthwise convolution, and the range in which Delta is initialised.
+SSM_STATE = 16
+SSM_EXPAND = 2
+SSM_CONV = 4
+SSM_DT_RANGE = (0.001, 0.1)
+
+
+def _inverse_softplus(y: torch.Tensor) -> torch.Tensor:
+    """x with softplus(x) = y (y > 0): ``y + log(-expm1(-y))``.
+
+    >>> y = torch.tensor([0.001, 0.1, 2.0])
+    >>> torch.allclose(torch.nn.functional.softplus(_inverse_softplus(y)), y)
+    True
+    """
+    return y + torch.log(-torch.expm1(-y))
 
 
 class SelectiveMixer(nn.Module):
-    """One selective-scan mixer: (batch, time, hidden) -> (batch, time, hidden), sequential scan.
+    """One Mamba-1 mixer (Gu and Dao, 2023, Figure 3): (batch, time, hidden) -> (batch, time, hidden).
 
-    ``hidden`` channels, each with ``state`` diagonal modes; ``A = -exp(A_log)`` (hidden, state)
-    is input-independent, ``Delta_t = softplus(W_delta u_t)`` (hidden,), ``B_t, C_t`` (state,)
-    are linear in the mixer's input ``u_t``; the output is gated by ``SiLU(z_t)``.
+    ``in_proj`` maps x to the branch u and the gate z (``expand x hidden`` channels each); u goes
+    through a causal depthwise convolution (kernel ``conv``) and SiLU; ``x_proj`` reads from u the
+    low-rank ``dt`` (``dt_rank = ceil(hidden / 16)``) and the input-dependent ``B_t, C_t``
+    (``state`` each); ``Delta_t = softplus(dt_proj(dt))``, whose bias is initialised to the inverse
+    softplus of values log-uniform in :data:`SSM_DT_RANGE`, so Delta starts in [0.001, 0.1].  The
+    scan, per channel c and mode n, is ``h_t = a_t h_{t-1} + Delta_t B_t u_t`` with
+    ``a_t = exp(Delta_t A)``, ``A = -exp(A_log)`` initialised S4D-real (``A[c] = -(1, ..., N)``); the
+    output ``y_t = C_t h_t + D u_t`` (D the skip, ones at init) is gated by ``SiLU(z_t)`` and
+    projected back by ``out_proj``.  Sequential scan (CPU-sized).
+
+    ``negative=True`` is the negative-eigenvalue form of Grazzi et al. (2025, "Unlocking
+    state-tracking in linear RNNs through negative eigenvalues"): ``a_t = 2 exp(Delta_t A) - 1``, in
+    (-1, 1) instead of (0, 1), so a channel can flip sign (parity in one step).
+
+    >>> m = SelectiveMixer(hidden=32, state=16)
+    >>> m.dt_rank, m.inner, tuple(m.A_log.shape), tuple(m.conv.weight.shape)
+    (2, 64, (64, 16), (64, 1, 4))
+    >>> delta = torch.nn.functional.softplus(m.dt_proj.bias)
+    >>> bool(delta.min() >= 0.001 - 1e-6 and delta.max() <= 0.1 + 1e-6)
+    True
     """
 
-    def __init__(self, hidden: int, state: int):
+    def __init__(self, hidden: int, state: int = SSM_STATE, expand: int = SSM_EXPAND, conv: int = SSM_CONV,
+                 negative: bool = False, layers: int = 1):
         super().__init__()
-        self.in_proj = nn.Linear(hidden, 2 * hidden)  # u and the gate z
-        self.delta = nn.Linear(hidden, hidden)
-        self.BC = nn.Linear(hidden, 2 * state, bias=False)
-        self.A_log = nn.Parameter(torch.log(torch.arange(1, state + 1, dtype=torch.float32)).repeat(hidden, 1))
-        self.Dskip = nn.Parameter(torch.ones(hidden))
-        self.out_proj = nn.Linear(hidden, hidden)
-        self.hidden, self.state = hidden, state
+        inner = expand * hidden
+        self.hidden, self.state, self.inner, self.negative = hidden, state, inner, bool(negative)
+        self.dt_rank = math.ceil(hidden / 16)
+        self.in_proj = nn.Linear(hidden, 2 * inner, bias=False)  # u and the gate z
+        self.conv = nn.Conv1d(inner, inner, conv, groups=inner, padding=conv - 1)  # causal: cut the tail
+        self.x_proj = nn.Linear(inner, self.dt_rank + 2 * state, bias=False)  # dt, B, C
+        self.dt_proj = nn.Linear(self.dt_rank, inner)
+        self.out_proj = nn.Linear(inner, hidden, bias=False)
+        with torch.no_grad():
+            bound = self.dt_rank ** -0.5
+            self.dt_proj.weight.uniform_(-bound, bound)
+            lo, hi = (math.log(x) for x in SSM_DT_RANGE)
+            dt = torch.exp(torch.rand(inner) * (hi - lo) + lo).clamp_min(1e-4)
+            self.dt_proj.bias.copy_(_inverse_softplus(dt))
+            self.out_proj.weight.div_(math.sqrt(layers))  # pre-norm residual rescaling (Mamba's init)
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, state + 1, dtype=torch.float32)).repeat(inner, 1))
+        self.D = nn.Parameter(torch.ones(inner))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        u, z = self.in_proj(x).chunk(2, dim=-1)
-        u = torch.nn.functional.silu(u)
-        delta = torch.nn.functional.softplus(self.delta(u))  # (batch, time, hidden)
-        Bt, Ct = self.BC(u).chunk(2, dim=-1)  # (batch, time, state) each
-        A = -torch.exp(self.A_log)  # (hidden, state)
-        decay = torch.exp(delta.unsqueeze(-1) * A)  # (batch, time, hidden, state)
-        drive = (delta * u).unsqueeze(-1) * Bt.unsqueeze(2)  # (batch, time, hidden, state)
-        h = x.new_zeros(x.shape[0], self.hidden, self.state)
+        time = x.shape[1]
+        u, z = self.in_proj(x).chunk(2, dim=-1)  # (batch, time, inner) each
+        u = torch.nn.functional.silu(self.conv(u.transpose(1, 2))[..., :time].transpose(1, 2))
+        dt, Bt, Ct = self.x_proj(u).split([self.dt_rank, self.state, self.state], dim=-1)
+        delta = torch.nn.functional.softplus(self.dt_proj(dt))  # (batch, time, inner)
+        A = -torch.exp(self.A_log)  # (inner, state)
+        decay = torch.exp(delta.unsqueeze(-1) * A)  # (batch, time, inner, state)
+        if self.negative:
+            decay = 2 * decay - 1
+        drive = (delta * u).unsqueeze(-1) * Bt.unsqueeze(2)  # (batch, time, inner, state)
+        h = x.new_zeros(x.shape[0], self.inner, self.state)
         ys = []
-        for t in range(x.shape[1]):
+        for t in range(time):
             h = decay[:, t] * h + drive[:, t]
-            ys.append(torch.einsum("bhn,bn->bh", h, Ct[:, t]))
-        y = torch.stack(ys, 1) + self.Dskip * u  # (batch, time, hidden)
+            ys.append(torch.einsum("bcn,bn->bc", h, Ct[:, t]))
+        y = torch.stack(ys, 1) + self.D * u  # (batch, time, inner)
         return self.out_proj(y * torch.nn.functional.silu(z))
 
 
@@ -191,11 +272,13 @@ class RMSNorm(nn.Module):
 
 
 class SelectiveSSM(_NotBilinear, nn.Module):
-    """A Mamba-style stack of ``layers`` selective diagonal SSM blocks (plain torch, sequential scan).
+    """Mamba-1 (Gu and Dao, 2023): a stack of ``layers`` pre-norm residual blocks.
 
-    Embedding, then ``layers`` pre-norm residual blocks ``x = x + mixer(RMSNorm(x))`` (each mixer a
-    :class:`SelectiveMixer`), a final RMSNorm and a linear readout (Gu and Dao, 2023, without the
-    convolution).
+    Embedding, then ``layers`` blocks ``x = x + mixer(RMSNorm(x))`` (each mixer a
+    :class:`SelectiveMixer`: causal depthwise convolution, expansion 2, state size 16, low-rank
+    Delta, S4D-real A, D skip, SiLU gate), a final RMSNorm and a linear readout.  ``negative``:
+    the negative-eigenvalue form of Grazzi et al. (2025) in every block (the registry's
+    ``mamba:L,neg``).
 
     >>> m = SelectiveSSM(n_symbols=3, n_classes=2, hidden=4, layers=2, seed=0)
     >>> m(torch.tensor([[0, 1, 2]])).shape, len(m.blocks)
@@ -203,31 +286,33 @@ class SelectiveSSM(_NotBilinear, nn.Module):
     """
 
     def __init__(self, n_symbols: int, n_classes: int, hidden: int, state: int = SSM_STATE, layers: int = 1,
-                 seed: int = 0):
+                 seed: int = 0, negative: bool = False, expand: int = SSM_EXPAND):
         super().__init__()
         _check(n_symbols, n_classes, hidden)
-        if isinstance(state, bool) or not isinstance(state, int) or state < 1:
-            raise ConfigError(f"SSM state size must be a positive integer, got {state!r}")
-        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-            raise ConfigError(f"SSM layers must be a positive integer, got {layers!r}")
+        for name, value in (("state size", state), ("layers", layers), ("expansion", expand)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"SSM {name} must be a positive integer, got {value!r}")
         ctx = _seeded(seed)
         try:
             self.embedding = nn.Embedding(n_symbols, hidden)
+            nn.init.normal_(self.embedding.weight, std=0.02)
             self.norms = nn.ModuleList(RMSNorm(hidden) for _ in range(layers))
-            self.blocks = nn.ModuleList(SelectiveMixer(hidden, state) for _ in range(layers))
+            self.blocks = nn.ModuleList(
+                SelectiveMixer(hidden, state, expand=expand, negative=negative, layers=layers) for _ in range(layers))
             self.norm = RMSNorm(hidden)
             self.readout = nn.Linear(hidden, n_classes)
         finally:
             ctx.__exit__(None, None, None)
         self.n_symbols, self.n_classes, self.hidden, self.state = n_symbols, n_classes, hidden, state
-        self.layers = layers
+        self.layers, self.expand, self.negative = layers, expand, bool(negative)
 
     def max_batch(self, time: int) -> int:
-        """Words per forward pass that keep the (batch, time, hidden, state) tensors under 2**26
-        elements: of every layer under autograd (each keeps its own for the backward pass), of one
-        layer at a time without gradients (evaluation frees a layer's before the next)."""
+        """Words per forward pass that keep the (batch, time, inner, state) tensors under 2**26
+        elements (inner = expand x hidden): of every layer under autograd (each keeps its own for
+        the backward pass), of one layer at a time without gradients (evaluation frees a layer's
+        before the next)."""
         layers = self.layers if torch.is_grad_enabled() else 1
-        return max(1, 2**26 // (time * self.hidden * self.state * layers))
+        return max(1, 2**26 // (time * self.expand * self.hidden * self.state * layers))
 
     def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
         x = self.embedding(words)  # (batch, time, hidden)

@@ -29,12 +29,17 @@ from bilinear.constructions.variants import variant_usage
 
 from .limits import DEFAULT_MAX_MEMORY_GB
 
-__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS"]
+__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS"]
 
 #: The learning-rate grid of the paper's protocol (best kept).
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
+#: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
+#: their defaults).  ``paper``: the models as the paper ran them: hidden 256, every token
+#: embedded in 256 dimensions (the paper's full model is 256^3 = 16.7M parameters), and
+#: rotation2d as one angle per 2x2 block (the paper's 2D-rotation, about 38K parameters).
+PRESETS = {"paper": {"hidden": 256, "embed": 256, "angles": True}}
 #: The largest learning rate: Adam's step in float32 overflows beyond it.
 MAX_LR = 1e30
 
@@ -65,13 +70,20 @@ class TrainConfig:
         default="parity", metadata=_cli("automaton family spec, e.g. parity, cyclic:5", positional="SPEC"))
     model: str = field(  # model spec: a bilinear variant or a baseline (see registry.MODELS)
         default="full", metadata=_cli(f"{variant_usage()}, lstm, rnn, "
-                                      "transformer[:L], mamba[:L]", positional="MODEL"))
+                                      "transformer[:L][,sinusoidal], mamba[:L][,neg]", positional="MODEL"))
     hidden: int = field(  # hidden size d (replaced when match_params is set)
         default=16, metadata=_cli("hidden size (default %(default)s)"))
     embed: int | None = field(  # None: one-hot tokens; else tokens embedded in this many dims
         default=None, metadata=_cli("embed tokens in this many dims (default one-hot)"))
     additive: bool = field(  # ablation: h_t = A(x_t) h_{t-1} + B x_t + b (not bilinear)
-        default=False, metadata=_cli("ablation: add B x_t + b (not bilinear)"))
+        default=False, metadata=_cli("ablation: add B x_t + b (not bilinear), h still renormalised at every step "
+                                     "(see --no-additive-renorm)"))
+    additive_renorm: bool = field(  # with additive: renormalise h as the bilinear models do; False:
+        # the older ablation, never renormalised (it changed two things at once)
+        default=True, metadata=_cli("with --additive: never renormalise h (the older ablation form)"))
+    angles: bool = field(  # variants with an angle form (rotation2d): one learned angle per 2x2 block
+        default=False, metadata=_cli("rotation2d: one learned angle per 2x2 block (pure rotations, the paper's "
+                                     "2D-rotation) instead of a scaled rotation; other models are unchanged"))
     steps: int = field(  # most optimizer steps (training stops earlier once it is perfect)
         default=3000, metadata=_cli("most optimizer steps (default %(default)s)"))
     lr: float = field(  # Adam learning rate of a single run (sweeps use `lrs`)
@@ -174,7 +186,7 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ConfigError(f"{name} must be a finite number, got {value!r}")
-        for name in ("additive", "normalize_train", "freeze_transitions"):
+        for name in ("additive", "additive_renorm", "angles", "normalize_train", "freeze_transitions"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.log is not None:
@@ -246,7 +258,7 @@ class TrainConfig:
         from bilinear.automata.families import check_spec, is_automaton_file
 
         from .models import INITS, check_variant
-        from .registry import parse_model
+        from .registry import max_length, parse_model
         from .scan import SCANS
 
         try:
@@ -262,6 +274,13 @@ class TrainConfig:
         ms = parse_model(self.model)
         if ms.bilinear and self.match_params is None:
             check_variant(ms.spec, self.hidden)
+        longest = max_length(ms)
+        if longest is not None:
+            for name in ("test_len", "val_max_len", "longest_train_len"):
+                if getattr(self, name) > longest:
+                    raise ConfigError(f"{name} {getattr(self, name)} is longer than the {longest} symbols model "
+                                      f"{ms.spec!r} reads (its learned positions); use a shorter length or "
+                                      f"{ms.spec},sinusoidal")
         if self.additive and not ms.bilinear:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
         if self.layers != 1:
@@ -331,4 +350,7 @@ class TrainConfig:
         for key in data:
             if key not in names:
                 raise ConfigError(f"unknown {where} key {key!r} (known: {', '.join(names[:3])}, ...)")
+        if data.get("additive") is True and "additive_renorm" not in data:
+            # written before additive_renorm existed: the additive ablation was never renormalised then
+            data = {**data, "additive_renorm": False}
         return cls(**data)

@@ -10,15 +10,15 @@ The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
 * the larger of the training activations (``batch x train_max_len x (64 x hidden + 4 x tokens)``
   bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one,
   plus per layer the attention scores ``batch x train_max_len^2`` of a
-  Transformer or the six ``batch x train_max_len x hidden x state`` float tensors of a ``mamba``
+  Transformer or the six ``batch x train_max_len x 2 hidden x state`` float tensors of a ``mamba``
   block's scan: decay, drive, the states kept for the backward pass, their gradients) and the
   evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens`` bytes a
   position, without gradients; a ``mamba`` adds three scan tensors of one block for as many words
   as its ``max_batch`` allows); ``tokens`` is the embedding width or the symbol count;
 * the words of the evaluation (``test_words x test_len``), of the training accuracy (512 words)
-  and of the ``n_train`` pool (``n_train x train_max_len``), 24 bytes a position; with
-  ``early_stop = "validation"`` also the validation words (``val_words x val_max_len``), and their
-  evaluation activations count like the test's (``--val-len 20 1000000000`` asked numpy for
+  and of the ``n_train`` pool (``n_train x train_max_len``), 24 bytes a position; also the
+  validation words (``val_words x val_max_len``: early stopping reads them, and every run's final
+  ``val_accuracy``, which chooses learning rates), and their evaluation activations count like the test's (``--val-len 20 1000000000`` asked numpy for
   477 GiB at the first validation).
 
 A run whose estimate is over ``max_memory_gb`` (default :data:`DEFAULT_MAX_MEMORY_GB`, the
@@ -27,8 +27,8 @@ the estimate and its largest part.  The parameter count is first bounded from th
 only when that bound decides the verdict is the model built on torch's ``meta`` device (no memory)
 to count exactly, a layered baseline at one and two layers and extrapolated.  ``match_params``
 over the parameter count of the largest model searched (hidden size up to
-:data:`MAX_MATCH_HIDDEN`; :func:`largest_model`) is refused at once instead of searching every
-size and silently clamping.
+:data:`MAX_MATCH_HIDDEN`, counted on the ``meta`` device; :func:`largest_model`) is refused at
+once instead of searching every size and silently clamping.
 
 >>> from bilinear.learned.config import TrainConfig
 >>> TrainConfig(spec="parity", model="full", test_len=10**9)
@@ -59,10 +59,11 @@ _POSITION_BYTES = 24
 _PARAMS = "parameters with gradients and Adam state"
 #: Words of the training accuracy and per evaluation pass (see bilinear.learned.train).
 _TRAIN_EVAL_WORDS, _EVAL_BATCH = 512, 256
-#: (batch, time, hidden, state) tensors a selective-scan block holds while training: the decay,
+#: (batch, time, inner, state) tensors a selective-scan block holds while training: the decay,
 #: the drive and the states kept for the backward pass, and their gradients.  Measured (peak RSS
-#: of a forward and backward pass, 16 words of length 200, hidden 64): 1.2x this estimate with
-#: one layer, 1.0x with two, 0.75x with four.
+#: of a forward and backward pass, 16 words of length 200, hidden 64) before the mixer became
+#: Mamba-1 (inner = hidden then, 2 hidden now; not measured again since): 1.2x this estimate
+#: with one layer, 1.0x with two, 0.75x with four.
 _SSM_TRAIN_TENSORS = 6
 #: ... and while evaluating (no gradients, one block at a time): the decay, the drive, one transient.
 _SSM_EVAL_TENSORS = 3
@@ -72,12 +73,15 @@ def param_bound(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | No
     """An upper bound of the parameter count of every model of the registry, from sizes alone.
 
     The token axis T is the embedding width or the symbol count; a model's integer parameter
-    p (rank, block size, layers) enters as ``16 p h^2 + 32 p h + T p``: a bound, not a count.
+    p (rank, block size, layers) enters as ``16 p h^2 + 160 p h + T p`` (a Mamba-1 block is about
+    6.25 h^2 + 121 h, a Transformer block 12 h^2 + 13 h), and a Transformer's learned positions
+    as ``1024 h``: a bound, not a count.
     """
     t = max(n_symbols, embed or 0)
     p = ms.param or 1
     h = hidden
-    return (t + 16 * p) * h * h + 16 * (t + n_classes + 2 * p + 8) * h + t * (n_symbols + 1 + p) + n_classes + 64
+    return ((t + 16 * p) * h * h + 16 * (t + n_classes + 10 * p + 8) * h + 1024 * h + t * (n_symbols + 1 + p)
+            + n_classes + 64)
 
 
 def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
@@ -93,14 +97,14 @@ def param_count(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | No
 
     if ms.bilinear or ms.param is None or ms.param <= 2:
         return count(ms)
-    one, two = count(ModelSpec(ms.name, 1)), count(ModelSpec(ms.name, 2))
+    one, two = count(ModelSpec(ms.name, 1, ms.options)), count(ModelSpec(ms.name, 2, ms.options))
     return one + (ms.param - 1) * (two - one)
 
 
 def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = None,
                    exact: bool = False) -> dict[str, int]:
     """The parts of the memory estimate of ``config`` (see the module docstring), in bytes."""
-    from .baselines import SSM_STATE
+    from .baselines import SSM_EXPAND, SSM_STATE
     from .registry import parse_model
 
     ms = parse_model(config.model)
@@ -121,19 +125,20 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
         n = min(_EVAL_BATCH, words)
         total = n * eval_len * (16 * h + tokens)
         if ms.name == "mamba":  # three scan tensors of one block, for SelectiveSSM.max_batch words
-            n = min(n, max(1, 2**26 // (eval_len * h * SSM_STATE)))
-            total += n * eval_len * h * SSM_STATE * 4 * _SSM_EVAL_TENSORS
+            inner = SSM_EXPAND * h
+            n = min(n, max(1, 2**26 // (eval_len * inner * SSM_STATE)))
+            total += n * eval_len * inner * SSM_STATE * 4 * _SSM_EVAL_TENSORS
         return total
 
     evaluate = evaluation(config.test_words, config.test_len)
-    validates = config.early_stop == "validation"  # the held-out words, drawn at each validation
-    val_positions = config.val_words * config.val_max_len if validates else 0
-    if validates:
-        evaluate = max(evaluate, evaluation(config.val_words, config.val_max_len))
+    # the held-out words: drawn at each validation (early stop) and once at the end of every run
+    # (val_accuracy, which chooses learning rates)
+    val_positions = config.val_words * config.val_max_len
+    evaluate = max(evaluate, evaluation(config.val_words, config.val_max_len))
     if ms.name == "transformer":  # the attention scores
         train += config.batch * length * length * 16 * layers
     elif ms.name == "mamba":  # the scan's (batch, time, hidden, state) tensors
-        train += config.batch * length * h * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
+        train += config.batch * length * SSM_EXPAND * h * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
     data = (config.test_words * config.test_len + _TRAIN_EVAL_WORDS * length
             + (config.n_train or config.batch) * length + val_positions) * _POSITION_BYTES
     return {
@@ -179,12 +184,8 @@ def check_limits(config, automaton) -> None:
 def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
                   max_hidden: int = MAX_MATCH_HIDDEN) -> tuple[int, int]:
     """``(hidden, parameters)`` of the largest valid hidden size up to ``max_hidden``, counted
-    without building it: a parameter count is a quadratic in the hidden size, fitted exactly
-    (Fractions) through the three smallest valid sizes, each built for real."""
-    from fractions import Fraction
-
+    exactly on torch's ``meta`` device (:func:`param_count`: nothing allocated)."""
     from .models import check_variant
-    from .registry import build_model, count_params
 
     def valid(h: int) -> bool:
         if not ms.bilinear:
@@ -195,18 +196,7 @@ def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
             return False
         return True
 
-    sizes = [h for h in range(1, max_hidden + 1) if valid(h)]
-    if not sizes:
+    top = next((h for h in range(max_hidden, 0, -1) if valid(h)), None)
+    if top is None:
         raise ConfigError(f"no valid hidden size for model {ms.spec!r} up to {max_hidden}")
-    top = sizes[-1]
-    points = [(h, count_params(build_model(ms, n_symbols, n_classes, h, embed=embed))) for h in sizes[:3]]
-    if top in dict(points):
-        return top, dict(points)[top]
-    total = Fraction(0)
-    for i, (hi, ni) in enumerate(points):  # Lagrange interpolation at ``top``
-        term = Fraction(ni)
-        for j, (hj, _) in enumerate(points):
-            if j != i:
-                term *= Fraction(top - hj, hi - hj)
-        total += term
-    return top, int(total)
+    return top, param_count(ms, n_symbols, n_classes, top, embed)

@@ -28,7 +28,10 @@ initialisation, the transitions the scan runs, the parameters that carry a given
 variant up there, so a new variant is one entry.
 
 ``additive=True`` is the ablation ``h_t = A(x_t) h_{t-1} + B x_t + b``; it is not a bilinear
-model (not scale-invariant), so it is never renormalised and has no :meth:`BilinearRNN.to_weights`.
+model (not scale-invariant) and has no :meth:`BilinearRNN.to_weights`.  By default it is
+renormalised at every step as the bilinear models are (``h_t`` divided by its norm after the
+affine step), so the ablation changes one thing; ``additive_renorm=False`` is the older form,
+never renormalised, which changes two.
 
 >>> import torch
 >>> m = BilinearRNN(n_symbols=2, n_classes=2, hidden=4, variant="block:2", seed=0)
@@ -111,7 +114,9 @@ class LearnedVariant:
     :meth:`BilinearRNN.to_weights` (default: the dense matrices, no factors); ``fits(hidden,
     variant)`` a message when the hidden size cannot carry the variant; ``canonical`` False when
     the parameters have a gauge, so that ``from_weights(to_weights())`` gives the same transitions
-    but other tensors (householder vectors are normalised, monomial logits keep only their argmax).
+    but other tensors (householder vectors are normalised, monomial logits keep only their argmax);
+    ``angle_form`` the row of the variant's angle parameterisation (``angles=True``: one learned
+    angle per 2x2 block, pure rotations), or None when it has none.
     """
 
     kind: str
@@ -121,6 +126,7 @@ class LearnedVariant:
     export: Callable[[Transitions], tuple] | None = None
     fits: Callable[[int, Variant], "str | None"] = _fits
     canonical: bool = True
+    angle_form: "LearnedVariant | None" = None
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -166,10 +172,42 @@ def _rotation_init(c: InitContext) -> dict:
     return {"ra": torch.cos(angle), "rb": torch.sin(angle)}
 
 
+def _angle_init(c: InitContext) -> dict:
+    shape = (c.tokens, c.hidden // 2)
+    return {"theta": c.noise_scale * c.randn(*shape) if c.identity else 2 * math.pi * torch.rand(*shape, generator=c.gen)}
+
+
+def _angles_of(weights: Weights, A: np.ndarray) -> dict:
+    """The angles of a rotation2d network whose blocks are pure rotations (ConfigError otherwise)."""
+    a, b = _diagonals(A[:, 0::2, 0::2]), _diagonals(A[:, 1::2, 0::2])
+    scale = np.hypot(a, b)
+    if not np.allclose(scale, 1.0, atol=1e-9):
+        worst = float(np.abs(scale - 1).max())
+        raise ConfigError(f"the angle form carries pure rotations only; a block of these weights has scale "
+                          f"{1 + worst:.6g} (off by {worst:.3g})")
+    return {"theta": np.arctan2(b, a)}
+
+
+def _rotation_fits(d: int, v: Variant) -> str | None:
+    return f"hidden size {d} is odd; variant {v.spec!r} needs 2x2 blocks" if d % 2 else None
+
+
 def _diagonal_init(c: InitContext) -> dict:
     D, d = c.tokens, c.hidden
     W = 1.0 + c.noise_scale * c.randn(D, d) if c.identity else 2 * torch.rand(D, d, generator=c.gen) - 1
     return {"W": W}
+
+
+def _count_fits(hidden: int, v: Variant) -> str | None:
+    """A message when the factor count passes the limit of
+    :data:`~bilinear.constructions.factored.MAX_COUNT_PER_HIDDEN` (checked before allocating)."""
+    from bilinear.constructions.factored import MAX_COUNT_PER_HIDDEN
+
+    most = MAX_COUNT_PER_HIDDEN * hidden
+    if v.param is not None and v.param > most:
+        return (f"variant {v.spec!r}: {v.info.param} = {v.param:,} is over {MAX_COUNT_PER_HIDDEN} x hidden = {most:,} "
+                f"(past hidden the extra factors add nothing)")
+    return None
 
 
 def _beta_top(v: Variant) -> float:
@@ -280,7 +318,15 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             init=_rotation_init,
             transitions=lambda m, ps: Rotation(ps(m.ra), ps(m.rb)),
             from_weights=lambda w, A: {"ra": _diagonals(A[:, 0::2, 0::2]), "rb": _diagonals(A[:, 1::2, 0::2])},
-            fits=lambda d, v: f"hidden size {d} is odd; variant 'rotation2d' needs 2x2 blocks" if d % 2 else None,
+            fits=_rotation_fits,
+            # the paper's 2D-rotation: the angle of symbol s is E[:, s] . theta (one-hot: theta[s])
+            angle_form=LearnedVariant(
+                "rotation2d",
+                init=_angle_init,
+                transitions=lambda m, ps: Rotation(torch.cos(ps(m.theta)), torch.sin(ps(m.theta))),
+                from_weights=_angles_of,
+                fits=_rotation_fits,
+            ),
         ),
         LearnedVariant(
             "diagonal",
@@ -301,6 +347,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             from_weights=_householder_from,
             export=_householder_export,
             canonical=False,
+            fits=_count_fits,
         ),
         LearnedVariant(
             "monomial",
@@ -316,6 +363,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             transitions=lambda m, ps: LowRank(ps(m.Dd), ps(m.Ul), ps(m.Wl)),
             from_weights=_dplr_from,
             export=_dplr_export,
+            fits=_count_fits,
         ),
     )
 }
@@ -375,6 +423,12 @@ class BilinearRNN(nn.Module):
         ``None`` for one-hot tokens, else the embedding size D.
     additive:
         Add ``B x_t + b`` (the ablation; not bilinear).
+    additive_renorm:
+        With ``additive``: renormalise h at every step as the bilinear models do (default), so
+        the ablation changes one thing; False is the older form, never renormalised.
+    angles:
+        Use the variant's angle form when it has one (``rotation2d``: one learned angle per 2x2
+        block, pure rotations: the paper's 2D-rotation); other variants are unchanged.
     normalize_train:
         Renormalise h at every step in training mode too (always done in evaluation mode).
     init:
@@ -398,6 +452,8 @@ class BilinearRNN(nn.Module):
         init_noise: float = 0.1,
         seed: int = 0,
         scan: str = "auto",
+        additive_renorm: bool = True,
+        angles: bool = False,
     ):
         super().__init__()
         v = check_variant(variant, hidden)
@@ -406,7 +462,10 @@ class BilinearRNN(nn.Module):
         self.n_symbols, self.n_classes, self.hidden = n_symbols, n_classes, hidden
         self.embed_dim = embed
         self.additive = bool(additive)
-        self.normalize_train = bool(normalize_train) and not self.additive
+        #: False only for the older additive ablation, which is never renormalised.
+        self.renormalized = not self.additive or bool(additive_renorm)
+        self.normalize_train = bool(normalize_train) and self.renormalized
+        self.angles = bool(angles) and LEARNED_VARIANTS[v.kind].angle_form is not None
         self.scan_method = scan
         gen = torch.Generator().manual_seed(int(seed))
         ctx = InitContext(gen, n_symbols if embed is None else embed, hidden, v.param, init == "identity", init_noise)
@@ -432,8 +491,9 @@ class BilinearRNN(nn.Module):
 
     @property
     def learned(self) -> LearnedVariant:
-        """This model's row of :data:`LEARNED_VARIANTS`."""
-        return LEARNED_VARIANTS[self.variant.kind]
+        """This model's row of :data:`LEARNED_VARIANTS` (its angle form with ``angles``)."""
+        row = LEARNED_VARIANTS[self.variant.kind]
+        return row.angle_form if self.angles else row
 
     # --- transitions ---------------------------------------------------------------------
     def _per_symbol(self, P: torch.Tensor) -> torch.Tensor:
@@ -458,9 +518,9 @@ class BilinearRNN(nn.Module):
         """Hidden states (batch, time, hidden) after each token of words (batch, time); with
         ``readout`` the logits (batch, time, classes)."""
         if normalize is None:
-            normalize = (self.normalize_train if self.training else True) and not self.additive
-        if normalize and self.additive:
-            raise ConfigError("the additive ablation is affine and cannot be renormalised")
+            normalize = (self.normalize_train if self.training else True) and self.renormalized
+        if normalize and not self.renormalized:
+            raise ConfigError("this additive ablation is the unrenormalised form (additive_renorm=False)")
         return scan(
             self.transitions(),
             words,

@@ -1,8 +1,9 @@
 """The one registry of model names: bilinear variants and baselines.
 
 A model spec is a bilinear variant spec (one of
-:func:`~bilinear.constructions.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh), ``transformer[:L]``
-(L layers, default 1), ``mamba[:L]`` (L selective diagonal SSM blocks, default 1).
+:func:`~bilinear.constructions.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh),
+``transformer[:L]`` (L layers, default 1; ``,sinusoidal`` for sinusoidal positions), ``mamba[:L]``
+(L Mamba-1 blocks, default 1; ``,neg`` for the negative-eigenvalue form).
 
 >>> parse_model("Transformer:2")
 ModelSpec(name='transformer', param=2)
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from torch import nn
 
@@ -26,21 +28,47 @@ from bilinear.constructions.variants import KINDS, variant_usage
 from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
+from .baselines import MAX_POSITIONS, CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
 from .models import BilinearRNN, check_variant
 
 __all__ = [
-    "MODELS", "BASELINES", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
+    "MODELS", "BASELINES", "Baseline", "model_usage", "max_length", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
     "hidden_for_params",
 ]
 
-#: Baselines: name -> (builder(n_symbols, n_classes, hidden, embed, param, seed), name of the
-#: optional integer parameter or None).  Only the recurrent baselines take an embedding.
+@dataclass(frozen=True)
+class Baseline:
+    """One baseline of the registry: its builder ``build(n_symbols, n_classes, hidden, embed,
+    param, seed, flags)``, the name of its optional integer parameter (or None), the flags it
+    takes after a comma (``mamba:2,neg``), each with its help, and ``max_length(flags)``: the
+    longest word the model reads (None: any length)."""
+
+    build: Callable
+    param: str | None = None
+    flags: dict = field(default_factory=dict)
+    max_length: Callable = lambda flags: None
+
+    def usage(self, name: str) -> str:
+        """``name[:L][,flag]`` for help strings."""
+        param = f"[:{self.param[0].upper()}]" if self.param else ""
+        return name + param + "".join(f"[,{f}]" for f in self.flags)
+
+
+#: Baselines by name.  Only the recurrent baselines take an embedding.
 BASELINES = {
-    "lstm": (lambda k, c, h, embed, p, seed: LSTMModel(k, c, h, embed=embed, seed=seed), None),
-    "rnn": (lambda k, c, h, embed, p, seed: TanhRNN(k, c, h, embed=embed, seed=seed), None),
-    "transformer": (lambda k, c, h, embed, p, seed: CausalTransformer(k, c, h, layers=p or 1, seed=seed), "layers"),
-    "mamba": (lambda k, c, h, embed, p, seed: SelectiveSSM(k, c, h, layers=p or 1, seed=seed), "layers"),
+    "lstm": Baseline(lambda k, c, h, embed, p, seed, flags: LSTMModel(k, c, h, embed=embed, seed=seed)),
+    "rnn": Baseline(lambda k, c, h, embed, p, seed, flags: TanhRNN(k, c, h, embed=embed, seed=seed)),
+    "transformer": Baseline(
+        lambda k, c, h, embed, p, seed, flags: CausalTransformer(
+            k, c, h, layers=p or 1, seed=seed, positions="sinusoidal" if "sinusoidal" in flags else "learned"),
+        "layers",
+        {"sinusoidal": "sinusoidal positions (defined at every length) instead of the "
+                       f"{MAX_POSITIONS} learned ones"},
+        max_length=lambda flags: None if "sinusoidal" in flags else MAX_POSITIONS),
+    "mamba": Baseline(
+        lambda k, c, h, embed, p, seed, flags: SelectiveSSM(k, c, h, layers=p or 1, seed=seed, negative="neg" in flags),
+        "layers",
+        {"neg": "the negative-eigenvalue form of Grazzi et al. (2025): transitions 2 exp(Delta A) - 1 in (-1, 1)"}),
 }
 #: Every model name: the bilinear variants first, then the baselines.
 MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
@@ -48,7 +76,7 @@ MODELS = tuple(VARIANT_KINDS) + tuple(BASELINES)
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed model spec: ``name`` and its integer parameter (or None)."""
+    """A parsed model spec: ``name``, its integer parameter (or None) and its options (a variant's, or a baseline's flags)."""
 
     name: str
     param: int | None = None
@@ -59,7 +87,8 @@ class ModelSpec:
         """Canonical spec string."""
         if self.name in KINDS:
             return KINDS[self.name].spec(self.param, self.options)
-        return self.name if self.param is None else f"{self.name}:{self.param}"
+        text = self.name if self.param is None else f"{self.name}:{self.param}"
+        return ",".join((text, *self.options))
 
     @property
     def bilinear(self) -> bool:
@@ -75,7 +104,10 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R, lstm, rnn, transformer[:L], mamba[:L])
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R, lstm, rnn, transformer[:L][,sinusoidal], mamba[:L][,neg])
+    >>> parse_model("mamba:2, neg").spec
+    'mamba:2,neg'
+
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"empty or non-string model spec {spec!r}")
@@ -88,21 +120,43 @@ def parse_model(spec: str) -> ModelSpec:
             raise ConfigError(f"model {spec!r}: {exc}") from None
         return ModelSpec(v.kind, v.param, v.options)
     if name in BASELINES:
-        _, pname = BASELINES[name]
-        m = re.fullmatch(r"([a-z]+)(?::(\d+))?", text)
+        entry = BASELINES[name]
+        m = re.fullmatch(r"([a-z]+)(?::(\d+))?((?:,[a-z]+)*)", text)
         if not m:
             raise ConfigError(f"malformed model spec {spec!r}")
+        flags = tuple(f for f in m.group(3).split(",") if f)
+        for f in flags:
+            if f not in entry.flags:
+                known = ", ".join(entry.flags) or "none"
+                raise ConfigError(f"model {name!r} has no flag {f!r} in {spec!r} (its flags: {known})")
+        if len(set(flags)) < len(flags):
+            raise ConfigError(f"model spec {spec!r} repeats a flag")
+        flags = tuple(f for f in entry.flags if f in flags)  # canonical order
         if m.group(2) is not None:
-            if pname is None:
+            if entry.param is None:
                 raise ConfigError(f"model {name!r} takes no parameter, got {spec!r}")
             value = int(m.group(2))
             if value < 1:
-                raise ConfigError(f"parameter {pname} of model {name!r} must be >= 1, got {value} in {spec!r}")
-            return ModelSpec(name, value)
-        return ModelSpec(name)
-    known = [variant_usage()]
-    known += [name if BASELINES[name][1] is None else f"{name}[:{BASELINES[name][1][0].upper()}]" for name in BASELINES]
-    raise ConfigError(f"unknown model {spec!r} (known: {', '.join(known)})")
+                raise ConfigError(f"parameter {entry.param} of model {name!r} must be >= 1, got {value} in {spec!r}")
+            return ModelSpec(name, value, flags)
+        return ModelSpec(name, None, flags)
+    raise ConfigError(f"unknown model {spec!r} (known: {model_usage()})")
+
+
+def model_usage() -> str:
+    """Every model name with its parameter and flags, for help strings and errors (from the
+    tables: the bilinear variants, then :data:`BASELINES`)."""
+    return ", ".join([variant_usage()] + [entry.usage(name) for name, entry in BASELINES.items()])
+
+
+def max_length(spec: "str | ModelSpec") -> int | None:
+    """The longest word the model reads (None: any length; a Transformer's learned positions).
+
+    >>> max_length("transformer:2"), max_length("transformer:2,sinusoidal"), max_length("full")
+    (1024, None, None)
+    """
+    ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
+    return None if ms.bilinear else BASELINES[ms.name].max_length(ms.options)
 
 
 def build_model(
@@ -117,8 +171,9 @@ def build_model(
     **bilinear_options,
 ) -> nn.Module:
     """Build the model named by ``spec``; ``bilinear_options`` go to :class:`BilinearRNN`
-    (``normalize_train``, ``init``, ``init_noise``, ``scan``) and are ignored by baselines.
-    ``layers > 1`` stacks bilinear layers (:class:`~bilinear.learned.stacked.StackedBilinearRNN`)."""
+    (``normalize_train``, ``init``, ``init_noise``, ``scan``, ``additive_renorm``, ``angles``) and
+    are ignored by baselines.  ``layers > 1`` stacks bilinear layers
+    (:class:`~bilinear.learned.stacked.StackedBilinearRNN`)."""
     ms = spec if isinstance(spec, ModelSpec) else parse_model(spec)
     if layers != 1:
         if not ms.bilinear:
@@ -135,7 +190,7 @@ def build_model(
         )
     if additive:
         raise ConfigError(f"the additive ablation applies to bilinear models only, not {ms.spec!r}")
-    return BASELINES[ms.name][0](n_symbols, n_classes, hidden, embed, ms.param, seed)
+    return BASELINES[ms.name].build(n_symbols, n_classes, hidden, embed, ms.param, seed, ms.options)
 
 
 def resolve_hidden(config, n_symbols: int, n_classes: int) -> int:
@@ -162,7 +217,8 @@ def make_model(config, automaton=None) -> nn.Module:
     hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
     options = {}
     if parse_model(config.model).bilinear:
-        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan}
+        options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan,
+                   "additive_renorm": config.additive_renorm, "angles": config.angles}
     return build_model(
         config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
         additive=config.additive, seed=config.seed, layers=config.layers, **options,

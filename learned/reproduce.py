@@ -17,18 +17,23 @@ written as ``results.csv`` / ``results.md``), and every table of a run in ``tabl
   parameter-matched comparison, the additive ablation on dihedral groups up to D_30, and rotation
   precision by hidden size with the two training-time remedies (longer words, a curriculum).
   The measured table and its wall time are in docs/training.md.
-* the full protocol (no option): hidden 256, learning rates 1e-3, 1e-4, 1e-5, three seeds,
-  20,000 steps, 500 test words; days of CPU, meant for a cluster (``--ray``; the other
-  experiments at this protocol are the sweep files of ``experiments/``).
+* the full protocol (``--full``): the paper's models (``--preset paper``: hidden 256, tokens
+  embedded in 256 dimensions, rotation2d as one angle per block), learning rates 1e-3, 1e-4,
+  1e-5, three seeds, 20,000 steps, 500 test words; meant for a GPU (``--device cuda``: the
+  parallel scan) or a cluster (``--ray ADDRESS``), both at once if need be; days of CPU (the
+  cost per run is measured in docs/training.md).  The other experiments at this protocol are the
+  sweep files of ``experiments/``.
 
-Each table reports the best learning rate per seed averaged over seeds, and, the paper's
+Each table reports, per seed, the test accuracy of the run whose learning rate the held-out
+validation words chose (lengths 20-200 by default; never the test words), averaged over seeds;
+beside it, labelled, the best learning rate on the test words (optimistic), and, the paper's
 promise, the spread across learning rates (:func:`lr_spread_table`: for each learning rate the
 mean over seeds, then the smallest and largest of those means).
 
 >>> QUICK.families[:2], QUICK.models[-1], QUICK.lrs
 (('parity', 'cyclic:3'), 'lstm', (0.01, 0.003))
->>> FULL.train["hidden"], FULL.lrs, FULL.seeds
-(256, (0.001, 0.0001, 1e-05), (0, 1, 2))
+>>> FULL.train["hidden"], FULL.train["embed"], FULL.lrs, FULL.seeds
+(256, 256, (0.001, 0.0001, 1e-05), (0, 1, 2))
 >>> len(MEDIUM.families) * len(MEDIUM.models), sum(len(p.sweep.configs()) for p in MEDIUM_PARTS)
 (200, 657)
 """
@@ -37,13 +42,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
-from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, test_length_of
+from .config import PRESETS
+from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
     "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
@@ -144,7 +150,7 @@ FULL = Sweep(
     lrs=(1e-3, 1e-4, 1e-5),
     seeds=(0, 1, 2),
     workers=2,
-    train={"steps": 20000, "hidden": 256, "test_words": 500, "eval_every": 100, "patience": 5},
+    train={"steps": 20000, **PRESETS["paper"], "test_words": 500, "eval_every": 100, "patience": 5},
 )
 SIZES = {"quick": (Part("main", "Reduced table", "", QUICK),), "medium": MEDIUM_PARTS,
          "full": (Part("main", "Table 1", "", FULL),)}
@@ -188,9 +194,25 @@ def spread_markdown(spread: dict, families, models, metric: str | None = None) -
     return "\n".join(lines)
 
 
+def adjusted(sweep: Sweep, device: str | None = None, adjust: dict | None = None) -> Sweep:
+    """``sweep`` with every run on ``device`` (None: the table's) and the fields of ``adjust``
+    replaced (its ``train`` merged into the sweep's): the tests' tiny smoke runs of a table.
+
+    >>> s = adjusted(FULL, device="cuda", adjust={"seeds": (0,), "train": {"steps": 2}})
+    >>> s.train["device"], s.train["steps"], s.train["hidden"], s.seeds, FULL.train.get("device")
+    ('cuda', 2, 256, (0,), None)
+    """
+    changes = dict(adjust or {})
+    train = {**sweep.train, **changes.pop("train", {})}
+    if device is not None:
+        train["device"] = device
+    return replace(sweep, **changes, train=train)
+
+
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
               size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
-              force: bool = False, resume: bool = False, log: str | None = None) -> str:
+              force: bool = False, resume: bool = False, device: str | None = None,
+              adjust: dict | None = None, log: str | None = None) -> str:
     """Run a table into ``out_dir``; returns it as Markdown (also written to ``out_dir/tables.md``).
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
@@ -198,9 +220,18 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     ``ray_address`` runs it on a Ray cluster.  A one-part table (quick, full, ``sweep``) writes its
     runs and results into ``out_dir`` itself; the medium table gives each part a sub-folder
     (``out_dir/<part>/``).  The overwrite rule of :func:`run_sweep`: ``force`` replaces a
-    non-empty folder, ``resume`` continues it (finished runs reused).  ``log`` as in :func:`run_sweep`.
+    non-empty folder, ``resume`` continues it (finished runs reused).  ``device`` runs every run
+    there (``cuda``: the parallel scan; checked before any run starts); ``adjust`` changes the
+    grid (:func:`adjusted`: the tests run the full protocol's code path at a tiny size).  ``log``
+    as in :func:`run_sweep`.
     """
+    from .train import resolve_device
+
     parts = (Part("main", "Table", "", sweep),) if sweep else SIZES[size or ("quick" if quick else "full")]
+    if device is not None:
+        resolve_device(device)  # ConfigError now, not once per run, when CUDA is missing
+    if device is not None or adjust:
+        parts = tuple(replace(p, sweep=adjusted(p.sweep, device, adjust)) for p in parts)
     if len(parts) == 1:
         start = time.perf_counter()
         text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,
@@ -223,16 +254,27 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
 
 
 def part_tables(sweep: Sweep, rows: list[dict]) -> str:
-    """The best-learning-rate table of one sweep's rows, then (several learning rates) the range."""
-    metric = headline_label(test_length_of(rows))
-    best = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
-    text = (f"Best learning rate per seed, mean over seeds, the smallest..largest seed in brackets when "
-            f"there are several ({metric}):\n\n{best}")
+    """The table of one sweep's rows with the learning rate chosen on the validation words, then
+    (several learning rates) the best on the test words, labelled, and the range."""
+    metric = headline_label(tested_length(rows))
+    chosen = markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)
+    text = (f"Learning rate chosen per seed on the held-out validation words (lengths "
+            f"{_val_lengths(sweep)}), that run's test accuracy, mean over seeds, the smallest..largest seed in "
+            f"brackets when there are several ({metric}):\n\n{chosen}")
     if len(sweep.lrs) > 1:
+        on_test = markdown_table(seed_table(rows, select="test"), sweep.row_labels(), sweep.models, metric=metric)
+        text += ("\n\nFor comparison only, the best learning rate per seed on the test words (optimistic: the "
+                 f"test words choose):\n\n{on_test}")
         spread = spread_markdown(lr_spread_table(rows), sweep.row_labels(), sweep.models, metric=metric)
         text += (f"\n\nRange across the learning rates {', '.join(f'{lr:g}' for lr in sweep.lrs)} "
                  f"(each the mean over seeds):\n\n{spread}")
     return text
+
+
+def _val_lengths(sweep: Sweep) -> str:
+    """The validation lengths of a sweep's runs, as text (``20-200``)."""
+    c = sweep.configs()[0]
+    return f"{c.val_min_len}-{c.val_max_len}"
 
 
 def _write_tables_md(out: Path, text: str, seconds: float) -> None:

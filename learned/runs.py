@@ -48,6 +48,7 @@ import json
 from pathlib import Path
 
 from bilinear.errors import BilinearError, CheckpointError, ConfigError
+from bilinear.jsonfile import read_file_bytes, read_json_file
 from bilinear.fileio import LOCK_FILE, FolderLock, atomic_write, prepare_output_dir
 
 from .config import TrainConfig
@@ -78,15 +79,27 @@ def _write_json(path: Path, data) -> None:
     atomic_write(path, lambda fh: fh.write((json.dumps(data, indent=2, sort_keys=True) + "\n").encode()))
 
 
+#: Largest ``config.json`` / ``result.json`` of a run read (an 8 GiB sparse config was read whole).
+MAX_RUN_FILE_BYTES = 16 * 2**20
+#: Largest ``metrics.jsonl`` read (one short record per evaluation interval).
+MAX_METRICS_BYTES = 256 * 2**20
+
+
+def _read_run_json(path: Path, what: str):
+    """A run's JSON file, read defensively (regular file, size, nesting; see
+    :func:`bilinear.jsonfile.read_json_file`); CheckpointError saying it is corrupt."""
+    try:
+        return read_json_file(path, CheckpointError, what=what, max_bytes=MAX_RUN_FILE_BYTES)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path} is corrupt: {str(exc).replace(f'{path}: ', '')}") from None
+
+
 def load_config(run_dir) -> TrainConfig:
     """The :class:`TrainConfig` stored in ``run_dir/config.json`` (CheckpointError if missing/corrupt)."""
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise CheckpointError(f"{path} is missing: {run_dir} is not a run directory")
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise CheckpointError(f"{path} is corrupt: {exc}") from None
+    data = _read_run_json(path, "run config")
     try:
         return TrainConfig.from_dict(data, where=str(path))
     except BilinearError as exc:
@@ -137,10 +150,7 @@ class RunFiles:
         path = self.path / RESULT_FILE
         if not path.is_file():
             raise CheckpointError(f"{path} is missing: the run in {self.path} has not finished")
-        try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise CheckpointError(f"{path} is corrupt: {exc}") from None
+        return _read_run_json(path, "run result")
 
     def metrics(self) -> list[dict]:
         """Every complete metric record (a torn last line is ignored); CheckpointError for a
@@ -148,12 +158,13 @@ class RunFiles:
         path = self.path / METRICS_FILE
         if not path.is_file():
             return []
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        data = read_file_bytes(path, CheckpointError, what="metrics file", max_bytes=MAX_METRICS_BYTES)
+        lines = data.decode("utf-8", errors="replace").splitlines()
         out: list[dict] = []
         for i, line in enumerate(lines, 1):
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past the parser's stack
                 if i == len(lines):  # torn by a kill in the middle of a write
                     break
                 raise CheckpointError(f"{path} line {i} is not JSON") from None
@@ -168,15 +179,10 @@ class RunFiles:
     def checkpoint(self) -> dict | None:
         """The checked checkpoint state (None when there is none yet); CheckpointError when it is
         corrupt, of another format or of another run (:func:`check_checkpoint`)."""
-        import torch
-
         path = self.path / CHECKPOINT_FILE
         if not path.is_file():
             return None
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # torch raises many kinds for a damaged file
-            raise CheckpointError(_one_line(f"checkpoint {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+        state = _load_tensors(path, "checkpoint")
         check_checkpoint(state, self.config, where=f"checkpoint {path}")
         return state
 
@@ -342,6 +348,52 @@ def _file_automaton(spec: str):
     return resolve(spec) if is_automaton_file(spec) else None
 
 
+def _load_tensors(path: Path, what: str):
+    """``torch.load(path, weights_only=True)``; CheckpointError naming the file otherwise.  A
+    file holding pickled Python objects is refused as such (never with torch's advice to retry
+    with ``weights_only=False``, which would run the file's code)."""
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        if "weights_only" in str(exc) or "Weights only load failed" in str(exc):
+            raise CheckpointError(
+                f"{what} {path} holds pickled Python objects, not only tensors, and was not loaded "
+                "(loading it fully could run code it carries; the files this toolkit writes hold tensors only)"
+            ) from None
+        raise CheckpointError(_one_line(f"{what} {path} is corrupt: UnpicklingError: {exc}")) from None
+    except Exception as exc:  # torch raises many kinds for a damaged file
+        raise CheckpointError(_one_line(f"{what} {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+    _check_storage(state, f"{what} {path}")
+    return state
+
+
+def _check_storage(value, where: str, depth: int = 0) -> None:
+    """CheckpointError for a tensor whose elements do not each have their own bytes in its
+    storage (a stride-0 view: 10 kB on disk, 400 GB once any check or copy touches it),
+    before anything reads the tensors; containers are walked (at most 16 levels)."""
+    import torch
+
+    if depth > 16:
+        raise CheckpointError(f"{where}: nested deeper than 16 levels")
+    if isinstance(value, torch.Tensor):
+        need = value.numel() * value.element_size()
+        have = value.untyped_storage().nbytes() - value.storage_offset() * value.element_size()
+        if need > have or any(st == 0 and n > 1 for st, n in zip(value.stride(), value.shape)):
+            raise CheckpointError(_one_line(
+                f"{where}: a tensor of shape {tuple(value.shape)} (strides {tuple(value.stride())}) has "
+                f"{need:,} bytes of elements in a storage of {max(have, 0):,} bytes: not a saved parameter, not read"))
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_storage(item, where, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _check_storage(item, where, depth + 1)
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -419,8 +471,6 @@ def load_run(run_dir):
 
     CheckpointError when the directory is missing, unfinished (no ``result.json``) or corrupt.
     """
-    import torch
-
     from .registry import make_model
 
     run = RunFiles(run_dir)
@@ -430,11 +480,13 @@ def load_run(run_dir):
         raise CheckpointError(f"{model_path} is missing")
     automaton = run.automaton()
     model = make_model(config, automaton)
+    state = _load_tensors(model_path, "model")
     try:
-        state = torch.load(model_path, map_location="cpu", weights_only=True)
         model.load_state_dict(state)
-    except Exception as exc:
-        raise CheckpointError(f"model {model_path} is corrupt: {type(exc).__name__}: {exc}"[:300]) from None
+    except Exception as exc:  # shapes or names that are not this run's model: keep torch's detail
+        detail = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise CheckpointError(_one_line(f"model {model_path} does not fit the run's {config.model} model: {detail}",
+                                        600)) from None
     model.eval()
     return config, model, automaton, result
 

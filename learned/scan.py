@@ -22,8 +22,9 @@ Two scans compute the same states:
 
 Renormalisation (``normalize=True``) divides ``h_t`` by its Euclidean norm at every step.  For a
 linear (bias-free) recurrence this changes no prediction of a linear readout: every state is only
-multiplied by a positive scalar.  It is refused for affine recurrences (``add`` given), whose
-predictions are not scale-invariant.
+multiplied by a positive scalar.  For an affine recurrence (``add`` given: the additive ablation)
+renormalising after each step is a different recurrence, ``h_t = (A h + add) / |A h + add|``:
+the sequential scan runs it; the parallel scan refuses it (it has no associative form).
 
 Shapes: tokens (batch, time) int64, h0 (hidden,), result (batch, time, hidden).
 
@@ -489,8 +490,8 @@ def sequential_scan(
 ) -> torch.Tensor:
     """States h_1..h_T (batch, time, hidden) of ``h_t = A[x_t] h_{t-1} (+ add[x_t])``.
 
-    ``add`` (symbols, hidden) is the additive (affine) term of the ablation; renormalisation is
-    refused with it.  With ``readout`` (classes, hidden) the result is the logits
+    ``add`` (symbols, hidden) is the additive (affine) term of the ablation; with ``normalize``
+    the state is renormalised after the affine step, ``h_t = (A h + add) / |A h + add|``.  With ``readout`` (classes, hidden) the result is the logits
     (batch, time, classes) instead, computed before the rows are put back in order (cheaper).
     Without autograd, grouped transitions write into preallocated buffers (no allocation per step).
 
@@ -499,8 +500,6 @@ def sequential_scan(
     [-1.0, 1.0, 1.0, -1.0]
     """
     _check_inputs(trans, tokens, h0)
-    if normalize and add is not None:
-        raise ConfigError("renormalisation changes the predictions of an affine (additive) recurrence")
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
@@ -666,7 +665,8 @@ def parallel_scan(
     """
     _check_inputs(trans, tokens, h0)
     if normalize and add is not None:
-        raise ConfigError("renormalisation changes the predictions of an affine (additive) recurrence")
+        raise ConfigError("an affine (additive) recurrence renormalised at every step has no associative form: "
+                          "use the sequential scan")
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
@@ -718,8 +718,8 @@ def scan(
     """
     if method not in SCANS:
         raise ConfigError(f"unknown scan {method!r} (known: {', '.join(SCANS)})")
-    if method == "auto":
-        method = "parallel" if tokens.is_cuda else "sequential"
+    if method == "auto":  # a renormalised affine recurrence has no parallel form
+        method = "parallel" if tokens.is_cuda and not (normalize and add is not None) else "sequential"
     if method == "parallel":
         return parallel_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)
     return sequential_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)

@@ -31,11 +31,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+import numpy as np
+
 from bilinear.errors import ConfigError
 
 from .models import BilinearRNN
 
-__all__ = ["StackedBilinearRNN"]
+__all__ = ["StackedBilinearRNN", "padded_stack"]
 
 
 class StackedBilinearRNN(nn.Module):
@@ -114,15 +116,47 @@ class StackedBilinearRNN(nn.Module):
         h = layer.h0 / layer.h0.norm().clamp_min(1e-30)
         h = h.expand(batch, d)
         normalize = layer.normalize_train or not self.training
+        AT = A.reshape(self.n_symbols * self.n_classes * d, d).T  # h @ AT: every matrix applied at once
+        rows = torch.arange(batch, device=words.device)
         out = []
         for t in range(time):
-            M = torch.einsum("bc,bcij->bij", p[:, t], A[words[:, t]])  # (batch, hidden, hidden)
-            h = torch.bmm(M, h.unsqueeze(-1)).squeeze(-1)
+            Y = (h @ AT).reshape(batch, self.n_symbols, self.n_classes, d)[rows, words[:, t]]  # (batch, classes, hidden)
+            h = torch.einsum("bc,bci->bi", p[:, t], Y)  # the mixture of the matrices, applied
             if normalize:
                 h = h / h.norm(dim=-1, keepdim=True).clamp_min(1e-30)
             out.append(h)
         H = torch.stack(out, dim=1)  # (batch, time, hidden)
         return layer.readout(H)
+
+    @classmethod
+    def from_weights(cls, stack, dtype: torch.dtype = torch.float64, **options) -> "StackedBilinearRNN":
+        """A model carrying ``stack`` (a :class:`~bilinear.constructions.stack.Stack` whose layers
+        share one variant and one hidden size, and whose intermediate layers have as many classes as
+        the last): the inverse of :meth:`to_weights`, so a cascade construction runs here too.
+
+        >>> from bilinear.automata import from_spec
+        >>> from bilinear.constructions.cascade import cascade
+        >>> s = cascade(from_spec("dihedral:3"), "full", layers=2)
+        >>> StackedBilinearRNN.from_weights(s)
+        Traceback (most recent call last):
+        ...
+        bilinear.errors.ConfigError: layer 1 has 2 classes and hidden size 2, layer 2 has 6 and 4: a trainable stack needs one hidden size and the automaton's class count in every layer
+        """
+        from bilinear.constructions.stack import Stack
+
+        if not isinstance(stack, Stack):
+            raise ConfigError(f"from_weights needs a Stack, got {type(stack).__name__}")
+        last = stack.layers[-1]
+        for i, w in enumerate(stack.layers[:-1]):
+            if w.n_classes != last.n_classes or w.dim != last.dim or w.variant != last.variant:
+                raise ConfigError(
+                    f"layer {i + 1} has {w.n_classes} classes and hidden size {w.dim}, layer {stack.depth} has "
+                    f"{last.n_classes} and {last.dim}: a trainable stack needs one hidden size and the automaton's "
+                    "class count in every layer")
+        model = cls(stack.n_symbols, last.n_classes, last.dim, last.variant, layers=stack.depth, **options).to(dtype)
+        for l, w in enumerate(stack.layers):
+            model.layers[l] = BilinearRNN.from_weights(w, dtype=dtype, **options)
+        return model.eval()
 
     def to_weights(self):
         """The float :class:`~bilinear.constructions.stack.Stack` of the hard cascade."""
@@ -133,3 +167,48 @@ class StackedBilinearRNN(nn.Module):
     def extra_repr(self) -> str:
         return (f"layers={self.depth}, variant={self.variant.spec}, symbols={self.n_symbols}, "
                 f"classes={self.n_classes}, hidden={self.hidden}")
+
+
+def padded_stack(stack, scale: float = 1.0):
+    """``stack`` (float or exact) as a float stack a :class:`StackedBilinearRNN` can carry: every
+    layer padded to the largest hidden size (identity on the new coordinates, which start at 0) and
+    every intermediate layer to the last layer's class count (the new classes have zero readout
+    rows, so they never win while a true class scores above 0, as in every cascade of
+    :func:`~bilinear.constructions.cascade.cascade`; the symbols that read them act as the
+    identity).  ``scale`` multiplies every readout (the hard cascade is unchanged by it; the soft
+    one approaches it as the scale grows).  The hard cascade of the result computes what ``stack``
+    computes when the padded classes never win.
+
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.constructions.cascade import cascade
+    >>> from bilinear.constructions.floatrun import run_float
+    >>> d3 = from_spec("dihedral:3")
+    >>> p = padded_stack(cascade(d3, "rotation2d"))
+    >>> p.dims, [w.n_symbols for w in p.layers], [w.n_classes for w in p.layers]
+    ((4, 4), [2, 12], [6, 6])
+    >>> words = np.random.default_rng(0).integers(0, 2, size=(50, 100))
+    >>> bool((run_float(p, words).labels == d3.labels[d3.run_batch(words, trace=True)]).all())
+    True
+    """
+    from bilinear.constructions.stack import Stack
+    from bilinear.constructions.weights import Weights
+
+    stack = stack.to_float()
+    d = max(stack.dims)
+    C = stack.n_classes
+    S = stack.n_symbols
+    out = []
+    for l, w in enumerate(stack.layers):
+        A, h0, R = w.float_arrays()
+        c_prev = 1 if l == 0 else stack.layers[l - 1].n_classes
+        width = 1 if l == 0 else C
+        newA = np.tile(np.eye(d), (S * width, 1, 1))
+        for s in range(S):
+            for c in range(c_prev):
+                newA[s * width + c, : w.dim, : w.dim] = A[s * c_prev + c]
+        newh = np.zeros(d)
+        newh[: w.dim] = h0
+        newR = np.zeros((C, d))
+        newR[: w.n_classes, : w.dim] = scale * R
+        out.append(Weights(w.variant, newA, newh, newR))
+    return Stack(tuple(out))

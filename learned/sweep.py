@@ -4,7 +4,7 @@ A sweep file is TOML::
 
     families = ["parity", "cyclic:3"]     # automaton family specs
     models = ["full", "diagonal", "lstm"] # model specs
-    lrs = [1e-2, 1e-3]                    # learning rates (best kept per family, model, seed)
+    lrs = [1e-2, 1e-3]                    # learning rates (chosen per family, model, seed on validation words)
     seeds = [0, 1]
     n_train = [16, 256]                   # optional: distinct training words (data efficiency)
     hidden = [2, 4, 8]                    # optional: hidden sizes as an axis (else [train] hidden)
@@ -20,7 +20,8 @@ are refused up front).  A non-empty ``OUT`` is refused unless ``--resume`` (a fi
 reused, an interrupted one resumed) or ``--force`` (replaced); ``OUT`` and each run folder are
 locked while written, so a second sweep into them fails at once.  The sweep writes ``OUT/results.csv`` (one row per run)
 and ``OUT/results.md`` (the per-run table and a family x model table of the normalised
-accuracy at the test length: the best learning rate per seed, averaged over seeds; with an
+accuracy at the test length: the learning rate chosen per seed on the held-out validation words,
+averaged over seeds, and, labelled, the best on the test words for comparison; with an
 ``n_train`` or ``hidden`` axis its rows are ``family (h=H, n=N)``).
 
 Runs go to local worker processes by default, or to a Ray cluster with ``ray_address``
@@ -40,7 +41,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import math
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -49,7 +49,7 @@ from pathlib import Path
 
 from bilinear.errors import BilinearError, ConfigError
 from bilinear.fileio import FolderLock, prepare_output_dir
-from bilinear.metrics import AT_LENGTH, TEST_LENGTH, headline_label, upgrade_result
+from bilinear.metrics import AT_LENGTH, LR_SELECTIONS, TEST_LENGTH, headline_label, selection_key, upgrade_result
 
 try:  # Python >= 3.11
     import tomllib
@@ -59,15 +59,19 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the same parser, 
 from .config import TrainConfig
 from .runs import RESULTS_CSV, RESULTS_MD
 
+#: Largest sweep file read (a sweep is a few lines of TOML; a 255 MiB file took 41.6 s to refuse).
+MAX_SWEEP_FILE_BYTES = 2**20
+
 __all__ = [
     "Sweep", "run_sweep", "results_table", "seed_table", "SeedSpread", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
-    "test_length_of",
+    "tested_length",
 ]
 
 #: Columns of results.csv, in order.
 COLUMNS = (
     "family", "model", "lr", "seed", "n_train", "hidden", "params", "steps", "stopped_early", "train_accuracy",
-    "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "train_seconds", "run_dir",
+    "val_accuracy", "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "accuracy_worst_near_length",
+    "train_seconds", "run_dir",
 )
 _TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train")
 _GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
@@ -135,13 +139,12 @@ class Sweep:
     @classmethod
     def load(cls, path) -> "Sweep":
         """Read a sweep file."""
+        from bilinear.jsonfile import read_file_bytes
+
         p = Path(path)
-        if p.exists() and not p.is_file():
-            raise ConfigError(f"sweep file {p} is not a regular file")
+        data = read_file_bytes(p, ConfigError, what="sweep file", max_bytes=MAX_SWEEP_FILE_BYTES)
         try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read sweep file {p}: {exc.strerror or exc}") from None
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ConfigError(f"sweep file {p} is not UTF-8 text (byte {exc.start})") from None
         return cls.from_toml_text(text, source=f"sweep file {p}")
@@ -302,17 +305,22 @@ def _run_ray(jobs, address: str) -> list[dict]:
     return ray.get([remote.remote(*job) for job in jobs])
 
 
-def results_table(rows: list[dict]) -> dict:
-    """``{(family, model): mean over seeds of the best-lr normalised accuracy at the test length}``
-    (``accuracy_at_length``: the last position of test words; rows of old sweeps are read through
-    :func:`bilinear.metrics.upgrade_result`).
+def results_table(rows: list[dict], select: str = "validation") -> dict:
+    """``{(family, model): mean over seeds of the normalised accuracy at the test length of the
+    learning rate chosen per seed}`` (``accuracy_at_length``: the last position of test words;
+    rows of old sweeps are read through :func:`bilinear.metrics.upgrade_result`).
 
-    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "accuracy_at_length": a}
-    ...         for s, lr, a in [(0, 1, 0.5), (0, 2, 0.9), (1, 1, 0.7), (1, 2, 0.1)]]
-    >>> results_table(rows)
-    {('p', 'm'): 0.8}
+    ``select="validation"`` (the protocol) chooses each seed's learning rate on the held-out
+    validation words (:func:`bilinear.metrics.selection_key`: validation accuracy, then training
+    accuracy, then fewer steps) and reports that run's test accuracy as measured;
+    ``select="test"`` takes the best test accuracy (optimistic: the test words choose).
+
+    >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": lr, "accuracy_at_length": a, "val_accuracy": v}
+    ...         for s, lr, a, v in [(0, 1, 0.5, 1.0), (0, 2, 0.9, 0.8), (1, 1, 0.7, 0.9), (1, 2, 0.1, 1.0)]]
+    >>> results_table(rows), results_table(rows, select="test")
+    ({('p', 'm'): 0.3}, {('p', 'm'): 0.8})
     """
-    return {k: v.mean for k, v in seed_table(rows).items()}
+    return {k: v.mean for k, v in seed_table(rows, select).items()}
 
 
 @dataclass(frozen=True)
@@ -336,25 +344,29 @@ class SeedSpread:
         return f"{cell(self.mean, digits)} ({cell(self.low, digits)}..{cell(self.high, digits)})"
 
 
-def seed_table(rows: list[dict]) -> dict:
-    """``{(family, model): SeedSpread}`` of the best-lr normalised accuracy at the test length per
-    seed: the mean over seeds and the spread (0.22 and 0.81 are not 0.52 twice).
+def seed_table(rows: list[dict], select: str = "validation") -> dict:
+    """``{(family, model): SeedSpread}`` of the normalised accuracy at the test length of the run
+    chosen per seed (``select``: on the validation words, or ``test``, see :func:`results_table`):
+    the mean over seeds and the spread (0.22 and 0.81 are not 0.52 twice).
 
     >>> rows = [{"family": "p", "model": "m", "seed": s, "lr": 1, "accuracy_at_length": a}
     ...         for s, a in [(0, 0.22), (1, 0.81)]]
     >>> seed_table(rows)[("p", "m")].text()
     '0.52 (0.22..0.81)'
     """
-    best: dict = {}
+    if select not in LR_SELECTIONS:
+        raise ConfigError(f"unknown learning-rate selection {select!r} (known: {', '.join(LR_SELECTIONS)})")
+    chosen: dict = {}
     for r in rows:
         acc = upgrade_result(r).get(AT_LENGTH)
         if acc in ("", None):
             continue
         key = (table_label(r), r["model"], r["seed"])
-        best[key] = max(best.get(key, -math.inf), float(acc))
+        if key not in chosen or selection_key(r, select) > selection_key(chosen[key], select):
+            chosen[key] = r
     grouped: dict = {}
-    for (family, model, _), acc in best.items():
-        grouped.setdefault((family, model), []).append(acc)
+    for (family, model, _), r in chosen.items():
+        grouped.setdefault((family, model), []).append(float(upgrade_result(r)[AT_LENGTH]))
     return {k: SeedSpread(round(sum(v) / len(v), 6), min(v), max(v), len(v)) for k, v in grouped.items()}
 
 
@@ -386,11 +398,11 @@ def markdown_table(table: dict, families, models, digits: int = 2, metric: str |
     return "\n".join(lines)
 
 
-def test_length_of(rows: list[dict]) -> str:
+def tested_length(rows: list[dict]) -> str:
     """The test length of ``rows`` as text (``500``; ``20-500`` when the rows differ; ``?`` when
     no row says).
 
-    >>> test_length_of([{"test_length": 500}, {"test_len": 500}]), test_length_of([])
+    >>> tested_length([{"test_length": 500}, {"test_len": 500}]), tested_length([])
     ('500', '?')
     """
     lengths = sorted({int(v) for v in (upgrade_result(r).get(TEST_LENGTH) for r in rows) if v not in (None, "")})
@@ -407,13 +419,16 @@ def _write_tables(out: Path, rows: list[dict], sweep: Sweep) -> None:
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(out / RESULTS_CSV, lambda fh: fh.write(buf.getvalue().encode()))
-    table = seed_table(rows)
+    metric = headline_label(tested_length(rows))
     md = ["# Sweep results", "",
-          f"{headline_label(test_length_of(rows)).capitalize()} (0 = chance, 1 = perfect), best learning "
-          "rate per seed, mean over seeds (the smallest..largest seed in brackets, with several seeds):",
-          "", markdown_table(table, sweep.row_labels(), sweep.models, metric=headline_label(test_length_of(rows))),
-          "", "## Every run", "",
-          "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]
+          f"{metric.capitalize()} (0 = chance, 1 = perfect), the learning rate chosen per seed on the held-out "
+          "validation words, mean over seeds (the smallest..largest seed in brackets, with several seeds):",
+          "", markdown_table(seed_table(rows), sweep.row_labels(), sweep.models, metric=metric)]
+    if len(sweep.lrs) > 1:
+        md += ["", "The best learning rate per seed on the test words (optimistic: the test words choose; for "
+               "comparison only):", "",
+               markdown_table(seed_table(rows, select="test"), sweep.row_labels(), sweep.models, metric=metric)]
+    md += ["", "## Every run", "", "| " + " | ".join(COLUMNS[:-1]) + " |", "|" + "---|" * (len(COLUMNS) - 1)]
     for r in rows:
         cells = []
         for k in COLUMNS[:-1]:

@@ -2,7 +2,7 @@
 
 Train with Adam on words of lengths ``train_min_len..train_max_len`` (2-10), a label at every
 position (plus the empty word, whose class is the start state's), batch 64; stop early once
-held-out validation words of lengths ``val_min_len..val_max_len`` (20-50: longer than any training
+held-out validation words of lengths ``val_min_len..val_max_len`` (20-200: longer than any training
 word, shorter than the test length) have been labelled perfectly for ``patience`` evaluations in
 a row (``early_stop``: ``"train"`` is the older rule, perfect training batches; ``"none"`` runs
 every step), else run all ``steps``; evaluate at
@@ -39,7 +39,9 @@ from torch import nn
 from bilinear.automata import from_spec
 from bilinear.automata.data import sample_words
 from bilinear.errors import ConfigError
-from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, normalized_accuracy
+from bilinear.metrics import (
+    AT_LENGTH, LR_SELECTIONS, MEAN_OVER_POSITIONS, TEST_LENGTH, VAL_ACCURACY, normalized_accuracy, selection_key,
+)
 
 from .config import TrainConfig
 from .registry import count_params, make_model, parse_model, resolve_hidden
@@ -48,6 +50,7 @@ from .runs import RunDir, checkpoint_state
 __all__ = [
     "train",
     "train_run",
+    "dry_run",
     "train_best_lr",
     "validation_accuracy",
     "data_efficiency",
@@ -133,6 +136,8 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
     model.eval()
     device = device or torch.device("cpu")
     correct = total = final_correct = 0
+    by_position = np.zeros(ds.max_len, dtype=np.int64)  # right answers at each prefix length
+    seen = np.zeros(ds.max_len, dtype=np.int64)  # words reaching each prefix length
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
         step = min(step, model.max_batch(ds.max_len))
@@ -149,6 +154,9 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
             rows = torch.arange(w.shape[0], device=device)
             last = (lengths - 1).clamp_min(0)
             final_correct += int((pred[rows, last] == y[rows, last]).sum())
+            T = min(ds.max_len, pred.shape[1])
+            by_position[:T] += (((pred == y) & mask).sum(0)).cpu().numpy()[:T]
+            seen[:T] += mask.sum(0).cpu().numpy()[:T]
             bar.update(w.shape[0])
     finally:
         bar.close()
@@ -161,7 +169,25 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
         "accuracy_normalized": normalized_accuracy(acc, C),
         "final_accuracy": final,
         "final_accuracy_normalized": normalized_accuracy(final, C),
+        **_worst_near_end(by_position, seen, C),
     }
+
+
+#: The window of lengths below the test length whose worst position is reported beside the
+#: headline (the last tenth): a network right at length 500 and wrong at 499 is not "right at 500".
+NEAR_END_FRACTION = 10
+
+
+def _worst_near_end(by_position: np.ndarray, seen: np.ndarray, n_classes: int) -> dict:
+    """``worst_near_length``: the smallest normalised accuracy over the prefix lengths of the last
+    tenth of the words (``near_length_window``: first and last length), where every word reaches."""
+    n = int(seen.size)
+    if n == 0 or seen[-1] == 0:
+        return {"worst_near_length": None, "near_length_window": None}
+    lo = max(1, n - max(1, n // NEAR_END_FRACTION) + 1)
+    acc = by_position[lo - 1:] / np.maximum(seen[lo - 1:], 1)
+    return {"worst_near_length": float(normalized_accuracy(float(acc.min()), n_classes)),
+            "near_length_window": [lo, n]}
 
 
 def _empty_word_loss(model: nn.Module, automaton, device) -> torch.Tensor | None:
@@ -312,6 +338,29 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
         return train(run.config, run=run, quiet=quiet)
 
 
+def dry_run(config: TrainConfig) -> dict:
+    """What ``config`` would train, without training: the hidden size, the exact parameter count
+    (the model built on torch's ``meta`` device: nothing allocated) and the memory estimate of
+    :mod:`bilinear.learned.limits` (bytes by part, and the total in GB beside the limit).
+
+    >>> d = dry_run(TrainConfig(spec="parity", model="lstm", hidden=8))
+    >>> d["params"], d["hidden"], sorted(d["memory_bytes"])[0], d["memory_gb"] < d["max_memory_gb"]
+    (610, 8, 'activations', True)
+    """
+    from .limits import estimate_bytes
+
+    automaton = from_spec(config.spec)
+    hidden = resolve_hidden(config, automaton.n_symbols, automaton.n_classes)
+    with torch.device("meta"):
+        params = count_params(make_model(config, automaton))
+    parts = estimate_bytes(config, automaton.n_symbols, automaton.n_classes, hidden, exact=True)
+    return {
+        "spec": config.spec, "model": parse_model(config.model).spec, "hidden": hidden, "embed": config.embed,
+        "params": params, "memory_bytes": parts, "memory_gb": round(sum(parts.values()) / 1e9, 6),
+        "max_memory_gb": config.max_memory_gb, "dry_run": True,
+    }
+
+
 def words_file(path: str, automaton, longest: int, option: str):
     """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
     against ``automaton``), none longer than ``longest`` (the length the memory limits were
@@ -337,6 +386,7 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
                              device=device, quiet=quiet, desc=f"eval @{config.test_len}")
     else:
         test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
+    val = validation_accuracy(model, automaton, config, device)  # chooses learning rates (never the test words)
     return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,
@@ -352,9 +402,13 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
         TEST_LENGTH: config.test_len if test_set is None else test_set.max_len,  # a file's: its longest word
         "train_accuracy": train_eval["accuracy"],
         "train_accuracy_normalized": train_eval["accuracy_normalized"],
+        VAL_ACCURACY: val,
         # the headline: the last position of test words of length test_length
         AT_LENGTH: test_eval["final_accuracy_normalized"],
         MEAN_OVER_POSITIONS: test_eval["accuracy_normalized"],
+        # the worst prefix length among the last tenth: a square wave is not read as right at 500
+        "accuracy_worst_near_length": test_eval["worst_near_length"],
+        "near_length_window": test_eval["near_length_window"],
         "accuracy_at_length_raw": test_eval["final_accuracy"],
         "accuracy_mean_over_positions_raw": test_eval["accuracy"],
         **({} if test_set is None else {"test_data": config.test_data, "test_data_words": len(test_set),
@@ -364,15 +418,25 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
     }
 
 
-def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True) -> dict:
-    """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result with the best
-    normalised accuracy at the test length (``accuracy_at_length``), with ``"lr_results"`` listing
-    every run's ``(lr, accuracy_at_length)``."""
+def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True, select: str = "validation") -> dict:
+    """Train once per learning rate of ``lrs`` (default ``config.lrs``); the result of the run
+    chosen on the held-out validation words (``val_accuracy``, then training accuracy, then fewer
+    steps: :func:`bilinear.metrics.selection_key`), its test accuracy reported as measured.
+
+    Adds ``lr_selection`` (``select``), ``lr_results`` (every run's ``(lr, val_accuracy,
+    accuracy_at_length)``) and ``best_on_test`` (the learning rate and accuracy at the test length
+    of the run the test words would pick: an optimistic alternative, labelled as such).
+    ``select="test"`` picks on the test words instead (the older, optimistic rule).
+    """
+    if select not in LR_SELECTIONS:
+        raise ConfigError(f"unknown learning-rate selection {select!r} (known: {', '.join(LR_SELECTIONS)})")
     lrs = tuple(config.lrs if lrs is None else lrs)
     results = [train(config.replace(lr=float(lr)), quiet=quiet) for lr in lrs]
-    best = max(results, key=lambda r: (r[AT_LENGTH], r[MEAN_OVER_POSITIONS], -r["steps"]))
-    best = dict(best)
-    best["lr_results"] = [(r["lr"], r[AT_LENGTH]) for r in results]
+    best = dict(max(results, key=lambda r: selection_key(r, select)))
+    on_test = max(results, key=lambda r: selection_key(r, "test"))
+    best["lr_selection"] = select
+    best["lr_results"] = [(r["lr"], r[VAL_ACCURACY], r[AT_LENGTH]) for r in results]
+    best["best_on_test"] = {"lr": on_test["lr"], AT_LENGTH: on_test[AT_LENGTH]}
     return best
 
 

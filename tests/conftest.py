@@ -1,4 +1,4 @@
-"""Shared test configuration: Hypothesis profiles and one torch thread.
+"""Shared test configuration: Hypothesis profiles, one torch thread, numpy errors raised.
 
 Profiles: ``dev`` (default, randomised) and ``ci`` (derandomised, used when ``CI`` is set).
 Select one explicitly with ``HYPOTHESIS_PROFILE=dev|ci``.
@@ -24,6 +24,19 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _numpy_errors_raise():
+    """A division by zero, an overflow or an invalid operation (0/0, inf - inf) in numpy is a
+    FloatingPointError in every test instead of a silent inf/nan; underflow to zero stays quiet
+    (a renormalised run and a contracting direction underflow by design).  Code that expects one
+    of these says so with its own ``np.errstate``."""
+    import numpy as np
+
+    with np.errstate(divide="raise", over="raise", invalid="raise", under="ignore"):
+        yield
+
 
 try:  # the machines are shared: one thread keeps the suite fair and predictable
     import torch

@@ -130,3 +130,17 @@ def test_learned_cli_table_names_match_the_runs_module():
     from bilinear.learned import cli, runs
 
     assert (cli.RESULTS_CSV, cli.RESULTS_MD) == (runs.RESULTS_CSV, runs.RESULTS_MD)
+
+
+def test_bilinear_debug_shows_the_traceback_behind_the_line(capsys, monkeypatch):
+    argv = ["describe", "cyclic:0"]
+    assert main(argv) == 2
+    plain = capsys.readouterr().err
+    assert plain.count("\n") == 1 and "Traceback" not in plain
+    monkeypatch.setenv("BILINEAR_DEBUG", "1")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last)") and "SpecError" in err
+    assert err.splitlines()[-1] == plain.strip()  # the same one line ends it
+    monkeypatch.setenv("BILINEAR_DEBUG", "0")
+    assert main(argv) == 2 and capsys.readouterr().err == plain

@@ -22,3 +22,10 @@ def test_markdown_examples_run(path: Path) -> None:
         verbose=False,
     )
     assert result.failed == 0, f"{result.failed} example(s) failed in {path.name}"
+
+
+def test_getting_started_installs_the_cpu_torch_the_readme_does() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    step = "python -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    assert step in readme and step in guide

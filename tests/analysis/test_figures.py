@@ -1,3 +1,4 @@
+import numpy as np
 import subprocess
 import sys
 
@@ -105,3 +106,34 @@ def test_automaton_exports_dot_and_graphml(tmp_path):
     g = nx.read_graphml(graphml)
     assert g.number_of_nodes() == 6 and g.number_of_edges() == 12
     assert {d["symbols"] for _, _, d in g.edges(data=True)} == {"r", "s"}
+
+
+def test_edge_labels_sit_on_their_arrows_clear_of_every_node():
+    from bilinear.analysis.figures import _BEND, _label_spot
+
+    for n in (3, 4, 5, 8, 12):
+        angle = np.pi / 2 - 2 * np.pi * np.arange(n) / n
+        nodes = [np.array([np.cos(t), np.sin(t)]) for t in angle]
+        r = min(0.16, 1.6 / n)
+        for i in range(n):
+            for j in range(n):
+                if i == j:
+                    continue
+                a, b = nodes[i], nodes[j]
+                spot = _label_spot(a, b, r, nodes, [])
+                assert min(np.linalg.norm(spot - q) for q in nodes) >= 1.5 * r, (n, i, j)
+                # on the quadratic Bezier of the arrow (arc3 with the same bend)
+                d = b - a
+                control = (a + b) / 2 + _BEND * np.array([d[1], -d[0]])
+                ts = np.linspace(0, 1, 2001)[:, None]
+                curve = (1 - ts) ** 2 * a + 2 * ts * (1 - ts) * control + ts ** 2 * b
+                assert np.min(np.linalg.norm(curve - spot, axis=1)) < 1e-3
+
+
+def test_labels_avoid_each_other_when_they_can():
+    from bilinear.analysis.figures import _label_spot
+
+    nodes = [np.array([0.0, 1.0]), np.array([0.0, -1.0])]
+    first = _label_spot(nodes[0], nodes[1], 0.1, nodes, [])
+    second = _label_spot(nodes[0], nodes[1], 0.1, nodes, [first])
+    assert np.linalg.norm(first - second) >= 1.2 * 0.1

@@ -158,7 +158,24 @@ def test_first_error_at_length_is_a_length_where_the_network_errs():
     curve = accuracy_by_length(w, a, 50, 20)
     spectrum = analyze(w, a, AnalysisConfig(run_extraction=False, curve_length=0, run_certify=False)).spectrum
     line = implements_line(a, "rotation2d", spectrum, None, curve, weights=w)
-    assert line.startswith(f"does not implement Z_5: first error at length {curve.first_failure}")
+    assert line.startswith(f"does not implement Z_5: first error on random words at length {curve.first_failure}")
     assert curve.accuracy[curve.first_failure - 1] < 1.0 and all(x == 1.0 for x in curve.accuracy[: curve.first_failure - 1])
     assert "the network itself first errs on 3 (automaton 3, network 4)" in line
     assert run_label(w, (3,)) == 4
+
+
+def test_implements_is_never_said_where_a_theorem_excludes_it():
+    """An extraction that mimics Z_3 (isomorphic on the sampled words) on a diagonal network: the
+    line must not say 'implements Z_3' (Theorem 7 excludes every diagonal network), and says
+    where the network itself errs."""
+    w, a = diagonal_z3(), from_spec("cyclic:3")
+
+    class Ex:
+        isomorphic, minimal, status, distinguishing_word, start_word, separated = True, a, "ok", None, (), False
+
+    curve = accuracy_by_length(w, a, 50, 20)
+    spectrum = analyze(w, a, AnalysisConfig(run_extraction=False, curve_length=0, run_certify=False)).spectrum
+    line = implements_line(a, "diagonal", spectrum, Ex(), curve, weights=w)
+    assert not line.startswith("implements") and line.startswith("does not implement Z_3")
+    err = shortest_error(w, a)
+    assert f"the network itself first errs on {err.text}" in line and "Theorem 7" in line

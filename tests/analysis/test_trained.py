@@ -100,3 +100,20 @@ def test_default_verdicts_agree_with_the_measured_accuracy(run_dir):
     assert commute.startswith("the transition matrices commute on the") and "do not" not in commute
     assert relations.startswith("all 21 defining relations hold within") and "do not" not in relations
     assert lines[0].startswith("implements Z_5")
+
+
+def test_run_title_names_the_automaton_and_model_and_the_band_is_drawn(run_dir, tmp_path):
+    from bilinear.analysis.report import CURVE_CAPTION
+
+    weights, automaton, title, source = load_target(run_dir=run_dir)
+    assert title == f"cyclic:5 / full, hidden 8 (run {run_dir.name})"
+    assert source["train_range"] == [2, 10]
+    assert main(["analyze", str(run_dir), "--out", str(tmp_path / "an"), "--json"]) == 0
+    report = json.loads((tmp_path / "an" / "report.json").read_text())
+    assert report["accuracy_by_length"]["train_range"] == [2, 10]
+    text = (tmp_path / "an" / "report.md").read_text()
+    assert "The shaded band is the training lengths (2-10)." in text
+    # a construction has no training lengths: no band, and no sentence about one
+    assert main(["analyze", "--construction", "cyclic:5", "rotation2d", "--out", str(tmp_path / "c")]) == 0
+    construction = (tmp_path / "c" / "report.md").read_text()
+    assert CURVE_CAPTION in construction and "shaded band" not in construction

@@ -1,4 +1,4 @@
-"""The automaton file format (docs/formats.md): Automaton.save / load, and a file as SPEC."""
+"""The automaton file format (docs/formats.md): write_automaton / read_automaton, and a file as SPEC."""
 
 from __future__ import annotations
 

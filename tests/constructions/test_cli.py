@@ -147,3 +147,48 @@ def test_verify_deepens_its_bound_within_the_time_budget(tmp_path, capsys):
                  "--time-budget", "0.001"]) in (1, 3)
     out = json.loads(capsys.readouterr().out)
     assert out["time_budget"] == 0.001 and not out["deepened"]
+
+
+def test_verify_keeps_why_each_construction_refused(capsys):
+    code, out = run_json(capsys, "cyclic:3", "rotation2d")
+    assert code == 0 and out["built"] == "rotation2d"
+    reasons = {r["construction"]: r["reason"] for r in out["refusals"]}
+    assert "real diagonal only represents Z_1 and Z_2, not Z_3" in reasons["sign"]
+    assert reasons["signed-cycles"] == "built monomial d=3, which does not conform to rotation2d"
+    assert reasons["one-hot"] == "its d = 3 cannot beat the d = 2 found"
+    assert "rotation" not in reasons  # the chosen one is not a refusal
+    assert main(["verify", "cyclic:3", "rotation2d", "--explain"]) == 0
+    text = capsys.readouterr().out
+    assert "constructions not used:" in text and "    one-hot: its d = 3 cannot beat the d = 2 found" in text
+    assert main(["verify", "cyclic:3", "rotation2d"]) == 0
+    assert "constructions not used" not in capsys.readouterr().out
+    # a cell left without construction keeps its reasons too
+    code, out = run_json(capsys, "quaternion", "block:2")
+    assert out["status"] == "open" and out["refusals"] and all(set(r) == {"construction", "reason"} for r in out["refusals"])
+
+
+def test_verify_float_and_save_reuse_the_proved_weights(capsys, tmp_path, monkeypatch):
+    import bilinear.constructions.registry as registry
+
+    calls = []
+    real = registry.build
+
+    def counting(*args, **kwargs):
+        calls.append(args[1] if len(args) > 1 else kwargs.get("variant"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(registry, "build", counting)
+    path = tmp_path / "d3.json"
+    assert main(["verify", "dihedral:3", "block:2", "--float", "--words", "20", "--length", "50",
+                 "--save", str(path)]) == 0
+    assert calls == ["block:2"]  # built once, for the proof; --float and --save use those weights
+    assert Weights.load(path) == real("dihedral:3", "block:2")
+
+
+def test_verify_parses_its_variant_once(capsys):
+    from bilinear.constructions.variants import _parse_text
+
+    _parse_text.cache_clear()
+    assert main(["verify", "dihedral:5", "block:2"]) == 0
+    info = _parse_text.cache_info()
+    assert info.misses == 1 and info.hits >= 1  # asked several times, parsed once

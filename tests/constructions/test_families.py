@@ -205,3 +205,16 @@ def test_dimension_bounds_for_the_new_kinds():
     assert lower_bound("cyclic:5", "householder:2")[0] == 2  # F6 is for monomial only
     assert lower_bound("parity", "householder:3,nonneg")[:2] == (2, "Theorem F5")
     assert lower_bound("parity", "householder:3")[0] == 1
+
+
+def test_factor_counts_are_limited_before_allocating():
+    from bilinear.errors import ConfigError
+    from bilinear.learned.models import BilinearRNN
+
+    with pytest.raises(ConformanceError, match="K = 1,000,000 is over 64 x hidden = 64"):
+        Weights("householder:1000000", [[[1]]], [1], [[1]])
+    with pytest.raises(ConformanceError, match="R = 1,000 is over 64 x hidden = 128"):
+        Weights("dplr:1000", [[[1, 0], [0, 1]]], [1, 0], [[1, 0]])
+    with pytest.raises(ConfigError, match="over 64 x hidden = 256"):
+        BilinearRNN(2, 2, 4, "householder:100000")
+    assert settle("cyclic:3", "householder:999999999").status == "open"  # refused, nothing allocated

@@ -140,3 +140,28 @@ def test_two_large_conductors_are_refused_before_their_common_field(tmp_path, ca
     with pytest.raises(FieldError, match="must be in 1..100000"):
         a.embed(99991 * 2)
     assert (CyclotomicField(5).element([0, 1]) * CyclotomicField(3).element([0, 1])).field.m == 15
+
+
+def _cycle_file(tmp_path, n):
+    path = tmp_path / f"cycle{n}.json"
+    path.write_text(json.dumps({"format": "bilinear.automaton", "version": 1, "states": n, "symbols": ["a"],
+                                "delta": [[(i + 1) % n for i in range(n)]], "labels": [int(i == 0) for i in range(n)]}))
+    return path
+
+
+def test_the_certificate_search_on_a_long_cycle_is_near_linear_and_one_line(tmp_path, capsys):
+    """``verify cycle50000.json diagonal``: the shortest words were stored whole (quadratic memory,
+    5.6 GB then a MemoryError) and each BFS level re-joined every earlier one; the label cycle
+    was printed whole.  A 3,000-state cycle shows the certificate, its label line cut."""
+    path = _cycle_file(tmp_path, 3000)
+    assert main(["verify", str(path), "diagonal"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cycle3000 diagonal: impossible")
+    assert "labels along g^n = 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 [2,968 more] ... " \
+           "(period 3000 from n=0)" in out
+
+
+def test_the_certificate_search_honours_the_time_budget(tmp_path, capped_cli):
+    proc = capped_cli("verify", _cycle_file(tmp_path, 50_000), "diagonal", "--time-budget", "1", timeout=120)
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "certificate search not finished within the time budget of 1 s" in proc.stdout

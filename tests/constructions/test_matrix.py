@@ -273,3 +273,37 @@ def test_settle_text_and_weights_path(tmp_path) -> None:
     assert given.status == "proved" and given.source == str(path) and given.dim == 1
     with pytest.raises(Exception, match="variant 'diagonal', not 'full'"):
         settle("parity", "full", weights=Weights.load(path), source=str(path))
+
+
+def test_a_cell_nests_the_provers_verdict_json_unchanged():
+    """One verdict, one shape: Cell.to_json()["proof"] is the prover's own JSON, and the cell's
+    summary keys agree with it."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.prover import prove
+    from bilinear.constructions.registry import build
+    from bilinear.constructions.settle import settle
+
+    a = from_spec("dihedral:3")
+    cell = settle(a, "block:2").to_json()
+    proof = prove(build(a, "block:2"), a).to_json()
+    assert cell["proof"] == proof and proof["status"] == "proved"
+    for key in ("status", "dim", "states_explored", "hidden_states", "margin"):
+        assert cell[key] == proof[key], key
+    assert settle("cyclic:3", "diagonal").to_json()["proof"] is None  # a certificate: no proof ran
+
+
+def test_monomial_and_dplr_are_proved_wherever_full_is(matrix: CapabilityMatrix) -> None:
+    """Every automaton is monomial at d = n (column one-hot), and dplr takes the R its
+    constructions need, so neither column is open where full is proved."""
+    for family in matrix.rows:
+        if matrix.cell(family, "full").status == "proved":
+            assert matrix.cell(family, "monomial").status == "proved", family
+            dplr = matrix.cell(family, "dplr")
+            assert dplr.status == "proved" and dplr.factors >= 1, family
+
+
+def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) -> None:
+    assert matrix.cell("cyclic:3", "householder").summary == "proved d=2 (minimal), K=2"
+    assert matrix.cell("parity", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
+    assert matrix.cell("cyclic:3", "householder,nonneg").summary == "open (d>=2, K>=3)"
+    assert matrix.cell("symmetric:4", "householder").to_json()["factors_minimal"] is True

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bilinear.automata import Automaton
+from bilinear.automata import read_automaton
 from bilinear.cli import main
 from bilinear.constructions.signing import sign_data, sign_file
 from bilinear.constructions.stack import Stack, load_network
@@ -71,7 +71,7 @@ def test_an_automaton_file_is_signed(tmp_path) -> None:
                                 "delta": [[1, 0], [0, 1]]}))
     assert sign_file(path, tmp_path / "out.json").kind == "automaton"
     assert "checksum" in json.loads((tmp_path / "out.json").read_text())
-    assert Automaton.load(tmp_path / "out.json").n_states == 2
+    assert read_automaton(tmp_path / "out.json").n_states == 2
 
 
 def test_command_signs_then_verify_accepts_without_unsigned(tmp_path, capsys) -> None:

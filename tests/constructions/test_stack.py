@@ -307,3 +307,31 @@ def test_matrix_layers_cli(capsys):
     assert data["depth"][0][0]["min_layers"] == 3 and data["depth"][0][0]["min_layers_unconditional"] is False
     assert main(["matrix", "--layers", "--rows", "parity", "--columns", "full"]) == 2
     assert "no commuting column" in capsys.readouterr().err
+
+
+# --- analyze and certify --------------------------------------------------------------------
+def test_analyze_and_certify_take_stack_files(tmp_path, capsys):
+    a = from_spec("dihedral:3")
+    exact = cascade(a, "rotation2d")
+    path = exact.to_float().save(tmp_path / "d3.json")
+    code = main(["analyze", "--weights", str(path), "dihedral:3", "--json", "--words", "50", "--length", "12"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["accuracy_by_length"]["first_failure_length"] is None
+    assert report["extraction"]["isomorphic"] is True
+    assert "stack of 2 layers" in report["relations_note"]
+    code = main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "60"])
+    cert = json.loads(capsys.readouterr().out)
+    assert code == 0 and cert["status"] == "open" and cert["layers"] == 2 and cert["float_check"]["passed"]
+    # a broken stack: the float check finds the failure, and the status says so
+    layers = list(exact.to_float().layers)
+    w = layers[1]
+    A = w.A.copy()
+    A[3] = A[0]
+    broken = Stack((layers[0], Weights(w.variant, A, w.h0, w.readout))).save(tmp_path / "bad.json")
+    assert main(["certify", "--weights", str(broken), "dihedral:3", "--json", "--test-length", "60"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["status"] == "counterexample" and cert["float_check"]["first_failure"]
+    exact_path = exact.save(tmp_path / "exact.json")
+    assert main(["certify", "--weights", str(exact_path), "dihedral:3"]) == 2
+    assert "prove it with `bilinear verify" in capsys.readouterr().err

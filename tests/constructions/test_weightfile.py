@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bilinear.automata import Automaton, from_spec, read_automaton
+from bilinear.automata import from_spec, read_automaton
 from bilinear.cli import main
 from bilinear.constructions import build, prove
 from bilinear.constructions.weights import Weights

@@ -235,3 +235,16 @@ def test_load_projected_refuses_factors_of_the_wrong_shape() -> None:
     data = encode("factorized:2", False, A, np.array([1.0, 0.0]), np.array([[1.0, 0.0]]), (np.eye(2), np.ones((1, 3)), np.eye(2)))
     with pytest.raises(ConformanceError, match=r"cannot project onto 'factorized:2': factor C has shape \(1, 3\)"):
         Weights.from_json_projected(data)
+
+
+def test_trusted_weights_skip_the_entry_conversion_but_not_the_conformance():
+    from bilinear.constructions.registry import adapt, build
+
+    w = build("dihedral:3", "block:2")
+    assert adapt(w, "block:2") is w  # its own variant: nothing rebuilt
+    full = adapt(w, "full")
+    assert full.variant == "full" and full.exact and (full.A == w.A).all() and not full.A.flags.writeable
+    with pytest.raises(ConformanceError):  # a rotation is not diagonal: still checked
+        Weights._trusted("diagonal", w.A, w.h0, w.readout, exact=True)
+    with pytest.raises(WeightsError, match="inconsistent shapes"):
+        Weights._trusted("full", w.A, w.h0[:1], w.readout, exact=True)

@@ -90,8 +90,10 @@ def test_train_through_a_subprocess(tmp_path):
 def test_train_with_a_learning_rate_grid(capsys):
     assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", "--json", *FAST]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert [lr for lr, _ in result["lr_results"]] == [1e-6, 0.05]
-    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]
+    assert [lr for lr, _, _ in result["lr_results"]] == [1e-6, 0.05] and result["lr_selection"] == "validation"
+    assert result["lr"] == max(result["lr_results"], key=lambda x: x[1])[0]  # the validation accuracy chose
+    assert main(["train", "parity", "diagonal", "--hidden", "2", "--lr-grid", "1e-6,0.05", *FAST]) == 0
+    assert "chosen on the validation words (of 2); the test words would have chosen" in capsys.readouterr().out
 
 
 def _train_parser():
@@ -115,7 +117,7 @@ def test_train_has_one_argument_per_exposed_config_field():
     assert {f.name for f in fields} - exposed == {"lrs", "train_max_len", "val_max_len"}  # --lr-grid; parts of --train-len, --val-len
     dests = [a.dest for a in _train_parser()._actions]
     assert len(dests) == len(set(dests))
-    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "force", "json", "quiet"}
+    assert set(dests) == exposed | {"help", "lr_grid", "out", "resume", "force", "json", "quiet", "preset", "dry_run"}
 
 
 def test_train_defaults_and_options_map_onto_the_config():
@@ -221,3 +223,18 @@ def test_sweep_and_reproduce_refuse_a_non_empty_folder(tmp_path, capsys):
     assert (out / "mine.txt").exists() and (out / "results.md").exists()
     assert main(["sweep", str(f), "--out", str(out), "--force", "--quiet"]) == 0
     assert not (out / "mine.txt").exists() and (out / "results.md").exists()
+
+
+def test_train_line_shows_a_failure_just_short_of_the_test_length(tmp_path, capsys):
+    """A parity rotation2d run (seed 0, 600 steps) right at length 500 and wrong at many lengths
+    before it: the headline (the last position) reads 1.0, and the line says what the lengths
+    451-500 read."""
+    argv = ["train", "parity", "rotation2d", "--steps", "600", "--quiet", "--out", str(tmp_path / "run")]
+    assert main([*argv, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["near_length_window"] == [451, 500]
+    assert result["accuracy_at_length"] == 1.0 and result["accuracy_worst_near_length"] == -1.0
+    assert result["accuracy_mean_over_positions"] < 0.5
+    assert main([*argv, "--resume"]) == 0  # the finished run: its stored result, no training
+    line = capsys.readouterr().out
+    assert "(last position): 1.0000" in line and "worst at lengths 451-500: -1.0000" in line

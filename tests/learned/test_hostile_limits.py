@@ -28,12 +28,119 @@ def test_a_sweep_with_huge_validation_words_writes_nothing(capped_cli, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_the_validation_words_count_only_when_validation_runs():
+def test_the_validation_words_count_whether_or_not_early_stopping_reads_them():
+    """Every run reads its validation words once at the end (``val_accuracy``, which chooses
+    learning rates), so they count with ``early_stop="none"`` too."""
     base = dict(spec="parity", model="diagonal", val_max_len=10**6, val_words=64)
     kwargs = dict(n_symbols=2, n_classes=2)
     validated = estimate_bytes(TrainConfig(**base, max_memory_gb=1e6), **kwargs)
-    plain = estimate_bytes(TrainConfig(**base, early_stop="none"), **kwargs)
-    assert validated["sampled words"] - plain["sampled words"] == 64 * 10**6 * 24
-    assert validated["activations"] == 64 * 10**6 * (16 * 16 + 8) > plain["activations"]
+    plain = estimate_bytes(TrainConfig(**base, early_stop="none", max_memory_gb=1e6), **kwargs)
+    assert validated == plain
+    short = estimate_bytes(TrainConfig(**dict(base, val_max_len=200), early_stop="none"), **kwargs)
+    assert plain["sampled words"] - short["sampled words"] == 64 * (10**6 - 200) * 24
+    assert plain["activations"] == 64 * 10**6 * (16 * 16 + 8) > short["activations"]
     with pytest.raises(ConfigError, match=r"1.8e\+03 GB \(activations"):
-        TrainConfig(**dict(base, val_max_len=10**8), max_memory_gb=100)
+        TrainConfig(spec="parity", model="diagonal", val_max_len=10**8, val_words=64, max_memory_gb=100)
+
+
+def test_run_files_and_sweep_files_are_read_within_limits(tmp_path, capped_cli):
+    """An 8 GiB sparse config.json was read whole (MemoryError), 10^5 nested lists overflowed the
+    parser's stack (RecursionError), a 255 MiB sweep file took 41.6 s to refuse."""
+    from bilinear.errors import CheckpointError
+    from bilinear.learned.runs import MAX_RUN_FILE_BYTES, RunFiles, load_config
+    from bilinear.learned.sweep import MAX_SWEEP_FILE_BYTES, Sweep
+
+    run = tmp_path / "run"
+    run.mkdir()
+    with open(run / "config.json", "wb") as fh:  # sparse: no disk used
+        fh.truncate(8 * 2**30)
+    with pytest.raises(CheckpointError, match=f"over the limit of {MAX_RUN_FILE_BYTES}"):
+        load_config(run)
+    proc = capped_cli("train", "parity", "diagonal", "--out", run, "--resume")
+    assert proc.returncode == 2 and "over the limit" in proc.stderr and proc.stderr.count("\n") == 1
+    (run / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CheckpointError, match="is corrupt: JSON nested deeper than 64 levels"):
+        load_config(run)
+    (run / "result.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CheckpointError, match="corrupt"):
+        RunFiles(run, TrainConfig(spec="parity", model="diagonal")).result()
+    (run / "metrics.jsonl").write_text('{"step": 1}\n' + "[" * 100_000 + "]" * 100_000 + "\n" + '{"step": 2}\n')
+    with pytest.raises(CheckpointError, match="line 2 is not JSON"):
+        RunFiles(run, TrainConfig(spec="parity", model="diagonal")).metrics()
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(255 * 2**20)
+    with pytest.raises(ConfigError, match=f"over the limit of {MAX_SWEEP_FILE_BYTES}"):
+        Sweep.load(big)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("families = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        Sweep.load(deep)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    from bilinear.learned.train import train_run
+
+    run = tmp_path_factory.mktemp("hostile") / "run"
+    train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=4, eval_every=2, test_len=10,
+                          test_words=4), run)
+    return run
+
+
+def test_a_pickled_model_is_refused_as_code_not_as_corrupt(finished_run, tmp_path):
+    """torch's refusal advised re-running with weights_only=False, which would run the file's code."""
+    import pickle
+    import shutil
+
+    from bilinear.errors import CheckpointError
+    from bilinear.learned.runs import load_run
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    with open(run / "model.pt", "wb") as fh:
+        pickle.dump({"A": TrainConfig}, fh)  # a class: a global, refused by weights_only
+    with pytest.raises(CheckpointError) as info:
+        load_run(run)
+    message = str(info.value)
+    assert "holds pickled Python objects, not only tensors, and was not loaded" in message
+    assert "weights_only=False" not in message and "corrupt" not in message
+
+
+def test_a_wrong_shape_model_keeps_its_detail(finished_run, tmp_path):
+    import shutil
+
+    import torch
+
+    from bilinear.errors import CheckpointError
+    from bilinear.learned.runs import load_run
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    state = torch.load(run / "model.pt", weights_only=True)
+    name = next(iter(state))
+    state[name] = torch.zeros(7, 7)
+    torch.save(state, run / "model.pt")
+    with pytest.raises(CheckpointError, match=f"does not fit the run's diagonal model: .*size mismatch for {name}"):
+        load_run(run)
+
+
+def test_a_stride0_tensor_is_refused_before_it_is_read(finished_run, tmp_path, capped_cli):
+    """10 kB on disk, 400 GB once torch.isfinite touched it during --resume."""
+    import shutil
+
+    import torch
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    name = next(iter(state["model"]))
+    state["model"][name] = torch.zeros(1).expand(10**11)
+    torch.save(state, run / "checkpoint.pt")
+    assert (run / "checkpoint.pt").stat().st_size < 100_000
+    (run / "result.json").unlink()  # unfinished: --resume reads the checkpoint
+    proc = capped_cli("train", "parity", "diagonal", "--hidden", "2", "--steps", "4", "--eval-every", "2",
+                      "--test-len", "10", "--test-words", "4", "--out", run, "--resume")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "(strides (0,)) has 400,000,000,000 bytes of elements in a storage of 4 bytes" in proc.stderr
+    assert proc.stderr.count("\n") == 1

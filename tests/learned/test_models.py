@@ -15,7 +15,8 @@ from bilinear.learned.registry import MODELS, build_model, count_params, hidden_
 torch.set_num_threads(1)
 
 VARIANTS = ["full", "factorized:3", "block:2", "rotation2d", "diagonal", "positive"]
-BASELINES = ["lstm", "rnn", "transformer", "transformer:2", "transformer:4", "mamba", "mamba:2", "mamba:4"]
+BASELINES = ["lstm", "rnn", "transformer", "transformer:2", "transformer:4", "transformer:2,sinusoidal", "mamba",
+             "mamba:2", "mamba:4", "mamba:2,neg"]
 
 
 @pytest.mark.parametrize("spec", VARIANTS + BASELINES)
@@ -78,10 +79,75 @@ def test_additive_ablation():
     assert m(torch.tensor([[0, 1, 1]])).shape == (1, 3, 2)
     with pytest.raises(ConfigError, match="additive"):
         m.to_weights()
-    with pytest.raises(ConfigError, match="renormalised"):
-        m(torch.tensor([[0, 1]]), normalize=True)
+    raw = BilinearRNN(2, 2, 4, "diagonal", additive=True, additive_renorm=False, seed=0)
+    with pytest.raises(ConfigError, match="unrenormalised form"):
+        raw(torch.tensor([[0, 1]]), normalize=True)
     with pytest.raises(ConfigError, match="bilinear models only"):
         build_model("lstm", 2, 2, 4, additive=True)
+
+
+@pytest.mark.parametrize("renorm", [True, False])
+def test_the_two_additive_forms_by_hand(renorm):
+    """h_t = A h + B x + b, divided by its norm at every step in the default form and never in
+    the older one; the parallel scan refuses the renormalised affine recurrence."""
+    from bilinear.learned.scan import parallel_scan
+
+    m = BilinearRNN(2, 3, 4, "full", additive=True, additive_renorm=renorm, seed=2).eval()
+    with torch.no_grad():
+        m.badd.copy_(torch.tensor([0.5, -1.0, 2.0, 0.25]))
+    assert m.renormalized is renorm and m.normalize_train is renorm
+    words = torch.tensor([[0, 1, 1, 0, 1, 0]])
+    A = m.transitions().dense().detach().double()
+    add = m.additive_table().detach().double()
+    h = m.h0.detach().double()
+    expect = []
+    for t in words[0].tolist():
+        h = A[t] @ h + add[t]
+        if renorm:
+            h = h / h.norm()
+        expect.append(m.readout.weight.detach().double() @ h)
+    got = m(words).detach().double()[0]
+    assert torch.allclose(got, torch.stack(expect), rtol=1e-5, atol=1e-5)
+    if renorm:  # renormalising is not a rescaling of the affine recurrence: the two forms differ
+        other = BilinearRNN(2, 3, 4, "full", additive=True, additive_renorm=False, seed=2).eval()
+        other.load_state_dict(m.state_dict())
+        assert not torch.allclose(other(words).argmax(-1), got.argmax(-1)) or not torch.allclose(
+            other(words)[0].double(), got, atol=1e-3)
+        with pytest.raises(ConfigError, match="no associative form"):
+            parallel_scan(m.transitions(), words, m.h0, normalize=True, add=m.additive_table())
+
+
+def test_old_additive_configs_read_as_the_unrenormalised_form():
+    from bilinear.learned.config import TrainConfig
+
+    old = {"spec": "parity", "model": "full", "additive": True}
+    assert TrainConfig.from_dict(old).additive_renorm is False
+    assert TrainConfig.from_dict({**old, "additive_renorm": True}).additive_renorm is True
+    assert TrainConfig(spec="parity", model="full", additive=True).additive_renorm is True
+
+
+def test_the_angle_form_of_rotation2d():
+    """One angle per 2x2 block: pure rotations (|det| = 1 per block), the paper's count, and
+    Weights round trips through the angles."""
+    m = BilinearRNN(3, 2, 8, "rotation2d", embed=5, angles=True, seed=0)
+    names = [n for n, _ in m.named_parameters()]
+    assert "theta" in names and "ra" not in names and tuple(m.theta.shape) == (5, 4)
+    A = m.transitions().dense().detach()
+    blocks = A.reshape(3, 8, 8)[:, 0:2, 0:2]
+    assert torch.allclose(torch.linalg.det(blocks), torch.ones(3), atol=1e-5)
+    assert count_params(m) == 5 * 4 + 5 * 3 + 8 + 2 * 8  # theta, E, h0, readout
+    assert count_params(BilinearRNN(3, 2, 8, "rotation2d", embed=5, seed=0)) == 2 * 5 * 4 + 5 * 3 + 8 + 16
+    w = BilinearRNN(3, 2, 8, "rotation2d", angles=True, seed=1).to_weights()
+    back = BilinearRNN.from_weights(w, angles=True)
+    assert back.angles and np.allclose(back.to_weights().A, w.A, atol=1e-9)
+    assert not BilinearRNN(3, 2, 8, "full", angles=True).angles  # no angle form: unchanged
+    scaled = BilinearRNN(3, 2, 8, "rotation2d", seed=1)
+    with torch.no_grad():
+        scaled.ra.mul_(2.0)
+        scaled.rb.mul_(2.0)
+    scaled = scaled.to_weights()
+    with pytest.raises(ConfigError, match="pure rotations only"):
+        BilinearRNN.from_weights(scaled, angles=True)
 
 
 def test_seeds_fix_the_initialisation():
@@ -142,8 +208,36 @@ def test_parameter_matched_hidden_size():
 def test_transformer_positions_extend_past_training_lengths():
     pe = sinusoidal_positions(600, 8)
     assert pe.shape == (600, 8) and torch.isfinite(pe).all()
+    m = CausalTransformer(2, 2, 8, layers=1, positions="sinusoidal")
+    assert m(torch.zeros(1, 2000, dtype=torch.long)).shape == (1, 2000, 2)
+
+
+def test_learned_transformer_positions_stop_at_1024():
+    from bilinear.learned.baselines import MAX_POSITIONS
+    from bilinear.learned.config import TrainConfig
+
     m = CausalTransformer(2, 2, 8, layers=1)
-    assert m(torch.zeros(1, 600, dtype=torch.long)).shape == (1, 600, 2)
+    assert MAX_POSITIONS == 1024 and tuple(m.positions.weight.shape) == (1024, 8)
+    assert m(torch.zeros(1, 1024, dtype=torch.long)).shape == (1, 1024, 2)
+    with pytest.raises(ConfigError, match="at most 1024 symbols, got length 1025"):
+        m(torch.zeros(1, 1025, dtype=torch.long))
+    with pytest.raises(ConfigError, match="test_len 2000 is longer than the 1024 symbols model 'transformer:1'"):
+        TrainConfig(spec="parity", model="transformer:1", test_len=2000)
+    assert TrainConfig(spec="parity", model="transformer:1,sinusoidal", test_len=2000).test_len == 2000
+    # the positions are the only difference: (learned table) - (nothing)
+    learned, sinus = (count_params(build_model(s, 2, 2, 8)) for s in ("transformer", "transformer:1,sinusoidal"))
+    assert learned - sinus == 1024 * 8
+
+
+def test_baseline_flags_parse_and_refuse():
+    assert parse_model("mamba,neg").spec == "mamba,neg" and parse_model("MAMBA:2,NEG").options == ("neg",)
+    assert parse_model("transformer:4,sinusoidal").param == 4
+    with pytest.raises(ConfigError, match="model 'mamba' has no flag 'sinusoidal'.*its flags: neg"):
+        parse_model("mamba:2,sinusoidal")
+    with pytest.raises(ConfigError, match="model 'lstm' has no flag 'neg'.*its flags: none"):
+        parse_model("lstm,neg")
+    with pytest.raises(ConfigError, match="repeats a flag"):
+        parse_model("mamba,neg,neg")
 
 
 def test_selective_ssm_is_input_dependent():
@@ -172,11 +266,55 @@ def test_mamba_stacks_layers_as_pre_norm_residual_blocks():
 
 def test_mamba_parameter_count_is_linear_in_the_layers():
     one, two, four = (count_params(build_model(f"mamba:{layers}", 3, 4, hidden=8)) for layers in (1, 2, 4))
-    h, state = 8, 8
-    block = 4 * h * h + 6 * h + 3 * state * h  # in_proj, delta, B/C, A_log, D, out_proj, RMSNorm
-    assert two - one == block == 4 * 64 + 48 + 192
+    h, state, inner, rank = 8, 16, 16, 1  # Mamba-1: expansion 2, N = 16, dt_rank = ceil(8 / 16)
+    block = (h * 2 * inner  # in_proj (no bias)
+             + inner * 4 + inner  # depthwise causal conv, kernel 4, with bias
+             + inner * (rank + 2 * state)  # x_proj: dt, B, C (no bias)
+             + rank * inner + inner  # dt_proj with its bias
+             + inner * state + inner  # A_log, D
+             + inner * h  # out_proj (no bias)
+             + h)  # the block's RMSNorm
+    assert two - one == block == 256 + 80 + 528 + 32 + 272 + 128 + 8
     assert four == one + 3 * (two - one)
     assert one == 3 * h + block + h + (h * 4 + 4)  # embedding, one block, final norm, readout
+
+
+def test_mamba_one_is_gu_and_dao_at_init():
+    """Delta starts in [0.001, 0.1] (inverse softplus), A = -(1..N) (S4D-real), D = 1, the
+    convolution is causal and depthwise, and the negative form's transitions reach below 0."""
+    import math
+
+    m = SelectiveSSM(2, 2, 32, seed=4)
+    mixer = m.blocks[0]
+    assert (mixer.inner, mixer.state, mixer.dt_rank) == (64, 16, 2) and mixer.conv.groups == 64
+    delta = torch.nn.functional.softplus(mixer.dt_proj.bias)
+    assert delta.min() >= 0.001 * (1 - 1e-5) and delta.max() <= 0.1 * (1 + 1e-5)
+    assert delta.max() > 0.05 and delta.min() < 0.002  # log-uniform over the range, not one value
+    assert torch.allclose(torch.exp(mixer.A_log[5]), torch.arange(1.0, 17.0))
+    assert torch.equal(mixer.D, torch.ones(64)) and math.isclose(float(mixer.dt_proj.weight.abs().max()),
+                                                                 2 ** -0.5, rel_tol=0.1)
+    # causal: the convolution at position t reads positions <= t only (checked through the model)
+    words = torch.tensor([[0, 1, 1, 0, 1]])
+    other = words.clone()
+    other[0, 3] = 1
+    assert torch.allclose(m(words)[:, :3], m(other)[:, :3], atol=1e-6)
+    assert not torch.allclose(m(words)[:, 3:], m(other)[:, 3:])
+    # the transitions a_t: in (0, 1) for Mamba-1, 2 a - 1 in (-1, 1) for the negative form
+    neg = SelectiveSSM(2, 2, 32, seed=4, negative=True).blocks[0]
+    assert neg.negative and not mixer.negative
+    x = torch.randn(1, 3, 32)
+    seen = {}
+    for name, mix in (("pos", mixer), ("neg", neg)):
+        u, _ = mix.in_proj(x).chunk(2, dim=-1)
+        u = torch.nn.functional.silu(mix.conv(u.transpose(1, 2))[..., :3].transpose(1, 2))
+        dt = mix.x_proj(u)[..., : mix.dt_rank]
+        a = torch.exp(torch.nn.functional.softplus(mix.dt_proj(dt)).unsqueeze(-1) * -torch.exp(mix.A_log))
+        seen[name] = a if name == "pos" else 2 * a - 1
+    assert seen["pos"].min() > 0 and seen["pos"].max() < 1
+    assert seen["neg"].min() > -1 and seen["neg"].max() < 1 and seen["neg"].min() < 0  # large A*Delta: below 0
+    with torch.no_grad():  # same weights: the two forms differ exactly by the transition map
+        neg.load_state_dict(mixer.state_dict())
+    assert not torch.allclose(neg(x), mixer(x))
 
 
 def test_mamba_is_deterministic_under_its_seed():
@@ -191,7 +329,7 @@ def test_mamba_is_deterministic_under_its_seed():
 
 def test_mamba_max_batch_counts_the_layers_under_autograd():
     one, four = SelectiveSSM(2, 2, 16, layers=1), SelectiveSSM(2, 2, 16, layers=4)
-    assert one.max_batch(100) == 2**26 // (100 * 16 * 8) and four.max_batch(100) == 2**26 // (100 * 16 * 8 * 4)
+    assert one.max_batch(100) == 2**26 // (100 * 32 * 16) and four.max_batch(100) == 2**26 // (100 * 32 * 16 * 4)
     with torch.no_grad():  # evaluation frees each block's scan tensors before the next
         assert four.max_batch(100) == one.max_batch(100)
     with pytest.raises(ConfigError, match="SSM layers must be a positive integer, got 0"):

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import torch
 
-from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.floatrun import run_float
 from bilinear.constructions.stack import Stack
@@ -74,3 +73,31 @@ def test_train_cli_layers(capsys, tmp_path):
                  "--test-len", "20", "--test-words", "8", "--early-stop", "none", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["layers"] == 2 and "accuracy_at_length" in out
+
+
+def test_from_weights_round_trip():
+    m = StackedBilinearRNN(2, 3, hidden=4, variant="block:2", layers=3, seed=2).double().eval()
+    again = StackedBilinearRNN.from_weights(m.to_weights())
+    words = torch.from_numpy(np.random.default_rng(3).integers(0, 2, size=(16, 30)))
+    assert torch.allclose(m(words), again(words), atol=1e-9)
+    assert again.to_weights() == m.to_weights()
+    with pytest.raises(ConfigError, match="needs a Stack"):
+        StackedBilinearRNN.from_weights(m.layers[0].to_weights())
+
+
+def test_the_cascade_construction_is_a_zero_loss_point_of_the_soft_objective():
+    from bilinear.constructions.cascade import cascade
+    from bilinear.learned.stacked import padded_stack
+
+    torch.set_num_threads(1)
+    a = from_spec("dihedral:3")
+    words = torch.from_numpy(np.random.default_rng(0).integers(0, 2, size=(64, 10)))
+    labels = torch.from_numpy(a.labels[a.run_batch(words.numpy(), trace=True)])
+    losses = []
+    for scale in (1, 16):
+        m = StackedBilinearRNN.from_weights(padded_stack(cascade(a, "rotation2d"), scale))
+        assert (m(words, hard=True).argmax(-1) == labels).all()  # the hard cascade is the construction
+        m.train()
+        with torch.no_grad():
+            losses.append(float(torch.nn.functional.cross_entropy(m(words).reshape(-1, 6), labels.reshape(-1))))
+    assert losses[0] > 1.0 and losses[1] < 1e-3  # soft at scale 1; near one-hot mixtures at scale 16

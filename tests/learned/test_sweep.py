@@ -224,14 +224,17 @@ def test_hidden_axis(tmp_path):
         Sweep.from_toml_text(text.replace('models = ["diagonal"]', 'models = ["block:4"]'))
 
 
-def test_results_table_keeps_the_best_lr_and_averages_seeds():
+def test_results_table_chooses_the_lr_on_validation_words_and_averages_seeds():
     rows = [
-        {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "accuracy_at_length": 0.2},
-        {"family": "f", "model": "m", "seed": 0, "lr": 0.01, "accuracy_at_length": 1.0},
-        {"family": "f", "model": "m", "seed": 1, "lr": 0.1, "accuracy_at_length": 0.6},
-        {"family": "f", "model": "m", "seed": 1, "lr": 0.01, "accuracy_at_length": ""},
+        {"family": "f", "model": "m", "seed": 0, "lr": 0.1, "accuracy_at_length": 0.2, "val_accuracy": "0.9"},
+        {"family": "f", "model": "m", "seed": 0, "lr": 0.01, "accuracy_at_length": 1.0, "val_accuracy": "0.7"},
+        {"family": "f", "model": "m", "seed": 1, "lr": 0.1, "accuracy_at_length": 0.6, "val_accuracy": "1.0"},
+        {"family": "f", "model": "m", "seed": 1, "lr": 0.01, "accuracy_at_length": "", "val_accuracy": ""},
     ]
-    assert results_table(rows) == {("f", "m"): 0.8}
+    assert results_table(rows) == {("f", "m"): 0.4}  # seed 0 chooses lr 0.1 (0.2), seed 1 its only run (0.6)
+    assert results_table(rows, select="test") == {("f", "m"): 0.8}
+    with pytest.raises(ConfigError, match="unknown learning-rate selection"):
+        results_table(rows, select="train")
     assert markdown_table({("f", "m"): 0.8}, ["f", "g"], ["m"]).splitlines()[2:] == ["| f | 0.80 |", "| g | - |"]
 
 
@@ -296,7 +299,14 @@ def test_reproduce_reports_the_best_and_the_range_across_learning_rates(tmp_path
         assert (lo, hi) == pytest.approx((min(pair), max(pair)), abs=1e-6)
         assert f"{cell(lo)}..{cell(hi)}" in text
     assert "Range across the learning rates 0.05, 1e-05" in text
-    assert results_table(rows)[("parity", "diagonal")] == pytest.approx(max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
+    assert results_table(rows, select="test")[("parity", "diagonal")] == pytest.approx(
+        max(accs[("diagonal", 0.05)], accs[("diagonal", 1e-5)]), abs=1e-6)
+    val = {float(r["lr"]): (float(r["val_accuracy"]), float(r["train_accuracy"]), -int(r["steps"]))
+           for r in rows if r["model"] == "diagonal"}
+    chosen = max(val, key=val.get)  # the validation words' choice, whatever the test words say
+    assert results_table(rows)[("parity", "diagonal")] == pytest.approx(accs[("diagonal", chosen)], abs=1e-6)
+    assert "chosen per seed on the held-out validation words (lengths 20-200)" in text
+    assert "For comparison only, the best learning rate per seed on the test words" in text
 
 
 EXPERIMENTS = sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml"))
@@ -394,6 +404,39 @@ def test_validating_a_large_sweep_builds_no_automaton(monkeypatch):
         Sweep(families=["cyclic:10000*cyclic:10000"], models=["full"])
     with pytest.raises(ConfigError, match="exceeds the limit"):
         Sweep(families=["cyclic:10001"], models=["full"])
+
+
+#: The full protocol's grid and code path at a tiny size (CI's smoke test of ``reproduce --full``).
+TINY_FULL = {"families": ("parity",), "models": ("full", "rotation2d", "lstm"), "seeds": (0,), "workers": 1,
+             "train": {"steps": 3, "hidden": 4, "embed": 4, "test_len": 12, "test_words": 4, "eval_every": 3,
+                       "val_max_len": 20, "val_words": 4}}
+
+
+def test_reproduce_full_smoke_on_cpu(tmp_path, capsys):
+    """The full table's runs (the paper preset, three learning rates) at a tiny size; ``--device``
+    reaches every run, and a missing CUDA is one error before any run."""
+    from bilinear.learned.reproduce import FULL, reproduce
+
+    text = reproduce(tmp_path / "out", size="full", device="cpu", adjust=TINY_FULL)
+    with open(tmp_path / "out" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3 * len(FULL.lrs) and {float(r["lr"]) for r in rows} == set(FULL.lrs)
+    config = json.loads((tmp_path / "out" / "runs" / "parity__rotation2d__lr0.001__s0" / "config.json").read_text())
+    assert (config["device"], config["angles"], config["embed"], config["hidden"]) == ("cpu", True, 4, 4)
+    assert "chosen per seed on the held-out validation words" in text
+    if not __import__("torch").cuda.is_available():
+        with pytest.raises(ConfigError, match="CUDA is not available"):
+            reproduce(tmp_path / "cuda", size="full", device="cuda", adjust=TINY_FULL)
+        assert not (tmp_path / "cuda").exists()
+
+
+@needs_ray
+def test_reproduce_full_smoke_on_a_local_ray_instance(tmp_path, local_ray):
+    from bilinear.learned.reproduce import reproduce
+
+    local = reproduce(tmp_path / "a", size="full", device="cpu", adjust=TINY_FULL)
+    remote = reproduce(tmp_path / "b", size="full", device="cpu", adjust=TINY_FULL, ray_address="auto")
+    assert local == remote
 
 
 def test_seed_table_shows_the_spread_across_seeds():

@@ -1,0 +1,156 @@
+"""The extraction's cluster radius is chosen from the data: at a clear gap of the distances
+between hidden states, else by behaviour (the radius range over which the minimal automaton keeps
+its size), else the extraction says it is ambiguous.  Never a negative distance."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from bilinear.analysis.extract import ExtractConfig, choose_radius, extract
+from bilinear.automata import from_spec
+
+
+class Z3GRU(nn.Module):
+    """A torch GRU that tracks Z_3 by construction: 9 units, one per (previous state, symbol);
+    the reset gate open, the update gate closed, the candidate ``tanh(K (W_hn h / 2 + x))`` fires
+    the unit of (state, symbol); ``noise`` perturbs the weights, so the hidden states of one state
+    spread (as a trained GRU's do) while every label stays right."""
+
+    def __init__(self, K: float = 5.0, noise: float = 0.3, seed: int = 0):
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        self.embed = nn.Embedding(3, 3)
+        self.gru = nn.GRU(3, 9, batch_first=True)
+        self.readout = nn.Linear(9, 3, bias=False)
+        pairs = [(q, s) for q in range(3) for s in range(3)]
+        with torch.no_grad():
+            self.embed.weight.copy_(torch.eye(3))
+            W_in, W_hn, R = torch.zeros(9, 3), torch.zeros(9, 9), torch.zeros(3, 9)
+            for i, (q2, s2) in enumerate(pairs):
+                W_in[i, s2] = K
+                for j, (q, s) in enumerate(pairs):
+                    W_hn[i, j] = K / 2 if (q + s) % 3 == q2 else 0.0
+            for j, (q, s) in enumerate(pairs):
+                R[(q + s) % 3, j] = 1.0
+            W_in += noise * torch.randn(9, 3, generator=g)
+            W_hn += noise * torch.randn(9, 9, generator=g)
+            for p in (self.gru.weight_ih_l0, self.gru.weight_hh_l0, self.gru.bias_ih_l0, self.gru.bias_hh_l0):
+                p.zero_()
+            self.gru.bias_ih_l0[0:9] = 20.0  # reset gate open
+            self.gru.bias_ih_l0[9:18] = -20.0  # update gate closed: the candidate is the new state
+            self.gru.weight_ih_l0[18:27] = W_in
+            self.gru.weight_hh_l0[18:27] = W_hn
+            self.readout.weight.copy_(R)
+        h0 = -torch.ones(9)
+        h0[0] = 1.0  # the unit of (state 0, symbol 0): the start state
+        self.register_buffer("h0", h0)
+
+    def forward(self, words):
+        out, _ = self.gru(self.embed(words), self.h0.expand(1, words.shape[0], 9).contiguous())
+        return self.readout(out)
+
+
+def _accuracy(model, automaton, words) -> float:
+    with torch.no_grad():
+        pred = model(torch.from_numpy(words)).argmax(-1).numpy()
+    return float((pred == automaton.labels_batch(words, trace=True)).mean())
+
+
+def test_a_gru_tracking_z3_gets_three_states_from_the_gap():
+    a = from_spec("cyclic:3")
+    gru = Z3GRU().eval()
+    words = np.random.default_rng(1).integers(0, 3, size=(50, 40))
+    assert _accuracy(gru, a, words) == 1.0  # it does track Z_3
+    ex = extract(gru, a, ExtractConfig(words=150, length=30))
+    assert ex.status == "ok" and ex.radius.source == "gap" and ex.radius.ratio >= 4
+    assert ex.minimal.n_states == 3 and ex.isomorphic
+    assert "at the distance gap" in ex.reading
+    # the old fixed radius 0.05 splits each state (the states of one class spread up to 0.13 apart)
+    fine = extract(gru, a, ExtractConfig(words=150, length=30, tol=0.05))
+    assert fine.n_clusters > ex.n_clusters and fine.radius.source == "given"
+
+
+def test_spread_states_get_their_radius_from_behaviour():
+    """A tracker whose states of one class spread so far that no gap separates the classes: the
+    radius comes from the range over which the minimal automaton keeps 3 states."""
+    a = from_spec("cyclic:3")
+    corners = np.eye(3) * 1.2
+
+    def tracker(words):
+        words = np.asarray(words)
+        q = np.cumsum(words, axis=1) % 3
+        # a deterministic, continuous spread: a leaky sum of the symbols moves the state within
+        # 0.45 of its corner (every history its own point)
+        angle = np.zeros(words.shape)
+        acc = np.zeros(words.shape[0])
+        for t in range(words.shape[1]):
+            acc = 0.61 * acc + words[:, t] + 0.37
+            angle[:, t] = acc
+        H = corners[q] + 0.45 * np.stack([np.cos(angle), np.sin(angle), np.zeros_like(angle)], axis=-1)
+        return np.eye(3)[q] * 5.0, H
+
+    from bilinear.constructions.tracker import as_tracker
+
+    t = as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True)
+    ex = extract(t, a, ExtractConfig(words=150, length=30))
+    assert ex.radius.source == "plateau", ex.reading
+    assert ex.status == "ok" and ex.minimal.n_states == 3 and ex.isomorphic
+    sizes = [n for _, n in ex.radius.plateau]
+    assert sizes.count(3) >= 3
+    assert "from the behaviour" in ex.reading
+
+
+def test_no_structure_is_ambiguous_not_ok():
+    """Hidden states that are a cloud (independent of the state): no gap, no plateau."""
+    a = from_spec("cyclic:3")
+    emb = np.random.default_rng(0).standard_normal((3, 6))
+
+    def tracker(words):
+        words = np.asarray(words)
+        q = np.cumsum(words, axis=1) % 3
+        H = np.zeros(words.shape + (6,))
+        acc = np.zeros((words.shape[0], 6))
+        for t in range(words.shape[1]):  # a slowly forgetting sum of the symbols: a cloud, not clusters
+            acc = 0.9 * acc + emb[words[:, t]]
+            H[:, t] = acc
+        return np.eye(3)[q] * 5.0, H
+
+    from bilinear.constructions.tracker import as_tracker
+
+    ex = extract(as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True), a, ExtractConfig(words=40, length=16, burn_in=1))
+    assert ex.radius.source == "ambiguous", ex.reading
+    assert ex.status == "ambiguous" and "AMBIGUOUS: no gap" in ex.reading
+
+
+@pytest.mark.parametrize("tol", [None, 0.05, 0.2, 0.5])
+def test_never_a_negative_distance(tol):
+    a = from_spec("cyclic:3")
+    ex = extract(Z3GRU(noise=0.4).eval(), a, ExtractConfig(words=40, length=16, tol=tol, burn_in=1))
+    assert "between >= -" not in ex.reading
+    data = json.loads(json.dumps(ex.to_json()))
+    assert data["between"] is None or data["between"] >= 0
+    if data["overlapping"]:
+        assert "exceed the distance of their centres" in ex.reading
+
+
+def test_exact_constructions_keep_their_states():
+    from bilinear.constructions.registry import build
+
+    for spec, variant in (("cyclic:5", "rotation2d"), ("dihedral:4", "block:2"), ("flipflop:2", "full")):
+        a = from_spec(spec)
+        ex = extract(build(a, variant), a, ExtractConfig(words=100, length=20))
+        assert ex.status == "ok" and ex.isomorphic and ex.radius.source == "gap", (spec, ex.reading)
+
+
+def test_choose_radius_on_points():
+    rng = np.random.default_rng(0)
+    centres = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    X = centres[rng.integers(0, 3, 400)] + 0.02 * rng.standard_normal((400, 2))
+    c = choose_radius(X)
+    assert c.source == "gap" and c.below < c.tol < c.above / 2 + 1e-12
+    assert c.above > 1.0 and c.below < 0.2

@@ -1,0 +1,87 @@
+"""AALpy's L* against our extraction: agreement is evidence, a distinguishing word a finding."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from bilinear.analysis.examples import cyclic_rotation2d
+from bilinear.analysis.extract import ExtractConfig
+from bilinear.automata import from_spec
+from bilinear.errors import AnalysisError, ExtraMissingError
+
+aalpy = pytest.importorskip("aalpy")
+
+from bilinear.analysis.lstar import NO_PREDICTION, LStarConfig, compare_extractions, lstar  # noqa: E402
+
+SMALL = ExtractConfig(words=200, length=30)
+
+
+def test_lstar_learns_the_rotation_network_and_agrees_with_the_extraction() -> None:
+    agreement = compare_extractions(cyclic_rotation2d(5), from_spec("cyclic:5"), extract_config=SMALL)
+    assert agreement.isomorphic and agreement.distinguishing_word is None
+    learned = agreement.lstar.automaton
+    assert learned.n_states == 5 and NO_PREDICTION not in learned.classes  # h0's class is the empty word's
+    assert learned.classes[learned.label("1 1 4 3")] == "4"
+    assert "agree: isomorphic" in agreement.text()
+
+
+def test_a_users_torch_module_is_learned() -> None:
+    import torch
+    from torch import nn
+
+    class ParityModule(nn.Module):  # a hand-set recurrent module: hidden = one-hot running parity
+        def __init__(self):
+            super().__init__()
+            self.readout = nn.Linear(2, 2, bias=False)
+            with torch.no_grad():
+                self.readout.weight.copy_(torch.eye(2))
+
+        def forward(self, words):
+            bit = torch.cumsum(words, dim=1) % 2
+            return self.readout(nn.functional.one_hot(bit, 2).float())
+
+    parity = from_spec("parity")
+    agreement = compare_extractions(ParityModule(), parity, extract_config=SMALL)
+    learned = agreement.lstar.automaton
+    assert learned.classes[learned.labels[learned.start]] == NO_PREDICTION  # no prediction before a symbol
+    assert agreement.isomorphic, agreement.text()
+    assert learned.classes[learned.label("1 1 1")] == "odd"
+
+
+def test_hidden_states_that_hide_the_outputs_are_a_finding() -> None:
+    """Logits of Z_3 over hidden states that keep only the parity of the length: the extraction
+    (clusters of hidden states) sees two states, L* (behaviour) three; they differ on a word."""
+    def tracker(words):
+        total = np.cumsum(words, axis=1) % 3
+        logits = np.eye(3)[total]
+        hidden = np.eye(2)[(np.arange(words.shape[1])[None, :] + np.zeros_like(words)) % 2]
+        return logits, hidden
+
+    from bilinear.constructions.tracker import as_tracker
+
+    model = as_tracker(tracker, hidden=True, n_symbols=3, n_classes=3)
+    agreement = compare_extractions(model, from_spec("cyclic:3"), extract_config=SMALL)
+    assert agreement.extraction.automaton is not None and agreement.extraction.n_clusters == 2
+    assert not agreement.isomorphic
+    assert agreement.lstar.automaton.n_states == 4  # Z_3 and the no-prediction start
+    word = agreement.distinguishing_word
+    assert word is not None and "disagree" in agreement.text()
+    # on that word (after the extraction's start) the two automata give different classes
+    start = agreement.extraction.start_word
+    lstar_label = agreement.lstar.automaton.label(start + word)
+    extracted = agreement.extraction.automaton
+    assert lstar_label != extracted.label(word)
+
+
+def test_budgets_and_the_missing_extra(monkeypatch) -> None:
+    broken = cyclic_rotation2d(5, angle_error=0.05)  # not finite-state: L* keeps growing
+    with pytest.raises(AnalysisError, match="max_steps"):
+        lstar(broken, from_spec("cyclic:5"), LStarConfig(max_steps=2_000))
+    with pytest.raises(AnalysisError, match="must be a positive integer"):
+        LStarConfig(walk_len=0).validated()
+    monkeypatch.setitem(sys.modules, "aalpy.learning_algs", None)
+    with pytest.raises(ExtraMissingError, match=r"bilinear\[aalpy\]"):
+        lstar(cyclic_rotation2d(3), from_spec("cyclic:3"))
