@@ -117,7 +117,7 @@ def _run(args) -> int:
               f"(nothing printed{', nothing written' if args.out else ''}); raise --time-budget", file=sys.stderr)
         return 3
     if args.out:
-        report.write(prepare_output_dir(args.out, force=args.force), figures=not args.no_figures, fmt=args.format)
+        _write_report(report, args)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, allow_nan=False))
     else:
@@ -131,3 +131,20 @@ def _input_paths(args) -> list:
     specs = [args.weights[1] if args.weights else None, args.construction[0] if args.construction else None]
     paths += [s.strip() for s in specs if isinstance(s, str) and s.strip().endswith(".json")]  # automaton files
     return [p for p in paths if isinstance(p, str) and p.strip()]
+
+
+def _write_report(report, args) -> None:
+    """``report.write`` into ``--out``; when writing fails (a full disk, a name the file system
+    refuses) a folder this call created is removed again, so no empty or half-written folder is
+    left, and the error (naming the file) goes on to the command line."""
+    import os
+    import shutil
+
+    existed = os.path.lexists(args.out)
+    folder = prepare_output_dir(args.out, force=args.force)
+    try:
+        report.write(folder, figures=not args.no_figures, fmt=args.format)
+    except BaseException:
+        if not existed:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise

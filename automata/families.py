@@ -793,7 +793,7 @@ def parse_spec(spec: str) -> tuple[Family, dict]:
                     raise SpecError(f"alphabet must be 'generators' or 'all', got {val!r} in spec {spec!r}")
                 values[param.name] = _ALPHABET_VALUES[val.lower()]
                 continue
-            if not re.fullmatch(r"[+-]?\d+", val):
+            if not re.fullmatch(r"[+-]?[0-9]+", val):  # ASCII digits only: not cyclic:٣
                 raise SpecError(f"parameter {param.name} of {name!r} must be an integer, got {_short(val)!r} "
                                 f"in spec {_short(spec)!r}")
             if len(val.lstrip("+-")) > MAX_PARAM_DIGITS:

@@ -78,7 +78,7 @@ def compress(word, names, max_period: int = MAX_PERIOD) -> str:
     return " ".join(out)
 
 
-_TOKEN = re.compile(r"\(([^()]*)\)\^(\d+)|(\S+?)\^(\d+)|(\S+)")
+_TOKEN = re.compile(r"\(([^()]*)\)\^([0-9]+)|(\S+?)\^([0-9]+)|(\S+)")
 
 
 def expand(text: str, names) -> tuple[int, ...]:

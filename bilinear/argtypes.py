@@ -35,6 +35,8 @@ def _int(text: str, expected: str) -> int:
     digits = text.strip().lstrip("+-")
     if len(digits) > MAX_INT_DIGITS and digits.isdigit():
         raise argparse.ArgumentTypeError(f"{expected}: {len(digits)} digits is over the limit of {MAX_INT_DIGITS}")
+    if not text.strip().isascii():  # int() also reads other scripts' digits ("٣")
+        raise argparse.ArgumentTypeError(f"{expected} (ASCII digits), got {_short(text)}")
     try:
         return int(text)
     except ValueError:
@@ -52,6 +54,8 @@ def positive_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0."""
     try:
+        if not text.strip().isascii():  # float() also reads other scripts' digits
+            raise ValueError
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {_short(text)}") from None

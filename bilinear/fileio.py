@@ -57,7 +57,10 @@ def atomic_write(path, write: Callable[[BinaryIO], object]) -> Path:
         from bilinear.errors import OutputExistsError
 
         raise OutputExistsError(f"{path} exists and is not a regular file: refusing to replace it")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # name the target, not the temporary file that could not be made
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         os.fchmod(fd, default_file_mode())
         with os.fdopen(fd, "wb") as fh:
@@ -65,9 +68,11 @@ def atomic_write(path, write: Callable[[BinaryIO], object]) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename == tmp:  # name the target, not the temporary file
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
     return path
 

@@ -226,7 +226,7 @@ def _check_digits(text: str, where: str) -> None:
             raise WeightsError(f"{where} has a number of {len(part)} digits (the limit is {MAX_EXACT_DIGITS})")
 
 
-_FRACTION = re.compile(r"[+-]?\d+(/\d+)?")
+_FRACTION = re.compile(r"[+-]?[0-9]+(/[0-9]+)?")  # ASCII digits only
 
 
 def _decode_fraction(x, where: str):
@@ -251,7 +251,7 @@ def _decode_exact(x, where: str):
         if set(x) != {"field", "coeffs"}:
             raise WeightsError(f"{where}: a field element needs exactly the keys 'field' and 'coeffs'")
         field = x["field"]
-        match = re.fullmatch(r"cyclotomic:(\d{1,6})", field) if isinstance(field, str) else None
+        match = re.fullmatch(r"cyclotomic:([0-9]{1,6})", field) if isinstance(field, str) else None
         if not match:
             raise WeightsError(f"{where}: field must be 'cyclotomic:M', got {field!r}")
         if not isinstance(x["coeffs"], list):

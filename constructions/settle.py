@@ -626,9 +626,14 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         low, why = factor_bound(automaton, v.kind, v.options)
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     refusals: list[tuple[str, str]] = []
-    try:
-        with building(Clock(time_budget, progress)):
+    try:  # the deadline also stops the steps that do not tick the clock (minimising a large table)
+        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+        with deadline(left if threading.current_thread() is threading.main_thread() else None), \
+                building(Clock(time_budget, progress)):
             built = _build(automaton, variant, first, refusals)
+    except BudgetSpent:
+        return replace(cell, seconds=time.perf_counter() - start, detail=(
+            f"construction not built within the time budget of {time_budget:g} s; raise --time-budget"))
     except ConstructionTooLargeError:
         raise  # a size refused before allocating is bad input, not an open cell
     except ConstructionError as exc:

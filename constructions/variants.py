@@ -506,7 +506,7 @@ def _parse_text(spec: str) -> Variant:
         return Variant(kind, None, options)
     if arg is None or arg == "":
         raise SpecError(f"variant {kind!r} needs a parameter {pname}, e.g. '{kind}:2'")
-    if not re.fullmatch(r"\+?\d+", arg):
+    if not re.fullmatch(r"\+?[0-9]+", arg):
         raise SpecError(f"parameter {pname} of variant {kind!r} must be a positive integer, got {arg!r}")
     value = int(arg)
     if value < 1:

@@ -155,7 +155,10 @@ def _train(args) -> int:
         if args.out:
             raise ConfigError("--lr-grid trains several runs; use 'bilinear sweep' to keep their directories")
         try:
-            lrs = tuple(float(x) for x in args.lr_grid.split(",") if x.strip())
+            parts = args.lr_grid.split(",")
+            if any(not x.strip() for x in parts):  # "1e-3,,1e-4": a missing value, not a shorter grid
+                raise ValueError
+            lrs = tuple(float(x) for x in parts)
         except ValueError:
             raise ConfigError(f"--lr-grid must be comma-separated numbers, got {args.lr_grid!r}") from None
         config = config.replace(lrs=lrs)  # validates every learning rate

@@ -42,6 +42,8 @@ EARLY_STOPS = ("validation", "train", "none")
 PRESETS = {"paper": {"hidden": 256, "embed": 256, "angles": True}}
 #: The largest learning rate: Adam's step in float32 overflows beyond it.
 MAX_LR = 1e30
+#: The smallest learning rate: float32's smallest normal number (1e-320 is 0 in float32).
+MIN_LR = 1.1754943508222875e-38
 
 
 def _moved_automaton_file(spec) -> bool:
@@ -315,8 +317,33 @@ class TrainConfig:
         for lr in (self.lr, *self.lrs):
             if lr > MAX_LR:
                 raise ConfigError(f"learning rate {lr:g} is over {MAX_LR:g}: float32 training cannot represent it")
+            if lr < MIN_LR:  # 1e-320 is 0 in float32: training would silently do nothing
+                raise ConfigError(f"learning rate {lr:g} is under {MIN_LR:g} (float32's smallest normal number): "
+                                  "float32 training would round its updates to nothing")
         if automaton is not None:  # None: a moved automaton file, checked when its run is opened
+            self._check_factor_rank(automaton)
             check_limits(self, automaton)
+
+    def _check_factor_rank(self, automaton) -> None:
+        """A factored variant's R within the limit ``analyze`` and ``certify`` apply to its
+        weights (``factorized:100000`` trained, then every reader refused the run)."""
+        from bilinear.constructions.variants import check_factor_rank, parse_variant
+        from bilinear.errors import ConformanceError, SpecError
+
+        from .registry import parse_model
+
+        ms = parse_model(self.model)
+        if not ms.bilinear:
+            return
+        try:
+            v = parse_variant(ms.spec)
+        except SpecError:
+            return  # refused by the model's own check
+        if v.info.factored and v.param is not None:
+            try:
+                check_factor_rank(v.param, automaton.n_symbols, self.hidden, v.spec)
+            except ConformanceError as exc:
+                raise ConfigError(str(exc)) from None
 
     # --- conversion ----------------------------------------------------------------------
     @property

@@ -121,7 +121,7 @@ def parse_model(spec: str) -> ModelSpec:
         return ModelSpec(v.kind, v.param, v.options)
     if name in BASELINES:
         entry = BASELINES[name]
-        m = re.fullmatch(r"([a-z]+)(?::(\d+))?((?:,[a-z]+)*)", text)
+        m = re.fullmatch(r"([a-z]+)(?::([0-9]+))?((?:,[a-z]+)*)", text)
         if not m:
             raise ConfigError(f"malformed model spec {spec!r}")
         flags = tuple(f for f in m.group(3).split(",") if f)

@@ -299,9 +299,7 @@ class RunDir(RunFiles):
     # --- checkpoints --------------------------------------------------------------------------
     def save_checkpoint(self, state: dict) -> None:
         """Write ``checkpoint.pt`` atomically (``state``: :func:`checkpoint_state`)."""
-        import torch
-
-        atomic_write(self.path / CHECKPOINT_FILE, lambda fh: torch.save(state, fh))
+        _save_tensors(self.path / CHECKPOINT_FILE, state)
 
     def load_checkpoint(self) -> dict | None:
         """The checkpoint state (None when there is none yet); CheckpointError when corrupt, of
@@ -332,9 +330,7 @@ class RunDir(RunFiles):
 
     def finish(self, model, result: dict) -> None:
         """Write ``model.pt`` then ``result.json`` (last: it marks the run finished)."""
-        import torch
-
-        atomic_write(self.path / MODEL_FILE, lambda fh: torch.save(model.state_dict(), fh))
+        _save_tensors(self.path / MODEL_FILE, model.state_dict())
         _write_json(self.path / RESULT_FILE, result)
         for logger in self.loggers():
             logger.finish(result)
@@ -346,6 +342,25 @@ def _file_automaton(spec: str):
     from bilinear.automata.families import is_automaton_file, resolve
 
     return resolve(spec) if is_automaton_file(spec) else None
+
+
+def _save_tensors(path: Path, state) -> None:
+    """``torch.save`` atomically; torch's RuntimeError of a failed write (a full disk) becomes
+    the OSError it stands for, naming the file (no partial file is left: atomic_write)."""
+    import errno
+
+    import torch
+
+    def write(fh):
+        try:
+            torch.save(state, fh)
+        except RuntimeError as exc:
+            if "write" not in str(exc).lower():
+                raise
+            raise OSError(errno.EIO, f"writing failed ({_one_line(str(exc), 120)}); is the disk full?",
+                          str(path)) from None
+
+    atomic_write(path, write)
 
 
 def _load_tensors(path: Path, what: str):

@@ -298,7 +298,11 @@ def _run_ray(jobs, address: str) -> list[dict]:
         import ray
     except ImportError:
         raise ConfigError("--ray needs Ray installed (pip install 'bilinear[ray]')") from None
-    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    except (ValueError, ConnectionError, RuntimeError) as exc:  # "not a host": Ray's ValueError
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise ConfigError(f"--ray {address!r}: cannot connect to a Ray cluster there ({first})") from None
     # a task whose worker dies (node lost, process killed) is retried; the retry resumes the run
     # from its last checkpoint (see _run_one), so the result equals the uninterrupted run's
     remote = ray.remote(num_cpus=1, max_retries=3)(_run_one)

@@ -140,3 +140,40 @@ def test_analyze_never_writes_over_or_around_its_input(tmp_path, capsys):
     assert weights.is_file()
     assert main(["certify", "--weights", str(weights), "parity", "--write", str(weights), "--force"]) == 2
     assert "--write file" in capsys.readouterr().err and json.loads(weights.read_text())["exact"] is True
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_folder_is_named_not_the_temporary_file(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    assert main(["verify", "parity", "diagonal", "--save", str(ro / "w.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"Permission denied: {str(ro / 'w.json')!r}" in err and ".tmp" not in err
+
+
+def test_errors_name_the_target_and_a_failed_report_leaves_no_folder(tmp_path, capsys, monkeypatch):
+    """Simulated: the temporary file cannot be made (as in a read-only folder, which root cannot
+    test), and the disk fills while analyze writes its report."""
+    import errno
+    import tempfile
+
+    from bilinear.analysis import report as report_module
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / ".w.json.x.tmp"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(PermissionError) as info:
+        atomic_write_text(tmp_path / "w.json", "x")
+    assert info.value.filename == str(tmp_path / "w.json")
+    monkeypatch.undo()
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "report" / "report.md"))
+
+    monkeypatch.setattr(report_module, "atomic_write_text", full)
+    out = tmp_path / "report"
+    assert main(["analyze", "--construction", "parity", "diagonal", "--out", str(out), "--no-figures"]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert not out.exists()

@@ -165,3 +165,11 @@ def test_the_certificate_search_honours_the_time_budget(tmp_path, capped_cli):
     proc = capped_cli("verify", _cycle_file(tmp_path, 50_000), "diagonal", "--time-budget", "1", timeout=120)
     assert proc.returncode == 3, proc.stderr[-2000:]
     assert "certificate search not finished within the time budget of 1 s" in proc.stdout
+
+
+def test_building_a_construction_honours_the_time_budget(capped_cli):
+    """Minimising a large table does not tick the build clock; the budget stops it anyway
+    (``random:states=100000,symbols=1000 full --time-budget 5`` reached 5.4 GB, then a traceback)."""
+    proc = capped_cli("verify", "random:states=100000,symbols=50", "full", "--time-budget", "0.01", timeout=120)
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "construction not built within the time budget of 0.01 s" in proc.stdout

@@ -144,3 +144,45 @@ def test_a_stride0_tensor_is_refused_before_it_is_read(finished_run, tmp_path, c
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "(strides (0,)) has 400,000,000,000 bytes of elements in a storage of 4 bytes" in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+def test_train_refuses_a_factor_rank_its_readers_refuse():
+    """``factorized:100000`` trained, then analyze and certify refused the run."""
+    with pytest.raises(ConfigError, match=r"R = 100,000 exceeds the factor-rank limit 256 .* for 2 symbols and hidden 16"):
+        TrainConfig(spec="parity", model="factorized:100000")
+    assert TrainConfig(spec="parity", model="factorized:256").model == "factorized:256"
+
+
+def test_a_full_disk_while_checkpointing_is_an_os_error_naming_the_file(tmp_path, monkeypatch):
+    """torch's RuntimeError of a failed write became a traceback; no partial file is left."""
+    import torch
+
+    from bilinear.learned import runs
+
+    def failing_save(obj, fh):
+        fh.write(b"partial")
+        raise RuntimeError("[enforce fail at inline_container.cc:603] . unexpected pos 64 vs 0: file write failed")
+
+    monkeypatch.setattr(torch, "save", failing_save)
+    with pytest.raises(OSError, match="is the disk full") as info:
+        runs._save_tensors(tmp_path / "checkpoint.pt", {"x": torch.zeros(2)})
+    assert info.value.filename == str(tmp_path / "checkpoint.pt")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_ray_address_is_one_config_error(monkeypatch):
+    """``sweep --ray "not a host"``: Ray's ValueError was a traceback (a stand-in module here)."""
+    import sys
+    import types
+
+    from bilinear.learned.sweep import _run_ray
+
+    fake = types.ModuleType("ray")
+
+    def init(address=None, **kwargs):
+        raise ValueError(f"Malformed address {address}\nmore detail")
+
+    fake.init = init
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with pytest.raises(ConfigError, match=r"--ray 'not a host': cannot connect to a Ray cluster there \(Malformed"):
+        _run_ray([], "not a host")
