@@ -28,6 +28,8 @@ torch.Size([1, 3, 6])
 
 from __future__ import annotations
 
+from typing import Sequence, cast
+
 import torch
 from torch import nn
 
@@ -65,22 +67,27 @@ class StackedBilinearRNN(nn.Module):
                         seed=seed + l, **options)
             for l in range(layers)
         )
-        self.variant = self.layers[0].variant
+        self.variant = self._stack[0].variant
         self.additive = False
         self.embed_dim = None
+
+    @property
+    def _stack(self) -> Sequence[BilinearRNN]:
+        # the layers as what they are: torch types a ModuleList's items as Module
+        return cast("Sequence[BilinearRNN]", self.layers)
 
     # the last layer's start state and readout (the empty word's label, see learned/train.py)
     @property
     def h0(self) -> nn.Parameter:
-        return self.layers[-1].h0
+        return self._stack[-1].h0
 
     @property
     def readout(self) -> nn.Linear:
-        return self.layers[-1].readout
+        return self._stack[-1].readout
 
     @property
     def normalize_train(self) -> bool:
-        return self.layers[-1].normalize_train
+        return self._stack[-1].normalize_train
 
     @property
     def depth(self) -> int:
@@ -88,7 +95,7 @@ class StackedBilinearRNN(nn.Module):
 
     def freeze_transitions(self) -> "StackedBilinearRNN":
         """Freeze every layer's transition matrices (see :meth:`BilinearRNN.freeze_transitions`)."""
-        for layer in self.layers:
+        for layer in self._stack:
             layer.freeze_transitions()
         return self
 
@@ -100,7 +107,7 @@ class StackedBilinearRNN(nn.Module):
         if words.ndim != 2:
             raise ConfigError(f"words must be (batch, time), got shape {tuple(words.shape)}")
         logits = self.layers[0](words)  # (batch, time, classes): the one-layer scan
-        for layer in self.layers[1:]:
+        for layer in self._stack[1:]:
             if hard:
                 logits = layer(words * self.n_classes + logits.argmax(-1))
             else:
@@ -162,7 +169,7 @@ class StackedBilinearRNN(nn.Module):
         """The float :class:`~bilinear.constructions.stack.Stack` of the hard cascade."""
         from bilinear.constructions.stack import Stack
 
-        return Stack(tuple(layer.to_weights() for layer in self.layers))
+        return Stack(tuple(layer.to_weights() for layer in self._stack))
 
     def extra_repr(self) -> str:
         return (f"layers={self.depth}, variant={self.variant.spec}, symbols={self.n_symbols}, "
