@@ -614,10 +614,10 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
             if result.radius is not None and result.radius.source == "ambiguous":
                 result = _refine_by_behaviour(
                     result,
-                    lambda r, cfg=cfg, b=b, method=method: _extract(
-                        A, h0, R, automaton, replace(cfg, tol=r, monoid_limit=1), words, truth, b, started, method),
-                    lambda r, cfg=cfg, b=b, method=method: _extract(
-                        A, h0, R, automaton, replace(cfg, tol=r), words, truth, b, started, method))
+                    lambda r, cfg=cfg, b=b, method=method: _extract(A, h0, R, automaton, replace(cfg, tol=r, monoid_limit=1), words,
+                                                     truth, b, started, method),
+                    lambda r, cfg=cfg, b=b, method=method: _extract(A, h0, R, automaton, replace(cfg, tol=r), words, truth, b,
+                                                     started, method))
             if result.status == "ok" and result.separated:
                 return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))

@@ -82,7 +82,7 @@ def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndar
 
     reach = access_words(automaton)
     out = []
-    for _q, w in sorted(zip(reach.states.tolist(), reach.words)):
+    for _state, w in sorted(zip(reach.states.tolist(), reach.words)):  # in state order
         if w and len(w) < length:
             out += [np.concatenate([np.array(w), np.full(length - len(w), a)]) for a in range(automaton.n_symbols)]
         if len(out) >= limit:

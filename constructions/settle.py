@@ -181,12 +181,12 @@ class Cell:
         if self.status == "counterexample":
             return f"counterexample: {self.detail}"
         if self.layers is not None and self.layers > 1:
-            min_layers = self.depth.min_layers if self.depth is not None else None
-            return "open" if min_layers is None else f"open (min layers {min_layers})"
-        known = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
+            known = self.depth.min_layers if self.depth is not None else None
+            return "open" if known is None else f"open (min layers {known})"
+        bounds = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
         if self.factors_lower_bound is not None and self.factors_lower_bound > 1:
-            known.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
-        return "open" if not known else f"open ({', '.join(known)})"
+            bounds.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
+        return "open" if not bounds else f"open ({', '.join(bounds)})"
 
     @property
     def float_failed(self) -> bool:
@@ -322,9 +322,7 @@ class Cell:
 def parse_column_param(column: str) -> str:
     """The name of the factor count of a column's kind (``K`` for ``householder,nonneg``)."""
     col = parse_column(column)
-    name = KINDS[col[0]].param if col is not None else parse_variant(column).info.param
-    assert name is not None  # asked only of a column whose kind counts factors
-    return name
+    return (KINDS[col[0]].param if col is not None else parse_variant(column).info.param) or ""
 
 
 def with_float_check(cell: Cell, result) -> Cell:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.floatrun import run_float
 from bilinear.constructions.stack import Stack
