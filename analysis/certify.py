@@ -39,6 +39,7 @@ from typing import Any
 import time
 from dataclasses import dataclass, field
 
+from bilinear.constructions.floatcheck import CheckResult
 from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
@@ -155,6 +156,7 @@ class NetworkCertificate:
         if others:
             lines.append("  the same bound in " + "; ".join(others))
         if self.failing is not None:
+            assert self.failure_kind is not None  # set together with the failing word
             kind = {"round-off": "a round-off failure: the network in real arithmetic is right on it",
                     "drift": "it fails in real arithmetic too",
                     "undecided": "whether it fails in real arithmetic was not decided"}[self.failure_kind]
@@ -202,7 +204,8 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     from bilinear.constructions.prover import prove
 
     failures: list = []
-    attempts, proved = [], []
+    tried: list[tuple[Any, str]] = []
+    proved: list = []
     for snap in _candidates(weights, automaton, failures, proved):
         # once one snap is proved, an alternative gets a smaller search budget
         result = prove(snap.block_weights, automaton, bound=min(bound, 8) if proved else bound)
@@ -214,8 +217,8 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
             continue
         why = (f"counterexample {result.text}" if result.status == "counterexample"
                else "the reachable set outgrew the bound")
-        attempts.append((snap.rule, why))
-    attempts = tuple(failures) + tuple(attempts)
+        tried.append((snap.rule, why))
+    attempts = tuple(failures) + tuple(tried)
     if not proved:
         return None, None, {}, attempts
     snap, proof, h = max(proved, key=lambda x: (x[2].order_key(), -sum(x[0].distance)))
@@ -312,7 +315,7 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
             kind = "round-off"
         else:
             sign = exact_margin_sign(weights, automaton, failing)
-            kind = {1: "round-off", -1: "drift", 0: "drift"}.get(sign, "undecided")
+            kind = "undecided" if sign is None else {1: "round-off", -1: "drift", 0: "drift"}.get(sign, "undecided")
     if proof is None:
         status = "failed"
     elif horizon.every:
@@ -348,7 +351,7 @@ class StackCertificate:
     variant: str
     dims: tuple[int, ...]
     automaton: str
-    check: object  # constructions.floatcheck.CheckResult
+    check: CheckResult
     reason: str
     write_error: str | None = None  # why --write wrote nothing (a stack has no snapped network)
 

@@ -21,7 +21,7 @@ from bilinear.argtypes import positive_float, positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.fileio import check_apart, check_output_file
 
-from .certify import TEST_LENGTH, certify_network, certify_stack
+from .certify import TEST_LENGTH, NetworkCertificate, StackCertificate, certify_network, certify_stack
 
 __all__ = ["register", "load_network", "load_network_and_length"]
 
@@ -115,6 +115,7 @@ def _run(args) -> int:
             test_length = args.test_length if args.test_length is not None else run_length
             from bilinear.constructions.stack import Stack
 
+            cert: NetworkCertificate | StackCertificate
             with Progress("certify"):  # off a terminal: a line on stderr every few seconds
                 if isinstance(weights, Stack):  # no horizon theory for stacks: "open" with the float check
                     cert = certify_stack(weights, automaton, test_length=test_length)

@@ -91,9 +91,10 @@ class Commutators:
     def visited_verdict(self) -> str | None:
         """``"commute"`` when every pair commutes within ``span_tol`` on the visited span (float
         weights), ``"do not commute"``, or None (exact weights, one symbol, empty span)."""
-        if self.visited_norms is None:
+        vmax = self.visited_max_norm  # None exactly when visited_norms is None
+        if vmax is None:
             return None
-        return "commute" if self.visited_max_norm <= self.span_tol else "do not commute"
+        return "commute" if vmax <= self.span_tol else "do not commute"
 
     @property
     def headline_verdict(self) -> str:
@@ -146,14 +147,18 @@ class Commutators:
         how = "exactly" if self.exact else f"within {self.tol:g}"
         if self.verdict == "commute":
             return f"all transition matrices commute ({how}); largest scale-free norm {self.max_norm:.3g}"
-        a, b = self.worst_pair
+        worst = self.worst_pair
+        assert worst is not None  # one symbol always commutes, so two symbols at least here
+        a, b = worst
         return (
             f"the transition matrices do not commute: ||[A_{self.symbols[a]}, A_{self.symbols[b]}]|| "
             f"/ (||A_{self.symbols[a]}|| ||A_{self.symbols[b]}||) = {self.norms[a][b]:.3g}"
         )
 
     def _pair(self, norms) -> str:
-        a, b = self._worst(norms)
+        worst = self._worst(norms)
+        assert worst is not None  # visited norms exist only for two symbols at least
+        a, b = worst
         return f"A_{self.symbols[a]}, A_{self.symbols[b]}"
 
     def _visited_reading(self) -> str:

@@ -34,12 +34,12 @@ __all__ = ["rotation", "cyclic_rotation2d", "dihedral_block2", "one_hot"]
 def cyclic_rotation2d(m: int, exact: bool = True, angle_error: float = 0.0) -> Weights:
     """Z_m with one 2x2 rotation per symbol; readout = the m directions (exact unless perturbed)."""
     if angle_error:
-        A = []
+        rows: list[list[list[float]]] = []
         for a in range(m):
             t = 2 * math.pi * a / m + angle_error * a
-            A.append([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-        R = [[math.cos(2 * math.pi * c / m), math.sin(2 * math.pi * c / m)] for c in range(m)]
-        return Weights("rotation2d", np.array(A), np.array([1.0, 0.0]), np.array(R))
+            rows.append([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        readout = [[math.cos(2 * math.pi * c / m), math.sin(2 * math.pi * c / m)] for c in range(m)]
+        return Weights("rotation2d", np.array(rows), np.array([1.0, 0.0]), np.array(readout))
     A = np.stack([rotation(a, m) for a in range(m)])
     R = np.array([[cos2pi(c, m), sin2pi(c, m)] for c in range(m)], dtype=object)
     w = Weights("rotation2d", A, np.array([1, 0], dtype=object), R)

@@ -352,6 +352,7 @@ def _refine_by_behaviour(first: "Extraction", run_at, run_full) -> "Extraction":
     plateau has ended.  ``run_at`` may skip the monoid's classification; the radius kept is run
     again with ``run_full``."""
     choice = first.radius
+    assert choice is not None  # called only for an extraction whose radius is ambiguous
     top = 0.25 * (choice.spread or 1.0)
     tried = []
     for k in range(PLATEAU_RADII):
@@ -371,7 +372,7 @@ def _refine_by_behaviour(first: "Extraction", run_at, run_full) -> "Extraction":
         elif item[1] is not None:
             runs.append([item])
     # the longest run; a one-state run (every state merged: large radii) only when no other exists
-    best = max(runs, key=lambda run: (run[0][1] > 1, len(run)), default=[])
+    best: list = max(runs, key=lambda run: (run[0][1] > 1, len(run)), default=[])
     plateau = tuple((r, n) for r, n, _ in tried)
     if len(best) >= PLATEAU_LENGTH:
         r = best[len(best) // 2][0]
@@ -708,6 +709,7 @@ def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str):
     burn-in or after an overflow) and ``pred`` (batch, time) the predicted class of every prefix.
     """
     N, T = words.shape
+    clusters: _Clusters | _Signatures
     if method == "geometry":
         choice = _radius(A, h0, config, words, B)
         clusters = _Clusters(A.shape[1], choice.tol, config.max_states)
@@ -865,7 +867,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     words = rng.integers(0, automaton.n_symbols, size=(config.words, config.length), dtype=np.int64)
     truth = automaton.labels_batch(words, trace=True)
     burn_ins = [config.burn_in] if config.burn_in is not None else [0, config.length // 2]
-    attempts = []
+    attempts: list[Extraction] = []
     for b in dict.fromkeys(max(1, x) for x in burn_ins):
         if b >= config.length and attempts:
             continue

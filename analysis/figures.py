@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import math
+from typing import cast
 from pathlib import Path
 
 import numpy as np
@@ -272,6 +273,7 @@ def _label_spot(a, b, r: float, nodes, placed) -> np.ndarray:
             return p
         if gap > best_gap:
             best, best_gap = p, gap
+    assert best is not None  # _LABEL_AT is not empty and every gap exceeds -inf
     return best
 
 
@@ -316,7 +318,7 @@ def automaton_figure(automaton, path, title: str = "") -> Path:
     for q, p, d in g.edges(data=True):
         _draw_edge(ax, pos[q], pos[p], d["symbols"], r, nodes, placed)
     for q, d in g.nodes(data=True):
-        ax.add_patch(Circle(pos[q], r, fc="white", ec="C3" if d["start"] else "black",
+        ax.add_patch(Circle(cast("tuple[float, float]", pos[q]), r, fc="white", ec="C3" if d["start"] else "black",
                             lw=2.5 if d["start"] else 1.2, zorder=3))
         ax.text(*pos[q], f"{q}: {d['label']}", fontsize=8 if n <= 16 else 6, ha="center", va="center", zorder=5)
     ax.set_xlim(-1.5, 1.5)

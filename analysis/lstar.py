@@ -123,7 +123,9 @@ def _sul(tracker, automaton, config: LStarConfig):
     empty = _empty_word_class(tracker, automaton)
     names = list(automaton.classes)
 
-    class TrackerSUL(base.SUL):
+    sul_base: Any = base.SUL  # aalpy is optional: its class is known only at run time
+
+    class TrackerSUL(sul_base):
         def __init__(self):
             super().__init__()
             self.prefix: list[int] = []

@@ -114,6 +114,9 @@ class Relation:
     holds: bool
     residual_states: float | None = None
     kind: str = ""
+    # the fraction of visited states whose label signatures after u and after v agree (labels
+    # after every word of length <= 2 that follows): a relation the readout cannot tell apart
+    labels_agree: float | None = None
 
     def to_json(self) -> dict:
         return {
@@ -122,6 +125,7 @@ class Relation:
             "text": self.text,
             "kind": self.kind or None,
             "residual_states": self.residual_states,
+            "labels_agree": self.labels_agree,
             "residual": self.residual,
             "residual_reachable": self.residual_reachable,
             "residual_visited": self.residual_visited,
@@ -174,10 +178,16 @@ class RelationReport:
         worst = max(self.failing, key=lambda r: r.residual_visited)
         worst_value = min(worst.residual_visited, worst.residual_states if worst.residual_states is not None
                           else float("inf"))
+        labels = ""
+        judged = [r for r in self.failing if r.labels_agree is not None]
+        if judged:
+            agreeing = sum(r.labels_agree == 1.0 for r in judged)
+            labels = (f"; of those, {agreeing} hold as far as the readout tells (the same labels after every "
+                      f"word of length <= {LABEL_HORIZON}, on every visited state)")
         return (
             f"{self.n_holding} of {n} defining relations{shown}{kinds} hold on {span} within {self.tol:g}; "
             f"{len(self.failing)} do not, worst {worst.text} (residual {worst_value:.3g} on the "
-            f"span, states taken after {self.burn_in} steps); {full}"
+            f"span, states taken after {self.burn_in} steps){labels}; {full}"
         )
 
     @property
@@ -263,6 +273,29 @@ def state_residual(Mu: np.ndarray, Mv: np.ndarray, states: np.ndarray) -> float:
     return float(d.max())
 
 
+#: Longest continuation word of :func:`label_agreement` (all words up to it, the empty one too).
+LABEL_HORIZON = 2
+
+
+def label_agreement(Mu: np.ndarray, Mv: np.ndarray, states, A: np.ndarray, R: np.ndarray,
+                    horizon: int = LABEL_HORIZON) -> float:
+    """The fraction of ``states`` (rows) on which ``A(u) h`` and ``A(v) h`` get the same readout
+    label after every continuation word of length <= ``horizon``: the relation as far as the
+    labels can tell (a trained network's states of one class spread, so ``A(u) h`` and ``A(v) h``
+    can point apart and still be the same state to the readout)."""
+    from .matrices import words_up_to
+
+    X = np.asarray(states, dtype=float)
+    if not len(X):
+        return 1.0
+    a, b = X @ Mu.T, X @ Mv.T
+    same = np.ones(X.shape[0], dtype=bool)
+    for w in [(), *words_up_to(A.shape[0], horizon)]:
+        M = word_matrix(A, w)
+        same &= np.argmax(a @ M.T @ R.T, axis=1) == np.argmax(b @ M.T @ R.T, axis=1)
+    return float(same.mean())
+
+
 def _fmt(automaton, word) -> str:
     """A word with its symbols separated by ``·`` (``2·0``, never ``20``), ``ε`` when empty."""
     if not word:
@@ -314,6 +347,7 @@ def relation_residuals(
     pairs = pairs[:max_relations]
     A = weights.A
     Af = np.stack([float_matrix(A[a]) for a in range(weights.n_symbols)])
+    R = np.asarray(weights.float_arrays()[2], dtype=float)
     h0 = float_matrix(weights.h0.reshape(1, -1))[0]
     Q = reachable_basis(Af, h0)
     if span is None:
@@ -334,12 +368,13 @@ def relation_residuals(
             else:
                 exactly = positive_multiple(Eu, Ev) is not None
         states = state_residual(Mu, Mv, span.states) if span.states is not None else None
+        agree = label_agreement(Mu, Mv, span.states, Af, R) if span.states is not None and R is not None else None
         if exactly:  # report the exact value, not the float rounding
             residual = reach = visited = 0.0
             states = 0.0 if states is not None else None
         holds = bool(exactly) or visited <= tol or (states is not None and states <= tol)
         out.append(
             Relation(u, v, f"{_fmt(automaton, u)} = {_fmt(automaton, v)}", residual, reach, visited, exactly, holds,
-                     states, relation_kind(u, v))
+                     states, relation_kind(u, v), agree)
         )
     return RelationReport(tuple(out), total, tol, int(Q.shape[1]), span.dim, span.burn_in, weights.dim)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from bilinear.argtypes import positive_float, positive_int, seed  # noqa: F401  (re-exported)
 from bilinear.errors import BilinearError
@@ -65,7 +65,7 @@ def _register_tour(sub) -> None:
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line on stderr and exit status 2."""
 
-    def error(self, message: str) -> None:  # pragma: no cover - exercised through main()
+    def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised through main()
         self.exit(2, f"bilinear: error: {message}\n")
 
 

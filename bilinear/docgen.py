@@ -39,6 +39,7 @@ def cli_reference() -> str:
     with _fixed_width():
         parser = build_parser()
         parts = [HEADER, "```text", parser.format_help().rstrip(), "```", ""]
+        assert parser._subparsers is not None  # build_parser adds the sub-commands
         for action in parser._subparsers._group_actions:  # the one sub-parsers action
             if not isinstance(action, argparse._SubParsersAction):
                 continue

@@ -27,6 +27,7 @@ for every variant; the variant's shape then rounds the bound up (``block:B`` nee
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -135,10 +136,12 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
     except MonoidTooLargeError:
         return None
     labels = m.labels
-    best = (1, 1, None, None)
+    best: tuple[int, int, int | None, Any] = (1, 1, None, None)
     for g in rows:
         for q in range(m.n_states):
-            orbit, seen, x = [], {}, q
+            orbit: list[int] = []
+            seen: dict[int, int] = {}
+            x = q
             while x not in seen:
                 seen[x] = len(orbit)
                 orbit.append(x)
@@ -149,10 +152,10 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
             need = _prime_power_sum(P // math.gcd(P, 2))
             if need > best[0]:
                 best = (need, P, q, g)
-    need, P, q, _ = best
+    need, P, q_at, _ = best
     if need <= 1:
         return None
-    return need, (f"a monoid element's labels from state {q} of the minimal automaton have period {P}, and a "
+    return need, (f"a monoid element's labels from state {q_at} of the minimal automaton have period {P}, and a "
                   f"monomial network's labels along g^n have a period dividing 2 lcm(cycle lengths), cycles "
                   f"of total length <= d")
 

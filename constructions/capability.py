@@ -161,8 +161,8 @@ class CapabilityMatrix:
 
     def depth_columns(self) -> tuple[str, ...]:
         """The columns whose variant is commuting (those with a depth theory)."""
-        return tuple(c for c in self.columns if column_variant(c) is not None
-                     and parse_variant(column_variant(c)).commuting)
+        return tuple(c for c in self.columns if (v := column_variant(c)) is not None
+                     and parse_variant(v).commuting)
 
     def depth_markdown(self) -> str:
         """The smallest proved depth per commuting column (docs/theory.md section 8): ``2`` (one

@@ -42,7 +42,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -205,7 +205,7 @@ class Certificate:
     def to_dict(self) -> dict:
         """A JSON-ready dict: ``variant``, ``kind``, ``words`` (names), ``indices``,
         ``witnesses``, ``labels``, ``theorem`` and, for period kinds, the periods."""
-        out = {
+        out: dict[str, Any] = {
             "variant": self.variant,
             "kind": self.kind,
             "automaton": self.automaton,

@@ -410,7 +410,7 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     U = np.full((S, d, R), zero, dtype=dtype)
     W = np.full((S, d, R), zero, dtype=dtype)
     for s in range(S):
-        best = None
+        best: tuple[list, np.ndarray, np.ndarray] | None = None
         for cand in _diagonal_candidates(A[s], exact):
             low = np.array(A[s], dtype=dtype)
             for i in range(d):
@@ -418,6 +418,7 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
             u, w = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
             if best is None or u.shape[1] < best[1].shape[1]:
                 best = (cand, u, w)
+        assert best is not None  # _diagonal_candidates yields at least two candidates
         cand, u, w = best
         r = u.shape[1]
         if r > R:

@@ -74,7 +74,7 @@ def _loops(weights, snap, k: int, top: int = 16) -> list[tuple[int, ...]]:
             for a in u:
                 x, z = F[a] @ x, S[a] @ z
             drift[u] = float(np.linalg.norm(x - z))
-    return loops + sorted(drift, key=drift.get, reverse=True)[:top]
+    return loops + sorted(drift, key=drift.__getitem__, reverse=True)[:top]
 
 
 def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndarray]:

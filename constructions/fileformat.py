@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -52,7 +52,7 @@ MAX_EXACT_DIGITS = 100
 class Decoded(NamedTuple):
     """The raw content of a weights file: variant spec, exactness flag and object arrays."""
 
-    variant: object
+    variant: Any  # as read from the file; decode checks it
     exact: bool
     A: np.ndarray
     h0: np.ndarray

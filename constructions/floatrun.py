@@ -243,8 +243,8 @@ def run_float(weights, words, *, scores: bool = False, hidden: bool = False, met
     for t, H in enumerate(float_steps(A, h0, words, method)):
         sc = H @ R.T
         labels[:, t] = np.argmax(sc, axis=1)
-        if scores:
+        if S is not None:
             S[:, t] = sc
-        if hidden:
+        if Hs is not None:
             Hs[:, t] = H
     return FloatRun(labels, S, Hs)

@@ -44,9 +44,9 @@ def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "rea
             found = other
     if found.note.startswith("a word of length"):  # not certified in ball arithmetic: no better bound
         return found
-    other = blockwise_horizon(weights, snap, proof, automaton, ro)
-    if other is not None and other.order_key() > found.order_key():
-        return other
+    block = blockwise_horizon(weights, snap, proof, automaton, ro)
+    if block is not None and block.order_key() > found.order_key():
+        return block
     return found
 
 

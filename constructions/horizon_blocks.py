@@ -25,6 +25,7 @@ linear, ``t ~ m_i / (L_i delta)``, within a small factor of the true failure.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import flint
 import numpy as np
@@ -102,7 +103,8 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
     C = R.nrows()
     absF = [[[abs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())] for M in F]
     absR = [[abs(R[c, j]) for j in range(R.ncols())] for c in range(C)]
-    level, depth = [(x0, y0, (), int(automaton.start))], 0
+    level: list[tuple[Any, Any, tuple[int, ...], int]] = [(x0, y0, (), int(automaton.start))]
+    depth = 0
     while True:
         for x, _, _, q in level:
             lab = int(automaton.labels[q])
@@ -265,7 +267,7 @@ def _blockwise(weights, snap, proof, automaton, A, h0, Rf, ro: RoundOff) -> Hori
     if not cand:
         return None
     order = sorted(cand, key=lambda i: -float(cand[i][0].mid()) / max(float(cand[i][3].mid()), 1e-300))
-    best = None
+    best: tuple[Any, list[int], list[int]] | None = None
     for n in range(1, len(order) + 1):
         good = order[:n]
         others = [j for j in range(len(snap.blocks)) if j not in good]
@@ -273,6 +275,7 @@ def _blockwise(weights, snap, proof, automaton, A, h0, Rf, ro: RoundOff) -> Hori
         T = _try_set(good, others, cand, cs, lip, growth, level, snap.blocks, y_norm, w0, s, len(F))
         if best is None or T > best[0]:
             best = (T, good, others)
+    assert best is not None  # cand is not empty, so the loop ran at least once
     T, good, others = best
     f = lambda x: float(_hi(x).mid())  # noqa: E731
     consts = dict(epsilon=max(f(cand[i][3]) for i in good), margin=min(float(cand[i][0].mid()) for i in good),

@@ -129,6 +129,7 @@ def _closure(weights, automaton, bound: int, domain: Domain, search: PairSearch)
     delta = automaton.delta
     q0, h0 = int(automaton.start), store.add([domain.convert(x) for x in weights.h0])
     first = search.add(q0, h0, -1, -1)
+    assert first is not None  # the first pair added to an empty search is new
     bad = readout.screen(store, q0, h0)
     if bad is not None:
         return readout.counterexample(search, store, first, bad)

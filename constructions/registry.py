@@ -28,7 +28,7 @@ bilinear.errors.ConstructionError: no construction of cyclic:3 for variant 'diag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class Construction:
     variant: str
     dim: str
     theorem: str  # as numbered in docs/theory.md
-    builder: Callable = None  # (automaton) -> Weights
+    builder: Callable[..., Any]  # (automaton) -> Weights
     #: (automaton) -> the d the builder will produce, known before building it (None: unknown);
     #: ``build`` skips the construction when a smaller or equal d is already found, so a
     #: construction of d = n is never built (O(n^3) exact work) when d = 2 exists.
@@ -177,6 +177,7 @@ def adapt(w: Weights, variant) -> Weights | None:
     """``w`` re-expressed in ``variant`` (embedding where natural), or None if it does not fit."""
     v = parse_variant(variant)
     if v.info.factored:
+        assert v.param is not None  # parse_variant requires the parameter of a factored kind
         if v.param > max_factor_rank(w.n_symbols, w.dim):  # before any factor is allocated
             return None
         if factorized_rank(w) > v.param:
@@ -338,6 +339,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
                     most.append(max_factor_rank(base.n_symbols, base.dim))
             if ranks:
                 extra = f"; the smallest known needs R >= {min(ranks)}"
+            assert v.param is not None  # parse_variant requires the parameter of a factored kind
             if most and v.param > max(most):
                 extra += (f"; R = {v.param:,} exceeds the factor-rank limit (max(symbols x hidden, "
                           f"hidden^2, 256) = {max(most):,}) of every construction")

@@ -165,6 +165,7 @@ class Cell:
         if self.status == "proved":
             extra = ""
             if self.factors is not None:
+                assert self.built is not None  # a proved cell names the variant it built
                 name = parse_variant(self.built).info.param
                 extra = f", {name}={self.factors}"
                 if self.factors_lower_bound is not None and self.factors_lower_bound != self.factors:
@@ -172,6 +173,7 @@ class Cell:
             return f"proved {self._dim_text()}{extra}"
         if self.status == "impossible":
             c = self.certificate
+            assert c is not None  # an impossible cell carries its certificate
             w = dict(c.words)
             if c.kind == "commutation":
                 return f"impossible: u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
@@ -199,7 +201,7 @@ class Cell:
         if self.float_check is not None:  # the float check has been run: only the proof's knobs
             return {"time": "give a larger --time-budget SECONDS",
                     "bound": f"raise --bound (now {self.bound}) or give --time-budget SECONDS"}.get(
-                self.cause, "give your own weights (--weights FILE)")
+                self.cause or "", "give your own weights (--weights FILE)")
         if self.cause == "time":
             return "give a larger --time-budget SECONDS, or run the float check (--float) for evidence"
         if self.cause == "bound":
@@ -262,6 +264,7 @@ class Cell:
         lines = [head]
         if self.float_failed:
             fc = self.float_check
+            assert fc is not None  # float_failed: the check was run
             lines = [f"{self.spec} {self.variant}: FAILS the float check (accuracy {fc['accuracy']:.4f}) "
                      f"on {fc['first_failure']}", f"  exact verdict: {head.split(': ', 1)[1]}"]
         known = f"d >= {self.lower_bound} ({self.bound_theorem}: {self.bound_reason})"
@@ -273,6 +276,7 @@ class Cell:
             if self.lower_bound is not None:
                 lines.append(f"  lower bound: {known}")
             if self.factors is not None:
+                assert self.built is not None  # a proved cell names the variant it built
                 name = parse_variant(self.built).info.param
                 line = f"  factors: {name} = {self.factors} ({self.built})"
                 if self.factors_lower_bound is not None:
@@ -288,6 +292,7 @@ class Cell:
             lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}"
                          + (f" (layer {self.failed_layer})" if self.layers and self.layers > 1 else ""))
         elif self.status == "impossible":
+            assert self.certificate is not None  # an impossible cell carries its certificate
             cert = self.certificate.to_dict()
             lines.append(f"  certificate ({cert['kind']}): {cert['summary']}")
             lines.append(f"  witnesses labelled {cert['labels'][0]} / {cert['labels'][1]} by the automaton")
@@ -401,7 +406,9 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
 
     if column_variant(column) is not None:
         return build(automaton, column, refusals=refusals)
-    kind, options = parse_column(column)
+    parsed = parse_column(column)
+    assert parsed is not None  # not a plain variant: a factor-counting kind without its parameter
+    kind, options = parsed
     if not KINDS[kind].factored:
         return _smallest_count(automaton, kind, options, start)
     found = [w for _, w in candidates(automaton)]
@@ -456,7 +463,8 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
         result = prove_network(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     stacked = isinstance(weights, Stack)
     info = None if stacked else weights.variant_info
-    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=result.to_json(), weights=weights,
+    proof = result.to_json()
+    cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=proof, weights=weights,
                    states_explored=result.states_explored, time_budget=time_budget,
                    deepened=deepen and time_budget is not None, bound=bound,
                    layers=weights.depth if stacked else 1,
@@ -464,7 +472,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
                    factors=info.param if info is not None and info.info.counts_factors else None)
     what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":
-        margin = None if result.margin is None else (cell.proof["margin"]["exact"], result.margin_float)
+        margin = None if result.margin is None else (proof["margin"]["exact"], result.margin_float)
         return replace(cell, status="proved", hidden_states=result.hidden_states, margin=margin,
                        detail=f"exact proof over {result.states_explored} reachable {what or ''}pairs".replace(
                            "tuple)pairs", "tuple) pairs"))
@@ -624,6 +632,7 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     elif spec is not None and parse_variant(spec).info.counts_factors and not parse_variant(spec).info.factored:
         v = parse_variant(spec)
         low, why = factor_bound(automaton, v.kind, v.options)
+        assert v.param is not None  # parse_variant requires the parameter of a factor-counting kind
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     refusals: list[tuple[str, str]] = []
     try:  # the deadline also stops the steps that do not tick the clock (minimising a large table)

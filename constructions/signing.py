@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bilinear.errors import WeightsError
 from bilinear.fileio import atomic_write_text
@@ -30,7 +31,7 @@ from bilinear.jsonfile import checksum, read_json_file
 
 __all__ = ["Signed", "sign_data", "sign_file"]
 
-_KINDS = {"bilinear.weights": "weights", "bilinear.stack": "stack", "bilinear.automaton": "automaton"}
+_KINDS: dict[Any, str] = {"bilinear.weights": "weights", "bilinear.stack": "stack", "bilinear.automaton": "automaton"}
 
 
 @dataclass(frozen=True)

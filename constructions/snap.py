@@ -203,10 +203,10 @@ def _score_equivalent(snap: "Snap", bits: int) -> Weights:
         raise WeightsError(f"the kept basis rounded to {bits} bits is singular")
     Q = G.inv() * Q0
     A = np.stack([_exact_in_basis(PK, Q, w.A[a][np.ix_(K, K)]) for a in range(w.n_symbols)])
-    h0 = PK * flint.fmpq_mat([[to_fmpq(w.h0[j])] for j in K])
-    R = flint.fmpq_mat([[to_fmpq(w.readout[c][j]) for j in K] for c in range(w.n_classes)]) * Q
-    h0 = [_to_fraction(h0[j, 0]) for j in range(w.dim)]
-    R = [[_to_fraction(R[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
+    h0_mat = PK * flint.fmpq_mat([[to_fmpq(w.h0[j])] for j in K])
+    R_mat = flint.fmpq_mat([[to_fmpq(w.readout[c][j]) for j in K] for c in range(w.n_classes)]) * Q
+    h0 = [_to_fraction(h0_mat[j, 0]) for j in range(w.dim)]
+    R = [[_to_fraction(R_mat[c, j]) for j in range(w.dim)] for c in range(w.n_classes)]
     try:
         return Weights(snap.variant, A, h0, R)
     except ConformanceError as exc:
@@ -225,7 +225,9 @@ def _eigenbasis(M: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, li
     norms[norms == 0] = 1.0
     G = np.einsum("k,kij->ij", rng.normal(size=M.shape[0]), M / norms[:, None, None])
     vals, vecs = np.linalg.eig(G)
-    cols, groups, used = [], [], np.zeros(len(vals), bool)
+    cols: list[np.ndarray] = []
+    groups: list[tuple[int, ...]] = []
+    used = np.zeros(len(vals), bool)
     tol = 1e-9 * max(1.0, float(np.abs(vals).max()))
     for i in np.argsort(-np.abs(vals), kind="stable"):
         if used[i]:
@@ -336,7 +338,7 @@ def _rational_vector(x: np.ndarray, coords, scale: float | None = None) -> list:
     same number) keeps the classifier: a scale per row would change which score is largest."""
     if scale is None:
         scale = float(np.abs(x[list(coords)]).max()) if coords else 0.0
-    out = [0] * len(x)
+    out: list[int | Fraction] = [0] * len(x)
     if scale == 0:
         return out
     for j in coords:
@@ -360,7 +362,7 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
     fields = [x.m for x in block_matrix.flat if isinstance(x, FieldElement)]
     m = math.lcm(*fields) if fields else 1
     K = CyclotomicField(m) if m > 1 else None
-    coeff = {}
+    coeff: dict[int, flint.fmpq_mat] = {}
     for (r, c), x in np.ndenumerate(block_matrix):
         if x == 0:
             continue
@@ -373,11 +375,12 @@ def _exact_in_basis(P: flint.fmpq_mat, Pinv: flint.fmpq_mat, block_matrix: np.nd
     top = max(prods, default=0)
     for j in range(d):
         for l in range(d):
-            cs = [prods[t][j, l] if t in prods else 0 for t in range(top + 1)]
-            if top == 0 or all(c == 0 for c in cs[1:]):
-                out[j, l] = _to_fraction(flint.fmpq(cs[0]))
+            entry = [prods[t][j, l] if t in prods else 0 for t in range(top + 1)]
+            if top == 0 or all(c == 0 for c in entry[1:]):
+                out[j, l] = _to_fraction(flint.fmpq(entry[0]))
             else:
-                out[j, l] = FieldElement(K, flint.fmpq_poly(cs)).simplify()
+                assert K is not None  # powers of zeta come only from field entries, so m > 1
+                out[j, l] = FieldElement(K, flint.fmpq_poly(entry)).simplify()
     return out
 
 

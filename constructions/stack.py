@@ -158,7 +158,7 @@ class Stack:
             return NotImplemented
         return self.depth == other.depth and all(a == b for a, b in zip(self.layers, other.layers))
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # layers hold arrays: not hashable (the usual idiom)
 
     def to_float(self) -> "Stack":
         """The same stack with float64 entries."""

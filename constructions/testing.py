@@ -33,6 +33,7 @@ def assert_tracks(model, automaton: Automaton, length: int = 500, words: int = 2
     if result.passed:
         return
     word = result.first_failure
+    assert word is not None  # a failed check names its first failing word
     expected = automaton.classes[automaton.label(word)]
     raise AssertionError(
         f"{getattr(model, 'name', type(model).__name__)} does not track {automaton.name or 'the automaton'}: "

@@ -33,7 +33,7 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -277,11 +277,11 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is a dependency
-        torch = None
+        torch = None  # type: ignore[assignment]  # the module or None, as this branch says
     if torch is not None and isinstance(model, torch.nn.Module):
         if hasattr(model, "to_weights"):
             try:
-                exported = model.to_weights()
+                exported = cast(Callable[[], Any], model.to_weights)()  # torch types attributes as Tensor | Module
                 if isinstance(exported, Stack):
                     return StackTracker(exported, name=name or type(model).__name__)
                 return WeightsTracker(exported, name=name or type(model).__name__)
@@ -293,6 +293,6 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
     if isinstance(model, Tracker):
         return model
     if callable(model):
-        return FunctionTracker(model, n_symbols, n_classes, name or getattr(model, "__name__", "function"),
+        return FunctionTracker(model, n_symbols, n_classes, name or str(getattr(model, "__name__", "function")),
                                has_hidden=hidden is True)
     raise AnalysisError(f"cannot track with a {type(model).__name__}: expected Weights, a torch module or a callable")

@@ -340,7 +340,7 @@ class Weights:
                 return False
         return True
 
-    __hash__ = None  # arrays: not hashable
+    __hash__ = None  # type: ignore[assignment]  # arrays: not hashable (the usual idiom mypy rejects)
 
     # --- conversion ----------------------------------------------------------------------
     def to_float(self) -> "Weights":

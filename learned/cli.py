@@ -67,7 +67,7 @@ def _add_config_argument(p, f: dataclasses.Field, names: tuple[str, ...], annota
         p.add_argument(f.name, metavar=meta["positional"], help=help_text)
         return
     flag = meta.get("option") or "--" + f.name.replace("_", "-")
-    kind = _value_type(annotation)
+    kind: typing.Callable[[str], typing.Any] = _value_type(annotation)
     if kind is bool and f.default:
         p.add_argument("--no-" + flag[2:], dest=f.name, action="store_false", help=help_text)
     elif kind is bool:
@@ -111,7 +111,7 @@ def _add_train(sub) -> None:
 
 def config_from_args(args) -> TrainConfig:
     """The :class:`TrainConfig` of parsed ``train`` arguments (validated: ConfigError)."""
-    values = {}
+    values: dict[str, typing.Any] = {}
     for f, names in _train_options():
         value = getattr(args, f.name)
         values.update(zip(names, value) if len(names) > 1 else [(f.name, value)])

@@ -54,7 +54,7 @@ def check_loggers(text) -> tuple[str, ...]:
 
 def _numbers(record: dict) -> dict:
     """The finite numeric entries of ``record`` (booleans as 0/1), without ``step``."""
-    out = {}
+    out: dict[str, float] = {}
     for key, value in record.items():
         if key == "step" or value is None:
             continue

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 import torch
@@ -83,6 +83,12 @@ class InitContext:
     param: int | None
     identity: bool
     noise_scale: float
+
+    @property
+    def size(self) -> int:
+        """``param`` of a kind that takes one (R, K, B): parse_variant requires it there."""
+        assert self.param is not None  # only the initialisers of parameterised kinds ask
+        return self.param
 
     def randn(self, *shape: int) -> torch.Tensor:
         return torch.randn(*shape, generator=self.gen)
@@ -123,7 +129,7 @@ class LearnedVariant:
     init: Callable[[InitContext], dict]
     transitions: Callable[["BilinearRNN", Callable], Transitions]
     from_weights: Callable[[Weights, np.ndarray], dict]
-    export: Callable[[Transitions], tuple] | None = None
+    export: Callable[[Any], tuple] | None = None  # takes the kind's own Transitions subclass
     fits: Callable[[int, Variant], "str | None"] = _fits
     canonical: bool = True
     angle_form: "LearnedVariant | None" = None
@@ -149,7 +155,7 @@ def _block_fits(hidden: int, v: Variant) -> str | None:
 
 
 def _factorized_init(c: InitContext) -> dict:
-    R, d, D = c.param, c.hidden, c.tokens
+    R, d, D = c.size, c.hidden, c.tokens
     U = c.randn(d, R) / math.sqrt(R)
     W = c.randn(d, R) / math.sqrt(d)
     C = 1.0 + c.noise_scale * c.randn(D, R) if c.identity else c.randn(D, R)
@@ -216,7 +222,7 @@ def _beta_top(v: Variant) -> float:
 
 
 def _householder_init(c: InitContext) -> dict:
-    K, d, D = c.param, c.hidden, c.tokens
+    K, d, D = c.size, c.hidden, c.tokens
     return {"Vk": c.randn(D, K, d), "Vb": (-3.0 if c.identity else 0.0) + c.noise_scale * c.randn(D, K)}
 
 
@@ -274,7 +280,7 @@ def _monomial_from(weights: Weights, A: np.ndarray) -> dict:
 
 
 def _dplr_init(c: InitContext) -> dict:
-    R, d, D_ = c.param, c.hidden, c.tokens
+    R, d, D_ = c.size, c.hidden, c.tokens
     Dd = 1.0 + c.noise(D_, d) if c.identity else 2 * torch.rand(D_, d, generator=c.gen) - 1
     return {"Dd": Dd, "Ul": c.randn(D_, d, R) / math.sqrt(d), "Wl": c.randn(D_, d, R) / math.sqrt(d)}
 
@@ -302,13 +308,13 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
         LearnedVariant(
             "factorized",
             init=_factorized_init,
-            transitions=lambda m, ps: Factorized(m.U, ps(m.C), m.Wf),
+            transitions=lambda m, ps: Factorized(cast(torch.Tensor, m.U), ps(m.C), cast(torch.Tensor, m.Wf)),
             from_weights=_factorized_from,
             export=_factorized_export,
         ),
         LearnedVariant(
             "block",
-            init=lambda c: {"W": c.near_identity_or_orthogonal(c.tokens, c.hidden // c.param, c.param, c.param)},
+            init=lambda c: {"W": c.near_identity_or_orthogonal(c.tokens, c.hidden // c.size, c.size, c.size)},
             transitions=lambda m, ps: Block(ps(m.W)),
             from_weights=_blocks_of,
             fits=_block_fits,
@@ -493,7 +499,10 @@ class BilinearRNN(nn.Module):
     def learned(self) -> LearnedVariant:
         """This model's row of :data:`LEARNED_VARIANTS` (its angle form with ``angles``)."""
         row = LEARNED_VARIANTS[self.variant.kind]
-        return row.angle_form if self.angles else row
+        if self.angles:
+            assert row.angle_form is not None  # angles is set only for a kind with an angle form
+            return row.angle_form
+        return row
 
     # --- transitions ---------------------------------------------------------------------
     def _per_symbol(self, P: torch.Tensor) -> torch.Tensor:

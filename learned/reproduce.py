@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -83,11 +84,11 @@ MEDIUM = Sweep(
     workers=2,
     train={"steps": 1000, "hidden": 16, "test_words": 50, "eval_every": 50, "patience": 3},
 )
-_SMALL = {"steps": 1000, "test_words": 50, "eval_every": 50, "patience": 3}
+_SMALL: dict[str, Any] = {"steps": 1000, "test_words": 50, "eval_every": 50, "patience": 3}
 #: The grids shared by the two additive-ablation parts and by the three rotation parts.
-_ADDITIVE = {"families": ("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), "models": ("full", "block:2"),
+_ADDITIVE: dict[str, Any] = {"families": ("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), "models": ("full", "block:2"),
              "seeds": (0, 1), "workers": 2}
-_ROTATION = {"families": ("cyclic:3", "cyclic:5", "cyclic:10"), "models": ("rotation2d", "block:2"),
+_ROTATION: dict[str, Any] = {"families": ("cyclic:3", "cyclic:5", "cyclic:10"), "models": ("rotation2d", "block:2"),
              "seeds": (0, 1), "hidden": (2, 4, 16), "workers": 2}
 
 

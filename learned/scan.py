@@ -569,8 +569,12 @@ def _grouped_no_grad(trans, plan: GroupPlan, h0, normalize: bool, add, readout) 
         if not keep_states and (slot == K - 1 or t == time - 1):
             first = t - slot
             n = slot + 1
+            assert Y is not None and RT is not None  # made above when states are not kept
             torch.mm(H[:n].reshape(n * batch, hidden), RT, out=Y[first : t + 1].view(n * batch, -1))
-    return H if keep_states else Y
+    if keep_states:
+        return H
+    assert Y is not None  # made above when states are not kept
+    return Y
 
 
 # ------------------------------------------------------------------------------------------
@@ -636,7 +640,7 @@ def _inclusive_scan(M: torch.Tensor, c, diagonal: bool, rescale: bool):
         if rescale:
             Em = _rescale(Em, diagonal)
         outM[:, 2::2] = Em
-        if c is not None:
+        if outc is not None:  # exactly when c is given
             outc[:, 2::2] = Ec
     return outM, outc
 

@@ -28,6 +28,8 @@ torch.Size([1, 3, 6])
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import nn
 
@@ -65,22 +67,26 @@ class StackedBilinearRNN(nn.Module):
                         seed=seed + l, **options)
             for l in range(layers)
         )
-        self.variant = self.layers[0].variant
+        self.variant = self.layer(0).variant
         self.additive = False
         self.embed_dim = None
+
+    def layer(self, i: int) -> BilinearRNN:
+        """Layer ``i`` (0-based; -1 the last)."""
+        return cast(BilinearRNN, self.layers[i])
 
     # the last layer's start state and readout (the empty word's label, see learned/train.py)
     @property
     def h0(self) -> nn.Parameter:
-        return self.layers[-1].h0
+        return self.layer(-1).h0
 
     @property
     def readout(self) -> nn.Linear:
-        return self.layers[-1].readout
+        return self.layer(-1).readout
 
     @property
     def normalize_train(self) -> bool:
-        return self.layers[-1].normalize_train
+        return self.layer(-1).normalize_train
 
     @property
     def depth(self) -> int:
@@ -88,8 +94,8 @@ class StackedBilinearRNN(nn.Module):
 
     def freeze_transitions(self) -> "StackedBilinearRNN":
         """Freeze every layer's transition matrices (see :meth:`BilinearRNN.freeze_transitions`)."""
-        for layer in self.layers:
-            layer.freeze_transitions()
+        for i in range(self.depth):
+            self.layer(i).freeze_transitions()
         return self
 
     def forward(self, words: torch.Tensor, hard: bool | None = None) -> torch.Tensor:
@@ -99,8 +105,8 @@ class StackedBilinearRNN(nn.Module):
             hard = not self.training
         if words.ndim != 2:
             raise ConfigError(f"words must be (batch, time), got shape {tuple(words.shape)}")
-        logits = self.layers[0](words)  # (batch, time, classes): the one-layer scan
-        for layer in self.layers[1:]:
+        logits = self.layer(0)(words)  # (batch, time, classes): the one-layer scan
+        for layer in (self.layer(i) for i in range(1, self.depth)):
             if hard:
                 logits = layer(words * self.n_classes + logits.argmax(-1))
             else:
@@ -162,7 +168,7 @@ class StackedBilinearRNN(nn.Module):
         """The float :class:`~bilinear.constructions.stack.Stack` of the hard cascade."""
         from bilinear.constructions.stack import Stack
 
-        return Stack(tuple(layer.to_weights() for layer in self.layers))
+        return Stack(tuple(self.layer(i).to_weights() for i in range(self.depth)))
 
     def extra_repr(self) -> str:
         return (f"layers={self.depth}, variant={self.variant.spec}, symbols={self.n_symbols}, "

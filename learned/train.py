@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -140,7 +141,7 @@ def evaluate_dataset(model: nn.Module, automaton, ds, device: torch.device | Non
     seen = np.zeros(ds.max_len, dtype=np.int64)  # words reaching each prefix length
     step = EVAL_BATCH
     if hasattr(model, "max_batch"):  # models whose memory grows faster than batch x time
-        step = min(step, model.max_batch(ds.max_len))
+        step = min(step, cast(Any, model).max_batch(ds.max_len))  # torch types attributes as Tensor | Module
     bar = _progress(len(ds), desc, quiet, unit="words")
     try:
         for start in range(0, len(ds), step):
@@ -194,9 +195,10 @@ def _empty_word_loss(model: nn.Module, automaton, device) -> torch.Tensor | None
     """Cross-entropy of the readout of h0 against the start state's class (bilinear models)."""
     if not hasattr(model, "h0") or getattr(model, "additive", False):
         return None
-    h0 = model.h0 / model.h0.norm().clamp_min(1e-30) if model.normalize_train else model.h0
+    bilinear: Any = model  # a bilinear model (checked above); torch types attributes as Tensor | Module
+    h0 = bilinear.h0 / bilinear.h0.norm().clamp_min(1e-30) if bilinear.normalize_train else bilinear.h0
     target = torch.tensor([int(automaton.labels[automaton.start])], device=device)
-    return nn.functional.cross_entropy(model.readout(h0).unsqueeze(0), target)
+    return nn.functional.cross_entropy(bilinear.readout(h0).unsqueeze(0), target)
 
 
 def _restore(run, model: nn.Module, optimizer) -> tuple[int, int, bool]:
@@ -270,8 +272,8 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
     device = resolve_device(config.device)
     automaton = run.automaton() if run is not None else from_spec(config.spec)
     model = make_model(config, automaton).to(device)
-    if config.freeze_transitions:
-        model.freeze_transitions()
+    if config.freeze_transitions:  # the config checked that the model has transitions to freeze
+        cast(Any, model).freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = _restore(run, model, optimizer)
     pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
@@ -432,7 +434,8 @@ def train_best_lr(config: TrainConfig, lrs=None, quiet: bool = True, select: str
         raise ConfigError(f"unknown learning-rate selection {select!r} (known: {', '.join(LR_SELECTIONS)})")
     lrs = tuple(config.lrs if lrs is None else lrs)
     results = [train(config.replace(lr=float(lr)), quiet=quiet) for lr in lrs]
-    best = dict(max(results, key=lambda r: selection_key(r, select)))
+    top = max(results, key=lambda r: selection_key(r, select))
+    best = dict(top)
     on_test = max(results, key=lambda r: selection_key(r, "test"))
     best["lr_selection"] = select
     best["lr_results"] = [(r["lr"], r[VAL_ACCURACY], r[AT_LENGTH]) for r in results]

@@ -148,3 +148,20 @@ def test_reset_constructions_exact_and_near_exact():
         rel = relation_residuals(noisy, a, tol=1e-3)
         assert rel.all_hold, rel.reading
         assert max(r.residual_states for r in rel.relations) < 1e-3
+
+
+def test_label_agreement_says_which_failing_relations_the_readout_cannot_tell_apart():
+    """A flipflop whose read symbol r swaps the two written directions: r = ε fails in the labels
+    too (0 of the states agree), and the reading counts only the relations that do agree."""
+    from bilinear.constructions.weights import Weights
+
+    a = from_spec("flipflop:2")
+    w = _written_flipflop()
+    A = w.A.copy()
+    A[2] = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # r swaps: a wrong network
+    rel = relation_residuals(Weights("full", A, w.h0, w.readout), a, tol=0.05)
+    r_eps = next(r for r in rel.relations if r.text == "r = ε")
+    assert not r_eps.holds and r_eps.labels_agree == 0.0
+    agreeing = sum(r.labels_agree == 1.0 for r in rel.failing)
+    assert f"of those, {agreeing} hold as far as the readout tells" in rel.reading
+    assert agreeing < len(rel.failing)
