@@ -223,17 +223,27 @@ class _Readout:
             states_explored=len(search),
         )
 
-    def minimum_margin(self, search: PairSearch, store: HiddenStore):
+    def minimum_margin(self, search: PairSearch, store: HiddenStore, lo=None, hi=None, hidden=None):
         """The exact minimum margin over all pairs, deciding exactly only the candidates whose
-        float lower bound is below the smallest float upper bound."""
+        float lower bound is below the smallest float upper bound.
+
+        ``lo``, ``hi`` (per pair: float bounds of its margin) and ``hidden`` (per pair: the
+        direction the readout reads) default to this readout's own bounds and ``search.hidden``;
+        the stack prover passes its last layer's (:mod:`~bilinear.constructions.stackprover`)."""
         if self.n_classes == 1:
             return None
-        lo, hi = np.asarray(self.lo), np.asarray(self.hi)
+        lo = np.asarray(self.lo if lo is None else lo)
+        hi = np.asarray(self.hi if hi is None else hi)
+        hidden = search.hidden if hidden is None else hidden
         ceiling = hi.min()
         best = None
+        seen = set()  # a direction read with a label is decided once
         for idx in np.nonzero(lo <= ceiling)[0]:
-            hid = search.hidden[idx]
+            hid = hidden[idx]
             L = int(self.labels[search.q[idx]])
+            if (hid, L) in seen:
+                continue
+            seen.add((hid, L))
             s_mid, s_err = store.scores[hid]
             gap_lo = s_mid[L] - s_mid - (s_err[L] + s_err)
             for c in np.nonzero(gap_lo <= ceiling)[0]:

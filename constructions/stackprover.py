@@ -238,28 +238,7 @@ class _Closure:
 
     def minimum_margin(self):
         last = self.layers[-1]
-        if last.n_classes == 1:
-            return None
-        lo, hi = np.asarray(self.lo), np.asarray(self.hi)
-        ceiling = hi.min()
-        best = None
-        seen = set()
-        domain, readout, store = last.domain, last.readout, last.store
-        for idx in np.nonzero(lo <= ceiling)[0]:
-            hid = self.last_hid[idx]
-            L = int(self.automaton.labels[self.search.q[idx]])
-            if (hid, L) in seen:
-                continue
-            seen.add((hid, L))
-            s_mid, s_err = store.scores[hid]
-            gap_lo = s_mid[L] - s_mid - (s_err[L] + s_err)
-            for c in np.nonzero(gap_lo <= ceiling)[0]:
-                if c == L:
-                    continue
-                value = readout.diff(store.vectors[hid], L, int(c))
-                if best is None or (value != best and domain.sign(value - best) < 0):
-                    best = value
-        return best
+        return last.readout.minimum_margin(self.search, last.store, lo=self.lo, hi=self.hi, hidden=self.last_hid)
 
     def proof(self) -> Proof:
         margin = self.minimum_margin()
