@@ -79,6 +79,21 @@ def bench_eval(d: int, V: int, T: int, reps: int) -> dict:
     }
 
 
+
+def _adam_step(model, words, labels, V: int):
+    """One Adam training step of ``model`` on fixed words (cross-entropy at every position)."""
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        logits = model(words)
+        loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B) -> dict:
     """Best training-step time of `full` and of the LSTM, timed in alternating rounds so that a
     burst of load on a shared machine hits both."""
@@ -88,16 +103,7 @@ def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B)
     steps = {}
     for name, model in (("bil", BilinearRNN(V, V, d, "full", seed=0, scan="sequential")),
                         ("lstm", LSTMModel(V, V, d, seed=0))):
-        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-
-        def step(model=model, opt=opt):
-            logits = model(words)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-
-        steps[name] = step
+        steps[name] = _adam_step(model, words, labels, V)
     out = {"bil_ms": float("inf"), "lstm_ms": float("inf")}
     for _ in range(rounds):
         for name, step in steps.items():
@@ -121,16 +127,7 @@ def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
         models["lstm"] = LSTMModel(V, V, d, seed=0)
         steps = {}
         for name, model in models.items():
-            opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-
-            def step(model=model, opt=opt):
-                logits = model(words)
-                loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-
-            steps[name] = step
+            steps[name] = _adam_step(model, words, labels, V)
         train = {name: float("inf") for name in models}
         evals = {name: float("inf") for name in models}
         cpu = time.process_time  # one thread: the CPU time of this process, not the shared machine's load
@@ -172,13 +169,7 @@ def bench_step_paths(d: int, V: int, batch: int, reps: int) -> dict:
     words = torch.randint(0, V, (batch, 10), generator=gen)
     labels = torch.randint(0, V, (batch, 10), generator=gen)
     model = BilinearRNN(V, V, d, "full", seed=0, scan="sequential")
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-
-    def step():
-        loss = nn.functional.cross_entropy(model(words).reshape(-1, V), labels.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    step = _adam_step(model, words, labels, V)
 
     saved = scan_module.SMALL_HIDDEN, scan_module.padded_step_wanted
     out = {}

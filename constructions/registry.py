@@ -146,16 +146,6 @@ def _factored(c: Construction) -> bool:
     return KINDS[c.variant.split(":", 1)[0]].factored
 
 
-def _pad_factors(factors, R: int):
-    """(U, C, W) with zero columns appended up to R rank-one terms."""
-    out = []
-    for f in factors:
-        g = np.zeros((f.shape[0], R), dtype=f.dtype)
-        g[:, : f.shape[1]] = f
-        out.append(g)
-    return tuple(out)
-
-
 def factorized_rank(w: Weights) -> int:
     """The R for which :func:`adapt` can factorise ``w``: d if diagonal, else the sum of ranks.
 
