@@ -100,6 +100,20 @@ def _zero(x, exact: bool, tol: float = 0.0) -> bool:
     return x == 0 if exact else abs(float(x)) <= tol
 
 
+def _checked_composition(A, comp, exact: bool, rtol, spec: str, describe):
+    """``A`` when every ``A[s]`` equals the composition of its factors ``comp[s]`` (exactly, or
+    for floats within ``rtol`` of that matrix's own scale, then the float composition itself),
+    else a ConformanceError naming the first entry that differs; ``describe(s, i, j)`` names the
+    composed entry in the message."""
+    for s in range(A.shape[0]):
+        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
+        if bad is not None:
+            i, j = bad
+            raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
+                                   f"{describe(s, i, j)}")
+    return A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+
+
 def _matrix_eq(X, Y, exact: bool, tol: float) -> tuple[int, int] | None:
     """The first (i, j) where X and Y differ (exactly, or by more than tol), else None."""
     diff = X - Y
@@ -175,14 +189,8 @@ def check_householder(variant, A, exact: bool, factors, rtol: float):
     if not exact:
         beta = np.clip(beta, 0.0, float(top))
     comp = householder_compose(V, beta, exact)
-    for s in range(S):
-        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
-        if bad is not None:
-            i, j = bad
-            raise ConformanceError(
-                f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from the product of "
-                f"its reflections, {_fmt(comp[s, i, j])}")
-    A = A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+    A = _checked_composition(A, comp, exact, rtol, spec,
+                             lambda s, i, j: f"the product of its reflections, {_fmt(comp[s, i, j])}")
     return A, (_frozen(V, exact), _frozen(beta, exact))
 
 
@@ -353,13 +361,8 @@ def check_monomial(variant, A, exact: bool, factors, rtol: float):
         raise ConformanceError(f"variant {spec!r}: factors perm {perm.shape} and D {D.shape}, expected ({S}, {d})")
     perm = _as_perm(perm, d, spec)
     comp = monomial_compose(perm, D, exact)
-    for s in range(S):
-        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
-        if bad is not None:
-            i, j = bad
-            raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
-                                   f"(P D)[{i}, {j}] = {_fmt(comp[s, i, j])} (perm[{s}, {j}] = {perm[s, j]})")
-    A = A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+    A = _checked_composition(A, comp, exact, rtol, spec, lambda s, i, j: (
+        f"(P D)[{i}, {j}] = {_fmt(comp[s, i, j])} (perm[{s}, {j}] = {perm[s, j]})"))
     return A, (_freeze(perm), _frozen(D, exact))
 
 
@@ -455,13 +458,8 @@ def check_dplr(variant, A, exact: bool, factors, rtol: float):
         raise ConformanceError(f"variant {spec!r}: factors D {D.shape}, U {U.shape}, W {W.shape}, expected "
                                f"({S}, {d}), ({S}, {d}, {R}), ({S}, {d}, {R})")
     comp = dplr_compose(D, U, W, exact)
-    for s in range(S):
-        bad = _matrix_eq(A[s], comp[s], exact, 0.0 if exact else _tol(rtol, A[s], comp[s]))
-        if bad is not None:
-            i, j = bad
-            raise ConformanceError(f"variant {spec!r}: A[{s}][{i}, {j}] = {_fmt(A[s, i, j])} differs from "
-                                   f"(diag(D) + U W^T)[{i}, {j}] = {_fmt(comp[s, i, j])}")
-    A = A if exact else _freeze(np.asarray(comp, dtype=np.float64))
+    A = _checked_composition(A, comp, exact, rtol, spec,
+                             lambda s, i, j: f"(diag(D) + U W^T)[{i}, {j}] = {_fmt(comp[s, i, j])}")
     return A, tuple(_frozen(f, exact) for f in (D, U, W))
 
 

@@ -92,6 +92,13 @@ def test_monomial_and_dplr_factors_and_their_errors():
         Weights("full", [[[1]]], [1], [[1]], factors=([[1]], [[1]], [[1]]))
     with pytest.raises(WeightsError, match="must be named D, U, W"):
         Weights("dplr:1", [[[1]]], [1], [[1]], factors={"D": [[1]]})
+    # given factors whose composition is not A: the first differing entry, in the kind's own terms
+    with pytest.raises(ConformanceError, match=r"A\[0\]\[1, 0\] = -2 differs from \(P D\)\[1, 0\] = 2 "
+                                               r"\(perm\[0, 0\] = 1\)"):
+        Weights("monomial", [[[0, 3], [-2, 0]]], [1, 0], [[1, 0]], factors=([[1, 0]], [[2, 3]]))
+    with pytest.raises(ConformanceError, match=r"A\[0\]\[0, 0\] = 2 differs from \(diag\(D\) \+ U W\^T\)"
+                                               r"\[0, 0\] = 3"):
+        Weights("dplr:1", [[[2]]], [1], [[1]], factors=([[1]], [[[2]]], [[[1]]]))
 
 
 @pytest.mark.parametrize("spec, variant", [
