@@ -41,6 +41,8 @@ __all__ = [
     "check_spec",
     "spec_shape",
     "MAX_PRODUCT_ENTRIES",
+    "MAX_TABLE_ENTRIES",
+    "MAX_FACTORS",
     "parse_spec",
     "split_product",
     "from_permutations",
@@ -217,6 +219,7 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
     """
     if len(factors) < 2:
         raise AutomatonError("a product needs at least two factors")
+    _check_factor_count(len(factors))
     for i, f in enumerate(factors):
         if not isinstance(f, Automaton):
             raise AutomatonError(f"product factor {i} is not an Automaton ({type(f).__name__})")
@@ -226,13 +229,13 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
     # state index: mixed radix, first factor most significant
     state_tuples = np.array(list(itertools.product(*[range(n) for n in n_states])), dtype=np.int64)
     sym_tuples = list(itertools.product(*[range(k) for k in n_syms]))
-    radix = np.array([math.prod(n_states[i + 1 :]) for i in range(len(factors))], dtype=np.int64)
+    radix = np.array(_suffix_products(n_states), dtype=np.int64)  # linear in the factors
     delta = np.empty((len(sym_tuples), len(state_tuples)), dtype=np.int64)
     for s, sym in enumerate(sym_tuples):
         nxt = np.stack([factors[i].delta[sym[i], state_tuples[:, i]] for i in range(len(factors))], axis=1)
         delta[s] = nxt @ radix
     class_tuples = list(itertools.product(*[range(f.n_classes) for f in factors]))
-    class_radix = [math.prod(f.n_classes for f in factors[i + 1 :]) for i in range(len(factors))]
+    class_radix = _suffix_products([f.n_classes for f in factors])
     labels = np.zeros(len(state_tuples), dtype=np.int64)
     for i, f in enumerate(factors):
         labels += f.labels[state_tuples[:, i]] * class_radix[i]
@@ -247,6 +250,42 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
 #: Largest transition table of a product (states x symbols, the factors' products), checked from
 #: the factors' specs before any factor is built.
 MAX_PRODUCT_ENTRIES = 50_000_000
+#: Largest transition table (states x symbols) of the automaton one family spec names, checked from
+#: the spec before it is built (``random:states=100000,symbols=1000`` and ``cyclic:10000`` are 10^8
+#: entries: 23 s and 5 GB before any later limit refused them).
+MAX_TABLE_ENTRIES = 50_000_000
+#: Most factors of a product (``A*B*...``), counted in the spec string before any factor is parsed
+#: and checked by :func:`product`: 26 factors of two states already pass :data:`MAX_PRODUCT_ENTRIES`,
+#: only one-state factors could make more, and 20,000 of them took 21.6 s.
+MAX_FACTORS = 64
+
+
+def _suffix_products(values: Sequence[int]) -> list[int]:
+    """``[prod(values[i+1:]) for i]`` in one pass (the mixed radix of a product's index).
+
+    >>> _suffix_products([2, 3, 4])
+    [12, 4, 1]
+    """
+    out = [1] * len(values)
+    for i in range(len(values) - 2, -1, -1):
+        out[i] = out[i + 1] * values[i + 1]
+    return out
+
+
+def _check_factor_count(count: int) -> None:
+    if count > MAX_FACTORS:
+        raise SpecError(f"a product of {count:,} factors: the limit is {MAX_FACTORS} factors "
+                        f"(bilinear.automata.families.MAX_FACTORS)")
+
+
+def _check_table_size(spec: str, states: int, symbols: int) -> None:
+    """The one-family analogue of :func:`_check_product_size`, from the spec's shape."""
+    if states * symbols > MAX_TABLE_ENTRIES:
+        raise AutomatonError(
+            f"{_short(spec)} would have {states:,} states x {symbols:,} symbols = {states * symbols:,} table "
+            f"entries (at least {_gib(states * symbols * 8)} GiB); the limit is "
+            f"{MAX_TABLE_ENTRIES:,} entries (bilinear.automata.families.MAX_TABLE_ENTRIES)"
+        )
 
 
 def _gib(n_bytes: int) -> str:
@@ -739,6 +778,7 @@ def split_product(spec: str) -> list[str]:
         raise SpecError(f"a spec must be a string, got {type(spec).__name__}")
     if not spec.strip():
         raise SpecError("empty spec: name a family, e.g. cyclic:3 (see `bilinear families`)")
+    _check_factor_count(spec.count("*") + 1)  # before splitting: 20,000 factors took 21.6 s
     parts = [p.strip() for p in spec.split("*")]
     if any(not p for p in parts):
         raise SpecError(f"malformed product spec {spec!r}: empty factor")
@@ -850,16 +890,25 @@ def check_spec(spec: str) -> tuple[int, int]:
     """Validate a spec (products with ``*``) without building anything: SpecError for a bad
     spec, AutomatonError for a product past :data:`MAX_PRODUCT_ENTRIES`; returns the
     ``(states, symbols)`` the automaton would have.  Cheap where :func:`from_spec` of
-    ``cyclic:10000`` fills a 10^8-entry table.
+    ``cyclic:7000`` fills a 4.9·10^7-entry table; a table past :data:`MAX_TABLE_ENTRIES`
+    (``cyclic:10000``) is refused here.
 
-    >>> check_spec("cyclic:10000"), check_spec("parity*dihedral:3")
-    ((10000, 10000), (12, 4))
+    >>> check_spec("cyclic:7000"), check_spec("parity*dihedral:3")
+    ((7000, 7000), (12, 4))
     """
     parts = split_product(spec)
     shapes = [spec_shape(family.name, kwargs) for family, kwargs in map(parse_spec, parts)]
+    _check_shapes(parts, shapes)
+    return math.prod(a for a, _ in shapes), math.prod(b for _, b in shapes)
+
+
+def _check_shapes(parts: Sequence[str], shapes: Sequence[tuple[int, int]]) -> None:
+    """Each factor's table against :data:`MAX_TABLE_ENTRIES`, a product's against
+    :data:`MAX_PRODUCT_ENTRIES`: from the specs, before anything is built."""
+    for part, (states, symbols) in zip(parts, shapes):
+        _check_table_size(part, states, symbols)
     if len(shapes) > 1:
         _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
-    return math.prod(a for a, _ in shapes), math.prod(b for _, b in shapes)
 
 
 def from_spec(spec: str) -> Automaton:
@@ -877,9 +926,8 @@ def _from_family_spec(spec: str) -> Automaton:
     """The automaton of a family spec (products with ``*``), carrying its parsed spec."""
     parts = split_product(spec)
     parsed = [parse_spec(part) for part in parts]
-    if len(parsed) > 1:  # the product's size from the factors' specs, before building any
-        shapes = [spec_shape(family.name, kwargs) for family, kwargs in parsed]
-        _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
+    # every table's size from the specs, before building any
+    _check_shapes(parts, [spec_shape(family.name, kwargs) for family, kwargs in parsed])
     built, specs = [], []
     for part, (family, kwargs) in zip(parts, parsed):
         automaton = family.build(**kwargs)

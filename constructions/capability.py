@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bilinear.automata import Automaton, from_spec
+from bilinear.automata.families import check_spec, is_automaton_file
 from bilinear.errors import SpecError
 
 from .settle import STATUSES, Cell, column_variant, settle
@@ -224,7 +225,10 @@ def capability_matrix(
     columns = tuple(variants)
     if not rows or not columns:
         raise SpecError("the capability matrix needs at least one family and one variant")
-    automata = [from_spec(r) for r in rows]  # validate every spec first
+    for r in rows:  # every family spec checked (sizes from the spec) before any automaton is built
+        if isinstance(r, str) and not is_automaton_file(r):
+            check_spec(r)
+    automata = [from_spec(r) for r in rows]
     for c in columns:
         column_variant(c)
     cells = tuple(tuple(settle(a, c, name=r) for c in columns) for r, a in zip(rows, automata))

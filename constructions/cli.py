@@ -92,7 +92,8 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
 
-    from .settle import exit_status, settle, with_float_check
+    from .search import BudgetSpent, deadline
+    from .settle import Cell, exit_status, settle, with_float_check
 
     if args.float:  # the words' share of the float check's memory, before any proof
         from .floatcheck import check_size
@@ -105,13 +106,25 @@ def _run_verify(args: argparse.Namespace) -> int:
 
         check_output_file(args.save, force=args.force, what="--save file")
     weights, projection = _load_weights(args)
-    automaton = resolve(args.spec)
-    source = f"{args.weights} (projected)" if projection else args.weights
     # without --bound the proof deepens: the bound doubles from the default while the proof stops
     # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
     budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
+    started = time.perf_counter()
+    try:  # the budget counts building the automaton too (a 5·10^7-entry random table takes seconds)
+        with deadline(budget):
+            automaton = resolve(args.spec)
+    except BudgetSpent:
+        cell = Cell(args.spec.strip(), args.variant or "", "open", time_budget=budget, detail=(
+            f"the automaton was not built within the time budget of {budget:g} s; raise --time-budget"))
+        if args.json:
+            json.dump(cell.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+            print()
+        else:
+            print(cell.text())
+        return exit_status(cell)
+    source = f"{args.weights} (projected)" if projection else args.weights
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None)
+                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None, started=started)
     out = cell.to_json()
     written = None
     if projection is not None:

@@ -1,0 +1,67 @@
+"""Hostile sizes (issue 25, defects 11 and 13): an automaton's and a construction's size are
+decided from the spec before anything is built, with the estimate in one line (exit 2), or the
+time budget is honoured (exit 3); every check runs under a 6 GB cap."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bilinear.cli import main
+
+
+def _one_line(proc) -> str:
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr[-2000:]
+    return proc.stderr
+
+
+def test_a_random_table_past_the_limit_is_refused_from_the_spec(capped_cli):
+    """``verify random:states=100000,symbols=1000 full --time-budget 5`` built the 10^8-entry table
+    (23 s, 5.4 GB) before the budget or any size check."""
+    proc = capped_cli("verify", "random:states=100000,symbols=1000", "full", "--time-budget", "5", timeout=30)
+    assert proc.returncode == 2
+    err = _one_line(proc)
+    assert "100,000 states x 1,000 symbols = 100,000,000 table entries (at least 0.745 GiB)" in err
+    assert "MAX_TABLE_ENTRIES" in err
+
+
+def test_matrix_refuses_a_row_from_its_spec(capped_cli):
+    """``matrix --rows cyclic:10000 --columns diagonal``: 84 s silent, 5.5 GB, a traceback."""
+    proc = capped_cli("matrix", "--rows", "cyclic:10000", "--columns", "diagonal", timeout=30)
+    assert proc.returncode == 2
+    assert "cyclic:10000 would have 10,000 states x 10,000 symbols = 100,000,000 table entries" in _one_line(proc)
+
+
+def test_a_100000_state_cycle_under_full_is_one_line(capped_cli, tmp_path):
+    """The one-hot construction of a 100,000-state cycle asked for 74.5 GiB."""
+    n = 100_000
+    path = tmp_path / "cycle.json"
+    path.write_text(json.dumps({"format": "bilinear.automaton", "version": 1, "states": n, "symbols": ["a"],
+                                "delta": [[(i + 1) % n for i in range(n)]], "labels": [int(i == 0) for i in range(n)]}))
+    proc = capped_cli("verify", path, "full", "--time-budget", "5", timeout=60)
+    assert proc.returncode in (2, 3), proc.stderr[-2000:]
+    if proc.returncode == 2:
+        assert "10,000,000,000 matrix entries" in _one_line(proc)
+    else:
+        assert "time budget of 5 s" in proc.stdout
+
+
+def test_the_budget_counts_building_the_automaton(capsys):
+    """A table within the limit that takes longer than the budget to build: open, exit 3."""
+    assert main(["verify", "random:states=100000,symbols=100", "full", "--time-budget", "0.001"]) == 3
+    out = capsys.readouterr().out
+    assert "open" in out and "the automaton was not built within the time budget of 0.001 s" in out
+
+
+def test_the_table_limit_is_the_product_of_the_specs_shape():
+    """The limit is decided from the shape alone: one entry under passes, one over is refused."""
+    from bilinear.automata.families import MAX_TABLE_ENTRIES, check_spec
+    from bilinear.errors import AutomatonError
+
+    assert MAX_TABLE_ENTRIES == 50_000_000
+    assert check_spec("random:states=50000,symbols=1000") == (50_000, 1000)  # exactly at the limit
+    with pytest.raises(AutomatonError, match="50,001,000 table entries"):
+        check_spec("random:states=50001,symbols=1000")
+    with pytest.raises(AutomatonError, match="MAX_TABLE_ENTRIES"):
+        check_spec("parity*cyclic:7072")  # a factor past the limit, before the product's own check
