@@ -39,6 +39,7 @@ __all__ = [
     "FAMILIES",
     "from_spec",
     "check_spec",
+    "canonical_spec",
     "spec_shape",
     "MAX_PRODUCT_ENTRIES",
     "MAX_TABLE_ENTRIES",
@@ -339,6 +340,7 @@ class Param:
     minimum: int = 1
     maximum: int | None = None
     default: int | None = None  # None: required
+    shown_at_default: bool = True  # False: left out of the canonical spec at its default (perm=0)
 
     def check(self, family: str, value: int) -> int:
         if value < self.minimum:
@@ -660,7 +662,8 @@ def _permutation_reset(N: int) -> Automaton:
     )
 
 
-_ALPHABET = Param("alphabet", "generators (default) or all: every element is a symbol", default=0)
+_ALPHABET = Param("alphabet", "generators (default) or all: every element is a symbol", default=0,
+                  shown_at_default=False)
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -702,7 +705,7 @@ FAMILIES: dict[str, Family] = {
                 Param("states", "number of states", 1, 100_000),
                 Param("symbols", "number of symbols", 1, 1_000),
                 Param("seed", "random seed", 0, None, 0),
-                Param("perm", "1: permutations only", 0, 1, 0),
+                Param("perm", "1: permutations only", 0, 1, 0, shown_at_default=False),
             ),
             _random,
             ("random:states=5,symbols=2,seed=0", "random:states=4,symbols=2,seed=1,perm=1"),
@@ -909,6 +912,42 @@ def _check_shapes(parts: Sequence[str], shapes: Sequence[tuple[int, int]]) -> No
         _check_table_size(part, states, symbols)
     if len(shapes) > 1:
         _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
+
+
+def canonical_spec(spec) -> str:
+    """The one way of writing the automaton a spec names (docs/formats.md, "Canonical specs"):
+    parsed, then printed with the family's name in lower case, positional parameters (``M``,
+    ``N``) by value and the others as ``key=value`` in the family's order, every integer in plain
+    decimal, defaults written out except the switches ``alphabet=generators`` and ``perm=0``;
+    factors of a product each canonical, joined by ``*``.  It is the name ``from_spec`` gives the
+    automaton, decided without building it; run folders, a sweep's grid and reports use it, so
+    ``cyclic:3``, ``cyclic:03`` and ``CYCLIC:3`` are one automaton everywhere.  An automaton file
+    is its path (stripped).  A bad spec raises what :func:`parse_spec` raises.
+
+    >>> canonical_spec("CYCLIC:03"), canonical_spec(" cycle_navigation "), canonical_spec("parity * Cyclic:+3")
+    ('cyclic:3', 'cycle_navigation:5', 'parity*cyclic:3')
+    >>> canonical_spec("random:symbols=2,states=5,perm=0"), canonical_spec("symmetric:4,alphabet=gens")
+    ('random:states=5,symbols=2,seed=0', 'symmetric:4')
+    """
+    if is_automaton_file(spec):
+        return os.fspath(spec).strip()
+    return "*".join(_canonical_factor(*parse_spec(part)) for part in split_product(spec))
+
+
+def _canonical_factor(family: Family, values: dict) -> str:
+    positional, keywords = [], []
+    for p in family.params:
+        if p.name not in values:
+            continue  # alphabet left out: the generators
+        value = values[p.name]
+        if not p.shown_at_default and value in (p.default, "generators"):
+            continue
+        if p.name.isupper():
+            positional.append(str(value))
+        else:
+            keywords.append(f"{p.name}={value}")
+    args = positional + keywords
+    return family.name + (":" + ",".join(args) if args else "")
 
 
 def from_spec(spec: str) -> Automaton:

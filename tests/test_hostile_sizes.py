@@ -65,3 +65,28 @@ def test_the_table_limit_is_the_product_of_the_specs_shape():
         check_spec("random:states=50001,symbols=1000")
     with pytest.raises(AutomatonError, match="MAX_TABLE_ENTRIES"):
         check_spec("parity*cyclic:7072")  # a factor past the limit, before the product's own check
+
+
+def test_the_factor_cap_holds_through_the_spec_the_sweep_file_and_the_api():
+    """20,000 factors took 21.6 s (quadratic); now refused from the count of ``*`` alone."""
+    import time
+
+    from bilinear.automata import from_spec
+    from bilinear.automata.families import MAX_FACTORS, product
+    from bilinear.errors import ConfigError, SpecError
+    from bilinear.learned.sweep import Sweep
+
+    many = "*".join(["cyclic:1"] * 20_000)
+    start = time.perf_counter()
+    with pytest.raises(SpecError, match="a product of 20,000 factors: the limit is 64 factors"):
+        from_spec(many)
+    assert time.perf_counter() - start < 0.5
+    with pytest.raises(ConfigError, match="the limit is 64 factors"):
+        Sweep.from_toml_text(f'families = ["{many}"]\nmodels = ["diagonal"]')
+    one = from_spec("cyclic:1")
+    with pytest.raises(SpecError, match="a product of 65 factors"):
+        product(*[one] * (MAX_FACTORS + 1))
+    at_cap = from_spec("*".join(["cyclic:1"] * (MAX_FACTORS - 1) + ["parity"]))  # 64 factors: built
+    assert (at_cap.n_states, at_cap.n_symbols, len(at_cap.spec.factors)) == (2, 2, 64)
+    assert at_cap.run(["(" + ",".join(["0"] * 63 + ["1"]) + ")"]) == 1
+    assert product(*[one] * MAX_FACTORS).n_states == 1
