@@ -219,7 +219,7 @@ def _run_matrix(args: argparse.Namespace) -> int:
     if any(not c for c in columns):
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
-    m = capability_matrix(rows, columns)
+    m = capability_matrix(rows, columns, time_budget=args.time_budget, progress=True)
     if args.layers:
         table = m.depth_markdown()
         if args.json:
@@ -348,6 +348,9 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
+                        "is open and says so (default: no limit); progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "

@@ -73,6 +73,11 @@ class Clock:
         self._count += 1
         if self._count % self.every:
             return
+        self.check(pairs, directions)
+
+    def check(self, pairs: int, directions: int) -> None:
+        """Check the budget and maybe report progress now (between two long steps, such as the
+        margins of a chunk of pairs over 40,320 classes)."""
         now = time.monotonic()
         if self.deadline is not None and now > self.deadline:
             raise OutOfTime(now - self.start)
