@@ -1,8 +1,9 @@
 """Command-line sub-commands of the automata room: ``bilinear families`` and ``bilinear describe``.
 
 ``bilinear families`` lists every registered family (spec usage, one line of meaning, examples);
-``bilinear describe SPEC [--json] [--limit N]`` builds the automaton a spec names, computes its
-transformation monoid by closure and prints its algebra; ``bilinear data SPEC --lengths A B
+``bilinear describe SPEC [--json] [--limit N] [--time-budget SECONDS]`` builds the automaton a
+spec names, computes its transformation monoid by closure and prints its algebra (what the spec
+decides is refused before building; progress lines on stderr; the budget stops it, exit 3); ``bilinear data SPEC --lengths A B
 --count N --out FILE`` writes labelled words in the word-problem layout
 (:mod:`bilinear.automata.wordfile`: CSV, JSON lines or parquet).
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bilinear.argtypes import nonnegative_int, positive_int
+from bilinear.argtypes import nonnegative_int, positive_float, positive_int
 from bilinear.errors import AutomatonError, DataError
 
 from .closure import DEFAULT_LIMIT
@@ -63,9 +64,19 @@ def _families(args: argparse.Namespace) -> int:
 
 
 def _describe(args: argparse.Namespace) -> int:
+    import sys
+
+    from bilinear.progress import BudgetSpent, deadline
+
     if not args.spec.strip():
         raise AutomatonError("describe needs a non-empty spec")
-    facts = describe(args.spec, limit=args.limit, progress=True)
+    try:
+        with deadline(args.time_budget, AutomatonError):
+            facts = describe(args.spec, limit=args.limit, progress=True)
+    except BudgetSpent:
+        print(f"bilinear: describe: not finished within the time budget of {args.time_budget:g} s "
+              f"(nothing printed); raise --time-budget", file=sys.stderr)
+        return 3
     if args.json:
         print(json.dumps(facts, indent=2))
     else:
@@ -125,6 +136,9 @@ def register(sub) -> None:
         default=DEFAULT_LIMIT,
         help=f"largest monoid to enumerate before giving up (default {DEFAULT_LIMIT})",
     )
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="stop after SECONDS (building, closure, minimisation, Green's relations): one line on "
+                        "stderr, exit 3, nothing printed; progress goes to stderr every few seconds either way")
     p.set_defaults(handler=_describe)
 
     p = sub.add_parser(

@@ -38,6 +38,7 @@ __all__ = [
     "MEMORY_LIMIT_BYTES",
     "WORK_LIMIT",
     "row_bytes",
+    "check_lower_bound",
 ]
 
 #: Default largest number of elements the closure enumerates before raising MonoidTooLargeError.
@@ -144,7 +145,7 @@ class Closure(NamedTuple):
 
 
 def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
-          time_budget: float | None = None, progress: bool = False) -> Closure:
+          time_budget: float | None = None, progress=False) -> Closure:
     """The transformation monoid of ``automaton`` by breadth-first closure, as arrays.
 
     Raises :class:`~bilinear.errors.MonoidTooLargeError` (naming ``limit``) as soon as more than
@@ -152,7 +153,8 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
     exceed :data:`MEMORY_LIMIT_BYTES`, or when the work (elements found x symbols x states)
     passes :data:`WORK_LIMIT` — before memory or time runs out.  ``time_budget`` (seconds) stops
     a slower closure with the same error; ``progress=True`` prints a line on stderr every
-    2 s once the closure has run 2 s.
+    2 s once the closure has run 2 s, a callable ``progress(elements_found)`` is called instead
+    at every step (``bilinear describe`` hands it to its :class:`~bilinear.progress.Progress`).
 
     >>> from bilinear.automata import from_spec
     >>> close(from_spec("symmetric:4")).elements.shape[0]
@@ -180,8 +182,10 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
 class _Clock:
     """The closure's time budget and its progress lines (stderr, only once it runs long)."""
 
-    def __init__(self, what: str, budget: float | None, progress: bool) -> None:
-        self.what, self.budget, self.progress = what, budget, bool(progress)
+    def __init__(self, what: str, budget: float | None, progress) -> None:
+        self.what, self.budget = what, budget
+        self.report = progress if callable(progress) else None
+        self.progress = bool(progress) and self.report is None
         self.start = self.last = time.monotonic()
 
     def tick(self, size: int) -> None:
@@ -190,6 +194,8 @@ class _Clock:
             raise MonoidTooLargeError(
                 f"the transformation monoid of {self.what} was not enumerated within the time budget "
                 f"of {self.budget:g} s ({size:,} elements found so far)")
+        if self.report is not None:
+            self.report(size)
         if self.progress and now - self.start >= PROGRESS_AFTER and now - self.last >= PROGRESS_AFTER:
             self.last = now
             print(f"monoid of {self.what}: {size:,} elements, {now - self.start:.1f} s", file=sys.stderr)
@@ -345,6 +351,29 @@ def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, wh
         )
     if orbit * automaton.n_symbols * automaton.n_states > WORK_LIMIT:
         raise _too_costly(what, orbit, automaton.n_symbols, automaton.n_states)
+
+
+def check_lower_bound(what: str, elements: int, n_states: int, n_symbols: int, limit: int = DEFAULT_LIMIT,
+                      why: str = "") -> None:
+    """The closure's three limits (``limit``, :data:`MEMORY_LIMIT_BYTES`, :data:`WORK_LIMIT`) applied
+    to a lower bound on the monoid's size known before the automaton is built (``describe
+    cyclic:7000``: the group's order from the spec; the closure itself would refuse after building a
+    4.9·10^7-entry table).  ``why`` says where the bound comes from.
+
+    >>> check_lower_bound("cyclic:2000", 2000, 2000, 2000, why="a group of order 2,000")
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.MonoidTooLargeError: the transformation monoid of cyclic:2000 is too costly to enumerate: the closure would compose more than 4,000,000,000 state entries (elements x symbols x states = 2,000+ x 2000 x 2000 = 8,000,000,000+); the limit is bilinear.automata.closure.WORK_LIMIT (decided before building it: a group of order 2,000)
+    """
+    note = f" (decided before building it: {why})" if why else ""
+    if elements > limit:
+        raise MonoidTooLargeError(f"the transformation monoid of {what} has more than {limit} elements "
+                                  f"(limit={limit}){note}")
+    max_rows = max(1, MEMORY_LIMIT_BYTES // row_bytes(n_states, n_symbols))
+    if elements > max_rows:
+        raise MonoidTooLargeError(str(_too_large(what, n_states, n_symbols, max_rows, limit + 1)) + note)
+    if elements * n_symbols * n_states > WORK_LIMIT:
+        raise MonoidTooLargeError(str(_too_costly(what, elements, n_symbols, n_states)) + note)
 
 
 def _grow(array: np.ndarray, capacity: int, fill=None) -> np.ndarray:

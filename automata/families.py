@@ -39,8 +39,11 @@ __all__ = [
     "FAMILIES",
     "from_spec",
     "check_spec",
+    "canonical_spec",
     "spec_shape",
     "MAX_PRODUCT_ENTRIES",
+    "MAX_TABLE_ENTRIES",
+    "MAX_FACTORS",
     "parse_spec",
     "split_product",
     "from_permutations",
@@ -217,6 +220,7 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
     """
     if len(factors) < 2:
         raise AutomatonError("a product needs at least two factors")
+    _check_factor_count(len(factors))
     for i, f in enumerate(factors):
         if not isinstance(f, Automaton):
             raise AutomatonError(f"product factor {i} is not an Automaton ({type(f).__name__})")
@@ -226,13 +230,13 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
     # state index: mixed radix, first factor most significant
     state_tuples = np.array(list(itertools.product(*[range(n) for n in n_states])), dtype=np.int64)
     sym_tuples = list(itertools.product(*[range(k) for k in n_syms]))
-    radix = np.array([math.prod(n_states[i + 1 :]) for i in range(len(factors))], dtype=np.int64)
+    radix = np.array(_suffix_products(n_states), dtype=np.int64)  # linear in the factors
     delta = np.empty((len(sym_tuples), len(state_tuples)), dtype=np.int64)
     for s, sym in enumerate(sym_tuples):
         nxt = np.stack([factors[i].delta[sym[i], state_tuples[:, i]] for i in range(len(factors))], axis=1)
         delta[s] = nxt @ radix
     class_tuples = list(itertools.product(*[range(f.n_classes) for f in factors]))
-    class_radix = [math.prod(f.n_classes for f in factors[i + 1 :]) for i in range(len(factors))]
+    class_radix = _suffix_products([f.n_classes for f in factors])
     labels = np.zeros(len(state_tuples), dtype=np.int64)
     for i, f in enumerate(factors):
         labels += f.labels[state_tuples[:, i]] * class_radix[i]
@@ -247,6 +251,42 @@ def product(*factors: Automaton, name: str | None = None) -> Automaton:
 #: Largest transition table of a product (states x symbols, the factors' products), checked from
 #: the factors' specs before any factor is built.
 MAX_PRODUCT_ENTRIES = 50_000_000
+#: Largest transition table (states x symbols) of the automaton one family spec names, checked from
+#: the spec before it is built (``random:states=100000,symbols=1000`` and ``cyclic:10000`` are 10^8
+#: entries: 23 s and 5 GB before any later limit refused them).
+MAX_TABLE_ENTRIES = 50_000_000
+#: Most factors of a product (``A*B*...``), counted in the spec string before any factor is parsed
+#: and checked by :func:`product`: 26 factors of two states already pass :data:`MAX_PRODUCT_ENTRIES`,
+#: only one-state factors could make more, and 20,000 of them took 21.6 s.
+MAX_FACTORS = 64
+
+
+def _suffix_products(values: Sequence[int]) -> list[int]:
+    """``[prod(values[i+1:]) for i]`` in one pass (the mixed radix of a product's index).
+
+    >>> _suffix_products([2, 3, 4])
+    [12, 4, 1]
+    """
+    out = [1] * len(values)
+    for i in range(len(values) - 2, -1, -1):
+        out[i] = out[i + 1] * values[i + 1]
+    return out
+
+
+def _check_factor_count(count: int) -> None:
+    if count > MAX_FACTORS:
+        raise SpecError(f"a product of {count:,} factors: the limit is {MAX_FACTORS} factors "
+                        f"(bilinear.automata.families.MAX_FACTORS)")
+
+
+def _check_table_size(spec: str, states: int, symbols: int) -> None:
+    """The one-family analogue of :func:`_check_product_size`, from the spec's shape."""
+    if states * symbols > MAX_TABLE_ENTRIES:
+        raise AutomatonError(
+            f"{_short(spec)} would have {states:,} states x {symbols:,} symbols = {states * symbols:,} table "
+            f"entries (at least {_gib(states * symbols * 8)} GiB); the limit is "
+            f"{MAX_TABLE_ENTRIES:,} entries (bilinear.automata.families.MAX_TABLE_ENTRIES)"
+        )
 
 
 def _gib(n_bytes: int) -> str:
@@ -300,6 +340,7 @@ class Param:
     minimum: int = 1
     maximum: int | None = None
     default: int | None = None  # None: required
+    shown_at_default: bool = True  # False: left out of the canonical spec at its default (perm=0)
 
     def check(self, family: str, value: int) -> int:
         if value < self.minimum:
@@ -621,7 +662,8 @@ def _permutation_reset(N: int) -> Automaton:
     )
 
 
-_ALPHABET = Param("alphabet", "generators (default) or all: every element is a symbol", default=0)
+_ALPHABET = Param("alphabet", "generators (default) or all: every element is a symbol", default=0,
+                  shown_at_default=False)
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -663,7 +705,7 @@ FAMILIES: dict[str, Family] = {
                 Param("states", "number of states", 1, 100_000),
                 Param("symbols", "number of symbols", 1, 1_000),
                 Param("seed", "random seed", 0, None, 0),
-                Param("perm", "1: permutations only", 0, 1, 0),
+                Param("perm", "1: permutations only", 0, 1, 0, shown_at_default=False),
             ),
             _random,
             ("random:states=5,symbols=2,seed=0", "random:states=4,symbols=2,seed=1,perm=1"),
@@ -739,6 +781,7 @@ def split_product(spec: str) -> list[str]:
         raise SpecError(f"a spec must be a string, got {type(spec).__name__}")
     if not spec.strip():
         raise SpecError("empty spec: name a family, e.g. cyclic:3 (see `bilinear families`)")
+    _check_factor_count(spec.count("*") + 1)  # before splitting: 20,000 factors took 21.6 s
     parts = [p.strip() for p in spec.split("*")]
     if any(not p for p in parts):
         raise SpecError(f"malformed product spec {spec!r}: empty factor")
@@ -850,16 +893,61 @@ def check_spec(spec: str) -> tuple[int, int]:
     """Validate a spec (products with ``*``) without building anything: SpecError for a bad
     spec, AutomatonError for a product past :data:`MAX_PRODUCT_ENTRIES`; returns the
     ``(states, symbols)`` the automaton would have.  Cheap where :func:`from_spec` of
-    ``cyclic:10000`` fills a 10^8-entry table.
+    ``cyclic:7000`` fills a 4.9·10^7-entry table; a table past :data:`MAX_TABLE_ENTRIES`
+    (``cyclic:10000``) is refused here.
 
-    >>> check_spec("cyclic:10000"), check_spec("parity*dihedral:3")
-    ((10000, 10000), (12, 4))
+    >>> check_spec("cyclic:7000"), check_spec("parity*dihedral:3")
+    ((7000, 7000), (12, 4))
     """
     parts = split_product(spec)
     shapes = [spec_shape(family.name, kwargs) for family, kwargs in map(parse_spec, parts)]
+    _check_shapes(parts, shapes)
+    return math.prod(a for a, _ in shapes), math.prod(b for _, b in shapes)
+
+
+def _check_shapes(parts: Sequence[str], shapes: Sequence[tuple[int, int]]) -> None:
+    """Each factor's table against :data:`MAX_TABLE_ENTRIES`, a product's against
+    :data:`MAX_PRODUCT_ENTRIES`: from the specs, before anything is built."""
+    for part, (states, symbols) in zip(parts, shapes):
+        _check_table_size(part, states, symbols)
     if len(shapes) > 1:
         _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
-    return math.prod(a for a, _ in shapes), math.prod(b for _, b in shapes)
+
+
+def canonical_spec(spec) -> str:
+    """The one way of writing the automaton a spec names (docs/formats.md, "Canonical specs"):
+    parsed, then printed with the family's name in lower case, positional parameters (``M``,
+    ``N``) by value and the others as ``key=value`` in the family's order, every integer in plain
+    decimal, defaults written out except the switches ``alphabet=generators`` and ``perm=0``;
+    factors of a product each canonical, joined by ``*``.  It is the name ``from_spec`` gives the
+    automaton, decided without building it; run folders, a sweep's grid and reports use it, so
+    ``cyclic:3``, ``cyclic:03`` and ``CYCLIC:3`` are one automaton everywhere.  An automaton file
+    is its path (stripped).  A bad spec raises what :func:`parse_spec` raises.
+
+    >>> canonical_spec("CYCLIC:03"), canonical_spec(" cycle_navigation "), canonical_spec("parity * Cyclic:+3")
+    ('cyclic:3', 'cycle_navigation:5', 'parity*cyclic:3')
+    >>> canonical_spec("random:symbols=2,states=5,perm=0"), canonical_spec("symmetric:4,alphabet=gens")
+    ('random:states=5,symbols=2,seed=0', 'symmetric:4')
+    """
+    if is_automaton_file(spec):
+        return os.fspath(spec).strip()
+    return "*".join(_canonical_factor(*parse_spec(part)) for part in split_product(spec))
+
+
+def _canonical_factor(family: Family, values: dict) -> str:
+    positional, keywords = [], []
+    for p in family.params:
+        if p.name not in values:
+            continue  # alphabet left out: the generators
+        value = values[p.name]
+        if not p.shown_at_default and value in (p.default, "generators"):
+            continue
+        if p.name.isupper():
+            positional.append(str(value))
+        else:
+            keywords.append(f"{p.name}={value}")
+    args = positional + keywords
+    return family.name + (":" + ",".join(args) if args else "")
 
 
 def from_spec(spec: str) -> Automaton:
@@ -877,9 +965,8 @@ def _from_family_spec(spec: str) -> Automaton:
     """The automaton of a family spec (products with ``*``), carrying its parsed spec."""
     parts = split_product(spec)
     parsed = [parse_spec(part) for part in parts]
-    if len(parsed) > 1:  # the product's size from the factors' specs, before building any
-        shapes = [spec_shape(family.name, kwargs) for family, kwargs in parsed]
-        _check_product_size([a for a, _ in shapes], [b for _, b in shapes], [p.strip() for p in parts])
+    # every table's size from the specs, before building any
+    _check_shapes(parts, [spec_shape(family.name, kwargs) for family, kwargs in parsed])
     built, specs = [], []
     for part, (family, kwargs) in zip(parts, parsed):
         automaton = family.build(**kwargs)

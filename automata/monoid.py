@@ -284,7 +284,7 @@ class Monoid(GroupStructure, CayleyGraphs):
 
 
 def transformation_monoid(automaton: Automaton, limit: int | None = None, *,
-                          time_budget: float | None = None, progress: bool = False) -> Monoid:
+                          time_budget: float | None = None, progress=False) -> Monoid:
     """The transformation monoid of ``automaton`` by breadth-first closure
     (:func:`~bilinear.automata.closure.close`), cached on the automaton: a later call with any
     ``limit`` at least the monoid's size returns the same value.

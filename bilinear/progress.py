@@ -9,7 +9,9 @@ run) takes minutes::
     sweep: 3 of 12 runs (25%), 47 s, about 141 s left
     certify: 12 s (snap, exact proof, horizon)
 
-and a last line when it ends, if any line was printed.  ``quiet=True`` prints nothing.  The
+and a last line when it ends, if any line was printed.  :func:`deadline` is the other half of
+long work: a command's whole ``--time-budget`` (``describe``, ``verify``, ``certify``,
+``analyze``).  ``quiet=True`` prints nothing.  The
 interval is ``BILINEAR_PROGRESS_INTERVAL`` seconds (default 5), read when the work starts.
 
 >>> import io
@@ -29,10 +31,11 @@ import os
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 from .errors import ConfigError
 
-__all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL"]
+__all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL", "BudgetSpent", "deadline"]
 
 #: The environment variable that sets the seconds between two progress lines.
 INTERVAL_ENV = "BILINEAR_PROGRESS_INTERVAL"
@@ -134,11 +137,15 @@ class Progress:
             self._bar.set_postfix(**values)
 
     # --- the lines -----------------------------------------------------------------------------
-    def line(self, final: bool = False) -> str:
-        """The progress line now (``final``: the closing one)."""
+    def line(self, final: bool = False, stopped: bool = False) -> str:
+        """The progress line now (``final``: the closing one; ``stopped``: the work was stopped
+        by an error, a budget or an interrupt, not done)."""
         spent = time.monotonic() - self._start
         parts = []
-        if self.total is not None:
+        if stopped:
+            parts.append(f"{self.done} of {self.total} {self.unit}" if self.total is not None else "")
+            parts = [p for p in parts if p] + [f"stopped after {_seconds(spent)}"]
+        elif self.total is not None:
             count = f"{self.done} of {self.total} {self.unit}"
             if final:
                 parts.append(f"{count}, done in {_seconds(spent)}")
@@ -168,7 +175,7 @@ class Progress:
         while not self._stop.wait(self.every):
             self._emit(self.line())
 
-    def close(self) -> None:
+    def close(self, stopped: bool = False) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
@@ -177,10 +184,53 @@ class Progress:
             self._thread.join()
             self._thread = None
             if self._printed:
-                self._emit(self.line(final=True))
+                self._emit(self.line(final=True, stopped=stopped))
 
     def __enter__(self) -> "Progress":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        self.close(stopped=exc_type is not None)
+
+
+class BudgetSpent(BaseException):
+    """Raised by :func:`deadline` when a command's time budget has run out.  A BaseException (like
+    KeyboardInterrupt), so that no ``except Exception`` and no search's own OutOfTime handler
+    inside the work swallows it; ``args`` is ``(seconds,)``."""
+
+
+@contextmanager
+def deadline(seconds: float | None, error: type = ConfigError):
+    """Stop the work inside the block after ``seconds`` (None: never) by raising
+    :class:`BudgetSpent` from a SIGALRM timer, for work whose stages do not all take a clock.
+    Work inside one long C call stops when the call returns.  Needs the main thread of a POSIX
+    process (``error`` otherwise, when a budget is given, and for a budget that is not a positive
+    number).
+
+    >>> try:
+    ...     with deadline(0.05):
+    ...         time.sleep(5)
+    ... except BudgetSpent as spent:
+    ...     print(round(spent.args[0], 2))
+    0.05
+    """
+    if seconds is None:
+        yield
+        return
+    import signal
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        raise error("a time budget needs the main thread of a POSIX process (SIGALRM)")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise error(f"time_budget must be a positive number of seconds, got {seconds!r}")
+
+    def spent(signum, frame):
+        raise BudgetSpent(seconds)
+
+    old = signal.signal(signal.SIGALRM, spent)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bilinear.automata import Automaton, from_spec
+from bilinear.automata.families import check_spec, is_automaton_file
 from bilinear.errors import SpecError
 
 from .settle import STATUSES, Cell, column_variant, settle
@@ -214,21 +215,41 @@ def matrix_cell(family: str | Automaton, column: str) -> Cell:
 
 
 def capability_matrix(
-    families: Iterable[str] = DEFAULT_ROWS, variants: Iterable[str] = DEFAULT_COLUMNS
+    families: Iterable[str] = DEFAULT_ROWS, variants: Iterable[str] = DEFAULT_COLUMNS, *,
+    time_budget: float | None = None, progress: bool = False,
 ) -> CapabilityMatrix:
     """Settle every cell of families x variants (see the module docstring for the statuses).
 
-    Raises SpecError for a malformed family or variant spec (before computing anything).
+    Raises SpecError for a malformed family or variant spec, and the size errors of
+    :func:`~bilinear.automata.families.check_spec`, before computing anything.  ``time_budget``
+    (seconds) is each cell's (:func:`~bilinear.constructions.settle.settle`: a cell past it is
+    ``open`` and says so); ``progress=True`` reports on stderr, through
+    :class:`~bilinear.progress.Progress` (cells done, the cell being settled) and the prover's own
+    lines for a long proof.
     """
+    from bilinear.progress import Progress
+
     rows = tuple(families)
     columns = tuple(variants)
     if not rows or not columns:
         raise SpecError("the capability matrix needs at least one family and one variant")
-    automata = [from_spec(r) for r in rows]  # validate every spec first
+    for r in rows:  # every family spec checked (sizes from the spec) before any automaton is built
+        if isinstance(r, str) and not is_automaton_file(r):
+            check_spec(r)
     for c in columns:
         column_variant(c)
-    cells = tuple(tuple(settle(a, c, name=r) for c in columns) for r, a in zip(rows, automata))
-    return CapabilityMatrix(rows, columns, cells)
+    with Progress("matrix", total=len(rows) * len(columns), unit="cells", quiet=not progress) as bar:
+        bar.phase("building the automata")
+        automata = [from_spec(r) for r in rows]
+        cells = []
+        for r, a in zip(rows, automata):
+            row = []
+            for c in columns:
+                bar.phase(f"{r} {c}")
+                row.append(settle(a, c, name=r, time_budget=time_budget, progress=True if progress else None))
+                bar.update(1)
+            cells.append(tuple(row))
+    return CapabilityMatrix(rows, columns, tuple(cells))
 
 
 def parse_rows(values: Sequence[str]) -> list[str]:

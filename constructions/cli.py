@@ -92,7 +92,8 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
 
-    from .settle import exit_status, settle, with_float_check
+    from .search import BudgetSpent, deadline
+    from .settle import Cell, exit_status, settle, with_float_check
 
     if args.float:  # the words' share of the float check's memory, before any proof
         from .floatcheck import check_size
@@ -105,13 +106,25 @@ def _run_verify(args: argparse.Namespace) -> int:
 
         check_output_file(args.save, force=args.force, what="--save file")
     weights, projection = _load_weights(args)
-    automaton = resolve(args.spec)
-    source = f"{args.weights} (projected)" if projection else args.weights
     # without --bound the proof deepens: the bound doubles from the default while the proof stops
     # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
     budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
+    started = time.perf_counter()
+    try:  # the budget counts building the automaton too (a 5·10^7-entry random table takes seconds)
+        with deadline(budget):
+            automaton = resolve(args.spec)
+    except BudgetSpent:
+        cell = Cell(args.spec.strip(), args.variant or "", "open", time_budget=budget, detail=(
+            f"the automaton was not built within the time budget of {budget:g} s; raise --time-budget"))
+        if args.json:
+            json.dump(cell.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+            print()
+        else:
+            print(cell.text())
+        return exit_status(cell)
+    source = f"{args.weights} (projected)" if projection else args.weights
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
-                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None)
+                  time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None, started=started)
     out = cell.to_json()
     written = None
     if projection is not None:
@@ -206,7 +219,7 @@ def _run_matrix(args: argparse.Namespace) -> int:
     if any(not c for c in columns):
         raise SpecError(f"empty variant in --columns {args.columns!r}")
     start = time.perf_counter()
-    m = capability_matrix(rows, columns)
+    m = capability_matrix(rows, columns, time_budget=args.time_budget, progress=True)
     if args.layers:
         table = m.depth_markdown()
         if args.json:
@@ -335,6 +348,9 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
+    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
+                        "is open and says so (default: no limit); progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "

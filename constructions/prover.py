@@ -285,6 +285,8 @@ def _float_readout(readout, rows, domain) -> tuple[np.ndarray, np.ndarray | None
 
 _INT64_SAFE = 2**62
 _INT64_MAX, _INT64_MIN = int(np.iinfo(np.int64).max), int(np.iinfo(np.int64).min)
+#: Most (pair, class) scores the int64 closure holds at once (32 MiB of int64).
+_SCORE_CHUNK = 1 << 22
 
 
 class _Int64Closure:
@@ -339,18 +341,37 @@ class _Int64Closure:
             out[i] = idx
         return out
 
-    def margins_of(self, pairs: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Exact margins and scores (int64) of the given pairs."""
-        qs = np.array([self.search.q[i] for i in pairs])
+    def margins_of(self, pairs: list[int]) -> tuple[np.ndarray, np.ndarray | None]:
+        """Exact margins (int64) of the given pairs, and their scores when the pairs are few
+        (else None: :meth:`scores_of` gives one pair's).  The scores are pairs x classes: computed
+        in chunks of at most :data:`_SCORE_CHUNK` entries, with the clock checked between chunks
+        (``symmetric:8`` has 40,320 classes: one (pairs x classes) array held 3.4 GB, and no budget
+        was checked while it was filled)."""
+        n_classes = self.R.shape[0]
+        if n_classes == 1:
+            return np.full(len(pairs), _INT64_MAX), None
+        step = max(1, _SCORE_CHUNK // n_classes)
+        margins = np.empty(len(pairs), dtype=np.int64)
+        for lo in range(0, len(pairs), step):
+            chunk = pairs[lo:lo + step]
+            scores = self._scores(chunk)  # (chunk, classes), exact in int64
+            rows = np.arange(len(chunk))
+            L = self.labels[[self.search.q[i] for i in chunk]]
+            best = scores[rows, L].copy()
+            scores[rows, L] = _INT64_MIN
+            margins[lo:lo + len(chunk)] = best - scores.max(axis=1)
+            clock = self.search._clock
+            if clock is not None and len(pairs) > step:
+                clock.check(len(self.search), len(self.hidden))
+        return margins, None
+
+    def _scores(self, pairs: list[int]) -> np.ndarray:
         H = np.stack([self.hidden[self.search.hidden[i]] for i in pairs])  # (pairs, hidden)
-        scores = H @ self.R.T  # (pairs, classes), exact in int64
-        if self.R.shape[0] == 1:
-            return np.full(len(pairs), _INT64_MAX), scores
-        rows = np.arange(len(pairs))
-        L = self.labels[qs]
-        other = scores.copy()
-        other[rows, L] = _INT64_MIN
-        return scores[rows, L] - other.max(axis=1), scores
+        return H @ self.R.T
+
+    def scores_of(self, idx: int) -> np.ndarray:
+        """The exact scores (int64) of one pair."""
+        return self._scores([idx])[0]
 
     def fail(self, idx: int, scores_row: np.ndarray) -> Counterexample:
         best = int(np.argmax(scores_row))
@@ -367,9 +388,9 @@ class _Int64Closure:
         k, d = self.A.shape[0], self.A.shape[1]
         limit = self.bound * automaton.n_states
         search.add(int(automaton.start), int(self.ids(self.h0[None, :])[0]), -1, -1)
-        m0, sc0 = self.margins_of([0])
+        m0, _ = self.margins_of([0])
         if m0[0] <= 0:
-            return self.fail(0, sc0[0])
+            return self.fail(0, self.scores_of(0))
         self.margins.append(int(m0[0]))
         frontier = [0]
         while frontier:
@@ -382,12 +403,12 @@ class _Int64Closure:
             new = [i for i in new if i is not None]
             if not new:
                 break
-            m, scores = self.margins_of(new)
+            m, _ = self.margins_of(new)
             bad = np.nonzero(m <= 0)[0]
             trip = limit - new[0] if new[-1] >= limit else None  # the pair that exceeds the bound
             if len(bad) and (trip is None or bad[0] <= trip):
                 search.truncate(new[bad[0]] + 1)
-                return self.fail(new[bad[0]], scores[bad[0]])
+                return self.fail(new[bad[0]], self.scores_of(new[bad[0]]))
             if trip is not None:
                 search.truncate(new[trip] + 1)
                 return search.unproved(automaton, d, self.bound)

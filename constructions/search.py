@@ -26,6 +26,8 @@ from contextvars import ContextVar
 import numpy as np
 
 from bilinear.errors import WeightsError
+from bilinear.progress import BudgetSpent
+from bilinear.progress import deadline as _deadline
 
 from .domains import EPS, Domain, direction_bucket
 from .verdicts import Unproved
@@ -71,6 +73,11 @@ class Clock:
         self._count += 1
         if self._count % self.every:
             return
+        self.check(pairs, directions)
+
+    def check(self, pairs: int, directions: int) -> None:
+        """Check the budget and maybe report progress now (between two long steps, such as the
+        margins of a chunk of pairs over 40,320 classes)."""
         now = time.monotonic()
         if self.deadline is not None and now > self.deadline:
             raise OutOfTime(now - self.start)
@@ -99,19 +106,12 @@ class Clock:
                   f"--time-budget stops it)", file=sys.stderr)
 
 
-class BudgetSpent(BaseException):
-    """Raised by :func:`deadline` when a command's time budget has run out.  A BaseException (like
-    KeyboardInterrupt), so that no ``except Exception`` and no search's own OutOfTime handler
-    inside the work swallows it; ``args`` is ``(seconds,)``."""
-
-
-@contextmanager
 def deadline(seconds: float | None):
     """Stop the work inside the block after ``seconds`` (None: never) by raising
     :class:`BudgetSpent` from a SIGALRM timer: the whole-command budget of ``certify`` and
     ``analyze`` (``--time-budget``), whose stages (snap, proof, horizon, search, extraction) do
-    not all take a :class:`Clock`.  Work inside one long C call stops when the call returns.
-    Needs the main thread of a POSIX process (WeightsError otherwise, when a budget is given).
+    not all take a :class:`Clock`.  :func:`bilinear.progress.deadline` with WeightsError for a
+    bad budget or a thread that is not the main one.
 
     >>> with deadline(None):
     ...     pass
@@ -123,27 +123,7 @@ def deadline(seconds: float | None):
     ...     print(round(spent.args[0], 2))
     0.05
     """
-    if seconds is None:
-        yield
-        return
-    import signal
-    import threading
-
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        raise WeightsError("a time budget needs the main thread of a POSIX process (SIGALRM)")
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
-        raise WeightsError(f"time_budget must be a positive number of seconds, got {seconds!r}")
-
-    def spent(signum, frame):
-        raise BudgetSpent(seconds)
-
-    old = signal.signal(signal.SIGALRM, spent)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return _deadline(seconds, WeightsError)
 
 
 _BUILD_CLOCK: ContextVar[Clock | None] = ContextVar("build_clock", default=None)

@@ -519,7 +519,8 @@ CERTIFY_WORK_LIMIT = 200_000_000
 
 def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
-           progress=None, layers: int | None = None, depth: bool = True, deepen: bool = False) -> Cell:
+           progress=None, layers: int | None = None, depth: bool = True, deepen: bool = False,
+           started: float | None = None) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` (a :class:`Weights` or a
     :class:`~bilinear.constructions.stack.Stack`) are proved instead of a construction
     (``source`` names them, every layer's variant must be ``variant``); ``name`` overrides the
@@ -532,11 +533,13 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
 
     ``deepen`` (with a ``time_budget``) doubles the proof's bound, from ``bound`` (default
     :data:`~bilinear.constructions.prover.DEFAULT_BOUND`), while the proof stops at its bound and
-    time is left: then ``open`` means nothing was decided in the budget.
+    time is left: then ``open`` means nothing was decided in the budget.  ``started`` (a
+    ``time.perf_counter()`` reading) is when the budget began, if before this call (``bilinear
+    verify`` counts building the automaton).
     """
     from .stack import MAX_LAYERS, Stack
 
-    start = time.perf_counter()
+    start = time.perf_counter() if started is None else started
     automaton, label = _automaton(spec_or_automaton)
     spec = column_variant(variant)
     if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int)

@@ -58,15 +58,16 @@ def _cap_memory() -> None:  # runs in the child, before it executes Python
 
 @pytest.fixture
 def capped_cli():
-    """``run(*argv, timeout=60, cwd=None)``: ``bilinear ARGV`` in a subprocess whose address space
-    is capped at :data:`MEMORY_CAP` (a refusal that comes after allocating fails such a test with
-    a MemoryError traceback, not a one-line error), with one thread; returns the CompletedProcess."""
+    """``run(*argv, timeout=60, cwd=None, env=None)``: ``bilinear ARGV`` in a subprocess whose
+    address space is capped at :data:`MEMORY_CAP` (a refusal that comes after allocating fails such
+    a test with a MemoryError traceback, not a one-line error), with one thread and the variables
+    of ``env`` added; returns the CompletedProcess."""
     import subprocess
     import sys
 
-    def run(*argv, timeout=60, cwd=None):
+    def run(*argv, timeout=60, cwd=None, env=None):
         code = "import sys; from bilinear.cli import main; sys.exit(main(sys.argv[1:]))"
-        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **(env or {}))
         return subprocess.run([sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True,
                               timeout=timeout, cwd=cwd, env=env, preexec_fn=_cap_memory)
 

@@ -173,4 +173,4 @@ def test_a_huge_product_is_refused_from_the_specs_before_building(factors: int, 
 
     monkeypatch.setitem(fam.FAMILIES, "cyclic", dataclasses.replace(fam.FAMILIES["cyclic"], build=no_build))
     with pytest.raises(AutomatonError, match=r"would have [\d,]+ states x [\d,]+ symbols .*MAX_PRODUCT_ENTRIES"):
-        from_spec("*".join(["cyclic:10000"] * factors))
+        from_spec("*".join(["cyclic:7000"] * factors))

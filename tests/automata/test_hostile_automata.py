@@ -109,3 +109,45 @@ def test_names_must_be_printable_strings_and_versions_integers(tmp_path, capsys)
     with pytest.raises(AutomatonError, match="must be a string"):
         Automaton([[0]], name=None)
     assert Automaton([[0]], symbols=["ε"], name="ok name (1)").symbols == ("ε",)
+
+
+def test_describe_decides_from_the_spec_before_building(capped_cli, monkeypatch):
+    """``describe cyclic:10000`` took 1.8-2 GB before a refusal the spec alone decides: the table
+    limit, and for a group family the closure's limits applied to the group's order."""
+    import dataclasses
+
+    import pytest
+
+    import bilinear.automata.families as fam
+    from bilinear.automata.describe import check_describe
+    from bilinear.errors import AutomatonError, MonoidTooLargeError
+
+    proc = capped_cli("describe", "cyclic:10000", timeout=30)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr[-2000:]
+    assert "100,000,000 table entries" in proc.stderr and "MAX_TABLE_ENTRIES" in proc.stderr
+
+    def no_build(**kwargs):  # pragma: no cover - the point is that it is never called
+        raise AssertionError("built before the spec's check")
+
+    monkeypatch.setitem(fam.FAMILIES, "cyclic", dataclasses.replace(fam.FAMILIES["cyclic"], build=no_build))
+    with pytest.raises(MonoidTooLargeError, match=r"7,000\+ x 7000 x 7000 = 343,000,000,000\+.*a group of order 7,000"):
+        check_describe("cyclic:7000")
+    with pytest.raises(MonoidTooLargeError, match="more than 100 elements .*a factor is a group of order 120"):
+        check_describe("parity*symmetric:5", limit=100)
+    with pytest.raises(AutomatonError, match="MAX_TABLE_ENTRIES"):
+        check_describe("CYCLIC:10000")
+    check_describe("cyclic:1587")  # 1587^3 < WORK_LIMIT: left to the closure, which finishes
+
+
+def test_describe_honours_its_time_budget_with_progress(capped_cli):
+    """A random automaton with a huge monoid: progress lines with the elements found, then exit 3
+    and one line when the budget runs out; nothing on stdout."""
+    proc = capped_cli("describe", "random:states=50,symbols=3", "--time-budget", "1.5",
+                      env={"BILINEAR_PROGRESS_INTERVAL": "0.2"})
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    lines = proc.stderr.splitlines()
+    assert lines[-1] == ("bilinear: describe: not finished within the time budget of 1.5 s (nothing printed); "
+                         "raise --time-budget")
+    assert any(line.startswith("describe: ") and "elements" in line and "(closing the transformation monoid)" in line
+               for line in lines), lines
+    assert lines[-2].startswith("describe: stopped after") and proc.stdout == ""

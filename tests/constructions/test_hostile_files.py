@@ -172,4 +172,5 @@ def test_building_a_construction_honours_the_time_budget(capped_cli):
     (``random:states=100000,symbols=1000 full --time-budget 5`` reached 5.4 GB, then a traceback)."""
     proc = capped_cli("verify", "random:states=100000,symbols=50", "full", "--time-budget", "0.01", timeout=120)
     assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "construction not built within the time budget of 0.01 s" in proc.stdout
+    # the budget also counts building the automaton's table, which may be what it stops
+    assert "not built within the time budget of 0.01 s" in proc.stdout
