@@ -10,7 +10,8 @@ also writes ``report.md``, ``report.json`` and the PNG figures there (after ever
 computed, so a failure writes nothing); a non-empty ``--out`` folder is refused unless ``--force``
 (replace it).  Bad input (missing or unfinished run, unknown family or
 variant, non-positive tolerance) is one line on stderr and exit status 2; ``--time-budget SECONDS``
-stops the analysis after SECONDS, one line on stderr and exit status 3 (nothing printed or written).
+stops the analysis after SECONDS, one line on stderr and exit status 3 (nothing printed or written);
+the extraction's radius search gets half of it (60 s without a budget) and says when it stopped.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bilinear.constructions.weights import Weights
 from bilinear.errors import AnalysisError
 from bilinear.fileio import check_apart, check_output_dir, prepare_output_dir
 
-from .extract import ExtractConfig
+from .extract import RADIUS_SECONDS, ExtractConfig
 from .report import AnalysisConfig, analyze, analyze_tracker
 from .targets import load_target  # noqa: F401  (also importable from here, as before)
 
@@ -91,6 +92,9 @@ def _run(args) -> int:
         extract=ExtractConfig(
             words=args.words, length=args.length, tol=args.cluster_tol, seed=args.seed,
             method=args.method, horizon=args.horizon, burn_in=args.burn_in,
+            # the radius search takes at most half of the analysis' budget, so that the report
+            # still finishes within it (the search says when it stopped)
+            radius_seconds=RADIUS_SECONDS if args.time_budget is None else min(RADIUS_SECONDS, args.time_budget / 2),
         ),
     )
     if args.out is not None and not args.out.strip():

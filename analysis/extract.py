@@ -58,11 +58,13 @@ from bilinear.metrics import normalized_accuracy
 from .matrices import check_positive_int, check_tolerance
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES",
-           "RadiusChoice", "choose_radius"]
+           "RadiusChoice", "choose_radius", "RADIUS_SECONDS"]
 
 
 #: Clustering methods of :func:`extract`.
 METHODS = ("auto", "geometry", "behaviour")
+#: Default time budget (seconds) of the radius search of one extraction (``radius_seconds``).
+RADIUS_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,10 @@ class ExtractConfig:
     method: str = "auto"  # geometry (tolerance clusters) | behaviour (label signatures) | auto
     horizon: int = 2  # behaviour: signatures over every word of length <= horizon
     monoid_limit: int = 100_000  # largest monoid classified
+    # time budget of the radius search (radii tried for a plateau of the minimal automaton): no
+    # further radius is tried once the extraction has run this many seconds (the first always
+    # runs; the result says it stopped); None: no limit
+    radius_seconds: float | None = RADIUS_SECONDS
 
     def validated(self) -> "ExtractConfig":
         check_positive_int(self.words, "words")
@@ -87,6 +93,9 @@ class ExtractConfig:
         check_positive_int(self.seed, "seed", minimum=0)
         check_positive_int(self.max_states, "max_states")
         check_positive_int(self.monoid_limit, "monoid_limit")
+        if self.radius_seconds is not None and (isinstance(self.radius_seconds, bool) or not isinstance(
+                self.radius_seconds, (int, float)) or not 0 < self.radius_seconds < float("inf")):
+            raise AnalysisError(f"radius_seconds must be a positive number of seconds or None, got {self.radius_seconds!r}")
         if self.method not in METHODS:
             raise AnalysisError(f"unknown extraction method {self.method!r} (known: {', '.join(METHODS)})")
         check_positive_int(self.horizon, "horizon", minimum=0)
@@ -273,8 +282,18 @@ class RadiusChoice:
     ratio: float | None = None
     spread: float | None = None  # the 95th percentile of the pairwise distances
     plateau: tuple = ()  # ((radius, minimal states), ...) tried by behaviour, largest radius first
+    stopped: float | None = None  # the radius search's time budget (s), when it stopped the search
 
     def text(self) -> str:
+        return self._text() + self._stopped_text()
+
+    def _stopped_text(self) -> str:
+        if self.stopped is None:
+            return ""
+        return (f" (the radius search stopped at its time budget of {self.stopped:g} s after "
+                f"{len(self.plateau)} of {PLATEAU_RADII} radii)")
+
+    def _text(self) -> str:
         if self.source == "given":
             return f"cluster radius {self.tol:.3g} (given)"
         if self.source in ("plateau", "ambiguous") and self.plateau:
@@ -294,7 +313,8 @@ class RadiusChoice:
     def to_json(self) -> dict:
         return {"tol": self.tol, "source": self.source, "below": self.below, "above": self.above,
                 "ratio": self.ratio, "spread": self.spread,
-                "plateau": [{"radius": r, "minimal_states": n} for r, n in self.plateau]}
+                "plateau": [{"radius": r, "minimal_states": n} for r, n in self.plateau],
+                "search_stopped_at_budget": self.stopped}
 
 
 def choose_radius(X: np.ndarray, seed: int = 0) -> RadiusChoice:
@@ -343,28 +363,42 @@ PLATEAU_LENGTH = 3
 PLATEAU_REFILLS = 64
 
 
-def _refine_by_behaviour(first: "Extraction", run_at, run_full) -> "Extraction":
+def _refine_by_behaviour(first: "Extraction", run_at, run_full, deadline: float | None = None,
+                         budget: float | None = None) -> "Extraction":
     """An extraction whose radius had no clear gap (``first``): try radii from half the spread
     down (``run_at(radius) -> Extraction``) and keep the one in the middle of the longest run of
     consecutive radii whose minimal automata (clusters merged exactly when their labels and
     successors agree) have one size; that run must span :data:`PLATEAU_LENGTH` radii (a factor
     2), else the result stays ``ambiguous``.  Finer radii stop once the clusters overflow or a
-    plateau has ended.  ``run_at`` may skip the monoid's classification; the radius kept is run
-    again with ``run_full``."""
+    plateau has ended, or (``deadline``, a ``time.perf_counter()`` value: the extraction's radius
+    budget of ``budget`` seconds) when the time is spent before the next radius: the result then
+    says so (``RadiusChoice.stopped``).  ``run_at`` may skip the monoid's classification; the
+    radius kept is run again with ``run_full``.  Progress: one line every few seconds off a
+    terminal (:class:`~bilinear.progress.Progress`)."""
+    from bilinear.progress import Progress
+
     choice = first.radius
     assert choice is not None  # called only for an extraction whose radius is ambiguous
     top = 0.25 * (choice.spread or 1.0)
     tried = []
-    for k in range(PLATEAU_RADII):
-        r = top / 2 ** (k / 2)
-        ex = run_at(r)
-        n = ex.minimal.n_states if ex.minimal is not None else None
-        tried.append((r, n, ex))
-        if n is None:
-            break
-        same = [m for _, m, _ in tried[-PLATEAU_LENGTH - 1:-1]]
-        if len(same) == PLATEAU_LENGTH and len(set(same)) == 1 and n != same[0]:
-            break  # a plateau has ended: finer radii only split it further (and cost the most)
+    stopped = None
+    with Progress("extract: radius search", total=PLATEAU_RADII, unit="radii") as progress:
+        for k in range(PLATEAU_RADII):
+            if k and deadline is not None and _time.perf_counter() > deadline:
+                stopped = budget
+                break
+            r = top / 2 ** (k / 2)
+            progress.phase(f"radius {r:.3g}")
+            ex = run_at(r)
+            progress.update(1)
+            n = ex.minimal.n_states if ex.minimal is not None else None
+            tried.append((r, n, ex))
+            if n is None:
+                break
+            same = [m for _, m, _ in tried[-PLATEAU_LENGTH - 1:-1]]
+            if len(same) == PLATEAU_LENGTH and len(set(same)) == 1 and n != same[0]:
+                break  # a plateau has ended: finer radii only split it further (and cost the most)
+    choice = replace(choice, stopped=stopped)
     runs: list = []
     for item in tried:
         if runs and item[1] is not None and item[1] == runs[-1][-1][1]:
@@ -600,6 +634,8 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     words = rng.integers(0, weights.n_symbols, size=(config.words, config.length), dtype=np.int64)
     truth = automaton.labels_batch(words, trace=True)  # (batch, time)
     methods = ["geometry", "behaviour"] if config.method == "auto" else [config.method]
+    budget = config.radius_seconds
+    until = None if budget is None else started + budget  # the radius search's, over every attempt
     attempts: list[Extraction] = []
     for method in methods:
         cfg = config
@@ -617,7 +653,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
                     lambda r, cfg=cfg, b=b, method=method: _extract(A, h0, R, automaton, replace(cfg, tol=r, monoid_limit=1), words,
                                                      truth, b, started, method),
                     lambda r, cfg=cfg, b=b, method=method: _extract(A, h0, R, automaton, replace(cfg, tol=r), words, truth, b,
-                                                     started, method))
+                                                     started, method), until, budget)
             if result.status == "ok" and result.separated:
                 return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))
@@ -867,6 +903,8 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     words = rng.integers(0, automaton.n_symbols, size=(config.words, config.length), dtype=np.int64)
     truth = automaton.labels_batch(words, trace=True)
     burn_ins = [config.burn_in] if config.burn_in is not None else [0, config.length // 2]
+    budget = config.radius_seconds
+    until = None if budget is None else started + budget  # the radius search's, over every attempt
     attempts: list[Extraction] = []
     for b in dict.fromkeys(max(1, x) for x in burn_ins):
         if b >= config.length and attempts:
@@ -879,7 +917,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
                 lambda r, b=b: _extract_tracker(tracker, automaton, replace(config, tol=r, monoid_limit=1), words,
                                                 truth, b, started, refills=PLATEAU_REFILLS),
                 lambda r, b=b: replace(_extract_tracker(tracker, automaton, replace(config, tol=r), words, truth, b,
-                                                        started), config=config))
+                                                        started), config=config), until, budget)
         if result.status == "ok" and result.separated:
             return _rerun_word(result, tracker, automaton)
         attempts.append(result)

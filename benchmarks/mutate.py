@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HORIZON_TESTS = ("tests/constructions/test_horizon.py", "tests/analysis/test_certify.py")
+HORIZON_TESTS = ("tests/constructions/test_horizon.py", "tests/constructions/test_horizon_orbit.py",
+                 "tests/analysis/test_certify.py")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,35 @@ MUTANTS = [
            "mu=lo(self.mu - tau)", "mu=self.mu"),
     Mutant("T16: exhaustive start without the readout rounding", "constructions/horizon_global.py",
            "(diffs[lab, c] * x)[0, 0] - st.tau * nx > 0", "(diffs[lab, c] * x)[0, 0] > 0"),
+    # Theorem 19 (horizon_orbit.py)
+    Mutant("T19: products' norm N taken as 1", "constructions/horizon_orbit.py",
+           "n = bmax(op_norm(arb_matrix(M), range(len(K)), range(len(K))) for M in orbit.products)",
+           "n = flint.arb(1)"),
+    Mutant("T19: products of the generators only", "constructions/horizon_orbit.py",
+           "        frontier = nxt\n", "        frontier = []\n"),
+    Mutant("T19: largest state norm taken as 1", "constructions/horizon_orbit.py",
+           "n=n, ymax=ymax,", "n=n, ymax=flint.arb(1),"),
+    Mutant("T19: drop the gamma*V coupling", "constructions/horizon_orbit.py",
+           "c2 = hi(c + self.eps * w + self.gamma * v)", "c2 = hi(c + self.eps * w)"),
+    Mutant("T19: eps charged on a unit state", "constructions/horizon_orbit.py",
+           "c2 = hi(c + self.eps * w + self.gamma * v)", "c2 = hi(c + self.eps + self.gamma * v)"),
+    Mutant("T19: drop beta W from V", "constructions/horizon_orbit.py",
+           "v2 = hi(self.rho * v + self.beta * w)", "v2 = hi(self.rho * v)"),
+    Mutant("T19: the error not propagated by N", "constructions/horizon_orbit.py",
+           "u2 = hi(self.n * (u_s + c2))", "u2 = hi(u_s + c2)"),
+    Mutant("T19: margin inflated by 30%", "constructions/horizon_orbit.py",
+           "m = lo(sum((diffs[lab, c][K[i]] * zb[i] for i in kk), flint.arb(0)))",
+           "m = lo(sum((diffs[lab, c][K[i]] * zb[i] for i in kk), flint.arb(0))) * 1.3"),
+    Mutant("T19: readout rounding not charged", "constructions/horizon_orbit.py",
+           "self.mu - self.tau * (w + v) - self.lk * u", "self.mu - self.lk * u"),
+    Mutant("T19: step rounding not charged", "constructions/horizon_orbit.py",
+           "up = lambda x: hi(x + delta)", "up = lambda x: x"),
+    Mutant("T19: closed form without gamma V", "constructions/horizon_orbit.py",
+           "g = hi(c.gamma * V)", "g = flint.arb(0)"),
+    Mutant("T19: closed form cap without L_D V", "constructions/horizon_orbit.py",
+           "w_max = lo((c.mu + c.lk * c.ymax - (c.tau + c.ld) * V)", "w_max = lo((c.mu + c.lk * c.ymax)"),
+    Mutant("T19: closed form growth without N", "constructions/horizon_orbit.py",
+           ".log() / (c.n * a).log1p()", ".log() / a.log1p()"),
     # the block-wise theorem (horizon_blocks.py)
     Mutant("blocks: no k*eps growth", "constructions/horizon_blocks.py",
            "ua[i] = us[i] + kb * eps[i]", "ua[i] = us[i] + eps[i]"),

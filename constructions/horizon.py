@@ -8,7 +8,9 @@ Section 7):
 * :mod:`~bilinear.constructions.horizon_global` -- Theorem 16, the perturbation horizon in the
   snap's basis (one scale per step), also with the dropped coordinates in an orthonormal basis;
 * :mod:`~bilinear.constructions.horizon_blocks` -- the block-wise horizon (one scale per block)
-  for block-diagonal networks.
+  for block-diagonal networks;
+* :mod:`~bilinear.constructions.horizon_orbit` -- Theorem 19, the perturbation horizon over the
+  finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets).
 
 Each is a theorem about the network in one arithmetic (:mod:`~bilinear.constructions.roundoff`):
 ``real`` (the float weights as exact numbers), ``float64`` (how ``check`` and the failing-word
@@ -24,6 +26,7 @@ from .failsearch import compress_word, search_failure
 from .horizon_base import Horizon
 from .horizon_blocks import blockwise_horizon
 from .horizon_global import global_horizon
+from .horizon_orbit import orbit_horizon
 from .roundoff import RoundOff
 from .tube import invariant_tube
 
@@ -53,7 +56,8 @@ def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "rea
 def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float64") -> Horizon:
     """The certified horizon of float ``weights`` against a proved ``snap`` in ``arithmetic``:
     the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
-    perturbation horizon (isometric snaps), else no certified length."""
+    perturbation horizon (isometric snaps), else the orbit horizon (Theorem 19: the snapped
+    matrices generate a finite set)."""
     ro = RoundOff.of(arithmetic, weights.dim)
     planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
     radius = None if planes else invariant_tube(weights, snap, proof, automaton, ro)
@@ -63,4 +67,4 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
                                     tube_radius=radius)
     if snap.isometric:
         return perturbation_horizon(weights, snap, proof, automaton, arithmetic)
-    return Horizon.none(arithmetic, "the snapped matrices are not isometries and no invariant tube was found")
+    return orbit_horizon(weights, snap, proof, automaton, ro)

@@ -180,11 +180,11 @@ def _start(level, blocks, good, others, cs, y_norm, w0, weight):
     for x, y, word, _ in level:
         w = {i: w0[i] * _prod(cs[i][a] for a in word) for i in good}
         for i in good:
-            e = [x[j] / w[i] - y[j] for j in blocks[i]]
-            u[i] = _max([u[i], _vnorm(e) / y_norm[i]])
+            e = [x[j] / w[i] - y[j] for j in blocks[i]]  # upper ends: a ball around 0 has no sqrt
+            u[i] = _max([u[i], _root(sum((sq(t) for t in e), flint.arb(0))) / y_norm[i]])
         W = (sum((weight[i] * (w[i] * y_norm[i]).log() for i in good), flint.arb(0))).exp()
         for j in others:
-            r[j] = _max([r[j], _vnorm([x[k] for k in blocks[j]]) / W])
+            r[j] = _max([r[j], _root(sum((sq(x[k]) for k in blocks[j]), flint.arb(0))) / W])
     return u, r
 
 

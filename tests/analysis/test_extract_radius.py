@@ -75,10 +75,8 @@ def test_a_gru_tracking_z3_gets_three_states_from_the_gap():
     assert fine.n_clusters > ex.n_clusters and fine.radius.source == "given"
 
 
-def test_spread_states_get_their_radius_from_behaviour():
-    """A tracker whose states of one class spread so far that no gap separates the classes: the
-    radius comes from the range over which the minimal automaton keeps 3 states."""
-    a = from_spec("cyclic:3")
+def _spread_tracker():
+    """A cyclic:3 tracker whose states of one class spread so far that no gap separates them."""
     corners = np.eye(3) * 1.2
 
     def tracker(words):
@@ -96,13 +94,69 @@ def test_spread_states_get_their_radius_from_behaviour():
 
     from bilinear.constructions.tracker import as_tracker
 
-    t = as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True)
-    ex = extract(t, a, ExtractConfig(words=150, length=30))
-    assert ex.radius.source == "plateau", ex.reading
+    return as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True)
+
+
+def test_spread_states_get_their_radius_from_behaviour():
+    """A tracker whose states of one class spread so far that no gap separates the classes: the
+    radius comes from the range over which the minimal automaton keeps 3 states."""
+    a = from_spec("cyclic:3")
+    ex = extract(_spread_tracker(), a, ExtractConfig(words=150, length=30))
+    assert ex.radius.source == "plateau" and ex.radius.stopped is None, ex.reading
     assert ex.status == "ok" and ex.minimal.n_states == 3 and ex.isomorphic
     sizes = [n for _, n in ex.radius.plateau]
     assert sizes.count(3) >= 3
-    assert "from the behaviour" in ex.reading
+    assert "from the behaviour" in ex.reading and "time budget" not in ex.reading
+    assert ex.to_json()["radius"]["search_stopped_at_budget"] is None
+
+
+def test_the_radius_search_stops_at_its_time_budget_and_says_so():
+    """With a budget already spent when the search starts, only its first radius is tried: no
+    plateau of three radii can be found, so the extraction is ``ambiguous`` (not the ``ok`` of
+    the full search above), and the reading and the JSON say that the budget stopped it."""
+    a = from_spec("cyclic:3")
+    ex = extract(_spread_tracker(), a, ExtractConfig(words=150, length=30, radius_seconds=1e-9))
+    assert ex.radius.stopped == 1e-9 and len(ex.radius.plateau) == 1
+    assert ex.status == "ambiguous" and ex.radius.source == "ambiguous"
+    assert "stopped at its time budget of 1e-09 s after 1 of 10 radii" in ex.reading
+    assert ex.to_json()["radius"]["search_stopped_at_budget"] == 1e-9
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), float("nan"), True, "10"])
+def test_the_radius_budget_must_be_a_positive_number(bad):
+    from bilinear.errors import AnalysisError
+
+    with pytest.raises(AnalysisError, match="radius_seconds"):
+        ExtractConfig(radius_seconds=bad).validated()
+
+
+def test_the_radius_search_shows_progress_and_checks_the_budget_between_radii(monkeypatch):
+    """Off a terminal the search prints a progress line every BILINEAR_PROGRESS_INTERVAL
+    seconds; a deadline passed after the second radius stops it before the third."""
+    import importlib
+    import io
+    import time
+    from dataclasses import replace
+
+    ex_mod = importlib.import_module("bilinear.analysis.extract")
+
+    monkeypatch.setenv("BILINEAR_PROGRESS_INTERVAL", "0.05")
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    a = from_spec("cyclic:3")
+    first = extract(_spread_tracker(), a, ExtractConfig(words=60, length=20, radius_seconds=1e-9))
+    calls = []
+
+    def run_at(r):
+        calls.append(r)
+        time.sleep(0.15)
+        return first
+
+    deadline = time.perf_counter() + 0.2  # spent after the second radius (0.3 s)
+    out = ex_mod._refine_by_behaviour(replace(first, radius=replace(first.radius, stopped=None)), run_at,
+                                      lambda r: first, deadline, 7.0)
+    assert len(calls) == 2 and out.radius.stopped == 7.0
+    assert "extract: radius search:" in err.getvalue() and "of 10 radii" in err.getvalue()
 
 
 def test_no_structure_is_ambiguous_not_ok():
@@ -154,3 +208,26 @@ def test_choose_radius_on_points():
     c = choose_radius(X)
     assert c.source == "gap" and c.below < c.tol < c.above / 2 + 1e-12
     assert c.above > 1.0 and c.below < 0.2
+
+
+@pytest.mark.parametrize("budget, want", [(None, 60.0), (8.0, 4.0), (500.0, 60.0)])
+def test_analyze_gives_the_radius_search_half_of_its_time_budget(monkeypatch, budget, want):
+    import importlib
+
+    from bilinear.cli import main
+
+    cli = importlib.import_module("bilinear.analysis.cli")
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake(weights, automaton, config, **kw):
+        seen["radius_seconds"] = config.extract.radius_seconds
+        raise Stop
+
+    monkeypatch.setattr(cli, "analyze", fake)
+    argv = ["analyze", "--construction", "cyclic:3", "rotation2d"] + ([] if budget is None else ["--time-budget", str(budget)])
+    with pytest.raises(Stop):
+        main(argv)
+    assert seen["radius_seconds"] == want

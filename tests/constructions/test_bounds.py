@@ -143,3 +143,14 @@ def test_unit_group_reports_constants():
     m, units, constant = unit_group(from_spec("cyclic:4"))
     assert not constant and units.shape == (4, 4)
     assert np.array_equal(np.sort(units, axis=1), np.tile(np.arange(4), (4, 1)))
+
+
+def test_theorem_15_needs_exactly_three_permutations():
+    """A 3-cycle with a reset: the units are {id, r, r^2}, three of them (a cyclic group, which
+    Theorem 14 allows), and a constant map: Theorem 15 excludes d = 2 (|U| = 3 > 2).  Without
+    the reset the same rotation is computed with d = 2 (Theorem 13's bound)."""
+    rot_reset = Automaton([[1, 2, 0], [0, 0, 0]], labels=[0, 1, 2])
+    assert unit_group(rot_reset)[1].shape[0] == 3
+    b, thm, reason = lower_bound(rot_reset, "full")
+    assert (b, thm) == (3, "Theorem 15") and "3 permutations" in reason
+    assert lower_bound(Automaton([[1, 2, 0]], labels=[0, 1, 2]), "full")[:2] == (2, "Theorem 13")

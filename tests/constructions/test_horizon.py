@@ -433,3 +433,67 @@ def test_a_failure_at_the_test_length_is_snapped():
     at = certify_network(w, C5, search_length=100, test_length=63, random_words=0, shorten_seconds=0.1)
     before = certify_network(w, C5, search_length=100, test_length=62, random_words=0, shorten_seconds=0.1)
     assert len(at.failing) == 63 and at.status == "snapped" and before.status == "horizon"
+
+
+def test_a_margin_below_the_readout_rounding_is_not_certified_at_the_exhaustive_start():
+    """The float network h0 = (1, 2.5e-16), matrices I and diag(1, -1), readout (1, 1), (1, -1)
+    against the exact snap with h0 = (1, 1): its exact margin 2 |h_1| is positive on every word
+    and above the start state's rounding, but below the score rounding tau ||x||: Theorem 18
+    certifies nothing in float64
+    (the exhaustive start must charge the readout rounding, as the recurrence does), while in
+    real arithmetic the exhaustive start certifies at least its whole depth."""
+    from bilinear.constructions.horizon_global import global_horizon
+    from bilinear.constructions.snap import Snap
+
+    a = from_spec("parity")
+    w = Weights("diagonal", [np.eye(2), np.diag([1.0, -1.0])], [1.0, 2.5e-16], [[1.0, 1.0], [1.0, -1.0]])
+    exact = Weights("diagonal", [np.eye(2, dtype=int), np.diag([1, -1])], [1, 1], [[1, 1], [1, -1]])
+    snap = Snap(exact, ((0,), (1,)), (0, 1), (), (1.0, 1.0), (0.0, 0.0), None, "diagonal", "by hand")
+    proof = prove(exact, a)
+    assert proof.status == "proved"
+    real = global_horizon(w, snap, proof, a, RoundOff.of("real", 2))
+    f64 = global_horizon(w, snap, proof, a, RoundOff.of("float64", 2))
+    assert real.covers(8)  # at least the exhaustive depth: every word is right
+    assert f64.kind == "none" and f64.note.startswith("a word of length 0")
+
+
+def test_the_block_wise_bound_charges_rounding_on_every_step_of_an_exact_block():
+    """An exactly representable rotation block (cyclic:4, angles 90 degrees) has eps_i = 0 in
+    real arithmetic (CAP) but gains delta ~ 1e-15 per float64 step: the float64 length is about
+    m / (L delta) (~1e14-1e15), finite.  The start error of the exhaustive level is a ball
+    around 0 in float64 and must be bounded from above (an infinite start error gave 5)."""
+    from bilinear.constructions.horizon_blocks import blockwise_horizon
+
+    a = from_spec("cyclic:4")
+    w = drift(build("cyclic:4", "rotation2d").to_float(), 0.0, hidden=6, contraction=0.999)
+    snap = next(snap_candidates(w, a))
+    proof = prove(snap.block_weights, a)
+    real = blockwise_horizon(w, snap, proof, a, RoundOff.of("real", w.dim))
+    f64 = blockwise_horizon(w, snap, proof, a, RoundOff.of("float64", w.dim))
+    delta = float(RoundOff.of("float64", w.dim).step.mid()) * math.sqrt(2)  # ||A_a[i]||_F = sqrt 2
+    assert real.length == CAP
+    assert 0.2 / (2 * delta) <= f64.length <= 2 / (2 * delta), f64.length  # m ~ 1, L ~ 2
+
+
+def test_a_snap_keeping_every_block_is_written_with_fewer_bits_and_loads(tmp_path):
+    """Keeping all 16 blocks of a hidden-16 ``full`` network, the written form with a 24-bit
+    basis needs 112-digit numbers (over the loader's limit): ``original`` lowers the bits until
+    every number fits, and the file it writes loads and scores every word as the snap does."""
+    from bilinear.constructions.snap import _score_equivalent
+    from bilinear.errors import WeightsError
+
+    w = drift(build("cyclic:5", "full"), 0.0005, hidden=16)
+    snap = [s for s in snap_candidates(w, C5) if len(s.kept_coords) == 16][0]
+    with pytest.raises(WeightsError):
+        Weights.from_json(_score_equivalent(snap, 24).to_json())  # 24 bits do not fit
+    path = tmp_path / "s.json"
+    snap.original().save(path)
+    back = Weights.load(path)
+    A1, h1, R1 = back.float_arrays()
+    A2, h2, R2 = snap.block_weights.float_arrays()
+    rng = np.random.default_rng(0)
+    for word in rng.integers(0, 5, size=(20, 8)):
+        x1, x2 = h1, h2
+        for s in word:
+            x1, x2 = A1[s] @ x1, A2[s] @ x2
+        assert np.argmax(R1 @ x1) == np.argmax(R2 @ x2) == int(C5.labels[C5.run([int(s) for s in word])])
