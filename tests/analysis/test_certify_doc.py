@@ -1,12 +1,13 @@
-"""docs/certify.md's two trained examples, re-run: every number the doc quotes from them is checked.
+"""docs/certify.md's two trained examples, re-run: every number the docs quote from them is checked.
 
 The doc trains two networks with the commands it quotes (seed 0, the defaults, one torch thread:
 conftest.py) and certifies them.  Here the quoted training commands run in a temporary folder,
 the sentences that quote their results are rebuilt from the runs' JSON and must appear in the doc,
 every ``$ bilinear ...`` line of the doc's console blocks runs there and must print exactly the
 lines the doc shows under it, and the prose that re-quotes those lines (margins, lengths, the
-failing words) is checked against them.  docs/training.md quotes the rotation2d run too; its
-sentence is checked here as well.  The Python examples of docs/certify.md are doctests
+failing words) is checked against them.  docs/training.md quotes the rotation2d run too, and
+docs/analysis.md and getting-started.md the full one (it is the tour's network); those sentences
+are checked here as well.  The Python examples of docs/certify.md are doctests
 (tests/test_docs.py).
 """
 
@@ -113,6 +114,9 @@ def test_training_md_quotes_the_same_rotation2d_run(runs):
                 f"of **{rot['accuracy_at_length']:.2f}** ({rot['accuracy_mean_over_positions']:.2f} averaged over "
                 f"positions)")
     assert _flat(sentence) in _flat(TRAINING)
+    sentence = (f"reads {rot['accuracy_mean_over_positions']:.2f} averaged over positions and "
+                f"{rot['accuracy_at_length']:.2f} at length 500")
+    assert _flat(sentence) in _flat(TRAINING)
 
 
 @pytest.mark.parametrize("index", range(3))
@@ -175,3 +179,40 @@ def test_the_written_snaps_are_proved_and_right_at_any_length(runs):
     assert status == 0 and text.startswith("cyclic:5 rotation2d: proved")
     snap = Weights.load(folder / "rot16.snap.json")
     assert check(snap, from_spec("cyclic:5"), length=2000, words=32).accuracy == 1.0
+
+
+def test_full16_is_the_tours_network_and_analysis_md_quotes_its_verdicts(runs):
+    """docs/analysis.md quotes the visited-span verdicts of the tour's `cyclic:5 full` network, "the
+    same weights as docs/certify.md's full16, and as `bilinear train cyclic:5 full`", and
+    getting-started.md its accuracy at length 500.  Same weights: the configurations differ only
+    in the step budget, which only bounds the loop (no curriculum), and full16's validation streak
+    reaches the patience at its last step, so a larger budget stops there too."""
+    from bilinear.analysis import AnalysisConfig, analyze
+    from bilinear.analysis.targets import load_target
+    from bilinear.learned.config import TrainConfig
+    from bilinear.tour import TOUR_MODELS, TourConfig
+
+    folder, results, _ = runs
+    config = json.loads((folder / "full16" / "config.json").read_text())
+    tour = TourConfig()
+    assert ("cyclic:5", "full") in [(s, m) for s, m, _ in TOUR_MODELS] and tour.seed == 0
+    default = TrainConfig(spec="cyclic:5", model="full", seed=tour.seed, test_len=tour.test_len).to_dict()
+    assert {k: v for k, v in config.items() if k != "steps"} == {k: v for k, v in default.items() if k != "steps"}
+    assert config["curriculum_max_len"] is None
+    metrics = [json.loads(line) for line in (folder / "full16" / "metrics.jsonl").read_text().splitlines()]
+    assert metrics[-1]["step"] == config["steps"] and metrics[-1]["streak"] >= config["patience"]
+    assert config["steps"] < min(tour.steps, default["steps"])
+
+    guide = _flat((DOCS / "getting-started.md").read_text(encoding="utf-8"))
+    assert f"it reaches normalised accuracy {results['full16']['accuracy_at_length']:.1f} at length 500" in guide
+
+    weights, automaton, _, _ = load_target(run_dir=str(folder / "full16"))
+    report = analyze(weights, automaton, AnalysisConfig(run_certify=False, curve_length=0))
+    lines = report.summary.splitlines()
+    analysis = _flat((DOCS / "analysis.md").read_text(encoding="utf-8"))
+    commute = next(line for line in lines if line.startswith("the transition matrices"))
+    relations = next(line for line in lines if "defining relations" in line)
+    identity = next(line for line in lines if line.startswith("A_0 "))
+    assert f'"{commute}"' in analysis
+    assert f'"{relations}"' in analysis
+    assert f'"{identity.split(";")[0]}; ..."' in analysis
