@@ -121,14 +121,18 @@ def test_run_title_names_the_automaton_and_model_and_the_band_is_drawn(run_dir, 
 
 def test_every_number_of_the_trained_networks_paragraph_of_analysis_md(run_dir):
     """docs/analysis.md, "Trained networks": the paragraph on this very run, with the defaults of
-    `bilinear analyze`, rebuilt from the report; a change of any number fails here."""
+    `bilinear analyze`, rebuilt from the report, and its implements and certificate lines, quoted
+    as examples further up; a change of any number fails here."""
     from pathlib import Path
 
     doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text().split())
     weights, automaton, _, source = load_target(run_dir=run_dir)
     result = json.loads((run_dir / "result.json").read_text())
-    report = analyze(weights, automaton, AnalysisConfig(run_certify=False, curve_length=0))
+    report = analyze(weights, automaton)  # the defaults of `bilinear analyze RUN_DIR`
     sp, co, rel, ex = report.spectrum, report.commutators, report.relations, report.extraction
+    # the summary's first and last lines are quoted as examples
+    assert f"below `{report.implements}`; or," in doc
+    assert f"on the same `d = 8` network `{report.certify_line}` (" in doc
     assert result["stopped_early"] and source["accuracy_at_length"] == 1.0 and CONFIG.test_len == 100
     assert f"(early stop after {result['steps']} steps; normalised test accuracy 1.0 at length 100)" in doc
     # no finite order on the whole space; the smallest eigenvalue modulus of each symbol
