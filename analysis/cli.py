@@ -22,9 +22,11 @@ import sys
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
 from bilinear.constructions.weights import Weights
 from bilinear.errors import AnalysisError
+from bilinear.extras import require
 from bilinear.fileio import check_apart, check_output_dir, prepare_output_dir
 
 from .extract import RADIUS_SECONDS, ExtractConfig
+from .lstar import LStarConfig
 from .report import AnalysisConfig, analyze, analyze_tracker
 from .targets import load_target  # noqa: F401  (also importable from here, as before)
 
@@ -82,6 +84,10 @@ def register(sub) -> None:
                    help=f"behaviour: signatures over words of length <= HORIZON (default {e.horizon})")
     p.add_argument("--burn-in", type=nonnegative_int, default=None,
                    help="steps before clustering (default: 0, then length // 2 if not separated)")
+    p.add_argument("--lstar", action="store_true",
+                   help="also learn the automaton with AALpy's L* (extra aalpy; its random-walk oracle seeded "
+                        "by --seed) and compare it with the extraction: isomorphic, or the shortest word on "
+                        "which they differ")
     p.set_defaults(handler=_run)
 
 
@@ -96,7 +102,10 @@ def _run(args) -> int:
             # still finishes within it (the search says when it stopped)
             radius_seconds=RADIUS_SECONDS if args.time_budget is None else min(RADIUS_SECONDS, args.time_budget / 2),
         ),
+        lstar=LStarConfig(seed=args.seed) if args.lstar else None,
     )
+    if args.lstar:  # the optional extra, before any work
+        require("aalpy.learning_algs", "aalpy", "L* extraction (aalpy)")
     if args.out is not None and not args.out.strip():
         raise AnalysisError("--out needs a folder name, got an empty one")
     if args.force and not args.out:

@@ -102,6 +102,21 @@ class Agreement:
             return f"{head}: the extraction found no automaton ({ex.status}), nothing to compare"
         return f"{head} disagree: they differ on the word {self.distinguishing_text}"
 
+    def to_json(self) -> dict:
+        """The comparison as JSON: the verdict, the word, and L*'s machine and budget."""
+        learned = self.lstar
+        return {
+            "isomorphic": self.isomorphic,
+            "distinguishing_word": None if self.distinguishing_word is None else list(self.distinguishing_word),
+            "distinguishing_text": self.distinguishing_text,
+            "lstar_states": learned.automaton.n_states,
+            "queries": learned.queries,
+            "steps": learned.steps,
+            "rounds": learned.rounds,
+            "seconds": learned.seconds,
+            "text": self.text(),
+        }
+
 
 class _OutOfSteps(Exception):
     pass
@@ -215,9 +230,12 @@ def lstar(model, automaton, config: LStarConfig = LStarConfig()) -> LStarResult:
     )
 
 
-def compare_extractions(model, automaton, lstar_config: LStarConfig = LStarConfig(), extract_config=None) -> Agreement:
+def compare_extractions(model, automaton, lstar_config: LStarConfig = LStarConfig(), extract_config=None,
+                        extraction=None) -> Agreement:
     """L* (:func:`lstar`) against our extraction (:func:`bilinear.analysis.extract.extract` for
-    weights, :func:`~bilinear.analysis.extract.extract_tracker` otherwise), compared exactly."""
+    weights, :func:`~bilinear.analysis.extract.extract_tracker` otherwise), compared exactly.
+    ``extraction``: an extraction of ``model`` already made (``bilinear analyze --lstar`` hands
+    the report's own), used instead of extracting again."""
     from bilinear.automata.automaton import Automaton
     from bilinear.automata.minimize import distinguishing_word, isomorphism, minimize
     from bilinear.automata.words import compress
@@ -227,8 +245,11 @@ def compare_extractions(model, automaton, lstar_config: LStarConfig = LStarConfi
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     config = extract_config or ExtractConfig()
-    ex = extract(tracker.weights, automaton, config) if tracker.weights is not None else \
-        extract_tracker(tracker, automaton, config)
+    if extraction is not None:
+        ex = extraction
+    else:
+        ex = extract(tracker.weights, automaton, config) if tracker.weights is not None else \
+            extract_tracker(tracker, automaton, config)
     learned = lstar(tracker, automaton, lstar_config)
     if ex.automaton is None:
         return Agreement(False, None, None, learned, ex)

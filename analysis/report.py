@@ -42,6 +42,7 @@ from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract, preflight
 from .implements import implements_line
 from .lengths import LengthCurve, accuracy_by_length
+from .lstar import LStarConfig
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
 from .spectrum import Spectrum, check_max_order, spectrum
@@ -144,6 +145,7 @@ class AnalysisConfig:
     curve_length: int = 2000  # accuracy by length from 1 to this length (0: no curve)
     curve_words: int = 200  # random words of the accuracy-by-length curve
     run_certify: bool = True  # float bilinear weights: one certify_network line
+    lstar: LStarConfig | None = None  # AALpy's L* compared with the extraction (extra aalpy); None: not run
 
     def validated(self) -> "AnalysisConfig":
         check_tolerance(self.tol, "tol")
@@ -156,6 +158,12 @@ class AnalysisConfig:
         if not isinstance(self.extract, ExtractConfig):
             raise AnalysisError(f"extract must be an ExtractConfig, got {type(self.extract).__name__}")
         self.extract.validated()
+        if self.lstar is not None:
+            if not isinstance(self.lstar, LStarConfig):
+                raise AnalysisError(f"lstar must be an LStarConfig or None, got {type(self.lstar).__name__}")
+            if not self.run_extraction:
+                raise AnalysisError("lstar compares L* with the extraction: it needs run_extraction")
+            self.lstar.validated()
         return self
 
 
@@ -181,6 +189,7 @@ class Report:
     certificate: Any = None  # a NetworkCertificate or StackCertificate (analysis/certify.py)
     certificate_note: str | None = None
     implements: str = ""
+    lstar: Any = None  # an Agreement (analysis/lstar.py) when AnalysisConfig.lstar was set
 
     @property
     def certify_line(self) -> str | None:
@@ -201,6 +210,8 @@ class Report:
             lines.append("accuracy by length: " + curve_reading(self.curve))
         if self.extraction is not None:
             lines.append("extraction: " + self.extraction.reading)
+        if self.lstar is not None:
+            lines.append(self.lstar.text())
         if self.certify_line:
             lines.append(self.certify_line)
         return "\n".join(lines)
@@ -258,6 +269,7 @@ class Report:
             "accuracy_by_length": None if self.curve is None else self.curve.to_json(),
             "certificate": None if self.certificate is None else self.certificate.to_json(),
             "certificate_line": self.certify_line,
+            "lstar": None if self.lstar is None else self.lstar.to_json(),
         })
 
     def to_markdown(self, figures: list[str] | None = None) -> str:
@@ -268,6 +280,8 @@ class Report:
             out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", curve_caption(self.curve)]
         if self.extraction is not None:
             out += self._md_extraction()
+        if self.lstar is not None:
+            out += self._md_lstar()
         if self.certify_line:
             out += ["", "## Certificate", "", self.certify_line]
         if figures:
@@ -406,6 +420,20 @@ class Report:
                        + (f" ({ex.distinguishing_labels})" if ex.distinguishing_labels else ""))
         return out
 
+    def _md_lstar(self) -> list[str]:
+        agreement, c = self.lstar, self.config.lstar
+        learned = agreement.lstar
+        out = ["", "## A second extraction: AALpy's L*", "", agreement.text(), ""]
+        rounds = f"{learned.rounds} round" + ("" if learned.rounds == 1 else "s")
+        out.append(f"- L* learned {learned.automaton.n_states} states in {rounds}: {learned.queries} queries, "
+                   f"{learned.steps} symbols fed to the network")
+        if c is not None:
+            out.append(f"- equivalence oracle: {c.walks_per_state} random walks of {c.walk_len} symbols per state "
+                       f"(seed {c.seed}); a test, not a proof")
+        if agreement.distinguishing_word is not None:
+            out.append(f"- shortest word on which L* and the extraction differ: `{agreement.distinguishing_text}`")
+        return out
+
     def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
         """Write ``report.json``, ``report.md`` and (by default) the figures, in ``fmt`` (png, svg
         or pdf), and the extracted automaton (DOT, GraphML) into ``out_dir``."""
@@ -477,6 +505,23 @@ def _certify(weights, automaton, config: AnalysisConfig):
         return None, f"certificate: not available ({exc})"
 
 
+def _need_lstar(config: AnalysisConfig) -> None:
+    """The ``aalpy`` extra, checked before any work when L* is asked for."""
+    if config.lstar is not None:
+        from bilinear.extras import require
+
+        require("aalpy.learning_algs", "aalpy", "L* extraction (aalpy)")
+
+
+def _lstar(model, automaton, config: AnalysisConfig, extraction):
+    """L* against the report's own extraction (None when L* was not asked for)."""
+    if config.lstar is None or extraction is None:
+        return None
+    from .lstar import compare_extractions
+
+    return compare_extractions(model, automaton, config.lstar, extraction=extraction)
+
+
 def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str | None = None,
             source: dict | None = None, train_range: tuple[int, int] | None = None) -> Report:
     """Analyse ``weights`` against ``automaton`` (see the module docstring).
@@ -489,6 +534,7 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         raise AnalysisError(f"config must be an AnalysisConfig, got {type(config).__name__}")
     config.validated()
     check_compatible(weights, automaton)
+    _need_lstar(config)
     if config.run_extraction:
         preflight(config.extract, weights.n_symbols, weights.dim)  # its size limits, before any work
     span = visited_span(weights)  # shared by the spectra, the commutators and the relations
@@ -498,6 +544,7 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
                      span_tol=config.span_tol)
     rel, note = _relations(weights, automaton, config, span)
     ex = extract(weights, automaton, config.extract) if config.run_extraction else None
+    agreement = _lstar(weights, automaton, config, ex)
     curve = None
     if config.curve_length:
         curve = accuracy_by_length(weights, automaton, config.curve_length, config.curve_words,
@@ -520,6 +567,7 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         certificate=cert,
         certificate_note=cert_note,
         implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact, weights=weights),
+        lstar=agreement,
     )
 
 
@@ -542,7 +590,9 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.weights is not None:
         return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
+    _need_lstar(config)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
+    agreement = _lstar(tracker, automaton, config, ex)
     curve = None
     if config.curve_length:
         curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
@@ -562,4 +612,5 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         config=config,
         source=dict(source or {}),
         curve=curve,
+        lstar=agreement,
     )

@@ -56,7 +56,8 @@ def _register_tour(sub) -> None:
     p.add_argument("--test-len", type=int, default=defaults.test_len, help="check length (default: %(default)s)")
     p.add_argument("--check-words", type=int, default=defaults.check_words, help="words per float check (default: %(default)s)")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (none either when stderr is not a terminal)")
+    p.add_argument("--quiet", action="store_true",
+                   help="print no progress (else: a bar on a terminal, a line on stderr every few seconds elsewhere)")
     p.add_argument("--format", choices=("png", "svg", "pdf"), default=defaults.format,
                    help="file format of the figures (default: %(default)s)")
     p.set_defaults(handler=_run_tour)

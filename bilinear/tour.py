@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 import textwrap
 import time
@@ -60,7 +59,7 @@ class TourConfig:
     steps: int = 2000  # most training steps per model (early stopping usually ends sooner)
     test_len: int = 500  # length of the float check and of the evaluation
     check_words: int = 200  # random words of test_len in each float check
-    quiet: bool = False  # no progress bar (there is none either when stderr is not a terminal)
+    quiet: bool = False  # print no progress (else: a bar on a terminal, a line on stderr every few s elsewhere)
     format: str = "png"  # file format of the figures: png, svg or pdf
     force: bool = False  # replace a non-empty report folder (otherwise refused before any work)
 
@@ -167,7 +166,7 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
     data["trained"] = []
     for spec, model, theory in TOUR_MODELS:
         name = f"{spec.replace(':', '')}-{model.replace(':', '')}"
-        bar.set_description(f"train {spec} {model}")
+        bar.phase(f"train {spec} {model}")
         tc = TrainConfig(spec=spec, model=model, steps=config.steps, seed=config.seed,
                          test_len=config.test_len)
         run_dir = staging / "runs" / name
@@ -176,7 +175,7 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
         weights = net.to_weights()
         bar.update(1)
 
-        bar.set_description(f"check {spec} {model} @{config.test_len}")
+        bar.phase(f"check {spec} {model} @{config.test_len}")
         checked = check(weights, automaton, length=config.test_len, words=config.check_words, seed=config.seed)
         verdict = "passed" if checked.passed else f"fails on `{_short(checked.first_failure_text)}`"
         train_sec.lines.append(
@@ -198,7 +197,7 @@ def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -
             ]
         bar.update(1)
 
-        bar.set_description(f"analyse {spec} {model}")
+        bar.phase(f"analyse {spec} {model}")
         report = analyze(weights, automaton, title=f"{spec} / {model}, trained (seed {config.seed})",
                          source={"run": f"runs/{name}", "seed": config.seed},
                          train_range=(tc.train_min_len, tc.train_max_len))
@@ -245,7 +244,7 @@ def run_tour(config: TourConfig) -> dict:
     Returns the JSON summary.  The report is built in a staging folder beside ``config.out``
     and moved into place only when complete.
     """
-    from tqdm.auto import tqdm
+    from bilinear.progress import Progress
 
     out = Path(config.out).resolve()
     if out.exists() and not out.is_dir():
@@ -256,13 +255,12 @@ def run_tour(config: TourConfig) -> dict:
     t0 = time.perf_counter()
     sections: list[_Section] = []
     data: dict = {"config": {k: getattr(config, k) for k in ("seed", "steps", "test_len", "check_words")}}
-    bar = tqdm(total=2 + 3 * len(TOUR_MODELS), desc="tour", file=sys.stderr,
-               disable=config.quiet or not sys.stderr.isatty())
+    bar = Progress("tour", total=2 + 3 * len(TOUR_MODELS), unit="stages", quiet=config.quiet)
     try:
-        bar.set_description("classify the monoids")
+        bar.phase("classify the monoids")
         _classifications(sections, data)
         bar.update(1)
-        bar.set_description("capability matrix")
+        bar.phase("capability matrix")
         _matrix(sections, data)
         bar.update(1)
         _train_and_inspect(config, staging, sections, data, bar)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from bilinear.cli import main
 from bilinear.errors import ConfigError
+from bilinear.progress import INTERVAL_ENV
 from bilinear.tour import TOUR_FAMILIES, TourConfig, run_tour
 
 
@@ -17,11 +19,32 @@ def tour(tmp_path_factory):
     import io
 
     out = tmp_path_factory.mktemp("tour") / "report"
-    err = io.StringIO()  # not a terminal: no progress bar even without --quiet
-    with contextlib.redirect_stderr(err):
+    err = io.StringIO()  # not a terminal: progress lines, no bar
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stderr(err):
+        mp.setenv(INTERVAL_ENV, "0.5")
         data = run_tour(TourConfig(out=str(out), steps=400, test_len=100, check_words=20))
-    assert err.getvalue() == ""
+    data["stderr"] = err.getvalue()
     return out, data
+
+
+def test_tour_off_a_terminal_prints_progress_lines(tour):
+    """Stderr redirected (not a terminal): one plain line every interval (0.5 s here), naming the
+    stage being run, and a closing line; no bar's carriage returns."""
+    _, data = tour
+    lines = data["stderr"].splitlines()
+    assert "\r" not in data["stderr"] and len(lines) >= 3
+    assert all(line.startswith("tour: ") for line in lines), lines
+    assert re.fullmatch(r"tour: 8 of 8 stages, done in \d+ s", lines[-1])
+    running = [re.fullmatch(r"tour: (\d) of 8 stages \(\d+%\), \d+ s(, about \d+ s left)? \((.+)\)", line)
+               for line in lines[:-1]]
+    assert all(running), lines
+    counts = [int(m.group(1)) for m in running if m]
+    assert counts == sorted(counts)  # the count only grows
+    phases = {m.group(3) for m in running if m}
+    assert phases <= {"classify the monoids", "capability matrix", "train cyclic:5 full",
+                      "check cyclic:5 full @100", "analyse cyclic:5 full", "train cyclic:3 diagonal",
+                      "check cyclic:3 diagonal @100", "analyse cyclic:3 diagonal"}
+    assert any(p.startswith("train ") for p in phases)  # training (the longest stage) is reported
 
 
 def test_tour_writes_a_complete_report(tour):

@@ -86,3 +86,25 @@ def test_weights_file(tmp_path, capsys):
     assert "weights have 2 symbols but automaton cyclic:3 has 3" in capsys.readouterr().err
     assert main(["analyze", "--weights", str(tmp_path / "missing.json"), "cyclic:3"]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_lstar_without_the_aalpy_extra_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "aalpy.learning_algs", None)
+    out = tmp_path / "report"
+    assert main(["analyze", "--construction", "cyclic:5", "rotation2d", "--lstar", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bilinear[aalpy]" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_lstar_config_needs_the_extraction():
+    from bilinear.analysis.lstar import LStarConfig
+    from bilinear.analysis.report import AnalysisConfig
+    from bilinear.errors import AnalysisError
+
+    with pytest.raises(AnalysisError, match="needs run_extraction"):
+        AnalysisConfig(lstar=LStarConfig(), run_extraction=False).validated()
+    with pytest.raises(AnalysisError, match="LStarConfig or None"):
+        AnalysisConfig(lstar="yes").validated()  # type: ignore[arg-type]
+    with pytest.raises(AnalysisError, match="walk_len"):
+        AnalysisConfig(lstar=LStarConfig(walk_len=0)).validated()

@@ -5,6 +5,7 @@ its size), else the extraction says it is ambiguous.  Never a negative distance.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,9 @@ from torch import nn
 
 from bilinear.analysis.extract import ExtractConfig, choose_radius, extract
 from bilinear.automata import from_spec
+
+#: docs/analysis.md, whitespace runs as one space (its prose wraps lines anywhere)
+DOC = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text(encoding="utf-8").split())
 
 
 class Z3GRU(nn.Module):
@@ -70,6 +74,7 @@ def test_a_gru_tracking_z3_gets_three_states_from_the_gap():
     assert ex.status == "ok" and ex.radius.source == "gap" and ex.radius.ratio >= 4
     assert ex.minimal.n_states == 3 and ex.isomorphic
     assert "at the distance gap" in ex.reading
+    assert f"(`{ex.radius.text()}`, the GRU below)" in DOC  # docs/analysis.md quotes this reading
     # the old fixed radius 0.05 splits each state (the states of one class spread up to 0.13 apart)
     fine = extract(gru, a, ExtractConfig(words=150, length=30, tol=0.05))
     assert fine.n_clusters > ex.n_clusters and fine.radius.source == "given"
@@ -107,6 +112,8 @@ def test_spread_states_get_their_radius_from_behaviour():
     sizes = [n for _, n in ex.radius.plateau]
     assert sizes.count(3) >= 3
     assert "from the behaviour" in ex.reading and "time budget" not in ex.reading
+    quoted = ex.radius.text().split(", 0.24: 3")[0] + ", ..."  # docs/analysis.md quotes its start
+    assert f"(`{quoted}`, a tracker whose states of one class spread" in DOC
     assert ex.to_json()["radius"]["search_stopped_at_budget"] is None
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from bilinear.analysis.lengths import accuracy_by_length
@@ -46,6 +48,9 @@ def test_square_wave_is_seen_between_the_reading_lengths():
     line = curve_reading(curve)
     assert "2-10: worst -1.00 (at 3; 1.00 at 10)" in line and "1001-2000: worst -1.00" in line
     assert "first error at length 3" in line
+    assert "11-100: worst -1.00 (at 11; 1.00 at 100)" in line  # docs/analysis.md quotes this range
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text(encoding="utf-8")
+    assert "(`11-100: worst -1.00 (at 11; 1.00 at 100)`)" in " ".join(doc.split())
     assert curve.to_json()["worst"] == -1.0 and curve.to_json()["worst_length"] == 3
     # the report's summary line carries it too (never "1.00" alone for a range that fails)
     report = analyze(weights, automaton, AnalysisConfig(run_extraction=False, curve_length=2000, curve_words=20,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -85,3 +86,54 @@ def test_budgets_and_the_missing_extra(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "aalpy.learning_algs", None)
     with pytest.raises(ExtraMissingError, match=r"bilinear\[aalpy\]"):
         lstar(cyclic_rotation2d(3), from_spec("cyclic:3"))
+
+
+# --- bilinear analyze --lstar: the comparison in the report ----------------------------------------
+
+def test_analyze_lstar_on_the_command_line(tmp_path, capsys) -> None:
+    import json
+
+    from bilinear.cli import main
+
+    small = ["--words", "200", "--length", "30"]
+    assert main(["analyze", "--construction", "cyclic:5", "rotation2d", "--json", *small]) == 0
+    assert json.loads(capsys.readouterr().out)["lstar"] is None  # only when asked for
+    # docs/analysis.md's example, as it is written there
+    assert main(["analyze", "--construction", "cyclic:5", "rotation2d", "--lstar"]) == 0
+    text = capsys.readouterr().out
+    assert "## A second extraction: AALpy's L*" in text
+    assert re.search(r"^L\* \(5 states, \d+ queries\) and the extraction \(5 states, minimal\) agree: isomorphic$",
+                     text, flags=re.M)
+    out = tmp_path / "report"
+    assert main(["analyze", "--construction", "cyclic:5", "rotation2d", "--lstar", "--out", str(out), *small]) == 0
+    assert "agree: isomorphic" in (out / "report.md").read_text()
+    data = json.loads((out / "report.json").read_text())
+    lstar_json = data["lstar"]
+    assert lstar_json["isomorphic"] is True and lstar_json["distinguishing_word"] is None
+    assert lstar_json["lstar_states"] == 5 and lstar_json["queries"] > 0 and lstar_json["steps"] > 0
+    assert lstar_json["text"] in data["summary"]
+    assert data["config"]["lstar"]["seed"] == 0
+
+
+def test_analyze_report_names_the_word_on_which_lstar_and_the_extraction_differ() -> None:
+    """The report's L* section on the tracker whose hidden states hide its outputs (above): the
+    verdict is 'disagree' and the word the report prints tells the two automata apart."""
+    from bilinear.analysis.report import AnalysisConfig, analyze_tracker
+    from bilinear.constructions.tracker import as_tracker
+
+    def tracker(words):
+        total = np.cumsum(words, axis=1) % 3
+        hidden = np.eye(2)[(np.arange(words.shape[1])[None, :] + np.zeros_like(words)) % 2]
+        return np.eye(3)[total], hidden
+
+    z3 = from_spec("cyclic:3")
+    model = as_tracker(tracker, hidden=True, n_symbols=3, n_classes=3)
+    report = analyze_tracker(model, z3, AnalysisConfig(extract=SMALL, lstar=LStarConfig(), curve_length=20))
+    agreement = report.lstar
+    assert agreement is not None and not agreement.isomorphic
+    assert "disagree: they differ on the word" in report.summary
+    word = agreement.distinguishing_word
+    assert report.to_json()["lstar"]["distinguishing_word"] == list(word)
+    assert f"shortest word on which L* and the extraction differ: `{agreement.distinguishing_text}`" in report.to_markdown()
+    start = agreement.extraction.start_word
+    assert agreement.lstar.automaton.label(start + word) != agreement.extraction.automaton.label(word)

@@ -117,3 +117,41 @@ def test_run_title_names_the_automaton_and_model_and_the_band_is_drawn(run_dir, 
     assert main(["analyze", "--construction", "cyclic:5", "rotation2d", "--out", str(tmp_path / "c")]) == 0
     construction = (tmp_path / "c" / "report.md").read_text()
     assert CURVE_CAPTION in construction and "shaded band" not in construction
+
+
+def test_every_number_of_the_trained_networks_paragraph_of_analysis_md(run_dir):
+    """docs/analysis.md, "Trained networks": the paragraph on this very run, with the defaults of
+    `bilinear analyze`, rebuilt from the report, and its implements and certificate lines, quoted
+    as examples further up; a change of any number fails here."""
+    from pathlib import Path
+
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text().split())
+    weights, automaton, _, source = load_target(run_dir=run_dir)
+    result = json.loads((run_dir / "result.json").read_text())
+    report = analyze(weights, automaton)  # the defaults of `bilinear analyze RUN_DIR`
+    sp, co, rel, ex = report.spectrum, report.commutators, report.relations, report.extraction
+    # the summary's first and last lines are quoted as examples
+    assert f"below `{report.implements}`; or," in doc
+    assert f"on the same `d = 8` network `{report.certify_line}` (" in doc
+    assert result["stopped_early"] and source["accuracy_at_length"] == 1.0 and CONFIG.test_len == 100
+    assert f"(early stop after {result['steps']} steps; normalised test accuracy 1.0 at length 100)" in doc
+    # no finite order on the whole space; the smallest eigenvalue modulus of each symbol
+    assert all(m.order is None for m in sp.symbols)
+    smallest = [min(abs(z) for z in m.normalised) for m in sp.symbols]
+    assert f"the smallest eigenvalue modulus of each is {min(smallest):.2g}–{max(smallest):.2g} of its" in doc
+    unit = [r.distance for m in sp.symbols[1:] for r, z in zip(m.roots, m.normalised) if abs(abs(z) - 1) < 1e-2]
+    assert unit and max(unit) < 0.01 and "within 0.01 of primitive 5th roots of unity" in doc
+    assert [m.visited_order for m in sp.symbols] == [1, 5, 5, 5, 5] and sp.symbols[0].visited_dim == 4
+    assert "on the 4-dimensional visited span `A_1 ... A_4` have order 5 and `A_0` order 1" in doc
+    assert co.verdict == "do not commute" and co.visited_verdict == "commute"
+    assert (f"do not commute on the whole space (norm {co.max_norm:.3g}) but do on the visited span "
+            f"({co.visited_max_norm:.3g})") in doc
+    assert rel.total == 21 and not rel.all_hold and rel.max_residual > 0.05
+    assert f"the 21 defining relations of Z_5 hold there within {rel.max_residual:.2g}." in doc
+    assert ex.method == "behaviour" and ex.minimal.n_states == 5 and ex.isomorphic and ex.accuracy == 1.0
+    assert f"yields 5 states, margin {ex.margin:.2g}, isomorphic to Z_5" in doc
+    line = next(line for line in report.summary.splitlines() if "defining relations" in line)
+    assert line.startswith(f"all 21 defining relations hold within {rel.max_residual:.2g} on the 4-dimensional")
+    assert f"{rel.n_holding} hold within it" in line
+    assert (f"the relations hold within {rel.max_residual:.2g} on the visited span and that {rel.n_holding} hold "
+            "within the tolerance") in doc

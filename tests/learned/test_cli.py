@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -235,6 +236,10 @@ def test_train_line_shows_a_failure_just_short_of_the_test_length(tmp_path, caps
     assert result["near_length_window"] == [451, 500]
     assert result["accuracy_at_length"] == 1.0 and result["accuracy_worst_near_length"] == -1.0
     assert result["accuracy_mean_over_positions"] < 0.5
+    # docs/training.md quotes this run
+    training_md = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    assert (f"a `parity rotation2d` run at 600 steps reads {result['accuracy_at_length']:.2f} at 500, "
+            f"{result['accuracy_mean_over_positions']:.2f} averaged over positions") in " ".join(training_md.split())
     assert main([*argv, "--resume"]) == 0  # the finished run: its stored result, no training
     line = capsys.readouterr().out
     assert "(last position): 1.0000" in line and "worst at lengths 451-500: -1.0000" in line

@@ -1,0 +1,218 @@
+"""docs/certify.md's two trained examples, re-run: every number the docs quote from them is checked.
+
+The doc trains two networks with the commands it quotes (seed 0, the defaults, one torch thread:
+conftest.py) and certifies them.  Here the quoted training commands run in a temporary folder,
+the sentences that quote their results are rebuilt from the runs' JSON and must appear in the doc,
+every ``$ bilinear ...`` line of the doc's console blocks runs there and must print exactly the
+lines the doc shows under it, and the prose that re-quotes those lines (margins, lengths, the
+failing words) is checked against them.  docs/training.md quotes the rotation2d run too, and
+docs/analysis.md and getting-started.md the full one (it is the tour's network); those sentences
+are checked here as well.  The Python examples of docs/certify.md are doctests
+(tests/test_docs.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from bilinear.cli import main
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+CERTIFY = (DOCS / "certify.md").read_text(encoding="utf-8")
+TRAINING = (DOCS / "training.md").read_text(encoding="utf-8")
+
+
+def _flat(text: str) -> str:
+    """Whitespace runs as one space (the prose wraps lines anywhere)."""
+    return " ".join(text.split())
+
+
+def console_blocks(markdown: str) -> list[list[tuple[str, list[str]]]]:
+    """The fenced blocks whose first line is ``$ ...``: each a list of (command, printed lines)."""
+    blocks = []
+    for body in re.findall(r"^```[a-z]*\n(.*?)^```", markdown, flags=re.S | re.M):
+        lines = body.rstrip("\n").split("\n")
+        if not lines[0].startswith("$ "):
+            continue
+        steps: list[tuple[str, list[str]]] = []
+        for line in lines:
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line)
+        blocks.append(steps)
+    return blocks
+
+
+def _run(command: str) -> tuple[int, str]:
+    argv = shlex.split(command)
+    assert argv[0] == "bilinear", command
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv[1:])
+    return status, out.getvalue()
+
+
+TRAIN_COMMANDS = re.findall(r"`(bilinear train [^`]*--out (\w+))`", CERTIFY)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Train the doc's networks by its own commands, then run every console line of the doc."""
+    folder = tmp_path_factory.mktemp("certify-doc")
+    results, printed = {}, {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(folder)
+        for command, out in TRAIN_COMMANDS:
+            status, text = _run(command + " --json --quiet")
+            assert status == 0, command
+            results[out] = json.loads(text)
+        for block in console_blocks(CERTIFY):
+            for command, _ in block:
+                printed[command] = _run(command)
+    return folder, results, printed
+
+
+def test_the_doc_trains_the_two_networks_it_certifies():
+    assert [out for _, out in TRAIN_COMMANDS] == ["rot16", "full16"]
+    commands = [c for block in console_blocks(CERTIFY) for c, _ in block]
+    assert commands == ["bilinear certify rot16 --write rot16.snap.json",
+                        "bilinear certify full16 --write full16.snap.json",
+                        "bilinear verify cyclic:5 full --weights full16.snap.json"]
+
+
+def test_the_training_results_the_doc_quotes(runs):
+    _, results, _ = runs
+    rot, full = results["rot16"], results["full16"]
+    assert rot["stopped_early"] and rot["test_length"] == 500
+    sentence = (f"`{TRAIN_COMMANDS[0][0]}` stopped early after {rot['steps']} steps with training accuracy "
+                f"{rot['train_accuracy']} and normalised accuracy {rot['accuracy_at_length']:.2f} at length "
+                f"{rot['test_length']} (the mean over positions 1..{rot['test_length']} was "
+                f"{rot['accuracy_mean_over_positions']:.2f})")
+    assert _flat(sentence) in _flat(CERTIFY)
+    sentence = (f"`{TRAIN_COMMANDS[1][0]}` reached normalised accuracy {full['accuracy_at_length']:.2f} at length "
+                f"{full['test_length']} on random words")
+    assert _flat(sentence) in _flat(CERTIFY)
+
+
+def test_training_md_quotes_the_same_rotation2d_run(runs):
+    """training.md's `bilinear train cyclic:5 rotation2d --json` (the defaults) is certify.md's rot16
+    run: hidden 16 is the default."""
+    from bilinear.learned.config import TrainConfig
+
+    _, results, _ = runs
+    rot = results["rot16"]
+    assert TrainConfig(spec="cyclic:5", model="rotation2d").hidden == 16
+    sentence = (f"stops at **{rot['steps']} steps**, with accuracy at length {rot['test_length']} (last position) "
+                f"of **{rot['accuracy_at_length']:.2f}** ({rot['accuracy_mean_over_positions']:.2f} averaged over "
+                f"positions)")
+    assert _flat(sentence) in _flat(TRAINING)
+    sentence = (f"reads {rot['accuracy_mean_over_positions']:.2f} averaged over positions and "
+                f"{rot['accuracy_at_length']:.2f} at length 500")
+    assert _flat(sentence) in _flat(TRAINING)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_every_console_line_prints_what_the_doc_shows(runs, index):
+    _, _, printed = runs
+    command, shown = [step for block in console_blocks(CERTIFY) for step in block][index]
+    status, text = printed[command]
+    assert status == 0, command
+    assert text.rstrip("\n").split("\n") == shown
+
+
+def _certificate(printed, run: str) -> dict:
+    """The figures of one printed certificate, read off its lines."""
+    text = printed[f"bilinear certify {run} --write {run}.snap.json"][1]
+    figures = {
+        "kept": re.search(r"(\d+) of (\d+) dims kept", text).group(1),
+        "pairs": re.search(r"(\d+) pairs, minimum margin", text).group(1),
+        "margin": float(re.search(r"minimum margin ([\d.]+)", text).group(1)),
+        "certified": re.search(r"correct for every word up to length (\d+)", text).group(1),
+        "failing": re.search(r"fails at length (\d+) on (.+?) \(", text).groups(),
+        "eps": float(re.search(r"eps ([\d.e-]+)", text).group(1)),
+        "rho": float(re.search(r"rho ([\d.e-]+)", text).group(1)),
+    }
+    return figures
+
+
+def test_the_prose_reads_the_printed_certificates(runs):
+    _, _, printed = runs
+    doc = _flat(CERTIFY)
+    rot = _certificate(printed, "rot16")
+    assert _flat(f"The snap is proved: {rot['pairs']} reachable (state, direction) pairs, every margin at "
+                 f"least {rot['margin']:.1f}") in doc
+    assert f"The float network fails on `{rot['failing'][1]}`" in doc
+    assert f"The certified length ({rot['certified']}, the lengths run exhaustively)" in doc
+    assert f"differ by up to {rot['eps']:.2f} after one common scale (eps)" in doc
+
+    full = _certificate(printed, "full16")
+    assert f"({full['kept']} of 16 dims)" in doc
+    assert f"finds `{full['failing'][1]}`" in doc
+    assert f"horizon ({full['certified']} against {full['failing'][0]})" in doc
+    assert f"(rho = {full['rho']:.2f} in an orthonormal basis" in doc
+    assert f"phase error (eps) is {full['eps']:.2f}" in doc
+    loop, times = re.fullmatch(r"\((.+)\)\^(\d+)", full["failing"][1]).groups()
+    assert times == "70" and f"repeat the loop `{loop}` seventy times" in doc
+
+
+def test_the_written_snaps_are_proved_and_right_at_any_length(runs):
+    """"the written file reproves with `bilinear verify --weights rot16.snap.json cyclic:5 rotation2d`
+    and scores 1.00 at any length" (the full16 file's verify is a console line above)."""
+    from bilinear.automata.families import from_spec
+    from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.weights import Weights
+
+    folder, _, _ = runs
+    command = "bilinear verify --weights rot16.snap.json cyclic:5 rotation2d"
+    assert f"`{command}`" in CERTIFY
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(folder)
+        status, text = _run(command)
+    assert status == 0 and text.startswith("cyclic:5 rotation2d: proved")
+    snap = Weights.load(folder / "rot16.snap.json")
+    assert check(snap, from_spec("cyclic:5"), length=2000, words=32).accuracy == 1.0
+
+
+def test_full16_is_the_tours_network_and_analysis_md_quotes_its_verdicts(runs):
+    """docs/analysis.md quotes the visited-span verdicts of the tour's `cyclic:5 full` network, "the
+    same weights as docs/certify.md's full16, and as `bilinear train cyclic:5 full`", and
+    getting-started.md its accuracy at length 500.  Same weights: the configurations differ only
+    in the step budget, which only bounds the loop (no curriculum), and full16's validation streak
+    reaches the patience at its last step, so a larger budget stops there too."""
+    from bilinear.analysis import AnalysisConfig, analyze
+    from bilinear.analysis.targets import load_target
+    from bilinear.learned.config import TrainConfig
+    from bilinear.tour import TOUR_MODELS, TourConfig
+
+    folder, results, _ = runs
+    config = json.loads((folder / "full16" / "config.json").read_text())
+    tour = TourConfig()
+    assert ("cyclic:5", "full") in [(s, m) for s, m, _ in TOUR_MODELS] and tour.seed == 0
+    default = TrainConfig(spec="cyclic:5", model="full", seed=tour.seed, test_len=tour.test_len).to_dict()
+    assert {k: v for k, v in config.items() if k != "steps"} == {k: v for k, v in default.items() if k != "steps"}
+    assert config["curriculum_max_len"] is None
+    metrics = [json.loads(line) for line in (folder / "full16" / "metrics.jsonl").read_text().splitlines()]
+    assert metrics[-1]["step"] == config["steps"] and metrics[-1]["streak"] >= config["patience"]
+    assert config["steps"] < min(tour.steps, default["steps"])
+
+    guide = _flat((DOCS / "getting-started.md").read_text(encoding="utf-8"))
+    assert f"it reaches normalised accuracy {results['full16']['accuracy_at_length']:.1f} at length 500" in guide
+
+    weights, automaton, _, _ = load_target(run_dir=str(folder / "full16"))
+    report = analyze(weights, automaton, AnalysisConfig(run_certify=False, curve_length=0))
+    lines = report.summary.splitlines()
+    analysis = _flat((DOCS / "analysis.md").read_text(encoding="utf-8"))
+    commute = next(line for line in lines if line.startswith("the transition matrices"))
+    relations = next(line for line in lines if "defining relations" in line)
+    identity = next(line for line in lines if line.startswith("A_0 "))
+    assert f'"{commute}"' in analysis
+    assert f'"{relations}"' in analysis
+    assert f'"{identity.split(";")[0]}; ..."' in analysis
