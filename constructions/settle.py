@@ -583,6 +583,10 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
     info = cell.depth
     if info is not None and info.excludes(layers) == "open":
         k = info.derived_length
+        if info.theorem == "Theorem S4":
+            return replace(cell, detail=f"{info.witness}: by Theorem S4 no stack of {layers} commuting "
+                                        f"layers computes it when {_hypotheses('S4')}; stacks outside those "
+                                        "hypotheses are not covered")
         why = (f"the derived length is {k} > {layers}" if k is not None else "the group is not solvable")
         return replace(cell, detail=f"{why}: by Theorem S3 no stack of {layers} commuting layers computes it when "
                                     f"{_hypotheses()}; stacks outside those hypotheses are not covered")
@@ -596,10 +600,10 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
     return cell
 
 
-def _hypotheses() -> str:
-    from .depth import S3_HYPOTHESES
+def _hypotheses(theorem: str = "S3") -> str:
+    from .depth import S3_HYPOTHESES, S4_HYPOTHESES
 
-    return S3_HYPOTHESES
+    return S4_HYPOTHESES if theorem == "S4" else S3_HYPOTHESES
 
 
 def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,

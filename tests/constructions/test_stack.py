@@ -221,7 +221,8 @@ def test_min_layers_values_and_exclusions():
     assert b.excludes(3) is None
     a5 = min_layers("alternating:5", "rotation2d")
     assert a5.min_layers is None and a5.excludes(1) == "impossible" and a5.excludes(9) == "open"
-    assert min_layers("flipflop:2", "rotation2d").excludes(2) is None
+    assert min_layers("flipflop:2", "rotation2d").excludes(2) == "open"  # Theorem S4
+    assert min_layers("flipflop:2", "rotation2d").min_layers is None
     assert min_layers("dihedral:5", "full").min_layers is None  # not commuting: no depth theorem
     assert min_layers("cyclic:3", "diagonal").min_layers is None  # Z_3 needs a rotation
     assert min_layers("dihedral:4", "diagonal").min_layers == 2
