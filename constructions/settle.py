@@ -593,11 +593,32 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
     try:
         with building(Clock(time_budget, progress)):
             stack = cascade(automaton, spec, layers)
+        note = None
     except ConstructionError as exc:
-        return replace(cell, detail=f"no cascade construction ({exc})")
+        stack, note = _repeated_layer(automaton, spec, layers, time_budget, progress)
+        if stack is None:
+            return replace(cell, detail=f"no cascade construction ({exc}); {note}")
     cell = _proved(replace(cell, source="construction"), stack, automaton, bound,
                    time_budget=time_budget, progress=progress, deepen=deepen)
+    if note is not None and cell.status == "proved":
+        cell = replace(cell, detail=note if not cell.detail else f"{cell.detail}; {note}")
     return cell
+
+
+def _repeated_layer(automaton: Automaton, spec: str, layers: int, time_budget, progress):
+    """``(stack, note)``: the one-layer construction of ``spec`` repeated in every layer
+    (:func:`~bilinear.constructions.stack.repeated`), or ``(None, why not)``."""
+    from .registry import build
+    from .stack import repeated
+
+    try:
+        with building(Clock(time_budget, progress)):
+            weights = build(automaton, spec)
+        stack = repeated(weights, layers)
+    except (ConstructionError, WeightsError) as exc:
+        return None, f"no one-layer construction to repeat ({exc})"
+    return stack, (f"the one-layer {spec} construction (d={weights.dim}) in each of the {layers} layers, each "
+                   "ignoring the class below: no cascade of this automaton is built, depth adds nothing here")
 
 
 def _hypotheses(theorem: str = "S3") -> str:

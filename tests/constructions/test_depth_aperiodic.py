@@ -142,3 +142,24 @@ def test_verify_and_matrix_layers_on_resets(capsys):
     assert main(["matrix", "--layers", "--rows", "flipflop:2,dihedral:3", "--columns", "rotation2d"]) == 0
     text = capsys.readouterr().out
     assert "| `flipflop:2` | none (S4)  |" in text and "| `dihedral:3` | 2          |" in text
+
+
+@pytest.mark.parametrize("spec,variant", [("flipflop:2", "full"), ("modarith:3", "full"), ("reset:3", "block:2")])
+def test_resets_in_non_commuting_stacks_are_the_repeated_layer(spec, variant):
+    """Where no cascade exists but one layer of the variant computes the automaton, verify --layers
+    proves the layer repeated (each layer ignores the class below), with the stack prover."""
+    from bilinear.constructions.floatrun import run_float
+    from bilinear.constructions.registry import build
+    from bilinear.constructions.stack import repeated
+    from bilinear.constructions.stackprover import prove_stack
+
+    a = from_spec(spec)
+    c = settle(a, variant, layers=3)
+    assert c.status == "proved" and c.layers == 3 and "ignoring the class below" in c.detail
+    w = build(a, variant)
+    s = repeated(w, 3)
+    assert prove_stack(s, a).status == "proved"
+    words = np.random.default_rng(0).integers(0, a.n_symbols, size=(20, 30))
+    assert (run_float(s, words).labels == run_float(w, words).labels).all()
+    broken = repeated(type(w)(w.variant, w.A[::-1], w.h0, w.readout), 2)  # symbols swapped: not the automaton
+    assert prove_stack(broken, a).status == "counterexample"
