@@ -569,7 +569,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
                   time_budget, progress, deepen: bool = False) -> Cell:
     """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
     the cascade (Theorem S2) and prove it."""
-    from .cascade import cascade
+    from .cascade import build_stack
 
     cell = replace(cell, layers=layers)
     if weights is not None:
@@ -592,33 +592,14 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
                                     f"{_hypotheses()}; stacks outside those hypotheses are not covered")
     try:
         with building(Clock(time_budget, progress)):
-            stack = cascade(automaton, spec, layers)
-        note = None
+            stack, how = build_stack(automaton, spec, layers)
     except ConstructionError as exc:
-        stack, note = _repeated_layer(automaton, spec, layers, time_budget, progress)
-        if stack is None:
-            return replace(cell, detail=f"no cascade construction ({exc}); {note}")
+        return replace(cell, detail=str(exc))
     cell = _proved(replace(cell, source="construction"), stack, automaton, bound,
                    time_budget=time_budget, progress=progress, deepen=deepen)
-    if note is not None and cell.status == "proved":
-        cell = replace(cell, detail=note if not cell.detail else f"{cell.detail}; {note}")
+    if not how.startswith("the cascade") and cell.status == "proved":
+        cell = replace(cell, detail=how if not cell.detail else f"{cell.detail}; {how}")
     return cell
-
-
-def _repeated_layer(automaton: Automaton, spec: str, layers: int, time_budget, progress):
-    """``(stack, note)``: the one-layer construction of ``spec`` repeated in every layer
-    (:func:`~bilinear.constructions.stack.repeated`), or ``(None, why not)``."""
-    from .registry import build
-    from .stack import repeated
-
-    try:
-        with building(Clock(time_budget, progress)):
-            weights = build(automaton, spec)
-        stack = repeated(weights, layers)
-    except (ConstructionError, WeightsError) as exc:
-        return None, f"no one-layer construction to repeat ({exc})"
-    return stack, (f"the one-layer {spec} construction (d={weights.dim}) in each of the {layers} layers, each "
-                   "ignoring the class below: no cascade of this automaton is built, depth adds nothing here")
 
 
 def _hypotheses(theorem: str = "S3") -> str:
