@@ -337,13 +337,21 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
 
 @dataclass(frozen=True)
 class StackCertificate:
-    """What ``bilinear certify`` can say about a float stack of layers (docs/theory.md section 8).
+    """What ``bilinear certify`` says about a float stack of layers (docs/theory.md section 8).
 
-    There is no snap-and-horizon theory for stacks here (Theorems 16 and 17 are about one
-    layer: a snapped intermediate layer changes the symbols the next one reads), so nothing is
-    certified: ``status`` is ``open`` when the float check (directed and random words of
-    ``test_length``, float64) found no failing word, and ``counterexample`` when it did — a fact
-    about the float run, with the shortest failing prefix it saw.
+    1. **snap** -- every layer snapped to exact weights of its variant
+       (:func:`~bilinear.constructions.snap.snap_stack`: transition entries to cos(2 pi j / n) within
+       a tolerance, start state and readout to dyadic rationals), and the snapped stack proved for
+       every word of every length by :func:`~bilinear.constructions.stackprover.prove_stack`
+       (Theorem S1);
+    2. **no horizon** -- there is no horizon theorem for stacks here (Theorems 16 and 17 are about
+       one layer: an intermediate layer's error changes the symbols the next one reads), so the
+       float stack itself is *not certified* at any length (``horizon`` says so);
+    3. **float check** -- directed and random words of ``test_length``, float64;
+    4. **status** -- in :data:`STATUSES`' words: ``uncertified`` (the snap is proved, the float
+       check found no failing word, no length is certified for the float stack), ``snapped`` (the
+       snap is proved, the float stack fails on a word of the check), ``failed`` (no snap was
+       proved: ``reason`` says whether a layer had no snap or the snapped stack was refuted).
     """
 
     status: str
@@ -353,39 +361,64 @@ class StackCertificate:
     automaton: str
     check: CheckResult
     reason: str
-    write_error: str | None = None  # why --write wrote nothing (a stack has no snapped network)
+    snap: Any = None  # the StackSnap, or None
+    proof: Any = None  # prove_stack's verdict on the snap, or None
+    write_error: str | None = None  # why --write wrote nothing
+
+    horizon = "not certified"
 
     def snapped_weights(self):
-        return None
+        """The proved exact snapped stack (``--write`` saves it), or None."""
+        if self.snap is None or self.proof is None or self.proof.status != "proved":
+            return None
+        return self.snap.stack
 
     def to_json(self) -> dict:
         return {"status": self.status, "layers": self.layers, "variant": self.variant, "dims": list(self.dims),
-                "automaton": self.automaton, "reason": self.reason, "float_check": self.check.to_json()}
+                "automaton": self.automaton, "reason": self.reason,
+                "snap": None if self.snap is None else self.snap.describe(),
+                "proof": None if self.proof is None else self.proof.to_json(),
+                "horizon": self.horizon, "float_check": self.check.to_json()}
 
     def to_text(self) -> str:
         fc = self.check
         lines = [f"{self.automaton}: stack of {self.layers} {self.variant} layers (hidden {'+'.join(map(str, self.dims))})",
-                 f"  status: {self.status}: {self.reason}",
-                 f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
-                 f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
-                 + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else "")]
+                 f"  status: {self.status}: {self.reason}"]
+        if self.snap is not None:
+            lines.append("  snap: " + "; ".join(
+                f"layer {d['layer']}: entries cos(2 pi j / n), conductor {d['conductor']}"
+                + (" (each matrix divided by its spectral norm)" if d["normalised"] else "")
+                + f", largest move {d['max_distance']:.2g}" for d in self.snap.describe()))
+        if self.proof is not None:
+            lines.append(f"  proof of the snap: {self.proof.status}")
+        lines.append("  horizon: not certified (no horizon theorem for stacks)")
+        lines.append(f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
+                     f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
+                     + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else ""))
         return "\n".join(lines) + "\n"
 
 
-def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0) -> StackCertificate:
-    """The honest status of a float :class:`~bilinear.constructions.stack.Stack` (see
-    :class:`StackCertificate`); WeightsError for exact stacks (prove them with ``bilinear verify
-    --weights``) or a stack that does not fit the automaton.
+def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0,
+                  tol: float | None = None) -> StackCertificate:
+    """The certificate of a float :class:`~bilinear.constructions.stack.Stack` (see
+    :class:`StackCertificate`); ``tol`` the snapping tolerance (default
+    :data:`~bilinear.constructions.snap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
+    with ``bilinear verify --weights``) or a stack that does not fit the automaton.
 
     >>> from bilinear.automata.families import from_spec
     >>> from bilinear.constructions.cascade import cascade
+    >>> from bilinear.constructions.snap import drift_layers
     >>> a = from_spec("dihedral:3")
-    >>> c = certify_stack(cascade(a, "rotation2d").to_float(), a, test_length=50, words=16)
-    >>> c.status, c.layers, c.check.passed
-    ('open', 2, True)
+    >>> c = certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-6), a, test_length=50, words=16)
+    >>> c.status, c.proof.status, c.horizon, c.check.passed
+    ('uncertified', 'proved', 'not certified', True)
+    >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-2), a, test_length=50, words=16).status
+    'failed'
     """
     from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.snap import STACK_SNAP_TOL, snap_stack
     from bilinear.constructions.stack import Stack
+    from bilinear.constructions.stackprover import prove_stack
 
     if not isinstance(stack, Stack):
         raise WeightsError(f"certify_stack needs a Stack, got {type(stack).__name__}")
@@ -393,9 +426,24 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
         raise WeightsError("this stack is exact: prove it with `bilinear verify SPEC --weights FILE` instead")
     result = check(stack, automaton, length=test_length, words=words, seed=seed)
     failed = result.first_failure is not None
-    reason = ("the float run fails on a word of the float check; no exact certificate is attempted for stacks"
-              if failed else
-              "no horizon theory for stacks (Theorems 16 and 17 are about one layer); the float check found no "
-              "failing word, which is evidence, not a certificate")
-    return StackCertificate("counterexample" if failed else "open", stack.depth, stack.variant, stack.dims,
-                            automaton.name or "automaton", result, reason)
+    why: list[str] = []
+    snap = snap_stack(stack, STACK_SNAP_TOL if tol is None else tol, failures=why)
+    proof = None if snap is None else prove_stack(snap.stack, automaton)
+    float_part = (f"the float stack fails on the word {result.first_failure_text} of the float check" if failed else
+                  "the float check found no failing word, which is evidence, not a certificate")
+    if proof is not None and proof.status == "proved":
+        status = "snapped" if failed else "uncertified"
+        reason = (f"every layer snapped to exact weights and the snapped stack is proved for every word of every "
+                  f"length (Theorem S1); the float stack itself is not certified at any length (no horizon theorem "
+                  f"for stacks); {float_part}")
+    else:
+        status = "failed"
+        if snap is None or proof is None:
+            what = f"no exact snap: {why[0] if why else 'a layer has no snap'}"
+        else:
+            word = f" on the word {proof.text}" if getattr(proof, "text", None) is not None else ""
+            layer = f" (layer {proof.layer})" if getattr(proof, "layer", None) else ""
+            what = f"the snapped stack is not proved: {proof.status}{word}{layer}"
+        reason = f"{what}; {float_part}"
+    return StackCertificate(status, stack.depth, stack.variant, stack.dims, automaton.name or "automaton", result,
+                            reason, snap, proof)

@@ -117,7 +117,7 @@ def _run(args) -> int:
 
             cert: NetworkCertificate | StackCertificate
             with Progress("certify"):  # off a terminal: a line on stderr every few seconds
-                if isinstance(weights, Stack):  # no horizon theory for stacks: "open" with the float check
+                if isinstance(weights, Stack):  # snap and prove each layer; no horizon theorem for stacks
                     cert = certify_stack(weights, automaton, test_length=test_length)
                 else:
                     cert = certify_network(weights, automaton, search_length=args.search_length,

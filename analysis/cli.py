@@ -3,6 +3,7 @@
     bilinear analyze RUN_DIR [--out DIR [--force]] [--json]        a finished training run
                                                                    (a baseline's: accuracy and extraction)
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
+    bilinear analyze --construction SPEC VARIANT --layers L        the stack verify --layers L proves
     bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
 
 Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout; with ``--out``
@@ -51,6 +52,9 @@ def register(sub) -> None:
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
     p.add_argument("--construction", nargs=2, metavar=("SPEC", "VARIANT"),
                    help="analyse constructions.build(SPEC, VARIANT) instead of a run")
+    p.add_argument("--layers", type=positive_int, default=None, metavar="L",
+                   help="with --construction: the stack of L layers that `bilinear verify SPEC VARIANT --layers L` "
+                        "proves (accuracy by length and extraction; a stack has no single set of matrices)")
     p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
                    help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
     p.add_argument("--unsigned", action="store_true",
@@ -118,7 +122,7 @@ def _run(args) -> int:
     try:
         with deadline(args.time_budget):
             weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
-                                                            allow_unsigned=args.unsigned)
+                                                            allow_unsigned=args.unsigned, layers=args.layers)
             train_range = tuple(source["train_range"]) if "train_range" in source else None  # a run's: shaded
             if isinstance(weights, Weights):
                 report = analyze(weights, automaton, config, title=title, source=source, train_range=train_range)

@@ -18,16 +18,28 @@ from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, upgrad
 __all__ = ["load_target"]
 
 
-def load_target(run_dir=None, construction=None, weights_file=None, allow_unsigned=False):
+def load_target(run_dir=None, construction=None, weights_file=None, allow_unsigned=False, layers=None):
     """``(weights, automaton, title, source)`` for a run directory, a (spec, variant) pair, or a
     (weights file, spec) pair; for a run of a baseline ``weights`` is a tracker.
 
+    ``layers`` (with ``construction`` only): the stack of that many layers that ``bilinear verify
+    SPEC VARIANT --layers L`` proves (:func:`~bilinear.constructions.cascade.build_stack`), analysed
+    as a tracker (a stack is not one :class:`Weights`); 1 is the one-layer construction.
+
     AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
     ``allow_unsigned`` accepts a weights file without a checksum (hand-written, docs/formats.md).
+
+    >>> tracker, automaton, title, source = load_target(construction=("dihedral:3", "rotation2d"), layers=2)
+    >>> title, source
+    ('construction dihedral:3 / rotation2d, 2 layers (d=2+4)', {'construction': 'dihedral:3 rotation2d', 'layers': 2})
     """
     given = [x is not None for x in (run_dir, construction, weights_file)]
     if sum(given) != 1:
         raise AnalysisError("give exactly one of RUN_DIR, --construction SPEC VARIANT, --weights FILE SPEC")
+    if layers is not None and construction is None:
+        raise AnalysisError("--layers goes with --construction SPEC VARIANT (a run or a weights file has its own depth)")
+    if layers is not None and layers > 1:
+        return _constructed_stack(construction, layers)
     if weights_file is not None:
         from bilinear.automata import from_spec
         from bilinear.constructions.stack import Stack, load_network
@@ -86,3 +98,24 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
     hidden = source.get("hidden", result.get("hidden") if isinstance(result, dict) else None)
     model_name = config.model + (f", hidden {hidden}" if hidden else "")
     return weights, automaton, f"{automaton.name or config.spec} / {model_name} (run {path.name})", source
+
+
+def _constructed_stack(construction, layers: int):
+    """The stack ``verify SPEC VARIANT --layers L`` proves, as a tracker (see :func:`load_target`)."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.cascade import build_stack
+    from bilinear.constructions.stack import MAX_LAYERS
+    from bilinear.constructions.tracker import as_tracker
+    from bilinear.constructions.weights import parse_variant
+
+    spec, variant = construction
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise AnalysisError(f"--layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    automaton = from_spec(spec)
+    variant = parse_variant(variant).spec
+    stack, how = build_stack(automaton, variant, layers)
+    dims = "+".join(map(str, stack.dims))
+    tracker = as_tracker(stack, name=f"{variant} x {layers} layers")
+    return tracker, automaton, f"construction {automaton.name or spec} / {variant}, {layers} layers (d={dims})", {
+        "construction": f"{spec} {variant}", "layers": layers
+    }

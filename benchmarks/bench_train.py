@@ -12,6 +12,9 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   at least as fast at d = 64; each pair is timed interleaved, best of several rounds);
 * the naive per-row ``bmm(A[x_t], h)`` step (a shorter sequence, extrapolated per token);
 * the log-depth parallel scan against the sequential scan (shorter sequences at d = 256);
+* with ``--layers`` only: a training step of an L-layer stack (L = 2, 3; the soft cascade run
+  layer by layer) against L single layers of the same shapes, and the per-step soft loop it
+  replaced, side by side (``layers_table``).
 * with ``--paths`` only: the three autograd steps of the scan forced one at a time (per-row
   batched product, one GEMM per symbol, one padded bmm) at d <= 64, one thread.
 * with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256, one
@@ -220,12 +223,71 @@ def bench_scans(d: int, V: int, batch: int, T: int, reps: int) -> dict:
     return {"seq_ms": t_seq * 1e3, "par_ms": t_par * 1e3}
 
 
+def _per_step_soft(stack, layer, words, p):
+    """The soft cascade of one layer as it was before the layer-by-layer scan (the baseline of
+    ``--layers``): every step applies all of the layer's symbols x classes matrices to the batch,
+    picks each row's symbol and mixes by ``p``."""
+    A = layer.transitions().dense()
+    d, S, C = A.shape[-1], stack.n_symbols, stack.n_classes
+    batch, time = words.shape
+    h = (layer.h0 / layer.h0.norm().clamp_min(1e-30)).expand(batch, d)
+    normalize = layer.normalize_train or not stack.training
+    AT = A.reshape(S * C * d, d).T
+    rows = torch.arange(batch)
+    out = []
+    for t in range(time):
+        Y = (h @ AT).reshape(batch, S, C, d)[rows, words[:, t]]
+        h = torch.einsum("bc,bci->bi", p[:, t], Y)
+        if normalize:
+            h = h / h.norm(dim=-1, keepdim=True).clamp_min(1e-30)
+        out.append(h)
+    return layer.readout(torch.stack(out, dim=1))
+
+
+def layers_table(reps: int, rounds: int = 3) -> None:
+    """``--layers``: a training step of an L-layer stack (the soft cascade, learned/stacked.py)
+    against L single layers of the same shapes trained on their own (layer 1 on S symbols, the
+    others on S x C), and against the per-step soft loop it replaced; one thread, CPU seconds of
+    the process, interleaved rounds, best of each.  S = 2 symbols, C = 6 classes (dihedral:3),
+    batch 64, length-10 words (the training protocol's batch and lengths)."""
+    from bilinear.learned.stacked import StackedBilinearRNN
+
+    S, C, batch, T = 2, 6, 64, 10
+    cpu = time.process_time
+    print(f"training step, batch {batch}, length {T}, {S} symbols, {C} classes; CPU ms, best of {rounds} rounds")
+    print("| variant | d | L | stack (layer by layer) ms | L single layers ms | ratio | per-step soft loop ms | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    gen = torch.Generator().manual_seed(1)
+    words = torch.randint(0, S, (batch, T), generator=gen)
+    labels = torch.randint(0, C, (batch, T), generator=gen)
+    for variant, d in (("rotation2d", 16), ("rotation2d", 64), ("diagonal", 16), ("full", 16), ("full", 64)):
+        for L in (2, 3):
+            stack = StackedBilinearRNN(S, C, d, variant, layers=L, seed=0, scan="sequential").train()
+            old = StackedBilinearRNN(S, C, d, variant, layers=L, seed=0, scan="sequential").train()
+            old._soft = lambda layer, w, p, old=old: _per_step_soft(old, layer, w, p)  # type: ignore[method-assign]
+            singles = [BilinearRNN(S * (C if l else 1), C, d, variant, seed=l, scan="sequential").train()
+                       for l in range(L)]
+            inputs = [words if l == 0 else words * C + labels for l in range(L)]
+            single_steps = [_adam_step(m, x, labels, C) for m, x in zip(singles, inputs)]
+            steps = {"stack": _adam_step(stack, words, labels, C), "old": _adam_step(old, words, labels, C),
+                     "singles": lambda: [f() for f in single_steps]}
+            best = {name: float("inf") for name in steps}
+            for _ in range(rounds):
+                for name, step in steps.items():
+                    best[name] = min(best[name], best_time(step, reps, cpu) * 1e3)
+            print(f"| `{variant}` | {d} | {L} | {best['stack']:.2f} | {best['singles']:.2f} | "
+                  f"{best['stack'] / best['singles']:.2f} | {best['old']:.2f} | {best['old'] / best['singles']:.2f} |",
+                  flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, shorter parallel-scan runs")
     parser.add_argument("--train-only", action="store_true", help="only the training-step table")
     parser.add_argument("--families", action="store_true",
                         help="only the 2025 families (householder:2, monomial, dplr:1) against full and the LSTM at d = 256")
+    parser.add_argument("--layers", action="store_true",
+                        help="only stacks of layers: an L-layer training step against L single layers")
     parser.add_argument("--paths", action="store_true",
                         help="only the autograd step paths side by side (d <= 64, one thread)")
     args = parser.parse_args()
@@ -234,6 +296,9 @@ def main() -> None:
     T = 500
     print(f"torch {torch.__version__}, B = {B}, eval length {T}; one torch thread unless a column says otherwise")
     print()
+    if args.layers:
+        layers_table(max(reps, 10))
+        return
     if args.paths:
         step_paths_table(max(reps, 10))
         return

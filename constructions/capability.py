@@ -169,7 +169,8 @@ class CapabilityMatrix:
         """The smallest proved depth per commuting column (docs/theory.md section 8): ``2`` (one
         layer excluded by Theorem 6, two proved), ``3 (S3)`` (fewer layers excluded only under
         Theorem S3's hypotheses), ``none (S3)`` (not solvable: no depth under those hypotheses),
-        ``open`` (no cascade of the variant, or the symbols do not all permute the states)."""
+        ``none (S4)`` (two idempotents break the identity of Theorem S4: no depth under its
+        hypotheses), ``open`` (no cascade of the variant, or no theorem applies)."""
         columns = self.depth_columns()
         if not columns:
             raise SpecError("the matrix has no commuting column (rotation2d, diagonal, positive): no depth table")
@@ -191,7 +192,7 @@ def _depth_text(cell: Cell) -> str:
     if d.min_layers is not None:
         return str(d.min_layers) if d.unconditional else f"{d.min_layers} (S3)"
     if d.derived_length is None and d.theorem is not None:
-        return "none (S3)"
+        return "none (S4)" if d.theorem == "Theorem S4" else "none (S3)"
     return "open"
 
 

@@ -399,3 +399,31 @@ def _row(cas: GroupCascade, blocks, x: tuple, size: int, moduli, chosen, fourier
             t = Fraction(chosen[j][i][x[j]], moduli[j]) % 1
         out.extend(_unit(t, size))
     return out
+
+
+def build_stack(automaton, variant: str, layers: int) -> tuple[Stack, str]:
+    """``(stack, how)``: the stack of ``layers`` ``variant`` layers that ``bilinear verify SPEC VARIANT
+    --layers L`` proves -- the group cascade (:func:`cascade`, Theorem S2) when there is one, else
+    the one-layer construction repeated in every layer (:func:`~bilinear.constructions.stack.repeated`).
+    ``how`` says which.  ConstructionError (naming both reasons) when neither exists.
+
+    >>> from bilinear.automata import from_spec
+    >>> s, how = build_stack(from_spec("flipflop:2"), "full", 2)
+    >>> s.dims, how.startswith("the one-layer full construction")
+    ((2, 2), True)
+    """
+    from .registry import build
+    from .stack import repeated
+
+    try:
+        return cascade(automaton, variant, layers), f"the cascade of Theorem S2 ({layers} layers)"
+    except ConstructionError as exc:
+        why = str(exc)
+    try:
+        weights = build(automaton, variant)
+        stack = repeated(weights, layers)
+    except (ConstructionError, WeightsError) as exc:
+        raise ConstructionError(f"no cascade construction ({why}); no one-layer construction to repeat ({exc})") from None
+    return stack, (f"the one-layer {parse_variant(variant).spec} construction (d={weights.dim}) in each of the "
+                   f"{layers} layers, each ignoring the class below: no cascade of this automaton is built, "
+                   "depth adds nothing here")

@@ -7,9 +7,14 @@
   depth is excluded: one layer by Theorem 6 (commutation; no hypothesis), more layers by Theorem
   S3 (for stacks whose layers' matrices are invertible and whose reachable set of direction tuples
   is finite).  ``unconditional`` is True when ``k <= 2`` (only one layer had to be excluded);
-* None, with the reason, for automata outside the theory: a symbol that is not a permutation,
-  a group too large to tabulate, a variant that cannot carry the factors (``diagonal`` and a
-  factor of order 3), or a non-solvable group (Theorem S3: no depth at all, under its hypotheses).
+* None, with the reason, for automata outside the theory: a group too large to tabulate, a
+  variant that cannot carry the factors (``diagonal`` and a factor of order 3), a non-solvable
+  group (Theorem S3: no depth at all, under its hypotheses), or symbols that are not all
+  permutations.  For the last, :func:`aperiodic_witness` looks for two idempotents ``e, f`` of
+  the minimal automaton's transformation monoid with ``(ef)^w e != (ef)^w``: then Theorem S4 says
+  no stack of commuting layers computes it at any depth (finitely many reachable direction tuples,
+  exact arithmetic; singular matrices allowed) -- every automaton with two different reset words
+  (flip-flops, resets, ``modarith``, ``gridworld``) has such a pair.
 
 :func:`depth_status` says what Theorem S3 gives for one depth ``L``.
 
@@ -21,22 +26,33 @@
 (3, False)
 >>> min_layers("alternating:5", "rotation2d").min_layers is None
 True
+>>> b = min_layers("flipflop:2", "positive")
+>>> b.min_layers, b.theorem, b.excludes(2)
+(None, 'Theorem S4', 'open')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bilinear.errors import ConstructionError
+import numpy as np
+
+from bilinear.errors import BilinearError, ConstructionError
 
 from .memo import minimal
 from .weights import parse_variant
 
-__all__ = ["DepthBound", "min_layers", "S3_HYPOTHESES"]
+__all__ = ["DepthBound", "min_layers", "S3_HYPOTHESES", "S4_HYPOTHESES", "aperiodic_witness", "IDENTITY_WORK_LIMIT"]
 
 #: The hypotheses of Theorem S3, in one sentence.
 S3_HYPOTHESES = ("every layer's matrices commute and are invertible, exact real arithmetic, and the stack "
                  "reaches finitely many direction tuples")
+
+#: The hypotheses of Theorem S4, in one sentence.
+S4_HYPOTHESES = ("every layer's matrices commute (singular ones allowed), exact real arithmetic, and the stack "
+                 "reaches finitely many direction tuples")
+#: Most (idempotent pairs x states^2) the search of :func:`aperiodic_witness` may take on.
+IDENTITY_WORK_LIMIT = 2 * 10**8
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,7 @@ class DepthBound:
     theorem: str | None
     reason: str
     unconditional: bool = False
+    witness: str | None = None  # Theorem S4: the two words whose idempotents break its identity
 
     def excludes(self, layers: int) -> str | None:
         """``"impossible"`` when Theorem 6 excludes ``layers`` (one layer) for every weights,
@@ -91,7 +108,7 @@ def min_layers(automaton, variant: str, bound: int | None = None) -> DepthBound:
     try:
         k = derived_length(m)
     except ConstructionError as exc:
-        return DepthBound(None, None, None, f"no depth theory for this automaton: {exc}")
+        return _aperiodic_bound(m, exc)
     if k is None:
         return DepthBound(None, None, "Theorem S3",
                           f"the group of the minimal automaton is not solvable: no stack of commuting layers "
@@ -116,3 +133,76 @@ def min_layers(automaton, variant: str, bound: int | None = None) -> DepthBound:
     return DepthBound(k, k, "Theorem S2 and Theorem S3",
                       f"a cascade of {k} {v.spec} layers is proved (derived length {k}); fewer layers are "
                       f"excluded when {S3_HYPOTHESES} (Theorem S3), open otherwise", False)
+
+
+def _omega(z: np.ndarray) -> np.ndarray:
+    """The idempotent power ``z^w`` of every transformation (row) of ``z`` (rows, states), ``x -> z[x]``:
+    a point ``q`` goes to ``z^m(q)``, ``m`` the least multiple of its eventual cycle's length that
+    is at least the number of states (every point is on its cycle after that many steps, and every
+    multiple of the cycle length fixes the cycle's points)."""
+    rows, n = z.shape
+    powers = np.empty((2 * n + 1, rows, n), dtype=np.int64)
+    powers[0] = np.arange(n)
+    for k in range(1, 2 * n + 1):
+        powers[k] = np.take_along_axis(z, powers[k - 1], axis=1)  # z^k = z^(k-1) then z
+    on_cycle = powers[n]
+    length = np.zeros((rows, n), dtype=np.int64)
+    for j in range(n, 0, -1):  # the least j >= 1 with z^(n+j)(q) = z^n(q)
+        length[powers[n + j] == on_cycle] = j
+    m = length * -(-n // length)  # ceil(n / length) * length, in [n, 2n)
+    return np.take_along_axis(powers, m[None], axis=0)[0]
+
+
+def aperiodic_witness(automaton, limit: int = IDENTITY_WORK_LIMIT):
+    """Two words ``(x, y)`` of ``automaton`` (make it minimal first) whose actions ``X, Y`` on its
+    states are idempotents with ``(XY)^w X != (XY)^w`` (composition left to right: ``XY`` is
+    ``X`` then ``Y``), or None when every pair of idempotents satisfies the identity, or the
+    string ``"too large"`` when the search would pass ``limit`` (idempotent pairs x states^2).
+    By Theorem S4 (docs/theory.md) a witness excludes every stack of commuting layers with
+    finitely many reachable direction tuples.
+
+    >>> from bilinear.automata import from_spec
+    >>> a = from_spec("flipflop:2")
+    >>> [a.format_word(w) for w in aperiodic_witness(a)]   # write 0, write 1: two resets
+    ['w0', 'w1']
+    >>> aperiodic_witness(from_spec("dihedral:5")) is None   # groups: x^w = 1
+    True
+    """
+    from bilinear.automata.monoid import transformation_monoid
+
+    try:
+        monoid = transformation_monoid(automaton)
+    except BilinearError:
+        return "too large"
+    idem = np.asarray(monoid.idempotents, dtype=np.int64)
+    E = np.asarray(monoid.elements, dtype=np.int64)[idem]  # (idempotents, states)
+    n = E.shape[1]
+    if len(idem) ** 2 * n * n > limit:
+        return "too large"
+    for i in range(len(idem)):
+        e = E[i]
+        z = np.take_along_axis(E, np.broadcast_to(e, E.shape), axis=1)  # e then f, for every f
+        w = _omega(z)
+        we = e[w]  # (ef)^w then e
+        bad = np.flatnonzero((we != w).any(axis=1))
+        if bad.size:
+            return monoid.word(int(idem[i])), monoid.word(int(idem[bad[0]]))
+    return None
+
+
+def _aperiodic_bound(m, exc: Exception) -> DepthBound:
+    """The depth verdict for a minimal automaton whose symbols are not all permutations."""
+    found = aperiodic_witness(m)
+    if found == "too large":
+        return DepthBound(None, None, None, f"no depth theory for this automaton: {exc}; the identity of "
+                                            "Theorem S4 was not checked (monoid too large)")
+    if found is None:
+        return DepthBound(None, None, None, f"no depth theory for this automaton: {exc}; every pair of "
+                                            "idempotents satisfies the identity of Theorem S4, and no cascade "
+                                            "construction for monoids that are not groups is built")
+    x, y = found
+    witness = (f"the words x = {m.format_word(x)} and y = {m.format_word(y)} act as idempotents X, Y with "
+               "(XY)^w X != (XY)^w on the minimal automaton")
+    return DepthBound(None, None, "Theorem S4",
+                      f"{witness}: no stack of commuting layers computes it at any depth when "
+                      f"{S4_HYPOTHESES} (Theorem S4); beyond those hypotheses the question is open", witness=witness)

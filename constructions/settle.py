@@ -572,7 +572,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
                   time_budget, progress, deepen: bool = False) -> Cell:
     """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
     the cascade (Theorem S2) and prove it."""
-    from .cascade import cascade
+    from .cascade import build_stack
 
     cell = replace(cell, layers=layers)
     if weights is not None:
@@ -586,23 +586,29 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
     info = cell.depth
     if info is not None and info.excludes(layers) == "open":
         k = info.derived_length
+        if info.theorem == "Theorem S4":
+            return replace(cell, detail=f"{info.witness}: by Theorem S4 no stack of {layers} commuting "
+                                        f"layers computes it when {_hypotheses('S4')}; stacks outside those "
+                                        "hypotheses are not covered")
         why = (f"the derived length is {k} > {layers}" if k is not None else "the group is not solvable")
         return replace(cell, detail=f"{why}: by Theorem S3 no stack of {layers} commuting layers computes it when "
                                     f"{_hypotheses()}; stacks outside those hypotheses are not covered")
     try:
         with building(Clock(time_budget, progress)):
-            stack = cascade(automaton, spec, layers)
+            stack, how = build_stack(automaton, spec, layers)
     except ConstructionError as exc:
-        return replace(cell, detail=f"no cascade construction ({exc})")
+        return replace(cell, detail=str(exc))
     cell = _proved(replace(cell, source="construction"), stack, automaton, bound,
                    time_budget=time_budget, progress=progress, deepen=deepen)
+    if not how.startswith("the cascade") and cell.status == "proved":
+        cell = replace(cell, detail=how if not cell.detail else f"{cell.detail}; {how}")
     return cell
 
 
-def _hypotheses() -> str:
-    from .depth import S3_HYPOTHESES
+def _hypotheses(theorem: str = "S3") -> str:
+    from .depth import S3_HYPOTHESES, S4_HYPOTHESES
 
-    return S3_HYPOTHESES
+    return S4_HYPOTHESES if theorem == "S4" else S3_HYPOTHESES
 
 
 def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,

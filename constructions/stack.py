@@ -41,6 +41,8 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
+
 from bilinear.errors import WeightsError
 from bilinear.fileio import atomic_write_text
 from bilinear.jsonfile import check_header, checksum
@@ -48,7 +50,7 @@ from bilinear.jsonfile import check_header, checksum
 from .weights import Weights
 
 __all__ = ["Stack", "STACK_FORMAT", "STACK_VERSION", "MAX_LAYERS", "load_network", "network_from_json",
-           "as_stack"]
+           "as_stack", "repeated"]
 
 STACK_FORMAT = "bilinear.stack"
 STACK_VERSION = 1
@@ -214,6 +216,29 @@ def as_stack(network) -> Stack:
     if isinstance(network, Weights):
         return Stack((network,))
     raise WeightsError(f"expected Weights or a Stack, got {type(network).__name__}")
+
+
+def repeated(weights: Weights, layers: int) -> Stack:
+    """The one-layer network ``weights`` as a stack of ``layers``: every layer is ``weights``, and
+    layer ``l >= 2`` reads the symbol ``(s, c)`` as ``s`` (it ignores the class below).  Every layer
+    then runs the same recurrence on the same symbols, so each holds layer 1's state and its class is
+    the label ``weights`` gives; when ``weights`` computes an automaton (every label strict), so does
+    the stack (docs/theory.md section 8: the repeated layer).  A factored variant's layer (with
+    factors) is refused (WeightsError): its factors are not repeated here.
+
+    >>> w = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
+    >>> s = repeated(w, 3)
+    >>> s.depth, [x.n_symbols for x in s.layers]
+    (3, [2, 4, 4])
+    """
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise WeightsError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    if weights.factors is not None:
+        raise WeightsError(f"a {weights.variant} layer with factors is not repeated")
+    C = weights.n_classes
+    upper = Weights._trusted(weights.variant, np.repeat(weights.A, C, axis=0), weights.h0, weights.readout,
+                             exact=weights.exact, conform=False)
+    return Stack((weights, *([upper] * (layers - 1))))
 
 
 def network_from_json(data, source: str = "weights", allow_unsigned: bool = False):

@@ -38,8 +38,9 @@ import numpy as np
 from bilinear.errors import ConfigError
 
 from .models import BilinearRNN
+from .scan import Dense, Diagonal, Factorized, GroupPlan, Rotation, Transitions, scan
 
-__all__ = ["StackedBilinearRNN", "padded_stack"]
+__all__ = ["StackedBilinearRNN", "padded_stack", "soft_layer"]
 
 
 class StackedBilinearRNN(nn.Module):
@@ -114,25 +115,12 @@ class StackedBilinearRNN(nn.Module):
         return logits
 
     def _soft(self, layer: BilinearRNN, words: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-        """The mixture step of one layer: ``p`` (batch, time, classes of the layer below)."""
-        A = layer.transitions().dense()  # (symbols * classes, hidden, hidden)
-        d = A.shape[-1]
-        A = A.reshape(self.n_symbols, self.n_classes, d, d)
-        batch, time = words.shape
-        h = layer.h0 / layer.h0.norm().clamp_min(1e-30)
-        h = h.expand(batch, d)
+        """The mixture cascade of one layer over the whole sequence: ``p`` (batch, time, classes of
+        the layer below) are the weights of layer ``l - 1``'s classes at every step, already
+        computed for all steps (layer ``l`` reads layer ``l - 1`` at the same step only), so the
+        layer runs once over the whole sequence (see :func:`soft_layer`)."""
         normalize = layer.normalize_train or not self.training
-        AT = A.reshape(self.n_symbols * self.n_classes * d, d).T  # h @ AT: every matrix applied at once
-        rows = torch.arange(batch, device=words.device)
-        out = []
-        for t in range(time):
-            Y = (h @ AT).reshape(batch, self.n_symbols, self.n_classes, d)[rows, words[:, t]]  # (batch, classes, hidden)
-            h = torch.einsum("bc,bci->bi", p[:, t], Y)  # the mixture of the matrices, applied
-            if normalize:
-                h = h / h.norm(dim=-1, keepdim=True).clamp_min(1e-30)
-            out.append(h)
-        H = torch.stack(out, dim=1)  # (batch, time, hidden)
-        return layer.readout(H)
+        return soft_layer(layer, words, p, normalize)
 
     @classmethod
     def from_weights(cls, stack, dtype: torch.dtype = torch.float64, **options) -> "StackedBilinearRNN":
@@ -173,6 +161,91 @@ class StackedBilinearRNN(nn.Module):
     def extra_repr(self) -> str:
         return (f"layers={self.depth}, variant={self.variant.spec}, symbols={self.n_symbols}, "
                 f"classes={self.n_classes}, hidden={self.hidden}")
+
+
+def soft_layer(layer: BilinearRNN, words: torch.Tensor, p: torch.Tensor, normalize: bool) -> torch.Tensor:
+    """Logits (batch, time, classes) of ``layer`` (a layer ``l >= 2``, symbols ``s * C + c``) run on
+    the soft cascade: at step ``t`` the state is multiplied by ``M_t = sum_c p[:, t, c] A[(s_t, c)]``.
+
+    The weights ``p`` (batch, time, C) of every step are known before the layer runs, so the layer
+    runs once over the whole sequence, layer by layer, never step by step across layers:
+
+    * when the mixture of the layer's matrices has the layer's own form — diagonal
+      (:class:`~bilinear.learned.scan.Diagonal`), scaled rotations
+      (:class:`~bilinear.learned.scan.Rotation`: the mixture of ``[[a, -b], [b, a]]`` blocks is the
+      block of the mixed ``a`` and ``b``), factorised with shared ``U, W``
+      (:class:`~bilinear.learned.scan.Factorized`: the mixed ``C``) — the mixed parameters of every
+      position are computed at once and the layer is the single-layer :func:`~bilinear.learned.scan.scan`
+      over the positions (position ``(b, t)`` is its own symbol), at the single layer's cost per step;
+    * otherwise the rows are grouped by input symbol as in the dense single-layer scan, and each step
+      applies the ``C`` matrices of a row's symbol with one GEMM per symbol (``C`` times a dense
+      layer's products: a mixture of ``C`` dense matrices has no cheaper form) and mixes them.
+
+    The start state is ``h0 / |h0|``.  ``normalize`` renormalises after every step.
+
+    >>> m = StackedBilinearRNN(n_symbols=2, n_classes=3, hidden=4, variant="rotation2d", layers=2, seed=0)
+    >>> words = torch.tensor([[0, 1, 1, 0]])
+    >>> c = m.layer(0)(words).argmax(-1)
+    >>> one_hot = torch.nn.functional.one_hot(c, 3).to(torch.get_default_dtype())
+    >>> torch.allclose(soft_layer(m.layer(1), words, one_hot, True), m.layer(1)(words * 3 + c), atol=1e-6)
+    True
+    """
+    batch, time = words.shape
+    h0 = layer.h0 / layer.h0.norm().clamp_min(1e-30)
+    R = layer.readout.weight
+    mixed = _mixed_transitions(layer.transitions(), words, p)
+    if mixed is not None:
+        positions = torch.arange(batch * time, device=words.device).reshape(batch, time)
+        return scan(mixed, positions, h0, normalize=normalize, method=layer.scan_method, readout=R)
+    return _grouped_mixture(layer.transitions().dense(), words, p, h0, normalize, R)
+
+
+def _mix(table: torch.Tensor, words: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """``sum_c p[b, t, c] table[words[b, t] * C + c]`` for every position, as (batch * time, ...)."""
+    C = p.shape[-1]
+    per = table.reshape(table.shape[0] // C, C, *table.shape[1:])[words]  # (batch, time, C, ...)
+    weights = p.reshape(*p.shape, *([1] * (table.dim() - 1)))
+    return (weights * per).sum(2).reshape(words.numel(), *table.shape[1:])
+
+
+def _mixed_transitions(trans: Transitions, words: torch.Tensor, p: torch.Tensor) -> Transitions | None:
+    """One symbol per position: the mixed transitions when the mixture keeps the form of ``trans``
+    (its parameters enter the matrices linearly), else None."""
+    if isinstance(trans, Diagonal):
+        return Diagonal(_mix(trans.D, words, p))
+    if isinstance(trans, Rotation):
+        return Rotation(_mix(trans.a, words, p), _mix(trans.b, words, p))
+    if isinstance(trans, Factorized):
+        return Factorized(trans.U, _mix(trans.C, words, p), trans.W)
+    return None
+
+
+def _grouped_mixture(A: torch.Tensor, words: torch.Tensor, p: torch.Tensor, h0: torch.Tensor, normalize: bool,
+                     R: torch.Tensor) -> torch.Tensor:
+    """The soft layer for dense matrices ``A`` (symbols * C, hidden, hidden): rows grouped by input
+    symbol (:class:`~bilinear.learned.scan.GroupPlan`), one GEMM per symbol by the (C * hidden, hidden)
+    stack of that symbol's matrices, then the mixture by ``p``; logits (batch, time, classes)."""
+    batch, time = words.shape
+    C, d = p.shape[-1], A.shape[-1]
+    if time == 0:
+        return h0.new_zeros(batch, 0, R.shape[0])
+    S = A.shape[0] // C
+    wide = Dense(A.reshape(S, C * d, d))  # symbol s: every class's matrix, stacked by rows
+    plan = GroupPlan.build(words, S)
+    ps = torch.gather(p.transpose(0, 1), 1, plan.order.unsqueeze(-1).expand(time, batch, C))  # sorted rows
+    h = h0.expand(batch, d)
+    states = []
+    for t in range(time):
+        if t:
+            h = h.index_select(0, plan.relink[t])
+        Y = wide.step(h, plan.sorted_tokens[t], plan.counts[t]).reshape(batch, C, d)
+        h = torch.einsum("bc,bci->bi", ps[t], Y)
+        if normalize:
+            h = h / h.norm(dim=-1, keepdim=True).clamp_min(1e-30)
+        states.append(h)
+    logits = torch.stack(states, 0) @ R.T  # (time, batch, classes), each step's sorted order
+    index = plan.inverse.unsqueeze(-1).expand(time, batch, logits.shape[-1])
+    return torch.gather(logits, 1, index).transpose(0, 1)
 
 
 def padded_stack(stack, scale: float = 1.0):

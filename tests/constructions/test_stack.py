@@ -221,7 +221,8 @@ def test_min_layers_values_and_exclusions():
     assert b.excludes(3) is None
     a5 = min_layers("alternating:5", "rotation2d")
     assert a5.min_layers is None and a5.excludes(1) == "impossible" and a5.excludes(9) == "open"
-    assert min_layers("flipflop:2", "rotation2d").excludes(2) is None
+    assert min_layers("flipflop:2", "rotation2d").excludes(2) == "open"  # Theorem S4
+    assert min_layers("flipflop:2", "rotation2d").min_layers is None
     assert min_layers("dihedral:5", "full").min_layers is None  # not commuting: no depth theorem
     assert min_layers("cyclic:3", "diagonal").min_layers is None  # Z_3 needs a rotation
     assert min_layers("dihedral:4", "diagonal").min_layers == 2
@@ -322,7 +323,13 @@ def test_analyze_and_certify_take_stack_files(tmp_path, capsys):
     assert "stack of 2 layers" in report["relations_note"]
     code = main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "60"])
     cert = json.loads(capsys.readouterr().out)
-    assert code == 0 and cert["status"] == "open" and cert["layers"] == 2 and cert["float_check"]["passed"]
+    assert code == 0 and cert["status"] == "uncertified" and cert["layers"] == 2 and cert["float_check"]["passed"]
+    assert cert["proof"]["status"] == "proved" and cert["horizon"] == "not certified"
+    assert [d["conductor"] for d in cert["snap"]] == [1, 3]
+    written = tmp_path / "snapped.json"
+    assert main(["certify", "--weights", str(path), "dihedral:3", "--test-length", "60", "--write", str(written)]) == 0
+    assert "horizon: not certified" in capsys.readouterr().out
+    assert load_network(written).exact and prove_stack(load_network(written), a).status == "proved"
     # a broken stack: the float check finds the failure, and the status says so
     layers = list(exact.to_float().layers)
     w = layers[1]
@@ -331,7 +338,42 @@ def test_analyze_and_certify_take_stack_files(tmp_path, capsys):
     broken = Stack((layers[0], Weights(w.variant, A, w.h0, w.readout))).save(tmp_path / "bad.json")
     assert main(["certify", "--weights", str(broken), "dihedral:3", "--json", "--test-length", "60"]) == 0
     cert = json.loads(capsys.readouterr().out)
-    assert cert["status"] == "counterexample" and cert["float_check"]["first_failure"]
+    assert cert["status"] == "failed" and cert["float_check"]["first_failure"]
+    assert cert["proof"]["status"] == "counterexample" and "the snapped stack is not proved" in cert["reason"]
+    assert main(["certify", "--weights", str(broken), "dihedral:3", "--write", str(tmp_path / "no.json")]) == 2
+    assert "no snapped network was proved" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
     exact_path = exact.save(tmp_path / "exact.json")
     assert main(["certify", "--weights", str(exact_path), "dihedral:3"]) == 2
     assert "prove it with `bilinear verify" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec,variant", [("dihedral:3", "rotation2d"), ("symmetric:4", "rotation2d"),
+                                          ("quaternion", "diagonal"), ("dihedral:5", "full")])
+def test_certify_snaps_a_perturbed_cascade(spec, variant):
+    """1e-6 of noise on every layer: each layer snaps back to the cascade's matrices and the snap is
+    proved; the float stack itself is only checked, never certified."""
+    from bilinear.analysis.certify import certify_stack
+    from bilinear.constructions.snap import drift_layers
+
+    a = from_spec(spec)
+    exact = cascade(a, variant)
+    c = certify_stack(drift_layers(exact, 1e-6), a, test_length=40, words=8)
+    assert c.status == "uncertified" and c.proof.status == "proved" and c.horizon == "not certified"
+    assert max(d["max_distance"] for d in c.snap.describe()) < 1e-5
+    assert [w.A.tolist() for w in c.snapped_weights().layers] == [w.A.tolist() for w in exact.layers]
+
+
+def test_certify_stack_where_snapping_must_fail_or_the_float_stack_fails():
+    from bilinear.analysis.certify import certify_stack
+    from bilinear.constructions.snap import drift_layers
+
+    a = from_spec("dihedral:3")
+    exact = cascade(a, "rotation2d")
+    far = drift_layers(exact, 1e-2)  # every layer moved about 1e-2: no snap within 1e-4
+    c = certify_stack(far, a, test_length=40, words=8)
+    assert c.status == "failed" and c.snap is None and c.proof is None and c.snapped_weights() is None
+    assert "no exact snap: layer 1" in c.reason
+    # a looser tolerance snaps it back and proves the snap, but the float stack drifts off within 500 steps
+    c = certify_stack(far, a, test_length=500, words=16, tol=0.05)
+    assert c.status == "snapped" and c.proof.status == "proved" and not c.check.passed
+    assert "fails on the word" in c.reason and "not certified" in c.to_text()

@@ -47,6 +47,47 @@ def test_soft_cascade_with_one_hot_mixture_is_the_hard_one():
     assert m.layers[0].readout.weight.grad is not None  # the class of layer 1 is learned through layer 2
 
 
+def _soft_reference(layer, words, p, normalize):
+    """An independent per-step, per-row evaluator of the soft cascade (docs: learned/stacked.py):
+    the dense mixture ``sum_c p[b, t, c] A[s_t * C + c]`` formed for every row and step."""
+    A = layer.transitions().dense()
+    C = p.shape[-1]
+    h = (layer.h0 / layer.h0.norm()).expand(words.shape[0], -1)
+    out = []
+    for t in range(words.shape[1]):
+        M = torch.stack([sum(p[b, t, c] * A[int(words[b, t]) * C + c] for c in range(C))
+                         for b in range(words.shape[0])])
+        h = torch.einsum("bij,bj->bi", M, h)
+        if normalize:
+            h = h / h.norm(dim=-1, keepdim=True)
+        out.append(h)
+    return torch.stack(out, 1) @ layer.readout.weight.T
+
+
+@pytest.mark.parametrize("variant", ["rotation2d", "diagonal", "factorized:3", "full", "block:2", "householder:2",
+                                     "dplr:1", "positive"])
+@pytest.mark.parametrize("normalize", [True, False])
+def test_soft_layer_is_the_per_step_mixture(variant, normalize):
+    """The layer-by-layer soft cascade (mixed parameters through the one-layer scan, or the
+    grouped mixture of dense matrices) equals a per-row, per-step evaluation, values and gradients."""
+    from bilinear.learned.stacked import soft_layer
+
+    torch.set_num_threads(1)
+    m = StackedBilinearRNN(3, 4, hidden=4, variant=variant, layers=2, seed=2).double().train()
+    rng = np.random.default_rng(3)
+    words = torch.from_numpy(rng.integers(0, 3, size=(5, 7)))
+    p = torch.softmax(torch.from_numpy(rng.normal(size=(5, 7, 4))), -1)
+    layer = m.layer(1)
+    got = soft_layer(layer, words, p, normalize)
+    want = _soft_reference(layer, words, p, normalize)
+    assert got.shape == (5, 7, 4) and torch.allclose(got, want, atol=1e-10, rtol=1e-9)
+    params = [q for q in layer.parameters() if q.requires_grad]
+    g_got = torch.autograd.grad((got * torch.arange(4.0).double()).sum(), params, allow_unused=True)
+    g_want = torch.autograd.grad((want * torch.arange(4.0).double()).sum(), params, allow_unused=True)
+    for a, b in zip(g_got, g_want):
+        assert (a is None) == (b is None) and (a is None or torch.allclose(a, b, atol=1e-9))
+
+
 def test_layers_options_are_checked():
     with pytest.raises(ConfigError, match="bilinear variants only"):
         TrainConfig(spec="parity", model="lstm", layers=2)
