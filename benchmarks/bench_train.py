@@ -19,11 +19,15 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   batched product, one GEMM per symbol, one padded bmm) at d <= 64, one thread.
 * with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256, one
   thread, in one run (interleaved rounds): a training step on length-10 words and the length-500
-  evaluation, for `householder:2` (K rank-one updates per token, O(K d)), `monomial` (one scatter
-  per token, O(d) forward; the straight-through gradient of the column selection is one
-  (hidden x hidden) GEMM per symbol per step), `dplr:1` (O(R d)); target: training steps at least
-  5x faster than `full`.  These rows are timed in CPU seconds of the process (``time.process_time``,
-  one torch thread), so that the load of other processes on a shared machine does not enter.
+  evaluation, for `householder:2` (the compact WY form I - Y M Y^T of the K reflections: two
+  skinny GEMMs per token against every symbol's K vectors, O(V K d); the whole scan is one
+  autograd node, learned/scan.py `_HouseholderScan`), `monomial` (one gather and one scatter per
+  token, O(d), one autograd node `_MonomialScan`; the straight-through gradient of the d x d column
+  selection logits is a d x d outer product per token, formed once per step as one GEMM per
+  symbol over all positions: 2 B T d^2 FLOPs, one third of `full`'s three GEMMs, which bounds
+  monomial's training-step ratio), `dplr:1` (O(R d)); target: training steps at least 5x faster
+  than `full`.  These rows are timed in CPU seconds of the process (``time.process_time``, one
+  torch thread), so that the load of other processes on a shared machine does not enter.
 
 Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
 2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:

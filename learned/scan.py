@@ -54,6 +54,8 @@ __all__ = [
     "Rotation",
     "Factorized",
     "Householder",
+    "compact_wy",
+    "WY_MAX_COLUMNS",
     "Monomial",
     "LowRank",
     "GroupPlan",
@@ -88,9 +90,33 @@ PARALLEL_BUDGET = 2**25
 _TINY = 1e-30
 
 
+class _Normalize(torch.autograd.Function):
+    """``y = h / max(||h||, tiny)`` along the last axis with the backward written out,
+    ``grad_h = (g - y (y . g)) / ||h||`` (the derivative of ``h / ||h||``): two operations
+    forward and four backward, where autograd's norm, clamp and division take about ten (half the
+    scan's cost for the structured variants, whose own step is a few operations; measured in
+    benchmarks/bench_train.py --families).  A row clamped at ``tiny`` (a zero state) gets the
+    same formula, which is then only a bound of the true derivative ``g / tiny``; no trained
+    network's state passes 1e-30."""
+
+    @staticmethod
+    def forward(ctx, h):
+        n = torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min_(_TINY)
+        y = h / n
+        ctx.save_for_backward(y, n)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        y, n = ctx.saved_tensors
+        return (g - y * (y * g).sum(-1, keepdim=True)) / n
+
+
 def _normalize(h: torch.Tensor) -> torch.Tensor:
     """``h / ||h||`` along the hidden axis (zero rows stay zero)."""
-    return h / h.norm(dim=-1, keepdim=True).clamp_min(_TINY)
+    if torch.is_grad_enabled() and h.requires_grad:
+        return _Normalize.apply(h)
+    return h / torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min_(_TINY)
 
 
 # ------------------------------------------------------------------------------------------
@@ -143,6 +169,11 @@ class Transitions:
 
     #: Whether :meth:`elements` are diagonal (elementwise product) rather than block matrices.
     diagonal_elements = False
+
+    def fused(self, tokens: torch.Tensor, h0: torch.Tensor, normalize: bool) -> torch.Tensor | None:
+        """The states (time, batch, hidden) of the whole bias-free scan as one autograd node
+        (:func:`sequential_scan` asks first), or None when this kind has no fused scan."""
+        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -309,11 +340,111 @@ class Factorized(Transitions):
         return self.dense()[tokens].unsqueeze(2)  # (batch, time, 1, hidden, hidden)
 
 
+#: Householder steps over all symbols at once (the compact WY form, three small GEMMs per step)
+#: while symbols x K is at most this; past it, each row's own vectors are gathered (O(K hidden)
+#: per row, but a gather of (batch, K, hidden) floats per step).
+WY_MAX_COLUMNS = 64
+
+
+def compact_wy(k: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
+    """``M`` (symbols, K, K), upper triangular, with ``H(k_0, b_0) ... H(k_{K-1}, b_{K-1}) =
+    I - Y M Y^T`` for ``Y = [k_0 ... k_{K-1}]`` (the compact WY representation of a product of
+    generalised reflections): ``M = (I + diag(b) striu(Y^T Y))^{-1} diag(b)``, one batched
+    triangular solve.  Proof by induction on K: ``(I - Y M Y^T)(I - b k k^T) = I - [Y k]
+    [[M, -b M Y^T k], [0, b]] [Y k]^T``, and that block matrix is the formula's for ``[Y k]``
+    (the inverse of a block upper-triangular matrix); no division by b, so b = 0 is allowed.
+
+    >>> k = torch.tensor([[[1.0, 0.0], [0.6, 0.8]]]); b = torch.tensor([[2.0, 2.0]])
+    >>> M = compact_wy(k, b); Y = k.transpose(1, 2)
+    >>> torch.allclose(torch.eye(2) - Y @ M @ Y.transpose(1, 2), Householder(k, b).dense())
+    True
+    """
+    K = k.shape[1]
+    gram = k @ k.transpose(1, 2)  # (S, K, K)
+    L = torch.eye(K, dtype=k.dtype, device=k.device) + beta.unsqueeze(-1) * gram.triu(1)
+    return torch.linalg.solve_triangular(L, torch.diag_embed(beta), upper=True)
+
+
+def _unit_rows_(u: torch.Tensor, n) -> None:
+    """Divide the rows of ``u`` by their norms in place, the norms (clamped at the scan's tiny)
+    written into ``n`` (rows, 1); nothing when ``n`` is None (no renormalisation)."""
+    if n is not None:
+        torch.linalg.vector_norm(u, dim=-1, keepdim=True, out=n).clamp_min_(_TINY)
+        u.div_(n)
+
+
+def _previous_states_product(G: torch.Tensor, H: torch.Tensor, h0: torch.Tensor) -> torch.Tensor:
+    """``sum_t G_t^T h_{t-1}`` over the batch rows, (columns of G, hidden), for G (time, batch,
+    k), the states ``h_1 .. h_T`` (time, batch, hidden) and ``h_0 = h0`` for every row: one GEMM
+    over steps 2..T and an outer product for the first (no copy of the states)."""
+    T, Bt, d = H.shape
+    first = torch.outer(G[0].sum(0), h0)
+    if T == 1:
+        return first
+    return torch.addmm(first, G[1:].reshape((T - 1) * Bt, -1).T, H[:-1].reshape((T - 1) * Bt, d))
+
+
+class _HouseholderScan(torch.autograd.Function):
+    """The whole Householder scan ``h_t = (I - Y_s M_s Y_s^T) h_{t-1}`` (renormalised) as one
+    autograd node, in the compact WY form of :meth:`Householder._wy`: per step two skinny GEMMs
+    forward and two backward, with no autograd bookkeeping per step; the weight gradients are
+    one GEMM each over all time steps at the end.  Inputs: tokens (time, batch), h0 (hidden,),
+    Yt and Zt (symbols x K, hidden), the symbol count and K, and whether to renormalise."""
+
+    @staticmethod
+    def forward(ctx, tokT, h0, Yt, Zt, S, K, normalize):
+        T, Bt = tokT.shape
+        mask = (tokT.unsqueeze(-1) == torch.arange(S, device=tokT.device)).to(h0.dtype)  # (T, B, S)
+        mask = mask.repeat_interleave(K, dim=-1) if K > 1 else mask  # (T, B, S K)
+        H = h0.new_empty(T, Bt, h0.shape[0])
+        C = h0.new_empty(T, Bt, S * K)
+        N = h0.new_empty(T, Bt, 1) if normalize else None
+        ZT = Zt.T
+        h = h0.expand(Bt, -1)
+        for t in range(T):
+            c = torch.mm(h, ZT, out=C[t]).mul_(mask[t])
+            h = torch.addmm(h, c, Yt, alpha=-1, out=H[t])
+            _unit_rows_(h, None if N is None else N[t])
+        ctx.save_for_backward(h0, Yt, Zt, mask, H, C, N)
+        return H
+
+    @staticmethod
+    def backward(ctx, gH):
+        h0, Yt, Zt, mask, H, C, N = ctx.saved_tensors
+        T, Bt, d = H.shape
+        GU = torch.empty_like(H)  # gradient at each step's unnormalised result u_t
+        GC = torch.empty_like(C)  # gradient at each step's masked projections (negated)
+        YT = Yt.T
+        g = gH[T - 1].clone()  # the gradient at h_t, accumulated in place
+        for t in range(T - 1, -1, -1):
+            gu = GU[t]
+            if N is None:
+                gu.copy_(g)
+            else:  # the gradient at u of y = u / |u|: (g - y (y . g)) / |u|
+                y = H[t]
+                torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1, out=gu).div_(N[t])
+            gc = torch.mm(gu, YT, out=GC[t]).mul_(mask[t])
+            torch.addmm(gu, gc, Zt, alpha=-1, out=g)  # the gradient at h_{t-1}
+            if t:
+                g.add_(gH[t - 1])
+        g_next = g
+        grad_h0 = g_next.sum(0) if ctx.needs_input_grad[1] else None
+        grad_Yt = -(C.reshape(T * Bt, -1).T @ GU.reshape(T * Bt, d)) if ctx.needs_input_grad[2] else None
+        grad_Zt = None
+        if ctx.needs_input_grad[3]:
+            grad_Zt = -_previous_states_product(GC, H, h0)
+        return None, grad_h0, grad_Yt, grad_Zt, None, None, None
+
+
 @dataclass(frozen=True, eq=False)
 class Householder(Transitions):
     """``A[s] = H(k[s,0], beta[s,0]) ... H(k[s,K-1], beta[s,K-1])``, ``H(k, b) = I - b k k^T`` with
-    unit vectors k (symbols, K, hidden) and beta (symbols, K): a step is K rank-one updates,
-    O(K hidden) per row instead of O(hidden^2)."""
+    unit vectors k (symbols, K, hidden) and beta (symbols, K).  No hidden x hidden matrix is
+    formed: with ``A[s] = I - Y_s M_s Y_s^T`` (:func:`compact_wy`), a step is ``h - Y_s (M_s
+    (Y_s^T h))``, for all rows at once as three GEMMs against every symbol's vectors (symbols x K
+    columns, the other symbols' blocks masked to zero) while symbols x K <= :data:`WY_MAX_COLUMNS`,
+    else K rank-one updates with each row's own vectors: O(K hidden) per row either way (times
+    symbols for the GEMMs, which are what a CPU does fastest)."""
 
     k: torch.Tensor
     beta: torch.Tensor
@@ -331,12 +462,41 @@ class Householder(Transitions):
             A = A @ H
         return A
 
+    def _wy(self):
+        """``(Yt, Zt)``, made once per transitions value, both (symbols x K, hidden) and
+        contiguous: every symbol's vectors as rows, ``Yt = [k_{s,j}]``, and ``Zt = Mbd^T Yt``
+        with ``Mbd`` the block-diagonal of the ``M_s^T`` (:func:`compact_wy`).  A step is
+        ``h - ((h Zt^T) * mask) Yt``: the mask is constant on each symbol's K columns and
+        ``Mbd`` is block-diagonal, so it commutes with the mask.  The layouts are the fast ones
+        for the skinny GEMMs and their backward (about 4x faster than ``h @ Z`` with Z
+        (hidden, symbols x K) contiguous, whose weight gradient is ``h^T dc``)."""
+        cached = self.__dict__.get("_wy_cache")
+        if cached is None:
+            S, K, d = self.k.shape
+            Yt = self.k.reshape(S * K, d)
+            cached = (Yt, (compact_wy(self.k, self.beta) @ self.k).reshape(S * K, d))  # Mbd^T Yt, block by block
+            object.__setattr__(self, "_wy_cache", cached)
+        return cached
+
     def step(self, h, tok, counts=None):
+        S, K, _ = self.k.shape
+        if S * K <= WY_MAX_COLUMNS:
+            Yt, Zt = self._wy()
+            mask = (tok.unsqueeze(1) == torch.arange(S, device=tok.device)).to(h.dtype)  # (batch, S)
+            mask = mask.repeat_interleave(K, dim=1) if K > 1 else mask  # (batch, S K)
+            return h - ((h @ Zt.T) * mask) @ Yt
         k, beta = self.k[tok], self.beta[tok]  # (batch, K, hidden), (batch, K)
-        for j in range(k.shape[1] - 1, -1, -1):  # the last factor acts first
+        for j in range(K - 1, -1, -1):  # the last factor acts first
             kj = k[:, j]
             h = h - (beta[:, j] * (kj * h).sum(-1)).unsqueeze(-1) * kj
         return h
+
+    def fused(self, tokens, h0, normalize):
+        S, K, _ = self.k.shape
+        if S * K > WY_MAX_COLUMNS:
+            return None
+        Yt, Zt = self._wy()
+        return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)
@@ -373,6 +533,74 @@ class _MonomialStep(torch.autograd.Function):
         return grad_h, grad_D, grad_soft, None, None
 
 
+class _MonomialScan(torch.autograd.Function):
+    """The whole monomial scan ``h_t[perm_s[j]] += D_s[j] h_{t-1}[j]`` (renormalised) as one
+    autograd node: per step a gather of the row's ``D`` and ``perm`` and one scatter-add forward,
+    one gather and a scale backward, O(hidden) per row.  With ``soft`` (symbols, hidden, hidden)
+    given, its straight-through gradient ``grad soft[s] = sum_t sum_b g_{t,b} x_{t,b}^T`` (``g`` the
+    gradient at ``h_t`` before renormalisation, ``x = D_s * h_{t-1}``: the gradient the dense
+    ``P_s diag(D_s)`` with P replaced by soft would get) is formed once at the end, one GEMM per
+    symbol over all its (step, row) pairs, instead of one (hidden x hidden) GEMM per symbol per
+    step.  Inputs: tokens (time, batch), h0 (hidden,), D (symbols, hidden), soft or None, perm
+    (symbols, hidden), whether to renormalise."""
+
+    @staticmethod
+    def forward(ctx, tokT, h0, D, soft, perm, normalize):
+        T, Bt = tokT.shape
+        H = h0.new_empty(T, Bt, h0.shape[0])
+        N = h0.new_empty(T, Bt, 1) if normalize else None
+        h = h0.expand(Bt, -1)
+        for t in range(T):
+            tok = tokT[t]
+            h = H[t].zero_().scatter_add_(1, perm.index_select(0, tok), D.index_select(0, tok) * h)
+            _unit_rows_(h, None if N is None else N[t])
+        ctx.has_soft = soft is not None
+        ctx.save_for_backward(tokT, h0, D, perm, H, N)
+        return H
+
+    @staticmethod
+    def backward(ctx, gH):
+        tokT, h0, D, perm, H, N = ctx.saved_tensors
+        T, Bt, d = H.shape
+        want_soft = ctx.has_soft and ctx.needs_input_grad[3]
+        GS = torch.empty_like(H)  # the gradient at x_t = D h_{t-1}, by column
+        GU = torch.empty_like(H) if want_soft else None
+        g = gH[T - 1].clone()
+        gu = torch.empty_like(g)
+        for t in range(T - 1, -1, -1):
+            if GU is not None:
+                gu = GU[t]
+            if N is None:
+                gu.copy_(g)
+            else:
+                y = H[t]
+                torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1, out=gu).div_(N[t])
+            tok = tokT[t]
+            gsel = torch.gather(gu, 1, perm.index_select(0, tok), out=GS[t])
+            torch.mul(gsel, D.index_select(0, tok), out=g)  # the gradient at h_{t-1}
+            if t:
+                g.add_(gH[t - 1])
+        grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
+        flat = tokT.reshape(-1)
+        grad_D = grad_soft = None
+        if ctx.needs_input_grad[2] or want_soft:
+            prev = torch.empty_like(H)  # h_{t-1} for every step (one copy of the states)
+            prev[0] = h0
+            prev[1:] = H[:-1]
+            prev = prev.reshape(T * Bt, d)
+            if ctx.needs_input_grad[2]:
+                grad_D = torch.zeros_like(D).index_add_(0, flat, GS.reshape(T * Bt, d) * prev)
+            if want_soft:
+                assert GU is not None  # made above when the soft gradient is wanted
+                X = prev.mul_(D.index_select(0, flat))  # x = D_s h_{t-1} (prev is not read again)
+                order = torch.argsort(flat, stable=True)
+                counts = torch.bincount(flat, minlength=D.shape[0]).tolist()
+                Gs = GU.reshape(T * Bt, d).index_select(0, order).split(counts)
+                Xs = X.index_select(0, order).split(counts)
+                grad_soft = torch.stack([g_.T @ x_ if n else D.new_zeros(d, d) for g_, x_, n in zip(Gs, Xs, counts)])
+        return None, grad_h0, grad_D, grad_soft, None, None
+
+
 @dataclass(frozen=True, eq=False)
 class Monomial(Transitions):
     """``A[s] = P_s diag(D[s])`` with ``P_s`` column one-hot: ``perm`` (symbols, hidden) the row of
@@ -398,6 +626,9 @@ class Monomial(Transitions):
 
     def step(self, h, tok, counts=None):
         return _MonomialStep.apply(h, self.D, self.soft, self.perm, tok)
+
+    def fused(self, tokens, h0, normalize):
+        return _MonomialScan.apply(tokens.T, h0, self.D, self.soft, self.perm, normalize)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)
@@ -504,6 +735,10 @@ def sequential_scan(
     hidden = h0.shape[0]
     if time == 0:
         return h0.new_zeros(batch, 0, hidden if readout is None else readout.shape[0])
+    if add is None:
+        fused = trans.fused(tokens, h0, normalize)
+        if fused is not None:
+            return _finish(fused, readout).transpose(0, 1)  # read out in (time, batch) order: contiguous
     h = h0.expand(batch, hidden)
     small = torch.is_grad_enabled() and hidden <= SMALL_HIDDEN and trans.n_symbols > 2
     if trans.grouped and batch > 1 and not small:

@@ -63,3 +63,102 @@ def test_constructions_run_on_the_fast_scan(spec, variant):
 def test_step_types():
     assert isinstance(BilinearRNN(2, 2, 4, "householder:3").transitions(), Householder)
     assert isinstance(BilinearRNN(2, 2, 4, "dplr:1").transitions(), LowRank)
+
+
+def _numpy_states(A: np.ndarray, h0: np.ndarray, words: np.ndarray, normalize: bool) -> np.ndarray:
+    """An independent evaluator: the dense matrices, one row and one step at a time, in float64."""
+    out = np.zeros(words.shape + (h0.shape[0],))
+    for b, word in enumerate(words):
+        h = h0.copy()
+        for t, x in enumerate(word):
+            h = A[x] @ h
+            if normalize:
+                h = h / np.linalg.norm(h)
+            out[b, t] = h
+    return out
+
+
+def _reflections(k: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """``prod_j (I - beta_j k_j k_j^T)`` per symbol, written out in numpy."""
+    S, K, d = k.shape
+    A = np.stack([np.eye(d)] * S)
+    for s in range(S):
+        for j in range(K):
+            A[s] = A[s] @ (np.eye(d) - beta[s, j] * np.outer(k[s, j], k[s, j]))
+    return A
+
+
+@pytest.mark.parametrize("S, K", [(3, 2), (2, 1), (4, 3), (40, 2)])  # 40 x 2 > WY_MAX_COLUMNS: the gather path
+@pytest.mark.parametrize("normalize", [True, False])
+def test_structured_householder_scan_matches_the_dense_product(S, K, normalize):
+    from bilinear.learned.scan import WY_MAX_COLUMNS, sequential_scan
+
+    rng = np.random.default_rng(S * 10 + K)
+    d = 6
+    k = rng.normal(size=(S, K, d))
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    beta = rng.uniform(0, 2, size=(S, K))
+    h0 = rng.normal(size=d)
+    words = rng.integers(0, S, size=(7, 9))
+    expected = _numpy_states(_reflections(k, beta), h0, words, normalize)
+    trans = Householder(torch.tensor(k), torch.tensor(beta))
+    assert (trans.fused(torch.tensor(words), torch.tensor(h0), normalize) is None) == (S * K > WY_MAX_COLUMNS)
+    for grad in (True, False):
+        with torch.set_grad_enabled(grad):
+            got = sequential_scan(trans, torch.tensor(words), torch.tensor(h0), normalize=normalize)
+        np.testing.assert_allclose(got.detach().numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_structured_monomial_scan_matches_the_dense_matrices(normalize):
+    from bilinear.learned.scan import sequential_scan
+
+    rng = np.random.default_rng(3)
+    S, d = 3, 5
+    perm = rng.integers(0, d, size=(S, d))  # any map of the coordinates, not only permutations
+    D = rng.uniform(-1.5, 1.5, size=(S, d))
+    A = np.zeros((S, d, d))
+    for s in range(S):
+        for j in range(d):
+            A[s, perm[s, j], j] = D[s, j]
+    h0 = rng.normal(size=d)
+    words = rng.integers(0, S, size=(6, 8))
+    expected = _numpy_states(A, h0, words, normalize)
+    trans = Monomial(torch.tensor(perm), torch.tensor(D))
+    for grad in (True, False):
+        with torch.set_grad_enabled(grad):
+            got = sequential_scan(trans, torch.tensor(words), torch.tensor(h0), normalize=normalize)
+        np.testing.assert_allclose(got.detach().numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["householder:2", "monomial"])
+def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(variant):
+    """The fused scans' hand-written backward against autograd through the per-step form
+    (``add`` of zeros forces the per-step loop), renormalised or not."""
+    from bilinear.learned.scan import sequential_scan
+
+    words = torch.tensor([[0, 1, 2, 1, 0, 2, 2], [2, 2, 1, 0, 0, 1, 0]])
+    for normalize in (True, False):
+        grads = []
+        for add in (None, torch.zeros(3, 5, dtype=torch.float64)):
+            m = BilinearRNN(3, 3, 5, variant, seed=2).double()
+            trans = m.transitions()
+            H = sequential_scan(trans, words, m.h0, normalize=normalize, add=add)
+            (H * torch.linspace(-1, 1, 5, dtype=torch.float64)).sum().backward()
+            grads.append({n: p.grad.clone() for n, p in m.named_parameters() if p.grad is not None})
+        assert grads[0].keys() == grads[1].keys() and "h0" in grads[0]
+        for name in grads[0]:
+            torch.testing.assert_close(grads[0][name], grads[1][name], rtol=1e-9, atol=1e-12)
+
+
+def test_compact_wy_is_the_product_of_the_reflections():
+    from bilinear.learned.scan import compact_wy
+
+    rng = np.random.default_rng(5)
+    k = rng.normal(size=(4, 3, 6))
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    beta = rng.uniform(0, 2, size=(4, 3))
+    beta[1, 2] = 0.0  # a factor that is the identity: no division by beta
+    M = compact_wy(torch.tensor(k), torch.tensor(beta)).numpy()
+    Y = np.transpose(k, (0, 2, 1))
+    np.testing.assert_allclose(np.eye(6) - Y @ M @ np.transpose(Y, (0, 2, 1)), _reflections(k, beta), atol=1e-12)
