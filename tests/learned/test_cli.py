@@ -265,3 +265,21 @@ def test_the_json_runs_training_md_quotes(command, tmp_path, capsys):
             assert round(result[key], len(text.split(".")[1])) == value, key
         else:
             assert result[key] == value, key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["bilinear train cyclic:3 diagonal --steps 3000"])
+def test_the_text_runs_training_md_quotes(command, capsys):
+    """docs/training.md's printed line for this command (3000 steps, about 12 s of CPU), word for
+    word (the doc wraps it; whitespace runs compare as one space)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    start = doc.index(f"$ {command}")
+    block = doc[start:].split("\n")[1:]
+    shown = []
+    for line in block:
+        if not line.startswith("    ") or line.lstrip().startswith("$"):
+            break
+        shown.append(line.strip())
+    assert main([*command.split()[1:], "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert " ".join(printed.split()) == " ".join(" ".join(shown).split())
