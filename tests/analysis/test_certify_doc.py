@@ -203,6 +203,14 @@ def test_full16_is_the_tours_network_and_analysis_md_quotes_its_verdicts(runs):
     assert metrics[-1]["step"] == config["steps"] and metrics[-1]["streak"] >= config["patience"]
     assert config["steps"] < min(tour.steps, default["steps"])
 
+    # docs/training.md's `bilinear train cyclic:5 full --steps 3000` is this run, stopped early at its last step
+    full = results["full16"]
+    line = (f"$ bilinear train cyclic:5 full --steps 3000 cyclic:5 / full (hidden 16, {full['params']} params): "
+            f"{full['steps']} steps (early stop), train accuracy {full['train_accuracy']:.4f}, normalised accuracy "
+            f"at length 500 (last position): {full['accuracy_at_length']:.4f} (averaged over positions 1-500: "
+            f"{full['accuracy_mean_over_positions']:.4f})")
+    assert line in _flat(TRAINING)
+
     guide = _flat((DOCS / "getting-started.md").read_text(encoding="utf-8"))
     assert f"it reaches normalised accuracy {results['full16']['accuracy_at_length']:.1f} at length 500" in guide
 

@@ -243,3 +243,43 @@ def test_train_line_shows_a_failure_just_short_of_the_test_length(tmp_path, caps
     assert main([*argv, "--resume"]) == 0  # the finished run: its stored result, no training
     line = capsys.readouterr().out
     assert "(last position): 1.0000" in line and "worst at lengths 451-500: -1.0000" in line
+
+
+@pytest.mark.parametrize("command", ["bilinear train dihedral:4 full --json",
+                                     "bilinear train parity diagonal --steps 3000 --json"])
+def test_the_json_runs_training_md_quotes(command, tmp_path, capsys):
+    """docs/training.md shows an excerpt of `train --json` for these commands (seed 0, one torch
+    thread): every key it shows has the value it shows (numbers to the digits shown)."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    start = doc.index(f"$ {command}")
+    excerpt = doc[start:doc.index("...}", start)]
+    shown = re.findall(r'"(\w+)": (true|false|"[^"]*"|-?[\d.]+)', excerpt)
+    assert len(shown) >= 4, excerpt
+    assert main([*command.split()[1:], "--quiet", "--out", str(tmp_path / "run")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    for key, text in shown:
+        value = json.loads(text)
+        if isinstance(value, float) and "." in text:
+            assert round(result[key], len(text.split(".")[1])) == value, key
+        else:
+            assert result[key] == value, key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["bilinear train cyclic:3 diagonal --steps 3000"])
+def test_the_text_runs_training_md_quotes(command, capsys):
+    """docs/training.md's printed line for this command (3000 steps, about 12 s of CPU), word for
+    word (the doc wraps it; whitespace runs compare as one space)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    start = doc.index(f"$ {command}")
+    block = doc[start:].split("\n")[1:]
+    shown = []
+    for line in block:
+        if not line.startswith("    ") or line.lstrip().startswith("$"):
+            break
+        shown.append(line.strip())
+    assert main([*command.split()[1:], "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert " ".join(printed.split()) == " ".join(" ".join(shown).split())
