@@ -273,7 +273,7 @@ def orbit_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizo
     """The certified horizon of Theorem 19 in ``roundoff``'s arithmetic (module docstring).
     ``proof`` (the snap's proof) is not read: the orbit is enumerated here exactly."""
     with precision():
-        orbit = exact_orbit(snap, automaton)
+        orbit = exact_orbit(snap, automaton, MAX_PRODUCTS)
         if orbit is None:
             return Horizon.none(roundoff.arithmetic, f"the snapped matrices generate more than {MAX_PRODUCTS} "
                                 "products or reachable states (Theorem 19 needs a small finite orbit)", "orbit")

@@ -317,12 +317,27 @@ def test_cli_judges_a_run_at_its_own_test_length(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["test_length"] == 9
 
 
-def test_a_proved_snap_without_a_certified_length_has_its_own_status():
+def test_a_non_isometric_snap_gets_the_orbit_horizon_below_its_failure():
+    """The noisy one-hot flipflop:3 (its snap is not an isometry): Theorem 19 certifies a length,
+    and the failure (r^1575) lies beyond it and beyond the test length."""
+    a = from_spec("flipflop:3")
+    cert = certify_network(_noisy_onehot(a, noise=1e-3), a, search_length=2000)
+    assert cert.proof.status == "proved" and not cert.snap.isometric
+    assert cert.horizon.bound == "orbit" and 0 < cert.certified < len(cert.failing)
+    assert cert.status == "horizon" and len(cert.failing) > cert.test_length
+
+
+def test_a_proved_snap_without_a_certified_length_has_its_own_status(monkeypatch):
+    """The same network with Theorem 19's orbit limit at 2 products: no length is certified
+    (the snap is still proved), and the status says so."""
+    from bilinear.constructions import horizon_orbit
+
+    monkeypatch.setattr(horizon_orbit, "MAX_PRODUCTS", 2)
     a = from_spec("flipflop:3")
     cert = certify_network(_noisy_onehot(a, noise=1e-3), a, search_length=2000)
     assert cert.proof.status == "proved" and not cert.snap.isometric
     assert cert.horizon.kind == "none" and cert.certified is None
     assert cert.status == "uncertified"  # the failure (r^1575) lies beyond the test length 500
     assert len(cert.failing) > cert.test_length
-    assert "no certified length" in cert.to_text()
+    assert "no certified length (the snapped matrices generate more than 2 products" in cert.to_text()
     assert cert.to_json()["certified_length"] is None and not cert.to_json()["certified_every_length"]

@@ -143,6 +143,7 @@ def test_the_radius_search_shows_progress_and_checks_the_budget_between_radii(mo
     import importlib
     import io
     import time
+    import types
     from dataclasses import replace
 
     ex_mod = importlib.import_module("bilinear.analysis.extract")
@@ -153,13 +154,16 @@ def test_the_radius_search_shows_progress_and_checks_the_budget_between_radii(mo
     a = from_spec("cyclic:3")
     first = extract(_spread_tracker(), a, ExtractConfig(words=60, length=20, radius_seconds=1e-9))
     calls = []
+    clock = [100.0]  # the search's clock, advanced 0.15 s per radius whatever the machine's load
+    monkeypatch.setattr(ex_mod, "_time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
 
     def run_at(r):
         calls.append(r)
-        time.sleep(0.15)
+        clock[0] += 0.15
+        time.sleep(0.15)  # real time too, for the progress thread's lines
         return first
 
-    deadline = time.perf_counter() + 0.2  # spent after the second radius (0.3 s)
+    deadline = 100.2  # spent after the second radius (100.3)
     out = ex_mod._refine_by_behaviour(replace(first, radius=replace(first.radius, stopped=None)), run_at,
                                       lambda r: first, deadline, 7.0)
     assert len(calls) == 2 and out.radius.stopped == 7.0

@@ -377,7 +377,7 @@ def test_round_off_charges_grow_with_the_unit_roundoff():
 # ------------------------------------------------------------------------------------------
 def test_float64_rounding_is_charged_in_the_recurrence():
     cert = certify_network(build("cyclic:5", "rotation2d").to_float(), C5, search_length=50, random_words=0,
-                           shorten_seconds=0.1)
+                           shorten_seconds=10.0)
     real, f64 = cert.horizons["real"].length, cert.horizon.length
     assert f64 < real / 2  # eps ~ 5e-17 against a rounding of ~3e-16 per step
 
@@ -430,8 +430,8 @@ def test_round_off_charges_the_readout():
 
 def test_a_failure_at_the_test_length_is_snapped():
     w = drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
-    at = certify_network(w, C5, search_length=100, test_length=63, random_words=0, shorten_seconds=0.1)
-    before = certify_network(w, C5, search_length=100, test_length=62, random_words=0, shorten_seconds=0.1)
+    at = certify_network(w, C5, search_length=100, test_length=63, random_words=0, shorten_seconds=10.0)
+    before = certify_network(w, C5, search_length=100, test_length=62, random_words=0, shorten_seconds=10.0)
     assert len(at.failing) == 63 and at.status == "snapped" and before.status == "horizon"
 
 
