@@ -172,7 +172,8 @@ class Transitions:
 
     def fused(self, tokens: torch.Tensor, h0: torch.Tensor, normalize: bool) -> torch.Tensor | None:
         """The states (time, batch, hidden) of the whole bias-free scan as one autograd node
-        (:func:`sequential_scan` asks first), or None when this kind has no fused scan."""
+        (:func:`sequential_scan` asks first), or None when this kind has no fused scan.  ``h0``
+        is (hidden,), or (batch, hidden) without autograd (a block of a long evaluation)."""
         return None
 
 
@@ -396,7 +397,7 @@ class _HouseholderScan(torch.autograd.Function):
         T, Bt = tokT.shape
         mask = (tokT.unsqueeze(-1) == torch.arange(S, device=tokT.device)).to(h0.dtype)  # (T, B, S)
         mask = mask.repeat_interleave(K, dim=-1) if K > 1 else mask  # (T, B, S K)
-        H = h0.new_empty(T, Bt, h0.shape[0])
+        H = h0.new_empty(T, Bt, h0.shape[-1])
         C = h0.new_empty(T, Bt, S * K)
         N = h0.new_empty(T, Bt, 1) if normalize else None
         ZT = Zt.T
@@ -547,7 +548,7 @@ class _MonomialScan(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tokT, h0, D, soft, perm, normalize):
         T, Bt = tokT.shape
-        H = h0.new_empty(T, Bt, h0.shape[0])
+        H = h0.new_empty(T, Bt, h0.shape[-1])
         N = h0.new_empty(T, Bt, 1) if normalize else None
         h = h0.expand(Bt, -1)
         for t in range(T):
@@ -711,6 +712,25 @@ def _finish(H: torch.Tensor, readout: torch.Tensor | None) -> torch.Tensor:
     return H if readout is None else H @ readout.T
 
 
+def _fused_scan(trans: Transitions, tokens, h0, normalize: bool, readout):
+    """The scan through ``trans.fused`` (None when the kind has none), (batch, time, ...).
+    Without autograd and with a readout the words are run :data:`READOUT_BLOCK` steps at a time,
+    each block's states read out and dropped, the last state carried (per row) into the next
+    block: the states of a long evaluation are never all held."""
+    time = tokens.shape[1]
+    if torch.is_grad_enabled() or readout is None or time <= READOUT_BLOCK:
+        H = trans.fused(tokens, h0, normalize)
+        return None if H is None else _finish(H, readout).transpose(0, 1)  # read out in (time, batch) order
+    out, h = [], h0
+    for start in range(0, time, READOUT_BLOCK):
+        H = trans.fused(tokens[:, start : start + READOUT_BLOCK], h, normalize)
+        if H is None:
+            return None
+        out.append(_finish(H, readout))
+        h = H[-1]
+    return torch.cat(out, 0).transpose(0, 1)
+
+
 def sequential_scan(
     trans: Transitions,
     tokens: torch.Tensor,
@@ -736,9 +756,9 @@ def sequential_scan(
     if time == 0:
         return h0.new_zeros(batch, 0, hidden if readout is None else readout.shape[0])
     if add is None:
-        fused = trans.fused(tokens, h0, normalize)
+        fused = _fused_scan(trans, tokens, h0, normalize, readout)
         if fused is not None:
-            return _finish(fused, readout).transpose(0, 1)  # read out in (time, batch) order: contiguous
+            return fused
     h = h0.expand(batch, hidden)
     small = torch.is_grad_enabled() and hidden <= SMALL_HIDDEN and trans.n_symbols > 2
     if trans.grouped and batch > 1 and not small:
