@@ -137,7 +137,10 @@ def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(va
     (``add`` of zeros forces the per-step loop), renormalised or not."""
     from bilinear.learned.scan import sequential_scan
 
-    words = torch.tensor([[0, 1, 2, 1, 0, 2, 2], [2, 2, 1, 0, 0, 1, 0]])
+    from bilinear.learned.scan import HOUSEHOLDER_RESCALE_EVERY
+
+    # long enough for two of the Householder scan's rescale steps
+    words = torch.randint(0, 3, (3, 2 * HOUSEHOLDER_RESCALE_EVERY + 3), generator=torch.Generator().manual_seed(1))
     for normalize in (True, False):
         grads = []
         for add in (None, torch.zeros(3, 5, dtype=torch.float64)):
