@@ -14,8 +14,12 @@ written as ``results.csv`` / ``results.md``), and every table of a run in ``tabl
   ``diagonal``, ``positive``, LSTM, RNN, Transformer and Mamba-style SSM with 1, 2, 4 layers;
   hidden 16, at most 1000 steps, learning rates 1e-2 and 3e-3, one seed, 50 test words), the hierarchy at
   hidden 64 (R and B up to 64), frozen random diagonal transitions, data efficiency, the
-  parameter-matched comparison, the additive ablation on dihedral groups up to D_30, and rotation
-  precision by hidden size with the two training-time remedies (longer words, a curriculum).
+  parameter-matched comparison, the additive ablation on dihedral groups up to D_30, rotation
+  precision by hidden size with the two training-time remedies (longer words, a curriculum), and
+  the 2025 families (``householder:1``, ``householder:2``, both beta ranges, ``monomial``,
+  ``dplr:1``) on parity, cyclic:3, dihedral:3 / symmetric:3 and a random machine, with
+  ``monomial`` at d = n on random machines (the published claims of docs/theory.md's table of
+  families).
   The measured table and its wall time are in docs/training.md.
 * the full protocol (``--full``): the paper's models (``--preset paper``: hidden 256, tokens
   embedded in 256 dimensions, rotation2d as one angle per block), learning rates 1e-3, 1e-4,
@@ -35,7 +39,7 @@ mean over seeds, then the smallest and largest of those means).
 >>> FULL.train["hidden"], FULL.train["embed"], FULL.lrs, FULL.seeds
 (256, 256, (0.001, 0.0001, 1e-05), (0, 1, 2))
 >>> len(MEDIUM.families) * len(MEDIUM.models), sum(len(p.sweep.configs()) for p in MEDIUM_PARTS)
-(200, 657)
+(200, 743)
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from .config import PRESETS
 from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
-    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "Part", "reproduce", "lr_spread_table",
+    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "FAMILY_MODELS", "Part", "reproduce", "lr_spread_table",
     "spread_markdown", "TABLES_MD",
 ]
 
@@ -85,6 +89,9 @@ MEDIUM = Sweep(
     train={"steps": 1000, "hidden": 16, "test_words": 50, "eval_every": 50, "patience": 3},
 )
 _SMALL: dict[str, Any] = {"steps": 1000, "test_words": 50, "eval_every": 50, "patience": 3}
+#: The 2025 families of the medium table's ``families`` part (issue 21), with ``full`` beside them.
+FAMILY_MODELS = ("full", "householder:1", "householder:1,nonneg", "householder:2", "householder:2,nonneg",
+                 "monomial", "dplr:1")
 #: The grids shared by the two additive-ablation parts and by the three rotation parts.
 _ADDITIVE: dict[str, Any] = {"families": ("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:30"), "models": ("full", "block:2"),
              "seeds": (0, 1), "workers": 2}
@@ -143,6 +150,18 @@ MEDIUM_PARTS = (
     Part("rotation-curriculum", "Rotation precision: curriculum to length 50 (remedy 2)",
          "The same grid with --curriculum 50 (lengths ramp from 10 to 50 over half the steps).",
          Sweep(**_ROTATION, train={**_SMALL, "steps": 1500, "curriculum_max_len": 50})),
+    Part("families", "The 2025 families: DeltaNet / DeltaProduct, PD-SSM, diagonal plus low rank (hidden 16)",
+         "The published claims, measured: DeltaProduct_1 [-1, 1] (householder:1) does not learn S_3 and "
+         "DeltaProduct_2 [-1, 1] (householder:2) does; the [0, 1] versions (nonneg) learn neither; DeltaNet "
+         "[-1, 1] learns parity and [0, 1] does not (Grazzi et al. 2025, Siems et al. 2025); PD-SSM (monomial) "
+         "learns random automata; dplr:1 beside them; S_3 is dihedral:3 and symmetric:3.",
+         Sweep(families=("parity", "cyclic:3", "dihedral:3", "symmetric:3", "random:states=5,symbols=2"),
+               models=FAMILY_MODELS, lrs=(1e-2, 3e-3), workers=2, train={**_SMALL, "hidden": 16})),
+    Part("families-dn", "PD-SSM at d = n: monomial on random automata with hidden = states",
+         "Terzic et al. 2025: a column one-hot P times a diagonal tracks any n-state automaton in d = n (the "
+         "transition table itself); full at the same hidden size beside it, two seeds.",
+         Sweep(families=("random:states=5,symbols=2", "random:states=5,symbols=3"), models=("monomial", "full"),
+               lrs=(1e-2, 3e-3), seeds=(0, 1), hidden=(5,), workers=2, train=dict(_SMALL))),
 )
 #: The paper's protocol: hidden 256, the learning-rate grid, three seeds, long training.
 FULL = Sweep(

@@ -172,7 +172,8 @@ class Transitions:
 
     def fused(self, tokens: torch.Tensor, h0: torch.Tensor, normalize: bool) -> torch.Tensor | None:
         """The states (time, batch, hidden) of the whole bias-free scan as one autograd node
-        (:func:`sequential_scan` asks first), or None when this kind has no fused scan."""
+        (:func:`sequential_scan` asks first), or None when this kind has no fused scan.  ``h0``
+        is (hidden,), or (batch, hidden) without autograd (a block of a long evaluation)."""
         return None
 
 
@@ -384,55 +385,77 @@ def _previous_states_product(G: torch.Tensor, H: torch.Tensor, h0: torch.Tensor)
     return torch.addmm(first, G[1:].reshape((T - 1) * Bt, -1).T, H[:-1].reshape((T - 1) * Bt, d))
 
 
+#: The Householder scan rescales its carried state every this many steps, not every step
+#: (:class:`_HouseholderScan`).
+HOUSEHOLDER_RESCALE_EVERY = 8
+
+
 class _HouseholderScan(torch.autograd.Function):
     """The whole Householder scan ``h_t = (I - Y_s M_s Y_s^T) h_{t-1}`` (renormalised) as one
     autograd node, in the compact WY form of :meth:`Householder._wy`: per step two skinny GEMMs
     forward and two backward, with no autograd bookkeeping per step; the weight gradients are
     one GEMM each over all time steps at the end.  Inputs: tokens (time, batch), h0 (hidden,),
-    Yt and Zt (symbols x K, hidden), the symbol count and K, and whether to renormalise."""
+    Yt and Zt (symbols x K, hidden), the symbol count and K, and whether to renormalise.
+
+    Renormalised, the recurrence is linear, so ``h_t`` is the direction of the carried state
+    whatever positive scale it has: the carried state is divided by its norm only every
+    :data:`HOUSEHOLDER_RESCALE_EVERY` steps, and the states are normalised all at once at the
+    end (one pass over (time, batch, hidden) instead of a norm and a division per step; backward,
+    the projections ``(g - y (y . g)) / |u|`` of the given gradients are one pass too).  A
+    product of generalised reflections with beta in [0, 2] has spectral norm at most 1 (each
+    factor is symmetric with eigenvalues 1 and 1 - beta), so the carried state never grows; it
+    shrinks by at most the product of eight steps' contractions before it is rescaled."""
 
     @staticmethod
     def forward(ctx, tokT, h0, Yt, Zt, S, K, normalize):
         T, Bt = tokT.shape
         mask = (tokT.unsqueeze(-1) == torch.arange(S, device=tokT.device)).to(h0.dtype)  # (T, B, S)
         mask = mask.repeat_interleave(K, dim=-1) if K > 1 else mask  # (T, B, S K)
-        H = h0.new_empty(T, Bt, h0.shape[0])
+        CS = h0.new_empty(T, Bt, h0.shape[-1])  # the carried states (rescaled at the rescale steps)
         C = h0.new_empty(T, Bt, S * K)
-        N = h0.new_empty(T, Bt, 1) if normalize else None
+        R = h0.new_ones(T, Bt, 1)  # the norm divided out at a rescale step (1 elsewhere)
         ZT = Zt.T
         h = h0.expand(Bt, -1)
         for t in range(T):
             c = torch.mm(h, ZT, out=C[t]).mul_(mask[t])
-            h = torch.addmm(h, c, Yt, alpha=-1, out=H[t])
-            _unit_rows_(h, None if N is None else N[t])
-        ctx.save_for_backward(h0, Yt, Zt, mask, H, C, N)
+            h = torch.addmm(h, c, Yt, alpha=-1, out=CS[t])
+            if normalize and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0 and t < T - 1:
+                _unit_rows_(h, R[t])
+        if not normalize:
+            ctx.save_for_backward(h0, Yt, Zt, mask, CS, C, None, None, None)
+            return CS
+        N = torch.linalg.vector_norm(CS, dim=-1, keepdim=True).clamp_min_(_TINY)
+        H = CS / N
+        ctx.save_for_backward(h0, Yt, Zt, mask, CS, C, H, N, R)
         return H
 
     @staticmethod
     def backward(ctx, gH):
-        h0, Yt, Zt, mask, H, C, N = ctx.saved_tensors
-        T, Bt, d = H.shape
-        GU = torch.empty_like(H)  # gradient at each step's unnormalised result u_t
-        GC = torch.empty_like(C)  # gradient at each step's masked projections (negated)
+        h0, Yt, Zt, mask, CS, C, H, N, R = ctx.saved_tensors
+        T, Bt, d = CS.shape
+        if H is not None:  # the gradient at each carried state from its own output: one pass
+            gH = torch.addcmul(gH, H, torch.linalg.vecdot(H, gH).unsqueeze(-1), value=-1).div_(N)
+        GU = torch.empty_like(CS)  # the gradient at each step's result u_t (before any rescale)
+        GC = torch.empty_like(C)  # the gradient at each step's masked projections (negated)
         YT = Yt.T
-        g = gH[T - 1].clone()  # the gradient at h_t, accumulated in place
+        g = None  # the gradient at h_t from the steps after t
         for t in range(T - 1, -1, -1):
             gu = GU[t]
-            if N is None:
-                gu.copy_(g)
-            else:  # the gradient at u of y = u / |u|: (g - y (y . g)) / |u|
-                y = H[t]
-                torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1, out=gu).div_(N[t])
+            if g is None:
+                gu.copy_(gH[t])
+            else:
+                torch.add(gH[t], g, out=gu)
+                if H is not None and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:  # carried: u_t / |u_t|
+                    y = H[t]  # (the own part gH[t] is already orthogonal to y)
+                    gu.addcmul_(y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1).div_(R[t])
             gc = torch.mm(gu, YT, out=GC[t]).mul_(mask[t])
-            torch.addmm(gu, gc, Zt, alpha=-1, out=g)  # the gradient at h_{t-1}
-            if t:
-                g.add_(gH[t - 1])
-        g_next = g
-        grad_h0 = g_next.sum(0) if ctx.needs_input_grad[1] else None
+            g = torch.addmm(gu, gc, Zt, alpha=-1, out=g)  # the gradient at h_{t-1}
+        assert g is not None  # T >= 1: the scan returns early for empty words
+        grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
         grad_Yt = -(C.reshape(T * Bt, -1).T @ GU.reshape(T * Bt, d)) if ctx.needs_input_grad[2] else None
         grad_Zt = None
         if ctx.needs_input_grad[3]:
-            grad_Zt = -_previous_states_product(GC, H, h0)
+            grad_Zt = -_previous_states_product(GC, CS, h0)
         return None, grad_h0, grad_Yt, grad_Zt, None, None, None
 
 
@@ -547,7 +570,7 @@ class _MonomialScan(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tokT, h0, D, soft, perm, normalize):
         T, Bt = tokT.shape
-        H = h0.new_empty(T, Bt, h0.shape[0])
+        H = h0.new_empty(T, Bt, h0.shape[-1])
         N = h0.new_empty(T, Bt, 1) if normalize else None
         h = h0.expand(Bt, -1)
         for t in range(T):
@@ -711,6 +734,25 @@ def _finish(H: torch.Tensor, readout: torch.Tensor | None) -> torch.Tensor:
     return H if readout is None else H @ readout.T
 
 
+def _fused_scan(trans: Transitions, tokens, h0, normalize: bool, readout):
+    """The scan through ``trans.fused`` (None when the kind has none), (batch, time, ...).
+    Without autograd and with a readout the words are run :data:`READOUT_BLOCK` steps at a time,
+    each block's states read out and dropped, the last state carried (per row) into the next
+    block: the states of a long evaluation are never all held."""
+    time = tokens.shape[1]
+    if torch.is_grad_enabled() or readout is None or time <= READOUT_BLOCK:
+        H = trans.fused(tokens, h0, normalize)
+        return None if H is None else _finish(H, readout).transpose(0, 1)  # read out in (time, batch) order
+    out, h = [], h0
+    for start in range(0, time, READOUT_BLOCK):
+        H = trans.fused(tokens[:, start : start + READOUT_BLOCK], h, normalize)
+        if H is None:
+            return None
+        out.append(_finish(H, readout))
+        h = H[-1]
+    return torch.cat(out, 0).transpose(0, 1)
+
+
 def sequential_scan(
     trans: Transitions,
     tokens: torch.Tensor,
@@ -736,9 +778,9 @@ def sequential_scan(
     if time == 0:
         return h0.new_zeros(batch, 0, hidden if readout is None else readout.shape[0])
     if add is None:
-        fused = trans.fused(tokens, h0, normalize)
+        fused = _fused_scan(trans, tokens, h0, normalize, readout)
         if fused is not None:
-            return _finish(fused, readout).transpose(0, 1)  # read out in (time, batch) order: contiguous
+            return fused
     h = h0.expand(batch, hidden)
     small = torch.is_grad_enabled() and hidden <= SMALL_HIDDEN and trans.n_symbols > 2
     if trans.grouped and batch > 1 and not small:

@@ -137,7 +137,10 @@ def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(va
     (``add`` of zeros forces the per-step loop), renormalised or not."""
     from bilinear.learned.scan import sequential_scan
 
-    words = torch.tensor([[0, 1, 2, 1, 0, 2, 2], [2, 2, 1, 0, 0, 1, 0]])
+    from bilinear.learned.scan import HOUSEHOLDER_RESCALE_EVERY
+
+    # long enough for two of the Householder scan's rescale steps
+    words = torch.randint(0, 3, (3, 2 * HOUSEHOLDER_RESCALE_EVERY + 3), generator=torch.Generator().manual_seed(1))
     for normalize in (True, False):
         grads = []
         for add in (None, torch.zeros(3, 5, dtype=torch.float64)):
@@ -162,3 +165,17 @@ def test_compact_wy_is_the_product_of_the_reflections():
     M = compact_wy(torch.tensor(k), torch.tensor(beta)).numpy()
     Y = np.transpose(k, (0, 2, 1))
     np.testing.assert_allclose(np.eye(6) - Y @ M @ np.transpose(Y, (0, 2, 1)), _reflections(k, beta), atol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["householder:2", "monomial"])
+def test_long_evaluation_in_blocks_gives_the_logits_of_one_pass(variant):
+    """Without autograd a long word is run READOUT_BLOCK steps at a time (the state carried per
+    row); the logits are those of the one-pass scan that autograd runs."""
+    from bilinear.learned.scan import READOUT_BLOCK
+
+    m = BilinearRNN(3, 3, 6, variant, seed=4).double().eval()
+    words = torch.randint(0, 3, (5, 2 * READOUT_BLOCK + 17), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        blocked = m(words)
+    whole = m(words).detach()  # grad enabled: one pass
+    torch.testing.assert_close(blocked, whole, rtol=1e-10, atol=1e-12)

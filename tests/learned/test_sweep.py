@@ -260,6 +260,36 @@ def test_reproduce_tables_are_the_issue_grid():
     assert parts["rotation"].hidden == parts["rotation-long"].hidden == parts["rotation-curriculum"].hidden == (2, 4, 16)
 
 
+def test_the_medium_table_has_the_families_part_of_the_published_claims():
+    """Issue 21's claims are a part of --medium: DeltaNet / DeltaProduct in both beta ranges on
+    parity and S_3, PD-SSM on random machines (also at d = n), dplr beside them."""
+    from bilinear.learned.models import check_variant
+
+    parts = {p.name: p.sweep for p in MEDIUM_PARTS}
+    fam = parts["families"]
+    assert {"householder:1", "householder:1,nonneg", "householder:2", "householder:2,nonneg", "monomial",
+            "dplr:1", "full"} == set(fam.models)
+    assert {"parity", "cyclic:3", "dihedral:3", "symmetric:3", "random:states=5,symbols=2"} == set(fam.families)
+    for model in fam.models:  # every model is a variant the learned side trains at this hidden size
+        assert check_variant(model, fam.train["hidden"]).spec == model
+    dn = parts["families-dn"]
+    assert dn.hidden == (5,) and "monomial" in dn.models
+    assert all(f.startswith("random:states=5,") for f in dn.families)  # d = n = 5
+    assert len(fam.configs()) == 5 * 7 * 2 and len(dn.configs()) == 2 * 2 * 2 * 2
+
+
+def test_the_families_part_runs_at_a_toy_size(tmp_path):
+    """Every model of the families part trains and is tabled (two steps, hidden 4, parity)."""
+    from bilinear.learned.reproduce import adjusted
+
+    fam = {p.name: p.sweep for p in MEDIUM_PARTS}["families"]
+    toy = adjusted(fam, adjust={"families": ("parity",), "lrs": (1e-2,), "workers": 1,
+                                "train": {"steps": 2, "hidden": 4, "test_len": 12, "test_words": 2, "eval_every": 1}})
+    rows = run_sweep(toy, tmp_path / "fam", quiet=True)
+    assert sorted(r["model"] for r in rows) == sorted(fam.models)
+    assert not [r for r in rows if r.get("error")]
+
+
 def test_a_table_of_several_parts_gives_each_a_folder(tmp_path, monkeypatch):
     """The medium table's shape, at a toy size: one sub-folder and one section per part, and
     tables.md with every table; a second call resumes (finished runs reused) or is refused."""
