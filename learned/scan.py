@@ -90,33 +90,13 @@ PARALLEL_BUDGET = 2**25
 _TINY = 1e-30
 
 
-class _Normalize(torch.autograd.Function):
-    """``y = h / max(||h||, tiny)`` along the last axis with the backward written out,
-    ``grad_h = (g - y (y . g)) / ||h||`` (the derivative of ``h / ||h||``): two operations
-    forward and four backward, where autograd's norm, clamp and division take about ten (half the
-    scan's cost for the structured variants, whose own step is a few operations; measured in
-    benchmarks/bench_train.py --families).  A row clamped at ``tiny`` (a zero state) gets the
-    same formula, which is then only a bound of the true derivative ``g / tiny``; no trained
-    network's state passes 1e-30."""
-
-    @staticmethod
-    def forward(ctx, h):
-        n = torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min_(_TINY)
-        y = h / n
-        ctx.save_for_backward(y, n)
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        y, n = ctx.saved_tensors
-        return (g - y * (y * g).sum(-1, keepdim=True)) / n
-
-
 def _normalize(h: torch.Tensor) -> torch.Tensor:
-    """``h / ||h||`` along the hidden axis (zero rows stay zero)."""
-    if torch.is_grad_enabled() and h.requires_grad:
-        return _Normalize.apply(h)
-    return h / torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min_(_TINY)
+    """``h / ||h||`` along the hidden axis (zero rows stay zero), through autograd's own norm,
+    clamp and division: the paper's variants train bit for bit as they did before the structured
+    scans (every documented trained number depends on it; a written-out backward, ``(g - y (y . g)) /
+    ||h||``, was measured faster but rounds differently).  The structured kinds' fused scans
+    normalise inside their own autograd nodes (:func:`_unit_rows_`)."""
+    return h / h.norm(dim=-1, keepdim=True).clamp_min(_TINY)
 
 
 # ------------------------------------------------------------------------------------------
