@@ -11,7 +11,9 @@ run) takes minutes::
 
 and a last line when it ends, if any line was printed.  :func:`deadline` is the other half of
 long work: a command's whole ``--time-budget`` (``describe``, ``verify``, ``certify``,
-``analyze``).  ``quiet=True`` prints nothing.  The
+``analyze``).  ``quiet=True`` prints nothing, and neither does a :class:`Progress` opened while
+another one of this process is showing (a search inside ``analyze`` inside ``tour``): the
+outermost one speaks for the command, and its log stays one kind of line.  The
 interval is ``BILINEAR_PROGRESS_INTERVAL`` seconds (default 5), read when the work starts.
 
 >>> import io
@@ -41,6 +43,10 @@ __all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL", "BudgetSp
 INTERVAL_ENV = "BILINEAR_PROGRESS_INTERVAL"
 #: Seconds between two progress lines when the variable is not set.
 DEFAULT_INTERVAL = 5.0
+#: How many :class:`Progress` of this process are showing now (a bar or lines); an inner one
+#: opened while this is positive stays silent.
+_showing = 0
+_showing_lock = threading.Lock()
 
 
 def interval() -> float:
@@ -99,7 +105,13 @@ class Progress:
         self._thread = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        if quiet:
+        global _showing
+        with _showing_lock:
+            inner = _showing > 0
+            if not (quiet or inner):
+                _showing += 1
+        self._counted = not (quiet or inner)
+        if quiet or inner:
             self.mode = "off"
         elif _is_terminal(self.stream):
             from tqdm.auto import tqdm
@@ -176,6 +188,11 @@ class Progress:
             self._emit(self.line())
 
     def close(self, stopped: bool = False) -> None:
+        global _showing
+        if self._counted:
+            with _showing_lock:
+                _showing -= 1
+            self._counted = False
         if self._bar is not None:
             self._bar.close()
             self._bar = None

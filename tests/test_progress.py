@@ -39,6 +39,26 @@ def test_quiet_and_short_work_print_nothing() -> None:
     assert out.getvalue() == ""
 
 
+def test_an_inner_progress_stays_silent_while_an_outer_one_shows() -> None:
+    """A search's progress inside a command's (extract inside analyze inside tour) prints
+    nothing: the log has the outer command's lines only; after the outer one closes, a new
+    progress shows again (the count of showing ones went back to zero, also for a quiet one)."""
+    outer_out, inner_out, after_out = io.StringIO(), io.StringIO(), io.StringIO()
+    with Progress("tour", total=2, stream=outer_out, interval=0.05):
+        with Progress("extract", total=3, stream=inner_out, interval=0.05) as inner:
+            assert inner.mode == "off"
+            time.sleep(0.2)
+        with Progress("quiet", stream=inner_out, interval=0.05, quiet=True):
+            pass
+        time.sleep(0.1)
+    assert inner_out.getvalue() == ""
+    assert outer_out.getvalue().splitlines()[0].startswith("tour: 0 of 2")
+    with Progress("later", total=1, stream=after_out, interval=0.05) as later:
+        assert later.mode == "lines"
+        time.sleep(0.12)
+    assert after_out.getvalue().startswith("later: 0 of 1")
+
+
 def test_unknown_total_shows_the_time_only() -> None:
     p = Progress("certify", stream=io.StringIO(), interval=100)
     assert p.line() == "certify: 0 s"
