@@ -291,7 +291,8 @@ class TrainConfig:
                 states, symbols = check_spec(self.spec)  # the estimate from above
                 automaton = SimpleNamespace(n_symbols=symbols, n_classes=states)
         except BilinearError as exc:
-            raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
+            shown = self.spec if len(self.spec) <= 80 else f"{self.spec[:60]}... ({len(self.spec):,} characters)"
+            raise ConfigError(f"unknown or invalid family spec {shown!r}: {exc}") from None
         ms = parse_model(self.model)
         if ms.bilinear and self.match_params is None:
             check_variant(ms.spec, self.hidden)
