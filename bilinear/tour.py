@@ -21,7 +21,7 @@ refused before any work unless ``--force`` (replace it).
 >>> config = TourConfig(out="tour-report", steps=0)
 Traceback (most recent call last):
 ...
-bilinear.errors.ConfigError: tour: steps must be a positive integer, got 0
+bilinear.errors.ConfigError: tour: --steps must be a positive integer, got 0
 """
 
 from __future__ import annotations
@@ -67,13 +67,43 @@ class TourConfig:
         for name in ("steps", "test_len", "check_words"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ConfigError(f"tour: {name} must be a positive integer, got {value!r}")
+                raise ConfigError(f"tour: {_option(name)} must be a positive integer, got {value!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError(f"tour: seed must be a non-negative integer, got {self.seed!r}")
+            raise ConfigError(f"tour: --seed must be a non-negative integer, got {self.seed!r}")
         if self.format not in ("png", "svg", "pdf"):
-            raise ConfigError(f"tour: format must be png, svg or pdf, got {self.format!r}")
+            raise ConfigError(f"tour: --format must be png, svg or pdf, got {self.format!r}")
         if not str(self.out).strip():
             raise ConfigError("tour: --out must name a folder")
+
+
+def _option(field_name: str) -> str:
+    """The ``bilinear tour`` option of a TourConfig field (``test_len`` -> ``--test-len``)."""
+    return "--" + field_name.replace("_", "-")
+
+
+def _check_sizes(config: "TourConfig") -> None:
+    """Every size the tour will ask of training and of the float check, checked before any work,
+    each refusal naming the tour's own options (they named ``--max-memory-gb``, ``--words`` and
+    ``--length``, which ``tour`` does not have, and came after the first steps had run)."""
+    from types import SimpleNamespace
+
+    from bilinear.automata.families import check_spec
+    from bilinear.constructions.floatcheck import check_size
+    from bilinear.errors import BilinearError
+    from bilinear.learned.config import TrainConfig
+    from bilinear.learned.limits import check_limits
+
+    limit_gb = TrainConfig.__dataclass_fields__["max_memory_gb"].default
+    for spec, model, _ in TOUR_MODELS:
+        states, symbols = check_spec(spec)
+        try:  # the memory limit is applied below, with the tour's remedy
+            tc = TrainConfig(spec=spec, model=model, steps=config.steps, seed=config.seed,
+                             test_len=config.test_len, max_memory_gb=1e300)
+            check_limits(tc, SimpleNamespace(n_symbols=symbols, n_classes=states), limit_gb=limit_gb,
+                         remedy="lower --test-len")
+            check_size(config.check_words, config.test_len, tc.hidden, remedy="lower --check-words or --test-len")
+        except BilinearError as exc:
+            raise ConfigError(f"tour: training and checking {spec} {model}: {exc}") from None
 
 
 @dataclass
@@ -246,6 +276,7 @@ def run_tour(config: TourConfig) -> dict:
     """
     from bilinear.progress import Progress
 
+    _check_sizes(config)  # before any work or any folder
     out = Path(config.out).resolve()
     if out.exists() and not out.is_dir():
         raise ConfigError(f"tour: output path {str(out)!r} exists and is not a folder")

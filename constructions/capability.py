@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bilinear.automata import Automaton, from_spec
-from bilinear.automata.families import check_spec, is_automaton_file
+from bilinear.automata.families import canonical_spec, check_spec, is_automaton_file
 from bilinear.errors import SpecError
 
 from .settle import STATUSES, Cell, column_variant, settle
@@ -120,10 +120,11 @@ class CapabilityMatrix:
     cells: tuple[tuple[Cell, ...], ...]
 
     def row(self, family: str) -> tuple[Cell, ...]:
-        try:
-            return self.cells[self.rows.index(family)]
-        except ValueError:
-            raise SpecError(f"family {family!r} is not a row of this matrix") from None
+        """The cells of ``family``'s row (any spelling of its spec: ``CYCLIC:03`` finds ``cyclic:3``)."""
+        for key in (family, _canonical(family)):
+            if key in self.rows:
+                return self.cells[self.rows.index(key)]
+        raise SpecError(f"family {family!r} is not a row of this matrix")
 
     def cell(self, family: str, variant: str) -> Cell:
         try:
@@ -230,13 +231,17 @@ def capability_matrix(
     """
     from bilinear.progress import Progress
 
-    rows = tuple(families)
+    given = tuple(families)
     columns = tuple(variants)
-    if not rows or not columns:
+    if not given or not columns:
         raise SpecError("the capability matrix needs at least one family and one variant")
-    for r in rows:  # every family spec checked (sizes from the spec) before any automaton is built
+    for r in given:  # every family spec checked (sizes from the spec) before any automaton is built
         if isinstance(r, str) and not is_automaton_file(r):
             check_spec(r)
+    rows = tuple(_canonical(r) for r in given)  # one automaton, one row (docs/formats.md)
+    for i, r in enumerate(rows):
+        if r in rows[:i]:
+            raise SpecError(f"--rows lists {given[rows.index(r)]!r} and {given[i]!r}: both are {r!r}")
     for c in columns:
         column_variant(c)
     with Progress("matrix", total=len(rows) * len(columns), unit="cells", quiet=not progress) as bar:
@@ -251,6 +256,13 @@ def capability_matrix(
                 bar.update(1)
             cells.append(tuple(row))
     return CapabilityMatrix(rows, columns, tuple(cells))
+
+
+def _canonical(family):
+    """A family spec's canonical form (files and non-strings as given)."""
+    if not isinstance(family, str) or is_automaton_file(family):
+        return family
+    return canonical_spec(family)
 
 
 def parse_rows(values: Sequence[str]) -> list[str]:

@@ -92,6 +92,8 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
 
+    import threading
+
     from .search import BudgetSpent, deadline
     from .settle import Cell, exit_status, settle, with_float_check
 
@@ -111,7 +113,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
     started = time.perf_counter()
     try:  # the budget counts building the automaton too (a 5·10^7-entry random table takes seconds)
-        with deadline(budget):
+        with deadline(budget if threading.current_thread() is threading.main_thread() else None):
             automaton = resolve(args.spec)
     except BudgetSpent:
         cell = Cell(args.spec.strip(), args.variant or "", "open", time_budget=budget, detail=(

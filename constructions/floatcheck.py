@@ -170,8 +170,9 @@ def check_bytes(words: int, length: int, hidden: int) -> int:
     return words * length * 24 + words * hidden * 16
 
 
-def check_size(words: int, length: int, hidden: int = 0) -> None:
-    """WeightsError, with the estimate, when the float check would pass :data:`MAX_CHECK_BYTES`."""
+def check_size(words: int, length: int, hidden: int = 0, remedy: str = "lower --words or --length") -> None:
+    """WeightsError, with the estimate, when the float check would pass :data:`MAX_CHECK_BYTES`
+    (``remedy`` ends the message: the caller's own options)."""
     need = check_bytes(words, length, hidden)
     if need > MAX_CHECK_BYTES:
         raise WeightsError(
@@ -179,7 +180,7 @@ def check_size(words: int, length: int, hidden: int = 0) -> None:
             f"{f' (hidden size {hidden})' if hidden else ''} would "
             f"need about {need / 1024**3:.3g} GiB (words x length x 24 bytes + words x hidden x 16); "
             f"the limit is {MAX_CHECK_BYTES / 1024**3:g} GiB "
-            f"(bilinear.constructions.floatcheck.MAX_CHECK_BYTES): lower --words or --length"
+            f"(bilinear.constructions.floatcheck.MAX_CHECK_BYTES): {remedy}"
         )
 
 

@@ -617,8 +617,9 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     if weights is not None:
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
+        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=time_budget, progress=progress, deepen=deepen)
+                       time_budget=left, progress=progress, deepen=deepen)
         return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs

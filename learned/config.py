@@ -56,6 +56,24 @@ def _moved_automaton_file(spec) -> bool:
     return isinstance(spec, str) and is_automaton_file(spec) and not os.path.exists(spec)
 
 
+def canonical_or_as_given(spec: str) -> str:
+    """The canonical form of a family spec (``CYCLIC:03`` -> ``cyclic:3``, docs/formats.md), so that
+    one automaton is one run folder, one grid point and one row; an automaton file, or a spec that
+    does not parse (validation then says why), as given.
+
+    >>> canonical_or_as_given("CYCLIC:03"), canonical_or_as_given("cyclic:x")
+    ('cyclic:3', 'cyclic:x')
+    """
+    from bilinear.automata.families import canonical_spec, is_automaton_file
+
+    if not isinstance(spec, str) or is_automaton_file(spec):
+        return spec
+    try:
+        return canonical_spec(spec)
+    except BilinearError:
+        return spec
+
+
 def _cli(help: str, **option) -> dict:
     """Field metadata: ``help`` is the field's help on ``bilinear train`` (argparse expands
     ``%(default)s``); ``positional`` names a positional argument's metavar; ``option`` overrides the
@@ -204,6 +222,7 @@ class TrainConfig:
         for name in ("spec", "model", "init", "scan", "device", "early_stop"):
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
+        object.__setattr__(self, "spec", canonical_or_as_given(self.spec))
         lrs = self.lrs
         if isinstance(lrs, (list, tuple)):
             object.__setattr__(self, "lrs", tuple(lrs))
@@ -272,7 +291,8 @@ class TrainConfig:
                 states, symbols = check_spec(self.spec)  # the estimate from above
                 automaton = SimpleNamespace(n_symbols=symbols, n_classes=states)
         except BilinearError as exc:
-            raise ConfigError(f"unknown or invalid family spec {self.spec!r}: {exc}") from None
+            shown = self.spec if len(self.spec) <= 80 else f"{self.spec[:60]}... ({len(self.spec):,} characters)"
+            raise ConfigError(f"unknown or invalid family spec {shown!r}: {exc}") from None
         ms = parse_model(self.model)
         if ms.bilinear and self.match_params is None:
             check_variant(ms.spec, self.hidden)

@@ -152,12 +152,19 @@ def _gb(n: float) -> str:
     return f"{n / 1e9:.2g} GB"
 
 
-def check_limits(config, automaton) -> None:
-    """ConfigError when the memory estimate of ``config`` is over ``config.max_memory_gb`` (or
-    ``match_params`` is over the largest searched model); nothing is allocated."""
+#: What a refusal of :func:`check_limits` tells the user to do, by default (``train``, a sweep).
+MEMORY_REMEDY = "make it smaller or raise --max-memory-gb (max_memory_gb)"
+
+
+def check_limits(config, automaton, limit_gb: float | None = None, remedy: str = MEMORY_REMEDY) -> None:
+    """ConfigError when the memory estimate of ``config`` is over ``limit_gb`` (default
+    ``config.max_memory_gb``; or ``match_params`` is over the largest searched model); nothing is
+    allocated.  ``remedy`` ends the message (a caller without ``--max-memory-gb``, such as ``bilinear
+    tour``, names its own options)."""
     k, c = automaton.n_symbols, automaton.n_classes
     hidden = config.hidden if config.match_params is None else MAX_MATCH_HIDDEN
-    limit = config.max_memory_gb * 1e9
+    limit_gb = config.max_memory_gb if limit_gb is None else limit_gb
+    limit = limit_gb * 1e9
     parts = estimate_bytes(config, k, c, hidden)
     bound = parts.pop(_PARAMS)
     if sum(parts.values()) <= limit < sum(parts.values()) + bound:  # the bound may be loose: count exactly
@@ -167,8 +174,7 @@ def check_limits(config, automaton) -> None:
         name, big = max(parts.items(), key=lambda kv: kv[1])
         raise ConfigError(
             f"this run needs {'about' if _PARAMS in parts else 'more than'} {_gb(total)} ({name}: {_gb(big)}), "
-            f"over the limit of "
-            f"{config.max_memory_gb:g} GB: make it smaller or raise --max-memory-gb (max_memory_gb)"
+            f"over the limit of {limit_gb:g} GB: {remedy}"
         )
     if config.match_params is not None:
         from .registry import parse_model

@@ -41,6 +41,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import math
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from pathlib import Path
 from bilinear.errors import BilinearError, ConfigError
 from bilinear.fileio import FolderLock, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, LR_SELECTIONS, TEST_LENGTH, headline_label, selection_key, upgrade_result
+from bilinear.progress import Progress
 
 try:  # Python >= 3.11
     import tomllib
@@ -61,6 +63,12 @@ from .runs import RESULTS_CSV, RESULTS_MD
 
 #: Largest sweep file read (a sweep is a few lines of TOML; a 255 MiB file took 41.6 s to refuse).
 MAX_SWEEP_FILE_BYTES = 2**20
+#: Most grid points (runs) of one sweep, counted from the axes' lengths before the grid is
+#: expanded (a 10^6-point grid validated for over two minutes in silence; validating takes about
+#: 2 ms a point).
+MAX_SWEEP_RUNS = 10_000
+#: Grids of at least this many points report their validation (about a second of work).
+_VALIDATION_PROGRESS_POINTS = 500
 
 __all__ = [
     "Sweep", "run_sweep", "results_table", "seed_table", "SeedSpread", "markdown_table", "run_dir_name", "check_run_names", "row_label", "table_label", "cell", "COLUMNS",
@@ -113,12 +121,50 @@ class Sweep:
                 raise ConfigError(f"key {key!r} in [train] is a grid axis; set it with the top-level list")
             if key not in TrainConfig.field_names():
                 raise ConfigError(f"unknown key {key!r} in [train] of sweep file")
+        axes = ("families", "models", "hidden", "n_train", "lrs", "seeds")
+        points = math.prod(len(getattr(self, name)) for name in axes)
+        if points > MAX_SWEEP_RUNS:  # before the grid is expanded or any point validated
+            sizes = " x ".join(f"{len(getattr(self, name)):,} {name}" for name in axes)
+            raise ConfigError(f"the sweep grid has {points:,} points ({sizes}), over the limit of "
+                              f"{MAX_SWEEP_RUNS:,} runs (bilinear.learned.sweep.MAX_SWEEP_RUNS): split it into sweeps")
+        self._check_families()
         for name in ("families", "models", "lrs", "seeds", "n_train", "hidden"):
-            values = getattr(self, name)
-            twice = [v for i, v in enumerate(values) if v in values[:i]]
-            if twice:
-                raise ConfigError(f"sweep key {name!r} lists {twice[0]!r} twice: every grid point must be unique")
-        check_run_names(self.configs(), self.by_hidden)  # validate every grid point now, not in a worker
+            seen: dict = {}
+            for v in getattr(self, name):  # linear: 10^6 seeds were compared pairwise
+                key = repr(v) if isinstance(v, (list, dict)) else v
+                if key in seen:
+                    raise ConfigError(f"sweep key {name!r} lists {v!r} twice: every grid point must be unique")
+                seen[key] = v
+        # validate every grid point now, not in a worker (progress lines when it takes long; no
+        # thread or bar for a small grid: the presets are built at import)
+        with Progress("sweep: validating the grid", total=points, unit="grid points",
+                      quiet=points < _VALIDATION_PROGRESS_POINTS) as bar:
+            check_run_names(self.configs(bar), self.by_hidden)
+
+    def _check_families(self) -> None:
+        """Each family in its canonical form (docs/formats.md: ``cyclic:03`` and ``CYCLIC:3`` are
+        ``cyclic:3``; two that are one automaton are refused, naming both), and each automaton file
+        there and readable now, before any worker starts (a missing one failed later, in a worker)."""
+        from bilinear.automata.families import is_automaton_file
+        from bilinear.automata.fileformat import read
+
+        from .config import canonical_or_as_given
+
+        canonical: list = []
+        given: dict = {}
+        for family in self.families:
+            if isinstance(family, str) and is_automaton_file(family):
+                try:
+                    read(family.strip())
+                except BilinearError as exc:
+                    raise ConfigError(f"sweep family {family!r}: {exc}") from None
+            name = canonical_or_as_given(family)
+            if isinstance(name, str) and name in given and given[name] != family:
+                raise ConfigError(f"sweep key 'families' lists {given[name]!r} and {family!r}: both are {name!r} "
+                                  f"(one automaton, one run per grid point)")
+            given.setdefault(name, family)
+            canonical.append(name)
+        object.__setattr__(self, "families", tuple(canonical))
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":
@@ -154,8 +200,9 @@ class Sweep:
         """True when the hidden size is a grid axis (the top-level ``hidden`` list)."""
         return self.hidden != (None,)
 
-    def configs(self) -> list[TrainConfig]:
-        """Every grid point as a TrainConfig, families outermost, seeds innermost."""
+    def configs(self, progress: Progress | None = None) -> list[TrainConfig]:
+        """Every grid point as a TrainConfig, families outermost, seeds innermost (``progress``
+        counts them)."""
         out = []
         grid = itertools.product(self.families, self.models, self.hidden, self.n_train, self.lrs, self.seeds)
         for spec, model, h, n, lr, seed in grid:
@@ -163,6 +210,8 @@ class Sweep:
             if h is not None:
                 axis["hidden"] = h
             out.append(TrainConfig(**{**self.train, **axis}))
+            if progress is not None:
+                progress.update(1)
         return out
 
     def row_labels(self) -> list[str]:
@@ -254,9 +303,60 @@ def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: st
     ones resumed) or ``force`` (replaced).  The folder is locked while the sweep runs.  ``log``
     (``"tensorboard"``, ``"wandb"`` or both, comma-separated) logs every run's metrics there too.
     """
+    if ray_address:  # before anything is written: Ray itself retries an address forever
+        _require_ray()
+        check_ray_address(ray_address)
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
     with FolderLock(out, what="sweep folder"):
         return _run_locked(sweep, out, workers, ray_address, quiet, log)
+
+
+#: Seconds one attempt to reach a Ray cluster's address may take, and the attempts (``ray.init``
+#: retried ``--ray 127.0.0.1:1`` forever).
+RAY_CONNECT_TIMEOUT = 5.0
+RAY_CONNECT_ATTEMPTS = 3
+
+
+def check_ray_address(address: str) -> None:
+    """ConfigError in one line unless something accepts a TCP connection at ``address``
+    (``HOST:PORT`` or ``ray://HOST:PORT``), within :data:`RAY_CONNECT_ATTEMPTS` attempts of
+    :data:`RAY_CONNECT_TIMEOUT` seconds; ``auto`` and ``local`` are left to Ray.
+
+    >>> check_ray_address("not a host")
+    Traceback (most recent call last):
+    ...
+    bilinear.errors.ConfigError: --ray 'not a host': expected HOST:PORT, ray://HOST:PORT, auto or local
+    """
+    import socket
+    import time
+
+    text = address.strip() if isinstance(address, str) else ""
+    if text in ("auto", "local"):
+        return
+    host, sep, port = (text.split("://", 1)[1] if text.startswith("ray://") else text).rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or " " in host or not re.fullmatch(r"[0-9]{1,5}", port) or not 0 < int(port) < 65536:
+        raise ConfigError(f"--ray {address!r}: expected HOST:PORT, ray://HOST:PORT, auto or local")
+    last: OSError | None = None
+    for attempt in range(RAY_CONNECT_ATTEMPTS):
+        if attempt:
+            time.sleep(0.5)
+        try:
+            with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT):
+                return
+        except OSError as exc:
+            last = exc
+    why = (last.strerror if last is not None and last.strerror else str(last)) or "no answer"
+    raise ConfigError(f"--ray {address!r}: nothing accepts connections there ({why}; {RAY_CONNECT_ATTEMPTS} attempts "
+                      f"of {RAY_CONNECT_TIMEOUT:g} s); is the cluster started (ray start --head)?")
+
+
+def _require_ray():
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--ray needs Ray installed (pip install 'bilinear[ray]')") from None
+    return ray
 
 
 def _run_locked(sweep: Sweep, out: Path, workers, ray_address, quiet: bool, log: str | None = None) -> list[dict]:
@@ -294,10 +394,7 @@ def _progress_iter(items, quiet: bool):
 
 
 def _run_ray(jobs, address: str) -> list[dict]:
-    try:
-        import ray
-    except ImportError:
-        raise ConfigError("--ray needs Ray installed (pip install 'bilinear[ray]')") from None
+    ray = _require_ray()
     try:
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     except (ValueError, ConnectionError, RuntimeError) as exc:  # "not a host": Ray's ValueError

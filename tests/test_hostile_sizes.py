@@ -81,8 +81,10 @@ def test_the_factor_cap_holds_through_the_spec_the_sweep_file_and_the_api():
     with pytest.raises(SpecError, match="a product of 20,000 factors: the limit is 64 factors"):
         from_spec(many)
     assert time.perf_counter() - start < 0.5
-    with pytest.raises(ConfigError, match="the limit is 64 factors"):
+    with pytest.raises(ConfigError, match=r"'cyclic:1\*cyclic:1.*\.\.\. \(179,999 characters\)': a product of 20,000 "
+                                          "factors: the limit is 64 factors") as info:
         Sweep.from_toml_text(f'families = ["{many}"]\nmodels = ["diagonal"]')
+    assert len(str(info.value)) < 250  # one readable line, not the 180 kB spec
     one = from_spec("cyclic:1")
     with pytest.raises(SpecError, match="a product of 65 factors"):
         product(*[one] * (MAX_FACTORS + 1))
@@ -122,3 +124,109 @@ def test_margins_over_many_classes_are_chunked_and_exact():
         prover_module._SCORE_CHUNK = old
     assert whole.status == chunked.status == "proved"
     assert whole.margin == chunked.margin and whole.states_explored == chunked.states_explored
+
+
+def test_a_huge_sweep_grid_is_refused_before_expansion(monkeypatch):
+    """A 10^6-point grid validated for over two minutes in silence: now refused from the axes'
+    lengths, before one TrainConfig is made; duplicates are found in linear time."""
+    import time
+
+    from bilinear.errors import ConfigError
+    from bilinear.learned import sweep as sweep_module
+    from bilinear.learned.sweep import MAX_SWEEP_RUNS, Sweep
+
+    def no_config(*args, **kwargs):  # pragma: no cover - the point is that it is never called
+        raise AssertionError("a grid point was validated before the grid's size")
+
+    seeds = "[" + ", ".join(map(str, range(1_000_000))) + "]"
+    start = time.perf_counter()
+    with monkeypatch.context() as m:
+        m.setattr(sweep_module, "TrainConfig", no_config)
+        with pytest.raises(ConfigError, match=r"the sweep grid has 2,000,000 points \(2 families x 1 models x "
+                                              r"1 hidden x 1 n_train x 1 lrs x 1,000,000 seeds\), over the limit of "
+                                              r"10,000 runs"):
+            Sweep(families=["parity", "cyclic:3"], models=["diagonal"], seeds=list(range(1_000_000)))
+    assert time.perf_counter() - start < 2
+    assert MAX_SWEEP_RUNS == 10_000 and len(seeds) > 2**20  # such a TOML file is also over the file limit
+    with pytest.raises(ConfigError, match="lists 9999 twice"):
+        Sweep(families=["parity"], models=["diagonal"], seeds=[*range(10_000), 9_999][1:])
+
+
+def test_sweep_validation_reports_progress(monkeypatch, capsys):
+    """A large grid prints progress lines while its points are validated (here every 0.05 s)."""
+    from bilinear.learned import sweep as sweep_module
+    from bilinear.learned.sweep import Sweep
+
+    monkeypatch.setenv("BILINEAR_PROGRESS_INTERVAL", "0.05")
+    monkeypatch.setattr(sweep_module, "_VALIDATION_PROGRESS_POINTS", 10)
+    real = sweep_module.TrainConfig
+
+    def slow(**kwargs):
+        import time
+
+        time.sleep(0.01)
+        return real(**kwargs)
+
+    monkeypatch.setattr(sweep_module, "TrainConfig", slow)
+    assert len(Sweep(families=["parity"], models=["diagonal"], seeds=list(range(30))).configs()) == 30
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("sweep: validating the grid: ") and " of 30 grid points (" in line for line in lines)
+    assert lines[-1].startswith("sweep: validating the grid: 30 of 30 grid points, done in")
+
+
+def test_a_ray_address_that_refuses_is_one_line_in_seconds(monkeypatch, tmp_path):
+    """``sweep --ray 127.0.0.1:1`` retried forever inside ``ray.init``: the address is now tried
+    a bounded number of times first, before anything is written (Ray is a stand-in here, whose
+    ``init`` would hang)."""
+    import socket
+    import sys
+    import time
+    import types
+
+    from bilinear.errors import ConfigError
+    from bilinear.learned.sweep import Sweep, check_ray_address, run_sweep
+
+    fake = types.ModuleType("ray")
+
+    def init(**kwargs):  # pragma: no cover - the point is that it is never reached
+        raise AssertionError("ray.init was called on an address nothing listens at")
+
+    fake.init = init
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with socket.socket() as probe:  # a port nothing listens at: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        start = time.perf_counter()
+        with pytest.raises(ConfigError, match=rf"--ray '127.0.0.1:{port}': nothing accepts connections there "
+                                              r"\(Connection refused; 3 attempts of 5 s\)"):
+            run_sweep(Sweep(families=["parity"], models=["diagonal"]), tmp_path / "out", ray_address=f"127.0.0.1:{port}")
+    assert time.perf_counter() - start < 10 and not (tmp_path / "out").exists()
+    with socket.socket() as server:  # something listening: the check passes
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        check_ray_address(f"ray://127.0.0.1:{server.getsockname()[1]}")
+    for bad in ("not a host", "127.0.0.1", "host:99999", ":80"):
+        with pytest.raises(ConfigError, match="expected HOST:PORT, ray://HOST:PORT, auto or local"):
+            check_ray_address(bad)
+
+
+def test_a_file_of_zero_bytes_is_refused_from_its_first_bytes(capped_cli, tmp_path):
+    """A 255 MiB file of zero bytes took 41.6 s to refuse (a Python scan of every character)."""
+    import time
+
+    from bilinear.errors import AutomatonError
+    from bilinear.jsonfile import _depth, read_json_file
+
+    zeros = tmp_path / "zeros.json"
+    with open(zeros, "wb") as fh:
+        fh.truncate(255 * 2**20)  # sparse: no disk used
+    start = time.perf_counter()
+    proc = capped_cli("verify", zeros, "full", timeout=60)
+    assert proc.returncode == 2
+    assert "zeros.json: not a JSON file (it starts with the byte 0x00 at offset 0)" in _one_line(proc)
+    assert time.perf_counter() - start < 20
+    late = tmp_path / "late.json"
+    late.write_bytes(b'  {"a": 1}' + b"\x00" * 5)
+    with pytest.raises(AutomatonError, match=r"late.json: not a JSON file \(a NUL byte at offset 10\)"):
+        read_json_file(late, AutomatonError)
+    assert _depth('{"a": ["[[[", {"b": [[]]}]}') == 5 and _depth("[" * 10**5 + "]" * 10**5) == 65

@@ -110,3 +110,55 @@ def test_tour_prints_a_short_summary_and_writes_the_full_report(tour):
         assert literal not in text
     record = json.loads((out / "tour.json").read_text())
     assert all(r["certificate_line"].startswith("certificate (") for r in record["trained"])
+
+
+def _tour_options() -> set[str]:
+    import argparse
+
+    from bilinear.cli import _register_tour
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    _register_tour(sub)
+    return {o for action in sub.choices["tour"]._actions for o in action.option_strings}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--test-len", "100000000"], "this run needs more than 6e+03 GB (activations: 5.5e+03 GB), over the limit of 8 GB: "
+                                  "lower --test-len"),
+    (["--check-words", "100000000"], "would need about 1.14e+03 GiB (words x length x 24 bytes + words x hidden x 16); "
+                                     "the limit is 1 GiB (bilinear.constructions.floatcheck.MAX_CHECK_BYTES): "
+                                     "lower --check-words or --test-len"),
+    (["--steps", "0"], "tour: --steps must be a positive integer, got 0"),
+])
+def test_tour_errors_name_only_the_tours_options_and_come_first(tmp_path, capsys, argv, message):
+    """They named --max-memory-gb, --words and --length (options of train and verify), after the
+    classification and the matrix had run."""
+    import re
+
+    from bilinear.cli import main
+
+    out = tmp_path / "report"
+    assert main(["tour", "--out", str(out), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    named = set(re.findall(r"--[a-z][a-z-]*", err))
+    assert named and named <= _tour_options(), named - _tour_options()
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_naming_a_missing_automaton_file_fails_before_any_run(tmp_path, capsys, monkeypatch):
+    """It failed later, in a worker; now one line naming the file, and nothing is written."""
+    from bilinear.learned import sweep as sweep_module
+
+    def no_run(*args):  # pragma: no cover - the point is that no run starts
+        raise AssertionError("a run started")
+
+    monkeypatch.setattr(sweep_module, "_run_one", no_run)
+    missing = tmp_path / "gone.json"
+    toml = tmp_path / "s.toml"
+    toml.write_text(f'families = ["parity", "{missing}"]\nmodels = ["diagonal"]\n[train]\nsteps = 2\n')
+    out = tmp_path / "out"
+    assert main(["sweep", str(toml), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"sweep family '{missing}': cannot read automaton file '{missing}': No such file or directory" in err
+    assert err.count("\n") == 1 and not out.exists()
