@@ -1,6 +1,6 @@
 """Training step and length-500 evaluation of the `full` bilinear model against torch.nn.LSTM.
 
-    python benchmarks/bench_train.py [--quick]
+    python benchmarks/bench_train.py [--quick] [--cpu-time]
 
 One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one run:
 
@@ -49,7 +49,14 @@ from bilinear.learned.scan import Dense, parallel_scan, sequential_scan
 B = 256
 
 
-def best_time(fn, reps: int, clock=time.perf_counter) -> float:
+#: The clock of :func:`best_time`: wall time, or with ``--cpu-time`` the CPU seconds of this process
+#: (``time.process_time``), which the load of other processes on a shared machine does not enter;
+#: with two threads it is the sum of both threads' time, not the wall time.
+CLOCK = time.perf_counter
+
+
+def best_time(fn, reps: int, clock=None) -> float:
+    clock = clock or CLOCK
     fn()  # warm-up
     times = []
     for _ in range(reps):
@@ -294,11 +301,18 @@ def main() -> None:
                         help="only stacks of layers: an L-layer training step against L single layers")
     parser.add_argument("--paths", action="store_true",
                         help="only the autograd step paths side by side (d <= 64, one thread)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time in CPU seconds of this process (time.process_time) instead of wall time: "
+                             "for a shared, loaded machine (two-thread rows then sum both threads)")
     args = parser.parse_args()
+    global CLOCK
+    if args.cpu_time:
+        CLOCK = time.process_time
     torch.set_num_threads(1)
     reps = 2 if args.quick else 5
     T = 500
-    print(f"torch {torch.__version__}, B = {B}, eval length {T}; one torch thread unless a column says otherwise")
+    print(f"torch {torch.__version__}, B = {B}, eval length {T}; one torch thread unless a column says otherwise; "
+          f"{'CPU' if args.cpu_time else 'wall'} time")
     print()
     if args.layers:
         layers_table(max(reps, 10))

@@ -175,21 +175,23 @@ class Dense(Transitions):
         if counts is None:  # ungrouped fallback: one batched product
             return torch.einsum("bij,bj->bi", self.A[tok], h)
         if padded_step_wanted(h.shape[1], len(counts)):
-            return self._padded_step(h, tok, counts)
+            n = torch.tensor(counts, device=h.device)
+            slot = tok * max(counts) + (torch.arange(h.shape[0], device=h.device) - (torch.cumsum(n, 0) - n)[tok])
+            return self._padded_step(h, counts, slot)
         AT = _unbound(self, "A", lambda: self.A.transpose(1, 2))
         # one split (its backward is one cat) rather than slices (each slice's backward is a
         # zero tensor of the whole batch)
-        parts = [rows @ AT[s] for s, rows in enumerate(h.split(counts)) if counts[s]]  # (rows, hidden)
+        parts = [rows @ AT[s] for s, rows in enumerate(h.split_with_sizes(counts)) if counts[s]]  # (rows, hidden)
         return torch.cat(parts, 0) if len(parts) > 1 else parts[0]
 
-    def _padded_step(self, h, tok, counts):
+    def _padded_step(self, h, counts, slot):
         """The grouped step as one ``bmm``: the rows of symbol s (contiguous, in sorted order)
         are copied into slot s of a zero-padded (symbols, most rows, hidden) tensor, multiplied
         by all the transposed matrices at once, and read back (one index_copy, one bmm, one
-        index_select, and their three backward operations)."""
-        n = torch.tensor(counts, device=h.device)
+        index_select, and their three backward operations).  ``slot[j]``: where sorted row j
+        goes, ``s * max(counts) + (its rank among the rows of its symbol s)``
+        (:meth:`GroupPlan.padded_slots` makes them for all steps at once)."""
         widest = max(counts)
-        slot = tok * widest + (torch.arange(h.shape[0], device=h.device) - (torch.cumsum(n, 0) - n)[tok])
         padded = h.new_zeros(len(counts) * widest, h.shape[1]).index_copy(0, slot, h)
         out = torch.bmm(padded.view(len(counts), widest, -1), self.A.transpose(1, 2))
         return out.reshape(len(counts) * widest, -1).index_select(0, slot)
@@ -198,17 +200,19 @@ class Dense(Transitions):
         return self.A[tokens].unsqueeze(2)  # (batch, time, 1, hidden, hidden)
 
     def step_into(self, h, counts, out, prepared=None):
-        """No-grad grouped step writing into ``out``: one GEMM per symbol, no allocation."""
-        AT = self.A.transpose(1, 2) if prepared is None else prepared
-        start = 0
-        for s, n in enumerate(counts):
+        """No-grad grouped step writing into ``out``: one GEMM per symbol, no allocation.
+
+        The rows and the output are cut by one ``split_with_sizes`` each (two operations per step,
+        where a slice per symbol costs two per symbol); the GEMMs are the same calls on the same
+        views."""
+        AT = self.A.transpose(1, 2).unbind(0) if prepared is None else prepared
+        for rows, dst, m, n in zip(h.split_with_sizes(counts), out.split_with_sizes(counts), AT, counts):
             if n:
-                torch.mm(h[start : start + n], AT[s], out=out[start : start + n])
-            start += n
+                torch.mm(rows, m, out=dst)
 
     def prepare(self):
-        """The transposed matrices, contiguous (hidden_in, hidden_out) per symbol."""
-        return self.A.transpose(1, 2).contiguous()
+        """The transposed matrices, contiguous (hidden_in, hidden_out), one view per symbol."""
+        return self.A.transpose(1, 2).contiguous().unbind(0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -689,14 +693,46 @@ class GroupPlan:
         ([[1, 0, 2], [0, 1, 2]], [[1, 2], [2, 1]])
         """
         tk = tokens.T.contiguous()  # (time, batch)
+        time, batch = tk.shape
         order = torch.argsort(tk, dim=1, stable=True)  # (time, batch)
-        inverse = torch.argsort(order, dim=1)  # (time, batch)
+        # the inverse permutation by one scatter (a second argsort costs 30 times more)
+        rows = torch.arange(batch, device=tk.device).expand(time, batch)
+        inverse = torch.empty_like(order).scatter_(1, order, rows)  # (time, batch)
         relink = torch.zeros_like(order)
-        if tk.shape[0] > 1:
+        if time > 1:
             relink[1:] = torch.gather(inverse[:-1], 1, order[1:])
-        counts = torch.nn.functional.one_hot(tk, n_symbols).sum(1).tolist()  # (time, symbols)
+        per_step = torch.zeros(time, n_symbols, dtype=torch.long, device=tk.device)
+        counts = per_step.scatter_add_(1, tk, torch.ones_like(tk)).tolist()  # (time, symbols)
         sorted_tokens = torch.gather(tk, 1, order)
         return cls(order, relink, inverse, counts, sorted_tokens)
+
+    def padded_slots(self) -> tuple:
+        """Per step, the padded slot of each sorted row (:meth:`Dense._padded_step`): row j with
+        symbol s goes to ``s * max(counts[t]) + j - (rows before symbol s)``.  Integer arithmetic
+        for all steps in a few operations, where each step made its own in eight."""
+        slots = self.__dict__.get("_slots")
+        if slots is None:
+            time, batch = self.sorted_tokens.shape
+            n = torch.tensor(self.counts, device=self.sorted_tokens.device)  # (time, symbols)
+            widest = n.max(1, keepdim=True).values
+            starts = torch.cumsum(n, 1) - n
+            rank = torch.arange(batch, device=n.device) - torch.gather(starts, 1, self.sorted_tokens)
+            slots = (self.sorted_tokens * widest + rank).unbind(0)
+            object.__setattr__(self, "_slots", slots)
+        return slots
+
+    def unsort(self, Y: torch.Tensor) -> torch.Tensor:
+        """Rows of Y (time, batch, ...) from each step's sorted order back to the words' order,
+        as (batch, time, ...): one ``index_select`` of whole rows over the flattened (time x
+        batch) axis (a ``gather`` with the index expanded over the last axis costs 2-3 times
+        more); a pure copy of values."""
+        time, batch = self.inverse.shape
+        flat = self.__dict__.get("_flat")
+        if flat is None:
+            step = torch.arange(0, time * batch, batch, device=self.inverse.device).unsqueeze(1)
+            flat = (self.inverse + step).reshape(-1)
+            object.__setattr__(self, "_flat", flat)
+        return Y.reshape(time * batch, *Y.shape[2:]).index_select(0, flat).view(Y.shape).transpose(0, 1)
 
 
 def _check_inputs(trans: Transitions, tokens: torch.Tensor, h0: torch.Tensor) -> None:
@@ -767,12 +803,19 @@ def sequential_scan(
         plan = GroupPlan.build(tokens, trans.n_symbols)
         if torch.is_grad_enabled():
             states = []
+            relink, sorted_tokens = plan.relink.unbind(0), plan.sorted_tokens.unbind(0)
+            padded = isinstance(trans, Dense) and padded_step_wanted(hidden, trans.n_symbols)
+            slots = plan.padded_slots() if padded else None
             for t in range(time):
                 if t:
-                    h = h.index_select(0, plan.relink[t])
-                h = trans.step(h, plan.sorted_tokens[t], plan.counts[t])
+                    h = h.index_select(0, relink[t])
+                if slots is not None:  # the slots of every step made at once
+                    assert isinstance(trans, Dense)  # padded is only ever set for dense transitions
+                    h = trans._padded_step(h, plan.counts[t], slots[t])
+                else:
+                    h = trans.step(h, sorted_tokens[t], plan.counts[t])
                 if add is not None:
-                    h = h + add[plan.sorted_tokens[t]]
+                    h = h + add[sorted_tokens[t]]
                 if normalize:
                     h = _normalize(h)
                 states.append(h)
@@ -780,8 +823,7 @@ def sequential_scan(
             Y = _finish(H, readout)  # (time, batch, hidden or classes)
         else:
             Y = _grouped_no_grad(trans, plan, h0, normalize, add, readout)
-        index = plan.inverse.unsqueeze(-1).expand(time, batch, Y.shape[-1])
-        return torch.gather(Y, 1, index).transpose(0, 1)  # (batch, time, ...)
+        return plan.unsort(Y)  # (batch, time, ...)
     states = []
     tk = tokens.T  # (time, batch)
     for t in range(time):
@@ -810,19 +852,25 @@ def _grouped_no_grad(trans, plan: GroupPlan, h0, normalize: bool, add, readout) 
     Y = None if keep_states else h0.new_empty(time, batch, readout.shape[0])
     RT = None if keep_states else readout.T.contiguous()
     scratch = h0.new_empty(batch, hidden)
+    norm = h0.new_empty(batch, 1)
     prepared = trans.prepare()
     src = h0.expand(batch, hidden)
+    # views made once: indexing H and relink at every step is an operation each
+    slots = H.unbind(0)
+    relink = plan.relink.unbind(0)
+    counts = plan.counts
     for t in range(time):
         slot = t % K
         if t:
-            torch.index_select(H[(t - 1) % K], 0, plan.relink[t], out=scratch)
+            torch.index_select(slots[slot - 1], 0, relink[t], out=scratch)  # slots[-1] when slot is 0
             src = scratch
-        out = H[slot]
-        trans.step_into(src, plan.counts[t], out, prepared)
+        out = slots[slot]
+        trans.step_into(src, counts[t], out, prepared)
         if add is not None:
             out.add_(add[plan.sorted_tokens[t]])
         if normalize:
-            out.div_(torch.linalg.vector_norm(out, dim=1, keepdim=True).clamp_min_(_TINY))
+            torch.linalg.vector_norm(out, dim=1, keepdim=True, out=norm)
+            out.div_(norm.clamp_min_(_TINY))
         if not keep_states and (slot == K - 1 or t == time - 1):
             first = t - slot
             n = slot + 1

@@ -1,0 +1,168 @@
+"""The sequential scan's fast paths are bit-identical (torch.equal) to a plain per-step loop with
+the same operations in the same order, for `full` (dense), `block` and `diagonal` transitions at
+hidden 64, forward without autograd (states and logits, read out 64 steps at a time) and with
+autograd (logits and every gradient), one and two threads (two: the padded dense step).
+
+The fast paths cut Python and dispatch work only (views made once, the plan's permutations and
+padded slots made for all steps at once, rows put back in order by one index_select); any change
+of floating-point order would move trained numbers pinned elsewhere, and these tests would fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from bilinear.learned.scan import Block, Dense, Diagonal, _normalize, sequential_scan
+
+HIDDEN, SYMBOLS, BATCH, TIME = 64, 10, 96, 70  # 70 steps: two readout blocks of at most 64
+
+
+def _plan(tokens):
+    """The grouping written plainly: stable sort per step, inverse by argsort, counts by one-hot."""
+    tk = tokens.T.contiguous()
+    order = torch.argsort(tk, dim=1, stable=True)
+    inverse = torch.argsort(order, dim=1)
+    relink = [None] + [inverse[t - 1][order[t]] for t in range(1, tk.shape[0])]
+    counts = torch.nn.functional.one_hot(tk, SYMBOLS).sum(1).tolist()
+    return order, inverse, relink, counts, torch.gather(tk, 1, order)
+
+
+def _grouped_step(trans, h, counts):
+    """One grouped step as plain per-symbol slices (the same GEMM calls on the same row blocks)."""
+    outs, start = [], 0
+    for s, n in enumerate(counts):
+        rows = h[start : start + n]
+        start += n
+        if not n:
+            continue
+        if isinstance(trans, Dense):
+            outs.append(rows @ trans.A.transpose(1, 2)[s])
+        else:
+            nb, b = trans.blocks.shape[1], trans.blocks.shape[2]
+            hb = rows.reshape(n, nb, b).transpose(0, 1)
+            outs.append(torch.bmm(hb, trans.blocks.transpose(2, 3)[s]).transpose(0, 1).reshape(n, nb * b))
+    return torch.cat(outs, 0)
+
+
+def _padded_step(A, h, tok, counts):
+    """The two-thread dense step written out: rows into a zero-padded (symbols, most rows) tensor."""
+    widest = max(counts)
+    starts = [sum(counts[:s]) for s in range(len(counts))]
+    slot = torch.tensor([int(s) * widest + j - starts[int(s)] for j, s in enumerate(tok)])
+    padded = h.new_zeros(len(counts) * widest, h.shape[1]).index_copy(0, slot, h)
+    out = torch.bmm(padded.view(len(counts), widest, -1), A.transpose(1, 2))
+    return out.reshape(len(counts) * widest, -1).index_select(0, slot)
+
+
+def _reference_no_grad(trans, tokens, h0, readout):
+    """States and logits without autograd: per step, one index_select into a scratch row block,
+    one ``mm(out=)`` per symbol with the contiguous transposed matrix, the norm divided in place;
+    logits by one GEMM per 64 states with the contiguous transposed readout."""
+    batch, time = tokens.shape
+    if isinstance(trans, Diagonal):  # not grouped: one elementwise product per step
+        h, states = h0.expand(batch, HIDDEN), []
+        for t in range(time):
+            h = h * trans.D[tokens[:, t]]
+            h = h / torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min_(1e-30)
+            states.append(h)
+        H = torch.stack(states, 1)
+        return H, H @ readout.T
+    order, inverse, relink, counts, _ = _plan(tokens)
+    AT = trans.A.transpose(1, 2).contiguous() if isinstance(trans, Dense) else None
+    H = torch.empty(time, batch, HIDDEN)
+    src = h0.expand(batch, HIDDEN)
+    for t in range(time):
+        if t:
+            src = H[t - 1][relink[t]]
+        if AT is not None:
+            start = 0
+            for s, n in enumerate(counts[t]):
+                if n:
+                    torch.mm(src[start : start + n], AT[s], out=H[t][start : start + n])
+                start += n
+        else:
+            H[t] = _grouped_step(trans, src, counts[t])
+        H[t] /= torch.linalg.vector_norm(H[t], dim=1, keepdim=True).clamp_min_(1e-30)
+    RT = readout.T.contiguous()
+    Y = torch.cat([torch.mm(H[i : i + 64].reshape(-1, HIDDEN), RT).view(-1, batch, RT.shape[1])
+                   for i in range(0, time, 64)])
+    back = lambda Z: torch.gather(Z, 1, inverse.unsqueeze(-1).expand(*Z.shape)).transpose(0, 1)  # noqa: E731
+    return back(H), back(Y)
+
+
+def _reference_grad(trans, tokens, h0, readout, threads):
+    """Logits with autograd: per step, index_select of the previous rows, the grouped step (per
+    symbol slices, or with two threads one padded bmm for dense), the normalisation; one stack,
+    one readout GEMM, one gather back to the words' order."""
+    batch, time = tokens.shape
+    h = h0.expand(batch, HIDDEN)
+    states = []
+    if isinstance(trans, Diagonal):
+        for t in range(time):
+            states.append(h := _normalize(h * trans.D[tokens[:, t]]))
+        return torch.stack(states, 1) @ readout.T
+    _, inverse, relink, counts, sorted_tokens = _plan(tokens)
+    for t in range(time):
+        if t:
+            h = h.index_select(0, relink[t])
+        if isinstance(trans, Dense) and threads > 1:
+            h = _padded_step(trans.A, h, sorted_tokens[t], counts[t])
+        else:
+            h = _grouped_step(trans, h, counts[t])
+        states.append(h := _normalize(h))
+    Y = torch.stack(states, 0) @ readout.T
+    return torch.gather(Y, 1, inverse.unsqueeze(-1).expand(*Y.shape)).transpose(0, 1)
+
+
+def _case(kind):
+    gen = torch.Generator().manual_seed(23)
+    if kind == "full":
+        param = torch.randn(SYMBOLS, HIDDEN, HIDDEN, generator=gen) / HIDDEN**0.5
+    elif kind == "block":
+        param = torch.randn(SYMBOLS, HIDDEN // 8, 8, 8, generator=gen) / 8**0.5
+    else:
+        param = torch.randn(SYMBOLS, HIDDEN, generator=gen)
+    tokens = torch.randint(0, SYMBOLS, (BATCH, TIME), generator=gen)
+    tokens[:, 3] = 0  # a step with one symbol only (no split)
+    tokens[:, 5] = torch.arange(BATCH) % 3  # a step where most symbols have no rows
+    h0 = torch.randn(HIDDEN, generator=gen)
+    readout = torch.randn(SYMBOLS, HIDDEN, generator=gen)
+    return param, tokens, h0, readout
+
+
+def _make(kind, param):
+    return {"full": Dense, "block": Block, "diagonal": Diagonal}[kind](param)
+
+
+@pytest.mark.parametrize("kind", ["full", "block", "diagonal"])
+def test_no_grad_scan_is_bit_identical_to_the_plain_loop(kind):
+    param, tokens, h0, readout = _case(kind)
+    with torch.no_grad():
+        states = sequential_scan(_make(kind, param), tokens, h0, normalize=True)
+        logits = sequential_scan(_make(kind, param), tokens, h0, normalize=True, readout=readout)
+        ref_states, ref_logits = _reference_no_grad(_make(kind, param), tokens, h0, readout)
+    assert torch.equal(states, ref_states)
+    assert torch.equal(logits, ref_logits)
+    assert states.abs().sum() > 0 and not torch.equal(logits[:, 1], logits[:, 2])  # not a degenerate case
+
+
+@pytest.mark.parametrize("kind, threads", [("full", 1), ("full", 2), ("block", 1), ("diagonal", 1)])
+def test_autograd_scan_and_gradients_are_bit_identical_to_the_plain_loop(kind, threads):
+    base, tokens, h0, readout = _case(kind)
+    weight = torch.randn(BATCH, TIME, SYMBOLS, generator=torch.Generator().manual_seed(7))
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        results = []
+        for fn in (lambda tr, h, r: sequential_scan(tr, tokens, h, normalize=True, readout=r),
+                   lambda tr, h, r: _reference_grad(tr, tokens, h, r, threads)):
+            param, h, r = (x.clone().requires_grad_(True) for x in (base, h0, readout))
+            logits = fn(_make(kind, param), h, r)
+            (logits * weight).sum().backward()
+            results.append([logits.detach(), param.grad, h.grad, r.grad])
+    finally:
+        torch.set_num_threads(before)
+    for new, ref in zip(*results):
+        assert torch.equal(new, ref)
+    assert results[0][1].abs().sum() > 0  # the transitions do get a gradient
