@@ -192,7 +192,7 @@ def aperiodic_witness(automaton, limit: int = IDENTITY_WORK_LIMIT):
 
 def _aperiodic_bound(m, exc: Exception) -> DepthBound:
     """The depth verdict for a minimal automaton whose symbols are not all permutations."""
-    found = aperiodic_witness(m)
+    found = aperiodic_witness(m, IDENTITY_WORK_LIMIT)
     if found == "too large":
         return DepthBound(None, None, None, f"no depth theory for this automaton: {exc}; the identity of "
                                             "Theorem S4 was not checked (monoid too large)")

@@ -29,10 +29,15 @@ from bilinear.constructions.variants import variant_usage
 
 from .limits import DEFAULT_MAX_MEMORY_GB
 
-__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS"]
+__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS", "MIXINGS"]
 
 #: The learning-rate grid of the paper's protocol (best kept).
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
+#: How layer ``l`` of a stack reads layer ``l - 1`` in training (learned/stacked.py): ``soft`` mixes
+#: its matrices by the softmax of layer ``l - 1``'s readout; ``straight-through`` uses the argmax's
+#: one-hot (training runs the hard cascade that evaluation runs and ``to_weights`` exports) with the
+#: softmax's gradient.
+MIXINGS = ("soft", "straight-through")
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
 #: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
@@ -170,6 +175,10 @@ class TrainConfig:
     layers: int = field(  # a stack of this many bilinear layers (docs/theory.md section 8; learned/stacked.py)
         default=1, metadata=_cli("stack this many layers of the bilinear variant: layer l reads (symbol, class of "
                                  "layer l-1), softmax-mixed in training, argmax in evaluation (default %(default)s)"))
+    stack_mixing: str = field(  # with layers > 1: how layer l reads layer l-1 in training (learned/stacked.py)
+        default="soft", metadata=_cli("with --layers: soft (the softmax of layer l-1 mixes layer l's matrices) or "
+                                      "straight-through (its argmax, with the softmax's gradient: training runs the "
+                                      "hard cascade) (default %(default)s)"))
     freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
         default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
                                      "initialisation (bilinear models)"))
@@ -305,6 +314,10 @@ class TrainConfig:
                                       f"{ms.spec},sinusoidal")
         if self.additive and not ms.bilinear:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
+        if self.stack_mixing not in MIXINGS:
+            raise ConfigError(f"unknown stack mixing {self.stack_mixing!r} (known: {', '.join(MIXINGS)})")
+        if self.stack_mixing != "soft" and self.layers == 1:
+            raise ConfigError("stack_mixing applies to a stack of layers (--layers 2 or more)")
         if self.layers != 1:
             from bilinear.constructions.stack import MAX_LAYERS
 

@@ -219,6 +219,8 @@ def make_model(config, automaton=None) -> nn.Module:
     if parse_model(config.model).bilinear:
         options = {"normalize_train": config.normalize_train, "init": config.init, "scan": config.scan,
                    "additive_renorm": config.additive_renorm, "angles": config.angles}
+        if config.layers != 1:
+            options["mixing"] = config.stack_mixing
     return build_model(
         config.model, automaton.n_symbols, automaton.n_classes, hidden, embed=config.embed,
         additive=config.additive, seed=config.seed, layers=config.layers, **options,

@@ -8,7 +8,10 @@ training layer ``l`` runs the *soft* cascade: at step ``t`` its transition is th
 
     A_t = sum_c softmax(R_{l-1} h^{(l-1)}_t)[c] * A_l[(s_t, c)],
 
-which is the hard cascade when the softmax is one-hot.  In evaluation mode (``model.eval()``, and
+which is the hard cascade when the softmax is one-hot.  With ``mixing="straight-through"`` the
+weights are the one-hot argmax in the forward pass and the softmax in the backward pass, so training
+runs the hard cascade itself (docs/training.md: the soft mixture can carry information the hard
+cascade does not).  In evaluation mode (``model.eval()``, and
 in every accuracy this package reports) the layers run the *hard* cascade — each reads layer
 ``l - 1``'s argmax — which is exactly what :meth:`StackedBilinearRNN.to_weights` exports, so the
 exported :class:`~bilinear.constructions.stack.Stack` is the network that was evaluated.
@@ -40,24 +43,32 @@ from bilinear.errors import ConfigError
 from .models import BilinearRNN
 from .scan import Dense, Diagonal, Factorized, GroupPlan, Rotation, Transitions, scan
 
-__all__ = ["StackedBilinearRNN", "padded_stack", "soft_layer"]
+__all__ = ["StackedBilinearRNN", "padded_stack", "soft_layer", "MIXINGS"]
+
+#: How a layer reads the one below in training (the same tuple as ``learned.config.MIXINGS``, which
+#: cannot be imported here without an import cycle; a test keeps them equal).
+MIXINGS = ("soft", "straight-through")
 
 
 class StackedBilinearRNN(nn.Module):
     """``layers`` bilinear layers of one ``variant`` in a cascade (see the module docstring).
 
     ``options`` go to every :class:`BilinearRNN` (``normalize_train``, ``init``, ``init_noise``,
-    ``scan``); layer ``l`` is seeded with ``seed + l``.  No embedding and no additive ablation:
+    ``scan``); layer ``l`` is seeded with ``seed + l``.  ``mixing`` (:data:`MIXINGS`) is how a layer
+    reads the one below in training.  No embedding and no additive ablation:
     a stack is a bilinear model by construction.
     """
 
     def __init__(self, n_symbols: int, n_classes: int, hidden: int, variant: str = "full", layers: int = 2,
-                 seed: int = 0, **options):
+                 seed: int = 0, mixing: str = "soft", **options):
         super().__init__()
         from bilinear.constructions.stack import MAX_LAYERS
 
         if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
             raise ConfigError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+        if mixing not in MIXINGS:
+            raise ConfigError(f"unknown stack mixing {mixing!r} (known: {', '.join(MIXINGS)})")
+        self.mixing = mixing
         if options.get("embed") is not None or options.get("additive"):
             raise ConfigError("a stack of layers has one-hot tokens and no additive terms")
         options.pop("embed", None)
@@ -111,7 +122,10 @@ class StackedBilinearRNN(nn.Module):
             if hard:
                 logits = layer(words * self.n_classes + logits.argmax(-1))
             else:
-                logits = self._soft(layer, words, torch.softmax(logits, dim=-1))
+                p = torch.softmax(logits, dim=-1)
+                if self.mixing == "straight-through":  # the hard cascade's value, the softmax's gradient
+                    p = nn.functional.one_hot(p.argmax(-1), p.shape[-1]).to(p.dtype) + p - p.detach()
+                logits = self._soft(layer, words, p)
         return logits
 
     def _soft(self, layer: BilinearRNN, words: torch.Tensor, p: torch.Tensor) -> torch.Tensor:

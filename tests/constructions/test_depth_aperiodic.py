@@ -163,3 +163,13 @@ def test_resets_in_non_commuting_stacks_are_the_repeated_layer(spec, variant):
     assert (run_float(s, words).labels == run_float(w, words).labels).all()
     broken = repeated(type(w)(w.variant, w.A[::-1], w.h0, w.readout), 2)  # symbols swapped: not the automaton
     assert prove_stack(broken, a).status == "counterexample"
+
+
+def test_identity_search_refuses_past_its_limit(monkeypatch):
+    from bilinear.constructions import depth
+
+    m = minimal(from_spec("flipflop:2"))
+    assert aperiodic_witness(m, limit=1) == "too large"
+    monkeypatch.setattr(depth, "IDENTITY_WORK_LIMIT", 1)
+    b = depth.min_layers("flipflop:2", "diagonal")
+    assert b.theorem is None and "not checked (monoid too large)" in b.reason and b.excludes(3) is None

@@ -115,6 +115,14 @@ def test_train_cli_layers(capsys, tmp_path):
                  "--test-len", "20", "--test-words", "8", "--early-stop", "none", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["layers"] == 2 and "accuracy_at_length" in out
+    code = main(["train", "dihedral:3", "rotation2d", "--layers", "2", "--hidden", "4", "--steps", "10",
+                 "--test-len", "20", "--test-words", "8", "--early-stop", "none", "--json",
+                 "--stack-mixing", "straight-through", "--out", str(tmp_path / "st")])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["layers"] == 2
+    assert json.loads((tmp_path / "st" / "config.json").read_text())["stack_mixing"] == "straight-through"
+    assert main(["train", "parity", "full", "--stack-mixing", "straight-through"]) == 2
+    assert "applies to a stack of layers" in capsys.readouterr().err
 
 
 def test_from_weights_round_trip():
@@ -143,3 +151,30 @@ def test_the_cascade_construction_is_a_zero_loss_point_of_the_soft_objective():
         with torch.no_grad():
             losses.append(float(torch.nn.functional.cross_entropy(m(words).reshape(-1, 6), labels.reshape(-1))))
     assert losses[0] > 1.0 and losses[1] < 1e-3  # soft at scale 1; near one-hot mixtures at scale 16
+
+
+def test_straight_through_mixing_trains_the_hard_cascade():
+    """straight-through: in training mode the forward values are the hard cascade's (the evaluated,
+    exported network), and the gradient still reaches the lower layer's readout; soft mixing differs."""
+    torch.set_num_threads(1)
+    words = torch.from_numpy(np.random.default_rng(4).integers(0, 2, size=(6, 9)))
+    st = StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=3, seed=5, mixing="straight-through").double()
+    hard = st.eval()(words)
+    train_values = st.train()(words)
+    assert torch.allclose(train_values, hard, atol=1e-10)
+    train_values.square().sum().backward()
+    assert st.layer(0).readout.weight.grad is not None and st.layer(0).readout.weight.grad.abs().sum() > 0
+    soft = StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=3, seed=5).double().train()
+    assert not torch.allclose(soft(words), hard, atol=1e-3)
+    with pytest.raises(ConfigError, match="unknown stack mixing"):
+        StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=2, mixing="hard")
+    with pytest.raises(ConfigError, match="applies to a stack of layers"):
+        TrainConfig(spec="parity", model="full", stack_mixing="straight-through")
+    with pytest.raises(ConfigError, match="unknown stack mixing"):
+        TrainConfig(spec="parity", model="full", layers=2, stack_mixing="hard")
+    m = make_model(TrainConfig(spec="dihedral:3", model="rotation2d", layers=2, hidden=4,
+                               stack_mixing="straight-through"))
+    assert m.mixing == "straight-through"
+    from bilinear.learned import config, stacked
+
+    assert stacked.MIXINGS == config.MIXINGS
