@@ -77,7 +77,7 @@ MUTANTS = [
            "n = bmax(op_norm(arb_matrix(M), range(len(K)), range(len(K))) for M in orbit.products)",
            "n = flint.arb(1)"),
     Mutant("T19: products of the generators only", "constructions/horizon_orbit.py",
-           "        frontier = nxt\n", "        frontier = []\n"),
+           "lambda M: (_mat_mul(g, M) for g in gens)", "lambda M: (g for g in gens)"),
     Mutant("T19: largest state norm taken as 1", "constructions/horizon_orbit.py",
            "n=n, ymax=ymax,", "n=n, ymax=flint.arb(1),"),
     Mutant("T19: drop the gamma*V coupling", "constructions/horizon_orbit.py",

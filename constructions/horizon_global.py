@@ -282,21 +282,33 @@ def exhaustive(automaton, st: _Setup, max_nodes: int = MAX_NODES):
     return depth, u, v, None
 
 
+def exhaustive_phase(automaton, st, c, roundoff: RoundOff, method: str, where: str = ""):
+    """The first phase of Theorems 16 and 19: every word up to the exhaustive depth ``s`` run in
+    ball arithmetic (:func:`exhaustive`).  Returns ``(horizon, consts, s, u, v)``: ``horizon`` is
+    the answer when a word of that phase is not certified (None when every one is), ``consts``
+    the constants a :class:`Horizon` reports (with the start error ``u + v`` once the phase
+    passed), and ``(s, u, v)`` where the recurrence starts."""
+    s, u, v, failed = exhaustive(automaton, st)
+    consts = dict(c.floats(), start_error=0.0, roundoff_step=float(st.delta.mid()))
+    if failed is not None:
+        note = f"a word of length {failed} is not certified in ball arithmetic{where}"
+        if failed == 0:
+            return Horizon.none(roundoff.arithmetic, note, method, **consts), consts, s, u, v
+        return Horizon.up_to(failed - 1, roundoff.arithmetic, method, note, **consts), consts, s, u, v
+    consts["start_error"] = float(hi(u + v).mid())
+    return None, consts, s, u, v
+
+
 def global_horizon(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal: bool = False) -> Horizon:
     """The certified horizon of Theorem 16 in ``roundoff``'s arithmetic; ``orthonormal``: the
     dropped coordinates in an orthonormal basis (:func:`_orthonormal_dropped`)."""
     with precision():
         real, st = ingredients(weights, snap, proof, automaton, roundoff, orthonormal)
         c = real.with_roundoff(st.delta, st.tau)
-        s, u, v, failed = exhaustive(automaton, st)
-        consts = dict(c.floats(), start_error=0.0, roundoff_step=float(st.delta.mid()))
         where = "; dropped coordinates in an orthonormal basis" if orthonormal else ""
-        if failed is not None:
-            note = f"a word of length {failed} is not certified in ball arithmetic{where}"
-            if failed == 0:
-                return Horizon.none(roundoff.arithmetic, note, "global", **consts)
-            return Horizon.up_to(failed - 1, roundoff.arithmetic, "global", note, **consts)
-        consts["start_error"] = float(hi(u + v).mid())
+        refused, consts, s, u, v = exhaustive_phase(automaton, st, c, roundoff, "global", where)
+        if refused is not None:
+            return refused
         length = iterate(c, u, v, s)
         note = f"every word up to length {s} run exhaustively in ball arithmetic{where}"
         if length is None:

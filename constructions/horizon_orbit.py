@@ -49,8 +49,9 @@ import numpy as np
 
 from .balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
 from .horizon_base import CAP, STEPPED, Horizon
-from .horizon_global import _Setup, _transformed, exhaustive
+from .horizon_global import _Setup, _transformed, exhaustive_phase
 from .roundoff import RoundOff
+from .search import breadth_first
 
 __all__ = ["Orbit", "Theorem19", "orbit_horizon", "exact_orbit", "MAX_PRODUCTS"]
 
@@ -85,40 +86,14 @@ def exact_orbit(snap, automaton, limit: int = MAX_PRODUCTS) -> Orbit | None:
     K = list(snap.kept_coords)
     gens = [tuple(tuple(w.A[a][i, j] for j in K) for i in K) for a in range(w.n_symbols)]
     ident = tuple(tuple(1 if i == j else 0 for j in range(len(K))) for i in range(len(K)))
-    seen = {ident}
-    products = [ident]
-    for g in gens:
-        if g not in seen:
-            seen.add(g)
-            products.append(g)
-    frontier = products[1:]
-    while frontier:
-        nxt = []
-        for M in frontier:
-            for g in gens:
-                P = _mat_mul(g, M)
-                if P not in seen:
-                    seen.add(P)
-                    products.append(P)
-                    nxt.append(P)
-                    if len(products) > limit:
-                        return None
-        frontier = nxt
-    z0 = tuple(w.h0[j] for j in K)
-    start = (int(automaton.start), z0)
-    pairs, found, todo = [start], {start}, [start]
-    while todo:
-        nxt_pairs = []
-        for q, z in todo:
-            for a in range(w.n_symbols):
-                p = (int(automaton.delta[a, q]), _mat_vec(gens[a], z))
-                if p not in found:
-                    found.add(p)
-                    pairs.append(p)
-                    nxt_pairs.append(p)
-                    if len(pairs) > limit:
-                        return None
-        todo = nxt_pairs
+    products = breadth_first(ident, lambda M: (_mat_mul(g, M) for g in gens), limit)
+    if products is None:
+        return None
+    start = (int(automaton.start), tuple(w.h0[j] for j in K))
+    pairs = breadth_first(start, lambda p: ((int(automaton.delta[a, p[0]]), _mat_vec(gens[a], p[1]))
+                                            for a in range(w.n_symbols)), limit)
+    if pairs is None:
+        return None
     return Orbit(tuple(products), tuple(pairs))
 
 
@@ -280,14 +255,9 @@ def orbit_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizo
         c, st = ingredients19(weights, snap, orbit, automaton, roundoff)
         if c is None:
             return Horizon.none(roundoff.arithmetic, st, "orbit")
-        consts = dict(c.floats(), start_error=0.0, roundoff_step=float(st.delta.mid()))
-        s, u, v, failed = exhaustive(automaton, st)
-        if failed is not None:
-            note = f"a word of length {failed} is not certified in ball arithmetic"
-            if failed == 0:
-                return Horizon.none(roundoff.arithmetic, note, "orbit", **consts)
-            return Horizon.up_to(failed - 1, roundoff.arithmetic, "orbit", note, **consts)
-        consts["start_error"] = float(hi(u + v).mid())
+        refused, consts, s, u, v = exhaustive_phase(automaton, st, c, roundoff, "orbit")
+        if refused is not None:
+            return refused
         length = iterate19(c, u, v, s)
         note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(orbit.pairs)} snapped "
                 f"states, {len(orbit.products)} matrix products")

@@ -32,7 +32,8 @@ from bilinear.progress import deadline as _deadline
 from .domains import EPS, Domain, direction_bucket
 from .verdicts import Unproved
 
-__all__ = ["HiddenStore", "PairSearch", "Clock", "OutOfTime", "building", "build_tick", "BudgetSpent", "deadline"]
+__all__ = ["HiddenStore", "PairSearch", "Clock", "OutOfTime", "building", "build_tick", "BudgetSpent", "deadline",
+           "breadth_first"]
 
 #: Progress is reported only for searches running longer than this (seconds) ...
 PROGRESS_AFTER = 2.0
@@ -314,3 +315,26 @@ class PairSearch:
             reason=reason,
             cause="bound" if seconds is None else "time",
         )
+
+
+def breadth_first(start, successors, limit: int) -> list | None:
+    """Everything reachable from ``start`` through ``successors(x)`` (an iterable of hashable
+    values), breadth first, in the order found (``start`` first); None as soon as more than
+    ``limit`` values are found.  The closures of exact matrix products and of (state, vector)
+    pairs (:mod:`.horizon_orbit`) and of permutation groups (:mod:`.cascade`).
+
+    >>> breadth_first(0, lambda x: [(x + 1) % 4, (x + 2) % 4], 10)
+    [0, 1, 2, 3]
+    >>> breadth_first(0, lambda x: [x + 1], 5) is None
+    True
+    """
+    found, seen, i = [start], {start}, 0
+    while i < len(found):
+        for y in successors(found[i]):
+            if y not in seen:
+                seen.add(y)
+                found.append(y)
+                if len(found) > limit:
+                    return None
+        i += 1
+    return found
