@@ -40,6 +40,7 @@ import re
 
 import numpy as np
 import pytest
+from plain_eval import float64_margins
 
 from bilinear.analysis.commutators import commutators
 from bilinear.analysis.report import certificate_line
@@ -203,21 +204,11 @@ def test_commutator_sentences():
 
 
 def _plain_first_failure(w, a, length: int, words: np.ndarray) -> int | None:
-    """The first length (<= length) at which any of ``words`` is labelled wrongly (float64 loop)."""
+    """The first length (<= length) at which any of ``words`` is labelled wrongly (the float64
+    loop of tests/plain_eval.py)."""
     A, h0, R = w.float_arrays()
-    H = np.tile(h0 / np.linalg.norm(h0), (len(words), 1))
-    q = np.full(len(words), int(a.start))
-    for t in range(length + 1):
-        if t:
-            H = np.einsum("bij,bj->bi", A[words[:, t - 1]], H)
-            H /= np.linalg.norm(H, axis=1, keepdims=True)
-            q = a.delta[words[:, t - 1], q]
-        S = H @ R.T
-        own = S[np.arange(len(words)), a.labels[q]].copy()
-        S[np.arange(len(words)), a.labels[q]] = -np.inf
-        if (own <= S.max(axis=1)).any():
-            return t
-    return None
+    bad = np.nonzero((float64_margins(A, h0, R, a, words[:, :length]) <= 0).any(axis=0))[0]
+    return int(bad[0]) if len(bad) else None
 
 
 def test_certificate_line_sentences():

@@ -20,6 +20,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
+from plain_eval import float64_margins
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
@@ -263,24 +264,7 @@ def test_visited_span_keeps_every_block_of_a_four_block_rotation_network():
 # ------------------------------------------------------------------------------------------
 # an independent evaluator and search against the certified length
 # ------------------------------------------------------------------------------------------
-def _float64_margins(A, h0, R, automaton, words):
-    """Per word and step, the float64 margin of the label (a plain loop, not floatrun.py):
-    (batch, time+1) with column 0 the empty word.  A tie has margin 0 (a failure)."""
-    batch, T = words.shape
-    H = np.tile(h0 / np.linalg.norm(h0), (batch, 1))
-    q = np.full(batch, int(automaton.start))
-    out = np.empty((batch, T + 1))
-    for t in range(T + 1):
-        if t:
-            H = np.stack([A[words[b, t - 1]] @ H[b] for b in range(batch)])
-            H /= np.linalg.norm(H, axis=1, keepdims=True)
-            q = automaton.delta[words[:, t - 1], q]
-        S = H @ R.T
-        lab = automaton.labels[q]
-        own = S[np.arange(batch), lab]
-        S[np.arange(batch), lab] = -np.inf
-        out[:, t] = own - S.max(axis=1)
-    return out
+_float64_margins = float64_margins  # the plain loop of tests/plain_eval.py
 
 
 def _no_failure_up_to(w: Weights, automaton, L: int, depth: int = 5, beam: int = 24) -> None:

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from plain_eval import float64_margins
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
@@ -167,23 +168,7 @@ def test_theorem_19_starts_after_the_exhaustive_depth():
 # ------------------------------------------------------------------------------------------
 # an independent evaluator and search against the certified length
 # ------------------------------------------------------------------------------------------
-def _margins(A, h0, R, automaton, words):
-    """The float64 margin of the label after every prefix (a plain loop; a tie is margin 0)."""
-    batch, T = words.shape
-    H = np.tile(h0 / np.linalg.norm(h0), (batch, 1))
-    q = np.full(batch, int(automaton.start))
-    out = np.empty((batch, T + 1))
-    for t in range(T + 1):
-        if t:
-            H = np.einsum("bij,bj->bi", A[words[:, t - 1]], H)
-            H /= np.linalg.norm(H, axis=1, keepdims=True)
-            q = automaton.delta[words[:, t - 1], q]
-        S = H @ R.T
-        lab = automaton.labels[q]
-        own = S[np.arange(batch), lab].copy()
-        S[np.arange(batch), lab] = -np.inf
-        out[:, t] = own - S.max(axis=1)
-    return out
+_margins = float64_margins  # the plain loop of tests/plain_eval.py
 
 
 def _first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
