@@ -138,6 +138,12 @@ CASES19 = [
     ("1/3000", 2, "1/50", "1/2", 2, 1, 1, "3/2", 3, 0, 0, "1/2"),
     (0, "1/4", "1/100", "97/100", 2, 1, "1/10", 1, 4, 0, 0, "1/20"),
     ("1/10000000", "1/10", "1/1000", "9/10", "7/4", 1, 1, 1, 0, 0, 0, 0),
+    # each of these makes one term of the theorem decide the length (without it the bound passes
+    # the recurrence): the readout rounding tau in the stepped part, the products' norm N in the
+    # closed form's growth, and the coupling gamma V of a slowly decaying V in the closed form
+    ("1/500", 0, 0, 0, 1, 1, "1/2", 1, 0, "1/10", 0, 0),
+    ("1/100000", 0, 0, 0, 3, 1, "1/2", 1, 0, 0, 0, 0),
+    ("1/10000000", "1/100", "1/10000000", "999/1000", 1, 1, "1/2", 1, 0, 0, 0, "1/10"),
 ]
 
 
