@@ -103,6 +103,24 @@ def test_orbit_constants_are_the_ones_numpy_computes(spec):
         assert want[k] - 1e-12 <= got[k] <= 1.1 * want[k] + 1e-12, (k, got[k], want[k])
 
 
+@pytest.mark.parametrize("spec", ["symmetric:4", "reset:3"])
+def test_the_step_rounding_is_charged_on_every_constant(spec):
+    """In float64 each of eps, gamma, beta and rho carries the step's round-off delta over its
+    real-arithmetic value (a bound without it certifies lengths that rounding can break)."""
+    a = from_spec(spec)
+    w = _perturbed(spec, 1e-3)
+    snap, _ = _proved_snap(w, a)
+    orbit = exact_orbit(snap, a)
+    with precision():
+        real, _ = ingredients19(w, snap, orbit, a, RoundOff.of("real", w.dim))
+        f64, st = ingredients19(w, snap, orbit, a, RoundOff.of("float64", w.dim))
+    delta = float(st.delta.mid())
+    assert delta > 0
+    charged = ("eps", "gamma", "beta", "rho") if st.D else ("eps",)  # no dropped block: gamma... are 0
+    for k in charged:
+        assert float(getattr(f64, k).mid()) >= float(getattr(real, k).mid()) + 0.99 * delta, k
+
+
 def test_an_orbit_larger_than_the_limit_is_refused():
     a = from_spec("symmetric:4")
     snap, _ = _proved_snap(_perturbed("symmetric:4", 1e-3), a)
