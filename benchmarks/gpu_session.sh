@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One prepared call on a lent GPU machine (CUDA image with torch, nothing reachable outside):
 #
-#   bash benchmarks/gpu_session.sh OUT_DIR [SWEEP_SECONDS]
+#   bash benchmarks/gpu_session.sh OUT_DIR [SWEEP_SECONDS] [PARTS, default 123]
 #
 # 1. benchmarks/bench_gpu.py: parallel against sequential scan, bilinear against cuDNN's LSTM, the
 #    paper's models at hidden 256 (cost of a 20,000-step run), the 2025 families;
@@ -17,6 +17,11 @@
 set -u
 OUT_DIR=${1:?usage: gpu_session.sh OUT_DIR [SWEEP_SECONDS]}
 SWEEP_SECONDS=${2:-210}
+PARTS=${3:-123}  # which of the three parts to run
+# the slice's tasks and worker processes (docs/training.md's slice: these three with 15 workers, then
+# SLICE_FAMILIES='"cyclic:3", "random:states=5,symbols=2"' SLICE_WORKERS=10 with 300 s)
+SLICE_FAMILIES=${SLICE_FAMILIES:-'"parity", "cyclic:5", "dihedral:3"'}
+SLICE_WORKERS=${SLICE_WORKERS:-15}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -26,25 +31,32 @@ fi
 rm -rf /tmp/pkg && mkdir -p /tmp/pkg && cp -r bilinear /tmp/pkg/bilinear
 for room in automata constructions learned analysis; do ln -s "$PWD/$room" "/tmp/pkg/bilinear/$room"; done
 export PYTHONPATH=/tmp/pkg${PYTHONPATH:+:$PYTHONPATH}
+# shellcheck disable=SC2329
 bil() { python3 -c 'import sys; from bilinear.cli import main; sys.exit(main())' "$@"; }
 
 nvidia-smi -L 2>&1 | tee "$OUT_DIR/device.txt"
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' 2>&1 | tee -a "$OUT_DIR/device.txt"
 
+if [[ $PARTS == *1* ]]; then
 echo "== 1. bench_gpu"
 timeout 200 python3 benchmarks/bench_gpu.py --out "$OUT_DIR/bench_gpu.json" 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
 
+fi
+if [[ $PARTS == *2* ]]; then
 echo "== 2. bench_train --train-only on the idle CPUs"
 timeout 120 env OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python3 benchmarks/bench_train.py --train-only 2>&1 \
     | tee "$OUT_DIR/bench_train_cpu.txt"
 
+fi
+if [[ $PARTS == *3* ]]; then
 echo "== 3. full-protocol slice on the GPU (${SWEEP_SECONDS} s)"
-cat > /tmp/slice.toml <<'EOF'
-families = ["parity", "cyclic:5", "dihedral:3"]
+rm -rf /tmp/slice
+cat > /tmp/slice.toml <<EOF
+families = [$SLICE_FAMILIES]
 models = ["full", "block:2", "rotation2d", "diagonal", "lstm"]
 lrs = [1e-3]
 seeds = [0]
-workers = 15
+workers = $SLICE_WORKERS
 
 [train]
 hidden = 256
@@ -56,9 +68,10 @@ patience = 5
 test_words = 500
 device = "cuda"
 EOF
-timeout "$SWEEP_SECONDS" env OMP_NUM_THREADS=1 python3 -c 'import sys; from bilinear.cli import main; sys.exit(main())' \
-    sweep /tmp/slice.toml --out /tmp/slice --quiet > "$OUT_DIR/slice.log" 2>&1
-echo "sweep exit $?"
+# from /tmp: `python3 -c` puts the working folder first on sys.path, where the repository's own
+# `bilinear` folder (the floor alone, without its rooms) would shadow /tmp/pkg
+(cd /tmp && timeout "$SWEEP_SECONDS" env OMP_NUM_THREADS=1 python3 -c 'import sys; from bilinear.cli import main; sys.exit(main())' \
+    sweep /tmp/slice.toml --out /tmp/slice --quiet > "$OUT_DIR/slice.log" 2>&1; echo "sweep exit $?")
 python3 - "$OUT_DIR" <<'EOF' 2>&1 | tee "$OUT_DIR/slice.md"
 import json, sys
 from pathlib import Path
@@ -86,3 +99,4 @@ for r in rows:
 json.dump(rows, open(Path(sys.argv[1]) / "slice.json", "w"))
 EOF
 tail -5 "$OUT_DIR/slice.log"
+fi

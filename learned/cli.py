@@ -276,7 +276,7 @@ def _add_reproduce(sub) -> None:
                       help="the paper's protocol (the default): --preset paper, learning rates 1e-3, 1e-4, 1e-5, "
                       "three seeds, 20,000 steps; for a GPU (--device cuda) or a cluster (--ray)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default=None,
-                   help="run every run on this device (default: the table's, cpu); cuda uses the parallel scan")
+                   help="run every run on this device (default: the table's, cpu); on cuda, the parallel scan for diagonal transitions and hidden <= 64")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")

@@ -145,7 +145,7 @@ class TrainConfig:
         default=None, metadata=_cli("distinct training words (default: fresh every step)"))
     match_params: int | None = field(  # pick the hidden size whose parameter count is closest
         default=None, metadata=_cli("choose the hidden size with about this many parameters"))
-    scan: str = field(  # auto (parallel on CUDA) | sequential | parallel
+    scan: str = field(  # auto (scan.auto_method) | sequential | parallel
         default="auto", metadata=_cli("auto, sequential or parallel (default %(default)s)"))
     device: str = field(  # cpu | cuda | auto
         default="cpu", metadata=_cli("cpu, cuda or auto (default %(default)s)"))

@@ -442,7 +442,8 @@ class BilinearRNN(nn.Module):
     seed:
         Seed of the initialisation (a private generator; global RNG untouched).
     scan:
-        ``auto`` (parallel on CUDA, sequential on CPU), ``sequential`` or ``parallel``.
+        ``auto`` (:func:`~bilinear.learned.scan.auto_method`: parallel on CUDA up to hidden 64 and
+        for diagonal transitions, else sequential), ``sequential`` or ``parallel``.
     """
 
     def __init__(

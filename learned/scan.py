@@ -18,7 +18,11 @@ Two scans compute the same states:
   Time is cut into chunks whose products fit a memory budget; within a chunk the scan has depth
   ``log2(chunk)``, and chunks are chained through the carried state.
 
-:func:`scan` picks the parallel scan on CUDA and the sequential one on CPU.
+:func:`scan` picks the parallel scan on CUDA for diagonal transitions and for dense ones up to
+:data:`PARALLEL_MAX_HIDDEN`, and the sequential one otherwise (on CPU always): measured on an
+NVIDIA H200 (docs/training.md, "On a GPU"), the parallel scan of dense 256 x 256 matrices is 3x
+slower to train and 4-5x slower to evaluate than the sequential scan, since it multiplies d x d
+matrices where the sequential scan multiplies a matrix by a vector.
 
 Renormalisation (``normalize=True``) divides ``h_t`` by its Euclidean norm at every step.  For a
 linear (bias-free) recurrence this changes no prediction of a linear readout: every state is only
@@ -47,6 +51,8 @@ import torch
 from bilinear.errors import ConfigError
 
 __all__ = [
+    "auto_method",
+    "PARALLEL_MAX_HIDDEN",
     "Transitions",
     "Dense",
     "Block",
@@ -67,8 +73,14 @@ __all__ = [
     "padded_step_wanted",
 ]
 
-#: Scan names accepted by :func:`scan` (``auto``: parallel on CUDA, sequential otherwise).
+#: Scan names accepted by :func:`scan` (``auto``: :func:`auto_method`).
 SCANS = ("auto", "sequential", "parallel")
+#: The largest hidden size at which ``auto`` takes the parallel scan on CUDA for transitions that
+#: are not diagonal.  Measured on an NVIDIA H200 (``benchmarks/bench_gpu.py``, B = 256): at d = 64
+#: the parallel scan's training step is 1.05-1.3x and its length-500 evaluation 1.3-3.6x faster than
+#: the sequential scan's; at d = 256 the sequential scan is 3.1x faster to train and 2-4.9x faster
+#: to evaluate (the parallel scan does d times the FLOPs, d x d products instead of matrix-vector).
+PARALLEL_MAX_HIDDEN = 64
 #: With autograd, dense and block transitions of hidden size up to this and more than two symbols
 #: use one batched product per step instead of grouping: for such tiny GEMMs the per-symbol
 #: operations (and their backward) cost more than they save (measured: d = 16, V = 10, B = 64:
@@ -1010,6 +1022,23 @@ def parallel_scan(
     return _finish(torch.cat(out, 1).to(h0.dtype), readout)
 
 
+def auto_method(trans: Transitions, tokens: torch.Tensor, h0: torch.Tensor, normalize: bool = False,
+                add: torch.Tensor | None = None) -> str:
+    """The scan ``auto`` runs: ``parallel`` on CUDA for diagonal transitions (elementwise products)
+    and for others up to :data:`PARALLEL_MAX_HIDDEN`, else ``sequential`` (always on CPU, and for a
+    renormalised affine recurrence, which has no parallel form).
+
+    >>> D = Diagonal(torch.ones(2, 300))
+    >>> auto_method(D, torch.zeros(1, 3, dtype=torch.long), torch.ones(300))
+    'sequential'
+    """
+    if not tokens.is_cuda or (normalize and add is not None):
+        return "sequential"
+    if trans.diagonal_elements or h0.shape[-1] <= PARALLEL_MAX_HIDDEN:
+        return "parallel"
+    return "sequential"
+
+
 def scan(
     trans: Transitions,
     tokens: torch.Tensor,
@@ -1019,7 +1048,7 @@ def scan(
     method: str = "auto",
     readout: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Dispatch: ``method`` in :data:`SCANS`; ``auto`` is parallel on CUDA, sequential on CPU.
+    """Dispatch: ``method`` in :data:`SCANS`; ``auto`` is :func:`auto_method`'s choice.
 
     >>> D = Diagonal(torch.tensor([[2.0]]))
     >>> scan(D, torch.tensor([[0, 0]]), torch.tensor([1.0]))[0, :, 0].tolist()
@@ -1027,8 +1056,8 @@ def scan(
     """
     if method not in SCANS:
         raise ConfigError(f"unknown scan {method!r} (known: {', '.join(SCANS)})")
-    if method == "auto":  # a renormalised affine recurrence has no parallel form
-        method = "parallel" if tokens.is_cuda and not (normalize and add is not None) else "sequential"
+    if method == "auto":
+        method = auto_method(trans, tokens, h0, normalize, add)
     if method == "parallel":
         return parallel_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)
     return sequential_scan(trans, tokens, h0, normalize=normalize, add=add, readout=readout)
