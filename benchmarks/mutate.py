@@ -167,6 +167,18 @@ MUTANTS = [
     Mutant("bounds: Theorem 15 at three units -> four", "constructions/bounds.py",
            "if constant and units.shape[0] >= 3:", "if constant and units.shape[0] >= 4:",
            tests=("tests/constructions/test_bounds.py", "tests/constructions/test_minimal.py")),
+    # Theorem F8 (bounds.monomial_reset_bound)
+    Mutant("F8: maps of rank two counted as resets", "constructions/bounds.py",
+           "if len(image) == 1:", "if len(image) <= 2:", tests=("tests/constructions/test_monomial_resets.py",)),
+    Mutant("F8: two resets suffice", "constructions/bounds.py",
+           "if len(target_by_label) < 3:", "if len(target_by_label) < 2:",
+           tests=("tests/constructions/test_monomial_resets.py",)),
+    Mutant("F8: targets told apart by state, not label", "constructions/bounds.py",
+           "target_by_label.setdefault(int(m.labels[q]), q)", "target_by_label.setdefault(q, q)",
+           tests=("tests/constructions/test_monomial_resets.py",)),
+    Mutant("F8: applied to every variant", "constructions/bounds.py",
+           "if v.info.coordinate_map:\n        mono = monomial_bound(a)", "if True:\n        mono = monomial_bound(a)",
+           tests=("tests/constructions/test_monomial_resets.py",)),
 ]
 
 

@@ -15,6 +15,9 @@ for every variant; the variant's shape then rounds the bound up (``block:B`` nee
 * Theorem 15 (a reset and a long cycle): if moreover some word acts on M as a constant map, for
   d = 2 every reachable hidden vector lies in one open half-plane, the units act monotonically on
   the linearly ordered classes, and |U| <= 2.  So |U| >= 3 forces d >= 3 (``modarith:M``, M >= 3).
+* Theorem F8 (monomial resets in two dimensions): real ``monomial`` weights with d = 2 compute no
+  automaton in which three words act on M as constant maps onto three states of pairwise different
+  labels (``reset:N``, N >= 3).  So such an automaton needs d >= 3 under ``monomial``.
 
 >>> lower_bound("alternating:5", "full")[:2]
 (3, 'Theorem 14')
@@ -160,6 +163,36 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
                   f"of total length <= d")
 
 
+def monomial_reset_bound(automaton) -> tuple[int, str] | None:
+    """``(3, reason)`` of Theorem F8 when three elements of the minimal automaton's transformation
+    monoid are constant maps onto states with pairwise different labels, else None (also when the
+    monoid is too large to list).
+
+    >>> monomial_reset_bound("reset:3")[0], monomial_reset_bound("flipflop:2"), monomial_reset_bound("cyclic:3")
+    (3, None, None)
+    """
+    from bilinear.automata import Automaton, from_spec
+
+    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
+    m = minimal(a)
+    try:
+        rows = transformation_monoid(m, limit=MAX_MONOID).elements.astype(np.int64)
+    except MonoidTooLargeError:
+        return None
+    target_by_label: dict[int, int] = {}
+    for g in rows:
+        image = set(g.tolist())
+        if len(image) == 1:
+            q = image.pop()
+            target_by_label.setdefault(int(m.labels[q]), q)
+    if len(target_by_label) < 3:
+        return None
+    targets = sorted(target_by_label.values())[:3]
+    return 3, (f"three words act on the minimal automaton as constant maps onto states {targets[0]}, {targets[1]} "
+               f"and {targets[2]}, whose labels differ, and in d = 2 a monomial matrix that resets is a rank-1 "
+               f"map onto an axis or an invertible diagonal one")
+
+
 def lower_bound(automaton, variant) -> tuple[int, str, str]:
     """``(bound, theorem, reason)``: every weights of ``variant`` computing ``automaton`` (a spec
     or an Automaton) have hidden size d >= bound (see the module docstring)."""
@@ -182,6 +215,10 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
         mono = monomial_bound(a)
         if mono is not None and mono[0] > bound:
             bound, theorem, reason = mono[0], "Theorem F6", mono[1]
+        if bound < 3:
+            resets3 = monomial_reset_bound(a)
+            if resets3 is not None:
+                bound, theorem, reason = resets3[0], "Theorem F8", resets3[1]
     if bound == 1 and v.nonneg:
         from .certificates import certify
 
