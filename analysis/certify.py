@@ -44,7 +44,7 @@ from bilinear.constructions.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
 __all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
-           "certify_stack"]
+           "certify_stack", "stack_horizon"]
 
 #: Default length at which the training protocol tests a network (a run's own ``test_len``
 #: replaces it): failing within it means ``snapped``.
@@ -344,14 +344,19 @@ class StackCertificate:
        a tolerance, start state and readout to dyadic rationals), and the snapped stack proved for
        every word of every length by :func:`~bilinear.constructions.stackprover.prove_stack`
        (Theorem S1);
-    2. **no horizon** -- there is no horizon theorem for stacks here (Theorems 16 and 17 are about
-       one layer: an intermediate layer's error changes the symbols the next one reads), so the
-       float stack itself is *not certified* at any length (``horizon`` says so);
-    3. **float check** -- directed and random words of ``test_length``, float64;
-    4. **status** -- in :data:`STATUSES`' words: ``uncertified`` (the snap is proved, the float
-       check found no failing word, no length is certified for the float stack), ``snapped`` (the
-       snap is proved, the float stack fails on a word of the check), ``failed`` (no snap was
-       proved: ``reason`` says whether a layer had no snap or the snapped stack was refuted).
+    2. **horizon** -- Theorem S5, layer by layer: the snapped layer ``l`` run on every word of its
+       alphabet (input symbol, class of layer ``l - 1``) is an automaton ``M_l``
+       (:func:`~bilinear.constructions.horizon_stack.layer_automaton`), the float layer is certified
+       against it by the one-layer theorems (as :func:`certify_network` does, float64 evaluation,
+       rounding charged) up to ``N_l``, and every input word of length at most ``min_l N_l`` is
+       certified right for the float stack (``horizon``; ``layer_horizons`` per layer);
+    3. **float check** -- directed and random words of ``test_length``, float64; a failing word is
+       always longer than the certified length;
+    4. **status** -- in :data:`STATUSES`' words: ``proved`` (every layer certified at every length),
+       ``horizon`` (a length certified, no failing word in the check), ``uncertified`` (the snap is
+       proved, no length certified, no failing word), ``snapped`` (the snap is proved, the float
+       stack fails on a word of the check), ``failed`` (no snap was proved: ``reason`` says whether
+       a layer had no snap or the snapped stack was refuted).
     """
 
     status: str
@@ -364,8 +369,13 @@ class StackCertificate:
     snap: Any = None  # the StackSnap, or None
     proof: Any = None  # prove_stack's verdict on the snap, or None
     write_error: str | None = None  # why --write wrote nothing
+    horizon: Any = None  # the stack's Horizon (Theorem S5, float64), or None when no snap was proved
+    layer_horizons: tuple = ()  # per layer: (states of M_l or None, its Horizon)
 
-    horizon = "not certified"
+    @property
+    def certified(self) -> int | None:
+        """The certified length (None: every length, or none; see ``horizon``)."""
+        return None if self.horizon is None else self.horizon.length
 
     def snapped_weights(self):
         """The proved exact snapped stack (``--write`` saves it), or None."""
@@ -374,11 +384,17 @@ class StackCertificate:
         return self.snap.stack
 
     def to_json(self) -> dict:
+        h = self.horizon
         return {"status": self.status, "layers": self.layers, "variant": self.variant, "dims": list(self.dims),
                 "automaton": self.automaton, "reason": self.reason,
                 "snap": None if self.snap is None else self.snap.describe(),
                 "proof": None if self.proof is None else self.proof.to_json(),
-                "horizon": self.horizon, "float_check": self.check.to_json()}
+                "horizon": None if h is None else h.to_json(),
+                "certified_length": None if h is None else h.length,
+                "every_length": bool(h is not None and h.every),
+                "layer_horizons": [{"layer": i + 1, "states": states, **lh.to_json()}
+                                   for i, (states, lh) in enumerate(self.layer_horizons)],
+                "float_check": self.check.to_json()}
 
     def to_text(self) -> str:
         fc = self.check
@@ -391,11 +407,50 @@ class StackCertificate:
                 + f", largest move {d['max_distance']:.2g}" for d in self.snap.describe()))
         if self.proof is not None:
             lines.append(f"  proof of the snap: {self.proof.status}")
-        lines.append("  horizon: not certified (no horizon theorem for stacks)")
+        if self.horizon is not None:
+            lines.append(f"  horizon (Theorem S5, float64 evaluation, rounding charged): {self.horizon.text()}"
+                         + ("" if self.horizon.certified else f" ({self.horizon.note})"))
+            for i, (states, lh) in enumerate(self.layer_horizons):
+                about = f"M_{i + 1} of {states} states" if states is not None else "no automaton"
+                bound = f", {lh.bound} bound" if lh.bound else ""
+                lines.append(f"    layer {i + 1} ({about}): {lh.text()}{bound}" + ("" if lh.certified else f": {lh.note}"))
+        else:
+            lines.append("  horizon: not certified (no proved snap)")
         lines.append(f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
                      f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
                      + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else ""))
         return "\n".join(lines) + "\n"
+
+
+def stack_horizon(stack, snapped, bound: int = 64):
+    """``(horizon, layer_horizons)`` of Theorem S5 (docs/theory.md section 8) for the float ``stack``
+    against its proved exact ``snapped`` stack: per layer, the automaton ``M_l`` of the snapped layer
+    over every word of its alphabet and the float layer's certified float64 horizon against it
+    (:func:`_best_proved`, as for one layer); the stack's horizon is the shortest of them (every
+    length when every layer holds at every length; none when a layer has no certified length)."""
+    from bilinear.constructions.horizon_base import Horizon
+    from bilinear.constructions.horizon_stack import layer_automaton
+
+    per: list = []
+    for i, (f, e) in enumerate(zip(stack.layers, snapped.layers)):
+        m, why = layer_automaton(e)
+        if m is None:
+            per.append((None, Horizon.none(ARITHMETIC, f"the snapped layer {i + 1}: {why}")))
+            continue
+        _, _, horizons, attempts = _best_proved(f, m, bound)
+        h = horizons.get(ARITHMETIC)
+        if h is None:
+            tried = "; ".join(f"{rule}: {why}" for rule, why in attempts[:2]) or "no candidate"
+            h = Horizon.none(ARITHMETIC, f"no snap of the float layer {i + 1} is proved against M_{i + 1} ({tried})")
+        per.append((m.n_states, h))
+    if all(h.every for _, h in per):
+        return Horizon.every_length(ARITHMETIC, "S5", "every layer holds at every length"), tuple(per)
+    uncertified = [i for i, (_, h) in enumerate(per) if not h.certified]
+    if uncertified:
+        return Horizon.none(ARITHMETIC, f"layer {uncertified[0] + 1} has no certified length", "S5"), tuple(per)
+    short = min((h for _, h in per if not h.every), key=lambda h: h.count)
+    which = next(i for i, (_, h) in enumerate(per) if h is short)
+    return Horizon.up_to(short.count, ARITHMETIC, "S5", f"the shortest layer horizon, layer {which + 1}'s"), tuple(per)
 
 
 def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0,
@@ -410,8 +465,8 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     >>> from bilinear.constructions.snap import drift_layers
     >>> a = from_spec("dihedral:3")
     >>> c = certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-6), a, test_length=50, words=16)
-    >>> c.status, c.proof.status, c.horizon, c.check.passed
-    ('uncertified', 'proved', 'not certified', True)
+    >>> c.status, c.proof.status, c.horizon.text(), c.check.passed
+    ('horizon', 'proved', 'every word up to length 920230', True)
     >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-2), a, test_length=50, words=16).status
     'failed'
     """
@@ -431,11 +486,19 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     proof = None if snap is None else prove_stack(snap.stack, automaton)
     float_part = (f"the float stack fails on the word {result.first_failure_text} of the float check" if failed else
                   "the float check found no failing word, which is evidence, not a certificate")
+    horizon, per = None, ()
     if proof is not None and proof.status == "proved":
-        status = "snapped" if failed else "uncertified"
+        horizon, per = stack_horizon(stack, snap.stack)
+        if failed and horizon.covers(len(result.first_failure)):
+            raise BilinearError(  # Theorem S5 with rounding charged: this cannot happen
+                f"internal error: {horizon.text()} certified for the stack in float64, yet a word of length "
+                f"{len(result.first_failure)} fails in float64; please report it")
+        status = ("snapped" if failed else "proved" if horizon.every else "horizon" if horizon.certified
+                  else "uncertified")
+        certified = (f"the float stack is certified for {horizon.text()} (Theorem S5, layer by layer)"
+                     if horizon.certified else f"no length is certified for the float stack ({horizon.note})")
         reason = (f"every layer snapped to exact weights and the snapped stack is proved for every word of every "
-                  f"length (Theorem S1); the float stack itself is not certified at any length (no horizon theorem "
-                  f"for stacks); {float_part}")
+                  f"length (Theorem S1); {certified}; {float_part}")
     else:
         status = "failed"
         if snap is None or proof is None:
@@ -446,4 +509,4 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
             what = f"the snapped stack is not proved: {proof.status}{word}{layer}"
         reason = f"{what}; {float_part}"
     return StackCertificate(status, stack.depth, stack.variant, stack.dims, automaton.name or "automaton", result,
-                            reason, snap, proof)
+                            reason, snap, proof, horizon=horizon, layer_horizons=per)

@@ -36,7 +36,7 @@ def register(sub) -> None:
             "weights of the same variant and prove them for every length, certify a length up to "
             "which every word is right for the float network itself, and search for its shortest "
             "failing word. Status: proved, horizon, snapped or failed (docs/certify.md). A stack of layers "
-            "gets open or counterexample (no horizon theory for stacks; the float check only)."
+            "is snapped and proved layer by layer, and its horizon is the shortest layer's (Theorem S5)."
         ),
     )
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
@@ -117,7 +117,7 @@ def _run(args) -> int:
 
             cert: NetworkCertificate | StackCertificate
             with Progress("certify"):  # off a terminal: a line on stderr every few seconds
-                if isinstance(weights, Stack):  # snap and prove each layer; no horizon theorem for stacks
+                if isinstance(weights, Stack):  # snap, prove, and Theorem S5 layer by layer
                     cert = certify_stack(weights, automaton, test_length=test_length)
                 else:
                     cert = certify_network(weights, automaton, search_length=args.search_length,

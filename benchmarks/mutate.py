@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+STACK_TESTS = ("tests/analysis/test_certify_stack_horizon.py", "tests/constructions/test_stack.py")
 HORIZON_TESTS = ("tests/constructions/test_horizon.py", "tests/constructions/test_horizon_orbit.py",
                  "tests/analysis/test_certify.py")
 
@@ -179,6 +180,26 @@ MUTANTS = [
     Mutant("F8: applied to every variant", "constructions/bounds.py",
            "if v.info.coordinate_map:\n        mono = monomial_bound(a)", "if True:\n        mono = monomial_bound(a)",
            tests=("tests/constructions/test_monomial_resets.py",)),
+    # Theorem S5 (analysis/certify.py stack_horizon, constructions/horizon_stack.py)
+    Mutant("S5: the longest layer, not the shortest", "analysis/certify.py",
+           "short = min((h for _, h in per if not h.every), key=lambda h: h.count)",
+           "short = max((h for _, h in per if not h.every), key=lambda h: h.count)", tests=STACK_TESTS),
+    Mutant("S5: the last layer left out", "analysis/certify.py",
+           "enumerate(zip(stack.layers, snapped.layers))", "enumerate(zip(stack.layers[:-1], snapped.layers[:-1]))",
+           tests=STACK_TESTS),
+    Mutant("S5: an uncertified layer ignored", "analysis/certify.py",
+           "    if uncertified:\n", "    if False:\n", tests=STACK_TESTS),
+    Mutant("S5: layer 1 left without an automaton", "analysis/certify.py",
+           "        m, why = layer_automaton(e)\n", "        m, why = layer_automaton(e) if i else (None, 'skipped')\n",
+           tests=STACK_TESTS),
+    Mutant("S5: a tie read as class 0", "constructions/horizon_stack.py",
+           "        if c is None:\n            return None,", "        if c is None and False:\n            return None,",
+           tests=STACK_TESTS),
+    Mutant("S5: no limit on the layer's directions", "constructions/horizon_stack.py",
+           "if len(hids) >= limit:", "if False:", tests=STACK_TESTS),
+    Mutant("S5: a failing word inside the horizon not an error", "analysis/certify.py",
+           "        if failed and horizon.covers(len(result.first_failure)):",
+           "        if False:", tests=STACK_TESTS, equivalent=True),
 ]
 
 

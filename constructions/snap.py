@@ -692,7 +692,8 @@ def snap_stack(stack, tol: float = STACK_SNAP_TOL, failures: list | None = None)
 def drift_layers(stack, delta: float, seed: int = 0):
     """``stack`` (float) with every layer's transitions moved by about ``delta``: each matrix
     multiplied by a random orthogonal rotation exp(delta K) (K skew) projected back onto the variant
-    -- a near-exact stack whose snap must fail once ``delta`` passes the snapping tolerance."""
+    (a 1 x 1 matrix, which has no rotation, by 1 +- delta) -- a near-exact stack whose snap must fail
+    once ``delta`` passes the snapping tolerance."""
     from .stack import Stack
 
     rng = np.random.default_rng(seed)
@@ -701,6 +702,9 @@ def drift_layers(stack, delta: float, seed: int = 0):
         A, h0, R = w.float_arrays()
         moved = []
         for M in A:
+            if len(M) == 1:  # no rotation in one dimension: a scaling by 1 +- delta instead
+                moved.append(M * (1 + delta * rng.choice((-1.0, 1.0))))
+                continue
             K = rng.normal(size=M.shape)
             K = (K - K.T) / np.linalg.norm(K - K.T)
             half = delta * K / 2

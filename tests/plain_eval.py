@@ -25,3 +25,41 @@ def float64_margins(A, h0, R, automaton, words: np.ndarray) -> np.ndarray:
         S[np.arange(batch), lab] = -np.inf
         out[:, t] = own - S.max(axis=1)
     return out
+
+
+def float64_stack_margins(layers, automaton, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A stack of layers, each ``(A, h0, R)`` in float64 (docs/theory.md section 8): layer 1 reads
+    the word, layer ``l`` the symbol ``s * C_{l-1} + c`` with ``c`` the argmax of layer ``l - 1``
+    after the same step.  Returns ``(last, inner)``, each ``(batch, time + 1)``: the last layer's
+    margin of the automaton's label (as :func:`float64_margins`), and the smallest gap between the
+    best and the second-best score of the layers below (``inf`` for one layer; 0 on a tie)."""
+    batch, T = words.shape
+    inner = np.full((batch, T + 1), np.inf)
+    symbols = words
+    for A, h0, R in layers[:-1]:
+        H = np.tile(h0 / np.linalg.norm(h0), (batch, 1))
+        classes = np.empty_like(words)
+        for t in range(T + 1):
+            if t:
+                H = np.einsum("bij,bj->bi", A[symbols[:, t - 1]], H)
+                H /= np.linalg.norm(H, axis=1, keepdims=True)
+            S = np.sort(H @ R.T, axis=1)
+            inner[:, t] = np.minimum(inner[:, t], S[:, -1] - S[:, -2])
+            if t:
+                classes[:, t - 1] = np.argmax(H @ R.T, axis=1)
+        symbols = words * R.shape[0] + classes
+    A, h0, R = layers[-1]
+    H = np.tile(h0 / np.linalg.norm(h0), (batch, 1))
+    q = np.full(batch, int(automaton.start))
+    last = np.empty((batch, T + 1))
+    for t in range(T + 1):
+        if t:
+            H = np.einsum("bij,bj->bi", A[symbols[:, t - 1]], H)
+            H /= np.linalg.norm(H, axis=1, keepdims=True)
+            q = automaton.delta[words[:, t - 1], q]
+        S = H @ R.T
+        lab = automaton.labels[q]
+        own = S[np.arange(batch), lab].copy()
+        S[np.arange(batch), lab] = -np.inf
+        last[:, t] = own - S.max(axis=1)
+    return last, inner

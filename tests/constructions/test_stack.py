@@ -323,12 +323,13 @@ def test_analyze_and_certify_take_stack_files(tmp_path, capsys):
     assert "stack of 2 layers" in report["relations_note"]
     code = main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "60"])
     cert = json.loads(capsys.readouterr().out)
-    assert code == 0 and cert["status"] == "uncertified" and cert["layers"] == 2 and cert["float_check"]["passed"]
-    assert cert["proof"]["status"] == "proved" and cert["horizon"] == "not certified"
+    assert code == 0 and cert["status"] == "horizon" and cert["layers"] == 2 and cert["float_check"]["passed"]
+    assert cert["proof"]["status"] == "proved" and cert["certified_length"] > 10**9  # float64 rounding only
+    assert cert["horizon"]["bound"] == "S5" and len(cert["layer_horizons"]) == 2
     assert [d["conductor"] for d in cert["snap"]] == [1, 3]
     written = tmp_path / "snapped.json"
     assert main(["certify", "--weights", str(path), "dihedral:3", "--test-length", "60", "--write", str(written)]) == 0
-    assert "horizon: not certified" in capsys.readouterr().out
+    assert "horizon (Theorem S5, float64 evaluation, rounding charged): every word up to length" in capsys.readouterr().out
     assert load_network(written).exact and prove_stack(load_network(written), a).status == "proved"
     # a broken stack: the float check finds the failure, and the status says so
     layers = list(exact.to_float().layers)
@@ -351,14 +352,14 @@ def test_analyze_and_certify_take_stack_files(tmp_path, capsys):
                                           ("quaternion", "diagonal"), ("dihedral:5", "full")])
 def test_certify_snaps_a_perturbed_cascade(spec, variant):
     """1e-6 of noise on every layer: each layer snaps back to the cascade's matrices and the snap is
-    proved; the float stack itself is only checked, never certified."""
+    proved, and the float stack is certified far (Theorem S5)."""
     from bilinear.analysis.certify import certify_stack
     from bilinear.constructions.snap import drift_layers
 
     a = from_spec(spec)
     exact = cascade(a, variant)
     c = certify_stack(drift_layers(exact, 1e-6), a, test_length=40, words=8)
-    assert c.status == "uncertified" and c.proof.status == "proved" and c.horizon == "not certified"
+    assert c.status == "horizon" and c.proof.status == "proved" and c.certified > 10**4
     assert max(d["max_distance"] for d in c.snap.describe()) < 1e-5
     assert [w.A.tolist() for w in c.snapped_weights().layers] == [w.A.tolist() for w in exact.layers]
 
@@ -376,4 +377,4 @@ def test_certify_stack_where_snapping_must_fail_or_the_float_stack_fails():
     # a looser tolerance snaps it back and proves the snap, but the float stack drifts off within 500 steps
     c = certify_stack(far, a, test_length=500, words=16, tol=0.05)
     assert c.status == "snapped" and c.proof.status == "proved" and not c.check.passed
-    assert "fails on the word" in c.reason and "not certified" in c.to_text()
+    assert "fails on the word" in c.reason and len(c.check.first_failure) > c.certified

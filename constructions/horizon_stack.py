@@ -1,0 +1,76 @@
+"""Theorem S5 (docs/theory.md section 8): a stack's horizon, layer by layer.
+
+Layer ``l`` of a :class:`~bilinear.constructions.stack.Stack` is a one-layer network over its own
+alphabet, the pairs (input symbol ``s``, class ``c`` of layer ``l - 1``) numbered ``s * C + c``.
+Run on *every* word of that alphabet, an exact layer reaches some set of directions; when that set
+is finite and every direction in it has a strict class, the directions (states), the symbols'
+moves between them and the classes (labels) are an automaton ``M_l`` which the exact layer computes
+by construction (Theorem 5: the set is closed and every label is a strict maximum).
+:func:`layer_automaton` builds it breadth-first in the layer's exact arithmetic (the prover's).
+
+If the float layer ``l`` is certified against ``M_l`` of the *snapped* layer up to length ``N_l``
+(the one-layer horizon theorems of Section 7, run by ``bilinear.analysis.certify``), for every
+``l``, then the float stack labels every input word of length at most ``min_l N_l`` as the snapped
+stack does (by induction over the layers: layer ``l`` then reads the snapped stack's symbols), and
+the snapped stack is proved by Theorem S1.
+
+>>> from bilinear.automata.families import from_spec
+>>> from bilinear.constructions.cascade import cascade
+>>> stack = cascade(from_spec("dihedral:3"), "rotation2d")
+>>> [(m.n_states, m.n_symbols, m.n_classes) for m, why in map(layer_automaton, stack.layers)]
+[(2, 2, 2), (6, 4, 6)]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from types import SimpleNamespace
+
+import numpy as np
+
+from bilinear.automata import Automaton
+
+__all__ = ["layer_automaton", "MAX_LAYER_STATES"]
+
+#: Most directions :func:`layer_automaton` explores in one layer before it gives up.
+MAX_LAYER_STATES = 4096
+
+
+def layer_automaton(layer, limit: int = MAX_LAYER_STATES) -> tuple[Automaton | None, str]:
+    """``(M, "")``: the automaton an exact layer computes over every word of its alphabet (module
+    docstring), states numbered breadth-first from the start direction; or ``(None, why)`` when a
+    reached direction has no strict class (a tie, or the zero vector) or more than ``limit``
+    directions are reached.  ``layer`` is an exact :class:`~bilinear.constructions.weights.Weights`.
+    """
+    from .stackprover import _Layer
+
+    if not layer.exact:
+        raise ValueError("layer_automaton needs an exact layer")
+    # the readout's labels are read only for the last layer's screen, not for class_of
+    exact = _Layer(layer, SimpleNamespace(labels=np.zeros(1, dtype=np.int64)))
+    start = exact.start()
+    index = {start: 0}
+    hids = [start]
+    table: list[list[int]] = [[] for _ in range(layer.n_symbols)]
+    queue = deque([start])
+    while queue:
+        hid = queue.popleft()
+        for s in range(layer.n_symbols):
+            nxt = exact.step(hid, s)
+            if nxt not in index:
+                if len(hids) >= limit:
+                    return None, (f"more than {limit} directions reached over every word of its "
+                                  f"{layer.n_symbols} symbols")
+                index[nxt] = len(hids)
+                hids.append(nxt)
+                queue.append(nxt)
+            table[s].append(index[nxt])
+    classes = []
+    for n, hid in enumerate(hids):
+        c = exact.class_of(hid)
+        if c is None:
+            return None, (f"a direction reached over every word of its symbols (the {n + 1}th found) has no "
+                          f"strict class (a tie in its readout)")
+        classes.append(c)
+    return Automaton(np.array(table, dtype=np.int64), start=0, labels=classes,
+                     classes=[str(c) for c in range(layer.n_classes)], name="layer"), ""
