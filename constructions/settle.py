@@ -270,7 +270,8 @@ class Cell:
         known = f"d >= {self.lower_bound} ({self.bound_theorem}: {self.bound_reason})"
         if self.depth is not None and self.depth.min_layers is not None:
             lines.append(f"  min layers: {self.depth.min_layers} ({self.depth.theorem}: {self.depth.reason})")
-        elif self.depth is not None and self.depth.theorem is not None:
+        elif self.depth is not None and self.depth.theorem is not None and self.depth.theorem not in (self.detail or ""):
+            # (a verdict at a given depth already states the theorem in its detail: said once)
             lines.append(f"  depth: {self.depth.reason}")
         if self.status == "proved":
             if self.lower_bound is not None:

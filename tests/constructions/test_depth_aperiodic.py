@@ -144,6 +144,15 @@ def test_verify_and_matrix_layers_on_resets(capsys):
     assert "| `flipflop:2` | none (S4)  |" in text and "| `dihedral:3` | 2          |" in text
 
 
+@pytest.mark.parametrize("layers", [None, 2])
+def test_verify_states_theorem_s4_once(capsys, layers):
+    """The depth line and the verdict at a given depth said the same Theorem S4 sentence twice."""
+    extra = [] if layers is None else ["--layers", str(layers)]
+    main(["verify", "flipflop:2", "rotation2d", *extra])
+    text = capsys.readouterr().out
+    assert text.count("Theorem S4") == 1 and "x = w0 and y = w1" in text
+
+
 @pytest.mark.parametrize("spec,variant", [("flipflop:2", "full"), ("modarith:3", "full"), ("reset:3", "block:2")])
 def test_resets_in_non_commuting_stacks_are_the_repeated_layer(spec, variant):
     """Where no cascade exists but one layer of the variant computes the automaton, verify --layers
