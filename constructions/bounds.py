@@ -120,6 +120,20 @@ def _prime_power_sum(N: int) -> int:
     return max(total, 1)
 
 
+def _monoid_rows(automaton):
+    """``(M, rows)``: the minimal automaton of ``automaton`` (a spec or an Automaton) and its
+    transformation monoid's elements as rows, or None when the monoid has more than
+    :data:`MAX_MONOID` elements."""
+    from bilinear.automata import Automaton, from_spec
+
+    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
+    m = minimal(a)
+    try:
+        return m, transformation_monoid(m, limit=MAX_MONOID).elements.astype(np.int64)
+    except MonoidTooLargeError:
+        return None
+
+
 def monomial_bound(automaton) -> tuple[int, str] | None:
     """``(bound, reason)`` of Theorem F6 (real monomial weights): for every reachable state q and
     transformation g of the minimal automaton, the labels along q.g^n have an eventual minimal
@@ -130,14 +144,10 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
     >>> monomial_bound("cyclic:5")[0], monomial_bound("cyclic:4")[0], monomial_bound("cyclic:6")[0]
     (5, 2, 3)
     """
-    from bilinear.automata import Automaton, from_spec
-
-    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
-    m = minimal(a)
-    try:
-        rows = transformation_monoid(m, limit=MAX_MONOID).elements.astype(np.int64)
-    except MonoidTooLargeError:
+    listed = _monoid_rows(automaton)
+    if listed is None:
         return None
+    m, rows = listed
     labels = m.labels
     best: tuple[int, int, int | None, Any] = (1, 1, None, None)
     for g in rows:
@@ -171,14 +181,10 @@ def monomial_reset_bound(automaton) -> tuple[int, str] | None:
     >>> monomial_reset_bound("reset:3")[0], monomial_reset_bound("flipflop:2"), monomial_reset_bound("cyclic:3")
     (3, None, None)
     """
-    from bilinear.automata import Automaton, from_spec
-
-    a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
-    m = minimal(a)
-    try:
-        rows = transformation_monoid(m, limit=MAX_MONOID).elements.astype(np.int64)
-    except MonoidTooLargeError:
+    listed = _monoid_rows(automaton)
+    if listed is None:
         return None
+    m, rows = listed
     target_by_label: dict[int, int] = {}
     for g in rows:
         image = set(g.tolist())

@@ -7,16 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 
-def float64_margins(A, h0, R, automaton, words: np.ndarray) -> np.ndarray:
+def float64_margins(A, h0, R, automaton, words: np.ndarray, symbols: np.ndarray | None = None) -> np.ndarray:
     """Per word and step, the float64 margin of the label: ``(batch, time + 1)``, column 0 the
-    empty word, the state renormalised after every step.  A tie has margin 0 (a failure)."""
+    empty word, the state renormalised after every step.  A tie has margin 0 (a failure).
+    ``symbols`` (default ``words``) are what the matrices read, ``words`` what the automaton reads
+    (they differ for a stack's last layer)."""
+    symbols = words if symbols is None else symbols
     batch, T = words.shape
     H = np.tile(h0 / np.linalg.norm(h0), (batch, 1))
     q = np.full(batch, int(automaton.start))
     out = np.empty((batch, T + 1))
     for t in range(T + 1):
         if t:
-            H = np.einsum("bij,bj->bi", A[words[:, t - 1]], H)
+            H = np.einsum("bij,bj->bi", A[symbols[:, t - 1]], H)
             H /= np.linalg.norm(H, axis=1, keepdims=True)
             q = automaton.delta[words[:, t - 1], q]
         S = H @ R.T
@@ -49,17 +52,4 @@ def float64_stack_margins(layers, automaton, words: np.ndarray) -> tuple[np.ndar
                 classes[:, t - 1] = np.argmax(H @ R.T, axis=1)
         symbols = words * R.shape[0] + classes
     A, h0, R = layers[-1]
-    H = np.tile(h0 / np.linalg.norm(h0), (batch, 1))
-    q = np.full(batch, int(automaton.start))
-    last = np.empty((batch, T + 1))
-    for t in range(T + 1):
-        if t:
-            H = np.einsum("bij,bj->bi", A[symbols[:, t - 1]], H)
-            H /= np.linalg.norm(H, axis=1, keepdims=True)
-            q = automaton.delta[words[:, t - 1], q]
-        S = H @ R.T
-        lab = automaton.labels[q]
-        own = S[np.arange(batch), lab].copy()
-        S[np.arange(batch), lab] = -np.inf
-        last[:, t] = own - S.max(axis=1)
-    return last, inner
+    return float64_margins(A, h0, R, automaton, words, symbols), inner
