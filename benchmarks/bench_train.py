@@ -28,6 +28,10 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   monomial's training-step ratio), `dplr:1` (O(R d)); target: training steps at least 5x faster
   than `full`.  These rows are timed in CPU seconds of the process (``time.process_time``, one
   torch thread), so that the load of other processes on a shared machine does not enter.
+  Then ``families_phases``: each model's step split into forward (parameter preprocessing, scan,
+  readout, loss), backward and Adam, and monomial's floor: the CPU ms of its parametrisation
+  alone (the soft-gradient GEMMs, the column softmax forward and backward, the argmax, Adam on
+  the V d^2 logits), with ``full / floor``, the most any monomial scan could reach.
 
 Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
 2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:
@@ -155,6 +159,92 @@ def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
         for name in models:
             print(f"| {d} | {V} | `{name}` | {train[name]:.1f} | {train['full'] / train[name]:.2f}x | "
                   f"{evals[name]:.3f} | {evals['full'] / evals[name]:.2f}x |", flush=True)
+
+
+def _phase_step(model, words, labels, V: int):
+    """A training step of ``model`` split into its phases, returning their CPU seconds: forward
+    (parameter preprocessing, scan, readout, loss), backward, Adam."""
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    cpu = time.process_time
+
+    def step() -> tuple:
+        t0 = cpu()
+        logits = model(words)
+        loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
+        t1 = cpu()
+        opt.zero_grad()
+        loss.backward()
+        t2 = cpu()
+        opt.step()
+        return t1 - t0, t2 - t1, cpu() - t2
+
+    return step
+
+
+def _monomial_floor(V: int, d: int, reps: int) -> dict:
+    """CPU ms of what the monomial parametrisation costs whatever the scan does, for V symbols at
+    hidden d and B T = B x 10 positions spread evenly over the symbols: the straight-through
+    gradient of the (V, d, d) selection (one (d x n_s)(n_s x d) GEMM per symbol, 2 B T d^2 FLOPs),
+    the column softmax forward and backward, the argmax, and Adam on the V d^2 logits."""
+    gen = torch.Generator().manual_seed(2)
+    n = B * 10 // V
+    G = [torch.randn(n, d, generator=gen) for _ in range(V)]
+    X = [torch.randn(n, d, generator=gen) for _ in range(V)]
+    logits = torch.randn(V, d, d, generator=gen, requires_grad=True)
+    opt = torch.optim.Adam([logits], lr=1e-3)
+    cpu = time.process_time
+
+    def gemm():
+        torch.stack([g.T @ x for g, x in zip(G, X)])
+
+    def softmax():
+        soft = torch.softmax(logits, dim=1)
+        soft.backward(G[0].new_ones(()).expand_as(soft))
+
+    def adam():
+        logits.grad = torch.ones_like(logits)
+        opt.step()
+
+    return {"gemm": best_time(gemm, reps, cpu) * 1e3, "softmax": best_time(softmax, reps, cpu) * 1e3,
+            "argmax": best_time(lambda: logits.detach().argmax(dim=1), reps, cpu) * 1e3,
+            "adam": best_time(adam, reps, cpu) * 1e3}
+
+
+def families_phases(reps: int, d: int = 256, rounds: int = 3) -> None:
+    """Where a family's training step goes (forward, backward, Adam; CPU ms, best of interleaved
+    rounds), and the floor that monomial's parametrisation puts under its step: the ratio
+    ``full / floor`` is the most any monomial scan could reach with this estimator."""
+    print("| d | V | model | forward ms | backward ms | Adam ms | step ms | ÷ full |")
+    print("|---|---|---|---|---|---|---|---|")
+    cpu_floor = {}
+    for V in (2, 10):
+        gen = torch.Generator().manual_seed(1)
+        words = torch.randint(0, V, (B, 10), generator=gen)
+        labels = torch.randint(0, V, (B, 10), generator=gen)
+        steps = {name: _phase_step(BilinearRNN(V, V, d, name, seed=0, scan="sequential"), words, labels, V)
+                 for name in FAMILIES}
+        best = {name: (float("inf"),) * 3 for name in FAMILIES}
+        for _ in range(rounds):
+            for name, step in steps.items():
+                step()  # warm-up
+                for _ in range(reps):
+                    t = step()
+                    if sum(t) < sum(best[name]):
+                        best[name] = t
+        full = sum(best["full"])
+        for name in FAMILIES:
+            f, b, a = (x * 1e3 for x in best[name])
+            print(f"| {d} | {V} | `{name}` | {f:.1f} | {b:.1f} | {a:.1f} | {f + b + a:.1f} | "
+                  f"{full / sum(best[name]):.2f}x |", flush=True)
+        cpu_floor[V] = (_monomial_floor(V, d, reps), full * 1e3)
+    print()
+    print("| d | V | soft-gradient GEMMs ms | softmax fwd+bwd ms | argmax ms | Adam (V d^2) ms | floor ms "
+          "| full ms | full ÷ floor |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for V, (fl, full_ms) in cpu_floor.items():
+        floor = sum(fl.values())
+        print(f"| {d} | {V} | {fl['gemm']:.1f} | {fl['softmax']:.1f} | {fl['argmax']:.1f} | {fl['adam']:.1f} | "
+              f"{floor:.1f} | {full_ms:.1f} | {full_ms / floor:.2f}x |", flush=True)
 
 
 def train_step_table(reps: int, threads=(1, 2)) -> None:
@@ -322,6 +412,8 @@ def main() -> None:
         return
     if args.families:
         families_table(reps)
+        print()
+        families_phases(reps)
         return
     train_step_table(reps)
     if args.train_only:

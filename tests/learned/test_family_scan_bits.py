@@ -1,0 +1,134 @@
+"""The fused scans of the 2025 families (``_HouseholderScan``, ``_MonomialScan``) are
+bit-identical (torch.equal) to a plain loop written here with the same operations in the same
+order: states, and every gradient (h0, the WY factors or D, the straight-through selection), in
+float32 at hidden 64 with ten symbols, renormalised or not.
+
+Their gradients are checked against autograd of the per-step scan in tests/learned/test_families.py
+(to a tolerance); these tests pin the floating-point order, so that a later speed-up of the scans
+that changes the trained numbers of docs/training.md ("Transition families") fails here first.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from bilinear.learned.scan import (
+    _TINY,
+    HOUSEHOLDER_RESCALE_EVERY,
+    Householder,
+    Monomial,
+    _HouseholderScan,
+    _MonomialScan,
+)
+
+HIDDEN, SYMBOLS, BATCH, TIME = 64, 10, 48, 2 * HOUSEHOLDER_RESCALE_EVERY + 3
+
+
+def _unit(u):
+    n = torch.linalg.vector_norm(u, dim=-1, keepdim=True).clamp_min(_TINY)
+    return u / n, n
+
+
+def _householder_reference(tokT, h0, Yt, Zt, K, normalize, gH):
+    """States and (grad h0, grad Yt, grad Zt) of the WY scan, as plain lists of per-step tensors."""
+    T, B = tokT.shape
+    mask = (tokT.unsqueeze(-1) == torch.arange(SYMBOLS)).to(h0.dtype).repeat_interleave(K, dim=-1)
+    h, CS, C, R = h0.expand(B, -1), [], [], []
+    for t in range(T):
+        c = (h @ Zt.T) * mask[t]
+        h = torch.addmm(h, c, Yt, alpha=-1)
+        r = torch.ones(B, 1)
+        if normalize and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0 and t < T - 1:
+            h, r = _unit(h)
+        CS.append(h)
+        C.append(c)
+        R.append(r)
+    CS_ = torch.stack(CS)
+    if normalize:
+        N = torch.linalg.vector_norm(CS_, dim=-1, keepdim=True).clamp_min(_TINY)
+        H = CS_ / N
+        gH = torch.addcmul(gH, H, torch.linalg.vecdot(H, gH).unsqueeze(-1), value=-1) / N
+    else:
+        H = CS_
+    GU, GC, g = [None] * T, [None] * T, None
+    for t in range(T - 1, -1, -1):
+        gu = gH[t] if g is None else gH[t] + g
+        if g is not None and normalize and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:
+            gu = torch.addcmul(gu, H[t], torch.linalg.vecdot(H[t], gu).unsqueeze(-1), value=-1) / R[t]
+        gc = (gu @ Yt.T) * mask[t]
+        g = torch.addmm(gu, gc, Zt, alpha=-1)
+        GU[t], GC[t] = gu, gc
+    GU_, GC_ = torch.stack(GU), torch.stack(GC)
+    grad_Yt = -(torch.stack(C).reshape(T * B, -1).T @ GU_.reshape(T * B, -1))
+    first = torch.outer(GC_[0].sum(0), h0)
+    grad_Zt = -torch.addmm(first, GC_[1:].reshape((T - 1) * B, -1).T, CS_[:-1].reshape((T - 1) * B, -1))
+    return H, (g.sum(0), grad_Yt, grad_Zt)
+
+
+def _monomial_reference(tokT, h0, D, perm, normalize, gH):
+    """States and (grad h0, grad D, grad soft) of the monomial scan, plainly."""
+    T, B = tokT.shape
+    h, H, N = h0.expand(B, -1), [], []
+    for t in range(T):
+        tok = tokT[t]
+        h = torch.zeros(B, HIDDEN).scatter_add(1, perm[tok], D[tok] * h)
+        if normalize:
+            h, n = _unit(h)
+            N.append(n)
+        H.append(h)
+    GS, GU, g = [None] * T, [None] * T, gH[T - 1]
+    for t in range(T - 1, -1, -1):
+        gu = g if not normalize else torch.addcmul(g, H[t], torch.linalg.vecdot(H[t], g).unsqueeze(-1), value=-1) / N[t]
+        tok = tokT[t]
+        GS[t] = torch.gather(gu, 1, perm[tok])
+        GU[t] = gu
+        g = GS[t] * D[tok]
+        if t:
+            g = g + gH[t - 1]
+    prev = torch.stack([h0.expand(B, -1)] + H[:-1]).reshape(T * B, HIDDEN)
+    flat = tokT.reshape(-1)
+    grad_D = torch.zeros_like(D).index_add(0, flat, torch.stack(GS).reshape(T * B, HIDDEN) * prev)
+    X = prev * D[flat]
+    Gf = torch.stack(GU).reshape(T * B, HIDDEN)
+    grad_soft = torch.stack([Gf[rows].T @ X[rows] for rows in ((flat == s).nonzero().squeeze(1) for s in range(SYMBOLS))])
+    return torch.stack(H), (g.sum(0), grad_D, grad_soft)
+
+
+def _inputs(seed):
+    gen = torch.Generator().manual_seed(seed)
+    tokT = torch.randint(0, SYMBOLS, (TIME, BATCH), generator=gen)
+    return gen, tokT, torch.randn(HIDDEN, generator=gen), torch.randn(TIME, BATCH, HIDDEN, generator=gen)
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_householder_scan_is_bit_identical_to_the_plain_loop(normalize):
+    gen, tokT, h0, gH = _inputs(1)
+    k = torch.randn(SYMBOLS, 2, HIDDEN, generator=gen)
+    k = k / k.norm(dim=-1, keepdim=True)
+    beta = 2 * torch.rand(SYMBOLS, 2, generator=gen)
+    Yt, Zt = Householder(k, beta)._wy()
+    leaves = [x.detach().clone().requires_grad_() for x in (h0, Yt, Zt)]
+    H = _HouseholderScan.apply(tokT, leaves[0], leaves[1], leaves[2], SYMBOLS, 2, normalize)
+    H.backward(gH)
+    H_ref, grads = _householder_reference(tokT, h0, Yt, Zt, 2, normalize, gH)
+    assert torch.equal(H, H_ref)
+    for leaf, ref in zip(leaves, grads):
+        assert torch.equal(leaf.grad, ref)
+    assert leaves[1].grad.abs().max() > 0 and leaves[2].grad.abs().max() > 0
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_monomial_scan_is_bit_identical_to_the_plain_loop(normalize):
+    gen, tokT, h0, gH = _inputs(2)
+    perm = torch.randint(0, HIDDEN, (SYMBOLS, HIDDEN), generator=gen)
+    D = 2 * torch.rand(SYMBOLS, HIDDEN, generator=gen) - 1
+    soft = torch.softmax(torch.randn(SYMBOLS, HIDDEN, HIDDEN, generator=gen), dim=1)
+    leaves = [x.detach().clone().requires_grad_() for x in (h0, D, soft)]
+    H = _MonomialScan.apply(tokT, leaves[0], leaves[1], leaves[2], perm, normalize)
+    H.backward(gH)
+    H_ref, grads = _monomial_reference(tokT, h0, D, perm, normalize, gH)
+    assert torch.equal(H, H_ref)
+    for leaf, ref in zip(leaves, grads):
+        assert torch.equal(leaf.grad, ref)
+    assert (Monomial(perm, D).fused(tokT.T, h0, normalize) - H_ref).abs().max() == 0
