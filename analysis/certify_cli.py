@@ -55,7 +55,24 @@ def register(sub) -> None:
     p.add_argument("--test-length", type=positive_int, default=None,
                    help="a failure within this length makes the status 'snapped' (default: the run's own "
                         f"test length; {TEST_LENGTH} with --weights)")
+    p.add_argument("--snap-tol", type=_snap_tol, default=None, metavar="TOL",
+                   help="stacks only: how far (at most) each transition entry may be from its snapped value, "
+                        "0 < TOL <= 0.5 (default 1e-4; a stack drifted by 1e-3 needs about 0.01)")
     p.set_defaults(handler=_run)
+
+
+def _snap_tol(text: str) -> float:
+    """``--snap-tol``: a float in (0, 0.5]."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 0.5], got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= 0.5:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 0.5], got {text!r}")
+    return value
 
 
 def load_network(run_dir=None, weights_file=None, allow_unsigned=False):
@@ -115,10 +132,13 @@ def _run(args) -> int:
             test_length = args.test_length if args.test_length is not None else run_length
             from bilinear.constructions.stack import Stack
 
+            if args.snap_tol is not None and not isinstance(weights, Stack):
+                raise AnalysisError("--snap-tol is for stacks of layers; one network is snapped by the one-layer "
+                                    "rules (docs/certify.md)")
             cert: NetworkCertificate | StackCertificate
             with Progress("certify"):  # off a terminal: a line on stderr every few seconds
                 if isinstance(weights, Stack):  # snap, prove, and Theorem S5 layer by layer
-                    cert = certify_stack(weights, automaton, test_length=test_length)
+                    cert = certify_stack(weights, automaton, test_length=test_length, tol=args.snap_tol)
                 else:
                     cert = certify_network(weights, automaton, search_length=args.search_length,
                                            test_length=test_length)

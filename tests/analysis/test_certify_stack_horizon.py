@@ -153,3 +153,29 @@ def test_a_layer_without_an_automaton_leaves_the_stack_uncertified():
     assert c.proof.status == "proved" and not c.horizon.certified and c.status == "uncertified"
     assert c.layer_horizons[0][1].certified and c.layer_horizons[1][0] is None
     assert "tie" in c.layer_horizons[1][1].note and "layer 2 has no certified length" in c.horizon.note
+
+
+def test_snap_tol_on_the_command_line(tmp_path, capsys):
+    """A stack drifted by 1e-3 has no snap within the default 1e-4; --snap-tol 0.01 snaps it, and
+    the horizon is certified.  Refused for one network and outside (0, 0.5], in one line."""
+    import json
+
+    from bilinear.cli import main
+    from bilinear.constructions.registry import build
+
+    a = from_spec("dihedral:3")
+    path = drift_layers(cascade(a, "rotation2d"), 1e-3).save(tmp_path / "d3.json")
+    assert main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "50"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "failed"
+    assert main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "50",
+                 "--snap-tol", "0.01"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["status"] == "horizon" and cert["certified_length"] >= 100
+    one = build("cyclic:3", "rotation2d").to_float().save(tmp_path / "one.json")
+    assert main(["certify", "--weights", str(one), "cyclic:3", "--snap-tol", "0.01"]) == 2
+    assert "--snap-tol is for stacks" in capsys.readouterr().err
+    for bad in ("0", "0.6", "nan", "x"):
+        with pytest.raises(SystemExit) as exc:
+            main(["certify", "--weights", str(path), "dihedral:3", "--snap-tol", bad])
+        assert exc.value.code == 2
+        assert "expected a number in (0, 0.5]" in capsys.readouterr().err
