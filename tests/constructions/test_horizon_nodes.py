@@ -82,3 +82,73 @@ def test_the_node_bound_certifies_more_than_theorem_16():
     assert old.length is not None and h.length is not None and h.length > old.length, (old, h)
     first = _first_failure(w, a, min(3 * h.length, 600))
     assert first is None or first > h.length, (first, h.length)
+
+
+@pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
+def test_every_word_lies_in_its_node_set(spec, noise):
+    """Every word to depth 6, its state computed here by a plain float64 loop in the snap's basis:
+    its ray meets the ball of its node (distance from the centre to the ray <= the radius)."""
+    from bilinear.constructions.balls import op_norm, precision
+    from bilinear.constructions.horizon_global import ingredients
+    from bilinear.constructions.horizon_nodes import step_nodes
+
+    w, a, snap, proof = _network(spec, noise)
+    ro = RoundOff.of("float64", w.dim)
+    with precision():
+        _, st = ingredients(w, snap, proof, a, ro)
+        d = st.x0.nrows()
+        F = [np.array([[float(M[i, j].mid()) for j in range(d)] for i in range(d)]) for M in st.F]
+        norms = [op_norm(M, range(d), range(d)) for M in st.F]
+        k = 2
+        nodes = {(int(a.start), ()): (st.x0, __import__("flint").arb(0))}
+        level = [((), np.array([float(st.x0[j, 0].mid()) for j in range(d)]))]
+        worst = 0.0
+        for t in range(1, 7):
+            nodes = step_nodes(nodes, st.F, a, st.delta, norms, k)
+            level = [(u + (s,), F[s] @ x) for u, x in level for s in range(len(F))]
+            for u, x in level:
+                q = int(a.start)
+                for s in u:
+                    q = int(a.delta[s, q])
+                m, r = nodes[(q, u[-k:])]
+                c = np.array([float(m[j, 0].mid()) for j in range(d)])
+                xh = x / np.linalg.norm(x)
+                along = max(float(c @ xh), 0.0)
+                dist = float(np.linalg.norm(c - along * xh))
+                assert dist <= float(r.mid()) * (1 + 1e-9) + 1e-12, (t, u, dist, float(r.mid()))
+                worst = max(worst, dist / max(float(r.mid()), 1e-300))
+        assert worst > 0.05  # not vacuous: some word lies away from its ball's centre
+
+
+def test_the_length_is_where_a_ball_first_crosses_a_decision_boundary():
+    """The sets stepped by ``step_nodes`` (checked above to contain every word), the margin of each
+    ball computed here in floats (centre's margin minus ||R_l - R_c|| r): the certified length is
+    the last length before one ball reaches a boundary (1 of slack for the float rounding here)."""
+    from bilinear.constructions.balls import op_norm, precision
+    from bilinear.constructions.horizon_global import ingredients
+    from bilinear.constructions.horizon_nodes import step_nodes
+    import flint
+
+    w, a, snap, proof = _network("cyclic:3", 3e-3)
+    ro = RoundOff.of("float64", w.dim)
+    h = node_horizon(w, snap, proof, a, ro, max_steps=300, max_keys=81)
+    with precision():
+        _, st = ingredients(w, snap, proof, a, ro)
+        d = st.x0.nrows()
+        R = np.array([[float(st.Rb[i, j].mid()) for j in range(d)] for i in range(st.Rb.nrows())])
+        norms = [op_norm(M, range(d), range(d)) for M in st.F]
+        nodes = {(int(a.start), ()): (st.x0, flint.arb(0))}
+        t = 0
+        while True:
+            ok = True
+            for (q, _), (m, r) in nodes.items():
+                c = np.array([float(m[j, 0].mid()) for j in range(d)])
+                lab = int(a.labels[q])
+                for o in range(len(R)):
+                    if o != lab and (R[lab] - R[o]) @ c - np.linalg.norm(R[lab] - R[o]) * float(r.mid()) <= 0:
+                        ok = False
+            if not ok or t > 300:
+                break
+            nodes = step_nodes(nodes, st.F, a, st.delta, norms, 4)
+            t += 1
+    assert abs(h.length - (t - 1)) <= 1, (h.length, t)
