@@ -123,7 +123,7 @@ def test_every_word_lies_in_its_node_set(spec, noise):
 def test_the_length_is_where_a_ball_first_crosses_a_decision_boundary():
     """The sets stepped by ``step_nodes`` (checked above to contain every word), the margin of each
     ball computed here in floats (centre's margin minus ||R_l - R_c|| r): the certified length is
-    the last length before one ball reaches a boundary (1 of slack for the float rounding here)."""
+    the last length before one ball reaches a boundary."""
     from bilinear.constructions.balls import op_norm, precision
     from bilinear.constructions.horizon_global import ingredients
     from bilinear.constructions.horizon_nodes import step_nodes
@@ -151,4 +151,4 @@ def test_the_length_is_where_a_ball_first_crosses_a_decision_boundary():
                 break
             nodes = step_nodes(nodes, st.F, a, st.delta, norms, 4)
             t += 1
-    assert abs(h.length - (t - 1)) <= 1, (h.length, t)
+    assert h.length == t - 1, (h.length, t)
