@@ -9,6 +9,10 @@ proved) and the ratio U / L (the usefulness figure of issue 20: how far below th
 the certificate stops), and the median of U / L over the rows with both.
 
     OMP_NUM_THREADS=1 python benchmarks/certified_horizons.py RUN_ROOT      # about 6-10 min on CPU
+
+``--constants`` also prints, per row, the constants of the bound that was kept (the theorem's
+ingredients: epsilon, gamma, beta, rho, sigma, the margin, the readout Lipschitz constants ...),
+to see which term limits the certified length of each row.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("root", type=Path, help="folder of the runs (trained here when missing)")
+    p.add_argument("--constants", action="store_true",
+                   help="also print the constants of the bound kept, per row (what limits L)")
     args = p.parse_args(argv)
+    constants = []
     args.root.mkdir(parents=True, exist_ok=True)
     print("| cell | raw acc 500 | raw acc 2000 | certified L | bound | failing word (U) | U / L | snap | status |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -51,12 +58,19 @@ def main(argv=None) -> int:
         ratio = U / L if isinstance(L, int) and L > 0 and U is not None else None
         if ratio is not None:
             ratios.append(ratio)
+        if h is not None and h.constants:
+            constants.append((f"{family}, {model} ({h.bound})",
+                              ", ".join(f"{k}={float(v):.3g}" for k, v in h.constants.items())))
         print(f"| {family}, `{model}` | {acc[0]:.2f} | {acc[1]:.2f} | {'-' if L is None else L} | "
               f"{'-' if h is None else h.bound} | "
               f"{'-' if U is None else f'`{cert.failing_text}` ({U})'} | {'-' if ratio is None else f'{ratio:.1f}'} | "
               f"{'proved' if cert.proof is not None else 'none'} | {cert.status} |", flush=True)
     if ratios:
         print(f"\nmedian U / L over {len(ratios)} rows with both: {statistics.median(ratios):.1f}")
+    if args.constants:
+        print()
+        for name, text in constants:
+            print(f"{name}: {text}")
     return 0
 
 

@@ -200,6 +200,22 @@ MUTANTS = [
     Mutant("S5: a failing word inside the horizon not an error", "analysis/certify.py",
            "        if failed and horizon.covers(len(result.first_failure)):",
            "        if False:", tests=STACK_TESTS, equivalent=True),
+    # Theorem 20 (horizon_nodes.py)
+    Mutant("T20: radius not carried through F_a", "constructions/horizon_nodes.py",
+           "r2 = hi(norms[a] * r + delta * (_norm_hi(c) + r))", "r2 = hi(delta * (_norm_hi(c) + r))",
+           tests=("tests/constructions/test_horizon_nodes.py",)),
+    Mutant("T20: hull radius without the spread of the centres", "constructions/horizon_nodes.py",
+           "e = hi(_norm_hi(c2 - m) + r2)", "e = hi(r2)", tests=("tests/constructions/test_horizon_nodes.py",)),
+    Mutant("T20: radius not charged on the margin", "constructions/horizon_nodes.py",
+           "(dv * c)[0, 0] - dn * r - tau * nx > 0", "(dv * c)[0, 0] - tau * nx > 0", tests=("tests/constructions/test_horizon_nodes.py",)),
+    Mutant("T20: off by one (the failing length reported)", "constructions/horizon_nodes.py",
+           "return Horizon.up_to(t - 1, roundoff.arithmetic", "return Horizon.up_to(t, roundoff.arithmetic",
+           tests=("tests/constructions/test_horizon_nodes.py",)),
+    Mutant("T20: merged by automaton state only at the first node", "constructions/horizon_nodes.py",
+           "key = (int(automaton.delta[a, q]), (suffix + (a,))[-k:])", "key = (int(automaton.delta[a, q]), ())",
+           tests=("tests/constructions/test_horizon_nodes.py",)),
+    Mutant("T20: round-off not charged", "constructions/horizon_nodes.py",
+           "r2 = hi(norms[a] * r + delta * (_norm_hi(c) + r))", "r2 = hi(norms[a] * r)", tests=("tests/constructions/test_horizon_nodes.py",)),
 ]
 
 
