@@ -152,3 +152,13 @@ def test_the_length_is_where_a_ball_first_crosses_a_decision_boundary():
             nodes = step_nodes(nodes, st.F, a, st.delta, norms, 4)
             t += 1
     assert h.length == t - 1, (h.length, t)
+
+
+def test_float32_rounding_is_charged_in_the_sets():
+    """Rounding is charged in every step's radius (Theorem 18's model): on this network float32's
+    larger unit costs one step against exact real arithmetic (186 -> 185), while an uncharged
+    radius would certify 186 in float32 too."""
+    w, a, snap, proof = _network("dihedral:3", 1e-3)
+    real = node_horizon(w, snap, proof, a, RoundOff.of("real", w.dim), max_keys=64)
+    single = node_horizon(w, snap, proof, a, RoundOff.of("float32", w.dim), max_keys=64)
+    assert single.length < real.length
