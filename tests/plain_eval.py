@@ -4,6 +4,8 @@ check certified lengths and printed failures against it."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 
@@ -53,3 +55,33 @@ def float64_stack_margins(layers, automaton, words: np.ndarray) -> tuple[np.ndar
         symbols = words * R.shape[0] + classes
     A, h0, R = layers[-1]
     return float64_margins(A, h0, R, automaton, words, symbols), inner
+
+
+def first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
+    """The shortest failure (margin <= 0, by :func:`float64_margins`) of the float weights ``w``
+    that this search finds up to ``limit``: every word to the depth where 4096 words are reached,
+    periodic words of period <= 4, and a beam search of width ``beam`` on the margin."""
+    A, h0, R = w.float_arrays()
+    k = A.shape[0]
+    found = []
+    depth = 1
+    while k ** (depth + 1) <= 4096:
+        depth += 1
+    words = np.array(list(itertools.product(range(k), repeat=depth)))
+    bad = np.nonzero((float64_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
+    if len(bad):
+        found.append(int(bad[0]))
+    loops = [u for p in (1, 2, 3, 4) for u in itertools.product(range(k), repeat=p)]
+    words = np.stack([np.resize(np.array(u), limit) for u in loops])
+    bad = np.nonzero((float64_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
+    if len(bad):
+        found.append(int(bad[0]))
+    frontier: list[tuple] = [()]
+    for t in range(1, limit + 1):
+        cands = [u + (s,) for u in frontier for s in range(k)]
+        m = float64_margins(A, h0, R, automaton, np.array(cands))[:, -1]
+        if (m <= 0).any():
+            found.append(t)
+            break
+        frontier = [cands[i] for i in np.argsort(m)[:beam]]
+    return min(found) if found else None

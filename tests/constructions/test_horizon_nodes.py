@@ -6,11 +6,10 @@ where the node bound certifies strictly more than Theorems 16 / 19."""
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
-from plain_eval import float64_margins
+from plain_eval import first_failure
 
 from bilinear.automata.families import from_spec
 from bilinear.constructions.horizon import certified_horizon
@@ -33,31 +32,7 @@ def _network(spec: str, noise: float, seed: int = 1):
     return w, a, snap, proof
 
 
-def _first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
-    A, h0, R = w.float_arrays()
-    k = A.shape[0]
-    found = []
-    depth = 1
-    while k ** (depth + 1) <= 4096:
-        depth += 1
-    words = np.array(list(itertools.product(range(k), repeat=depth)))
-    bad = np.nonzero((float64_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
-    if len(bad):
-        found.append(int(bad[0]))
-    loops = [u for p in (1, 2, 3, 4) for u in itertools.product(range(k), repeat=p)]
-    words = np.stack([np.resize(np.array(u), limit) for u in loops])
-    bad = np.nonzero((float64_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
-    if len(bad):
-        found.append(int(bad[0]))
-    frontier = [()]
-    for t in range(1, limit + 1):
-        cands = [u + (s,) for u in frontier for s in range(k)]
-        m = float64_margins(A, h0, R, automaton, np.array(cands))[:, -1]
-        if (m <= 0).any():
-            found.append(t)
-            break
-        frontier = [cands[i] for i in np.argsort(m)[:beam]]
-    return min(found) if found else None
+_first_failure = first_failure  # tests/plain_eval.py
 
 
 def test_suffix_length():

@@ -10,12 +10,11 @@
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from plain_eval import float64_margins
+from plain_eval import first_failure, float64_margins
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
@@ -197,33 +196,7 @@ def test_theorem_19_starts_after_the_exhaustive_depth():
 _margins = float64_margins  # the plain loop of tests/plain_eval.py
 
 
-def _first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
-    """The shortest failure this search finds up to ``limit``: every word to the depth where
-    4096 words are reached, periodic words of period <= 4, and a beam search on the margin."""
-    A, h0, R = w.float_arrays()
-    k = A.shape[0]
-    found = []
-    depth = 1
-    while k ** (depth + 1) <= 4096:
-        depth += 1
-    words = np.array(list(itertools.product(range(k), repeat=depth)))
-    bad = np.nonzero((_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
-    if len(bad):
-        found.append(int(bad[0]))
-    loops = [u for p in (1, 2, 3, 4) for u in itertools.product(range(k), repeat=p)]
-    words = np.stack([np.resize(np.array(u), limit) for u in loops])
-    bad = np.nonzero((_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
-    if len(bad):
-        found.append(int(bad[0]))
-    frontier = [()]
-    for t in range(1, limit + 1):
-        cands = [u + (s,) for u in frontier for s in range(k)]
-        m = _margins(A, h0, R, automaton, np.array(cands))[:, -1]
-        if (m <= 0).any():
-            found.append(t)
-            break
-        frontier = [cands[i] for i in np.argsort(m)[:beam]]
-    return min(found) if found else None
+_first_failure = first_failure  # tests/plain_eval.py
 
 
 ORBIT_NETWORKS = {"symmetric:4": 3e-4, "alternating:4": 1e-3, "reset:3": 3e-4}
