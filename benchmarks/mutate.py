@@ -196,7 +196,7 @@ MUTANTS = [
            "        if c is None:\n            return None,", "        if c is None and False:\n            return None,",
            tests=STACK_TESTS),
     Mutant("S5: no limit on the layer's directions", "constructions/horizon_stack.py",
-           "if len(hids) >= limit:", "if False:", tests=STACK_TESTS),
+           "for s in range(layer.n_symbols)), limit)", "for s in range(layer.n_symbols)), 10**9)", tests=STACK_TESTS),
     Mutant("S5: a failing word inside the horizon not an error", "analysis/certify.py",
            "        if failed and horizon.covers(len(result.first_failure)):",
            "        if False:", tests=STACK_TESTS, equivalent=True),

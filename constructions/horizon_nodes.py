@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import flint
 
-from .balls import hi, op_norm, precision, root, sq
+from .balls import frob, hi, op_norm, precision
 from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff
@@ -45,8 +45,8 @@ def suffix_length(n_symbols: int, max_keys: int = MAX_KEYS) -> int:
 
 
 def _norm_hi(x: flint.arb_mat) -> flint.arb:
-    """An upper bound of the 2-norm of every point of the box ``x``."""
-    return hi(root(sum((sq(x[j, 0]) for j in range(x.nrows())), flint.arb(0))))
+    """An upper bound of the 2-norm of every point of the box ``x`` (a column: its Frobenius norm)."""
+    return hi(frob(x))
 
 
 def _midpoint(x: flint.arb_mat) -> flint.arb_mat:

@@ -23,7 +23,6 @@ the snapped stack is proved by Theorem S1.
 
 from __future__ import annotations
 
-from collections import deque
 from types import SimpleNamespace
 
 import numpy as np
@@ -42,29 +41,18 @@ def layer_automaton(layer, limit: int = MAX_LAYER_STATES) -> tuple[Automaton | N
     reached direction has no strict class (a tie, or the zero vector) or more than ``limit``
     directions are reached.  ``layer`` is an exact :class:`~bilinear.constructions.weights.Weights`.
     """
+    from .search import breadth_first
     from .stackprover import _Layer
 
     if not layer.exact:
         raise ValueError("layer_automaton needs an exact layer")
     # the readout's labels are read only for the last layer's screen, not for class_of
     exact = _Layer(layer, SimpleNamespace(labels=np.zeros(1, dtype=np.int64)))
-    start = exact.start()
-    index = {start: 0}
-    hids = [start]
-    table: list[list[int]] = [[] for _ in range(layer.n_symbols)]
-    queue = deque([start])
-    while queue:
-        hid = queue.popleft()
-        for s in range(layer.n_symbols):
-            nxt = exact.step(hid, s)
-            if nxt not in index:
-                if len(hids) >= limit:
-                    return None, (f"more than {limit} directions reached over every word of its "
-                                  f"{layer.n_symbols} symbols")
-                index[nxt] = len(hids)
-                hids.append(nxt)
-                queue.append(nxt)
-            table[s].append(index[nxt])
+    hids = breadth_first(exact.start(), lambda hid: (exact.step(hid, s) for s in range(layer.n_symbols)), limit)
+    if hids is None:
+        return None, f"more than {limit} directions reached over every word of its {layer.n_symbols} symbols"
+    index = {hid: n for n, hid in enumerate(hids)}  # the steps are remembered by the store: no new products
+    table = [[index[exact.step(hid, s)] for hid in hids] for s in range(layer.n_symbols)]
     classes = []
     for n, hid in enumerate(hids):
         c = exact.class_of(hid)
