@@ -199,8 +199,9 @@ def _candidates(weights, automaton, failures: list, proved: list):
 
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
-    the one with the longest certified float64 horizon (ties: the smallest distance)."""
-    from bilinear.constructions.horizon import certified_horizon
+    the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
+    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20)."""
+    from bilinear.constructions.horizon import NODE_BELOW, certified_horizon, node_horizon_widest, with_node_horizon
     from bilinear.constructions.prover import prove
 
     failures: list = []
@@ -210,7 +211,7 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
         # once one snap is proved, an alternative gets a smaller search budget
         result = prove(snap.block_weights, automaton, bound=min(bound, 8) if proved else bound)
         if result.status == "proved":
-            h = certified_horizon(weights, snap, result, automaton, ARITHMETIC)
+            h = certified_horizon(weights, snap, result, automaton, ARITHMETIC, nodes=False)
             proved.append((snap, result, h))
             if len(proved) == tries or h.every:
                 break
@@ -224,7 +225,10 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     snap, proof, h = max(proved, key=lambda x: (x[2].order_key(), -sum(x[0].distance)))
     horizons = {ARITHMETIC: h}
     for arithmetic in ALSO:
-        horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic)
+        horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic, nodes=False)
+    if min(x.order_key() for x in horizons.values()) < NODE_BELOW:  # the node horizon, run once for all three
+        node = node_horizon_widest(weights, snap, proof, automaton, min(x.order_key() for x in horizons.values()))
+        horizons = {a: with_node_horizon(x, weights, snap, proof, automaton, node) for a, x in horizons.items()}
     return snap, proof, horizons, attempts
 
 

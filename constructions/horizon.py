@@ -10,7 +10,9 @@ Section 7):
 * :mod:`~bilinear.constructions.horizon_blocks` -- the block-wise horizon (one scale per block)
   for block-diagonal networks;
 * :mod:`~bilinear.constructions.horizon_orbit` -- Theorem 19, the perturbation horizon over the
-  finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets).
+  finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
+* :mod:`~bilinear.constructions.horizon_nodes` -- Theorem 20, the node horizon: one set per
+  (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
 
 Each is a theorem about the network in one arithmetic (:mod:`~bilinear.constructions.roundoff`):
 ``real`` (the float weights as exact numbers), ``float64`` (how ``check`` and the failing-word
@@ -26,11 +28,13 @@ from .failsearch import compress_word, search_failure
 from .horizon_base import Horizon
 from .horizon_blocks import blockwise_horizon
 from .horizon_global import global_horizon
+from .horizon_nodes import MAX_KEYS, MAX_WORK, node_horizon, suffix_length
 from .horizon_orbit import orbit_horizon
 from .roundoff import RoundOff
 from .tube import invariant_tube
 
-__all__ = ["Horizon", "certified_horizon", "perturbation_horizon", "compress_word", "search_failure"]
+__all__ = ["Horizon", "certified_horizon", "perturbation_horizon", "with_node_horizon", "node_horizon_widest",
+           "NODE_BELOW", "compress_word", "search_failure"]
 
 
 def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "real") -> Horizon:
@@ -53,11 +57,13 @@ def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "rea
     return found
 
 
-def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float64") -> Horizon:
+def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float64",
+                      nodes: bool = True) -> Horizon:
     """The certified horizon of float ``weights`` against a proved ``snap`` in ``arithmetic``:
     the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
-    perturbation horizon (isometric snaps), else the orbit horizon (Theorem 19: the snapped
-    matrices generate a finite set)."""
+    perturbation horizon (isometric snaps) or the orbit horizon (Theorem 19: the snapped
+    matrices generate a finite set); with ``nodes``, also the node horizon (Theorem 20) where
+    that length is below :data:`NODE_BELOW` (:func:`with_node_horizon`), the longer kept."""
     ro = RoundOff.of(arithmetic, weights.dim)
     planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
     radius = None if planes else invariant_tube(weights, snap, proof, automaton, ro)
@@ -66,5 +72,40 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
                                     f"invariant tube of radius {radius:.3g} around the snapped states",
                                     tube_radius=radius)
     if snap.isometric:
-        return perturbation_horizon(weights, snap, proof, automaton, arithmetic)
-    return orbit_horizon(weights, snap, proof, automaton, ro)
+        found = perturbation_horizon(weights, snap, proof, automaton, arithmetic)
+    else:
+        found = orbit_horizon(weights, snap, proof, automaton, ro)
+    return with_node_horizon(found, weights, snap, proof, automaton) if nodes else found
+
+
+#: The node horizon is tried where the other bounds certify less than this length.
+NODE_BELOW = 1024
+
+
+def node_horizon_widest(weights, snap, proof, automaton, beat: float = -1.0) -> Horizon:
+    """Theorem 20's horizon with float32's rounding charged, the widest of the three arithmetics:
+    its sets contain every trajectory perturbed by float32's rounding per step, so also float64's
+    and the exact one (a smaller unit, and no rounding, are perturbations within those balls). One
+    run certifies all three.  Not run (no length) when the work limit allows at most ``beat``
+    steps at the largest node count (states x symbols^k)."""
+    k = suffix_length(weights.n_symbols, MAX_KEYS)
+    steps = MAX_WORK // (automaton.n_states * weights.n_symbols ** (k + 1))
+    if steps <= beat:
+        return Horizon.none("float32", f"the node horizon's work limit allows {steps} steps, not more than {beat:g}",
+                            "node")
+    return node_horizon(weights, snap, proof, automaton, RoundOff.of("float32", weights.dim),
+                        max_steps=NODE_BELOW)
+
+
+def with_node_horizon(found: Horizon, weights, snap, proof, automaton, node: Horizon | None = None) -> Horizon:
+    """``found`` or, when longer, the node horizon (``node``, else computed by
+    :func:`node_horizon_widest`), relabelled to ``found``'s arithmetic (which it covers).  Tried
+    only where ``found`` certifies less than :data:`NODE_BELOW`."""
+    if found.order_key() >= NODE_BELOW:
+        return found
+    if node is None:
+        node = node_horizon_widest(weights, snap, proof, automaton, found.order_key())
+    if node.order_key() <= found.order_key():
+        return found
+    note = node.note + "; float32's rounding charged, which covers " + found.arithmetic
+    return Horizon(node.kind, found.arithmetic, node.bound, note, node.count, dict(node.constants))

@@ -1,39 +1,60 @@
-"""Theorem 20 (the node horizon): one ball per node (automaton state, last k symbols), stepped.
+"""Theorem 20 (the node horizon): one set per node (automaton state, last k symbols), stepped.
 
 The exhaustive phase of Theorems 16 and 19 runs every word (a ball per word) and stops when a level
 would hold more than ``MAX_NODES`` words; the recurrence after it charges the worst case at every
 step, in norm.  This bound keeps instead, per word length t, one set per node ``n = (q, s)``
-(automaton state q, the last ``k`` symbols s of the word):
+(automaton state q, the last ``k`` symbols s of the word), made of *aged* balls:
 
-    X_n(t) = { p + z : p in box(c_n(t)), ||z|| <= r_n(t) }
+    X_n(t) = { c + sum_{j=0..k} P_j(s) z_j : ||z_j|| <= r_j }
 
-(``box(c)``: the arb column c; ``||.||`` the 2-norm in the snap's basis), which contains a positive
-multiple of the float state (rounding charged) of every word of length t at node n; a positive
-multiple changes no prediction.  One step maps X_n through F_a: the arb product ``F_a c_n``, the
-radius ``||F_a|| r_n`` plus the rounding ``delta (||c_n|| + r_n)``, both divided by the norm of
-the new centre's midpoint; the images landing on one node are merged into a ball around the
-midpoint of the first one (radius ``max_i ||c_i - m|| + r_i``).  A word of length t is right when
+where ``P_j(s) = F_{s_m} ... F_{s_(m-j+1)}`` is the product of the node's last j matrices (P_0 = I;
+``||.||`` the 2-norm in the snap's basis).  X_n(t) contains a positive multiple of the float state
+(rounding charged) of every word of length t at node n.  A ball of age j < k moves to age j + 1
+*unchanged*: the next node's P_{j+1} is F_a P_j, so the matrices are applied exactly, not through
+their norms.  Only the oldest ball re-enters at age 0, through the norm of a (k+1)-fold product,
+which is near 1 for a network whose products stay bounded even where one matrix's norm is 2.
+Age 0 also takes the step's rounding and the error of the centre.  The images that land on one
+node are merged: the centre of the coordinate-wise hull of their centres, its distance to each
+centre added to age 0, and the largest radius of each age.  A word of length t is right when
 every point of its node's set has a positive margin against the rounded readout:
-``(R_l - R_c) . x - tau ||x|| > 0``.  Words that share their last k symbols have nearly the same
-float state when the network forgets its distant past, so the merged balls stay small where the
-worst case of Theorem 16 grows.  docs/theory.md Section 7, Theorem 20.
+``(R_l - R_c) . x - tau ||x|| > 0``.  docs/theory.md Section 7, Theorem 20.
+
+**Arithmetic.**  The matrices' norms (``||F_a P_k(s)||``, ``||(R_l - R_c) P_j(s)||``) are upper
+ends in ball arithmetic.  The stepping of the centres runs in float64 numpy, all nodes at once:
+a centre is any point (Theorem 20 asks for no particular one), and the distance from the computed
+centre to the exact image ``F_a c`` is bounded by the standard model of floating point
+(Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, Section 3.5: a dot product of
+length d is off by at most gamma_d |x|.|y|, gamma_d = d u / (1 - d u), whatever the order of
+summation), plus the matrices' balls, and charged to age 0.  Each image is scaled to norm about 1 (the scaled centre's rounding charged too).
+Every radius and norm computed in floats is inflated by a relative ``SLACK`` far above the
+rounding of the few operations that made it.
 """
 
 from __future__ import annotations
 
+import math
+
 import flint
+import numpy as np
 
 from .balls import frob, hi, op_norm, precision
 from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff
 
-__all__ = ["node_horizon", "suffix_length", "MAX_STEPS", "MAX_KEYS"]
+__all__ = ["node_horizon", "node_sets", "suffix_length", "NodeSets", "MAX_STEPS", "MAX_KEYS", "MAX_WORK"]
 
 #: Steps stepped at most (the bound reports at most this length).
 MAX_STEPS = 2048
+#: Work at most, in node-steps (nodes times symbols, summed over the steps; a node-step costs
+#: about a microsecond): a run that reaches it reports the length stepped so far, still a theorem.
+MAX_WORK = 4_000_000
 #: The suffix length k is the largest with (symbols)^k <= MAX_KEYS.
 MAX_KEYS = 729
+#: Relative inflation of every float radius and norm (covers the rounding of the operations that
+#: made it, each at most a few units of 2^-53).
+SLACK = 1e-12
+_U = 2.0 ** -53
 
 
 def suffix_length(n_symbols: int, max_keys: int = MAX_KEYS) -> int:
@@ -44,74 +65,266 @@ def suffix_length(n_symbols: int, max_keys: int = MAX_KEYS) -> int:
     return k
 
 
-def _norm_hi(x: flint.arb_mat) -> flint.arb:
-    """An upper bound of the 2-norm of every point of the box ``x`` (a column: its Frobenius norm)."""
-    return hi(frob(x))
+def up(x: flint.arb) -> float:
+    """A float at least every point of the ball ``x`` (+inf for a ball that is not finite)."""
+    if not x.is_finite():
+        return math.inf
+    v = hi(x)
+    f = float(v.mid())
+    return f if flint.arb(f) >= v else math.nextafter(f, math.inf)
 
 
-def _midpoint(x: flint.arb_mat) -> flint.arb_mat:
-    return flint.arb_mat([[flint.arb(x[j, 0].mid())] for j in range(x.nrows())])
+def _gamma(d: int) -> float:
+    """Twice gamma_d for float64 (twice: the error bound is itself computed in floats)."""
+    return 2 * d * _U / (1 - d * _U)
 
 
-def _certified(diffs, tau, lab: int, c: flint.arb_mat, r: flint.arb) -> bool:
-    """Every point of ``box(c) + B(r)`` has a positive margin for label ``lab`` (tau charged)."""
-    nx = hi(_norm_hi(c) + r)
-    return all((dv * c)[0, 0] - dn * r - tau * nx > 0 for (l, _), (dv, dn) in diffs.items() if l == lab)
+def _inflate(x):
+    return x * (1 + SLACK)
 
 
-def step_nodes(nodes: dict, F, automaton, delta, norms, k: int) -> dict:
-    """One step of every node under every symbol, merged by node (module docstring)."""
-    images: dict = {}
-    for (q, suffix), (c, r) in nodes.items():
-        for a in range(len(F)):
-            c2 = F[a] * c
-            r2 = hi(norms[a] * r + delta * (_norm_hi(c) + r))
-            s = flint.arb(float(_norm_hi(_midpoint(c2)).mid()))
-            if s > 0:  # any positive scale: no prediction changes
-                c2, r2 = c2 / s, hi(r2 / s)
-            key = (int(automaton.delta[a, q]), (suffix + (a,))[-k:])
-            images.setdefault(key, []).append((c2, r2))
-    out = {}
-    for key, items in images.items():
-        m = _midpoint(items[0][0])
-        radius = flint.arb(0)
-        for c2, r2 in items:
-            e = hi(_norm_hi(c2 - m) + r2)
-            radius = e if e > radius else radius
-        out[key] = (m, radius)
-    return out
+class NodeSets:
+    """The sets X_n(t) of all nodes at one length t (module docstring), as arrays over nodes.
+
+    ``q``: automaton states; ``sid``: suffix ids (``suffixes[sid]`` the tuple of the last
+    ``min(t, k)`` symbols); ``c``: centres (nodes x d, float64); ``r``: radii by age
+    (nodes x (k + 1), float64 upper bounds).
+    """
+
+    def __init__(self, setup, automaton, k: int, ages: int | None = None):
+        self.k = k
+        self.ages = k if ages is None else ages
+        if not 0 <= self.ages <= k:
+            raise ValueError(f"ages must be in 0..{k}, got {ages}")
+        self.automaton = automaton
+        st = setup
+        self.F = st.F
+        self.d = st.x0.nrows()
+        self.V = len(st.F)
+        self.Fm = [np.array([[float(M[i, j].mid()) for j in range(self.d)] for i in range(self.d)]) for M in st.F]
+        self.E = [np.array([[up(abs(M[i, j] - flint.arb(Fm[i, j]))) for j in range(self.d)] for i in range(self.d)])
+                  for M, Fm in zip(st.F, self.Fm)]
+        self.absFm = [np.abs(Fm) for Fm in self.Fm]
+        self.norm = [up(op_norm(M, range(self.d), range(self.d))) for M in st.F]
+        self.delta, self.tau = up(st.delta), up(st.tau)
+        C = st.Rb.nrows()
+        self.pairs = [(l, c) for l in range(C) for c in range(C) if c != l]
+        self.dv = [flint.arb_mat([[st.Rb[l, j] - st.Rb[c, j] for j in range(self.d)]]) for l, c in self.pairs]
+        self.dvm = np.array([[float(v[0, j].mid()) for j in range(self.d)] for v in self.dv])
+        self.dve = np.array([[up(abs(v[0, j] - flint.arb(float(v[0, j].mid())))) for j in range(self.d)]
+                             for v in self.dv])
+        self.labels = np.asarray(automaton.labels, dtype=int)
+        self.delta_table = np.asarray(automaton.delta, dtype=int)
+        self.suffixes: list[tuple] = [()]
+        self.sid_of: dict[tuple, int] = {(): 0}
+        self._child: dict[tuple[int, int], int] = {}
+        self._prod: dict[tuple, flint.arb_mat] = {}
+        self._ndv: dict[int, np.ndarray] = {}
+        self._np: dict[int, np.ndarray] = {}
+        self._nre: dict[tuple[int, int], float] = {}
+        # the same per suffix id, as arrays (filled by _tables)
+        self._have = np.zeros(0, dtype=bool)
+        self._t_child = np.zeros((0, self.V), dtype=np.int64)
+        self._t_re = np.zeros((0, self.V))
+        self._t_np = np.zeros((0, self.ages + 1))
+        self._t_ndv = np.zeros((0, len(self.pairs), self.ages + 1))
+        self._t_long = np.zeros(0, dtype=bool)
+        x0m = np.array([float(st.x0[j, 0].mid()) for j in range(self.d)])
+        r0 = up(frob(st.x0 - flint.arb_mat([[flint.arb(v)] for v in x0m])))
+        self.q = np.array([int(automaton.start)])
+        self.sid = np.array([0])
+        self.c = x0m[None, :]
+        self.r = np.zeros((1, self.ages + 1))
+        self.r[0, 0] = r0
+        self.t = 0
+
+    # -- the matrices of a suffix (ball arithmetic, memoised) ------------------------------------
+    def child(self, sid: int, a: int) -> int:
+        key = (sid, a)
+        if key not in self._child:
+            s = (self.suffixes[sid] + (a,))[-self.k:]
+            if s not in self.sid_of:
+                self.sid_of[s] = len(self.suffixes)
+                self.suffixes.append(s)
+            self._child[key] = self.sid_of[s]
+        return self._child[key]
+
+    def product(self, s: tuple) -> flint.arb_mat:
+        """P_{|s|}(s) = F_{s[-1]} ... F_{s[0]} (ball arithmetic)."""
+        if s not in self._prod:
+            self._prod[s] = (flint.arb_mat([[flint.arb(int(i == j)) for j in range(self.d)] for i in range(self.d)])
+                             if not s else self.F[s[-1]] * self.product(s[:-1]))
+        return self._prod[s]
+
+    def readout_norms(self, sid: int) -> np.ndarray:
+        """(pairs x (ages+1)): upper bounds of ||(R_l - R_c) P_j(s)||, 0 for j > |s|."""
+        if sid not in self._ndv:
+            s = self.suffixes[sid]
+            out = np.zeros((len(self.pairs), self.ages + 1))
+            for p, v in enumerate(self.dv):
+                row = v
+                out[p, 0] = up(frob(row))
+                for j in range(1, min(len(s), self.ages) + 1):
+                    row = row * self.F[s[-j]]
+                    out[p, j] = up(frob(row))
+            self._ndv[sid] = out
+        return self._ndv[sid]
+
+    def state_norms(self, sid: int) -> np.ndarray:
+        """((ages+1),): upper bounds of ||P_j(s)|| (products of the one-step norms; only rounding
+        terms use them)."""
+        if sid not in self._np:
+            s = self.suffixes[sid]
+            out = np.zeros(self.ages + 1)
+            out[0] = 1.0
+            for j in range(1, min(len(s), self.ages) + 1):
+                out[j] = _inflate(out[j - 1] * self.norm[s[-j]])
+            self._np[sid] = out
+        return self._np[sid]
+
+    def reentry_norm(self, sid: int, a: int) -> float:
+        """An upper bound of ||F_a P_ages(s)||, the oldest ball's way back to age 0."""
+        key = (sid, a)
+        if key not in self._nre:
+            s = self.suffixes[sid]
+            tail = s[len(s) - self.ages:] if self.ages else ()
+            self._nre[key] = (self.norm[a] if not tail else
+                              up(op_norm(self.F[a] * self.product(tail), range(self.d), range(self.d))))
+        return self._nre[key]
+
+    def _tables(self, sids: np.ndarray) -> None:
+        """Fill the per-suffix tables (children, norms) for the suffix ids ``sids``: each suffix is
+        computed once, in ball arithmetic; the stepping then reads them by fancy indexing."""
+        P, A = len(self.pairs), self.ages
+        for sid in np.unique(sids):
+            sid = int(sid)
+            if sid < len(self._have) and self._have[sid]:
+                continue
+            children = [self.child(sid, a) for a in range(self.V)]
+            n = len(self.suffixes)
+            if n > len(self._have):
+                grow = n - len(self._have)
+                self._have = np.r_[self._have, np.zeros(grow, dtype=bool)]
+                self._t_child = np.r_[self._t_child, np.zeros((grow, self.V), dtype=np.int64)]
+                self._t_re = np.r_[self._t_re, np.zeros((grow, self.V))]
+                self._t_np = np.r_[self._t_np, np.zeros((grow, A + 1))]
+                self._t_ndv = np.r_[self._t_ndv, np.zeros((grow, P, A + 1))]
+                self._t_long = np.r_[self._t_long, np.zeros(grow, dtype=bool)]
+            self._t_child[sid] = children
+            self._t_long[sid] = len(self.suffixes[sid]) >= A
+            self._t_re[sid] = [self.reentry_norm(sid, a) if self._t_long[sid] else 0.0 for a in range(self.V)]
+            self._t_np[sid] = self.state_norms(sid)
+            self._t_ndv[sid] = self.readout_norms(sid)
+            self._have[sid] = True
+
+    # -- the sets ----------------------------------------------------------------------------------
+    def state_bound(self) -> np.ndarray:
+        """Per node, an upper bound of ||x|| over its set."""
+        self._tables(self.sid)
+        nP = self._t_np[self.sid]
+        return _inflate(_inflate(np.linalg.norm(self.c, axis=1)) + (self.r * nP).sum(axis=1))
+
+    def margins(self) -> np.ndarray:
+        """Per node, min over c != label of (computed centre margin) - (an upper bound of every
+        error): positive means (iii) holds for every point of the set."""
+        n = len(self.q)
+        xb = self.state_bound()
+        g = _gamma(self.d)
+        absc = np.abs(self.c)
+        out = np.full(n, math.inf)
+        ndv = self._t_ndv[self.sid]  # nodes x pairs x (ages+1)
+        for p, (l, _) in enumerate(self.pairs):
+            rows = self.labels[self.q] == l
+            if not rows.any():
+                continue
+            centre = self.c[rows] @ self.dvm[p]
+            err = (g * (absc[rows] @ np.abs(self.dvm[p])) + absc[rows] @ self.dve[p]
+                   + (ndv[rows, p, :] * self.r[rows]).sum(axis=1) + self.tau * xb[rows])
+            out[rows] = np.minimum(out[rows], centre - _inflate(err))
+        return out
+
+    def step(self) -> None:
+        """X(t) -> X(t + 1): every node under every symbol, then merged by node."""
+        A, g = self.ages, _gamma(self.d)
+        xb = self.state_bound()
+        absc = np.abs(self.c)
+        self._tables(self.sid)
+        full = self._t_long[self.sid]
+        assert not self.r[~full, A].any()  # the oldest age is reached only once the suffix is that long
+        cs, rs, qs, ss = [], [], [], []
+        for a in range(self.V):
+            y = self.c @ self.Fm[a].T
+            err = g * (absc @ self.absFm[a].T) + absc @ self.E[a].T
+            r2 = np.zeros_like(self.r)
+            r2[:, 1:] = self.r[:, :-1]
+            reenter = self._t_re[self.sid, a] * np.where(full, self.r[:, A], 0.0)
+            r2[:, 0] = _inflate(_inflate(np.linalg.norm(err, axis=1)) + self.delta * xb + _inflate(reenter))
+            size = np.linalg.norm(y, axis=1)
+            scale = 1.0 / np.where(size > 0, size, 1.0)  # any positive number: no prediction changes
+            c2 = y * scale[:, None]  # each coordinate within 2^-53 of its exact value: charged to age 0
+            r2 = _inflate(r2 * scale[:, None])
+            r2[:, 0] = _inflate(r2[:, 0] + _U * np.linalg.norm(c2, axis=1))
+            cs.append(c2)
+            rs.append(r2)
+            qs.append(self.delta_table[a, self.q])
+            ss.append(self._t_child[self.sid, a])
+        c, r, q, s = np.concatenate(cs), np.concatenate(rs), np.concatenate(qs), np.concatenate(ss)
+        keys = q.astype(np.int64) * (len(self.suffixes) + 1) + s
+        order = np.argsort(keys, kind="stable")
+        c, r, q, s, keys = c[order], r[order], q[order], s[order], keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        lo_, hi_ = np.minimum.reduceat(c, starts), np.maximum.reduceat(c, starts)
+        centre = lo_ / 2 + hi_ / 2  # any point is a centre; no overflow
+        group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(keys)]))
+        dist = _inflate(np.linalg.norm(c - centre[group], axis=1))
+        r = r.copy()
+        r[:, 0] = _inflate(dist + r[:, 0])
+        self.r = np.maximum.reduceat(r, starts)
+        self.c, self.q, self.sid = centre, q[starts], s[starts]
+        self.t += 1
+
+
+def node_sets(weights, snap, proof, automaton, roundoff: RoundOff, max_keys: int = MAX_KEYS,
+              ages: int | None = None) -> NodeSets:
+    """The node sets at length 0 for ``weights`` against the proved ``snap`` (step them with
+    :meth:`NodeSets.step`); ``ages`` balls of ages 0..ages (default: the suffix length k)."""
+    with precision():
+        _, st = ingredients(weights, snap, proof, automaton, roundoff)
+        return NodeSets(st, automaton, suffix_length(len(st.F), max_keys), ages)
+
+
+def _run(sets: NodeSets, arithmetic: str, max_steps: int, max_work: int) -> Horizon:
+    consts = {"roundoff_step": sets.delta, "suffix": sets.k, "ages": sets.ages, "max_step_norm": max(sets.norm)}
+    what = f"suffix {sets.k}, balls of ages 0..{sets.ages}"
+    work = 0
+    while True:
+        if not (sets.margins() > 0).all():
+            note = f"a node set of length {sets.t} is not certified ({what})"
+            if sets.t == 0:
+                return Horizon.none(arithmetic, note, "node", **consts)
+            return Horizon.up_to(sets.t - 1, arithmetic, "node", note, **consts)
+        if sets.t >= max_steps or work >= max_work:
+            why = f"{max_steps} steps" if sets.t >= max_steps else f"{work} node-steps (the work limit)"
+            return Horizon.up_to(sets.t, arithmetic, "node",
+                                 f"stopped after {why}, every node certified ({what})", **consts)
+        work += len(sets.q) * sets.V
+        sets.step()
 
 
 def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps: int = MAX_STEPS,
-                 max_keys: int = MAX_KEYS) -> Horizon:
+                 max_keys: int = MAX_KEYS, max_work: int = MAX_WORK) -> Horizon:
     """The certified horizon of Theorem 20 in ``roundoff``'s arithmetic: the largest t (at most
-    ``max_steps``) such that every word of every length up to t is certified at its node."""
+    ``max_steps``, and where ``max_work`` node-steps run out) such that every word of every
+    length up to t is certified at its node.  Two constructions of the sets are run, aged balls
+    (ages 0..k: the norms of (k+1)-fold products) and, when that one stops below the limits, one
+    ball per node (ages 0..0: the one-step norms), and the longer length kept: the first wins
+    where one matrix's norm is far above its products', the second where the images at a node
+    spread across ages."""
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
-        C = st.Rb.nrows()
-        diffs = {}
-        for l in range(C):
-            for c in range(C):
-                if c != l:
-                    dv = flint.arb_mat([[st.Rb[l, j] - st.Rb[c, j] for j in range(st.Rb.ncols())]])
-                    diffs[l, c] = (dv, _norm_hi(dv.transpose()))
-        d = st.x0.nrows()
-        norms = [op_norm(st.F[a], range(d), range(d)) for a in range(len(st.F))]
         k = suffix_length(len(st.F), max_keys)
-        nodes = {(int(automaton.start), ()): (st.x0, flint.arb(0))}
-        consts = {"roundoff_step": float(st.delta.mid()), "suffix": k,
-                  "max_step_norm": max(float(n.mid()) for n in norms)}
-        t = 0
-        while True:
-            for (q, _), (c, r) in nodes.items():
-                if not _certified(diffs, st.tau, int(automaton.labels[q]), c, r):
-                    note = f"a node set of length {t} is not certified (suffix {k})"
-                    if t == 0:
-                        return Horizon.none(roundoff.arithmetic, note, "node", **consts)
-                    return Horizon.up_to(t - 1, roundoff.arithmetic, "node", note, **consts)
-            if t >= max_steps:
-                return Horizon.up_to(t, roundoff.arithmetic, "node",
-                                     f"stopped after {max_steps} steps, every node certified (suffix {k})",
-                                     **consts)
-            nodes = step_nodes(nodes, st.F, automaton, st.delta, norms, k)
-            t += 1
+        aged = _run(NodeSets(st, automaton, k, k), roundoff.arithmetic, max_steps, max_work)
+        if aged.note.startswith("stopped after"):  # a limit, not the sets, ended it
+            return aged
+        one = _run(NodeSets(st, automaton, k, 0), roundoff.arithmetic, max_steps, max_work)
+        return one if one.order_key() > aged.order_key() else aged

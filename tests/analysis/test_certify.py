@@ -328,11 +328,13 @@ def test_a_non_isometric_snap_gets_the_orbit_horizon_below_its_failure():
 
 
 def test_a_proved_snap_without_a_certified_length_has_its_own_status(monkeypatch):
-    """The same network with Theorem 19's orbit limit at 2 products: no length is certified
-    (the snap is still proved), and the status says so."""
-    from bilinear.constructions import horizon_orbit
+    """The same network with Theorem 19's orbit limit at 2 products and no node horizon
+    (Theorem 20 would certify it): no length is certified (the snap is still proved), and the
+    status says so."""
+    from bilinear.constructions import horizon, horizon_orbit
 
     monkeypatch.setattr(horizon_orbit, "MAX_PRODUCTS", 2)
+    monkeypatch.setattr(horizon, "node_horizon_widest", _no_node_horizon)
     a = from_spec("flipflop:3")
     cert = certify_network(_noisy_onehot(a, noise=1e-3), a, search_length=2000)
     assert cert.proof.status == "proved" and not cert.snap.isometric
@@ -341,3 +343,10 @@ def test_a_proved_snap_without_a_certified_length_has_its_own_status(monkeypatch
     assert len(cert.failing) > cert.test_length
     assert "no certified length (the snapped matrices generate more than 2 products" in cert.to_text()
     assert cert.to_json()["certified_length"] is None and not cert.to_json()["certified_every_length"]
+
+
+def _no_node_horizon(*args, **kwargs):
+    """Theorem 20 switched off (monkeypatched over ``node_horizon_widest``): no length."""
+    from bilinear.constructions.horizon import Horizon
+
+    return Horizon.none("float32", "switched off", "node")

@@ -137,8 +137,8 @@ def _certificate(printed, run: str) -> dict:
         "margin": float(re.search(r"minimum margin ([\d.]+)", text).group(1)),
         "certified": re.search(r"correct for every word up to length (\d+)", text).group(1),
         "failing": re.search(r"fails at length (\d+) on (.+?) \(", text).groups(),
-        "eps": float(re.search(r"eps ([\d.e-]+)", text).group(1)),
-        "rho": float(re.search(r"rho ([\d.e-]+)", text).group(1)),
+        "bound": re.search(r"\(certified, (\S+) bound", text).group(1),
+        "suffix": re.search(r"\(suffix (\d+), balls of ages 0..(\d+)\)", text).groups(),
     }
     return figures
 
@@ -150,15 +150,16 @@ def test_the_prose_reads_the_printed_certificates(runs):
     assert _flat(f"The snap is proved: {rot['pairs']} reachable (state, direction) pairs, every margin at "
                  f"least {rot['margin']:.1f}") in doc
     assert f"The float network fails on `{rot['failing'][1]}`" in doc
-    assert f"The certified length ({rot['certified']}, the lengths run exhaustively)" in doc
-    assert f"differ by up to {rot['eps']:.2f} after one common scale (eps)" in doc
+    assert rot["bound"] == "node"
+    assert _flat(f"The certified length ({rot['certified']}, the node bound of Theorem 20: one set of states per "
+                 f"automaton state and last {rot['suffix'][0]} symbols") in doc
 
     full = _certificate(printed, "full16")
     assert f"({full['kept']} of 16 dims)" in doc
     assert f"finds `{full['failing'][1]}`" in doc
-    assert f"horizon ({full['certified']} against {full['failing'][0]})" in doc
-    assert f"(rho = {full['rho']:.2f} in an orthonormal basis" in doc
-    assert f"phase error (eps) is {full['eps']:.2f}" in doc
+    assert full["bound"] == "node"
+    assert _flat(f"horizon ({full['certified']} against {full['failing'][0]}) is the node bound's") in doc
+    assert _flat(f"pay a norm only once every {int(full['suffix'][1]) + 1} steps (balls of ages 0..{full['suffix'][1]})") in doc
     loop, times = re.fullmatch(r"\((.+)\)\^(\d+)", full["failing"][1]).groups()
     assert times == "70" and f"repeat the loop `{loop}` seventy times" in doc
 
@@ -224,3 +225,49 @@ def test_full16_is_the_tours_network_and_analysis_md_quotes_its_verdicts(runs):
     assert f'"{commute}"' in analysis
     assert f'"{relations}"' in analysis
     assert f'"{identity.split(";")[0]}; ..."' in analysis
+
+
+def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
+    """"Theorem 16 alone ... certifies only the lengths run exhaustively (4)" (rot16), "Theorem 16
+    alone certifies 7" (full16): certify with the node horizon switched off.  "their norms in the
+    snap's basis reach 2.3 where their products stay below 1.5": the matrices of the full16
+    snap's basis, scaled as the theorems scale them, their 2-norms and those of every product of
+    5 of them (the node bound's ages 0..4), computed here with numpy."""
+    import itertools
+
+    import numpy as np
+
+    from bilinear.analysis.certify import certify_network
+    from bilinear.constructions import horizon
+    from bilinear.constructions.balls import precision
+    from bilinear.constructions.horizon_global import ingredients
+    from bilinear.constructions.roundoff import RoundOff
+    from bilinear.learned.runs import load_run
+
+    folder, _, _ = runs
+    doc = _flat(CERTIFY)
+    alone, weights = {}, {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(horizon, "node_horizon_widest", _no_node_horizon)
+        for run in ("rot16", "full16"):
+            _, net, automaton, _ = load_run(folder / run)
+            weights[run] = net.to_weights()
+            alone[run] = certify_network(weights[run], automaton)
+    assert alone["rot16"].horizon.bound == "global" and alone["rot16"].certified == 4
+    assert "certifies only the lengths run exhaustively (4)" in doc
+    assert alone["full16"].certified == 7 and "Theorem 16 alone certifies 7:" in doc
+    cert = alone["full16"]
+    with precision():
+        _, st = ingredients(weights["full16"], cert.snap, cert.proof, automaton, RoundOff.of("real", 16))
+        F = [np.array([[float(M[i, j].mid()) for j in range(16)] for i in range(16)]) for M in st.F]
+    one = max(np.linalg.norm(M, 2) for M in F)
+    five = max(np.linalg.norm(np.linalg.multi_dot([F[a] for a in w]), 2) for w in itertools.product(range(5), repeat=5))
+    assert round(one, 1) == 2.3 and 1.0 < five < 1.5, (one, five)
+    assert "basis reach 2.3 where their products stay below 1.5" in doc
+
+
+def _no_node_horizon(*args, **kwargs):
+    """Theorem 20 switched off (monkeypatched over ``node_horizon_widest``): no length."""
+    from bilinear.constructions.horizon import Horizon
+
+    return Horizon.none("float32", "switched off", "node")

@@ -1,8 +1,10 @@
 """Theorem 20 (the node horizon, docs/theory.md Section 7), tested without trusting its code:
 an evaluator written for the tests (tests/plain_eval.py, a float64 loop) and a search (every word
 to a depth, periodic words of period <= 4, a beam search on the margin) on perturbed ``full``
-networks in a random dense basis: no failure at or below the certified length, and a network
-where the node bound certifies strictly more than Theorems 16 / 19."""
+networks in a random dense basis: no failure at or below the certified length, every word in its
+node's set, the length where the first set reaches a boundary, a network where the node bound
+certifies strictly more than Theorems 16 / 19, and one where aged balls certify more than one
+ball per node."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 from plain_eval import first_failure
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.horizon import certified_horizon
+from bilinear.constructions.horizon import certified_horizon, with_node_horizon
 from bilinear.constructions.horizon_nodes import node_horizon, suffix_length
 from bilinear.constructions.prover import prove
 from bilinear.constructions.registry import build
@@ -52,81 +54,125 @@ def test_no_word_fails_at_or_below_the_node_horizon(spec, noise, keys):
 
 def test_the_node_bound_certifies_more_than_theorem_16():
     w, a, snap, proof = _network("dihedral:3", 1e-3)
-    old = certified_horizon(w, snap, proof, a, "float64")
+    old = certified_horizon(w, snap, proof, a, "float64", nodes=False)
     h = node_horizon(w, snap, proof, a, RoundOff.of("float64", w.dim), max_steps=400, max_keys=64)
+    kept = with_node_horizon(old, w, snap, proof, a, node=h)  # the dispatcher keeps the longer
+    assert (kept.length, kept.bound, kept.arithmetic) == (h.length, "node", "float64")
     assert old.length is not None and h.length is not None and h.length > old.length, (old, h)
     first = _first_failure(w, a, min(3 * h.length, 600))
     assert first is None or first > h.length, (first, h.length)
 
 
-@pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
-def test_every_word_lies_in_its_node_set(spec, noise):
-    """Every word to depth 6, its state computed here by a plain float64 loop in the snap's basis:
-    its ray meets the ball of its node (distance from the centre to the ray <= the radius)."""
-    from bilinear.constructions.balls import op_norm, precision
+def _plain_F(w, snap, proof, a):
+    """The network's matrices in the snap's basis, scaled as Theorem 20 scales them (float
+    midpoints), and the start state there: computed from the theorem's setup."""
+    from bilinear.constructions.balls import precision
     from bilinear.constructions.horizon_global import ingredients
-    from bilinear.constructions.horizon_nodes import step_nodes
 
-    w, a, snap, proof = _network(spec, noise)
-    ro = RoundOff.of("float64", w.dim)
     with precision():
-        _, st = ingredients(w, snap, proof, a, ro)
+        _, st = ingredients(w, snap, proof, a, RoundOff.of("float64", w.dim))
         d = st.x0.nrows()
         F = [np.array([[float(M[i, j].mid()) for j in range(d)] for i in range(d)]) for M in st.F]
-        norms = [op_norm(M, range(d), range(d)) for M in st.F]
-        k = 2
-        nodes = {(int(a.start), ()): (st.x0, __import__("flint").arb(0))}
-        level = [((), np.array([float(st.x0[j, 0].mid()) for j in range(d)]))]
-        worst = 0.0
-        for t in range(1, 7):
-            nodes = step_nodes(nodes, st.F, a, st.delta, norms, k)
-            level = [(u + (s,), F[s] @ x) for u, x in level for s in range(len(F))]
-            for u, x in level:
-                q = int(a.start)
-                for s in u:
-                    q = int(a.delta[s, q])
-                m, r = nodes[(q, u[-k:])]
-                c = np.array([float(m[j, 0].mid()) for j in range(d)])
-                xh = x / np.linalg.norm(x)
-                along = max(float(c @ xh), 0.0)
-                dist = float(np.linalg.norm(c - along * xh))
-                assert dist <= float(r.mid()) * (1 + 1e-9) + 1e-12, (t, u, dist, float(r.mid()))
-                worst = max(worst, dist / max(float(r.mid()), 1e-300))
-        assert worst > 0.05  # not vacuous: some word lies away from its ball's centre
+        R = np.array([[float(st.Rb[i, j].mid()) for j in range(d)] for i in range(st.Rb.nrows())])
+        x0 = np.array([float(st.x0[j, 0].mid()) for j in range(d)])
+    return F, R, x0
 
 
-def test_the_length_is_where_a_ball_first_crosses_a_decision_boundary():
-    """The sets stepped by ``step_nodes`` (checked above to contain every word), the margin of each
-    ball computed here in floats (centre's margin minus ||R_l - R_c|| r): the certified length is
-    the last length before one ball reaches a boundary."""
-    from bilinear.constructions.balls import op_norm, precision
-    from bilinear.constructions.horizon_global import ingredients
-    from bilinear.constructions.horizon_nodes import step_nodes
-    import flint
+def _products(F, s):
+    """P_j(s) for j = 0..|s|: the product of the last j matrices of the suffix s (numpy)."""
+    out = [np.eye(F[0].shape[0])]
+    for j in range(1, len(s) + 1):
+        out.append(out[-1] @ F[s[-j]])
+    return out
+
+
+@pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
+@pytest.mark.parametrize("ages", [0, 1, None])
+def test_every_word_lies_in_its_node_set(spec, noise, ages):
+    """Every word to depth 6, its state computed here by a plain float64 loop in the snap's basis:
+    the point of its ray nearest the node's centre is within sum_j ||P_j(s)|| r_j of it (a point
+    of the set is, P_j computed here)."""
+    from bilinear.constructions.horizon_nodes import node_sets
+
+    w, a, snap, proof = _network(spec, noise)
+    F, _, x0 = _plain_F(w, snap, proof, a)
+    sets = node_sets(w, snap, proof, a, RoundOff.of("float64", w.dim), max_keys=16, ages=ages)
+    k = sets.k
+    assert k >= 2
+    level = [((), x0)]
+    worst = 0.0
+    for t in range(1, 7):
+        sets.step()
+        index = {(int(q), sets.suffixes[int(s)]): i for i, (q, s) in enumerate(zip(sets.q, sets.sid))}
+        level = [(u + (s,), F[s] @ x) for u, x in level for s in range(len(F))]
+        for u, x in level:
+            q = int(a.start)
+            for s in u:
+                q = int(a.delta[s, q])
+            i = index[(q, u[-k:])]
+            c, r = sets.c[i], sets.r[i]
+            P = _products(F, u[-k:])
+            assert not r[len(P):].any()  # no ball older than the suffix
+            reach = sum(np.linalg.norm(P[j], 2) * r[j] for j in range(min(len(r), len(P))))
+            xh = x / np.linalg.norm(x)
+            along = max(float(c @ xh), 0.0)
+            dist = float(np.linalg.norm(c - along * xh))
+            assert dist <= reach * (1 + 1e-9) + 1e-12, (t, u, dist, reach)
+            worst = max(worst, dist / max(reach, 1e-300))
+    assert worst > 0.05  # not vacuous: some word lies away from its set's centre
+
+
+def _first_uncertified(sets, F, R, limit):
+    """The first length at which a node's set (margins computed here in floats: the centre's
+    margin minus sum_j ||(R_l - R_c) P_j(s)|| r_j) reaches a decision boundary."""
+    labels = np.asarray(sets.automaton.labels)
+    while sets.t <= limit:
+        for q, s, c, r in zip(sets.q, sets.sid, sets.c, sets.r):
+            lab = int(labels[q])
+            P = _products(F, sets.suffixes[int(s)])
+            for o in range(len(R)):
+                if o == lab:
+                    continue
+                dv = R[lab] - R[o]
+                m = dv @ c - sum(np.linalg.norm(dv @ P[j]) * r[j] for j in range(min(len(r), len(P))))
+                if m <= 0:
+                    return sets.t
+        sets.step()
+    return None
+
+
+def test_the_length_is_where_a_set_first_crosses_a_decision_boundary():
+    """The sets (checked above to contain every word) of both constructions, their margins
+    computed here: the certified length is the last length before one of them reaches a
+    boundary, for the construction that reaches it later."""
+    from bilinear.constructions.horizon_nodes import node_sets
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     ro = RoundOff.of("float64", w.dim)
     h = node_horizon(w, snap, proof, a, ro, max_steps=300, max_keys=81)
-    with precision():
-        _, st = ingredients(w, snap, proof, a, ro)
-        d = st.x0.nrows()
-        R = np.array([[float(st.Rb[i, j].mid()) for j in range(d)] for i in range(st.Rb.nrows())])
-        norms = [op_norm(M, range(d), range(d)) for M in st.F]
-        nodes = {(int(a.start), ()): (st.x0, flint.arb(0))}
-        t = 0
-        while True:
-            ok = True
-            for (q, _), (m, r) in nodes.items():
-                c = np.array([float(m[j, 0].mid()) for j in range(d)])
-                lab = int(a.labels[q])
-                for o in range(len(R)):
-                    if o != lab and (R[lab] - R[o]) @ c - np.linalg.norm(R[lab] - R[o]) * float(r.mid()) <= 0:
-                        ok = False
-            if not ok or t > 300:
-                break
-            nodes = step_nodes(nodes, st.F, a, st.delta, norms, 4)
-            t += 1
-    assert h.length == t - 1, (h.length, t)
+    F, R, _ = _plain_F(w, snap, proof, a)
+    firsts = [_first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=81, ages=ages), F, R, 300)
+              for ages in (None, 0)]
+    assert None not in firsts
+    assert h.length == max(firsts) - 1, (h.length, firsts)
+
+
+def test_aged_balls_certify_more_than_one_ball_on_a_non_normal_network():
+    """On a network whose matrices have norm well above 1 in the snap's basis (a perturbed `full`
+    Z_3 in a random dense basis), the aged balls (only (k+1)-fold products' norms) certify
+    several times longer than one ball per node (every step's norm), and the search finds no
+    failure within the longer."""
+    from bilinear.constructions.horizon_nodes import node_sets
+
+    w, a, snap, proof = _network("cyclic:3", 3e-3)
+    ro = RoundOff.of("float64", w.dim)
+    F, R, _ = _plain_F(w, snap, proof, a)
+    assert max(np.linalg.norm(M, 2) for M in F) > 1.2  # non-normal in that basis
+    aged = _first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=8), F, R, 600)
+    one = _first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=8, ages=0), F, R, 600)
+    assert aged is not None and one is not None and aged > 5 * one, (aged, one)
+    first = _first_failure(w, a, min(3 * aged, 600))
+    assert first is None or first >= aged, (first, aged)
 
 
 def test_float32_rounding_is_charged_in_the_sets():

@@ -203,7 +203,11 @@ ORBIT_NETWORKS = {"symmetric:4": 3e-4, "alternating:4": 1e-3, "reset:3": 3e-4}
 
 
 @pytest.mark.parametrize("spec", list(ORBIT_NETWORKS))
-def test_no_word_fails_at_or_below_the_orbit_horizon(spec):
+def test_no_word_fails_at_or_below_the_orbit_horizon(spec, monkeypatch):
+    """Theorem 19 alone (the node horizon, which may certify more, is not run here)."""
+    from bilinear.constructions import horizon
+
+    monkeypatch.setattr(horizon, "node_horizon_widest", _no_node_horizon)
     a = from_spec(spec)
     w = _perturbed(spec, ORBIT_NETWORKS[spec])
     cert = certify_network(w, a, search_length=1000, random_words=64, shorten_seconds=1.0)
@@ -221,8 +225,15 @@ def test_the_dispatcher_sends_a_non_isometric_snap_to_the_orbit_bound():
     a = from_spec("alternating:4")
     w = _perturbed("alternating:4", 1e-3)
     snap, proof = _proved_snap(w, a)
-    h64 = certified_horizon(w, snap, proof, a, "float64")
-    real = certified_horizon(w, snap, proof, a, "real")
-    h32 = certified_horizon(w, snap, proof, a, "float32")
+    h64 = certified_horizon(w, snap, proof, a, "float64", nodes=False)
+    real = certified_horizon(w, snap, proof, a, "real", nodes=False)
+    h32 = certified_horizon(w, snap, proof, a, "float32", nodes=False)
     assert h64.bound == real.bound == h32.bound == "orbit"
     assert h32.length <= h64.length <= real.length  # rounding only shortens the bound
+
+
+def _no_node_horizon(*args, **kwargs):
+    """Theorem 20 switched off (monkeypatched over ``node_horizon_widest``): no length."""
+    from bilinear.constructions.horizon import Horizon
+
+    return Horizon.none("float32", "switched off", "node")
