@@ -4,7 +4,9 @@
 :func:`~bilinear.constructions.floatcheck.check` does: one
 :func:`~bilinear.constructions.floatrun.float_run`) on powers of every symbol, powers of short
 loops ranked by their measured drift from a snap, shortest words to each automaton state followed
-by every symbol's powers, and random words, and returns the shortest failing prefix.  A tie of
+by every symbol's powers, random words, and a beam search on the margin (the 256 words of each
+length with the smallest margin, each extended by every symbol), and returns the shortest
+failing prefix.  A tie of
 the label's score with another class is a failure (the argmax is not the label).
 :func:`shorten_failure` then deletes blocks of symbols while the word still fails, so the word
 printed is short and readable (a 299-symbol random prefix becomes a few symbols when a few
@@ -20,7 +22,13 @@ import numpy as np
 
 from .floatrun import float_run
 
-__all__ = ["search_failure", "shorten_failure", "first_failures", "compress_word"]
+__all__ = ["search_failure", "beam_failure", "shorten_failure", "first_failures", "compress_word", "BEAM_WIDTH",
+           "BEAM_MAX_LENGTH"]
+
+#: Words kept per length by the beam phase of :func:`search_failure`.
+BEAM_WIDTH = 256
+#: The beam phase searches words up to this length (the other phases go to the search length).
+BEAM_MAX_LENGTH = 2000
 
 
 def compress_word(automaton, word) -> str:
@@ -90,12 +98,15 @@ def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndar
     return out[:limit]
 
 
-def search_failure(weights, automaton, length: int, snap=None, random_words: int = 256, seed: int = 0):
+def search_failure(weights, automaton, length: int, snap=None, random_words: int = 256, seed: int = 0,
+                   beam: bool = True):
     """The shortest failing word found (a tuple of symbol indices), or None (module docstring).
 
     Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
     shortest word reaching each automaton state followed by every symbol's powers, and
-    ``random_words`` uniform random words (of length ``min(length, 2000)``).
+    ``random_words`` uniform random words (of length ``min(length, 2000)``); then, with ``beam``,
+    the beam search on the margin (:func:`beam_failure`) up to one less than the shortest
+    failure found so far, and at most :data:`BEAM_MAX_LENGTH`.
     """
     k = weights.n_symbols
     words = [np.full(length, a) for a in range(k)]
@@ -111,7 +122,66 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
         for i in np.nonzero(first >= 0)[0]:
             if best is None or first[i] < len(best):
                 best = tuple(int(x) for x in batch[i, : first[i]])
+    if beam:
+        found = beam_failure(weights, automaton, min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1))
+        if found is not None and (best is None or len(found) < len(best)):
+            best = found
     return best
+
+
+def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tuple[int, ...] | None:
+    """A beam search on the margin: the ``width`` words of each length with the smallest margin
+    (the label's score minus the best other's, in the float64 run renormalised every step, each
+    matrix first divided by the power of two :func:`~bilinear.constructions.floatrun.float_run`
+    divides it by) are each extended by every symbol, up to ``length``; the first failing word
+    (confirmed by :func:`first_failures`, the run every check uses) is returned, else None.  It
+    finds failures that no periodic or random word of the other phases reaches first (a prefix
+    that sets a badly phased block up, then the loop that grows it).  The words are kept as
+    parent pointers, so a step costs the same at any length."""
+    from .floatrun import scale_exponents
+
+    A, h0, R = weights.float_arrays()
+    if R.shape[0] < 2 or length < 1:
+        return None
+    A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact, as float_run
+    k, d = A.shape[0], A.shape[1]
+    labels, delta = np.asarray(automaton.labels), np.asarray(automaton.delta)
+    H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
+    Q = np.array([int(automaton.start)])
+    symbols = np.arange(k)
+    parents: list[tuple[np.ndarray, np.ndarray]] = []  # per step, per kept word: (index in the previous beam, symbol)
+
+    def word(t_parents, i: int, last: int) -> tuple[int, ...]:
+        out = [last]
+        for par, sym in reversed(t_parents):
+            out.append(int(sym[i]))
+            i = int(par[i])
+        return tuple(reversed(out))
+
+    for _t in range(length):
+        B = H.shape[0]
+        Hn = np.einsum("sij,bj->bsi", A, H).reshape(B * k, d)
+        n = np.linalg.norm(Hn, axis=1)
+        Hn = Hn / np.where(n > 0, n, 1.0)[:, None]
+        parent, sym = np.repeat(np.arange(B), k), np.tile(symbols, B)
+        Qn = delta[sym, np.repeat(Q, k)]
+        S = Hn @ R.T
+        rows = np.arange(B * k)
+        own = S[rows, labels[Qn]].copy()
+        S[rows, labels[Qn]] = -np.inf
+        margin = own - S.max(axis=1)
+        bad = np.nonzero(margin <= 0)[0]
+        if bad.size:  # confirmed by the one float run every check uses (rounding may differ)
+            cands = [word(parents, int(parent[i]), int(sym[i])) if parents else (int(sym[i]),) for i in bad[:width]]
+            first = first_failures(weights, automaton, np.array(cands))
+            hit = np.nonzero(first >= 0)[0]
+            if hit.size:
+                i = int(hit[np.argmin(first[hit])])
+                return cands[i][: first[i]]
+        keep = np.argsort(margin, kind="stable")[:width]
+        H, Q = Hn[keep], Qn[keep]
+        parents.append((parent[keep], sym[keep]))
+    return None
 
 
 def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int = 256):
