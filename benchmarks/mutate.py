@@ -220,6 +220,13 @@ MUTANTS = [
            tests=("tests/constructions/test_horizon_nodes.py",)),
     Mutant("T20: round-off not charged", "constructions/horizon_nodes.py",
            "+ self.delta * xb +", "+", tests=("tests/constructions/test_horizon_nodes.py",)),
+    Mutant("T20: certify's one node run without float32's rounding", "constructions/horizon.py",
+           'RoundOff.of("float32", weights.dim),\n                        max_steps=NODE_BELOW)',
+           'RoundOff.of("real", weights.dim),\n                        max_steps=NODE_BELOW)',
+           tests=("tests/analysis/test_certify.py", "tests/constructions/test_horizon_nodes.py")),
+    Mutant("T20: the node horizon kept even when shorter", "constructions/horizon.py",
+           "if node.order_key() <= found.order_key():", "if False:",
+           tests=("tests/analysis/test_certify.py", "tests/constructions/test_horizon_nodes.py")),
 ]
 
 
