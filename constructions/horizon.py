@@ -94,7 +94,7 @@ def node_horizon_widest(weights, snap, proof, automaton, beat: float = -1.0) -> 
         return Horizon.none("float32", f"the node horizon's work limit allows {steps} steps, not more than {beat:g}",
                             "node")
     return node_horizon(weights, snap, proof, automaton, RoundOff.of("float32", weights.dim),
-                        max_steps=NODE_BELOW)
+                        max_steps=NODE_BELOW, max_keys=MAX_KEYS)
 
 
 def with_node_horizon(found: Horizon, weights, snap, proof, automaton, node: Horizon | None = None) -> Horizon:

@@ -183,3 +183,18 @@ def test_float32_rounding_is_charged_in_the_sets():
     real = node_horizon(w, snap, proof, a, RoundOff.of("real", w.dim), max_keys=64)
     single = node_horizon(w, snap, proof, a, RoundOff.of("float32", w.dim), max_keys=64)
     assert single.length < real.length
+
+
+def test_certify_s_one_node_run_charges_float32(monkeypatch):
+    """`certify` runs Theorem 20 once and reports it for real, float64 and float32: that run must
+    charge float32's rounding, the largest (docs/theory.md, Theorem 20, "Use").  On this network
+    float32's rounding costs steps: the one run certifies what float32 does, less than real."""
+    from bilinear.constructions import horizon
+
+    monkeypatch.setattr(horizon, "MAX_KEYS", 64)
+    w, a, snap, proof = _network("dihedral:3", 1e-3)
+    widest = horizon.node_horizon_widest(w, snap, proof, a)
+    single = node_horizon(w, snap, proof, a, RoundOff.of("float32", w.dim), max_steps=horizon.NODE_BELOW, max_keys=64)
+    real = node_horizon(w, snap, proof, a, RoundOff.of("real", w.dim), max_steps=horizon.NODE_BELOW, max_keys=64)
+    assert widest.length == single.length < real.length, (widest, single, real)
+
