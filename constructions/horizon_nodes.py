@@ -17,7 +17,9 @@ Age 0 also takes the step's rounding and the error of the centre.  The images th
 node are merged: the centre of the coordinate-wise hull of their centres, its distance to each
 centre added to age 0, and the largest radius of each age.  A word of length t is right when
 every point of its node's set has a positive margin against the rounded readout:
-``(R_l - R_c) . x - tau ||x|| > 0``.  docs/theory.md Section 7, Theorem 20.
+``(R_l - R_c) . x - tau ||x|| > 0``.  With ``clusters`` m > 1 a node holds up to m such sets, the
+images split by farthest-point seeds (:func:`_cluster_labels`); each image lies in one of them,
+which is all the theorem needs.  docs/theory.md Section 7, Theorem 20.
 
 **Arithmetic.**  The matrices' norms (``||F_a P_k(s)||``, ``||(R_l - R_c) P_j(s)||``) are upper
 ends in ball arithmetic.  The stepping of the centres runs in float64 numpy, all nodes at once:
@@ -42,7 +44,8 @@ from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff
 
-__all__ = ["node_horizon", "node_sets", "suffix_length", "NodeSets", "MAX_STEPS", "MAX_KEYS", "MAX_WORK"]
+__all__ = ["node_horizon", "node_sets", "suffix_length", "NodeSets", "MAX_STEPS", "MAX_KEYS", "MAX_WORK",
+           "CLUSTERS", "CLUSTER_KEYS", "CLUSTER_BELOW", "MAX_CLUSTERS"]
 
 #: Steps stepped at most (the bound reports at most this length).
 MAX_STEPS = 2048
@@ -51,6 +54,14 @@ MAX_STEPS = 2048
 MAX_WORK = 4_000_000
 #: The suffix length k is the largest with (symbols)^k <= MAX_KEYS.
 MAX_KEYS = 729
+#: Sets per node at most (:class:`NodeSets` ``clusters``).
+MAX_CLUSTERS = 256
+#: The clustered construction of :func:`node_horizon`: sets per node, and the key limit of its
+#: suffix length (short suffixes, many sets: the sets follow where the states are).
+CLUSTERS = 128
+CLUSTER_KEYS = 9
+#: ... run only where the other two certify less than this length.
+CLUSTER_BELOW = 32
 #: Relative inflation of every float radius and norm (covers the rounding of the operations that
 #: made it, each at most a few units of 2^-53).
 SLACK = 1e-12
@@ -91,11 +102,14 @@ class NodeSets:
     (nodes x (k + 1), float64 upper bounds).
     """
 
-    def __init__(self, setup, automaton, k: int, ages: int | None = None):
+    def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1):
         self.k = k
         self.ages = k if ages is None else ages
         if not 0 <= self.ages <= k:
             raise ValueError(f"ages must be in 0..{k}, got {ages}")
+        if not 1 <= clusters <= MAX_CLUSTERS:
+            raise ValueError(f"clusters must be in 1..{MAX_CLUSTERS}, got {clusters}")
+        self.clusters = clusters
         self.automaton = automaton
         st = setup
         self.F = st.F
@@ -270,6 +284,8 @@ class NodeSets:
             ss.append(self._t_child[self.sid, a])
         c, r, q, s = np.concatenate(cs), np.concatenate(rs), np.concatenate(qs), np.concatenate(ss)
         keys = q.astype(np.int64) * (len(self.suffixes) + 1) + s
+        if self.clusters > 1:  # up to `clusters` sets per node: the images split by nearest seed
+            keys = keys * self.clusters + _cluster_labels(c, keys, self.clusters)
         order = np.argsort(keys, kind="stable")
         c, r, q, s, keys = c[order], r[order], q[order], s[order], keys[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
@@ -284,18 +300,43 @@ class NodeSets:
         self.t += 1
 
 
+def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
+    """Per row, a label in 0..m-1: within each key's rows, m seeds are picked by farthest-point
+    sampling (the first row, then each time the row farthest from the seeds so far) and each row
+    takes its nearest seed.  Any split is sound (each part is covered by its own set); this one
+    keeps far-apart images in different sets, so a merge charges only the spread within a part."""
+    order = np.argsort(keys, kind="stable")
+    ck, kk = c[order], keys[order]
+    starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(kk)]))
+    seeds = [starts]
+    dmin = np.linalg.norm(ck - ck[starts][group], axis=1)
+    for _ in range(m - 1):
+        best = np.maximum.reduceat(dmin, starts)
+        hit = np.flatnonzero(dmin == best[group])
+        _, first = np.unique(group[hit], return_index=True)
+        seeds.append(hit[first])
+        dmin = np.minimum(dmin, np.linalg.norm(ck - ck[hit[first]][group], axis=1))
+    dist = np.stack([np.linalg.norm(ck - ck[sd][group], axis=1) for sd in seeds], axis=1)
+    labels = np.empty(len(c), dtype=np.int64)
+    labels[order] = np.argmin(dist, axis=1)
+    return labels
+
+
 def node_sets(weights, snap, proof, automaton, roundoff: RoundOff, max_keys: int = MAX_KEYS,
-              ages: int | None = None) -> NodeSets:
+              ages: int | None = None, clusters: int = 1) -> NodeSets:
     """The node sets at length 0 for ``weights`` against the proved ``snap`` (step them with
     :meth:`NodeSets.step`); ``ages`` balls of ages 0..ages (default: the suffix length k)."""
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
-        return NodeSets(st, automaton, suffix_length(len(st.F), max_keys), ages)
+        return NodeSets(st, automaton, suffix_length(len(st.F), max_keys), ages, clusters)
 
 
 def _run(sets: NodeSets, arithmetic: str, max_steps: int, max_work: int) -> Horizon:
-    consts = {"roundoff_step": sets.delta, "suffix": sets.k, "ages": sets.ages, "max_step_norm": max(sets.norm)}
-    what = f"suffix {sets.k}, balls of ages 0..{sets.ages}"
+    consts = {"roundoff_step": sets.delta, "suffix": sets.k, "ages": sets.ages, "clusters": sets.clusters,
+              "max_step_norm": max(sets.norm)}
+    what = f"suffix {sets.k}, balls of ages 0..{sets.ages}" + (
+        f", up to {sets.clusters} sets per node" if sets.clusters > 1 else "")
     work = 0
     while True:
         if not (sets.margins() > 0).all():
@@ -315,16 +356,23 @@ def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps:
                  max_keys: int = MAX_KEYS, max_work: int = MAX_WORK) -> Horizon:
     """The certified horizon of Theorem 20 in ``roundoff``'s arithmetic: the largest t (at most
     ``max_steps``, and where ``max_work`` node-steps run out) such that every word of every
-    length up to t is certified at its node.  Two constructions of the sets are run, aged balls
-    (ages 0..k: the norms of (k+1)-fold products) and, when that one stops below the limits, one
-    ball per node (ages 0..0: the one-step norms), and the longer length kept: the first wins
-    where one matrix's norm is far above its products', the second where the images at a node
-    spread across ages."""
+    length up to t is certified at its node.  Up to three constructions of the sets are run, and
+    the longest length kept: aged balls (ages 0..k: the norms of (k+1)-fold products), then, when
+    that one stopped below the limits, one ball per node (ages 0..0: the one-step norms; it wins
+    where the images at a node spread across ages), and, where both certify less than
+    :data:`CLUSTER_BELOW`, aged balls split into up to :data:`CLUSTERS` sets per node over the
+    last :func:`suffix_length` (``CLUSTER_KEYS``) symbols (it wins where the images at a node lie
+    in far-apart groups: a merge then charges only the spread within a group)."""
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
         k = suffix_length(len(st.F), max_keys)
-        aged = _run(NodeSets(st, automaton, k, k), roundoff.arithmetic, max_steps, max_work)
-        if aged.note.startswith("stopped after"):  # a limit, not the sets, ended it
-            return aged
+        best = _run(NodeSets(st, automaton, k, k), roundoff.arithmetic, max_steps, max_work)
+        if best.note.startswith("stopped after"):  # a limit, not the sets, ended it
+            return best
         one = _run(NodeSets(st, automaton, k, 0), roundoff.arithmetic, max_steps, max_work)
-        return one if one.order_key() > aged.order_key() else aged
+        best = one if one.order_key() > best.order_key() else best
+        if best.order_key() < CLUSTER_BELOW:  # split sets cost about CLUSTERS times more per step
+            kc = suffix_length(len(st.F), min(max_keys, CLUSTER_KEYS))
+            split = _run(NodeSets(st, automaton, kc, kc, CLUSTERS), roundoff.arithmetic, max_steps, max_work)
+            best = split if split.order_key() > best.order_key() else best
+        return best

@@ -138,7 +138,7 @@ def _certificate(printed, run: str) -> dict:
         "certified": re.search(r"correct for every word up to length (\d+)", text).group(1),
         "failing": re.search(r"fails at length (\d+) on (.+?) \(", text).groups(),
         "bound": re.search(r"\(certified, (\S+) bound", text).group(1),
-        "suffix": re.search(r"\(suffix (\d+), balls of ages 0..(\d+)\)", text).groups(),
+        "suffix": re.search(r"\(suffix (\d+), balls of ages 0..(\d+)(?:, up to (\d+) sets per node)?\)", text).groups(),
     }
     return figures
 
@@ -151,8 +151,8 @@ def test_the_prose_reads_the_printed_certificates(runs):
                  f"least {rot['margin']:.1f}") in doc
     assert f"The float network fails on `{rot['failing'][1]}`" in doc
     assert rot["bound"] == "node"
-    assert _flat(f"The certified length ({rot['certified']}, the node bound of Theorem 20: one set of states per "
-                 f"automaton state and last {rot['suffix'][0]} symbols") in doc
+    assert _flat(f"The certified length ({rot['certified']}, the node bound of Theorem 20: up to {rot['suffix'][2]} "
+                 f"sets of states per automaton state and last {rot['suffix'][0]} symbols") in doc
 
     full = _certificate(printed, "full16")
     assert f"({full['kept']} of 16 dims)" in doc

@@ -87,39 +87,46 @@ def _products(F, s):
 
 
 @pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
-@pytest.mark.parametrize("ages", [0, 1, None])
-def test_every_word_lies_in_its_node_set(spec, noise, ages):
+@pytest.mark.parametrize("ages,clusters", [(0, 1), (1, 1), (None, 1), (None, 4)])
+def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters):
     """Every word to depth 6, its state computed here by a plain float64 loop in the snap's basis:
-    the point of its ray nearest the node's centre is within sum_j ||P_j(s)|| r_j of it (a point
-    of the set is, P_j computed here)."""
+    for one of its node's sets, the point of its ray nearest the set's centre is within
+    sum_j ||P_j(s)|| r_j of it (a point of the set is, P_j computed here)."""
     from bilinear.constructions.horizon_nodes import node_sets
 
     w, a, snap, proof = _network(spec, noise)
     F, _, x0 = _plain_F(w, snap, proof, a)
-    sets = node_sets(w, snap, proof, a, RoundOff.of("float64", w.dim), max_keys=16, ages=ages)
+    sets = node_sets(w, snap, proof, a, RoundOff.of("float64", w.dim), max_keys=16, ages=ages, clusters=clusters)
     k = sets.k
     assert k >= 2
     level = [((), x0)]
-    worst = 0.0
+    worst, split = 0.0, False
     for t in range(1, 7):
         sets.step()
-        index = {(int(q), sets.suffixes[int(s)]): i for i, (q, s) in enumerate(zip(sets.q, sets.sid))}
+        index: dict = {}
+        for i, (q, s) in enumerate(zip(sets.q, sets.sid)):
+            index.setdefault((int(q), sets.suffixes[int(s)]), []).append(i)
+        split = split or max(len(v) for v in index.values()) > 1
+        assert max(len(v) for v in index.values()) <= clusters
         level = [(u + (s,), F[s] @ x) for u, x in level for s in range(len(F))]
         for u, x in level:
             q = int(a.start)
             for s in u:
                 q = int(a.delta[s, q])
-            i = index[(q, u[-k:])]
-            c, r = sets.c[i], sets.r[i]
             P = _products(F, u[-k:])
-            assert not r[len(P):].any()  # no ball older than the suffix
-            reach = sum(np.linalg.norm(P[j], 2) * r[j] for j in range(min(len(r), len(P))))
             xh = x / np.linalg.norm(x)
-            along = max(float(c @ xh), 0.0)
-            dist = float(np.linalg.norm(c - along * xh))
-            assert dist <= reach * (1 + 1e-9) + 1e-12, (t, u, dist, reach)
-            worst = max(worst, dist / max(reach, 1e-300))
+            fits = []
+            for i in index[(q, u[-k:])]:
+                c, r = sets.c[i], sets.r[i]
+                assert not r[len(P):].any()  # no ball older than the suffix
+                reach = sum(np.linalg.norm(P[j], 2) * r[j] for j in range(min(len(r), len(P))))
+                along = max(float(c @ xh), 0.0)
+                dist = float(np.linalg.norm(c - along * xh))
+                fits.append((dist / max(reach, 1e-300), dist <= reach * (1 + 1e-9) + 1e-12))
+            assert any(ok for _, ok in fits), (t, u, fits)
+            worst = max(worst, min(f for f, ok in fits if ok))
     assert worst > 0.05  # not vacuous: some word lies away from its set's centre
+    assert split == (clusters > 1)  # the clustered sets do split a node
 
 
 def _first_uncertified(sets, F, R, limit):
@@ -142,10 +149,10 @@ def _first_uncertified(sets, F, R, limit):
 
 
 def test_the_length_is_where_a_set_first_crosses_a_decision_boundary():
-    """The sets (checked above to contain every word) of both constructions, their margins
+    """The sets (checked above to contain every word) of the three constructions, their margins
     computed here: the certified length is the last length before one of them reaches a
-    boundary, for the construction that reaches it later."""
-    from bilinear.constructions.horizon_nodes import node_sets
+    boundary, for the construction that reaches it latest."""
+    from bilinear.constructions.horizon_nodes import CLUSTER_BELOW, node_sets
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     ro = RoundOff.of("float64", w.dim)
@@ -153,7 +160,23 @@ def test_the_length_is_where_a_set_first_crosses_a_decision_boundary():
     F, R, _ = _plain_F(w, snap, proof, a)
     firsts = [_first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=81, ages=ages), F, R, 300)
               for ages in (None, 0)]
-    assert None not in firsts
+    assert None not in firsts and max(firsts) - 1 >= CLUSTER_BELOW  # the split sets are not run
+    assert h.length == max(firsts) - 1, (h.length, firsts)
+
+
+def test_the_split_sets_run_where_the_others_stop_early():
+    """reset:3 (suffixes within CLUSTER_KEYS keys): aged balls and one ball per node stop below
+    CLUSTER_BELOW, so the split sets run too and certify longest; the length is the longest of
+    the three, each stepped here (margins computed here)."""
+    from bilinear.constructions.horizon_nodes import CLUSTER_BELOW, CLUSTER_KEYS, CLUSTERS, node_sets
+
+    w, a, snap, proof = _network("reset:3", 3e-4)
+    ro = RoundOff.of("float64", w.dim)
+    h = node_horizon(w, snap, proof, a, ro, max_steps=300, max_keys=CLUSTER_KEYS)
+    F, R, _ = _plain_F(w, snap, proof, a)
+    firsts = [_first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=CLUSTER_KEYS, ages=ages, clusters=m),
+                                 F, R, 300) for ages, m in ((None, 1), (0, 1), (None, CLUSTERS))]
+    assert None not in firsts and max(firsts[:2]) - 1 < CLUSTER_BELOW and firsts[2] > max(firsts[:2])
     assert h.length == max(firsts) - 1, (h.length, firsts)
 
 
@@ -173,6 +196,22 @@ def test_aged_balls_certify_more_than_one_ball_on_a_non_normal_network():
     assert aged is not None and one is not None and aged > 5 * one, (aged, one)
     first = _first_failure(w, a, min(3 * aged, 600))
     assert first is None or first >= aged, (first, aged)
+
+
+def test_split_sets_certify_more_where_the_images_at_a_node_lie_apart():
+    """reset:3 (a perturbed `full` network in a random dense basis): the images at a node come from
+    states the resets sent far apart; 16 sets per node certify longer than one, and the search
+    finds no failure within the longer."""
+    from bilinear.constructions.horizon_nodes import node_sets
+
+    w, a, snap, proof = _network("reset:3", 3e-4)
+    ro = RoundOff.of("float64", w.dim)
+    F, R, _ = _plain_F(w, snap, proof, a)
+    one = _first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=9), F, R, 600)
+    split = _first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=9, clusters=16), F, R, 600)
+    assert one is not None and split is not None and split > one, (split, one)
+    first = _first_failure(w, a, min(4 * split, 600))
+    assert first is None or first >= split, (first, split)
 
 
 def test_float32_rounding_is_charged_in_the_sets():
