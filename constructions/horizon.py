@@ -11,7 +11,7 @@ Section 7):
   for block-diagonal networks;
 * :mod:`~bilinear.constructions.horizon_orbit` -- Theorem 19, the perturbation horizon over the
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
-* :mod:`~bilinear.constructions.horizon_nodes` -- Theorem 20, the node horizon: one set per
+* :mod:`~bilinear.constructions.horizon_nodes` -- Theorem 20, the node horizon: sets per
   (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
 
 Each is a theorem about the network in one arithmetic (:mod:`~bilinear.constructions.roundoff`):

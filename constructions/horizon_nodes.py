@@ -95,11 +95,12 @@ def _inflate(x):
 
 
 class NodeSets:
-    """The sets X_n(t) of all nodes at one length t (module docstring), as arrays over nodes.
+    """The sets X_n(t) of all nodes at one length t (module docstring), as arrays over sets: one
+    row per set, one set per node or, with ``clusters`` m > 1, up to m.
 
     ``q``: automaton states; ``sid``: suffix ids (``suffixes[sid]`` the tuple of the last
-    ``min(t, k)`` symbols); ``c``: centres (nodes x d, float64); ``r``: radii by age
-    (nodes x (k + 1), float64 upper bounds).
+    ``min(t, k)`` symbols); ``c``: centres (rows x d, float64); ``r``: radii by age
+    (rows x (ages + 1), float64 upper bounds).
     """
 
     def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1):
