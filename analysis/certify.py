@@ -226,8 +226,9 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     horizons = {ARITHMETIC: h}
     for arithmetic in ALSO:
         horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic, nodes=False)
-    if min(x.order_key() for x in horizons.values()) < NODE_BELOW:  # the node horizon, run once for all three
-        node = node_horizon_widest(weights, snap, proof, automaton, min(x.order_key() for x in horizons.values()))
+    shortest = min(x.order_key() for x in horizons.values())
+    if shortest < NODE_BELOW:  # the node horizon, run once for all three
+        node = node_horizon_widest(weights, snap, proof, automaton, shortest)
         horizons = {a: with_node_horizon(x, weights, snap, proof, automaton, node) for a, x in horizons.items()}
     return snap, proof, horizons, attempts
 

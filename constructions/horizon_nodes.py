@@ -132,12 +132,8 @@ class NodeSets:
         self.delta_table = np.asarray(automaton.delta, dtype=int)
         self.suffixes: list[tuple] = [()]
         self.sid_of: dict[tuple, int] = {(): 0}
-        self._child: dict[tuple[int, int], int] = {}
         self._prod: dict[tuple, flint.arb_mat] = {}
-        self._ndv: dict[int, np.ndarray] = {}
-        self._np: dict[int, np.ndarray] = {}
-        self._nre: dict[tuple[int, int], float] = {}
-        # the same per suffix id, as arrays (filled by _tables)
+        # per suffix id, its children and norms, as arrays (each row filled once, by _tables)
         self._have = np.zeros(0, dtype=bool)
         self._t_child = np.zeros((0, self.V), dtype=np.int64)
         self._t_re = np.zeros((0, self.V))
@@ -153,16 +149,14 @@ class NodeSets:
         self.r[0, 0] = r0
         self.t = 0
 
-    # -- the matrices of a suffix (ball arithmetic, memoised) ------------------------------------
+    # -- the matrices of a suffix (ball arithmetic; _tables keeps each result) -----------------
     def child(self, sid: int, a: int) -> int:
-        key = (sid, a)
-        if key not in self._child:
-            s = (self.suffixes[sid] + (a,))[-self.k:]
-            if s not in self.sid_of:
-                self.sid_of[s] = len(self.suffixes)
-                self.suffixes.append(s)
-            self._child[key] = self.sid_of[s]
-        return self._child[key]
+        """The id of the suffix after symbol ``a`` (numbered on first sight)."""
+        s = (self.suffixes[sid] + (a,))[-self.k:]
+        if s not in self.sid_of:
+            self.sid_of[s] = len(self.suffixes)
+            self.suffixes.append(s)
+        return self.sid_of[s]
 
     def product(self, s: tuple) -> flint.arb_mat:
         """P_{|s|}(s) = F_{s[-1]} ... F_{s[0]} (ball arithmetic)."""
@@ -173,39 +167,31 @@ class NodeSets:
 
     def readout_norms(self, sid: int) -> np.ndarray:
         """(pairs x (ages+1)): upper bounds of ||(R_l - R_c) P_j(s)||, 0 for j > |s|."""
-        if sid not in self._ndv:
-            s = self.suffixes[sid]
-            out = np.zeros((len(self.pairs), self.ages + 1))
-            for p, v in enumerate(self.dv):
-                row = v
-                out[p, 0] = up(frob(row))
-                for j in range(1, min(len(s), self.ages) + 1):
-                    row = row * self.F[s[-j]]
-                    out[p, j] = up(frob(row))
-            self._ndv[sid] = out
-        return self._ndv[sid]
+        s = self.suffixes[sid]
+        out = np.zeros((len(self.pairs), self.ages + 1))
+        for p, v in enumerate(self.dv):
+            row = v
+            out[p, 0] = up(frob(row))
+            for j in range(1, min(len(s), self.ages) + 1):
+                row = row * self.F[s[-j]]
+                out[p, j] = up(frob(row))
+        return out
 
     def state_norms(self, sid: int) -> np.ndarray:
         """((ages+1),): upper bounds of ||P_j(s)|| (products of the one-step norms; only rounding
         terms use them)."""
-        if sid not in self._np:
-            s = self.suffixes[sid]
-            out = np.zeros(self.ages + 1)
-            out[0] = 1.0
-            for j in range(1, min(len(s), self.ages) + 1):
-                out[j] = _inflate(out[j - 1] * self.norm[s[-j]])
-            self._np[sid] = out
-        return self._np[sid]
+        s = self.suffixes[sid]
+        out = np.zeros(self.ages + 1)
+        out[0] = 1.0
+        for j in range(1, min(len(s), self.ages) + 1):
+            out[j] = _inflate(out[j - 1] * self.norm[s[-j]])
+        return out
 
     def reentry_norm(self, sid: int, a: int) -> float:
         """An upper bound of ||F_a P_ages(s)||, the oldest ball's way back to age 0."""
-        key = (sid, a)
-        if key not in self._nre:
-            s = self.suffixes[sid]
-            tail = s[len(s) - self.ages:] if self.ages else ()
-            self._nre[key] = (self.norm[a] if not tail else
-                              up(op_norm(self.F[a] * self.product(tail), range(self.d), range(self.d))))
-        return self._nre[key]
+        s = self.suffixes[sid]
+        tail = s[len(s) - self.ages:] if self.ages else ()
+        return self.norm[a] if not tail else up(op_norm(self.F[a] * self.product(tail), range(self.d), range(self.d)))
 
     def _tables(self, sids: np.ndarray) -> None:
         """Fill the per-suffix tables (children, norms) for the suffix ids ``sids``: each suffix is

@@ -85,3 +85,11 @@ def first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
             break
         frontier = [cands[i] for i in np.argsort(m)[:beam]]
     return min(found) if found else None
+
+
+def no_node_horizon(*args, **kwargs):
+    """Theorem 20 switched off (monkeypatched over ``horizon.node_horizon_widest``): no length,
+    so a test sees Theorems 16, 17 and 19 alone."""
+    from bilinear.constructions.horizon import Horizon
+
+    return Horizon.none("float32", "switched off", "node")

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from plain_eval import no_node_horizon
 
 from bilinear.automata.families import from_spec
 from bilinear.cli import main
@@ -335,7 +336,7 @@ def test_a_proved_snap_without_a_certified_length_has_its_own_status(monkeypatch
     from bilinear.constructions import horizon, horizon_orbit
 
     monkeypatch.setattr(horizon_orbit, "MAX_PRODUCTS", 2)
-    monkeypatch.setattr(horizon, "node_horizon_widest", _no_node_horizon)
+    monkeypatch.setattr(horizon, "node_horizon_widest", no_node_horizon)
     a = from_spec("flipflop:3")
     cert = certify_network(_noisy_onehot(a, noise=1e-3), a, search_length=2000)
     assert cert.proof.status == "proved" and not cert.snap.isometric
@@ -344,10 +345,3 @@ def test_a_proved_snap_without_a_certified_length_has_its_own_status(monkeypatch
     assert len(cert.failing) > cert.test_length
     assert "no certified length (the snapped matrices generate more than 2 products" in cert.to_text()
     assert cert.to_json()["certified_length"] is None and not cert.to_json()["certified_every_length"]
-
-
-def _no_node_horizon(*args, **kwargs):
-    """Theorem 20 switched off (monkeypatched over ``node_horizon_widest``): no length."""
-    from bilinear.constructions.horizon import Horizon
-
-    return Horizon.none("float32", "switched off", "node")

@@ -21,6 +21,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from plain_eval import no_node_horizon
 
 from bilinear.cli import main
 
@@ -248,7 +249,7 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     doc = _flat(CERTIFY)
     alone, weights = {}, {}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(horizon, "node_horizon_widest", _no_node_horizon)
+        mp.setattr(horizon, "node_horizon_widest", no_node_horizon)
         for run in ("rot16", "full16"):
             _, net, automaton, _ = load_run(folder / run)
             weights[run] = net.to_weights()
@@ -270,10 +271,3 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     five = max(np.linalg.norm(np.linalg.multi_dot([F[a] for a in w]), 2) for w in itertools.product(range(5), repeat=5))
     assert round(one, 1) == 2.3 and 1.0 < five < 1.5, (one, five)
     assert "basis reach 2.3 where their products stay below 1.5" in doc
-
-
-def _no_node_horizon(*args, **kwargs):
-    """Theorem 20 switched off (monkeypatched over ``node_horizon_widest``): no length."""
-    from bilinear.constructions.horizon import Horizon
-
-    return Horizon.none("float32", "switched off", "node")

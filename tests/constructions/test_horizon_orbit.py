@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from plain_eval import first_failure, float64_margins
+from plain_eval import first_failure, float64_margins, no_node_horizon
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
@@ -207,7 +207,7 @@ def test_no_word_fails_at_or_below_the_orbit_horizon(spec, monkeypatch):
     """Theorem 19 alone (the node horizon, which may certify more, is not run here)."""
     from bilinear.constructions import horizon
 
-    monkeypatch.setattr(horizon, "node_horizon_widest", _no_node_horizon)
+    monkeypatch.setattr(horizon, "node_horizon_widest", no_node_horizon)
     a = from_spec(spec)
     w = _perturbed(spec, ORBIT_NETWORKS[spec])
     cert = certify_network(w, a, search_length=1000, random_words=64, shorten_seconds=1.0)
@@ -230,10 +230,3 @@ def test_the_dispatcher_sends_a_non_isometric_snap_to_the_orbit_bound():
     h32 = certified_horizon(w, snap, proof, a, "float32", nodes=False)
     assert h64.bound == real.bound == h32.bound == "orbit"
     assert h32.length <= h64.length <= real.length  # rounding only shortens the bound
-
-
-def _no_node_horizon(*args, **kwargs):
-    """Theorem 20 switched off (monkeypatched over ``node_horizon_widest``): no length."""
-    from bilinear.constructions.horizon import Horizon
-
-    return Horizon.none("float32", "switched off", "node")
