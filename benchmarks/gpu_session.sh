@@ -6,7 +6,8 @@
 # 1. benchmarks/bench_gpu.py: parallel against sequential scan, bilinear against cuDNN's LSTM, the
 #    paper's models at hidden 256 (cost of a 20,000-step run), the 2025 families;
 # 2. benchmarks/bench_train.py --train-only on the machine's idle CPU cores (the one- and
-#    two-thread training-step rows, which a shared development machine cannot measure);
+#    two-thread training-step rows, which a shared development machine cannot measure), and
+#    --eval-readout on one idle core (the d = 64 evaluation as a share of sgemm);
 # 3. a slice of the full protocol (`reproduce --full`'s grid: --preset paper, 20,000 steps at most,
 #    early stopping on validation words, 500 test words) on the GPU: parity, cyclic:5 and
 #    dihedral:3 against the five models of the reduced table at learning rate 1e-3, seed 0, all
@@ -22,6 +23,10 @@ PARTS=${3:-123}  # which of the three parts to run
 # SLICE_FAMILIES='"cyclic:3", "random:states=5,symbols=2"' SLICE_WORKERS=10 with 300 s)
 SLICE_FAMILIES=${SLICE_FAMILIES:-'"parity", "cyclic:5", "dihedral:3"'}
 SLICE_WORKERS=${SLICE_WORKERS:-15}
+# the slice's learning rates and seeds (TOML lists; docs/training.md's first slice: 1e-3 and 0)
+SLICE_LRS=${SLICE_LRS:-1e-3}
+SLICE_SEEDS=${SLICE_SEEDS:-0}
+SLICE_MODELS=${SLICE_MODELS:-'"full", "block:2", "rotation2d", "diagonal", "lstm"'}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -46,6 +51,9 @@ if [[ $PARTS == *2* ]]; then
 echo "== 2. bench_train --train-only on the idle CPUs"
 timeout 120 env OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python3 benchmarks/bench_train.py --train-only 2>&1 \
     | tee "$OUT_DIR/bench_train_cpu.txt"
+echo "== 2b. bench_train --eval-readout on one idle CPU (the d = 64 evaluation against sgemm)"
+timeout 120 env OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 benchmarks/bench_train.py --eval-readout 2>&1 \
+    | tee "$OUT_DIR/bench_eval_cpu.txt"
 
 fi
 if [[ $PARTS == *3* ]]; then
@@ -53,9 +61,9 @@ echo "== 3. full-protocol slice on the GPU (${SWEEP_SECONDS} s)"
 rm -rf /tmp/slice
 cat > /tmp/slice.toml <<EOF
 families = [$SLICE_FAMILIES]
-models = ["full", "block:2", "rotation2d", "diagonal", "lstm"]
-lrs = [1e-3]
-seeds = [0]
+models = [$SLICE_MODELS]
+lrs = [$SLICE_LRS]
+seeds = [$SLICE_SEEDS]
 workers = $SLICE_WORKERS
 
 [train]
@@ -82,7 +90,7 @@ for cfg in sorted(Path("/tmp/slice").rglob("config.json")):
     res = run / "result.json"
     if res.exists():
         r = json.loads(res.read_text())
-        rows.append((c["spec"], c["model"], "done", r["steps"], r["accuracy_at_length"],
+        rows.append((c["spec"], c["model"], c.get("lr"), c.get("seed"), "done", r["steps"], r["accuracy_at_length"],
                      r["accuracy_mean_over_positions"], r["val_accuracy"], r["train_seconds"], r["params"]))
     else:
         last = {}
@@ -90,9 +98,9 @@ for cfg in sorted(Path("/tmp/slice").rglob("config.json")):
         if m.exists():
             lines = [x for x in m.read_text().splitlines() if x.strip()]
             last = json.loads(lines[-1]) if lines else {}
-        rows.append((c["spec"], c["model"], "cut", last.get("step", 0), None, None, last.get("val_accuracy"), None, None))
-print("| task | model | status | steps | acc at 500 | mean over positions | val acc | train s | params |")
-print("|---|---|---|---|---|---|---|---|---|")
+        rows.append((c["spec"], c["model"], c.get("lr"), c.get("seed"), "cut", last.get("step", 0), None, None, last.get("val_accuracy"), None, None))
+print("| task | model | lr | seed | status | steps | acc at 500 | mean over positions | val acc | train s | params |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     f = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
     print("| " + " | ".join(f(v) for v in r) + " |")

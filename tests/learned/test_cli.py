@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -271,7 +272,8 @@ def test_the_json_runs_training_md_quotes(command, tmp_path, capsys):
 @pytest.mark.parametrize("command", ["bilinear train cyclic:3 diagonal --steps 3000"])
 def test_the_text_runs_training_md_quotes(command, capsys):
     """docs/training.md's printed line for this command (3000 steps, about 12 s of CPU), word for
-    word (the doc wraps it; whitespace runs compare as one space)."""
+    word (the doc wraps it; whitespace runs compare as one space), its chance-level figures to a
+    tolerance (below)."""
     doc = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
     start = doc.index(f"$ {command}")
     block = doc[start:].split("\n")[1:]
@@ -281,5 +283,17 @@ def test_the_text_runs_training_md_quotes(command, capsys):
             break
         shown.append(line.strip())
     assert main([*command.split()[1:], "--quiet"]) == 0
-    printed = capsys.readouterr().out
-    assert " ".join(printed.split()) == " ".join(" ".join(shown).split())
+    printed = " ".join(capsys.readouterr().out.split())
+    quoted = " ".join(" ".join(shown).split())
+    # Z_3 is out of a diagonal network's reach (Theorem 7): its accuracies at length 500 are chance
+    # level, and their digits hang on the last bits of 3000 steps of training, which differ between
+    # CPUs' float kernels.  Word for word with the four accuracies masked; then the training accuracy
+    # to 0.01 and the three figures at length 500 to 0.15 of the doc's, all at chance level.
+    figure = re.compile(r"(?<=accuracy )(-?\d\.\d{4})|(?<=position\): )(-?\d\.\d{4})|(?<=1-500: )(-?\d\.\d{4})"
+                        r"|(?<=451-500: )(-?\d\.\d{4})")
+    assert figure.sub("X", printed) == figure.sub("X", quoted)
+    ours = [float(next(g for g in m.groups() if g)) for m in figure.finditer(printed)]
+    theirs = [float(next(g for g in m.groups() if g)) for m in figure.finditer(quoted)]
+    assert len(ours) == len(theirs) == 4, (printed, quoted)
+    assert abs(ours[0] - theirs[0]) <= 0.01, (ours, theirs)
+    assert all(abs(a - b) <= 0.15 and abs(a) < 0.25 for a, b in zip(ours[1:], theirs[1:])), (ours, theirs)
