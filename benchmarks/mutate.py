@@ -210,7 +210,7 @@ MUTANTS = [
     Mutant("T20: merged radius without the spread of the centres", "constructions/horizon_nodes.py",
            "r[:, 0] = _inflate(dist + r[:, 0])", "r[:, 0] = _inflate(r[:, 0])", tests=("tests/constructions/test_horizon_nodes.py",)),
     Mutant("T20: radii not charged on the margin", "constructions/horizon_nodes.py",
-           "+ (ndv[rows, p, :] * self.r[rows]).sum(axis=1) + self.tau", "+ self.tau", tests=("tests/constructions/test_horizon_nodes.py",)),
+           "+ (ndv[rows, p, :] * r_l).sum(axis=1) + self.tau", "+ self.tau", tests=("tests/constructions/test_horizon_nodes.py",)),
     Mutant("T20: readout norms of aged balls without their products", "constructions/horizon_nodes.py",
            "row = row * self.F[s[-j]]", "row = row", tests=("tests/constructions/test_horizon_nodes.py",)),
     Mutant("T20: off by one (the failing length reported)", "constructions/horizon_nodes.py",

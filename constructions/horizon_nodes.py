@@ -234,13 +234,18 @@ class NodeSets:
         absc = np.abs(self.c)
         out = np.full(n, math.inf)
         ndv = self._t_ndv[self.sid]  # nodes x pairs x (ages+1)
-        for p, (l, _) in enumerate(self.pairs):
-            rows = self.labels[self.q] == l
-            if not rows.any():
+        node_labels = self.labels[self.q]
+        last, rows = None, None
+        for p, (l, _) in enumerate(self.pairs):  # the pairs come grouped by their label l
+            if l != last:  # the nodes of label l, cut once per label
+                last, mask = l, node_labels == l
+                rows = np.flatnonzero(mask)
+                c_l, absc_l, r_l, xb_l = self.c[rows], absc[rows], self.r[rows], xb[rows]
+            if not len(rows):
                 continue
-            centre = self.c[rows] @ self.dvm[p]
-            err = (g * (absc[rows] @ np.abs(self.dvm[p])) + absc[rows] @ self.dve[p]
-                   + (ndv[rows, p, :] * self.r[rows]).sum(axis=1) + self.tau * xb[rows])
+            centre = c_l @ self.dvm[p]
+            err = (g * (absc_l @ np.abs(self.dvm[p])) + absc_l @ self.dve[p]
+                   + (ndv[rows, p, :] * r_l).sum(axis=1) + self.tau * xb_l)
             out[rows] = np.minimum(out[rows], centre - _inflate(err))
         return out
 
@@ -296,17 +301,20 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
     ck, kk = c[order], keys[order]
     starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(kk)]))
-    seeds = [starts]
-    dmin = np.linalg.norm(ck - ck[starts][group], axis=1)
-    for _ in range(m - 1):
+    dmin = np.linalg.norm(ck - ck[starts][group], axis=1)  # each row's distance to its nearest seed
+    nearest = np.zeros(len(c), dtype=np.int64)  # and that seed's number (the first, on a tie)
+    for j in range(1, m):
         best = np.maximum.reduceat(dmin, starts)
+        if not best.any():  # every row is a seed already: more seeds would be copies, never nearer
+            break
         hit = np.flatnonzero(dmin == best[group])
         _, first = np.unique(group[hit], return_index=True)
-        seeds.append(hit[first])
-        dmin = np.minimum(dmin, np.linalg.norm(ck - ck[hit[first]][group], axis=1))
-    dist = np.stack([np.linalg.norm(ck - ck[sd][group], axis=1) for sd in seeds], axis=1)
+        dist = np.linalg.norm(ck - ck[hit[first]][group], axis=1)
+        nearer = dist < dmin
+        nearest[nearer] = j
+        dmin = np.where(nearer, dist, dmin)
     labels = np.empty(len(c), dtype=np.int64)
-    labels[order] = np.argmin(dist, axis=1)
+    labels[order] = nearest
     return labels
 
 
