@@ -235,7 +235,7 @@ class NodeSets:
         out = np.full(n, math.inf)
         ndv = self._t_ndv[self.sid]  # nodes x pairs x (ages+1)
         node_labels = self.labels[self.q]
-        last, rows = None, None
+        last, rows = None, np.zeros(0, dtype=np.int64)
         for p, (l, _) in enumerate(self.pairs):  # the pairs come grouped by their label l
             if l != last:  # the nodes of label l, cut once per label
                 last, mask = l, node_labels == l

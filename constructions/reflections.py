@@ -20,9 +20,16 @@ the constructions those cannot give:
     The symmetries of the triangle, entries in Q(zeta_12): transpositions are reflections.
 ``permutation`` (S_n, A_n in d = n)
     Permutation matrices; a transposition is one reflection (v = e_i - e_j, K = 1), a k-cycle
-    needs k - 1.  (The standard representation in d = n - 1 is orthogonal only for a Gram matrix
-    G != I; an orthonormal basis needs square roots of k(k + 1), so the Householder form is not
-    rational there: ``standard`` is used by ``full`` only.)
+    needs k - 1.  (The standard representation in d = n - 1 of ``standard`` is orthogonal only
+    for a Gram matrix G != I, so ``full`` uses it and ``householder`` uses ``simplex``.)
+``simplex`` (S_n, A_n in d = n - 1, orthogonal, entries in Q(zeta_4n))
+    The standard representation in an orthonormal basis without square roots of k(k + 1): the
+    real Fourier basis of the sum-zero hyperplane, cos(2 pi k j / n) and sin(2 pi k j / n) for
+    0 < k < n / 2, and (-1)^j / sqrt 2 when n is even (sqrt 2 = 2 cos(2 pi / 8)).  Its n vectors
+    p_j (the rows) are the vertices of a regular simplex: sum_j p_j = 0, p_i . p_j = n/2 (delta_ij
+    - 1/n), and sigma is the orthogonal map p_i -> p_sigma(i).  A transposition is one reflection
+    (v = p_i - p_j), an n-cycle n - 1: with Theorem F4 this is ``householder`` at the lower bound
+    d = n - 1 of every faithful representation (``triangle`` is n = 3).
 ``reset-projection`` (resets and identities, d = 2, K = 1, beta = 1)
     A reset to v is the orthogonal projection onto a_v = (1, t_v), t_v = v >= 0:
     I - e e^T / (e^T e) with e = (-t_v, 1), mapping h to a_v (a_v . h) / |a_v|^2.  Every
@@ -62,7 +69,10 @@ from .reset import reset_actions
 from .weights import Weights
 
 __all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
-           "cyclic_monomial", "dihedral_permutation", "triangle"]
+           "cyclic_monomial", "dihedral_permutation", "triangle", "simplex", "simplex_vertices"]
+
+#: The largest N of ``simplex`` (its field is Q(zeta_4N), of degree phi(4N); S_N has N! states).
+SIMPLEX_MAX_N = 8
 
 _DIAGONALS = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=np.int64)
 
@@ -277,3 +287,57 @@ def triangle(automaton) -> Weights:
         img = np.array([[p[g[0]][0], p[g[1]][0]], [p[g[0]][1], p[g[1]][1]]], dtype=object)
         A.append(img.dot(inv))
     return orbit_weights(automaton, "full", np.stack(A), np.array([3, 1], dtype=object))
+
+
+def simplex_vertices(n: int) -> np.ndarray:
+    """The n vertices p_0..p_{n-1} (rows, exact) of a regular simplex centred at 0 in R^(n-1):
+    the real Fourier basis of the sum-zero hyperplane of R^n, cos(2 pi k j / n), sin(2 pi k j / n)
+    for 0 < k < n / 2 and, for even n, (-1)^j cos(2 pi / 8) = (-1)^j / sqrt 2.  Its columns are
+    orthogonal with squared norm n / 2 and sum to zero over j.
+
+    >>> P = simplex_vertices(4)
+    >>> P.shape, [float(x) for x in P[1]]
+    ((4, 3), [0.0, 1.0, -0.7071067811865476])
+    >>> G = P.T.dot(P); bool(all(G[a, b] == (2 if a == b else 0) for a in range(3) for b in range(3)))
+    True
+    """
+    from .field import cos2pi, sin2pi
+
+    if not 2 <= n <= SIMPLEX_MAX_N:
+        raise ConstructionError(f"the simplex construction takes n in 2..{SIMPLEX_MAX_N}, got {n}")
+    cols = []
+    for k in range(1, (n + 1) // 2):
+        cols.append([cos2pi(k * j, n) for j in range(n)])
+        cols.append([sin2pi(k * j, n) for j in range(n)])
+    if n % 2 == 0:
+        half = cos2pi(1, 8)  # 1 / sqrt 2
+        cols.append([half if j % 2 == 0 else -half for j in range(n)])
+    P = np.empty((n, n - 1), dtype=object)
+    for b, col in enumerate(cols):
+        for j in range(n):
+            P[j, b] = col[j]
+    return P
+
+
+def simplex(automaton) -> Weights:
+    """S_n / A_n as the symmetries of the regular simplex of :func:`simplex_vertices` (d = n - 1,
+    orthogonal, entries in Q(zeta_4n)): sigma is ``M = (2/n) sum_i p_sigma(i) p_i^T``, which sends
+    p_i to p_sigma(i) (sum_k p_k p_k^T = (n/2) I and p_k . p_i = n/2 (delta_ki - 1/n), sum_k p_k = 0);
+    h0 = sum_j j p_j (distinct weights: a permutation fixing it fixes every j, trivial stabiliser)."""
+    from fractions import Fraction
+
+    gens = _generators(automaton)
+    n = len(gens[0])
+    P = simplex_vertices(n)
+    A = []
+    for g in gens:
+        M = np.empty((n - 1, n - 1), dtype=object)
+        M[:] = 0
+        for i in range(n):
+            M = M + np.outer(P[g[i]], P[i])
+        A.append(M * Fraction(2, n))
+    h0 = np.empty(n - 1, dtype=object)
+    h0[:] = 0
+    for j in range(n):
+        h0 = h0 + P[j] * j
+    return orbit_weights(automaton, "full", np.stack(A), h0)
