@@ -277,6 +277,31 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             else:
                 refused.append((f"direct sum ({sub_variant})", f"built {combined.variant} d={combined.dim}, "
                                                               f"which does not conform to {v.spec}"))
+    def attempt(c: Construction, index: int | None = None) -> None:
+        """Build ``c`` and keep it in ``found`` (at ``index``: where it stands in the registry's
+        order, which breaks ties) when it conforms; else say why in ``refused``."""
+        nonlocal too_large
+        try:
+            base = c.builder(a)
+        except ConstructionTooLargeError as exc:
+            too_large = too_large or exc  # raised when nothing smaller is found
+            refused.append((c.name, str(exc)))
+            return
+        except ConstructionError as exc:
+            refused.append((c.name, str(exc)))
+            return
+        tried.append(f"{c.name} ({base.variant}, d={base.dim})")
+        w = adapt(base, v)
+        if w is not None:
+            found.insert(len(found) if index is None else index, (c.name, w))
+        else:
+            refused.append((c.name, f"built {base.variant} d={base.dim}, which does not conform to {v.spec}"))
+
+    # The one-hot construction (d = the number of states) is built last, and only when nothing
+    # after it in the registry found a smaller d: it is the slowest to build and adapt (S_6 has 720
+    # states), and it is rarely the smallest.  It keeps its place in the order, so it wins a tie
+    # with the constructions after it exactly as when it was built in turn.
+    deferred: tuple[Construction, int] | None = None
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
@@ -286,6 +311,9 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
             refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
             continue  # the one-hot construction (d = n) cannot beat what was found
+        if c.name == "one-hot":
+            deferred = (c, len(found))
+            continue
         if c.known_dim is not None and found:
             try:
                 d = c.known_dim(a)
@@ -295,21 +323,13 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             if d >= min(w.dim for _, w in found):
                 refused.append((c.name, f"its d = {d} cannot beat the d = {min(w.dim for _, w in found)} found"))
                 continue
-        try:
-            base = c.builder(a)
-        except ConstructionTooLargeError as exc:
-            too_large = too_large or exc  # raised when nothing smaller is found
-            refused.append((c.name, str(exc)))
-            continue
-        except ConstructionError as exc:
-            refused.append((c.name, str(exc)))
-            continue
-        tried.append(f"{c.name} ({base.variant}, d={base.dim})")
-        w = adapt(base, v)
-        if w is not None:
-            found.append((c.name, w))
+        attempt(c)
+    if deferred is not None:
+        smallest = min((w.dim for _, w in found), default=None)
+        if smallest is not None and smallest < a.n_states:
+            refused.append((deferred[0].name, f"its d = {a.n_states} cannot beat the d = {smallest} found"))
         else:
-            refused.append((c.name, f"built {base.variant} d={base.dim}, which does not conform to {v.spec}"))
+            attempt(*deferred)
     best = _best(found)
     if best is not None:
         refused += [(name, f"d = {w.dim}; {best[0]} (d = {best[1].dim}) was chosen: the smallest d, "

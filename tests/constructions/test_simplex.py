@@ -83,3 +83,25 @@ def test_householder_gets_s5_and_a5_at_d_4_proved_and_right_on_random_words(spec
 def test_beyond_the_limit_a_clear_error_before_any_work():
     with pytest.raises(ConstructionError, match=f"2..{SIMPLEX_MAX_N}"):
         simplex_vertices(SIMPLEX_MAX_N + 1)
+
+
+def test_s6_householder_is_built_without_the_one_hot_detour_and_proved():
+    """The registry tries the one-hot construction (d = 720 for S_6) only after the others; before,
+    building it and splitting its 720 x 720 matrices into reflections took over 400 s here."""
+    a = from_spec("symmetric:6")
+    refusals: list = []
+    w = build(a, "householder:5", refusals=refusals)
+    assert (w.dim, w.variant) == (5, "householder:5")
+    assert ("one-hot", "its d = 720 cannot beat the d = 5 found") in refusals
+    assert prove(w, a).status == "proved"
+
+
+@pytest.mark.parametrize("spec", ["cyclic:3", "cyclic:5"])
+def test_the_deferred_one_hot_still_wins_a_tie_with_the_constructions_after_it(spec):
+    """cyclic:m monomial: one-hot (d = m) and signed cycles (d = m, listed after it) tie; the first
+    in the registry's order is chosen, as when one-hot was built in turn."""
+    refusals: list = []
+    w = build(spec, "monomial", refusals=refusals)
+    m = int(spec.split(":")[1])
+    assert w.dim == m
+    assert any(name == "signed-cycles" and "one-hot (d = " in why and "was chosen" in why for name, why in refusals)
