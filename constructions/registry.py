@@ -277,31 +277,36 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             else:
                 refused.append((f"direct sum ({sub_variant})", f"built {combined.variant} d={combined.dim}, "
                                                               f"which does not conform to {v.spec}"))
-    def attempt(c: Construction, index: int | None = None) -> None:
-        """Build ``c`` and keep it in ``found`` (at ``index``: where it stands in the registry's
-        order, which breaks ties) when it conforms; else say why in ``refused``."""
+    def attempt(c: Construction, index: tuple[int, int, int] | None = None) -> None:
+        """Build ``c`` and keep it in ``found`` when it conforms, else say why in ``refused``;
+        ``index``: its places in ``found``, ``tried`` and ``refused`` in the registry's order (which
+        breaks ties and orders what ``--explain`` and the error list), when it is built out of turn."""
         nonlocal too_large
+
+        def refuse(reason: str) -> None:
+            refused.insert(len(refused) if index is None else index[2], (c.name, reason))
+
         try:
             base = c.builder(a)
         except ConstructionTooLargeError as exc:
             too_large = too_large or exc  # raised when nothing smaller is found
-            refused.append((c.name, str(exc)))
+            refuse(str(exc))
             return
         except ConstructionError as exc:
-            refused.append((c.name, str(exc)))
+            refuse(str(exc))
             return
-        tried.append(f"{c.name} ({base.variant}, d={base.dim})")
+        tried.insert(len(tried) if index is None else index[1], f"{c.name} ({base.variant}, d={base.dim})")
         w = adapt(base, v)
         if w is not None:
-            found.insert(len(found) if index is None else index, (c.name, w))
+            found.insert(len(found) if index is None else index[0], (c.name, w))
         else:
-            refused.append((c.name, f"built {base.variant} d={base.dim}, which does not conform to {v.spec}"))
+            refuse(f"built {base.variant} d={base.dim}, which does not conform to {v.spec}")
 
     # The one-hot construction (d = the number of states) is built last, and only when nothing
     # after it in the registry found a smaller d: it is the slowest to build and adapt (S_6 has 720
     # states), and it is rarely the smallest.  It keeps its place in the order, so it wins a tie
     # with the constructions after it exactly as when it was built in turn.
-    deferred: tuple[Construction, int] | None = None
+    deferred: tuple[Construction, tuple[int, int, int]] | None = None
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
@@ -312,7 +317,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
             continue  # the one-hot construction (d = n) cannot beat what was found
         if c.name == "one-hot":
-            deferred = (c, len(found))
+            deferred = (c, (len(found), len(tried), len(refused)))
             continue
         if c.known_dim is not None and found:
             try:
@@ -327,7 +332,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     if deferred is not None:
         smallest = min((w.dim for _, w in found), default=None)
         if smallest is not None and smallest < a.n_states:
-            refused.append((deferred[0].name, f"its d = {a.n_states} cannot beat the d = {smallest} found"))
+            refused.insert(deferred[1][2], (deferred[0].name, f"its d = {a.n_states} cannot beat the d = {smallest} found"))
         else:
             attempt(*deferred)
     best = _best(found)
