@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import re
 import shlex
 from pathlib import Path
@@ -189,7 +190,7 @@ def test_the_masks_hide_only_the_word_and_the_exact_digits():
     assert _masked(margin) != _masked(margin.replace("1.91548", "1.91549"))
     assert _masked(margin) != _masked(margin.replace("z_20", "z_12"))
     assert round(_exact_value("1/2 + z^5 - z^15", 20), 12) == 0.5  # z^5 = i, z^15 = -i
-    assert round(_exact_value("z + z^19", 20), 9) == round(2 * __import__("math").cos(__import__("math").pi / 10), 9)
+    assert round(_exact_value("z + z^19", 20), 9) == round(2 * math.cos(math.pi / 10), 9)
 
 
 def _certificate(printed, run: str) -> dict:
