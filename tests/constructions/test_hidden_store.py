@@ -1,0 +1,52 @@
+"""The prover's float screen: every stored direction's scores enclose the exact ones.
+
+``HiddenStore.scores[i]`` is ``(mid, err)`` with ``|readout @ vectors[i] - mid| <= err`` entrywise;
+it is computed on access from the direction's float enclosure (so a store of many directions does
+not hold two arrays of the readout's length per direction).  Checked here against the exact scores,
+computed with the domain's exact arithmetic and compared in exact arithmetic."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from bilinear.automata.families import from_spec
+from bilinear.constructions.domains import choose_domain, sparse_rows
+from bilinear.constructions.prover import _Readout
+from bilinear.constructions.registry import build
+from bilinear.constructions.search import HiddenStore
+
+
+@pytest.mark.parametrize("spec,variant", [("cyclic:5", "rotation2d"), ("symmetric:5", "householder:4"),
+                                          ("dihedral:4", "block:2"), ("cyclic:3", "full")])
+def test_every_stored_directions_scores_enclose_the_exact_scores(spec, variant):
+    a = from_spec(spec)
+    w = build(spec, variant)
+    domain = choose_domain(w)
+    readout = _Readout(w, a, domain)
+    store = HiddenStore(domain, readout.floats, w.n_symbols, readout.floats_rad)
+    A = [sparse_rows(w.A[s], domain) for s in range(w.n_symbols)]
+    frontier = [store.add([domain.convert(x) for x in w.h0])]
+    seen = set(frontier)
+    while frontier and len(store) < 200:  # the directions the prover would visit
+        idx = frontier.pop()
+        for s in range(w.n_symbols):
+            nxt = store.step(idx, s, A[s])
+            if nxt not in seen:
+                seen.add(nxt)
+                frontier.append(nxt)
+    assert len(store.scores) == len(store) >= a.n_states // 2
+    R = sparse_rows(w.readout, domain)  # exact, as the prover reads them
+    for i in range(len(store)):
+        mid, err = store.scores[i]
+        assert mid.shape == err.shape == (w.n_classes,)
+        for c in range(w.n_classes):
+            exact = domain.dot(R[c], store.vectors[i])
+            lower = domain.convert(Fraction(float(mid[c])) - Fraction(float(err[c])))
+            upper = domain.convert(Fraction(float(mid[c])) + Fraction(float(err[c])))
+            # lower <= exact <= upper, decided exactly
+            assert domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0, (i, c)
+    assert store.scores[-1][0].tolist() == store.scores[len(store) - 1][0].tolist()
+    with pytest.raises(IndexError):
+        store.scores[len(store)]
