@@ -184,7 +184,7 @@ class HiddenStore:
         self.scores = _Scores(self)
         self._successor: list[list[int | None]] = []
         self._index: dict = {}
-        self._floats: list[tuple[np.ndarray, np.ndarray | None]] = []  # enclosures of the vectors (cyclotomic)
+        self._floats: list[tuple[np.ndarray, np.ndarray | None]] = []  # per direction, its float enclosure (mid, rad)
         self._readout = readout
         self._readout_abs = np.abs(readout)
         self._readout_rad = readout_rad  # |true readout - readout| entrywise, when not negligible
