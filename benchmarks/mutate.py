@@ -126,6 +126,10 @@ MUTANTS = [
            "    if not s0 > 0:\n        return None\n", "    pass\n"),
     Mutant("tube: no contraction check", "constructions/tube.py",
            "z + n * r <= r * (alpha - b * r)", "True"),
+    # the prover's float screen (search.py, HiddenStore: the enclosure of each direction's scores)
+    Mutant("screen: scores' bound without the direction's radius", "constructions/search.py",
+           "err = R_abs @ rad + (R_abs @ np.abs(mid))", "err = 0 * rad.sum() + (R_abs @ np.abs(mid))",
+           tests=("tests/constructions/test_hidden_store.py",)),
     # the failing-word search (failsearch.py)
     Mutant("search: a tie is not a failure", "constructions/failsearch.py",
            "bad = (own <= scores.max(axis=1)) & (first < 0)", "bad = (own < scores.max(axis=1)) & (first < 0)"),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 import pytest
 
 from bilinear.automata.families import from_spec
@@ -50,3 +52,24 @@ def test_every_stored_directions_scores_enclose_the_exact_scores(spec, variant):
     assert store.scores[-1][0].tolist() == store.scores[len(store) - 1][0].tolist()
     with pytest.raises(IndexError):
         store.scores[len(store)]
+
+
+@pytest.mark.parametrize("big", [10**9, 10**12, 10**15])
+def test_a_cancelling_cyclotomic_direction_needs_its_own_radius(big):
+    """x = big (z + z^4) - round(big (sqrt 5 - 1) / 2) in Q(zeta_5) is a small number written with
+    large coefficients: its float evaluation cancels, and the midpoint is off by about 1e-7 (big =
+    1e9) to 0.35 (big = 1e15), far beyond |x| EPS.  The scores' bound must carry the direction's
+    own radius to enclose it (a bound from |x| and the rounding of the product alone does not)."""
+    from bilinear.constructions.domains import CyclotomicDomain
+    from bilinear.constructions.field import CyclotomicField
+
+    domain, field = CyclotomicDomain(5), CyclotomicField(5)
+    x = (field.zeta(1) + field.zeta(4)) * big - Fraction(round(0.6180339887498949 * big))
+    store = HiddenStore(domain, np.array([[1.0]]), 1, None)
+    i = store.add([domain.convert(x)])
+    mid, err = store.scores[i]
+    exact = domain.convert(x)
+    lower = domain.convert(Fraction(float(mid[0])) - Fraction(float(err[0])))
+    upper = domain.convert(Fraction(float(mid[0])) + Fraction(float(err[0])))
+    assert domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0
+    assert err[0] > 1e6 * abs(mid[0]) * 2.0**-52  # the radius, not the rounding terms, carries it
