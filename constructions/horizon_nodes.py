@@ -238,8 +238,7 @@ class NodeSets:
         last, rows = None, np.zeros(0, dtype=np.int64)
         for p, (l, _) in enumerate(self.pairs):  # the pairs come grouped by their label l
             if l != last:  # the nodes of label l, cut once per label
-                last, mask = l, node_labels == l
-                rows = np.flatnonzero(mask)
+                last, rows = l, np.flatnonzero(node_labels == l)
                 c_l, absc_l, r_l, xb_l = self.c[rows], absc[rows], self.r[rows], xb[rows]
             if not len(rows):
                 continue
