@@ -130,6 +130,12 @@ MUTANTS = [
     Mutant("screen: scores' bound without the direction's radius", "constructions/search.py",
            "err = R_abs @ rad + (R_abs @ np.abs(mid))", "err = 0 * rad.sum() + (R_abs @ np.abs(mid))",
            tests=("tests/constructions/test_hidden_store.py",)),
+    Mutant("screen: scores' bound without the product's rounding", "constructions/search.py",
+           "err = R_abs @ rad + (R_abs @ np.abs(mid)) * (len(mid) + 2) * EPS + 1e-300",
+           "err = R_abs @ rad + 1e-300", tests=("tests/constructions/test_hidden_store.py",)),
+    Mutant("screen: scores' bound without the readout's radius", "constructions/search.py",
+           "err = err + self._readout_rad @ (np.abs(mid) + rad)", "err = err + 0.0",
+           tests=("tests/constructions/test_hidden_store.py",)),
     # the failing-word search (failsearch.py)
     Mutant("search: a tie is not a failure", "constructions/failsearch.py",
            "bad = (own <= scores.max(axis=1)) & (first < 0)", "bad = (own < scores.max(axis=1)) & (first < 0)"),

@@ -73,3 +73,58 @@ def test_a_cancelling_cyclotomic_direction_needs_its_own_radius(big):
     upper = domain.convert(Fraction(float(mid[0])) + Fraction(float(err[0])))
     assert domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0
     assert err[0] > 1e6 * abs(mid[0]) * 2.0**-52  # the radius, not the rounding terms, carries it
+
+
+def _encloses(domain, exact, mid: float, err: float) -> bool:
+    """lower <= exact <= upper, decided in the domain's exact arithmetic."""
+    lower = domain.convert(Fraction(mid) - Fraction(err))
+    upper = domain.convert(Fraction(mid) + Fraction(err))
+    return domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0
+
+
+def test_the_products_own_rounding_is_in_the_bound():
+    """h = (1, d, d, ..., d) with d = 3/4 ulp(1) and 4095 d's, readout all ones: every float
+    addition of d to a partial sum near 1 rounds up by a quarter ulp, so the float score is off by
+    tens of ulps of the sum, far beyond the direction's own radius (2^-50 relative, eight half-ulps).
+    Only the bound's term for the product's rounding, (n + 2) 2^-50 sum |r_j h_j|, covers it."""
+    from bilinear.constructions.domains import RationalDomain
+
+    n = 4096
+    domain = RationalDomain()
+    d = Fraction(3, 4) * Fraction(1, 2**52)
+    h = [domain.convert(Fraction(1))] + [domain.convert(d)] * (n - 1)
+    store = HiddenStore(domain, np.ones((1, n)), 1, None)
+    i = store.add(h)
+    mid, err = store.scores[i]
+    exact = domain.convert(1 + (n - 1) * d)
+    assert _encloses(domain, exact, float(mid[0]), float(err[0]))
+    # the premise: the float product is off by more than the direction's radius alone allows
+    # (true of every BLAS summing in fewer than n / 16 lanes; a BLAS summing more accurately
+    # cannot show the difference)
+    off = abs(Fraction(float(mid[0])) - (1 + (n - 1) * d))
+    if not off > Fraction(float(np.abs(store._floats[i][1]).sum())):
+        pytest.skip("this BLAS sums the product too accurately to need the rounding term")
+
+
+def test_the_readouts_own_radius_is_in_the_bound():
+    """A readout entry of Q(zeta_5) that cancels (x = 10^15 (z + z^4) - round(10^15 (sqrt 5 - 1)/2),
+    a small number written with large coefficients) has a float value off by up to 0.35: the scores
+    of the exact direction h = (1) must carry the readout's radius (the prover's `_float_readout`)."""
+    from bilinear.constructions.domains import SparseCyclotomicDomain
+    from bilinear.constructions.field import CyclotomicField
+    from bilinear.constructions.prover import _float_readout
+
+    big = 10**15
+    field = CyclotomicField(5)
+    x = (field.zeta(1) + field.zeta(4)) * big - Fraction(round(0.6180339887498949 * big))
+    domain = SparseCyclotomicDomain(5)
+    matrix = np.array([[x]], dtype=object)
+    rows = sparse_rows(matrix, domain)
+    floats, rad = _float_readout(matrix, rows, domain)
+    assert rad is not None and rad[0, 0] > 1e-3  # the readout's float is far from exact
+    store = HiddenStore(domain, floats, 1, rad)
+    i = store.add([domain.convert(1)])
+    mid, err = store.scores[i]
+    exact = domain.dot(rows[0], store.vectors[i])
+    assert _encloses(domain, exact, float(mid[0]), float(err[0]))
+    assert err[0] >= rad[0, 0]
