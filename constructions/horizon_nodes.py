@@ -39,7 +39,7 @@ import math
 import flint
 import numpy as np
 
-from .balls import frob, hi, op_norm, precision
+from .balls import block_norm, frob, hi, op_norm, precision
 from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff
@@ -103,7 +103,7 @@ class NodeSets:
     (rows x (ages + 1), float64 upper bounds).
     """
 
-    def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1):
+    def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1, blocks=None):
         self.k = k
         self.ages = k if ages is None else ages
         if not 0 <= self.ages <= k:
@@ -115,6 +115,14 @@ class NodeSets:
         st = setup
         self.F = st.F
         self.d = st.x0.nrows()
+        self.blocks = (tuple(range(self.d)),) if blocks is None else tuple(tuple(int(j) for j in b) for b in blocks)
+        if any(not b for b in self.blocks) or sorted(j for b in self.blocks for j in b) != list(range(self.d)):
+            raise ValueError(f"blocks must partition the coordinates 0..{self.d - 1}, got {blocks}")
+        self.nb = len(self.blocks)
+        self._member = np.zeros((self.d, self.nb))  # coordinate j in block i: 1
+        for i, b in enumerate(self.blocks):
+            self._member[list(b), i] = 1.0
+        self._re_one: dict[int, np.ndarray] = {}  # per symbol, block norms of F_a (no suffix yet)
         self.V = len(st.F)
         self.Fm = [np.array([[float(M[i, j].mid()) for j in range(self.d)] for i in range(self.d)]) for M in st.F]
         self.E = [np.array([[up(abs(M[i, j] - flint.arb(Fm[i, j]))) for j in range(self.d)] for i in range(self.d)])
@@ -136,17 +144,17 @@ class NodeSets:
         # per suffix id, its children and norms, as arrays (each row filled once, by _tables)
         self._have = np.zeros(0, dtype=bool)
         self._t_child = np.zeros((0, self.V), dtype=np.int64)
-        self._t_re = np.zeros((0, self.V))
+        self._t_re = np.zeros((0, self.V, self.nb, self.nb))
         self._t_np = np.zeros((0, self.ages + 1))
-        self._t_ndv = np.zeros((0, len(self.pairs), self.ages + 1))
+        self._t_ndv = np.zeros((0, len(self.pairs), self.ages + 1, self.nb))
         self._t_long = np.zeros(0, dtype=bool)
         x0m = np.array([float(st.x0[j, 0].mid()) for j in range(self.d)])
         r0 = up(frob(st.x0 - flint.arb_mat([[flint.arb(v)] for v in x0m])))
         self.q = np.array([int(automaton.start)])
         self.sid = np.array([0])
         self.c = x0m[None, :]
-        self.r = np.zeros((1, self.ages + 1))
-        self.r[0, 0] = r0
+        self.r = np.zeros((1, self.ages + 1, self.nb))  # radii by age and block
+        self.r[0, 0, :] = r0  # a ball of radius r0 lies in the product of the blocks' balls of radius r0
         self.t = 0
 
     # -- the matrices of a suffix (ball arithmetic; _tables keeps each result) -----------------
@@ -166,15 +174,22 @@ class NodeSets:
         return self._prod[s]
 
     def readout_norms(self, sid: int) -> np.ndarray:
-        """(pairs x (ages+1)): upper bounds of ||(R_l - R_c) P_j(s)||, 0 for j > |s|."""
+        """(pairs x (ages+1) x blocks): upper bounds of ||(R_l - R_c) P_j(s)[:, b]|| (the columns
+        of block b), 0 for j > |s|."""
         s = self.suffixes[sid]
-        out = np.zeros((len(self.pairs), self.ages + 1))
+        out = np.zeros((len(self.pairs), self.ages + 1, self.nb))
+
+        def norms(row):
+            if self.nb == 1:
+                return [up(frob(row))]
+            return [up(flint.arb(sum((row[0, j] ** 2 for j in b), flint.arb(0))).sqrt()) for b in self.blocks]
+
         for p, v in enumerate(self.dv):
             row = v
-            out[p, 0] = up(frob(row))
+            out[p, 0] = norms(row)
             for j in range(1, min(len(s), self.ages) + 1):
                 row = row * self.F[s[-j]]
-                out[p, j] = up(frob(row))
+                out[p, j] = norms(row)
         return out
 
     def state_norms(self, sid: int) -> np.ndarray:
@@ -187,11 +202,38 @@ class NodeSets:
             out[j] = _inflate(out[j - 1] * self.norm[s[-j]])
         return out
 
-    def reentry_norm(self, sid: int, a: int) -> float:
-        """An upper bound of ||F_a P_ages(s)||, the oldest ball's way back to age 0."""
+    def reentry_norm(self, sid: int, a: int) -> np.ndarray:
+        """(blocks x blocks): upper bounds of ||M[b', b]|| for M = F_a P_ages(s), the oldest ball's
+        way back to age 0 (block b of the old ball reaches block b' of the new one).  One block:
+        ||M||.  Blocks: the 2-norm of each diagonal block (exact for 1x1 and 2x2 blocks,
+        :func:`op_norm` above), the Frobenius norm of the others."""
         s = self.suffixes[sid]
         tail = s[len(s) - self.ages:] if self.ages else ()
-        return self.norm[a] if not tail else up(op_norm(self.F[a] * self.product(tail), range(self.d), range(self.d)))
+        if self.nb == 1:
+            return np.array([[self.norm[a] if not tail else
+                              up(op_norm(self.F[a] * self.product(tail), range(self.d), range(self.d)))]])
+        if not tail and a in self._re_one:
+            return self._re_one[a]
+        M = self.F[a] * self.product(tail) if tail else self.F[a]
+        # |M_ij| from above: the ball's upper end, rounded up to a float
+        mag = np.array([math.nextafter(float(x.abs_upper()), math.inf) for x in M.entries()]).reshape(self.d, self.d)
+        # sums of non-negative floats: relative rounding below (d + 2) 2^-53, far below SLACK
+        out = _inflate(np.sqrt(_inflate(self._member.T @ (mag * mag) @ self._member)))
+        for i, b in enumerate(self.blocks):
+            if len(b) == 1:
+                out[i, i] = mag[b[0], b[0]]
+            else:
+                out[i, i] = min(out[i, i], up(block_norm(M, b) if len(b) == 2 else op_norm(M, b, b)))
+        if not tail:
+            self._re_one[a] = out
+        return out
+
+    def block_norms(self, x: np.ndarray) -> np.ndarray:
+        """(rows x blocks): the norms of each row's blocks, computed in floats (each within a
+        few units of 2^-53 relative: callers inflate)."""
+        if self.nb == 1:
+            return np.linalg.norm(x, axis=1)[:, None]
+        return np.sqrt((x * x) @ self._member)
 
     def _tables(self, sids: np.ndarray) -> None:
         """Fill the per-suffix tables (children, norms) for the suffix ids ``sids``: each suffix is
@@ -207,13 +249,14 @@ class NodeSets:
                 grow = n - len(self._have)
                 self._have = np.r_[self._have, np.zeros(grow, dtype=bool)]
                 self._t_child = np.r_[self._t_child, np.zeros((grow, self.V), dtype=np.int64)]
-                self._t_re = np.r_[self._t_re, np.zeros((grow, self.V))]
+                self._t_re = np.r_[self._t_re, np.zeros((grow, self.V, self.nb, self.nb))]
                 self._t_np = np.r_[self._t_np, np.zeros((grow, A + 1))]
-                self._t_ndv = np.r_[self._t_ndv, np.zeros((grow, P, A + 1))]
+                self._t_ndv = np.r_[self._t_ndv, np.zeros((grow, P, A + 1, self.nb))]
                 self._t_long = np.r_[self._t_long, np.zeros(grow, dtype=bool)]
             self._t_child[sid] = children
             self._t_long[sid] = len(self.suffixes[sid]) >= A
-            self._t_re[sid] = [self.reentry_norm(sid, a) if self._t_long[sid] else 0.0 for a in range(self.V)]
+            if self._t_long[sid]:
+                self._t_re[sid] = [self.reentry_norm(sid, a) for a in range(self.V)]
             self._t_np[sid] = self.state_norms(sid)
             self._t_ndv[sid] = self.readout_norms(sid)
             self._have[sid] = True
@@ -223,7 +266,7 @@ class NodeSets:
         """Per node, an upper bound of ||x|| over its set."""
         self._tables(self.sid)
         nP = self._t_np[self.sid]
-        return _inflate(_inflate(np.linalg.norm(self.c, axis=1)) + (self.r * nP).sum(axis=1))
+        return _inflate(_inflate(np.linalg.norm(self.c, axis=1)) + (self.r * nP[:, :, None]).sum(axis=(1, 2)))
 
     def margins(self) -> np.ndarray:
         """Per node, min over c != label of (computed centre margin) - (an upper bound of every
@@ -233,7 +276,7 @@ class NodeSets:
         g = _gamma(self.d)
         absc = np.abs(self.c)
         out = np.full(n, math.inf)
-        ndv = self._t_ndv[self.sid]  # nodes x pairs x (ages+1)
+        ndv = self._t_ndv[self.sid]  # nodes x pairs x (ages+1) x blocks
         node_labels = self.labels[self.q]
         last, rows = None, np.zeros(0, dtype=np.int64)
         for p, (l, _) in enumerate(self.pairs):  # the pairs come grouped by their label l
@@ -244,7 +287,7 @@ class NodeSets:
                 continue
             centre = c_l @ self.dvm[p]
             err = (g * (absc_l @ np.abs(self.dvm[p])) + absc_l @ self.dve[p]
-                   + (ndv[rows, p, :] * r_l).sum(axis=1) + self.tau * xb_l)
+                   + (ndv[rows, p] * r_l).sum(axis=(1, 2)) + self.tau * xb_l)
             out[rows] = np.minimum(out[rows], centre - _inflate(err))
         return out
 
@@ -262,13 +305,14 @@ class NodeSets:
             err = g * (absc @ self.absFm[a].T) + absc @ self.E[a].T
             r2 = np.zeros_like(self.r)
             r2[:, 1:] = self.r[:, :-1]
-            reenter = self._t_re[self.sid, a] * np.where(full, self.r[:, A], 0.0)
-            r2[:, 0] = _inflate(_inflate(np.linalg.norm(err, axis=1)) + self.delta * xb + _inflate(reenter))
+            old = np.where(full[:, None], self.r[:, A], 0.0)  # (rows, blocks)
+            reenter = np.einsum("nij,nj->ni", self._t_re[self.sid, a], old)
+            r2[:, 0] = _inflate(_inflate(self.block_norms(err)) + (self.delta * xb)[:, None] + _inflate(reenter))
             size = np.linalg.norm(y, axis=1)
             scale = 1.0 / np.where(size > 0, size, 1.0)  # any positive number: no prediction changes
             c2 = y * scale[:, None]  # each coordinate within 2^-53 of its exact value: charged to age 0
-            r2 = _inflate(r2 * scale[:, None])
-            r2[:, 0] = _inflate(r2[:, 0] + _U * np.linalg.norm(c2, axis=1))
+            r2 = _inflate(r2 * scale[:, None, None])
+            r2[:, 0] = _inflate(r2[:, 0] + _U * self.block_norms(c2))
             cs.append(c2)
             rs.append(r2)
             qs.append(self.delta_table[a, self.q])
@@ -283,7 +327,7 @@ class NodeSets:
         lo_, hi_ = np.minimum.reduceat(c, starts), np.maximum.reduceat(c, starts)
         centre = lo_ / 2 + hi_ / 2  # any point is a centre; no overflow
         group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(keys)]))
-        dist = _inflate(np.linalg.norm(c - centre[group], axis=1))
+        dist = _inflate(self.block_norms(c - centre[group]))
         r = r.copy()
         r[:, 0] = _inflate(dist + r[:, 0])
         self.r = np.maximum.reduceat(r, starts)
@@ -318,19 +362,22 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
 
 
 def node_sets(weights, snap, proof, automaton, roundoff: RoundOff, max_keys: int = MAX_KEYS,
-              ages: int | None = None, clusters: int = 1) -> NodeSets:
+              ages: int | None = None, clusters: int = 1, blocks: bool = False) -> NodeSets:
     """The node sets at length 0 for ``weights`` against the proved ``snap`` (step them with
-    :meth:`NodeSets.step`); ``ages`` balls of ages 0..ages (default: the suffix length k)."""
+    :meth:`NodeSets.step`); ``ages`` balls of ages 0..ages (default: the suffix length k); with
+    ``blocks``, one radius per block of the snap's basis (``snap.blocks``) at every age."""
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
-        return NodeSets(st, automaton, suffix_length(len(st.F), max_keys), ages, clusters)
+        return NodeSets(st, automaton, suffix_length(len(st.F), max_keys), ages, clusters,
+                        snap.blocks if blocks else None)
 
 
 def _run(sets: NodeSets, arithmetic: str, max_steps: int, max_work: int) -> Horizon:
     consts = {"roundoff_step": sets.delta, "suffix": sets.k, "ages": sets.ages, "clusters": sets.clusters,
-              "max_step_norm": max(sets.norm)}
+              "blocks": sets.nb, "max_step_norm": max(sets.norm)}
     what = f"suffix {sets.k}, balls of ages 0..{sets.ages}" + (
-        f", up to {sets.clusters} sets per node" if sets.clusters > 1 else "")
+        f", up to {sets.clusters} sets per node" if sets.clusters > 1 else "") + (
+        f", a radius per block of the snap's {sets.nb} blocks" if sets.nb > 1 else "")
     work = 0
     while True:
         if not (sets.margins() > 0).all():
@@ -365,6 +412,9 @@ def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps:
             return best
         one = _run(NodeSets(st, automaton, k, 0), roundoff.arithmetic, max_steps, max_work)
         best = one if one.order_key() > best.order_key() else best
+        if len(snap.blocks) > 1:  # a radius per block: the images spread in some blocks, not all
+            per_block = _run(NodeSets(st, automaton, k, k, 1, snap.blocks), roundoff.arithmetic, max_steps, max_work)
+            best = per_block if per_block.order_key() > best.order_key() else best
         if best.order_key() < CLUSTER_BELOW:  # split sets cost about CLUSTERS times more per step
             kc = suffix_length(len(st.F), min(max_keys, CLUSTER_KEYS))
             split = _run(NodeSets(st, automaton, kc, kc, CLUSTERS), roundoff.arithmetic, max_steps, max_work)

@@ -3,8 +3,8 @@ an evaluator written for the tests (tests/plain_eval.py, a float64 loop) and a s
 to a depth, periodic words of period <= 4, a beam search on the margin) on perturbed ``full``
 networks in a random dense basis: no failure at or below the certified length, every word in its
 node's set, the length where the first set reaches a boundary, a network where the node bound
-certifies strictly more than Theorems 16 / 19, and one where aged balls certify more than one
-ball per node."""
+certifies strictly more than Theorems 16 / 19, one where aged balls certify more than one
+ball per node, and one where a radius per block certifies more than one radius."""
 
 from __future__ import annotations
 
@@ -86,19 +86,46 @@ def _products(F, s):
     return out
 
 
+def _ray_meets(x, c, reach, blocks) -> bool:
+    """Whether some lambda > 0 puts lambda x within reach[b] of c in every block b: in block b
+    the lambdas are an interval around the foot of c_b on the line of x_b (half-width
+    sqrt(reach^2 - (distance of c_b to that line)^2) / |x_b|), intersected here."""
+    lo, hi = 0.0, np.inf
+    for b, rho in zip(blocks, reach):
+        xb, cb = x[list(b)], c[list(b)]
+        rho = rho * (1 + 1e-9) + 1e-12
+        n2 = float(xb @ xb)
+        if n2 == 0:
+            if np.linalg.norm(cb) > rho:
+                return False
+            continue
+        foot = float(xb @ cb) / n2
+        off = float(np.linalg.norm(cb - foot * xb))
+        if off > rho:
+            return False
+        half = np.sqrt(rho * rho - off * off) / np.sqrt(n2)
+        lo, hi = max(lo, foot - half), min(hi, foot + half)
+    return hi >= max(lo, 0.0)
+
+
 @pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
-@pytest.mark.parametrize("ages,clusters", [(0, 1), (1, 1), (None, 1), (None, 4)])
-def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters):
+@pytest.mark.parametrize("ages,clusters,blocks", [(0, 1, False), (1, 1, False), (None, 1, False), (None, 4, False),
+                                                  (0, 1, True), (None, 1, True)])
+def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters, blocks):
     """Every word to depth 6, its state computed here by a plain float64 loop in the snap's basis:
-    for one of its node's sets, the point of its ray nearest the set's centre is within
-    sum_j ||P_j(s)|| r_j of it (a point of the set is, P_j computed here)."""
+    for one of its node's sets, some point of its ray is within sum_j ||P_j(s)|| r_j of the set's
+    centre (a point of the set is, P_j computed here); with a radius per block, within
+    sum_j sum_b ||P_j(s)[b', b]|| r_(j,b) in every block b' (the block b' of a point of the set is)."""
     from bilinear.constructions.horizon_nodes import node_sets
 
     w, a, snap, proof = _network(spec, noise)
     F, _, x0 = _plain_F(w, snap, proof, a)
-    sets = node_sets(w, snap, proof, a, RoundOff.of("float64", w.dim), max_keys=16, ages=ages, clusters=clusters)
+    sets = node_sets(w, snap, proof, a, RoundOff.of("float64", w.dim), max_keys=16, ages=ages, clusters=clusters,
+                     blocks=blocks)
     k = sets.k
     assert k >= 2
+    assert sets.nb == (len(snap.blocks) if blocks else 1) and (sets.nb > 1) == blocks
+    parts = [list(b) for b in sets.blocks]
     level = [((), x0)]
     worst, split = 0.0, False
     for t in range(1, 7):
@@ -117,12 +144,18 @@ def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters):
             xh = x / np.linalg.norm(x)
             fits = []
             for i in index[(q, u[-k:])]:
-                c, r = sets.c[i], sets.r[i]
+                c, r = sets.c[i], sets.r[i]  # r: (ages + 1, blocks)
                 assert not r[len(P):].any()  # no ball older than the suffix
-                reach = sum(np.linalg.norm(P[j], 2) * r[j] for j in range(min(len(r), len(P))))
+                ages_here = range(min(len(r), len(P)))
+                reach = sum(np.linalg.norm(P[j], 2) * np.linalg.norm(r[j]) for j in ages_here)
                 along = max(float(c @ xh), 0.0)
                 dist = float(np.linalg.norm(c - along * xh))
-                fits.append((dist / max(reach, 1e-300), dist <= reach * (1 + 1e-9) + 1e-12))
+                ok = dist <= reach * (1 + 1e-9) + 1e-12
+                if blocks:  # the stronger condition, block by block
+                    per = [sum(np.linalg.norm(P[j][np.ix_(b2, b)], 2) * r[j, bi] for j in ages_here
+                               for bi, b in enumerate(parts)) for b2 in parts]
+                    ok = ok and _ray_meets(xh, c, per, parts)
+                fits.append((dist / max(reach, 1e-300), ok))
             assert any(ok for _, ok in fits), (t, u, fits)
             worst = max(worst, min(f for f, ok in fits if ok))
     assert worst > 0.05  # not vacuous: some word lies away from its set's centre
@@ -131,8 +164,10 @@ def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters):
 
 def _first_uncertified(sets, F, R, limit):
     """The first length at which a node's set (margins computed here in floats: the centre's
-    margin minus sum_j ||(R_l - R_c) P_j(s)|| r_j) reaches a decision boundary."""
+    margin minus sum_j sum_b ||(R_l - R_c) P_j(s)[:, b]|| r_(j,b), b over the set's blocks)
+    reaches a decision boundary."""
     labels = np.asarray(sets.automaton.labels)
+    parts = [list(b) for b in sets.blocks]
     while sets.t <= limit:
         for q, s, c, r in zip(sets.q, sets.sid, sets.c, sets.r):
             lab = int(labels[q])
@@ -141,7 +176,8 @@ def _first_uncertified(sets, F, R, limit):
                 if o == lab:
                     continue
                 dv = R[lab] - R[o]
-                m = dv @ c - sum(np.linalg.norm(dv @ P[j]) * r[j] for j in range(min(len(r), len(P))))
+                m = dv @ c - sum(np.linalg.norm(dv @ P[j][:, b]) * r[j, bi]
+                                 for j in range(min(len(r), len(P))) for bi, b in enumerate(parts))
                 if m <= 0:
                     return sets.t
         sets.step()
@@ -149,18 +185,20 @@ def _first_uncertified(sets, F, R, limit):
 
 
 def test_the_length_is_where_a_set_first_crosses_a_decision_boundary():
-    """The sets (checked above to contain every word) of the three constructions, their margins
-    computed here: the certified length is the last length before one of them reaches a
-    boundary, for the construction that reaches it latest."""
+    """The sets (checked above to contain every word) of the constructions that run here (aged
+    balls, one ball, aged balls with a radius per block), their margins computed here: the
+    certified length is the last length before one of them reaches a boundary, for the
+    construction that reaches it latest."""
     from bilinear.constructions.horizon_nodes import CLUSTER_BELOW, node_sets
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     ro = RoundOff.of("float64", w.dim)
     h = node_horizon(w, snap, proof, a, ro, max_steps=300, max_keys=81)
     F, R, _ = _plain_F(w, snap, proof, a)
-    firsts = [_first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=81, ages=ages), F, R, 300)
-              for ages in (None, 0)]
+    firsts = [_first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=81, ages=ages, blocks=blocks), F, R, 300)
+              for ages, blocks in ((None, False), (0, False), (None, True))]
     assert None not in firsts and max(firsts) - 1 >= CLUSTER_BELOW  # the split sets are not run
+    assert firsts[2] > firsts[0]  # here the radius per block is what certifies longest
     assert h.length == max(firsts) - 1, (h.length, firsts)
 
 
@@ -237,3 +275,87 @@ def test_certify_s_one_node_run_charges_float32(monkeypatch):
     real = node_horizon(w, snap, proof, a, RoundOff.of("real", w.dim), max_steps=horizon.NODE_BELOW, max_keys=64)
     assert widest.length == single.length < real.length, (widest, single, real)
 
+
+def test_a_radius_per_block_certifies_more_where_the_images_spread_in_some_blocks():
+    """reset:3 (a perturbed `full` network; the snap's basis has five blocks): a radius per block
+    of the snap's basis at every age certifies half as long again as one radius per age (the
+    images at a node spread in the blocks the resets write, not in all), and the search finds no
+    failure within the longer."""
+    from bilinear.constructions.horizon_nodes import node_sets
+
+    w, a, snap, proof = _network("reset:3", 3e-4)
+    assert len(snap.blocks) == 5
+    ro = RoundOff.of("float64", w.dim)
+    F, R, _ = _plain_F(w, snap, proof, a)
+    one = _first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=16), F, R, 600)
+    per_block = _first_uncertified(node_sets(w, snap, proof, a, ro, max_keys=16, blocks=True), F, R, 600)
+    assert one is not None and per_block is not None and per_block >= 1.4 * one, (per_block, one)
+    first = _first_failure(w, a, min(4 * per_block, 600))
+    assert first is None or first >= per_block, (first, per_block)
+
+
+def test_blocks_must_partition_the_coordinates():
+    from bilinear.constructions.horizon_nodes import NodeSets
+    from bilinear.constructions.balls import precision
+    from bilinear.constructions.horizon_global import ingredients
+
+    w, a, snap, proof = _network("cyclic:3", 3e-3)
+    with precision():
+        _, st = ingredients(w, snap, proof, a, RoundOff.of("float64", w.dim))
+        for bad in (((0, 1), (2, 3)), ((0, 1, 2), (2, 3, 4, 5)), ((0, 1, 2, 3, 4, 5), ())):
+            with pytest.raises(ValueError, match="partition"):
+                NodeSets(st, a, 2, blocks=bad)
+
+
+def test_float32_rounding_is_charged_in_every_block():
+    """With a radius per block, the step's rounding (a vector of norm at most delta ||x||) enters
+    every block's ball: on this network float32's rounding costs steps against real arithmetic in
+    the per-block sets too (rounding charged to one block only would certify as long as real)."""
+    from bilinear.constructions.horizon_nodes import _run, node_sets
+
+    w, a, snap, proof = _network("dihedral:3", 1e-3)
+    lengths = {}
+    for arithmetic in ("real", "float32"):
+        sets = node_sets(w, snap, proof, a, RoundOff.of(arithmetic, w.dim), max_keys=64, blocks=True)
+        assert sets.nb == len(snap.blocks) > 1
+        lengths[arithmetic] = _run(sets, arithmetic, 600, 4_000_000).length
+    assert lengths["float32"] < lengths["real"], lengths
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_every_perturbed_trajectory_lies_in_its_node_set(blocks):
+    """Theorem 20's sets contain every trajectory whose steps are perturbed by at most delta ||x||
+    (Theorem 18's model of a rounded step).  A large step round-off (1e-4, readout and start
+    exact) and perturbations of exactly that size, along a fixed direction of each block in turn:
+    every perturbed state of every word to depth 4 (computed here) meets its node's set, block by
+    block (a radius per block charges the rounding to every block's ball)."""
+    import flint
+
+    from bilinear.constructions.horizon_nodes import node_sets
+
+    w, a, snap, proof = _network("cyclic:3", 3e-3)
+    F, _, x0 = _plain_F(w, snap, proof, a)
+    big = RoundOff("custom", flint.arb(1e-4), flint.arb(0), flint.arb(0))
+    parts = [list(b) for b in snap.blocks]
+    for target in parts:
+        sets = node_sets(w, snap, proof, a, big, max_keys=16, blocks=blocks)
+        assert sets.delta > 1e-5
+        u = np.zeros(len(x0))
+        u[target[-1]] = 1.0  # the perturbation's direction: inside one block
+        level = [((), x0)]
+        for t in range(1, 5):
+            sets.step()
+            index = {(int(q), sets.suffixes[int(s)]): i for i, (q, s) in enumerate(zip(sets.q, sets.sid))}
+            level = [(v + (s,), F[s] @ x + sets.delta * np.linalg.norm(x) * u) for v, x in level for s in range(len(F))]
+            for v, x in level:
+                q = int(a.start)
+                for s in v:
+                    q = int(a.delta[s, q])
+                i = index[(q, v[-sets.k:])]
+                c, r = sets.c[i], sets.r[i]
+                P = _products(F, v[-sets.k:])
+                ages = range(min(len(r), len(P)))
+                groups = [list(b) for b in sets.blocks]
+                per = [sum(np.linalg.norm(P[j][np.ix_(b2, b)], 2) * r[j, bi] for j in ages
+                           for bi, b in enumerate(groups)) for b2 in groups]
+                assert _ray_meets(x / np.linalg.norm(x), c, per, groups), (target, t, v)
