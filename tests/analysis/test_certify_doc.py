@@ -205,7 +205,8 @@ def _certificate(printed, run: str) -> dict:
         "certified": re.search(r"correct for every word up to length (\d+)", text).group(1),
         "failing": re.search(r"fails at length (\d+) on (.+?) \(", text).groups(),
         "bound": re.search(r"\(certified, (\S+) bound", text).group(1),
-        "suffix": re.search(r"\(suffix (\d+), balls of ages 0..(\d+)(?:, up to (\d+) sets per node)?\)", text).groups(),
+        "suffix": re.search(r"\(suffix (\d+), balls of ages 0..(\d+)(?:, up to (\d+) sets per node)?"
+                            r"(?:, a radius per block of the snap's (\d+) blocks)?\)", text).groups(),
     }
     return figures
 
@@ -229,6 +230,7 @@ def test_the_prose_reads_the_printed_certificates(runs):
     assert full["bound"] == "node"
     assert _flat(f"horizon ({full['certified']} against {full['failing'][0]}) is the node bound's") in doc
     assert _flat(f"pay a norm only once every {int(full['suffix'][1]) + 1} steps (balls of ages 0..{full['suffix'][1]})") in doc
+    assert _flat(f"with a radius per block of the snap's basis ({full['suffix'][3]} blocks") in doc
     assert f"a shorter word of {full['failing'][0]} symbols" in _flat(doc)
     assert int(full["failing"][0]) < 140 and "finds `(4 1)^70` (140)" in doc  # the directed phases' word
     assert int(rot["failing"][0]) < 40 and "find `2 0^39` (40)" in doc
@@ -341,3 +343,28 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     five = max(np.linalg.norm(np.linalg.multi_dot([F[a] for a in w]), 2) for w in itertools.product(range(5), repeat=5))
     assert round(one, 1) == 2.3 and 1.0 < five < 1.5, (one, five)
     assert "basis reach 2.3 where their products stay below 1.5" in doc
+
+
+def test_one_radius_for_the_whole_space_certifies_what_the_doc_says(runs):
+    """"one radius for the whole space certifies 24": the aged balls of the printed node bound
+    (the same suffix and ages) with one radius instead of one per block, stepped on the run."""
+    from bilinear.analysis.certify import _best_proved
+    from bilinear.automata.families import from_spec
+    from bilinear.constructions.horizon_nodes import _run as run_sets
+    from bilinear.constructions.horizon_nodes import node_sets
+    from bilinear.constructions.roundoff import RoundOff
+    from bilinear.learned.runs import load_run
+
+    folder, _, printed = runs
+    full = _certificate(printed, "full16")
+    _, model, automaton, _ = load_run(folder / "full16")
+    weights = model.to_weights()
+    snap, proof, _, _ = _best_proved(weights, from_spec("cyclic:5"), 64)
+    ro = RoundOff.of("float32", weights.dim)
+    lengths = {}
+    for blocks in (False, True):
+        sets = node_sets(weights, snap, proof, automaton, ro, ages=int(full["suffix"][1]), blocks=blocks)
+        assert sets.k == int(full["suffix"][0])
+        lengths[blocks] = run_sets(sets, "float32", 2048, 4_000_000).length
+    assert lengths[True] == int(full["certified"]) > lengths[False]
+    assert _flat(f"one radius for the whole space certifies {lengths[False]})") in _flat(CERTIFY)
