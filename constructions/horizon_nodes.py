@@ -17,7 +17,10 @@ Age 0 also takes the step's rounding and the error of the centre.  The images th
 node are merged: the centre of the coordinate-wise hull of their centres, its distance to each
 centre added to age 0, and the largest radius of each age.  A word of length t is right when
 every point of its node's set has a positive margin against the rounded readout:
-``(R_l - R_c) . x - tau ||x|| > 0``.  With ``clusters`` m > 1 a node holds up to m such sets, the
+``(R_l - R_c) . x - tau ||x|| > 0``.  With ``blocks`` (a partition of the coordinates, the snap's
+blocks) every age has one radius per block, ``||(z_j)_b|| <= r_(j,b)``: the oldest ball re-enters
+through the block norms of ``F_a P_k(s)``, and the margin is charged
+``sum_j sum_b ||(R_l - R_c) P_j(s)[:, b]|| r_(j,b)``.  With ``clusters`` m > 1 a node holds up to m such sets, the
 images split by farthest-point seeds (:func:`_cluster_labels`); each image lies in one of them,
 which is all the theorem needs.  docs/theory.md Section 7, Theorem 20.
 
@@ -397,13 +400,15 @@ def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps:
                  max_keys: int = MAX_KEYS, max_work: int = MAX_WORK) -> Horizon:
     """The certified horizon of Theorem 20 in ``roundoff``'s arithmetic: the largest t (at most
     ``max_steps``, and where ``max_work`` node-steps run out) such that every word of every
-    length up to t is certified at its node.  Up to three constructions of the sets are run, and
+    length up to t is certified at its node.  Up to four constructions of the sets are run, and
     the longest length kept: aged balls (ages 0..k: the norms of (k+1)-fold products), then, when
     that one stopped below the limits, one ball per node (ages 0..0: the one-step norms; it wins
-    where the images at a node spread across ages), and, where both certify less than
-    :data:`CLUSTER_BELOW`, aged balls split into up to :data:`CLUSTERS` sets per node over the
-    last :func:`suffix_length` (``CLUSTER_KEYS``) symbols (it wins where the images at a node lie
-    in far-apart groups: a merge then charges only the spread within a group)."""
+    where the images at a node spread across ages); where the snap has more than one block, aged
+    balls with a radius per block of ``snap.blocks`` (it wins where the images spread in some
+    blocks and not others); and, where those certify less than :data:`CLUSTER_BELOW`, aged balls
+    split into up to :data:`CLUSTERS` sets per node over the last :func:`suffix_length`
+    (``CLUSTER_KEYS``) symbols (it wins where the images at a node lie in far-apart groups: a
+    merge then charges only the spread within a group)."""
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
         k = suffix_length(len(st.F), max_keys)
