@@ -42,7 +42,7 @@ import math
 import flint
 import numpy as np
 
-from .balls import block_norm, frob, hi, op_norm, precision
+from .balls import block_norm, frob, hi, op_norm, precision, root, sq
 from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff
@@ -102,8 +102,8 @@ class NodeSets:
     row per set, one set per node or, with ``clusters`` m > 1, up to m.
 
     ``q``: automaton states; ``sid``: suffix ids (``suffixes[sid]`` the tuple of the last
-    ``min(t, k)`` symbols); ``c``: centres (rows x d, float64); ``r``: radii by age
-    (rows x (ages + 1), float64 upper bounds).
+    ``min(t, k)`` symbols); ``c``: centres (rows x d, float64); ``r``: radii by age and block
+    (rows x (ages + 1) x blocks, float64 upper bounds; one block unless ``blocks`` is given).
     """
 
     def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1, blocks=None):
@@ -185,7 +185,7 @@ class NodeSets:
         def norms(row):
             if self.nb == 1:
                 return [up(frob(row))]
-            return [up(flint.arb(sum((row[0, j] ** 2 for j in b), flint.arb(0))).sqrt()) for b in self.blocks]
+            return [up(root(sum((sq(row[0, j]) for j in b), flint.arb(0)))) for b in self.blocks]
 
         for p, v in enumerate(self.dv):
             row = v
