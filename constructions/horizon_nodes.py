@@ -42,7 +42,7 @@ import math
 import flint
 import numpy as np
 
-from .balls import block_norm, frob, hi, op_norm, precision, root, sq
+from .balls import block_norm, frob, hi, op_norm, precision
 from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff
@@ -181,18 +181,26 @@ class NodeSets:
         of block b), 0 for j > |s|."""
         s = self.suffixes[sid]
         out = np.zeros((len(self.pairs), self.ages + 1, self.nb))
-
-        def norms(row):
-            if self.nb == 1:
-                return [up(frob(row))]
-            return [up(root(sum((sq(row[0, j]) for j in b), flint.arb(0)))) for b in self.blocks]
-
+        ages = min(len(s), self.ages)
+        if self.nb == 1:
+            for p, v in enumerate(self.dv):
+                row = v
+                out[p, 0] = up(frob(row))
+                for j in range(1, ages + 1):
+                    row = row * self.F[s[-j]]
+                    out[p, j] = up(frob(row))
+            return out
+        # per block: |entries| from above (the balls' upper ends rounded up to floats), squared and
+        # summed per block in floats (non-negative terms: relative rounding below (d + 2) 2^-53,
+        # far below SLACK), all rows of the suffix at once
+        mag = np.zeros((len(self.pairs), ages + 1, self.d))
         for p, v in enumerate(self.dv):
             row = v
-            out[p, 0] = norms(row)
-            for j in range(1, min(len(s), self.ages) + 1):
+            mag[p, 0] = _magnitudes(row)
+            for j in range(1, ages + 1):
                 row = row * self.F[s[-j]]
-                out[p, j] = norms(row)
+                mag[p, j] = _magnitudes(row)
+        out[:, : ages + 1] = _inflate(np.sqrt(_inflate((mag * mag) @ self._member)))
         return out
 
     def state_norms(self, sid: int) -> np.ndarray:
@@ -218,8 +226,7 @@ class NodeSets:
         if not tail and a in self._re_one:
             return self._re_one[a]
         M = self.F[a] * self.product(tail) if tail else self.F[a]
-        # |M_ij| from above: the ball's upper end, rounded up to a float
-        mag = np.array([math.nextafter(float(x.abs_upper()), math.inf) for x in M.entries()]).reshape(self.d, self.d)
+        mag = _magnitudes(M).reshape(self.d, self.d)
         # sums of non-negative floats: relative rounding below (d + 2) 2^-53, far below SLACK
         out = _inflate(np.sqrt(_inflate(self._member.T @ (mag * mag) @ self._member)))
         for i, b in enumerate(self.blocks):
@@ -336,6 +343,11 @@ class NodeSets:
         self.r = np.maximum.reduceat(r, starts)
         self.c, self.q, self.sid = centre, q[starts], s[starts]
         self.t += 1
+
+
+def _magnitudes(M: flint.arb_mat) -> np.ndarray:
+    """Floats at least |M_ij| for every entry (row-major): each ball's upper end, rounded up."""
+    return np.array([math.nextafter(float(x.abs_upper()), math.inf) for x in M.entries()])
 
 
 def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:

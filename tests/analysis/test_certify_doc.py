@@ -344,27 +344,3 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     assert round(one, 1) == 2.3 and 1.0 < five < 1.5, (one, five)
     assert "basis reach 2.3 where their products stay below 1.5" in doc
 
-
-def test_one_radius_for_the_whole_space_certifies_what_the_doc_says(runs):
-    """"one radius for the whole space certifies 24": the aged balls of the printed node bound
-    (the same suffix and ages) with one radius instead of one per block, stepped on the run."""
-    from bilinear.analysis.certify import _best_proved
-    from bilinear.automata.families import from_spec
-    from bilinear.constructions.horizon_nodes import _run as run_sets
-    from bilinear.constructions.horizon_nodes import node_sets
-    from bilinear.constructions.roundoff import RoundOff
-    from bilinear.learned.runs import load_run
-
-    folder, _, printed = runs
-    full = _certificate(printed, "full16")
-    _, model, automaton, _ = load_run(folder / "full16")
-    weights = model.to_weights()
-    snap, proof, _, _ = _best_proved(weights, from_spec("cyclic:5"), 64)
-    ro = RoundOff.of("float32", weights.dim)
-    lengths = {}
-    for blocks in (False, True):
-        sets = node_sets(weights, snap, proof, automaton, ro, ages=int(full["suffix"][1]), blocks=blocks)
-        assert sets.k == int(full["suffix"][0])
-        lengths[blocks] = run_sets(sets, "float32", 2048, 4_000_000).length
-    assert lengths[True] == int(full["certified"]) > lengths[False]
-    assert _flat(f"one radius for the whole space certifies {lengths[False]})") in _flat(CERTIFY)
