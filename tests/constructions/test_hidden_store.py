@@ -20,6 +20,13 @@ from bilinear.constructions.registry import build
 from bilinear.constructions.search import HiddenStore
 
 
+def _encloses(domain, exact, mid: float, err: float) -> bool:
+    """lower <= exact <= upper, decided in the domain's exact arithmetic."""
+    lower = domain.convert(Fraction(mid) - Fraction(err))
+    upper = domain.convert(Fraction(mid) + Fraction(err))
+    return domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0
+
+
 @pytest.mark.parametrize("spec,variant", [("cyclic:5", "rotation2d"), ("symmetric:5", "householder:4"),
                                           ("dihedral:4", "block:2"), ("cyclic:3", "full")])
 def test_every_stored_directions_scores_enclose_the_exact_scores(spec, variant):
@@ -45,10 +52,8 @@ def test_every_stored_directions_scores_enclose_the_exact_scores(spec, variant):
         assert mid.shape == err.shape == (w.n_classes,)
         for c in range(w.n_classes):
             exact = domain.dot(R[c], store.vectors[i])
-            lower = domain.convert(Fraction(float(mid[c])) - Fraction(float(err[c])))
-            upper = domain.convert(Fraction(float(mid[c])) + Fraction(float(err[c])))
             # lower <= exact <= upper, decided exactly
-            assert domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0, (i, c)
+            assert _encloses(domain, exact, float(mid[c]), float(err[c])), (i, c)
     assert store.scores[-1][0].tolist() == store.scores[len(store) - 1][0].tolist()
     with pytest.raises(IndexError):
         store.scores[len(store)]
@@ -69,17 +74,8 @@ def test_a_cancelling_cyclotomic_direction_needs_its_own_radius(big):
     i = store.add([domain.convert(x)])
     mid, err = store.scores[i]
     exact = domain.convert(x)
-    lower = domain.convert(Fraction(float(mid[0])) - Fraction(float(err[0])))
-    upper = domain.convert(Fraction(float(mid[0])) + Fraction(float(err[0])))
-    assert domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0
+    assert _encloses(domain, exact, float(mid[0]), float(err[0]))
     assert err[0] > 1e6 * abs(mid[0]) * 2.0**-52  # the radius, not the rounding terms, carries it
-
-
-def _encloses(domain, exact, mid: float, err: float) -> bool:
-    """lower <= exact <= upper, decided in the domain's exact arithmetic."""
-    lower = domain.convert(Fraction(mid) - Fraction(err))
-    upper = domain.convert(Fraction(mid) + Fraction(err))
-    return domain.sign(exact - lower) >= 0 and domain.sign(upper - exact) >= 0
 
 
 def test_the_products_own_rounding_is_in_the_bound():

@@ -108,6 +108,14 @@ def _ray_meets(x, c, reach, blocks) -> bool:
     return hi >= max(lo, 0.0)
 
 
+def _block_reach(P, r, groups) -> list:
+    """Per block b', sum_j sum_b ||P_j[b', b]|| r_(j,b): how far block b' of a point of the set
+    (radii r by age and block, P_j computed here) is from the centre's."""
+    ages = range(min(len(r), len(P)))
+    return [sum(np.linalg.norm(P[j][np.ix_(b2, b)], 2) * r[j, bi] for j in ages for bi, b in enumerate(groups))
+            for b2 in groups]
+
+
 @pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
 @pytest.mark.parametrize("ages,clusters,blocks", [(0, 1, False), (1, 1, False), (None, 1, False), (None, 4, False),
                                                   (0, 1, True), (None, 1, True)])
@@ -152,9 +160,7 @@ def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters, blocks):
                 dist = float(np.linalg.norm(c - along * xh))
                 ok = dist <= reach * (1 + 1e-9) + 1e-12
                 if blocks:  # the stronger condition, block by block
-                    per = [sum(np.linalg.norm(P[j][np.ix_(b2, b)], 2) * r[j, bi] for j in ages_here
-                               for bi, b in enumerate(parts)) for b2 in parts]
-                    ok = ok and _ray_meets(xh, c, per, parts)
+                    ok = ok and _ray_meets(xh, c, _block_reach(P, r, parts), parts)
                 fits.append((dist / max(reach, 1e-300), ok))
             assert any(ok for _, ok in fits), (t, u, fits)
             worst = max(worst, min(f for f, ok in fits if ok))
@@ -342,6 +348,7 @@ def test_every_perturbed_trajectory_lies_in_its_node_set(blocks):
         assert sets.delta > 1e-5
         u = np.zeros(len(x0))
         u[target[-1]] = 1.0  # the perturbation's direction: inside one block
+        groups = [list(b) for b in sets.blocks]
         level = [((), x0)]
         for t in range(1, 5):
             sets.step()
@@ -354,8 +361,4 @@ def test_every_perturbed_trajectory_lies_in_its_node_set(blocks):
                 i = index[(q, v[-sets.k:])]
                 c, r = sets.c[i], sets.r[i]
                 P = _products(F, v[-sets.k:])
-                ages = range(min(len(r), len(P)))
-                groups = [list(b) for b in sets.blocks]
-                per = [sum(np.linalg.norm(P[j][np.ix_(b2, b)], 2) * r[j, bi] for j in ages
-                           for bi, b in enumerate(groups)) for b2 in groups]
-                assert _ray_meets(x / np.linalg.norm(x), c, per, groups), (target, t, v)
+                assert _ray_meets(x / np.linalg.norm(x), c, _block_reach(P, r, groups), groups), (target, t, v)
