@@ -168,6 +168,13 @@ class Transitions:
         is (hidden,), or (batch, hidden) without autograd (a block of a long evaluation)."""
         return None
 
+    def fused_logits(self, tokens: torch.Tensor, h0: torch.Tensor, normalize: bool,
+                     readout: torch.Tensor) -> torch.Tensor | None:
+        """The logits (time, batch, classes) of the whole scan read out by ``readout`` (classes,
+        hidden) as one autograd node, or None when this kind does not fold its readout into
+        its scan (:func:`sequential_scan` then reads out the states of :meth:`fused`)."""
+        return None
+
 
 @dataclass(frozen=True, eq=False)
 class Dense(Transitions):
@@ -391,23 +398,35 @@ class _HouseholderScan(torch.autograd.Function):
     autograd node, in the compact WY form of :meth:`Householder._wy`: per step two skinny GEMMs
     forward and two backward, with no autograd bookkeeping per step; the weight gradients are
     one GEMM each over all time steps at the end.  Inputs: tokens (time, batch), h0 (hidden,),
-    Yt and Zt (symbols x K, hidden), the symbol count and K, and whether to renormalise.
+    Yt and Zt (symbols x K, hidden), the symbol count and K, whether to renormalise, and a
+    readout W (classes, hidden) or None.  The result is the states (time, batch, hidden), or
+    with W the logits (time, batch, classes) of the renormalised states.
 
     Renormalised, the recurrence is linear, so ``h_t`` is the direction of the carried state
     whatever positive scale it has: the carried state is divided by its norm only every
     :data:`HOUSEHOLDER_RESCALE_EVERY` steps, and the states are normalised all at once at the
-    end (one pass over (time, batch, hidden) instead of a norm and a division per step; backward,
-    the projections ``(g - y (y . g)) / |u|`` of the given gradients are one pass too).  A
-    product of generalised reflections with beta in [0, 2] has spectral norm at most 1 (each
-    factor is symmetric with eigenvalues 1 and 1 - beta), so the carried state never grows; it
-    shrinks by at most the product of eight steps' contractions before it is rescaled."""
+    end (one pass over (time, batch, hidden) instead of a norm and a division per step).  With a
+    readout they are never normalised at all: the logits are ``W u / |u|`` of the carried states
+    u, one GEMM and a division of (time, batch, classes), and backward the gradient at u is
+    ``(W^T a - (a . l) u / |u|) / |u|`` with ``a = g / |u|`` (g the logits' gradient, l the
+    logits): one GEMM and one pass, where the states' path takes the projection
+    ``(g - y (y . g)) / |u|`` of (time, batch, hidden) gradients (three passes) and the readout's
+    own GEMMs (measured in docs/training.md, "Training-step speed").  A product of generalised
+    reflections with beta in [0, 2] has spectral norm at most 1 (each factor is symmetric with
+    eigenvalues 1 and 1 - beta), so the carried state never grows; it shrinks by at most the
+    product of eight steps' contractions before it is rescaled.
+
+    Backward, the gradient at each step's result is accumulated in place in one (time, batch,
+    hidden) buffer: it starts as each state's own gradient, and step t adds ``gu_t - (gu_t Y^T
+    * mask) Z`` (the gradient passed to ``h_{t-1}``) into the slot of t - 1."""
 
     @staticmethod
-    def forward(ctx, tokT, h0, Yt, Zt, S, K, normalize):
+    def forward(ctx, tokT, h0, Yt, Zt, S, K, normalize, W=None):
         T, Bt = tokT.shape
+        d = h0.shape[-1]
         mask = (tokT.unsqueeze(-1) == torch.arange(S, device=tokT.device)).to(h0.dtype)  # (T, B, S)
         mask = mask.repeat_interleave(K, dim=-1) if K > 1 else mask  # (T, B, S K)
-        CS = h0.new_empty(T, Bt, h0.shape[-1])  # the carried states (rescaled at the rescale steps)
+        CS = h0.new_empty(T, Bt, d)  # the carried states (rescaled at the rescale steps)
         C = h0.new_empty(T, Bt, S * K)
         R = h0.new_ones(T, Bt, 1)  # the norm divided out at a rescale step (1 elsewhere)
         ZT = Zt.T
@@ -417,42 +436,57 @@ class _HouseholderScan(torch.autograd.Function):
             h = torch.addmm(h, c, Yt, alpha=-1, out=CS[t])
             if normalize and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0 and t < T - 1:
                 _unit_rows_(h, R[t])
-        if not normalize:
-            ctx.save_for_backward(h0, Yt, Zt, mask, CS, C, None, None, None)
-            return CS
-        N = torch.linalg.vector_norm(CS, dim=-1, keepdim=True).clamp_min_(_TINY)
-        H = CS / N
-        ctx.save_for_backward(h0, Yt, Zt, mask, CS, C, H, N, R)
-        return H
+        N = torch.linalg.vector_norm(CS, dim=-1, keepdim=True).clamp_min_(_TINY) if normalize else None
+        ctx.normalize = normalize
+        if W is not None:
+            out = torch.mm(CS.view(T * Bt, d), W.T).view(T, Bt, -1)
+            if normalize:
+                out.div_(N)
+        else:
+            out = CS / N if normalize else CS
+        ctx.save_for_backward(h0, Yt, Zt, W, mask, CS, C, N, R, out if normalize else None)
+        return out
 
     @staticmethod
-    def backward(ctx, gH):
-        h0, Yt, Zt, mask, CS, C, H, N, R = ctx.saved_tensors
+    def backward(ctx, gout):
+        h0, Yt, Zt, W, mask, CS, C, N, R, out = ctx.saved_tensors
         T, Bt, d = CS.shape
-        if H is not None:  # the gradient at each carried state from its own output: one pass
-            gH = torch.addcmul(gH, H, torch.linalg.vecdot(H, gH).unsqueeze(-1), value=-1).div_(N)
-        GU = torch.empty_like(CS)  # the gradient at each step's result u_t (before any rescale)
+        grad_W = None
+        if W is not None:  # gout: the logits' gradient (time, batch, classes)
+            A = gout.contiguous()
+            if ctx.normalize:
+                A = A / N
+                coef = torch.linalg.vecdot(A, out).unsqueeze(-1).div_(N)  # (a . l) / |u|
+            GU = torch.mm(A.view(T * Bt, -1), W).view(T, Bt, d)
+            if ctx.normalize:
+                GU.addcmul_(CS, coef, value=-1)
+            if ctx.needs_input_grad[7]:
+                grad_W = A.view(T * Bt, -1).T @ CS.view(T * Bt, d)
+        elif ctx.normalize:  # gout: the states' gradient; out = H, the normalised states
+            gout = gout.contiguous()
+            GU = torch.addcmul(gout, out, torch.linalg.vecdot(out, gout).unsqueeze(-1), value=-1).div_(N)
+        else:
+            GU = gout.clone(memory_format=torch.contiguous_format)
         GC = torch.empty_like(C)  # the gradient at each step's masked projections (negated)
         YT = Yt.T
-        g = None  # the gradient at h_t from the steps after t
+        g = None  # the gradient at h_0
         for t in range(T - 1, -1, -1):
-            gu = GU[t]
-            if g is None:
-                gu.copy_(gH[t])
-            else:
-                torch.add(gH[t], g, out=gu)
-                if H is not None and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:  # carried: u_t / |u_t|
-                    y = H[t]  # (the own part gH[t] is already orthogonal to y)
-                    gu.addcmul_(y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1).div_(R[t])
+            gu = GU[t]  # the gradient at u_t (its own, and the later steps' through h_t)
+            if ctx.normalize and t < T - 1 and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:  # carried: u_t / |u_t|
+                y = CS[t] / N[t]  # (the own part is already orthogonal to y)
+                gu.addcmul_(y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1).div_(R[t])
             gc = torch.mm(gu, YT, out=GC[t]).mul_(mask[t])
-            g = torch.addmm(gu, gc, Zt, alpha=-1, out=g)  # the gradient at h_{t-1}
+            if t > 0:
+                GU[t - 1].add_(gu).addmm_(gc, Zt, alpha=-1)
+            else:
+                g = torch.addmm(gu, gc, Zt, alpha=-1)
         assert g is not None  # T >= 1: the scan returns early for empty words
         grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
-        grad_Yt = -(C.reshape(T * Bt, -1).T @ GU.reshape(T * Bt, d)) if ctx.needs_input_grad[2] else None
+        grad_Yt = -(C.view(T * Bt, -1).T @ GU.view(T * Bt, d)) if ctx.needs_input_grad[2] else None
         grad_Zt = None
         if ctx.needs_input_grad[3]:
             grad_Zt = -_previous_states_product(GC, CS, h0)
-        return None, grad_h0, grad_Yt, grad_Zt, None, None, None
+        return None, grad_h0, grad_Yt, grad_Zt, None, None, None, grad_W
 
 
 @dataclass(frozen=True, eq=False)
@@ -516,6 +550,13 @@ class Householder(Transitions):
             return None
         Yt, Zt = self._wy()
         return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize)
+
+    def fused_logits(self, tokens, h0, normalize, readout):
+        S, K, _ = self.k.shape
+        if S * K > WY_MAX_COLUMNS:
+            return None
+        Yt, Zt = self._wy()
+        return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize, readout)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)
@@ -781,6 +822,10 @@ def _fused_scan(trans: Transitions, tokens, h0, normalize: bool, readout):
     block: the states of a long evaluation are never all held."""
     time = tokens.shape[1]
     if torch.is_grad_enabled() or readout is None or time <= READOUT_BLOCK:
+        if readout is not None:
+            logits = trans.fused_logits(tokens, h0, normalize, readout)
+            if logits is not None:
+                return logits.transpose(0, 1)
         H = trans.fused(tokens, h0, normalize)
         return None if H is None else _finish(H, readout).transpose(0, 1)  # read out in (time, batch) order
     out, h = [], h0

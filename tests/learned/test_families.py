@@ -3,6 +3,8 @@ gradients), betas stay in range, exports carry their factors."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -134,22 +136,27 @@ def test_structured_monomial_scan_matches_the_dense_matrices(normalize):
 @pytest.mark.parametrize("variant", ["householder:2", "monomial"])
 def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(variant):
     """The fused scans' hand-written backward against autograd through the per-step form
-    (``add`` of zeros forces the per-step loop), renormalised or not."""
+    (``add`` of zeros forces the per-step loop), renormalised or not, of the states and of the
+    logits (the Householder scan folds the readout into its node)."""
     from bilinear.learned.scan import sequential_scan
 
     from bilinear.learned.scan import HOUSEHOLDER_RESCALE_EVERY
 
     # long enough for two of the Householder scan's rescale steps
     words = torch.randint(0, 3, (3, 2 * HOUSEHOLDER_RESCALE_EVERY + 3), generator=torch.Generator().manual_seed(1))
-    for normalize in (True, False):
-        grads = []
+    for normalize, readout in itertools.product((True, False), (False, True)):
+        grads, outs = [], []
         for add in (None, torch.zeros(3, 5, dtype=torch.float64)):
             m = BilinearRNN(3, 3, 5, variant, seed=2).double()
             trans = m.transitions()
-            H = sequential_scan(trans, words, m.h0, normalize=normalize, add=add)
-            (H * torch.linspace(-1, 1, 5, dtype=torch.float64)).sum().backward()
+            out = sequential_scan(trans, words, m.h0, normalize=normalize, add=add,
+                                  readout=m.readout.weight if readout else None)
+            (out * torch.linspace(-1, 1, out.shape[-1], dtype=torch.float64)).sum().backward()
+            outs.append(out.detach())
             grads.append({n: p.grad.clone() for n, p in m.named_parameters() if p.grad is not None})
+        torch.testing.assert_close(outs[0], outs[1], rtol=1e-10, atol=1e-12)
         assert grads[0].keys() == grads[1].keys() and "h0" in grads[0]
+        assert ("readout.weight" in grads[0]) == readout
         for name in grads[0]:
             torch.testing.assert_close(grads[0][name], grads[1][name], rtol=1e-9, atol=1e-12)
 

@@ -22,7 +22,7 @@ from bilinear.learned.scan import (
     _MonomialScan,
 )
 
-HIDDEN, SYMBOLS, BATCH, TIME = 64, 10, 48, 2 * HOUSEHOLDER_RESCALE_EVERY + 3
+HIDDEN, SYMBOLS, BATCH, TIME, CLASSES = 64, 10, 48, 2 * HOUSEHOLDER_RESCALE_EVERY + 3, 7
 
 
 def _unit(u):
@@ -30,8 +30,9 @@ def _unit(u):
     return u / n, n
 
 
-def _householder_reference(tokT, h0, Yt, Zt, K, normalize, gH):
-    """States and (grad h0, grad Yt, grad Zt) of the WY scan, as plain lists of per-step tensors."""
+def _householder_reference(tokT, h0, Yt, Zt, K, normalize, gout, W=None):
+    """The states (or with a readout W the logits) and (grad h0, grad Yt, grad Zt[, grad W]) of
+    the WY scan, as plain lists of per-step tensors."""
     T, B = tokT.shape
     mask = (tokT.unsqueeze(-1) == torch.arange(SYMBOLS)).to(h0.dtype).repeat_interleave(K, dim=-1)
     h, CS, C, R = h0.expand(B, -1), [], [], []
@@ -45,25 +46,41 @@ def _householder_reference(tokT, h0, Yt, Zt, K, normalize, gH):
         C.append(c)
         R.append(r)
     CS_ = torch.stack(CS)
-    if normalize:
-        N = torch.linalg.vector_norm(CS_, dim=-1, keepdim=True).clamp_min(_TINY)
-        H = CS_ / N
-        gH = torch.addcmul(gH, H, torch.linalg.vecdot(H, gH).unsqueeze(-1), value=-1) / N
+    N = torch.linalg.vector_norm(CS_, dim=-1, keepdim=True).clamp_min(_TINY)
+    grads = []
+    if W is not None:  # the logits W u / |u| and the gradient at u from them
+        out = (CS_.reshape(T * B, -1) @ W.T).reshape(T, B, -1)
+        A = gout
+        if normalize:
+            out = out / N
+            A = gout / N
+        own = (A.reshape(T * B, -1) @ W).reshape(T, B, -1)
+        if normalize:
+            own = torch.addcmul(own, CS_, torch.linalg.vecdot(A, out).unsqueeze(-1) / N, value=-1)
+        grad_W = A.reshape(T * B, -1).T @ CS_.reshape(T * B, -1)
+    elif normalize:
+        out = CS_ / N
+        own = torch.addcmul(gout, out, torch.linalg.vecdot(out, gout).unsqueeze(-1), value=-1) / N
     else:
-        H = CS_
-    GU, GC, g = [None] * T, [None] * T, None
+        out, own = CS_, gout
+    GU, GC, acc = [None] * T, [None] * T, own[T - 1]
     for t in range(T - 1, -1, -1):
-        gu = gH[t] if g is None else gH[t] + g
-        if g is not None and normalize and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:
-            gu = torch.addcmul(gu, H[t], torch.linalg.vecdot(H[t], gu).unsqueeze(-1), value=-1) / R[t]
+        gu = acc  # own[t] plus the gradient passed back from step t + 1
+        if normalize and t < T - 1 and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:
+            y = CS_[t] / N[t]
+            gu = torch.addcmul(gu, y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1) / R[t]
         gc = (gu @ Yt.T) * mask[t]
-        g = torch.addmm(gu, gc, Zt, alpha=-1)
+        if t:
+            acc = torch.addmm(own[t - 1] + gu, gc, Zt, alpha=-1)
+        else:
+            g = torch.addmm(gu, gc, Zt, alpha=-1)
         GU[t], GC[t] = gu, gc
     GU_, GC_ = torch.stack(GU), torch.stack(GC)
     grad_Yt = -(torch.stack(C).reshape(T * B, -1).T @ GU_.reshape(T * B, -1))
     first = torch.outer(GC_[0].sum(0), h0)
     grad_Zt = -torch.addmm(first, GC_[1:].reshape((T - 1) * B, -1).T, CS_[:-1].reshape((T - 1) * B, -1))
-    return H, (g.sum(0), grad_Yt, grad_Zt)
+    grads = [g.sum(0), grad_Yt, grad_Zt] + ([grad_W] if W is not None else [])
+    return out, grads
 
 
 def _monomial_reference(tokT, h0, D, perm, normalize, gH):
@@ -101,18 +118,24 @@ def _inputs(seed):
     return gen, tokT, torch.randn(HIDDEN, generator=gen), torch.randn(TIME, BATCH, HIDDEN, generator=gen)
 
 
+@pytest.mark.parametrize("readout", [False, True])
 @pytest.mark.parametrize("normalize", [True, False])
-def test_householder_scan_is_bit_identical_to_the_plain_loop(normalize):
+def test_householder_scan_is_bit_identical_to_the_plain_loop(normalize, readout):
+    """States, or with a readout the logits (the training path, which never normalises the
+    states), and every gradient."""
     gen, tokT, h0, gH = _inputs(1)
     k = torch.randn(SYMBOLS, 2, HIDDEN, generator=gen)
     k = k / k.norm(dim=-1, keepdim=True)
     beta = 2 * torch.rand(SYMBOLS, 2, generator=gen)
     Yt, Zt = Householder(k, beta)._wy()
-    leaves = [x.detach().clone().requires_grad_() for x in (h0, Yt, Zt)]
-    H = _HouseholderScan.apply(tokT, leaves[0], leaves[1], leaves[2], SYMBOLS, 2, normalize)
-    H.backward(gH)
-    H_ref, grads = _householder_reference(tokT, h0, Yt, Zt, 2, normalize, gH)
-    assert torch.equal(H, H_ref)
+    W = torch.randn(CLASSES, HIDDEN, generator=gen) if readout else None
+    gout = torch.randn(TIME, BATCH, CLASSES, generator=gen) if readout else gH
+    leaves = [x.detach().clone().requires_grad_() for x in (h0, Yt, Zt) + ((W,) if readout else ())]
+    out = _HouseholderScan.apply(tokT, leaves[0], leaves[1], leaves[2], SYMBOLS, 2, normalize, *leaves[3:])
+    out.backward(gout)
+    out_ref, grads = _householder_reference(tokT, h0, Yt, Zt, 2, normalize, gout, W)
+    assert torch.equal(out, out_ref)
+    assert len(grads) == len(leaves)
     for leaf, ref in zip(leaves, grads):
         assert torch.equal(leaf.grad, ref)
     assert leaves[1].grad.abs().max() > 0 and leaves[2].grad.abs().max() > 0
