@@ -408,8 +408,8 @@ class _HouseholderScan(torch.autograd.Function):
     end (one pass over (time, batch, hidden) instead of a norm and a division per step).  With a
     readout they are never normalised at all: the logits are ``W u / |u|`` of the carried states
     u, one GEMM and a division of (time, batch, classes), and backward the gradient at u is
-    ``(W^T a - (a . l) u / |u|) / |u|`` with ``a = g / |u|`` (g the logits' gradient, l the
-    logits): one GEMM and one pass, where the states' path takes the projection
+    ``(W^T g - ((g . l) / |u|) u) / |u|`` (g the logits' gradient, l the logits; divided in this
+    order so that a tiny |u| never squares): one GEMM and one pass, where the states' path takes the projection
     ``(g - y (y . g)) / |u|`` of (time, batch, hidden) gradients (three passes) and the readout's
     own GEMMs (measured in docs/training.md, "Training-step speed").  A product of generalised
     reflections with beta in [0, 2] has spectral norm at most 1 (each factor is symmetric with
@@ -453,15 +453,13 @@ class _HouseholderScan(torch.autograd.Function):
         T, Bt, d = CS.shape
         grad_W = None
         if W is not None:  # gout: the logits' gradient (time, batch, classes)
-            A = gout.contiguous()
-            if ctx.normalize:
-                A = A / N
-                coef = torch.linalg.vecdot(A, out).unsqueeze(-1).div_(N)  # (a . l) / |u|
-            GU = torch.mm(A.view(T * Bt, -1), W).view(T, Bt, d)
-            if ctx.normalize:
-                GU.addcmul_(CS, coef, value=-1)
+            G = gout.contiguous()
+            GU = torch.mm(G.view(T * Bt, -1), W).view(T, Bt, d)
+            if ctx.normalize:  # W^T g - (g . l) u / |u|, divided by |u| slice by slice in the loop
+                GU.addcmul_(CS, torch.linalg.vecdot(G, out).unsqueeze(-1).div_(N), value=-1)
+                GU[T - 1].div_(N[T - 1])
             if ctx.needs_input_grad[7]:
-                grad_W = A.view(T * Bt, -1).T @ CS.view(T * Bt, d)
+                grad_W = (G / N if ctx.normalize else G).view(T * Bt, -1).T @ CS.view(T * Bt, d)
         elif ctx.normalize:  # gout: the states' gradient; out = H, the normalised states
             gout = gout.contiguous()
             GU = torch.addcmul(gout, out, torch.linalg.vecdot(out, gout).unsqueeze(-1), value=-1).div_(N)
@@ -477,7 +475,8 @@ class _HouseholderScan(torch.autograd.Function):
                 gu.addcmul_(y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1).div_(R[t])
             gc = torch.mm(gu, YT, out=GC[t]).mul_(mask[t])
             if t > 0:
-                GU[t - 1].add_(gu).addmm_(gc, Zt, alpha=-1)
+                prev = GU[t - 1].div_(N[t - 1]) if W is not None and ctx.normalize else GU[t - 1]
+                prev.add_(gu).addmm_(gc, Zt, alpha=-1)
             else:
                 g = torch.addmm(gu, gc, Zt, alpha=-1)
         assert g is not None  # T >= 1: the scan returns early for empty words

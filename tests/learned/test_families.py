@@ -186,3 +186,32 @@ def test_long_evaluation_in_blocks_gives_the_logits_of_one_pass(variant):
         blocked = m(words)
     whole = m(words).detach()  # grad enabled: one pass
     torch.testing.assert_close(blocked, whole, rtol=1e-10, atol=1e-12)
+
+
+def test_householder_logits_gradient_is_finite_when_the_carried_state_is_tiny():
+    """beta = 1 - 1e-3 in d = 1 shrinks the carried state 1000-fold a step: after seven steps
+    |u| is about 1e-21, and 1 / |u|^2 overflows float32.  The folded readout divides by |u| twice
+    in an order that never forms it; its float32 gradients equal float64 autograd through the
+    per-step scan (written here: h_t = (1 - beta) h_{t-1}, logits W h_t / |h_t|)."""
+    from bilinear.learned.scan import sequential_scan
+
+    words = torch.zeros(2, 7, dtype=torch.long)
+    grads = {}
+    for dtype in (torch.float32, torch.float64):
+        k = torch.ones(1, 1, 1, dtype=dtype)
+        beta = torch.full((1, 1), 1 - 1e-3, dtype=dtype)
+        h0 = torch.tensor([0.7], dtype=dtype, requires_grad=True)
+        W = torch.tensor([[1.5], [-0.5]], dtype=dtype, requires_grad=True)
+        if dtype == torch.float32:
+            logits = sequential_scan(Householder(k, beta), words, h0, normalize=True, readout=W)
+        else:
+            h, out = h0.expand(2, 1), []
+            for _ in range(words.shape[1]):
+                h = (1 - beta[0, 0]) * h
+                out.append(h @ W.T / h.abs())
+            logits = torch.stack(out, 1)
+        (logits * torch.arange(1.0, 3.0, dtype=dtype)).sum().backward()
+        grads[dtype] = (logits.detach(), h0.grad, W.grad)
+    for got, want in zip(grads[torch.float32], grads[torch.float64]):
+        assert torch.isfinite(got).all()
+        torch.testing.assert_close(got.double(), want, rtol=1e-5, atol=1e-6)

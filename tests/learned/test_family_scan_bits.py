@@ -50,14 +50,12 @@ def _householder_reference(tokT, h0, Yt, Zt, K, normalize, gout, W=None):
     grads = []
     if W is not None:  # the logits W u / |u| and the gradient at u from them
         out = (CS_.reshape(T * B, -1) @ W.T).reshape(T, B, -1)
-        A = gout
         if normalize:
             out = out / N
-            A = gout / N
-        own = (A.reshape(T * B, -1) @ W).reshape(T, B, -1)
+        own = (gout.reshape(T * B, -1) @ W).reshape(T, B, -1)
         if normalize:
-            own = torch.addcmul(own, CS_, torch.linalg.vecdot(A, out).unsqueeze(-1) / N, value=-1)
-        grad_W = A.reshape(T * B, -1).T @ CS_.reshape(T * B, -1)
+            own = torch.addcmul(own, CS_, torch.linalg.vecdot(gout, out).unsqueeze(-1) / N, value=-1) / N
+        grad_W = (gout / N if normalize else gout).reshape(T * B, -1).T @ CS_.reshape(T * B, -1)
     elif normalize:
         out = CS_ / N
         own = torch.addcmul(gout, out, torch.linalg.vecdot(out, gout).unsqueeze(-1), value=-1) / N
