@@ -22,8 +22,8 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
 * with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256, one
   thread, in one run (interleaved rounds): a training step on length-10 words and the length-500
   evaluation, for `householder:2` (the compact WY form I - Y M Y^T of the K reflections: two
-  skinny GEMMs per token against every symbol's K vectors, O(V K d); the whole scan is one
-  autograd node, learned/scan.py `_HouseholderScan`), `monomial` (one gather and one scatter per
+  skinny GEMMs per token against every symbol's K vectors, O(V K d); the whole scan and its
+  readout are one autograd node, learned/scan.py `_HouseholderScan`), `monomial` (one gather and one scatter per
   token, O(d), one autograd node `_MonomialScan`; the straight-through gradient of the d x d column
   selection logits is a d x d outer product per token, formed once per step as one GEMM per
   symbol over all positions: 2 B T d^2 FLOPs, one third of `full`'s three GEMMs, which bounds
