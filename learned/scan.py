@@ -693,10 +693,72 @@ class Monomial(Transitions):
         return self.dense()[tokens].unsqueeze(2)
 
 
+class _LowRankScan(torch.autograd.Function):
+    """The whole diagonal-plus-low-rank scan ``u_t = D_s * h_{t-1} + U_s (W_s^T h_{t-1})``,
+    ``h_t = u_t / |u_t|`` (or ``h_t = u_t`` without renormalisation) as one autograd node: per
+    step one gather of the rows' diagonals and two skinny GEMMs against every symbol's R columns
+    (the other symbols' columns masked to zero, as in :class:`_HouseholderScan`), forward and
+    backward, O(symbols R hidden) per row; the weight gradients are one GEMM each over all steps
+    at the end.  Inputs: tokens (time, batch), h0 (hidden,) or (batch, hidden) without autograd,
+    D (symbols, hidden), Ut and Wt (symbols x R, hidden) with row ``s R + r`` the column r of
+    ``U_s`` and of ``W_s``, the symbol count, R, and whether to renormalise.  A sum of a diagonal
+    and a low-rank matrix has no norm bound, so the state is renormalised at every step."""
+
+    @staticmethod
+    def forward(ctx, tokT, h0, D, Ut, Wt, S, R, normalize):
+        T, Bt = tokT.shape
+        mask = (tokT.unsqueeze(-1) == torch.arange(S, device=tokT.device)).to(h0.dtype)  # (T, B, S)
+        mask = mask.repeat_interleave(R, dim=-1) if R > 1 else mask  # (T, B, S R)
+        H = h0.new_empty(T, Bt, h0.shape[-1])
+        C = h0.new_empty(T, Bt, S * R)
+        N = h0.new_empty(T, Bt, 1) if normalize else None
+        WT = Wt.T
+        h = h0.expand(Bt, -1)
+        for t in range(T):
+            c = torch.mm(h, WT, out=C[t]).mul_(mask[t])
+            h = torch.mm(c, Ut, out=H[t]).addcmul_(h, D.index_select(0, tokT[t]))
+            _unit_rows_(h, None if N is None else N[t])
+        ctx.save_for_backward(tokT, h0, D, Ut, Wt, mask, H, C, N)
+        return H
+
+    @staticmethod
+    def backward(ctx, gH):
+        tokT, h0, D, Ut, Wt, mask, H, C, N = ctx.saved_tensors
+        T, Bt, d = H.shape
+        GU = torch.empty_like(H)  # the gradient at each step's u_t (before renormalisation)
+        GC = torch.empty_like(C)  # the gradient at each step's masked projections
+        UT = Ut.T
+        g = None  # the gradient at h_t from the steps after t
+        for t in range(T - 1, -1, -1):
+            gh = gH[t] if g is None else gH[t] + g
+            gu = GU[t]
+            if N is None:
+                gu.copy_(gh)
+            else:
+                y = H[t]
+                torch.addcmul(gh, y, torch.linalg.vecdot(y, gh).unsqueeze(-1), value=-1, out=gu).div_(N[t])
+            gc = torch.mm(gu, UT, out=GC[t]).mul_(mask[t])
+            g = torch.addmm(gu * D.index_select(0, tokT[t]), gc, Wt)  # the gradient at h_{t-1}
+        assert g is not None  # T >= 1: the scan returns early for empty words
+        grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
+        grad_D = grad_Ut = grad_Wt = None
+        if ctx.needs_input_grad[2]:  # sum over the rows of each symbol of gu * h_{t-1}
+            grad_D = torch.zeros_like(D).index_add_(0, tokT[0], GU[0] * h0)
+            if T > 1:
+                grad_D.index_add_(0, tokT[1:].reshape(-1), (GU[1:] * H[:-1]).reshape((T - 1) * Bt, d))
+        if ctx.needs_input_grad[3]:
+            grad_Ut = C.view(T * Bt, -1).T @ GU.view(T * Bt, d)
+        if ctx.needs_input_grad[4]:
+            grad_Wt = _previous_states_product(GC, H, h0)
+        return None, grad_h0, grad_D, grad_Ut, grad_Wt, None, None, None
+
+
 @dataclass(frozen=True, eq=False)
 class LowRank(Transitions):
     """``A[s] = diag(D[s]) + U[s] W[s]^T``: D (symbols, hidden), U, W (symbols, hidden, R); a step
-    is O(R hidden) per row."""
+    is O(R hidden) per row (the fused scan :class:`_LowRankScan` while symbols x R is at most
+    :data:`WY_MAX_COLUMNS`, O(symbols R hidden) in GEMMs; past it, each row's own columns are
+    gathered)."""
 
     D: torch.Tensor
     U: torch.Tensor
@@ -712,6 +774,23 @@ class LowRank(Transitions):
     def step(self, h, tok, counts=None):
         low = torch.einsum("bir,br->bi", self.U[tok], torch.einsum("bjr,bj->br", self.W[tok], h))
         return h * self.D[tok] + low
+
+    def _columns(self):
+        """``(Ut, Wt)``, both (symbols x R, hidden), contiguous, made once per transitions value:
+        row ``s R + r`` is column r of ``U_s`` and of ``W_s``."""
+        cached = self.__dict__.get("_columns_cache")
+        if cached is None:
+            S, d, R = self.U.shape
+            cached = tuple(x.transpose(1, 2).reshape(S * R, d) for x in (self.U, self.W))
+            object.__setattr__(self, "_columns_cache", cached)
+        return cached
+
+    def fused(self, tokens, h0, normalize):
+        S, _, R = self.U.shape
+        if S * R > WY_MAX_COLUMNS:
+            return None
+        Ut, Wt = self._columns()
+        return _LowRankScan.apply(tokens.T, h0, self.D, Ut, Wt, S, R, normalize)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)

@@ -133,7 +133,7 @@ def test_structured_monomial_scan_matches_the_dense_matrices(normalize):
         np.testing.assert_allclose(got.detach().numpy(), expected, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("variant", ["householder:2", "monomial"])
+@pytest.mark.parametrize("variant", ["householder:2", "monomial", "dplr:1", "dplr:2"])
 def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(variant):
     """The fused scans' hand-written backward against autograd through the per-step form
     (``add`` of zeros forces the per-step loop), renormalised or not, of the states and of the
@@ -174,7 +174,7 @@ def test_compact_wy_is_the_product_of_the_reflections():
     np.testing.assert_allclose(np.eye(6) - Y @ M @ np.transpose(Y, (0, 2, 1)), _reflections(k, beta), atol=1e-12)
 
 
-@pytest.mark.parametrize("variant", ["householder:2", "monomial"])
+@pytest.mark.parametrize("variant", ["householder:2", "monomial", "dplr:1"])
 def test_long_evaluation_in_blocks_gives_the_logits_of_one_pass(variant):
     """Without autograd a long word is run READOUT_BLOCK steps at a time (the state carried per
     row); the logits are those of the one-pass scan that autograd runs."""

@@ -17,8 +17,10 @@ from bilinear.learned.scan import (
     _TINY,
     HOUSEHOLDER_RESCALE_EVERY,
     Householder,
+    LowRank,
     Monomial,
     _HouseholderScan,
+    _LowRankScan,
     _MonomialScan,
 )
 
@@ -110,6 +112,35 @@ def _monomial_reference(tokT, h0, D, perm, normalize, gH):
     return torch.stack(H), (g.sum(0), grad_D, grad_soft)
 
 
+def _lowrank_reference(tokT, h0, D, Ut, Wt, R, normalize, gH):
+    """States and (grad h0, grad D, grad Ut, grad Wt) of the diagonal-plus-low-rank scan, plainly."""
+    T, B = tokT.shape
+    mask = (tokT.unsqueeze(-1) == torch.arange(SYMBOLS)).to(h0.dtype).repeat_interleave(R, dim=-1)
+    h, H, C, N = h0.expand(B, -1), [], [], []
+    for t in range(T):
+        c = (h @ Wt.T) * mask[t]
+        h = torch.addcmul(c @ Ut, h, D[tokT[t]])
+        if normalize:
+            h, n = _unit(h)
+            N.append(n)
+        H.append(h)
+        C.append(c)
+    GU, GC, g = [None] * T, [None] * T, None
+    for t in range(T - 1, -1, -1):
+        gh = gH[t] if g is None else gH[t] + g
+        gu = torch.addcmul(gh, H[t], torch.linalg.vecdot(H[t], gh).unsqueeze(-1), value=-1) / N[t] if normalize else gh
+        gc = (gu @ Ut.T) * mask[t]
+        g = torch.addmm(gu * D[tokT[t]], gc, Wt)
+        GU[t], GC[t] = gu, gc
+    GU_, H_ = torch.stack(GU), torch.stack(H)
+    grad_D = torch.zeros_like(D).index_add(0, tokT[0], GU[0] * h0)
+    grad_D = grad_D.index_add(0, tokT[1:].reshape(-1), (GU_[1:] * H_[:-1]).reshape((T - 1) * B, -1))
+    grad_Ut = torch.stack(C).reshape(T * B, -1).T @ GU_.reshape(T * B, -1)
+    GC_ = torch.stack(GC)
+    grad_Wt = torch.addmm(torch.outer(GC_[0].sum(0), h0), GC_[1:].reshape((T - 1) * B, -1).T, H_[:-1].reshape((T - 1) * B, -1))
+    return H_, (g.sum(0), grad_D, grad_Ut, grad_Wt)
+
+
 def _inputs(seed):
     gen = torch.Generator().manual_seed(seed)
     tokT = torch.randint(0, SYMBOLS, (TIME, BATCH), generator=gen)
@@ -153,3 +184,22 @@ def test_monomial_scan_is_bit_identical_to_the_plain_loop(normalize):
     for leaf, ref in zip(leaves, grads):
         assert torch.equal(leaf.grad, ref)
     assert (Monomial(perm, D).fused(tokT.T, h0, normalize) - H_ref).abs().max() == 0
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_lowrank_scan_is_bit_identical_to_the_plain_loop(normalize):
+    gen, tokT, h0, gH = _inputs(3)
+    R = 2
+    D = 2 * torch.rand(SYMBOLS, HIDDEN, generator=gen) - 1
+    U, W = (torch.randn(SYMBOLS, HIDDEN, R, generator=gen) / 8 for _ in range(2))
+    Ut, Wt = LowRank(D, U, W)._columns()
+    leaves = [x.detach().clone().requires_grad_() for x in (h0, D, Ut, Wt)]
+    H = _LowRankScan.apply(tokT, leaves[0], leaves[1], leaves[2], leaves[3], SYMBOLS, R, normalize)
+    H.backward(gH)
+    H_ref, grads = _lowrank_reference(tokT, h0, D, Ut, Wt, R, normalize, gH)
+    assert torch.equal(H, H_ref)
+    for leaf, ref in zip(leaves, grads):
+        assert torch.equal(leaf.grad, ref)
+    assert torch.equal(LowRank(D, U, W).fused(tokT.T, h0, normalize), H_ref)
+    # the columns are the factors: Ut row s R + r is column r of U_s
+    assert torch.equal(Ut[3 * R + 1], U[3, :, 1]) and torch.equal(Wt[5 * R], W[5, :, 0])
