@@ -142,9 +142,10 @@ def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(va
 
     from bilinear.learned.scan import HOUSEHOLDER_RESCALE_EVERY
 
-    # long enough for two of the Householder scan's rescale steps
-    words = torch.randint(0, 3, (3, 2 * HOUSEHOLDER_RESCALE_EVERY + 3), generator=torch.Generator().manual_seed(1))
-    for normalize, readout in itertools.product((True, False), (False, True)):
+    # one step, and long enough for two of the Householder scan's rescale steps
+    for length, normalize, readout in itertools.product((1, 2 * HOUSEHOLDER_RESCALE_EVERY + 3), (True, False),
+                                                        (False, True)):
+        words = torch.randint(0, 3, (3, length), generator=torch.Generator().manual_seed(1))
         grads, outs = [], []
         for add in (None, torch.zeros(3, 5, dtype=torch.float64)):
             m = BilinearRNN(3, 3, 5, variant, seed=2).double()
