@@ -544,13 +544,11 @@ class Householder(Transitions):
         return h
 
     def fused(self, tokens, h0, normalize):
-        S, K, _ = self.k.shape
-        if S * K > WY_MAX_COLUMNS:
-            return None
-        Yt, Zt = self._wy()
-        return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize)
+        return self.fused_logits(tokens, h0, normalize, None)
 
     def fused_logits(self, tokens, h0, normalize, readout):
+        """The logits of the scan read out by ``readout``, or with ``readout=None`` its states
+        (:meth:`fused`); None past :data:`WY_MAX_COLUMNS`."""
         S, K, _ = self.k.shape
         if S * K > WY_MAX_COLUMNS:
             return None
