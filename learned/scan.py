@@ -409,9 +409,10 @@ class _HouseholderScan(torch.autograd.Function):
     readout they are never normalised at all: the logits are ``W u / |u|`` of the carried states
     u, one GEMM and a division of (time, batch, classes), and backward the gradient at u is
     ``(W^T g - ((g . l) / |u|) u) / |u|`` (g the logits' gradient, l the logits; divided in this
-    order so that a tiny |u| never squares): one GEMM and one pass, where the states' path takes the projection
-    ``(g - y (y . g)) / |u|`` of (time, batch, hidden) gradients (three passes) and the readout's
-    own GEMMs (measured in docs/training.md, "Training-step speed").  A product of generalised
+    order so that a tiny |u| never squares): one GEMM and one pass, where the states' path takes
+    the projection ``(g - y (y . g)) / |u|`` of (time, batch, hidden) gradients (three passes)
+    and the readout's own GEMMs (measured in docs/training.md, "The 2025 families' training
+    step").  A product of generalised
     reflections with beta in [0, 2] has spectral norm at most 1 (each factor is symmetric with
     eigenvalues 1 and 1 - beta), so the carried state never grows; it shrinks by at most the
     product of eight steps' contractions before it is rescaled.
