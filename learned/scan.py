@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -388,9 +389,15 @@ def _previous_states_product(G: torch.Tensor, H: torch.Tensor, h0: torch.Tensor)
     return torch.addmm(first, G[1:].reshape((T - 1) * Bt, -1).T, H[:-1].reshape((T - 1) * Bt, d))
 
 
-#: The Householder scan rescales its carried state every this many steps, not every step
-#: (:class:`_HouseholderScan`).
+#: The Householder scan rescales its carried state every this many steps at most, not every
+#: step (:class:`_HouseholderScan`, :meth:`Householder.rescale_every`).
 HOUSEHOLDER_RESCALE_EVERY = 8
+
+#: The smallest norm the Householder scan lets its carried state reach between two rescales (a
+#: unit state times the transitions' worst contraction over the steps in between): 10^5 above the
+#: scans' zero guard ``_TINY`` and a normal float32, so the deferred renormalisation never
+#: divides by the guard where the per-step one would not.
+HOUSEHOLDER_MIN_CARRIED = 1e-25
 
 
 class _HouseholderScan(torch.autograd.Function):
@@ -404,7 +411,8 @@ class _HouseholderScan(torch.autograd.Function):
 
     Renormalised, the recurrence is linear, so ``h_t`` is the direction of the carried state
     whatever positive scale it has: the carried state is divided by its norm only every
-    :data:`HOUSEHOLDER_RESCALE_EVERY` steps, and the states are normalised all at once at the
+    ``every`` steps (:meth:`Householder.rescale_every`: at most
+    :data:`HOUSEHOLDER_RESCALE_EVERY`), and the states are normalised all at once at the
     end (one pass over (time, batch, hidden) instead of a norm and a division per step).  With a
     readout they are never normalised at all: the logits are ``W u / |u|`` of the carried states
     u, one GEMM and a division of (time, batch, classes), and backward the gradient at u is
@@ -415,16 +423,18 @@ class _HouseholderScan(torch.autograd.Function):
     step").  A product of generalised
     reflections with beta in [0, 2] has spectral norm at most 1 (each factor is symmetric with
     eigenvalues 1 and 1 - beta), so the carried state never grows; it shrinks by at most the
-    product of eight steps' contractions before it is rescaled.
+    product of ``every`` steps' contractions before it is rescaled, which ``every`` keeps above
+    :data:`HOUSEHOLDER_MIN_CARRIED`.
 
     Backward, the gradient at each step's result is accumulated in place in one (time, batch,
     hidden) buffer: it starts as each state's own gradient, and step t adds ``gu_t - (gu_t Y^T
     * mask) Z`` (the gradient passed to ``h_{t-1}``) into the slot of t - 1."""
 
     @staticmethod
-    def forward(ctx, tokT, h0, Yt, Zt, S, K, normalize, W=None):
+    def forward(ctx, tokT, h0, Yt, Zt, S, K, normalize, W=None, every=HOUSEHOLDER_RESCALE_EVERY):
         T, Bt = tokT.shape
         d = h0.shape[-1]
+        ctx.every = every
         mask = (tokT.unsqueeze(-1) == torch.arange(S, device=tokT.device)).to(h0.dtype)  # (T, B, S)
         mask = mask.repeat_interleave(K, dim=-1) if K > 1 else mask  # (T, B, S K)
         CS = h0.new_empty(T, Bt, d)  # the carried states (rescaled at the rescale steps)
@@ -435,7 +445,7 @@ class _HouseholderScan(torch.autograd.Function):
         for t in range(T):
             c = torch.mm(h, ZT, out=C[t]).mul_(mask[t])
             h = torch.addmm(h, c, Yt, alpha=-1, out=CS[t])
-            if normalize and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0 and t < T - 1:
+            if normalize and (t + 1) % every == 0 and t < T - 1:
                 _unit_rows_(h, R[t])
         N = torch.linalg.vector_norm(CS, dim=-1, keepdim=True).clamp_min_(_TINY) if normalize else None
         ctx.normalize = normalize
@@ -471,7 +481,7 @@ class _HouseholderScan(torch.autograd.Function):
         g = None  # the gradient at h_0
         for t in range(T - 1, -1, -1):
             gu = GU[t]  # the gradient at u_t (its own, and the later steps' through h_t)
-            if ctx.normalize and t < T - 1 and (t + 1) % HOUSEHOLDER_RESCALE_EVERY == 0:  # carried: u_t / |u_t|
+            if ctx.normalize and t < T - 1 and (t + 1) % ctx.every == 0:  # carried: u_t / |u_t|
                 y = CS[t] / N[t]  # (the own part is already orthogonal to y)
                 gu.addcmul_(y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1).div_(R[t])
             gc = torch.mm(gu, YT, out=GC[t]).mul_(mask[t])
@@ -486,7 +496,7 @@ class _HouseholderScan(torch.autograd.Function):
         grad_Zt = None
         if ctx.needs_input_grad[3]:
             grad_Zt = -_previous_states_product(GC, CS, h0)
-        return None, grad_h0, grad_Yt, grad_Zt, None, None, None, grad_W
+        return None, grad_h0, grad_Yt, grad_Zt, None, None, None, grad_W, None
 
 
 @dataclass(frozen=True, eq=False)
@@ -554,7 +564,29 @@ class Householder(Transitions):
         if S * K > WY_MAX_COLUMNS:
             return None
         Yt, Zt = self._wy()
-        return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize, readout)
+        return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize, readout, self.rescale_every())
+
+    def rescale_every(self) -> int:
+        """How many steps the fused scan may run between two rescales of its carried state: the
+        most n <= :data:`HOUSEHOLDER_RESCALE_EVERY` with ``c^n >= HOUSEHOLDER_MIN_CARRIED``,
+        where ``c = min_s prod_j |1 - beta[s, j]|`` is a lower bound on every transition's
+        smallest singular value (each factor ``I - beta k k^T`` is symmetric with eigenvalues 1 and
+        ``1 - beta``, and the smallest singular value of a product is at least the product of
+        theirs); 1 when some transition is singular (c = 0), as the per-step scan.
+
+        >>> import torch
+        >>> k = torch.ones(1, 1, 1)
+        >>> Householder(k, torch.tensor([[2.0]])).rescale_every(), Householder(k, torch.tensor([[1.0]])).rescale_every()
+        (8, 1)
+        >>> Householder(k, torch.tensor([[1 - 1e-4]])).rescale_every()  # 1e-4 a step: 6 steps stay above 1e-25
+        6
+        """
+        c = float(torch.prod((1 - self.beta.detach()).abs(), dim=1).min())
+        if c >= 1.0:
+            return HOUSEHOLDER_RESCALE_EVERY
+        if c <= 0.0:
+            return 1
+        return max(1, min(HOUSEHOLDER_RESCALE_EVERY, int(math.log(HOUSEHOLDER_MIN_CARRIED) / math.log(c))))
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)

@@ -8,6 +8,8 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bilinear.constructions.registry import build
 from bilinear.learned.models import BilinearRNN
@@ -216,3 +218,55 @@ def test_householder_logits_gradient_is_finite_when_the_carried_state_is_tiny():
     for got, want in zip(grads[torch.float32], grads[torch.float64]):
         assert torch.isfinite(got).all()
         torch.testing.assert_close(got.double(), want, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=25)
+@given(
+    variant=st.sampled_from(["householder:1", "householder:3", "householder:2,nonneg", "dplr:1", "dplr:3", "monomial"]),
+    symbols=st.integers(1, 5),
+    hidden=st.integers(1, 7),
+    batch=st.integers(1, 4),
+    length=st.integers(1, 2 * 8 + 2),
+    normalize=st.booleans(),
+    readout=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
+def test_fused_scans_match_the_per_step_scan_property(variant, symbols, hidden, batch, length, normalize, readout, seed):
+    """Every fused family scan (its states, or its logits, and every parameter's gradient)
+    against autograd through the per-step scan, float64, for random sizes (one symbol, one
+    hidden unit, one row and one step included; lengths past two Householder rescale steps)."""
+    from bilinear.learned.scan import sequential_scan
+
+    words = torch.randint(0, symbols, (batch, length), generator=torch.Generator().manual_seed(seed))
+    outs, grads = [], []
+    for add in (None, torch.zeros(symbols, hidden, dtype=torch.float64)):
+        m = BilinearRNN(symbols, 3, hidden, variant, seed=seed).double()
+        out = sequential_scan(m.transitions(), words, m.h0, normalize=normalize, add=add,
+                              readout=m.readout.weight if readout else None)
+        weights = torch.randn(out.shape, generator=torch.Generator().manual_seed(seed + 1), dtype=torch.float64)
+        (out * weights).sum().backward()
+        outs.append(out.detach())
+        grads.append({n: p.grad.clone() for n, p in m.named_parameters() if p.grad is not None})
+    torch.testing.assert_close(outs[0], outs[1], rtol=1e-9, atol=1e-10)
+    assert grads[0].keys() == grads[1].keys()
+    for name in grads[0]:
+        torch.testing.assert_close(grads[0][name], grads[1][name], rtol=1e-7, atol=1e-9)
+
+
+def test_householder_scan_rescales_often_enough_for_strong_contractions():
+    """Three factors with beta = 0.97 in d = 1 shrink the state 0.03^3 = 2.7e-5 a step: eight steps
+    between rescales would take it below the zero guard (1e-30) and the normalised states would
+    come out shorter than 1.  The schedule rescales every 5 steps (2.7e-5^5 >= 1e-25), and the
+    fused states are the per-step scan's, of norm 1 (found by the property test above)."""
+    from bilinear.learned.scan import HOUSEHOLDER_MIN_CARRIED, sequential_scan
+
+    trans = Householder(torch.ones(2, 3, 1, dtype=torch.float64),
+                        torch.tensor([[0.97] * 3, [1.03] * 3], dtype=torch.float64))
+    c = 0.03 ** 3
+    assert trans.rescale_every() == 5 and c ** 5 >= HOUSEHOLDER_MIN_CARRIED > c ** 6
+    words = torch.randint(0, 2, (3, 40), generator=torch.Generator().manual_seed(0))
+    h0 = torch.tensor([0.5], dtype=torch.float64)
+    fused = sequential_scan(trans, words, h0, normalize=True)
+    per_step = sequential_scan(trans, words, h0, normalize=True, add=torch.zeros(2, 1, dtype=torch.float64))
+    torch.testing.assert_close(fused, per_step, rtol=1e-12, atol=0)
+    assert torch.equal(fused.abs(), torch.ones_like(fused))
