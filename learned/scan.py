@@ -378,6 +378,15 @@ def _unit_rows_(u: torch.Tensor, n) -> None:
         u.div_(n)
 
 
+def _unit_rows_grad(g: torch.Tensor, y: torch.Tensor, n, out: torch.Tensor) -> torch.Tensor:
+    """Into ``out``, the gradient at u of ``y = u / n`` (rows, :func:`_unit_rows_`) given the
+    gradient ``g`` at y: ``(g - y (y . g)) / n``; ``g`` itself when ``n`` is None (no
+    renormalisation)."""
+    if n is None:
+        return out.copy_(g)
+    return torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1, out=out).div_(n)
+
+
 def _previous_states_product(G: torch.Tensor, H: torch.Tensor, h0: torch.Tensor) -> torch.Tensor:
     """``sum_t G_t^T h_{t-1}`` over the batch rows, (columns of G, hidden), for G (time, batch,
     k), the states ``h_1 .. h_T`` (time, batch, hidden) and ``h_0 = h0`` for every row: one GEMM
@@ -394,9 +403,10 @@ def _previous_states_product(G: torch.Tensor, H: torch.Tensor, h0: torch.Tensor)
 HOUSEHOLDER_RESCALE_EVERY = 8
 
 #: The smallest norm the Householder scan lets its carried state reach between two rescales (a
-#: unit state times the transitions' worst contraction over the steps in between): 10^5 above the
-#: scans' zero guard ``_TINY`` and a normal float32, so the deferred renormalisation never
-#: divides by the guard where the per-step one would not.
+#: unit state times the transitions' worst contraction over the steps in between; before the
+#: first rescale the state starts from h0 at its own norm): 10^5 above the scans' zero guard
+#: ``_TINY`` and a normal float32, so the deferred renormalisation never divides by the guard
+#: where the per-step one would not.
 HOUSEHOLDER_MIN_CARRIED = 1e-25
 
 
@@ -660,11 +670,7 @@ class _MonomialScan(torch.autograd.Function):
         for t in range(T - 1, -1, -1):
             if GU is not None:
                 gu = GU[t]
-            if N is None:
-                gu.copy_(g)
-            else:
-                y = H[t]
-                torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1, out=gu).div_(N[t])
+            _unit_rows_grad(g, H[t], None if N is None else N[t], gu)
             tok = tokT[t]
             gsel = torch.gather(gu, 1, perm.index_select(0, tok), out=GS[t])
             torch.mul(gsel, D.index_select(0, tok), out=g)  # the gradient at h_{t-1}
@@ -762,12 +768,7 @@ class _LowRankScan(torch.autograd.Function):
         g = None  # the gradient at h_t from the steps after t
         for t in range(T - 1, -1, -1):
             gh = gH[t] if g is None else gH[t] + g
-            gu = GU[t]
-            if N is None:
-                gu.copy_(gh)
-            else:
-                y = H[t]
-                torch.addcmul(gh, y, torch.linalg.vecdot(y, gh).unsqueeze(-1), value=-1, out=gu).div_(N[t])
+            gu = _unit_rows_grad(gh, H[t], None if N is None else N[t], GU[t])
             gc = torch.mm(gu, UT, out=GC[t]).mul_(mask[t])
             g = torch.addmm(gu * D.index_select(0, tokT[t]), gc, Wt)  # the gradient at h_{t-1}
         assert g is not None  # T >= 1: the scan returns early for empty words
