@@ -182,25 +182,21 @@ class NodeSets:
         s = self.suffixes[sid]
         out = np.zeros((len(self.pairs), self.ages + 1, self.nb))
         ages = min(len(s), self.ages)
-        if self.nb == 1:
-            for p, v in enumerate(self.dv):
-                row = v
-                out[p, 0] = up(frob(row))
-                for j in range(1, ages + 1):
-                    row = row * self.F[s[-j]]
-                    out[p, j] = up(frob(row))
-            return out
-        # per block: |entries| from above (the balls' upper ends rounded up to floats), squared and
-        # summed per block in floats (non-negative terms: relative rounding below (d + 2) 2^-53,
-        # far below SLACK), all rows of the suffix at once
+        # one block: the Frobenius norm in ball arithmetic; blocks: |entries| from above (the balls'
+        # upper ends rounded up to floats), squared and summed per block in floats (non-negative
+        # terms: relative rounding below (d + 2) 2^-53, far below SLACK), all rows at once
         mag = np.zeros((len(self.pairs), ages + 1, self.d))
         for p, v in enumerate(self.dv):
             row = v
-            mag[p, 0] = _magnitudes(row)
-            for j in range(1, ages + 1):
-                row = row * self.F[s[-j]]
-                mag[p, j] = _magnitudes(row)
-        out[:, : ages + 1] = _inflate(np.sqrt(_inflate((mag * mag) @ self._member)))
+            for j in range(ages + 1):
+                if j:
+                    row = row * self.F[s[-j]]
+                if self.nb == 1:
+                    out[p, j, 0] = up(frob(row))
+                else:
+                    mag[p, j] = _magnitudes(row)
+        if self.nb > 1:
+            out[:, : ages + 1] = _inflate(np.sqrt(_inflate((mag * mag) @ self._member)))
         return out
 
     def state_norms(self, sid: int) -> np.ndarray:
@@ -428,12 +424,12 @@ def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps:
         if best.note.startswith("stopped after"):  # a limit, not the sets, ended it
             return best
         one = _run(NodeSets(st, automaton, k, 0), roundoff.arithmetic, max_steps, max_work)
-        best = one if one.order_key() > best.order_key() else best
+        best = max(best, one, key=Horizon.order_key)  # ties keep the earlier
         if len(snap.blocks) > 1:  # a radius per block: the images spread in some blocks, not all
             per_block = _run(NodeSets(st, automaton, k, k, 1, snap.blocks), roundoff.arithmetic, max_steps, max_work)
-            best = per_block if per_block.order_key() > best.order_key() else best
+            best = max(best, per_block, key=Horizon.order_key)
         if best.order_key() < CLUSTER_BELOW:  # split sets cost about CLUSTERS times more per step
             kc = suffix_length(len(st.F), min(max_keys, CLUSTER_KEYS))
             split = _run(NodeSets(st, automaton, kc, kc, CLUSTERS), roundoff.arithmetic, max_steps, max_work)
-            best = split if split.order_key() > best.order_key() else best
+            best = max(best, split, key=Horizon.order_key)
         return best

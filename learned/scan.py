@@ -481,19 +481,15 @@ class _HouseholderScan(torch.autograd.Function):
                 GU[T - 1].div_(N[T - 1])
             if ctx.needs_input_grad[7]:
                 grad_W = (G / N if ctx.normalize else G).view(T * Bt, -1).T @ CS.view(T * Bt, d)
-        elif ctx.normalize:  # gout: the states' gradient; out = H, the normalised states
-            gout = gout.contiguous()
-            GU = torch.addcmul(gout, out, torch.linalg.vecdot(out, gout).unsqueeze(-1), value=-1).div_(N)
-        else:
-            GU = gout.clone(memory_format=torch.contiguous_format)
+        else:  # gout: the states' gradient; out: the normalised states (None without renormalisation)
+            GU = _unit_rows_grad(gout.contiguous(), out, N, torch.empty_like(CS))
         GC = torch.empty_like(C)  # the gradient at each step's masked projections (negated)
         YT = Yt.T
         g = None  # the gradient at h_0
         for t in range(T - 1, -1, -1):
             gu = GU[t]  # the gradient at u_t (its own, and the later steps' through h_t)
             if ctx.normalize and t < T - 1 and (t + 1) % ctx.every == 0:  # carried: u_t / |u_t|
-                y = CS[t] / N[t]  # (the own part is already orthogonal to y)
-                gu.addcmul_(y, torch.linalg.vecdot(y, gu).unsqueeze(-1), value=-1).div_(R[t])
+                _unit_rows_grad(gu, CS[t] / N[t], R[t], gu)  # (the own part is already orthogonal to y)
             gc = torch.mm(gu, YT, out=GC[t]).mul_(mask[t])
             if t > 0:
                 prev = GU[t - 1].div_(N[t - 1]) if W is not None and ctx.normalize else GU[t - 1]
