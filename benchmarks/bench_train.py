@@ -35,6 +35,11 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   alone (the soft-gradient GEMMs, the column softmax forward and backward, the argmax, Adam on
   the V d^2 logits), with ``full / floor``, the most any monomial scan could reach.
 
+glibc's mmap and trim thresholds are raised first, as the ``bilinear`` command does
+(``bilinear.malloc.keep_freed_buffers``: freed multi-MB buffers are reused instead of being
+page-faulted in again at every call); ``--default-malloc`` leaves them as they are.  The header
+line says which.
+
 Useful FLOPs: bilinear 2 B T d^2 per sequence batch (one d x d product per token), LSTM
 2 B T (4d)(2d) (input and recurrent products).  Ratios, not absolute times, are the result:
 the machines are shared.
@@ -49,6 +54,7 @@ import torch
 from torch import nn
 
 from bilinear.learned.baselines import LSTMModel
+from bilinear.malloc import keep_freed_buffers
 from bilinear.learned.models import BilinearRNN
 from bilinear.learned.scan import READOUT_BLOCK, Dense, GroupPlan, parallel_scan, sequential_scan
 
@@ -463,6 +469,9 @@ def main() -> None:
                         help="only stacks of layers: an L-layer training step against L single layers")
     parser.add_argument("--paths", action="store_true",
                         help="only the autograd step paths side by side (d <= 64, one thread)")
+    parser.add_argument("--default-malloc", action="store_true",
+                        help="leave glibc's mmap and trim thresholds as they are (by default they are raised, "
+                             "as the bilinear command does: bilinear/malloc.py)")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time in CPU seconds of this process (time.process_time) instead of wall time: "
                              "for a shared, loaded machine (two-thread rows then sum both threads)")
@@ -471,10 +480,12 @@ def main() -> None:
     if args.cpu_time:
         CLOCK = time.process_time
     torch.set_num_threads(1)
+    kept = False if args.default_malloc else keep_freed_buffers()
     reps = 2 if args.quick else 5
     T = 500
     print(f"torch {torch.__version__}, B = {B}, eval length {T}; one torch thread unless a column says otherwise; "
-          f"{'CPU' if args.cpu_time else 'wall'} time")
+          f"{'CPU' if args.cpu_time else 'wall'} time; glibc malloc thresholds "
+          f"{'raised (as the bilinear command does)' if kept else 'as they were'}")
     print()
     if args.layers:
         layers_table(max(reps, 10))

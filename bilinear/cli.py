@@ -21,6 +21,7 @@ from typing import NoReturn, Sequence
 
 from bilinear.argtypes import positive_float, positive_int, seed  # noqa: F401  (re-exported)
 from bilinear.errors import BilinearError
+from bilinear.malloc import keep_freed_buffers
 
 #: Modules whose ``register(subparsers)`` adds sub-commands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -90,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bilinear`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    keep_freed_buffers()  # training and evaluation reuse their freed multi-MB buffers (bilinear/malloc.py)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -245,3 +245,17 @@ def test_parallel_scan_in_half_precision_forms_products_in_float32(dtype) -> Non
     rounded = parallel_scan(Rotation(R.a.to(dtype).float(), R.b.to(dtype).float()), tokens, h0, normalize=True)
     assert (low.float() - rounded).abs().max() < 0.02
     assert reference.shape == low.shape
+
+
+@pytest.mark.parametrize("n_symbols", [1, 3, 256, 257, 65536, 65537])
+def test_stable_order_is_the_stable_argsort(n_symbols):
+    """The plan's sort (numpy's radix sort of uint8 or uint16 keys on CPU, torch's elsewhere) is
+    torch's stable argsort, at each key width's edge: the largest token is in every row."""
+    from bilinear.learned.scan import _stable_order
+
+    tk = torch.randint(0, n_symbols, (6, 700), generator=torch.Generator().manual_seed(n_symbols))
+    tk[:, ::7] = n_symbols - 1  # the widest key, repeated (ties keep their order)
+    tk[:, 3::11] = 0
+    order = _stable_order(tk, n_symbols)
+    assert order.dtype == torch.int64
+    assert torch.equal(order, torch.argsort(tk, dim=1, stable=True))

@@ -6,6 +6,9 @@ autograd (logits and every gradient), one and two threads (two: the padded dense
 The fast paths cut Python and dispatch work only (views made once, the plan's permutations and
 padded slots made for all steps at once, rows put back in order by one index_select); any change
 of floating-point order would move trained numbers pinned elsewhere, and these tests would fail.
+The one deliberate change of order is the no-grad loop's deferred renormalisation (evaluation
+only, never training): the reference below defers it the same way, and the tests at the end
+measure it against a float64 loop that renormalises at every step.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import torch
 
 from bilinear.learned.scan import Block, Dense, Diagonal, _normalize, sequential_scan
 
-HIDDEN, SYMBOLS, BATCH, TIME = 64, 10, 96, 70  # 70 steps: two readout blocks of at most 64
+HIDDEN, SYMBOLS, BATCH, TIME = 64, 10, 96, 70  # 70 steps: four blocks of 16 and one of 6
 
 
 def _plan(tokens):
@@ -55,10 +58,13 @@ def _padded_step(A, h, tok, counts):
     return out.reshape(len(counts) * widest, -1).index_select(0, slot)
 
 
-def _reference_no_grad(trans, tokens, h0, readout):
+def _reference_no_grad(trans, tokens, h0, readout, block=16, band=(1e-10, 1e10)):
     """States and logits without autograd: per step, one index_select into a scratch row block,
-    one ``mm(out=)`` per symbol with the contiguous transposed matrix, the norm divided in place;
-    logits by one GEMM ``R @ H^T`` per 64 states."""
+    one ``mm(out=)`` per symbol with the contiguous transposed matrix.  Grouped transitions defer
+    the renormalisation to each block of ``block`` steps: the block's row norms by one
+    ``vector_norm``, the logits ``R @ H^T`` divided by them, the states divided in place, the
+    block's last state carried renormalised; a block whose norms leave ``band`` is run again from
+    its carried state with the norm divided at every step (``_per_step`` below)."""
     batch, time = tokens.shape
     if isinstance(trans, Diagonal):  # not grouped: one elementwise product per step
         h, states = h0.expand(batch, HIDDEN), []
@@ -71,10 +77,9 @@ def _reference_no_grad(trans, tokens, h0, readout):
     order, inverse, relink, counts, _ = _plan(tokens)
     AT = trans.A.transpose(1, 2).contiguous() if isinstance(trans, Dense) else None
     H = torch.empty(time, batch, HIDDEN)
-    src = h0.expand(batch, HIDDEN)
-    for t in range(time):
-        if t:
-            src = H[t - 1][relink[t]]
+    Y = torch.empty(time, batch, readout.shape[0])
+
+    def step(t, src):
         if AT is not None:
             start = 0
             for s, n in enumerate(counts[t]):
@@ -83,13 +88,41 @@ def _reference_no_grad(trans, tokens, h0, readout):
                 start += n
         else:
             H[t] = _grouped_step(trans, src, counts[t])
-        H[t] /= torch.linalg.vector_norm(H[t], dim=1, keepdim=True).clamp_min_(1e-30)
-    # the logits as R @ H^T per block of 64 states (the no-grad readout layout; it rounds unlike
-    # H @ R^T, so evaluation logits match the autograd forward only to the last bits)
-    Y = torch.cat([torch.mm(readout, H[i : i + 64].reshape(-1, HIDDEN).T).T.reshape(-1, batch, readout.shape[0])
-                   for i in range(0, time, 64)])
+
+    carry = None
+    for first in range(0, time, block):
+        last = min(first + block, time)
+        for t in range(first, last):
+            step(t, h0.expand(batch, HIDDEN) if t == 0 else (carry if t == first else H[t - 1])[relink[t]])
+        norms = torch.linalg.vector_norm(H[first:last], dim=2)
+        if float(norms.min()) >= band[0] and float(norms.max()) <= band[1]:
+            # the logits as R @ H^T (the no-grad readout layout; it rounds unlike H @ R^T, so
+            # evaluation logits match the autograd forward only to the last bits), then divided
+            logits = torch.mm(readout, H[first:last].reshape(-1, HIDDEN).T) / norms.reshape(1, -1)
+            H[first:last] /= norms.unsqueeze(2)
+        else:
+            for t in range(first, last):
+                step(t, h0.expand(batch, HIDDEN) if t == 0 else (carry if t == first else H[t - 1])[relink[t]])
+                H[t] /= torch.linalg.vector_norm(H[t], dim=1, keepdim=True).clamp_min_(1e-30)
+            logits = torch.mm(readout, H[first:last].reshape(-1, HIDDEN).T)
+        Y[first:last] = logits.T.reshape(last - first, batch, -1)
+        carry = H[last - 1].clone()
     back = lambda Z: torch.gather(Z, 1, inverse.unsqueeze(-1).expand(*Z.shape)).transpose(0, 1)  # noqa: E731
     return back(H), back(Y)
+
+
+def _per_step(trans, tokens, h0, readout):
+    """The plain per-step loop (every state renormalised at once), states and logits ``H @ R^T``,
+    in float64: the reference the deferred renormalisation is measured against."""
+    batch, time = tokens.shape
+    h, states = h0.double().expand(batch, HIDDEN), []
+    A = trans.A.double()
+    for t in range(time):
+        h = torch.einsum("bij,bj->bi", A[tokens[:, t]], h)
+        h = h / torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min(1e-300)
+        states.append(h)
+    H = torch.stack(states, 1)
+    return H, H @ readout.double().T
 
 
 def _reference_grad(trans, tokens, h0, readout, threads):
@@ -185,3 +218,61 @@ def test_no_grad_logits_match_the_autograd_forward_to_rounding(kind):
     scale = float(exact.abs().max())
     assert float((fast.double() - exact).abs().max()) <= 1e-6 * scale  # the right logits, word order kept
     assert float((fast - trained).abs().max()) <= 1e-5 * scale  # the states round apart over 70 steps too
+
+
+def _dense_case(scale_first=1.0, zero_second=False):
+    param, tokens, h0, readout = _case("full")
+    param = param.clone()
+    param[0] *= scale_first
+    if zero_second:
+        param[1] = 0.0
+    return Dense(param), tokens, h0, readout
+
+
+def test_deferred_renormalisation_falls_back_to_per_step_where_norms_leave_the_band():
+    """Symbol 0 grows a state by about 10^4 a step: a block of 16 steps leaves the band (and
+    overflows float32 without the fallback); such blocks run again, renormalised at every step."""
+    trans, tokens, h0, readout = _dense_case(scale_first=1e4)
+    with torch.no_grad():
+        states = sequential_scan(trans, tokens, h0, normalize=True)
+        logits = sequential_scan(trans, tokens, h0, normalize=True, readout=readout)
+        ref_states, ref_logits = _reference_no_grad(trans, tokens, h0, readout)
+        _, unguarded = _reference_no_grad(trans, tokens, h0, readout, band=(0.0, float("inf")))
+    assert torch.equal(states, ref_states) and torch.equal(logits, ref_logits)
+    assert torch.isfinite(logits).all() and not torch.isfinite(unguarded).all()  # the fallback was needed
+    exact_states, exact_logits = _per_step(trans, tokens, h0, readout)
+    assert float((states.double() - exact_states).abs().max()) < 1e-5
+    assert float((logits.double() - exact_logits).abs().max()) < 1e-4
+
+
+def test_deferred_renormalisation_keeps_vanished_states_at_zero():
+    """Symbol 1 maps every state to 0: the norm leaves the band, the block is run per step, and
+    a vanished row stays 0 (its logits 0), as with the per-step renormalisation."""
+    trans, tokens, h0, readout = _dense_case(zero_second=True)
+    with torch.no_grad():
+        states = sequential_scan(trans, tokens, h0, normalize=True)
+        logits = sequential_scan(trans, tokens, h0, normalize=True, readout=readout)
+        ref_states, ref_logits = _reference_no_grad(trans, tokens, h0, readout)
+    assert torch.equal(states, ref_states) and torch.equal(logits, ref_logits)
+    seen = (tokens == 1).cumsum(1) > 0  # (batch, time): symbol 1 read at or before t
+    assert seen.any() and (~seen).any()
+    assert torch.equal(logits[seen], torch.zeros_like(logits[seen]))
+    assert float(logits[~seen].abs().min()) >= 0 and float(logits[~seen].abs().max()) > 0.1
+
+
+def test_deferred_renormalisation_agrees_with_float64_per_step():
+    """Well-conditioned transitions (orthogonal matrices times scales 0.3..3, norms within the
+    band over a block): the deferred logits equal a float64 per-step loop to float32 rounding."""
+    gen = torch.Generator().manual_seed(5)
+    Q, _ = torch.linalg.qr(torch.randn(SYMBOLS, HIDDEN, HIDDEN, generator=gen, dtype=torch.float64))
+    scales = torch.linspace(0.3, 3.0, SYMBOLS, dtype=torch.float64).view(-1, 1, 1)
+    trans = Dense((Q * scales).float())
+    _, tokens, h0, readout = _case("full")
+    with torch.no_grad():
+        states = sequential_scan(trans, tokens, h0, normalize=True)
+        logits = sequential_scan(trans, tokens, h0, normalize=True, readout=readout)
+    exact_states, exact_logits = _per_step(trans, tokens, h0, readout)
+    assert float((states.double() - exact_states).abs().max()) < 2e-6
+    assert float((logits.double() - exact_logits).abs().max()) < 1e-5 * float(exact_logits.abs().max())
+    norms = torch.linalg.vector_norm(states, dim=-1)
+    assert float((norms - 1).abs().max()) < 1e-6
