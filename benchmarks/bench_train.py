@@ -54,9 +54,9 @@ import torch
 from torch import nn
 
 from bilinear.learned.baselines import LSTMModel
-from bilinear.malloc import keep_freed_buffers
 from bilinear.learned.models import BilinearRNN
 from bilinear.learned.scan import READOUT_BLOCK, Dense, GroupPlan, parallel_scan, sequential_scan
+from bilinear.malloc import keep_freed_buffers
 
 B = 256
 

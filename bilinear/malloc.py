@@ -6,14 +6,14 @@ the top of the heap is returned too once it passes the trim threshold.  Torch's 
 ``malloc`` for every tensor, so a loop that allocates and frees the same few MB at every call (the
 evaluation's logits and plan, a training step's states and gradients) takes a page fault on
 every 4 KiB page it touches, every call.  Measured (one thread, ``bilinear.learned.scan``, d = 64,
-ten symbols, 256 words of length 500): about 3500 faults and 5 ms of system time per evaluation,
-a quarter of its CPU time (docs/training.md, "Speed").
+ten symbols, 256 words of length 500): 3000-4200 faults and 4-8 ms of system time per evaluation
+call of about 31 ms (docs/training.md, "Evaluation at d = 64").
 
 :func:`keep_freed_buffers` sets both thresholds once (``mallopt``), so that freed buffers stay in
-the heap and are reused.  The command line (``bilinear``) and the benchmarks call it; a library
-user may call it too.  Nothing changes where the C library is not glibc (``mallopt`` missing), or
-where the user has set the thresholds in the environment (``MALLOC_MMAP_THRESHOLD_``,
-``MALLOC_TRIM_THRESHOLD_``), which then stand.
+the heap and are reused.  The command line (``bilinear``) and ``benchmarks/bench_train.py`` call
+it; a library user may call it too.  Nothing changes where the C library has no ``mallopt`` or
+refuses the values, or where the user has set the thresholds in the environment
+(``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``), which then stand.
 """
 
 from __future__ import annotations
