@@ -19,7 +19,8 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   readout became ``R @ H^T`` (a copy of the previous loop, ``_previous_logits``), interleaved.
 * with ``--paths`` only: the three autograd steps of the scan forced one at a time (per-row
   batched product, one GEMM per symbol, one padded bmm) at d <= 64, one thread.
-* with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256, one
+* with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256 (or the sizes
+  given by ``--family-hidden``), one
   thread, in one run (interleaved rounds): a training step on length-10 words and the length-500
   evaluation, for `householder:2` (the compact WY form I - Y M Y^T of the K reflections: two
   skinny GEMMs per token against every symbol's K vectors, O(V K d); the whole scan and its
@@ -465,6 +466,9 @@ def main() -> None:
                         help="only the no-grad evaluation at d = 64, previous readout (H @ R^T) against now (R @ H^T)")
     parser.add_argument("--families", action="store_true",
                         help="only the 2025 families (householder:2, monomial, dplr:1) against full and the LSTM at d = 256")
+    parser.add_argument("--family-hidden", type=int, nargs="+", default=[256], metavar="D",
+                        help="with --families: the hidden sizes to run (default 256, the issue's target size; "
+                             "the ratio to full grows with d, O(K d) against O(d^2) per token)")
     parser.add_argument("--layers", action="store_true",
                         help="only stacks of layers: an L-layer training step against L single layers")
     parser.add_argument("--paths", action="store_true",
@@ -494,9 +498,11 @@ def main() -> None:
         step_paths_table(max(reps, 10))
         return
     if args.families:
-        families_table(reps)
-        print()
-        families_phases(reps)
+        for d in args.family_hidden:
+            families_table(reps, d)
+            print()
+            families_phases(reps, d)
+            print()
         return
     if args.eval_readout:
         eval_readout_table(max(reps, 3))
