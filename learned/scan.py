@@ -1037,8 +1037,9 @@ READOUT_BLOCK = 64
 #: Steps of states the no-grad grouped loop buffers before one readout GEMM, and the stretch over
 #: which it defers the renormalisation (:func:`_grouped_no_grad`).  The speed hardly depends on it
 #: (8, 16, 32 and 64 steps within the run-to-run noise of about 5% of each other at d = 64 and
-#: 256, V = 2 and 10, B = 256, one thread); 16 steps of (256, 64) float32 states (1 MiB) stay in a core's L2 cache,
-#: and a block that falls back to the per-step renormalisation is run again over 16 steps only.
+#: 256, V = 2 and 10, B = 256, one thread); 16 steps of (256, 64) float32 states (1 MiB) stay in a
+#: core's L2 cache, and a block that falls back to the per-step renormalisation is run again over
+#: 16 steps only.
 GROUPED_BLOCK = 16
 
 #: The band of row norms within which the no-grad loop's deferred renormalisation is exact up to
@@ -1098,9 +1099,7 @@ def _grouped_no_grad(trans, plan: GroupPlan, h0, normalize: bool, add, readout) 
             trans.step_into(src, counts[t], out, prepared)
             if add is not None:
                 out.add_(add[plan.sorted_tokens[t]])
-            if per_step:
-                torch.linalg.vector_norm(out, dim=1, keepdim=True, out=norm)
-                out.div_(norm.clamp_min_(_TINY))
+            _unit_rows_(out, norm if per_step else None)
 
     for first in range(0, time, block):
         last = min(first + block, time) - 1

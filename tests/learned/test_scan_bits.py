@@ -91,11 +91,16 @@ def _reference_no_grad(trans, tokens, h0, readout, block=16, band=(1e-10, 1e10))
         else:
             H[t] = _grouped_step(trans, src, counts[t])
 
+    def run(first, last, per_step):
+        for t in range(first, last):
+            step(t, h0.expand(batch, HIDDEN) if t == 0 else (carry if t == first else H[t - 1])[relink[t]])
+            if per_step:
+                H[t] /= torch.linalg.vector_norm(H[t], dim=1, keepdim=True).clamp_min_(1e-30)
+
     carry = None
     for first in range(0, time, block):
         last = min(first + block, time)
-        for t in range(first, last):
-            step(t, h0.expand(batch, HIDDEN) if t == 0 else (carry if t == first else H[t - 1])[relink[t]])
+        run(first, last, False)
         norms = torch.linalg.vector_norm(H[first:last], dim=2)
         if float(norms.min()) >= band[0] and float(norms.max()) <= band[1]:
             # the logits as R @ H^T (the no-grad readout layout; it rounds unlike H @ R^T, so
@@ -103,9 +108,7 @@ def _reference_no_grad(trans, tokens, h0, readout, block=16, band=(1e-10, 1e10))
             logits = torch.mm(readout, H[first:last].reshape(-1, HIDDEN).T) / norms.reshape(1, -1)
             H[first:last] /= norms.unsqueeze(2)
         else:
-            for t in range(first, last):
-                step(t, h0.expand(batch, HIDDEN) if t == 0 else (carry if t == first else H[t - 1])[relink[t]])
-                H[t] /= torch.linalg.vector_norm(H[t], dim=1, keepdim=True).clamp_min_(1e-30)
+            run(first, last, True)
             logits = torch.mm(readout, H[first:last].reshape(-1, HIDDEN).T)
         Y[first:last] = logits.T.reshape(last - first, batch, -1)
         carry = H[last - 1].clone()
@@ -113,12 +116,13 @@ def _reference_no_grad(trans, tokens, h0, readout, block=16, band=(1e-10, 1e10))
     return back(H), back(Y)
 
 
-def _per_step(trans, tokens, h0, readout):
-    """The plain per-step loop (each state renormalised as soon as it is made), states and logits
-    ``H @ R^T``, in float64: the reference the deferred renormalisation is measured against."""
+def _per_step(A, tokens, h0, readout):
+    """The plain per-step loop with the dense matrices A (symbols, hidden, hidden), each state
+    renormalised as soon as it is made, states and logits ``H @ R^T``, in float64: the reference
+    the deferred renormalisation is measured against."""
     batch, time = tokens.shape
-    h, states = h0.double().expand(batch, HIDDEN), []
-    A = trans.A.double()
+    h, states = h0.double().expand(batch, -1), []
+    A = A.double()
     for t in range(time):
         h = torch.einsum("bij,bj->bi", A[tokens[:, t]], h)
         h = h / torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min(1e-300)
@@ -242,7 +246,7 @@ def test_deferred_renormalisation_falls_back_to_per_step_where_norms_leave_the_b
         _, unguarded = _reference_no_grad(trans, tokens, h0, readout, band=(0.0, float("inf")))
     assert torch.equal(states, ref_states) and torch.equal(logits, ref_logits)
     assert torch.isfinite(logits).all() and not torch.isfinite(unguarded).all()  # the fallback was needed
-    exact_states, exact_logits = _per_step(trans, tokens, h0, readout)
+    exact_states, exact_logits = _per_step(trans.A, tokens, h0, readout)
     assert float((states.double() - exact_states).abs().max()) < 1e-5
     assert float((logits.double() - exact_logits).abs().max()) < 1e-4
 
@@ -273,7 +277,7 @@ def test_deferred_renormalisation_agrees_with_float64_per_step():
     with torch.no_grad():
         states = sequential_scan(trans, tokens, h0, normalize=True)
         logits = sequential_scan(trans, tokens, h0, normalize=True, readout=readout)
-    exact_states, exact_logits = _per_step(trans, tokens, h0, readout)
+    exact_states, exact_logits = _per_step(trans.A, tokens, h0, readout)
     assert float((states.double() - exact_states).abs().max()) < 2e-6
     assert float((logits.double() - exact_logits).abs().max()) < 1e-5 * float(exact_logits.abs().max())
     norms = torch.linalg.vector_norm(states, dim=-1)
@@ -310,15 +314,10 @@ def test_no_grad_scan_matches_float64_per_step_property(kind, symbols, blocks, b
     tokens = torch.randint(0, symbols, (batch, length), generator=gen)
     h0 = torch.randn(blocks * b, generator=gen, dtype=torch.float64)
     R = torch.randn(3, blocks * b, generator=gen, dtype=torch.float64)
-    h, states = h0.expand(batch, -1), []
-    for t in range(length):  # the float64 reference, renormalised at every step
-        h = torch.einsum("bij,bj->bi", dense[tokens[:, t]], h)
-        h = h / torch.linalg.vector_norm(h, dim=-1, keepdim=True)
-        states.append(h)
-    exact = torch.stack(states, 1)
+    exact_states, exact_logits = _per_step(dense, tokens, h0, R)
     with torch.no_grad():
         out = sequential_scan(trans, tokens, h0.to(dtype), normalize=True, readout=R.to(dtype) if readout else None)
-    expected = exact @ R.T if readout else exact
+    expected = exact_logits if readout else exact_states
     tol = 1e-4 if dtype == torch.float32 else 1e-10
     assert out.dtype == dtype and out.shape == expected.shape
     assert float((out.double() - expected).abs().max()) <= tol * max(1.0, float(expected.abs().max()))
