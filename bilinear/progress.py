@@ -37,7 +37,7 @@ from contextlib import contextmanager
 
 from .errors import ConfigError
 
-__all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL", "BudgetSpent", "deadline"]
+__all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL", "BudgetSpent", "deadline", "DEADLINE_RETRY"]
 
 #: The environment variable that sets the seconds between two progress lines.
 INTERVAL_ENV = "BILINEAR_PROGRESS_INTERVAL"
@@ -216,13 +216,24 @@ class BudgetSpent(BaseException):
     inside the work swallows it; ``args`` is ``(seconds,)``."""
 
 
+#: Seconds between the repeats of a spent budget's alarm.  The first :class:`BudgetSpent` can be
+#: lost: a C extension that runs Python code (numpy's random module registering its classes while
+#: it is imported, for one) may clear an exception raised inside it and carry on.  The timer
+#: therefore fires again every RETRY seconds until the block ends, and a block that ends normally
+#: after its budget was spent raises BudgetSpent all the same.
+DEADLINE_RETRY = 0.25
+
+
 @contextmanager
 def deadline(seconds: float | None, error: type = ConfigError):
     """Stop the work inside the block after ``seconds`` (None: never) by raising
     :class:`BudgetSpent` from a SIGALRM timer, for work whose stages do not all take a clock.
-    Work inside one long C call stops when the call returns.  Needs the main thread of a POSIX
-    process (``error`` otherwise, when a budget is given, and for a budget that is not a positive
-    number).
+    Work inside one long C call stops when the call returns.  A first alarm that the work
+    swallowed is repeated every :data:`DEADLINE_RETRY` seconds, and a block that ends after its
+    budget was spent raises :class:`BudgetSpent` on leaving, so a spent budget is never reported
+    as a finished job.  A deadline inside another one gives the outer one's timer back, less the
+    time spent, when it ends.  Needs the main thread of a POSIX process (``error`` otherwise, when
+    a budget is given, and for a budget that is not a positive number).
 
     >>> try:
     ...     with deadline(0.05):
@@ -240,14 +251,23 @@ def deadline(seconds: float | None, error: type = ConfigError):
         raise error("a time budget needs the main thread of a POSIX process (SIGALRM)")
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise error(f"time_budget must be a positive number of seconds, got {seconds!r}")
+    fired = False
 
     def spent(signum, frame):
+        nonlocal fired
+        fired = True
         raise BudgetSpent(seconds)
 
     old = signal.signal(signal.SIGALRM, spent)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    outer_left, outer_every = signal.getitimer(signal.ITIMER_REAL)  # (0, 0) unless nested
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, float(seconds), DEADLINE_RETRY)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        if outer_left > 0:  # the outer deadline's timer, less this block's time (due now: 1 us)
+            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - started), 1e-6), outer_every)
+    if fired:  # the block ended normally though its alarm went off: the exception was swallowed
+        raise BudgetSpent(seconds)
