@@ -5,9 +5,10 @@ up to 32 MiB) with a fresh ``mmap`` and returns it with ``munmap`` when freed; t
 the top of the heap is returned too once it passes the trim threshold.  Torch's CPU allocator asks
 ``malloc`` for every tensor, so a loop that allocates and frees the same few MB at every call (the
 evaluation's logits and plan, a training step's states and gradients) takes a page fault on
-every 4 KiB page it touches, every call.  Measured (one thread, ``bilinear.learned.scan``, d = 64,
-ten symbols, 256 words of length 500): 3000-4200 faults and 4-8 ms of system time per evaluation
-call of about 31 ms (docs/training.md, "Evaluation at d = 64").
+every 4 KiB page it touches, at most calls.  Measured (one thread, ``bilinear.learned.scan``,
+d = 64, ten symbols, 256 words of length 500): 2500-4200 faults and 4-8 ms of system time per
+evaluation call of about 31 ms (docs/training.md, "Evaluation at d = 64"); after the first two
+calls, with the thresholds raised, most calls fault nothing.
 
 :func:`keep_freed_buffers` sets both thresholds once (``mallopt``), so that freed buffers stay in
 the heap and are reused.  The command line (``bilinear``) and ``benchmarks/bench_train.py`` call

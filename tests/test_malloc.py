@@ -13,8 +13,8 @@ from bilinear.malloc import keep_freed_buffers
 
 _GLIBC = sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "gnu_get_libc_version")
 
-# one evaluation of 256 words of length 500 at d = 64, ten symbols, four times; the minor page
-# faults of the last call
+# one evaluation of 256 words of length 500 at d = 64, ten symbols, ten times; the minor page
+# faults of each call after the first two (the heap grows to its working size in those)
 _SCRIPT = """
 import resource, sys, torch
 from bilinear.malloc import keep_freed_buffers
@@ -26,27 +26,33 @@ gen = torch.Generator().manual_seed(0)
 A = torch.randn(10, 64, 64, generator=gen) / 8
 R, h0 = torch.randn(10, 64, generator=gen), torch.randn(64, generator=gen)
 words = torch.randint(0, 10, (256, 500), generator=gen)
+faults = []
 with torch.no_grad():
-    for _ in range(4):
+    for _ in range(10):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         sequential_scan(Dense(A), words, h0, normalize=True, readout=R)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+print(*faults[2:])
 """
 
 
-def _faults(mode: str) -> int:
+def _faults(mode: str) -> list[int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     out = subprocess.run([sys.executable, "-c", _SCRIPT, mode], capture_output=True, text=True, env=env, check=True)
-    return int(out.stdout.split()[-1])
+    return [int(x) for x in out.stdout.split()]
 
 
 @pytest.mark.skipif(not _GLIBC, reason="glibc's mallopt only")
 def test_freed_buffers_are_reused_without_page_faults():
-    """glibc alone returns the evaluation's buffers to the kernel and faults them back at every
-    call (thousands of faults, measured 3000-4200); with the thresholds raised, none."""
+    """glibc alone returns the evaluation's buffers to the kernel and faults them back (measured
+    2500-4000 faults a call, for several calls or all eight: its dynamic mmap threshold settles at
+    a different call in different runs); with the thresholds raised, most calls fault nothing (an
+    occasional call grows the heap once: 250-1250 faults in one or two of the eight)."""
     kept, default = _faults("keep"), _faults("default")
-    assert kept < 50
-    assert default > 10 * max(kept, 50)
+    assert len(kept) == len(default) == 8
+    assert sorted(kept)[4] < 50, kept  # at least five of the eight calls fault-free
+    assert max(default) > 1000, default  # the measurement sees glibc's faults
+    assert sum(default) > 2 * sum(kept), (kept, default)
 
 
 def test_thresholds_in_the_environment_stand(monkeypatch):
