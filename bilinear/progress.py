@@ -231,7 +231,8 @@ def deadline(seconds: float | None, error: type = ConfigError):
     Work inside one long C call stops when the call returns.  A first alarm that the work
     swallowed is repeated every :data:`DEADLINE_RETRY` seconds, and a block that ends after its
     budget was spent raises :class:`BudgetSpent` on leaving, so a spent budget is never reported
-    as a finished job.  A deadline inside another one gives the outer one's timer back, less the
+    as a finished job; an alarm that lands in a ``__del__`` or a garbage-collector callback, where
+    Python can only report it, is not reported (the command's one line on stderr stays one line).  A deadline inside another one gives the outer one's timer back, less the
     time spent, when it ends.  Needs the main thread of a POSIX process (``error`` otherwise, when
     a budget is given, and for a budget that is not a positive number).
 
@@ -258,15 +259,23 @@ def deadline(seconds: float | None, error: type = ConfigError):
         fired = True
         raise BudgetSpent(seconds)
 
+    previous_hook = sys.unraisablehook
+
+    def unraisable(report):  # an alarm inside a __del__ or a gc callback: not a traceback on stderr
+        if not isinstance(report.exc_value, BudgetSpent):
+            previous_hook(report)
+
     old = signal.signal(signal.SIGALRM, spent)
     outer_left, outer_every = signal.getitimer(signal.ITIMER_REAL)  # (0, 0) unless nested
     started = time.monotonic()
+    sys.unraisablehook = unraisable
     signal.setitimer(signal.ITIMER_REAL, float(seconds), DEADLINE_RETRY)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        sys.unraisablehook = previous_hook
         if outer_left > 0:  # the outer deadline's timer, less this block's time (due now: 1 us)
             signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - started), 1e-6), outer_every)
     if fired:  # the block ended normally though its alarm went off: the exception was swallowed

@@ -137,3 +137,20 @@ def test_an_inner_deadline_gives_the_outer_timer_back() -> None:
             time.sleep(5)
     assert spent.value.args == (0.3,) and 0.25 < time.monotonic() - started < 2.0
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+class _SlowToDelete:
+    def __del__(self):
+        time.sleep(1)  # the alarm lands here: Python can only report it as unraisable
+
+
+def test_an_alarm_inside_a_finaliser_is_not_reported_and_the_budget_still_ends_the_block(monkeypatch) -> None:
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    started = time.monotonic()
+    with pytest.raises(BudgetSpent):
+        with deadline(0.02):
+            obj = _SlowToDelete()
+            del obj  # the finaliser runs here and swallows the first alarm
+    assert reported == [] and time.monotonic() - started < 2.5
+    assert sys.unraisablehook == reported.append  # given back
