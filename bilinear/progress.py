@@ -232,9 +232,10 @@ def deadline(seconds: float | None, error: type = ConfigError):
     swallowed is repeated every :data:`DEADLINE_RETRY` seconds, and a block that ends after its
     budget was spent raises :class:`BudgetSpent` on leaving, so a spent budget is never reported
     as a finished job; an alarm that lands in a ``__del__`` or a garbage-collector callback, where
-    Python can only report it, is not reported (the command's one line on stderr stays one line).  A deadline inside another one gives the outer one's timer back, less the
-    time spent, when it ends.  Needs the main thread of a POSIX process (``error`` otherwise, when
-    a budget is given, and for a budget that is not a positive number).
+    Python can only report it, is not reported (the command's one line on stderr stays one
+    line).  A deadline inside another one gives the outer one's timer back, less the time spent,
+    when it ends.  Needs the main thread of a POSIX process (``error`` otherwise, when a budget is
+    given, and for a budget that is not a positive number).
 
     >>> try:
     ...     with deadline(0.05):
