@@ -284,6 +284,13 @@ def _float_readout(readout, rows, domain) -> tuple[np.ndarray, np.ndarray | None
 
 
 _INT64_SAFE = 2**62
+
+
+def _largest_row_sum(M: np.ndarray) -> int:
+    """``max_i sum_j |M[i, j]|`` (at least 1) of an int64 matrix, in Python integers: in int64,
+    ``abs`` of -2^63 and a sum of entries near 2^62 wrap around, and the safety check built on
+    them passed weights whose scores overflowed (tests/constructions/test_prover_reference.py)."""
+    return max((sum(abs(x) for x in row) for row in M.tolist()), default=1) or 1
 _INT64_MAX, _INT64_MIN = int(np.iinfo(np.int64).max), int(np.iinfo(np.int64).min)
 #: Most (pair, class) scores the int64 closure holds at once (32 MiB of int64).
 _SCORE_CHUNK = 1 << 22
@@ -303,8 +310,8 @@ class _Int64Closure:
         self.A, self.h0, self.R = A, h0, R
         k, d = A.shape[0], A.shape[1]
         self.step = np.ascontiguousarray(A.reshape(k * d, d).T)  # H @ step: every A[s] @ h at once
-        self.a_row = max(int(np.abs(A).sum(axis=2).max()), 1)
-        self.r_row = max(int(np.abs(R).sum(axis=1).max()), 1)
+        self.a_row = _largest_row_sum(A.reshape(k * d, d))
+        self.r_row = _largest_row_sum(R)
         self.automaton, self.bound, self.search = automaton, bound, search
         self.labels = automaton.labels
         self.hidden: list[np.ndarray] = []
@@ -321,7 +328,7 @@ class _Int64Closure:
             R = np.array(weights.readout.tolist(), dtype=np.int64)  # (classes, hidden)
         except OverflowError:
             return None
-        if int(np.abs(h0).max(initial=0)) * max(int(np.abs(R).sum(axis=1).max()), 1) >= _INT64_SAFE:
+        if max((abs(x) for x in h0.tolist()), default=0) * _largest_row_sum(R) >= _INT64_SAFE:
             return None
         return cls(A, h0, R, automaton, bound, search).closure()
 

@@ -175,6 +175,42 @@ def test_int64_fast_path_agrees_with_the_generic_exact_loop(a, data):
         assert fast.state == slow.state and fast.words == slow.words
 
 
+@pytest.mark.parametrize("spec,variant,swap", [
+    ("parity", "diagonal", False), ("symmetric:3", "full", False), ("modarith:5", "full", False),
+    ("cyclic:5", "full", True),
+])
+def test_int64_overflow_restarts_the_exact_loop_from_scratch(spec, variant, swap):
+    """Weights scaled by 2^31 overflow the int64 closure's safety check after one level: it gives
+    up (None) and the exact loop runs again from an empty search, with the verdict of the
+    unscaled weights (a positive scale moves no direction)."""
+    from bilinear.constructions.prover import _Int64Closure
+
+    a, w = from_spec(spec), build(spec, variant)
+    readout = w.readout.copy()
+    if swap:
+        readout[[2, 3]] = readout[[3, 2]]  # wrong after two symbols: a counterexample past level 1
+    small = Weights(variant, w.A, w.h0, readout)
+    big = Weights(variant, w.A * 2**31, w.h0, readout)
+    assert _Int64Closure.run(big, a, 64, PairSearch()) is None  # the fallback is what runs
+    want, got = prove(small, a), prove(big, a)
+    assert got.status == want.status == ("counterexample" if swap else "proved")
+    assert got.states_explored == want.states_explored
+    if swap:
+        assert got.word == want.word and got.expected == want.expected and got.got == want.got
+    else:
+        assert got.hidden_states == want.hidden_states
+
+
+def test_int64_safety_check_does_not_wrap_around():
+    """A readout row of two entries -2^62 sums to -2^63 in int64, and the safety check once summed
+    |R| in int64: the sum wrapped, the check passed, and the margins wrapped too; these weights
+    (class 1 wins at the empty word) were proved with margin 2^62 + 1."""
+    w = Weights("full", [[[1, 0], [0, 1]], [[-1, 0], [0, -1]]], [1, 1], [[-2**62, -2**62], [2**62 - 1, 0]])
+    result = prove(w, from_spec("parity"))
+    assert isinstance(result, Counterexample)
+    assert (result.word, result.expected, result.got) == ((), 0, 1)
+
+
 # --- the parts: domains, search, time budget --------------------------------------------------
 import time
 
