@@ -12,7 +12,7 @@ import pytest
 from bilinear.automata import Automaton, from_spec
 from bilinear.cli import main
 from bilinear.automata.groups import group_shape
-from bilinear.constructions.bounds import lower_bound, unit_group
+from bilinear.constructions.bounds import _prime_power_sum, lower_bound, unit_group
 from bilinear.constructions.capability import capability_matrix
 
 THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"
@@ -154,3 +154,41 @@ def test_theorem_15_needs_exactly_three_permutations():
     b, thm, reason = lower_bound(rot_reset, "full")
     assert (b, thm) == (3, "Theorem 15") and "3 permutations" in reason
     assert lower_bound(Automaton([[1, 2, 0]], labels=[0, 1, 2]), "full")[:2] == (2, "Theorem 13")
+
+
+def test_unit_group_without_a_constant_map():
+    """A 4-cycle and x -> x mod 2: every product keeps two points apart (an adjacent pair goes to
+    an adjacent pair, and x mod 2 keeps one apart), so no word is a constant map."""
+    m, units, constant = unit_group(Automaton([[1, 2, 3, 0], [0, 1, 0, 1]], labels=[0, 1, 2, 3]))
+    assert m.n_states == 4 and units.shape == (4, 4) and not constant
+
+
+def test_theorems_14_and_15_need_a_class_per_state():
+    """A_4 on four points: with a class per point Theorem 14 excludes d = 2; with the class
+    "is it point 3" the theorem's hypothesis fails (four states, two classes) and it is not cited."""
+    table = [[1, 2, 0, 3], [0, 2, 3, 1]]
+    assert lower_bound(Automaton(table, labels=[0, 1, 2, 3]), "full")[:2] == (3, "Theorem 14")
+    assert lower_bound(Automaton(table, labels=[0, 0, 0, 1]), "full")[1] not in ("Theorem 14", "Theorem 15")
+
+
+def _least_cycle_total(N: int) -> int:
+    """The least sum of positive integers whose lcm is a multiple of N, by enumerating the
+    partitions of 1, 2, ... (the definition of Theorem F6's count, not its prime-power formula)."""
+    from math import lcm
+
+    def partitions(total, largest):
+        if total == 0:
+            yield ()
+            return
+        for first in range(min(total, largest), 0, -1):
+            for rest in partitions(total - first, first):
+                yield (first,) + rest
+
+    for total in range(1, N + 1):
+        if any(lcm(*p) % N == 0 for p in partitions(total, total)):
+            return total
+    raise AssertionError(N)
+
+
+def test_prime_power_sum_is_the_least_cycle_total():
+    assert [_prime_power_sum(N) for N in range(1, 31)] == [_least_cycle_total(N) for N in range(1, 31)]

@@ -59,12 +59,13 @@ def _eventually(seq: list[int], step: int, start: int) -> bool:
     return all(seq[n] == seq[n + step] for n in range(start, len(seq) - step))
 
 
-def _brute_periodic(a: Automaton, step: int, bound: int) -> int | None:
-    """Smallest |u|+|g|+|v| <= bound, |g| >= 1, whose labels along g^n are not eventually
-    step-periodic (checked on n < 3 * states + 6, past the pre-period <= states)."""
+def _brute_periodic(a: Automaton, step: int, bound: int, single: bool = False) -> int | None:
+    """Smallest |u|+|g|+|v| <= bound, |g| >= 1 (|g| = 1 when ``single``), whose labels along
+    g^n are not eventually step-periodic (checked on n < 3 * states + 6, past the pre-period
+    <= states)."""
     k, count = a.n_symbols, 3 * a.n_states + 6
     for total in range(1, bound + 1):
-        for lg in range(1, total + 1):
+        for lg in (1,) if single else range(1, total + 1):
             for lu in range(total - lg + 1):
                 lv = total - lg - lu
                 for u in _words(k, lu):
@@ -226,6 +227,54 @@ def test_verify_rejects_a_wrong_period_certificate() -> None:
     assert not dataclasses.replace(c2, kind="period", witnesses=((), (1, 1))).verify(from_spec("cyclic:2"))
 
 
+def _forged(c, a: Automaton, **changes):
+    """``c`` with ``changes``, its words and labels recomputed from its indices and witnesses, so
+    that only the changed fact can be wrong."""
+    c = dataclasses.replace(c, **changes)
+    return dataclasses.replace(c, words=tuple((key, a.format_word(w)) for key, w in c.indices),
+                               labels=tuple(a.classes[a.label(list(w))] for w in c.witnesses))
+
+
+def test_verify_checks_each_fact_on_its_own() -> None:
+    """One false fact at a time, everything else consistent with it (the recorded words and
+    labels recomputed): each must be refused by its own check."""
+    d4 = from_spec("dihedral:4")
+    c = certify(d4, "rotation2d")  # u = v = empty, (a, b) = (s, r)
+    assert _forged(c, d4).verify(d4)  # the helper alone breaks nothing
+    # a is two symbols: s r r and r s r differ, so the labels alone do not refuse it
+    long_a = _forged(c, d4, indices=(("u", ()), ("a", (0, 1)), ("b", (1,)), ("v", ())),
+                     witnesses=((0, 1, 1), (1, 0, 1)))
+    assert long_a.labels[0] != long_a.labels[1] and not long_a.verify(d4)
+    assert not _forged(c, d4, indices=(("u", ()), ("g", (0,)), ("v", ()))).verify(d4)  # names of another kind
+    for bad in (2, -1, 1.0):  # a symbol out of range (d4 has 2), or not an integer: False, not an error
+        assert not dataclasses.replace(c, indices=(("u", (bad,)),) + c.indices[1:]).verify(d4)
+        assert not dataclasses.replace(c, witnesses=((bad, 0, 1), (bad, 1, 0))).verify(d4)
+
+    z3 = from_spec("cyclic:3")
+    sym = certify(z3, "householder:1")  # symbol-period along g = (1,)
+    assert sym.kind == "symbol-period"
+    # g = (1, 1): a true period certificate, but the symbol kinds need a single symbol
+    two = _forged(sym, z3, indices=(("u", ()), ("g", (1, 1)), ("v", ())), witnesses=((), (1, 1, 1, 1)),
+                  label_cycle=("0", "2", "1"))
+    assert dataclasses.replace(two, kind="period").verify(z3)
+    assert not two.verify(z3)
+    period = certify(z3, "diagonal")
+    rotated = dataclasses.replace(period, label_cycle=period.label_cycle[1:] + period.label_cycle[:1])
+    assert rotated.label_period == 3 and not rotated.verify(z3)  # the cycle alone is wrong
+    # witnesses with different labels, but not u g^n v: they witness nothing
+    assert not _forged(period, z3, witnesses=((0,), (1,))).verify(z3)
+
+
+def test_failing_word_tries_n_up_to_max_n() -> None:
+    """Along g = +1 these weights are right at n = 0, 1 and wrong first at n = 2."""
+    a = from_spec("cyclic:3")
+    w = Weights("diagonal", A=[[[1]], [[-1]], [[1]]], h0=[1], readout=[[1], [-1], [0]])
+    c = certify(a, "diagonal")
+    assert c.failing_word(w, a, max_n=1) is None
+    assert c.failing_word(w, a, max_n=2) == (1, 1)
+    assert c.failing_word(w, a, max_n=0) is None
+
+
 def test_word_lookup() -> None:
     c = certify("cyclic:3", "diagonal")
     assert c.word("g") == (1,)
@@ -291,6 +340,58 @@ def test_periodic_certificate_is_shortest_and_sound(a: Automaton, variant: str) 
             assert brute == c.length
         seq = _labels_along(a, c.word("u"), c.word("g"), c.word("v"), 3 * a.n_states + 6)
         assert not _eventually(seq, step, a.n_states)
+        _check_recorded_orbit(a, c)
+
+
+@given(small_automata(max_states=3, max_symbols=2),
+       st.sampled_from([("householder:1", "symbol-period"), ("householder:1,nonneg", "symbol-constancy")]))
+@settings(max_examples=40)
+def test_symbol_certificate_is_shortest_and_sound(a: Automaton, cell) -> None:
+    """The one-symbol kinds (Theorems 7 and 8 along powers of one symbol; no commutativity
+    assumed) against enumeration: the shortest |u| + 1 + |v|, and labels that are truly not
+    eventually 2-periodic / constant along g^n."""
+    variant, kind = cell
+    step = 2 if kind == "symbol-period" else 1
+    c = certify(a, variant)
+    brute = _brute_periodic(a, step, 4, single=True)
+    if c is None:
+        assert brute is None
+        return
+    assert c.kind == kind and len(c.word("g")) == 1 and c.verify(a)
+    assert brute is None or brute >= c.length
+    if c.length <= 4:
+        assert brute == c.length
+    seq = _labels_along(a, c.word("u"), c.word("g"), c.word("v"), 3 * a.n_states + 6)
+    assert not _eventually(seq, step, a.n_states)
+    _check_recorded_orbit(a, c)
+
+
+@pytest.mark.parametrize("variant", ["diagonal", "positive", "householder:1", "householder:1,nonneg"])
+def test_witnesses_start_where_the_labels_first_break_the_pattern(variant) -> None:
+    """Z_3 whose labels are (0, 1, 0): along g = +1 the labels 0 1 0 0 1 0 ... first break
+    2-periodicity at n = 1 (label 1 against label 0 at n = 3), and constancy at n = 0 (0 then 1).
+    The witnesses are u g^n v and u g^(n+step) v for that first n."""
+    a = Automaton([[0, 1, 2], [1, 2, 0]], start=0, labels=[0, 1, 0], name="z3-labels-010")
+    c = certify(a, variant)
+    step = 2 if c.kind in ("period", "symbol-period") else 1
+    first_n = 1 if step == 2 else 0
+    assert c.word("u") == () and c.word("g") == (1,) and c.word("v") == ()
+    assert c.witnesses == ((1,) * first_n, (1,) * (first_n + step))
+    assert c.verify(a)
+
+
+def _check_recorded_orbit(a: Automaton, c) -> None:
+    """The certificate's pre-period, period, label cycle and minimal label period against a
+    plain walk along g (not the module's ``_orbit`` and ``_minimal_period``)."""
+    u, g, v = c.word("u"), c.word("g"), c.word("v")
+    states = [a.run(list(u))]
+    while a.run(list(g), state=states[-1]) not in states:
+        states.append(a.run(list(g), state=states[-1]))
+    t = states.index(a.run(list(g), state=states[-1]))
+    assert (c.preperiod, c.period) == (t, len(states) - t)
+    cycle = tuple(a.classes[a.label(list(v), state=q)] for q in states[t:])
+    assert c.label_cycle == cycle
+    assert c.label_period == min(p for p in range(1, len(cycle) + 1) if cycle == cycle[p:] + cycle[:p])
 
 
 # ------------------------------------------------------------------------------------------

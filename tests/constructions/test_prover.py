@@ -211,6 +211,18 @@ def test_int64_safety_check_does_not_wrap_around():
     assert (result.word, result.expected, result.got) == ((), 0, 1)
 
 
+@pytest.mark.parametrize("A,readout,margin", [
+    ([[[1]], [[-1]]], [[2**62], [-2**62]], 2**63),  # the root's scores are +-2^62
+    ([[[2]], [[-2]]], [[2**61], [-2**61]], 2**62),  # the root's +-2^61 (margin 2^62), then +-2^62
+])
+def test_int64_check_stops_at_two_to_the_62(A, readout, margin):
+    """Scores of size 2^62 are where int64 stops being safe: the margin best - other is then
+    2^63, one past int64's largest value.  The check gives up there (>=, not >), and the exact
+    loop proves these parity weights with their exact margin."""
+    result = prove(Weights("diagonal", A, [1], readout), from_spec("parity"))
+    assert isinstance(result, Proof) and result.margin == margin
+
+
 # --- the parts: domains, search, time budget --------------------------------------------------
 import time
 

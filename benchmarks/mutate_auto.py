@@ -1,0 +1,297 @@
+"""Operator mutants made automatically from the source of the proof and certification code.
+
+`benchmarks/mutate.py` runs mutants written by hand (a dropped term of a theorem, an inflated
+margin).  This script makes them mechanically, so that no condition is left out because nobody
+thought of it: in the functions chosen, every comparison has its operator moved to the boundary
+or negated (``<`` to ``<=``, ``==`` to ``!=``), every ``and`` becomes ``or`` and back, a ``not``
+is dropped, ``+`` and ``-`` swap, an integer constant grows by one, ``True`` and ``False`` swap,
+and a ``raise``, a bare call or an augmented assignment is replaced by ``pass``.
+
+Each mutant runs the tests given for its file in a private copy of the repository (never the
+working tree: the script can run while you edit, and ``--jobs`` copies run side by side), with
+``pytest -x`` and a timeout; a test failure or a timeout *kills* the mutant.  A mutant that no
+test kills is printed with its file, line and text: either a missing test, or an equivalent
+mutant (one that cannot change any result), which ``EQUIVALENT`` lists with the reason.
+
+    OMP_NUM_THREADS=1 python benchmarks/mutate_auto.py              # every target
+    OMP_NUM_THREADS=1 python benchmarks/mutate_auto.py -k prover    # targets whose name has "prover"
+    python benchmarks/mutate_auto.py --list                         # the mutants, without running
+
+Not in CI (a full run is tens of minutes).  The figures of the last run, and the mutants judged
+equivalent, are in docs/architecture.md ("Testing the tests").
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ROOMS = ("automata", "constructions", "learned", "analysis")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The functions of one file to mutate (all of its functions when ``functions`` is empty;
+    a name matches a function or a method ``Class.method``, and a class takes all its methods),
+    and the tests that must kill every mutant."""
+
+    name: str
+    path: str
+    functions: tuple[str, ...]
+    tests: tuple[str, ...]
+
+
+PROVER_TESTS = ("tests/constructions/test_prover.py", "tests/constructions/test_prover_reference.py",
+                "tests/constructions/test_soundness.py",
+                "tests/constructions/test_families.py", "tests/constructions/test_hidden_store.py")
+
+TARGETS = [
+    Target("prover", "constructions/prover.py", (), PROVER_TESTS),
+    Target("certificates", "constructions/certificates.py", (),
+           ("tests/constructions/test_certificates.py", "tests/constructions/test_matrix.py")),
+    Target("bounds", "constructions/bounds.py", (),
+           ("tests/constructions/test_bounds.py", "tests/constructions/test_minimal.py",
+            "tests/constructions/test_monomial_resets.py", "tests/constructions/test_families.py")),
+    Target("conformance", "constructions/variants.py", (),
+           ("tests/constructions/test_variants.py", "tests/constructions/test_weights.py",
+            "tests/constructions/test_families.py")),
+]
+
+
+#: Mutants that cannot change any observable result: (file, line, mutated text) -> why.
+EQUIVALENT: dict[tuple[str, int, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    target: Target
+    line: int
+    start: int  # offsets into the source text
+    end: int
+    new: str
+    label: str
+
+    def key(self) -> tuple[str, int, str]:
+        return (self.target.path, self.line, self.label)
+
+
+_SWAP_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+             ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+_SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+
+
+def _offsets(source: str) -> list[int]:
+    starts, total = [], 0
+    for line in source.splitlines(keepends=True):
+        starts.append(total)
+        total += len(line)
+    return starts
+
+
+def _segment(node, starts) -> tuple[int, int]:
+    return starts[node.lineno - 1] + node.col_offset, starts[node.end_lineno - 1] + node.end_col_offset
+
+
+def _variants(node) -> list[tuple[ast.AST, str]]:
+    """The mutated copies of one expression node, each with a short label."""
+    out = []
+    if isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            if type(op) in _SWAP_CMP:
+                m = ast.Compare(left=node.left, ops=list(node.ops), comparators=node.comparators)
+                m.ops[i] = _SWAP_CMP[type(op)]()
+                out.append((m, ""))
+    elif isinstance(node, ast.BinOp) and type(node.op) in _SWAP_BIN:
+        out.append((ast.BinOp(left=node.left, op=_SWAP_BIN[type(node.op)](), right=node.right), ""))
+    elif isinstance(node, ast.BoolOp):
+        other = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        out.append((ast.BoolOp(op=other, values=node.values), ""))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        out.append((node.operand, ""))
+    elif isinstance(node, ast.Constant):
+        if node.value is True or node.value is False:
+            out.append((ast.Constant(not node.value), ""))
+        elif isinstance(node.value, int):
+            out.append((ast.Constant(node.value + 1), ""))
+            if node.value == 1:
+                out.append((ast.Constant(0), ""))
+    return out
+
+
+def _statement_variant(node) -> bool:
+    """A statement replaced by ``pass``: a raise, a bare call, an augmented assignment."""
+    return isinstance(node, (ast.Raise, ast.AugAssign)) or (
+        isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
+
+
+def _chosen(tree, functions) -> list[ast.AST]:
+    """The function definitions to mutate."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not functions or node.name in functions:
+                found.append(node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if not functions or node.name in functions or f"{node.name}.{item.name}" in functions:
+                        found.append(item)
+    return found
+
+
+def _walk(node, skip_docstring: bool = True):
+    """The nodes under ``node``, leaving out annotations, docstrings, f-strings and decorators."""
+    body = getattr(node, "body", None)
+    doc = None
+    if skip_docstring and isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
+            getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+        doc = body[0]
+    for field, value in ast.iter_fields(node):
+        if field in ("annotation", "returns", "decorator_list", "type_comment"):
+            continue
+        for child in value if isinstance(value, list) else [value]:
+            if not isinstance(child, ast.AST) or child is doc or isinstance(child, ast.JoinedStr):
+                continue
+            yield child
+            yield from _walk(child)
+
+
+def mutants_of(target: Target) -> list[Mutant]:
+    source = (ROOT / target.path).read_text()
+    tree = ast.parse(source)
+    starts = _offsets(source)
+    out: list[Mutant] = []
+    for fn in _chosen(tree, target.functions):
+        for node in _walk(fn):
+            if not hasattr(node, "lineno"):
+                continue
+            if isinstance(node, ast.stmt):
+                if _statement_variant(node):
+                    a, b = _segment(node, starts)
+                    out.append(Mutant(target, node.lineno, a, b, "pass", f"{source[a:b].splitlines()[0]} -> pass"))
+                continue
+            for mutated, _ in _variants(node):
+                a, b = _segment(node, starts)
+                text = ast.unparse(mutated)
+                if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+                    new = text
+                else:
+                    new = f"({text})"
+                old = " ".join(source[a:b].split())
+                out.append(Mutant(target, node.lineno, a, b, new, f"{old} -> {text}"))
+    return out
+
+
+def _copy(dest: Path) -> None:
+    """A private copy of the repository's code and tests, importable as ``bilinear``."""
+    ignore = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".mypy_cache", ".ruff_cache",
+                                    ".hypothesis", "build", "dist", "runs", "*.pt")
+    for part in ("bilinear", *ROOMS, "tests", "examples", "docs", "pyproject.toml", "conftest.py"):
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=ignore)
+        elif src.exists():
+            shutil.copy2(src, dest / part)
+    for room in ROOMS:  # the package-dir mapping of pyproject.toml, as links
+        (dest / "bilinear" / room).symlink_to(dest / room, target_is_directory=True)
+
+
+def run(m: Mutant, copy: Path, timeout: float) -> str:
+    path = copy / m.target.path
+    source = (ROOT / m.target.path).read_text()
+    try:
+        path.write_text(source[:m.start] + m.new + source[m.end:])
+        cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
+               *m.target.tests]
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+        try:
+            done = subprocess.run(cmd, cwd=copy, capture_output=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return "killed (timeout)"
+        if done.returncode == 0:
+            return "survived"
+        if done.returncode in (1,):
+            return "killed"
+        return f"killed (pytest exit {done.returncode})"
+    finally:
+        path.write_text(source)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("-k", default="", help="only targets whose name contains this text")
+    p.add_argument("--line", type=int, nargs=2, metavar=("FROM", "TO"), help="only mutants on these lines")
+    p.add_argument("--jobs", type=int, default=2, help="copies run side by side (default 2)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's test run")
+    p.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = p.parse_args(argv)
+    targets = [t for t in TARGETS if args.k.lower() in t.name.lower()]
+    mutants = [m for t in targets for m in mutants_of(t)]
+    if args.line:
+        mutants = [m for m in mutants if args.line[0] <= m.line <= args.line[1]]
+    if args.list:
+        for m in mutants:
+            print(f"{m.target.path}:{m.line}: {m.label}")
+        print(f"{len(mutants)} mutants")
+        return 0
+    # every copy is checked first: the unmutated tests must pass there, else nothing is measured
+    work = Path(tempfile.mkdtemp(prefix="bilinear-mutate-"))
+    copies = []
+    try:
+        for i in range(max(1, args.jobs)):
+            copies.append(work / f"copy{i}")
+            _copy(copies[-1])
+        tests = sorted({t for m in mutants for t in m.target.tests})
+        base = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+                              cwd=copies[0], capture_output=True, text=True,
+                              env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(copies[0])})
+        if base.returncode != 0:
+            print("the unmutated tests fail in the copy; nothing measured:\n" + base.stdout[-3000:])
+            return 1
+        free = list(copies)
+        lock = threading.Lock()
+        results: list[tuple[Mutant, str]] = []
+        t0 = time.perf_counter()
+
+        def one(m):
+            with lock:
+                copy = free.pop()
+            try:
+                outcome = run(m, copy, args.timeout)
+            finally:
+                with lock:
+                    free.append(copy)
+            with lock:
+                results.append((m, outcome))
+                eq = EQUIVALENT.get(m.key())
+                note = f"  (equivalent: {eq})" if eq and outcome == "survived" else ""
+                print(f"[{len(results)}/{len(mutants)} {time.perf_counter() - t0:5.0f}s] {outcome:<9} "
+                      f"{m.target.path}:{m.line}: {m.label}{note}", flush=True)
+
+        with ThreadPoolExecutor(max_workers=len(copies)) as pool:
+            list(pool.map(one, mutants))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    survivors = [(m, o) for m, o in results if o == "survived" and m.key() not in EQUIVALENT]
+    equivalent = [m for m, o in results if o == "survived" and m.key() in EQUIVALENT]
+    scored = len(results) - len(equivalent)
+    print(f"\nkilled {scored - len(survivors)} of {scored} mutants "
+          f"({100 * (scored - len(survivors)) / max(scored, 1):.0f}%); equivalent (not scored): {len(equivalent)}")
+    for m, _ in sorted(survivors, key=lambda r: (r[0].target.path, r[0].line)):
+        print(f"  survived: {m.target.path}:{m.line}: {m.label}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
