@@ -51,6 +51,12 @@ class Target:
     functions: tuple[str, ...]
     tests: tuple[str, ...]
 
+    @property
+    def test_ids(self) -> tuple[str, ...]:
+        """The tests, and the file's own doctests (tests/test_doctests.py, one case per module)."""
+        module = "bilinear." + self.path.removesuffix(".py").replace("/", ".")
+        return (*self.tests, f"tests/test_doctests.py::test_module_doctests[{module}]")
+
 
 PROVER_TESTS = ("tests/constructions/test_prover.py", "tests/constructions/test_prover_reference.py",
                 "tests/constructions/test_soundness.py",
@@ -65,7 +71,12 @@ TARGETS = [
             "tests/constructions/test_monomial_resets.py", "tests/constructions/test_families.py")),
     Target("conformance", "constructions/variants.py", (),
            ("tests/constructions/test_variants.py", "tests/constructions/test_weights.py",
-            "tests/constructions/test_families.py")),
+            "tests/constructions/test_families.py", "tests/constructions/test_conformance_edges.py",
+            "tests/constructions/test_soundness.py")),
+    Target("domains", "constructions/domains.py", (), PROVER_TESTS + ("tests/constructions/test_field.py",)),
+    Target("search", "constructions/search.py", (), PROVER_TESTS + ("tests/constructions/test_limits.py",)),
+    Target("stackprover", "constructions/stackprover.py", (),
+           ("tests/constructions/test_stack.py", "tests/constructions/test_depth_aperiodic.py")),
 ]
 
 
@@ -213,7 +224,7 @@ def run(m: Mutant, copy: Path, timeout: float) -> str:
     try:
         path.write_text(source[:m.start] + m.new + source[m.end:])
         cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
-               *m.target.tests]
+               *m.target.test_ids]
         env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
         try:
             done = subprocess.run(cmd, cwd=copy, capture_output=True, timeout=timeout, env=env)
@@ -230,16 +241,26 @@ def run(m: Mutant, copy: Path, timeout: float) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("-k", default="", help="only targets whose name contains this text")
+    p.add_argument("-k", default="", help="only targets whose name contains this text (several: comma-separated)")
     p.add_argument("--line", type=int, nargs=2, metavar=("FROM", "TO"), help="only mutants on these lines")
     p.add_argument("--jobs", type=int, default=2, help="copies run side by side (default 2)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's test run")
+    p.add_argument("--again", metavar="LOG", help="only the mutants a previous run's output LOG reports as "
+                   "survived (matched by file and text, so that edits which move lines do not lose them)")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = p.parse_args(argv)
-    targets = [t for t in TARGETS if args.k.lower() in t.name.lower()]
+    wanted = [k.strip().lower() for k in args.k.split(",")]
+    targets = [t for t in TARGETS if any(k in t.name.lower() for k in wanted)]
     mutants = [m for t in targets for m in mutants_of(t)]
     if args.line:
         mutants = [m for m in mutants if args.line[0] <= m.line <= args.line[1]]
+    if args.again:
+        survived = set()
+        for line in Path(args.again).read_text().splitlines():
+            if " survived " in line or line.startswith("  survived: "):
+                where, _, label = line.split(" survived", 1)[1].lstrip(": ").partition(": ")
+                survived.add((where.split(":")[0], label.split("  (equivalent")[0]))
+        mutants = [m for m in mutants if (m.target.path, m.label) in survived]
     if args.list:
         for m in mutants:
             print(f"{m.target.path}:{m.line}: {m.label}")
@@ -252,7 +273,7 @@ def main(argv=None) -> int:
         for i in range(max(1, args.jobs)):
             copies.append(work / f"copy{i}")
             _copy(copies[-1])
-        tests = sorted({t for m in mutants for t in m.target.tests})
+        tests = sorted({t for m in mutants for t in m.target.test_ids})
         base = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
                               cwd=copies[0], capture_output=True, text=True,
                               env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(copies[0])})

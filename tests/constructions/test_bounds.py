@@ -192,3 +192,16 @@ def _least_cycle_total(N: int) -> int:
 
 def test_prime_power_sum_is_the_least_cycle_total():
     assert [_prime_power_sum(N) for N in range(1, 31)] == [_least_cycle_total(N) for N in range(1, 31)]
+
+
+@pytest.mark.parametrize("spec,variant,bound,theorem", [
+    ("modarith:5", "householder:1,nonneg", 3, "Theorem 15"),  # F5 (d >= 2) must not lower it
+    ("parity", "householder:1,nonneg", 2, "Theorem F5"),
+    ("cyclic:3", "householder:1,nonneg", 2, "Theorem 13"),
+    ("reset:3", "monomial", 3, "Theorem F8"),
+    ("cyclic:12", "monomial", 5, "Theorem F6"),  # period 12: cycles 3 + 2 (a signed 2-cycle has order 4)
+    ("cyclic:9", "monomial", 9, "Theorem F6"),
+    ("cyclic:15", "monomial", 8, "Theorem F6"),  # 3 + 5
+])
+def test_the_2025_families_bounds_take_the_strongest_theorem(spec, variant, bound, theorem):
+    assert lower_bound(spec, variant)[:2] == (bound, theorem)
