@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -80,8 +81,9 @@ TARGETS = [
 ]
 
 
-#: Mutants that cannot change any observable result: (file, line, mutated text) -> why.
-EQUIVALENT: dict[tuple[str, int, str], str] = {}
+#: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
+#: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
+EQUIVALENT: dict[tuple[str, str, str, int], str] = {}
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,11 @@ class Mutant:
     end: int
     new: str
     label: str
+    function: str = ""  # Class.method or function
+    occurrence: int = 0  # earlier mutants of the same function with the same label
 
-    def key(self) -> tuple[str, int, str]:
-        return (self.target.path, self.line, self.label)
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.target.path, self.function, self.label, self.occurrence)
 
 
 _SWAP_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -146,18 +150,18 @@ def _statement_variant(node) -> bool:
         isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
 
 
-def _chosen(tree, functions) -> list[ast.AST]:
-    """The function definitions to mutate."""
+def _chosen(tree, functions) -> list[tuple[str, ast.AST]]:
+    """The function definitions to mutate, with their names (``Class.method`` for a method)."""
     found = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if not functions or node.name in functions:
-                found.append(node)
+                found.append((node.name, node))
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     if not functions or node.name in functions or f"{node.name}.{item.name}" in functions:
-                        found.append(item)
+                        found.append((f"{node.name}.{item.name}", item))
     return found
 
 
@@ -183,7 +187,8 @@ def mutants_of(target: Target) -> list[Mutant]:
     tree = ast.parse(source)
     starts = _offsets(source)
     out: list[Mutant] = []
-    for fn in _chosen(tree, target.functions):
+    for name, fn in _chosen(tree, target.functions):
+        first = len(out)
         for node in _walk(fn):
             if not hasattr(node, "lineno"):
                 continue
@@ -201,6 +206,11 @@ def mutants_of(target: Target) -> list[Mutant]:
                     new = f"({text})"
                 old = " ".join(source[a:b].split())
                 out.append(Mutant(target, node.lineno, a, b, new, f"{old} -> {text}"))
+        seen: dict[str, int] = {}
+        for i in range(first, len(out)):
+            m = out[i]
+            out[i] = dataclasses.replace(m, function=name, occurrence=seen.get(m.label, 0))
+            seen[m.label] = seen.get(m.label, 0) + 1
     return out
 
 
@@ -259,11 +269,11 @@ def main(argv=None) -> int:
         for line in Path(args.again).read_text().splitlines():
             if " survived " in line or line.startswith("  survived: "):
                 where, _, label = line.split(" survived", 1)[1].lstrip(": ").partition(": ")
-                survived.add((where.split(":")[0], label.split("  (equivalent")[0]))
+                survived.add((where.split(":")[0], label.split("  (equivalent")[0].split("  [")[0]))
         mutants = [m for m in mutants if (m.target.path, m.label) in survived]
     if args.list:
         for m in mutants:
-            print(f"{m.target.path}:{m.line}: {m.label}")
+            print(f"{m.target.path}:{m.line}: {m.label}  [{m.function} #{m.occurrence}]")
         print(f"{len(mutants)} mutants")
         return 0
     # every copy is checked first: the unmutated tests must pass there, else nothing is measured
@@ -298,7 +308,7 @@ def main(argv=None) -> int:
                 eq = EQUIVALENT.get(m.key())
                 note = f"  (equivalent: {eq})" if eq and outcome == "survived" else ""
                 print(f"[{len(results)}/{len(mutants)} {time.perf_counter() - t0:5.0f}s] {outcome:<9} "
-                      f"{m.target.path}:{m.line}: {m.label}{note}", flush=True)
+                      f"{m.target.path}:{m.line}: {m.label}  [{m.function}]{note}", flush=True)
 
         with ThreadPoolExecutor(max_workers=len(copies)) as pool:
             list(pool.map(one, mutants))
@@ -310,7 +320,7 @@ def main(argv=None) -> int:
     print(f"\nkilled {scored - len(survivors)} of {scored} mutants "
           f"({100 * (scored - len(survivors)) / max(scored, 1):.0f}%); equivalent (not scored): {len(equivalent)}")
     for m, _ in sorted(survivors, key=lambda r: (r[0].target.path, r[0].line)):
-        print(f"  survived: {m.target.path}:{m.line}: {m.label}")
+        print(f"  survived: {m.target.path}:{m.line}: {m.label}  [{m.function}]")
     return 0
 
 

@@ -14,7 +14,7 @@ from bilinear.constructions.field import cos2pi, sin2pi
 from bilinear.constructions.prover import Counterexample, Proof, Unproved, prove
 from bilinear.constructions.registry import build
 from bilinear.constructions.weights import Weights
-from bilinear.errors import WeightsError
+from bilinear.errors import MismatchError, WeightsError
 
 
 def rotation_weights(m, k=1, n=None):
@@ -221,6 +221,31 @@ def test_int64_check_stops_at_two_to_the_62(A, readout, margin):
     loop proves these parity weights with their exact margin."""
     result = prove(Weights("diagonal", A, [1], readout), from_spec("parity"))
     assert isinstance(result, Proof) and result.margin == margin
+
+
+def test_bound_one_is_accepted_and_a_non_weights_value_is_refused():
+    assert isinstance(prove(build("parity", "diagonal"), from_spec("parity"), bound=1), Proof)  # 2 pairs <= 1 x 2
+    with pytest.raises(MismatchError, match="prove needs a Weights value, got dict .*prove_stack"):
+        prove({"A": [[[1]]]}, from_spec("parity"))
+
+
+def test_time_budget_is_checked_between_chunks_of_scores(monkeypatch):
+    """The int64 closure scores a level in chunks of at most _SCORE_CHUNK (pair, class) entries
+    and checks the clock between chunks (symmetric:8 has 40,320 classes, and a budget must not
+    wait for a whole level's scores).  With one pair per chunk the quaternion's search consults
+    the clock more often than with the usual chunk."""
+    from bilinear.constructions import prover as prover_module
+    from bilinear.constructions.search import Clock
+
+    calls = []
+    check = Clock.check
+    monkeypatch.setattr(Clock, "check", lambda self, *args: (calls.append(1), check(self, *args))[1])
+    a, w = from_spec("quaternion"), build("quaternion", "full")
+    assert isinstance(prove(w, a, time_budget=600), Proof)
+    usual, calls[:] = len(calls), []
+    monkeypatch.setattr(prover_module, "_SCORE_CHUNK", 1)
+    assert isinstance(prove(w, a, time_budget=600), Proof)
+    assert len(calls) >= usual + 4  # levels of 2, 4 and 1 new pairs: at least 4 checks between chunks
 
 
 # --- the parts: domains, search, time budget --------------------------------------------------
