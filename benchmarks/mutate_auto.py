@@ -250,12 +250,20 @@ def run(m: Mutant, copy: Path, timeout: float) -> str:
         path.write_text(source)
 
 
+def _terminate(signum, frame):  # SIGTERM: leave through ``finally``, which removes the copies
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("-k", default="", help="only targets whose name contains this text (several: comma-separated)")
     p.add_argument("--line", type=int, nargs=2, metavar=("FROM", "TO"), help="only mutants on these lines")
     p.add_argument("--jobs", type=int, default=2, help="copies run side by side (default 2)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's test run")
+    p.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds per mutant's test run (a mutant that loops forever is killed by it)")
     p.add_argument("--again", metavar="LOG", help="only the mutants a previous run's output LOG reports as "
                    "survived (matched by file and text, so that edits which move lines do not lose them)")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")

@@ -102,3 +102,57 @@ def test_cyclotomic_products_are_reduced():
     out = D.matvec([((0, x2),)], [x6])[0]
     assert out.degree() < D.field.degree and out == D.dot(((0, x2),), [x6])
     assert not out.is_zero() and np.isclose(float(_value(D, out)), np.cos(2 * np.pi * 8 / 20))
+
+
+@pytest.mark.parametrize("D", [d for d in DOMAINS if not d.exact_keys], ids=["Q(zeta_20)", "Q(zeta_20) sparse"])
+def test_parallel_with_one_enclosure_that_decides_nothing(D):
+    """A sign read from a tight enclosure and one decided exactly (infinite radius) agree."""
+    a, b, c, neg = _vectors(D)
+    useless = (D.floats(b)[0], np.full(2, np.inf))
+    assert D.parallel(a, b, (D.floats(a), useless)) and D.parallel(b, a, (useless, D.floats(a)))
+    assert not D.parallel(a, neg(b), (D.floats(a), (D.floats(neg(b))[0], np.full(2, np.inf))))
+
+
+def test_enclosures_of_constants_and_of_zeta_itself():
+    """Degree 0 (a rational) and degree 1 (zeta_20, whose real part is cos 18 degrees)."""
+    D = CyclotomicDomain(20)
+    v = [flint.fmpq_poly([flint.fmpq(-3, 7)]), flint.fmpq_poly([0, 1]), flint.fmpq_poly([2, 1])]
+    mid, rad = D.floats(v)
+    for x, m, r in zip(v, mid, rad):
+        assert abs(_value(D, x) - mpmath.mpf(m)) <= r <= 1e-13 * abs(m)
+    assert np.isclose(mid[1], np.cos(np.pi / 10))
+
+
+@pytest.mark.parametrize("D", [d for d in DOMAINS if d.exact_keys], ids=["Q", "Z"])
+def test_keys_of_multiples_whose_first_entry_is_one_or_two(D):
+    a = [D.convert(1), D.convert(-3)] if isinstance(D, IntegerDomain) else [D.convert(Fraction(1, 3)), D.convert(Fraction(-5, 7))]
+    first = a[0]
+    for t in (1, 2, 3, 6):
+        scaled = [x * t for x in a] if isinstance(D, IntegerDomain) else [x * (D.convert(t) / first) / 3 for x in a]
+        assert D.key(scaled) == D.key(a), t
+
+
+def test_radical_is_the_product_of_the_distinct_primes():
+    from sympy import primefactors
+
+    from bilinear.constructions.domains import _radical
+
+    assert [_radical(m) for m in range(1, 300)] == [int(np.prod(primefactors(m))) for m in range(1, 300)]
+
+
+@pytest.mark.parametrize("m", [12, 15, 20, 21, 30, 36, 35, 60])
+def test_sparse_arithmetic_agrees_with_dense_polynomials(m):
+    """Products and sums of random sparse elements of Q(zeta_m) against plain polynomial
+    multiplication reduced mod Phi_m (m = 15, 21, 35: cyclotomic polynomials whose reductions
+    have several terms with coefficient +1)."""
+    from bilinear.constructions.domains import Terms, terms_poly
+
+    S = SparseCyclotomicDomain(m)
+    phi = flint.fmpq_poly(flint.fmpz_poly.cyclotomic(m).coeffs())
+    rng = np.random.default_rng(m)
+    for _ in range(20):
+        x, y = (Terms({int(k): flint.fmpq(int(rng.integers(-5, 6)) or 1, int(rng.integers(1, 4)))
+                       for k in rng.choice(S.field.degree, size=3, replace=False)}) for _ in range(2))
+        assert terms_poly(S.mul(x, y)) == terms_poly(x) * terms_poly(y) % phi
+        assert terms_poly(x + y) == terms_poly(x) + terms_poly(y)
+        assert max(S.mul(x, y), default=0) < S.field.degree  # reduced
