@@ -156,3 +156,27 @@ def test_sparse_arithmetic_agrees_with_dense_polynomials(m):
         assert terms_poly(S.mul(x, y)) == terms_poly(x) * terms_poly(y) % phi
         assert terms_poly(x + y) == terms_poly(x) + terms_poly(y)
         assert max(S.mul(x, y), default=0) < S.field.degree  # reduced
+
+
+@pytest.mark.parametrize("m", [12, 15, 20, 36, 60])
+def test_compact_multiplicands_multiply_as_the_element(m):
+    """``constant(x)`` writes a weight entry with the fewest terms (a group that is a reduced
+    monomial c x^i y^q becomes one term); multiplying by it must give what multiplying by ``x``
+    itself gives, for zeta^k, (zeta^k + zeta^-k) / 2 and sums of them."""
+    from bilinear.constructions.domains import Terms
+    from bilinear.constructions.field import FieldElement
+
+    S = SparseCyclotomicDomain(m)
+
+    def power(k):
+        red = S._reduce[k % m]
+        return Terms({red: flint.fmpq(1)}) if isinstance(red, int) else Terms({e: flint.fmpq(t) for e, t in red})
+
+    rng = np.random.default_rng(m)
+    for k in range(m):
+        half = flint.fmpq(1, 2)
+        cos_like = Terms({e: c * half for e, c in (power(k) + power(-k)).items()})
+        for terms in (power(k), cos_like, power(k) + power(3 * k + 1)):
+            x = FieldElement.from_terms(S.field, terms)
+            y = Terms({int(e): flint.fmpq(int(rng.integers(-4, 5)) or 1) for e in rng.choice(S.field.degree, 3, replace=False)})
+            assert S.mul(S.constant(x), y) == S.mul(S.convert(x), y), (k, terms)
