@@ -76,7 +76,8 @@ TARGETS = [
             "tests/constructions/test_soundness.py")),
     Target("domains", "constructions/domains.py", (),
            PROVER_TESTS + ("tests/constructions/test_field.py", "tests/constructions/test_domains.py")),
-    Target("search", "constructions/search.py", (), PROVER_TESTS + ("tests/constructions/test_limits.py",)),
+    Target("search", "constructions/search.py", (),
+           PROVER_TESTS + ("tests/constructions/test_limits.py", "tests/constructions/test_clock.py")),
     Target("stackprover", "constructions/stackprover.py", (),
            ("tests/constructions/test_stack.py", "tests/constructions/test_depth_aperiodic.py")),
 ]

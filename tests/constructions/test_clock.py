@@ -1,0 +1,81 @@
+"""The prover's clock (constructions/search.py ``Clock``): the budget, the seconds it reports, how
+often it looks at the time, and its progress lines.  The mutation run found these numbers
+unchecked: a clock that reported ``now + start`` seconds, or never counted its ticks, passed."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bilinear.constructions import search
+from bilinear.constructions.search import Clock, OutOfTime
+from bilinear.errors import WeightsError
+
+
+def test_a_spent_budget_reports_the_seconds_since_the_start():
+    clock = Clock(0.01)
+    time.sleep(0.02)
+    with pytest.raises(OutOfTime) as spent:
+        clock.check(5, 3)
+    assert 0.01 <= spent.value.args[0] < 5.0
+    assert 0.01 <= clock.elapsed() < 5.0
+    with pytest.raises(OutOfTime) as building:
+        clock.tick_build(2, 9, "matrices")
+    assert 0.01 <= building.value.args[0] < 5.0 and building.value.args[1:] == (2, 9, "matrices")
+
+
+def test_ticks_look_at_the_time_every_few_steps():
+    clock = Clock(0.001, every=4)
+    time.sleep(0.01)
+    for _ in range(3):
+        clock.tick(1, 1)  # three ticks: the time is not read
+    with pytest.raises(OutOfTime):
+        clock.tick(1, 1)  # the fourth reads it
+
+
+def test_progress_reports_after_its_delay_with_the_seconds_spent(monkeypatch):
+    seen = []
+    clock = Clock(None, lambda pairs, dirs, seconds: seen.append((pairs, dirs, seconds)))
+    clock.check(10, 4)
+    assert seen == []  # before PROGRESS_AFTER (two seconds): silent
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    clock.check(10, 4)
+    clock.finish(12, 5)
+    assert [s[:2] for s in seen] == [(10, 4), (12, 5)] and all(0 <= s[2] < 5.0 for s in seen)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 1e9)
+    clock.check(20, 6)  # the last report was just now: not again
+    assert len(seen) == 2
+    quiet = Clock(None, None)
+    quiet.check(1, 1)
+    quiet.finish(1, 1)  # never reported, so no last line either
+
+
+def test_building_lines_on_stderr_only_for_progress_true(monkeypatch, capsys):
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    Clock(None, lambda *a: None).tick_build(3, 10)
+    assert capsys.readouterr().err == ""
+    Clock(None, True).tick_build(3, 10)
+    err = capsys.readouterr().err
+    assert err.startswith("build: 3 of 10 states, ") and "s left; --time-budget stops it)" in err
+    seconds = float(err.split("states, ")[1].split(" s")[0])
+    assert 0 <= seconds < 5.0
+
+
+@pytest.mark.parametrize("progress", [None, True, False, print])
+def test_progress_values_accepted(progress):
+    Clock(None, progress).check(1, 1)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0.5])
+def test_progress_values_refused(bad):
+    with pytest.raises(WeightsError, match="progress must be None, True or a callable"):
+        Clock(None, bad)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, "5", float("nan")])
+def test_budgets_refused(bad):
+    with pytest.raises(WeightsError, match="time_budget must be a positive number of seconds"):
+        Clock(bad)
