@@ -79,3 +79,26 @@ def test_progress_values_refused(bad):
 def test_budgets_refused(bad):
     with pytest.raises(WeightsError, match="time_budget must be a positive number of seconds"):
         Clock(bad)
+
+
+def test_progress_counts_are_the_searchs_own(monkeypatch):
+    """With reports at every look at the clock, the counts a proof reports only grow, and the
+    last one (at the end) is the proof's own: pairs explored and directions."""
+    from bilinear.automata.families import from_spec
+    from bilinear.constructions.prover import prove
+    from bilinear.constructions.registry import build
+
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    seen = []
+    a = from_spec("dihedral:6")
+    proof = prove(build("dihedral:6", "full"), a, progress=lambda p, d, s: seen.append((p, d)))
+    assert len(seen) >= 2 and seen == sorted(seen)
+    assert seen[-1] == (proof.states_explored, proof.hidden_states)
+    assert all(p <= proof.states_explored and d <= proof.hidden_states for p, d in seen)
+
+
+def test_breadth_first_limit_is_inclusive():
+    succ = lambda x: [(x + 1) % 4]  # noqa: E731 - four values
+    assert search.breadth_first(0, succ, 4) == [0, 1, 2, 3]
+    assert search.breadth_first(0, succ, 3) is None
