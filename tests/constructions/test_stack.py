@@ -378,3 +378,57 @@ def test_certify_stack_where_snapping_must_fail_or_the_float_stack_fails():
     c = certify_stack(far, a, test_length=500, words=16, tol=0.05)
     assert c.status == "snapped" and c.proof.status == "proved" and not c.check.passed
     assert "fails on the word" in c.reason and len(c.check.first_failure) > c.certified
+
+
+def _exact_labels(stack, word):
+    """The stack's label of ``word`` in Fractions (layer by layer; a tie is None)."""
+    from fractions import Fraction
+
+    symbols = list(word)
+    label = None
+    for layer in stack.layers:
+        h = [Fraction(x) for x in layer.h0.tolist()]
+        classes = []
+        for s in symbols:
+            h = [sum(Fraction(a) * x for a, x in zip(row, h)) for row in layer.A[s].tolist()]
+            scores = [sum(Fraction(r) * x for r, x in zip(row, h)) for row in layer.readout.tolist()]
+            top = max(scores)
+            classes.append(scores.index(top) if scores.count(top) == 1 else None)
+        label = classes[-1] if classes else None
+        symbols = [s * layer.n_classes + c for s, c in zip(symbols, classes)] if None not in classes else None
+        if symbols is None:
+            break
+    return label
+
+
+def test_intermediate_classes_that_floats_get_wrong_are_decided_exactly():
+    """Layer 1's two scores on (1, 1) are 3/10 (as 1/10 + 2/10) and 3/10 + 2^-60: in floats the
+    first is larger (0.1 + 0.2 rounds up, 0.3 + 2^-60 rounds to 0.3), exactly the second; on
+    (-1, -1) the reverse.  Layer 2 resets to the class it is given.  Read exactly the stack
+    labels even parity 1 and odd parity 0 on every word; a screen that trusted the floats
+    would read the opposite classes."""
+    from fractions import Fraction
+
+    tiny = Fraction(1, 2**60)
+    layer1 = Weights("diagonal", A=[[[1, 0], [0, 1]], [[-1, 0], [0, -1]]], h0=[1, 1],
+                     readout=[[Fraction(1, 10), Fraction(2, 10)], [Fraction(3, 10) + tiny, 0]])
+    reset = [[[1, 1], [0, 0]], [[0, 0], [1, 1]]]  # h -> (sum h) e_c, for class c of layer 1
+    layer2 = Weights("full", A=[reset[0], reset[1], reset[0], reset[1]], h0=[0, 1], readout=[[1, 0], [0, 1]])
+    stack = Stack((layer1, layer2))
+    a = Automaton([[0, 1], [1, 0]], labels=[1, 0])  # even -> 1, odd -> 0
+    words = [w for n in range(1, 5) for w in itertools.product(range(2), repeat=n)]  # (and the empty word: 1)
+    assert all(_exact_labels(stack, w) == a.label(list(w)) for w in words)  # the oracle agrees
+    assert run_float(stack, np.array([[0]])).labels[0, -1] != a.label([0])  # floats do not
+    assert prove_stack(stack, a).status == "proved"
+
+
+def test_prove_stack_checks_its_inputs():
+    from bilinear.errors import MismatchError
+
+    s, parity = Stack((PARITY1, COPY2)), from_spec("parity")
+    assert prove_stack(s, parity, bound=1).status == "proved"  # two tuples <= 1 x 2 states
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(WeightsError, match="bound must be a positive integer"):
+            prove_stack(s, parity, bound=bad)
+    with pytest.raises(MismatchError):
+        prove_stack(s, from_spec("cyclic:3"))
