@@ -275,12 +275,17 @@ def main(argv=None) -> int:
     if args.line:
         mutants = [m for m in mutants if args.line[0] <= m.line <= args.line[1]]
     if args.again:
-        survived = set()
+        # matched by file, text, function (where the log names it) and a line within 12 of the
+        # logged one: edits that move lines do not lose a mutant, and "1 -> 2" elsewhere is not taken
+        survived: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for line in Path(args.again).read_text().splitlines():
             if " survived " in line or line.startswith("  survived: "):
                 where, _, label = line.split(" survived", 1)[1].lstrip(": ").partition(": ")
-                survived.add((where.split(":")[0], label.split("  (equivalent")[0].split("  [")[0]))
-        mutants = [m for m in mutants if (m.target.path, m.label) in survived]
+                text, _, function = label.split("  (equivalent")[0].partition("  [")
+                path, _, at = where.partition(":")
+                survived.setdefault((path, text), []).append((int(at), function.rstrip("]")))
+        mutants = [m for m in mutants if any(abs(m.line - at) <= 12 and fn in ("", m.function)
+                                             for at, fn in survived.get((m.target.path, m.label), ()))]
     if args.list:
         for m in mutants:
             print(f"{m.target.path}:{m.line}: {m.label}  [{m.function} #{m.occurrence}]")
