@@ -595,3 +595,15 @@ def test_failing_word_on_given_weights() -> None:
         cp.failing_word(rot, p)
     with pytest.raises(WeightsError, match="max_n must be a non-negative integer"):
         c.failing_word(rot, a, max_n=-1)
+
+
+@pytest.mark.parametrize("table,labels,preperiod,period,label_period", [
+    ([[1, 2, 3, 1]], [0, 0, 1, 2], 1, 3, 3),  # a tail of one state into a 3-cycle
+    ([[1, 2, 3, 4, 5, 0]], [0, 1, 2, 0, 1, 2], 0, 6, 3),  # six states, labels of period three
+])
+def test_recorded_orbit_with_a_tail_or_a_shorter_label_period(table, labels, preperiod, period, label_period):
+    a = Automaton(table, start=0, labels=labels)
+    c = certify(a, "diagonal")
+    assert c.kind == "period" and c.verify(a)
+    assert (c.preperiod, c.period, c.label_period) == (preperiod, period, label_period)
+    _check_recorded_orbit(a, c)
