@@ -248,6 +248,15 @@ def test_time_budget_is_checked_between_chunks_of_scores(monkeypatch):
     assert len(calls) >= usual + 4  # levels of 2, 4 and 1 new pairs: at least 4 checks between chunks
 
 
+def test_proofs_name_their_conductor():
+    """1 for the integer and rational loops (the int64 closure included), m for Q(zeta_m)."""
+    assert prove(build("parity", "diagonal"), from_spec("parity")).conductor == 1  # int64
+    half = Weights("diagonal", [[[1]], [[-1]]], [1], [[Fraction(1, 2)], [Fraction(-1, 2)]])
+    assert prove(half, from_spec("parity")).conductor == 1
+    rot = build("cyclic:5", "rotation2d")
+    assert prove(rot, from_spec("cyclic:5")).conductor == rot.conductor > 1
+
+
 # --- the parts: domains, search, time budget --------------------------------------------------
 import time
 
