@@ -607,3 +607,11 @@ def test_recorded_orbit_with_a_tail_or_a_shorter_label_period(table, labels, pre
     assert c.kind == "period" and c.verify(a)
     assert (c.preperiod, c.period, c.label_period) == (preperiod, period, label_period)
     _check_recorded_orbit(a, c)
+
+
+def test_describe_shows_32_labels_and_counts_the_rest():
+    full = certify(from_spec("cyclic:32"), "diagonal")
+    assert len(full.label_cycle) == 32 and "more]" not in full.describe()
+    longer = certify(from_spec("cyclic:33"), "diagonal")
+    assert "[1 more]" in longer.describe()
+    assert longer.to_dict()["label_cycle"] == list(longer.label_cycle)  # the JSON keeps all 33
