@@ -85,7 +85,64 @@ TARGETS = [
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
-EQUIVALENT: dict[tuple[str, str, str, int], str] = {}
+EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/prover.py', '_closure', '1 -> 2', 0):
+        "the root's parent -2: any negative parent ends PairSearch.word",
+    ('constructions/prover.py', '_closure', '1 -> 2', 1):
+        "the root's symbol is never read",
+    ('constructions/prover.py', '_closure', '1 -> 0', 1):
+        "the root's symbol is never read",
+    ('constructions/prover.py', '_Readout.screen', '1 -> 0', 0):
+        'one class on the general path: lo = [inf], no candidate, hi = [inf], the same bounds',
+    ('constructions/prover.py', '_Readout.screen', '0 -> 1', 0):
+        'lo <= 1: more classes decided exactly, the same verdict (performance)',
+    ('constructions/prover.py', '_Readout.screen', 'lo <= 0 -> lo < 0', 0):
+        'float boundary: lo = gap - err with err >= 1e-300; lo == 0.0 needs gap == err to the last bit',
+    ('constructions/prover.py', '_Readout.counterexample', 'sign(self.diff(h, other, best)) > 0 -> sign(self.diff(h, other, best)) >= 0', 0):
+        'best moves between tied maxima; the tie test and the answer are the same',
+    ('constructions/prover.py', '_Readout.minimum_margin', '1 -> 0', 0):
+        'one class: no candidate, None either way',
+    ('constructions/prover.py', '_Readout.minimum_margin', 'lo <= ceiling -> lo < ceiling', 0):
+        "float boundary: each pair's lo < its hi (err > 0); equality with another pair's hi is to the last bit",
+    ('constructions/prover.py', '_Readout.minimum_margin', 'seen.add((hid, L)) -> pass', 0):
+        'a memo: a direction read twice is decided twice (performance)',
+    ('constructions/prover.py', '_Readout.minimum_margin', 'gap_lo <= ceiling -> gap_lo < ceiling', 0):
+        'float boundary, as for lo <= ceiling',
+    ('constructions/prover.py', '_Readout.minimum_margin', 'self.domain.sign(value - best) < 0 -> self.domain.sign(value - best) <= 0', 0):
+        'value != best, so the sign is not 0',
+    ('constructions/prover.py', '_Readout.minimum_margin', '0 -> 1', 2):
+        'a sign below 1 is a sign at most 0; value != best, so it is -1',
+    ('constructions/prover.py', '_largest_row_sum', '1 -> 2', 0):
+        'a default for an empty matrix: a stricter check only',
+    ('constructions/prover.py', '_largest_row_sum', '1 -> 2', 1):
+        'the floor for a zero matrix: a stricter check only',
+    ('constructions/prover.py', '_Int64Closure.__init__', '1 -> 2', 0):
+        'A.shape[2] == A.shape[1]: square matrices',
+    ('constructions/prover.py', '_Int64Closure.run', '0 -> 1', 0):
+        'the default of max over an empty h0; d >= 1 always',
+    ('constructions/prover.py', '_Int64Closure.ids', '1 -> 2', 1):
+        "the zero vector's gcd replaced by 2 instead of 1: 0 // 2 == 0",
+    ('constructions/prover.py', '_Int64Closure.margins_of', 'len(pairs) > step -> len(pairs) >= step', 0):
+        'one more look at the clock',
+    ('constructions/prover.py', '_Int64Closure.margins_of', 'clock is not None and len(pairs) > step -> clock is not None or len(pairs) > step', 0):
+        'prove always gives the search a Clock',
+    ('constructions/prover.py', '_Int64Closure.fail', '1 -> 2', 1):
+        'A.shape[2] == A.shape[1]: square matrices',
+    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 0):
+        'A.shape[2] == A.shape[1]: square matrices',
+    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 1):
+        "the root's parent -2: any negative parent ends PairSearch.word",
+    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 2):
+        "the root's symbol is never read",
+    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 0', 2):
+        "the root's symbol is never read",
+    ('constructions/prover.py', '_Int64Closure.closure', '0 -> 1', 9):
+        'max |H| taken as at least 1: a stricter check only',
+    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 3):
+        'reshape(-2, d): numpy reads a negative size as the unknown one',
+    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 4):
+        'reshape(-2): numpy reads a negative size as the unknown one',
+}
 
 
 @dataclass(frozen=True)
@@ -267,6 +324,8 @@ def main(argv=None) -> int:
                    help="seconds per mutant's test run (a mutant that loops forever is killed by it)")
     p.add_argument("--again", metavar="LOG", help="only the mutants a previous run's output LOG reports as "
                    "survived (matched by file and text, so that edits which move lines do not lose them)")
+    p.add_argument("--near", type=int, default=12, metavar="LINES",
+                   help="with --again: how far a mutant's line may have moved since the log (default 12)")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = p.parse_args(argv)
     wanted = [k.strip().lower() for k in args.k.split(",")]
@@ -275,7 +334,7 @@ def main(argv=None) -> int:
     if args.line:
         mutants = [m for m in mutants if args.line[0] <= m.line <= args.line[1]]
     if args.again:
-        # matched by file, text, function (where the log names it) and a line within 12 of the
+        # matched by file, text, function (where the log names it) and a line within --near of the
         # logged one: edits that move lines do not lose a mutant, and "1 -> 2" elsewhere is not taken
         survived: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for line in Path(args.again).read_text().splitlines():
@@ -284,7 +343,7 @@ def main(argv=None) -> int:
                 text, _, function = label.split("  (equivalent")[0].partition("  [")
                 path, _, at = where.partition(":")
                 survived.setdefault((path, text), []).append((int(at), function.rstrip("]")))
-        mutants = [m for m in mutants if any(abs(m.line - at) <= 12 and fn in ("", m.function)
+        mutants = [m for m in mutants if any(abs(m.line - at) <= args.near and fn in ("", m.function)
                                              for at, fn in survived.get((m.target.path, m.label), ()))]
     if args.list:
         for m in mutants:
