@@ -334,13 +334,18 @@ def test_periodic_certificate_is_shortest_and_sound(a: Automaton, variant: str) 
         return
     assert c.verify(a)
     if c.kind == kind:
-        # no certificate shorter than the one returned (within the enumerated lengths)
-        assert brute is None or brute >= c.length
-        if c.length <= 4:
-            assert brute == c.length
-        seq = _labels_along(a, c.word("u"), c.word("g"), c.word("v"), 3 * a.n_states + 6)
-        assert not _eventually(seq, step, a.n_states)
-        _check_recorded_orbit(a, c)
+        _check_shortest_and_sound(a, c, step, brute)
+
+
+def _check_shortest_and_sound(a: Automaton, c, step: int, brute: int | None) -> None:
+    """No certificate shorter than ``c`` within the enumerated lengths (``brute``, up to 4), its
+    labels along g^n truly not eventually ``step``-periodic, and its recorded orbit right."""
+    assert brute is None or brute >= c.length
+    if c.length <= 4:
+        assert brute == c.length
+    seq = _labels_along(a, c.word("u"), c.word("g"), c.word("v"), 3 * a.n_states + 6)
+    assert not _eventually(seq, step, a.n_states)
+    _check_recorded_orbit(a, c)
 
 
 @given(small_automata(max_states=3, max_symbols=2),
@@ -358,12 +363,7 @@ def test_symbol_certificate_is_shortest_and_sound(a: Automaton, cell) -> None:
         assert brute is None
         return
     assert c.kind == kind and len(c.word("g")) == 1 and c.verify(a)
-    assert brute is None or brute >= c.length
-    if c.length <= 4:
-        assert brute == c.length
-    seq = _labels_along(a, c.word("u"), c.word("g"), c.word("v"), 3 * a.n_states + 6)
-    assert not _eventually(seq, step, a.n_states)
-    _check_recorded_orbit(a, c)
+    _check_shortest_and_sound(a, c, step, brute)
 
 
 @pytest.mark.parametrize("variant", ["diagonal", "positive", "householder:1", "householder:1,nonneg"])
