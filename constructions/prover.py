@@ -284,16 +284,17 @@ def _float_readout(readout, rows, domain) -> tuple[np.ndarray, np.ndarray | None
 
 
 _INT64_SAFE = 2**62
+_INT64_MAX, _INT64_MIN = int(np.iinfo(np.int64).max), int(np.iinfo(np.int64).min)
+#: Most (pair, class) scores the int64 closure holds at once (32 MiB of int64).
+_SCORE_CHUNK = 1 << 22
 
 
 def _largest_row_sum(M: np.ndarray) -> int:
     """``max_i sum_j |M[i, j]|`` (at least 1) of an int64 matrix, in Python integers: in int64,
     ``abs`` of -2^63 and a sum of entries near 2^62 wrap around, and the safety check built on
-    them passed weights whose scores overflowed (tests/constructions/test_prover_reference.py)."""
+    them passed weights whose scores overflowed (tests/constructions/test_prover.py,
+    ``test_int64_safety_check_does_not_wrap_around``)."""
     return max((sum(abs(x) for x in row) for row in M.tolist()), default=1) or 1
-_INT64_MAX, _INT64_MIN = int(np.iinfo(np.int64).max), int(np.iinfo(np.int64).min)
-#: Most (pair, class) scores the int64 closure holds at once (32 MiB of int64).
-_SCORE_CHUNK = 1 << 22
 
 
 class _Int64Closure:
