@@ -4,7 +4,8 @@
 margin).  This script makes them mechanically, so that no condition is left out because nobody
 thought of it: in the functions chosen, every comparison has its operator moved to the boundary
 or negated (``<`` to ``<=``, ``==`` to ``!=``), every ``and`` becomes ``or`` and back, a ``not``
-is dropped, ``+`` and ``-`` swap, an integer constant grows by one, ``True`` and ``False`` swap,
+is dropped, ``+`` and ``-`` swap (and ``*`` and ``//``), an integer constant grows by one (a 1
+also becomes 0), ``True`` and ``False`` swap,
 and a ``raise``, a bare call or an augmented assignment is replaced by ``pass``.
 
 Each mutant runs the tests given for its file in a private copy of the repository (never the
@@ -17,8 +18,8 @@ mutant (one that cannot change any result), which ``EQUIVALENT`` lists with the 
     OMP_NUM_THREADS=1 python benchmarks/mutate_auto.py -k prover    # targets whose name has "prover"
     python benchmarks/mutate_auto.py --list                         # the mutants, without running
 
-Not in CI (a full run is tens of minutes).  The figures of the last run, and the mutants judged
-equivalent, are in docs/architecture.md ("Testing the tests").
+Not in CI (a full run is tens of minutes).  The figures of the last run are in
+docs/architecture.md ("Testing the tests"); the mutants judged equivalent are in ``EQUIVALENT``.
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ def _segment(node, starts) -> tuple[int, int]:
 
 
 def _variants(node) -> list[tuple[ast.AST, str]]:
-    """The mutated copies of one expression node, each with a short label."""
+    """The mutated copies of one expression node (each paired with an unused empty string)."""
     out = []
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
