@@ -432,3 +432,12 @@ def test_prove_stack_checks_its_inputs():
             prove_stack(s, parity, bound=bad)
     with pytest.raises(MismatchError):
         prove_stack(s, from_spec("cyclic:3"))
+
+
+def test_a_one_class_last_layer_is_proved_without_a_margin():
+    """One class: every word is right, the margin is None (no other class), and the stack
+    prover still reads the last layer's (infinite) bounds."""
+    one = Weights("diagonal", A=[[[1]], [[1]], [[-1]], [[-1]]], h0=[1], readout=[[1]])
+    a = Automaton([[0, 1], [1, 0]], labels=[0, 0])
+    result = prove_stack(Stack((PARITY1, one)), a)
+    assert result.status == "proved" and result.margin is None
