@@ -329,9 +329,10 @@ class _Int64Closure:
             R = np.array(weights.readout.tolist(), dtype=np.int64)  # (classes, hidden)
         except OverflowError:
             return None
-        if max((abs(x) for x in h0.tolist()), default=0) * _largest_row_sum(R) >= _INT64_SAFE:
+        fast = cls(A, h0, R, automaton, bound, search)
+        if max((abs(x) for x in h0.tolist()), default=0) * fast.r_row >= _INT64_SAFE:
             return None
-        return cls(A, h0, R, automaton, bound, search).closure()
+        return fast.closure()
 
     def ids(self, rows: np.ndarray) -> np.ndarray:
         """Direction ids of integer vectors (keyed by the primitive vector)."""
