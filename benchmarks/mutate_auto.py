@@ -178,29 +178,29 @@ def _segment(node, starts) -> tuple[int, int]:
     return starts[node.lineno - 1] + node.col_offset, starts[node.end_lineno - 1] + node.end_col_offset
 
 
-def _variants(node) -> list[tuple[ast.AST, str]]:
-    """The mutated copies of one expression node (each paired with an unused empty string)."""
+def _variants(node) -> list[ast.AST]:
+    """The mutated copies of one expression node."""
     out = []
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
             if type(op) in _SWAP_CMP:
                 m = ast.Compare(left=node.left, ops=list(node.ops), comparators=node.comparators)
                 m.ops[i] = _SWAP_CMP[type(op)]()
-                out.append((m, ""))
+                out.append(m)
     elif isinstance(node, ast.BinOp) and type(node.op) in _SWAP_BIN:
-        out.append((ast.BinOp(left=node.left, op=_SWAP_BIN[type(node.op)](), right=node.right), ""))
+        out.append(ast.BinOp(left=node.left, op=_SWAP_BIN[type(node.op)](), right=node.right))
     elif isinstance(node, ast.BoolOp):
         other = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        out.append((ast.BoolOp(op=other, values=node.values), ""))
+        out.append(ast.BoolOp(op=other, values=node.values))
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        out.append((node.operand, ""))
+        out.append(node.operand)
     elif isinstance(node, ast.Constant):
         if node.value is True or node.value is False:
-            out.append((ast.Constant(not node.value), ""))
+            out.append(ast.Constant(not node.value))
         elif isinstance(node.value, int):
-            out.append((ast.Constant(node.value + 1), ""))
+            out.append(ast.Constant(node.value + 1))
             if node.value == 1:
-                out.append((ast.Constant(0), ""))
+                out.append(ast.Constant(0))
     return out
 
 
@@ -225,11 +225,11 @@ def _chosen(tree, functions) -> list[tuple[str, ast.AST]]:
     return found
 
 
-def _walk(node, skip_docstring: bool = True):
+def _walk(node):
     """The nodes under ``node``, leaving out annotations, docstrings, f-strings and decorators."""
     body = getattr(node, "body", None)
     doc = None
-    if skip_docstring and isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
+    if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
             getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
         doc = body[0]
     for field, value in ast.iter_fields(node):
@@ -257,7 +257,7 @@ def mutants_of(target: Target) -> list[Mutant]:
                     a, b = _segment(node, starts)
                     out.append(Mutant(target, node.lineno, a, b, "pass", f"{source[a:b].splitlines()[0]} -> pass"))
                 continue
-            for mutated, _ in _variants(node):
+            for mutated in _variants(node):
                 a, b = _segment(node, starts)
                 text = ast.unparse(mutated)
                 if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
