@@ -177,6 +177,12 @@ class Transitions:
         its scan (:func:`sequential_scan` then reads out the states of :meth:`fused`)."""
         return None
 
+    def in_span(self, h0: torch.Tensor, readout: torch.Tensor):
+        """``(transitions, h0, readout)`` of the same read-out scan in coordinates of a subspace
+        smaller than the hidden space that holds every state and every gradient, or None when
+        this kind has none (:meth:`Householder.in_span`; :func:`scan` asks first)."""
+        return None
+
 
 @dataclass(frozen=True, eq=False)
 class Dense(Transitions):
@@ -572,6 +578,45 @@ class Householder(Transitions):
             return None
         Yt, Zt = self._wy()
         return _HouseholderScan.apply(tokens.T, h0, Yt, Zt, S, K, normalize, readout, self.rescale_every())
+
+    def in_span(self, h0, readout):
+        """The same read-out scan in the coordinates of an orthonormal basis ``Q`` (hidden, m) of
+        ``U = span(h0, every k, every readout row)``, when m < hidden / 2 (else None): the
+        transitions ``k Q``, ``h0 Q`` and the readout ``R Q``, at hidden m.  Each factor maps
+        ``x`` to ``x - beta (k . x) k``, so it maps U into U, and every state lies in U.  The
+        gradients lie in U as well: at the readout ``sum g_t y_t^T`` (y_t in U); at each state
+        ``(R^T g - y (y . R^T g)) / |u|`` plus the transposed transitions (symmetric factors,
+        taken in the reverse order) of later gradients, all in U; at a vector k of a factor
+        applied to x with gradient g at its result, ``-beta ((g . k) x + (k . x) g)``, in U.  So
+        the scan in coordinates, with ``Q`` held constant, has the same logits and, through
+        ``k Q``, ``h0 Q`` and ``R Q``, the same gradients: the true gradient lies in U, and the
+        coordinates' gradient is its projection onto U (docs/training.md, "The Householder scan
+        in span coordinates").  ``Q`` comes from a QR factorisation of the m = 1 + symbols x K
+        + classes vectors (rank-deficient is fine: the m orthonormal columns span at least U),
+        and Q is orthonormal, so the coordinates' norms are the states' norms.  A step then
+        costs O(symbols K m) per row instead of O(symbols K hidden), and no (time, batch,
+        hidden) tensor is made.
+
+        >>> import torch
+        >>> k = torch.nn.functional.normalize(torch.randn(2, 2, 64, dtype=torch.float64), dim=-1)
+        >>> H = Householder(k, torch.full((2, 2), 1.5, dtype=torch.float64))
+        >>> h0, R = torch.randn(64, dtype=torch.float64), torch.randn(3, 64, dtype=torch.float64)
+        >>> Hc, h0c, Rc = H.in_span(h0, R)
+        >>> Hc.k.shape, h0c.shape, Rc.shape  # 1 + 2 x 2 + 3 = 8 coordinates
+        (torch.Size([2, 2, 8]), torch.Size([8]), torch.Size([3, 8]))
+        >>> words = torch.tensor([[0, 1, 1, 0, 1]])
+        >>> torch.allclose(sequential_scan(Hc, words, h0c, True, readout=Rc),
+        ...                sequential_scan(H, words, h0, True, readout=R))
+        True
+        """
+        S, K, d = self.k.shape
+        m = 1 + S * K + readout.shape[0]
+        if 2 * m > d or h0.shape != (d,) or readout.dim() != 2 or readout.shape[1] != d:
+            return None  # (wrong shapes are reported by the scan itself)
+        with torch.no_grad():
+            basis = torch.cat([h0.detach().unsqueeze(0), self.k.detach().reshape(S * K, d), readout.detach()])
+            Q = torch.linalg.qr(basis.T).Q  # (hidden, m), orthonormal columns
+        return Householder(self.k @ Q, self.beta), h0 @ Q, readout @ Q
 
     def rescale_every(self) -> int:
         """How many steps the fused scan may run between two rescales of its carried state: the
@@ -1294,6 +1339,10 @@ def scan(
     """
     if method not in SCANS:
         raise ConfigError(f"unknown scan {method!r} (known: {', '.join(SCANS)})")
+    if readout is not None and add is None:
+        small = trans.in_span(h0, readout)
+        if small is not None:  # the same logits and gradients in fewer coordinates
+            trans, h0, readout = small
     if method == "auto":
         method = auto_method(trans, tokens, h0, normalize, add)
     if method == "parallel":
