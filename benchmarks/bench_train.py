@@ -23,8 +23,10 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   given by ``--family-hidden``), one
   thread, in one run (interleaved rounds): a training step on length-10 words and the length-500
   evaluation, for `householder:2` (the compact WY form I - Y M Y^T of the K reflections: two
-  skinny GEMMs per token against every symbol's K vectors, O(V K d); the whole scan and its
-  readout are one autograd node, learned/scan.py `_HouseholderScan`), `monomial` (one gather and one scatter per
+  skinny GEMMs per token against every symbol's K vectors; the whole scan and its readout are
+  one autograd node, learned/scan.py `_HouseholderScan`, run in the coordinates of an orthonormal
+  basis of span(h0, k's, readout rows), m = 1 + V K + classes of them, so O(V K m) per token
+  when 2 m <= d, `Householder.in_span`), `monomial` (one gather and one scatter per
   token, O(d), one autograd node `_MonomialScan`; the straight-through gradient of the d x d column
   selection logits is a d x d outer product per token, formed once per step as one GEMM per
   symbol over all positions: 2 B T d^2 FLOPs, one third of `full`'s three GEMMs, which bounds
@@ -206,7 +208,27 @@ def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B)
     return out
 
 
-FAMILIES = ("full", "householder:2", "monomial", "dplr:1")
+FAMILIES = ("full", "householder:2", "householder:2 full-space", "monomial", "dplr:1")
+#: The Householder scan as it ran before it took span coordinates: the same model, its forward
+#: through ``sequential_scan`` (which keeps the hidden space) instead of ``scan`` (which changes
+#: to the coordinates of ``Householder.in_span`` when they are fewer than half of hidden).
+FULL_SPACE = " full-space"
+
+
+def family_model(name: str, V: int, d: int) -> BilinearRNN:
+    """The model of a row of :data:`FAMILIES`: ``householder:2 full-space`` is ``householder:2``
+    run in the full hidden space (the baseline of the span coordinates)."""
+    if not name.endswith(FULL_SPACE):
+        return BilinearRNN(V, V, d, name, seed=0, scan="sequential")
+    model = BilinearRNN(V, V, d, name[: -len(FULL_SPACE)], seed=0, scan="sequential")
+
+    def forward(words):  # what BilinearRNN.forward does, without the change of coordinates
+        normalize = (model.normalize_train if model.training else True) and model.renormalized
+        return sequential_scan(model.transitions(), words, model.h0, normalize=normalize,
+                               readout=model.readout.weight)
+
+    model.forward = forward  # type: ignore[method-assign]
+    return model
 
 
 def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
@@ -218,7 +240,7 @@ def families_table(reps: int, d: int = 256, rounds: int = 3) -> None:
         words = torch.randint(0, V, (B, 10), generator=gen)
         labels = torch.randint(0, V, (B, 10), generator=gen)
         long_words = torch.randint(0, V, (B, 500), generator=gen)
-        models = {name: BilinearRNN(V, V, d, name, seed=0, scan="sequential") for name in FAMILIES}
+        models = {name: family_model(name, V, d) for name in FAMILIES}
         models["lstm"] = LSTMModel(V, V, d, seed=0)
         steps = {}
         for name, model in models.items():
@@ -298,8 +320,7 @@ def families_phases(reps: int, d: int = 256, rounds: int = 3) -> None:
         gen = torch.Generator().manual_seed(1)
         words = torch.randint(0, V, (B, 10), generator=gen)
         labels = torch.randint(0, V, (B, 10), generator=gen)
-        steps = {name: _phase_step(BilinearRNN(V, V, d, name, seed=0, scan="sequential"), words, labels, V)
-                 for name in FAMILIES}
+        steps = {name: _phase_step(family_model(name, V, d), words, labels, V) for name in FAMILIES}
         best = {name: (float("inf"),) * 3 for name in FAMILIES}
         for _ in range(rounds):
             for name, step in steps.items():

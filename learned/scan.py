@@ -590,8 +590,8 @@ class Householder(Transitions):
         applied to x with gradient g at its result, ``-beta ((g . k) x + (k . x) g)``, in U.  So
         the scan in coordinates, with ``Q`` held constant, has the same logits and, through
         ``k Q``, ``h0 Q`` and ``R Q``, the same gradients: the true gradient lies in U, and the
-        coordinates' gradient is its projection onto U (docs/training.md, "The Householder scan
-        in span coordinates").  ``Q`` comes from a QR factorisation of the m = 1 + symbols x K
+        coordinates' gradient is its projection onto U (the theorem "span coordinates" in
+        docs/training.md, "The 2025 families' training step").  ``Q`` comes from a QR factorisation of the m = 1 + symbols x K
         + classes vectors (rank-deficient is fine: the m orthonormal columns span at least U),
         and Q is orthonormal, so the coordinates' norms are the states' norms.  A step then
         costs O(symbols K m) per row instead of O(symbols K hidden), and no (time, batch,

@@ -204,3 +204,26 @@ def test_property_random_shapes(S, K, C, extra, seed, normalize, length):
     leaves = _leaves(S, K, d, C, seed)
     words = torch.randint(0, S, (3, length), generator=torch.Generator().manual_seed(seed))
     _assert_same(leaves, _copy(leaves), words, normalize, tol=1e-9)
+
+
+def test_the_benchmarks_full_space_row_is_the_old_path(monkeypatch):
+    """``bench_train.py``'s ``householder:2 full-space`` row (the baseline of the coordinates in
+    the speed table) never changes coordinates, and computes what the model computes."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_train.py"
+    spec = importlib.util.spec_from_file_location("bench_train_for_test", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    words = torch.randint(0, 2, (8, 10), generator=torch.Generator().manual_seed(0))
+    new, old = bench.family_model("householder:2", 2, 64), bench.family_model("householder:2 full-space", 2, 64)
+    assert torch.allclose(new(words), old(words), atol=1e-5)
+
+    def refuse(self, h0, readout):
+        raise AssertionError("in_span called")
+
+    monkeypatch.setattr(Householder, "in_span", refuse)
+    old(words)  # the baseline never asks
+    with pytest.raises(AssertionError, match="in_span called"):
+        new(words)
