@@ -143,6 +143,60 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2, d): numpy reads a negative size as the unknown one',
     ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 4):
         'reshape(-2): numpy reads a negative size as the unknown one',
+    # certificates.py: what the shortest-certificate oracles (tests/constructions/test_certificates.py,
+    # pair by pair on 150 machines per kind) and verify's earlier checks leave
+    ('constructions/certificates.py', 'Certificate.failing_word', '256 -> 257', 0):
+        "a default search limit: one more n tried",
+    ('constructions/certificates.py', 'Certificate.verify', 'False -> True', 10):
+        "implied: if the label period divided step, the witnesses' labels (checked earlier) would be equal",
+    ('constructions/certificates.py', '_pair_search', 'nxt[0] <= level -> nxt[0] < level', 0):
+        "every source enters one level later: the same order, one empty level first",
+    ('constructions/certificates.py', '_commutation', '1 -> 0', 0):
+        "triu(., 0) adds the diagonal, where M[x, x] != M[x, x] is never true",
+    ('constructions/certificates.py', '_periodic', 'raise RuntimeError(f"internal error: {a.name} has no '
+     'commutation certificate but is not commutative") -> pass', 0):
+        "internal error unreachable: commutation is tried first and Theorem 9.1 finds a pair",
+    ('constructions/certificates.py', 'certify', 'raise RuntimeError(f"internal error: the {kind} certificate '
+     'for {a.name} does not verify") -> pass', 0):
+        "internal error unreachable: every certificate the search builds verifies (tested per kind)",
+    ('constructions/certificates.py', '_periodic', 'i + step -> i - step', 0):
+        "the same cycle pairs reversed: the same shortest lengths (a tie may pick another shortest v)",
+    ('constructions/certificates.py', '_symbol_periodic', 'i + step -> i - step', 0):
+        "the same cycle pairs reversed: the same shortest lengths (a tie may pick another shortest v)",
+    ('constructions/certificates.py', '_symbol_periodic',
+     'len(cycle) <= step and step % len(cycle) == 0 -> len(cycle) <= step or step % len(cycle) == 0', 0):
+        "for step 1 or 2 both skip exactly the cycles of length 1..step (performance: their pairs are equal)",
+    ('constructions/certificates.py', '_symbol_periodic', 'len(cycle) <= step -> len(cycle) < step', 0):
+        "skips fewer cycles: a cycle of length step only yields pairs of equal states, which the search drops",
+    ('constructions/certificates.py', '_symbol_periodic', 'step % len(cycle) == 0 -> step % len(cycle) != 0', 0):
+        "skips no cycle: their pairs are equal states, which the search drops (performance)",
+    ('constructions/certificates.py', '_symbol_periodic', '0 -> 1', 0):
+        "skips no cycle: their pairs are equal states, which the search drops (performance)",
+    ('constructions/certificates.py', '_symbol_periodic', 'len(u) + 1 -> len(u) - 1', 0):
+        "sources of |u| = 0 and 1 start on one level; |u| = 0 comes first, so no longer certificate wins",
+    ('constructions/certificates.py', '_symbol_periodic', '1 -> 2', 1):
+        "every source's level shifted by one: the same order",
+    ('constructions/certificates.py', '_symbol_periodic', '1 -> 0', 1):
+        "every source's level shifted by one: the same order",
+    # bounds.py
+    ('constructions/bounds.py', '_prime_power_sum', 'p * p <= rest -> p * p < rest', 0):
+        "p * p == rest means rest is the prime power p^2, which the remainder adds whole",
+    ('constructions/bounds.py', 'monomial_bound', '1 -> 0', 0):
+        "a start below 1: the first element sets it to 1 or more, and a best of 1 returns None either way",
+    ('constructions/bounds.py', 'monomial_bound', '1 -> 2', 1):
+        "the starting period is read only when no element beats the start, and then None is returned",
+    ('constructions/bounds.py', 'monomial_bound', '1 -> 0', 1):
+        "the starting period is read only when no element beats the start, and then None is returned",
+    ('constructions/bounds.py', 'monomial_bound', 'need > best[0] -> need >= best[0]', 0):
+        "a tie between two true citations: the later element with the same bound is named",
+    ('constructions/bounds.py', 'monomial_reset_bound', '3 -> 4', 1):
+        "a fourth target is listed but never read: the reason names three",
+    ('constructions/bounds.py', 'lower_bound', 'mono[0] > bound -> mono[0] >= bound', 0):
+        "a tie between two true citations: Theorem F6 is named for an equal bound",
+    ('constructions/bounds.py', 'lower_bound', 'bound < 3 -> bound <= 3', 0):
+        "a tie between two true citations: Theorem F8's 3 replaces an equal bound",
+    ('constructions/bounds.py', 'lower_bound', '3 -> 4', 1):
+        "a tie between two true citations: Theorem F8's 3 replaces an equal bound",
 }
 
 

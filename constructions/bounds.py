@@ -38,6 +38,7 @@ from bilinear.automata.groups import group_shape
 from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import MonoidTooLargeError
 
+from .certificates import minimal_period
 from .memo import minimal, per_automaton
 from .weights import parse_variant
 
@@ -159,9 +160,7 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
                 seen[x] = len(orbit)
                 orbit.append(x)
                 x = int(g[x])
-            cycle = [int(labels[y]) for y in orbit[seen[x]:]]
-            n = len(cycle)
-            P = next(p for p in range(1, n + 1) if n % p == 0 and all(cycle[i] == cycle[(i + p) % n] for i in range(n)))
+            P = minimal_period(tuple(int(labels[y]) for y in orbit[seen[x]:]))
             need = _prime_power_sum(P // math.gcd(P, 2))
             if need > best[0]:
                 best = (need, P, q, g)

@@ -320,7 +320,7 @@ class Certificate:
         )
         if cycle != self.label_cycle:
             return False
-        lp = _minimal_period(cycle)
+        lp = minimal_period(cycle)
         if lp != self.label_period:
             return False
         step = 2 if self.kind in ("period", "symbol-period") else 1
@@ -355,8 +355,14 @@ def _orbit(automaton: Automaton, q: int, g: tuple[int, ...]) -> _Orbit:
     return _Orbit(tuple(states), t, len(states) - t)
 
 
-def _minimal_period(cycle: tuple) -> int:
-    """Smallest p dividing len(cycle) with cycle[i] == cycle[(i+p) % len] for all i."""
+def minimal_period(cycle: tuple) -> int:
+    """Smallest p dividing len(cycle) with cycle[i] == cycle[(i+p) % len] for all i: the minimal
+    period of the labels around a cycle (the certificates' ``label_period``, and the P of
+    Theorem F6 in :func:`~.bounds.monomial_bound`).
+
+    >>> minimal_period((0, 1, 0, 1)), minimal_period((2, 2, 2)), minimal_period((0, 0, 1))
+    (2, 1, 3)
+    """
     n = len(cycle)
     for p in range(1, n + 1):
         if n % p == 0 and all(cycle[i] == cycle[(i + p) % n] for i in range(n)):
@@ -522,7 +528,7 @@ def _periodic(a: Automaton, variant: str, kind: str) -> Certificate | None:
         preperiod=t,
         period=period,
         label_cycle=cycle,
-        label_period=_minimal_period(cycle),
+        label_period=minimal_period(cycle),
     )
 
 
@@ -566,7 +572,7 @@ def _symbol_periodic(a: Automaton, variant: str, kind: str) -> Certificate | Non
         witnesses=(first, second),
         labels=(a.classes[a.label(list(first))], a.classes[a.label(list(second))]),
         theorem=THEOREMS[kind], automaton=a.name, preperiod=t, period=period,
-        label_cycle=cycle, label_period=_minimal_period(cycle),
+        label_cycle=cycle, label_period=minimal_period(cycle),
     )
 
 

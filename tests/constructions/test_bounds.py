@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from bilinear.automata import Automaton, from_spec
 from bilinear.cli import main
 from bilinear.automata.groups import group_shape
-from bilinear.constructions.bounds import _prime_power_sum, lower_bound, unit_group
+from bilinear.constructions.bounds import _prime_power_sum, lower_bound, monomial_bound, unit_group
 from bilinear.constructions.capability import capability_matrix
 
 THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"
@@ -205,3 +207,62 @@ def test_prime_power_sum_is_the_least_cycle_total():
 ])
 def test_the_2025_families_bounds_take_the_strongest_theorem(spec, variant, bound, theorem):
     assert lower_bound(spec, variant)[:2] == (bound, theorem)
+
+
+def test_unit_group_of_a_group_has_a_constant_map_only_on_one_state():
+    """A permutation of two or more points is never constant: parity's monoid {id, flip} has no
+    constant map; on one state every map is constant."""
+    assert unit_group(from_spec("parity"))[2] is False
+    assert unit_group(from_spec("cyclic:5"))[2] is False
+    assert unit_group(Automaton([[0], [0]], labels=[0]))[2] is True
+
+
+def _monomial_need_by_words(a: Automaton, max_len: int) -> int:
+    """Theorem F6's bound recomputed from words instead of the monoid: for every word w up to
+    ``max_len`` (enough to reach every transformation of these small machines) and every state q
+    reachable in the automaton as given (not minimised), the labels along q.w^n around their
+    cycle; their minimal period P is the count of distinct rotations; the bound is the largest
+    sum of prime powers of P / gcd(P, 2) (1 when there is none)."""
+    reach, frontier = {a.start}, [a.start]
+    while frontier:
+        frontier = [int(a.delta[s, q]) for q in frontier for s in range(a.n_symbols)]
+        frontier = [q for q in frontier if not (q in reach or reach.add(q))]
+    best = 1
+    for length in range(1, max_len + 1):
+        for w in itertools.product(range(a.n_symbols), repeat=length):
+            for q in reach:
+                seen, x = [], q
+                while x not in seen:
+                    seen.append(x)
+                    x = a.run(list(w), state=x)
+                cycle = tuple(int(a.labels[y]) for y in seen[seen.index(x):])
+                P = len({cycle[i:] + cycle[:i] for i in range(len(cycle))})
+                best = max(best, _prime_power_sum(P // math.gcd(P, 2)))
+    return best
+
+
+#: A start state, a 4-cycle and a 3-cycle: ``a`` resets into the 4-cycle, ``b`` into the 3-cycle, ``c``
+#: turns both.  ``c``'s labels have period 4 from the 4-cycle's first state (bound 2), found first,
+#: and period 3 from the 3-cycle's (bound 3): no word has period 12, so the bound is 3 only if the
+#: search compares each bound with the best bound so far, not with the best period.
+BRANCHES = Automaton([[1] * 8, [5] * 8, [0, 2, 3, 4, 1, 6, 7, 5]], labels=list(range(8)), name="branches")
+
+
+@pytest.mark.parametrize("spec", ["parity", "cyclic:3", "cyclic:4", "cyclic:6", "cyclic:12", "dihedral:4",
+                                  "reset:3", "random:states=5,symbols=2,seed=0", "cyclic:2*cyclic:3", "branches"])
+def test_monomial_bound_against_words(spec):
+    """``monomial_bound`` (over the monoid of the minimal automaton) against the same theorem
+    computed from words on the automaton as given; None exactly where that gives 1."""
+    a = BRANCHES if spec == "branches" else from_spec(spec)
+    want = _monomial_need_by_words(a, 4)
+    got = monomial_bound(a)
+    assert (got[0] if got is not None else 1) == want
+
+
+def test_monomial_bound_cites_the_period_it_found():
+    """The reason names a state and a label period that give the bound: cyclic:4's labels have
+    period 4 (bound 2); parity's period 2 gives no bound (a sign flip is a 1 x 1 monomial)."""
+    bound, reason = monomial_bound("cyclic:4")
+    assert bound == 2 and "period 4" in reason and "from state 0" in reason
+    assert monomial_bound("parity") is None
+    assert lower_bound("parity", "monomial")[0] == 1

@@ -20,6 +20,7 @@ from bilinear.constructions.certificates import (
     THEOREMS,
     certifiable_kinds,
     certify,
+    minimal_period,
 )
 from bilinear.constructions.weights import Weights
 from bilinear.errors import AutomatonError, SpecError
@@ -382,7 +383,7 @@ def test_witnesses_start_where_the_labels_first_break_the_pattern(variant) -> No
 
 def _check_recorded_orbit(a: Automaton, c) -> None:
     """The certificate's pre-period, period, label cycle and minimal label period against a
-    plain walk along g (not the module's ``_orbit`` and ``_minimal_period``)."""
+    plain walk along g (not the module's ``_orbit`` and ``minimal_period``)."""
     u, g, v = c.word("u"), c.word("g"), c.word("v")
     states = [a.run(list(u))]
     while a.run(list(g), state=states[-1]) not in states:
@@ -615,3 +616,117 @@ def test_describe_shows_32_labels_and_counts_the_rest():
     longer = certify(from_spec("cyclic:33"), "diagonal")
     assert "[1 more]" in longer.describe()
     assert longer.to_dict()["label_cycle"] == list(longer.label_cycle)  # the JSON keeps all 33
+
+
+# ------------------------------------------------------------------------------------------
+# shortest certificates on larger automata, against an oracle that searches pair by pair
+# ------------------------------------------------------------------------------------------
+def _distances(a: Automaton) -> dict[int, int]:
+    """Breadth-first distance from the start state to every reachable state."""
+    dist, frontier = {a.start: 0}, [a.start]
+    while frontier:
+        nxt = []
+        for q in frontier:
+            for s in range(a.n_symbols):
+                r = int(a.delta[s, q])
+                if r not in dist:
+                    dist[r] = dist[q] + 1
+                    nxt.append(r)
+        frontier = nxt
+    return dist
+
+
+def _separation(a: Automaton, x: int, y: int) -> int | None:
+    """Length of a shortest v with label(x.v) != label(y.v), one breadth-first search of the
+    pairs reachable from (x, y) alone (the module searches from every source at once)."""
+    labels = a.labels
+    if labels[x] != labels[y]:
+        return 0
+    seen, frontier, depth = {(x, y)}, [(x, y)], 0
+    while frontier:
+        depth += 1
+        nxt = []
+        for p, q in frontier:
+            for s in range(a.n_symbols):
+                pair = (int(a.delta[s, p]), int(a.delta[s, q]))
+                if labels[pair[0]] != labels[pair[1]]:
+                    return depth
+                if pair[0] != pair[1] and pair not in seen:
+                    seen.add(pair)
+                    nxt.append(pair)
+        frontier = nxt
+    return None
+
+
+def _shortest_commutation(a: Automaton) -> int | None:
+    """min |u| + |v| over reachable p = q0.u and symbols x < y of the separation of p.x.y and p.y.x."""
+    best = None
+    for p, du in _distances(a).items():
+        for x, y in itertools.combinations(range(a.n_symbols), 2):
+            sep = _separation(a, int(a.delta[y, a.delta[x, p]]), int(a.delta[x, a.delta[y, p]]))
+            if sep is not None and (best is None or du + sep < best):
+                best = du + sep
+    return best
+
+
+def _shortest_symbol_period(a: Automaton, step: int) -> int | None:
+    """min |u| + 1 + |v| over reachable p = q0.u and symbols g of the separation of two states
+    ``step`` apart on the cycle of p under g."""
+    best = None
+    for p, du in _distances(a).items():
+        for g in range(a.n_symbols):
+            orbit = [p]
+            while int(a.delta[g, orbit[-1]]) not in orbit:
+                orbit.append(int(a.delta[g, orbit[-1]]))
+            cycle = orbit[orbit.index(int(a.delta[g, orbit[-1]])):]
+            for i in range(len(cycle)):
+                sep = _separation(a, cycle[i], cycle[(i + step) % len(cycle)])
+                if sep is not None and (best is None or du + 1 + sep < best):
+                    best = du + 1 + sep
+    return best
+
+
+def _random_automata(count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    # found by comparing the search with a mutated one: a source pair that an earlier source
+    # reached first must keep that earlier (shorter) path
+    yield Automaton([[4, 1, 3, 1, 1], [0, 3, 1, 0, 4]], labels=[1, 1, 0, 1, 4])
+    for _ in range(count):
+        n, k = int(rng.integers(4, 8)), int(rng.integers(2, 4))
+        delta = rng.integers(0, n, size=(k, n)).tolist()
+        yield Automaton(delta, labels=rng.integers(0, int(rng.integers(2, n + 1)), size=n).tolist())
+
+
+def test_commutation_certificates_are_shortest_on_larger_automata() -> None:
+    """4-7 states, 2-3 symbols, 150 seeded machines: the commutation certificate's |u| + |v|
+    is the pair-by-pair oracle's minimum, and it exists exactly when the oracle finds one."""
+    for a in _random_automata(150, seed=21):
+        want = _shortest_commutation(a)
+        c = certify(a, "diagonal")
+        if want is None:
+            assert c is None or c.kind != "commutation", a.delta.tolist()
+            continue
+        assert c is not None and c.kind == "commutation" and c.verify(a), a.delta.tolist()
+        assert c.length == want, (a.delta.tolist(), a.labels.tolist(), c.indices, want)
+
+
+@pytest.mark.parametrize("variant,step", [("householder:1", 2), ("householder:1,nonneg", 1)])
+def test_symbol_certificates_are_shortest_on_larger_automata(variant, step) -> None:
+    """The same machines for the one-symbol kinds: |u| + 1 + |v| is the oracle's minimum."""
+    for a in _random_automata(150, seed=22):
+        want = _shortest_symbol_period(a, step)
+        c = certify(a, variant)
+        if want is None:
+            assert c is None, a.delta.tolist()
+            continue
+        assert c is not None and c.verify(a) and len(c.word("g")) == 1
+        assert c.length == want, (a.delta.tolist(), a.labels.tolist(), c.indices, want)
+
+
+def test_minimal_period_is_the_number_of_distinct_rotations() -> None:
+    """Every sequence over three labels up to length 6 (and the constant ones, whose period is
+    1): a cyclic sequence has exactly as many distinct rotations as its minimal period."""
+    for n in range(1, 7):
+        for seq in itertools.product(range(3), repeat=n):
+            rotations = {seq[i:] + seq[:i] for i in range(n)}
+            assert minimal_period(seq) == len(rotations), seq
