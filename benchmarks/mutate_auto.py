@@ -178,6 +178,33 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "every source's level shifted by one: the same order",
     ('constructions/certificates.py', '_symbol_periodic', '1 -> 0', 1):
         "every source's level shifted by one: the same order",
+    # search.py
+    ('constructions/search.py', 'Clock.__init__', '16 -> 17', 0):
+        "how often a tick reads the time (performance)",
+    ('constructions/search.py', 'Clock.check', 'now > self.deadline -> now >= self.deadline', 0):
+        "a time boundary of measure zero on a real clock",
+    ('constructions/search.py', 'Clock.tick_build', 'now > self.deadline -> now >= self.deadline', 0):
+        "a time boundary of measure zero on a real clock",
+    ('constructions/search.py', 'Clock.check', 'now - self.start >= PROGRESS_AFTER -> now - self.start > PROGRESS_AFTER', 0):
+        "a time boundary of measure zero on a real clock",
+    ('constructions/search.py', 'Clock.check', 'now - self._last >= PROGRESS_EVERY -> now - self._last > PROGRESS_EVERY', 0):
+        "a time boundary of measure zero on a real clock",
+    ('constructions/search.py', 'Clock.tick_build',
+     'now - self.start >= PROGRESS_AFTER -> now - self.start > PROGRESS_AFTER', 0):
+        "a time boundary of measure zero on a real clock",
+    ('constructions/search.py', 'Clock.tick_build',
+     'now - self._last >= PROGRESS_EVERY -> now - self._last > PROGRESS_EVERY', 0):
+        "a time boundary of measure zero on a real clock",
+    ('constructions/search.py', 'HiddenStore._scores_of',
+     '(R_abs @ np.abs(mid)) * (len(mid) + 2) * EPS -> R_abs @ np.abs(mid) * (len(mid) + 2) // EPS', 0):
+        "a far wider enclosure: every score decided exactly instead (performance)",
+    ('constructions/search.py', 'HiddenStore._scores_of', '2 -> 3', 0):
+        "a wider enclosure: more scores decided exactly (performance)",
+    ('constructions/search.py', 'PairSearch.__init__', '0 -> 1', 0):
+        "the directions reported start at max(1, hid + 1), which is hid + 1 already",
+    ('constructions/search.py', 'PairSearch.unproved', 'raise AssertionError("unreachable: more pairs than states '
+     'implies two directions for a state") -> pass', 0):
+        "an assertion that the pigeonhole principle makes unreachable",
     # bounds.py
     ('constructions/bounds.py', '_prime_power_sum', 'p * p <= rest -> p * p < rest', 0):
         "p * p == rest means rest is the prime power p^2, which the remainder adds whole",

@@ -102,3 +102,51 @@ def test_breadth_first_limit_is_inclusive():
     succ = lambda x: [(x + 1) % 4]  # noqa: E731 - four values
     assert search.breadth_first(0, succ, 4) == [0, 1, 2, 3]
     assert search.breadth_first(0, succ, 3) is None
+
+
+def test_progress_waits_for_its_delay_since_the_start(monkeypatch):
+    """The delay counts from this clock's start (an elapsed time, not a sum of clock readings):
+    with PROGRESS_AFTER = 1 s nothing is reported at once, whatever the machine's uptime."""
+    seen = []
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 1.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    clock = Clock(None, lambda *a: seen.append(a))
+    clock.check(1, 1)
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 1.0)
+    clock.check(2, 2)  # and the interval counts from the last report (here the start)
+    assert seen == []
+
+
+def test_building_waits_for_its_delay_and_estimates_what_is_left(monkeypatch, capsys):
+    """``tick_build``'s line: nothing before the delays, then the seconds spent and the estimate
+    ``spent * (total - done) / done`` (done taken as at least 1), on a clock read from a list."""
+    readings = iter([100.0, 100.5, 100.5, 110.0, 130.0])
+    monkeypatch.setattr(search.time, "monotonic", lambda: next(readings))
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 1.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    clock = Clock(None, True)  # start 100.0
+    clock.tick_build(0, 10)  # 0.5 s: before the delay
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 1.0)
+    clock.tick_build(0, 10)  # 0.5 s since the last line (the start): not yet
+    assert capsys.readouterr().err == ""
+    clock.tick_build(2, 10)  # 10 s, 2 of 10 done: 40 s left
+    clock.tick_build(1, 4)  # 30 s, 1 of 4 done: 90 s left
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["build: 2 of 10 states, 10.0 s (about 40 s left; --time-budget stops it)",
+                     "build: 1 of 4 states, 30.0 s (about 90 s left; --time-budget stops it)"]
+
+
+def test_pair_search_reports_the_pairs_found_so_far(monkeypatch):
+    """Each ``add`` tells the clock how many pairs the search has with this one: 1, 2, 2 (the
+    second pair again, not new), 3."""
+    seen = []
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    pairs = search.PairSearch(Clock(None, lambda p, d, s: seen.append((p, d)), every=1))
+    assert pairs.add(0, 0, -1, -1) == 0
+    assert pairs.add(1, 2, 0, 0) == 1
+    assert pairs.add(1, 2, 0, 1) is None
+    assert pairs.add(0, 1, 1, 0) == 2
+    assert seen == [(1, 1), (2, 3), (2, 3), (3, 3)]

@@ -55,6 +55,7 @@ def test_every_stored_directions_scores_enclose_the_exact_scores(spec, variant):
             # lower <= exact <= upper, decided exactly
             assert _encloses(domain, exact, float(mid[c]), float(err[c])), (i, c)
     assert store.scores[-1][0].tolist() == store.scores[len(store) - 1][0].tolist()
+    assert store.scores[-len(store)][0].tolist() == store.scores[0][0].tolist()  # the first, from the end
     with pytest.raises(IndexError):
         store.scores[len(store)]
 
@@ -124,3 +125,22 @@ def test_the_readouts_own_radius_is_in_the_bound():
     exact = domain.dot(rows[0], store.vectors[i])
     assert _encloses(domain, exact, float(mid[0]), float(err[0]))
     assert err[0] >= rad[0, 0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_short_products_round_inside_the_bound(n):
+    """h = (x, ..., x) and a readout of (x, ..., x), x = 1 + 2^-27: each product x * x = 1 + 2^-26
+    + 2^-54 rounds (the 2^-54 is lost), so the float score is below the exact one, at every
+    length, including one and two terms.  The bound's rounding term (n + 2) 2^-50 sum |r_j h_j|
+    must enclose it there too (a factor that vanished or went negative for short products would
+    leave only the direction's own radius)."""
+    from bilinear.constructions.domains import RationalDomain
+
+    domain = RationalDomain()
+    x = Fraction(1) + Fraction(1, 2**27)
+    store = HiddenStore(domain, np.full((1, n), float(x)), 1, None)
+    i = store.add([domain.convert(x)] * n)
+    mid, err = store.scores[i]
+    exact = domain.convert(n * x * x)
+    assert Fraction(float(mid[0])) != n * x * x  # the premise: the float product rounds
+    assert _encloses(domain, exact, float(mid[0]), float(err[0]))
