@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from bilinear.automata import Automaton
 from bilinear.automata.families import from_spec
 from bilinear.constructions.field import cos2pi, sin2pi
 from bilinear.constructions.prover import Counterexample, Proof, Unproved, prove
@@ -412,3 +413,22 @@ def test_sparse_products_signs_and_enclosures_are_exact(m):
         assert abs(mid - float(x)) <= rad
         back = dom.to_element(tx)
         assert back == x and hash(back) == hash(x)
+
+
+@pytest.mark.parametrize("half", [False, True])
+def test_a_failure_and_the_bound_in_the_same_level(half):
+    """One state, A_0 = diag(2, 1), A_1 = diag(3, 1) from (1, 1): level n holds the n + 1 new
+    directions (2^a 3^b, 1), a + b = n, found in the order 16, 24, 36, 54, 81 at level 4 (pairs
+    11 to 15).  Class 0 scores c - 2^a 3^b against class 1's 0, so it is wrong from the first
+    value above c.  With bound 12 the 13th pair (36) exceeds the bound: a failure at or before
+    it is reported (c = 30: 36 fails), one after it is not (c = 40: 54 is the first failure,
+    so the search stops unproved).  Integer weights run the int64 closure; halved h0 the exact
+    loop over the rationals."""
+    a = Automaton([[0], [0]], labels=[0], classes=("ok", "bad"))
+    h = Fraction(1, 2) if half else 1
+    for c, status in ((30, "counterexample"), (40, "unproved")):
+        w = Weights("diagonal", A=[[[2, 0], [0, 1]], [[3, 0], [0, 1]]], h0=[h, h], readout=[[-1, c], [0, 0]])
+        result = prove(w, a, bound=12)
+        assert (result.status, result.states_explored) == (status, 13), c
+        if status == "counterexample":
+            assert result.word == (0, 0, 1, 1) and (result.expected, result.got) == (0, 1)

@@ -441,3 +441,81 @@ def test_a_one_class_last_layer_is_proved_without_a_margin():
     a = Automaton([[0, 1], [1, 0]], labels=[0, 0])
     result = prove_stack(Stack((PARITY1, one)), a)
     assert result.status == "proved" and result.margin is None
+
+
+def test_intermediate_classes_with_unequal_error_bounds_are_decided_exactly():
+    """Layer 1's class 0 row (10^6, -10^6 + 1 + 2^-30) carries a float error bound near 10^-8
+    (its entries are large), class 1's row (1/2, 1/2) one near 10^-15.  On (1, 1) the scores are
+    1 + 2^-30 and 1, on (-1, -1) their negatives: the float midpoints are in the exact order, but
+    the intervals overlap, so the screen must not decide either way from its endpoints (an
+    interval compared by a wrong endpoint would read class 1 on (1, 1), or class 0 on (-1, -1)).
+    Layer 2 resets to the class it is given, so the stack computes parity labelled 0 / 1."""
+    from fractions import Fraction
+
+    big = 10**6
+    layer1 = Weights("diagonal", A=[[[1, 0], [0, 1]], [[-1, 0], [0, -1]]], h0=[1, 1],
+                     readout=[[big, -big + 1 + Fraction(1, 2**30)], [Fraction(1, 2), Fraction(1, 2)]])
+    reset = [[[1, 1], [0, 0]], [[0, 0], [1, 1]]]  # h -> (sum h) e_c, for class c of layer 1
+    layer2 = Weights("full", A=[reset[0], reset[1], reset[0], reset[1]], h0=[1, 0], readout=[[1, 0], [0, 1]])
+    stack, parity = Stack((layer1, layer2)), from_spec("parity")
+    words = [w for n in range(1, 5) for w in itertools.product(range(2), repeat=n)]
+    assert all(_exact_labels(stack, w) == parity.label(list(w)) for w in words)  # the oracle agrees
+    result = prove_stack(stack, parity)
+    assert result.status == "proved" and result.hidden_states == 2
+
+
+def test_a_tie_in_an_intermediate_layer_reports_that_layers_scores():
+    """Layer 1 scores its two classes equally on every direction: the first symbol makes a tie
+    there, reported with layer 1's (float) scores, not their error bounds."""
+    tie = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[3], [3]])
+    result = prove_stack(Stack((tie, COPY2)), from_spec("parity"))
+    assert result.status == "counterexample" and result.layer == 1 and result.got is None
+    assert result.word == (0,) and result.scores == (3.0, 3.0)
+
+
+@pytest.mark.parametrize("case", ["tie", "wrong start", "wrong later"])
+def test_one_layer_stack_counterexamples_match_the_prover(case):
+    """Every field of a one-layer stack's counterexample is the single-layer prover's: the word,
+    the labels, the scores and the pairs explored, whether the last layer ties, is wrong at the
+    empty word, or is wrong later."""
+    a = from_spec("parity")
+    w = {"tie": Weights("full", A=[[[1, 0], [0, 1]], [[1, 0], [1, 0]]], h0=[1, 0],
+                        readout=[[1, 0], [0, 1]]),  # symbol 1 sends (1, 0) to (1, 1): a tie
+         "wrong start": Weights("diagonal", A=[[[1]], [[-1]]], h0=[-1], readout=[[1], [-1]]),
+         "wrong later": Weights("diagonal", A=[[[-1]], [[-1]]], h0=[1], readout=[[1], [-1]])}[case]
+    p, q = prove(w, a), prove_stack(Stack((w,)), a)
+    assert p.status == q.status == "counterexample"
+    assert len(q.word) == (0 if case == "wrong start" else 1)
+    assert (p.word, p.expected, p.got, p.scores, p.states_explored) == (
+        q.word, q.expected, q.got, q.scores, q.states_explored)
+    assert q.layer == 1
+
+
+def test_a_one_class_first_layer_routes_every_symbol_as_class_0():
+    """Layer 1 has one class: layer 2 reads symbol s as s * 1 + 0 at every step (a cached class
+    other than 0 would send it to the next symbol's matrix)."""
+    one = Weights("diagonal", A=[[[1]], [[1]]], h0=[1], readout=[[1]])
+    result = prove_stack(Stack((one, PARITY1)), from_spec("parity"))
+    assert result.status == "proved"
+
+
+def test_stack_proof_out_of_time_and_its_last_progress_line(monkeypatch):
+    """A spent budget gives ``unproved`` with the seconds spent; with progress on, the last report
+    is the proof's own counts."""
+    from bilinear.constructions import search
+
+    a = from_spec("symmetric:5")
+    stack = Stack((build(a, "full"),))
+    spent = prove_stack(stack, a, time_budget=1e-9)
+    assert spent.status == "unproved" and spent.cause == "time" and "time budget ran out after" in spent.reason
+    monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
+    seen = []
+
+    def report(pairs, directions, seconds):  # one report during the proof, then only the last
+        seen.append((pairs, directions))
+        monkeypatch.setattr(search, "PROGRESS_EVERY", 1e9)
+
+    proof = prove_stack(stack, a, progress=report)
+    assert proof.status == "proved" and len(seen) == 2
+    assert seen[0][0] < proof.states_explored and seen[1] == (proof.states_explored, proof.hidden_states)
