@@ -214,6 +214,38 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
     ('constructions/stackprover.py', '_Closure.run', '1 -> 0', 4):
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
+    # variants.py (conformance)
+    **{('constructions/variants.py', '_rotation_extra', '2 -> 3', n):
+       "the slice's end past the block: only blk[0..1, 0..1] are read" for n in (12, 13, 15, 16)},
+    ('constructions/variants.py', '_pad_columns', '0 -> 1', 0):
+        "factors[1] for factors[0]: U, C and W have the same number of columns",
+    ('constructions/variants.py', '_project_factorized', '0 -> 1', 3):
+        "sv * 1 for sv * 0 where sv[0] = 0: every singular value is zero either way",
+    ('constructions/variants.py', '_rotation_project', '1 -> 2', 4):
+        "A.shape[2] for A.shape[1]: the matrices are square",
+    ('constructions/variants.py', '_positive_project', '1 -> 2', 0):
+        "A.shape[2] for A.shape[1]: the matrices are square",
+    ('constructions/variants.py', '_check_pattern', '1 -> 2', 0):
+        "A.shape[2] for A.shape[1]: the matrices are square",
+    ('constructions/variants.py', 'is_diagonal', '1 -> 2', 0):
+        "A.shape[2] for A.shape[1]: the matrices are square",
+    ('constructions/variants.py', 'project', '1 -> 2', 0):
+        "A.shape[2] for A.shape[1]: the matrices are square",
+    ('constructions/variants.py', '_matrix_tol', '0 -> 1', 0):
+        "zeros of another length for exact weights, whose checks never read the tolerance",
+    ('constructions/variants.py', '_check_pattern',
+     'np.abs(A[s_, i_, j_]) > tol -> np.abs(A[s_, i_, j_]) >= tol', 0):
+        "only nonzero entries are judged, so equality needs |x| = tol > 0 to the last bit",
+    ('constructions/variants.py', '_project_factorized', 'sv[0] > 0 -> sv[0] >= 0', 0):
+        "a zero matrix: 0 / 0 is NaN, and NaN > tol is false as 0 > tol is",
+    ('constructions/variants.py', '_project_factorized', 'sv * 0 -> sv // 0', 0):
+        "a zero matrix: 0 // 0 is NaN, and NaN > tol is false as 0 > tol is",
+    ('constructions/variants.py', '_project_factorized', 'r[i] > FLOAT_RTOL -> r[i] >= FLOAT_RTOL', 0):
+        "a float boundary of measure zero: a relative singular value equal to the tolerance",
+    ('constructions/variants.py', 'relative_distance', '1 -> 2', 0):
+        "reshape(k, -2): numpy reads a negative size as the unknown one",
+    ('constructions/variants.py', 'relative_distance', '1 -> 2', 2):
+        "reshape(k, -2): numpy reads a negative size as the unknown one",
     # search.py
     ('constructions/search.py', 'Clock.__init__', '16 -> 17', 0):
         "how often a tick reads the time (performance)",

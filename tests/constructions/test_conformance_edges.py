@@ -140,3 +140,85 @@ def test_relative_distance_is_zero_for_a_zero_matrix():
     A = np.stack([np.zeros((2, 2)), np.eye(2)])
     P = np.stack([np.eye(2), 2 * np.eye(2)])
     assert relative_distance(A, P).tolist() == [0.0, 1.0]
+
+
+def test_relative_distance_of_small_matrices():
+    """A matrix of norm below 1 is measured against its own norm like any other: 0.5 I against
+    I is at relative distance 1, and (3, 4) / 10 against 0 too."""
+    A = np.stack([0.5 * np.eye(2), np.array([[0.3, 0.4], [0.0, 0.0]])])
+    P = np.stack([np.eye(2), np.zeros((2, 2))])
+    assert np.allclose(relative_distance(A, P), [1.0, 1.0])
+
+
+def test_pad_columns_appends_zero_terms_up_to_r():
+    """factorized:R weights given with fewer rank-one terms: zero columns are appended to U, C and
+    W (the product is unchanged); exactly R terms are kept as they are; more than R is None."""
+    pad = KINDS["factorized"].pad
+    U = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])  # hidden 3, two terms
+    C, W = np.array([[5.0, 6.0]]), np.array([[7.0, 8.0], [9.0, 1.0], [2.0, 3.0]])
+    out = pad((U, C, W), 4)
+    assert [f.shape for f in out] == [(3, 4), (1, 4), (3, 4)]
+    for f, g in zip((U, C, W), out):
+        assert np.array_equal(g[:, :2], f) and not g[:, 2:].any()
+    assert all(np.array_equal(g, f) for f, g in zip((U, C, W), pad((U, C, W), 2)))
+    assert pad((U, C, W), 1) is None
+
+
+def test_factor_rank_limit_counts_hidden_squared_and_reports_the_entries():
+    """``max(symbols x hidden, hidden^2, 256)``: with 2 symbols at hidden 32 the hidden^2 term
+    (1024) is the limit; the message counts U, C and W's entries, R (2 hidden + symbols)."""
+    assert max_factor_rank(2, 32) == 1024 and max_factor_rank(2, 12) == 256 and max_factor_rank(64, 8) == 512
+    R = 1025
+    with pytest.raises(ConformanceError, match=f"U, C, W would hold {R * (2 * 32 + 2):,} entries"):
+        derive_factors(np.stack([np.eye(32)] * 2), R, False, f"factorized:{R}")
+
+
+def test_given_factors_past_the_rank_limit_are_refused():
+    """Factors given with the weights are checked against the limit too (not only derived ones):
+    257 terms for one 1 x 1 matrix."""
+    R = max_factor_rank(1, 1) + 1
+    U, C, W = np.zeros((1, R)), np.zeros((1, R)), np.zeros((1, R))
+    U[0, 0] = C[0, 0] = W[0, 0] = 1.0
+    with pytest.raises(ConformanceError, match=f"R = {R:,} exceeds the factor-rank limit"):
+        conform(parse_variant(f"factorized:{R}"), np.ones((1, 1, 1)), exact=False, factors=(U, C, W))
+
+
+def test_factorized_projection_is_jointly_factorizable():
+    """Two full-rank 2 x 2 matrices and R = 2 = d: the per-matrix ranks must add up to at most R
+    (the projection keeps two terms in all), so the result differs from A and conforms to
+    factorized:2; a diagonal set with R = d is returned as it is, entries below the tolerance
+    included; a matrix whose norm is below 1 is ranked by its relative singular values too."""
+    A = np.array([[[2.0, 1.0], [0.0, 1.5]], [[0.5, 0.1], [0.0, 0.2]]])
+    P, _ = project(parse_variant("factorized:2"), A)
+    assert not np.allclose(P, A)
+    assert sum(np.linalg.matrix_rank(P[s], tol=1e-9) for s in range(2)) <= 2
+    conform(parse_variant("factorized:2"), P, exact=False)  # no error: it conforms
+    # each matrix keeps its leading term (relative value 1; A[1], of norm below 1, included)
+    for s in range(2):
+        u, sv, vt = np.linalg.svd(A[s])
+        assert np.allclose(P[s], sv[0] * np.outer(u[:, 0], vt[0]))
+    # R = 3: the third term is A[0]'s second (relative 0.53), not A[1]'s (relative 0.34)
+    P3, _ = project(parse_variant("factorized:3"), A)
+    u, sv, vt = np.linalg.svd(A[1])
+    assert np.allclose(P3[0], A[0]) and np.allclose(P3[1], sv[0] * np.outer(u[:, 0], vt[0]))
+    # a rank-one matrix (second singular value 0) keeps its one term
+    B = np.array([[[2.0, 1.0], [0.0, 1.5]], [[0.5, 0.0], [0.0, 0.0]]])
+    Pb, _ = project(parse_variant("factorized:2"), B)
+    assert np.allclose(Pb[1], B[1]) and np.linalg.matrix_rank(Pb[0], tol=1e-9) == 1
+    D = np.array([[[2.0, 0.5 * FLOAT_RTOL], [0.0, 1.0]], [[3.0, 0.0], [0.0, 0.25]]])
+    Pd, _ = project(parse_variant("factorized:2"), D)
+    assert np.array_equal(Pd, D)
+
+
+def test_zero_blocks_and_matrices_conform_in_floats():
+    """A zero block or matrix has tolerance 0 and conforms: its entries are exactly zero, not
+    above the tolerance.  rotation2d with one zero block beside a block that is snapped;
+    factorized with a zero matrix; is_diagonal of a zero matrix."""
+    A = np.zeros((1, 4, 4))
+    A[0, :2, :2] = [[1.0, -2.0], [2.0, 1.0 + 1e-12]]  # snapped: within block 0's tolerance
+    out, _ = conform(parse_variant("rotation2d"), A, exact=False)
+    assert out[0, 1, 1] == out[0, 0, 0] and not out[0, 2:, 2:].any()
+    Z = np.stack([np.eye(2), np.zeros((2, 2))])
+    U, C, W = np.eye(2), np.array([[1.0, 1.0], [0.0, 0.0]]), np.eye(2)
+    conform(parse_variant("factorized:2"), Z, exact=False, factors=(U, C, W))
+    assert is_diagonal(np.zeros((2, 3, 3)), exact=False) and is_diagonal(Z, exact=False)
