@@ -214,6 +214,72 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
     ('constructions/stackprover.py', '_Closure.run', '1 -> 0', 4):
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
+    # domains.py: what test_domains.py (against sympy, dense polynomials, mpmath and the
+    # definition of parallel) leaves
+    ('constructions/domains.py', 'RationalDomain.canon', '1 -> 0', 0):
+        "x == 0 never holds for the first non-zero x: the scaling always runs, and by 1 changes nothing",
+    ('constructions/domains.py', 'IntegerDomain.key', '1 -> 0', 0):
+        "g = 1 divides every entry: x // 1 is x",
+    ('constructions/domains.py', 'CyclotomicDomain.__init__', '64 -> 65', 0):
+        "a more precise zeta ball: tighter enclosures that are checked anyway",
+    ('constructions/domains.py', 'CyclotomicDomain._sign_at', '0 -> 1', 0):
+        "the radius read as the midpoint never excludes zero: every sign decided exactly (performance)",
+    ('constructions/domains.py', 'CyclotomicDomain._sign_at', 'mid > 0 -> mid >= 0', 0):
+        "read only when |mid| > rad >= 0, so mid != 0",
+    ('constructions/domains.py', 'CyclotomicDomain.floats', 'x.degree() <= 0 -> x.degree() < 0', 0):
+        "constants through the ball evaluation: another valid enclosure",
+    ('constructions/domains.py', 'terms_poly', '1 -> 2', 0):
+        "a trailing zero coefficient, which fmpq_poly drops",
+    ('constructions/domains.py', '_radical', 'k > 1 -> k >= 1', 0):
+        "k >= 1 always, and out * 1 is out",
+    ('constructions/domains.py', '_radical', '1 -> 0', 2):
+        "k > 0 and k > 1 differ only at k = 1, where out * 1 is out",
+    ('constructions/domains.py', '_entry', '1 -> 0', 0):
+        "len(terms) == 0 never holds (every entry has a term): the general form is read, the same sum",
+    ('constructions/domains.py', '_entry', '1 -> 2', 2):
+        "no reduction coefficient is 2 (all are +1 or -1): the general form is read, the same sum",
+    ('constructions/domains.py', '_entry', '1 -> 0', 2):
+        "no reduction coefficient is 0: the general form is read, the same sum",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.__init__', '2 -> 3', 0):
+        "a longer reduction table (k < 3m): the entries past 2m are never read",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.__init__', '128 -> 129', 0):
+        "a more precise cosine table: each entry is rounded to a float either way",
+    **{('constructions/domains.py', 'SparseCyclotomicDomain.suits', label, 0):
+       "which representation serves Q(zeta_m): the sparse and the dense domains compute the same "
+       "elements (tested against each other), and suits is asked only for conductors above 2"
+       for label in ("m > 2 and flint.fmpz_poly.cyclotomic(r).degree() <= SPARSE_MAX_RADICAL_DEGREE -> "
+                     "m > 2 or flint.fmpz_poly.cyclotomic(r).degree() <= SPARSE_MAX_RADICAL_DEGREE",
+                     "m > 2 -> m >= 2", "2 -> 3",
+                     "flint.fmpz_poly.cyclotomic(r).degree() <= SPARSE_MAX_RADICAL_DEGREE -> "
+                     "flint.fmpz_poly.cyclotomic(r).degree() < SPARSE_MAX_RADICAL_DEGREE")},
+    **{('constructions/domains.py', 'SparseCyclotomicDomain.constant', label, 0):
+       "constant() only chooses how a multiplicand is written: every choice multiplies as the element"
+       for label in ("len(p) > 1 -> len(p) >= 1", "1 -> 2", "1 -> 0")},
+    **{('constructions/domains.py', 'SparseCyclotomicDomain._monomial', label, 0):
+       "a match is verified entry by entry (with o // s) before a monomial is returned: the mutant only "
+       "skips compactions"
+       for label in ("off // self.s -> off * self.s", "0 -> 1", "p[o // self.s] == c * u -> p[o // self.s] != c * u")},
+    ('constructions/domains.py', 'SparseCyclotomicDomain.dot', '1 -> 2', 0):
+        "every reduction coefficient is +1 or -1 for the conductors the sparse domain serves (checked for "
+        "all 33 radicals), so t == 2 never holds and c * t is c for t = 1",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.dot', '1 -> 0', 0):
+        "t is never 0: c * t is computed for t = 1 too, and is c",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.enclose', 'mag * (len(x) + 4) * EPS + 1e-300 -> mag * (len(x) + 4) * EPS - 1e-300', 0):
+        "x is non-zero here, so mag > 0 and the rounding term dwarfs 1e-300",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.enclose', '4 -> 5', 0):
+        "a wider enclosure: more signs decided exactly (performance)",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.enclose', 'math.isfinite(mid) and math.isfinite(rad) -> math.isfinite(mid) or math.isfinite(rad)', 0):
+        "|mid| <= mag <= rad, so a finite radius has a finite midpoint: only (finite mid, inf) can come "
+        "back instead of (0, inf), and an infinite radius decides no sign either way",
+    ('constructions/domains.py', 'SparseCyclotomicDomain.sign', 'mid > 0 -> mid >= 0', 0):
+        "read only when |mid| > rad >= 0, so mid != 0",
+    ('constructions/domains.py', 'direction_bucket', 'norm > 0 -> norm >= 0', 0):
+        "the zero vector's bucket becomes a tuple of NaN cast to int64 instead of None: every zero vector "
+        "still shares one bucket",
+    **{('constructions/domains.py', 'choose_domain', label, n):
+       "the conductor is never 2 (entries of Q(zeta_2) = Q have conductor 1), and suits(1) is False"
+       for label, n in (("m > 1 and SparseCyclotomicDomain.suits(m) -> m > 1 or SparseCyclotomicDomain.suits(m)", 0),
+                        ("m > 1 -> m >= 1", 0), ("1 -> 2", 0), ("1 -> 0", 0), ("1 -> 2", 1))},
     # variants.py (conformance)
     **{('constructions/variants.py', '_rotation_extra', '2 -> 3', n):
        "the slice's end past the block: only blk[0..1, 0..1] are read" for n in (12, 13, 15, 16)},

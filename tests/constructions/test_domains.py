@@ -180,3 +180,78 @@ def test_compact_multiplicands_multiply_as_the_element(m):
             x = FieldElement.from_terms(S.field, terms)
             y = Terms({int(e): flint.fmpq(int(rng.integers(-4, 5)) or 1) for e in rng.choice(S.field.degree, 3, replace=False)})
             assert S.mul(S.constant(x), y) == S.mul(S.convert(x), y), (k, terms)
+
+
+@pytest.mark.parametrize("m", [4, 8, 9, 12, 18, 20, 24, 36, 60])
+def test_reduction_table_is_x_to_the_k_mod_phi(m):
+    """Every entry of the sparse domain's reduction table, k < 2m (products of compact
+    multiplicands reach past phi(m)), is x^k mod Phi_m, computed here with dense polynomials.
+    A single monomial with coefficient 1 is stored as its exponent, anything else as terms."""
+    S = SparseCyclotomicDomain(m)
+    phi = flint.fmpq_poly(flint.fmpz_poly.cyclotomic(m).coeffs())
+    for k in range(2 * m):
+        entry = S._reduce[k]
+        terms = {entry: 1} if isinstance(entry, int) else dict(entry)
+        coeffs = [0] * (max(terms) + 1)
+        for e, t in terms.items():
+            coeffs[e] = t
+        assert flint.fmpq_poly(coeffs) == flint.fmpq_poly([0] * k + [1]) % phi, k
+
+
+def test_signs_of_coordinates_whose_floats_are_zero_or_wrong():
+    """``parallel`` reads the first non-zero coordinate's sign from its float enclosure only when
+    the enclosure excludes zero.  A rational 10^-400 is 0.0 as a float (radius 0): its sign is
+    decided exactly, so (t, 0) and (-t, 0) are not parallel.  And a sign read from a float that
+    decides and one read exactly (an infinite radius) are the same number for the same sign."""
+    D = CyclotomicDomain(20)
+    t = D.convert(Fraction(1, 10**400))
+    a, b = [t, D.zero], [-t, D.zero]
+    assert D.floats(a)[0][0] == 0.0 and D.floats(a)[1][0] == 0.0  # the premise
+    assert not D.parallel(a, b, (D.floats(a), D.floats(b)))
+    assert D.parallel(a, [3 * t, D.zero], (D.floats(a), D.floats([3 * t, D.zero])))
+    for x in (D.convert(Fraction(5, 7)), D.convert(Fraction(-5, 7))):
+        c, d = [x, D.zero], [2 * x, D.zero]
+        decides = D.floats(c)
+        nothing = (D.floats(d)[0], np.full(2, np.inf))
+        assert D.parallel(c, d, (decides, nothing)) and D.parallel(d, c, (nothing, decides))
+
+
+def test_a_float_midpoint_of_the_wrong_sign_is_not_read():
+    """x = big (z + z^4) - round(big (sqrt 5 - 1) / 2) in Q(zeta_5) with big = 10^15 + 2 is positive,
+    but its float midpoint is -0.25 (radius 0.64: the enclosure contains zero).  Its sign must be
+    decided exactly, so (x, 0) and (-x, 0) are not parallel."""
+    from bilinear.constructions.field import CyclotomicField
+
+    D, field = CyclotomicDomain(5), CyclotomicField(5)
+    big = 10**15 + 2
+    x = D.convert((field.zeta(1) + field.zeta(4)) * big - Fraction(round(0.6180339887498949 * big)))
+    a, b = [x, D.zero], [-x, D.zero]
+    (mid, rad), fb = D.floats(a), D.floats(b)
+    assert D.sign(x) == 1 and mid[0] < 0 < rad[0] + mid[0]  # the premise
+    assert not D.parallel(a, b, ((mid, rad), fb)) and not D.parallel(b, a, (fb, (mid, rad)))
+    assert D.parallel(a, [3 * x, D.zero], ((mid, rad), D.floats([3 * x, D.zero])))
+
+
+def test_cyclotomic_keys_bucket_directions_by_their_values():
+    """The float key of a cyclotomic vector is the bucket of its values' direction: a positive
+    multiple shares it, the negated vector does not (a key from the radii would confuse them)."""
+    for D in (CyclotomicDomain(20), SparseCyclotomicDomain(20)):
+        a, b, c, neg = _vectors(D)
+        assert D.key(a) == D.key(b) and D.key(a) != D.key(neg(a))
+
+
+def test_sparse_conversions_of_constants_and_back():
+    """A flint rational converts like the Fraction it equals (a constant, not a multiple of
+    zeta); ``to_element`` gives an int, a Fraction, or a field element, whatever the element's
+    number of terms, and the element it gives converts back to the same terms."""
+    from bilinear.constructions.field import CyclotomicField, FieldElement
+
+    S, field = SparseCyclotomicDomain(20), CyclotomicField(20)
+    assert S.convert(flint.fmpq(3, 4)) == S.convert(Fraction(3, 4)) == {0: flint.fmpq(3, 4)}
+    assert S.convert(flint.fmpq(0)) == S.zero
+    assert S.to_element(S.convert(5)) == 5 and isinstance(S.to_element(S.convert(5)), int)
+    assert S.to_element(S.convert(Fraction(3, 4))) == Fraction(3, 4)
+    assert S.to_element(S.zero) == 0
+    for x in (field.zeta(1), field.zeta(1) + Fraction(1, 2), 3 * field.zeta(3) - 2 * field.zeta(1) + 1):
+        back = S.to_element(S.convert(x))
+        assert isinstance(back, FieldElement) and S.convert(back) == S.convert(x)
