@@ -581,7 +581,7 @@ class Householder(Transitions):
 
     def in_span(self, h0, readout):
         """The same read-out scan in the coordinates of an orthonormal basis ``Q`` (hidden, m) of
-        ``U = span(h0, every k, every readout row)``, when m < hidden / 2 (else None): the
+        ``U = span(h0, every k, every readout row)``, when 2 m <= hidden (else None): the
         transitions ``k Q``, ``h0 Q`` and the readout ``R Q``, at hidden m.  Each factor maps
         ``x`` to ``x - beta (k . x) k``, so it maps U into U, and every state lies in U.  The
         gradients lie in U as well: at the readout ``sum g_t y_t^T`` (y_t in U); at each state
@@ -591,9 +591,10 @@ class Householder(Transitions):
         the scan in coordinates, with ``Q`` held constant, has the same logits and, through
         ``k Q``, ``h0 Q`` and ``R Q``, the same gradients: the true gradient lies in U, and the
         coordinates' gradient is its projection onto U (the theorem "span coordinates" in
-        docs/training.md, "The 2025 families' training step").  ``Q`` comes from a QR factorisation of the m = 1 + symbols x K
-        + classes vectors (rank-deficient is fine: the m orthonormal columns span at least U),
-        and Q is orthonormal, so the coordinates' norms are the states' norms.  A step then
+        docs/training.md, "The 2025 families' training step").  ``Q`` comes from a QR
+        factorisation of the m = 1 + symbols x K + classes vectors (rank-deficient is fine: the
+        m orthonormal columns span at least U), and Q is orthonormal, so the coordinates' norms
+        are the states' norms.  A step then
         costs O(symbols K m) per row instead of O(symbols K hidden), and no (time, batch,
         hidden) tensor is made.
 
