@@ -965,7 +965,8 @@ class GroupPlan:
         return flat
 
 
-def _check_inputs(trans: Transitions, tokens: torch.Tensor, h0: torch.Tensor) -> None:
+def _check_inputs(trans: Transitions, tokens: torch.Tensor, h0: torch.Tensor,
+                  readout: torch.Tensor | None = None) -> None:
     if tokens.dim() != 2:
         raise ConfigError(f"tokens must be (batch, time), got shape {tuple(tokens.shape)}")
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= trans.n_symbols):
@@ -973,6 +974,8 @@ def _check_inputs(trans: Transitions, tokens: torch.Tensor, h0: torch.Tensor) ->
         raise ConfigError(f"token {bad} is outside the alphabet 0..{trans.n_symbols - 1}")
     if h0.dim() != 1:
         raise ConfigError(f"h0 must be (hidden,), got shape {tuple(h0.shape)}")
+    if readout is not None and (readout.dim() != 2 or readout.shape[1] != h0.shape[0]):
+        raise ConfigError(f"readout must be (classes, hidden = {h0.shape[0]}), got shape {tuple(readout.shape)}")
 
 
 def _finish(H: torch.Tensor, readout: torch.Tensor | None) -> torch.Tensor:
@@ -1022,7 +1025,7 @@ def sequential_scan(
     >>> sequential_scan(D, torch.tensor([[0, 0, 1, 0]]), torch.tensor([2.]), normalize=True)[0, :, 0].tolist()
     [-1.0, 1.0, 1.0, -1.0]
     """
-    _check_inputs(trans, tokens, h0)
+    _check_inputs(trans, tokens, h0, readout)
     batch, time = tokens.shape
     hidden = h0.shape[0]
     if time == 0:
@@ -1268,7 +1271,7 @@ def parallel_scan(
     ...                sequential_scan(R, tokens, torch.tensor([1., 0.])), atol=1e-6)
     True
     """
-    _check_inputs(trans, tokens, h0)
+    _check_inputs(trans, tokens, h0, readout)
     if normalize and add is not None:
         raise ConfigError("an affine (additive) recurrence renormalised at every step has no associative form: "
                           "use the sequential scan")

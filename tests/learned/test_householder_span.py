@@ -151,13 +151,16 @@ def test_when_coordinates_are_used():
     assert H.in_span(torch.randn(32), torch.randn(C, 31)) is None  # a wrong readout: the scan reports it
 
 
-def test_wrong_readout_is_reported_by_the_scan():
-    from bilinear.errors import BilinearError
+@pytest.mark.parametrize("method", ["sequential", "parallel"])
+def test_wrong_readout_is_reported_by_the_scan(method):
+    """A readout of the wrong width is named, by either scan, before any work."""
+    from bilinear.errors import ConfigError
 
     k = torch.nn.functional.normalize(torch.randn(2, 2, 32), dim=-1)
-    with pytest.raises((BilinearError, RuntimeError)):
-        scan(Householder(k, torch.ones(2, 2)), torch.zeros(1, 3, dtype=torch.long), torch.randn(32),
-             readout=torch.randn(3, 31))
+    for bad in (torch.randn(3, 31), torch.randn(31)):
+        with pytest.raises(ConfigError, match=r"readout must be \(classes, hidden = 32\), got shape"):
+            scan(Householder(k, torch.ones(2, 2)), torch.zeros(1, 3, dtype=torch.long), torch.randn(32),
+                 method=method, readout=bad)
 
 
 def test_long_evaluation_and_parallel_scan_agree():
