@@ -145,6 +145,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy reads a negative size as the unknown one',
     # certificates.py: what the shortest-certificate oracles (tests/constructions/test_certificates.py,
     # pair by pair on 150 machines per kind) and verify's earlier checks leave
+    ('constructions/certificates.py', 'minimal_period', '1 -> 2', 1):
+        "range(1, n + 2): p = n + 1 never divides n",
+    ('constructions/certificates.py', 'minimal_period', '1 -> 0', 1):
+        "range(1, n): p = n is never tried, and the fallback after the loop returns n",
+    ('constructions/certificates.py', 'minimal_period', 'i + p -> i - p', 0):
+        "a sequence equals its rotation by p exactly when it equals its rotation by -p",
     ('constructions/certificates.py', 'Certificate.failing_word', '256 -> 257', 0):
         "a default search limit: one more n tried",
     ('constructions/certificates.py', 'Certificate.verify', 'False -> True', 10):
@@ -348,8 +354,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "the starting period is read only when no element beats the start, and then None is returned",
     ('constructions/bounds.py', 'monomial_bound', '1 -> 0', 1):
         "the starting period is read only when no element beats the start, and then None is returned",
-    ('constructions/bounds.py', 'monomial_bound', 'need > best[0] -> need >= best[0]', 0):
-        "a tie between two true citations: the later element with the same bound is named",
     ('constructions/bounds.py', 'monomial_reset_bound', '3 -> 4', 1):
         "a fourth target is listed but never read: the reason names three",
     ('constructions/bounds.py', 'lower_bound', 'mono[0] > bound -> mono[0] >= bound', 0):
