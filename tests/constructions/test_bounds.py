@@ -223,10 +223,16 @@ def _monomial_need_by_words(a: Automaton, max_len: int) -> int:
     reachable in the automaton as given (not minimised), the labels along q.w^n around their
     cycle; their minimal period P is the count of distinct rotations; the bound is the largest
     sum of prime powers of P / gcd(P, 2) (1 when there is none)."""
-    reach, frontier = {a.start}, [a.start]
+    reach, frontier = {int(a.start)}, [int(a.start)]
     while frontier:
-        frontier = [int(a.delta[s, q]) for q in frontier for s in range(a.n_symbols)]
-        frontier = [q for q in frontier if not (q in reach or reach.add(q))]
+        nxt = []
+        for q in frontier:
+            for s in range(a.n_symbols):
+                r = int(a.delta[s, q])
+                if r not in reach:
+                    reach.add(r)
+                    nxt.append(r)
+        frontier = nxt
     best = 1
     for length in range(1, max_len + 1):
         for w in itertools.product(range(a.n_symbols), repeat=length):
