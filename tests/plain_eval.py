@@ -1,6 +1,7 @@
 """An evaluator written for the tests, apart from the code under test (``floatrun.py``, the scans):
 a plain float64 loop over words, shared by the horizon tests and the report-sentence tests, which
-check certified lengths and printed failures against it."""
+check certified lengths and printed failures against it; and a plain breadth-first walk of an
+automaton's states, shared by the oracles of the certificate and lower-bound tests."""
 
 from __future__ import annotations
 
@@ -93,3 +94,20 @@ def no_node_horizon(*args, **kwargs):
     from bilinear.constructions.horizon import Horizon
 
     return Horizon.none("float32", "switched off", "node")
+
+
+def start_distances(automaton) -> dict[int, int]:
+    """Breadth-first distance from the start state to every reachable state of ``automaton`` (a
+    plain walk over its transition table, not the module's ``access_words``)."""
+    start = int(automaton.start)
+    dist, frontier = {start: 0}, [start]
+    while frontier:
+        nxt = []
+        for q in frontier:
+            for s in range(automaton.n_symbols):
+                r = int(automaton.delta[s, q])
+                if r not in dist:
+                    dist[r] = dist[q] + 1
+                    nxt.append(r)
+        frontier = nxt
+    return dist

@@ -16,6 +16,7 @@ from bilinear.cli import main
 from bilinear.automata.groups import group_shape
 from bilinear.constructions.bounds import _prime_power_sum, lower_bound, monomial_bound, unit_group
 from bilinear.constructions.capability import capability_matrix
+from plain_eval import start_distances
 
 THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"
 
@@ -223,16 +224,7 @@ def _monomial_need_by_words(a: Automaton, max_len: int) -> int:
     reachable in the automaton as given (not minimised), the labels along q.w^n around their
     cycle; their minimal period P is the count of distinct rotations; the bound is the largest
     sum of prime powers of P / gcd(P, 2) (1 when there is none)."""
-    reach, frontier = {int(a.start)}, [int(a.start)]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for s in range(a.n_symbols):
-                r = int(a.delta[s, q])
-                if r not in reach:
-                    reach.add(r)
-                    nxt.append(r)
-        frontier = nxt
+    reach = start_distances(a)
     best = 1
     for length in range(1, max_len + 1):
         for w in itertools.product(range(a.n_symbols), repeat=length):

@@ -24,6 +24,7 @@ from bilinear.constructions.certificates import (
 )
 from bilinear.constructions.weights import Weights
 from bilinear.errors import AutomatonError, SpecError
+from plain_eval import start_distances
 
 
 # ------------------------------------------------------------------------------------------
@@ -621,21 +622,6 @@ def test_describe_shows_32_labels_and_counts_the_rest():
 # ------------------------------------------------------------------------------------------
 # shortest certificates on larger automata, against an oracle that searches pair by pair
 # ------------------------------------------------------------------------------------------
-def _distances(a: Automaton) -> dict[int, int]:
-    """Breadth-first distance from the start state to every reachable state."""
-    dist, frontier = {a.start: 0}, [a.start]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for s in range(a.n_symbols):
-                r = int(a.delta[s, q])
-                if r not in dist:
-                    dist[r] = dist[q] + 1
-                    nxt.append(r)
-        frontier = nxt
-    return dist
-
-
 def _separation(a: Automaton, x: int, y: int) -> int | None:
     """Length of a shortest v with label(x.v) != label(y.v), one breadth-first search of the
     pairs reachable from (x, y) alone (the module searches from every source at once)."""
@@ -661,7 +647,7 @@ def _separation(a: Automaton, x: int, y: int) -> int | None:
 def _shortest_commutation(a: Automaton) -> int | None:
     """min |u| + |v| over reachable p = q0.u and symbols x < y of the separation of p.x.y and p.y.x."""
     best = None
-    for p, du in _distances(a).items():
+    for p, du in start_distances(a).items():
         for x, y in itertools.combinations(range(a.n_symbols), 2):
             sep = _separation(a, int(a.delta[y, a.delta[x, p]]), int(a.delta[x, a.delta[y, p]]))
             if sep is not None and (best is None or du + sep < best):
@@ -673,7 +659,7 @@ def _shortest_symbol_period(a: Automaton, step: int) -> int | None:
     """min |u| + 1 + |v| over reachable p = q0.u and symbols g of the separation of two states
     ``step`` apart on the cycle of p under g."""
     best = None
-    for p, du in _distances(a).items():
+    for p, du in start_distances(a).items():
         for g in range(a.n_symbols):
             orbit = [p]
             while int(a.delta[g, orbit[-1]]) not in orbit:
