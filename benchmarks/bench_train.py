@@ -58,7 +58,7 @@ from torch import nn
 
 from bilinear.learned.baselines import LSTMModel
 from bilinear.learned.models import BilinearRNN
-from bilinear.learned.scan import READOUT_BLOCK, Dense, GroupPlan, parallel_scan, sequential_scan
+from bilinear.learned.scan import READOUT_BLOCK, Dense, GroupPlan, Householder, parallel_scan, sequential_scan
 from bilinear.malloc import keep_freed_buffers
 
 B = 256
@@ -209,25 +209,32 @@ def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B)
 
 
 FAMILIES = ("full", "householder:2", "householder:2 full-space", "monomial", "dplr:1")
-#: The Householder scan as it ran before it took span coordinates: the same model, its forward
-#: through ``sequential_scan`` (which keeps the hidden space) instead of ``scan`` (which changes
-#: to the coordinates of ``Householder.in_span`` when they are fewer than half of hidden).
+#: The Householder scan as it ran before it took span coordinates: the same model, its
+#: transitions declining ``Householder.in_span`` (which ``scan`` asks whenever a readout is given).
 FULL_SPACE = " full-space"
+
+
+class _FullSpaceHouseholder(Householder):
+    """The same transitions with no span coordinates: ``scan`` keeps the hidden space."""
+
+    def in_span(self, h0, readout):
+        return None
 
 
 def family_model(name: str, V: int, d: int) -> BilinearRNN:
     """The model of a row of :data:`FAMILIES`: ``householder:2 full-space`` is ``householder:2``
-    run in the full hidden space (the baseline of the span coordinates)."""
+    run in the full hidden space (the baseline of the span coordinates); its forward is the
+    model's own, on transitions that decline the change of coordinates."""
     if not name.endswith(FULL_SPACE):
         return BilinearRNN(V, V, d, name, seed=0, scan="sequential")
     model = BilinearRNN(V, V, d, name[: -len(FULL_SPACE)], seed=0, scan="sequential")
+    transitions = model.transitions
 
-    def forward(words):  # what BilinearRNN.forward does, without the change of coordinates
-        normalize = (model.normalize_train if model.training else True) and model.renormalized
-        return sequential_scan(model.transitions(), words, model.h0, normalize=normalize,
-                               readout=model.readout.weight)
+    def full_space():
+        t = transitions()
+        return _FullSpaceHouseholder(t.k, t.beta)
 
-    model.forward = forward  # type: ignore[method-assign]
+    model.transitions = full_space  # type: ignore[method-assign]
     return model
 
 
