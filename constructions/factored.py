@@ -157,7 +157,15 @@ def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
     for s in range(S):
         M = _eye(d, exact)
         for j in range(K):
-            M = M @ reflection(V[s, j], beta[s, j], exact)
+            if exact:  # M H(v, b) = M - (b / v.v) (M v) v^T: O(d^2) exact operations, not O(d^3)
+                v = np.asarray(V[s, j], dtype=object)
+                n = v @ v
+                if isinstance(n, int):
+                    n = Fraction(n)
+                if beta[s, j] != 0:
+                    M = M - np.outer(M @ v, v) * (beta[s, j] / n)
+            else:  # floats: the matrix product, rounded as it always was
+                M = M @ reflection(V[s, j], beta[s, j], exact)
         out.append(_simplified(M) if exact else M)
     return np.stack(out) if out else np.zeros((0, d, d))
 

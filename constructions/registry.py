@@ -52,6 +52,7 @@ from .reflections import (
     cube,
     cyclic_monomial,
     dihedral_permutation,
+    onehot_householder,
     parity_projections,
     permutation,
     simplex,
@@ -59,6 +60,7 @@ from .reflections import (
     reset_projection,
     tetrahedral,
 )
+from .memo import minimal
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
@@ -127,6 +129,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
     Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
                  "Theorem F2 (three projections flip a sign)", parity_projections),
+    Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
+                 "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
+                 onehot_householder, known_dim=lambda a: minimal(a).n_states),
 )
 
 

@@ -383,18 +383,23 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
             return build(automaton, info.spec(n, options))
         except ConstructionError:
             continue
-    if info.count_needed is not None:  # past MAX_COUNT: the count the known constructions need
-        from .registry import candidates
+    # past MAX_COUNT: the count the known constructions need, read off the weights built in this
+    # kind (``one-hot-householder``: K <= n) or, where the kind says how, off their matrices
+    from .registry import candidates
 
-        found = [w for _, w in candidates(automaton)]
+    found = [w for _, w in candidates(automaton)]
+    counts = [w.variant_info.param for w in found if w.variant_info.kind == kind and w.variant_info.param is not None]
+    if info.count_needed is not None:
         try:
             found.append(build(automaton, "full"))  # products' direct sums too
         except ConstructionError:
             pass
-        if found:
-            n = min(info.count_needed(w.A, w.exact) for w in found)
-            if n > MAX_COUNT:
-                return build(automaton, info.spec(max(n, start), options))
+        counts += [info.count_needed(w.A, w.exact) for w in found]
+    for n in sorted(set(c for c in counts if c > MAX_COUNT)):
+        try:
+            return build(automaton, info.spec(max(n, start), options))
+        except ConstructionError:  # that construction is not of this variant's options (nonneg)
+            continue
     raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
                             f"{info.spec(None, options)} with {start} <= {info.param} <= {MAX_COUNT}")
 
