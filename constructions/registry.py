@@ -84,6 +84,9 @@ class Construction:
     #: ``build`` skips the construction when a smaller or equal d is already found, so a
     #: construction of d = n is never built (O(n^3) exact work) when d = 2 exists.
     known_dim: Callable | None = None
+    #: The variant kinds ``build`` tries the construction for (None: every kind): weights that
+    #: only ever beat the others in their own kind are not built for the rest.
+    kinds: tuple[str, ...] | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -131,7 +134,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem F2 (three projections flip a sign)", parity_projections),
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
-                 onehot_householder, known_dim=lambda a: minimal(a).n_states),
+                 onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",)),
 )
 
 
@@ -315,6 +318,9 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
+        if c.kinds is not None and v.kind not in c.kinds:
+            refused.append((c.name, f"built for {', '.join(c.kinds)} variants only (not {v.spec})"))
+            continue  # in another kind its d = n is the one-hot construction's, which comes first
         if _factored(c) and not v.info.factored:
             refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
             continue  # a factorised construction reuses the matrices of another one

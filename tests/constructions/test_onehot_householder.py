@@ -168,3 +168,22 @@ def test_exact_compose_by_rank_one_updates_equals_the_matrix_product():
         got = householder_compose(V, beta)
         for s in range(2):
             assert [[Fraction(x) for x in row] for row in got[s]] == _matrix_from_factors(V[s], beta[s])
+
+
+def test_other_variants_do_not_build_it(monkeypatch):
+    """``build`` skips it for every kind but ``householder`` (its d = n is the one-hot
+    construction's there), and says so in the refusals."""
+    calls = []
+    inner = reflections.onehot_householder
+    import bilinear.constructions.registry as registry
+
+    spy = [c for c in registry.CONSTRUCTIONS if c.name == "one-hot-householder"]
+    assert len(spy) == 1 and spy[0].kinds == ("householder",)
+    monkeypatch.setattr(registry, "CONSTRUCTIONS", tuple(
+        c if c.name != "one-hot-householder" else type(c)(**{**c.__dict__, "builder": lambda a: calls.append(1) or inner(a)})
+        for c in registry.CONSTRUCTIONS))
+    refusals: list = []
+    with pytest.raises(ConstructionError):
+        build("gridworld:9", "diagonal", refusals=refusals)
+    assert calls == [] and ("one-hot-householder", "built for householder variants only (not diagonal)") in refusals
+    assert build("gridworld:9", "householder:9").dim == 9 and calls == [1]
