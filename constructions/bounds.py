@@ -210,7 +210,9 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
     resets = [s for s in range(m.n_symbols) if len(set(m.delta[s].tolist())) < n]
     if n >= 3:
         bound, reason = 2, f"the minimal automaton has {n} states, and d = 1 tells at most 2 apart (the sign)"
-        two = _two_dim_bound(a, positive_det=v.info.positive_det)
+        # householder:K,nonneg: every factor has determinant 1 - beta >= 0, and the matrices of U
+        # are invertible (Theorem 14 (i)), so their determinants are positive
+        two = _two_dim_bound(a, positive_det=v.info.positive_det or v.nonneg)
         if two is not None:
             bound, theorem, reason = two
     elif n == 2 and resets:

@@ -666,8 +666,11 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         if certifiable and not searched:
             why = (f"certificate search skipped: states x symbols^2 = {cost:,} passes "
                    f"CERTIFY_WORK_LIMIT = {CERTIFY_WORK_LIMIT:,}")
+        # a bare column (``householder,nonneg``) is bounded as its kind with the least count not
+        # excluded: the kind's own theorems (F5, and Theorem 14's determinants under nonneg) apply
+        bounded = spec if spec is not None or count is None else KINDS[count[0]].spec(first, count[1])
         cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
-                           automaton, spec or "full")
+                           automaton, bounded or "full")
         return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
         seconds, done, total, unit = out.args

@@ -43,6 +43,12 @@ THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"
     ("modarith:6", "full", 3, "Theorem 15"),
     ("reset:6", "full", 2, "Theorem 13"),
     ("random:states=5,symbols=2,seed=0", "full", 2, "Theorem 13"),
+    # householder:K,nonneg: every factor has determinant 1 - beta >= 0 (positive on U)
+    ("dihedral:4", "householder:3,nonneg", 3, "Theorem 14"),
+    ("dihedral:5", "householder:5,nonneg", 3, "Theorem 14"),
+    ("cyclic:2*cyclic:2", "householder:3,nonneg", 3, "Theorem 14"),
+    ("dihedral:4", "householder:3", 2, "Theorem 13"),  # beta up to 2: reflections, det < 0 allowed
+    ("cyclic:5", "householder:3,nonneg", 2, "Theorem 13"),  # a cyclic U: Theorem 14 allows d = 2
 ])
 def test_lower_bounds(spec, variant, bound, theorem):
     b, thm, reason = lower_bound(spec, variant)
@@ -264,3 +270,19 @@ def test_monomial_bound_cites_the_period_it_found():
     assert bound == 2 and "period 4" in reason and "from state 0" in reason
     assert monomial_bound("parity") is None
     assert lower_bound("parity", "monomial")[0] == 1
+
+
+def test_nonneg_householder_factors_have_non_negative_determinants():
+    """The fact the ``nonneg`` rows of Theorem 14 rest on, on random products in d = 2 and 3:
+    det(I - beta v v^T / v^T v) = 1 - beta, so a product of factors with beta in [0, 1] has a
+    determinant >= 0, where beta in (1, 2] makes it negative."""
+    from bilinear.constructions.factored import householder_compose
+
+    rng = np.random.default_rng(11)
+    for d in (2, 3):
+        V = rng.normal(size=(200, 3, d))
+        beta = rng.uniform(0, 1, size=(200, 3))
+        dets = np.linalg.det(householder_compose(V, beta, exact=False))
+        assert (dets >= -1e-12).all() and np.allclose(dets, np.prod(1 - beta, axis=1))
+        flipped = householder_compose(V[:, :1], rng.uniform(1.01, 2, size=(200, 1)), exact=False)
+        assert (np.linalg.det(flipped) < 0).all()

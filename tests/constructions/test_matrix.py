@@ -307,3 +307,18 @@ def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) 
     assert matrix.cell("parity", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
     assert matrix.cell("cyclic:3", "householder,nonneg").summary == "open (d>=2, K>=3)"
     assert matrix.cell("symmetric:4", "householder").to_json()["factors_minimal"] is True
+
+
+def test_householder_is_never_open_and_nonneg_bounds_use_their_own_theorems(matrix: CapabilityMatrix) -> None:
+    """Theorem F9 (one-hot-householder) leaves no open ``householder`` cell among the default rows;
+    an open bare ``householder,nonneg`` cell is bounded by its own kind's theorems: non-negative
+    determinants make Theorem 14 ask for a cyclic unit group, so D_4, D_5 and Z_2^2 need d >= 3
+    there (``householder`` itself, with reflections, keeps d >= 2)."""
+    for family in matrix.rows:
+        assert matrix.cell(family, "householder").status in ("proved", "impossible"), family
+    for family in ("dihedral:4", "dihedral:5", "cyclic:2*cyclic:2"):
+        cell = matrix.cell(family, "householder,nonneg").to_json()
+        assert cell["status"] == "open" and cell["lower_bound"] == 3, family
+        assert cell["lower_bound_theorem"] == "Theorem 14" and "not cyclic" in cell["lower_bound_reason"]
+    assert matrix.cell("gridworld:9", "householder").summary == "proved d=9 (lower bound 2), K=9 (K>=1)"
+    assert matrix.cell("even_pairs", "householder,nonneg").to_json()["lower_bound_theorem"] == "Theorem 13"
