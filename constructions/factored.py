@@ -177,7 +177,7 @@ def check_householder(variant, A, exact: bool, factors, rtol: float):
     S, d, _ = A.shape
     check_count(spec, "K", K, S, d, d + 1)
     if factors is None:
-        factors = derive_householder(A, K, exact, spec, rtol)
+        factors = derive_householder(A, K, exact, spec, rtol, top)
     V, beta = factors
     if V.shape != (S, K, d) or beta.shape != (S, K):
         raise ConformanceError(f"variant {spec!r}: factors V {V.shape} and beta {beta.shape}, expected "
@@ -221,9 +221,12 @@ def _split_orthogonal(Q, exact: bool, tol: float) -> list:
     return vs
 
 
-def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6):
+def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6, top: int = 2):
     """``(V, beta)`` for matrices that are orthogonal or single generalised reflections (see the
-    module docstring), padded with ``beta = 0``; ConformanceError otherwise."""
+    module docstring), padded with ``beta = 0``; ConformanceError otherwise.  With ``top = 1``
+    (``nonneg``) only the identity and single reflections with beta <= 1 can conform (an orthogonal
+    split has beta = 2), so the O(d^3) orthogonality test and rank are skipped where the trace, the
+    reflection's beta, already rules a matrix out."""
     S, d, _ = A.shape
     dtype = object if exact else np.float64
     V = np.zeros((S, K, d), dtype=dtype)
@@ -235,18 +238,26 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6):
         N = _eye(d, exact) - M
         vs: list = []
         bs: list = []
+        symmetric = _matrix_eq(M, M.T, exact, tol) is None
         if all(_zero(t, exact, tol) for t in N.flat):
             pass
-        elif _orthogonal(M, exact, 10 * tol):
+        elif top >= 2 and _orthogonal(M, exact, 10 * tol):
             vs = _split_orthogonal(M, exact, 10 * tol)
             bs = [2 * one] * len(vs)
-        elif _matrix_eq(M, M.T, exact, tol) is None and reflection_count(M, exact, tol) == 1:
+        elif symmetric and not _within(_trace(N), top, exact, tol):
+            raise ConformanceError(  # before the O(d^3) rank: a reflection's beta is this trace
+                f"variant {spec!r}: A[{s}] is symmetric with trace(I - A) = {_fmt(_trace(N))}, outside [0, {top}], "
+                f"so it is no single generalised reflection of this variant (whose beta is that trace); "
+                f"pass the factors V and beta")
+        elif symmetric and reflection_count(M, exact, tol) == 1:
             col = next(j for j in range(d) if not all(_zero(t, exact, tol) for t in N[:, j]))
-            vs, bs = [N[:, col]], [sum(N[i, i] for i in range(d))]
+            vs, bs = [N[:, col]], [_trace(N)]
         else:
+            what = ("neither orthogonal nor one symmetric generalised reflection" if top >= 2 else
+                    "neither the identity nor one symmetric generalised reflection with beta in [0, 1] "
+                    "(orthogonal matrices split into reflections with beta = 2)")
             raise ConformanceError(
-                f"variant {spec!r}: A[{s}] is neither orthogonal nor one symmetric generalised reflection, "
-                f"so its reflections cannot be derived; pass the factors V and beta")
+                f"variant {spec!r}: A[{s}] is {what}, so its reflections cannot be derived; pass the factors V and beta")
         if len(vs) > K:
             raise ConformanceError(
                 f"variant {spec!r}: A[{s}] needs {len(vs)} reflections (rank(A - I) = {len(vs)}) > K = {K}")
@@ -256,6 +267,18 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6):
             else:
                 V[s, j, 0], beta[s, j] = one, zero
     return _frozen(V, exact), _frozen(beta, exact)
+
+
+def _trace(N):
+    return sum(N[i, i] for i in range(N.shape[0]))
+
+
+def _within(beta, top, exact: bool, tol: float) -> bool:
+    """``0 <= beta <= top`` (exactly, or within ``tol`` in floats): the trace of ``I - A`` is the
+    beta of a single generalised reflection ``A``."""
+    if exact:
+        return exact_sign(beta) >= 0 and exact_sign(beta - top) <= 0
+    return -tol <= float(beta) <= top + tol
 
 
 def reflection_count(M, exact: bool = True, tol: float = 0.0) -> int:

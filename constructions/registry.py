@@ -226,11 +226,14 @@ def _resolve(spec_or_automaton):
     return a, _family(a), None
 
 
-def candidates(spec_or_automaton) -> list[tuple[Construction, Weights]]:
-    """Every construction that applies, built (exact), in registry order."""
+def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Construction, Weights]]:
+    """Every construction that applies, built (exact), in registry order; with ``kind``, only
+    those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones)."""
     a, family, _ = _resolve(spec_or_automaton)
     out = []
     for c in CONSTRUCTIONS:
+        if kind is not None and c.variant.split(":", 1)[0].split(",", 1)[0] != kind:
+            continue
         if c.applies(family):
             try:
                 out.append((c, c.builder(a)))

@@ -387,9 +387,9 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
     # kind (``one-hot-householder``: K <= n) or, where the kind says how, off their matrices
     from .registry import candidates
 
-    found = [w for _, w in candidates(automaton)]
-    counts = [w.variant_info.param for w in found if w.variant_info.kind == kind and w.variant_info.param is not None]
+    counts = [w.variant_info.param for _, w in candidates(automaton, kind) if w.variant_info.param is not None]
     if info.count_needed is not None:
+        found = [w for _, w in candidates(automaton)]
         try:
             found.append(build(automaton, "full"))  # products' direct sums too
         except ConstructionError:

@@ -222,3 +222,48 @@ def test_zero_blocks_and_matrices_conform_in_floats():
     U, C, W = np.eye(2), np.array([[1.0, 1.0], [0.0, 0.0]]), np.eye(2)
     conform(parse_variant("factorized:2"), Z, exact=False, factors=(U, C, W))
     assert is_diagonal(np.zeros((2, 3, 3)), exact=False) and is_diagonal(Z, exact=False)
+
+
+# -- deriving reflections: what the trace rules out, before any O(d^3) test -----------------------
+
+@pytest.mark.parametrize("variant, A, message", [
+    ("householder:1", [[-2, 0], [0, 1]], r"symmetric with trace\(I - A\) = 3, outside \[0, 2\]"),
+    ("householder:1,nonneg", [[0, 1], [1, 0]], r"symmetric with trace\(I - A\) = 2, outside \[0, 1\]"),
+    ("householder:1,nonneg", [[-1, 0], [0, 1]], r"symmetric with trace\(I - A\) = 2, outside \[0, 1\]"),
+    ("householder:2,nonneg", [[0, -1], [1, 0]], r"neither the identity nor one symmetric .* beta = 2"),
+    ("householder:2", [[1, 1], [0, 1]], r"neither orthogonal nor one symmetric generalised reflection"),
+])
+def test_derived_reflections_are_refused_with_the_reason(variant, A, message):
+    from bilinear.constructions.weights import Weights
+
+    with pytest.raises(ConformanceError, match=message):
+        Weights(variant, A=[A], h0=[1, 0], readout=[[1, 0], [0, 1]])
+
+
+def test_derived_reflections_that_conform():
+    """A swap is one reflection with beta = 2; a projection one with beta = 1, also ``nonneg``;
+    a quarter turn two reflections."""
+    from bilinear.constructions.weights import Weights
+
+    h0, R = [1, 0], [[1, 0], [0, 1]]
+    assert Weights("householder:1", A=[[[0, 1], [1, 0]]], h0=h0, readout=R).factors[1].tolist() == [[2]]
+    assert Weights("householder:1,nonneg", A=[[[0, 0], [0, 1]]], h0=h0, readout=R).factors[1].tolist() == [[1]]
+    assert Weights("householder:2", A=[[[0, -1], [1, 0]]], h0=h0, readout=R).factors[1].tolist() == [[2, 2]]
+
+
+def test_nonneg_never_runs_the_orthogonal_split(monkeypatch):
+    """With beta in [0, 1] an orthogonal split (beta = 2) can never conform: ``symmetric:6
+    householder,nonneg`` once spent minutes splitting 720 x 720 one-hot permutations exactly."""
+    from bilinear.constructions import factored
+    from bilinear.constructions.weights import Weights
+
+    def boom(*a, **k):
+        raise AssertionError("the orthogonality test ran for a nonneg variant")
+
+    monkeypatch.setattr(factored, "_orthogonal", boom)
+    with pytest.raises(ConformanceError):
+        Weights("householder:3,nonneg", A=[[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], h0=[1, 0, 0],
+                readout=[[1, 0, 0], [0, 1, 0]])
+    with pytest.raises(AssertionError, match="orthogonality test ran"):  # the spy does catch it
+        Weights("householder:3", A=[[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], h0=[1, 0, 0],
+                readout=[[1, 0, 0], [0, 1, 0]])
