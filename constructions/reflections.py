@@ -42,6 +42,14 @@ the constructions those cannot give:
     (Z_4 in d = 2, Z_6 in d = 3, Z_5 in d = 5).
 ``n-gon`` (D_n, ``monomial``, d = n)
     D_n permuting the vertices of the n-gon.
+``z3-projections`` (Z_3, ``householder:3,nonneg``, d = 2; Theorem F10)
+    Three factors with beta in [0, 1] whose product is a scaled rotation of order 3:
+    H((0, 1), 47/49) H((25, -7), 674/693) H((1, 2), 195/209) = (2/231) B with
+    B = (1/6) [[-10, 19], [-4, 4]], tr B = -1, det B = 1, so B^2 + B + I = 0 and B^3 = I.  The
+    inverse uses the perpendicular vectors: H(u, beta)^-1 is a positive multiple of
+    H(u_perp, beta).  The readout is Theorem 2's with the B-invariant G = sum_k (B^k)^T B^k.
+    (The factors were found by a search over small rationals: S_1, S_3 drawn, S_2 solved from
+    symmetry of S_1^-1 B S_3^-1 and kept when its eigenvalues were rational.)
 ``one-hot-householder`` (every automaton, d = n, K <= n; Theorem F9)
     The one-hot states of the minimal automaton (n states), each reachable hidden vector a
     positive multiple of e_q.  Symbol a with preimages S_p = {q : q.a = p} gets
@@ -79,7 +87,7 @@ from .reset import reset_actions
 from .weights import Weights, check_entries
 
 __all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
-           "onehot_householder", "positive_unit",
+           "onehot_householder", "positive_unit", "z3_projections",
            "cyclic_monomial", "dihedral_permutation", "triangle", "simplex", "simplex_vertices"]
 
 #: The most states (of the minimal automaton) ``one-hot-householder`` builds: its exact factors
@@ -208,6 +216,60 @@ def parity_projections(automaton) -> Weights:
     readout = np.zeros((automaton.n_classes, 2), dtype=object)
     readout[int(automaton.labels[q0])] = [1, 0]
     readout[int(automaton.labels[1 - q0])] = [-1, 0]
+    return Weights("householder:3,nonneg", A, h0, readout, (V, beta))
+
+
+#: Theorem F10: the factors (v, beta) of a scaled rotation of order 3 with beta in [0, 1], and
+#: the rotation B they compose to, up to the positive scale 2/231.
+Z3_FACTORS = (((0, 1), Fraction(47, 49)), ((25, -7), Fraction(674, 693)), ((1, 2), Fraction(195, 209)))
+Z3_ROTATION = ((Fraction(-10, 6), Fraction(19, 6)), (Fraction(-4, 6), Fraction(4, 6)))
+
+
+def z3_projections(automaton) -> Weights:
+    """Z_3 as ``householder:3,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the generator
+    is three factors with beta in [0, 1] (:data:`Z3_FACTORS`), its inverse the same betas on the
+    perpendicular vectors in reverse order, the identity three factors with beta = 0."""
+    from .factored import householder_compose
+    from .rotation import cyclic_exponents
+
+    label = automaton.name or "automaton"
+    m, exponents = cyclic_exponents(automaton)
+    if m != 3:
+        raise ConstructionError(f"{label}: the three-projection rotation is of order 3, the group is Z_{m}")
+    forward = [(list(v), b) for v, b in Z3_FACTORS]
+    backward = [([-v[1], v[0]], b) for v, b in reversed(Z3_FACTORS)]  # H(u, b)^-1 ~ H(u_perp, b)
+    k = len(exponents)
+    V = np.zeros((k, 3, 2), dtype=object)
+    beta = np.zeros((k, 3), dtype=object)
+    B = np.array(Z3_ROTATION, dtype=object)
+    powers = [np.array([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], dtype=object), B, B @ B]
+    for a, e in enumerate(exponents):
+        chosen = {0: [([1, 0], Fraction(0))] * 3, 1: forward, 2: backward}[e % 3]
+        for j, (v, b) in enumerate(chosen):
+            V[a, j], beta[a, j] = [Fraction(x) for x in v], b
+    A = householder_compose(V, beta)
+    for a, e in enumerate(exponents):  # each symbol is a positive multiple of its power of B
+        M, P = A[a], powers[e % 3]
+        scale = M[0, 0] / P[0, 0] if P[0, 0] != 0 else M[0, 1] / P[0, 1]
+        if not scale > 0 or any(M[i, j] != scale * P[i, j] for i in range(2) for j in range(2)):
+            raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple of B^{e % 3}")
+    G = sum(P.T @ P for P in powers)  # B preserves <x, y>_G (B^3 = I)
+    h0 = np.array([Fraction(1), Fraction(0)], dtype=object)
+    seen: dict = {int(automaton.start): h0}
+    frontier = [int(automaton.start)]
+    while frontier:  # the unit-scale vector of each state: B^(its exponent) h0, by breadth-first walk
+        nxt = []
+        for q in frontier:
+            for a, e in enumerate(exponents):
+                r = int(automaton.delta[a][q])
+                if r not in seen:
+                    seen[r] = powers[e % 3] @ seen[q]
+                    nxt.append(r)
+        frontier = nxt
+    readout = np.zeros((automaton.n_classes, 2), dtype=object)
+    readout[...] = Fraction(0)
+    for q, h in seen.items():
+        readout[int(automaton.labels[q])] = G @ h
     return Weights("householder:3,nonneg", A, h0, readout, (V, beta))
 
 

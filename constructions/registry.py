@@ -59,6 +59,7 @@ from .reflections import (
     triangle,
     reset_projection,
     tetrahedral,
+    z3_projections,
 )
 from .memo import minimal
 from .reset import reset_parabola
@@ -132,6 +133,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
     Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
                  "Theorem F2 (three projections flip a sign)", parity_projections),
+    Construction("z3-projections", ("cyclic",), "householder:3,nonneg", "2 (Z_3 only), K = 3",
+                 "Theorem F10 (three factors with beta in [0, 1] make a rotation of order 3)", z3_projections,
+                 kinds=("householder",)),
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
                  onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",)),
@@ -323,7 +327,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             continue
         if c.kinds is not None and v.kind not in c.kinds:
             refused.append((c.name, f"built for {', '.join(c.kinds)} variants only (not {v.spec})"))
-            continue  # in another kind its d = n is the one-hot construction's, which comes first
+            continue  # elsewhere another construction of the same d comes first (one-hot, rotation)
         if _factored(c) and not v.info.factored:
             refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
             continue  # a factorised construction reuses the matrices of another one

@@ -305,7 +305,8 @@ def test_monomial_and_dplr_are_proved_wherever_full_is(matrix: CapabilityMatrix)
 def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) -> None:
     assert matrix.cell("cyclic:3", "householder").summary == "proved d=2 (minimal), K=2"
     assert matrix.cell("parity", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
-    assert matrix.cell("cyclic:3", "householder,nonneg").summary == "open (d>=2, K>=3)"
+    assert matrix.cell("cyclic:3", "householder,nonneg").summary == "proved d=2 (minimal), K=3"  # Theorem F10
+    assert matrix.cell("cyclic:5", "householder,nonneg").summary == "open (d>=2, K>=3)"
     assert matrix.cell("symmetric:4", "householder").to_json()["factors_minimal"] is True
 
 
