@@ -373,14 +373,30 @@ def factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ())
     return n, "; ".join(reasons) or f"{info.param} >= 1 by definition"
 
 
-def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], start: int = 1) -> Weights:
-    """The registry's weights of ``kind`` with the smallest factor count from ``start`` on."""
+def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], start: int = 1,
+                    refusals: list | None = None) -> Weights:
+    """The registry's weights of ``kind`` with the smallest factor count from ``start`` on.
+    ``refusals`` receives one entry per count that no construction reached (the registry's
+    reason), then the refusals of the build that was chosen."""
     from .registry import build
 
     info = KINDS[kind]
+
+    def attempt(n: int) -> Weights:
+        mine: list = []
+        try:
+            w = build(automaton, info.spec(n, options), refusals=mine)
+        except ConstructionError as exc:
+            if refusals is not None:
+                refusals.append((info.spec(n, options), str(exc)))
+            raise
+        if refusals is not None:
+            refusals.extend(mine)
+        return w
+
     for n in range(start, MAX_COUNT + 1):
         try:
-            return build(automaton, info.spec(n, options))
+            return attempt(n)
         except ConstructionError:
             continue
     # past MAX_COUNT: the count the known constructions need, read off the weights built in this
@@ -397,7 +413,7 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
         counts += [info.count_needed(w.A, w.exact) for w in found]
     for n in sorted(set(c for c in counts if c > MAX_COUNT)):
         try:
-            return build(automaton, info.spec(max(n, start), options))
+            return attempt(max(n, start))
         except ConstructionError:  # that construction is not of this variant's options (nonneg)
             continue
     raise ConstructionError(f"no construction of {automaton.name or 'automaton'} for "
@@ -416,7 +432,7 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
     assert parsed is not None  # not a plain variant: a factor-counting kind without its parameter
     kind, options = parsed
     if not KINDS[kind].factored:
-        return _smallest_count(automaton, kind, options, start)
+        return _smallest_count(automaton, kind, options, start, refusals)
     found = [w for _, w in candidates(automaton)]
     for variant in FACTOR_SOURCES:  # also products' direct sums
         try:

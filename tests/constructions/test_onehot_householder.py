@@ -187,3 +187,16 @@ def test_other_variants_do_not_build_it(monkeypatch):
         build("gridworld:9", "diagonal", refusals=refusals)
     assert calls == [] and ("one-hot-householder", "built for householder variants only (not diagonal)") in refusals
     assert build("gridworld:9", "householder:9").dim == 9 and calls == [1]
+
+
+def test_explain_of_a_bare_column_names_each_count_tried():
+    """``verify gridworld:9 householder --explain`` used to say "no construction was tried" after
+    trying K = 1..6 and the construction's own K: each count now has its line, then the chosen
+    build's refusals."""
+    refusals: list = []
+    w = _build(from_spec("gridworld:9"), "householder", refusals=refusals)
+    assert w.variant == "householder:9"
+    names = [name for name, _ in refusals]
+    assert names[:6] == [f"householder:{k}" for k in range(1, 7)]
+    assert all("no construction of gridworld:9 for variant" in why for _, why in refusals[:6])
+    assert ("one-hot", "built full d=9, which does not conform to householder:9") in refusals
