@@ -42,14 +42,17 @@ the constructions those cannot give:
     (Z_4 in d = 2, Z_6 in d = 3, Z_5 in d = 5).
 ``n-gon`` (D_n, ``monomial``, d = n)
     D_n permuting the vertices of the n-gon.
-``z3-projections`` (Z_3, ``householder:3,nonneg``, d = 2; Theorem F10)
-    Three factors with beta in [0, 1] whose product is a scaled rotation of order 3:
-    H((0, 1), 47/49) H((25, -7), 674/693) H((1, 2), 195/209) = (2/231) B with
-    B = (1/6) [[-10, 19], [-4, 4]], tr B = -1, det B = 1, so B^2 + B + I = 0 and B^3 = I.  The
-    inverse uses the perpendicular vectors: H(u, beta)^-1 is a positive multiple of
-    H(u_perp, beta).  The readout is Theorem 2's with the B-invariant G = sum_k (B^k)^T B^k.
-    (The factors were found by a search over small rationals: S_1, S_3 drawn, S_2 solved from
-    symmetry of S_1^-1 B S_3^-1 and kept when its eigenvalues were rational.)
+``rotation-projections`` (Z_3 and Z_6, ``householder:K,nonneg``, d = 2; Theorem F10)
+    Three factors with beta in [0, 1] whose product is a positive multiple of a rotation of order 3
+    (Z_3) or 6 (Z_6):
+    H((0, 1), 47/49) H((25, -7), 674/693) H((1, 2), 195/209) = (2/231) B_3 with
+    B_3 = (1/6) [[-10, 19], [-4, 4]] (tr -1, det 1, so B_3^3 = I), and
+    H((1, 3), 5/6) H((3, 1), 5/6) H((1, -1), 45/49) = (1/21) B_6 with
+    B_6 = (1/28) [[-31, -67], [39, 59]] (tr 1, det 1, so B_6^3 = -I).  The inverse uses the
+    perpendicular vectors: H(u, beta)^-1 is a positive multiple of H(u_perp, beta).  A symbol
+    adding k is the generator's factors k times (k <= m/2) or the inverse's m - k times, so
+    K = 3 floor(m/2): 3 for Z_3, 9 for Z_6.  The readout is Theorem 2's with the invariant
+    G = sum_k (B^k)^T B^k.  (The factors were found by a search over small rationals.)
 ``one-hot-householder`` (every automaton, d = n, K <= n; Theorem F9)
     The one-hot states of the minimal automaton (n states), each reachable hidden vector a
     positive multiple of e_q.  Symbol a with preimages S_p = {q : q.a = p} gets
@@ -87,7 +90,7 @@ from .reset import reset_actions
 from .weights import Weights, check_entries
 
 __all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
-           "onehot_householder", "positive_unit", "z3_projections",
+           "onehot_householder", "positive_unit", "rotation_projections",
            "cyclic_monomial", "dihedral_permutation", "triangle", "simplex", "simplex_vertices"]
 
 #: The most states (of the minimal automaton) ``one-hot-householder`` builds: its exact factors
@@ -219,41 +222,71 @@ def parity_projections(automaton) -> Weights:
     return Weights("householder:3,nonneg", A, h0, readout, (V, beta))
 
 
-#: Theorem F10: the factors (v, beta) of a scaled rotation of order 3 with beta in [0, 1], and
-#: the rotation B they compose to, up to the positive scale 2/231.
-Z3_FACTORS = (((0, 1), Fraction(47, 49)), ((25, -7), Fraction(674, 693)), ((1, 2), Fraction(195, 209)))
-Z3_ROTATION = ((Fraction(-10, 6), Fraction(19, 6)), (Fraction(-4, 6), Fraction(4, 6)))
+#: Theorem F10: per order m, the factors (v, beta) of a positive multiple of a rotation of
+#: order m with beta in [0, 1], and that rotation B at unit scale (det B = 1).
+ROTATION_FACTORS = {
+    3: (((0, 1), Fraction(47, 49)), ((25, -7), Fraction(674, 693)), ((1, 2), Fraction(195, 209))),
+    6: (((1, 3), Fraction(5, 6)), ((3, 1), Fraction(5, 6)), ((1, -1), Fraction(45, 49))),
+}
+ROTATIONS = {
+    3: ((Fraction(-10, 6), Fraction(19, 6)), (Fraction(-4, 6), Fraction(4, 6))),
+    6: ((Fraction(-31, 28), Fraction(-67, 28)), (Fraction(39, 28), Fraction(59, 28))),
+}
 
 
-def z3_projections(automaton) -> Weights:
-    """Z_3 as ``householder:3,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the generator
-    is three factors with beta in [0, 1] (:data:`Z3_FACTORS`), its inverse the same betas on the
-    perpendicular vectors in reverse order, the identity three factors with beta = 0."""
-    from .factored import householder_compose
+def _cyclic_action(automaton) -> tuple[int, tuple[int, ...]]:
+    """``(m, k)`` as :func:`~.rotation.cyclic_exponents`, products of cyclic groups included (read
+    from the algebra: ``cyclic:2*cyclic:3`` is Z_6)."""
+    from bilinear.automata.groups import RegularGroup, cyclic_presentation
+
     from .rotation import cyclic_exponents
 
+    try:
+        return cyclic_exponents(automaton)
+    except ConstructionError:
+        found = cyclic_presentation(RegularGroup.of(automaton))
+        if found is None:
+            raise
+        return found
+
+
+def rotation_projections(automaton) -> Weights:
+    """Z_3 and Z_6 as ``householder:K,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the
+    generator is three factors with beta in [0, 1] (:data:`ROTATION_FACTORS`), its inverse the
+    same betas on the perpendicular vectors in reverse order; a symbol adding k is k generators
+    or m - k inverses; K = 3 floor(m / 2)."""
+    from .factored import householder_compose
+
     label = automaton.name or "automaton"
-    m, exponents = cyclic_exponents(automaton)
-    if m != 3:
-        raise ConstructionError(f"{label}: the three-projection rotation is of order 3, the group is Z_{m}")
-    forward = [(list(v), b) for v, b in Z3_FACTORS]
-    backward = [([-v[1], v[0]], b) for v, b in reversed(Z3_FACTORS)]  # H(u, b)^-1 ~ H(u_perp, b)
+    m, exponents = _cyclic_action(automaton)
+    if m not in ROTATION_FACTORS:
+        raise ConstructionError(f"{label}: rotations from factors with beta in [0, 1] are known for Z_3 and Z_6, "
+                                f"the group is Z_{m}")
+    forward = [(list(v), b) for v, b in ROTATION_FACTORS[m]]
+    backward = [([-v[1], v[0]], b) for v, b in reversed(ROTATION_FACTORS[m])]  # H(u, b)^-1 ~ H(u_perp, b)
+    K = 3 * (m // 2)
     k = len(exponents)
-    V = np.zeros((k, 3, 2), dtype=object)
-    beta = np.zeros((k, 3), dtype=object)
-    B = np.array(Z3_ROTATION, dtype=object)
-    powers = [np.array([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], dtype=object), B, B @ B]
+    V = np.zeros((k, K, 2), dtype=object)
+    beta = np.zeros((k, K), dtype=object)
+    B = np.array(ROTATIONS[m], dtype=object)
+    powers = [np.array([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], dtype=object)]
+    for _ in range(m - 1):
+        powers.append(B @ powers[-1])
     for a, e in enumerate(exponents):
-        chosen = {0: [([1, 0], Fraction(0))] * 3, 1: forward, 2: backward}[e % 3]
+        e %= m
+        chosen = forward * e if e <= m // 2 else backward * (m - e)
+        chosen = chosen + [([1, 0], Fraction(0))] * (K - len(chosen))  # identity factors: beta = 0
         for j, (v, b) in enumerate(chosen):
             V[a, j], beta[a, j] = [Fraction(x) for x in v], b
     A = householder_compose(V, beta)
     for a, e in enumerate(exponents):  # each symbol is a positive multiple of its power of B
-        M, P = A[a], powers[e % 3]
-        scale = M[0, 0] / P[0, 0] if P[0, 0] != 0 else M[0, 1] / P[0, 1]
-        if not scale > 0 or any(M[i, j] != scale * P[i, j] for i in range(2) for j in range(2)):
-            raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple of B^{e % 3}")
-    G = sum(P.T @ P for P in powers)  # B preserves <x, y>_G (B^3 = I)
+        M, P = A[a], powers[e % m]
+        i, j = next((i, j) for i in range(2) for j in range(2) if P[i, j] != 0)
+        scale = M[i, j] / P[i, j]
+        if not scale > 0 or any(M[r, c] != scale * P[r, c] for r in range(2) for c in range(2)):
+            raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple "
+                                    f"of B^{e % m}")  # pragma: no cover - the theorem's identities
+    G = sum(P.T @ P for P in powers)  # B preserves <x, y>_G (B^m = I)
     h0 = np.array([Fraction(1), Fraction(0)], dtype=object)
     seen: dict = {int(automaton.start): h0}
     frontier = [int(automaton.start)]
@@ -263,15 +296,14 @@ def z3_projections(automaton) -> Weights:
             for a, e in enumerate(exponents):
                 r = int(automaton.delta[a][q])
                 if r not in seen:
-                    seen[r] = powers[e % 3] @ seen[q]
+                    seen[r] = powers[e % m] @ seen[q]
                     nxt.append(r)
         frontier = nxt
     readout = np.zeros((automaton.n_classes, 2), dtype=object)
     readout[...] = Fraction(0)
     for q, h in seen.items():
         readout[int(automaton.labels[q])] = G @ h
-    return Weights("householder:3,nonneg", A, h0, readout, (V, beta))
-
+    return Weights(f"householder:{K},nonneg", A, h0, readout, (V, beta))
 
 def positive_unit(m: int) -> list:
     """A unit vector of ``m`` positive rationals (exact, no square root): (1); (1/3, 2/3, 2/3) for

@@ -59,7 +59,7 @@ from .reflections import (
     triangle,
     reset_projection,
     tetrahedral,
-    z3_projections,
+    rotation_projections,
 )
 from .memo import minimal
 from .reset import reset_parabola
@@ -133,8 +133,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 10 (resets on a parabola), resets as projections", reset_projection),
     Construction("parity-projections", ("*",), "householder:3,nonneg", "2 (two-state groups), K = 3",
                  "Theorem F2 (three projections flip a sign)", parity_projections),
-    Construction("z3-projections", ("cyclic",), "householder:3,nonneg", "2 (Z_3 only), K = 3",
-                 "Theorem F10 (three factors with beta in [0, 1] make a rotation of order 3)", z3_projections,
+    Construction("rotation-projections", ("cyclic", "product"), "householder:3,nonneg",
+                 "2 (Z_3 with K = 3, Z_6 with K = 9)",
+                 "Theorem F10 (three factors with beta in [0, 1] make a rotation of order 3 or 6)", rotation_projections,
                  kinds=("householder",)),
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",

@@ -307,6 +307,7 @@ def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) 
     assert matrix.cell("parity", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
     assert matrix.cell("cyclic:3", "householder,nonneg").summary == "proved d=2 (minimal), K=3"  # Theorem F10
     assert matrix.cell("cyclic:5", "householder,nonneg").summary == "open (d>=2, K>=3)"
+    assert matrix.cell("cyclic:2*cyclic:3", "householder,nonneg").summary == "proved d=2 (minimal), K=9 (K>=3)"
     assert matrix.cell("symmetric:4", "householder").to_json()["factors_minimal"] is True
 
 
