@@ -111,3 +111,19 @@ def start_distances(automaton) -> dict[int, int]:
                     nxt.append(r)
         frontier = nxt
     return dist
+
+
+def householder_product(V, beta) -> list:
+    """``H(V[0], beta[0]) @ ... @ H(V[K-1], beta[K-1])`` with ``H(v, b) = I - b v v^T / v^T v``, as
+    lists of Fractions, one factor at a time (the tests' own composition, independent of
+    ``householder_compose``)."""
+    from fractions import Fraction
+
+    d = len(V[0])
+    M = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+    for v, b in zip(V, beta):
+        v = [Fraction(x) for x in v]
+        n = sum(x * x for x in v)
+        H = [[Fraction(int(i == j)) - Fraction(b) * v[i] * v[j] / n for j in range(d)] for i in range(d)]
+        M = [[sum(M[i][k] * H[k][j] for k in range(d)) for j in range(d)] for i in range(d)]
+    return M

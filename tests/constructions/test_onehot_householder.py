@@ -26,6 +26,7 @@ from bilinear.constructions.reflections import onehot_householder, positive_unit
 from bilinear.constructions.registry import build
 from bilinear.constructions.settle import _build
 from bilinear.errors import ConstructionError
+from plain_eval import householder_product
 
 #: The rows of the default capability matrix whose ``householder`` cell was open before this
 #: construction (docs/theory.md, section 5).
@@ -33,24 +34,12 @@ FORMERLY_OPEN = ["modarith:3", "random:states=5,symbols=2,seed=0", "even_pairs",
                  "permutation_reset:3"]
 
 
-def _matrix_from_factors(V, beta):
-    """``H(V[0], beta[0]) @ ... @ H(V[K-1], beta[K-1])`` as lists of Fractions, one factor at a time."""
-    d = len(V[0])
-    M = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
-    for v, b in zip(V, beta):
-        v = [Fraction(x) for x in v]
-        n = sum(x * x for x in v)
-        H = [[Fraction(int(i == j)) - Fraction(b) * v[i] * v[j] / n for j in range(d)] for i in range(d)]
-        M = [[sum(M[i][k] * H[k][j] for k in range(d)) for j in range(d)] for i in range(d)]
-    return M
-
-
 def _check_every_word(w, automaton, length: int) -> int:
     """Every word up to ``length`` through the factors' own product: the hidden vector is c e_q
     (c > 0) for the minimal automaton's state q, and the label is the readout's strict argmax.
     Returns the number of words checked."""
     V, beta = w.factors
-    mats = [_matrix_from_factors(V[s], beta[s]) for s in range(w.n_symbols)]
+    mats = [householder_product(V[s], beta[s]) for s in range(w.n_symbols)]
     for s in range(w.n_symbols):  # the weights' A is the product of their factors
         assert [[Fraction(x) for x in row] for row in w.A[s]] == mats[s]
     m = minimize(automaton)
@@ -167,7 +156,7 @@ def test_exact_compose_by_rank_one_updates_equals_the_matrix_product():
             beta[s, j] = [Fraction(0), Fraction(1), Fraction(2), Fraction(3, 7)][(s + j) % 4]
         got = householder_compose(V, beta)
         for s in range(2):
-            assert [[Fraction(x) for x in row] for row in got[s]] == _matrix_from_factors(V[s], beta[s])
+            assert [[Fraction(x) for x in row] for row in got[s]] == householder_product(V[s], beta[s])
 
 
 def test_other_variants_do_not_build_it(monkeypatch):

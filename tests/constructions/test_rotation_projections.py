@@ -21,25 +21,13 @@ from bilinear.constructions.prover import Proof, prove
 from bilinear.constructions.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
 from bilinear.constructions.settle import _build, factor_bound
 from bilinear.errors import ConstructionError
+from plain_eval import householder_product
 
 IDENTITY = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
 
 
 def _mul(A, B):
     return [[sum(A[i][k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))] for i in range(len(A))]
-
-
-def _factor(v, b):
-    v = [Fraction(x) for x in v]
-    n = sum(x * x for x in v)
-    return [[Fraction(int(i == j)) - Fraction(b) * v[i] * v[j] / n for j in range(2)] for i in range(2)]
-
-
-def _product(V, beta):
-    M = IDENTITY
-    for v, b in zip(V, beta):
-        M = _mul(M, _factor(v, b))
-    return M
 
 
 def _positive_multiple(M, P) -> bool:
@@ -52,7 +40,7 @@ def _positive_multiple(M, P) -> bool:
 @pytest.mark.parametrize("m, scale, trace_sign", [(3, Fraction(2, 231), -1), (6, Fraction(1, 21), 1)])
 def test_the_theorem_on_the_factors_multiplied_out(m, scale, trace_sign):
     factors = ROTATION_FACTORS[m]
-    g = _product([v for v, _ in factors], [b for _, b in factors])
+    g = householder_product([v for v, _ in factors], [b for _, b in factors])
     assert all(0 <= b <= 1 for _, b in factors)
     B = [list(row) for row in ROTATIONS[m]]
     assert g == [[scale * x for x in row] for row in B]
@@ -60,7 +48,7 @@ def test_the_theorem_on_the_factors_multiplied_out(m, scale, trace_sign):
     for _ in range(m):
         powers.append(_mul(powers[-1], B))
     assert powers[m] == IDENTITY and all(P != IDENTITY for P in powers[1:m])  # order exactly m
-    inverse = _product([(-v[1], v[0]) for v, _ in reversed(factors)], [b for _, b in reversed(factors)])
+    inverse = householder_product([(-v[1], v[0]) for v, _ in reversed(factors)], [b for _, b in reversed(factors)])
     assert _positive_multiple(inverse, powers[m - 1])  # H(u, b)^-1 ~ H(u_perp, b)
     trace, det = g[0][0] + g[1][1], g[0][0] * g[1][1] - g[0][1] * g[1][0]
     assert trace * trace_sign > 0 and trace * trace == det  # eigenvalues r e^(+-2 pi i / m)
@@ -69,7 +57,7 @@ def test_the_theorem_on_the_factors_multiplied_out(m, scale, trace_sign):
 def _check_words(automaton, length):
     w = rotation_projections(automaton)
     V, beta = w.factors
-    mats = [_product(V[s], beta[s]) for s in range(w.n_symbols)]
+    mats = [householder_product(V[s], beta[s]) for s in range(w.n_symbols)]
     assert all(0 <= Fraction(b) <= 1 for b in beta.flat)
     for s in range(w.n_symbols):
         assert [[Fraction(x) for x in row] for row in w.A[s]] == mats[s]
