@@ -75,6 +75,11 @@ TARGETS = [
            ("tests/constructions/test_variants.py", "tests/constructions/test_weights.py",
             "tests/constructions/test_families.py", "tests/constructions/test_conformance_edges.py",
             "tests/constructions/test_soundness.py")),
+    Target("factored", "constructions/factored.py", (),
+           ("tests/constructions/test_conformance_edges.py", "tests/constructions/test_variants.py",
+            "tests/constructions/test_weights.py", "tests/constructions/test_families.py",
+            "tests/constructions/test_onehot_householder.py", "tests/constructions/test_rotation_projections.py",
+            "tests/constructions/test_soundness.py", "tests/constructions/test_weightfile.py")),
     Target("domains", "constructions/domains.py", (),
            PROVER_TESTS + ("tests/constructions/test_field.py", "tests/constructions/test_domains.py")),
     Target("search", "constructions/search.py", (),
@@ -87,6 +92,30 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/factored.py', 'householder_compose', '0 -> 1', 1):
+        'np.zeros((0, d, d)) for no symbols: weights always have a symbol, so the empty branch is never taken',
+    ('constructions/factored.py', '_orthogonal', '0 -> 1', 0):
+        'M.shape[1] == M.shape[0]: transition matrices are square',
+    ('constructions/factored.py', '_split_orthogonal', '0 -> 1', 0):
+        'Q.shape[1] == Q.shape[0]: square',
+    ('constructions/factored.py', 'derive_householder', '10 -> 11', 0):
+        "the orthogonality test's slack, 10 x tol: exact weights have tol = 0, and 11 x only moves the float bound",
+    ('constructions/factored.py', 'derive_householder', '10 -> 11', 1):
+        "the orthogonal split's slack, 10 x tol: exact weights have tol = 0, and 11 x only moves the float bound",
+    ('constructions/factored.py', 'derive_householder', '2 * one -> 2 // one', 0):
+        'one is 1 or 1.0: 2 // one == 2 * one',
+    ('constructions/factored.py', '_trace', '0 -> 1', 0):
+        'N.shape[1] == N.shape[0]: square',
+    ('constructions/factored.py', '_within', '-tol <= float(beta) <= top + tol -> -tol < float(beta) <= top + tol', 0):
+        'differs only for a float trace exactly at -tol, a tie at the tolerance itself',
+    ('constructions/factored.py', '_within', '-tol <= float(beta) <= top + tol -> -tol <= float(beta) < top + tol', 0):
+        'differs only for a float trace exactly at top + tol, a tie at the tolerance itself',
+    ('constructions/factored.py', 'reflection_count', '0 -> 1', 0):
+        'M.shape[1] == M.shape[0]: square',
+    ('constructions/factored.py', 'reflection_count', '0 -> 1', 1):
+        'rank_decomposition returns two (d, r) factors: either has r columns',
+    ('constructions/factored.py', 'reflection_count', '0 -> 1', 2):
+        'float_rank_decomposition returns two (d, r) factors: either has r columns',
     ('constructions/prover.py', '_closure', '1 -> 2', 0):
         "the root's parent -2: any negative parent ends PairSearch.word",
     ('constructions/prover.py', '_closure', '1 -> 2', 1):

@@ -40,7 +40,7 @@ When the factors are omitted they are derived where that is exact and canonical:
 >>> V = np.array([[[1, 0]], [[0, 1]]], dtype=object); beta = np.array([[2], [0]], dtype=object)
 >>> householder_compose(V, beta).tolist()
 [[[-1, 0], [0, 1]], [[1, 0], [0, 1]]]
->>> derive_householder(np.array([[[0, -1], [1, 0]]], dtype=object), 2, True, "householder:2")[1].tolist()
+>>> derive_householder(np.array([[[0, -1], [1, 0]]], dtype=object), 2, True, "householder:2", 0.0, 2)[1].tolist()
 [[2, 2]]
 """
 
@@ -221,12 +221,13 @@ def _split_orthogonal(Q, exact: bool, tol: float) -> list:
     return vs
 
 
-def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6, top: int = 2):
+def derive_householder(A, K: int, exact: bool, spec: str, rtol: float, top: int | None):
     """``(V, beta)`` for matrices that are orthogonal or single generalised reflections (see the
-    module docstring), padded with ``beta = 0``; ConformanceError otherwise.  With ``top = 1``
-    (``nonneg``) only the identity and single reflections with beta <= 1 can conform (an orthogonal
-    split has beta = 2), so the O(d^3) orthogonality test and rank are skipped where the trace, the
-    reflection's beta, already rules a matrix out."""
+    module docstring), padded with ``beta = 0``; ConformanceError otherwise.  ``top`` is the
+    variant's largest beta: with ``top = 1`` (``nonneg``) only the identity and single reflections
+    with beta <= 1 can conform (an orthogonal split has beta = 2), so the O(d^3) orthogonality test
+    and rank are skipped where the trace, the reflection's beta, already rules a matrix out;
+    ``top = None`` (a projection, which clips the betas afterwards) checks no range."""
     S, d, _ = A.shape
     dtype = object if exact else np.float64
     V = np.zeros((S, K, d), dtype=dtype)
@@ -241,10 +242,10 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6, to
         symmetric = _matrix_eq(M, M.T, exact, tol) is None
         if all(_zero(t, exact, tol) for t in N.flat):
             pass
-        elif top >= 2 and _orthogonal(M, exact, 10 * tol):
+        elif (top is None or top >= 2) and _orthogonal(M, exact, 10 * tol):
             vs = _split_orthogonal(M, exact, 10 * tol)
             bs = [2 * one] * len(vs)
-        elif symmetric and not _within(_trace(N), top, exact, tol):
+        elif symmetric and top is not None and not _within(_trace(N), top, exact, tol):
             raise ConformanceError(  # before the O(d^3) rank: a reflection's beta is this trace
                 f"variant {spec!r}: A[{s}] is symmetric with trace(I - A) = {_fmt(_trace(N))}, outside [0, {top}], "
                 f"so it is no single generalised reflection of this variant (whose beta is that trace); "
@@ -253,7 +254,7 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float = 1e-6, to
             col = next(j for j in range(d) if not all(_zero(t, exact, tol) for t in N[:, j]))
             vs, bs = [N[:, col]], [_trace(N)]
         else:
-            what = ("neither orthogonal nor one symmetric generalised reflection" if top >= 2 else
+            what = ("neither orthogonal nor one symmetric generalised reflection" if top is None or top >= 2 else
                     "neither the identity nor one symmetric generalised reflection with beta in [0, 1] "
                     "(orthogonal matrices split into reflections with beta = 2)")
             raise ConformanceError(
@@ -330,7 +331,7 @@ def project_householder(variant, A, factors):
     orthogonal matrices are split as in :func:`derive_householder`, else ConformanceError."""
     top = 1.0 if variant.nonneg else 2.0
     if factors is None:
-        V, beta = derive_householder(np.asarray(A, dtype=np.float64), variant.param, False, variant.spec, 1e-6)
+        V, beta = derive_householder(np.asarray(A, dtype=np.float64), variant.param, False, variant.spec, 1e-6, None)
     else:
         V, beta = (np.asarray(f, dtype=np.float64) for f in factors)
     beta = np.clip(beta, 0.0, top)

@@ -267,3 +267,63 @@ def test_nonneg_never_runs_the_orthogonal_split(monkeypatch):
     with pytest.raises(AssertionError, match="orthogonality test ran"):  # the spy does catch it
         Weights("householder:3", A=[[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], h0=[1, 0, 0],
                 readout=[[1, 0, 0], [0, 1, 0]])
+
+
+def test_householder_factor_checks_name_the_bad_item():
+    """Given factors of the wrong shape, a count over the limit (with the entries it would hold),
+    a zero vector in floats, and float betas: within rtol of [0, top] accepted and clipped,
+    beyond it refused."""
+    from bilinear.constructions.weights import Weights
+
+    h0, R = [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]
+    A3 = [np.eye(3).tolist()] * 2
+    with pytest.raises(ConformanceError, match=r"K = 200 is over 64 x hidden = 192 \(factors would hold 1,600 entries\)"):
+        Weights("householder:200", A=A3, h0=[1, 0, 0], readout=[[1, 0, 0]])
+    V = np.array([[[1.0, 0.0]]])
+    with pytest.raises(ConformanceError, match=r"factors V \(1, 1, 2\) and beta \(1, 1\), expected \(1, 2, 2\) and \(1, 2\)"):
+        Weights("householder:2", A=[np.eye(2).tolist()], h0=h0, readout=R, factors=(V, np.array([[0.0]])))
+    with pytest.raises(ConformanceError, match=r"factors V \(1, 2, 2\) and beta \(1, 1\), expected \(1, 2, 2\) and \(1, 2\)"):
+        Weights("householder:2", A=[np.eye(2).tolist()], h0=h0, readout=R,
+                factors=(np.array([[[1.0, 0.0], [0.0, 1.0]]]), np.array([[0.0]])))  # only beta is wrong
+    with pytest.raises(ConformanceError, match=r"V\[0, 0\] is the zero vector"):
+        Weights("householder:1", A=[np.eye(2).tolist()], h0=h0, readout=R,
+                factors=(np.zeros((1, 1, 2)), np.array([[0.0]])))
+    swap = [[1.0, 0.0], [0.0, -1.0]]  # H((0, 1), 2): e_2 flipped
+    for b, ok in [(2.0 + 1e-6, True), (-1e-6, True), (2.0 + 1e-5, False), (-1e-5, False)]:
+        factors = (np.array([[[0.0, 1.0]]]), np.array([[b]]))
+        A = [swap] if b > 1 else [np.eye(2).tolist()]
+        if ok:
+            w = Weights("householder:1", A=A, h0=h0, readout=R, factors=factors)
+            assert float(w.factors[1][0, 0]) in (0.0, 2.0)  # clipped into [0, 2]
+        else:
+            with pytest.raises(ConformanceError, match=r"beta\[0, 0\] = .* is outside \[0, 2\]"):
+                Weights("householder:1", A=A, h0=h0, readout=R, factors=factors)
+
+
+def test_derived_reflections_in_floats_and_a_trace_inside_the_range():
+    """Floats derive the same factors (a swap: beta = 2 exactly at the range's end; a projection:
+    one factor with beta = 1 under nonneg); a symmetric matrix with trace(I - A) = 0, inside the
+    range but of rank 2, gets the general reason, not a false 'outside'."""
+    from bilinear.constructions.weights import Weights
+
+    h0, R = [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]
+    w = Weights("householder:1", A=[[[0.0, 1.0], [1.0, 0.0]]], h0=h0, readout=R)
+    assert w.factors[1].tolist() == [[2.0]]
+    p = Weights("householder:1,nonneg", A=[[[0.0, 0.0], [0.0, 1.0]]], h0=h0, readout=R)
+    assert p.factors[1].tolist() == [[1.0]]
+    with pytest.raises(ConformanceError, match="neither orthogonal nor one symmetric generalised reflection"):
+        Weights("householder:2", A=[[[0, 0], [0, 2]]], h0=[1, 0], readout=[[1, 0], [0, 1]])
+
+
+def test_projection_clips_a_derived_beta_instead_of_refusing():
+    """``project_householder`` (the nearest conforming point of float weights) derives a
+    symmetric single reflection whatever its trace and clips the beta: trace(I - A) = 2.5 becomes
+    the reflection with beta = 2 (the conformance check itself refuses such a matrix)."""
+    from bilinear.constructions.factored import project_householder
+    from bilinear.constructions.weights import parse_variant
+
+    A = np.array([[[1.0, 0.0], [0.0, -1.5]]])  # I - 2.5 e_2 e_2^T
+    comp, (V, beta) = project_householder(parse_variant("householder:1"), A, None)
+    assert beta.tolist() == [[2.0]] and np.allclose(comp[0], [[1.0, 0.0], [0.0, -1.0]])
+    comp, (V, beta) = project_householder(parse_variant("householder:1,nonneg"), A, None)
+    assert beta.tolist() == [[1.0]] and np.allclose(comp[0], [[1.0, 0.0], [0.0, 0.0]])
