@@ -42,16 +42,18 @@ the constructions those cannot give:
     (Z_4 in d = 2, Z_6 in d = 3, Z_5 in d = 5).
 ``n-gon`` (D_n, ``monomial``, d = n)
     D_n permuting the vertices of the n-gon.
-``rotation-projections`` (Z_3 and Z_6, ``householder:K,nonneg``, d = 2; Theorem F10)
+``rotation-projections`` (Z_3, Z_4 and Z_6, ``householder:K,nonneg``, d = 2; Theorem F10)
     Three factors with beta in [0, 1] whose product is a positive multiple of a rotation of order 3
-    (Z_3) or 6 (Z_6):
+    (Z_3), 4 (Z_4) or 6 (Z_6):
     H((0, 1), 47/49) H((25, -7), 674/693) H((1, 2), 195/209) = (2/231) B_3 with
-    B_3 = (1/6) [[-10, 19], [-4, 4]] (tr -1, det 1, so B_3^3 = I), and
+    B_3 = (1/6) [[-10, 19], [-4, 4]] (tr -1, det 1, so B_3^3 = I),
+    H((1, 0), 63/64) H((1, 1), 8/9) H((-1, 2), 325/361) = (1/76) B_4 with
+    B_4 = (1/456) [[160, 41], [-5696, -160]] (tr 0, det 1, so B_4^2 = -I), and
     H((1, 3), 5/6) H((3, 1), 5/6) H((1, -1), 45/49) = (1/21) B_6 with
     B_6 = (1/28) [[-31, -67], [39, 59]] (tr 1, det 1, so B_6^3 = -I).  The inverse uses the
     perpendicular vectors: H(u, beta)^-1 is a positive multiple of H(u_perp, beta).  A symbol
     adding k is the generator's factors k times (k <= m/2) or the inverse's m - k times, so
-    K = 3 floor(m/2): 3 for Z_3, 9 for Z_6.  The readout is Theorem 2's with the invariant
+    K = 3 floor(m/2): 3 for Z_3, 6 for Z_4, 9 for Z_6.  The readout is Theorem 2's with the invariant
     G = sum_k (B^k)^T B^k.  (The factors were found by a search over small rationals.)
 ``one-hot-householder`` (every automaton, d = n, K <= n; Theorem F9)
     The one-hot states of the minimal automaton (n states), each reachable hidden vector a
@@ -226,10 +228,12 @@ def parity_projections(automaton) -> Weights:
 #: order m with beta in [0, 1], and that rotation B at unit scale (det B = 1).
 ROTATION_FACTORS = {
     3: (((0, 1), Fraction(47, 49)), ((25, -7), Fraction(674, 693)), ((1, 2), Fraction(195, 209))),
+    4: (((1, 0), Fraction(63, 64)), ((1, 1), Fraction(8, 9)), ((-1, 2), Fraction(325, 361))),
     6: (((1, 3), Fraction(5, 6)), ((3, 1), Fraction(5, 6)), ((1, -1), Fraction(45, 49))),
 }
 ROTATIONS = {
     3: ((Fraction(-10, 6), Fraction(19, 6)), (Fraction(-4, 6), Fraction(4, 6))),
+    4: ((Fraction(20, 57), Fraction(41, 456)), (Fraction(-712, 57), Fraction(-20, 57))),
     6: ((Fraction(-31, 28), Fraction(-67, 28)), (Fraction(39, 28), Fraction(59, 28))),
 }
 
@@ -251,7 +255,7 @@ def _cyclic_action(automaton) -> tuple[int, tuple[int, ...]]:
 
 
 def rotation_projections(automaton) -> Weights:
-    """Z_3 and Z_6 as ``householder:K,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the
+    """Z_3, Z_4 and Z_6 as ``householder:K,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the
     generator is three factors with beta in [0, 1] (:data:`ROTATION_FACTORS`), its inverse the
     same betas on the perpendicular vectors in reverse order; a symbol adding k is k generators
     or m - k inverses; K = 3 floor(m / 2)."""
@@ -260,7 +264,7 @@ def rotation_projections(automaton) -> Weights:
     label = automaton.name or "automaton"
     m, exponents = _cyclic_action(automaton)
     if m not in ROTATION_FACTORS:
-        raise ConstructionError(f"{label}: rotations from factors with beta in [0, 1] are known for Z_3 and Z_6, "
+        raise ConstructionError(f"{label}: rotations from factors with beta in [0, 1] are known for Z_3, Z_4 and Z_6, "
                                 f"the group is Z_{m}")
     forward = [(list(v), b) for v, b in ROTATION_FACTORS[m]]
     backward = [([-v[1], v[0]], b) for v, b in reversed(ROTATION_FACTORS[m])]  # H(u, b)^-1 ~ H(u_perp, b)

@@ -1,4 +1,4 @@
-"""``rotation-projections`` (Theorem F10 of docs/theory.md): Z_3 and Z_6 as
+"""``rotation-projections`` (Theorem F10 of docs/theory.md): Z_3, Z_4 and Z_6 as
 ``householder:K,nonneg`` in d = 2.
 
 The factors are multiplied out here with plain Fractions; the claims of the theorem (a positive
@@ -37,7 +37,8 @@ def _positive_multiple(M, P) -> bool:
     return c > 0 and all(M[r][s] == c * P[r][s] for r in range(2) for s in range(2))
 
 
-@pytest.mark.parametrize("m, scale, trace_sign", [(3, Fraction(2, 231), -1), (6, Fraction(1, 21), 1)])
+@pytest.mark.parametrize("m, scale, trace_sign", [(3, Fraction(2, 231), -1), (4, Fraction(1, 76), 0),
+                                                  (6, Fraction(1, 21), 1)])
 def test_the_theorem_on_the_factors_multiplied_out(m, scale, trace_sign):
     factors = ROTATION_FACTORS[m]
     g = householder_product([v for v, _ in factors], [b for _, b in factors])
@@ -51,7 +52,8 @@ def test_the_theorem_on_the_factors_multiplied_out(m, scale, trace_sign):
     inverse = householder_product([(-v[1], v[0]) for v, _ in reversed(factors)], [b for _, b in reversed(factors)])
     assert _positive_multiple(inverse, powers[m - 1])  # H(u, b)^-1 ~ H(u_perp, b)
     trace, det = g[0][0] + g[1][1], g[0][0] * g[1][1] - g[0][1] * g[1][0]
-    assert trace * trace_sign > 0 and trace * trace == det  # eigenvalues r e^(+-2 pi i / m)
+    assert det > 0 and (trace > 0) - (trace < 0) == trace_sign  # eigenvalues r e^(+-2 pi i / m):
+    assert trace * trace == {3: det, 4: 0, 6: det}[m]  # tr = 2 r cos(2 pi / m), det = r^2
 
 
 def _check_words(automaton, length):
@@ -79,6 +81,7 @@ def _check_words(automaton, length):
     (from_spec("cyclic:3"), 8, "householder:3,nonneg"),
     (Automaton([[1, 2, 0], [2, 0, 1]], symbols=("x", "y"), name="z3-by-hand"), 8, "householder:3,nonneg"),
     (Automaton([[2, 0, 1], [0, 1, 2]], start=1, labels=[2, 0, 1], name="z3-relabelled"), 8, "householder:3,nonneg"),
+    (from_spec("cyclic:4"), 6, "householder:6,nonneg"),
     (from_spec("cyclic:6"), 4, "householder:9,nonneg"),
     (from_spec("cyclic:2*cyclic:3"), 4, "householder:9,nonneg"),
     (Automaton([[1, 2, 3, 4, 5, 0], [3, 4, 5, 0, 1, 2]], symbols=("+1", "+3"), name="z6-by-hand"), 9,
@@ -100,7 +103,7 @@ def test_bounds_and_the_matrix_columns_choice():
     assert w.variant == "householder:9,nonneg" and w.dim == 2 and isinstance(prove(w, z6), Proof)
 
 
-@pytest.mark.parametrize("spec", ["cyclic:5", "cyclic:4", "parity", "dihedral:3", "cyclic:2*cyclic:2"])
+@pytest.mark.parametrize("spec", ["cyclic:5", "cyclic:8", "parity", "dihedral:3", "cyclic:2*cyclic:2"])
 def test_other_groups_are_refused(spec):
     with pytest.raises(ConstructionError):
         rotation_projections(from_spec(spec))
