@@ -292,22 +292,9 @@ def rotation_projections(automaton) -> Weights:
                                     f"of B^{e % m}")  # pragma: no cover - the theorem's identities
     G = sum(P.T @ P for P in powers)  # B preserves <x, y>_G (B^m = I)
     h0 = np.array([Fraction(1), Fraction(0)], dtype=object)
-    seen: dict = {int(automaton.start): h0}
-    frontier = [int(automaton.start)]
-    while frontier:  # the unit-scale vector of each state: B^(its exponent) h0, by breadth-first walk
-        nxt = []
-        for q in frontier:
-            for a, e in enumerate(exponents):
-                r = int(automaton.delta[a][q])
-                if r not in seen:
-                    seen[r] = powers[e % m] @ seen[q]
-                    nxt.append(r)
-        frontier = nxt
-    readout = np.zeros((automaton.n_classes, 2), dtype=object)
-    readout[...] = Fraction(0)
-    for q, h in seen.items():
-        readout[int(automaton.labels[q])] = G @ h
-    return Weights(f"householder:{K},nonneg", A, h0, readout, (V, beta))
+    # Theorem 2's readout from the unit-scale walk (the symbols are positive multiples of it)
+    unit = orbit_weights(automaton, "full", np.stack([powers[e % m] for e in exponents]), h0, gram=G)
+    return Weights(f"householder:{K},nonneg", A, h0, unit.readout, (V, beta))
 
 def positive_unit(m: int) -> list:
     """A unit vector of ``m`` positive rationals (exact, no square root): (1); (1/3, 2/3, 2/3) for

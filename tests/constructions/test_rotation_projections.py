@@ -107,3 +107,10 @@ def test_bounds_and_the_matrix_columns_choice():
 def test_other_groups_are_refused(spec):
     with pytest.raises(ConstructionError):
         rotation_projections(from_spec(spec))
+
+
+def test_two_states_of_one_class_are_refused_as_by_every_orbit_construction():
+    """The readout comes from ``orbit_weights`` (Theorem 2 needs a class per state): a Z_3 with two
+    states of one class is refused with that reason instead of getting a readout row overwritten."""
+    with pytest.raises(ConstructionError, match="the orbit readout needs one class per state"):
+        rotation_projections(Automaton([[1, 2, 0]], labels=[0, 1, 1], name="z3-merged-labels"))
