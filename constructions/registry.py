@@ -157,9 +157,14 @@ def _pad(w: Weights, d: int) -> Weights:
     return Weights._trusted("full", A, h0, R, exact=w.exact)  # entries: w's and zeros
 
 
+def _native_kind(c: Construction) -> str:
+    """The kind of a construction's native variant (``householder:3,nonneg`` -> ``householder``)."""
+    return c.variant.split(":", 1)[0].split(",", 1)[0]
+
+
 def _factored(c: Construction) -> bool:
     """True for a construction whose native variant carries factors (``factorized``)."""
-    return KINDS[c.variant.split(":", 1)[0]].factored
+    return KINDS[_native_kind(c)].factored
 
 
 def factorized_rank(w: Weights) -> int:
@@ -237,7 +242,7 @@ def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Constru
     a, family, _ = _resolve(spec_or_automaton)
     out = []
     for c in CONSTRUCTIONS:
-        if kind is not None and c.variant.split(":", 1)[0].split(",", 1)[0] != kind:
+        if kind is not None and _native_kind(c) != kind:
             continue
         if c.applies(family):
             try:
