@@ -188,7 +188,7 @@ MUTANTS = [
            "target_by_label.setdefault(int(m.labels[q]), q)", "target_by_label.setdefault(q, q)",
            tests=("tests/constructions/test_monomial_resets.py",)),
     Mutant("F8: applied to every variant", "constructions/bounds.py",
-           "if v.info.coordinate_map:\n        mono = monomial_bound(a)", "if True:\n        mono = monomial_bound(a)",
+           "if v.coordinate_map:\n        mono = monomial_bound(a)", "if True:\n        mono = monomial_bound(a)",
            tests=("tests/constructions/test_monomial_resets.py",)),
     # Theorem S5 (analysis/certify.py stack_horizon, constructions/horizon_stack.py)
     Mutant("S5: the longest layer, not the shortest", "analysis/certify.py",

@@ -15,6 +15,9 @@ for every variant; the variant's shape then rounds the bound up (``block:B`` nee
 * Theorem 15 (a reset and a long cycle): if moreover some word acts on M as a constant map, for
   d = 2 every reachable hidden vector lies in one open half-plane, the units act monotonically on
   the linearly ordered classes, and |U| <= 2.  So |U| >= 3 forces d >= 3 (``modarith:M``, M >= 3).
+* Theorem F11 (complex monomial): ``monomial,complex`` needs an even d, and with d = 2 (one
+  complex coordinate) it is exactly ``rotation2d`` with d = 2; so when ``rotation2d`` has an
+  impossibility certificate or needs d >= 3, ``monomial,complex`` needs d >= 4.
 * Theorem F8 (monomial resets in two dimensions): real ``monomial`` weights with d = 2 compute no
   automaton in which three words act on M as constant maps onto three states of pairwise different
   labels (``reset:N``, N >= 3).  So such an automaton needs d >= 3 under ``monomial``.
@@ -212,13 +215,13 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
         bound, reason = 2, f"the minimal automaton has {n} states, and d = 1 tells at most 2 apart (the sign)"
         # householder:K,nonneg: every factor has determinant 1 - beta >= 0, and the matrices of U
         # are invertible (Theorem 14 (i)), so their determinants are positive
-        two = _two_dim_bound(a, positive_det=v.info.positive_det or v.nonneg)
+        two = _two_dim_bound(a, positive_det=v.positive_det)
         if two is not None:
             bound, theorem, reason = two
     elif n == 2 and resets:
         bound, reason = 2, (f"symbol {a.symbols[resets[0]]!r} merges the 2 states of the minimal automaton, "
                             "and in d = 1 every symbol permutes the two signs")
-    if v.info.coordinate_map:
+    if v.coordinate_map:
         mono = monomial_bound(a)
         if mono is not None and mono[0] > bound:
             bound, theorem, reason = mono[0], "Theorem F6", mono[1]
@@ -234,5 +237,33 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
             bound, theorem, reason = 2, "Theorem F5", (
                 f"in d = 1 every factor is a scalar 1 - beta in [0, 1], so every product is a non-negative "
                 f"scalar and the {cert.kind} certificate {cert.describe()} applies")
+    if v.complex:
+        return _complex_bound(a, bound, theorem, reason)
     rounded, why = _round(bound, v)
     return rounded, theorem, reason + why
+
+
+def _complex_bound(a, bound: int, theorem: str, reason: str) -> tuple[int, str, str]:
+    """Theorem F11: ``monomial,complex`` has an even d, and its d = 2 networks are the d = 2
+    ``rotation2d`` ones (one complex coordinate, its map fixed, one complex entry per symbol).
+
+    >>> lower_bound("dihedral:5", "monomial,complex")[:2], lower_bound("reset:3", "monomial,complex")[:2]
+    ((4, 'Theorem 14'), (4, 'Theorem F11'))
+    >>> lower_bound("cyclic:5", "monomial,complex")[:2], lower_bound("parity", "monomial,complex")[:2]
+    ((2, 'Theorem 13'), (2, 'Theorem 13'))
+    """
+    from .certificates import certify
+
+    if bound <= 2:
+        cert = certify(a, "rotation2d")
+        if cert is not None:
+            return 4, "Theorem F11", (f"with d = 2 a monomial,complex network is a rotation2d network, and the "
+                                      f"{cert.kind} certificate {cert.describe()} excludes every rotation2d network")
+        two = lower_bound(a, "rotation2d")
+        if two[0] > 2:
+            return 4, "Theorem F11", (f"with d = 2 a monomial,complex network is a rotation2d network, which needs "
+                                      f"d >= {two[0]} ({two[1]}: {two[2]})")
+        return 2, theorem, reason + ("; monomial,complex needs an even d" if bound == 1 else "")
+    if bound % 2:
+        return bound + 1, theorem, reason + "; monomial,complex needs an even d (Theorem F11)"
+    return bound, theorem, reason

@@ -87,7 +87,7 @@ DEFAULT_ROWS = (
 #: The variants (columns); ``factorized``, ``householder`` and ``dplr`` let the construction
 #: choose the smallest factor count (R, K) and show it.
 DEFAULT_COLUMNS = ("full", "factorized", "block:2", "rotation2d", "diagonal", "positive",
-                   "householder", "householder,nonneg", "monomial", "dplr")
+                   "householder", "householder,nonneg", "monomial", "monomial,complex", "dplr")
 
 
 def parse_columns(text: str) -> list[str]:

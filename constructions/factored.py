@@ -13,6 +13,12 @@ always their composition (checked):
     ``perm`` (symbols, hidden) integers in [0, hidden), ``D`` (symbols, hidden):
     ``A[s][perm[s, j], j] = D[s, j]``, every other entry 0 (``A[s] = P_s diag(D[s])`` with
     ``P_s`` column one-hot: any map of the coordinates, as PD-SSM's).
+``monomial,complex``
+    ``hidden = 2 m`` real coordinates are ``m`` complex ones, ``z_j = h[2j] + i h[2j+1]``;
+    ``perm`` (symbols, m) integers in [0, m), ``D`` (symbols, hidden) with ``D[s, 2j] + i D[s, 2j+1]``
+    the complex entry of column ``j``: the 2x2 block of ``A[s]`` at block row ``perm[s, j]``, block
+    column ``j`` is ``[[a, -b], [b, a]]`` with ``(a, b) = (D[s, 2j], D[s, 2j+1])``, every other
+    entry 0 (PD-SSM with complex D, in real form).
 ``dplr:R``
     ``D`` (symbols, hidden), ``U``, ``W`` (symbols, hidden, R): ``A[s] = diag(D[s]) + U[s] W[s]^T``.
 
@@ -31,7 +37,9 @@ When the factors are omitted they are derived where that is exact and canonical:
   with ``rank(I - A[s]) <= 1`` is one generalised reflection (``v`` a non-zero column of
   ``I - A``, ``beta = trace(I - A)``).  Missing factors are padded with ``beta = 0``.  Anything
   else is refused (ConformanceError): pass ``V`` and ``beta``.
-* monomial: from the pattern of ``A`` (each column at most one non-zero entry).
+* monomial: from the pattern of ``A`` (each column at most one non-zero entry; ``complex``: each
+  block column at most one non-zero 2x2 block, read from its first column and checked to be
+  ``[[a, -b], [b, a]]`` by the composition).
 * dplr: per matrix the diagonal among ``0``, ``I``, ``diag(A[s])`` and, for ``hidden = 2``,
   ``diag(a - b, d - c)`` (then ``A - D = (b, c)^T (1, 1)``), whichever leaves the lowest rank
   for ``A[s] - D``, whose rank decomposition gives ``U`` and ``W``.
@@ -60,7 +68,7 @@ from .linalg import float_rank_decomposition, rank_decomposition
 
 __all__ = [
     "householder_compose", "check_householder", "derive_householder", "project_householder",
-    "monomial_compose", "check_monomial", "derive_monomial", "project_monomial",
+    "monomial_compose", "check_monomial", "derive_monomial", "derive_complex_monomial", "project_monomial",
     "dplr_compose", "check_dplr", "derive_dplr", "project_dplr",
     "reflection_count",
 ]
@@ -341,13 +349,23 @@ def project_householder(variant, A, factors):
 # ------------------------------------------------------------------------------------------
 # monomial
 # ------------------------------------------------------------------------------------------
-def monomial_compose(perm, D, exact: bool = True) -> np.ndarray:
-    """``A[s][perm[s, j], j] = D[s, j]``, zeros elsewhere."""
+def monomial_compose(perm, D, exact: bool = True, complex_: bool = False) -> np.ndarray:
+    """``A[s][perm[s, j], j] = D[s, j]``, zeros elsewhere; with ``complex_`` the block
+    ``[[a, -b], [b, a]]``, ``(a, b) = (D[s, 2j], D[s, 2j+1])``, at block ``(perm[s, j], j)``.
+
+    >>> monomial_compose(np.array([[1, 1]]), np.array([[3, 4, 0, 1]], dtype=object), complex_=True)[0].tolist()
+    [[0, 0, 0, 0], [0, 0, 0, 0], [3, -4, 0, -1], [4, 3, 1, 0]]
+    """
     S, d = D.shape
     A = np.zeros((S, d, d), dtype=object if exact else np.float64)
     if exact:
         A[...] = 0
     for s in range(S):
+        if complex_:
+            for j in range(d // 2):
+                p, a, b = 2 * int(perm[s, j]), D[s, 2 * j], D[s, 2 * j + 1]
+                A[s, p, 2 * j], A[s, p + 1, 2 * j], A[s, p, 2 * j + 1], A[s, p + 1, 2 * j + 1] = a, b, -b, a
+            continue
         for j in range(d):
             A[s, int(perm[s, j]), j] = D[s, j]
     return A
@@ -357,7 +375,8 @@ def _as_perm(perm, d: int, spec: str) -> np.ndarray:
     out = np.zeros(perm.shape, dtype=np.int64)
     for index, x in np.ndenumerate(perm):
         if isinstance(x, bool) or not float(x) == int(x) or not 0 <= int(x) < d:
-            raise ConformanceError(f"variant {spec!r}: perm[{', '.join(map(str, index))}] = {x!r} is not an "
+            shown = int(x) if isinstance(x, (int, np.integer)) and not isinstance(x, bool) else repr(x)
+            raise ConformanceError(f"variant {spec!r}: perm[{', '.join(map(str, index))}] = {shown} is not an "
                                    f"integer in [0, {d})")
         out[index] = int(x)
     return out
@@ -382,10 +401,39 @@ def derive_monomial(A, exact: bool, spec: str, rtol: float = 1e-6):
     return _freeze(perm), _frozen(D, exact)
 
 
+def derive_complex_monomial(A, exact: bool, spec: str, rtol: float = 1e-6):
+    """``(perm, D)`` of ``monomial,complex`` read off the block pattern of A: per block column
+    the one 2x2 block with a non-zero entry (an all-zero block column gets perm 0, D 0), ``(a, b)``
+    its first column; ConformanceError naming a block column with two non-zero blocks.  Whether
+    each block is ``[[a, -b], [b, a]]`` is checked by the composition (:func:`check_monomial`)."""
+    S, d, _ = A.shape
+    m = d // 2
+    perm = np.zeros((S, m), dtype=np.int64)
+    D = np.zeros((S, d), dtype=object if exact else np.float64)
+    if exact:
+        D[...] = 0
+    for s in range(S):
+        tol = 0.0 if exact else _tol(rtol, A[s])
+        for j in range(m):
+            big = [p for p in range(m) if any(not _zero(A[s, 2 * p + r, 2 * j + c], exact, tol)
+                                              for r in (0, 1) for c in (0, 1))]
+            if len(big) > 1:
+                raise ConformanceError(
+                    f"variant {spec!r}: block column {j} of A[{s}] (columns {2 * j}, {2 * j + 1}) has non-zero blocks "
+                    f"in block rows {big[0]} and {big[1]} (rows {2 * big[0]}-{2 * big[0] + 1} and "
+                    f"{2 * big[1]}-{2 * big[1] + 1}); a complex monomial matrix has at most one per block column")
+            if big:
+                p = big[0]
+                perm[s, j], D[s, 2 * j], D[s, 2 * j + 1] = p, A[s, 2 * p, 2 * j], A[s, 2 * p + 1, 2 * j]
+    return _freeze(perm), _frozen(D, exact)
+
+
 def check_monomial(variant, A, exact: bool, factors, rtol: float):
     """Conformance of ``monomial`` weights; returns ``(A, (perm, D))``."""
     S, d, _ = A.shape
     spec = variant.spec
+    if variant.complex:
+        return _check_complex_monomial(variant, A, exact, factors, rtol)
     if factors is None:
         factors = derive_monomial(A, exact, spec, rtol)
     perm, D = factors
@@ -398,15 +446,55 @@ def check_monomial(variant, A, exact: bool, factors, rtol: float):
     return A, (_freeze(perm), _frozen(D, exact))
 
 
+def _check_complex_monomial(variant, A, exact: bool, factors, rtol: float):
+    S, d, _ = A.shape
+    spec = variant.spec
+    if d % 2:
+        raise ConformanceError(f"variant {spec!r}: hidden size {d} is odd; the complex coordinates are pairs "
+                               "(h[2j], h[2j+1])")
+    if factors is None:
+        factors = derive_complex_monomial(A, exact, spec, rtol)
+    perm, D = factors
+    if perm.shape != (S, d // 2) or D.shape != (S, d):
+        raise ConformanceError(f"variant {spec!r}: factors perm {perm.shape} and D {D.shape}, expected "
+                               f"({S}, {d // 2}) and ({S}, {d}) (one index and one complex entry (a, b) per "
+                               "complex coordinate)")
+    perm = _as_perm(perm, d // 2, spec)
+    comp = monomial_compose(perm, D, exact, complex_=True)
+    A = _checked_composition(A, comp, exact, rtol, spec, lambda s, i, j: (
+        f"(P D)[{i}, {j}] = {_fmt(comp[s, i, j])} (perm[{s}, {j // 2}] = {perm[s, j // 2]}, the block "
+        f"[[a, -b], [b, a]] with (a, b) = ({_fmt(D[s, j - j % 2])}, {_fmt(D[s, j - j % 2 + 1])}))"))
+    return A, (_freeze(perm), _frozen(D, exact))
+
+
 def project_monomial(variant, A, factors):
-    """Keep the largest entry of each column (the nearest monomial matrix in Frobenius norm)."""
+    """Keep the largest entry of each column (the nearest monomial matrix in Frobenius norm);
+    ``complex``: the largest 2x2 block of each block column, made its nearest scaled rotation."""
     A = np.asarray(A, dtype=np.float64)
+    if variant.complex:
+        return _project_complex_monomial(A, factors)
     if factors is not None:
         perm, D = np.asarray(factors[0], dtype=np.int64), np.asarray(factors[1], dtype=np.float64)
     else:
         perm = np.abs(A).argmax(axis=1)  # (symbols, hidden): the row of each column's largest entry
         D = np.take_along_axis(A, perm[:, None, :], axis=1)[:, 0, :]
     return monomial_compose(perm, D, False), (perm, D)
+
+
+def _project_complex_monomial(A, factors):
+    S, d, _ = A.shape
+    if factors is not None:
+        perm, D = np.asarray(factors[0], dtype=np.int64), np.asarray(factors[1], dtype=np.float64)
+        return monomial_compose(perm, D, False, complex_=True), (perm, D)
+    m = d // 2
+    blocks = A.reshape(S, m, 2, m, 2)  # (symbols, block row, r, block column, c)
+    a = (blocks[:, :, 0, :, 0] + blocks[:, :, 1, :, 1]) / 2  # (symbols, block row, block column)
+    b = (blocks[:, :, 1, :, 0] - blocks[:, :, 0, :, 1]) / 2
+    perm = np.hypot(a, b).argmax(axis=1)  # (symbols, block columns): the nearest block per column
+    D = np.empty((S, d))
+    D[:, 0::2] = np.take_along_axis(a, perm[:, None, :], axis=1)[:, 0, :]
+    D[:, 1::2] = np.take_along_axis(b, perm[:, None, :], axis=1)[:, 0, :]
+    return monomial_compose(perm, D, False, complex_=True), (perm, D)
 
 
 # ------------------------------------------------------------------------------------------

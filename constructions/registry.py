@@ -61,6 +61,7 @@ from .reflections import (
     tetrahedral,
     rotation_projections,
 )
+from .complex_monomial import complex_dihedral, complexified
 from .memo import minimal
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
@@ -137,6 +138,11 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "2 (Z_3 with K = 3, Z_4 with K = 6, Z_6 with K = 9)",
                  "Theorem F10 (three factors with beta in [0, 1] make a rotation of order 3, 4 or 6)", rotation_projections,
                  kinds=("householder",)),
+    Construction("complex-dihedral", ("dihedral", "symmetric"), "monomial,complex", "4 (two complex coordinates)",
+                 "Theorem F11 (D_n induced from a character of the rotations)", complex_dihedral,
+                 kinds=("monomial,complex",)),
+    Construction("complexified", ("*",), "monomial,complex", "2 x the real monomial d",
+                 "Theorem F11 (real monomial weights as complex ones)", complexified, kinds=("monomial,complex",)),
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
                  onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",)),
@@ -160,6 +166,12 @@ def _pad(w: Weights, d: int) -> Weights:
 def _native_kind(c: Construction) -> str:
     """The kind of a construction's native variant (``householder:3,nonneg`` -> ``householder``)."""
     return c.variant.split(":", 1)[0].split(",", 1)[0]
+
+
+def _kind_matches(c: Construction, v) -> bool:
+    """True when ``build`` tries ``c`` for variant ``v``: ``c.kinds`` is None, or names ``v``'s
+    kind (``householder``), or its kind with its options (``monomial,complex``, not ``monomial``)."""
+    return c.kinds is None or v.kind in c.kinds or v.info.spec(None, v.options) in c.kinds
 
 
 def _factored(c: Construction) -> bool:
@@ -331,8 +343,8 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     for c in CONSTRUCTIONS:
         if not c.applies(family):
             continue
-        if c.kinds is not None and v.kind not in c.kinds:
-            refused.append((c.name, f"built for {', '.join(c.kinds)} variants only (not {v.spec})"))
+        if not _kind_matches(c, v):
+            refused.append((c.name, f"built for {", ".join(c.kinds or ())} variants only (not {v.spec})"))
             continue  # elsewhere another construction of the same d comes first (one-hot, rotation)
         if _factored(c) and not v.info.factored:
             refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))

@@ -2,7 +2,7 @@
 project onto it.
 
 A variant spec is ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal``,
-``positive``, ``householder:K[,nonneg]``, ``monomial`` or ``dplr:R`` (see :func:`parse_variant`;
+``positive``, ``householder:K[,nonneg]``, ``monomial[,complex]`` or ``dplr:R`` (see :func:`parse_variant`;
 the last three carry their factors, checked in :mod:`bilinear.constructions.factored`).  Each kind has one :class:`VariantKind` in
 :data:`KINDS`: its parameter name, whether its matrices commute, the spectral class the
 impossibility certificates rely on, its block size, its conformance check (exact, and float) and
@@ -355,10 +355,12 @@ KINDS: dict[str, VariantKind] = {
                               "nonneg: DeltaNet / DeltaProduct with beta in [0, 1]"),
         VariantKind("monomial", None, False, "complex", lambda p: None,
                     checker=_factored_checker("monomial"), full_projector=_factored_projector("monomial"),
-                    summary="A[s] = P_s diag(D[s]), P_s column one-hot (perm), D real",
+                    summary="A[s] = P_s diag(D[s]), P_s column one-hot (perm), D real "
+                            "(complex: hidden/2 complex coordinates, D[s] complex as 2x2 blocks [[a, -b], [b, a]])",
+                    options=("complex",),
                     factor_names=("perm", "D"), factor_ndims=(2, 2), index_factors=("perm",), coordinate_map=True,
                     rescale=lambda f, e: (f[0], np.ldexp(f[1], -e[:, None])),
-                    published="PD-SSM with real D (Terzic et al. 2025)"),
+                    published="PD-SSM with real D (Terzic et al. 2025); complex: PD-SSM with complex D"),
         VariantKind("dplr", "R", False, "complex", lambda p: None,
                     checker=_factored_checker("dplr"), full_projector=_factored_projector("dplr"),
                     summary="A[s] = diag(D[s]) + U[s] W[s]^T, U and W (hidden, R)",
@@ -381,7 +383,7 @@ def variant_usage() -> str:
     """Every variant as help lists it, from :data:`KINDS`.
 
     >>> variant_usage()
-    'full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R'
+    'full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial[,complex], dplr:R'
     """
     return ", ".join(k.usage() for k in KINDS.values())
 
@@ -406,6 +408,26 @@ class Variant:
     def nonneg(self) -> bool:
         """True with the ``nonneg`` option (``householder:K,nonneg``: beta in [0, 1])."""
         return "nonneg" in self.options
+
+    @property
+    def complex(self) -> bool:
+        """True with the ``complex`` option (``monomial,complex``: hidden/2 complex coordinates,
+        each real pair ``(h[2j], h[2j+1])`` one complex number)."""
+        return "complex" in self.options
+
+    @property
+    def coordinate_map(self) -> bool:
+        """True when every product of the matrices is real monomial (Theorem F6 applies);
+        ``monomial,complex`` is not: its blocks rotate."""
+        return self.info.coordinate_map and not self.complex
+
+    @property
+    def positive_det(self) -> bool:
+        """True when every invertible matrix of the variant has a positive determinant
+        (Theorem 14): the kind's, ``householder:K,nonneg`` (each factor has determinant
+        ``1 - beta >= 0``) and ``monomial,complex`` (a block permutation has determinant
+        ``det(P)^2 = 1``, each block ``a^2 + b^2``)."""
+        return self.info.positive_det or self.nonneg or self.complex
 
     @property
     def info(self) -> VariantKind:

@@ -18,6 +18,8 @@ variant            per-token transition                                  learned
                    beta = 2 sigmoid (``nonneg``: sigmoid) (DeltaProduct)  Vb (D, K)
 ``monomial``       ``P diag(d)``, P = hard column argmax of logits,       Pl (D, hidden, hidden),
                    straight-through softmax gradient (PD-SSM)             Dm (D, hidden)
+``monomial,``      ``P diag(z)`` on hidden/2 complex coordinates, z      Pl (D, hidden/2, hidden/2),
+``complex``        complex as 2x2 blocks ``[[a, -b], [b, a]]`` (PD-SSM)   Dm (D, hidden)
 ``dplr:R``         ``diag(d) + U W^T`` (RWKV-7-like)                      Dd (D, hidden),
                                                                           Ul, Wl (D, hidden, R)
 =================  ===================================================  =======================
@@ -55,9 +57,10 @@ from torch import nn
 from bilinear.constructions.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .scan import SCANS, Block, Dense, Diagonal, Factorized, Householder, LowRank, Monomial, Rotation, Transitions, scan
+from .scan import (SCANS, Block, ComplexMonomial, Dense, Diagonal, Factorized, Householder, LowRank, Monomial, Rotation,
+                   Transitions, scan)
 
-__all__ = ["BilinearRNN", "INITS", "InitContext", "LEARNED_VARIANTS", "LearnedVariant", "check_variant"]
+__all__ = ["BilinearRNN", "INITS", "InitContext", "LEARNED_VARIANTS", "LearnedVariant", "check_variant", "learned_row"]
 
 #: Initialisations of the transition tensors: random orthogonal (rotations), or identity plus noise.
 INITS = ("orthogonal", "identity")
@@ -122,7 +125,8 @@ class LearnedVariant:
     the parameters have a gauge, so that ``from_weights(to_weights())`` gives the same transitions
     but other tensors (householder vectors are normalised, monomial logits keep only their argmax);
     ``angle_form`` the row of the variant's angle parameterisation (``angles=True``: one learned
-    angle per 2x2 block, pure rotations), or None when it has none.
+    angle per 2x2 block, pure rotations), or None when it has none; ``option_forms`` the rows of
+    the variant's options that change its parameters (``monomial,complex``), by option.
     """
 
     kind: str
@@ -133,6 +137,7 @@ class LearnedVariant:
     fits: Callable[[int, Variant], "str | None"] = _fits
     canonical: bool = True
     angle_form: "LearnedVariant | None" = None
+    option_forms: tuple[tuple[str, "LearnedVariant"], ...] = ()
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -279,6 +284,42 @@ def _monomial_from(weights: Weights, A: np.ndarray) -> dict:
     return {"Pl": logits, "Dm": np.asarray(D, dtype=np.float64)}
 
 
+def _complex_monomial_init(c: InitContext) -> dict:
+    D_, d = c.tokens, c.hidden
+    m = d // 2
+    if c.identity:
+        logits = 4.0 * torch.eye(m).expand(D_, m, m) + c.noise(D_, m, m)
+        Dm = torch.zeros(D_, d)
+        Dm[:, 0::2] = 1.0
+        Dm = Dm + c.noise(D_, d)
+    else:
+        logits = c.randn(D_, m, m)
+        angle = 2 * math.pi * torch.rand(D_, m, generator=c.gen)
+        size = torch.rand(D_, m, generator=c.gen)  # |z| in [0, 1), as the real D's |d|
+        Dm = torch.stack([size * torch.cos(angle), size * torch.sin(angle)], -1).reshape(D_, d)
+    return {"Pl": logits.clone(), "Dm": Dm}
+
+
+def _complex_monomial_transitions(m, ps) -> ComplexMonomial:
+    logits = ps(m.Pl)  # (symbols, coordinate rows, coordinate columns)
+    soft = torch.softmax(logits, dim=1)
+    return ComplexMonomial(logits.argmax(dim=1), ps(m.Dm), soft if torch.is_grad_enabled() else None)
+
+
+def _complex_monomial_export(trans: ComplexMonomial) -> tuple:
+    with torch.no_grad():
+        A = _numpy(ComplexMonomial(trans.perm, trans.D).dense())
+    return A, (trans.perm.detach().cpu().numpy().astype(np.int64), _numpy(trans.D))
+
+
+def _complex_monomial_from(weights: Weights, A: np.ndarray) -> dict:
+    perm, D = weights.to_float().factors
+    S, d = np.asarray(D).shape
+    logits = np.zeros((S, d // 2, d // 2))
+    np.put_along_axis(logits, np.asarray(perm, dtype=np.int64)[:, None, :], HARD_LOGIT, axis=1)
+    return {"Pl": logits, "Dm": np.asarray(D, dtype=np.float64)}
+
+
 def _dplr_init(c: InitContext) -> dict:
     R, d, D_ = c.size, c.hidden, c.tokens
     Dd = 1.0 + c.noise(D_, d) if c.identity else 2 * torch.rand(D_, d, generator=c.gen) - 1
@@ -362,6 +403,15 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             from_weights=_monomial_from,
             export=_monomial_export,
             canonical=False,
+            option_forms=(("complex", LearnedVariant(
+                "monomial",
+                init=_complex_monomial_init,
+                transitions=_complex_monomial_transitions,
+                from_weights=_complex_monomial_from,
+                export=_complex_monomial_export,
+                canonical=False,
+                fits=_rotation_fits,
+            )),),
         ),
         LearnedVariant(
             "dplr",
@@ -373,6 +423,23 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
         ),
     )
 }
+
+
+def learned_row(v: Variant, angles: bool = False) -> LearnedVariant:
+    """The row of :data:`LEARNED_VARIANTS` for variant ``v``: its kind's, or the form of one of
+    its options (``monomial,complex``), or with ``angles`` its angle form where it has one.
+
+    >>> learned_row(parse_variant("monomial,complex")).init.__name__
+    '_complex_monomial_init'
+    """
+    row = LEARNED_VARIANTS[v.kind]
+    forms = dict(row.option_forms)
+    for option in v.options:
+        if option in forms:
+            row = forms[option]
+    if angles and row.angle_form is not None:
+        return row.angle_form
+    return row
 
 
 def check_variant(variant: "str | Variant", hidden: int) -> Variant:
@@ -393,7 +460,7 @@ def check_variant(variant: "str | Variant", hidden: int) -> Variant:
         raise ConfigError(f"hidden size must be a positive integer, got {hidden!r}")
     if v.kind not in LEARNED_VARIANTS:  # pragma: no cover - a constructions-only variant
         raise ConfigError(f"variant {v.spec!r} has no learned parameterisation")
-    message = LEARNED_VARIANTS[v.kind].fits(hidden, v)
+    message = learned_row(v).fits(hidden, v)
     if message:
         raise ConfigError(message)
     return v
@@ -472,7 +539,7 @@ class BilinearRNN(nn.Module):
         #: False only for the older additive ablation, which is never renormalised.
         self.renormalized = not self.additive or bool(additive_renorm)
         self.normalize_train = bool(normalize_train) and self.renormalized
-        self.angles = bool(angles) and LEARNED_VARIANTS[v.kind].angle_form is not None
+        self.angles = bool(angles) and learned_row(v).angle_form is not None
         self.scan_method = scan
         gen = torch.Generator().manual_seed(int(seed))
         ctx = InitContext(gen, n_symbols if embed is None else embed, hidden, v.param, init == "identity", init_noise)
@@ -499,11 +566,7 @@ class BilinearRNN(nn.Module):
     @property
     def learned(self) -> LearnedVariant:
         """This model's row of :data:`LEARNED_VARIANTS` (its angle form with ``angles``)."""
-        row = LEARNED_VARIANTS[self.variant.kind]
-        if self.angles:
-            assert row.angle_form is not None  # angles is set only for a kind with an angle form
-            return row.angle_form
-        return row
+        return learned_row(self.variant, self.angles)
 
     # --- transitions ---------------------------------------------------------------------
     def _per_symbol(self, P: torch.Tensor) -> torch.Tensor:

@@ -59,6 +59,7 @@ __all__ = [
     "Dense",
     "Block",
     "Diagonal",
+    "ComplexMonomial",
     "Rotation",
     "Factorized",
     "Householder",
@@ -768,6 +769,52 @@ class Monomial(Transitions):
 
     def fused(self, tokens, h0, normalize):
         return _MonomialScan.apply(tokens.T, h0, self.D, self.soft, self.perm, normalize)
+
+    def elements(self, tokens):
+        return self.dense()[tokens].unsqueeze(2)
+
+
+@dataclass(frozen=True, eq=False)
+class ComplexMonomial(Transitions):
+    """``monomial,complex``: hidden/2 complex coordinates ``z_j = (h[2j], h[2j+1])``; symbol s
+    sends ``z_j`` to coordinate ``perm[s, j]`` times ``a + i b`` with ``(a, b) = (D[s, 2j],
+    D[s, 2j+1])`` (the real block ``[[a, -b], [b, a]]``).  ``perm`` (symbols, hidden/2), ``D``
+    (symbols, hidden), ``soft`` (symbols, hidden/2, hidden/2) the column-softmax over coordinates
+    whose straight-through gradient trains the selection, or None.  The step is O(hidden) per row
+    (one complex product and one scatter); only a training step with ``soft`` adds the
+    straight-through term, O((hidden/2)^2) per row."""
+
+    perm: torch.Tensor
+    D: torch.Tensor
+    soft: torch.Tensor | None = None
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self.D.shape[0])
+
+    def _rot(self, D: torch.Tensor) -> torch.Tensor:
+        a, b = D[..., 0::2], D[..., 1::2]
+        return torch.stack([torch.stack([a, -b], -1), torch.stack([b, a], -1)], -2)  # (..., m, 2, 2)
+
+    def dense(self) -> torch.Tensor:
+        S, d = self.D.shape
+        m = d // 2
+        onehot = torch.nn.functional.one_hot(self.perm, m).transpose(1, 2).to(self.D.dtype)  # [s, row i, column j]
+        A = torch.einsum("sij,sjrc->sirjc", onehot, self._rot(self.D))
+        if self.soft is not None and torch.is_grad_enabled():  # straight through: value hard, gradient soft
+            A = A + torch.einsum("sij,sjrc->sirjc", self.soft - self.soft.detach(), self._rot(self.D.detach()))
+        return A.reshape(S, d, d)
+
+    def step(self, h, tok, counts=None):
+        B, d = h.shape
+        x = h.view(B, d // 2, 2)
+        a, b = self.D[tok][:, 0::2], self.D[tok][:, 1::2]  # (batch, m)
+        y = torch.stack([a * x[..., 0] - b * x[..., 1], b * x[..., 0] + a * x[..., 1]], -1)  # (batch, m, 2)
+        out = torch.zeros_like(y).scatter_add(1, self.perm[tok].unsqueeze(-1).expand(-1, -1, 2), y)
+        if self.soft is not None and torch.is_grad_enabled():  # the soft selection's gradient, value 0
+            soft_out = torch.einsum("bij,bjc->bic", self.soft[tok], y.detach())
+            out = out + (soft_out - soft_out.detach())
+        return out.reshape(B, d)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)

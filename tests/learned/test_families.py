@@ -270,3 +270,75 @@ def test_householder_scan_rescales_often_enough_for_strong_contractions():
     per_step = sequential_scan(trans, words, h0, normalize=True, add=torch.zeros(2, 1, dtype=torch.float64))
     torch.testing.assert_close(fused, per_step, rtol=1e-12, atol=0)
     assert torch.equal(fused.abs(), torch.ones_like(fused))
+
+
+# ------------------------------------------------------------------------------------------
+# monomial,complex: PD-SSM with complex D (Theorem F11 of docs/theory.md)
+# ------------------------------------------------------------------------------------------
+def test_complex_monomial_sequential_and_parallel_agree_with_gradients():
+    """The O(hidden) step with its straight-through term against the dense matrices the parallel
+    scan multiplies (values and every gradient, the selection logits included)."""
+    words = torch.tensor([[0, 1, 2, 1, 0, 2], [2, 2, 1, 0, 0, 1]])
+    grads, outs = [], []
+    for method in ("sequential", "parallel"):
+        m = BilinearRNN(3, 3, 6, "monomial,complex", seed=1).double()
+        out = m(words, method=method)
+        out.square().sum().backward()
+        outs.append(out.detach())
+        grads.append({n: p.grad.clone() for n, p in m.named_parameters()})
+    torch.testing.assert_close(outs[0], outs[1], rtol=1e-12, atol=1e-12)
+    assert grads[0]["Pl"].abs().sum() > 0  # the selection learns
+    for name in grads[0]:
+        torch.testing.assert_close(grads[0][name], grads[1][name], rtol=1e-9, atol=1e-12)
+
+
+def test_complex_monomial_scan_is_complex_multiplication():
+    """An independent evaluator in Python complex numbers: z'[perm[j]] += (a + i b) z[j]."""
+    from bilinear.learned.scan import ComplexMonomial, sequential_scan
+
+    rng = np.random.default_rng(5)
+    S, m = 3, 3
+    perm = rng.integers(0, m, size=(S, m))  # any map of the coordinates
+    D = rng.uniform(-1.2, 1.2, size=(S, 2 * m))
+    h0 = rng.normal(size=2 * m)
+    words = rng.integers(0, S, size=(4, 7))
+    trans = ComplexMonomial(torch.tensor(perm), torch.tensor(D))
+    got = sequential_scan(trans, torch.tensor(words), torch.tensor(h0), normalize=False).detach().numpy()
+    for b, word in enumerate(words):
+        z = [complex(h0[2 * j], h0[2 * j + 1]) for j in range(m)]
+        for t, s in enumerate(word):
+            out = [0j] * m
+            for j in range(m):
+                out[perm[s, j]] += complex(D[s, 2 * j], D[s, 2 * j + 1]) * z[j]
+            z = out
+            np.testing.assert_allclose(got[b, t], [v for c in z for v in (c.real, c.imag)], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["cyclic:5", "dihedral:5", "reset:3"])
+def test_complex_monomial_constructions_run_and_export_their_factors(spec):
+    from bilinear.automata import from_spec
+
+    w = build(spec, "monomial,complex")
+    a = from_spec(spec)
+    m = BilinearRNN.from_weights(w)
+    rng = np.random.default_rng(0)
+    words = rng.integers(0, a.n_symbols, size=(16, 200))
+    pred = m(torch.tensor(words)).argmax(-1)[:, -1].numpy()
+    assert (pred == np.array([a.label(list(x)) for x in words])).all()
+    back = m.to_weights()
+    assert back.variant == "monomial,complex"
+    assert back.named_factors["perm"].tolist() == w.named_factors["perm"].tolist()
+    np.testing.assert_allclose(back.named_factors["D"], np.asarray(w.to_float().named_factors["D"], dtype=float))
+
+
+def test_complex_monomial_needs_an_even_hidden_size():
+    from bilinear.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="hidden size 5 is odd"):
+        BilinearRNN(2, 2, 5, "monomial,complex")
+    m = BilinearRNN(2, 2, 4, "monomial,complex", seed=0)
+    A = m.transitions().dense().detach()
+    blocks = A.reshape(2, 2, 2, 2, 2)  # (symbol, block row, r, block column, c)
+    assert ((blocks.abs().sum((2, 4)) > 0).sum(1) == 1).all()  # one block per block column
+    torch.testing.assert_close(blocks[:, :, 0, :, 0], blocks[:, :, 1, :, 1])  # [[a, -b], [b, a]]
+    torch.testing.assert_close(blocks[:, :, 0, :, 1], -blocks[:, :, 1, :, 0])

@@ -1,0 +1,268 @@
+"""``monomial,complex`` (PD-SSM with complex D, in real form; Theorem F11 of docs/theory.md).
+
+The claims are checked against computations written here: the factors are run as Python complex
+numbers (``z'[perm[j]] += (a + i b) z[j]``), not through the real matrices the code composes;
+every word up to a length must get the automaton's label as the readout's strict argmax; the exact
+prover runs on top.  The lower bounds are checked against a brute-force search for two words
+``u a b v`` and ``u b a v`` with different labels (one complex coordinate makes every matrix a
+complex scalar, and scalars commute, so such a pair excludes d = 2).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bilinear.automata.families import from_spec
+from bilinear.automata.minimize import minimize
+from bilinear.constructions.bounds import lower_bound
+from bilinear.constructions.complex_monomial import complex_dihedral, complexify
+from bilinear.constructions.factored import derive_complex_monomial, monomial_compose, project_monomial
+from bilinear.constructions.prover import Proof, prove
+from bilinear.constructions.registry import build
+from bilinear.constructions.variants import parse_variant
+from bilinear.constructions.weights import Weights
+from bilinear.errors import ConformanceError, ConstructionError
+
+CV = "monomial,complex"
+
+
+def complex_logits(w, word) -> list[float]:
+    """The network on ``word`` from its factors alone, in Python complex arithmetic."""
+    perm, D = w.factors
+    m = w.dim // 2
+    z = [complex(float(w.h0[2 * j]), float(w.h0[2 * j + 1])) for j in range(m)]
+    for s in word:
+        out = [0j] * m
+        for j in range(m):
+            out[int(perm[s, j])] += complex(float(D[s, 2 * j]), float(D[s, 2 * j + 1])) * z[j]
+        size = max(abs(x) for x in out)
+        z = [x / size for x in out] if size else out
+    R = [[float(x) for x in row] for row in w.readout]
+    return [sum(r[2 * j] * z[j].real + r[2 * j + 1] * z[j].imag for j in range(m)) for r in R]
+
+
+def check_every_word(w, spec: str, length: int) -> int:
+    a = from_spec(spec)
+    checked = 0
+    for n in range(length + 1):
+        for word in itertools.product(range(a.n_symbols), repeat=n):
+            scores = complex_logits(w, word)
+            label = a.label(list(word))
+            others = [x for c, x in enumerate(scores) if c != label]
+            assert scores[label] > max(others) + 1e-9, (spec, word, scores)
+            checked += 1
+    return checked
+
+
+def commutation_witness(spec: str, depth: int = 3):
+    """``(u, a, b, v)`` with label(u a b v) != label(u b a v), by brute force over short words."""
+    a = from_spec(spec)
+    S = range(a.n_symbols)
+    for n in range(depth + 1):
+        for u in itertools.product(S, repeat=n):
+            for k in range(depth + 1 - n):
+                for v in itertools.product(S, repeat=k):
+                    for x, y in itertools.combinations(S, 2):
+                        if a.label([*u, x, y, *v]) != a.label([*u, y, x, *v]):
+                            return u, x, y, v
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# constructions: complex arithmetic on every short word, then the exact prover
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec, dim, length", [
+    ("parity", 2, 8), ("cyclic:5", 2, 5), ("cyclic:2*cyclic:3", 2, 5), ("cyclic:4*cyclic:2", 4, 4),
+    ("dihedral:3", 4, 7), ("dihedral:5", 4, 7), ("dihedral:7", 4, 7), ("symmetric:3", 4, 7),
+    ("quaternion", 4, 7), ("reset:3", 6, 4), ("flipflop:2", 4, 5), ("modarith:3", 6, 4),
+])
+def test_constructions_compute_their_automaton(spec, dim, length):
+    w = build(spec, CV)
+    assert w.variant == CV and w.dim == dim
+    perm, D = w.factors
+    assert perm.shape == (w.n_symbols, dim // 2) and D.shape == (w.n_symbols, dim)
+    assert check_every_word(w, spec, length) > 0
+    assert isinstance(prove(w, from_spec(spec)), Proof)  # prove raises on a failing word
+
+
+def test_dihedral_is_a_swap_and_a_diagonal_rotation():
+    w = complex_dihedral(from_spec("dihedral:7"))
+    perm, D = w.factors
+    assert perm.tolist() == [[0, 1], [1, 0]]  # r keeps the coordinates, s swaps them
+    r = [complex(float(D[0, 2 * j]), float(D[0, 2 * j + 1])) for j in range(2)]
+    assert abs(r[0] * r[1] - 1) < 1e-12 and abs(r[0] ** 7 - 1) < 1e-12 and abs(r[0] - 1) > 0.1  # w^-1, w of order 7
+    with pytest.raises(ConstructionError, match="n >= 3|not a dihedral"):
+        complex_dihedral(from_spec("cyclic:4"))
+
+
+def test_complexify_keeps_the_logits_and_refuses_a_dense_matrix():
+    real = build("reset:3", "monomial")
+    w = complexify(real)
+    assert w.dim == 2 * real.dim
+    a = from_spec("reset:3")
+    for word in itertools.product(range(a.n_symbols), repeat=3):
+        h = np.array([float(x) for x in real.h0])
+        for s in word:
+            h = np.array(real.A[s], dtype=float) @ h
+        expected = np.array(real.readout, dtype=float) @ h
+        got = np.array(complex_logits(w, word))
+        scale = np.abs(h).max()
+        np.testing.assert_allclose(got * scale, expected, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ConstructionError, match="column 0 of A\\[0\\] has non-zero entries in rows 0 and 1"):
+        complexify(build("dihedral:5", "full"))
+
+
+# ------------------------------------------------------------------------------------------
+# lower bounds (Theorem F11) against the brute-force commutation search
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["parity", "cyclic:3", "cyclic:5", "cyclic:2*cyclic:3", "cycle_navigation:5",
+                                  "dihedral:4", "dihedral:5", "quaternion", "symmetric:4", "reset:3",
+                                  "flipflop:2", "modarith:3", "even_pairs"])
+def test_bound_four_exactly_where_two_words_fail_to_commute(spec):
+    bound, theorem, reason = lower_bound(spec, CV)
+    witness = commutation_witness(spec)
+    assert bound == (4 if witness is not None else 2), (spec, bound, witness)
+    assert bound % 2 == 0 and reason
+    if witness is None:  # then d = 2 is reached: the bound is met
+        assert build(spec, CV).dim == 2
+
+
+def test_klein_four_needs_two_coordinates_although_it_commutes():
+    """Z_2 x Z_2 commutes, but in one complex coordinate the only scalars of order 2 up to scale
+    are the reals, which give two labels along each element, not four (Theorem 14, positive
+    determinant): the bound is 4 and the construction meets it."""
+    assert commutation_witness("cyclic:2*cyclic:2") is None
+    assert lower_bound("cyclic:2*cyclic:2", CV)[0] == 4
+    assert build("cyclic:2*cyclic:2", CV).dim == 4
+
+
+def test_real_monomial_bounds_do_not_apply():
+    """Theorem F6 bounds real monomial d by the label periods (Z_5 needs 5); complex blocks
+    rotate, so Z_5 is one coordinate."""
+    assert lower_bound("cyclic:5", "monomial")[0] == 5
+    assert lower_bound("cyclic:5", CV)[0] == 2 and build("cyclic:5", CV).dim == 2
+    v = parse_variant(CV)
+    assert v.complex and not v.coordinate_map and v.positive_det and v.spectral == "complex"
+    assert parse_variant("monomial").coordinate_map and not parse_variant("monomial").positive_det
+
+
+# ------------------------------------------------------------------------------------------
+# conformance: exact and float, with the errors naming the entry
+# ------------------------------------------------------------------------------------------
+def _weights(A, **kw):
+    d = A.shape[1]
+    h0 = np.zeros(d, dtype=object)
+    h0[...] = 0
+    h0[0] = 1
+    R = np.zeros((2, d), dtype=object)
+    R[...] = 0
+    R[0, 0] = 1
+    return Weights(CV, A, h0, R, **kw)
+
+
+def test_derived_factors_and_the_errors():
+    A = monomial_compose(np.array([[1, 0], [0, 0]]), np.array([[3, 4, 0, 1], [1, 0, 2, -1]], dtype=object),
+                         complex_=True)
+    w = _weights(A)
+    assert w.factors[0].tolist() == [[1, 0], [0, 0]]
+    assert w.factors[1].tolist() == [[3, 4, 0, 1], [1, 0, 2, -1]]
+    bad = A.copy()
+    bad[0, 3, 1] = 5  # block (1, 0) becomes [[3, -4], [4, 5]]: not a scaled rotation
+    with pytest.raises(ConformanceError, match=r"A\[0\]\[3, 1\] = 5 differs from \(P D\)\[3, 1\] = 3"):
+        _weights(bad)
+    two = A.copy()
+    two[1, 2, 0] = 1  # block column 0 of A[1] gets a second block
+    with pytest.raises(ConformanceError, match="block column 0 of A\\[1\\].*block rows 0 and 1"):
+        _weights(two)
+    with pytest.raises(ConformanceError, match="hidden size 3 is odd"):
+        _weights(np.eye(3, dtype=object)[None])
+    with pytest.raises(ConformanceError, match=r"expected \(2, 2\) and \(2, 4\)"):
+        _weights(A, factors=(np.zeros((2, 4), dtype=np.int64), np.zeros((2, 4), dtype=object)))
+    with pytest.raises(ConformanceError, match=r"perm\[0, 1\] = 2 is not an integer in \[0, 2\)"):
+        _weights(A, factors=(np.array([[1, 2], [0, 0]]), np.array([[3, 4, 0, 1], [1, 0, 2, -1]], dtype=object)))
+
+
+def test_float_blocks_are_judged_against_their_own_matrix():
+    A = monomial_compose(np.array([[1, 0]]), np.array([[0.3, 0.4, 1.0, 0.5]]), exact=False, complex_=True)
+    noisy = A.copy()
+    noisy[0, 0, 0] += 1e-7  # in an empty block, 1e-7 of the matrix's scale 1: treated as zero
+    w = Weights(CV, noisy, np.array([1.0, 0, 0, 0]), np.eye(2, 4))
+    assert w.factors[0].tolist() == [[1, 0]] and w.A[0, 0, 0] == 0.0
+    worse = A.copy()
+    worse[0, 0, 0] += 1e-3
+    with pytest.raises(ConformanceError, match="block column 0 of A\\[0\\]"):
+        Weights(CV, worse, np.array([1.0, 0, 0, 0]), np.eye(2, 4))
+
+
+def test_projection_keeps_the_nearest_scaled_rotation_per_block_column():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(2, 6, 6))
+    P, (perm, D) = project_monomial(parse_variant(CV), A, None)
+    assert derive_complex_monomial(P, False, CV)[0].tolist() == perm.tolist()
+    for s in range(2):
+        for j in range(3):
+            cands = []
+            for p in range(3):
+                blk = A[s, 2 * p:2 * p + 2, 2 * j:2 * j + 2]
+                a, b = (blk[0, 0] + blk[1, 1]) / 2, (blk[1, 0] - blk[0, 1]) / 2
+                rot = np.array([[a, -b], [b, a]])
+                # distance of the whole block column to this choice
+                col = A[s, :, 2 * j:2 * j + 2].copy()
+                col[2 * p:2 * p + 2] -= rot
+                cands.append((np.linalg.norm(col), p))
+            assert perm[s, j] == min(cands)[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.data())
+def test_random_factors_round_trip(m, S, data):
+    perm = np.array(data.draw(st.lists(st.lists(st.integers(0, m - 1), min_size=m, max_size=m), min_size=S, max_size=S)))
+    D = np.array(data.draw(st.lists(st.lists(st.integers(-3, 3), min_size=2 * m, max_size=2 * m), min_size=S,
+                                    max_size=S)), dtype=object)
+    A = monomial_compose(perm, D, complex_=True)
+    got_perm, got_D = derive_complex_monomial(A, True, CV)
+    for s in range(S):
+        for j in range(m):
+            if D[s, 2 * j] != 0 or D[s, 2 * j + 1] != 0:  # a zero entry has no row to read
+                assert got_perm[s, j] == perm[s, j]
+                assert (got_D[s, 2 * j], got_D[s, 2 * j + 1]) == (D[s, 2 * j], D[s, 2 * j + 1])
+    assert (monomial_compose(got_perm, got_D, complex_=True) == A).all()
+    # the real form is the complex matrix: A acts on (Re z, Im z) as z -> sum_j D_j z_j at perm_j
+    z = [complex(1 + j, 2 - j) for j in range(m)]
+    x = np.array([v for c in z for v in (c.real, c.imag)])
+    y = np.array(A[0], dtype=float) @ x
+    want = [0j] * m
+    for j in range(m):
+        want[perm[0, j]] += complex(D[0, 2 * j], D[0, 2 * j + 1]) * z[j]
+    np.testing.assert_allclose(y, [v for c in want for v in (c.real, c.imag)])
+
+
+# ------------------------------------------------------------------------------------------
+# the command line
+# ------------------------------------------------------------------------------------------
+def test_verify_and_matrix_commands():
+    out = subprocess.run([sys.executable, "-m", "bilinear.cli", "verify", "dihedral:5", CV, "--json"],
+                         capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert data["status"] == "proved" and data["dim"] == 4 and data["minimal"] is True
+    out = subprocess.run([sys.executable, "-m", "bilinear.cli", "verify", "cyclic:5", "monomial,complex,complex", "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout)["dim"] == 2  # a repeated option is one option
+    out = subprocess.run([sys.executable, "-m", "bilinear.cli", "verify", "cyclic:5", "diagonal,complex"],
+                         capture_output=True, text=True)
+    assert out.returncode != 0 and "no option 'complex'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_minimal_automaton_sizes_bound_the_complexified_cells():
+    """A proved cell is at most twice the real monomial one (complexified), and at most 2n."""
+    for spec in ("even_pairs", "random:states=5,symbols=2,seed=0"):
+        n = minimize(from_spec(spec)).n_states
+        assert build(spec, CV).dim <= 2 * min(n, build(spec, "monomial").dim)
