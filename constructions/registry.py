@@ -344,7 +344,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
         if not c.applies(family):
             continue
         if not _kind_matches(c, v):
-            refused.append((c.name, f"built for {", ".join(c.kinds or ())} variants only (not {v.spec})"))
+            refused.append((c.name, f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"))
             continue  # elsewhere another construction of the same d comes first (one-hot, rotation)
         if _factored(c) and not v.info.factored:
             refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
