@@ -30,7 +30,9 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   token, O(d), one autograd node `_MonomialScan`; the straight-through gradient of the d x d column
   selection logits is a d x d outer product per token, formed once per step as one GEMM per
   symbol over all positions: 2 B T d^2 FLOPs, one third of `full`'s three GEMMs, which bounds
-  monomial's training-step ratio), `dplr:1` (O(R d)); target: training steps at least 5x faster
+  monomial's training-step ratio), `monomial,complex` (a complex product and a scatter per token,
+  O(d), not fused: its straight-through term is a (d/2) x (d/2) product per row per step in the
+  autograd graph), `dplr:1` (O(R d)); target: training steps at least 5x faster
   than `full`.  These rows are timed in CPU seconds of the process (``time.process_time``, one
   torch thread), so that the load of other processes on a shared machine does not enter.
   Then ``families_phases``: each model's step split into forward (parameter preprocessing, scan,
@@ -208,7 +210,7 @@ def bench_train_step(d: int, V: int, reps: int, rounds: int = 3, batch: int = B)
     return out
 
 
-FAMILIES = ("full", "householder:2", "householder:2 full-space", "monomial", "dplr:1")
+FAMILIES = ("full", "householder:2", "householder:2 full-space", "monomial", "monomial,complex", "dplr:1")
 #: The Householder scan as it ran before it took span coordinates: the same model, its
 #: transitions declining ``Householder.in_span`` (which ``scan`` asks whenever a readout is given).
 FULL_SPACE = " full-space"
@@ -493,7 +495,7 @@ def main() -> None:
     parser.add_argument("--eval-readout", action="store_true",
                         help="only the no-grad evaluation at d = 64, previous readout (H @ R^T) against now (R @ H^T)")
     parser.add_argument("--families", action="store_true",
-                        help="only the 2025 families (householder:2, monomial, dplr:1) against full and the LSTM at d = 256")
+                        help="only the 2025 families (householder:2, monomial, monomial,complex, dplr:1) against full and the LSTM at d = 256")
     parser.add_argument("--family-hidden", type=int, nargs="+", default=[256], metavar="D",
                         help="with --families: the hidden sizes to run (default 256, the issue's target size; "
                              "the ratio to full grows with d, O(K d) against O(d^2) per token)")

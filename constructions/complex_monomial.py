@@ -15,7 +15,8 @@ registry finds three kinds of weights for it:
     coordinates: the two-dimensional monomial representation of D_n induced from a faithful
     character of the rotations.  Minimal: one complex coordinate makes every matrix a complex
     scalar, and scalars commute.
-``complexified`` (every automaton, d = 2 x the registry's real ``monomial`` d)
+``complexified`` (every automaton, d = 2 x the registry's real ``monomial`` d; the builder is
+:func:`bilinear.constructions.registry.complexified`, which asks the registry for the real weights)
     real monomial weights ``(A, h0, R)`` become ``(A (x) I_2, h0 (x) e_1, R (x) e_1^T)``: each real
     coordinate the real part of a complex one, each real entry ``x`` the complex entry ``x + 0i``.
     The hidden vector is ``h_t (x) e_1`` at every step, so the logits are the real network's.
@@ -36,7 +37,7 @@ from .field import cos2pi, sin2pi
 from .orbit import orbit_weights
 from .weights import Weights
 
-__all__ = ["complexify", "complexified", "complex_dihedral", "COMPLEX_VARIANT"]
+__all__ = ["complexify", "complex_dihedral", "COMPLEX_VARIANT"]
 
 #: Largest n for which complex-dihedral recognises D_n from the algebra of an automaton whose
 #: spec is not ``dihedral`` (its 2n states are searched for a presentation).
@@ -76,15 +77,6 @@ def complexify(w: Weights) -> Weights:
     R2[...] = 0
     R2[:, 0::2] = R
     return Weights(COMPLEX_VARIANT, A2, h2, R2)
-
-
-def complexified(automaton) -> Weights:
-    """The registry's smallest real ``monomial`` weights of ``automaton``, complexified (d = 2 x
-    theirs): a ``monomial,complex`` network for every automaton (real monomial ones exist for
-    every automaton: the one-hot construction's matrices are column one-hot)."""
-    from .registry import build
-
-    return complexify(build(automaton, "monomial"))
 
 
 def complex_dihedral(automaton) -> Weights:

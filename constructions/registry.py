@@ -61,7 +61,7 @@ from .reflections import (
     tetrahedral,
     rotation_projections,
 )
-from .complex_monomial import complex_dihedral, complexified
+from .complex_monomial import complex_dihedral, complexify
 from .memo import minimal
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
@@ -92,6 +92,14 @@ class Construction:
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
+
+
+def complexified(automaton) -> Weights:
+    """The registry's smallest real ``monomial`` weights of ``automaton``, complexified (d = 2 x
+    theirs, :func:`~.complex_monomial.complexify`): a ``monomial,complex`` network for every
+    automaton (real monomial ones exist for every automaton: the one-hot construction's matrices
+    are column one-hot).  Theorem F11 (iv) of docs/theory.md."""
+    return complexify(build(automaton, "monomial"))
 
 
 CONSTRUCTIONS: tuple[Construction, ...] = (

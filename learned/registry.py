@@ -104,7 +104,7 @@ def parse_model(spec: str) -> ModelSpec:
     >>> parse_model("gru")
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial, dplr:R, lstm, rnn, transformer[:L][,sinusoidal], mamba[:L][,neg])
+    bilinear.errors.ConfigError: unknown model 'gru' (known: full, factorized:R, block:B, rotation2d, diagonal, positive, householder:K[,nonneg], monomial[,complex], dplr:R, lstm, rnn, transformer[:L][,sinusoidal], mamba[:L][,neg])
     >>> parse_model("mamba:2, neg").spec
     'mamba:2,neg'
 

@@ -266,3 +266,19 @@ def test_minimal_automaton_sizes_bound_the_complexified_cells():
     for spec in ("even_pairs", "random:states=5,symbols=2,seed=0"):
         n = minimize(from_spec(spec)).n_states
         assert build(spec, CV).dim <= 2 * min(n, build(spec, "monomial").dim)
+
+
+def test_weights_file_round_trip_and_a_bad_factor(tmp_path):
+    w = build("dihedral:5", CV)
+    w.save(tmp_path / "w.json")
+    back = Weights.load(tmp_path / "w.json")
+    assert back.variant == CV and back.factors[0].tolist() == [[0, 1], [1, 0]] and (back.A == w.A).all()
+    f = w.to_float()
+    f.save(tmp_path / "f.json")
+    assert Weights.load(tmp_path / "f.json").factors[0].dtype.kind == "i"
+    data = json.loads((tmp_path / "w.json").read_text())
+    data.pop("checksum")
+    data["factors"]["perm"] = [[0, 1, 0], [1, 0, 0]]  # one index per real coordinate: the wrong shape
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(ConformanceError, match=r"perm \(2, 3\) and D \(2, 4\), expected \(2, 2\) and \(2, 4\)"):
+        Weights.load(tmp_path / "bad.json", allow_unsigned=True)

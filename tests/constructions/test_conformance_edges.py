@@ -29,7 +29,7 @@ from bilinear.errors import ConformanceError, SpecError
 def test_usage_strings_are_what_help_shows():
     assert {k: KINDS[k].usage() for k in ("full", "block", "householder", "dplr", "monomial")} == {
         "full": "full", "block": "block:B", "householder": "householder:K[,nonneg]", "dplr": "dplr:R",
-        "monomial": "monomial"}
+        "monomial": "monomial[,complex]"}
 
 
 @pytest.mark.parametrize("spec", ["", "   ", None, 3])
