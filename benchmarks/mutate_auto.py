@@ -96,6 +96,16 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/complex_monomial.py', 'complexify', '0 -> 1', 7):
+        'R2[...] = 1: the readout columns of the imaginary parts, which are 0 in every hidden vector h (x) e_1',
+    ('constructions/complex_monomial.py', 'complex_dihedral', '1 -> 0', 2):
+        'h0 = (0, 0, 2, 0): |z_0| = 0 and |z_1| = 2 still differ, so the 2n images still differ',
+    ('constructions/complex_monomial.py', 'complex_dihedral', '0 -> 1', 3):
+        'h0 = (1, 1, 2, 0): |z_0| = sqrt 2 against 2, the 2n images still differ',
+    ('constructions/complex_monomial.py', 'complex_dihedral', '2 -> 3', 3):
+        'h0 = (1, 0, 3, 0): |z_0| = 1 against 3, the 2n images still differ',
+    ('constructions/complex_monomial.py', 'complex_dihedral', '0 -> 1', 4):
+        'h0 = (1, 0, 2, 1): |z_0| = 1 against sqrt 5, the 2n images still differ',
     ('constructions/factored.py', 'householder_compose', '0 -> 1', 1):
         'np.zeros((0, d, d)) for no symbols: weights always have a symbol, so the empty branch is never taken',
     ('constructions/factored.py', '_orthogonal', '0 -> 1', 0):

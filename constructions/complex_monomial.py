@@ -92,7 +92,10 @@ def complex_dihedral(automaton) -> Weights:
     try:
         n, exponents = dihedral_exponents(automaton)
     except ConstructionError:  # symmetric:3 is D_3: recognised from its algebra
-        found = dihedral_presentation(RegularGroup.of(automaton)) if automaton.n_states <= 2 * MAX_N else None
+        if automaton.n_states > 2 * MAX_N:
+            raise ConstructionError(f"{automaton.name}: complex-dihedral searches a dihedral presentation only up to "
+                                    f"2 x {MAX_N} states (D_{MAX_N}), and this automaton has {automaton.n_states}") from None
+        found = dihedral_presentation(RegularGroup.of(automaton))
         if found is None:
             raise
         n, exponents = found

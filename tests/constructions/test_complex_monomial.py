@@ -99,8 +99,22 @@ def test_dihedral_is_a_swap_and_a_diagonal_rotation():
     assert perm.tolist() == [[0, 1], [1, 0]]  # r keeps the coordinates, s swaps them
     r = [complex(float(D[0, 2 * j]), float(D[0, 2 * j + 1])) for j in range(2)]
     assert abs(r[0] * r[1] - 1) < 1e-12 and abs(r[0] ** 7 - 1) < 1e-12 and abs(r[0] - 1) > 0.1  # w^-1, w of order 7
-    with pytest.raises(ConstructionError, match="n >= 3|not a dihedral"):
+    with pytest.raises(ConstructionError, match="not a dihedral"):
         complex_dihedral(from_spec("cyclic:4"))
+    with pytest.raises(ConstructionError, match="needs n >= 3"):
+        complex_dihedral(from_spec("dihedral:2"))
+
+
+def test_dihedral_recognised_from_the_algebra_up_to_the_limit():
+    """Z_2 x D_m with m odd is D_2m: found from the algebra of a product spec up to 2 x MAX_N states."""
+    from bilinear.constructions.complex_monomial import MAX_N
+
+    w = complex_dihedral(from_spec("cyclic:2*dihedral:31"))  # 124 states: D_62
+    assert w.dim == 4 and 124 <= 2 * MAX_N
+    with pytest.raises(ConstructionError, match=r"only up to 2 x 64 states \(D_64\), and this automaton has 132"):
+        complex_dihedral(from_spec("cyclic:2*dihedral:33"))
+    with pytest.raises(ConstructionError, match="not a dihedral group"):  # 128 states: searched, and not dihedral
+        complex_dihedral(from_spec("cyclic:2*dihedral:32"))
 
 
 def test_complexify_keeps_the_logits_and_refuses_a_dense_matrix():
@@ -118,6 +132,8 @@ def test_complexify_keeps_the_logits_and_refuses_a_dense_matrix():
         np.testing.assert_allclose(got * scale, expected, rtol=1e-12, atol=1e-12)
     with pytest.raises(ConstructionError, match="column 0 of A\\[0\\] has non-zero entries in rows 0 and 1"):
         complexify(build("dihedral:5", "full"))
+    with pytest.raises(ConstructionError, match="takes exact weights"):
+        complexify(real.to_float())
 
 
 # ------------------------------------------------------------------------------------------
