@@ -52,7 +52,8 @@ from .floatrun import float_steps
 from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from .weights import Weights
 
-__all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "symbol_periods", "drift", "DYADIC_BITS",
+__all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "factor_snap", "symbol_periods", "drift",
+           "DYADIC_BITS", "FACTOR_SNAP_ZERO", "FACTOR_SNAP_ANGLE", "FACTOR_SNAP_MAX_ORDER", "FACTOR_SNAP_MAX_FIELD",
            "StackSnap", "snap_stack", "STACK_SNAP_TOL", "STACK_SNAP_CONDUCTORS"]
 
 #: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
@@ -87,7 +88,8 @@ def drift(weights: Weights, delta: float, hidden: int | None = None, contraction
     lengths, drifting at long ones, as trained rotations do); with ``hidden`` larger than the
     construction's dimension, seeded random blocks of modulus ``contraction`` fill the rest, with
     small start-state and readout entries; a ``full`` network is then conjugated by a seeded
-    random basis, so that its matrices are dense.
+    random basis, so that its matrices are dense (no other variant: a basis change would leave
+    its structure, as it would a ``monomial`` matrix's pattern).
     """
     A, h0, R = weights.float_arrays()
     k, d0 = A.shape[0], A.shape[1]
@@ -112,7 +114,7 @@ def drift(weights: Weights, delta: float, hidden: int | None = None, contraction
     H = np.concatenate([h0, 0.1 * rng.normal(size=d - d0)])
     Rd = np.concatenate([R, 0.1 * rng.normal(size=(R.shape[0], d - d0))], axis=1)
     v = weights.variant_info
-    if v.block_size is None and not v.info.factored:  # unstructured (full): any basis conforms
+    if v.info.dense:  # unstructured (full): any basis conforms; the factored kinds keep their structure
         P = np.linalg.qr(rng.normal(size=(d, d)))[0] @ np.diag(rng.uniform(0.5, 2.0, size=d))
         Pinv = np.linalg.inv(P)
         F, H, Rd = np.einsum("ij,sjk,kl->sil", P, F, Pinv), P @ H, Rd @ Pinv
@@ -577,6 +579,90 @@ def construction_snap(weights: Weights, automaton) -> Snap:
     groups = (tuple(K),) + tuple((j,) for j in range(d0, d))
     return Snap(block, groups, (0,), (), c, dist, Pq, "full",
                 f"the {exact.variant} construction (d = {d0}) read in the network's basis", isometric=isometric)
+
+
+#: A ``monomial`` entry of relative modulus below this (against its symbol's largest) snaps to 0.
+FACTOR_SNAP_ZERO = 0.5
+#: The largest angle (radians) between a ``monomial`` entry and the root of unity it snaps to.
+FACTOR_SNAP_ANGLE = 0.05
+#: The largest order of a root of unity a ``monomial,complex`` entry snaps to (real: 1 and 2).
+FACTOR_SNAP_MAX_ORDER = 24
+#: The largest conductor of the field that holds every snapped entry (the lcm of their orders).
+FACTOR_SNAP_MAX_FIELD = 120
+
+
+def factor_snap(weights: Weights, automaton) -> Snap:
+    """The factors of float ``monomial`` / ``monomial,complex`` weights snapped in their own
+    variant: ``perm`` kept (it is exact already), each entry of ``D`` divided by its symbol's
+    largest modulus and replaced by 0 when its relative modulus is below
+    :data:`FACTOR_SNAP_ZERO`, else by the nearest root of unity (real: +1 or -1; complex: the
+    smallest order up to :data:`FACTOR_SNAP_MAX_ORDER` within :data:`FACTOR_SNAP_ANGLE` radians),
+    as exact cyclotomic numbers of one field; start state and readout dyadic.  PD-SSM's
+    transitions are monomial by construction, so no change of basis is needed: the snap is the
+    trained network with each transition entry rounded to the nearest exact unit.  ``isometric``
+    when every kept entry is a unit and every ``perm`` row a permutation (then every matrix is
+    orthogonal).  WeightsError naming the entry that is not near a root of unity.
+
+    >>> from bilinear.constructions.registry import build
+    >>> w = drift(build("dihedral:5", "monomial,complex").to_float(), 0.001)
+    >>> s = factor_snap(w, None)
+    >>> s.block_weights.variant, s.isometric, s.block_weights.A[0, 0, 0] == build("dihedral:5", "monomial,complex").A[0, 0, 0]
+    ('monomial,complex', True, True)
+    """
+    v = weights.variant_info
+    if "perm" not in v.info.factor_names or weights.factors is None:
+        raise WeightsError(f"the factor snap is for monomial weights with their factors, not {v.spec!r}")
+    if weights.exact:
+        raise WeightsError("snapping needs float weights; these are exact already")
+    perm = np.asarray(weights.factors[0], dtype=np.int64)
+    D = np.asarray(weights.factors[1], dtype=np.float64)
+    A, h0, R = weights.float_arrays()
+    d = weights.dim
+    z = D[:, 0::2] + 1j * D[:, 1::2] if v.complex else D.astype(np.complex128)
+    top = np.abs(z).max(axis=1)
+    if not (top > 0).all():
+        raise WeightsError(f"symbol {int(np.argmin(top))}'s matrix is zero")
+    rel = z / top[:, None]
+    orders = range(1, FACTOR_SNAP_MAX_ORDER + 1) if v.complex else (1, 2)
+    chosen: dict[tuple[int, int], tuple[int, int]] = {}
+    for (a, j), x in np.ndenumerate(rel):
+        if abs(x) < FACTOR_SNAP_ZERO:
+            continue
+        angle = math.atan2(x.imag, x.real)
+        for q in orders:
+            k = round(angle * q / (2 * math.pi))
+            if abs(angle - 2 * math.pi * k / q) <= FACTOR_SNAP_ANGLE:
+                chosen[(a, j)] = (k % q, q)
+                break
+        else:
+            what = "a root of unity of order <= " + str(FACTOR_SNAP_MAX_ORDER) if v.complex else "+1 or -1"
+            raise WeightsError(f"entry {j} of D for symbol {a} (relative modulus {abs(x):.3g}, angle {angle:.4f} rad) "
+                               f"is not within {FACTOR_SNAP_ANGLE} rad of {what}")
+    L = math.lcm(*(q for _, q in chosen.values())) if chosen else 1
+    if L > FACTOR_SNAP_MAX_FIELD:
+        raise WeightsError(f"the snapped entries need roots of unity of order {L}, more than {FACTOR_SNAP_MAX_FIELD}")
+    De = np.zeros(D.shape, dtype=object)
+    De[...] = 0
+    for (a, j), (k, q) in chosen.items():
+        if v.complex:
+            De[a, 2 * j], De[a, 2 * j + 1] = cos2pi(k * (L // q), L), sin2pi(k * (L // q), L)
+        else:
+            De[a, j] = 1 if k == 0 else -1
+    from .factored import monomial_compose
+
+    Ae = monomial_compose(perm, De, True, complex_=v.complex)
+    coords = range(d)
+    Rtop = float(np.abs(R).max())
+    block = Weights(v.spec, Ae, _rational_vector(h0, coords),
+                    np.array([_rational_vector(row, coords, Rtop) for row in R], dtype=object), factors=(perm, De))
+    Af = block.float_arrays()[0]
+    c = tuple(float(1.0 / t) for t in top)
+    dist = tuple(float(np.linalg.norm(c[a] * A[a] - Af[a]) / max(np.linalg.norm(c[a] * A[a]), 1e-300))
+                 for a in range(len(A)))
+    full = len(chosen) == rel.size and all(len(set(row.tolist())) == len(row) for row in perm)
+    units = f"roots of unity of order dividing {L}" if v.complex else "+1 or -1"
+    return Snap(block, (tuple(coords),), (0,), (), c, dist, None, v.spec,
+                f"the factors snapped (perm kept, D to 0 or {units})", isometric=full)
 
 
 def _is_orthogonal(M: np.ndarray) -> bool:

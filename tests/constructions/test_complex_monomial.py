@@ -298,3 +298,78 @@ def test_weights_file_round_trip_and_a_bad_factor(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(data))
     with pytest.raises(ConformanceError, match=r"perm \(2, 3\) and D \(2, 4\), expected \(2, 2\) and \(2, 4\)"):
         Weights.load(tmp_path / "bad.json", allow_unsigned=True)
+
+
+# ------------------------------------------------------------------------------------------
+# certify: the factor snap (PD-SSM's own factors rounded to exact units)
+# ------------------------------------------------------------------------------------------
+def _noisy(spec: str, variant: str, noise: float, turn: float = 0.0, seed: int = 0) -> Weights:
+    """The float copy of a construction with its D entries perturbed (and each complex entry of a
+    non-identity symbol turned by ``turn`` radians), rebuilt from its factors: a trained-like
+    PD-SSM that keeps the exact pattern."""
+    w = build(spec, variant).to_float()
+    perm, D = (np.array(f) for f in w.factors)
+    rng = np.random.default_rng(seed)
+    D = D.astype(float) + noise * rng.normal(size=D.shape)
+    if turn:
+        z = D[:, 0::2] + 1j * D[:, 1::2]
+        z = z * np.exp(1j * turn)
+        D[:, 0::2], D[:, 1::2] = z.real, z.imag
+    cx = parse_variant(variant).complex
+    return Weights(variant, monomial_compose(perm, D, False, complex_=cx), np.asarray(w.h0, dtype=float),
+                   np.asarray(w.readout, dtype=float), factors=(perm, D))
+
+
+def test_factor_snap_recovers_the_construction_and_certifies_a_horizon():
+    from bilinear.analysis.certify import certify_network as certify
+
+    f = _noisy("dihedral:5", CV, 1e-7)
+    r = certify(f, from_spec("dihedral:5"), search_length=2000)
+    assert r.status == "horizon" and r.snap.rule.startswith("the factors snapped")
+    assert r.horizon.length is not None and r.horizon.length > 10**6
+    assert (r.snap.block_weights.A == build("dihedral:5", CV).A).all()  # the exact construction's matrices
+    # the certified horizon against the complex evaluator on random words up to length 300
+    rng = np.random.default_rng(1)
+    a = from_spec("dihedral:5")
+    for word in rng.integers(0, 2, size=(40, 300)):
+        scores = complex_logits(f, word.tolist())
+        assert int(np.argmax(scores)) == a.label(word.tolist())
+
+
+def test_factor_snap_of_a_drifting_network_is_proved_and_its_failure_is_real():
+    """Each complex entry turned by 0.01 rad: the snap (the exact rotation) is proved, the float
+    network fails at some length, and that word fails under the independent complex evaluator."""
+    from bilinear.analysis.certify import certify_network as certify
+
+    f = _noisy("cyclic:5", CV, 0.0, turn=0.01)
+    a = from_spec("cyclic:5")
+    r = certify(f, a, search_length=2000)
+    assert r.status == "snapped" and r.snap.rule.startswith("the factors snapped") and r.failing is not None
+    word = [int(x) for x in r.failing]
+    scores = complex_logits(f, word)
+    assert int(np.argmax(scores)) != a.label(word)
+
+
+def test_factor_snap_rounds_and_refuses_with_the_entry_named():
+    from bilinear.constructions.snap import FACTOR_SNAP_ANGLE, factor_snap
+
+    from bilinear.errors import WeightsError
+
+    # symbol 0 (adds 0) turned by 0.13 rad: the nearest roots of unity of order <= 24 are 1 and
+    # exp(2 pi i / 24) (0.26 rad), both 0.13 rad away
+    f = _noisy("cyclic:5", CV, 0.0, turn=0.13)
+    assert 0.13 - FACTOR_SNAP_ANGLE > 0 and 2 * np.pi / 24 - 0.13 > FACTOR_SNAP_ANGLE
+    with pytest.raises(WeightsError, match=r"entry 0 of D for symbol 0 \(relative modulus 1, angle 0.1300 rad\) is not "
+                                           r"within 0.05 rad of a root of unity of order <= 24"):
+        factor_snap(f, None)
+    real = _noisy("dihedral:5", "monomial", 1e-6)
+    s = factor_snap(real, None)
+    assert s.isometric and (s.block_weights.A == build("dihedral:5", "monomial").A).all()
+    assert "+1 or -1" in s.rule
+    # an entry of relative modulus 0.3 snaps to 0, and the snapped matrix is no longer orthogonal
+    perm, D = (np.array(x, dtype=float) for x in real.factors)
+    D[0, 1] = 0.3
+    small = Weights("monomial", monomial_compose(perm.astype(int), D, False), np.asarray(real.h0, dtype=float),
+                    np.asarray(real.readout, dtype=float), factors=(perm.astype(int), D))
+    s = factor_snap(small, None)
+    assert s.block_weights.factors[1][0, 1] == 0 and not s.isometric
