@@ -17,7 +17,8 @@ for every variant; the variant's shape then rounds the bound up (``block:B`` nee
   the linearly ordered classes, and |U| <= 2.  So |U| >= 3 forces d >= 3 (``modarith:M``, M >= 3).
 * Theorem F11 (complex monomial): ``monomial,complex`` needs an even d, and with d = 2 (one
   complex coordinate) it is exactly ``rotation2d`` with d = 2; so when ``rotation2d`` has an
-  impossibility certificate or needs d >= 3, ``monomial,complex`` needs d >= 4.
+  impossibility certificate, ``monomial,complex`` needs d >= 4 (where ``rotation2d`` needs
+  d >= 3 by Theorems 13-15, so does ``monomial,complex``: both have positive determinants).
 * Theorem F8 (monomial resets in two dimensions): real ``monomial`` weights with d = 2 compute no
   automaton in which three words act on M as constant maps onto three states of pairwise different
   labels (``reset:N``, N >= 3).  So such an automaton needs d >= 3 under ``monomial``.
@@ -259,10 +260,8 @@ def _complex_bound(a, bound: int, theorem: str, reason: str) -> tuple[int, str, 
         if cert is not None:
             return 4, "Theorem F11", (f"with d = 2 a monomial,complex network is a rotation2d network, and the "
                                       f"{cert.kind} certificate {cert.describe()} excludes every rotation2d network")
-        two = lower_bound(a, "rotation2d")
-        if two[0] > 2:
-            return 4, "Theorem F11", (f"with d = 2 a monomial,complex network is a rotation2d network, which needs "
-                                      f"d >= {two[0]} ({two[1]}: {two[2]})")
+        # rotation2d's own bound is this one's, rounded to even: Theorems 13-15 with positive
+        # determinants, and neither F6 nor F8; so it is at most 2 here too
         return 2, theorem, reason + ("; monomial,complex needs an even d" if bound == 1 else "")
     if bound % 2:
         return bound + 1, theorem, reason + "; monomial,complex needs an even d (Theorem F11)"

@@ -151,6 +151,18 @@ def test_bound_four_exactly_where_two_words_fail_to_commute(spec):
         assert build(spec, CV).dim == 2
 
 
+def test_bound_reasons_say_why():
+    one = lower_bound("parity", CV)
+    assert one[:2] == (2, "Theorem 13") and one[2].endswith("; monomial,complex needs an even d")
+    two = lower_bound("cyclic:5", CV)
+    assert two[:2] == (2, "Theorem 13") and "even" not in two[2]
+    reset = lower_bound("reset:3", CV)
+    assert reset[:2] == (4, "Theorem F11") and "rotation2d network" in reset[2] and "commut" in reset[2]
+    odd = lower_bound("dihedral:5", CV)
+    assert odd[:2] == (4, "Theorem 14") and odd[2].endswith("; monomial,complex needs an even d (Theorem F11)")
+    assert lower_bound("dihedral:5", "rotation2d")[0] == 4 and lower_bound("cyclic:2*cyclic:2", "rotation2d")[0] == 4
+
+
 def test_klein_four_needs_two_coordinates_although_it_commutes():
     """Z_2 x Z_2 commutes, but in one complex coordinate the only scalars of order 2 up to scale
     are the reals, which give two labels along each element, not four (Theorem 14, positive
@@ -198,6 +210,10 @@ def test_derived_factors_and_the_errors():
     two[1, 2, 0] = 1  # block column 0 of A[1] gets a second block
     with pytest.raises(ConformanceError, match="block column 0 of A\\[1\\].*block rows 0 and 1"):
         _weights(two)
+    corner = A.copy()
+    corner[1, 3, 1] = 1  # the second block's only non-zero entry in its second row and column
+    with pytest.raises(ConformanceError, match="block column 0 of A\\[1\\].*block rows 0 and 1"):
+        _weights(corner)
     with pytest.raises(ConformanceError, match="hidden size 3 is odd"):
         _weights(np.eye(3, dtype=object)[None])
     with pytest.raises(ConformanceError, match=r"expected \(2, 2\) and \(2, 4\)"):
@@ -235,6 +251,18 @@ def test_projection_keeps_the_nearest_scaled_rotation_per_block_column():
                 col[2 * p:2 * p + 2] -= rot
                 cands.append((np.linalg.norm(col), p))
             assert perm[s, j] == min(cands)[1]
+            p = min(cands)[1]
+            blk = A[s, 2 * p:2 * p + 2, 2 * j:2 * j + 2]
+            a, b = (blk[0, 0] + blk[1, 1]) / 2, (blk[1, 0] - blk[0, 1]) / 2
+            assert (D[s, 2 * j], D[s, 2 * j + 1]) == pytest.approx((a, b), abs=1e-15)
+            np.testing.assert_allclose(P[s, 2 * p:2 * p + 2, 2 * j:2 * j + 2], [[a, -b], [b, a]], atol=1e-15)
+    assert P.dtype == np.float64 and D.shape == (2, 6) and perm.shape == (2, 3)
+    # with factors given, the projection is their composition, in floats
+    given = (np.array([[2, 2, 0], [1, 0, 1]]), np.arange(12, dtype=float).reshape(2, 6))
+    Q, (gp, gD) = project_monomial(parse_variant(CV), A, given)
+    assert Q.dtype == np.float64 and gp.tolist() == given[0].tolist() and gD.tolist() == given[1].tolist()
+    np.testing.assert_array_equal(Q, monomial_compose(given[0], given[1], False, complex_=True))
+    assert Q[0, 4, 0] == 0.0 and Q[0, 5, 0] == 1.0 and Q[0, 4, 1] == -1.0  # symbol 0, column 0 -> row block 2, (0, 1)
 
 
 @settings(max_examples=40, deadline=None)
@@ -373,3 +401,12 @@ def test_factor_snap_rounds_and_refuses_with_the_entry_named():
                     np.asarray(real.readout, dtype=float), factors=(perm.astype(int), D))
     s = factor_snap(small, None)
     assert s.block_weights.factors[1][0, 1] == 0 and not s.isometric
+
+
+def test_real_monomial_factor_shapes_each_checked():
+    w = build("dihedral:5", "monomial")
+    perm, D = w.factors
+    with pytest.raises(ConformanceError, match=r"factors perm \(2, 4\) and D \(2, 5\), expected \(2, 5\)"):
+        Weights("monomial", w.A, w.h0, w.readout, factors=(np.asarray(perm)[:, :4], D))
+    with pytest.raises(ConformanceError, match=r"factors perm \(2, 5\) and D \(2, 4\), expected \(2, 5\)"):
+        Weights("monomial", w.A, w.h0, w.readout, factors=(perm, np.asarray(D)[:, :4]))
