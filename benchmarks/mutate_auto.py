@@ -84,6 +84,8 @@ TARGETS = [
             "tests/constructions/test_complex_monomial.py")),
     Target("complex_monomial", "constructions/complex_monomial.py", (),
            ("tests/constructions/test_complex_monomial.py",)),
+    Target("factor_snap", "constructions/snap.py", ("factor_snap",),
+           ("tests/constructions/test_complex_monomial.py",)),
     Target("domains", "constructions/domains.py", (),
            PROVER_TESTS + ("tests/constructions/test_field.py", "tests/constructions/test_domains.py")),
     Target("search", "constructions/search.py", (),

@@ -53,7 +53,7 @@ from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from .weights import Weights
 
 __all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "factor_snap", "symbol_periods", "drift",
-           "DYADIC_BITS", "FACTOR_SNAP_ZERO", "FACTOR_SNAP_ANGLE", "FACTOR_SNAP_MAX_ORDER", "FACTOR_SNAP_MAX_FIELD",
+           "DYADIC_BITS", "FACTOR_SNAP_ZERO", "FACTOR_SNAP_ANGLE", "snap_angle", "FACTOR_SNAP_MAX_ORDER", "FACTOR_SNAP_MAX_FIELD",
            "StackSnap", "snap_stack", "STACK_SNAP_TOL", "STACK_SNAP_CONDUCTORS"]
 
 #: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
@@ -591,12 +591,26 @@ FACTOR_SNAP_MAX_ORDER = 24
 FACTOR_SNAP_MAX_FIELD = 120
 
 
+def snap_angle(q: int) -> float:
+    """How far (radians) an entry may be from a root of unity of order ``q`` to snap to it:
+    ``min(FACTOR_SNAP_ANGLE, pi / (2 q^2))``.  The window shrinks with the order, so an entry at a
+    root of order 12 is not taken by the root of order 11 0.048 rad away, while low orders keep
+    the full :data:`FACTOR_SNAP_ANGLE` for a trained network's drift; the orders are tried from
+    the smallest, so where two windows overlap (among orders up to 24 only 1/5 and 5/24, 1/6 and
+    4/23 of a turn, and their mirror images, by less than 0.0012 rad) the smaller order wins.
+
+    >>> round(snap_angle(5), 4), round(snap_angle(12), 4)
+    (0.05, 0.0109)
+    """
+    return min(FACTOR_SNAP_ANGLE, math.pi / (2 * q * q))
+
+
 def factor_snap(weights: Weights, automaton) -> Snap:
     """The factors of float ``monomial`` / ``monomial,complex`` weights snapped in their own
     variant: ``perm`` kept (it is exact already), each entry of ``D`` divided by its symbol's
     largest modulus and replaced by 0 when its relative modulus is below
-    :data:`FACTOR_SNAP_ZERO`, else by the nearest root of unity (real: +1 or -1; complex: the
-    smallest order up to :data:`FACTOR_SNAP_MAX_ORDER` within :data:`FACTOR_SNAP_ANGLE` radians),
+    :data:`FACTOR_SNAP_ZERO`, else by a root of unity (real: +1 or -1; complex: the smallest
+    order q up to :data:`FACTOR_SNAP_MAX_ORDER` with a root within :func:`snap_angle` (q)),
     as exact cyclotomic numbers of one field; start state and readout dyadic.  PD-SSM's
     transitions are monomial by construction, so no change of basis is needed: the snap is the
     trained network with each transition entry rounded to the nearest exact unit.  ``isometric``
@@ -631,13 +645,14 @@ def factor_snap(weights: Weights, automaton) -> Snap:
         angle = math.atan2(x.imag, x.real)
         for q in orders:
             k = round(angle * q / (2 * math.pi))
-            if abs(angle - 2 * math.pi * k / q) <= FACTOR_SNAP_ANGLE:
+            if abs(angle - 2 * math.pi * k / q) <= snap_angle(q):
                 chosen[(a, j)] = (k % q, q)
                 break
         else:
-            what = "a root of unity of order <= " + str(FACTOR_SNAP_MAX_ORDER) if v.complex else "+1 or -1"
+            what = (f"a root of unity of order q <= {FACTOR_SNAP_MAX_ORDER} (within min({FACTOR_SNAP_ANGLE}, "
+                    "pi / (2 q^2)) rad)" if v.complex else f"+1 or -1 (within {FACTOR_SNAP_ANGLE} rad)")
             raise WeightsError(f"entry {j} of D for symbol {a} (relative modulus {abs(x):.3g}, angle {angle:.4f} rad) "
-                               f"is not within {FACTOR_SNAP_ANGLE} rad of {what}")
+                               f"is not near {what}")
     L = math.lcm(*(q for _, q in chosen.values())) if chosen else 1
     if L > FACTOR_SNAP_MAX_FIELD:
         raise WeightsError(f"the snapped entries need roots of unity of order {L}, more than {FACTOR_SNAP_MAX_FIELD}")

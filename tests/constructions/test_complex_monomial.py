@@ -388,7 +388,7 @@ def test_factor_snap_rounds_and_refuses_with_the_entry_named():
     f = _noisy("cyclic:5", CV, 0.0, turn=0.13)
     assert 0.13 - FACTOR_SNAP_ANGLE > 0 and 2 * np.pi / 24 - 0.13 > FACTOR_SNAP_ANGLE
     with pytest.raises(WeightsError, match=r"entry 0 of D for symbol 0 \(relative modulus 1, angle 0.1300 rad\) is not "
-                                           r"within 0.05 rad of a root of unity of order <= 24"):
+                                           r"near a root of unity of order q <= 24 \(within min\(0.05, pi / \(2 q\^2\)\) rad\)"):
         factor_snap(f, None)
     real = _noisy("dihedral:5", "monomial", 1e-6)
     s = factor_snap(real, None)
@@ -410,3 +410,62 @@ def test_real_monomial_factor_shapes_each_checked():
         Weights("monomial", w.A, w.h0, w.readout, factors=(np.asarray(perm)[:, :4], D))
     with pytest.raises(ConformanceError, match=r"factors perm \(2, 5\) and D \(2, 4\), expected \(2, 5\)"):
         Weights("monomial", w.A, w.h0, w.readout, factors=(perm, np.asarray(D)[:, :4]))
+
+
+def _one_symbol(angles, moduli=None, variant=CV) -> Weights:
+    """A float monomial,complex network with one symbol whose coordinate j is multiplied by
+    modulus_j exp(i angle_j), perm the identity."""
+    m = len(angles)
+    moduli = [1.0] * m if moduli is None else moduli
+    D = np.array([[v for t, r in zip(angles, moduli) for v in (r * np.cos(t), r * np.sin(t))]])
+    perm = np.arange(m)[None, :]
+    h0 = np.zeros(2 * m)
+    h0[0] = 1.0
+    return Weights(variant, monomial_compose(perm, D, False, complex_=True), h0, np.eye(2, 2 * m), factors=(perm, D))
+
+
+def test_factor_snap_orders_windows_and_limits():
+    from bilinear.constructions.field import cos2pi, sin2pi
+    from bilinear.constructions.snap import FACTOR_SNAP_MAX_FIELD, factor_snap, snap_angle
+    from bilinear.errors import WeightsError
+
+    # exact roots of orders 11, 12 and 24 snap to those orders (12 is not taken by 11, 0.048 rad away)
+    for q in (11, 12, 24):
+        s = factor_snap(_one_symbol([2 * np.pi / q]), None)
+        assert (s.block_weights.factors[1][0, 0], s.block_weights.factors[1][0, 1]) == (cos2pi(1, q), sin2pi(1, q))
+        assert s.rule.endswith(f"order dividing {q})")
+    # a drifting order-5 root keeps the full window at low orders
+    s = factor_snap(_one_symbol([2 * np.pi / 5 + 0.04]), None)
+    assert s.block_weights.factors[1][0, 0] == cos2pi(1, 5)
+    # 0.2063 rad is 0.045 from the order-25 root 2 pi / 25, and farther than the windows of
+    # every root of order <= 24: refused
+    assert all(abs(0.2063 - 2 * np.pi * k / q) > snap_angle(q) for q in range(1, 25) for k in range(-1, q + 1))
+    with pytest.raises(WeightsError, match="entry 0 of D for symbol 0 .*angle 0.2063 rad.* not near a root of unity"):
+        factor_snap(_one_symbol([0.2063]), None)
+    # one field for every entry: orders 8 and 15 share Q(zeta_120), the limit; 23 and 24 need 552
+    s = factor_snap(_one_symbol([2 * np.pi / 8, 2 * np.pi / 15]), None)
+    assert s.rule.endswith(f"order dividing {FACTOR_SNAP_MAX_FIELD})")
+    with pytest.raises(WeightsError, match="roots of unity of order 552, more than 120"):
+        factor_snap(_one_symbol([2 * np.pi / 23, 2 * np.pi / 24]), None)
+    # relative modulus exactly 1/2 is kept (a unit), below it the entry is 0
+    s = factor_snap(_one_symbol([0.0, 0.0], [1.0, 0.5]), None)
+    assert s.block_weights.factors[1][0].tolist() == [1, 0, 1, 0] and s.isometric
+    s = factor_snap(_one_symbol([0.0, 0.0], [1.0, 0.49]), None)
+    assert s.block_weights.factors[1][0].tolist() == [1, 0, 0, 0] and not s.isometric
+    # what it refuses: another variant, exact weights, a zero matrix
+    with pytest.raises(WeightsError, match="factor snap is for monomial weights"):
+        factor_snap(build("cyclic:5", "householder:2").to_float(), None)
+    with pytest.raises(WeightsError, match="exact already"):
+        factor_snap(build("cyclic:5", CV), None)
+    with pytest.raises(WeightsError, match="symbol 0's matrix is zero"):
+        factor_snap(_one_symbol([0.0], [0.0]), None)
+
+
+def test_factor_snap_of_signed_real_entries():
+    """Z_4 as signed cycles (real monomial, d = 2, entries -1): the -1 entries snap to -1."""
+    from bilinear.constructions.snap import factor_snap
+
+    exact = build("cyclic:4", "monomial")
+    assert any(x == -1 for x in np.asarray(exact.factors[1]).ravel())
+    s = factor_snap(_noisy("cyclic:4", "monomial", 1e-3), None)
+    assert (s.block_weights.A == exact.A).all() and s.rule.endswith("D to 0 or +1 or -1)")
