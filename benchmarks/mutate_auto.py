@@ -98,6 +98,15 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/snap.py', 'factor_snap',
+     'abs(angle - 2 * math.pi * k / q) <= snap_angle(q) -> abs(angle - 2 * math.pi * k / q) < snap_angle(q)', 0):
+        'an angle exactly at the edge of a window: the float distance never lands on min(0.05, pi / 2q^2)',
+    ('constructions/snap.py', 'factor_snap', '1 -> 2', 6):
+        'the lcm of no orders: an entry of relative modulus 1 (the largest) is always chosen or refused',
+    ('constructions/snap.py', 'factor_snap', '1 -> 0', 6):
+        'the lcm of no orders: an entry of relative modulus 1 (the largest) is always chosen or refused',
+    ('constructions/snap.py', 'factor_snap', '1 -> 2', 5):
+        'real orders (2, 2): angle 0 then snaps through order 2 with k = 0, the same +1; L is unused for real D',
     ('constructions/complex_monomial.py', 'complexify', '0 -> 1', 7):
         'R2[...] = 1: the readout columns of the imaginary parts, which are 0 in every hidden vector h (x) e_1',
     ('constructions/complex_monomial.py', 'complex_dihedral', '1 -> 0', 2):

@@ -445,11 +445,18 @@ def test_factor_snap_orders_windows_and_limits():
     # one field for every entry: orders 8 and 15 share Q(zeta_120), the limit; 23 and 24 need 552
     s = factor_snap(_one_symbol([2 * np.pi / 8, 2 * np.pi / 15]), None)
     assert s.rule.endswith(f"order dividing {FACTOR_SNAP_MAX_FIELD})")
+    got = s.block_weights.factors[1][0]
+    assert [got[0], got[1], got[2], got[3]] == [cos2pi(1, 8), sin2pi(1, 8), cos2pi(1, 15), sin2pi(1, 15)]
+    assert abs(float(got[2]) - np.cos(2 * np.pi / 15)) < 1e-12  # the same number, written in Q(zeta_120)
+    # an exact root of order 25 is past the largest order: 2 pi / 24 is 0.0105 rad away, outside its window
+    with pytest.raises(WeightsError, match="angle 0.2513 rad"):
+        factor_snap(_one_symbol([2 * np.pi / 25]), None)
     with pytest.raises(WeightsError, match="roots of unity of order 552, more than 120"):
         factor_snap(_one_symbol([2 * np.pi / 23, 2 * np.pi / 24]), None)
     # relative modulus exactly 1/2 is kept (a unit), below it the entry is 0
     s = factor_snap(_one_symbol([0.0, 0.0], [1.0, 0.5]), None)
     assert s.block_weights.factors[1][0].tolist() == [1, 0, 1, 0] and s.isometric
+    assert s.rule.endswith("order dividing 1)")  # angle 0 is the root of order 1
     s = factor_snap(_one_symbol([0.0, 0.0], [1.0, 0.49]), None)
     assert s.block_weights.factors[1][0].tolist() == [1, 0, 0, 0] and not s.isometric
     # what it refuses: another variant, exact weights, a zero matrix
