@@ -774,6 +774,33 @@ class Monomial(Transitions):
         return self.dense()[tokens].unsqueeze(2)
 
 
+class _ComplexSelectionGrad(torch.autograd.Function):
+    """The identity on ``out`` (batch, m, 2) whose backward also gives the straight-through
+    gradient of the column-softmax ``soft`` (symbols, m, m): the gradient the dense product
+    ``soft[tok] @ y`` would get, ``grad soft[s] = sum over the rows b of symbol s of
+    g_b y_b^T`` (contracted over the two real components), one GEMM per symbol, without forming
+    the (batch, m, m) selection of every row in the forward."""
+
+    @staticmethod
+    def forward(ctx, out, soft, y, tok):
+        ctx.save_for_backward(y, tok)
+        ctx.soft_shape = soft.shape
+        return out.view_as(out)
+
+    @staticmethod
+    def backward(ctx, g):
+        y, tok = ctx.saved_tensors
+        S, m, _ = ctx.soft_shape
+        grad_soft = g.new_zeros(S, m, m)
+        for s in range(S):
+            rows = (tok == s).nonzero().squeeze(1)
+            if rows.numel():
+                G = g.index_select(0, rows).transpose(0, 1).reshape(m, -1)  # (m, rows x 2)
+                Y = y.index_select(0, rows).transpose(0, 1).reshape(m, -1)
+                grad_soft[s] = G @ Y.T
+        return g, grad_soft, None, None
+
+
 @dataclass(frozen=True, eq=False)
 class ComplexMonomial(Transitions):
     """``monomial,complex``: hidden/2 complex coordinates ``z_j = (h[2j], h[2j+1])``; symbol s
@@ -781,8 +808,9 @@ class ComplexMonomial(Transitions):
     D[s, 2j+1])`` (the real block ``[[a, -b], [b, a]]``).  ``perm`` (symbols, hidden/2), ``D``
     (symbols, hidden), ``soft`` (symbols, hidden/2, hidden/2) the column-softmax over coordinates
     whose straight-through gradient trains the selection, or None.  The step is O(hidden) per row
-    (one complex product and one scatter); only a training step with ``soft`` adds the
-    straight-through term, O((hidden/2)^2) per row."""
+    (one complex product and one scatter, in torch's complex dtype); a training step with
+    ``soft`` adds the straight-through gradient in its backward only, one GEMM per symbol
+    (:class:`_ComplexSelectionGrad`), O((hidden/2)^2) per row."""
 
     perm: torch.Tensor
     D: torch.Tensor
@@ -807,13 +835,13 @@ class ComplexMonomial(Transitions):
 
     def step(self, h, tok, counts=None):
         B, d = h.shape
-        x = h.view(B, d // 2, 2)
-        a, b = self.D[tok][:, 0::2], self.D[tok][:, 1::2]  # (batch, m)
-        y = torch.stack([a * x[..., 0] - b * x[..., 1], b * x[..., 0] + a * x[..., 1]], -1)  # (batch, m, 2)
-        out = torch.zeros_like(y).scatter_add(1, self.perm[tok].unsqueeze(-1).expand(-1, -1, 2), y)
-        if self.soft is not None and torch.is_grad_enabled():  # the soft selection's gradient, value 0
-            soft_out = torch.einsum("bij,bjc->bic", self.soft[tok], y.detach())
-            out = out + (soft_out - soft_out.detach())
+        z = torch.view_as_complex(h.reshape(B, d // 2, 2))  # (batch, m) complex coordinates
+        Dc = torch.view_as_complex(self.D.reshape(self.D.shape[0], d // 2, 2))  # (symbols, m)
+        y = Dc.index_select(0, tok) * z
+        out = torch.zeros_like(y).scatter_add(1, self.perm.index_select(0, tok), y)
+        out = torch.view_as_real(out)  # (batch, m, 2)
+        if self.soft is not None and torch.is_grad_enabled():  # value unchanged, the soft selection's gradient
+            out = _ComplexSelectionGrad.apply(out, self.soft, torch.view_as_real(y).detach(), tok)
         return out.reshape(B, d)
 
     def elements(self, tokens):
