@@ -175,8 +175,8 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """For monomial weights the factor snap first, then block snaps, then the construction snap (dense variants, or when no block snap was proved)
-    and (dense only) the state-map snap, unless a block snap of a
+    """For monomial weights the factor snap first; then block snaps, then the construction snap
+    (dense variants, or when no block snap was proved) and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
     from bilinear.constructions.snap import construction_snap, factor_snap, snap_candidates, state_map_snap
