@@ -774,6 +774,87 @@ class Monomial(Transitions):
         return self.dense()[tokens].unsqueeze(2)
 
 
+def _cx(x: torch.Tensor) -> torch.Tensor:
+    """The complex view (..., m) of a real (..., 2m) tensor with interleaved (re, im) pairs."""
+    return torch.view_as_complex(x.reshape(*x.shape[:-1], x.shape[-1] // 2, 2))
+
+
+class _ComplexMonomialScan(torch.autograd.Function):
+    """The whole ``monomial,complex`` scan as one autograd node, as :class:`_MonomialScan` is for
+    the real form: per step one complex product ``y = D_s z_{t-1}`` and one scatter-add into
+    ``z_t`` at ``perm_s``, then the renormalisation, in place into the (time, batch, hidden)
+    states.  Backward, in complex form (multiplication by ``c`` is the real block
+    ``[[a, -b], [b, a]]``, whose transpose is multiplication by ``conj(c)``): with ``gu`` the
+    gradient at the unnormalised ``u_t``, the gradient at ``y`` is ``gu`` gathered at ``perm_s``,
+    at ``z_{t-1}`` it is ``conj(D_s) gy``, at ``D_s`` (as its (re, im) pair) ``gy conj(z_{t-1})``
+    summed over the rows of symbol s, and the straight-through gradient of the selection
+    ``soft`` is ``grad soft[s][i, j] = sum Re(gu_i conj(y_j))`` over the (step, row) pairs of
+    symbol s, formed once at the end, one GEMM per symbol.  Inputs: tokens (time, batch), h0
+    (hidden,) or (batch, hidden) without autograd, D (symbols, hidden) real, soft or None, perm
+    (symbols, hidden/2), whether to renormalise."""
+
+    @staticmethod
+    def forward(ctx, tokT, h0, D, soft, perm, normalize):
+        T, Bt = tokT.shape
+        d = h0.shape[-1]
+        H = h0.new_empty(T, Bt, d)
+        N = h0.new_empty(T, Bt, 1) if normalize else None
+        Dc = _cx(D)
+        z = _cx(h0).expand(Bt, -1)
+        for t in range(T):
+            tok = tokT[t]
+            u = _cx(H[t].zero_())
+            u.scatter_add_(1, perm.index_select(0, tok), Dc.index_select(0, tok) * z)
+            _unit_rows_(H[t], None if N is None else N[t])
+            z = _cx(H[t])
+        ctx.has_soft = soft is not None
+        ctx.save_for_backward(tokT, h0, D, perm, H, N)
+        return H
+
+    @staticmethod
+    def backward(ctx, gH):
+        tokT, h0, D, perm, H, N = ctx.saved_tensors
+        T, Bt, d = H.shape
+        m = d // 2
+        want_soft = ctx.has_soft and ctx.needs_input_grad[3]
+        Dc = _cx(D)
+        GY = torch.empty(T, Bt, m, dtype=Dc.dtype)  # the gradient at y_t, by column
+        GU = torch.empty_like(H) if want_soft else None
+        g = gH[T - 1].clone()
+        gu = torch.empty_like(g)
+        for t in range(T - 1, -1, -1):
+            if GU is not None:
+                gu = GU[t]
+            _unit_rows_grad(g, H[t], None if N is None else N[t], gu)
+            tok = tokT[t]
+            gy = torch.gather(_cx(gu), 1, perm.index_select(0, tok), out=GY[t])
+            gz = Dc.index_select(0, tok).conj() * gy  # the gradient at z_{t-1}
+            g = torch.view_as_real(gz).reshape(Bt, d).clone()
+            if t:
+                g.add_(gH[t - 1])
+        grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
+        flat = tokT.reshape(-1)
+        grad_D = grad_soft = None
+        if ctx.needs_input_grad[2] or want_soft:
+            prev = torch.empty_like(H)  # h_{t-1} for every step
+            prev[0] = h0
+            prev[1:] = H[:-1]
+            Z = _cx(prev.reshape(T * Bt, d))
+            if ctx.needs_input_grad[2]:
+                gDc = GY.reshape(T * Bt, m) * Z.conj()
+                grad_D = torch.zeros_like(D).index_add_(0, flat, torch.view_as_real(gDc).reshape(T * Bt, d))
+            if want_soft:
+                assert GU is not None  # made above when the soft gradient is wanted
+                Y = torch.view_as_real(Dc.index_select(0, flat) * Z).reshape(T * Bt, m, 2)  # y_t, (re, im)
+                Gu = GU.reshape(T * Bt, m, 2)
+                order = torch.argsort(flat, stable=True)
+                counts = torch.bincount(flat, minlength=D.shape[0]).tolist()
+                Gs = Gu.index_select(0, order).transpose(0, 1).reshape(m, -1).split([2 * n for n in counts], dim=1)
+                Ys = Y.index_select(0, order).transpose(0, 1).reshape(m, -1).split([2 * n for n in counts], dim=1)
+                grad_soft = torch.stack([g_ @ y_.T if n else D.new_zeros(m, m) for g_, y_, n in zip(Gs, Ys, counts)])
+        return None, grad_h0, grad_D, grad_soft, None, None
+
+
 class _ComplexSelectionGrad(torch.autograd.Function):
     """The identity on ``out`` (batch, m, 2) whose backward also gives the straight-through
     gradient of the column-softmax ``soft`` (symbols, m, m): the gradient the dense product
@@ -843,6 +924,9 @@ class ComplexMonomial(Transitions):
         if self.soft is not None and torch.is_grad_enabled():  # value unchanged, the soft selection's gradient
             out = _ComplexSelectionGrad.apply(out, self.soft, torch.view_as_real(y).detach(), tok)
         return out.reshape(B, d)
+
+    def fused(self, tokens, h0, normalize):
+        return _ComplexMonomialScan.apply(tokens.T, h0, self.D, self.soft, self.perm, normalize)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)

@@ -135,7 +135,7 @@ def test_structured_monomial_scan_matches_the_dense_matrices(normalize):
         np.testing.assert_allclose(got.detach().numpy(), expected, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("variant", ["householder:2", "monomial", "dplr:1", "dplr:2"])
+@pytest.mark.parametrize("variant", ["householder:2", "monomial", "monomial,complex", "dplr:1", "dplr:2"])
 def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(variant):
     """The fused scans' hand-written backward against autograd through the per-step form
     (``add`` of zeros forces the per-step loop), renormalised or not, of the states and of the
@@ -149,8 +149,9 @@ def test_fused_scan_gradients_match_the_per_step_scan_without_renormalisation(va
                                                         (False, True)):
         words = torch.randint(0, 3, (3, length), generator=torch.Generator().manual_seed(1))
         grads, outs = [], []
-        for add in (None, torch.zeros(3, 5, dtype=torch.float64)):
-            m = BilinearRNN(3, 3, 5, variant, seed=2).double()
+        d = 6 if variant == "monomial,complex" else 5  # complex coordinates come in pairs
+        for add in (None, torch.zeros(3, d, dtype=torch.float64)):
+            m = BilinearRNN(3, 3, d, variant, seed=2).double()
             trans = m.transitions()
             out = sequential_scan(trans, words, m.h0, normalize=normalize, add=add,
                                   readout=m.readout.weight if readout else None)
@@ -177,7 +178,7 @@ def test_compact_wy_is_the_product_of_the_reflections():
     np.testing.assert_allclose(np.eye(6) - Y @ M @ np.transpose(Y, (0, 2, 1)), _reflections(k, beta), atol=1e-12)
 
 
-@pytest.mark.parametrize("variant", ["householder:2", "monomial", "dplr:1"])
+@pytest.mark.parametrize("variant", ["householder:2", "monomial", "monomial,complex", "dplr:1"])
 def test_long_evaluation_in_blocks_gives_the_logits_of_one_pass(variant):
     """Without autograd a long word is run READOUT_BLOCK steps at a time (the state carried per
     row); the logits are those of the one-pass scan that autograd runs."""
