@@ -92,7 +92,7 @@ from .reset import reset_actions
 from .weights import Weights, check_entries
 
 __all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
-           "onehot_householder", "positive_unit", "rotation_projections",
+           "onehot_householder", "positive_unit", "rotation_projections", "sign_projections", "SIGN_SCALE",
            "cyclic_monomial", "dihedral_permutation", "triangle", "simplex", "simplex_vertices"]
 
 #: The most states (of the minimal automaton) ``one-hot-householder`` builds: its exact factors
@@ -252,6 +252,88 @@ def _cyclic_action(automaton) -> tuple[int, tuple[int, ...]]:
         if found is None:
             raise
         return found
+
+
+#: Theorem F12: ``(H_1 H_2 H_3)^2 = SIGN_SCALE * (-I)`` for the three factors of order 4 in
+#: :data:`ROTATION_FACTORS` (``H_1 H_2 H_3 = B_4 / 76`` and ``B_4^2 = -I``).
+SIGN_SCALE = Fraction(1, 76 * 76)
+
+
+def sign_projections(automaton) -> Weights:
+    """An elementary abelian 2-group (every element of order <= 2: parity, ``cyclic:2*cyclic:2``,
+    ...) as ``householder:K,nonneg``: Theorem F12 of docs/theory.md.
+
+    The ``full`` abelian construction gives each symbol a diagonal sign matrix (d = the number of
+    invariant factors).  When some symbol has an odd number of -1 signs one coordinate is added
+    (h0 and the readout 0 there), and that symbol's sign there is -1, so every sign matrix has
+    an even number of -1 entries.  The -1 coordinates are paired; on each pair's coordinate plane
+    the three order-4 factors of Theorem F10 applied twice give ``SIGN_SCALE * (-I)`` (six factors,
+    beta in [0, 1), identity off the plane), and each +1 coordinate is scaled by ``SIGN_SCALE`` with
+    one more factor ``H(e_m, 1 - SIGN_SCALE)``.  So each symbol's matrix is ``SIGN_SCALE`` times its
+    sign matrix (the identity with no factor), and the predictions are the sign construction's.
+    K = 6 x (pairs) + (+1 coordinates) for the symbol that needs most, the others padded with
+    beta = 0.
+
+    >>> from bilinear.automata import from_spec
+    >>> w = sign_projections(from_spec("cyclic:2*cyclic:2"))
+    >>> w.variant, w.dim, [sorted(set(w.A[s].diagonal().tolist())) for s in range(4)][1]
+    ('householder:7,nonneg', 3, [Fraction(-1, 5776), Fraction(1, 5776)])
+    """
+    from .abelian import abelian_full
+    from .factored import householder_compose
+
+    label = automaton.name or "automaton"
+    base = abelian_full(automaton)
+    k, d0 = base.n_symbols, base.dim
+    signs = []
+    for s in range(k):
+        M = base.A[s]
+        diag = [M[i, i] for i in range(d0)]
+        if any(M[i, j] != 0 for i in range(d0) for j in range(d0) if i != j) or any(x not in (1, -1) for x in diag):
+            raise ConstructionError(f"{label}: symbol {automaton.symbols[s]!r} is not a sign matrix in the abelian "
+                                    "construction (an invariant factor above 2): sign-projections needs every "
+                                    "element of order at most 2")
+        signs.append([int(x) for x in diag])
+    extra = any(row.count(-1) % 2 for row in signs)
+    d = d0 + (1 if extra else 0)
+    if extra:
+        signs = [row + ([-1] if row.count(-1) % 2 else [1]) for row in signs]
+    order4 = ROTATION_FACTORS[4]
+    factors: list[list[tuple[list, Fraction]]] = []
+    for row in signs:
+        minus = [i for i, x in enumerate(row) if x == -1]
+        mine: list[tuple[list, Fraction]] = []
+        if minus:
+            for p, q in zip(minus[0::2], minus[1::2]):
+                for v, b in order4 + order4:  # (H_1 H_2 H_3)^2 on the plane of p and q
+                    vec = [0] * d
+                    vec[p], vec[q] = v[0], v[1]
+                    mine.append((vec, b))
+            for m in (i for i, x in enumerate(row) if x == 1):
+                vec = [0] * d
+                vec[m] = 1
+                mine.append((vec, 1 - SIGN_SCALE))
+        factors.append(mine)
+    K = max(1, max(len(f) for f in factors))
+    V = np.zeros((k, K, d), dtype=object)
+    V[...] = 0
+    beta = np.zeros((k, K), dtype=object)
+    beta[...] = 0
+    for s, mine in enumerate(factors):
+        for j in range(K):
+            if j < len(mine):
+                V[s, j] = mine[j][0]
+                beta[s, j] = mine[j][1]
+            else:
+                V[s, j, 0] = 1  # an identity factor (beta = 0)
+    A = householder_compose(V, beta)
+    h0 = np.zeros(d, dtype=object)
+    h0[...] = 0
+    h0[:d0] = base.h0
+    readout = np.zeros((base.n_classes, d), dtype=object)
+    readout[...] = 0
+    readout[:, :d0] = base.readout
+    return Weights(f"householder:{K},nonneg", A, h0, readout, (V, beta))
 
 
 def rotation_projections(automaton) -> Weights:

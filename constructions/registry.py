@@ -60,6 +60,7 @@ from .reflections import (
     reset_projection,
     tetrahedral,
     rotation_projections,
+    sign_projections,
 )
 from .complex_monomial import complex_dihedral, complexify
 from .memo import minimal
@@ -145,6 +146,10 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("rotation-projections", ("cyclic", "product"), "householder:3,nonneg",
                  "2 (Z_3 with K = 3, Z_4 with K = 6, Z_6 with K = 9)",
                  "Theorem F10 (three factors with beta in [0, 1] make a rotation of order 3, 4 or 6)", rotation_projections,
+                 kinds=("householder",)),
+    Construction("sign-projections", ("*",), "householder:7,nonneg",
+                 "d (+1 when a symbol has an odd number of -1 signs), K = 6 per pair of -1 signs + 1 per +1",
+                 "Theorem F12 (-I on a plane is six factors with beta in [0, 1))", sign_projections,
                  kinds=("householder",)),
     Construction("complex-dihedral", ("dihedral", "symmetric"), "monomial,complex", "4 (two complex coordinates)",
                  "Theorem F11 (D_n induced from a character of the rotations)", complex_dihedral,

@@ -320,7 +320,11 @@ def test_householder_is_never_open_and_nonneg_bounds_use_their_own_theorems(matr
         assert matrix.cell(family, "householder").status in ("proved", "impossible"), family
     for family in ("dihedral:4", "dihedral:5", "cyclic:2*cyclic:2"):
         cell = matrix.cell(family, "householder,nonneg").to_json()
-        assert cell["status"] == "open" and cell["lower_bound"] == 3, family
+        assert cell["lower_bound"] == 3, family
         assert cell["lower_bound_theorem"] == "Theorem 14" and "not cyclic" in cell["lower_bound_reason"]
+        # Z_2^2 meets the bound (Theorem F12: -I on a plane from six factors); the dihedral ones are open
+        assert cell["status"] == ("proved" if family == "cyclic:2*cyclic:2" else "open"), family
+    klein = matrix.cell("cyclic:2*cyclic:2", "householder,nonneg")
+    assert klein.summary == "proved d=3 (minimal), K=7 (K>=3)"
     assert matrix.cell("gridworld:9", "householder").summary == "proved d=9 (lower bound 2), K=9 (K>=1)"
     assert matrix.cell("even_pairs", "householder,nonneg").to_json()["lower_bound_theorem"] == "Theorem 13"
