@@ -378,12 +378,19 @@ def compact_wy(k: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
     return torch.linalg.solve_triangular(L, torch.diag_embed(beta), upper=True)
 
 
+def _real_rows(x: torch.Tensor) -> torch.Tensor:
+    """``x`` itself, or for complex rows (..., m) the view (..., 2m) of their real pairs."""
+    return torch.view_as_real(x).flatten(-2) if x.is_complex() else x
+
+
 def _unit_rows_(u: torch.Tensor, n) -> None:
     """Divide the rows of ``u`` by their norms in place, the norms (clamped at the scan's tiny)
-    written into ``n`` (rows, 1); nothing when ``n`` is None (no renormalisation)."""
+    written into ``n`` (rows, 1); nothing when ``n`` is None (no renormalisation).  Complex rows
+    are normalised as their real pairs (:func:`_real_rows`)."""
     if n is not None:
-        torch.linalg.vector_norm(u, dim=-1, keepdim=True, out=n).clamp_min_(_TINY)
-        u.div_(n)
+        r = _real_rows(u)
+        torch.linalg.vector_norm(r, dim=-1, keepdim=True, out=n).clamp_min_(_TINY)
+        r.div_(n)
 
 
 def _unit_rows_grad(g: torch.Tensor, y: torch.Tensor, n, out: torch.Tensor) -> torch.Tensor:
@@ -392,7 +399,9 @@ def _unit_rows_grad(g: torch.Tensor, y: torch.Tensor, n, out: torch.Tensor) -> t
     renormalisation)."""
     if n is None:
         return out.copy_(g)
-    return torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1, out=out).div_(n)
+    gr, yr = _real_rows(g), _real_rows(y)  # complex rows: the real pairs
+    torch.addcmul(gr, yr, torch.linalg.vecdot(yr, gr).unsqueeze(-1), value=-1, out=_real_rows(out)).div_(n)
+    return out
 
 
 def _previous_states_product(G: torch.Tensor, H: torch.Tensor, h0: torch.Tensor) -> torch.Tensor:
@@ -686,13 +695,19 @@ class _MonomialScan(torch.autograd.Function):
     ``P_s diag(D_s)`` with P replaced by soft would get) is formed once at the end, one GEMM per
     symbol over all its (step, row) pairs, instead of one (hidden x hidden) GEMM per symbol per
     step.  Inputs: tokens (time, batch), h0 (hidden,), D (symbols, hidden), soft or None, perm
-    (symbols, hidden), whether to renormalise."""
+    (symbols, hidden), whether to renormalise.
+
+    The same node runs ``monomial,complex`` (:meth:`ComplexMonomial.fused`) on complex views:
+    h0 (m,) and D (symbols, m) complex, the states complex.  Multiplication by a complex ``c`` is
+    the real block ``[[a, -b], [b, a]]``, whose transpose is multiplication by ``conj(c)``, so the
+    backward takes conjugates where the real form takes the numbers themselves (a no-op for real
+    tensors), and the gradient of ``soft`` is the real part of ``g x^*``."""
 
     @staticmethod
     def forward(ctx, tokT, h0, D, soft, perm, normalize):
         T, Bt = tokT.shape
         H = h0.new_empty(T, Bt, h0.shape[-1])
-        N = h0.new_empty(T, Bt, 1) if normalize else None
+        N = h0.new_empty(T, Bt, 1, dtype=h0.real.dtype) if normalize else None
         h = h0.expand(Bt, -1)
         for t in range(T):
             tok = tokT[t]
@@ -717,7 +732,7 @@ class _MonomialScan(torch.autograd.Function):
             _unit_rows_grad(g, H[t], None if N is None else N[t], gu)
             tok = tokT[t]
             gsel = torch.gather(gu, 1, perm.index_select(0, tok), out=GS[t])
-            torch.mul(gsel, D.index_select(0, tok), out=g)  # the gradient at h_{t-1}
+            torch.mul(gsel, D.index_select(0, tok).conj(), out=g)  # the gradient at h_{t-1}
             if t:
                 g.add_(gH[t - 1])
         grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
@@ -729,16 +744,31 @@ class _MonomialScan(torch.autograd.Function):
             prev[1:] = H[:-1]
             prev = prev.reshape(T * Bt, d)
             if ctx.needs_input_grad[2]:
-                grad_D = torch.zeros_like(D).index_add_(0, flat, GS.reshape(T * Bt, d) * prev)
+                grad_D = torch.zeros_like(D).index_add_(0, flat, GS.reshape(T * Bt, d) * prev.conj())
             if want_soft:
                 assert GU is not None  # made above when the soft gradient is wanted
                 X = prev.mul_(D.index_select(0, flat))  # x = D_s h_{t-1} (prev is not read again)
                 order = torch.argsort(flat, stable=True)
                 counts = torch.bincount(flat, minlength=D.shape[0]).tolist()
-                Gs = GU.reshape(T * Bt, d).index_select(0, order).split(counts)
-                Xs = X.index_select(0, order).split(counts)
-                grad_soft = torch.stack([g_.T @ x_ if n else D.new_zeros(d, d) for g_, x_, n in zip(Gs, Xs, counts)])
+                Gs = _real_columns(GU.reshape(T * Bt, d).index_select(0, order)).split(counts)
+                Xs = _real_columns(X.index_select(0, order)).split(counts)
+                zero = GU.new_zeros(d, d, dtype=GU.real.dtype)
+                grad_soft = torch.stack([_real_gram(g_, x_) if n else zero for g_, x_, n in zip(Gs, Xs, counts)])
         return None, grad_h0, grad_D, grad_soft, None, None
+
+
+def _real_columns(X: torch.Tensor) -> torch.Tensor:
+    """Rows (n, d) of real numbers as they are; of complex numbers as (n, d, 2), their real pairs."""
+    return torch.view_as_real(X) if X.is_complex() else X
+
+
+def _real_gram(G: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """``sum_b G_b X_b^T`` (d, d) over the rows of :func:`_real_columns`: for complex rows the sum
+    of both real parts, ``Re(sum_b G_b X_b^*)``."""
+    if G.dim() == 2:
+        return G.T @ X
+    d = G.shape[1]
+    return G.transpose(0, 1).reshape(d, -1) @ X.transpose(0, 1).reshape(d, -1).T
 
 
 @dataclass(frozen=True, eq=False)
@@ -779,82 +809,6 @@ def _cx(x: torch.Tensor) -> torch.Tensor:
     return torch.view_as_complex(x.reshape(*x.shape[:-1], x.shape[-1] // 2, 2))
 
 
-class _ComplexMonomialScan(torch.autograd.Function):
-    """The whole ``monomial,complex`` scan as one autograd node, as :class:`_MonomialScan` is for
-    the real form: per step one complex product ``y = D_s z_{t-1}`` and one scatter-add into
-    ``z_t`` at ``perm_s``, then the renormalisation, in place into the (time, batch, hidden)
-    states.  Backward, in complex form (multiplication by ``c`` is the real block
-    ``[[a, -b], [b, a]]``, whose transpose is multiplication by ``conj(c)``): with ``gu`` the
-    gradient at the unnormalised ``u_t``, the gradient at ``y`` is ``gu`` gathered at ``perm_s``,
-    at ``z_{t-1}`` it is ``conj(D_s) gy``, at ``D_s`` (as its (re, im) pair) ``gy conj(z_{t-1})``
-    summed over the rows of symbol s, and the straight-through gradient of the selection
-    ``soft`` is ``grad soft[s][i, j] = sum Re(gu_i conj(y_j))`` over the (step, row) pairs of
-    symbol s, formed once at the end, one GEMM per symbol.  Inputs: tokens (time, batch), h0
-    (hidden,) or (batch, hidden) without autograd, D (symbols, hidden) real, soft or None, perm
-    (symbols, hidden/2), whether to renormalise."""
-
-    @staticmethod
-    def forward(ctx, tokT, h0, D, soft, perm, normalize):
-        T, Bt = tokT.shape
-        d = h0.shape[-1]
-        H = h0.new_empty(T, Bt, d)
-        N = h0.new_empty(T, Bt, 1) if normalize else None
-        Dc = _cx(D)
-        z = _cx(h0).expand(Bt, -1)
-        for t in range(T):
-            tok = tokT[t]
-            u = _cx(H[t].zero_())
-            u.scatter_add_(1, perm.index_select(0, tok), Dc.index_select(0, tok) * z)
-            _unit_rows_(H[t], None if N is None else N[t])
-            z = _cx(H[t])
-        ctx.has_soft = soft is not None
-        ctx.save_for_backward(tokT, h0, D, perm, H, N)
-        return H
-
-    @staticmethod
-    def backward(ctx, gH):
-        tokT, h0, D, perm, H, N = ctx.saved_tensors
-        T, Bt, d = H.shape
-        m = d // 2
-        want_soft = ctx.has_soft and ctx.needs_input_grad[3]
-        Dc = _cx(D)
-        GY = torch.empty(T, Bt, m, dtype=Dc.dtype)  # the gradient at y_t, by column
-        GU = torch.empty_like(H) if want_soft else None
-        g = gH[T - 1].clone()
-        gu = torch.empty_like(g)
-        for t in range(T - 1, -1, -1):
-            if GU is not None:
-                gu = GU[t]
-            _unit_rows_grad(g, H[t], None if N is None else N[t], gu)
-            tok = tokT[t]
-            gy = torch.gather(_cx(gu), 1, perm.index_select(0, tok), out=GY[t])
-            gz = Dc.index_select(0, tok).conj() * gy  # the gradient at z_{t-1}
-            g = torch.view_as_real(gz).reshape(Bt, d).clone()
-            if t:
-                g.add_(gH[t - 1])
-        grad_h0 = g.sum(0) if ctx.needs_input_grad[1] else None
-        flat = tokT.reshape(-1)
-        grad_D = grad_soft = None
-        if ctx.needs_input_grad[2] or want_soft:
-            prev = torch.empty_like(H)  # h_{t-1} for every step
-            prev[0] = h0
-            prev[1:] = H[:-1]
-            Z = _cx(prev.reshape(T * Bt, d))
-            if ctx.needs_input_grad[2]:
-                gDc = GY.reshape(T * Bt, m) * Z.conj()
-                grad_D = torch.zeros_like(D).index_add_(0, flat, torch.view_as_real(gDc).reshape(T * Bt, d))
-            if want_soft:
-                assert GU is not None  # made above when the soft gradient is wanted
-                Y = torch.view_as_real(Dc.index_select(0, flat) * Z).reshape(T * Bt, m, 2)  # y_t, (re, im)
-                Gu = GU.reshape(T * Bt, m, 2)
-                order = torch.argsort(flat, stable=True)
-                counts = torch.bincount(flat, minlength=D.shape[0]).tolist()
-                Gs = Gu.index_select(0, order).transpose(0, 1).reshape(m, -1).split([2 * n for n in counts], dim=1)
-                Ys = Y.index_select(0, order).transpose(0, 1).reshape(m, -1).split([2 * n for n in counts], dim=1)
-                grad_soft = torch.stack([g_ @ y_.T if n else D.new_zeros(m, m) for g_, y_, n in zip(Gs, Ys, counts)])
-        return None, grad_h0, grad_D, grad_soft, None, None
-
-
 class _ComplexSelectionGrad(torch.autograd.Function):
     """The identity on ``out`` (batch, m, 2) whose backward also gives the straight-through
     gradient of the column-softmax ``soft`` (symbols, m, m): the gradient the dense product
@@ -888,10 +842,11 @@ class ComplexMonomial(Transitions):
     sends ``z_j`` to coordinate ``perm[s, j]`` times ``a + i b`` with ``(a, b) = (D[s, 2j],
     D[s, 2j+1])`` (the real block ``[[a, -b], [b, a]]``).  ``perm`` (symbols, hidden/2), ``D``
     (symbols, hidden), ``soft`` (symbols, hidden/2, hidden/2) the column-softmax over coordinates
-    whose straight-through gradient trains the selection, or None.  The step is O(hidden) per row
-    (one complex product and one scatter, in torch's complex dtype); a training step with
-    ``soft`` adds the straight-through gradient in its backward only, one GEMM per symbol
-    (:class:`_ComplexSelectionGrad`), O((hidden/2)^2) per row."""
+    whose straight-through gradient trains the selection, or None.  The whole scan is
+    :class:`_MonomialScan` on complex views (:meth:`fused`): per step one complex product and one
+    scatter, O(hidden) per row, the selection's gradient once at the end; the per-step
+    :meth:`step` (the additive ablation's path) forms that gradient in its backward
+    (:class:`_ComplexSelectionGrad`)."""
 
     perm: torch.Tensor
     D: torch.Tensor
@@ -916,9 +871,7 @@ class ComplexMonomial(Transitions):
 
     def step(self, h, tok, counts=None):
         B, d = h.shape
-        z = torch.view_as_complex(h.reshape(B, d // 2, 2))  # (batch, m) complex coordinates
-        Dc = torch.view_as_complex(self.D.reshape(self.D.shape[0], d // 2, 2))  # (symbols, m)
-        y = Dc.index_select(0, tok) * z
+        y = _cx(self.D).index_select(0, tok) * _cx(h)  # (batch, m) complex coordinates
         out = torch.zeros_like(y).scatter_add(1, self.perm.index_select(0, tok), y)
         out = torch.view_as_real(out)  # (batch, m, 2)
         if self.soft is not None and torch.is_grad_enabled():  # value unchanged, the soft selection's gradient
@@ -926,7 +879,9 @@ class ComplexMonomial(Transitions):
         return out.reshape(B, d)
 
     def fused(self, tokens, h0, normalize):
-        return _ComplexMonomialScan.apply(tokens.T, h0, self.D, self.soft, self.perm, normalize)
+        """:class:`_MonomialScan` on the complex views of h0 and D; the states back as real pairs."""
+        H = _MonomialScan.apply(tokens.T, _cx(h0), _cx(self.D), self.soft, self.perm, normalize)
+        return torch.view_as_real(H).reshape(*H.shape[:-1], -1)
 
     def elements(self, tokens):
         return self.dense()[tokens].unsqueeze(2)
