@@ -673,16 +673,16 @@ class _MonomialStep(torch.autograd.Function):
         h, D, perm, tok = ctx.saved_tensors
         Db, pb = D[tok], perm[tok]
         gsel = torch.gather(g, 1, pb)  # (batch, hidden): g at each column's row
-        grad_h = gsel * Db
-        grad_D = torch.zeros_like(D).index_add_(0, tok, gsel * h)
+        grad_h = gsel * Db.conj()  # (conjugates: complex views, :class:`_MonomialScan`; real: no-op)
+        grad_D = torch.zeros_like(D).index_add_(0, tok, gsel * h.conj())
         grad_soft = None
         if ctx.n_soft is not None:  # one GEMM per symbol: sum over its rows of g_b (D_b h_b)^T
-            x = Db * h
-            grad_soft = torch.zeros(ctx.n_soft, dtype=g.dtype, device=g.device)
+            G, X = _real_columns(g), _real_columns(Db * h)
+            grad_soft = torch.zeros(ctx.n_soft, dtype=G.dtype, device=g.device)
             for sym in range(ctx.n_soft[0]):
                 rows = (tok == sym).nonzero().squeeze(1)
                 if rows.numel():
-                    grad_soft[sym] = g.index_select(0, rows).T @ x.index_select(0, rows)
+                    grad_soft[sym] = _real_gram(G.index_select(0, rows), X.index_select(0, rows))
         return grad_h, grad_D, grad_soft, None, None
 
 
@@ -809,33 +809,6 @@ def _cx(x: torch.Tensor) -> torch.Tensor:
     return torch.view_as_complex(x.reshape(*x.shape[:-1], x.shape[-1] // 2, 2))
 
 
-class _ComplexSelectionGrad(torch.autograd.Function):
-    """The identity on ``out`` (batch, m, 2) whose backward also gives the straight-through
-    gradient of the column-softmax ``soft`` (symbols, m, m): the gradient the dense product
-    ``soft[tok] @ y`` would get, ``grad soft[s] = sum over the rows b of symbol s of
-    g_b y_b^T`` (contracted over the two real components), one GEMM per symbol, without forming
-    the (batch, m, m) selection of every row in the forward."""
-
-    @staticmethod
-    def forward(ctx, out, soft, y, tok):
-        ctx.save_for_backward(y, tok)
-        ctx.soft_shape = soft.shape
-        return out.view_as(out)
-
-    @staticmethod
-    def backward(ctx, g):
-        y, tok = ctx.saved_tensors
-        S, m, _ = ctx.soft_shape
-        grad_soft = g.new_zeros(S, m, m)
-        for s in range(S):
-            rows = (tok == s).nonzero().squeeze(1)
-            if rows.numel():
-                G = g.index_select(0, rows).transpose(0, 1).reshape(m, -1)  # (m, rows x 2)
-                Y = y.index_select(0, rows).transpose(0, 1).reshape(m, -1)
-                grad_soft[s] = G @ Y.T
-        return g, grad_soft, None, None
-
-
 @dataclass(frozen=True, eq=False)
 class ComplexMonomial(Transitions):
     """``monomial,complex``: hidden/2 complex coordinates ``z_j = (h[2j], h[2j+1])``; symbol s
@@ -845,8 +818,7 @@ class ComplexMonomial(Transitions):
     whose straight-through gradient trains the selection, or None.  The whole scan is
     :class:`_MonomialScan` on complex views (:meth:`fused`): per step one complex product and one
     scatter, O(hidden) per row, the selection's gradient once at the end; the per-step
-    :meth:`step` (the additive ablation's path) forms that gradient in its backward
-    (:class:`_ComplexSelectionGrad`)."""
+    :meth:`step` (the additive ablation's path) is :class:`_MonomialStep` on the same views."""
 
     perm: torch.Tensor
     D: torch.Tensor
@@ -870,13 +842,8 @@ class ComplexMonomial(Transitions):
         return A.reshape(S, d, d)
 
     def step(self, h, tok, counts=None):
-        B, d = h.shape
-        y = _cx(self.D).index_select(0, tok) * _cx(h)  # (batch, m) complex coordinates
-        out = torch.zeros_like(y).scatter_add(1, self.perm.index_select(0, tok), y)
-        out = torch.view_as_real(out)  # (batch, m, 2)
-        if self.soft is not None and torch.is_grad_enabled():  # value unchanged, the soft selection's gradient
-            out = _ComplexSelectionGrad.apply(out, self.soft, torch.view_as_real(y).detach(), tok)
-        return out.reshape(B, d)
+        """:class:`_MonomialStep` on the complex views of h and D; the state back as real pairs."""
+        return torch.view_as_real(_MonomialStep.apply(_cx(h), _cx(self.D), self.soft, self.perm, tok)).flatten(-2)
 
     def fused(self, tokens, h0, normalize):
         """:class:`_MonomialScan` on the complex views of h0 and D; the states back as real pairs."""
