@@ -29,3 +29,12 @@ def test_getting_started_installs_the_cpu_torch_the_readme_does() -> None:
     guide = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
     step = "python -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
     assert step in readme and step in guide
+
+
+@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
+def test_markdown_has_no_control_characters(path: Path) -> None:
+    """A backslash escape lost in a generated string (``"\\beta"`` in Python is a backspace and
+    ``eta``) leaves a control character that renders as nothing: ``$\\beta$`` becomes ``$eta$``."""
+    text = path.read_text(encoding="utf-8")
+    bad = [(text.count("\n", 0, i) + 1, repr(c)) for i, c in enumerate(text) if ord(c) < 32 and c not in "\n\t"]
+    assert not bad, f"{path.name}: control characters at (line, char) {bad[:5]}"
