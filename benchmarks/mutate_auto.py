@@ -84,6 +84,8 @@ TARGETS = [
             "tests/constructions/test_complex_monomial.py")),
     Target("complex_monomial", "constructions/complex_monomial.py", (),
            ("tests/constructions/test_complex_monomial.py",)),
+    Target("rotation_projections", "constructions/reflections.py", ("rotation_projections", "_order_five"),
+           ("tests/constructions/test_rotation_projections.py",)),
     Target("factor_snap", "constructions/snap.py", ("factor_snap",),
            ("tests/constructions/test_complex_monomial.py",)),
     Target("domains", "constructions/domains.py", (),
@@ -98,6 +100,29 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/reflections.py', 'rotation_projections', 'e %= m -> pass', 0):
+        'the exponents of _cyclic_action already lie in 0 .. m - 1',
+    ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 5):
+        'the padding factor H((2, 0), 0): with beta = 0 every vector gives the identity',
+    ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 3):
+        'the padding factor H((1, 1), 0): with beta = 0 every vector gives the identity',
+    ('constructions/reflections.py', 'rotation_projections', '2 -> 3', 2):
+        'range(3) for the first non-zero entry of a 2 x 2 power: one is found within range(2)',
+    ('constructions/reflections.py', 'rotation_projections', '2 -> 3', 3):
+        'range(3) for the first non-zero entry of a 2 x 2 power: one is found within range(2)',
+    ('constructions/reflections.py', 'rotation_projections',
+     'not scale > 0 or any(M[r, c] != scale * P[r, c] for r in range(2) for c in range(2)) -> '
+     'not scale > 0 and any((M[r, c] != scale * P[r, c] for r in range(2) for c in range(2)))', 0):
+        "a self-check of the theorem's identities that never fires (the tests check them independently)",
+    ('constructions/reflections.py', 'rotation_projections', 'scale > 0 -> scale >= 0', 0):
+        "a self-check of the theorem's identities that never fires: every scale is positive",
+    ('constructions/reflections.py', 'rotation_projections',
+     'raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple " -> pass', 0):
+        "a self-check of the theorem's identities that never fires (the tests check them independently)",
+    ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 6):
+        'h0 = (2, 0): Theorem 2 holds for every non-zero h0 (B has no eigenvalue 1)',
+    ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 7):
+        'h0 = (1, 1): Theorem 2 holds for every non-zero h0 (B has no eigenvalue 1)',
     ('constructions/snap.py', 'factor_snap',
      'abs(angle - 2 * math.pi * k / q) <= snap_angle(q) -> abs(angle - 2 * math.pi * k / q) < snap_angle(q)', 0):
         'an angle exactly at the edge of a window: the float distance never lands on min(0.05, pi / 2q^2)',

@@ -42,9 +42,9 @@ the constructions those cannot give:
     (Z_4 in d = 2, Z_6 in d = 3, Z_5 in d = 5).
 ``n-gon`` (D_n, ``monomial``, d = n)
     D_n permuting the vertices of the n-gon.
-``rotation-projections`` (Z_3, Z_4 and Z_6, ``householder:K,nonneg``, d = 2; Theorem F10)
+``rotation-projections`` (Z_3, Z_4, Z_5 and Z_6, ``householder:K,nonneg``, d = 2; Theorem F10)
     Three factors with beta in [0, 1] whose product is a positive multiple of a rotation of order 3
-    (Z_3), 4 (Z_4) or 6 (Z_6):
+    (Z_3), 4 (Z_4), 5 (Z_5, entries in Q(sqrt 5): :func:`_order_five`) or 6 (Z_6):
     H((0, 1), 47/49) H((25, -7), 674/693) H((1, 2), 195/209) = (2/231) B_3 with
     B_3 = (1/6) [[-10, 19], [-4, 4]] (tr -1, det 1, so B_3^3 = I),
     H((1, 0), 63/64) H((1, 1), 8/9) H((-1, 2), 325/361) = (1/76) B_4 with
@@ -53,7 +53,8 @@ the constructions those cannot give:
     B_6 = (1/28) [[-31, -67], [39, 59]] (tr 1, det 1, so B_6^3 = -I).  The inverse uses the
     perpendicular vectors: H(u, beta)^-1 is a positive multiple of H(u_perp, beta).  A symbol
     adding k is the generator's factors k times (k <= m/2) or the inverse's m - k times, so
-    K = 3 floor(m/2): 3 for Z_3, 6 for Z_4, 9 for Z_6.  The readout is Theorem 2's with the invariant
+    K = 3 max_a min(k_a, m - k_a) <= 3 floor(m/2): 3 for Z_3, at most 6 for Z_4 and Z_5, at most 9
+    for Z_6 (3 whenever every symbol adds 0 or +-1, as in ``cycle_navigation:5``).  The readout is Theorem 2's with the invariant
     G = sum_k (B^k)^T B^k.  (The factors were found by a search over small rationals.)
 ``one-hot-householder`` (every automaton, d = n, K <= n; Theorem F9)
     The one-hot states of the minimal automaton (n states), each reachable hidden vector a
@@ -225,7 +226,8 @@ def parity_projections(automaton) -> Weights:
 
 
 #: Theorem F10: per order m, the factors (v, beta) of a positive multiple of a rotation of
-#: order m with beta in [0, 1], and that rotation B at unit scale (det B = 1).
+#: order m with beta in [0, 1], and that rotation B at unit scale (det B = 1); rational for
+#: m = 3, 4, 6, in Q(zeta_5) for m = 5 (:func:`_order_five`).
 ROTATION_FACTORS = {
     3: (((0, 1), Fraction(47, 49)), ((25, -7), Fraction(674, 693)), ((1, 2), Fraction(195, 209))),
     4: (((1, 0), Fraction(63, 64)), ((1, 1), Fraction(8, 9)), ((-1, 2), Fraction(325, 361))),
@@ -236,6 +238,26 @@ ROTATIONS = {
     4: ((Fraction(20, 57), Fraction(41, 456)), (Fraction(-712, 57), Fraction(-20, 57))),
     6: ((Fraction(-31, 28), Fraction(-67, 28)), (Fraction(39, 28), Fraction(59, 28))),
 }
+
+
+def _order_five() -> None:
+    """Theorem F10 (iv): Z_5 from three factors with beta in [0, 1] and entries in Q(sqrt 5).
+
+    With ``H_1 = H((2, 1), 5/6)`` and ``H_2 = H((2, -1), 5/6)``, ``N = H_1 H_2 = [[0, -1/6],
+    [1/6, 7/12]]``; ``H_3 = H((0, 1), 1 - r) = diag(1, r)`` with ``r = (6 - 2 sqrt 5) / 49 =
+    ((sqrt 5 - 1) / 7)^2``.  ``M = N H_3`` has ``det M = r / 36`` and ``tr M = 7 r / 12``, so
+    ``M / sqrt(det M)`` (``sqrt(det M) = (sqrt 5 - 1) / 42``) has trace ``(sqrt 5 - 1) / 2 =
+    2 cos(2 pi / 5)`` and determinant 1: a rotation of order 5 up to conjugation.  ``sqrt 5 = 1 +
+    2 (zeta_5 + zeta_5^4)``, so every entry lies in Q(zeta_5)."""
+    from .field import CyclotomicField
+
+    zeta = CyclotomicField(5).zeta
+    sqrt5 = 1 + 2 * (zeta(1) + zeta(4))
+    ROTATION_FACTORS[5] = (((2, 1), Fraction(5, 6)), ((2, -1), Fraction(5, 6)), ((0, 1), (43 + 2 * sqrt5) / 49))
+    ROTATIONS[5] = ((Fraction(0), (1 - sqrt5) / 7), (7 * (sqrt5 + 1) / 4, (sqrt5 - 1) / 2))
+
+
+_order_five()
 
 
 def _cyclic_action(automaton) -> tuple[int, tuple[int, ...]]:
@@ -337,25 +359,25 @@ def sign_projections(automaton) -> Weights:
 
 
 def rotation_projections(automaton) -> Weights:
-    """Z_3, Z_4 and Z_6 as ``householder:K,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the
+    """Z_3, Z_4, Z_5 and Z_6 as ``householder:K,nonneg`` with d = 2 (Theorem F10 of docs/theory.md): the
     generator is three factors with beta in [0, 1] (:data:`ROTATION_FACTORS`), its inverse the
     same betas on the perpendicular vectors in reverse order; a symbol adding k is k generators
-    or m - k inverses; K = 3 floor(m / 2)."""
+    or m - k inverses; K = 3 max over the symbols of min(k, m - k)."""
     from .factored import householder_compose
 
     label = automaton.name or "automaton"
     m, exponents = _cyclic_action(automaton)
     if m not in ROTATION_FACTORS:
-        raise ConstructionError(f"{label}: rotations from factors with beta in [0, 1] are known for Z_3, Z_4 and Z_6, "
-                                f"the group is Z_{m}")
+        raise ConstructionError(f"{label}: rotations from factors with beta in [0, 1] are known for Z_3, Z_4, Z_5 "
+                                f"and Z_6, the group is Z_{m}")
     forward = [(list(v), b) for v, b in ROTATION_FACTORS[m]]
     backward = [([-v[1], v[0]], b) for v, b in reversed(ROTATION_FACTORS[m])]  # H(u, b)^-1 ~ H(u_perp, b)
-    K = 3 * (m // 2)
+    K = 3 * max(min(e % m, -e % m) for e in exponents)  # the most generators or inverses a symbol takes
     k = len(exponents)
     V = np.zeros((k, K, 2), dtype=object)
     beta = np.zeros((k, K), dtype=object)
     B = np.array(ROTATIONS[m], dtype=object)
-    powers = [np.array([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], dtype=object)]
+    powers = [np.array([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], dtype=object)]  # B^0 .. B^(m-1)
     for _ in range(m - 1):
         powers.append(B @ powers[-1])
     for a, e in enumerate(exponents):

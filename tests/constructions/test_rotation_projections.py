@@ -1,4 +1,4 @@
-"""``rotation-projections`` (Theorem F10 of docs/theory.md): Z_3, Z_4 and Z_6 as
+"""``rotation-projections`` (Theorem F10 of docs/theory.md): Z_3, Z_4, Z_5 and Z_6 as
 ``householder:K,nonneg`` in d = 2.
 
 The factors are multiplied out here with plain Fractions; the claims of the theorem (a positive
@@ -10,6 +10,7 @@ the prover agrees.
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
 
 import pytest
@@ -103,10 +104,30 @@ def test_bounds_and_the_matrix_columns_choice():
     assert w.variant == "householder:9,nonneg" and w.dim == 2 and isinstance(prove(w, z6), Proof)
 
 
-@pytest.mark.parametrize("spec", ["cyclic:5", "cyclic:8", "parity", "dihedral:3", "cyclic:2*cyclic:2"])
+@pytest.mark.parametrize("spec", ["cyclic:7", "cyclic:8", "parity", "dihedral:3", "cyclic:2*cyclic:2"])
 def test_other_groups_are_refused(spec):
-    with pytest.raises(ConstructionError):
+    with pytest.raises(ConstructionError, match=f"^{re.escape(spec)}: "):
         rotation_projections(from_spec(spec))
+
+
+@pytest.mark.parametrize("m", [3, 4, 5, 6])
+def test_the_readout_is_theorem_2s_for_an_invariant_inner_product(m):
+    """Theorem 2's readout ``r_k = G B^k h0`` with ``G = sum_k (B^k)^T B^k`` invariant under B: the
+    score of class k at the state B^l h0 is ``<B^k h0, B^l h0>_G``, which depends only on l - k
+    mod m (a circulant score table).  A G summed over the wrong powers is not invariant, and the
+    table stops being circulant."""
+    w = rotation_projections(from_spec(f"cyclic:{m}"))
+    B = [[float(x) for x in row] for row in ROTATIONS[m]]
+    h = [float(x) for x in w.h0]
+    states = []
+    for _ in range(m):
+        states.append(h)
+        h = [B[0][0] * h[0] + B[0][1] * h[1], B[1][0] * h[0] + B[1][1] * h[1]]
+    R = [[float(x) for x in row] for row in w.readout]
+    table = [[r[0] * x[0] + r[1] * x[1] for x in states] for r in R]
+    for k in range(m):
+        for l in range(m):
+            assert table[k][l] == pytest.approx(table[(k + 1) % m][(l + 1) % m], rel=1e-9, abs=1e-12), (k, l)
 
 
 def test_two_states_of_one_class_are_refused_as_by_every_orbit_construction():
@@ -114,3 +135,101 @@ def test_two_states_of_one_class_are_refused_as_by_every_orbit_construction():
     states of one class is refused with that reason instead of getting a readout row overwritten."""
     with pytest.raises(ConstructionError, match="the orbit readout needs one class per state"):
         rotation_projections(Automaton([[1, 2, 0]], labels=[0, 1, 1], name="z3-merged-labels"))
+
+
+# ---- order 5 (Theorem F10 (iv)): entries in Q(sqrt 5), checked in sympy ----------------------
+
+def _sympy_h(v, beta):
+    import sympy as sp
+
+    v = sp.Matrix(v)
+    return sp.eye(2) - beta * v * v.T / (v.T * v)[0]
+
+
+def test_order_five_on_the_theorems_numbers_in_sympy():
+    """The identities of Theorem F10 (iv) with sympy's sqrt(5), independent of the project's
+    cyclotomic arithmetic: the product is (sqrt 5 - 1)/42 B_5, B_5 has order exactly 5, the
+    perpendicular factors in reverse order give a positive multiple of B_5^-1, the betas lie in
+    [0, 1]; and the stored factors and B_5 are those numbers."""
+    import sympy as sp
+
+    s5 = sp.sqrt(5)
+    b3 = (43 + 2 * s5) / 49
+    factors = [((2, 1), sp.Rational(5, 6)), ((2, -1), sp.Rational(5, 6)), ((0, 1), b3)]
+    M = sp.eye(2)
+    for v, b in factors:
+        M = M * _sympy_h(v, b)
+    B = sp.Matrix([[0, (1 - s5) / 7], [7 * (s5 + 1) / 4, (s5 - 1) / 2]])
+    assert sp.simplify(M - (s5 - 1) / 42 * B) == sp.zeros(2, 2)
+    assert sp.simplify(B.det()) == 1 and sp.simplify(B.trace() - 2 * sp.cos(2 * sp.pi / 5)) == 0
+    powers = [sp.eye(2)]
+    for _ in range(5):
+        powers.append(sp.simplify(powers[-1] * B))
+    assert powers[5] == sp.eye(2) and all(P != sp.eye(2) for P in powers[1:5])
+    inverse = sp.eye(2)
+    for v, b in reversed(factors):
+        inverse = inverse * _sympy_h((-v[1], v[0]), b)
+    ratio = sp.simplify(inverse[1, 0] / powers[4][1, 0])
+    assert ratio.is_positive and sp.simplify(inverse - ratio * powers[4]) == sp.zeros(2, 2)
+    assert all(0 <= float(b) <= 1 for _, b in factors) and 0 < float(b3) < 1
+    for (v, b), (v_, b_) in zip(factors, ROTATION_FACTORS[5]):
+        assert tuple(v) == tuple(v_) and abs(float(b) - float(b_)) < 1e-15
+    for i in range(2):
+        for j in range(2):
+            assert abs(float(B[i, j]) - float(ROTATIONS[5][i][j])) < 1e-14
+
+
+def _float_words(automaton, w, length):
+    """Every word up to ``length`` through float copies of the factors multiplied out here (plain
+    lists, no numpy), its argmax against the automaton's label; the smallest gap, relative to the
+    largest score, must be far above the rounding."""
+    V, beta = w.factors
+    mats = []
+    for s in range(w.n_symbols):
+        M = [[1.0, 0.0], [0.0, 1.0]]
+        for v, b in zip(V[s], beta[s]):
+            x, y, b = float(v[0]), float(v[1]), float(b)
+            n = x * x + y * y
+            H = [[1 - b * x * x / n, -b * x * y / n], [-b * x * y / n, 1 - b * y * y / n]]
+            M = [[sum(M[i][k] * H[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+        mats.append(M)
+    R = [[float(x) for x in row] for row in w.readout]
+    worst = float("inf")
+    for n in range(length + 1):
+        for word in itertools.product(range(w.n_symbols), repeat=n):
+            h, q = [float(x) for x in w.h0], int(automaton.start)
+            for a in word:
+                h = [mats[a][0][0] * h[0] + mats[a][0][1] * h[1], mats[a][1][0] * h[0] + mats[a][1][1] * h[1]]
+                q = int(automaton.delta[a][q])
+            norm = (h[0] ** 2 + h[1] ** 2) ** 0.5
+            scores = [(r[0] * h[0] + r[1] * h[1]) / norm for r in R]
+            label = int(automaton.labels[q])
+            worst = min(worst, scores[label] - max(x for i, x in enumerate(scores) if i != label))
+    return worst
+
+
+@pytest.mark.parametrize("automaton, length, variant", [
+    (from_spec("cycle_navigation:5"), 7, "householder:3,nonneg"),
+    (from_spec("cyclic:5"), 5, "householder:6,nonneg"),
+    # one symbol adding 3 generates Z_5 by itself (exponent 1); with +1 beside it, it is 3 (or -2)
+    (Automaton([[3, 4, 0, 1, 2]], labels=[4, 0, 1, 2, 3], start=2, name="z5-adding-3"), 12, "householder:3,nonneg"),
+    (Automaton([[1, 2, 3, 4, 0], [3, 4, 0, 1, 2]], symbols=("+1", "+3"), name="z5-by-hand"), 7,
+     "householder:6,nonneg"),
+])
+def test_order_five_words_and_the_prover(automaton, length, variant):
+    w = rotation_projections(automaton)
+    assert w.variant == variant and w.dim == 2
+    assert all(0 <= float(b) <= 1 for b in w.factors[1].flat)
+    assert _float_words(automaton, w, length) > 1e-3
+    assert isinstance(prove(w, automaton), Proof)
+
+
+def test_order_five_is_minimal_in_d_and_k_where_no_symbol_adds_two():
+    """cycle_navigation:5 (symbols -1, 0, +1): d = 2 and K = 3 meet Theorem 13 and Theorem F2;
+    cyclic:5 has symbols adding 2 and 3, which take the generator or its inverse twice."""
+    nav = from_spec("cycle_navigation:5")
+    assert factor_bound(nav, "householder", ("nonneg",))[0] == 3
+    w = _build(nav, "householder,nonneg")
+    assert w.variant == "householder:3,nonneg" and w.dim == 2 and isinstance(prove(w, nav), Proof)
+    w = _build(from_spec("cyclic:5"), "householder,nonneg")
+    assert w.variant == "householder:6,nonneg"
