@@ -86,6 +86,8 @@ TARGETS = [
            ("tests/constructions/test_complex_monomial.py",)),
     Target("rotation_projections", "constructions/reflections.py", ("rotation_projections", "_order_five"),
            ("tests/constructions/test_rotation_projections.py",)),
+    Target("halfturns", "constructions/halfturns.py", (),
+           ("tests/constructions/test_half_turns.py",)),
     Target("factor_snap", "constructions/snap.py", ("factor_snap",),
            ("tests/constructions/test_complex_monomial.py",)),
     Target("domains", "constructions/domains.py", (),
@@ -100,6 +102,81 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/halfturns.py', '_complement',
+     'i == j -> i != j', 0):
+        'Gram-Schmidt of the vectors 1 - e_i, which span R^d as the e_i do: another orthogonal basis of the same complement',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '1 -> 0', 0):
+        't starts at 0: 0 never satisfies t^2 n_2 > n_1 > 0, so the loop reaches the same least t',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '1 -> 2', 2):
+        'k starts at 2: at k = 1 (beta = 1/2) f(1) >= 0 for every plane (the product of cosines is >= -1/8), so k = 1 never succeeds',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '1 -> 0', 2):
+        'k starts at 0: beta = 0 gives beta_3 = 2, outside (0, 1), and the loop goes on as before',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '1 -> 2', 3):
+        'range(1, HALF_TURN_STEPS + 2): one more step past the last, never reached (k <= 6 succeeds)',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '1 -> 0', 3):
+        'range(1, HALF_TURN_STEPS): one step fewer than 60, never reached (k <= 6 succeeds)',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     'HALF_TURN_STEPS + 1 -> HALF_TURN_STEPS - 1', 0):
+        'two steps fewer than 60, never reached (k <= 6 succeeds)',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '1 -> 2', 5):
+        'beta = 1 - 2^(1-k): the same sequence of betas one step later (k = 1 gives beta = 0, which never succeeds)',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '0 -> 1', 3):
+        'skipping a k whose c^T N c is exactly 1: no plane of the tests or the matrix meets it, and the next k works as well',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '0 < beta3 < 1 -> 0 <= beta3 < 1', 0):
+        'beta_3 = 0 would need tr_P N = 0, but tr_P N > 0 (a product of two positive definite matrices)',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     '0 < beta3 < 1 -> 0 < beta3 <= 1', 0):
+        'beta_3 = 1 would need f(1) = 0 exactly at a dyadic beta; the loop stops at f(1) < 0 in every plane met',
+    ('constructions/halfturns.py', 'half_turn_factors',
+     'raise ConstructionError(f"half_turn_factors: no beta_3 in (0, 1) with beta_1 = beta_2 <= 1 - 2^-{HALF_TURN_STEPS}") -> pass', 0):
+        "unreachable: the theorem's limit argument gives a k, and k <= 6 in every plane met",
+    ('constructions/halfturns.py', '_orthogonal_to',
+     'raise ConstructionError("a pair of reflections in d = 2 is no product of half-turns") -> pass', 0):
+        'unreachable: without the extra coordinate d >= 3, so a vector orthogonal to two always exists',
+    ('constructions/halfturns.py', 'rotation_half_turns',
+     '0 -> 1', 0):
+        'the float tolerance of _split_orthogonal, unused for exact matrices',
+    ('constructions/halfturns.py', '_is_orthogonal',
+     '0 -> 1', 1):
+        'M.shape[1] == M.shape[0]: transition matrices are square',
+    ('constructions/halfturns.py', '_is_orthogonal',
+     '0 -> 1', 2):
+        'M.shape[1] == M.shape[0]: transition matrices are square',
+    ('constructions/halfturns.py', '_sources',
+     'w.exact and all(_is_orthogonal(M) for M in w.A) -> w.exact or all((_is_orthogonal(M) for M in w.A))', 0):
+        'every registry construction is exact, so the and is decided by the orthogonality test alone',
+    ('constructions/halfturns.py', 'half_turns',
+     '(d, K) < best[:2] -> (d, K) <= best[:2]', 0):
+        'a tie in (d, K) keeps the later source instead of the first: both are valid weights of the same d and K',
+    ('constructions/halfturns.py', 'half_turns',
+     '2 -> 3', 0):
+        '(d, K) < (d, K, w) is True for a tie: the later source is kept, valid weights of the same d and K',
+    ('constructions/halfturns.py', 'half_turns',
+     'j == 0 -> j != 0', 0):
+        'the padding factor H(v, 0) is the identity whatever its vector',
+    ('constructions/halfturns.py', 'half_turns',
+     '0 -> 1', 1):
+        'the padding factor H(v, 0) is the identity whatever its vector',
+    ('constructions/halfturns.py', 'half_turns',
+     'not c > 0 or any(A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0)) or any( A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)) -> not c > 0 and any((A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0))) and any((A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)))', 0):
+        'a self-check of Theorem F13 that never fires (the tests check the products independently)',
+    ('constructions/halfturns.py', 'half_turns',
+     'c > 0 -> c >= 0', 0):
+        'a self-check of Theorem F13 that never fires: every scale is positive',
+    ('constructions/halfturns.py', 'half_turns',
+     'raise ConstructionError(f"{label}: symbol {automaton.symbols[s]!r} is not a positive multiple of " -> pass', 0):
+        'a self-check of Theorem F13 that never fires (the tests check the products independently)',
+    ('constructions/halfturns.py', 'half_turns',
+     '0 -> 1', 7):
+        'h0 = 1 on the extra coordinate: it scales with the rest and the readout is 0 there, so every score is unchanged',
     ('constructions/reflections.py', 'rotation_projections', 'e %= m -> pass', 0):
         'the exponents of _cyclic_action already lie in 0 .. m - 1',
     ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 5):

@@ -43,6 +43,7 @@ from .factorized import (
     factorized_quaternion,
     factorized_reset,
 )
+from .halfturns import half_turns
 from .icosahedral import icosahedral
 from .linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
@@ -151,6 +152,11 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "d (+1 when a symbol has an odd number of -1 signs), K = 6 per pair of -1 signs + 1 per +1",
                  "Theorem F12 (-I on a plane is six factors with beta in [0, 1))", sign_projections,
                  kinds=("householder",)),
+    Construction("half-turns", ("*",), "householder:14,nonneg",
+                 "an orthogonal construction's d (d = n from one-hot-householder), +1 for an odd run of "
+                 "reflections or d = 2; K <= d + 4 per reflection",
+                 "Theorem F13 (a rotation is half-turns; a half-turn is d + 4 factors with beta in [0, 1))", half_turns,
+                 kinds=("householder,nonneg",)),
     Construction("complex-dihedral", ("dihedral", "symmetric"), "monomial,complex", "4 (two complex coordinates)",
                  "Theorem F11 (D_n induced from a character of the rotations)", complex_dihedral,
                  kinds=("monomial,complex",)),

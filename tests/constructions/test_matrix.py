@@ -314,19 +314,27 @@ def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) 
 
 
 def test_householder_is_never_open_and_nonneg_bounds_use_their_own_theorems(matrix: CapabilityMatrix) -> None:
-    """Theorem F9 (one-hot-householder) leaves no open ``householder`` cell among the default rows;
-    an open bare ``householder,nonneg`` cell is bounded by its own kind's theorems: non-negative
-    determinants make Theorem 14 ask for a cyclic unit group, so D_4, D_5 and Z_2^2 need d >= 3
-    there (``householder`` itself, with reflections, keeps d >= 2)."""
+    """Theorem F9 (one-hot-householder) leaves no open ``householder`` cell among the default rows,
+    and Theorem F13 (half-turns) none in ``householder,nonneg``; its bounds are its own kind's:
+    non-negative determinants make Theorem 14 ask for a cyclic unit group, so D_4, D_5 and Z_2^2
+    need d >= 3 there (``householder`` itself, with reflections, keeps d >= 2), which Theorems F12
+    and F13 attain."""
     for family in matrix.rows:
         assert matrix.cell(family, "householder").status in ("proved", "impossible"), family
+        assert matrix.cell(family, "householder,nonneg").status in ("proved", "impossible"), family
     for family in ("dihedral:4", "dihedral:5", "cyclic:2*cyclic:2"):
         cell = matrix.cell(family, "householder,nonneg").to_json()
         assert cell["lower_bound"] == 3, family
         assert cell["lower_bound_theorem"] == "Theorem 14" and "not cyclic" in cell["lower_bound_reason"]
-        # Z_2^2 meets the bound (Theorem F12: -I on a plane from six factors); the dihedral ones are open
-        assert cell["status"] == ("proved" if family == "cyclic:2*cyclic:2" else "open"), family
+        assert cell["status"] == "proved" and cell["dim"] == 3 and cell["minimal"] is True, family
     klein = matrix.cell("cyclic:2*cyclic:2", "householder,nonneg")
     assert klein.summary == "proved d=3 (minimal), K=7 (K>=3)"
+    # Theorem F13: two half-turns (seven factors each) per rotation; Q_8 in d = 4, four half-turns
+    assert matrix.cell("dihedral:4", "householder,nonneg").summary == "proved d=3 (minimal), K=14 (K>=3)"
+    assert matrix.cell("symmetric:4", "householder,nonneg").summary == "proved d=3 (minimal), K=14 (K>=3)"
+    assert matrix.cell("quaternion", "householder,nonneg").summary == "proved d=4 (lower bound 3), K=32 (K>=3)"
+    # ... and the one-hot construction's reflections as half-turns, with one more coordinate
+    assert matrix.cell("gridworld:9", "householder,nonneg").summary == "proved d=9 (lower bound 2), K=105 (K>=1)"
+    assert matrix.cell("modarith:3", "householder,nonneg").summary == "proved d=4 (lower bound 3), K=16 (K>=3)"
     assert matrix.cell("gridworld:9", "householder").summary == "proved d=9 (lower bound 2), K=9 (K>=1)"
     assert matrix.cell("even_pairs", "householder,nonneg").to_json()["lower_bound_theorem"] == "Theorem 13"

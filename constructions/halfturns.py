@@ -1,0 +1,293 @@
+"""Half-turns from factors with beta in [0, 1): orthogonal and one-hot constructions as
+``householder:K,nonneg`` (Theorem F13 of docs/theory.md).
+
+A *half-turn* is ``-1`` on a plane ``P`` and ``+1`` on ``P^perp``.  With beta in [0, 1) every
+factor ``H(v, beta) = I - beta v v^T / (v^T v)`` is positive definite, so no factor, and no
+product of two, rotates; three can (Theorem F10).  Here:
+
+1. **A half-turn is ``d + 4`` factors, up to a positive scale** (:func:`half_turn_factors`).  Let
+   ``p_1 ⊥ p_2`` span P (``n_i = p_i . p_i``) and take ``a = p_1``, ``b = p_1 + t p_2``,
+   ``c = p_1 - t p_2`` with ``t`` the least positive integer with ``t^2 n_2 > n_1``, so that
+   ``(a.b)(b.c)(c.a) < 0``.  With ``beta_1 = beta_2 = 1 - 2^-k`` and ``beta_3`` solved from the
+   linear equation ``tr_P(H(a, beta_1) H(b, beta_2) H(c, beta_3)) = 0``, the three factors act on
+   P as a matrix ``M`` of trace 0 and determinant ``delta = (1 - beta_1)(1 - beta_2)(1 - beta_3) > 0``,
+   so ``M^2 = -delta I`` on P (Cayley-Hamilton), and as the identity on ``P^perp``.  For ``k`` large
+   enough ``beta_3`` lies in (0, 1): at ``beta_3 = 0`` the trace is that of a product of two positive
+   definite matrices (positive), and at ``beta_3 = 1`` it tends, as ``k`` grows, to
+   ``(a.b)(b.c)(c.a) / (n_a n_b n_c) < 0`` (the three projections onto the lines perpendicular to
+   a, b, c).  The six factors ``M M`` and one factor ``H(q, 1 - delta)`` per vector of an orthogonal
+   basis of ``P^perp`` give ``delta`` times the half-turn.
+2. **A rotation is half-turns** (:func:`rotation_half_turns`).  ``g`` in SO(d), d >= 3, is
+   ``R_{v_1} ... R_{v_k}`` with ``k = rank(g - I)`` exact reflections (Theorem F4); a pair
+   ``R_u R_v`` is one half-turn when ``u ⊥ v`` and otherwise ``(R_u R_w)(R_w R_v)`` with ``w`` orthogonal
+   to both (d >= 3), two half-turns.  So g is at most k half-turns, ``k (d + 4)`` factors.
+3. **Sources transfer** (:func:`half_turns`).  Take weights whose factors are reflections
+   (beta = 2) and factors with beta in [0, 1]: an orthogonal construction (``cube``, ``dihedral``,
+   ``quaternion``, ``icosahedral``, ``triangle``, ``simplex``, the cyclic ``rotation``) split into
+   its exact reflections, or ``one-hot-householder`` (Theorem F9: projections, beta = 1, then
+   reflections; every automaton, d = n).  Every run of consecutive reflections becomes half-turns
+   by step 2; a run of odd length first takes the reflection in one more coordinate, where h0 and
+   the readout are 0 (so every hidden vector is 0 there and its sign never matters), and that
+   coordinate is the ``w`` of every non-orthogonal pair (which also covers d = 2).  The new
+   matrices are positive multiples of the source's (extended by +-1 on the new coordinate), so
+   every hidden vector keeps its direction and the same readout works.  Among the sources the
+   smallest d wins, then the smallest K.
+
+Every entry lies in the field of the orthogonal construction (rationals or a cyclotomic field):
+no square root is taken.
+
+>>> from bilinear.automata.families import from_spec
+>>> w = half_turns(from_spec("dihedral:4"))
+>>> w.variant, w.dim
+('householder:14,nonneg', 3)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from bilinear.errors import ConstructionError
+
+from .memo import per_automaton
+from .weights import Weights
+
+__all__ = ["half_turn_factors", "rotation_half_turns", "half_turns", "HALF_TURNS_MAX_DIM", "HALF_TURN_STEPS", "SOURCES"]
+
+#: The largest hidden size :func:`half_turns` builds: a symbol takes up to d + 4 factors per
+#: reflection of its source (two half-turns per pair), composed exactly in O(d^2) each
+#: (``modular_arithmetic:3``, d = 25, K = 189: 6.5 s on one core).
+HALF_TURNS_MAX_DIM = 32
+
+#: How far ``beta_1 = beta_2 = 1 - 2^-k`` is pushed towards 1 before giving up (the proof in the
+#: module docstring says some k works; the capability matrix's rows need k <= 6).
+HALF_TURN_STEPS = 60
+
+
+def _dot(u, v):
+    return sum((x * y for x, y in zip(u, v)), Fraction(0))
+
+
+def _complement(vectors: list, d: int) -> list:
+    """An orthogonal basis (exact Gram-Schmidt, no normalisation) of the orthogonal complement of
+    the span of ``vectors``, themselves pairwise orthogonal and non-zero."""
+    basis = [np.asarray(v, dtype=object) for v in vectors]
+    out = []
+    for i in range(d):
+        e = np.array([Fraction(int(i == j)) for j in range(d)], dtype=object)
+        for b in basis:
+            e = e - b * (_dot(e, b) / _dot(b, b))
+        if any(x != 0 for x in e):
+            basis.append(e)
+            out.append(e)
+    return out
+
+
+def half_turn_factors(u, w) -> tuple[list, object]:
+    """``(factors, delta)``: factors ``(v, beta)``, beta in [0, 1), whose product (in order) is
+    ``delta > 0`` times the half-turn on the plane spanned by ``u ⊥ w`` (step 1 of the module
+    docstring; ``len(factors) = d + 4``)."""
+    u = np.asarray(u, dtype=object)
+    w = np.asarray(w, dtype=object)
+    d = len(u)
+    if _dot(u, w) != 0 or _dot(u, u) == 0 or _dot(w, w) == 0:
+        raise ConstructionError("half_turn_factors: the plane's two vectors must be non-zero and orthogonal")
+    n1, n2 = _dot(u, u), _dot(w, w)
+    t = 1
+    while not t * t * n2 > n1:
+        t += 1
+    a, b, c = u, u + t * w, u - t * w
+    na, nb, nc = _dot(a, a), _dot(b, b), _dot(c, c)
+    ab, bc, ca = _dot(a, b), _dot(b, c), _dot(c, a)
+    for k in range(1, HALF_TURN_STEPS + 1):
+        beta = 1 - Fraction(1, 2**k)
+        # N = H(a, beta) H(b, beta) is the identity on P^perp; on P its trace and c^T N c are
+        tr_plane = 2 - 2 * beta + beta * beta * ab * ab / (na * nb)
+        cNc = nc - beta * bc * bc / nb - beta * ca * ca / na + beta * beta * ca * ab * bc / (na * nb)
+        if cNc == 0:
+            continue
+        beta3 = tr_plane * nc / cNc  # tr_P(N H(c, beta3)) = tr_P(N) - beta3 c^T N c / |c|^2 = 0
+        if 0 < beta3 < 1:
+            break
+    else:  # pragma: no cover - the module docstring's limit argument
+        raise ConstructionError(f"half_turn_factors: no beta_3 in (0, 1) with beta_1 = beta_2 <= 1 - 2^-{HALF_TURN_STEPS}")
+    delta = (1 - beta) * (1 - beta) * (1 - beta3)
+    triple = [(a, beta), (b, beta), (c, beta3)]
+    scale = [(q, 1 - delta) for q in _complement([u, w], d)]
+    return triple + triple + scale, delta
+
+
+def _orthogonal_to(u, v, d: int):
+    for e in _complement([u, v - u * (_dot(v, u) / _dot(u, u))], d):
+        return e
+    raise ConstructionError("a pair of reflections in d = 2 is no product of half-turns")  # pragma: no cover
+
+
+def rotation_half_turns(g) -> list[tuple]:
+    """The planes ``(u, w)`` (u ⊥ w) of half-turns whose product, in order, is ``g`` in SO(d),
+    d >= 3 (step 2 of the module docstring): at most rank(g - I) of them."""
+    from .factored import _split_orthogonal
+
+    g = np.asarray(g, dtype=object)
+    d = g.shape[0]
+    vs = _split_orthogonal(g, True, 0.0)
+    if len(vs) % 2:
+        raise ConstructionError("rotation_half_turns: a matrix of determinant -1 is no product of half-turns")
+    planes = []
+    for u, v in zip(vs[0::2], vs[1::2]):
+        u = np.asarray(u, dtype=object)
+        v = np.asarray(v, dtype=object)
+        if _dot(u, v) == 0:
+            planes.append((u, v))
+        else:
+            w = _orthogonal_to(u, v, d)
+            planes += [(u, w), (w, v)]  # R_u R_v = (R_u R_w)(R_w R_v)
+    return planes
+
+
+#: The registry's orthogonal constructions that :func:`half_turns` tries as sources (by name: each
+#: only for the families the registry tries it for), beside ``one-hot-householder`` (Theorem F9,
+#: every automaton, d = n, its factors projections and reflections).
+SOURCES = ("cube", "icosahedral", "dihedral", "triangle", "quaternion", "simplex", "rotation")
+
+
+def _is_orthogonal(M) -> bool:
+    M = np.asarray(M, dtype=object)
+    P = M.T @ M
+    return all(P[i, j] == (1 if i == j else 0) for i in range(M.shape[0]) for j in range(M.shape[0]))
+
+
+def _sources(automaton) -> list[tuple[str, list]]:
+    """``(name, weights, per symbol [(v, beta), ...])`` for every source: an orthogonal construction
+    as its exact reflections (Theorem F4), and ``one-hot-householder`` as its factors."""
+    from .factored import _split_orthogonal
+    from .reflections import onehot_householder
+    from .registry import CONSTRUCTIONS, _family
+
+    family = _family(automaton)
+    out = []
+    for c in CONSTRUCTIONS:
+        if c.name not in SOURCES or not c.applies(family):
+            continue
+        try:
+            w = c.builder(automaton)
+        except ConstructionError:
+            continue
+        if w.exact and all(_is_orthogonal(M) for M in w.A):
+            out.append((c.name, w, [[(v, 2) for v in _split_orthogonal(np.asarray(M, dtype=object), True, 0.0)]
+                                    for M in w.A]))
+    try:
+        w = onehot_householder(automaton)
+    except ConstructionError:
+        pass
+    else:
+        V, beta = w.factors
+        out.append(("one-hot-householder", w, [[(V[s, j], beta[s, j]) for j in range(V.shape[1]) if beta[s, j] != 0]
+                                       for s in range(w.n_symbols)]))
+    return out
+
+
+def _nonneg_factors(factors: list, d0: int, extra: bool) -> list:
+    """A symbol's factors with every run of reflections (beta = 2) replaced by half-turns (step 2):
+    an odd run takes the reflection in the extra coordinate ``e_d0`` (0 in every hidden vector)
+    when ``extra``; a non-orthogonal pair ``R_u R_v`` becomes ``(R_u R_w)(R_w R_v)`` with ``w``
+    the extra coordinate, or a vector orthogonal to both."""
+    d = d0 + (1 if extra else 0)
+    out, run = [], []
+
+    def flush():
+        if len(run) % 2:
+            e = np.array([Fraction(int(j == d0)) for j in range(d)], dtype=object)
+            run.append(e)
+        for u, v in zip(run[0::2], run[1::2]):
+            if _dot(u, v) == 0:
+                planes = [(u, v)]
+            else:
+                w = (np.array([Fraction(int(j == d0)) for j in range(d)], dtype=object) if extra
+                     else _orthogonal_to(u, v, d))
+                planes = [(u, w), (w, v)]  # R_u R_v = (R_u R_w)(R_w R_v)
+            for a, b in planes:
+                out.extend(half_turn_factors(a, b)[0])
+        run.clear()
+
+    for v, b in factors:
+        v = np.array([Fraction(x) if isinstance(x, int) else x for x in v] + [Fraction(0)] * (d - d0), dtype=object)
+        if b == 2:
+            run.append(v)
+            continue
+        flush()
+        out.append((v, b))
+    flush()
+    return out
+
+
+def _odd_or_flat(factors: list, d0: int) -> bool:
+    """True when the symbol's reflections need the extra coordinate: an odd run, or (d0 = 2) any run."""
+    runs, n = [], 0
+    for _, b in factors:
+        if b == 2:
+            n += 1
+        else:
+            runs.append(n)
+            n = 0
+    runs.append(n)
+    return any(r % 2 for r in runs) or (d0 < 3 and any(runs))
+
+
+def _convert(w: Weights, factors: list) -> tuple[int, list]:
+    bad = [b for f in factors for _, b in f if not (0 <= b <= 1 or b == 2)]
+    if bad:
+        raise ConstructionError(f"half-turns: a factor with beta = {bad[0]} is neither in [0, 1] nor a reflection")
+    extra = any(_odd_or_flat(f, w.dim) for f in factors)
+    d = w.dim + (1 if extra else 0)
+    return d, [_nonneg_factors(f, w.dim, extra) for f in factors]
+
+
+@per_automaton
+def half_turns(automaton) -> Weights:
+    """``householder:K,nonneg`` weights whose matrices are positive multiples of a source's (module
+    docstring, Theorem F13): the same h0 and readout, one more coordinate when a symbol's
+    reflections need it; among the sources the smallest d, then the smallest K."""
+    from .factored import householder_compose
+
+    label = automaton.name or "automaton"
+    best = None
+    for _name, w, factors in _sources(automaton):
+        d = w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
+        if d > HALF_TURNS_MAX_DIM:  # the limit, before any factor is made
+            continue
+        d, converted = _convert(w, factors)
+        K = max(1, max(len(f) for f in converted))
+        if best is None or (d, K) < best[:2]:
+            best = (d, K, w, converted)
+    if best is None:
+        raise ConstructionError(f"{label}: no source weights ({', '.join(SOURCES)}, one-hot-householder) within "
+                                f"HALF_TURNS_MAX_DIM = {HALF_TURNS_MAX_DIM} (d + 4 factors of d x d exact matrices per "
+                                f"reflection of the source)")
+    d, K, w, converted = best
+    d0 = w.dim
+    V = np.empty((w.n_symbols, K, d), dtype=object)
+    beta = np.empty((w.n_symbols, K), dtype=object)
+    for s, factors in enumerate(converted):
+        padded = factors + [(np.array([Fraction(int(j == 0)) for j in range(d)], dtype=object), Fraction(0))] * (
+            K - len(factors))
+        for j, (v, b) in enumerate(padded):
+            V[s, j] = list(v)
+            beta[s, j] = b
+    A = householder_compose(V, beta)
+    for s in range(w.n_symbols):  # each symbol a positive multiple of the source's matrix (its d0 x d0 block)
+        g = np.asarray(w.A[s], dtype=object)
+        i, j = next((i, j) for i in range(d0) for j in range(d0) if g[i, j] != 0)
+        c = A[s][i, j] / g[i, j]
+        if not c > 0 or any(A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0)) or any(
+                A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)):
+            raise ConstructionError(f"{label}: symbol {automaton.symbols[s]!r} is not a positive multiple of "
+                                    f"its source matrix")  # pragma: no cover - Theorem F13
+    h0 = np.empty(d, dtype=object)
+    h0[...] = Fraction(0)
+    h0[:d0] = w.h0
+    readout = np.empty((w.n_classes, d), dtype=object)
+    readout[...] = Fraction(0)
+    readout[:, :d0] = w.readout
+    return Weights(f"householder:{K},nonneg", A, h0, readout, (V, beta))
