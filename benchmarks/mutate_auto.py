@@ -150,31 +150,28 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/halfturns.py', '_is_orthogonal',
      '0 -> 1', 2):
         'M.shape[1] == M.shape[0]: transition matrices are square',
-    ('constructions/halfturns.py', '_sources',
-     'w.exact and all(_is_orthogonal(M) for M in w.A) -> w.exact or all((_is_orthogonal(M) for M in w.A))', 0):
-        'every registry construction is exact, so the and is decided by the orthogonality test alone',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      '(d, K) < best[:2] -> (d, K) <= best[:2]', 0):
         'a tie in (d, K) keeps the later source instead of the first: both are valid weights of the same d and K',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      '2 -> 3', 0):
         '(d, K) < (d, K, w) is True for a tie: the later source is kept, valid weights of the same d and K',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      'j == 0 -> j != 0', 0):
         'the padding factor H(v, 0) is the identity whatever its vector',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      '0 -> 1', 1):
         'the padding factor H(v, 0) is the identity whatever its vector',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      'not c > 0 or any(A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0)) or any( A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)) -> not c > 0 and any((A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0))) and any((A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)))', 0):
         'a self-check of Theorem F13 that never fires (the tests check the products independently)',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      'c > 0 -> c >= 0', 0):
         'a self-check of Theorem F13 that never fires: every scale is positive',
-    ('constructions/halfturns.py', 'half_turns',
-     'raise ConstructionError(f"{label}: symbol {automaton.symbols[s]!r} is not a positive multiple of " -> pass', 0):
+    ('constructions/halfturns.py', 'nonneg_weights',
+     'raise ConstructionError(f"{label}: symbol {symbols[s]!r} is not a positive multiple of " -> pass', 0):
         'a self-check of Theorem F13 that never fires (the tests check the products independently)',
-    ('constructions/halfturns.py', 'half_turns',
+    ('constructions/halfturns.py', 'nonneg_weights',
      '0 -> 1', 7):
         'h0 = 1 on the extra coordinate: it scales with the rest and the readout is 0 there, so every score is unchanged',
     ('constructions/reflections.py', 'rotation_projections', 'e %= m -> pass', 0):

@@ -21,7 +21,7 @@ product of two, rotates; three can (Theorem F10).  Here:
    ``R_{v_1} ... R_{v_k}`` with ``k = rank(g - I)`` exact reflections (Theorem F4); a pair
    ``R_u R_v`` is one half-turn when ``u ⊥ v`` and otherwise ``(R_u R_w)(R_w R_v)`` with ``w`` orthogonal
    to both (d >= 3), two half-turns.  So g is at most k half-turns, ``k (d + 4)`` factors.
-3. **Sources transfer** (:func:`half_turns`).  Take weights whose factors are reflections
+3. **Sources transfer** (:func:`nonneg_weights`; the registry's ``half_turns`` picks the sources).  Take weights whose factors are reflections
    (beta = 2) and factors with beta in [0, 1]: an orthogonal construction (``cube``, ``dihedral``,
    ``quaternion``, ``icosahedral``, ``triangle``, ``simplex``, the cyclic ``rotation``) split into
    its exact reflections, or ``one-hot-householder`` (Theorem F9: projections, beta = 1, then
@@ -37,6 +37,7 @@ Every entry lies in the field of the orthogonal construction (rationals or a cyc
 no square root is taken.
 
 >>> from bilinear.automata.families import from_spec
+>>> from bilinear.constructions.registry import half_turns
 >>> w = half_turns(from_spec("dihedral:4"))
 >>> w.variant, w.dim
 ('householder:14,nonneg', 3)
@@ -50,10 +51,10 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .memo import per_automaton
 from .weights import Weights
 
-__all__ = ["half_turn_factors", "rotation_half_turns", "half_turns", "HALF_TURNS_MAX_DIM", "HALF_TURN_STEPS", "SOURCES"]
+__all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "HALF_TURNS_MAX_DIM",
+           "HALF_TURN_STEPS"]
 
 #: The largest hidden size :func:`half_turns` builds: a symbol takes up to d + 4 factors per
 #: reflection of its source (two half-turns per pair), composed exactly in O(d^2) each
@@ -146,46 +147,25 @@ def rotation_half_turns(g) -> list[tuple]:
     return planes
 
 
-#: The registry's orthogonal constructions that :func:`half_turns` tries as sources (by name: each
-#: only for the families the registry tries it for), beside ``one-hot-householder`` (Theorem F9,
-#: every automaton, d = n, its factors projections and reflections).
-SOURCES = ("cube", "icosahedral", "dihedral", "triangle", "quaternion", "simplex", "rotation")
-
-
 def _is_orthogonal(M) -> bool:
     M = np.asarray(M, dtype=object)
     P = M.T @ M
     return all(P[i, j] == (1 if i == j else 0) for i in range(M.shape[0]) for j in range(M.shape[0]))
 
 
-def _sources(automaton) -> list[tuple[str, list]]:
-    """``(name, weights, per symbol [(v, beta), ...])`` for every source: an orthogonal construction
-    as its exact reflections (Theorem F4), and ``one-hot-householder`` as its factors."""
+def source_factors(w: Weights) -> list | None:
+    """Per symbol the factors ``[(v, beta), ...]`` of source weights: a ``householder`` variant's own
+    (those with beta != 0), an exact orthogonal matrix's reflections (Theorem F4), else None."""
     from .factored import _split_orthogonal
-    from .reflections import onehot_householder
-    from .registry import CONSTRUCTIONS, _family
 
-    family = _family(automaton)
-    out = []
-    for c in CONSTRUCTIONS:
-        if c.name not in SOURCES or not c.applies(family):
-            continue
-        try:
-            w = c.builder(automaton)
-        except ConstructionError:
-            continue
-        if w.exact and all(_is_orthogonal(M) for M in w.A):
-            out.append((c.name, w, [[(v, 2) for v in _split_orthogonal(np.asarray(M, dtype=object), True, 0.0)]
-                                    for M in w.A]))
-    try:
-        w = onehot_householder(automaton)
-    except ConstructionError:
-        pass
-    else:
+    if not w.exact:
+        return None
+    if w.variant.startswith("householder") and w.factors is not None:
         V, beta = w.factors
-        out.append(("one-hot-householder", w, [[(V[s, j], beta[s, j]) for j in range(V.shape[1]) if beta[s, j] != 0]
-                                       for s in range(w.n_symbols)]))
-    return out
+        return [[(V[s, j], beta[s, j]) for j in range(V.shape[1]) if beta[s, j] != 0] for s in range(w.n_symbols)]
+    if all(_is_orthogonal(M) for M in w.A):
+        return [[(v, 2) for v in _split_orthogonal(np.asarray(M, dtype=object), True, 0.0)] for M in w.A]
+    return None
 
 
 def _nonneg_factors(factors: list, d0: int, extra: bool) -> list:
@@ -244,16 +224,19 @@ def _convert(w: Weights, factors: list) -> tuple[int, list]:
     return d, [_nonneg_factors(f, w.dim, extra) for f in factors]
 
 
-@per_automaton
-def half_turns(automaton) -> Weights:
+def nonneg_weights(label: str, symbols, sources: list) -> Weights:
     """``householder:K,nonneg`` weights whose matrices are positive multiples of a source's (module
     docstring, Theorem F13): the same h0 and readout, one more coordinate when a symbol's
-    reflections need it; among the sources the smallest d, then the smallest K."""
+    reflections need it; among the sources (:func:`source_factors` reads each; others are
+    skipped) the smallest d, then the smallest K.  ``label`` and ``symbols`` name the automaton in
+    errors.  The registry's ``half-turns`` construction calls it with its sources."""
     from .factored import householder_compose
 
-    label = automaton.name or "automaton"
     best = None
-    for _name, w, factors in _sources(automaton):
+    for w in sources:
+        factors = source_factors(w)
+        if factors is None:
+            continue
         d = w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
         if d > HALF_TURNS_MAX_DIM:  # the limit, before any factor is made
             continue
@@ -262,7 +245,7 @@ def half_turns(automaton) -> Weights:
         if best is None or (d, K) < best[:2]:
             best = (d, K, w, converted)
     if best is None:
-        raise ConstructionError(f"{label}: no source weights ({', '.join(SOURCES)}, one-hot-householder) within "
+        raise ConstructionError(f"{label}: no source weights (an exact orthogonal or householder construction) within "
                                 f"HALF_TURNS_MAX_DIM = {HALF_TURNS_MAX_DIM} (d + 4 factors of d x d exact matrices per "
                                 f"reflection of the source)")
     d, K, w, converted = best
@@ -282,7 +265,7 @@ def half_turns(automaton) -> Weights:
         c = A[s][i, j] / g[i, j]
         if not c > 0 or any(A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0)) or any(
                 A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)):
-            raise ConstructionError(f"{label}: symbol {automaton.symbols[s]!r} is not a positive multiple of "
+            raise ConstructionError(f"{label}: symbol {symbols[s]!r} is not a positive multiple of "
                                     f"its source matrix")  # pragma: no cover - Theorem F13
     h0 = np.empty(d, dtype=object)
     h0[...] = Fraction(0)

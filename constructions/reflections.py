@@ -241,7 +241,7 @@ ROTATIONS = {
 
 
 def _order_five() -> None:
-    """Theorem F10 (iv): Z_5 from three factors with beta in [0, 1] and entries in Q(sqrt 5).
+    """Theorem F10 (order 5): Z_5 from three factors with beta in [0, 1] and entries in Q(sqrt 5).
 
     With ``H_1 = H((2, 1), 5/6)`` and ``H_2 = H((2, -1), 5/6)``, ``N = H_1 H_2 = [[0, -1/6],
     [1/6, 7/12]]``; ``H_3 = H((0, 1), 1 - r) = diag(1, r)`` with ``r = (6 - 2 sqrt 5) / 49 =

@@ -43,7 +43,7 @@ from .factorized import (
     factorized_quaternion,
     factorized_reset,
 )
-from .halfturns import half_turns
+from .halfturns import nonneg_weights
 from .icosahedral import icosahedral
 from .linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
@@ -64,7 +64,7 @@ from .reflections import (
     sign_projections,
 )
 from .complex_monomial import complex_dihedral, complexify
-from .memo import minimal
+from .memo import minimal, per_automaton
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
@@ -94,6 +94,31 @@ class Construction:
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
+
+
+#: The orthogonal constructions ``half-turns`` takes as sources (each only for the families it is
+#: tried for), beside ``one-hot-householder`` (Theorem F9, every automaton).
+HALF_TURN_SOURCES = ("cube", "icosahedral", "dihedral", "triangle", "quaternion", "simplex", "rotation")
+
+
+@per_automaton
+def half_turns(automaton) -> Weights:
+    """``half-turns`` (Theorem F13 of docs/theory.md, :mod:`~.halfturns`): the orthogonal
+    constructions of :data:`HALF_TURN_SOURCES` that apply to the automaton's family and
+    ``one-hot-householder``, as ``householder:K,nonneg`` weights (the smallest d, then K)."""
+    family = _family(automaton)
+    sources = []
+    for c in CONSTRUCTIONS:
+        if c.name in HALF_TURN_SOURCES and c.applies(family):
+            try:
+                sources.append(c.builder(automaton))
+            except ConstructionError:
+                continue
+    try:
+        sources.append(onehot_householder(automaton))
+    except ConstructionError:
+        pass
+    return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources)
 
 
 def complexified(automaton) -> Weights:
@@ -154,7 +179,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  kinds=("householder",)),
     Construction("half-turns", ("*",), "householder:14,nonneg",
                  "an orthogonal construction's d (d = n from one-hot-householder), +1 for an odd run of "
-                 "reflections or d = 2; K <= d + 4 per reflection",
+                 "reflections or d = 2; K <= d + 4 per reflection (one more for an odd run)",
                  "Theorem F13 (a rotation is half-turns; a half-turn is d + 4 factors with beta in [0, 1))", half_turns,
                  kinds=("householder,nonneg",)),
     Construction("complex-dihedral", ("dihedral", "symmetric"), "monomial,complex", "4 (two complex coordinates)",

@@ -19,7 +19,8 @@ from bilinear.automata import Automaton
 from bilinear.automata.families import from_spec
 from bilinear.constructions import halfturns
 from bilinear.constructions.field import cos2pi
-from bilinear.constructions.halfturns import half_turn_factors, half_turns, rotation_half_turns
+from bilinear.constructions.halfturns import half_turn_factors, rotation_half_turns
+from bilinear.constructions.registry import half_turns
 from bilinear.constructions.prover import Proof, prove
 from bilinear.errors import ConstructionError
 
@@ -233,6 +234,25 @@ def test_a_one_state_automaton_gets_one_identity_factor():
     assert (w.variant, w.dim) == ("householder:1,nonneg", 1)
     assert [float(b) for b in w.factors[1].flat] == [0.0]
     assert isinstance(prove(w, trivial), Proof)
+
+
+def test_source_factors_read_householder_factors_and_split_other_orthogonal_weights():
+    """A ``monomial`` source carries factors too (perm and D), which are no Householder factors:
+    its orthogonal matrices are split into reflections whose product is the matrix."""
+    from bilinear.constructions.halfturns import source_factors
+    from bilinear.constructions.registry import build
+
+    w = build("cyclic:3", "monomial")  # a 3-cycle permutation matrix, factors (perm, D)
+    assert w.factors is not None
+    factors = source_factors(w)
+    for s, f in enumerate(factors):
+        assert all(b == 2 for _, b in f)
+        assert _product([([Fraction(x) for x in v], b) for v, b in f], 3) == [[Fraction(x) for x in row]
+                                                                              for row in w.A[s]]
+    h = build("cyclic:3", "householder:2")
+    assert [len(f) for f in source_factors(h)] == [sum(1 for b in h.factors[1][s] if b != 0)
+                                                    for s in range(h.n_symbols)]
+    assert source_factors(build("modarith:3", "full")) is None  # not orthogonal, no Householder factors
 
 
 def test_bad_planes_and_matrices_are_refused():

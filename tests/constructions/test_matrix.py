@@ -306,7 +306,7 @@ def test_householder_columns_show_their_factor_bounds(matrix: CapabilityMatrix) 
     assert matrix.cell("cyclic:3", "householder").summary == "proved d=2 (minimal), K=2"
     assert matrix.cell("parity", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
     assert matrix.cell("cyclic:3", "householder,nonneg").summary == "proved d=2 (minimal), K=3"  # Theorem F10
-    # Theorem F10 (iv), entries in Q(sqrt 5): a symbol adding 2 takes the generator twice
+    # Theorem F10 (order 5, entries in Q(sqrt 5)): a symbol adding 2 takes the generator twice
     assert matrix.cell("cyclic:5", "householder,nonneg").summary == "proved d=2 (minimal), K=6 (K>=3)"
     assert matrix.cell("cycle_navigation:5", "householder,nonneg").summary == "proved d=2 (minimal), K=3"
     assert matrix.cell("cyclic:2*cyclic:3", "householder,nonneg").summary == "proved d=2 (minimal), K=9 (K>=3)"

@@ -139,8 +139,10 @@ def test_past_six_factors_the_column_takes_the_constructions_own_count():
     w = _build(a, "householder")
     assert w.variant == "householder:25" and w.dim == 25
     assert isinstance(prove(w, a), Proof)
-    with pytest.raises(ConstructionError):  # beta = 2 is no nonneg construction: the fallback skips it
-        _build(from_spec("gridworld:9"), "householder,nonneg")
+    # beta = 2 is no nonneg factor: the nonneg column gets the one-hot reflections as half-turns
+    # (Theorem F13), d + 4 = 13 factors per half-turn
+    w = _build(from_spec("gridworld:9"), "householder,nonneg")
+    assert w.variant == "householder:105,nonneg" and w.dim == 9
 
 
 def test_exact_compose_by_rank_one_updates_equals_the_matrix_product():

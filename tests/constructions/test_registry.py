@@ -82,7 +82,7 @@ def test_registry_lists_each_construction_once_with_its_theorem():
     assert all("Theorem" in c.theorem for c in CONSTRUCTIONS)
     built = {c.name for c, _ in candidates("symmetric:4")}
     assert built == {"standard", "one-hot", "one-hot-support", "cube", "tetrahedral", "permutation", "simplex",
-                     "one-hot-householder", "complexified"}
+                     "one-hot-householder", "complexified", "half-turns"}
 
 
 def test_factorized_rank_and_adapt():

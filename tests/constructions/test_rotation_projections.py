@@ -137,7 +137,7 @@ def test_two_states_of_one_class_are_refused_as_by_every_orbit_construction():
         rotation_projections(Automaton([[1, 2, 0]], labels=[0, 1, 1], name="z3-merged-labels"))
 
 
-# ---- order 5 (Theorem F10 (iv)): entries in Q(sqrt 5), checked in sympy ----------------------
+# ---- order 5 (Theorem F10, its order-5 product): entries in Q(sqrt 5), checked in sympy ----------------------
 
 def _sympy_h(v, beta):
     import sympy as sp
@@ -147,7 +147,7 @@ def _sympy_h(v, beta):
 
 
 def test_order_five_on_the_theorems_numbers_in_sympy():
-    """The identities of Theorem F10 (iv) with sympy's sqrt(5), independent of the project's
+    """The order-5 identities of Theorem F10 with sympy's sqrt(5), independent of the project's
     cyclotomic arithmetic: the product is (sqrt 5 - 1)/42 B_5, B_5 has order exactly 5, the
     perpendicular factors in reverse order give a positive multiple of B_5^-1, the betas lie in
     [0, 1]; and the stored factors and B_5 are those numbers."""
