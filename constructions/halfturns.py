@@ -157,10 +157,11 @@ def source_factors(w: Weights) -> list | None:
     """Per symbol the factors ``[(v, beta), ...]`` of source weights: a ``householder`` variant's own
     (those with beta != 0), an exact orthogonal matrix's reflections (Theorem F4), else None."""
     from .factored import _split_orthogonal
+    from .variants import parse_variant
 
     if not w.exact:
         return None
-    if w.variant.startswith("householder") and w.factors is not None:
+    if parse_variant(w.variant).info.factor_names == ("V", "beta") and w.factors is not None:  # Householder factors
         V, beta = w.factors
         return [[(V[s, j], beta[s, j]) for j in range(V.shape[1]) if beta[s, j] != 0] for s in range(w.n_symbols)]
     if all(_is_orthogonal(M) for M in w.A):
