@@ -127,3 +127,25 @@ def householder_product(V, beta) -> list:
         H = [[Fraction(int(i == j)) - Fraction(b) * v[i] * v[j] / n for j in range(d)] for i in range(d)]
         M = [[sum(M[i][k] * H[k][j] for k in range(d)) for j in range(d)] for i in range(d)]
     return M
+
+
+def householder_floats(V, beta) -> np.ndarray:
+    """``H(V[0], beta[0]) @ ... @ H(V[K-1], beta[K-1])`` in float64, one factor at a time, for
+    factors whose entries are rational or cyclotomic (read through ``float``)."""
+    d = len(V[0])
+    M = np.eye(d)
+    for v, b in zip(V, beta):
+        v = np.array([float(x) for x in v])
+        M = M - float(b) * np.outer(M @ v, v) / (v @ v)
+    return M
+
+
+def min_margin_all_words(A, h0, R, automaton, length: int) -> float:
+    """The smallest float64 margin (:func:`float64_margins`) over every word of length at most
+    ``length`` and every prefix of it."""
+    worst = float("inf")
+    k = A.shape[0]
+    for n in range(1, length + 1):
+        words = np.array(list(itertools.product(range(k), repeat=n)), dtype=np.int64).reshape(-1, n)
+        worst = min(worst, float(float64_margins(A, h0, R, automaton, words).min()))
+    return worst

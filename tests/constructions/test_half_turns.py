@@ -9,10 +9,10 @@ the prover agrees.
 
 from __future__ import annotations
 
-import itertools
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from bilinear.automata import Automaton
@@ -23,6 +23,7 @@ from bilinear.constructions.halfturns import half_turn_factors, rotation_half_tu
 from bilinear.constructions.registry import half_turns
 from bilinear.constructions.prover import Proof, prove
 from bilinear.errors import ConstructionError
+from plain_eval import householder_floats, min_margin_all_words
 
 
 def _h(v, b):
@@ -168,32 +169,13 @@ def test_half_turn_counts_of_small_rotations(g, count):
 
 
 def _run_words(automaton, w, length):
-    """Every word up to ``length`` through the factors multiplied out here in floats (renormalised
-    at every step), its argmax against the automaton's label; returns the smallest gap between
-    the label's score and the others, relative to the state's norm."""
+    """The smallest float64 margin over every word up to ``length``, the factors multiplied out
+    here (``plain_eval``), the state renormalised at every step."""
     V, beta = w.factors
-    d = w.dim
-    mats = []
-    for s in range(w.n_symbols):
-        M = [[1.0 * (i == j) for j in range(d)] for i in range(d)]
-        for v, b in zip(V[s], beta[s]):
-            if float(b):
-                M = _mul(M, _h([float(x) for x in v], float(b)))
-        mats.append(M)
-    R = [[float(x) for x in row] for row in w.readout]
-    worst = float("inf")
-    for n in range(length + 1):
-        for word in itertools.product(range(w.n_symbols), repeat=n):
-            h, q = [float(x) for x in w.h0], int(automaton.start)
-            for a in word:
-                h = [sum(mats[a][i][j] * h[j] for j in range(d)) for i in range(d)]
-                norm = sum(x * x for x in h) ** 0.5
-                h = [x / norm for x in h]
-                q = int(automaton.delta[a][q])
-            scores = [sum(r[i] * h[i] for i in range(d)) for r in R]
-            label = int(automaton.labels[q])
-            worst = min(worst, scores[label] - max(x for i, x in enumerate(scores) if i != label))
-    return worst
+    A = np.stack([householder_floats(V[s], beta[s]) for s in range(w.n_symbols)])
+    h0 = np.array([float(x) for x in w.h0])
+    R = np.array([[float(x) for x in row] for row in w.readout])
+    return min_margin_all_words(A, h0, R, automaton, length)
 
 
 @pytest.mark.parametrize("spec, length, dim, K, top", [

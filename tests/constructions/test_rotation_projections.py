@@ -13,6 +13,7 @@ import itertools
 import re
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from bilinear.automata import Automaton
@@ -22,7 +23,7 @@ from bilinear.constructions.prover import Proof, prove
 from bilinear.constructions.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
 from bilinear.constructions.settle import _build, factor_bound
 from bilinear.errors import ConstructionError
-from plain_eval import householder_product
+from plain_eval import householder_floats, householder_product, min_margin_all_words
 
 IDENTITY = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
 
@@ -180,32 +181,13 @@ def test_order_five_on_the_theorems_numbers_in_sympy():
 
 
 def _float_words(automaton, w, length):
-    """Every word up to ``length`` through float copies of the factors multiplied out here (plain
-    lists, no numpy), its argmax against the automaton's label; the smallest gap, relative to the
-    largest score, must be far above the rounding."""
+    """The smallest float64 margin over every word up to ``length``, the factors multiplied out
+    in the tests' own evaluator (``plain_eval``), far above the rounding when the theorem holds."""
     V, beta = w.factors
-    mats = []
-    for s in range(w.n_symbols):
-        M = [[1.0, 0.0], [0.0, 1.0]]
-        for v, b in zip(V[s], beta[s]):
-            x, y, b = float(v[0]), float(v[1]), float(b)
-            n = x * x + y * y
-            H = [[1 - b * x * x / n, -b * x * y / n], [-b * x * y / n, 1 - b * y * y / n]]
-            M = [[sum(M[i][k] * H[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
-        mats.append(M)
-    R = [[float(x) for x in row] for row in w.readout]
-    worst = float("inf")
-    for n in range(length + 1):
-        for word in itertools.product(range(w.n_symbols), repeat=n):
-            h, q = [float(x) for x in w.h0], int(automaton.start)
-            for a in word:
-                h = [mats[a][0][0] * h[0] + mats[a][0][1] * h[1], mats[a][1][0] * h[0] + mats[a][1][1] * h[1]]
-                q = int(automaton.delta[a][q])
-            norm = (h[0] ** 2 + h[1] ** 2) ** 0.5
-            scores = [(r[0] * h[0] + r[1] * h[1]) / norm for r in R]
-            label = int(automaton.labels[q])
-            worst = min(worst, scores[label] - max(x for i, x in enumerate(scores) if i != label))
-    return worst
+    A = np.stack([householder_floats(V[s], beta[s]) for s in range(w.n_symbols)])
+    h0 = np.array([float(x) for x in w.h0])
+    R = np.array([[float(x) for x in row] for row in w.readout])
+    return min_margin_all_words(A, h0, R, automaton, length)
 
 
 @pytest.mark.parametrize("automaton, length, variant", [
