@@ -149,3 +149,13 @@ def min_margin_all_words(A, h0, R, automaton, length: int) -> float:
         words = np.array(list(itertools.product(range(k), repeat=n)), dtype=np.int64).reshape(-1, n)
         worst = min(worst, float(float64_margins(A, h0, R, automaton, words).min()))
     return worst
+
+
+def householder_weights_min_margin(automaton, w, length: int) -> float:
+    """:func:`min_margin_all_words` for Householder weights ``w``, their factors multiplied out by
+    :func:`householder_floats` (not the weights' own ``A``)."""
+    V, beta = w.factors
+    A = np.stack([householder_floats(V[s], beta[s]) for s in range(w.n_symbols)])
+    h0 = np.array([float(x) for x in w.h0])
+    R = np.array([[float(x) for x in row] for row in w.readout])
+    return min_margin_all_words(A, h0, R, automaton, length)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from bilinear.automata import Automaton
@@ -23,7 +22,7 @@ from bilinear.constructions.halfturns import half_turn_factors, rotation_half_tu
 from bilinear.constructions.registry import half_turns
 from bilinear.constructions.prover import Proof, prove
 from bilinear.errors import ConstructionError
-from plain_eval import householder_floats, min_margin_all_words
+from plain_eval import householder_weights_min_margin
 
 
 def _h(v, b):
@@ -168,16 +167,6 @@ def test_half_turn_counts_of_small_rotations(g, count):
     assert M == g
 
 
-def _run_words(automaton, w, length):
-    """The smallest float64 margin over every word up to ``length``, the factors multiplied out
-    here (``plain_eval``), the state renormalised at every step."""
-    V, beta = w.factors
-    A = np.stack([householder_floats(V[s], beta[s]) for s in range(w.n_symbols)])
-    h0 = np.array([float(x) for x in w.h0])
-    R = np.array([[float(x) for x in row] for row in w.readout])
-    return min_margin_all_words(A, h0, R, automaton, length)
-
-
 @pytest.mark.parametrize("spec, length, dim, K, top", [
     # groups: an orthogonal source, every factor a half-turn's (beta < 1)
     ("dihedral:4", 6, 3, 14, "<1"),
@@ -196,7 +185,7 @@ def test_every_word_is_classified_and_the_prover_agrees(spec, length, dim, K, to
     assert (w.variant, w.dim) == (f"householder:{K},nonneg", dim)
     betas = [Fraction(b) if not hasattr(b, "field") else b for b in w.factors[1].flat]
     assert all(0 <= b for b in betas) and all((b < 1) if top == "<1" else (b <= 1) for b in betas)
-    assert _run_words(automaton, w, length) > 1e-6
+    assert householder_weights_min_margin(automaton, w, length) > 1e-6
     assert isinstance(prove(w, automaton), Proof)
 
 
@@ -206,7 +195,7 @@ def test_an_automaton_built_by_hand_is_recognised_from_its_algebra():
     by_hand = Automaton([list(row) for row in d3.delta], symbols=("a", "b"), name="d3-by-hand")
     w = half_turns(by_hand)
     assert w.dim == 3 and isinstance(prove(w, by_hand), Proof)
-    assert _run_words(by_hand, w, 6) > 1e-6
+    assert householder_weights_min_margin(by_hand, w, 6) > 1e-6
 
 
 def test_a_one_state_automaton_gets_one_identity_factor():

@@ -13,7 +13,6 @@ import itertools
 import re
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from bilinear.automata import Automaton
@@ -23,7 +22,7 @@ from bilinear.constructions.prover import Proof, prove
 from bilinear.constructions.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
 from bilinear.constructions.settle import _build, factor_bound
 from bilinear.errors import ConstructionError
-from plain_eval import householder_floats, householder_product, min_margin_all_words
+from plain_eval import householder_product, householder_weights_min_margin
 
 IDENTITY = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
 
@@ -180,16 +179,6 @@ def test_order_five_on_the_theorems_numbers_in_sympy():
             assert abs(float(B[i, j]) - float(ROTATIONS[5][i][j])) < 1e-14
 
 
-def _float_words(automaton, w, length):
-    """The smallest float64 margin over every word up to ``length``, the factors multiplied out
-    in the tests' own evaluator (``plain_eval``), far above the rounding when the theorem holds."""
-    V, beta = w.factors
-    A = np.stack([householder_floats(V[s], beta[s]) for s in range(w.n_symbols)])
-    h0 = np.array([float(x) for x in w.h0])
-    R = np.array([[float(x) for x in row] for row in w.readout])
-    return min_margin_all_words(A, h0, R, automaton, length)
-
-
 @pytest.mark.parametrize("automaton, length, variant", [
     (from_spec("cycle_navigation:5"), 7, "householder:3,nonneg"),
     (from_spec("cyclic:5"), 5, "householder:6,nonneg"),
@@ -202,7 +191,7 @@ def test_order_five_words_and_the_prover(automaton, length, variant):
     w = rotation_projections(automaton)
     assert w.variant == variant and w.dim == 2
     assert all(0 <= float(b) <= 1 for b in w.factors[1].flat)
-    assert _float_words(automaton, w, length) > 1e-3
+    assert householder_weights_min_margin(automaton, w, length) > 1e-3
     assert isinstance(prove(w, automaton), Proof)
 
 
