@@ -175,7 +175,8 @@ def _nonneg_factors(factors: list, d0: int, extra: bool) -> list:
     when ``extra``; a non-orthogonal pair ``R_u R_v`` becomes ``(R_u R_w)(R_w R_v)`` with ``w``
     the extra coordinate, or a vector orthogonal to both."""
     d = d0 + (1 if extra else 0)
-    out, run = [], []
+    out: list = []
+    run: list = []
 
     def flush():
         if len(run) % 2:
