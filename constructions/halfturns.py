@@ -56,7 +56,7 @@ from .weights import Weights
 __all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "HALF_TURNS_MAX_DIM",
            "HALF_TURN_STEPS"]
 
-#: The largest hidden size :func:`half_turns` builds: a symbol takes up to d + 4 factors per
+#: The largest hidden size :func:`nonneg_weights` builds: a symbol takes up to d + 4 factors per
 #: reflection of its source (two half-turns per pair), composed exactly in O(d^2) each
 #: (``modular_arithmetic:3``, d = 25, K = 189: 6.5 s on one core).
 HALF_TURNS_MAX_DIM = 32
