@@ -45,7 +45,9 @@ __all__ = [
     "cyclic_presentation",
     "dihedral_presentation",
     "solvable_by_order",
+    "abelian_of_index_at_most_two",
     "MAX_REGULAR_ORDER",
+    "MAX_INDEX_TWO_ORDER",
 ]
 
 #: The order of the smallest non-solvable group (A_5).
@@ -55,6 +57,9 @@ _SMALLEST_NON_SOLVABLE = 60
 MAX_REGULAR_ORDER = 2_000
 #: Largest closure work (states x states x symbols) spent on recognising a group (about a second).
 _MAX_REGULAR_WORK = 200_000_000
+#: Largest group :func:`abelian_of_index_at_most_two` decides (its characters to Z_2 are walked
+#: over the whole table, once per choice of signs on at most log2(order) generators).
+MAX_INDEX_TWO_ORDER = 2_000
 
 
 @dataclass(frozen=True)
@@ -189,6 +194,79 @@ def _orders(p: np.ndarray, home: np.ndarray) -> np.ndarray:
                 return out
         images = p[active[:, None], images]  # g^(k+1) on the base: first g^k, then g
     raise AutomatonError("element_orders: the rows are not closed under composition")
+
+
+def abelian_of_index_at_most_two(perms) -> bool | None:
+    """True when the finite group (all its elements as rows, permutations) has an abelian subgroup
+    of index 1 or 2 (such a subgroup is normal); None past :data:`MAX_INDEX_TWO_ORDER` elements.
+
+    A subgroup of index 2 is the kernel of a homomorphism onto Z_2.  The group is generated
+    greedily (each generator outside the closure of the earlier ones, so at most log2(order) of
+    them); every choice of signs on the generators is walked over the table, extending
+    ``chi(x s) = chi(x) + chi(s)`` and keeping the choices that never contradict themselves; the
+    kernel of each is tested for commuting generators.
+
+    >>> z3 = [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    >>> abelian_of_index_at_most_two(z3)
+    True
+    """
+    p = _check_group_table(perms, "abelian_of_index_at_most_two")
+    size, n = p.shape
+    if size > MAX_INDEX_TWO_ORDER:
+        return None
+    index = {tuple(row): i for i, row in enumerate(p.tolist())}
+    rows = p.tolist()
+
+    def compose(i: int, j: int) -> int:  # first i, then j: (x . i) . j
+        a, b = rows[i], rows[j]
+        return index[tuple(b[a[x]] for x in range(n))]
+
+    def closure(gens: list[int]) -> set[int]:
+        ident = index[tuple(range(n))]
+        seen, todo = {ident}, [ident]
+        while todo:
+            x = todo.pop()
+            for g in gens:
+                y = compose(x, g)
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return seen
+
+    def generators(elements) -> list[int]:
+        gens: list[int] = []
+        inside = closure(gens)
+        for x in elements:
+            if x not in inside:
+                gens.append(x)
+                inside = closure(gens)
+        return gens
+
+    def abelian(elements) -> bool:
+        gens = generators(elements)
+        return all(compose(a, b) == compose(b, a) for a in gens for b in gens)
+
+    everything = range(size)
+    if abelian(everything):
+        return True
+    gens = generators(everything)
+    ident = index[tuple(range(n))]
+    for signs in range(1, 2 ** len(gens)):
+        chi = {ident: 0}
+        todo, ok = [ident], True
+        while todo and ok:
+            x = todo.pop()
+            for k, g in enumerate(gens):
+                y, c = compose(x, g), chi[x] ^ ((signs >> k) & 1)
+                if y not in chi:
+                    chi[y] = c
+                    todo.append(y)
+                elif chi[y] != c:
+                    ok = False
+                    break
+        if ok and abelian([x for x in everything if chi[x] == 0]):
+            return True
+    return False
 
 
 def group_shape(perms) -> str:

@@ -86,6 +86,8 @@ TARGETS = [
            ("tests/constructions/test_complex_monomial.py",)),
     Target("rotation_projections", "constructions/reflections.py", ("rotation_projections", "_order_five"),
            ("tests/constructions/test_rotation_projections.py",)),
+    Target("index_two", "automata/groups.py", ("abelian_of_index_at_most_two",),
+           ("tests/automata/test_groups.py",)),
     Target("halfturns", "constructions/halfturns.py", (),
            ("tests/constructions/test_half_turns.py",)),
     Target("factor_snap", "constructions/snap.py", ("factor_snap",),

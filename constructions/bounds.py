@@ -247,12 +247,29 @@ def lower_bound(automaton, variant) -> tuple[int, str, str]:
 def _complex_bound(a, bound: int, theorem: str, reason: str) -> tuple[int, str, str]:
     """Theorem F11: ``monomial,complex`` has an even d, and its d = 2 networks are the d = 2
     ``rotation2d`` ones (one complex coordinate, its map fixed, one complex entry per symbol).
+    Theorem F14: with d = 4 the unit group has an abelian subgroup of index at most 2.
 
     >>> lower_bound("dihedral:5", "monomial,complex")[:2], lower_bound("reset:3", "monomial,complex")[:2]
     ((4, 'Theorem 14'), (4, 'Theorem F11'))
     >>> lower_bound("cyclic:5", "monomial,complex")[:2], lower_bound("parity", "monomial,complex")[:2]
     ((2, 'Theorem 13'), (2, 'Theorem 13'))
+    >>> lower_bound("alternating:4", "monomial,complex")[:2]
+    (6, 'Theorem F14')
     """
+    got = _complex_bound_f11(a, bound, theorem, reason)
+    if got[0] > 4:
+        return got
+    from bilinear.automata.groups import abelian_of_index_at_most_two
+
+    found = unit_group(a)
+    if found is None or len(found[1]) < 2 or abelian_of_index_at_most_two(found[1]) is not False:
+        return got
+    return 6, "Theorem F14", (f"the {len(found[1])} permutations the words induce form a group with no abelian "
+                              f"subgroup of index 1 or 2, which monomial,complex with d = 4 needs; d is even")
+
+
+def _complex_bound_f11(a, bound: int, theorem: str, reason: str) -> tuple[int, str, str]:
+    """Theorem F11's part of :func:`_complex_bound`."""
     from .certificates import certify
 
     if bound <= 2:

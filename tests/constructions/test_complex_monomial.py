@@ -140,7 +140,7 @@ def test_complexify_keeps_the_logits_and_refuses_a_dense_matrix():
 # lower bounds (Theorem F11) against the brute-force commutation search
 # ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("spec", ["parity", "cyclic:3", "cyclic:5", "cyclic:2*cyclic:3", "cycle_navigation:5",
-                                  "dihedral:4", "dihedral:5", "quaternion", "symmetric:4", "reset:3",
+                                  "dihedral:4", "dihedral:5", "quaternion", "reset:3",
                                   "flipflop:2", "modarith:3", "even_pairs"])
 def test_bound_four_exactly_where_two_words_fail_to_commute(spec):
     bound, theorem, reason = lower_bound(spec, CV)
@@ -161,6 +161,22 @@ def test_bound_reasons_say_why():
     odd = lower_bound("dihedral:5", CV)
     assert odd[:2] == (4, "Theorem 14") and odd[2].endswith("; monomial,complex needs an even d (Theorem F11)")
     assert lower_bound("dihedral:5", "rotation2d")[0] == 4 and lower_bound("cyclic:2*cyclic:2", "rotation2d")[0] == 4
+
+
+@pytest.mark.parametrize("spec, bound", [("symmetric:4", 6), ("alternating:4", 6), ("alternating:5", 6),
+                                         ("quaternion", 4), ("dihedral:5", 4), ("symmetric:3", 4), ("modarith:3", 4)])
+def test_theorem_f14_bound_six_exactly_without_an_abelian_subgroup_of_index_two(spec, bound):
+    """Theorem F14: with d = 4 the unit group has an abelian subgroup of index <= 2; S_4, A_4 and
+    A_5 have none (their bound is 6, and S_4, A_4 are built with 6: minimal), the others have one
+    and d = 4 constructions or d = 4 bounds from Theorems 14, 15 and F11."""
+    got = lower_bound(spec, CV)
+    assert got[0] == bound
+    if bound == 6:
+        assert got[1] == "Theorem F14" and "index 1 or 2" in got[2]
+        if spec != "alternating:5":
+            assert build(spec, CV).dim == 6
+    else:
+        assert got[1] != "Theorem F14"
 
 
 def test_klein_four_needs_two_coordinates_although_it_commutes():
