@@ -104,6 +104,10 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('automata/groups.py', 'abelian_of_index_at_most_two', '1 -> 0', 0):
+        'signs = 0 is the trivial character, whose kernel is the whole group, already found not abelian',
+    ('automata/groups.py', 'abelian_of_index_at_most_two', '2 -> 3', 0):
+        'signs up to 3^k - 1 read through their k low bits: every character of the 2^k again, repeated',
     ('constructions/halfturns.py', '_complement',
      'i == j -> i != j', 0):
         'Gram-Schmidt of the vectors 1 - e_i, which span R^d as the e_i do: another orthogonal basis of the same complement',

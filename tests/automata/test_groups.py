@@ -94,6 +94,8 @@ def test_abelian_of_index_two_known_answers_and_limits(monkeypatch):
                "dihedral:5": True, "symmetric:3": True, "cyclic:2*cyclic:2": True}
     for spec, expected in answers.items():
         assert abelian_of_index_at_most_two(_units(from_spec(spec))) is expected, spec
+    monkeypatch.setattr(groups, "MAX_INDEX_TWO_ORDER", 24)
+    assert abelian_of_index_at_most_two(_units(from_spec("symmetric:4"))) is False  # at the limit: decided
     monkeypatch.setattr(groups, "MAX_INDEX_TWO_ORDER", 23)
     assert abelian_of_index_at_most_two(_units(from_spec("symmetric:4"))) is None  # past the limit: undecided
     with pytest.raises(AutomatonError, match="abelian_of_index_at_most_two"):
