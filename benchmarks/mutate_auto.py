@@ -104,6 +104,12 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/bounds.py', '_complex_bound', '4 -> 5', 0):
+        "Theorem F11's bounds are even (2 or 4 here, or past 4), so > 4 and > 5 agree",
+    ('constructions/bounds.py', '_complex_bound', 'len(found[1]) < 2 -> len(found[1]) <= 2', 0):
+        'a group of order 2 is abelian: the test that follows answers True and the bound stays',
+    ('constructions/bounds.py', '_complex_bound', '2 -> 3', 0):
+        'a group of order 2 is abelian: the test that follows answers True and the bound stays',
     ('automata/groups.py', 'abelian_of_index_at_most_two', '1 -> 0', 0):
         'signs = 0 is the trivial character, whose kernel is the whole group, already found not abelian',
     ('automata/groups.py', 'abelian_of_index_at_most_two', '2 -> 3', 0):
