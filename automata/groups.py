@@ -57,9 +57,11 @@ _SMALLEST_NON_SOLVABLE = 60
 MAX_REGULAR_ORDER = 2_000
 #: Largest closure work (states x states x symbols) spent on recognising a group (about a second).
 _MAX_REGULAR_WORK = 200_000_000
-#: Largest group :func:`abelian_of_index_at_most_two` decides (its characters to Z_2 are walked
-#: over the whole table, once per choice of signs on at most log2(order) generators).
-MAX_INDEX_TWO_ORDER = 2_000
+#: Largest group :func:`abelian_of_index_at_most_two` decides: its characters to Z_2 are walked
+#: over the whole table once per choice of signs on at most log2(order) generators, about
+#: order^2 steps at worst (one core: S_5 x Z_2, 240 elements, 0.03 s; S_3 x Z_2^6, 384 elements
+#: and eight generators, 0.24 s).
+MAX_INDEX_TWO_ORDER = 500
 
 
 @dataclass(frozen=True)
@@ -251,13 +253,14 @@ def abelian_of_index_at_most_two(perms) -> bool | None:
         return True
     gens = generators(everything)
     ident = index[tuple(range(n))]
+    times = [[compose(x, g) for g in gens] for x in everything]  # x times each generator, once
     for signs in range(1, 2 ** len(gens)):
         chi = {ident: 0}
         todo, ok = [ident], True
         while todo and ok:
             x = todo.pop()
-            for k, g in enumerate(gens):
-                y, c = compose(x, g), chi[x] ^ ((signs >> k) & 1)
+            for k in range(len(gens)):
+                y, c = times[x][k], chi[x] ^ ((signs >> k) & 1)
                 if y not in chi:
                     chi[y] = c
                     todo.append(y)
