@@ -46,6 +46,7 @@ __all__ = [
     "dihedral_presentation",
     "solvable_by_order",
     "abelian_of_index_at_most_two",
+    "greedy_generators",
     "MAX_REGULAR_ORDER",
     "MAX_INDEX_TWO_ORDER",
 ]
@@ -198,13 +199,37 @@ def _orders(p: np.ndarray, home: np.ndarray) -> np.ndarray:
     raise AutomatonError("element_orders: the rows are not closed under composition")
 
 
+def greedy_generators(elements, mul, identity: int) -> list[int]:
+    """Generators of the finite group whose elements are ``elements`` (indices, ``identity`` among
+    them) and whose product is ``mul(x, y)``: each element outside the span of the earlier ones,
+    so at most log2(order) of them.  The span grows from the old one under every generator.
+
+    >>> greedy_generators(range(6), lambda x, y: (x + y) % 6, 0)
+    [1]
+    """
+    gens: list[int] = []
+    span = {identity}
+    for x in elements:
+        if x in span:
+            continue
+        gens.append(x)
+        frontier = list(span)
+        while frontier:
+            y = frontier.pop()
+            for g in gens:
+                z = mul(y, g)
+                if z not in span:
+                    span.add(z)
+                    frontier.append(z)
+    return gens
+
+
 def abelian_of_index_at_most_two(perms) -> bool | None:
     """True when the finite group (all its elements as rows, permutations) has an abelian subgroup
     of index 1 or 2 (such a subgroup is normal); None past :data:`MAX_INDEX_TWO_ORDER` elements.
 
     A subgroup of index 2 is the kernel of a homomorphism onto Z_2.  The group is generated
-    greedily (each generator outside the closure of the earlier ones, so at most log2(order) of
-    them); every choice of signs on the generators is walked over the table, extending
+    greedily (:func:`greedy_generators`); every choice of signs on the generators is walked over the table, extending
     ``chi(x s) = chi(x) + chi(s)`` and keeping the choices that never contradict themselves; the
     kernel of each is tested for commuting generators.
 
@@ -223,36 +248,16 @@ def abelian_of_index_at_most_two(perms) -> bool | None:
         a, b = rows[i], rows[j]
         return index[tuple(b[a[x]] for x in range(n))]
 
-    def closure(gens: list[int]) -> set[int]:
-        ident = index[tuple(range(n))]
-        seen, todo = {ident}, [ident]
-        while todo:
-            x = todo.pop()
-            for g in gens:
-                y = compose(x, g)
-                if y not in seen:
-                    seen.add(y)
-                    todo.append(y)
-        return seen
-
-    def generators(elements) -> list[int]:
-        gens: list[int] = []
-        inside = closure(gens)
-        for x in elements:
-            if x not in inside:
-                gens.append(x)
-                inside = closure(gens)
-        return gens
+    ident = index[tuple(range(n))]
 
     def abelian(elements) -> bool:
-        gens = generators(elements)
+        gens = greedy_generators(elements, compose, ident)
         return all(compose(a, b) == compose(b, a) for a in gens for b in gens)
 
     everything = range(size)
     if abelian(everything):
         return True
-    gens = generators(everything)
-    ident = index[tuple(range(n))]
+    gens = greedy_generators(everything, compose, ident)
     times = [[compose(x, g) for g in gens] for x in everything]  # x times each generator, once
     for signs in range(1, 2 ** len(gens)):
         chi = {ident: 0}

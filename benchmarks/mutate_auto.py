@@ -86,7 +86,7 @@ TARGETS = [
            ("tests/constructions/test_complex_monomial.py",)),
     Target("rotation_projections", "constructions/reflections.py", ("rotation_projections", "_order_five"),
            ("tests/constructions/test_rotation_projections.py",)),
-    Target("index_two", "automata/groups.py", ("abelian_of_index_at_most_two",),
+    Target("index_two", "automata/groups.py", ("abelian_of_index_at_most_two", "greedy_generators"),
            ("tests/automata/test_groups.py",)),
     Target("halfturns", "constructions/halfturns.py", (),
            ("tests/constructions/test_half_turns.py",)),
@@ -156,12 +156,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/halfturns.py', 'rotation_half_turns',
      '0 -> 1', 0):
         'the float tolerance of _split_orthogonal, unused for exact matrices',
-    ('constructions/halfturns.py', '_is_orthogonal',
-     '0 -> 1', 1):
-        'M.shape[1] == M.shape[0]: transition matrices are square',
-    ('constructions/halfturns.py', '_is_orthogonal',
-     '0 -> 1', 2):
-        'M.shape[1] == M.shape[0]: transition matrices are square',
     ('constructions/halfturns.py', 'nonneg_weights',
      '(d, K) < best[:2] -> (d, K) <= best[:2]', 0):
         'a tie in (d, K) keeps the later source instead of the first: both are valid weights of the same d and K',

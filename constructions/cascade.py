@@ -39,6 +39,7 @@ import math
 from fractions import Fraction
 
 
+from bilinear.automata.groups import greedy_generators
 from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 
 from .field import cos2pi, sin2pi
@@ -131,20 +132,7 @@ def _characters(elements: list[int], mul, limit: int = _MAX_CHARACTER_TRIES) -> 
             k += 1
         order.append(k)
     M = math.lcm(*order) if order else 1
-    gens: list[int] = []
-    span = {0}
-    for x in range(n):
-        if x in span:
-            continue
-        gens.append(x)
-        frontier = list(span)
-        while frontier:
-            y = frontier.pop()
-            for g in gens:
-                z = mul(y, g)
-                if z not in span:
-                    span.add(z)
-                    frontier.append(z)
+    gens = greedy_generators(range(n), mul, 0)
     choices = [[a for a in range(M) if (a * order[g]) % M == 0] for g in gens]
     if math.prod(len(c) for c in choices) > limit:
         raise ConstructionError(f"an abelian factor of order {n} has too many character candidates")

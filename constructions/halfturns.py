@@ -147,16 +147,10 @@ def rotation_half_turns(g) -> list[tuple]:
     return planes
 
 
-def _is_orthogonal(M) -> bool:
-    M = np.asarray(M, dtype=object)
-    P = M.T @ M
-    return all(P[i, j] == (1 if i == j else 0) for i in range(M.shape[0]) for j in range(M.shape[0]))
-
-
 def source_factors(w: Weights) -> list | None:
     """Per symbol the factors ``[(v, beta), ...]`` of source weights: a ``householder`` variant's own
     (those with beta != 0), an exact orthogonal matrix's reflections (Theorem F4), else None."""
-    from .factored import _split_orthogonal
+    from .factored import _orthogonal, _split_orthogonal
     from .variants import parse_variant
 
     if not w.exact:
@@ -164,7 +158,7 @@ def source_factors(w: Weights) -> list | None:
     if parse_variant(w.variant).info.factor_names == ("V", "beta") and w.factors is not None:  # Householder factors
         V, beta = w.factors
         return [[(V[s, j], beta[s, j]) for j in range(V.shape[1]) if beta[s, j] != 0] for s in range(w.n_symbols)]
-    if all(_is_orthogonal(M) for M in w.A):
+    if all(_orthogonal(np.asarray(M, dtype=object), True, 0.0) for M in w.A):
         return [[(v, 2) for v in _split_orthogonal(np.asarray(M, dtype=object), True, 0.0)] for M in w.A]
     return None
 
