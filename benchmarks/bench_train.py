@@ -15,8 +15,9 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
 * with ``--layers`` only: a training step of an L-layer stack (L = 2, 3; the soft cascade run
   layer by layer) against L single layers of the same shapes, and the per-step soft loop it
   replaced, side by side (``layers_table``).
-* with ``--eval-readout`` only: the no-grad evaluation at d = 64 (V = 2, 10) before and after the
-  readout became ``R @ H^T`` (a copy of the previous loop, ``_previous_logits``), interleaved.
+* with ``--eval-loop`` only: the no-grad evaluation at d = 64 and 256 (V = 2, 10), its grouped loop
+  (``bilinear.learned.grouped_loop``) run by Python and by TorchScript, interleaved, with the
+  sgemm of the same shape in the same rounds.
 * with ``--paths`` only: the three autograd steps of the scan forced one at a time (per-row
   batched product, one GEMM per symbol, one padded bmm) at d <= 64, one thread.
 * with ``--families`` only: the 2025 families against `full` and the LSTM at d = 256 (or the sizes
@@ -53,6 +54,7 @@ the machines are shared.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import torch
@@ -60,7 +62,8 @@ from torch import nn
 
 from bilinear.learned.baselines import LSTMModel
 from bilinear.learned.models import BilinearRNN
-from bilinear.learned.scan import READOUT_BLOCK, Dense, GroupPlan, Householder, parallel_scan, sequential_scan
+from bilinear.learned import grouped_loop
+from bilinear.learned.scan import Dense, Householder, parallel_scan, sequential_scan
 from bilinear.malloc import keep_freed_buffers
 
 B = 256
@@ -111,72 +114,45 @@ def bench_eval(d: int, V: int, T: int, reps: int) -> dict:
 
 
 
-def _previous_logits(A: torch.Tensor, words: torch.Tensor, h0: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
-    """The no-grad evaluation as it was before the ``R @ H^T`` readout (kept to time it side by
-    side): the same grouped loop, the logits read out per block of states as ``H @ R^T`` with
-    the contiguous transposed readout, put back in order by one row ``index_select``."""
-    trans = Dense(A)
-    plan = GroupPlan.build(words, trans.n_symbols)
-    time_, batch = plan.order.shape
-    hidden = h0.shape[0]
-    K = min(time_, READOUT_BLOCK)
-    H = h0.new_empty(K, batch, hidden)
-    Y = h0.new_empty(time_, batch, R.shape[0])
-    RT = R.T.contiguous()
-    scratch, norm = h0.new_empty(batch, hidden), h0.new_empty(batch, 1)
-    prepared = trans.prepare()
-    src = h0.expand(batch, hidden)
-    slots, relink = H.unbind(0), plan.relink.unbind(0)
-    for t in range(time_):
-        slot = t % K
-        if t:
-            torch.index_select(slots[slot - 1], 0, relink[t], out=scratch)
-            src = scratch
-        out = slots[slot]
-        trans.step_into(src, plan.counts[t], out, prepared)
-        torch.linalg.vector_norm(out, dim=1, keepdim=True, out=norm)
-        out.div_(norm.clamp_min_(1e-30))
-        if slot == K - 1 or t == time_ - 1:
-            n = slot + 1
-            torch.mm(H[:n].reshape(n * batch, hidden), RT, out=Y[t - slot : t + 1].view(n * batch, -1))
-    return plan.unsort(Y)
-
-
-def bench_eval_readout(d: int, V: int, T: int, reps: int, rounds: int = 3) -> dict:
-    """The no-grad scan with its readout (d, V, B = 256, length T, renormalised), the previous
-    ``H @ R^T`` form (:func:`_previous_logits`) against the current ``sequential_scan``, timed in
-    alternating rounds with the sgemm of the scan's shape; also the largest difference of the
-    logits."""
+def bench_eval_loop(d: int, V: int, T: int, reps: int, rounds: int = 3) -> dict:
+    """The no-grad evaluation (d, V, B = 256, length T, renormalised, with its readout) through
+    ``sequential_scan``, its grouped loop run by Python and by TorchScript
+    (``bilinear.learned.grouped_loop``: the same function), timed in alternating rounds with the
+    sgemm of the scan's shape; and whether the two logits are equal bit for bit."""
     gen = torch.Generator().manual_seed(0)
     A = torch.randn(V, d, d, generator=gen) / d**0.5
     R, h0 = torch.randn(V, d, generator=gen), torch.randn(d, generator=gen)
     words = torch.randint(0, V, (B, T), generator=gen)
-    runs = {"previous": lambda: _previous_logits(A, words, h0, R),
-            "now": lambda: sequential_scan(Dense(A), words, h0, normalize=True, readout=R)}
-    out = {"previous": float("inf"), "now": float("inf"), "sgemm": 0.0}
+
+    def run(name: str):
+        with grouped_loop.by_python() if name == "python" else contextlib.nullcontext():
+            return sequential_scan(Dense(A), words, h0, normalize=True, readout=R)
+
+    out = {"python": float("inf"), "torchscript": float("inf"), "sgemm": 0.0}
     with torch.no_grad():
-        diff = float((runs["previous"]() - runs["now"]()).abs().max())
+        out["equal"] = torch.equal(run("python"), run("torchscript"))
         for _ in range(rounds):
             out["sgemm"] = max(out["sgemm"], sgemm_gflops(d, reps))
-            for name, fn in runs.items():
-                out[name] = min(out[name], best_time(fn, reps))
-    out["max_diff"] = diff
+            for name in ("python", "torchscript"):
+                out[name] = min(out[name], best_time(lambda: run(name), reps))
     return out
 
 
-def eval_readout_table(reps: int, T: int = 500) -> None:
-    """Previous and current no-grad evaluation at d = 64 side by side (% of the sgemm)."""
-    print("| d | V | sgemm GF/s | previous (H @ R^T) us/step, GF/s (% sgemm) | now (R @ H^T) us/step, GF/s (% sgemm) "
-          "| max logit difference |")
-    print("|---|---|---|---|---|---|")
-    for d in (64,):
+def eval_loop_table(reps: int, T: int = 500) -> None:
+    """The no-grad evaluation's loop by Python and by TorchScript side by side (% of the sgemm)."""
+    print(f"grouped loop: {grouped_loop.backend()}")
+    print("| d | V | sgemm GF/s | Python loop us/step, GF/s (% sgemm) | TorchScript loop us/step, GF/s (% sgemm) "
+          "| Python÷TorchScript | logits equal |")
+    print("|---|---|---|---|---|---|---|")
+    for d in (64, 256):
         for V in (2, 10):
-            r = bench_eval_readout(d, V, T, reps)
+            r = bench_eval_loop(d, V, T, reps)
             cells = []
-            for name in ("previous", "now"):
+            for name in ("python", "torchscript"):
                 gf = 2 * B * T * d * d / r[name] / 1e9
                 cells.append(f"{r[name] / T * 1e6:.1f}, {gf:.1f} ({100 * gf / r['sgemm']:.0f}%)")
-            print(f"| {d} | {V} | {r['sgemm']:.1f} | {cells[0]} | {cells[1]} | {r['max_diff']:.1e} |", flush=True)
+            print(f"| {d} | {V} | {r['sgemm']:.1f} | {cells[0]} | {cells[1]} | {r['python'] / r['torchscript']:.2f}x "
+                  f"| {'yes' if r['equal'] else 'NO'} |", flush=True)
 
 
 def _adam_step(model, words, labels, V: int):
@@ -492,8 +468,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, shorter parallel-scan runs")
     parser.add_argument("--train-only", action="store_true", help="only the training-step table")
-    parser.add_argument("--eval-readout", action="store_true",
-                        help="only the no-grad evaluation at d = 64, previous readout (H @ R^T) against now (R @ H^T)")
+    parser.add_argument("--eval-loop", action="store_true",
+                        help="only the no-grad evaluation, its grouped loop run by Python against TorchScript")
     parser.add_argument("--families", action="store_true",
                         help="only the 2025 families (householder:2, monomial, monomial,complex, dplr:1) against full and the LSTM at d = 256")
     parser.add_argument("--family-hidden", type=int, nargs="+", default=[256], metavar="D",
@@ -534,8 +510,8 @@ def main() -> None:
             families_phases(reps, d)
             print()
         return
-    if args.eval_readout:
-        eval_readout_table(max(reps, 3))
+    if args.eval_loop:
+        eval_loop_table(max(reps, 3))
         return
     train_step_table(reps)
     if args.train_only:

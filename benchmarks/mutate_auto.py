@@ -98,6 +98,9 @@ TARGETS = [
            PROVER_TESTS + ("tests/constructions/test_limits.py", "tests/constructions/test_clock.py")),
     Target("stackprover", "constructions/stackprover.py", (),
            ("tests/constructions/test_stack.py", "tests/constructions/test_depth_aperiodic.py")),
+    # not proof code: the evaluation loop every accuracy at length 500 comes from
+    Target("grouped_loop", "learned/grouped_loop.py", (),
+           ("tests/learned/test_scan_bits.py", "tests/learned/test_grouped_loop.py", "tests/learned/test_scan.py")),
 ]
 
 

@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from bilinear.errors import ConfigError
+from bilinear.learned import grouped_loop
 
 __all__ = [
     "auto_method",
@@ -227,20 +228,10 @@ class Dense(Transitions):
     def elements(self, tokens):
         return self.A[tokens].unsqueeze(2)  # (batch, time, 1, hidden, hidden)
 
-    def step_into(self, h, counts, out, prepared=None):
-        """No-grad grouped step writing into ``out``: one GEMM per symbol, no allocation.
-
-        The rows and the output are cut by one ``split_with_sizes`` each (two operations per step,
-        where a slice per symbol costs two per symbol); the GEMMs are the same calls on the same
-        views."""
-        AT = self.A.transpose(1, 2).unbind(0) if prepared is None else prepared
-        for rows, dst, m, n in zip(h.split_with_sizes(counts), out.split_with_sizes(counts), AT, counts):
-            if n:
-                torch.mm(rows, m, out=dst)
-
-    def prepare(self):
-        """The transposed matrices, contiguous (hidden_in, hidden_out), one view per symbol."""
-        return self.A.transpose(1, 2).contiguous().unbind(0)
+    def loop_matrices(self) -> tuple[list[torch.Tensor], int]:
+        """The no-grad loop's per-symbol matrices (:mod:`bilinear.learned.grouped_loop`): each
+        transposed and contiguous, (hidden_in, hidden_out), and 0 blocks (one GEMM per symbol)."""
+        return list(self.A.transpose(1, 2).contiguous().unbind(0)), 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,12 +265,10 @@ class Block(Transitions):
     def elements(self, tokens):
         return self.blocks[tokens]  # (batch, time, blocks, b, b)
 
-    def step_into(self, h, counts, out, prepared=None):
-        """No-grad grouped step writing into ``out``."""
-        out.copy_(self.step(h, None, counts))
-
-    def prepare(self):
-        return None
+    def loop_matrices(self) -> tuple[list[torch.Tensor], int]:
+        """The no-grad loop's per-symbol transposed blocks (blocks, b, b), the views :meth:`step`
+        multiplies by, and the number of blocks (one ``bmm`` per symbol)."""
+        return list(self.blocks.transpose(2, 3).unbind(0)), int(self.blocks.shape[1])
 
 
 @dataclass(frozen=True, eq=False)
@@ -1195,71 +1184,14 @@ def _grouped_no_grad(trans, plan: GroupPlan, h0, normalize: bool, add, readout) 
     never depends on the deferral beyond rounding.  It saves three operations per step (norm,
     clamp, division): 63 against 53 us per step at d = 64, V = 10, B = 256, one thread.  CUDA
     keeps the per-step renormalisation (the band check would synchronise once per block)."""
-    time, batch = plan.order.shape
-    hidden = h0.shape[0]
-    keep_states = readout is None
-    block = min(time, GROUPED_BLOCK)
-    K = time if keep_states else block
-    H = h0.new_empty(K, batch, hidden)
-    # the logits transposed, (classes, time x batch): ``R @ H^T`` is about three times faster in
-    # MKL than ``H @ R^T`` for an output 2-10 wide (it rounds differently in the last bits:
-    # evaluation is not bit-identical to the autograd forward, docs/training.md)
-    YT = None if keep_states else h0.new_empty(readout.shape[0], time * batch)
-    R = None if keep_states else readout.contiguous()
-    scratch = h0.new_empty(batch, hidden)
-    carry = h0.new_empty(batch, hidden)  # the state carried into a block, renormalised
-    norm = h0.new_empty(batch, 1)
-    prepared = trans.prepare()
+    mats, blocks = trans.loop_matrices()
     deferred = (normalize and add is None and h0.device.type == "cpu"
                 and h0.dtype in (torch.float32, torch.float64))
     low, high = DEFERRED_NORM_BAND
-    # views made once: indexing H and relink at every step is an operation each
-    slots = H.unbind(0)
-    relink = plan.relink.unbind(0)
-    counts = plan.counts
-
-    def run(first: int, last: int, per_step: bool) -> None:
-        for t in range(first, last + 1):
-            if t == 0:
-                src = h0.expand(batch, hidden)
-            else:
-                torch.index_select(carry if t == first else slots[(t - 1) % K], 0, relink[t], out=scratch)
-                src = scratch
-            out = slots[t % K]
-            trans.step_into(src, counts[t], out, prepared)
-            if add is not None:
-                out.add_(add[plan.sorted_tokens[t]])
-            _unit_rows_(out, norm if per_step else None)
-
-    for first in range(0, time, block):
-        last = min(first + block, time) - 1
-        n = last - first + 1
-        states = H[first % K : first % K + n]  # (n, batch, hidden)
-        run(first, last, normalize and not deferred)
-        norms = None
-        if deferred:
-            norms = torch.linalg.vector_norm(states, dim=2)  # (n, batch)
-            smallest, largest = torch.aminmax(norms)
-            if not (float(smallest) >= low and float(largest) <= high):  # NaN fails too
-                run(first, last, True)  # again from the carried state, renormalised at every step
-                norms = None
-        if keep_states and norms is not None:
-            states.div_(norms.unsqueeze(2))
-        if last + 1 < time:
-            if norms is None or keep_states:
-                carry.copy_(states[-1])
-            else:
-                torch.div(states[-1], norms[-1].unsqueeze(1), out=carry)
-        if not keep_states:
-            assert YT is not None and R is not None  # made above when states are not kept
-            logits = YT[:, first * batch : (last + 1) * batch]
-            torch.mm(R, states.reshape(n * batch, hidden).T, out=logits)
-            if norms is not None:
-                logits.div_(norms.reshape(1, n * batch))
-    if keep_states:
-        return H
-    assert YT is not None  # made above when states are not kept
-    return YT  # (classes, time x batch), rows in each step's sorted order
+    sorted_tokens = plan.sorted_tokens if add is not None else plan.sorted_tokens[:, :0]
+    R = None if readout is None else readout.contiguous()
+    return grouped_loop.loop()(h0, mats, blocks, plan.counts, plan.relink, add, sorted_tokens, R,
+                               GROUPED_BLOCK, normalize, deferred, low, high)
 
 
 # ------------------------------------------------------------------------------------------
