@@ -107,6 +107,34 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('learned/grouped_loop.py', '_run', 'n > 0 -> n >= 0', 0):
+        'a GEMM of zero rows writes nothing: skipping it is only faster',
+    ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 2', 1):
+        'the logits buffer has no columns without a readout, whatever its rows',
+    ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 0', 1):
+        'the logits buffer has no columns without a readout, whatever its rows',
+    ('learned/grouped_loop.py', 'grouped_no_grad', '0 -> 1', 3):
+        'without a readout the logits buffer is never read: one column or none',
+    ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 2', 2):
+        "the norm buffer is vector_norm's out=, which resizes it to (rows, 1) before writing",
+    ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 0', 2):
+        "the norm buffer is vector_norm's out=, which resizes it to (rows, 1) before writing",
+    ('learned/grouped_loop.py', 'grouped_no_grad', 'smallest >= low -> smallest > low', 0):
+        'a norm exactly on the band edge (1e-10): both paths are right to rounding there, so the side is a free choice',
+    ('learned/grouped_loop.py', 'grouped_no_grad', 'largest <= high -> largest < high', 0):
+        'a norm exactly on the band edge (1e10): both paths are right to rounding there, so the side is a free choice',
+    ('learned/grouped_loop.py', 'grouped_no_grad', 'last + 1 < time -> last + 1 <= time', 0):
+        'the carry is also set after the last block, where nothing reads it',
+    ('learned/grouped_loop.py', 'grouped_no_grad', 'last + 1 -> last - 1', 0):
+        'the carry is also set after the last block, where nothing reads it',
+    ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 0', 5):
+        'the carry is also set after the last block, where nothing reads it',
+    ('learned/grouped_loop.py', 'grouped_no_grad', 'last + 1 < time -> last + 1 <= time', 1):
+        'the carry is also set after the last block, where nothing reads it',
+    ('learned/grouped_loop.py', 'grouped_no_grad', 'last + 1 -> last - 1', 1):
+        'the carry is also set after the last block, where nothing reads it',
+    ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 0', 7):
+        'the carry is also set after the last block, where nothing reads it',
     ('constructions/bounds.py', '_complex_bound', '4 -> 5', 0):
         "Theorem F11's bounds are even (2 or 4 here, or past 4), so > 4 and > 5 agree",
     ('constructions/bounds.py', '_complex_bound', 'len(found[1]) < 2 -> len(found[1]) <= 2', 0):

@@ -111,7 +111,7 @@ def grouped_no_grad(h0: torch.Tensor, mats: List[torch.Tensor], blocks: int, cou
     YT = h0.new_empty([classes, time * batch if R is not None else 0])
     scratch = h0.new_empty([batch, hidden])
     carry = h0.new_empty([batch, hidden])  # the state carried into a block, renormalised
-    norm = h0.new_empty([batch, 1])
+    norm = h0.new_zeros([batch, 1]).abs()  # real, also for complex states (their norms)
     slots = list(H.unbind(0))  # lists (TorchScript's unbind gives one; Python's, a tuple)
     links = list(relink.unbind(0))
     tokens = list(sorted_tokens.unbind(0))

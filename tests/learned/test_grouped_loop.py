@@ -7,7 +7,9 @@ tests/learned/test_scan_bits.py checks the compiled loop against a plain loop wr
 
 from __future__ import annotations
 
+import contextlib
 import os
+import warnings
 
 import pytest
 import torch
@@ -141,3 +143,56 @@ def test_by_python_nests_and_ends():
             assert grouped_loop.loop() is grouped_loop.grouped_no_grad
         assert grouped_loop.backend() == "python (by_python)"
     assert grouped_loop.loop() is compiled
+
+
+@pytest.mark.parametrize("length", [1, 16, 17, 33, 47])
+@pytest.mark.parametrize("readout", [True, False])
+def test_every_block_boundary_against_a_float64_loop(length, readout):
+    """Lengths where the last block has one step (17, 33), none past a full block (16), or one
+    step in all: each block starts from the state the one before carried."""
+    gen = torch.Generator().manual_seed(length)
+    Q, _ = torch.linalg.qr(torch.randn(SYMBOLS, HIDDEN, HIDDEN, generator=gen, dtype=torch.float64))
+    A = Q * torch.linspace(0.5, 2.0, SYMBOLS, dtype=torch.float64).view(-1, 1, 1)
+    tokens = torch.randint(0, SYMBOLS, (BATCH, length), generator=gen)
+    h0, R = torch.randn(HIDDEN, generator=gen, dtype=torch.float64), torch.randn(3, HIDDEN, generator=gen, dtype=torch.float64)
+    h, states = h0.expand(BATCH, HIDDEN), []
+    for t in range(length):
+        h = torch.einsum("bij,bj->bi", A[tokens[:, t]], h)
+        states.append(h := h / torch.linalg.vector_norm(h, dim=-1, keepdim=True))
+    exact = torch.stack(states, 1)
+    if readout:
+        exact = exact @ R.T
+    with torch.no_grad():
+        out = sequential_scan(Dense(A.float()), tokens, h0.float(), normalize=True, readout=R.float() if readout else None)
+    assert out.shape == exact.shape
+    assert float((out.double() - exact).abs().max()) < 1e-5 * max(1.0, float(exact.abs().max()))
+
+
+def test_complex_rows_are_renormalised_as_their_real_pairs():
+    """Complex dense transitions (no variant makes them; a user's ``Dense`` may): each state is
+    divided by the Euclidean norm of its real and imaginary parts."""
+    gen = torch.Generator().manual_seed(2)
+    A = torch.randn(SYMBOLS, HIDDEN, HIDDEN, generator=gen, dtype=torch.complex128) / HIDDEN**0.5
+    h0 = torch.randn(HIDDEN, generator=gen, dtype=torch.complex128)
+    tokens = _words(1)
+    h, states = h0.expand(BATCH, HIDDEN), []
+    for t in range(TIME):
+        h = torch.einsum("bij,bj->bi", A[tokens[:, t]], h)
+        states.append(h := h / torch.sqrt((h.real ** 2 + h.imag ** 2).sum(-1, keepdim=True)))
+    exact = torch.stack(states, 1)
+    for by_python in (False, True):
+        with torch.no_grad(), grouped_loop.by_python() if by_python else contextlib.nullcontext():
+            out = sequential_scan(Dense(A), tokens, h0, normalize=True)
+        assert out.dtype == torch.complex128
+        assert float((out - exact).abs().max()) < 1e-10
+
+
+def test_compiling_shows_no_deprecation_warning(monkeypatch):
+    """``torch.jit.script`` warns that it is deprecated (torch 2.10 and later); the compile
+    silences it, so that a user's evaluation prints nothing."""
+    monkeypatch.setattr(grouped_loop, "_COMPILED", [])
+    monkeypatch.delenv(grouped_loop.ENVIRONMENT, raising=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        grouped_loop.loop()
+    assert [str(w.message) for w in seen] == []
