@@ -10,16 +10,16 @@ that TorchScript compiles, and it runs either way:
 * **compiled** (:func:`loop`, the default): the loop's 20-30 operations per step are dispatched
   from TorchScript's interpreter instead of Python's, which saves their argument parsing and the
   interpreter's own work.  Measured at d = 64, B = 256, length 500, one thread, CPU time,
-  interleaved with the same function run by Python: 34.4 against 41.7 us per step with ten
-  symbols, 21.8 against 24.0 with two (docs/training.md, "Evaluation at d = 64: the loop in
-  TorchScript").
+  interleaved with the same function run by Python, the whole evaluation: 38.5-39.3 against
+  46.2-47.1 us per step with ten symbols (27% against 22-23% of the machine's sgemm), 25.4-25.8
+  against 27.9-28.6 with two (docs/training.md, "Evaluation at d = 64: the loop in TorchScript").
 * **by Python**, the same source: when TorchScript is missing or refuses the function (no source
   files, a torch without ``torch.jit``, a change of its language), or when the environment sets
   ``BILINEAR_TORCHSCRIPT=0``.
 
 Both run the same operations in the same order, so their results are the same bit for bit
 (``tests/learned/test_grouped_loop.py`` checks it, and ``tests/learned/test_scan_bits.py`` checks
-both against a plain loop written in the tests).  ``torch.jit.script`` is deprecated in recent
+the compiled loop against a plain loop written in the tests).  ``torch.jit.script`` is deprecated in recent
 torch releases in favour of ``torch.compile``, which on a CPU compiles C++ at run time and needs a
 compiler; the deprecation warning is silenced here, and the Python fallback is what a torch
 without TorchScript gets.
@@ -41,15 +41,11 @@ import torch
 #: for bit; only the speed changes).
 ENVIRONMENT = "BILINEAR_TORCHSCRIPT"
 
-#: The clamp of a per-step renormalisation's norm (the scan's tiny, ``scan._TINY``).
-TINY = 1e-30
-
-
 def _unit_rows(u: torch.Tensor, norm: torch.Tensor) -> None:
-    """Divide the rows of ``u`` by their norms in place, the norms (clamped at :data:`TINY`)
+    """Divide the rows of ``u`` by their norms in place, the norms (clamped at 1e-30, the scan's tiny)
     written into ``norm`` (rows, 1); complex rows as their real pairs (``scan._unit_rows_``)."""
     r = torch.view_as_real(u).flatten(-2) if u.is_complex() else u
-    torch.linalg.vector_norm(r, 2.0, [-1], True, out=norm).clamp_min_(1e-30)  # TINY (a literal: TorchScript)
+    torch.linalg.vector_norm(r, 2.0, [-1], True, out=norm).clamp_min_(1e-30)  # scan._TINY (TorchScript takes no float globals)
     r.div_(norm)
 
 
@@ -108,6 +104,9 @@ def grouped_no_grad(h0: torch.Tensor, mats: List[torch.Tensor], blocks: int, cou
     K = time if R is None else block
     H = h0.new_empty([K, batch, hidden])
     classes = 1 if R is None else R.shape[0]
+    # the logits transposed, (classes, time x batch): ``R @ H^T`` is about three times faster in
+    # MKL than ``H @ R^T`` for an output 2-10 wide (it rounds differently in the last bits, so
+    # evaluation is not bit-identical to the autograd forward: docs/training.md)
     YT = h0.new_empty([classes, time * batch if R is not None else 0])
     scratch = h0.new_empty([batch, hidden])
     carry = h0.new_empty([batch, hidden])  # the state carried into a block, renormalised

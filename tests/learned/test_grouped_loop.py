@@ -196,3 +196,13 @@ def test_compiling_shows_no_deprecation_warning(monkeypatch):
         warnings.simplefilter("always")
         grouped_loop.loop()
     assert [str(w.message) for w in seen] == []
+
+
+def test_the_loops_clamp_is_the_scans_tiny():
+    """The loop writes the scan's tiny as a literal (TorchScript compiles no float globals): the
+    two must stay equal, so that every path clamps a vanished state's norm alike."""
+    import inspect
+
+    from bilinear.learned import scan
+
+    assert scan._TINY == 1e-30 and "clamp_min_(1e-30)" in inspect.getsource(grouped_loop._unit_rows)
