@@ -7,7 +7,8 @@
 #    paper's models at hidden 256 (cost of a 20,000-step run), the 2025 families;
 # 2. benchmarks/bench_train.py --train-only on the machine's idle CPU cores (the one- and
 #    two-thread training-step rows, which a shared development machine cannot measure), and
-#    --eval-readout on one idle core (the d = 64 evaluation as a share of sgemm);
+#    --eval-loop on one idle core (the d = 64 and 256 evaluation as a share of sgemm, its loop by
+#    Python and by TorchScript);
 # 3. a slice of the full protocol (`reproduce --full`'s grid: --preset paper, 20,000 steps at most,
 #    early stopping on validation words, 500 test words) on the GPU: parity, cyclic:5 and
 #    dihedral:3 against the five models of the reduced table at learning rate 1e-3, seed 0, all
@@ -51,8 +52,8 @@ if [[ $PARTS == *2* ]]; then
 echo "== 2. bench_train --train-only on the idle CPUs"
 timeout 120 env OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python3 benchmarks/bench_train.py --train-only 2>&1 \
     | tee "$OUT_DIR/bench_train_cpu.txt"
-echo "== 2b. bench_train --eval-readout on one idle CPU (the d = 64 evaluation against sgemm)"
-timeout 120 env OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 benchmarks/bench_train.py --eval-readout 2>&1 \
+echo "== 2b. bench_train --eval-loop on one idle CPU (the evaluation against sgemm)"
+timeout 120 env OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 benchmarks/bench_train.py --eval-loop 2>&1 \
     | tee "$OUT_DIR/bench_eval_cpu.txt"
 
 fi
