@@ -206,3 +206,32 @@ def test_the_loops_clamp_is_the_scans_tiny():
     from bilinear.learned import scan
 
     assert scan._TINY == 1e-30 and "clamp_min_(1e-30)" in inspect.getsource(grouped_loop._unit_rows)
+
+
+@pytest.mark.skipif(os.environ.get(grouped_loop.ENVIRONMENT, "1").strip() == "0",
+                    reason="the environment asks for the Python loop")
+def test_the_benchmark_times_both_runs_of_the_loop():
+    """``bench_train.py --eval-loop`` at a tiny size: the Python run really runs by Python and
+    the other by TorchScript (the comparison is not one loop against itself); the logits agree."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_train.py"
+    spec = importlib.util.spec_from_file_location("bench_train_for_loop_test", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert grouped_loop.backend() == "torchscript"  # compiled before the spy below replaces the function
+    seen = []
+    original = grouped_loop.grouped_no_grad
+
+    def spy(*args):
+        seen.append("python")
+        return original(*args)
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(grouped_loop, "grouped_no_grad", spy):
+        r = bench.bench_eval_loop(8, 3, 20, reps=1, rounds=1)
+    assert r["equal"] is True and r["python"] > 0 and r["torchscript"] > 0 and r["sgemm"] > 0
+    # the Python run: the equality check, best_time's warm-up and one timed repetition
+    assert len(seen) == 3
