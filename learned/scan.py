@@ -1171,6 +1171,8 @@ def _grouped_no_grad(trans, plan: GroupPlan, h0, normalize: bool, add, readout) 
     """The grouped loop without autograd, in sorted row order: the logits transposed, (classes,
     time x batch), when ``readout`` is given (states are buffered :data:`GROUPED_BLOCK` steps at a
     time and read out with one GEMM ``R @ H^T`` per block), else the states (time, batch, hidden).
+    The loop itself is :func:`bilinear.learned.grouped_loop.grouped_no_grad`, compiled by
+    TorchScript where it can be (the same bits either way); this function prepares its arguments.
 
     **Deferred renormalisation.**  On CPU, in float32 or float64, without an additive term, the
     states are not divided by their norms at every step but once per block: a linear map commutes
