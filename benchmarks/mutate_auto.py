@@ -200,12 +200,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
      '0 -> 1', 1):
         'the padding factor H(v, 0) is the identity whatever its vector',
     ('constructions/halfturns.py', 'nonneg_weights',
-     'not c > 0 or any(A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0)) or any( A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)) -> not c > 0 and any((A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0))) and any((A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)))', 0):
-        'a self-check of Theorem F13 that never fires (the tests check the products independently)',
-    ('constructions/halfturns.py', 'nonneg_weights',
-     'c > 0 -> c >= 0', 0):
-        'a self-check of Theorem F13 that never fires: every scale is positive',
-    ('constructions/halfturns.py', 'nonneg_weights',
      'raise ConstructionError(f"{label}: symbol {symbols[s]!r} is not a positive multiple of " -> pass', 0):
         'a self-check of Theorem F13 that never fires (the tests check the products independently)',
     ('constructions/halfturns.py', 'nonneg_weights',
@@ -217,16 +211,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the padding factor H((2, 0), 0): with beta = 0 every vector gives the identity',
     ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 3):
         'the padding factor H((1, 1), 0): with beta = 0 every vector gives the identity',
-    ('constructions/reflections.py', 'rotation_projections', '2 -> 3', 2):
-        'range(3) for the first non-zero entry of a 2 x 2 power: one is found within range(2)',
-    ('constructions/reflections.py', 'rotation_projections', '2 -> 3', 3):
-        'range(3) for the first non-zero entry of a 2 x 2 power: one is found within range(2)',
-    ('constructions/reflections.py', 'rotation_projections',
-     'not scale > 0 or any(M[r, c] != scale * P[r, c] for r in range(2) for c in range(2)) -> '
-     'not scale > 0 and any((M[r, c] != scale * P[r, c] for r in range(2) for c in range(2)))', 0):
-        "a self-check of the theorem's identities that never fires (the tests check them independently)",
-    ('constructions/reflections.py', 'rotation_projections', 'scale > 0 -> scale >= 0', 0):
-        "a self-check of the theorem's identities that never fires: every scale is positive",
     ('constructions/reflections.py', 'rotation_projections',
      'raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple " -> pass', 0):
         "a self-check of the theorem's identities that never fires (the tests check them independently)",

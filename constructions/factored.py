@@ -210,6 +210,25 @@ def check_householder(variant, A, exact: bool, factors, rtol: float):
     return A, (_frozen(V, exact), _frozen(beta, exact))
 
 
+def positive_multiple(M, P) -> bool:
+    """Whether the exact matrix M (d x d) is ``c (P (+) N)`` for some c > 0 and some N: its leading
+    block of P's size (d0 x d0) is c P, and its entries between that block and the rest are 0.
+    The constructions that replace factors by others (Theorems F10, F13) check their products
+    with it; a positive multiple changes no argmax of the scan.
+
+    >>> P = np.array([[Fraction(0), Fraction(1)], [Fraction(-1), Fraction(0)]], dtype=object)
+    >>> positive_multiple(2 * P, P), positive_multiple(-2 * P, P)
+    (True, False)
+    """
+    d0, d = P.shape[0], M.shape[0]
+    first = next(((i, j) for i in range(d0) for j in range(d0) if P[i, j] != 0), None)
+    if first is None:
+        return False
+    c = M[first] / P[first]
+    return (c > 0 and all(M[r, q] == c * P[r, q] for r in range(d0) for q in range(d0))
+            and all(M[r, q] == 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)))
+
+
 def _orthogonal(M, exact: bool, tol: float) -> bool:
     return _matrix_eq(M.T @ M, _eye(M.shape[0], exact), exact, tol) is None
 

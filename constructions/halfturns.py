@@ -226,7 +226,7 @@ def nonneg_weights(label: str, symbols, sources: list) -> Weights:
     reflections need it; among the sources (:func:`source_factors` reads each; others are
     skipped) the smallest d, then the smallest K.  ``label`` and ``symbols`` name the automaton in
     errors.  The registry's ``half-turns`` construction calls it with its sources."""
-    from .factored import householder_compose
+    from .factored import householder_compose, positive_multiple
 
     best = None
     for w in sources:
@@ -256,11 +256,7 @@ def nonneg_weights(label: str, symbols, sources: list) -> Weights:
             beta[s, j] = b
     A = householder_compose(V, beta)
     for s in range(w.n_symbols):  # each symbol a positive multiple of the source's matrix (its d0 x d0 block)
-        g = np.asarray(w.A[s], dtype=object)
-        i, j = next((i, j) for i in range(d0) for j in range(d0) if g[i, j] != 0)
-        c = A[s][i, j] / g[i, j]
-        if not c > 0 or any(A[s][r, q] != c * g[r, q] for r in range(d0) for q in range(d0)) or any(
-                A[s][r, q] != 0 for r in range(d) for q in range(d) if (r >= d0) != (q >= d0)):
+        if not positive_multiple(A[s], np.asarray(w.A[s], dtype=object)):
             raise ConstructionError(f"{label}: symbol {symbols[s]!r} is not a positive multiple of "
                                     f"its source matrix")  # pragma: no cover - Theorem F13
     h0 = np.empty(d, dtype=object)

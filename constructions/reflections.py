@@ -363,7 +363,7 @@ def rotation_projections(automaton) -> Weights:
     generator is three factors with beta in [0, 1] (:data:`ROTATION_FACTORS`), its inverse the
     same betas on the perpendicular vectors in reverse order; a symbol adding k is k generators
     or m - k inverses; K = 3 max over the symbols of min(k, m - k)."""
-    from .factored import householder_compose
+    from .factored import householder_compose, positive_multiple
 
     label = automaton.name or "automaton"
     m, exponents = _cyclic_action(automaton)
@@ -388,10 +388,7 @@ def rotation_projections(automaton) -> Weights:
             V[a, j], beta[a, j] = [Fraction(x) for x in v], b
     A = householder_compose(V, beta)
     for a, e in enumerate(exponents):  # each symbol is a positive multiple of its power of B
-        M, P = A[a], powers[e % m]
-        i, j = next((i, j) for i in range(2) for j in range(2) if P[i, j] != 0)
-        scale = M[i, j] / P[i, j]
-        if not scale > 0 or any(M[r, c] != scale * P[r, c] for r in range(2) for c in range(2)):
+        if not positive_multiple(A[a], powers[e % m]):
             raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple "
                                     f"of B^{e % m}")  # pragma: no cover - the theorem's identities
     G = sum(P.T @ P for P in powers)  # B preserves <x, y>_G (B^m = I)

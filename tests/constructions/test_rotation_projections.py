@@ -204,3 +204,30 @@ def test_order_five_is_minimal_in_d_and_k_where_no_symbol_adds_two():
     assert w.variant == "householder:3,nonneg" and w.dim == 2 and isinstance(prove(w, nav), Proof)
     w = _build(from_spec("cyclic:5"), "householder,nonneg")
     assert w.variant == "householder:6,nonneg"
+
+
+def test_positive_multiple_is_the_definition():
+    """``factored.positive_multiple``, the self-check of Theorems F10 and F13, against the
+    definition: the leading block c P with c > 0, zeros between it and the rest, anything in the
+    rest."""
+    from fractions import Fraction as F
+
+    import numpy as np
+
+    from bilinear.constructions.factored import positive_multiple
+
+    def m(rows):
+        return np.array([[F(x) for x in r] for r in rows], dtype=object)
+
+    P = m([[0, 1], [-1, 0]])  # its first non-zero entry is not the corner
+    assert positive_multiple(m([[0, F(3, 2)], [F(-3, 2), 0]]), P)
+    assert not positive_multiple(m([[0, -2], [2, 0]]), P)  # c < 0
+    assert not positive_multiple(m([[0, 0], [0, 0]]), P)  # c = 0
+    assert not positive_multiple(m([[0, 2], [-2, 1]]), P)  # an entry where P has 0
+    assert not positive_multiple(m([[0, 2], [-3, 0]]), P)  # two scales
+    assert not positive_multiple(m([[0, 1], [-1, 0]]), m([[0, 0], [0, 0]]))  # no scale at all
+    Q = m([[2, 1], [1, 3]])
+    assert positive_multiple(m([[4, 2, 0], [2, 6, 0], [0, 0, -5]]), Q)  # the rest is free
+    assert not positive_multiple(m([[4, 2, 1], [2, 6, 0], [0, 0, -5]]), Q)  # block to rest
+    assert not positive_multiple(m([[4, 2, 0], [2, 6, 0], [0, 7, -5]]), Q)  # rest to block
+    assert not positive_multiple(m([[4, 2, 0], [2, 7, 0], [0, 0, 1]]), Q)  # the last entry of the block
