@@ -107,6 +107,10 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/factored.py', 'positive_multiple', '0 -> 1', 0):
+        'P is square: its shape[1] is its shape[0]',
+    ('constructions/factored.py', 'positive_multiple', '0 -> 1', 1):
+        'M is square: its shape[1] is its shape[0]',
     ('learned/grouped_loop.py', '_run', 'n > 0 -> n >= 0', 0):
         'a GEMM of zero rows writes nothing: skipping it is only faster',
     ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 2', 1):
@@ -203,8 +207,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
      'raise ConstructionError(f"{label}: symbol {symbols[s]!r} is not a positive multiple of " -> pass', 0):
         'a self-check of Theorem F13 that never fires (the tests check the products independently)',
     ('constructions/halfturns.py', 'nonneg_weights',
-     '0 -> 1', 7):
-        'h0 = 1 on the extra coordinate: it scales with the rest and the readout is 0 there, so every score is unchanged',
+     '0 -> 1', 4):
+        'readout 1 on the extra coordinate: the state is 0 there (h0 is, and the matrices are block-diagonal), so every score is unchanged',
     ('constructions/reflections.py', 'rotation_projections', 'e %= m -> pass', 0):
         'the exponents of _cyclic_action already lie in 0 .. m - 1',
     ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 5):
@@ -216,7 +220,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "a self-check of the theorem's identities that never fires (the tests check them independently)",
     ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 6):
         'h0 = (2, 0): Theorem 2 holds for every non-zero h0 (B has no eigenvalue 1)',
-    ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 7):
+    ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 5):
         'h0 = (1, 1): Theorem 2 holds for every non-zero h0 (B has no eigenvalue 1)',
     ('constructions/snap.py', 'factor_snap',
      'abs(angle - 2 * math.pi * k / q) <= snap_angle(q) -> abs(angle - 2 * math.pi * k / q) < snap_angle(q)', 0):
