@@ -1,6 +1,6 @@
 """bilinear.analysis: what did the network learn?
 
-Everything takes a :class:`~bilinear.constructions.weights.Weights` (a hand construction or a
+Everything takes a :class:`~bilinear.constructions.values.weights.Weights` (a hand construction or a
 trained network's ``model.to_weights()``) and the automaton it should implement:
 
 * :mod:`.spectrum`: eigenvalues normalised by the spectral radius, nearest roots of unity, orders
@@ -8,7 +8,7 @@ trained network's ``model.to_weights()``) and the automaton it should implement:
 * :mod:`.commutators`: scale-free commutator norms and a verdict;
 * :mod:`.relations`: residuals of the automaton's defining relations, up to a positive scalar;
 * :mod:`.extract`: the automaton read off the hidden states, compared with the truth;
-* :mod:`bilinear.constructions.span`: the span of the hidden states visited at length (:func:`visited_span`), shared by
+* :mod:`bilinear.constructions.values.span`: the span of the hidden states visited at length (:func:`visited_span`), shared by
   the spectra, commutators and relations of float weights;
 * :mod:`.figures`, :mod:`.report` (:func:`analyze`), :mod:`.cli` (``bilinear analyze``).
 
@@ -24,7 +24,7 @@ from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract
 from .relations import RelationReport, relation_residuals
 from .report import AnalysisConfig, Report, analyze
-from bilinear.constructions.span import VisitedSpan, visited_span
+from bilinear.constructions.values.span import VisitedSpan, visited_span
 from .spectrum import Spectrum, spectrum
 
 __all__ = [

@@ -1,14 +1,14 @@
 """Certify a trained bilinear network: snap it to exact algebra, prove the snap, bound the horizon.
 
-:func:`certify_network` takes float :class:`~bilinear.constructions.weights.Weights` and the
+:func:`certify_network` takes float :class:`~bilinear.constructions.values.weights.Weights` and the
 automaton they were trained on and returns a :class:`NetworkCertificate`:
 
 1. **snap** -- exact weights of the same variant close to the trained ones
-   (:mod:`bilinear.constructions.snap`), proved for every word of every length by
-   :func:`~bilinear.constructions.prover.prove`; among the first three candidates proved, the one
+   (:mod:`bilinear.constructions.horizon.snap`), proved for every word of every length by
+   :func:`~bilinear.constructions.proof.prover.prove`; among the first three candidates proved, the one
    with the longest certified horizon is kept;
 2. **horizon** -- a length L up to which *every* word is certified correct for the float network
-   itself (:func:`~bilinear.constructions.horizon.certified_horizon`; Theorems 16 and 17 of
+   itself (:func:`~bilinear.constructions.horizon.horizon.certified_horizon`; Theorems 16 and 17 of
    docs/theory.md), a theorem about the network *evaluated in float64* (as ``check`` and the
    search run it: the rounding of every step is charged), and beside it the same bound in real
    arithmetic (the float weights as exact numbers) and in float32 (as torch trains);
@@ -24,8 +24,8 @@ automaton they were trained on and returns a :class:`NetworkCertificate`:
 How to read a certificate: docs/certify.md.
 
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.registry import build
->>> from bilinear.constructions.snap import drift
+>>> from bilinear.constructions.handmade.registry import build
+>>> from bilinear.constructions.horizon.snap import drift
 >>> a = from_spec("cyclic:5")
 >>> c = certify_network(drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8), a, search_length=500)
 >>> c.status, c.failing_text, c.certified < len(c.failing)
@@ -39,8 +39,8 @@ from typing import Any
 import time
 from dataclasses import dataclass, field
 
-from bilinear.constructions.floatcheck import CheckResult
-from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.horizon.floatcheck import CheckResult
+from bilinear.constructions.values.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
 
 __all__ = ["NetworkCertificate", "certify_network", "TEST_LENGTH", "STATUSES", "ARITHMETIC", "StackCertificate",
@@ -65,7 +65,7 @@ class NetworkCertificate:
 
     See Also
     --------
-    bilinear.constructions.certificates.Certificate : an *impossibility* certificate (a word
+    bilinear.constructions.impossible.certificates.Certificate : an *impossibility* certificate (a word
         pattern no network of a commuting or real-diagonal variant can get right), found from
         the automaton alone; this class is about one trained network's horizon.
 
@@ -101,7 +101,7 @@ class NetworkCertificate:
     def snapped_weights(self):
         """The exact snapped Weights in the trained network's basis (None without a proved snap).
 
-        Entries small enough for the weights file (:meth:`~bilinear.constructions.snap.Snap.original`)."""
+        Entries small enough for the weights file (:meth:`~bilinear.constructions.horizon.snap.Snap.original`)."""
         return None if self.snap is None else self.snap.original()
 
     def to_json(self) -> dict:
@@ -179,7 +179,7 @@ def _candidates(weights, automaton, failures: list, proved: list):
     (dense variants, or when no block snap was proved) and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
-    from bilinear.constructions.snap import construction_snap, factor_snap, snap_candidates, state_map_snap
+    from bilinear.constructions.horizon.snap import construction_snap, factor_snap, snap_candidates, state_map_snap
 
     if "perm" in weights.variant_info.info.factor_names:  # PD-SSM: its own factors, rounded
         try:
@@ -206,8 +206,8 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
     distance); its horizons in every arithmetic then also try the node horizon (Theorem 20)."""
-    from bilinear.constructions.horizon import NODE_BELOW, certified_horizon, node_horizon_widest, with_node_horizon
-    from bilinear.constructions.prover import prove
+    from bilinear.constructions.horizon.horizon import NODE_BELOW, certified_horizon, node_horizon_widest, with_node_horizon
+    from bilinear.constructions.proof.prover import prove
 
     failures: list = []
     tried: list[tuple[Any, str]] = []
@@ -239,7 +239,7 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
 
 
 def _validate(weights, automaton) -> None:
-    from bilinear.constructions.weights import Weights
+    from bilinear.constructions.values.weights import Weights
 
     if not isinstance(weights, Weights):
         raise WeightsError(f"certify needs a Weights value, got {type(weights).__name__}")
@@ -257,7 +257,7 @@ def exact_margin_sign(weights, automaton, word) -> int | None:
 
     import flint
 
-    from bilinear.constructions.balls import arb_matrix, precision
+    from bilinear.constructions.exact.balls import arb_matrix, precision
 
     if len(word) > EXACT_WORD_MAX:
         return None
@@ -296,11 +296,11 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
 
     See Also
     --------
-    bilinear.constructions.certificates.certify : an impossibility certificate from the
+    bilinear.constructions.impossible.certificates.certify : an impossibility certificate from the
         automaton alone, ruling out every network of a variant; this function judges one
         trained network.
     """
-    from bilinear.constructions.failsearch import compress_word, search_failure, shorten_failure
+    from bilinear.constructions.horizon.failsearch import compress_word, search_failure, shorten_failure
 
     _validate(weights, automaton)
     for name, value in (("search_length", search_length), ("test_length", test_length)):
@@ -350,13 +350,13 @@ class StackCertificate:
     """What ``bilinear certify`` says about a float stack of layers (docs/theory.md section 8).
 
     1. **snap** -- every layer snapped to exact weights of its variant
-       (:func:`~bilinear.constructions.snap.snap_stack`: transition entries to cos(2 pi j / n) within
+       (:func:`~bilinear.constructions.horizon.snap.snap_stack`: transition entries to cos(2 pi j / n) within
        a tolerance, start state and readout to dyadic rationals), and the snapped stack proved for
-       every word of every length by :func:`~bilinear.constructions.stackprover.prove_stack`
+       every word of every length by :func:`~bilinear.constructions.proof.stackprover.prove_stack`
        (Theorem S1);
     2. **horizon** -- Theorem S5, layer by layer: the snapped layer ``l`` run on every word of its
        alphabet (input symbol, class of layer ``l - 1``) is an automaton ``M_l``
-       (:func:`~bilinear.constructions.horizon_stack.layer_automaton`), the float layer is certified
+       (:func:`~bilinear.constructions.horizon.horizon_stack.layer_automaton`), the float layer is certified
        against it by the one-layer theorems (as :func:`certify_network` does, float64 evaluation,
        rounding charged) up to ``N_l``, and every input word of length at most ``min_l N_l`` is
        certified right for the float stack (``horizon``; ``layer_horizons`` per layer);
@@ -438,8 +438,8 @@ def stack_horizon(stack, snapped, bound: int = 64):
     over every word of its alphabet and the float layer's certified float64 horizon against it
     (:func:`_best_proved`, as for one layer); the stack's horizon is the shortest of them (every
     length when every layer holds at every length; none when a layer has no certified length)."""
-    from bilinear.constructions.horizon_base import Horizon
-    from bilinear.constructions.horizon_stack import layer_automaton
+    from bilinear.constructions.horizon.horizon_base import Horizon
+    from bilinear.constructions.horizon.horizon_stack import layer_automaton
 
     per: list = []
     for i, (f, e) in enumerate(zip(stack.layers, snapped.layers)):
@@ -465,14 +465,14 @@ def stack_horizon(stack, snapped, bound: int = 64):
 
 def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int = 256, seed: int = 0,
                   tol: float | None = None) -> StackCertificate:
-    """The certificate of a float :class:`~bilinear.constructions.stack.Stack` (see
+    """The certificate of a float :class:`~bilinear.constructions.values.stack.Stack` (see
     :class:`StackCertificate`); ``tol`` the snapping tolerance (default
-    :data:`~bilinear.constructions.snap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
+    :data:`~bilinear.constructions.horizon.snap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
     with ``bilinear verify --weights``) or a stack that does not fit the automaton.
 
     >>> from bilinear.automata.families import from_spec
-    >>> from bilinear.constructions.cascade import cascade
-    >>> from bilinear.constructions.snap import drift_layers
+    >>> from bilinear.constructions.handmade.cascade import cascade
+    >>> from bilinear.constructions.horizon.snap import drift_layers
     >>> a = from_spec("dihedral:3")
     >>> c = certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-6), a, test_length=50, words=16)
     >>> c.status, c.proof.status, c.horizon.text(), c.check.passed
@@ -480,10 +480,10 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-2), a, test_length=50, words=16).status
     'failed'
     """
-    from bilinear.constructions.floatcheck import check
-    from bilinear.constructions.snap import STACK_SNAP_TOL, snap_stack
-    from bilinear.constructions.stack import Stack
-    from bilinear.constructions.stackprover import prove_stack
+    from bilinear.constructions.horizon.floatcheck import check
+    from bilinear.constructions.horizon.snap import STACK_SNAP_TOL, snap_stack
+    from bilinear.constructions.values.stack import Stack
+    from bilinear.constructions.proof.stackprover import prove_stack
 
     if not isinstance(stack, Stack):
         raise WeightsError(f"certify_stack needs a Stack, got {type(stack).__name__}")

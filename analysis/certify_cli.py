@@ -91,8 +91,8 @@ def load_network_and_length(run_dir=None, weights_file=None, allow_unsigned=Fals
         raise AnalysisError("give exactly one of RUN_DIR, --weights FILE SPEC")
     if weights_file is not None:
         from bilinear.automata import from_spec
-        from bilinear.constructions.stack import Stack
-        from bilinear.constructions.stack import load_network as load_any
+        from bilinear.constructions.values.stack import Stack
+        from bilinear.constructions.values.stack import load_network as load_any
 
         path, spec = weights_file
         network = load_any(path, allow_unsigned=allow_unsigned)
@@ -122,7 +122,7 @@ def _run(args) -> int:
     if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)
         check_output_file(args.write, force=args.force)
         check_apart(args.write, [args.run_dir, *(args.weights or ())[:1]], what="--write file")
-    from bilinear.constructions.search import BudgetSpent, deadline
+    from bilinear.constructions.proof.search import BudgetSpent, deadline
     from bilinear.progress import Progress
 
     try:
@@ -130,7 +130,7 @@ def _run(args) -> int:
             weights, automaton, run_length = load_network_and_length(args.run_dir, args.weights,
                                                                       allow_unsigned=args.unsigned)
             test_length = args.test_length if args.test_length is not None else run_length
-            from bilinear.constructions.stack import Stack
+            from bilinear.constructions.values.stack import Stack
 
             if args.snap_tol is not None and not isinstance(weights, Stack):
                 raise AnalysisError("--snap-tol is for stacks of layers; one network is snapped by the one-layer "

@@ -21,7 +21,7 @@ import json
 import sys
 
 from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AnalysisError
 from bilinear.extras import require
 from bilinear.fileio import check_apart, check_output_dir, prepare_output_dir
@@ -117,7 +117,7 @@ def _run(args) -> int:
     if args.out:  # the overwrite rule, checked before the work; the folder is replaced after it
         check_apart(args.out, _input_paths(args), what="--out folder")
         check_output_dir(args.out, force=args.force)
-    from bilinear.constructions.search import BudgetSpent, deadline
+    from bilinear.constructions.proof.search import BudgetSpent, deadline
 
     try:
         with deadline(args.time_budget):

@@ -10,7 +10,7 @@ norm is still reported.  The verdict "commute" means every pair of symbols commu
 within ``tol``); a commuting network can only represent automata whose labels do not depend on
 the order of adjacent symbols (``docs/theory.md``, Theorem 6).
 
->>> from bilinear.constructions.weights import Weights
+>>> from bilinear.constructions.values.weights import Weights
 >>> w = Weights("block:2", [[[0, -1], [1, 0]], [[1, 0], [0, -1]]], [1, 0], [[1, 0]])
 >>> c = commutators(w)
 >>> c.verdict, c.exact, round(c.norms[0][1], 6)
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible
-from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
+from bilinear.constructions.values.floatrun import check_compatible
+from bilinear.constructions.values.span import VisitedSpan, scale_normalised, visited_span
 
 from .matrices import (
     check_positive_int,
@@ -200,10 +200,10 @@ def commutators(
     2..``word_length`` (the first ``max_words`` words in shortlex order).
 
     For float weights the symbol pairs are also compared on the visited span (``span``, computed
-    with :func:`~bilinear.constructions.span.visited_span` when not given); they commute there when
+    with :func:`~bilinear.constructions.values.span.visited_span` when not given); they commute there when
     every norm is at most ``span_tol``.
 
-    >>> from bilinear.constructions.weights import Weights
+    >>> from bilinear.constructions.values.weights import Weights
     >>> w = Weights("diagonal", [[[2., 0.], [0., 3.]], [[-1., 0.], [0., 5.]]], [1., 1.], [[1., 0.]])
     >>> c = commutators(w, word_length=1)
     >>> c.verdict, c.exact

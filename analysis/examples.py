@@ -18,8 +18,8 @@ import numpy as np
 
 from bilinear.automata import from_spec
 from bilinear.automata.minimize import access_words
-from bilinear.constructions.field import cos2pi, sin2pi
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.exact.field import cos2pi, sin2pi
+from bilinear.constructions.values.weights import Weights
 
 
 def rotation(k: int, n: int):

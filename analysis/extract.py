@@ -50,8 +50,8 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible, float_steps, run_float, unit_rows
-from bilinear.constructions.span import scale_normalised
+from bilinear.constructions.values.floatrun import check_compatible, float_steps, run_float, unit_rows
+from bilinear.constructions.values.span import scale_normalised
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
@@ -246,7 +246,7 @@ class Extraction:
 
 def run_network(weights, words: np.ndarray) -> np.ndarray:
     """Predicted classes after every step, (batch, time), with renormalisation (float):
-    :func:`bilinear.constructions.floatrun.run_float`'s labels.
+    :func:`bilinear.constructions.values.floatrun.run_float`'s labels.
 
     >>> from bilinear.analysis.examples import cyclic_rotation2d
     >>> run_network(cyclic_rotation2d(5), np.array([[1, 1, 3]])).tolist()
@@ -605,15 +605,15 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     transient states, before its contracting directions die out), the extraction is repeated
     with a burn-in of ``length // 2`` steps and that result is returned if it succeeds.
 
-    ``weights`` may also be any model :func:`bilinear.constructions.tracker.as_tracker` accepts: one
+    ``weights`` may also be any model :func:`bilinear.constructions.values.tracker.as_tracker` accepts: one
     without Weights is extracted by :func:`extract_tracker`.
 
     Raises AnalysisError when symbol or class counts differ or a config value is invalid.
     """
-    from bilinear.constructions.weights import Weights
+    from bilinear.constructions.values.weights import Weights
 
     if not isinstance(weights, Weights) and not isinstance(weights, np.ndarray):
-        from bilinear.constructions.tracker import as_tracker
+        from bilinear.constructions.values.tracker import as_tracker
 
         tracker = as_tracker(weights)
         if tracker.weights is None:
@@ -881,7 +881,7 @@ MAX_REFILLS = 512
 
 
 def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
-    """:func:`extract` for any tracker (:func:`bilinear.constructions.tracker.as_tracker`) that gives
+    """:func:`extract` for any tracker (:func:`bilinear.constructions.values.tracker.as_tracker`) that gives
     hidden states: geometric clusters of the hidden states divided by their root-mean-square
     norm (so ``tol`` is relative to the typical state), transitions by majority vote, labels
     by the majority of the tracker's predictions in each cluster.  A tracker predicts only
@@ -891,7 +891,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     first word followed by the symbol.  Without hidden states only the accuracies are
     computed (``status`` says so).
     """
-    from bilinear.constructions.tracker import as_tracker, need_automaton
+    from bilinear.constructions.values.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)

@@ -3,7 +3,7 @@
 :func:`implements_line` reads what the analysis measured (the spectra on the visited span, the
 extracted automaton, the accuracy by length) and, for a network that fails, compares the extracted
 automaton with the target's quotients and asks for the impossibility certificate of the variant
-(:func:`bilinear.constructions.certificates.certify`)::
+(:func:`bilinear.constructions.impossible.certificates.certify`)::
 
     implements Z_5 as transitions of order 1, 5 on a 2-dimensional visited span; phase error 0.002 rad/step
     tracks only the Z_2 quotient of D_3 (2 states); no rotation2d network can implement D_3 (Theorem 6: every
@@ -137,8 +137,8 @@ def transitions_text(spectrum) -> str:
 
 
 def _certificate_text(automaton, variant: str, claim: str) -> str | None:
-    from bilinear.constructions.certificates import certify
-    from bilinear.constructions.horizon import compress_word
+    from bilinear.constructions.impossible.certificates import certify
+    from bilinear.constructions.horizon.horizon import compress_word
     from bilinear.errors import BilinearError
 
     try:

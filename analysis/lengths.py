@@ -1,7 +1,7 @@
 """Accuracy by length: how far beyond its training lengths a network stays right.
 
 :func:`accuracy_by_length` runs ``words`` random words (seeded) of length ``max_length`` through
-the renormalised float run (:func:`bilinear.constructions.floatrun.float_steps`) and returns the
+the renormalised float run (:func:`bilinear.constructions.values.floatrun.float_steps`) and returns the
 network's *normalised* accuracy at every prefix length 1..``max_length``: ``(acc - 1/C) / (1 -
 1/C)`` for C classes, so 0 is chance and 1 is perfect.  A value below 0 means the network does
 *worse* than guessing uniformly at that length: it predicts a consistent wrong class, as a
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible, float_steps
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.floatrun import check_compatible, float_steps
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AnalysisError
 from bilinear.metrics import normalized_accuracy
 
@@ -137,7 +137,7 @@ def _weights_correct(weights, seq: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 16) -> np.ndarray:
     """(words, time) bool for a model without transition matrices (a tracker, see
-    :mod:`bilinear.constructions.tracker`), run ``chunk`` words at a time to bound its memory."""
+    :mod:`bilinear.constructions.values.tracker`), run ``chunk`` words at a time to bound its memory."""
     correct = np.empty(seq.shape, dtype=bool)
     for i in range(0, seq.shape[0], chunk):
         logits = np.asarray(tracker.run(seq[i : i + chunk]).logits)
@@ -148,7 +148,7 @@ def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 1
 def accuracy_by_length(weights, automaton, max_length: int = 2000, words: int = 200, seed: int = 0,
                        train_range: tuple[int, int] | None = None) -> LengthCurve:
     """The :class:`LengthCurve` of ``weights`` on ``automaton`` (module docstring); ``weights``
-    may also be a tracker (:func:`bilinear.constructions.tracker.as_tracker`: any model without
+    may also be a tracker (:func:`bilinear.constructions.values.tracker.as_tracker`: any model without
     transition matrices), run a few words at a time.
 
     Raises AnalysisError for bad sizes, or when ``words * max_length * hidden`` exceeds

@@ -195,11 +195,11 @@ def _to_automaton(model, automaton):
 
 def lstar(model, automaton, config: LStarConfig = LStarConfig()) -> LStarResult:
     """Learn the automaton of ``model`` (a tracker, a Weights value, one of our models or your
-    torch module: :func:`bilinear.constructions.tracker.as_tracker`) with AALpy's L* over the symbols of
+    torch module: :func:`bilinear.constructions.values.tracker.as_tracker`) with AALpy's L* over the symbols of
     ``automaton`` (the reference, whose class names name the outputs).  AnalysisError when the
     hypothesis outgrows ``max_states`` or the tracker is fed more than ``max_steps`` symbols;
     ExtraMissingError without the ``aalpy`` extra."""
-    from bilinear.constructions.tracker import as_tracker, need_automaton
+    from bilinear.constructions.values.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = config.validated()
@@ -241,7 +241,7 @@ def compare_extractions(model, automaton, lstar_config: LStarConfig = LStarConfi
     from bilinear.automata.words import compress
 
     from .extract import ExtractConfig, extract, extract_tracker
-    from bilinear.constructions.tracker import as_tracker
+    from bilinear.constructions.values.tracker import as_tracker
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     config = extract_config or ExtractConfig()

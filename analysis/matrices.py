@@ -105,7 +105,7 @@ def is_zero_matrix(M: np.ndarray) -> bool:
 
 def exact_sign_of(x) -> int:
     """The exact sign of an int, Fraction or real field element."""
-    from bilinear.constructions.field import exact_sign
+    from bilinear.constructions.exact.field import exact_sign
 
     if isinstance(x, (int, Fraction)):
         return (x > 0) - (x < 0)

@@ -13,7 +13,7 @@ For each relation we report
   subspace containing h0 and invariant under every A_sigma; directions outside it never influence
   a prediction, so a network may be arbitrary there);
 * ``residual_visited``: the same on the span of the unit hidden states *visited at length*
-  (after ``burn_in`` random steps; :func:`bilinear.constructions.span.visited_span`).  A trained network often has extra
+  (after ``burn_in`` random steps; :func:`bilinear.constructions.values.span.visited_span`).  A trained network often has extra
   eigenvalues of modulus below the spectral radius: their directions are reachable but die out
   along any long word, so the relation need only hold where the states actually live;
 * ``residual_states``: the largest distance between the unit vectors ``A(u) h`` and ``A(v) h``
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bilinear.automata.monoid import transformation_monoid
-from bilinear.constructions.floatrun import check_compatible
+from bilinear.constructions.values.floatrun import check_compatible
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 
 from .matrices import (
@@ -54,7 +54,7 @@ from .matrices import (
     scale_free_distance,
     word_matrix,
 )
-from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_basis, visited_span
+from bilinear.constructions.values.span import VisitedSpan, scale_normalised, visited_basis, visited_span
 
 __all__ = ["Relation", "RelationReport", "relation_residuals", "reachable_basis", "visited_basis",
            "relation_kind", "state_residual"]
@@ -324,7 +324,7 @@ def relation_residuals(
     keeps the singular directions of the states visited after ``burn_in`` steps whose singular
     value exceeds ``rank_tol`` times the largest (a trained network leaks a little into
     directions it contracts; ``rank_tol`` sets how little is ignored).  A precomputed ``span``
-    (:func:`~bilinear.constructions.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
+    (:func:`~bilinear.constructions.values.span.visited_span`) replaces ``burn_in``, ``seed`` and ``rank_tol``.
 
     Raises AnalysisError when the symbol counts differ, ``tol`` is not positive, or the monoid
     exceeds ``monoid_limit``.

@@ -1,6 +1,6 @@
 """The full analysis of a network: spectra, commutators, relation residuals, extraction.
 
-:func:`analyze` takes a :class:`~bilinear.constructions.weights.Weights` and the
+:func:`analyze` takes a :class:`~bilinear.constructions.values.weights.Weights` and the
 :class:`~bilinear.automata.automaton.Automaton` it should implement, and returns a frozen
 :class:`Report` with ``.to_json()`` (a JSON-serialisable dict), ``.to_markdown()`` (the text
 report) and ``.write(out_dir)`` (``report.md``, ``report.json`` and the PNG figures, each file
@@ -33,8 +33,8 @@ from pathlib import Path
 
 from bilinear.automata.automaton import Automaton
 from bilinear.automata.monoid import transformation_monoid
-from bilinear.constructions.floatrun import check_compatible
-from bilinear.constructions.span import visited_span
+from bilinear.constructions.values.floatrun import check_compatible
+from bilinear.constructions.values.span import visited_span
 from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
@@ -574,13 +574,13 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
 def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, title: str | None = None,
                     source: dict | None = None, train_range: tuple[int, int] | None = None) -> Report:
     """The analysis of a model without transition matrices (an LSTM, RNN, Transformer,
-    Mamba-style or your own model, through :func:`bilinear.constructions.tracker.as_tracker`):
+    Mamba-style or your own model, through :func:`bilinear.constructions.values.tracker.as_tracker`):
     accuracy by length and the automaton extracted from its hidden states
     (:func:`bilinear.analysis.extract.extract_tracker`); the spectra, commutators and relations
     are None.  A tracker that has Weights (a bilinear model) gets the full :func:`analyze`.
     """
     from .extract import extract_tracker
-    from bilinear.constructions.tracker import as_tracker, need_automaton
+    from bilinear.constructions.values.tracker import as_tracker, need_automaton
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config

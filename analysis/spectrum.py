@@ -17,8 +17,8 @@ roots of unity, which is unambiguous because the exact identity ``A^k = c I`` fo
 
 Examples
 --------
->>> from bilinear.constructions.field import cos2pi, sin2pi
->>> from bilinear.constructions.weights import Weights
+>>> from bilinear.constructions.exact.field import cos2pi, sin2pi
+>>> from bilinear.constructions.values.weights import Weights
 >>> c, s = cos2pi(1, 5), sin2pi(1, 5)
 >>> w = Weights("rotation2d", [[[c, -s], [s, c]]], [1, 0], [[1, 0]])
 >>> sp = spectrum(w)
@@ -37,8 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
-from bilinear.constructions.floatrun import check_compatible
-from bilinear.constructions.span import VisitedSpan, scale_normalised, visited_span
+from bilinear.constructions.values.floatrun import check_compatible
+from bilinear.constructions.values.span import VisitedSpan, scale_normalised, visited_span
 from bilinear.errors import AnalysisError
 
 from .matrices import (
@@ -411,7 +411,7 @@ class Spectrum:
 
 def _with_visited_orders(symbols, span: VisitedSpan, max_order: int, span_tol: float) -> tuple[MatrixSpectrum, ...]:
     """For float weights: each A_sigma compressed to the visited span V
-    (:mod:`bilinear.constructions.span`), its spectrum and order there (tolerance ``span_tol``), and
+    (:mod:`bilinear.constructions.values.span`), its spectrum and order there (tolerance ``span_tol``), and
     otherwise the k <= max_order minimising the scale-free distance of (V^T A V)^k from the
     identity."""
     from dataclasses import replace
@@ -465,10 +465,10 @@ def spectrum(
     count.  ``tol`` is the scale-free tolerance of the float order test (unused for exact
     weights of hidden size <= :data:`EXACT_MAX_DIM`).  Float weights whose symbols have no
     order up to scale also get their nearest order on the visited span (``span``, computed with
-    :func:`~bilinear.constructions.span.visited_span` when not given): its spectrum there and its
+    :func:`~bilinear.constructions.values.span.visited_span` when not given): its spectrum there and its
     order within ``span_tol``, the verdict the headline (:attr:`MatrixSpectrum.headline`) gives.
 
-    >>> from bilinear.constructions.weights import Weights
+    >>> from bilinear.constructions.values.weights import Weights
     >>> w = Weights("diagonal", [[[-1, 0], [0, 1]], [[1, 0], [0, 1]]], [1, 1], [[1, 0]])
     >>> print(spectrum(w, word_length=1).reading)
     A_0 acts as a reflection

@@ -1,7 +1,7 @@
 """What ``bilinear analyze`` analyses: a finished training run, a hand construction, or saved
 weights, each as ``(weights, automaton, title, source)``.  A run of a model without transition
 matrices (LSTM, RNN, Transformer, Mamba-style) gives a tracker
-(:func:`bilinear.constructions.tracker.as_tracker`) in place of the weights.
+(:func:`bilinear.constructions.values.tracker.as_tracker`) in place of the weights.
 
 >>> weights, automaton, title, source = load_target(construction=("parity", "diagonal"))
 >>> weights.dim, title, source
@@ -23,7 +23,7 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
     (weights file, spec) pair; for a run of a baseline ``weights`` is a tracker.
 
     ``layers`` (with ``construction`` only): the stack of that many layers that ``bilinear verify
-    SPEC VARIANT --layers L`` proves (:func:`~bilinear.constructions.cascade.build_stack`), analysed
+    SPEC VARIANT --layers L`` proves (:func:`~bilinear.constructions.handmade.cascade.build_stack`), analysed
     as a tracker (a stack is not one :class:`Weights`); 1 is the one-layer construction.
 
     AnalysisError for a missing or unfinished run directory, or unless exactly one is given.
@@ -42,13 +42,13 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
         return _constructed_stack(construction, layers)
     if weights_file is not None:
         from bilinear.automata import from_spec
-        from bilinear.constructions.stack import Stack, load_network
+        from bilinear.constructions.values.stack import Stack, load_network
 
         path, spec = weights_file
         automaton = from_spec(spec)
         weights = load_network(path, allow_unsigned=allow_unsigned)
         if isinstance(weights, Stack):  # a stack of layers: analysed as a tracker
-            from bilinear.constructions.tracker import as_tracker
+            from bilinear.constructions.values.tracker import as_tracker
 
             weights = weights.layers[0] if weights.depth == 1 else as_tracker(weights)
         return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
@@ -77,16 +77,16 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
         raise AnalysisError(f"run directory {str(path)!r}: {exc}") from None
     from bilinear.errors import ConfigError
 
-    from bilinear.constructions.stack import Stack
+    from bilinear.constructions.values.stack import Stack
 
     try:
         weights = model.to_weights()
     except ConfigError:  # a baseline: no Weights, analysed as a tracker
-        from bilinear.constructions.tracker import as_tracker
+        from bilinear.constructions.values.tracker import as_tracker
 
         weights = as_tracker(model, name=getattr(config, "model", type(model).__name__))
     if isinstance(weights, Stack):  # a trained stack: accuracy and extraction, as a tracker
-        from bilinear.constructions.tracker import as_tracker
+        from bilinear.constructions.values.tracker import as_tracker
 
         weights = as_tracker(weights, name=f"{config.model} x {weights.depth} layers")
     source = {"run": str(path), "train_range": [config.train_min_len, config.longest_train_len]}
@@ -103,10 +103,10 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
 def _constructed_stack(construction, layers: int):
     """The stack ``verify SPEC VARIANT --layers L`` proves, as a tracker (see :func:`load_target`)."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.cascade import build_stack
-    from bilinear.constructions.stack import MAX_LAYERS
-    from bilinear.constructions.tracker import as_tracker
-    from bilinear.constructions.weights import parse_variant
+    from bilinear.constructions.handmade.cascade import build_stack
+    from bilinear.constructions.values.stack import MAX_LAYERS
+    from bilinear.constructions.values.tracker import as_tracker
+    from bilinear.constructions.values.weights import parse_variant
 
     spec, variant = construction
     if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:

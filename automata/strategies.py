@@ -14,7 +14,7 @@ small parameters), so a failing property is reported on a minimal automaton.
   (optionally direct products), for :func:`bilinear.automata.from_spec`.
 
 To assert that a model tracks an automaton on long words, pair these with
-:func:`bilinear.constructions.testing.assert_tracks` (it runs the float check, so it lives in the
+:func:`bilinear.constructions.horizon.testing.assert_tracks` (it runs the float check, so it lives in the
 constructions room).
 
 Example, a property stated as a test (minimisation preserves every label)::

@@ -24,9 +24,9 @@ import time
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.registry import build
-from bilinear.constructions.snap import drift
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.snap import drift
 
 
 def main() -> None:

@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.registry import build
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.handmade.registry import build
 
 CASES = [("parity", "diagonal"), ("cyclic:7", "rotation2d"), ("dihedral:50", "block:2"),
          ("symmetric:5", "full"), ("quaternion", "full"), ("modarith:5", "full")]

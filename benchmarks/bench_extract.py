@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 from bilinear.analysis.examples import one_hot  # noqa: E402
 from bilinear.analysis.extract import ExtractConfig, extract  # noqa: E402
 from bilinear.automata import from_spec  # noqa: E402
-from bilinear.constructions.weights import Weights  # noqa: E402
+from bilinear.constructions.values.weights import Weights  # noqa: E402
 
 
 def rotated_one_hot(spec: str, seed: int) -> tuple[Weights, object]:

@@ -1,4 +1,4 @@
-"""Benchmark: exact proofs (bilinear.constructions.prover) against plain sympy expression matrices.
+"""Benchmark: exact proofs (bilinear.constructions.proof.prover) against plain sympy expression matrices.
 
 The reference does the same breadth-first closure over (state, hidden vector) pairs, but with
 sympy expressions: entries of the same weights written as sympy numbers (cyclotomic entries as
@@ -32,10 +32,10 @@ from collections import deque
 import sympy
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.domains import SparseCyclotomicDomain
-from bilinear.constructions.field import FieldElement
-from bilinear.constructions.prover import Proof, prove
-from bilinear.constructions.registry import build
+from bilinear.constructions.exact.domains import SparseCyclotomicDomain
+from bilinear.constructions.exact.field import FieldElement
+from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions.handmade.registry import build
 
 CASES = [("dihedral:50", "block:2"), ("symmetric:5", "full"), ("cyclic:7", "rotation2d")]
 

@@ -23,9 +23,9 @@ import numpy as np
 import torch
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.cascade import cascade
-from bilinear.constructions.floatrun import run_float
-from bilinear.constructions.stackprover import prove_stack
+from bilinear.constructions.handmade.cascade import cascade
+from bilinear.constructions.values.floatrun import run_float
+from bilinear.constructions.proof.stackprover import prove_stack
 from bilinear.learned.models import BilinearRNN
 from bilinear.learned.stacked import StackedBilinearRNN
 

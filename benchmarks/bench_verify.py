@@ -33,10 +33,10 @@ import numpy as np
 
 from bilinear.automata.families import from_spec
 from bilinear.automata.groups import group_shape
-from bilinear.constructions.bounds import lower_bound, unit_group
-from bilinear.constructions.memo import minimal
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
+from bilinear.constructions.impossible.bounds import lower_bound, unit_group
+from bilinear.constructions.values.memo import minimal
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
 from bilinear.constructions.settle import settle
 
 

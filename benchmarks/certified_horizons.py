@@ -29,7 +29,7 @@ CELLS = [(f, m) for f in ("parity", "cyclic:3", "cyclic:5", "dihedral:3")
 
 def main(argv=None) -> int:
     from bilinear.analysis.certify import certify_network
-    from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.horizon.floatcheck import check
     from bilinear.learned.runs import load_run
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

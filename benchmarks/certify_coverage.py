@@ -30,9 +30,9 @@ import numpy as np
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
-from bilinear.constructions.registry import build
-from bilinear.constructions.snap import drift
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.snap import drift
+from bilinear.constructions.values.weights import Weights
 
 FAMILIES = {
     "parity": ("diagonal", "full"),

@@ -60,44 +60,44 @@ class Target:
         return (*self.tests, f"tests/test_doctests.py::test_module_doctests[{module}]")
 
 
-PROVER_TESTS = ("tests/constructions/test_prover.py", "tests/constructions/test_prover_reference.py",
-                "tests/constructions/test_soundness.py",
-                "tests/constructions/test_families.py", "tests/constructions/test_hidden_store.py")
+PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions/proof/test_prover_reference.py",
+                "tests/constructions/values/test_soundness.py",
+                "tests/constructions/handmade/test_families.py", "tests/constructions/proof/test_hidden_store.py")
 
 TARGETS = [
-    Target("prover", "constructions/prover.py", (), PROVER_TESTS + ("tests/constructions/test_stack.py",)),
-    Target("certificates", "constructions/certificates.py", (),
-           ("tests/constructions/test_certificates.py", "tests/constructions/test_matrix.py")),
-    Target("bounds", "constructions/bounds.py", (),
-           ("tests/constructions/test_bounds.py", "tests/constructions/test_minimal.py",
-            "tests/constructions/test_monomial_resets.py", "tests/constructions/test_families.py",
-            "tests/constructions/test_complex_monomial.py")),
-    Target("conformance", "constructions/variants.py", (),
-           ("tests/constructions/test_variants.py", "tests/constructions/test_weights.py",
-            "tests/constructions/test_families.py", "tests/constructions/test_conformance_edges.py",
-            "tests/constructions/test_soundness.py")),
-    Target("factored", "constructions/factored.py", (),
-           ("tests/constructions/test_conformance_edges.py", "tests/constructions/test_variants.py",
-            "tests/constructions/test_weights.py", "tests/constructions/test_families.py",
-            "tests/constructions/test_onehot_householder.py", "tests/constructions/test_rotation_projections.py",
-            "tests/constructions/test_soundness.py", "tests/constructions/test_weightfile.py",
-            "tests/constructions/test_complex_monomial.py")),
-    Target("complex_monomial", "constructions/complex_monomial.py", (),
-           ("tests/constructions/test_complex_monomial.py",)),
-    Target("rotation_projections", "constructions/reflections.py", ("rotation_projections", "_order_five"),
-           ("tests/constructions/test_rotation_projections.py",)),
+    Target("prover", "constructions/proof/prover.py", (), PROVER_TESTS + ("tests/constructions/values/test_stack.py",)),
+    Target("certificates", "constructions/impossible/certificates.py", (),
+           ("tests/constructions/impossible/test_certificates.py", "tests/constructions/test_matrix.py")),
+    Target("bounds", "constructions/impossible/bounds.py", (),
+           ("tests/constructions/impossible/test_bounds.py", "tests/constructions/impossible/test_minimal.py",
+            "tests/constructions/impossible/test_monomial_resets.py", "tests/constructions/handmade/test_families.py",
+            "tests/constructions/handmade/test_complex_monomial.py")),
+    Target("conformance", "constructions/values/variants.py", (),
+           ("tests/constructions/values/test_variants.py", "tests/constructions/values/test_weights.py",
+            "tests/constructions/handmade/test_families.py", "tests/constructions/values/test_conformance_edges.py",
+            "tests/constructions/values/test_soundness.py")),
+    Target("factored", "constructions/values/factored.py", (),
+           ("tests/constructions/values/test_conformance_edges.py", "tests/constructions/values/test_variants.py",
+            "tests/constructions/values/test_weights.py", "tests/constructions/handmade/test_families.py",
+            "tests/constructions/handmade/test_onehot_householder.py", "tests/constructions/handmade/test_rotation_projections.py",
+            "tests/constructions/values/test_soundness.py", "tests/constructions/values/test_weightfile.py",
+            "tests/constructions/handmade/test_complex_monomial.py")),
+    Target("complex_monomial", "constructions/handmade/complex_monomial.py", (),
+           ("tests/constructions/handmade/test_complex_monomial.py",)),
+    Target("rotation_projections", "constructions/handmade/reflections.py", ("rotation_projections", "_order_five"),
+           ("tests/constructions/handmade/test_rotation_projections.py",)),
     Target("index_two", "automata/groups.py", ("abelian_of_index_at_most_two", "greedy_generators"),
            ("tests/automata/test_groups.py",)),
-    Target("halfturns", "constructions/halfturns.py", (),
-           ("tests/constructions/test_half_turns.py",)),
-    Target("factor_snap", "constructions/snap.py", ("factor_snap",),
-           ("tests/constructions/test_complex_monomial.py",)),
-    Target("domains", "constructions/domains.py", (),
-           PROVER_TESTS + ("tests/constructions/test_field.py", "tests/constructions/test_domains.py")),
-    Target("search", "constructions/search.py", (),
-           PROVER_TESTS + ("tests/constructions/test_limits.py", "tests/constructions/test_clock.py")),
-    Target("stackprover", "constructions/stackprover.py", (),
-           ("tests/constructions/test_stack.py", "tests/constructions/test_depth_aperiodic.py")),
+    Target("halfturns", "constructions/handmade/halfturns.py", (),
+           ("tests/constructions/handmade/test_half_turns.py",)),
+    Target("factor_snap", "constructions/horizon/snap.py", ("factor_snap",),
+           ("tests/constructions/handmade/test_complex_monomial.py",)),
+    Target("domains", "constructions/exact/domains.py", (),
+           PROVER_TESTS + ("tests/constructions/exact/test_field.py", "tests/constructions/exact/test_domains.py")),
+    Target("search", "constructions/proof/search.py", (),
+           PROVER_TESTS + ("tests/constructions/test_limits.py", "tests/constructions/proof/test_clock.py")),
+    Target("stackprover", "constructions/proof/stackprover.py", (),
+           ("tests/constructions/values/test_stack.py", "tests/constructions/impossible/test_depth_aperiodic.py")),
     # not proof code: the evaluation loop every accuracy at length 500 comes from
     Target("grouped_loop", "learned/grouped_loop.py", (),
            ("tests/learned/test_scan_bits.py", "tests/learned/test_grouped_loop.py", "tests/learned/test_scan.py")),
@@ -107,9 +107,9 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
-    ('constructions/factored.py', 'positive_multiple', '0 -> 1', 0):
+    ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 0):
         'P is square: its shape[1] is its shape[0]',
-    ('constructions/factored.py', 'positive_multiple', '0 -> 1', 1):
+    ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 1):
         'M is square: its shape[1] is its shape[0]',
     ('learned/grouped_loop.py', '_run', 'n > 0 -> n >= 0', 0):
         'a GEMM of zero rows writes nothing: skipping it is only faster',
@@ -139,296 +139,296 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the carry is also set after the last block, where nothing reads it',
     ('learned/grouped_loop.py', 'grouped_no_grad', '1 -> 0', 7):
         'the carry is also set after the last block, where nothing reads it',
-    ('constructions/bounds.py', '_complex_bound', '4 -> 5', 0):
+    ('constructions/impossible/bounds.py', '_complex_bound', '4 -> 5', 0):
         "Theorem F11's bounds are even (2 or 4 here, or past 4), so > 4 and > 5 agree",
-    ('constructions/bounds.py', '_complex_bound', 'len(found[1]) < 2 -> len(found[1]) <= 2', 0):
+    ('constructions/impossible/bounds.py', '_complex_bound', 'len(found[1]) < 2 -> len(found[1]) <= 2', 0):
         'a group of order 2 is abelian: the test that follows answers True and the bound stays',
-    ('constructions/bounds.py', '_complex_bound', '2 -> 3', 0):
+    ('constructions/impossible/bounds.py', '_complex_bound', '2 -> 3', 0):
         'a group of order 2 is abelian: the test that follows answers True and the bound stays',
     ('automata/groups.py', 'abelian_of_index_at_most_two', '1 -> 0', 0):
         'signs = 0 is the trivial character, whose kernel is the whole group, already found not abelian',
     ('automata/groups.py', 'abelian_of_index_at_most_two', '2 -> 3', 0):
         'signs up to 3^k - 1 read through their k low bits: every character of the 2^k again, repeated',
-    ('constructions/halfturns.py', '_complement',
+    ('constructions/handmade/halfturns.py', '_complement',
      'i == j -> i != j', 0):
         'Gram-Schmidt of the vectors 1 - e_i, which span R^d as the e_i do: another orthogonal basis of the same complement',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '1 -> 0', 0):
         't starts at 0: 0 never satisfies t^2 n_2 > n_1 > 0, so the loop reaches the same least t',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '1 -> 2', 2):
         'k starts at 2: at k = 1 (beta = 1/2) f(1) >= 0 for every plane (the product of cosines is >= -1/8), so k = 1 never succeeds',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '1 -> 0', 2):
         'k starts at 0: beta = 0 gives beta_3 = 2, outside (0, 1), and the loop goes on as before',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '1 -> 2', 3):
         'range(1, HALF_TURN_STEPS + 2): one more step past the last, never reached (k <= 6 succeeds)',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '1 -> 0', 3):
         'range(1, HALF_TURN_STEPS): one step fewer than 60, never reached (k <= 6 succeeds)',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      'HALF_TURN_STEPS + 1 -> HALF_TURN_STEPS - 1', 0):
         'two steps fewer than 60, never reached (k <= 6 succeeds)',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '1 -> 2', 5):
         'beta = 1 - 2^(1-k): the same sequence of betas one step later (k = 1 gives beta = 0, which never succeeds)',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '0 -> 1', 3):
         'skipping a k whose c^T N c is exactly 1: no plane of the tests or the matrix meets it, and the next k works as well',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '0 < beta3 < 1 -> 0 <= beta3 < 1', 0):
         'beta_3 = 0 would need tr_P N = 0, but tr_P N > 0 (a product of two positive definite matrices)',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      '0 < beta3 < 1 -> 0 < beta3 <= 1', 0):
         'beta_3 = 1 would need f(1) = 0 exactly at a dyadic beta; the loop stops at f(1) < 0 in every plane met',
-    ('constructions/halfturns.py', 'half_turn_factors',
+    ('constructions/handmade/halfturns.py', 'half_turn_factors',
      'raise ConstructionError(f"half_turn_factors: no beta_3 in (0, 1) with beta_1 = beta_2 <= 1 - 2^-{HALF_TURN_STEPS}") -> pass', 0):
         "unreachable: the theorem's limit argument gives a k, and k <= 6 in every plane met",
-    ('constructions/halfturns.py', '_orthogonal_to',
+    ('constructions/handmade/halfturns.py', '_orthogonal_to',
      'raise ConstructionError("a pair of reflections in d = 2 is no product of half-turns") -> pass', 0):
         'unreachable: without the extra coordinate d >= 3, so a vector orthogonal to two always exists',
-    ('constructions/halfturns.py', 'rotation_half_turns',
+    ('constructions/handmade/halfturns.py', 'rotation_half_turns',
      '0 -> 1', 0):
         'the float tolerance of _split_orthogonal, unused for exact matrices',
-    ('constructions/halfturns.py', 'nonneg_weights',
+    ('constructions/handmade/halfturns.py', 'nonneg_weights',
      '(d, K) < best[:2] -> (d, K) <= best[:2]', 0):
         'a tie in (d, K) keeps the later source instead of the first: both are valid weights of the same d and K',
-    ('constructions/halfturns.py', 'nonneg_weights',
+    ('constructions/handmade/halfturns.py', 'nonneg_weights',
      '2 -> 3', 0):
         '(d, K) < (d, K, w) is True for a tie: the later source is kept, valid weights of the same d and K',
-    ('constructions/halfturns.py', 'nonneg_weights',
+    ('constructions/handmade/halfturns.py', 'nonneg_weights',
      'j == 0 -> j != 0', 0):
         'the padding factor H(v, 0) is the identity whatever its vector',
-    ('constructions/halfturns.py', 'nonneg_weights',
+    ('constructions/handmade/halfturns.py', 'nonneg_weights',
      '0 -> 1', 1):
         'the padding factor H(v, 0) is the identity whatever its vector',
-    ('constructions/halfturns.py', 'nonneg_weights',
+    ('constructions/handmade/halfturns.py', 'nonneg_weights',
      'raise ConstructionError(f"{label}: symbol {symbols[s]!r} is not a positive multiple of " -> pass', 0):
         'a self-check of Theorem F13 that never fires (the tests check the products independently)',
-    ('constructions/halfturns.py', 'nonneg_weights',
+    ('constructions/handmade/halfturns.py', 'nonneg_weights',
      '0 -> 1', 4):
         'readout 1 on the extra coordinate: the state is 0 there (h0 is, and the matrices are block-diagonal), so every score is unchanged',
-    ('constructions/reflections.py', 'rotation_projections', 'e %= m -> pass', 0):
+    ('constructions/handmade/reflections.py', 'rotation_projections', 'e %= m -> pass', 0):
         'the exponents of _cyclic_action already lie in 0 .. m - 1',
-    ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 5):
+    ('constructions/handmade/reflections.py', 'rotation_projections', '1 -> 2', 5):
         'the padding factor H((2, 0), 0): with beta = 0 every vector gives the identity',
-    ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 3):
+    ('constructions/handmade/reflections.py', 'rotation_projections', '0 -> 1', 3):
         'the padding factor H((1, 1), 0): with beta = 0 every vector gives the identity',
-    ('constructions/reflections.py', 'rotation_projections',
+    ('constructions/handmade/reflections.py', 'rotation_projections',
      'raise ConstructionError(f"{label}: symbol {automaton.symbols[a]!r} is not a positive multiple " -> pass', 0):
         "a self-check of the theorem's identities that never fires (the tests check them independently)",
-    ('constructions/reflections.py', 'rotation_projections', '1 -> 2', 6):
+    ('constructions/handmade/reflections.py', 'rotation_projections', '1 -> 2', 6):
         'h0 = (2, 0): Theorem 2 holds for every non-zero h0 (B has no eigenvalue 1)',
-    ('constructions/reflections.py', 'rotation_projections', '0 -> 1', 5):
+    ('constructions/handmade/reflections.py', 'rotation_projections', '0 -> 1', 5):
         'h0 = (1, 1): Theorem 2 holds for every non-zero h0 (B has no eigenvalue 1)',
-    ('constructions/snap.py', 'factor_snap',
+    ('constructions/horizon/snap.py', 'factor_snap',
      'abs(angle - 2 * math.pi * k / q) <= snap_angle(q) -> abs(angle - 2 * math.pi * k / q) < snap_angle(q)', 0):
         'an angle exactly at the edge of a window: the float distance never lands on min(0.05, pi / 2q^2)',
-    ('constructions/snap.py', 'factor_snap', '1 -> 2', 6):
+    ('constructions/horizon/snap.py', 'factor_snap', '1 -> 2', 6):
         'the lcm of no orders: an entry of relative modulus 1 (the largest) is always chosen or refused',
-    ('constructions/snap.py', 'factor_snap', '1 -> 0', 6):
+    ('constructions/horizon/snap.py', 'factor_snap', '1 -> 0', 6):
         'the lcm of no orders: an entry of relative modulus 1 (the largest) is always chosen or refused',
-    ('constructions/snap.py', 'factor_snap', '1 -> 2', 5):
+    ('constructions/horizon/snap.py', 'factor_snap', '1 -> 2', 5):
         'real orders (2, 2): angle 0 then snaps through order 2 with k = 0, the same +1; L is unused for real D',
-    ('constructions/complex_monomial.py', 'complexify', '0 -> 1', 7):
+    ('constructions/handmade/complex_monomial.py', 'complexify', '0 -> 1', 7):
         'R2[...] = 1: the readout columns of the imaginary parts, which are 0 in every hidden vector h (x) e_1',
-    ('constructions/complex_monomial.py', 'complex_dihedral', '1 -> 0', 2):
+    ('constructions/handmade/complex_monomial.py', 'complex_dihedral', '1 -> 0', 2):
         'h0 = (0, 0, 2, 0): |z_0| = 0 and |z_1| = 2 still differ, so the 2n images still differ',
-    ('constructions/complex_monomial.py', 'complex_dihedral', '0 -> 1', 3):
+    ('constructions/handmade/complex_monomial.py', 'complex_dihedral', '0 -> 1', 3):
         'h0 = (1, 1, 2, 0): |z_0| = sqrt 2 against 2, the 2n images still differ',
-    ('constructions/complex_monomial.py', 'complex_dihedral', '2 -> 3', 3):
+    ('constructions/handmade/complex_monomial.py', 'complex_dihedral', '2 -> 3', 3):
         'h0 = (1, 0, 3, 0): |z_0| = 1 against 3, the 2n images still differ',
-    ('constructions/complex_monomial.py', 'complex_dihedral', '0 -> 1', 4):
+    ('constructions/handmade/complex_monomial.py', 'complex_dihedral', '0 -> 1', 4):
         'h0 = (1, 0, 2, 1): |z_0| = 1 against sqrt 5, the 2n images still differ',
-    ('constructions/factored.py', 'householder_compose', '0 -> 1', 1):
+    ('constructions/values/factored.py', 'householder_compose', '0 -> 1', 1):
         'np.zeros((0, d, d)) for no symbols: weights always have a symbol, so the empty branch is never taken',
-    ('constructions/factored.py', '_orthogonal', '0 -> 1', 0):
+    ('constructions/values/factored.py', '_orthogonal', '0 -> 1', 0):
         'M.shape[1] == M.shape[0]: transition matrices are square',
-    ('constructions/factored.py', '_split_orthogonal', '0 -> 1', 0):
+    ('constructions/values/factored.py', '_split_orthogonal', '0 -> 1', 0):
         'Q.shape[1] == Q.shape[0]: square',
-    ('constructions/factored.py', 'derive_householder', '10 -> 11', 0):
+    ('constructions/values/factored.py', 'derive_householder', '10 -> 11', 0):
         "the orthogonality test's slack, 10 x tol: exact weights have tol = 0, and 11 x only moves the float bound",
-    ('constructions/factored.py', 'derive_householder', '10 -> 11', 1):
+    ('constructions/values/factored.py', 'derive_householder', '10 -> 11', 1):
         "the orthogonal split's slack, 10 x tol: exact weights have tol = 0, and 11 x only moves the float bound",
-    ('constructions/factored.py', 'derive_householder', '2 * one -> 2 // one', 0):
+    ('constructions/values/factored.py', 'derive_householder', '2 * one -> 2 // one', 0):
         'one is 1 or 1.0: 2 // one == 2 * one',
-    ('constructions/factored.py', '_trace', '0 -> 1', 0):
+    ('constructions/values/factored.py', '_trace', '0 -> 1', 0):
         'N.shape[1] == N.shape[0]: square',
-    ('constructions/factored.py', '_within', '-tol <= float(beta) <= top + tol -> -tol < float(beta) <= top + tol', 0):
+    ('constructions/values/factored.py', '_within', '-tol <= float(beta) <= top + tol -> -tol < float(beta) <= top + tol', 0):
         'differs only for a float trace exactly at -tol, a tie at the tolerance itself',
-    ('constructions/factored.py', '_within', '-tol <= float(beta) <= top + tol -> -tol <= float(beta) < top + tol', 0):
+    ('constructions/values/factored.py', '_within', '-tol <= float(beta) <= top + tol -> -tol <= float(beta) < top + tol', 0):
         'differs only for a float trace exactly at top + tol, a tie at the tolerance itself',
-    ('constructions/factored.py', 'reflection_count', '0 -> 1', 0):
+    ('constructions/values/factored.py', 'reflection_count', '0 -> 1', 0):
         'M.shape[1] == M.shape[0]: square',
-    ('constructions/factored.py', 'reflection_count', '0 -> 1', 1):
+    ('constructions/values/factored.py', 'reflection_count', '0 -> 1', 1):
         'rank_decomposition returns two (d, r) factors: either has r columns',
-    ('constructions/factored.py', 'reflection_count', '0 -> 1', 2):
+    ('constructions/values/factored.py', 'reflection_count', '0 -> 1', 2):
         'float_rank_decomposition returns two (d, r) factors: either has r columns',
-    ('constructions/prover.py', '_closure', '1 -> 2', 0):
+    ('constructions/proof/prover.py', '_closure', '1 -> 2', 0):
         "the root's parent -2: any negative parent ends PairSearch.word",
-    ('constructions/prover.py', '_closure', '1 -> 2', 1):
+    ('constructions/proof/prover.py', '_closure', '1 -> 2', 1):
         "the root's symbol is never read",
-    ('constructions/prover.py', '_closure', '1 -> 0', 1):
+    ('constructions/proof/prover.py', '_closure', '1 -> 0', 1):
         "the root's symbol is never read",
-    ('constructions/prover.py', '_Readout.screen', '1 -> 0', 0):
+    ('constructions/proof/prover.py', '_Readout.screen', '1 -> 0', 0):
         'one class on the general path: lo = [inf], no candidate, hi = [inf], the same bounds',
-    ('constructions/prover.py', '_Readout.screen', '0 -> 1', 0):
+    ('constructions/proof/prover.py', '_Readout.screen', '0 -> 1', 0):
         'lo <= 1: more classes decided exactly, the same verdict (performance)',
-    ('constructions/prover.py', '_Readout.screen', 'lo <= 0 -> lo < 0', 0):
+    ('constructions/proof/prover.py', '_Readout.screen', 'lo <= 0 -> lo < 0', 0):
         'float boundary: lo = gap - err with err >= 1e-300; lo == 0.0 needs gap == err to the last bit',
-    ('constructions/prover.py', '_Readout.counterexample', 'sign(self.diff(h, other, best)) > 0 -> sign(self.diff(h, other, best)) >= 0', 0):
+    ('constructions/proof/prover.py', '_Readout.counterexample', 'sign(self.diff(h, other, best)) > 0 -> sign(self.diff(h, other, best)) >= 0', 0):
         'best moves between tied maxima; the tie test and the answer are the same',
-    ('constructions/prover.py', '_Readout.minimum_margin', '1 -> 0', 0):
+    ('constructions/proof/prover.py', '_Readout.minimum_margin', '1 -> 0', 0):
         'one class: no candidate, None either way',
-    ('constructions/prover.py', '_Readout.minimum_margin', 'lo <= ceiling -> lo < ceiling', 0):
+    ('constructions/proof/prover.py', '_Readout.minimum_margin', 'lo <= ceiling -> lo < ceiling', 0):
         "float boundary: each pair's lo < its hi (err > 0); equality with another pair's hi is to the last bit",
-    ('constructions/prover.py', '_Readout.minimum_margin', 'seen.add((hid, L)) -> pass', 0):
+    ('constructions/proof/prover.py', '_Readout.minimum_margin', 'seen.add((hid, L)) -> pass', 0):
         'a memo: a direction read twice is decided twice (performance)',
-    ('constructions/prover.py', '_Readout.minimum_margin', 'gap_lo <= ceiling -> gap_lo < ceiling', 0):
+    ('constructions/proof/prover.py', '_Readout.minimum_margin', 'gap_lo <= ceiling -> gap_lo < ceiling', 0):
         'float boundary, as for lo <= ceiling',
-    ('constructions/prover.py', '_Readout.minimum_margin', 'self.domain.sign(value - best) < 0 -> self.domain.sign(value - best) <= 0', 0):
+    ('constructions/proof/prover.py', '_Readout.minimum_margin', 'self.domain.sign(value - best) < 0 -> self.domain.sign(value - best) <= 0', 0):
         'value != best, so the sign is not 0',
-    ('constructions/prover.py', '_Readout.minimum_margin', '0 -> 1', 2):
+    ('constructions/proof/prover.py', '_Readout.minimum_margin', '0 -> 1', 2):
         'a sign below 1 is a sign at most 0; value != best, so it is -1',
-    ('constructions/prover.py', '_largest_row_sum', '1 -> 2', 0):
+    ('constructions/proof/prover.py', '_largest_row_sum', '1 -> 2', 0):
         'a default for an empty matrix: a stricter check only',
-    ('constructions/prover.py', '_largest_row_sum', '1 -> 2', 1):
+    ('constructions/proof/prover.py', '_largest_row_sum', '1 -> 2', 1):
         'the floor for a zero matrix: a stricter check only',
-    ('constructions/prover.py', '_Int64Closure.__init__', '1 -> 2', 0):
+    ('constructions/proof/prover.py', '_Int64Closure.__init__', '1 -> 2', 0):
         'A.shape[2] == A.shape[1]: square matrices',
-    ('constructions/prover.py', '_Int64Closure.run', '0 -> 1', 0):
+    ('constructions/proof/prover.py', '_Int64Closure.run', '0 -> 1', 0):
         'the default of max over an empty h0; d >= 1 always',
-    ('constructions/prover.py', '_Int64Closure.ids', '1 -> 2', 1):
+    ('constructions/proof/prover.py', '_Int64Closure.ids', '1 -> 2', 1):
         "the zero vector's gcd replaced by 2 instead of 1: 0 // 2 == 0",
-    ('constructions/prover.py', '_Int64Closure.margins_of', 'len(pairs) > step -> len(pairs) >= step', 0):
+    ('constructions/proof/prover.py', '_Int64Closure.margins_of', 'len(pairs) > step -> len(pairs) >= step', 0):
         'one more look at the clock',
-    ('constructions/prover.py', '_Int64Closure.margins_of', 'clock is not None and len(pairs) > step -> clock is not None or len(pairs) > step', 0):
+    ('constructions/proof/prover.py', '_Int64Closure.margins_of', 'clock is not None and len(pairs) > step -> clock is not None or len(pairs) > step', 0):
         'prove always gives the search a Clock',
-    ('constructions/prover.py', '_Int64Closure.fail', '1 -> 2', 1):
+    ('constructions/proof/prover.py', '_Int64Closure.fail', '1 -> 2', 1):
         'A.shape[2] == A.shape[1]: square matrices',
-    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 0):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '1 -> 2', 0):
         'A.shape[2] == A.shape[1]: square matrices',
-    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 1):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '1 -> 2', 1):
         "the root's parent -2: any negative parent ends PairSearch.word",
-    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 2):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '1 -> 2', 2):
         "the root's symbol is never read",
-    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 0', 2):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '1 -> 0', 2):
         "the root's symbol is never read",
-    ('constructions/prover.py', '_Int64Closure.closure', '0 -> 1', 9):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '0 -> 1', 9):
         'max |H| taken as at least 1: a stricter check only',
-    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 3):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '1 -> 2', 3):
         'reshape(-2, d): numpy reads a negative size as the unknown one',
-    ('constructions/prover.py', '_Int64Closure.closure', '1 -> 2', 4):
+    ('constructions/proof/prover.py', '_Int64Closure.closure', '1 -> 2', 4):
         'reshape(-2): numpy reads a negative size as the unknown one',
-    # certificates.py: what the shortest-certificate oracles (tests/constructions/test_certificates.py,
+    # certificates.py: what the shortest-certificate oracles (tests/constructions/impossible/test_certificates.py,
     # pair by pair on 150 machines per kind) and verify's earlier checks leave
-    ('constructions/certificates.py', 'minimal_period', '1 -> 2', 1):
+    ('constructions/impossible/certificates.py', 'minimal_period', '1 -> 2', 1):
         "range(1, n + 2): p = n + 1 never divides n",
-    ('constructions/certificates.py', 'minimal_period', '1 -> 0', 1):
+    ('constructions/impossible/certificates.py', 'minimal_period', '1 -> 0', 1):
         "range(1, n): p = n is never tried, and the fallback after the loop returns n",
-    ('constructions/certificates.py', 'minimal_period', 'i + p -> i - p', 0):
+    ('constructions/impossible/certificates.py', 'minimal_period', 'i + p -> i - p', 0):
         "a sequence equals its rotation by p exactly when it equals its rotation by -p",
-    ('constructions/certificates.py', 'Certificate.failing_word', '256 -> 257', 0):
+    ('constructions/impossible/certificates.py', 'Certificate.failing_word', '256 -> 257', 0):
         "a default search limit: one more n tried",
-    ('constructions/certificates.py', 'Certificate.verify', 'False -> True', 10):
+    ('constructions/impossible/certificates.py', 'Certificate.verify', 'False -> True', 10):
         "implied: if the label period divided step, the witnesses' labels (checked earlier) would be equal",
-    ('constructions/certificates.py', '_pair_search', 'nxt[0] <= level -> nxt[0] < level', 0):
+    ('constructions/impossible/certificates.py', '_pair_search', 'nxt[0] <= level -> nxt[0] < level', 0):
         "every source enters one level later: the same order, one empty level first",
-    ('constructions/certificates.py', '_commutation', '1 -> 0', 0):
+    ('constructions/impossible/certificates.py', '_commutation', '1 -> 0', 0):
         "triu(., 0) adds the diagonal, where M[x, x] != M[x, x] is never true",
-    ('constructions/certificates.py', '_periodic', 'raise RuntimeError(f"internal error: {a.name} has no '
+    ('constructions/impossible/certificates.py', '_periodic', 'raise RuntimeError(f"internal error: {a.name} has no '
      'commutation certificate but is not commutative") -> pass', 0):
         "internal error unreachable: commutation is tried first and Theorem 9.1 finds a pair",
-    ('constructions/certificates.py', 'certify', 'raise RuntimeError(f"internal error: the {kind} certificate '
+    ('constructions/impossible/certificates.py', 'certify', 'raise RuntimeError(f"internal error: the {kind} certificate '
      'for {a.name} does not verify") -> pass', 0):
         "internal error unreachable: every certificate the search builds verifies (tested per kind)",
-    ('constructions/certificates.py', '_periodic', 'i + step -> i - step', 0):
+    ('constructions/impossible/certificates.py', '_periodic', 'i + step -> i - step', 0):
         "the same cycle pairs reversed: the same shortest lengths (a tie may pick another shortest v)",
-    ('constructions/certificates.py', '_symbol_periodic', 'i + step -> i - step', 0):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', 'i + step -> i - step', 0):
         "the same cycle pairs reversed: the same shortest lengths (a tie may pick another shortest v)",
-    ('constructions/certificates.py', '_symbol_periodic',
+    ('constructions/impossible/certificates.py', '_symbol_periodic',
      'len(cycle) <= step and step % len(cycle) == 0 -> len(cycle) <= step or step % len(cycle) == 0', 0):
         "for step 1 or 2 both skip exactly the cycles of length 1..step (performance: their pairs are equal)",
-    ('constructions/certificates.py', '_symbol_periodic', 'len(cycle) <= step -> len(cycle) < step', 0):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', 'len(cycle) <= step -> len(cycle) < step', 0):
         "skips fewer cycles: a cycle of length step only yields pairs of equal states, which the search drops",
-    ('constructions/certificates.py', '_symbol_periodic', 'step % len(cycle) == 0 -> step % len(cycle) != 0', 0):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', 'step % len(cycle) == 0 -> step % len(cycle) != 0', 0):
         "skips no cycle: their pairs are equal states, which the search drops (performance)",
-    ('constructions/certificates.py', '_symbol_periodic', '0 -> 1', 0):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', '0 -> 1', 0):
         "skips no cycle: their pairs are equal states, which the search drops (performance)",
-    ('constructions/certificates.py', '_symbol_periodic', 'len(u) + 1 -> len(u) - 1', 0):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', 'len(u) + 1 -> len(u) - 1', 0):
         "sources of |u| = 0 and 1 start on one level; |u| = 0 comes first, so no longer certificate wins",
-    ('constructions/certificates.py', '_symbol_periodic', '1 -> 2', 1):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', '1 -> 2', 1):
         "every source's level shifted by one: the same order",
-    ('constructions/certificates.py', '_symbol_periodic', '1 -> 0', 1):
+    ('constructions/impossible/certificates.py', '_symbol_periodic', '1 -> 0', 1):
         "every source's level shifted by one: the same order",
-    ('constructions/prover.py', '_Readout.__init__', '1 -> 2', 0):
+    ('constructions/proof/prover.py', '_Readout.__init__', '1 -> 2', 0):
         "the conductor is never 2: entries of Q(zeta_2) = Q have conductor 1",
     # stackprover.py: what test_stack.py's exact-class, tie and one-layer tests leave
-    ('constructions/stackprover.py', '_Layer.class_of', '1 -> 0', 0):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', '1 -> 0', 0):
         "one class through the general path: best = 0 and no tie, the same class",
-    ('constructions/stackprover.py', '_Layer.class_of',
+    ('constructions/proof/stackprover.py', '_Layer.class_of',
      'mid[a] - err[a] > mid[b] + err[b] -> mid[a] - err[a] >= mid[b] + err[b]', 0):
         "a float boundary of measure zero: equal endpoints need the bounds to meet to the last bit",
-    ('constructions/stackprover.py', '_Layer.class_of',
+    ('constructions/proof/stackprover.py', '_Layer.class_of',
      'mid[a] + err[a] < mid[b] - err[b] -> mid[a] + err[a] <= mid[b] - err[b]', 0):
         "a float boundary of measure zero: equal endpoints need the bounds to meet to the last bit",
-    ('constructions/stackprover.py', '_Layer.class_of', '1 -> 2', 1):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', '1 -> 2', 1):
         "only the sign of greater() is read",
-    ('constructions/stackprover.py', '_Layer.class_of', '1 -> 2', 2):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', '1 -> 2', 2):
         "only the sign of greater() is read",
-    ('constructions/stackprover.py', '_Layer.class_of', '1 -> 0', 2):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', '1 -> 0', 2):
         "unreachable: b above a by whole intervals means a is not the argmax found so far (the floats "
         "enclose the exact scores), and the scan visits the classes in descending float order",
-    ('constructions/stackprover.py', '_Layer.class_of', '1 -> 0', 3):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', '1 -> 0', 3):
         "order[0:] compares the first class with itself first: a zero sign, no change",
-    ('constructions/stackprover.py', '_Layer.class_of', 'greater(best, c) < 0 -> greater(best, c) <= 0', 0):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', 'greater(best, c) < 0 -> greater(best, c) <= 0', 0):
         "an exact tie moves best to the tied class, and the tie check then returns None either way",
-    ('constructions/stackprover.py', '_Layer.class_of', '0 -> 1', 3):
+    ('constructions/proof/stackprover.py', '_Layer.class_of', '0 -> 1', 3):
         "an exact tie moves best to the tied class, and the tie check then returns None either way",
-    ('constructions/stackprover.py', '_Closure.run', '1 -> 2', 1):
+    ('constructions/proof/stackprover.py', '_Closure.run', '1 -> 2', 1):
         "the root pair's symbol is never read",
-    ('constructions/stackprover.py', '_Closure.run', '1 -> 0', 1):
+    ('constructions/proof/stackprover.py', '_Closure.run', '1 -> 0', 1):
         "the root pair's symbol is never read",
-    ('constructions/stackprover.py', '_Closure.run', '1 -> 2', 0):
+    ('constructions/proof/stackprover.py', '_Closure.run', '1 -> 2', 0):
         "the root's parent -2: any negative parent ends PairSearch.word",
-    ('constructions/stackprover.py', '_Closure.run', '1 -> 0', 2):
+    ('constructions/proof/stackprover.py', '_Closure.run', '1 -> 0', 2):
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
-    ('constructions/stackprover.py', '_Closure.run', '1 -> 0', 3):
+    ('constructions/proof/stackprover.py', '_Closure.run', '1 -> 0', 3):
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
-    ('constructions/stackprover.py', '_Closure.run', '1 -> 0', 4):
+    ('constructions/proof/stackprover.py', '_Closure.run', '1 -> 0', 4):
         "h0[0] for h0[-1]: every layer's start direction is id 0 of its own store",
     # domains.py: what test_domains.py (against sympy, dense polynomials, mpmath and the
     # definition of parallel) leaves
-    ('constructions/domains.py', 'RationalDomain.canon', '1 -> 0', 0):
+    ('constructions/exact/domains.py', 'RationalDomain.canon', '1 -> 0', 0):
         "x == 0 never holds for the first non-zero x: the scaling always runs, and by 1 changes nothing",
-    ('constructions/domains.py', 'IntegerDomain.key', '1 -> 0', 0):
+    ('constructions/exact/domains.py', 'IntegerDomain.key', '1 -> 0', 0):
         "g = 1 divides every entry: x // 1 is x",
-    ('constructions/domains.py', 'CyclotomicDomain.__init__', '64 -> 65', 0):
+    ('constructions/exact/domains.py', 'CyclotomicDomain.__init__', '64 -> 65', 0):
         "a more precise zeta ball: tighter enclosures that are checked anyway",
-    ('constructions/domains.py', 'CyclotomicDomain._sign_at', '0 -> 1', 0):
+    ('constructions/exact/domains.py', 'CyclotomicDomain._sign_at', '0 -> 1', 0):
         "the radius read as the midpoint never excludes zero: every sign decided exactly (performance)",
-    ('constructions/domains.py', 'CyclotomicDomain._sign_at', 'mid > 0 -> mid >= 0', 0):
+    ('constructions/exact/domains.py', 'CyclotomicDomain._sign_at', 'mid > 0 -> mid >= 0', 0):
         "read only when |mid| > rad >= 0, so mid != 0",
-    ('constructions/domains.py', 'CyclotomicDomain.floats', 'x.degree() <= 0 -> x.degree() < 0', 0):
+    ('constructions/exact/domains.py', 'CyclotomicDomain.floats', 'x.degree() <= 0 -> x.degree() < 0', 0):
         "constants through the ball evaluation: another valid enclosure",
-    ('constructions/domains.py', 'terms_poly', '1 -> 2', 0):
+    ('constructions/exact/domains.py', 'terms_poly', '1 -> 2', 0):
         "a trailing zero coefficient, which fmpq_poly drops",
-    ('constructions/domains.py', '_radical', 'k > 1 -> k >= 1', 0):
+    ('constructions/exact/domains.py', '_radical', 'k > 1 -> k >= 1', 0):
         "k >= 1 always, and out * 1 is out",
-    ('constructions/domains.py', '_radical', '1 -> 0', 2):
+    ('constructions/exact/domains.py', '_radical', '1 -> 0', 2):
         "k > 0 and k > 1 differ only at k = 1, where out * 1 is out",
-    ('constructions/domains.py', '_entry', '1 -> 0', 0):
+    ('constructions/exact/domains.py', '_entry', '1 -> 0', 0):
         "len(terms) == 0 never holds (every entry has a term): the general form is read, the same sum",
-    ('constructions/domains.py', '_entry', '1 -> 2', 2):
+    ('constructions/exact/domains.py', '_entry', '1 -> 2', 2):
         "no reduction coefficient is 2 (all are +1 or -1): the general form is read, the same sum",
-    ('constructions/domains.py', '_entry', '1 -> 0', 2):
+    ('constructions/exact/domains.py', '_entry', '1 -> 0', 2):
         "no reduction coefficient is 0: the general form is read, the same sum",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.__init__', '2 -> 3', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.__init__', '2 -> 3', 0):
         "a longer reduction table (k < 3m): the entries past 2m are never read",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.__init__', '128 -> 129', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.__init__', '128 -> 129', 0):
         "a more precise cosine table: each entry is rounded to a float either way",
-    **{('constructions/domains.py', 'SparseCyclotomicDomain.suits', label, 0):
+    **{('constructions/exact/domains.py', 'SparseCyclotomicDomain.suits', label, 0):
        "which representation serves Q(zeta_m): the sparse and the dense domains compute the same "
        "elements (tested against each other), and suits is asked only for conductors above 2"
        for label in ("m > 2 and flint.fmpz_poly.cyclotomic(r).degree() <= SPARSE_MAX_RADICAL_DEGREE -> "
@@ -436,109 +436,109 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
                      "m > 2 -> m >= 2", "2 -> 3",
                      "flint.fmpz_poly.cyclotomic(r).degree() <= SPARSE_MAX_RADICAL_DEGREE -> "
                      "flint.fmpz_poly.cyclotomic(r).degree() < SPARSE_MAX_RADICAL_DEGREE")},
-    **{('constructions/domains.py', 'SparseCyclotomicDomain.constant', label, 0):
+    **{('constructions/exact/domains.py', 'SparseCyclotomicDomain.constant', label, 0):
        "constant() only chooses how a multiplicand is written: every choice multiplies as the element"
        for label in ("len(p) > 1 -> len(p) >= 1", "1 -> 2", "1 -> 0")},
-    **{('constructions/domains.py', 'SparseCyclotomicDomain._monomial', label, 0):
+    **{('constructions/exact/domains.py', 'SparseCyclotomicDomain._monomial', label, 0):
        "a match is verified entry by entry (with o // s) before a monomial is returned: the mutant only "
        "skips compactions"
        for label in ("off // self.s -> off * self.s", "0 -> 1", "p[o // self.s] == c * u -> p[o // self.s] != c * u")},
-    ('constructions/domains.py', 'SparseCyclotomicDomain.dot', '1 -> 2', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.dot', '1 -> 2', 0):
         "every reduction coefficient is +1 or -1 for the conductors the sparse domain serves (checked for "
         "all 33 radicals), so t == 2 never holds and c * t is c for t = 1",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.dot', '1 -> 0', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.dot', '1 -> 0', 0):
         "t is never 0: c * t is computed for t = 1 too, and is c",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.enclose', 'mag * (len(x) + 4) * EPS + 1e-300 -> mag * (len(x) + 4) * EPS - 1e-300', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.enclose', 'mag * (len(x) + 4) * EPS + 1e-300 -> mag * (len(x) + 4) * EPS - 1e-300', 0):
         "x is non-zero here, so mag > 0 and the rounding term dwarfs 1e-300",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.enclose', '4 -> 5', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.enclose', '4 -> 5', 0):
         "a wider enclosure: more signs decided exactly (performance)",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.enclose', 'math.isfinite(mid) and math.isfinite(rad) -> math.isfinite(mid) or math.isfinite(rad)', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.enclose', 'math.isfinite(mid) and math.isfinite(rad) -> math.isfinite(mid) or math.isfinite(rad)', 0):
         "|mid| <= mag <= rad, so a finite radius has a finite midpoint: only (finite mid, inf) can come "
         "back instead of (0, inf), and an infinite radius decides no sign either way",
-    ('constructions/domains.py', 'SparseCyclotomicDomain.sign', 'mid > 0 -> mid >= 0', 0):
+    ('constructions/exact/domains.py', 'SparseCyclotomicDomain.sign', 'mid > 0 -> mid >= 0', 0):
         "read only when |mid| > rad >= 0, so mid != 0",
-    ('constructions/domains.py', 'direction_bucket', 'norm > 0 -> norm >= 0', 0):
+    ('constructions/exact/domains.py', 'direction_bucket', 'norm > 0 -> norm >= 0', 0):
         "the zero vector's bucket becomes a tuple of NaN cast to int64 instead of None: every zero vector "
         "still shares one bucket",
-    **{('constructions/domains.py', 'choose_domain', label, n):
+    **{('constructions/exact/domains.py', 'choose_domain', label, n):
        "the conductor is never 2 (entries of Q(zeta_2) = Q have conductor 1), and suits(1) is False"
        for label, n in (("m > 1 and SparseCyclotomicDomain.suits(m) -> m > 1 or SparseCyclotomicDomain.suits(m)", 0),
                         ("m > 1 -> m >= 1", 0), ("1 -> 2", 0), ("1 -> 0", 0), ("1 -> 2", 1))},
     # variants.py (conformance)
-    **{('constructions/variants.py', '_rotation_extra', '2 -> 3', n):
+    **{('constructions/values/variants.py', '_rotation_extra', '2 -> 3', n):
        "the slice's end past the block: only blk[0..1, 0..1] are read" for n in (12, 13, 15, 16)},
-    ('constructions/variants.py', '_pad_columns', '0 -> 1', 0):
+    ('constructions/values/variants.py', '_pad_columns', '0 -> 1', 0):
         "factors[1] for factors[0]: U, C and W have the same number of columns",
-    ('constructions/variants.py', '_project_factorized', '0 -> 1', 3):
+    ('constructions/values/variants.py', '_project_factorized', '0 -> 1', 3):
         "sv * 1 for sv * 0 where sv[0] = 0: every singular value is zero either way",
-    ('constructions/variants.py', '_rotation_project', '1 -> 2', 4):
+    ('constructions/values/variants.py', '_rotation_project', '1 -> 2', 4):
         "A.shape[2] for A.shape[1]: the matrices are square",
-    ('constructions/variants.py', '_positive_project', '1 -> 2', 0):
+    ('constructions/values/variants.py', '_positive_project', '1 -> 2', 0):
         "A.shape[2] for A.shape[1]: the matrices are square",
-    ('constructions/variants.py', '_check_pattern', '1 -> 2', 0):
+    ('constructions/values/variants.py', '_check_pattern', '1 -> 2', 0):
         "A.shape[2] for A.shape[1]: the matrices are square",
-    ('constructions/variants.py', 'is_diagonal', '1 -> 2', 0):
+    ('constructions/values/variants.py', 'is_diagonal', '1 -> 2', 0):
         "A.shape[2] for A.shape[1]: the matrices are square",
-    ('constructions/variants.py', 'project', '1 -> 2', 0):
+    ('constructions/values/variants.py', 'project', '1 -> 2', 0):
         "A.shape[2] for A.shape[1]: the matrices are square",
-    ('constructions/variants.py', '_matrix_tol', '0 -> 1', 0):
+    ('constructions/values/variants.py', '_matrix_tol', '0 -> 1', 0):
         "zeros of another length for exact weights, whose checks never read the tolerance",
-    ('constructions/variants.py', '_check_pattern',
+    ('constructions/values/variants.py', '_check_pattern',
      'np.abs(A[s_, i_, j_]) > tol -> np.abs(A[s_, i_, j_]) >= tol', 0):
         "only nonzero entries are judged, so equality needs |x| = tol > 0 to the last bit",
-    ('constructions/variants.py', '_project_factorized', 'sv[0] > 0 -> sv[0] >= 0', 0):
+    ('constructions/values/variants.py', '_project_factorized', 'sv[0] > 0 -> sv[0] >= 0', 0):
         "a zero matrix: 0 / 0 is NaN, and NaN > tol is false as 0 > tol is",
-    ('constructions/variants.py', '_project_factorized', 'sv * 0 -> sv // 0', 0):
+    ('constructions/values/variants.py', '_project_factorized', 'sv * 0 -> sv // 0', 0):
         "a zero matrix: 0 // 0 is NaN, and NaN > tol is false as 0 > tol is",
-    ('constructions/variants.py', '_project_factorized', 'r[i] > FLOAT_RTOL -> r[i] >= FLOAT_RTOL', 0):
+    ('constructions/values/variants.py', '_project_factorized', 'r[i] > FLOAT_RTOL -> r[i] >= FLOAT_RTOL', 0):
         "a float boundary of measure zero: a relative singular value equal to the tolerance",
-    ('constructions/variants.py', 'relative_distance', '1 -> 2', 0):
+    ('constructions/values/variants.py', 'relative_distance', '1 -> 2', 0):
         "reshape(k, -2): numpy reads a negative size as the unknown one",
-    ('constructions/variants.py', 'relative_distance', '1 -> 2', 2):
+    ('constructions/values/variants.py', 'relative_distance', '1 -> 2', 2):
         "reshape(k, -2): numpy reads a negative size as the unknown one",
     # search.py
-    ('constructions/search.py', 'Clock.__init__', '16 -> 17', 0):
+    ('constructions/proof/search.py', 'Clock.__init__', '16 -> 17', 0):
         "how often a tick reads the time (performance)",
-    ('constructions/search.py', 'Clock.check', 'now > self.deadline -> now >= self.deadline', 0):
+    ('constructions/proof/search.py', 'Clock.check', 'now > self.deadline -> now >= self.deadline', 0):
         "a time boundary of measure zero on a real clock",
-    ('constructions/search.py', 'Clock.tick_build', 'now > self.deadline -> now >= self.deadline', 0):
+    ('constructions/proof/search.py', 'Clock.tick_build', 'now > self.deadline -> now >= self.deadline', 0):
         "a time boundary of measure zero on a real clock",
-    ('constructions/search.py', 'Clock.check', 'now - self.start >= PROGRESS_AFTER -> now - self.start > PROGRESS_AFTER', 0):
+    ('constructions/proof/search.py', 'Clock.check', 'now - self.start >= PROGRESS_AFTER -> now - self.start > PROGRESS_AFTER', 0):
         "a time boundary of measure zero on a real clock",
-    ('constructions/search.py', 'Clock.check', 'now - self._last >= PROGRESS_EVERY -> now - self._last > PROGRESS_EVERY', 0):
+    ('constructions/proof/search.py', 'Clock.check', 'now - self._last >= PROGRESS_EVERY -> now - self._last > PROGRESS_EVERY', 0):
         "a time boundary of measure zero on a real clock",
-    ('constructions/search.py', 'Clock.tick_build',
+    ('constructions/proof/search.py', 'Clock.tick_build',
      'now - self.start >= PROGRESS_AFTER -> now - self.start > PROGRESS_AFTER', 0):
         "a time boundary of measure zero on a real clock",
-    ('constructions/search.py', 'Clock.tick_build',
+    ('constructions/proof/search.py', 'Clock.tick_build',
      'now - self._last >= PROGRESS_EVERY -> now - self._last > PROGRESS_EVERY', 0):
         "a time boundary of measure zero on a real clock",
-    ('constructions/search.py', 'HiddenStore._scores_of',
+    ('constructions/proof/search.py', 'HiddenStore._scores_of',
      '(R_abs @ np.abs(mid)) * (len(mid) + 2) * EPS -> R_abs @ np.abs(mid) * (len(mid) + 2) // EPS', 0):
         "a far wider enclosure: every score decided exactly instead (performance)",
-    ('constructions/search.py', 'HiddenStore._scores_of', '2 -> 3', 0):
+    ('constructions/proof/search.py', 'HiddenStore._scores_of', '2 -> 3', 0):
         "a wider enclosure: more scores decided exactly (performance)",
-    ('constructions/search.py', 'PairSearch.__init__', '0 -> 1', 0):
+    ('constructions/proof/search.py', 'PairSearch.__init__', '0 -> 1', 0):
         "the directions reported start at max(1, hid + 1), which is hid + 1 already",
-    ('constructions/search.py', 'PairSearch.unproved', 'raise AssertionError("unreachable: more pairs than states '
+    ('constructions/proof/search.py', 'PairSearch.unproved', 'raise AssertionError("unreachable: more pairs than states '
      'implies two directions for a state") -> pass', 0):
         "an assertion that the pigeonhole principle makes unreachable",
     # bounds.py
-    ('constructions/bounds.py', '_prime_power_sum', 'p * p <= rest -> p * p < rest', 0):
+    ('constructions/impossible/bounds.py', '_prime_power_sum', 'p * p <= rest -> p * p < rest', 0):
         "p * p == rest means rest is the prime power p^2, which the remainder adds whole",
-    ('constructions/bounds.py', 'monomial_bound', '1 -> 0', 0):
+    ('constructions/impossible/bounds.py', 'monomial_bound', '1 -> 0', 0):
         "a start below 1: the first element sets it to 1 or more, and a best of 1 returns None either way",
-    ('constructions/bounds.py', 'monomial_bound', '1 -> 2', 1):
+    ('constructions/impossible/bounds.py', 'monomial_bound', '1 -> 2', 1):
         "the starting period is read only when no element beats the start, and then None is returned",
-    ('constructions/bounds.py', 'monomial_bound', '1 -> 0', 1):
+    ('constructions/impossible/bounds.py', 'monomial_bound', '1 -> 0', 1):
         "the starting period is read only when no element beats the start, and then None is returned",
-    ('constructions/bounds.py', 'monomial_reset_bound', '3 -> 4', 1):
+    ('constructions/impossible/bounds.py', 'monomial_reset_bound', '3 -> 4', 1):
         "a fourth target is listed but never read: the reason names three",
-    ('constructions/bounds.py', 'lower_bound', 'mono[0] > bound -> mono[0] >= bound', 0):
+    ('constructions/impossible/bounds.py', 'lower_bound', 'mono[0] > bound -> mono[0] >= bound', 0):
         "a tie between two true citations: Theorem F6 is named for an equal bound",
-    ('constructions/bounds.py', 'lower_bound', 'bound < 3 -> bound <= 3', 0):
+    ('constructions/impossible/bounds.py', 'lower_bound', 'bound < 3 -> bound <= 3', 0):
         "a tie between two true citations: Theorem F8's 3 replaces an equal bound",
-    ('constructions/bounds.py', 'lower_bound', '3 -> 4', 1):
+    ('constructions/impossible/bounds.py', 'lower_bound', '3 -> 4', 1):
         "a tie between two true citations: Theorem F8's 3 replaces an equal bound",
 }
 

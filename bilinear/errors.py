@@ -76,7 +76,7 @@ class AnalysisError(BilinearError, ValueError):
 class MismatchError(WeightsError, AnalysisError):
     """Weights do not fit the automaton they are compared with (symbol or class count, type).
 
-    Raised by :func:`bilinear.constructions.floatrun.check_compatible` for every room, so it is
+    Raised by :func:`bilinear.constructions.values.floatrun.check_compatible` for every room, so it is
     both a WeightsError (constructions) and an AnalysisError (analysis)."""
 
 

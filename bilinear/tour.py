@@ -88,7 +88,7 @@ def _check_sizes(config: "TourConfig") -> None:
     from types import SimpleNamespace
 
     from bilinear.automata.families import check_spec
-    from bilinear.constructions.floatcheck import check_size
+    from bilinear.constructions.horizon.floatcheck import check_size
     from bilinear.errors import BilinearError
     from bilinear.learned.config import TrainConfig
     from bilinear.learned.limits import check_limits
@@ -176,8 +176,8 @@ def _short_matrix(matrix) -> str:
 
 def _train_and_inspect(config: TourConfig, staging: Path, sections, data, bar) -> None:
     from bilinear.analysis.report import analyze
-    from bilinear.constructions.certificates import certify
-    from bilinear.constructions.floatcheck import check
+    from bilinear.constructions.impossible.certificates import certify
+    from bilinear.constructions.horizon.floatcheck import check
     from bilinear.learned.config import TrainConfig
     from bilinear.learned.runs import load_run
     from bilinear.learned.train import train_run

@@ -1,8 +1,8 @@
 """bilinear.constructions: weights, exact arithmetic, constructions, proofs and float checks.
 
 The package exports the functions ``prove`` and ``check``; their modules are
-:mod:`bilinear.constructions.prover` and :mod:`bilinear.constructions.floatcheck` (named apart,
-so ``import bilinear.constructions.prover as m`` gives the module, never the function).
+:mod:`bilinear.constructions.proof.prover` and :mod:`bilinear.constructions.horizon.floatcheck` (named apart,
+so ``import bilinear.constructions.proof.prover as m`` gives the module, never the function).
 
 >>> from bilinear.constructions import build, prove
 >>> from bilinear.automata.families import from_spec
@@ -12,11 +12,11 @@ so ``import bilinear.constructions.prover as m`` gives the module, never the fun
 
 from __future__ import annotations
 
-from .field import CyclotomicField, FieldElement
-from .weights import Variant, Weights, parse_variant
-from .registry import CONSTRUCTIONS, build
-from .prover import Counterexample, Proof, Unproved, prove
-from .floatcheck import CheckResult, check
+from .exact.field import CyclotomicField, FieldElement
+from .values.weights import Variant, Weights, parse_variant
+from .handmade.registry import CONSTRUCTIONS, build
+from .proof.prover import Counterexample, Proof, Unproved, prove
+from .horizon.floatcheck import CheckResult, check
 
 __all__ = [
     "CONSTRUCTIONS",

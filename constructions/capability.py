@@ -4,10 +4,10 @@ Rows are automaton families (spec strings), columns are variants.  A cell is
 
 ``proved``
     the construction registry (:func:`bilinear.constructions.build`) built weights of the
-    column's variant and :func:`~bilinear.constructions.prover.prove` proved them right on every
+    column's variant and :func:`~bilinear.constructions.proof.prover.prove` proved them right on every
     word of every length; the cell shows the hidden size ``d`` (and ``R`` for ``factorized``);
 ``impossible``
-    :func:`~bilinear.constructions.certificates.certify` found a (checked) certificate that no
+    :func:`~bilinear.constructions.impossible.certificates.certify` found a (checked) certificate that no
     weights of the variant, of any dimension, can compute the automaton; the cell shows its words;
 ``counterexample``
     a construction was built but the proof found a failing word: a bug in the registry, reported
@@ -45,7 +45,7 @@ from bilinear.automata.families import canonical_spec, check_spec, is_automaton_
 from bilinear.errors import SpecError
 
 from .settle import STATUSES, Cell, column_variant, settle
-from .weights import parse_variant
+from .values.weights import parse_variant
 
 __all__ = [
     "Cell",
@@ -97,7 +97,7 @@ def parse_columns(text: str) -> list[str]:
     >>> parse_columns("full,householder,nonneg,householder:2,monomial")
     ['full', 'householder,nonneg', 'householder:2', 'monomial']
     """
-    from .variants import KINDS
+    from .values.variants import KINDS
 
     out: list[str] = []
     for piece in (p.strip() for p in text.split(",")):

@@ -24,7 +24,7 @@ import time
 from bilinear.argtypes import positive_float, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
-from .variants import variant_usage
+from .values.variants import variant_usage
 
 __all__ = ["register", "VERIFY_TIME_BUDGET"]
 
@@ -41,7 +41,7 @@ def _load_weights(args: argparse.Namespace):
     """
     import numpy as np
 
-    from .weights import Weights, parse_variant
+    from .values.weights import Weights, parse_variant
 
     if args.project and not args.weights:
         raise WeightsError("--project needs --weights FILE (a construction conforms already)")
@@ -52,7 +52,7 @@ def _load_weights(args: argparse.Namespace):
             raise SpecError("verify needs a VARIANT (or --weights FILE, whose variant is used)")
         return None, None
     if not args.project:
-        from .stack import Stack, load_network
+        from .values.stack import Stack, load_network
 
         weights = load_network(args.weights, allow_unsigned=args.unsigned)
         if isinstance(weights, Stack):
@@ -63,7 +63,7 @@ def _load_weights(args: argparse.Namespace):
                 weights = weights.layers[0]
         _check_variant(args, weights, parse_variant)
         return weights, None
-    from .fileformat import read_json
+    from .values.fileformat import read_json
 
     data = read_json(args.weights)
     weights, dist = Weights.from_json_projected(data, source=str(args.weights), allow_unsigned=args.unsigned)
@@ -94,11 +94,11 @@ def _run_verify(args: argparse.Namespace) -> int:
 
     import threading
 
-    from .search import BudgetSpent, deadline
+    from .proof.search import BudgetSpent, deadline
     from .settle import Cell, exit_status, settle, with_float_check
 
     if args.float:  # the words' share of the float check's memory, before any proof
-        from .floatcheck import check_size
+        from .horizon.floatcheck import check_size
 
         check_size(args.words, args.length)
     if args.force and args.save is None:
@@ -133,7 +133,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         written = projection.pop("as_written")
         out["projection"] = projection
     if args.float and cell.dim is not None:
-        from .floatcheck import check
+        from .horizon.floatcheck import check
 
         if weights is None:
             weights = _construction(automaton, cell)
@@ -205,10 +205,10 @@ def _construction(automaton, cell):
     if cell.weights is not None:
         return cell.weights
     if cell.layers is not None and cell.layers > 1:
-        from .cascade import cascade
+        from .handmade.cascade import cascade
 
         return cascade(automaton, cell.built, cell.layers)
-    from .registry import build
+    from .handmade.registry import build
 
     return build(automaton, cell.built)
 

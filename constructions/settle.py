@@ -2,9 +2,9 @@
 
 :func:`settle` is the one procedure behind ``bilinear verify`` and every cell of ``bilinear
 matrix``: for a variant with an impossibility theorem it asks the certificate search first
-(:func:`~bilinear.constructions.certificates.certify`); otherwise, or when no certificate exists,
-it builds the smallest known construction (:func:`~bilinear.constructions.registry.build`) — or
-takes the given weights — and proves it exactly (:func:`~bilinear.constructions.prover.prove`).
+(:func:`~bilinear.constructions.impossible.certificates.certify`); otherwise, or when no certificate exists,
+it builds the smallest known construction (:func:`~bilinear.constructions.handmade.registry.build`) — or
+takes the given weights — and proves it exactly (:func:`~bilinear.constructions.proof.prover.prove`).
 The verdict is a frozen :class:`Cell` with one JSON shape (:meth:`Cell.to_json`) and one text
 form (:meth:`Cell.text`).
 
@@ -18,7 +18,7 @@ form (:meth:`Cell.text`).
     neither: no construction and no certificate, or a proof that gave up at its bound.
 
 Proved and open cells also carry the best known lower bound on the hidden size
-(:func:`~bilinear.constructions.bounds.lower_bound`, Theorems 13-15 of docs/theory.md):
+(:func:`~bilinear.constructions.impossible.bounds.lower_bound`, Theorems 13-15 of docs/theory.md):
 ``lower_bound``, the theorem and its reason, and for a proved cell whether its ``dim`` is
 ``minimal`` (``proved d=3 (minimal)``, ``proved d=4 (lower bound 3)``, ``open (d>=4)``).
 
@@ -45,11 +45,11 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
 
-from .certificates import Certificate, certifiable_kinds, certify
-from .depth import DepthBound
-from .search import BudgetSpent, Clock, OutOfTime, building, deadline
-from .variants import FACTOR_SOURCES, KINDS, parse_column
-from .weights import Weights, parse_variant
+from .impossible.certificates import Certificate, certifiable_kinds, certify
+from .impossible.depth import DepthBound
+from .proof.search import BudgetSpent, Clock, OutOfTime, building, deadline
+from .values.variants import FACTOR_SOURCES, KINDS, parse_column
+from .values.weights import Weights, parse_variant
 
 __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
 
@@ -75,7 +75,7 @@ class Cell:
     variant need (with ``bound_theorem`` and ``bound_reason``; proved and open cells only);
     ``detail`` one sentence on how the status was reached; ``seconds`` the time spent.
     ``layers`` is the depth of the network settled (1 for one :class:`Weights`), ``dims`` each
-    layer's hidden size (``dim`` is their sum), ``depth`` the :class:`~bilinear.constructions.depth.DepthBound`
+    layer's hidden size (``dim`` is their sum), ``depth`` the :class:`~bilinear.constructions.impossible.depth.DepthBound`
     of a commuting variant (``min_layers`` and its theorem), ``failed_layer`` the layer of a stack's
     counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
     ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
@@ -88,7 +88,7 @@ class Cell:
     equality), so a float check or ``--save`` reuses them instead of building them again.
 
     One verdict, one JSON shape: ``proof`` is the prover's own verdict JSON
-    (:meth:`Proof.to_json <bilinear.constructions.verdicts.Proof.to_json>`, or the
+    (:meth:`Proof.to_json <bilinear.constructions.proof.verdicts.Proof.to_json>`, or the
     Counterexample's / Unproved's) whenever a proof ran, nested unchanged under the key
     ``"proof"`` of :meth:`to_json`; the cell's own keys summarise it for the matrix (class
     *names* where the prover gives class indices) and add what the prover does not know
@@ -96,7 +96,7 @@ class Cell:
 
     See Also
     --------
-    bilinear.constructions.verdicts.Proof : the prover's verdict alone (no certificate, no
+    bilinear.constructions.proof.verdicts.Proof : the prover's verdict alone (no certificate, no
         bound); a Cell holds its JSON under ``"proof"``.
     """
 
@@ -327,7 +327,7 @@ def parse_column_param(column: str) -> str:
 
 
 def with_float_check(cell: Cell, result) -> Cell:
-    """``cell`` with a float check's result (:class:`~bilinear.constructions.floatcheck.CheckResult`)
+    """``cell`` with a float check's result (:class:`~bilinear.constructions.horizon.floatcheck.CheckResult`)
     attached: a failed check heads :meth:`Cell.text` and makes ``bilinear verify`` exit 1."""
     return replace(cell, float_check=result.to_json())
 
@@ -343,7 +343,7 @@ def exit_status(cell: Cell) -> int:
 def column_variant(column: str) -> str | None:
     """Canonical variant spec of a column, or None for a factor-counting kind named without its
     parameter (``factorized``, ``householder``, ``dplr``: left to the builder, see
-    :func:`~bilinear.constructions.variants.parse_column`); SpecError for a bad variant."""
+    :func:`~bilinear.constructions.values.variants.parse_column`); SpecError for a bad variant."""
     if parse_column(column) is not None:
         return None
     return parse_variant(column.strip().lower()).spec
@@ -378,7 +378,7 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
     """The registry's weights of ``kind`` with the smallest factor count from ``start`` on.
     ``refusals`` receives one entry per count that no construction reached (the registry's
     reason), then the refusals of the build that was chosen."""
-    from .registry import build
+    from .handmade.registry import build
 
     info = KINDS[kind]
 
@@ -401,7 +401,7 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
             continue
     # past MAX_COUNT: the count the known constructions need, read off the weights built in this
     # kind (``one-hot-householder``: K <= n) or, where the kind says how, off their matrices
-    from .registry import candidates
+    from .handmade.registry import candidates
 
     counts = [w.variant_info.param for _, w in candidates(automaton, kind) if w.variant_info.param is not None]
     if info.count_needed is not None:
@@ -424,7 +424,7 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
     the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R.
     ``refusals`` receives why each construction was not chosen (:func:`~.registry.build`)."""
-    from .registry import build, candidates, factorized_rank
+    from .handmade.registry import build, candidates, factorized_rank
 
     if column_variant(column) is not None:
         return build(automaton, column, refusals=refusals)
@@ -457,7 +457,7 @@ def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: floa
 
     The closure is breadth-first, so a larger bound only explores further: a counterexample found
     at a larger bound is still the shortest, and a proof is a proof at any bound."""
-    from .stackprover import prove_network
+    from .proof.stackprover import prove_network
 
     start = time.perf_counter()
     while True:
@@ -472,11 +472,11 @@ def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: floa
 def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, time_budget=None, progress=None,
             deepen: bool = False) -> Cell:
     """``cell`` completed by the exact proof of ``weights`` (a :class:`Weights` or a
-    :class:`~bilinear.constructions.stack.Stack`); ``deepen``: from ``bound``, doubled within
+    :class:`~bilinear.constructions.values.stack.Stack`); ``deepen``: from ``bound``, doubled within
     ``time_budget`` while the proof stops at its bound."""
-    from .prover import DEFAULT_BOUND
-    from .stack import Stack
-    from .stackprover import prove_network
+    from .proof.prover import DEFAULT_BOUND
+    from .values.stack import Stack
+    from .proof.stackprover import prove_network
 
     bound = DEFAULT_BOUND if bound is None else bound
     if deepen:
@@ -518,7 +518,7 @@ def _with_bound(cell: Cell, automaton: Automaton, variant: str) -> Cell:
     """``cell`` with the lower bound on d for ``variant`` (proved and open cells only)."""
     if cell.status not in ("proved", "open"):
         return cell
-    from .bounds import lower_bound
+    from .impossible.bounds import lower_bound
 
     lb, theorem, reason = lower_bound(automaton, variant)
     return replace(cell, lower_bound=lb, bound_theorem=theorem, bound_reason=reason)
@@ -544,22 +544,22 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
            progress=None, layers: int | None = None, depth: bool = True, deepen: bool = False,
            started: float | None = None) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` (a :class:`Weights` or a
-    :class:`~bilinear.constructions.stack.Stack`) are proved instead of a construction
+    :class:`~bilinear.constructions.values.stack.Stack`) are proved instead of a construction
     (``source`` names them, every layer's variant must be ``variant``); ``name`` overrides the
     automaton's name in the verdict.
 
     ``layers``: the depth to settle (default: one layer, or the given stack's depth).  One layer
     is the cell of the capability matrix; more layers build the cascade of Theorem S2 (or prove the
     given stack), after Theorems 6 and S3 had their say.  With ``depth`` (default) a commuting
-    variant's cell also carries :func:`~bilinear.constructions.depth.min_layers`.
+    variant's cell also carries :func:`~bilinear.constructions.impossible.depth.min_layers`.
 
     ``deepen`` (with a ``time_budget``) doubles the proof's bound, from ``bound`` (default
-    :data:`~bilinear.constructions.prover.DEFAULT_BOUND`), while the proof stops at its bound and
+    :data:`~bilinear.constructions.proof.prover.DEFAULT_BOUND`), while the proof stops at its bound and
     time is left: then ``open`` means nothing was decided in the budget.  ``started`` (a
     ``time.perf_counter()`` reading) is when the budget began, if before this call (``bilinear
     verify`` counts building the automaton).
     """
-    from .stack import MAX_LAYERS, Stack
+    from .values.stack import MAX_LAYERS, Stack
 
     start = time.perf_counter() if started is None else started
     automaton, label = _automaton(spec_or_automaton)
@@ -576,7 +576,7 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     cell = Cell(name or label, variant, "open")
     bound_info = None
     if depth and spec is not None and parse_variant(spec).commuting:
-        from .depth import min_layers
+        from .impossible.depth import min_layers
 
         bound_info = min_layers(automaton, spec)
     if layers is not None and layers > 1:
@@ -594,7 +594,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
                   time_budget, progress, deepen: bool = False) -> Cell:
     """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
     the cascade (Theorem S2) and prove it."""
-    from .cascade import build_stack
+    from .handmade.cascade import build_stack
 
     cell = replace(cell, layers=layers)
     if weights is not None:
@@ -628,7 +628,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
 
 
 def _hypotheses(theorem: str = "S3") -> str:
-    from .depth import S3_HYPOTHESES, S4_HYPOTHESES
+    from .impossible.depth import S3_HYPOTHESES, S4_HYPOTHESES
 
     return S4_HYPOTHESES if theorem == "S4" else S3_HYPOTHESES
 

@@ -13,7 +13,7 @@ written (``"3/4"`` stays ``"3/4"``).  A stack's layers are signed first, then th
 ...     "exact": True, "A": [[["1"]], [["-1"]]], "h0": ["1"], "readout": [["1"], ["-1"]]}))
 >>> sign_file(path).kind
 'weights'
->>> from bilinear.constructions.stack import load_network
+>>> from bilinear.constructions.values.stack import load_network
 >>> load_network(path).variant
 'diagonal'
 """
@@ -66,7 +66,7 @@ def sign_data(data, source: str = "file") -> tuple[str, dict]:
 
         decode({k: v for k, v in data.items() if k != "checksum"}, source)
         return kind, _signed(data, AutomatonError, source)
-    from .stack import network_from_json
+    from .values.stack import network_from_json
 
     if kind == "stack":
         layers = data.get("layers")

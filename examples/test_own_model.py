@@ -2,10 +2,10 @@
 
 Copy this file into your project and replace ``RotationRNN`` or ``LeakyGRU`` by your model.
 Any model with a ``forward(words)`` that returns logits ``(batch, time, classes)`` can be checked
-at length 500 (:func:`bilinear.constructions.testing.assert_tracks`, the float check) and have its
-automaton extracted from its hidden states (:func:`bilinear.constructions.tracker.as_tracker`);
+at length 500 (:func:`bilinear.constructions.horizon.testing.assert_tracks`, the float check) and have its
+automaton extracted from its hidden states (:func:`bilinear.constructions.values.tracker.as_tracker`);
 a ``to_weights()`` that hands its transition matrices to
-:class:`bilinear.constructions.weights.Weights` adds the exact proof and the spectra.
+:class:`bilinear.constructions.values.weights.Weights` adds the exact proof and the spectra.
 
 Run it with ``python -m pytest examples/test_own_model.py``.
 """
@@ -21,9 +21,9 @@ from hypothesis import given, settings
 
 from bilinear.automata import from_spec
 from bilinear.automata.strategies import long_words, words
-from bilinear.constructions.testing import assert_tracks
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.testing import assert_tracks
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.values.weights import Weights
 
 M = 5
 AUTOMATON = from_spec(f"cyclic:{M}")  # Z_5: the label is the sum of the symbols mod 5
@@ -95,7 +95,7 @@ def test_exact_proof_of_float_weights_is_never_a_false_positive(model, proved):
     """The exact prover treats float weights as the binary fractions they are: cos(2*pi/5) in
     float64 is not exactly a 5th root, so even the good float model is not *proved*; the
     hand-construction ``bilinear verify cyclic:5 rotation2d`` is (exact cyclotomic entries)."""
-    from bilinear.constructions.prover import Proof, prove
+    from bilinear.constructions.proof.prover import Proof, prove
 
     outcome = prove(model.to_weights(), AUTOMATON, bound=4)
     assert isinstance(outcome, Proof) == proved

@@ -33,7 +33,7 @@ __all__ = [
 
 
 class _NotBilinear:
-    """Mixin: baselines have no bilinear :class:`~bilinear.constructions.weights.Weights`."""
+    """Mixin: baselines have no bilinear :class:`~bilinear.constructions.values.weights.Weights`."""
 
     def to_weights(self):
         """Always ConfigError: only the bilinear variants export Weights."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from bilinear.errors import BilinearError, ConfigError
 
-from bilinear.constructions.variants import variant_usage
+from bilinear.constructions.values.variants import variant_usage
 
 from .limits import DEFAULT_MAX_MEMORY_GB
 
@@ -319,7 +319,7 @@ class TrainConfig:
         if self.stack_mixing != "soft" and self.layers == 1:
             raise ConfigError("stack_mixing applies to a stack of layers (--layers 2 or more)")
         if self.layers != 1:
-            from bilinear.constructions.stack import MAX_LAYERS
+            from bilinear.constructions.values.stack import MAX_LAYERS
 
             if not 1 <= self.layers <= MAX_LAYERS:
                 raise ConfigError(f"layers must be from 1 to {MAX_LAYERS}, got {self.layers}")
@@ -360,7 +360,7 @@ class TrainConfig:
     def _check_factor_rank(self, automaton) -> None:
         """A factored variant's R within the limit ``analyze`` and ``certify`` apply to its
         weights (``factorized:100000`` trained, then every reader refused the run)."""
-        from bilinear.constructions.variants import check_factor_rank, parse_variant
+        from bilinear.constructions.values.variants import check_factor_rank, parse_variant
         from bilinear.errors import ConformanceError, SpecError
 
         from .registry import parse_model

@@ -3,7 +3,7 @@
 ``h_t = A(x_t) h_{t-1}``, ``A(x) = sum_k x_k W_k`` with ``x`` the token one-hot (``embed=None``)
 or a learned embedding ``E[:, sigma]`` in ``embed`` dimensions, and a bias-free readout
 ``logits_t = R h_t``.  The variant (a spec string, parsed by
-:func:`bilinear.constructions.weights.parse_variant`) fixes the structure of ``W_k``:
+:func:`bilinear.constructions.values.weights.parse_variant`) fixes the structure of ``W_k``:
 
 =================  ===================================================  =======================
 variant            per-token transition                                  learned tensor (D = tokens)
@@ -26,7 +26,7 @@ variant            per-token transition                                  learned
 
 Each row is one :class:`LearnedVariant` in :data:`LEARNED_VARIANTS` (parameters and their
 initialisation, the transitions the scan runs, the parameters that carry a given
-:class:`~bilinear.constructions.weights.Weights`, the export); :class:`BilinearRNN` only looks its
+:class:`~bilinear.constructions.values.weights.Weights`, the export); :class:`BilinearRNN` only looks its
 variant up there, so a new variant is one entry.
 
 ``additive=True`` is the ablation ``h_t = A(x_t) h_{t-1} + B x_t + b``; it is not a bilinear
@@ -54,7 +54,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from bilinear.constructions.weights import Variant, Weights, parse_variant
+from bilinear.constructions.values.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
 from .scan import (SCANS, Block, ComplexMonomial, Dense, Diagonal, Factorized, Householder, LowRank, Monomial, Rotation,
@@ -211,8 +211,8 @@ def _diagonal_init(c: InitContext) -> dict:
 
 def _count_fits(hidden: int, v: Variant) -> str | None:
     """A message when the factor count passes the limit of
-    :data:`~bilinear.constructions.factored.MAX_COUNT_PER_HIDDEN` (checked before allocating)."""
-    from bilinear.constructions.factored import MAX_COUNT_PER_HIDDEN
+    :data:`~bilinear.constructions.values.factored.MAX_COUNT_PER_HIDDEN` (checked before allocating)."""
+    from bilinear.constructions.values.factored import MAX_COUNT_PER_HIDDEN
 
     most = MAX_COUNT_PER_HIDDEN * hidden
     if v.param is not None and v.param > most:
@@ -491,7 +491,7 @@ class BilinearRNN(nn.Module):
     n_symbols, n_classes, hidden:
         Alphabet size, number of classes, hidden size d.
     variant:
-        Variant spec string (one of :func:`~bilinear.constructions.variants.variant_usage`).
+        Variant spec string (one of :func:`~bilinear.constructions.values.variants.variant_usage`).
     embed:
         ``None`` for one-hot tokens, else the embedding size D.
     additive:
@@ -617,7 +617,7 @@ class BilinearRNN(nn.Module):
         return self
 
     def to_weights(self) -> Weights:
-        """The float :class:`~bilinear.constructions.weights.Weights` of this network.
+        """The float :class:`~bilinear.constructions.values.weights.Weights` of this network.
 
         Per-symbol matrices ``A_sigma = sum_k E[k, sigma] W_k`` (one-hot: ``W_sigma``), the
         learned ``h0`` and the readout, in float64.  ConfigError for the additive ablation.

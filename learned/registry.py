@@ -1,7 +1,7 @@
 """The one registry of model names: bilinear variants and baselines.
 
 A model spec is a bilinear variant spec (one of
-:func:`~bilinear.constructions.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh),
+:func:`~bilinear.constructions.values.variants.variant_usage`) or a baseline: ``lstm``, ``rnn`` (tanh),
 ``transformer[:L]`` (L layers, default 1; ``,sinusoidal`` for sinusoidal positions), ``mamba[:L]``
 (L Mamba-1 blocks, default 1; ``,neg`` for the negative-eigenvalue form).
 
@@ -24,8 +24,8 @@ from typing import Callable
 
 from torch import nn
 
-from bilinear.constructions.variants import KINDS, variant_usage
-from bilinear.constructions.weights import VARIANT_KINDS, parse_variant
+from bilinear.constructions.values.variants import KINDS, variant_usage
+from bilinear.constructions.values.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
 from .baselines import MAX_POSITIONS, CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN

@@ -3,7 +3,7 @@
 Layer 1 is a :class:`~bilinear.learned.models.BilinearRNN` over the input symbols; layer
 ``l >= 2`` is one over the pairs (input symbol ``s``, class ``c`` of layer ``l - 1``), its
 transition matrices indexed ``s * C_{l-1} + c`` exactly as in
-:class:`~bilinear.constructions.stack.Stack`.  The class of a layer is not differentiable, so in
+:class:`~bilinear.constructions.values.stack.Stack`.  The class of a layer is not differentiable, so in
 training layer ``l`` runs the *soft* cascade: at step ``t`` its transition is the mixture
 
     A_t = sum_c softmax(R_{l-1} h^{(l-1)}_t)[c] * A_l[(s_t, c)],
@@ -14,7 +14,7 @@ runs the hard cascade itself (docs/training.md: the soft mixture can carry infor
 cascade does not).  In evaluation mode (``model.eval()``, and
 in every accuracy this package reports) the layers run the *hard* cascade — each reads layer
 ``l - 1``'s argmax — which is exactly what :meth:`StackedBilinearRNN.to_weights` exports, so the
-exported :class:`~bilinear.constructions.stack.Stack` is the network that was evaluated.
+exported :class:`~bilinear.constructions.values.stack.Stack` is the network that was evaluated.
 
 Every layer below the last has ``n_classes`` classes (as many as the automaton); the hidden size
 and the variant are shared by all layers.  Each step renormalises every layer's hidden state, as
@@ -62,7 +62,7 @@ class StackedBilinearRNN(nn.Module):
     def __init__(self, n_symbols: int, n_classes: int, hidden: int, variant: str = "full", layers: int = 2,
                  seed: int = 0, mixing: str = "soft", **options):
         super().__init__()
-        from bilinear.constructions.stack import MAX_LAYERS
+        from bilinear.constructions.values.stack import MAX_LAYERS
 
         if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
             raise ConfigError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
@@ -138,19 +138,19 @@ class StackedBilinearRNN(nn.Module):
 
     @classmethod
     def from_weights(cls, stack, dtype: torch.dtype = torch.float64, **options) -> "StackedBilinearRNN":
-        """A model carrying ``stack`` (a :class:`~bilinear.constructions.stack.Stack` whose layers
+        """A model carrying ``stack`` (a :class:`~bilinear.constructions.values.stack.Stack` whose layers
         share one variant and one hidden size, and whose intermediate layers have as many classes as
         the last): the inverse of :meth:`to_weights`, so a cascade construction runs here too.
 
         >>> from bilinear.automata import from_spec
-        >>> from bilinear.constructions.cascade import cascade
+        >>> from bilinear.constructions.handmade.cascade import cascade
         >>> s = cascade(from_spec("dihedral:3"), "full", layers=2)
         >>> StackedBilinearRNN.from_weights(s)
         Traceback (most recent call last):
         ...
         bilinear.errors.ConfigError: layer 1 has 2 classes and hidden size 2, layer 2 has 6 and 4: a trainable stack needs one hidden size and the automaton's class count in every layer
         """
-        from bilinear.constructions.stack import Stack
+        from bilinear.constructions.values.stack import Stack
 
         if not isinstance(stack, Stack):
             raise ConfigError(f"from_weights needs a Stack, got {type(stack).__name__}")
@@ -167,8 +167,8 @@ class StackedBilinearRNN(nn.Module):
         return model.eval()
 
     def to_weights(self):
-        """The float :class:`~bilinear.constructions.stack.Stack` of the hard cascade."""
-        from bilinear.constructions.stack import Stack
+        """The float :class:`~bilinear.constructions.values.stack.Stack` of the hard cascade."""
+        from bilinear.constructions.values.stack import Stack
 
         return Stack(tuple(self.layer(i).to_weights() for i in range(self.depth)))
 
@@ -267,14 +267,14 @@ def padded_stack(stack, scale: float = 1.0):
     layer padded to the largest hidden size (identity on the new coordinates, which start at 0) and
     every intermediate layer to the last layer's class count (the new classes have zero readout
     rows, so they never win while a true class scores above 0, as in every cascade of
-    :func:`~bilinear.constructions.cascade.cascade`; the symbols that read them act as the
+    :func:`~bilinear.constructions.handmade.cascade.cascade`; the symbols that read them act as the
     identity).  ``scale`` multiplies every readout (the hard cascade is unchanged by it; the soft
     one approaches it as the scale grows).  The hard cascade of the result computes what ``stack``
     computes when the padded classes never win.
 
     >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.cascade import cascade
-    >>> from bilinear.constructions.floatrun import run_float
+    >>> from bilinear.constructions.handmade.cascade import cascade
+    >>> from bilinear.constructions.values.floatrun import run_float
     >>> d3 = from_spec("dihedral:3")
     >>> p = padded_stack(cascade(d3, "rotation2d"))
     >>> p.dims, [w.n_symbols for w in p.layers], [w.n_classes for w in p.layers]
@@ -283,8 +283,8 @@ def padded_stack(stack, scale: float = 1.0):
     >>> bool((run_float(p, words).labels == d3.labels[d3.run_batch(words, trace=True)]).all())
     True
     """
-    from bilinear.constructions.stack import Stack
-    from bilinear.constructions.weights import Weights
+    from bilinear.constructions.values.stack import Stack
+    from bilinear.constructions.values.weights import Weights
 
     stack = stack.to_float()
     d = max(stack.dims)

@@ -91,7 +91,7 @@ def first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
 def no_node_horizon(*args, **kwargs):
     """Theorem 20 switched off (monkeypatched over ``horizon.node_horizon_widest``): no length,
     so a test sees Theorems 16, 17 and 19 alone."""
-    from bilinear.constructions.horizon import Horizon
+    from bilinear.constructions.horizon.horizon import Horizon
 
     return Horizon.none("float32", "switched off", "node")
 

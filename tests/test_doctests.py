@@ -22,7 +22,8 @@ def _modules() -> list[str]:
     for room in ROOMS:
         package = importlib.import_module(room)
         names.append(room)
-        for info in pkgutil.iter_modules(package.__path__, prefix=room + "."):
+        # walk_packages recurses: the sub-packages of a room (constructions/exact/, ...) are walked too
+        for info in pkgutil.walk_packages(package.__path__, prefix=room + "."):
             if info.name in ROOMS:
                 continue
             names.append(info.name)
@@ -38,4 +39,6 @@ def test_module_doctests(name: str) -> None:
 
 def test_every_room_has_modules() -> None:
     assert len(_modules()) > len(ROOMS)
+    # the walk reaches modules inside sub-packages (a flat walk would miss them silently)
+    assert "bilinear.constructions.proof.prover" in _modules()
     assert bilinear.__version__

@@ -1,7 +1,9 @@
 """Imports run down the rooms, and no module imports itself back.
 
 The rooms, lowest first: ``automata < constructions < learned < analysis``.  A module may import
-its own room and the rooms below it.  ``bilinear/`` is two things: the *floor*
+its own room and the rooms below it.  Inside ``constructions/`` the sub-packages are layered too
+(:data:`GROUPS`, lowest first: ``exact < values < proof < handmade < impossible < horizon``, then
+the modules at the room's root): a module imports its own group and the groups below it.  ``bilinear/`` is two things: the *floor*
 (:data:`FLOOR`: errors, file helpers, metrics, argument types), which every room may import and
 which imports no room, and the *roof* (everything else in ``bilinear/``: the command line, the
 tour, the reference generator, the package root), which may import anything.
@@ -29,13 +31,22 @@ ROOMS = {"automata": 0, "constructions": 1, "learned": 2, "analysis": 3}
 #: helpers, metrics, argument types, progress lines, optional extras).
 FLOOR = {"errors", "fileio", "jsonfile", "metrics", "argtypes", "progress", "extras"}
 
+#: Sub-package of ``constructions/`` -> rank; the modules at the room's root rank above them all.
+GROUPS = {"exact": 0, "values": 1, "proof": 2, "handmade": 3, "impossible": 4, "horizon": 5}
+ROOT_GROUP = len(GROUPS)
+
+
 def module_files() -> dict[str, Path]:
-    """Module name -> file, for the package root, the floor and roof, and the four rooms."""
+    """Module name -> file, for the package root, the floor and roof, and the four rooms with
+    their sub-packages (``bilinear.constructions.proof.prover``)."""
     out = {}
     for folder in ["bilinear", *ROOMS]:
-        for path in sorted((ROOT / folder).glob("*.py")):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
             package = "bilinear" if folder == "bilinear" else f"bilinear.{folder}"
-            out[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join([package, *parts])] = path
     return out
 
 
@@ -104,6 +115,24 @@ def upward_imports(graph: nx.DiGraph) -> list[str]:
     return sorted(bad)
 
 
+def group(module: str) -> int | None:
+    """The rank of a ``bilinear.constructions`` module's group (None outside the room)."""
+    parts = module.split(".")
+    if parts[:2] != ["bilinear", "constructions"]:
+        return None
+    return GROUPS[parts[2]] if len(parts) >= 4 and parts[2] in GROUPS else ROOT_GROUP
+
+
+def group_violations(graph: nx.DiGraph) -> list[str]:
+    """Edges inside ``constructions/`` that import a higher group than their own."""
+    bad = []
+    for source, target in graph.edges:
+        a, b = group(source), group(target)
+        if a is not None and b is not None and a < b:
+            bad.append(f"{source} imports {target}, a higher group")
+    return sorted(bad)
+
+
 def cycles(graph: nx.DiGraph) -> list[frozenset[str]]:
     return [frozenset(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
 
@@ -112,13 +141,37 @@ def test_the_walk_sees_the_project():
     graph = import_graph()
     # the walk found the rooms and real edges (a broken resolver would pass the tests below)
     assert {room(m) for m in graph} == {"floor", "roof", *ROOMS}
-    assert ("bilinear.constructions.weights", "bilinear.errors") in graph.edges
-    assert ("bilinear.analysis.report", "bilinear.constructions.span") in graph.edges
+    assert ("bilinear.constructions.values.weights", "bilinear.errors") in graph.edges
+    assert ("bilinear.analysis.report", "bilinear.constructions.values.span") in graph.edges
     assert graph.number_of_edges() > 200
 
 
 def test_no_upward_import():
     assert upward_imports(import_graph()) == []
+
+
+def test_groups_inside_constructions_run_down():
+    assert group_violations(import_graph()) == []
+
+
+def test_the_groups_are_the_folders():
+    folders = {p.name for p in (ROOT / "constructions").iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(GROUPS)
+
+
+def test_an_import_against_the_group_order_is_caught():
+    graph = nx.DiGraph([("bilinear.constructions.exact.field", "bilinear.constructions.values.weights"),
+                        ("bilinear.constructions.proof.prover", "bilinear.constructions.values.weights"),
+                        ("bilinear.constructions.values.stack", "bilinear.constructions.horizon.snap"),
+                        ("bilinear.constructions.settle", "bilinear.constructions.proof.prover"),
+                        ("bilinear.constructions.horizon.snap", "bilinear.constructions.capability"),
+                        ("bilinear.constructions.horizon.snap", "bilinear.constructions.horizon.tube"),
+                        ("bilinear.learned.train", "bilinear.constructions.settle")])
+    assert group_violations(graph) == [
+        "bilinear.constructions.exact.field imports bilinear.constructions.values.weights, a higher group",
+        "bilinear.constructions.horizon.snap imports bilinear.constructions.capability, a higher group",
+        "bilinear.constructions.values.stack imports bilinear.constructions.horizon.snap, a higher group",
+    ]
 
 
 def test_no_import_cycle():
@@ -140,7 +193,7 @@ def test_a_lazy_cycle_is_caught():
     [
         ("bilinear.automata.monoid", "from .closure import x", {"bilinear.automata.closure"}),
         ("bilinear.automata.monoid", "def f():\n    from bilinear.analysis import span", {"bilinear.analysis.span"}),
-        ("bilinear.automata.monoid", "import bilinear.constructions.weights as w", {"bilinear.constructions.weights"}),
+        ("bilinear.automata.monoid", "import bilinear.constructions.values.weights as w", {"bilinear.constructions.values.weights"}),
         ("bilinear.automata.monoid", "from .. import errors", {"bilinear.errors"}),
         ("bilinear.automata.monoid", "from bilinear.constructions import Weights", {"bilinear.constructions"}),
     ],
@@ -149,16 +202,16 @@ def test_imports_are_resolved(tmp_path, source, text, expected):
     path = tmp_path / "monoid.py"
     path.write_text(text)
     known = {"bilinear", "bilinear.errors", "bilinear.automata.closure", "bilinear.analysis.span",
-             "bilinear.constructions", "bilinear.constructions.weights", "bilinear.automata.monoid"}
+             "bilinear.constructions", "bilinear.constructions.values.weights", "bilinear.automata.monoid"}
     assert imported_modules(source, path, known) == expected
 
 
 def test_a_lazy_upward_import_is_caught():
-    graph = nx.DiGraph([("bilinear.automata.strategies", "bilinear.constructions.floatcheck"),
+    graph = nx.DiGraph([("bilinear.automata.strategies", "bilinear.constructions.horizon.floatcheck"),
                         ("bilinear.errors", "bilinear.automata.automaton"),
-                        ("bilinear.analysis.report", "bilinear.constructions.weights"),
+                        ("bilinear.analysis.report", "bilinear.constructions.values.weights"),
                         ("bilinear.cli", "bilinear.analysis.report")])
     assert upward_imports(graph) == [
-        "bilinear.automata.strategies (automata) imports bilinear.constructions.floatcheck (constructions)",
+        "bilinear.automata.strategies (automata) imports bilinear.constructions.horizon.floatcheck (constructions)",
         "bilinear.errors (floor) imports bilinear.automata.automaton (automata)",
     ]

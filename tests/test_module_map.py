@@ -15,9 +15,10 @@ FOLDERS = ("bilinear", "automata", "constructions", "learned", "analysis")
 
 
 def modules() -> list[tuple[str, str]]:
-    """(folder, file name) of every module of the five packages (``__init__.py`` excepted)."""
-    return [(folder, path.name) for folder in FOLDERS for path in sorted((ROOT / folder).glob("*.py"))
-            if path.name != "__init__.py"]
+    """(folder, path inside it) of every module of the five packages and their sub-packages
+    (``__init__.py`` excepted): ``("constructions", "proof/prover.py")``."""
+    return [(folder, path.relative_to(ROOT / folder).as_posix()) for folder in FOLDERS
+            for path in sorted((ROOT / folder).rglob("*.py")) if path.name != "__init__.py"]
 
 
 def readme_map() -> dict[str, str]:
@@ -42,6 +43,7 @@ def test_the_map_parses():
     entries = readme_map()
     assert set(FOLDERS) <= set(entries) and "automaton.py" in entries["automata"]
     assert len(modules()) > 80
+    assert ("constructions", "proof/prover.py") in modules()
 
 
 @pytest.mark.parametrize("folder, name", modules())

@@ -126,7 +126,7 @@ def _tour_options() -> set[str]:
     (["--test-len", "100000000"], "this run needs more than 6e+03 GB (activations: 5.5e+03 GB), over the limit of 8 GB: "
                                   "lower --test-len"),
     (["--check-words", "100000000"], "would need about 1.14e+03 GiB (words x length x 24 bytes + words x hidden x 16); "
-                                     "the limit is 1 GiB (bilinear.constructions.floatcheck.MAX_CHECK_BYTES): "
+                                     "the limit is 1 GiB (bilinear.constructions.horizon.floatcheck.MAX_CHECK_BYTES): "
                                      "lower --check-words or --test-len"),
     (["--steps", "0"], "tour: --steps must be a positive integer, got 0"),
 ])

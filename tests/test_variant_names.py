@@ -1,6 +1,6 @@
 """No code compares with a variant NAME outside the two variant tables.
 
-``constructions/variants.py`` (``KINDS``) and ``learned/models.py`` (``LEARNED_VARIANTS``) are the
+``constructions/values/variants.py`` (``KINDS``) and ``learned/models.py`` (``LEARNED_VARIANTS``) are the
 only places that may spell a variant kind; everything else asks the parsed variant's facts
 (``parse_variant(spec).info.dense``, ``.counts_factors``, ``.spectral``...).  The test walks the
 syntax tree of every module and flags ``x == "full"``, ``x != "rotation2d"``, ``x in ("full",
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bilinear.constructions.variants import KINDS
+from bilinear.constructions.values.variants import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("bilinear", "automata", "constructions", "learned", "analysis")
-TABLES = {Path("constructions/variants.py"), Path("learned/models.py")}
+TABLES = {Path("constructions/values/variants.py"), Path("learned/models.py")}
 
 
 def _is_variant_name(value) -> bool:

@@ -3,7 +3,7 @@
 Every quantity of the horizon theorems (docs/theory.md Section 7) is a ball that encloses the
 exact real number; an *upper* bound is the ball's upper end (an exact point), a *lower* bound its
 lower end.  A double converts exactly (it is a dyadic rational), a Fraction exactly, a cyclotomic
-:class:`~bilinear.constructions.field.FieldElement` to a ball of :data:`PREC` bits.
+:class:`~bilinear.constructions.exact.field.FieldElement` to a ball of :data:`PREC` bits.
 
 >>> import numpy as np
 >>> M = arb_matrix(np.array([[3.0, 0.0], [4.0, 0.0]]))

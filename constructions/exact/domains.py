@@ -1,7 +1,7 @@
 """Exact arithmetic domains of the prover: Q (``flint.fmpq``), Z (Python ints) and Q(zeta_m).
 
 A domain turns weight entries into its own scalars and does the few operations the closure of
-:func:`bilinear.constructions.prover.prove` needs: sparse matrix-vector products, readout dot
+:func:`bilinear.constructions.proof.prover.prove` needs: sparse matrix-vector products, readout dot
 products, exact signs, float enclosures of a vector (for the float screen of margins) and a way
 to recognise a hidden direction seen before (Theorem 5 of docs/theory.md, the inductive proof):
 

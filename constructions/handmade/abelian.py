@@ -34,8 +34,8 @@ import numpy as np
 from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import ConstructionError
 
-from .field import cos2pi, sin2pi
-from .memo import minimal, per_automaton
+from ..exact.field import cos2pi, sin2pi
+from ..values.memo import minimal, per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["abelian_basis", "abelian_weights", "abelian_full", "abelian_rotation", "MAX_ABELIAN_ORDER"]

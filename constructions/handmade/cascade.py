@@ -21,7 +21,7 @@ layer carries every character of ``K_1 x ... x K_k`` and the row of a label is t
 elements' rows (the Fourier indicator: score ``|G|`` on the label's elements, 0 elsewhere).
 
 >>> from bilinear.automata import from_spec
->>> from bilinear.constructions.stackprover import prove_stack
+>>> from bilinear.constructions.proof.stackprover import prove_stack
 >>> d3 = from_spec("dihedral:3")
 >>> s = cascade(d3, "rotation2d", layers=2)
 >>> s.depth, s.dims, [w.n_symbols for w in s.layers]
@@ -42,10 +42,10 @@ from fractions import Fraction
 from bilinear.automata.groups import greedy_generators
 from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 
-from .field import cos2pi, sin2pi
-from .search import breadth_first
-from .stack import MAX_LAYERS, Stack
-from .weights import Weights, parse_variant
+from ..exact.field import cos2pi, sin2pi
+from ..proof.search import breadth_first
+from ..values.stack import MAX_LAYERS, Stack
+from ..values.weights import Weights, parse_variant
 
 __all__ = ["cascade", "GroupCascade", "derived_length", "MAX_CASCADE_ORDER"]
 
@@ -383,7 +383,7 @@ def _row(cas: GroupCascade, blocks, x: tuple, size: int, moduli, chosen, fourier
 def build_stack(automaton, variant: str, layers: int) -> tuple[Stack, str]:
     """``(stack, how)``: the stack of ``layers`` ``variant`` layers that ``bilinear verify SPEC VARIANT
     --layers L`` proves -- the group cascade (:func:`cascade`, Theorem S2) when there is one, else
-    the one-layer construction repeated in every layer (:func:`~bilinear.constructions.stack.repeated`).
+    the one-layer construction repeated in every layer (:func:`~bilinear.constructions.values.stack.repeated`).
     ``how`` says which.  ConstructionError (naming both reasons) when neither exists.
 
     >>> from bilinear.automata import from_spec
@@ -392,7 +392,7 @@ def build_stack(automaton, variant: str, layers: int) -> tuple[Stack, str]:
     ((2, 2), True)
     """
     from .registry import build
-    from .stack import repeated
+    from ..values.stack import repeated
 
     try:
         return cascade(automaton, variant, layers), f"the cascade of Theorem S2 ({layers} layers)"

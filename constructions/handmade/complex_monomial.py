@@ -16,7 +16,7 @@ registry finds three kinds of weights for it:
     character of the rotations.  Minimal: one complex coordinate makes every matrix a complex
     scalar, and scalars commute.
 ``complexified`` (every automaton, d = 2 x the registry's real ``monomial`` d; the builder is
-:func:`bilinear.constructions.registry.complexified`, which asks the registry for the real weights)
+:func:`bilinear.constructions.handmade.registry.complexified`, which asks the registry for the real weights)
     real monomial weights ``(A, h0, R)`` become ``(A (x) I_2, h0 (x) e_1, R (x) e_1^T)``: each real
     coordinate the real part of a complex one, each real entry ``x`` the complex entry ``x + 0i``.
     The hidden vector is ``h_t (x) e_1`` at every step, so the logits are the real network's.
@@ -33,9 +33,9 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .field import cos2pi, sin2pi
+from ..exact.field import cos2pi, sin2pi
 from .orbit import orbit_weights
-from .weights import Weights
+from ..values.weights import Weights
 
 __all__ = ["complexify", "complex_dihedral", "COMPLEX_VARIANT"]
 

@@ -28,8 +28,8 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .field import cos2pi, sin2pi
-from .memo import per_automaton
+from ..exact.field import cos2pi, sin2pi
+from ..values.memo import per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["dihedral_block", "dihedral_exponents", "dihedral_h0"]

@@ -40,8 +40,8 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .memo import per_automaton
-from .weights import Weights
+from ..values.memo import per_automaton
+from ..values.weights import Weights
 
 __all__ = ["blockwise_factors", "pencil_factors", "factorized_abelian", "factorized_dihedral", "factorized_quaternion",
            "factorized_reset", "factorized_onehot", "support_factors", "exact_inverse"]
@@ -53,9 +53,9 @@ MAX_ONEHOT_STATES = 1000
 
 def _factorized(R: int, A, h0, readout, factors) -> Weights:
     """``factorized:R`` weights, or ConstructionError when R passes
-    :func:`~bilinear.constructions.variants.max_factor_rank` (symbols x hidden): the stacked rank
-    decompositions are then smaller, and :func:`~bilinear.constructions.registry.build` uses them."""
-    from .variants import max_factor_rank
+    :func:`~bilinear.constructions.values.variants.max_factor_rank` (symbols x hidden): the stacked rank
+    decompositions are then smaller, and :func:`~bilinear.constructions.handmade.registry.build` uses them."""
+    from ..values.variants import max_factor_rank
 
     k, d = np.shape(A)[0], np.shape(A)[1]
     if R > max_factor_rank(k, d):
@@ -154,7 +154,7 @@ def _cyclic_basis(N, d: int) -> np.ndarray:
 
 
 def _rank(M) -> int:
-    from .linalg import rank_decomposition
+    from ..values.linalg import rank_decomposition
 
     return rank_decomposition(M)[0].shape[1]
 
@@ -217,7 +217,7 @@ def pencil_factors(w: Weights) -> Weights:
 
 
 def _rank_columns(M):
-    from .linalg import rank_decomposition
+    from ..values.linalg import rank_decomposition
 
     return rank_decomposition(M)
 
@@ -271,7 +271,7 @@ def factorized_reset(automaton) -> Weights:
 @per_automaton
 def factorized_onehot(automaton) -> Weights:
     """The one-hot construction with one rank-one term per transition edge q -> delta(a, q)."""
-    from .memo import minimal
+    from ..values.memo import minimal
     from .onehot import onehot
 
     n = minimal(automaton).n_states

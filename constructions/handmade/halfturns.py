@@ -37,7 +37,7 @@ Every entry lies in the field of the orthogonal construction (rationals or a cyc
 no square root is taken.
 
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.registry import half_turns
+>>> from bilinear.constructions.handmade.registry import half_turns
 >>> w = half_turns(from_spec("dihedral:4"))
 >>> w.variant, w.dim
 ('householder:14,nonneg', 3)
@@ -51,7 +51,7 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .weights import Weights
+from ..values.weights import Weights
 
 __all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "HALF_TURNS_MAX_DIM",
            "HALF_TURN_STEPS"]
@@ -128,7 +128,7 @@ def _orthogonal_to(u, v, d: int):
 def rotation_half_turns(g) -> list[tuple]:
     """The planes ``(u, w)`` (u ⊥ w) of half-turns whose product, in order, is ``g`` in SO(d),
     d >= 3 (step 2 of the module docstring): at most rank(g - I) of them."""
-    from .factored import _split_orthogonal
+    from ..values.factored import _split_orthogonal
 
     g = np.asarray(g, dtype=object)
     d = g.shape[0]
@@ -150,8 +150,8 @@ def rotation_half_turns(g) -> list[tuple]:
 def source_factors(w: Weights) -> list | None:
     """Per symbol the factors ``[(v, beta), ...]`` of source weights: a ``householder`` variant's own
     (those with beta != 0), an exact orthogonal matrix's reflections (Theorem F4), else None."""
-    from .factored import _orthogonal, _split_orthogonal
-    from .variants import parse_variant
+    from ..values.factored import _orthogonal, _split_orthogonal
+    from ..values.variants import parse_variant
 
     if not w.exact:
         return None
@@ -226,7 +226,7 @@ def nonneg_weights(label: str, symbols, sources: list) -> Weights:
     reflections need it; among the sources (:func:`source_factors` reads each; others are
     skipped) the smallest d, then the smallest K.  ``label`` and ``symbols`` name the automaton in
     errors.  The registry's ``half-turns`` construction calls it with its sources."""
-    from .factored import householder_compose, positive_multiple
+    from ..values.factored import householder_compose, positive_multiple
 
     best = None
     for w in sources:

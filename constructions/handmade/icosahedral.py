@@ -9,7 +9,7 @@ about the vertex v = (0, 1, phi),
 (Rodrigues' formula: sin(2 pi / 5) / |v| = 1/2 since |v|^2 = phi + 2).  They generate a group of
 rotations of order divisible by 15 inside the icosahedral group I = A_5 (order 60), hence all of I
 (A_5 has no subgroup of order 15 or 30).  sqrt 5 = 1 + 2 (zeta_5 + zeta_5^4) lies in Q(zeta_5),
-so every entry is exact in :class:`~bilinear.constructions.field.CyclotomicField` (5).
+so every entry is exact in :class:`~bilinear.constructions.exact.field.CyclotomicField` (5).
 
 The automaton's generators (a 3-cycle and a 5-cycle) are matched to rotations by search: the
 3-cycle goes to P and the 5-cycle to each of the 24 rotations of order 5 in turn, until the
@@ -35,8 +35,8 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .field import CyclotomicField
-from .memo import per_automaton
+from ..exact.field import CyclotomicField
+from ..values.memo import per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["icosahedral", "icosahedral_rotations"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memo import minimal, per_automaton
-from .weights import Weights, check_entries
+from ..values.memo import minimal, per_automaton
+from ..values.weights import Weights, check_entries
 
 __all__ = ["onehot"]
 

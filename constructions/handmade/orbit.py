@@ -29,9 +29,9 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .field import FieldElement
-from .search import build_tick
-from .weights import Weights
+from ..exact.field import FieldElement
+from ..proof.search import build_tick
+from ..values.weights import Weights
 
 __all__ = ["orbit_weights"]
 
@@ -43,7 +43,7 @@ def _key(v: np.ndarray) -> tuple:
 def _sparse_domain(A, h0):
     """A sparse domain for the orbit when the entries are real cyclotomic elements of a field
     that suits one (exact keys: the reduced terms are unique), else None."""
-    from .domains import SparseCyclotomicDomain
+    from ..exact.domains import SparseCyclotomicDomain
 
     elements = [x for x in (*A.flat, *h0.flat) if isinstance(x, FieldElement)]
     if not elements or not all(x.is_real() for x in elements):
@@ -56,7 +56,7 @@ def _sparse_domain(A, h0):
 
 def _orbit_sparse(automaton, A, h0, domain) -> list:
     """The hidden vectors of :func:`orbit_weights` computed with sparse elements."""
-    from .domains import sparse_rows
+    from ..exact.domains import sparse_rows
 
     rows = []
     for s in range(automaton.n_symbols):

@@ -9,7 +9,7 @@ margin.  Dimension: the sum of the factors' dimensions; block structure (``block
 ``rotation2d``, ``diagonal``, ``positive``) is preserved.
 
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.rotation import cyclic_sign
+>>> from bilinear.constructions.handmade.rotation import cyclic_sign
 >>> w = direct_sum([cyclic_sign(from_spec("parity"))] * 2, "diagonal")
 >>> w.dim, w.readout.tolist()
 (2, [[1, 1], [1, -1], [-1, 1], [-1, -1]])
@@ -23,7 +23,7 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .weights import Weights
+from ..values.weights import Weights
 
 __all__ = ["direct_sum"]
 

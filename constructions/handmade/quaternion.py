@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memo import per_automaton
+from ..values.memo import per_automaton
 from .orbit import orbit_weights
 
 __all__ = ["quaternion_right", "qmul"]

@@ -2,7 +2,7 @@
 
 Orthogonal constructions elsewhere in the registry (rotations, dihedral reflections, the
 icosahedral rotations) become ``householder:K`` weights by the exact Cartan-Dieudonne split of
-:func:`~bilinear.constructions.factored.derive_householder` (K = the largest rank(A_a - I)), and
+:func:`~bilinear.constructions.values.factored.derive_householder` (K = the largest rank(A_a - I)), and
 ``monomial`` / ``dplr:R`` weights by reading their factors off the matrices.  This module adds
 the constructions those cannot give:
 
@@ -87,10 +87,10 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .memo import minimal, per_automaton
+from ..values.memo import minimal, per_automaton
 from .orbit import orbit_weights
 from .reset import reset_actions
-from .weights import Weights, check_entries
+from ..values.weights import Weights, check_entries
 
 __all__ = ["cube", "tetrahedral", "permutation", "reset_projection", "parity_projections", "signed_permutations",
            "onehot_householder", "positive_unit", "rotation_projections", "sign_projections", "SIGN_SCALE",
@@ -185,7 +185,7 @@ def reset_projection(automaton) -> Weights:
             V[s, 0], beta[s, 0] = [1, 0], 0
         else:
             V[s, 0], beta[s, 0] = [-v, 1], 1
-    from .factored import householder_compose
+    from ..values.factored import householder_compose
 
     A = householder_compose(V, beta)
     t0 = int(m.start)
@@ -199,7 +199,7 @@ def reset_projection(automaton) -> Weights:
 
 def parity_projections(automaton) -> Weights:
     """A two-state group automaton with beta in [0, 1]: ``householder:3,nonneg``, d = 2."""
-    from .factored import householder_compose
+    from ..values.factored import householder_compose
 
     label = automaton.name or "automaton"
     if automaton.n_states != 2 or len(set(automaton.labels.tolist())) != 2:
@@ -249,7 +249,7 @@ def _order_five() -> None:
     ``M / sqrt(det M)`` (``sqrt(det M) = (sqrt 5 - 1) / 42``) has trace ``(sqrt 5 - 1) / 2 =
     2 cos(2 pi / 5)`` and determinant 1: a rotation of order 5 up to conjugation.  ``sqrt 5 = 1 +
     2 (zeta_5 + zeta_5^4)``, so every entry lies in Q(zeta_5)."""
-    from .field import CyclotomicField
+    from ..exact.field import CyclotomicField
 
     zeta = CyclotomicField(5).zeta
     sqrt5 = 1 + 2 * (zeta(1) + zeta(4))
@@ -302,7 +302,7 @@ def sign_projections(automaton) -> Weights:
     ('householder:7,nonneg', 3, [Fraction(-1, 5776), Fraction(1, 5776)])
     """
     from .abelian import abelian_full
-    from .factored import householder_compose
+    from ..values.factored import householder_compose
 
     label = automaton.name or "automaton"
     base = abelian_full(automaton)
@@ -363,7 +363,7 @@ def rotation_projections(automaton) -> Weights:
     generator is three factors with beta in [0, 1] (:data:`ROTATION_FACTORS`), its inverse the
     same betas on the perpendicular vectors in reverse order; a symbol adding k is k generators
     or m - k inverses; K = 3 max over the symbols of min(k, m - k)."""
-    from .factored import householder_compose, positive_multiple
+    from ..values.factored import householder_compose, positive_multiple
 
     label = automaton.name or "automaton"
     m, exponents = _cyclic_action(automaton)
@@ -463,7 +463,7 @@ def onehot_householder(automaton) -> Weights:
     if n > ONE_HOT_HOUSEHOLDER_MAX_STATES:
         raise ConstructionError(f"{label}: its minimal automaton has {n:,} states, over the "
                                 f"{ONE_HOT_HOUSEHOLDER_MAX_STATES} the one-hot-householder construction builds "
-                                "(ONE_HOT_HOUSEHOLDER_MAX_STATES, bilinear.constructions.reflections)")
+                                "(ONE_HOT_HOUSEHOLDER_MAX_STATES, bilinear.constructions.handmade.reflections)")
     check_entries("one-hot-householder", label, k, n)
     built = [_isometry_factors(m.delta[s], n) for s in range(k)]
     K = max([1] + [len(V) for _, V, _ in built])
@@ -544,7 +544,7 @@ def cyclic_monomial(automaton) -> Weights:
 
 def dihedral_permutation(automaton) -> Weights:
     """D_n permuting the n vertices of the n-gon (``monomial``, d = n): ``r^i s^j`` acts as
-    S^j R^-i with R: e_k -> e_(k+1), S: e_k -> e_(-k), as :func:`~bilinear.constructions.dihedral.dihedral_block`."""
+    S^j R^-i with R: e_k -> e_(k+1), S: e_k -> e_(-k), as :func:`~bilinear.constructions.handmade.dihedral.dihedral_block`."""
     from .dihedral import dihedral_exponents
 
     n, exponents = dihedral_exponents(automaton)
@@ -566,7 +566,7 @@ def triangle(automaton) -> Weights:
     sigma is the linear map sending the vertex p_i = (cos, sin)(2 pi i / 3) to p_sigma(i),
     ``[p_sigma(0) p_sigma(1)] [p_0 p_1]^-1``; a transposition is one reflection, a 3-cycle a
     rotation (two).  h0 = (3, 1) is on no reflection axis: trivial stabiliser."""
-    from .field import cos2pi, sin2pi
+    from ..exact.field import cos2pi, sin2pi
 
     gens = _generators(automaton)
     if len(gens[0]) != 3:
@@ -593,7 +593,7 @@ def simplex_vertices(n: int) -> np.ndarray:
     >>> G = P.T.dot(P); bool(all(G[a, b] == (2 if a == b else 0) for a in range(3) for b in range(3)))
     True
     """
-    from .field import cos2pi, sin2pi
+    from ..exact.field import cos2pi, sin2pi
 
     if not 2 <= n <= SIMPLEX_MAX_N:
         raise ConstructionError(f"the simplex construction takes n in 2..{SIMPLEX_MAX_N}, got {n}")

@@ -45,7 +45,7 @@ from .factorized import (
 )
 from .halfturns import nonneg_weights
 from .icosahedral import icosahedral
-from .linalg import float_rank_decomposition, rank_decomposition
+from ..values.linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
 from .product import direct_sum
 from .quaternion import quaternion_right
@@ -64,12 +64,12 @@ from .reflections import (
     sign_projections,
 )
 from .complex_monomial import complex_dihedral, complexify
-from .memo import minimal, per_automaton
+from ..values.memo import minimal, per_automaton
 from .reset import reset_parabola
 from .rotation import crt_rotation, cyclic_rotation, cyclic_sign
 from .standard import standard
-from .variants import KINDS, is_diagonal, max_factor_rank
-from .weights import Weights, parse_variant
+from ..values.variants import KINDS, is_diagonal, max_factor_rank
+from ..values.weights import Weights, parse_variant
 
 __all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
 

@@ -28,8 +28,8 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .memo import minimal, per_automaton
-from .weights import Weights
+from ..values.memo import minimal, per_automaton
+from ..values.weights import Weights
 
 __all__ = ["reset_parabola", "reset_actions"]
 

@@ -26,9 +26,9 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from .field import cos2pi, sin2pi
+from ..exact.field import cos2pi, sin2pi
 from .orbit import orbit_weights
-from .search import build_tick
+from ..proof.search import build_tick
 
 __all__ = ["cyclic_rotation", "cyclic_sign", "cyclic_modulus", "cyclic_exponents", "crt_rotation"]
 

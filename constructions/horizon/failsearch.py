@@ -1,8 +1,8 @@
 """The directed search for a failing word of a float network, and its shortening.
 
 :func:`search_failure` runs the float network (float64, renormalised every step, as
-:func:`~bilinear.constructions.floatcheck.check` does: one
-:func:`~bilinear.constructions.floatrun.float_run`) on powers of every symbol, powers of short
+:func:`~bilinear.constructions.horizon.floatcheck.check` does: one
+:func:`~bilinear.constructions.values.floatrun.float_run`) on powers of every symbol, powers of short
 loops ranked by their measured drift from a snap, shortest words to each automaton state followed
 by every symbol's powers, random words, and a beam search on the margin (the 256 words of each
 length with the smallest margin, each extended by every symbol), and returns the shortest
@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from .floatrun import float_run
+from ..values.floatrun import float_run
 
 __all__ = ["search_failure", "beam_failure", "shorten_failure", "first_failures", "compress_word", "BEAM_WIDTH",
            "BEAM_MAX_LENGTH"]
@@ -132,13 +132,13 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
 def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tuple[int, ...] | None:
     """A beam search on the margin: the ``width`` words of each length with the smallest margin
     (the label's score minus the best other's, in the float64 run renormalised every step, each
-    matrix first divided by the power of two :func:`~bilinear.constructions.floatrun.float_run`
+    matrix first divided by the power of two :func:`~bilinear.constructions.values.floatrun.float_run`
     divides it by) are each extended by every symbol, up to ``length``; the first failing word
     (confirmed by :func:`first_failures`, the run every check uses) is returned, else None.  It
     finds failures that no periodic or random word of the other phases reaches first (a prefix
     that sets a badly phased block up, then the loop that grows it).  The words are kept as
     parent pointers, so a step costs the same at any length."""
-    from .floatrun import scale_exponents
+    from ..values.floatrun import scale_exponents
 
     A, h0, R = weights.float_arrays()
     if R.shape[0] < 2 or length < 1:

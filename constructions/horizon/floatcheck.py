@@ -8,13 +8,13 @@ symbol, so a network that drifts under ``inc`` but is reset by ``reset`` passes 
 find it.  The first failing word is named run-length compressed (``inc^358``,
 :func:`bilinear.automata.words.compress`).
 
-Any model can be checked: a :class:`~bilinear.constructions.weights.Weights` runs the float run
-below; anything else goes through :func:`bilinear.constructions.tracker.as_tracker` (our bilinear and
+Any model can be checked: a :class:`~bilinear.constructions.values.weights.Weights` runs the float run
+below; anything else goes through :func:`bilinear.constructions.values.tracker.as_tracker` (our bilinear and
 baseline models, a torch module of your own, a callable returning logits) and is judged on its
 logits (``worst_margin`` is then in logit units, not scale-free).
 
 The network runs with the hidden state renormalised to unit Euclidean norm after every step
-(:func:`bilinear.constructions.floatrun.float_run`: the argmax is invariant under positive
+(:func:`bilinear.constructions.values.floatrun.float_run`: the argmax is invariant under positive
 scaling, so no prediction changes and the numbers stay finite at any length), vectorised over
 the batch of words.
 
@@ -24,7 +24,7 @@ smallest ``score[label] - max other score`` on unit-norm hidden states, ``first_
 shortest failing prefix (the lowest-indexed word among equals).
 
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.registry import build
+>>> from bilinear.constructions.handmade.registry import build
 >>> r = check(build("cyclic:7", "rotation2d"), from_spec("cyclic:7"), length=500, words=64)
 >>> r.accuracy, r.first_failure, round(r.worst_margin, 4), r.directed
 (1.0, None, 0.3765, 427)
@@ -39,9 +39,9 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-from .floatrun import check_compatible, float_run, scale_exponents, stack_inputs
-from .stack import Stack
-from .weights import Weights
+from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
+from ..values.stack import Stack
+from ..values.weights import Weights
 
 #: What the float run takes directly (anything else goes through a tracker).
 _NETWORKS = (Weights, Stack)
@@ -150,7 +150,7 @@ def directed_words(automaton, length: int, variant: str | None = None, max_words
             break
         rows += [_cycled(u, length) for u in loops[:max_words]]
     if variant is not None:
-        from .certificates import certifiable_kinds, certify
+        from ..impossible.certificates import certifiable_kinds, certify
 
         if certifiable_kinds(variant):
             cert = certify(automaton, variant)
@@ -180,7 +180,7 @@ def check_size(words: int, length: int, hidden: int = 0, remedy: str = "lower --
             f"{f' (hidden size {hidden})' if hidden else ''} would "
             f"need about {need / 1024**3:.3g} GiB (words x length x 24 bytes + words x hidden x 16); "
             f"the limit is {MAX_CHECK_BYTES / 1024**3:g} GiB "
-            f"(bilinear.constructions.floatcheck.MAX_CHECK_BYTES): {remedy}"
+            f"(bilinear.constructions.horizon.floatcheck.MAX_CHECK_BYTES): {remedy}"
         )
 
 
@@ -218,7 +218,7 @@ def _score_steps(model, automaton, batch):
         A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
         yield from float_run(A, h0, batch, R)
         return
-    from bilinear.constructions.tracker import as_tracker
+    from bilinear.constructions.values.tracker import as_tracker
 
     tracker = as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.n_symbols not in (None, automaton.n_symbols):
@@ -246,7 +246,7 @@ def _empty_margin(model, automaton) -> float:
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
           directed: bool = True) -> CheckResult:
     """Check ``weights`` (a Weights value, a Stack (judged on its last layer's margins; the
-    layers below pass their float argmax up) or any model :func:`~bilinear.constructions.tracker.as_tracker`
+    layers below pass their float argmax up) or any model :func:`~bilinear.constructions.values.tracker.as_tracker`
     accepts) against ``automaton`` on the directed words, then ``words`` random words (uniform
     symbols), all of ``length`` symbols; ``directed=False`` skips the directed words.
 
@@ -255,18 +255,18 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
 
     See Also
     --------
-    bilinear.constructions.prover.prove : an exact proof for *every* word of every length (or a
+    bilinear.constructions.proof.prover.prove : an exact proof for *every* word of every length (or a
         shortest counterexample); this check samples words of one length in float64 and can
         only find failures, never prove their absence.
     """
     if not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights"):
-        from bilinear.constructions.tracker import as_tracker
+        from bilinear.constructions.values.tracker import as_tracker
 
         weights = as_tracker(weights).weights or weights  # a bilinear model: its Weights
     if isinstance(weights, _NETWORKS):
         check_compatible(weights, automaton)
     else:
-        from bilinear.constructions.tracker import need_automaton
+        from bilinear.constructions.values.tracker import need_automaton
 
         need_automaton(automaton)
     start = _time.perf_counter()

@@ -3,23 +3,23 @@
 :func:`certified_horizon` is the dispatcher above one module per theorem (docs/theory.md
 Section 7):
 
-* :mod:`~bilinear.constructions.tube` -- Theorem 17, the invariant tube: every length, where
+* :mod:`~bilinear.constructions.horizon.tube` -- Theorem 17, the invariant tube: every length, where
   every symbol contracts the directions transverse to the snapped states (resets);
-* :mod:`~bilinear.constructions.horizon_global` -- Theorem 16, the perturbation horizon in the
+* :mod:`~bilinear.constructions.horizon.horizon_global` -- Theorem 16, the perturbation horizon in the
   snap's basis (one scale per step), also with the dropped coordinates in an orthonormal basis;
-* :mod:`~bilinear.constructions.horizon_blocks` -- the block-wise horizon (one scale per block)
+* :mod:`~bilinear.constructions.horizon.horizon_blocks` -- the block-wise horizon (one scale per block)
   for block-diagonal networks;
-* :mod:`~bilinear.constructions.horizon_orbit` -- Theorem 19, the perturbation horizon over the
+* :mod:`~bilinear.constructions.horizon.horizon_orbit` -- Theorem 19, the perturbation horizon over the
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
-* :mod:`~bilinear.constructions.horizon_nodes` -- Theorem 20, the node horizon: sets per
+* :mod:`~bilinear.constructions.horizon.horizon_nodes` -- Theorem 20, the node horizon: sets per
   (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
 
-Each is a theorem about the network in one arithmetic (:mod:`~bilinear.constructions.roundoff`):
+Each is a theorem about the network in one arithmetic (:mod:`~bilinear.constructions.horizon.roundoff`):
 ``real`` (the float weights as exact numbers), ``float64`` (how ``check`` and the failing-word
 search run it) or ``float32`` (how torch trains it); the longest certified length is kept.  The
-failing-word search lives in :mod:`~bilinear.constructions.failsearch`, the value in
-:mod:`~bilinear.constructions.horizon_base`, the ball helpers in
-:mod:`~bilinear.constructions.balls`.
+failing-word search lives in :mod:`~bilinear.constructions.horizon.failsearch`, the value in
+:mod:`~bilinear.constructions.horizon.horizon_base`, the ball helpers in
+:mod:`~bilinear.constructions.exact.balls`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ A :class:`Horizon` has one of three kinds, each with its named constructor:
 
 ``arithmetic`` says what the statement is about (docs/theory.md Section 7): ``real`` (the
 network with its float weights taken as exact numbers), ``float64`` or ``float32`` (the network
-evaluated with rounding at every step, :mod:`~bilinear.constructions.roundoff`).
+evaluated with rounding at every step, :mod:`~bilinear.constructions.horizon.roundoff`).
 
 >>> h = Horizon.up_to(725, "float64", "global", "every word up to length 4 run exhaustively")
 >>> h.length, h.every, h.certified, h.order_key() < Horizon.every_length("real", "tube", "").order_key()

@@ -30,9 +30,9 @@ from typing import Any
 import flint
 import numpy as np
 
-from .balls import arb as _arb, arb_matrix as _arb_matrix, block_norm as _block_norm, bmax as _max
-from .balls import frob_array, sq
-from .balls import hi as _hi, lo as _lo, mat_vec as _mul, precision, root as _root, vnorm as _vnorm
+from ..exact.balls import arb as _arb, arb_matrix as _arb_matrix, block_norm as _block_norm, bmax as _max
+from ..exact.balls import frob_array, sq
+from ..exact.balls import hi as _hi, lo as _lo, mat_vec as _mul, precision, root as _root, vnorm as _vnorm
 from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
 from .roundoff import RoundOff
 

@@ -1,6 +1,6 @@
 """Theorem 16 (perturbation horizon): the global bound, one scale per step, in the snap's basis.
 
-Let S be a snapped network proved by :func:`~bilinear.constructions.prover.prove`, written in
+Let S be a snapped network proved by :func:`~bilinear.constructions.proof.prover.prove`, written in
 its block basis P: the kept coordinates K carry exact rotations, reflections or +-1
 (orthogonal: ``||S_a y|| = ||y||``), the dropped ones D are zero.  Write the float network in
 the same basis, each matrix scaled by a positive constant (which changes no prediction):
@@ -29,7 +29,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
+from ..exact.balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
 from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
 from .roundoff import RoundOff
 

@@ -42,7 +42,7 @@ import math
 import flint
 import numpy as np
 
-from .balls import block_norm, frob, hi, op_norm, precision
+from ..exact.balls import block_norm, frob, hi, op_norm, precision
 from .horizon_base import Horizon
 from .horizon_global import ingredients
 from .roundoff import RoundOff

@@ -21,14 +21,14 @@ with eps, gamma, beta, rho the norms of F_a - S_a on the blocks (K,K), (K,D), (D
 float matrices' least-squares scale; a word of length t is right while
 ``m - tau (W_t + V_t) > L_K U_t + L_D V_t``.  Rounding adds ``delta`` to eps, gamma, beta and rho
 (Theorem 18).  The first levels are run exhaustively in ball arithmetic
-(:func:`~bilinear.constructions.horizon_global.exhaustive`), the recurrence is stepped to
-:data:`~bilinear.constructions.horizon_base.STEPPED` and then solved in closed form (rho < 1).
+(:func:`~bilinear.constructions.horizon.horizon_global.exhaustive`), the recurrence is stepped to
+:data:`~bilinear.constructions.horizon.horizon_base.STEPPED` and then solved in closed form (rho < 1).
 
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.registry import build
->>> from bilinear.constructions.snap import construction_snap
->>> from bilinear.constructions.prover import prove
->>> from bilinear.constructions.roundoff import RoundOff
+>>> from bilinear.constructions.handmade.registry import build
+>>> from bilinear.constructions.horizon.snap import construction_snap
+>>> from bilinear.constructions.proof.prover import prove
+>>> from bilinear.constructions.horizon.roundoff import RoundOff
 >>> a = from_spec("symmetric:4")
 >>> w = build("symmetric:4", "full").to_float()
 >>> s = construction_snap(w, a)
@@ -47,11 +47,11 @@ from dataclasses import dataclass
 import flint
 import numpy as np
 
-from .balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
+from ..exact.balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, norm_bound, op_norm, precision, root, sq
 from .horizon_base import CAP, STEPPED, Horizon
 from .horizon_global import _Setup, _transformed, exhaustive_phase
 from .roundoff import RoundOff
-from .search import breadth_first
+from ..proof.search import breadth_first
 
 __all__ = ["Orbit", "Theorem19", "orbit_horizon", "exact_orbit", "MAX_PRODUCTS"]
 

@@ -1,6 +1,6 @@
 """Theorem S5 (docs/theory.md section 8): a stack's horizon, layer by layer.
 
-Layer ``l`` of a :class:`~bilinear.constructions.stack.Stack` is a one-layer network over its own
+Layer ``l`` of a :class:`~bilinear.constructions.values.stack.Stack` is a one-layer network over its own
 alphabet, the pairs (input symbol ``s``, class ``c`` of layer ``l - 1``) numbered ``s * C + c``.
 Run on *every* word of that alphabet, an exact layer reaches some set of directions; when that set
 is finite and every direction in it has a strict class, the directions (states), the symbols'
@@ -15,7 +15,7 @@ stack does (by induction over the layers: layer ``l`` then reads the snapped sta
 the snapped stack is proved by Theorem S1.
 
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.cascade import cascade
+>>> from bilinear.constructions.handmade.cascade import cascade
 >>> stack = cascade(from_spec("dihedral:3"), "rotation2d")
 >>> [(m.n_states, m.n_symbols, m.n_classes) for m, why in map(layer_automaton, stack.layers)]
 [(2, 2, 2), (6, 4, 6)]
@@ -39,10 +39,10 @@ def layer_automaton(layer, limit: int = MAX_LAYER_STATES) -> tuple[Automaton | N
     """``(M, "")``: the automaton an exact layer computes over every word of its alphabet (module
     docstring), states numbered breadth-first from the start direction; or ``(None, why)`` when a
     reached direction has no strict class (a tie, or the zero vector) or more than ``limit``
-    directions are reached.  ``layer`` is an exact :class:`~bilinear.constructions.weights.Weights`.
+    directions are reached.  ``layer`` is an exact :class:`~bilinear.constructions.values.weights.Weights`.
     """
-    from .search import breadth_first
-    from .stackprover import _Layer
+    from ..proof.search import breadth_first
+    from ..proof.stackprover import _Layer
 
     if not layer.exact:
         raise ValueError("layer_automaton needs an exact layer")

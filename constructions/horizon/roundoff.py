@@ -2,7 +2,7 @@
 
 A horizon (docs/theory.md Section 7) is a theorem about a network *evaluated in some
 arithmetic*.  In ``real`` arithmetic the float weights are exact dyadic numbers and nothing is
-rounded.  In ``float64`` (how :func:`~bilinear.constructions.floatrun.float_run`, ``check`` and
+rounded.  In ``float64`` (how :func:`~bilinear.constructions.values.floatrun.float_run`, ``check`` and
 the failing-word search run) and ``float32`` (how torch trains), every step rounds.  The
 standard model of floating-point arithmetic (unit roundoff u = 2^-53 or 2^-24, no underflow)
 bounds one renormalised step and one readout, whatever the order of summation:
@@ -33,7 +33,7 @@ import flint
 
 from bilinear.errors import WeightsError
 
-from .balls import arb, hi
+from ..exact.balls import arb, hi
 
 __all__ = ["ARITHMETICS", "RoundOff"]
 

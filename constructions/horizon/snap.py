@@ -5,7 +5,7 @@ each symbol acts as a rotation whose angle is close to, but not exactly, 2 pi k 
 replaces every such block by the exact rotation (modulus 1, angle 2 pi k / p with p the period of
 the symbol's transformation in the automaton's monoid), every real eigenvalue by +1 / -1, and
 drops (zeroes) the blocks the network contracts.  Entries of the snapped blocks are exact
-cyclotomic numbers (:func:`~bilinear.constructions.field.cos2pi`), start state and readout are
+cyclotomic numbers (:func:`~bilinear.constructions.exact.field.cos2pi`), start state and readout are
 dyadic rational approximations of the trained ones.
 
 The blocks are read in a *block basis* ``P``:
@@ -20,11 +20,11 @@ The blocks are read in a *block basis* ``P``:
 
 :func:`snap_candidates` yields one :class:`Snap` per choice of kept blocks (the span visited at
 length, then thresholds on the relative modulus); the caller proves each with
-:func:`~bilinear.constructions.prover.prove` and keeps the first that is proved.
+:func:`~bilinear.constructions.proof.prover.prove` and keeps the first that is proved.
 
 >>> import numpy as np
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.registry import build
+>>> from bilinear.constructions.handmade.registry import build
 >>> a = from_spec("cyclic:5")
 >>> w = drift(build("cyclic:5", "rotation2d").to_float(), 0.01)
 >>> s = next(snap_candidates(w, a))
@@ -48,9 +48,9 @@ import numpy as np
 from bilinear.automata.minimize import access_words
 from bilinear.errors import ConformanceError, WeightsError
 
-from .floatrun import float_steps
-from .field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
-from .weights import Weights
+from ..values.floatrun import float_steps
+from ..exact.field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
+from ..values.weights import Weights
 
 __all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "factor_snap", "symbol_periods", "drift",
            "DYADIC_BITS", "FACTOR_SNAP_ZERO", "FACTOR_SNAP_ANGLE", "snap_angle", "FACTOR_SNAP_MAX_ORDER", "FACTOR_SNAP_MAX_FIELD",
@@ -317,7 +317,7 @@ def _read_blocks(weights: Weights, automaton, Pf: np.ndarray, groups):
 
 def _keep_sets(weights: Weights, Pf: np.ndarray, groups, moduli: np.ndarray):
     """Candidate sets of kept blocks: ``(rule, kept)``, most selective first, no repeats."""
-    from bilinear.constructions.span import visited_span  # the one visited span (analyze reads it too)
+    from bilinear.constructions.values.span import visited_span  # the one visited span (analyze reads it too)
 
     top = moduli.max(axis=1, keepdims=True)
     top[top == 0] = 1.0
@@ -518,7 +518,7 @@ def _intertwiner(M: np.ndarray, S: np.ndarray) -> np.ndarray | None:
 
 
 def construction_snap(weights: Weights, automaton) -> Snap:
-    """The proved construction of the automaton (:func:`~bilinear.constructions.registry.build`,
+    """The proved construction of the automaton (:func:`~bilinear.constructions.handmade.registry.build`,
     ``full``) read off the float network up to a change of basis.
 
     A network near a construction S (d0 x d0) satisfies ``A_a P ~ c_a P S_a`` for a d x d0
@@ -533,7 +533,7 @@ def construction_snap(weights: Weights, automaton) -> Snap:
     """
     from bilinear.errors import BilinearError
 
-    from .registry import build
+    from ..handmade.registry import build
 
     try:
         exact = build(automaton, "full")
@@ -617,7 +617,7 @@ def factor_snap(weights: Weights, automaton) -> Snap:
     when every kept entry is a unit and every ``perm`` row a permutation (then every matrix is
     orthogonal).  WeightsError naming the entry that is not near a root of unity.
 
-    >>> from bilinear.constructions.registry import build
+    >>> from bilinear.constructions.handmade.registry import build
     >>> w = drift(build("dihedral:5", "monomial,complex").to_float(), 0.001)
     >>> s = factor_snap(w, None)
     >>> s.block_weights.variant, s.isometric, s.block_weights.A[0, 0, 0] == build("dihedral:5", "monomial,complex").A[0, 0, 0]
@@ -663,7 +663,7 @@ def factor_snap(weights: Weights, automaton) -> Snap:
             De[a, 2 * j], De[a, 2 * j + 1] = cos2pi(k * (L // q), L), sin2pi(k * (L // q), L)
         else:
             De[a, j] = 1 if k == 0 else -1
-    from .factored import monomial_compose
+    from ..values.factored import monomial_compose
 
     Ae = monomial_compose(perm, De, True, complex_=v.complex)
     coords = range(d)
@@ -700,7 +700,7 @@ STACK_SNAP_CONDUCTORS = (1, 3, 5, 8, 12, 7, 9, 10, 16, 20, 24, 11, 13, 14, 15, 1
 @dataclass(frozen=True)
 class StackSnap:
     """An exact stack near a float one (:func:`snap_stack`): ``stack`` the exact
-    :class:`~bilinear.constructions.stack.Stack`, and per layer the conductor ``m`` of its
+    :class:`~bilinear.constructions.values.stack.Stack`, and per layer the conductor ``m`` of its
     matrices' entries (each is cos(2 pi j / lcm(m, 4)) times the matrix's scale), whether each matrix
     was first divided by its spectral norm (``normalised``: a positive scalar per matrix changes no
     direction, hence no class), and the largest distance of an entry from its snapped value."""
@@ -741,11 +741,11 @@ def snap_stack(stack, tol: float = STACK_SNAP_TOL, failures: list | None = None)
     ``tol`` -- first as the entries stand, then with each matrix divided by its spectral norm; the
     start state and the readout are rounded to multiples of 2^-:data:`DYADIC_BITS`.  The result must
     conform to the layer's variant.  ``failures``, when a list, receives why a layer had no snap.  Nothing here says the snap computes anything: prove it with
-    :func:`~bilinear.constructions.stackprover.prove_stack`.
+    :func:`~bilinear.constructions.proof.stackprover.prove_stack`.
 
     >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.cascade import cascade
-    >>> from bilinear.constructions.stackprover import prove_stack
+    >>> from bilinear.constructions.handmade.cascade import cascade
+    >>> from bilinear.constructions.proof.stackprover import prove_stack
     >>> d3 = from_spec("dihedral:3")
     >>> exact = cascade(d3, "rotation2d")
     >>> s = snap_stack(drift_layers(exact, 1e-6))
@@ -756,7 +756,7 @@ def snap_stack(stack, tol: float = STACK_SNAP_TOL, failures: list | None = None)
     >>> snap_stack(drift_layers(exact, 0.01)) is None
     True
     """
-    from .stack import Stack
+    from ..values.stack import Stack
 
     layers: list[Weights] = []
     conductors: list[int] = []
@@ -795,7 +795,7 @@ def drift_layers(stack, delta: float, seed: int = 0):
     multiplied by a random orthogonal rotation exp(delta K) (K skew) projected back onto the variant
     (a 1 x 1 matrix, which has no rotation, by 1 +- delta) -- a near-exact stack whose snap must fail
     once ``delta`` passes the snapping tolerance."""
-    from .stack import Stack
+    from ..values.stack import Stack
 
     rng = np.random.default_rng(seed)
     out = []

@@ -20,13 +20,13 @@ def assert_tracks(model, automaton: Automaton, length: int = 500, words: int = 2
                   **check_options) -> None:
     """AssertionError unless ``model`` predicts ``automaton``'s label after every prefix of the
     directed words and ``words`` random words of ``length`` symbols (the float check,
-    :func:`~bilinear.constructions.floatcheck.check`).  ``model``: a Weights value, a torch module
-    ``module(words) -> logits`` or anything :func:`bilinear.constructions.tracker.as_tracker` takes.
+    :func:`~bilinear.constructions.horizon.floatcheck.check`).  ``model``: a Weights value, a torch module
+    ``module(words) -> logits`` or anything :func:`bilinear.constructions.values.tracker.as_tracker` takes.
     The message names the shortest failing word, run-length compressed, and what the
     automaton says there.
 
     >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.registry import build
+    >>> from bilinear.constructions.handmade.registry import build
     >>> assert_tracks(build("cyclic:5", "rotation2d"), from_spec("cyclic:5"), length=100, words=10)
     """
     result = check(model, automaton, length=length, words=words, seed=seed, **check_options)

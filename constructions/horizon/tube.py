@@ -17,7 +17,7 @@ import math
 import flint
 import numpy as np
 
-from .balls import arb, arb_matrix, bmax, dyadic_up, frob, frob_array, hi, op_norm, precision, sq
+from ..exact.balls import arb, arb_matrix, bmax, dyadic_up, frob, frob_array, hi, op_norm, precision, sq
 from .horizon_global import _transformed
 from .roundoff import RoundOff
 

@@ -43,8 +43,8 @@ from bilinear.automata.monoid import transformation_monoid
 from bilinear.errors import MonoidTooLargeError
 
 from .certificates import minimal_period
-from .memo import minimal, per_automaton
-from .weights import parse_variant
+from ..values.memo import minimal, per_automaton
+from ..values.weights import parse_variant
 
 __all__ = ["lower_bound", "unit_group", "MAX_MONOID"]
 

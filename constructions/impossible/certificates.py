@@ -50,7 +50,7 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.automata.minimize import access_words
 from bilinear.errors import AutomatonError
 
-from .weights import parse_variant
+from ..values.weights import parse_variant
 
 __all__ = [
     "Certificate",
@@ -97,7 +97,7 @@ KINDS = tuple(THEOREMS)
 SYMBOL_KINDS = ("symbol-period", "symbol-constancy")
 
 #: The certificate kinds that apply to a commuting variant, by its spectral class
-#: (:attr:`~bilinear.constructions.variants.VariantKind.spectral`), in order of preference.
+#: (:attr:`~bilinear.constructions.values.variants.VariantKind.spectral`), in order of preference.
 _BY_SPECTRUM = {
     "complex": ("commutation",),
     "real": ("commutation", "period"),
@@ -235,12 +235,12 @@ class Certificate:
         constancy: the predictions along ``u g^n v`` are eventually 2-periodic / constant
         (Theorems 7, 8) while the automaton's labels are not, so some ``n`` fails; the words are
         tried for ``n = 0 .. max_n``.  Predictions are computed in float64 with the hidden state
-        renormalised after every symbol (as :func:`~bilinear.constructions.floatcheck.check` does), so
+        renormalised after every symbol (as :func:`~bilinear.constructions.horizon.floatcheck.check` does), so
         any weights work, trained or constructed; for weights of another variant the theorems
         do not apply and ``None`` is a possible answer.
 
         >>> from bilinear.automata import from_spec
-        >>> from bilinear.constructions.weights import Weights
+        >>> from bilinear.constructions.values.weights import Weights
         >>> a = from_spec("cyclic:3")
         >>> w = Weights("diagonal", A=[[[1]], [[-1]], [[1]]], h0=[1], readout=[[1], [-1], [0]])
         >>> certify(a, "diagonal").failing_word(w, a)
@@ -248,7 +248,7 @@ class Certificate:
         """
         from bilinear.errors import WeightsError
 
-        from .floatrun import check_compatible, float_steps
+        from ..values.floatrun import check_compatible, float_steps
 
         check_compatible(weights, automaton)
         if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 0:

@@ -39,8 +39,8 @@ import numpy as np
 
 from bilinear.errors import BilinearError, ConstructionError
 
-from .memo import minimal
-from .weights import parse_variant
+from ..values.memo import minimal
+from ..values.weights import parse_variant
 
 __all__ = ["DepthBound", "min_layers", "S3_HYPOTHESES", "S4_HYPOTHESES", "aperiodic_witness", "IDENTITY_WORK_LIMIT"]
 
@@ -96,8 +96,8 @@ def min_layers(automaton, variant: str, bound: int | None = None) -> DepthBound:
     derived length is built and proved here (``bound`` the prover's bound)."""
     from bilinear.automata import Automaton, from_spec
 
-    from .cascade import cascade, derived_length
-    from .stackprover import prove_stack
+    from ..handmade.cascade import cascade, derived_length
+    from ..proof.stackprover import prove_stack
 
     a = automaton if isinstance(automaton, Automaton) else from_spec(automaton)
     v = parse_variant(variant)
@@ -119,7 +119,7 @@ def min_layers(automaton, variant: str, bound: int | None = None) -> DepthBound:
         stack = cascade(m, v.spec, k)
     except ConstructionError as exc:
         return DepthBound(None, k, None, f"derived length {k}, but no cascade of {v.spec!r} layers: {exc}")
-    from .prover import DEFAULT_BOUND
+    from ..proof.prover import DEFAULT_BOUND
 
     result = prove_stack(stack, m, DEFAULT_BOUND if bound is None else bound)
     if result.status != "proved":  # pragma: no cover - Theorem S2 says the cascade is right

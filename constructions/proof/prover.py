@@ -26,14 +26,14 @@ Outcomes:
   different directions.  That is *not* a refutation (weights can be right with infinitely many
   directions).
 
-The parts: :mod:`~bilinear.constructions.domains` (the exact arithmetic of Q, Z and Q(zeta_m)),
-:mod:`~bilinear.constructions.search` (directions, pairs, words, time budget) and
-:mod:`~bilinear.constructions.verdicts` (the three results).
+The parts: :mod:`~bilinear.constructions.exact.domains` (the exact arithmetic of Q, Z and Q(zeta_m)),
+:mod:`~bilinear.constructions.proof.search` (directions, pairs, words, time budget) and
+:mod:`~bilinear.constructions.proof.verdicts` (the three results).
 
 Examples
 --------
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.weights import Weights
+>>> from bilinear.constructions.values.weights import Weights
 >>> parity = from_spec("parity")
 >>> w = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
 >>> p = prove(w, parity)
@@ -53,11 +53,11 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-from .domains import Domain, IntegerDomain, RationalDomain, choose_domain, sparse_rows
-from .floatrun import check_compatible
+from ..exact.domains import Domain, IntegerDomain, RationalDomain, choose_domain, sparse_rows
+from ..values.floatrun import check_compatible
 from .search import Clock, HiddenStore, OutOfTime, PairSearch
 from .verdicts import Counterexample, Proof, Unproved, to_scalar
-from .weights import Weights
+from ..values.weights import Weights
 
 __all__ = ["prove", "Proof", "Counterexample", "Unproved", "DEFAULT_BOUND"]
 
@@ -88,7 +88,7 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
 
     See Also
     --------
-    bilinear.constructions.floatcheck.check : runs sampled and directed words of one length in
+    bilinear.constructions.horizon.floatcheck.check : runs sampled and directed words of one length in
         float64 (any model, not only Weights); a failure there is evidence, a pass is not a proof.
     bilinear.constructions.settle.settle : one matrix cell (certificate, construction, this
         proof and the lower bound on d) as a :class:`~bilinear.constructions.settle.Cell`.
@@ -114,7 +114,7 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
 def _check_inputs(weights, automaton, bound) -> None:
     if not isinstance(weights, Weights):
         raise MismatchError(f"prove needs a Weights value, got {type(weights).__name__} "
-                            "(a Stack: bilinear.constructions.stackprover.prove_stack)")
+                            "(a Stack: bilinear.constructions.proof.stackprover.prove_stack)")
     check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
     if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1:
         raise WeightsError(f"bound must be a positive integer, got {bound!r}")
@@ -229,7 +229,7 @@ class _Readout:
 
         ``lo``, ``hi`` (per pair: float bounds of its margin) and ``hidden`` (per pair: the
         direction the readout reads) default to this readout's own bounds and ``search.hidden``;
-        the stack prover passes its last layer's (:mod:`~bilinear.constructions.stackprover`)."""
+        the stack prover passes its last layer's (:mod:`~bilinear.constructions.proof.stackprover`)."""
         if self.n_classes == 1:
             return None
         lo = np.asarray(self.lo if lo is None else lo)
@@ -292,7 +292,7 @@ _SCORE_CHUNK = 1 << 22
 def _largest_row_sum(M: np.ndarray) -> int:
     """``max_i sum_j |M[i, j]|`` (at least 1) of an int64 matrix, in Python integers: in int64,
     ``abs`` of -2^63 and a sum of entries near 2^62 wrap around, and the safety check built on
-    them passed weights whose scores overflowed (tests/constructions/test_prover.py,
+    them passed weights whose scores overflowed (tests/constructions/proof/test_prover.py,
     ``test_int64_safety_check_does_not_wrap_around``)."""
     return max((sum(abs(x) for x in row) for row in M.tolist()), default=1) or 1
 

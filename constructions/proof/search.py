@@ -5,7 +5,7 @@
   float enclosures of its readout scores and a cache of its successors;
 * :class:`PairSearch` -- the pairs ``(state, direction id)`` in breadth-first order, each with its
   parent pair and symbol (so words are rebuilt, never stored), the state map, and the
-  :class:`~bilinear.constructions.verdicts.Unproved` report when the search stops early;
+  :class:`~bilinear.constructions.proof.verdicts.Unproved` report when the search stops early;
 * :class:`Clock` -- the time budget and the progress report of a long search.
 
 >>> from bilinear.automata.families import from_spec
@@ -29,7 +29,7 @@ from bilinear.errors import WeightsError
 from bilinear.progress import BudgetSpent
 from bilinear.progress import deadline as _deadline
 
-from .domains import EPS, Domain, direction_bucket
+from ..exact.domains import EPS, Domain, direction_bucket
 from .verdicts import Unproved
 
 __all__ = ["HiddenStore", "PairSearch", "Clock", "OutOfTime", "building", "build_tick", "BudgetSpent", "deadline",

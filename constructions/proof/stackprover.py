@@ -1,7 +1,7 @@
 """Exact proof that a stack of layers computes an automaton on every word (Theorem S1 of
 docs/theory.md).
 
-The closure of :func:`~bilinear.constructions.prover.prove` lifted to tuples
+The closure of :func:`~bilinear.constructions.proof.prover.prove` lifted to tuples
 ``(q, [h_1], ..., [h_L])``: from a tuple, the symbol ``s`` moves layer 1 to ``[A_1[s] h_1]``,
 takes its class ``c_1`` (the strict argmax of its readout, decided exactly), moves layer 2 to
 ``[A_2[s * C_1 + c_1] h_2]``, and so on; the automaton moves to ``q . s``.  Breadth-first, so the
@@ -10,17 +10,17 @@ first failure is a shortest failing word: a tie in an intermediate layer's class
 class strict and every label right, the stack computes the automaton on every word of every length
 (induction on the word, as for one layer: a tuple determines every later class).
 
-Each layer keeps its own exact :class:`~bilinear.constructions.domains.Domain` and
-:class:`~bilinear.constructions.search.HiddenStore`; tuples of direction ids are numbered and the
-numbered tuples go through the same :class:`~bilinear.constructions.search.PairSearch` (with its
+Each layer keeps its own exact :class:`~bilinear.constructions.exact.domains.Domain` and
+:class:`~bilinear.constructions.proof.search.HiddenStore`; tuples of direction ids are numbered and the
+numbered tuples go through the same :class:`~bilinear.constructions.proof.search.PairSearch` (with its
 state map, bound and time budget) as the one-layer prover.  A one-layer stack gets the same verdict
-and the same word as :func:`~bilinear.constructions.prover.prove` of its weights.
+and the same word as :func:`~bilinear.constructions.proof.prover.prove` of its weights.
 
 Examples
 --------
 >>> from bilinear.automata.families import from_spec
->>> from bilinear.constructions.weights import Weights
->>> from bilinear.constructions.stack import Stack
+>>> from bilinear.constructions.values.weights import Weights
+>>> from bilinear.constructions.values.stack import Stack
 >>> parity = from_spec("parity")
 >>> layer1 = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
 >>> layer2 = Weights("diagonal", A=[[[1]], [[1]], [[1]], [[1]]], h0=[1], readout=[[1], [-1]])
@@ -44,18 +44,18 @@ import numpy as np
 
 from bilinear.errors import WeightsError
 
-from .domains import choose_domain, sparse_rows
-from .floatrun import check_compatible
+from ..exact.domains import choose_domain, sparse_rows
+from ..values.floatrun import check_compatible
 from .prover import DEFAULT_BOUND, _Readout
 from .search import Clock, HiddenStore, OutOfTime, PairSearch
-from .stack import Stack, as_stack
+from ..values.stack import Stack, as_stack
 from .verdicts import Counterexample, Proof, to_scalar
 
 __all__ = ["prove_stack", "prove_network"]
 
 
 def prove_network(network, automaton, bound: int = DEFAULT_BOUND, **kwargs):
-    """:func:`~bilinear.constructions.prover.prove` for a :class:`Weights`, :func:`prove_stack`
+    """:func:`~bilinear.constructions.proof.prover.prove` for a :class:`Weights`, :func:`prove_stack`
     for a :class:`Stack`."""
     if isinstance(network, Stack):
         return prove_stack(network, automaton, bound, **kwargs)
@@ -116,10 +116,10 @@ def prove_stack(stack, automaton, bound: int = DEFAULT_BOUND, *, progress=None, 
     """Prove (or refute) that ``stack`` (a :class:`Stack`, or a :class:`Weights` read as one layer)
     labels every word as ``automaton`` does; see the module docstring.
 
-    Returns :class:`~bilinear.constructions.verdicts.Proof` (``dim`` the total hidden size,
+    Returns :class:`~bilinear.constructions.proof.verdicts.Proof` (``dim`` the total hidden size,
     ``hidden_states`` the number of distinct direction tuples, ``margin`` the last layer's exact
-    minimum margin), :class:`~bilinear.constructions.verdicts.Counterexample` (a shortest failing
-    word; ``layer`` says which layer failed) or :class:`~bilinear.constructions.verdicts.Unproved`
+    minimum margin), :class:`~bilinear.constructions.proof.verdicts.Counterexample` (a shortest failing
+    word; ``layer`` says which layer failed) or :class:`~bilinear.constructions.proof.verdicts.Unproved`
     (more than ``bound * n_states`` tuples, or the time budget ran out).
     """
     stack = as_stack(stack)

@@ -1,6 +1,6 @@
 """The verdicts of the exact prover: :class:`Proof`, :class:`Counterexample`, :class:`Unproved`.
 
-Each has ``status`` and ``to_json()``; see :func:`bilinear.constructions.prover.prove`.
+Each has ``status`` and ``to_json()``; see :func:`bilinear.constructions.proof.prover.prove`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .field import CyclotomicField, FieldElement
+from ..exact.field import CyclotomicField, FieldElement
 
 __all__ = ["Proof", "Counterexample", "Unproved", "to_scalar"]
 
@@ -62,7 +62,7 @@ class Counterexample:
 
     ``got`` is the class the weights rank highest (``None`` when that maximum is tied);
     ``scores`` are the readout scores of the failing hidden vector, as floats.  For a stack
-    (:func:`~bilinear.constructions.stackprover.prove_stack`) ``layer`` names the layer: the last
+    (:func:`~bilinear.constructions.proof.stackprover.prove_stack`) ``layer`` names the layer: the last
     one for a wrong or tied label, an earlier one when its class tied (``got`` None, ``scores``
     that layer's).
     """
@@ -140,8 +140,8 @@ def to_scalar(x, m: int):
         return x
     if m == 1:
         return Fraction(int(x.p), int(x.q))
-    if isinstance(x, dict):  # a sparse element (constructions.domains.Terms)
-        from .domains import terms_poly
+    if isinstance(x, dict):  # a sparse element (constructions.exact.domains.Terms)
+        from ..exact.domains import terms_poly
 
         x = terms_poly(x)
     return FieldElement(CyclotomicField(m), x, reduced=True).simplify()

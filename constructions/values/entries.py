@@ -1,7 +1,7 @@
 """Entries of weights: normalising exact numbers and converting arrays to float64 or exact form.
 
 Float entries are numpy float64 (finite); exact entries are ``int``, ``fractions.Fraction`` or a
-real :class:`~bilinear.constructions.field.FieldElement` (a rational field element is stored as
+real :class:`~bilinear.constructions.exact.field.FieldElement` (a rational field element is stored as
 its rational value).  Every conversion names the first bad entry in its
 :class:`~bilinear.errors.WeightsError`.
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from bilinear.errors import FieldError, WeightsError
 
-from .field import FieldElement
+from ..exact.field import FieldElement
 
 __all__ = ["as_exact", "as_float", "to_array", "is_float_array", "index_name", "simplify", "freeze", "fmt"]
 

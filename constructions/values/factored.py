@@ -1,7 +1,7 @@
 """Variants defined by their factors: Householder products, monomial (PD) and diagonal plus low rank.
 
 Each function here is the conformance check (``check_*``) or the projection (``project_*``) of one
-row of :data:`bilinear.constructions.variants.KINDS`; the weights carry the factors and ``A`` is
+row of :data:`bilinear.constructions.values.variants.KINDS`; the weights carry the factors and ``A`` is
 always their composition (checked):
 
 ``householder:K`` (``,nonneg``)
@@ -63,7 +63,7 @@ from bilinear.errors import ConformanceError
 from .entries import fmt as _fmt
 from .entries import freeze as _freeze
 from .entries import simplify
-from .field import exact_sign
+from ..exact.field import exact_sign
 from .linalg import float_rank_decomposition, rank_decomposition
 
 __all__ = [

@@ -1,6 +1,6 @@
-"""The weights file format: one JSON object, UTF-8, no pickle (see :mod:`bilinear.constructions.weights`).
+"""The weights file format: one JSON object, UTF-8, no pickle (see :mod:`bilinear.constructions.values.weights`).
 
-:func:`encode` turns the arrays of a :class:`~bilinear.constructions.weights.Weights` into the
+:func:`encode` turns the arrays of a :class:`~bilinear.constructions.values.weights.Weights` into the
 JSON object (with checksum); :func:`decode` checks a JSON object (keys, format, version,
 checksum, entry types) and returns the raw arrays; :func:`read_json` reads a file.  Every
 problem raises :class:`~bilinear.errors.WeightsError` naming the item.
@@ -34,7 +34,7 @@ from bilinear.errors import FieldError, WeightsError
 from bilinear.jsonfile import check_header, checksum
 
 from .entries import index_name as _index_name
-from .field import CyclotomicField, FieldElement
+from ..exact.field import CyclotomicField, FieldElement
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Decoded", "encode", "decode", "read_json", "check_shape",
            "MAX_FLOAT_MAGNITUDE", "MAX_EXACT_DIGITS"]
@@ -96,7 +96,7 @@ def _check_header(data, source: str, allow_unsigned: bool = False) -> bool:
 
 def decode(data, source: str = "weights", allow_unsigned: bool = False) -> Decoded:
     """Check a JSON object of the file format and return its raw arrays (not yet validated as
-    :class:`~bilinear.constructions.weights.Weights`); without a checksum only with
+    :class:`~bilinear.constructions.values.weights.Weights`); without a checksum only with
     ``allow_unsigned``."""
     exact = _check_header(data, source, allow_unsigned)
     dec = _decode_exact if exact else _decode_float
@@ -145,7 +145,7 @@ def _check_common_field(arrays, source: str) -> None:
     """WeightsError when the entries' fields meet only in a field past MAX_CONDUCTOR (two large
     conductors, 99991 and 99989, would need Q(zeta_9998000099)): checked before any arithmetic
     embeds an element in it."""
-    from .field import MAX_CONDUCTOR
+    from ..exact.field import MAX_CONDUCTOR
 
     m, first = 1, None
     for array in arrays:

@@ -1,6 +1,6 @@
 """The float run of a bilinear network on a batch of words, renormalised at every step.
 
-Every float consumer of a :class:`~bilinear.constructions.weights.Weights` (the float check, the
+Every float consumer of a :class:`~bilinear.constructions.values.weights.Weights` (the float check, the
 extraction, the visited span of the analysis, a certificate's failing word) runs the network the
 same way, written once here:
 
@@ -23,7 +23,7 @@ states up to rounding.
 Examples
 --------
 >>> import numpy as np
->>> from bilinear.constructions.registry import build
+>>> from bilinear.constructions.handmade.registry import build
 >>> w = build("cyclic:5", "rotation2d")
 >>> r = run_float(w, np.array([[1, 1, 3], [4, 0, 0]]), hidden=True)
 >>> r.labels.tolist(), r.hidden.shape
@@ -83,7 +83,7 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
     the type of ``weights`` is checked).  The message names the mismatch and both shapes.
 
     >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.weights import Weights
+    >>> from bilinear.constructions.values.weights import Weights
     >>> w = Weights("diagonal", [[[-1]]], [1], [[1], [-1]])
     >>> check_compatible(w, from_spec("parity"))
     Traceback (most recent call last):
@@ -203,7 +203,7 @@ def stack_inputs(stack, words: np.ndarray, method: str = "auto") -> np.ndarray:
     the float argmax (the first of equal scores).
 
     >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.cascade import cascade
+    >>> from bilinear.constructions.handmade.cascade import cascade
     >>> stack = cascade(from_spec("dihedral:3"), "rotation2d")
     >>> stack_inputs(stack, np.array([[0, 1, 1]])).tolist()   # layer 1: reflections mod 2
     [[0, 3, 2]]
@@ -221,7 +221,7 @@ def stack_inputs(stack, words: np.ndarray, method: str = "auto") -> np.ndarray:
 def run_float(weights, words, *, scores: bool = False, hidden: bool = False, method: str = "auto") -> FloatRun:
     """Run ``weights`` (exact weights are converted to float) on ``words`` (batch, time).
 
-    ``weights`` may be a :class:`~bilinear.constructions.stack.Stack`: the layers below the last
+    ``weights`` may be a :class:`~bilinear.constructions.values.stack.Stack`: the layers below the last
     run first (:func:`stack_inputs`, one float run each, so a stack costs its layers' runs), and
     ``labels``, ``scores`` and ``hidden`` are the last layer's.
 

@@ -13,7 +13,7 @@ import flint
 import numpy as np
 
 from .entries import simplify as _simplify
-from .field import FieldElement
+from ..exact.field import FieldElement
 
 __all__ = ["rank_decomposition", "float_rank_decomposition"]
 

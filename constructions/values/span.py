@@ -4,7 +4,7 @@ A trained network often has directions it contracts (eigenvalues of modulus belo
 radius): they are reachable from h0 but die out along any long word, so a verdict about the
 automaton the network implements need only hold on the span of the states it actually visits.
 :func:`visited_span` runs ``words`` random words (seeded) of length ``burn_in + extra`` with the
-renormalised float run (:func:`bilinear.constructions.floatrun.float_steps`), keeps the unit
+renormalised float run (:func:`bilinear.constructions.values.floatrun.float_steps`), keeps the unit
 hidden states from step ``burn_in`` on, and returns a frozen :class:`VisitedSpan`:
 
 * ``basis`` (hidden, dim): orthonormal columns, the left singular vectors of the kept states whose
@@ -18,7 +18,7 @@ value; :func:`bilinear.analysis.report.analyze` computes it once and passes it t
 Examples
 --------
 >>> import numpy as np
->>> from bilinear.constructions.weights import Weights
+>>> from bilinear.constructions.values.weights import Weights
 >>> w = Weights("diagonal", [[[1., 0.], [0., 0.5]], [[-1., 0.], [0., 0.5]]], [1., 1.], [[1., 0.], [-1., 0.]])
 >>> span = visited_span(w)                 # the second coordinate decays by 2^-50 in the burn-in
 >>> span.dim, np.abs(span.basis[:, 0]).round(6).tolist()
@@ -47,11 +47,11 @@ def _count(value, name: str, minimum: int = 1) -> int:
 
 def scale_normalised(weights):
     """``weights`` with every float ``A[s]`` whose scale is extreme divided by a power of two
-    (:func:`~bilinear.constructions.floatrun.scale_exponents`; factors' ``C[s]`` alike), the
+    (:func:`~bilinear.constructions.values.floatrun.scale_exponents`; factors' ``C[s]`` alike), the
     same object when none is.  Predictions are unchanged, and the analyses judge idempotence,
     orders, relations, commutators and margins on matrices that do not underflow: a network
     whose ``A`` is scaled by 1e-300 gets the verdicts of the unscaled one."""
-    from bilinear.constructions.weights import Weights
+    from bilinear.constructions.values.weights import Weights
 
     if weights.exact:
         return weights

@@ -1,6 +1,6 @@
 """A stack of bilinear layers: the cascade of docs/theory.md section 8.
 
-A :class:`Stack` holds ``layers``, a tuple of :class:`~bilinear.constructions.weights.Weights`.
+A :class:`Stack` holds ``layers``, a tuple of :class:`~bilinear.constructions.values.weights.Weights`.
 Layer 1 reads the input alphabet (``S`` symbols) and has its own classes ``C_1``; layer
 ``l >= 2`` reads, at each step, the pair (input symbol ``s``, class ``c`` of layer ``l - 1``
 *after the same step*) as its symbol ``s * C_{l-1} + c``, so its ``A`` has ``S * C_{l-1}``
@@ -23,7 +23,7 @@ file and returns a :class:`Weights` or a :class:`Stack`.
 
 Examples
 --------
->>> from bilinear.constructions.weights import Weights
+>>> from bilinear.constructions.values.weights import Weights
 >>> parity = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
 >>> copy = Weights("diagonal", A=[[[1]], [[-1]], [[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
 >>> s = Stack((parity, copy))

@@ -2,15 +2,15 @@
 
 A *tracker* maps a batch of token ids ``words`` (batch, time) to per-position logits
 (batch, time, classes) and, when it can, hidden states (batch, time, hidden).  The float check
-(:func:`bilinear.constructions.floatcheck.check`), the accuracy-by-length curve and the automaton
+(:func:`bilinear.constructions.horizon.floatcheck.check`), the accuracy-by-length curve and the automaton
 extraction (:func:`bilinear.analysis.extract.extract`) accept any tracker; only the spectra,
-commutators and relations need transition matrices (a :class:`~bilinear.constructions.weights.Weights`).
+commutators and relations need transition matrices (a :class:`~bilinear.constructions.values.weights.Weights`).
 
 :func:`as_tracker` turns what you have into a tracker:
 
 * a ``Weights`` value: the float run (unit hidden states; the logits are the scores);
 * one of our bilinear models (``to_weights()`` works): its ``Weights``, as above;
-* a :class:`~bilinear.constructions.stack.Stack` (or a trained stack, whose ``to_weights()`` is
+* a :class:`~bilinear.constructions.values.stack.Stack` (or a trained stack, whose ``to_weights()`` is
   one): the float run of its layers; the logits are the last layer's scores and the hidden state
   is every layer's unit hidden state side by side.  It has no single set of transition matrices,
   so ``weights`` is None and the analyses that need them are not run;
@@ -20,7 +20,7 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 * a plain callable ``f(words) -> logits`` or ``-> (logits, hidden)`` on numpy arrays.
 
 >>> import numpy as np
->>> from bilinear.constructions.registry import build
+>>> from bilinear.constructions.handmade.registry import build
 >>> t = as_tracker(build("cyclic:5", "rotation2d"))
 >>> out = t.run(np.array([[1, 1, 3]]), hidden=True)
 >>> out.logits.argmax(-1).tolist(), out.hidden.shape, t.weights is not None
@@ -106,7 +106,7 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
 
 @dataclass(frozen=True)
 class WeightsTracker:
-    """A bilinear network's float run (``constructions/floatrun.py``) as a tracker."""
+    """A bilinear network's float run (``constructions/values/floatrun.py``) as a tracker."""
 
     weights: Any
     name: str = "weights"
@@ -121,7 +121,7 @@ class WeightsTracker:
         return self.weights.n_classes
 
     def run(self, words, hidden: bool = False) -> TrackerRun:
-        from bilinear.constructions.floatrun import run_float
+        from bilinear.constructions.values.floatrun import run_float
 
         r = run_float(self.weights, _words(words, self.n_symbols), scores=True, hidden=hidden)
         return TrackerRun(r.scores, r.hidden)
@@ -210,10 +210,10 @@ class ModuleTracker:
 @dataclass(frozen=True)
 class StackTracker:
     """A stack of layers (docs/theory.md section 8) as a tracker: one float run per layer, layer
-    ``l`` fed by layer ``l - 1``'s argmax (:func:`bilinear.constructions.floatrun.run_float`).
+    ``l`` fed by layer ``l - 1``'s argmax (:func:`bilinear.constructions.values.floatrun.run_float`).
 
     >>> from bilinear.automata import from_spec
-    >>> from bilinear.constructions.cascade import cascade
+    >>> from bilinear.constructions.handmade.cascade import cascade
     >>> t = as_tracker(cascade(from_spec("dihedral:3"), "rotation2d"))
     >>> out = t.run(np.array([[0, 1, 1]]), hidden=True)   # r, r s, r s s = r
     >>> out.logits.argmax(-1).tolist(), out.hidden.shape, t.weights is None
@@ -239,7 +239,7 @@ class StackTracker:
                 "one set of transition matrices do not apply (accuracy and extraction only)")
 
     def run(self, words, hidden: bool = False) -> TrackerRun:
-        from bilinear.constructions.floatrun import run_float
+        from bilinear.constructions.values.floatrun import run_float
 
         w = _words(words, self.n_symbols)
         inputs, parts = w, []
@@ -262,11 +262,11 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
     ``(logits, hidden)``.  AnalysisError for anything that is not a
     Weights value, a torch module or a callable.
     """
-    from bilinear.constructions.weights import Weights
+    from bilinear.constructions.values.weights import Weights
 
     if isinstance(model, (WeightsTracker, FunctionTracker, ModuleTracker)):
         return model
-    from bilinear.constructions.stack import Stack
+    from bilinear.constructions.values.stack import Stack
 
     if isinstance(model, StackTracker):
         return model

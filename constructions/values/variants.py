@@ -3,7 +3,7 @@ project onto it.
 
 A variant spec is ``full``, ``factorized:R``, ``block:B``, ``rotation2d``, ``diagonal``,
 ``positive``, ``householder:K[,nonneg]``, ``monomial[,complex]`` or ``dplr:R`` (see :func:`parse_variant`;
-the last three carry their factors, checked in :mod:`bilinear.constructions.factored`).  Each kind has one :class:`VariantKind` in
+the last three carry their factors, checked in :mod:`bilinear.constructions.values.factored`).  Each kind has one :class:`VariantKind` in
 :data:`KINDS`: its parameter name, whether its matrices commute, the spectral class the
 impossibility certificates rely on, its block size, its conformance check (exact, and float) and
 its projection (the nearest conforming float matrices).  Code that needs a fact about a variant
@@ -40,7 +40,7 @@ from bilinear.errors import ConformanceError, SpecError
 
 from .entries import fmt as _fmt
 from .entries import freeze as _freeze
-from .field import exact_sign
+from ..exact.field import exact_sign
 from .linalg import float_rank_decomposition, rank_decomposition
 
 __all__ = [

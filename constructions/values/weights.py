@@ -5,10 +5,10 @@ A :class:`Weights` value holds ``A`` (symbols, hidden, hidden), ``h0`` (hidden,)
 ``h_T = A[a_T] ... A[a_1] h0`` and predicts ``argmax_c (readout @ h_T)[c]``.
 
 Entries are either **float** (numpy float64; from training) or **exact** (numpy object arrays of
-``int``, ``fractions.Fraction`` or real :class:`~bilinear.constructions.field.FieldElement`).
+``int``, ``fractions.Fraction`` or real :class:`~bilinear.constructions.exact.field.FieldElement`).
 Every value is checked at construction: shapes, finiteness, and conformance to the variant
 (exactly for exact weights; float weights per matrix and per block against that matrix's own
-scale, see :mod:`bilinear.constructions.variants`).  :meth:`Weights.project` gives the nearest
+scale, see :mod:`bilinear.constructions.values.variants`).  :meth:`Weights.project` gives the nearest
 weights of a variant and how far they moved.
 
 Variants (spec strings, see :func:`parse_variant`)::
@@ -70,7 +70,7 @@ from bilinear.fileio import atomic_write_text
 
 from . import fileformat
 from .entries import as_exact, as_float, is_float_array, to_array
-from .field import FieldElement
+from ..exact.field import FieldElement
 from .fileformat import FORMAT, FORMAT_VERSION
 from .linalg import float_rank_decomposition, rank_decomposition
 from .variants import VARIANT_KINDS, Variant, conform, parse_variant, project, relative_distance
@@ -105,7 +105,7 @@ def check_entries(construction: str, label: str, symbols: int, hidden: int) -> N
     >>> check_entries("one-hot", "modarith:1000", 2000, 1000)
     Traceback (most recent call last):
     ...
-    bilinear.errors.ConstructionTooLargeError: the one-hot construction of modarith:1000 has hidden 1,000 and 2,000 symbols: 2,000,000,000 matrix entries (about 44.7 GiB as exact weights), over the limit MAX_WEIGHT_ENTRIES = 50,000,000 (bilinear.constructions.weights)
+    bilinear.errors.ConstructionTooLargeError: the one-hot construction of modarith:1000 has hidden 1,000 and 2,000 symbols: 2,000,000,000 matrix entries (about 44.7 GiB as exact weights), over the limit MAX_WEIGHT_ENTRIES = 50,000,000 (bilinear.constructions.values.weights)
     """
     from bilinear.errors import ConstructionTooLargeError
 
@@ -114,7 +114,7 @@ def check_entries(construction: str, label: str, symbols: int, hidden: int) -> N
         raise ConstructionTooLargeError(
             f"the {construction} construction of {label} has hidden {hidden:,} and {symbols:,} symbols: "
             f"{entries:,} matrix entries (about {entries * ENTRY_BYTES / 1024**3:.3g} GiB as exact weights), "
-            f"over the limit MAX_WEIGHT_ENTRIES = {MAX_WEIGHT_ENTRIES:,} (bilinear.constructions.weights)"
+            f"over the limit MAX_WEIGHT_ENTRIES = {MAX_WEIGHT_ENTRIES:,} (bilinear.constructions.values.weights)"
         )
 
 
@@ -137,7 +137,7 @@ class Weights:
         W (hidden, R))`` with ``A[s] = U diag(C[s]) W^T``; ``householder:K`` ``(V (symbols, K,
         hidden), beta (symbols, K))``; ``monomial`` ``(perm (symbols, hidden) integers, D
         (symbols, hidden))``; ``dplr:R`` ``(D (symbols, hidden), U, W (symbols, hidden, R))``
-        (:mod:`bilinear.constructions.factored`).  ``A`` is always given too and checked to equal
+        (:mod:`bilinear.constructions.values.factored`).  ``A`` is always given too and checked to equal
         their composition.  When omitted they are derived where that is exact (factorized: the
         stacked rank decompositions, or U = W = I for diagonal matrices; householder: orthogonal
         matrices split into rank(A - I) reflections; monomial: A's pattern; dplr: the diagonal
@@ -284,7 +284,7 @@ class Weights:
     def conductor(self) -> int:
         """The m of the smallest cyclotomic field Q(zeta_m) holding every exact entry (1: Q).
 
-        >>> from bilinear.constructions.field import cos2pi
+        >>> from bilinear.constructions.exact.field import cos2pi
         >>> Weights("full", [[[cos2pi(1, 5)]]], [1], [[1]]).conductor
         20
         """

@@ -11,12 +11,12 @@ from plain_eval import no_node_horizon
 
 from bilinear.automata.families import from_spec
 from bilinear.cli import main
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.horizon import compress_word
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.snap import drift, symbol_periods
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.horizon.horizon import compress_word
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.snap import drift, symbol_periods
+from bilinear.constructions.values.weights import Weights
 from bilinear.analysis.certify import certify_network
 from bilinear.errors import WeightsError
 
@@ -123,7 +123,7 @@ def test_cli_baseline_run_is_a_clear_error(tmp_path, capsys):
 
 
 def _noisy_onehot(automaton, noise=0.01, seed=0):
-    from bilinear.constructions.onehot import onehot
+    from bilinear.constructions.handmade.onehot import onehot
 
     A, h0, R = onehot(automaton).to_float().float_arrays()
     rng = np.random.default_rng(seed)
@@ -176,7 +176,7 @@ def test_written_snap_is_proved_by_verify_and_scores_one_at_2000(drifting_rotati
 def test_operator_norm_bound_is_an_upper_bound_and_tight():
     import flint
 
-    from bilinear.constructions.balls import arb_matrix as _arb_matrix, op_norm as _op_norm
+    from bilinear.constructions.exact.balls import arb_matrix as _arb_matrix, op_norm as _op_norm
 
     rng = np.random.default_rng(1)
     for shape in [(3, 3), (4, 2), (6, 6)]:
@@ -189,9 +189,9 @@ def test_operator_norm_bound_is_an_upper_bound_and_tight():
 
 
 def test_block_wise_bound_needs_a_block_diagonal_network(drifting_full, drifting_rotation):
-    from bilinear.constructions.horizon_blocks import blockwise_horizon as _bw
-    from bilinear.constructions.roundoff import RoundOff
-    from bilinear.constructions.snap import snap_candidates
+    from bilinear.constructions.horizon.horizon_blocks import blockwise_horizon as _bw
+    from bilinear.constructions.horizon.roundoff import RoundOff
+    from bilinear.constructions.horizon.snap import snap_candidates
 
     def blockwise_horizon(w, snap, proof, a):
         return _bw(w, snap, proof, a, RoundOff.of("real", w.dim))
@@ -285,7 +285,7 @@ def test_the_exact_dihedral_5_block_2_construction_as_floats_certifies(tmp_path,
 # shortened failing words
 # ------------------------------------------------------------------------------------------
 def test_failing_word_is_shortened_and_given_as_symbol_indices():
-    from bilinear.constructions.failsearch import first_failures, shorten_failure
+    from bilinear.constructions.horizon.failsearch import first_failures, shorten_failure
 
     w = drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
     long = (0,) * 40 + (2, 3) * 5 + (1,) * 63  # 0 is the identity: the junk before 1^63 is not needed
@@ -333,8 +333,7 @@ def test_a_proved_snap_without_a_certified_length_has_its_own_status(monkeypatch
     """The same network with Theorem 19's orbit limit at 2 products and no node horizon
     (Theorem 20 would certify it): no length is certified (the snap is still proved), and the
     status says so."""
-    from bilinear.constructions import horizon, horizon_orbit
-
+    from bilinear.constructions.horizon import horizon, horizon_orbit
     monkeypatch.setattr(horizon_orbit, "MAX_PRODUCTS", 2)
     monkeypatch.setattr(horizon, "node_horizon_widest", no_node_horizon)
     a = from_spec("flipflop:3")

@@ -240,8 +240,8 @@ def test_the_written_snaps_are_proved_and_right_at_any_length(runs):
     """"the written file reproves with `bilinear verify --weights rot16.snap.json cyclic:5 rotation2d`
     and scores 1.00 at any length" (the full16 file's verify is a console line above)."""
     from bilinear.automata.families import from_spec
-    from bilinear.constructions.floatcheck import check
-    from bilinear.constructions.weights import Weights
+    from bilinear.constructions.horizon.floatcheck import check
+    from bilinear.constructions.values.weights import Weights
 
     folder, _, _ = runs
     command = "bilinear verify --weights rot16.snap.json cyclic:5 rotation2d"
@@ -310,17 +310,16 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     import numpy as np
 
     from bilinear.analysis.certify import certify_network
-    from bilinear.constructions import horizon
-    from bilinear.constructions.balls import precision
-    from bilinear.constructions.horizon_global import ingredients
-    from bilinear.constructions.roundoff import RoundOff
+    from bilinear.constructions.horizon import horizon
+    from bilinear.constructions.exact.balls import precision
+    from bilinear.constructions.horizon.horizon_global import ingredients
+    from bilinear.constructions.horizon.roundoff import RoundOff
     from bilinear.learned.runs import load_run
 
     folder, _, _ = runs
     doc = _flat(CERTIFY)
     alone, weights = {}, {}
-    from bilinear.constructions import failsearch
-
+    from bilinear.constructions.horizon import failsearch
     # one certify per run, with both the node horizon and the beam search switched off: Theorem 16
     # alone, and the directed phases alone ("finds `(4 1)^70` (140)", "`2 0^39` (40)")
     with pytest.MonkeyPatch.context() as mp:

@@ -10,7 +10,7 @@ from bilinear.analysis.extract import ExtractConfig, extract
 from bilinear.analysis.report import AnalysisConfig, analyze
 from bilinear.analysis.spectrum import spectrum
 from bilinear.automata import from_spec
-from bilinear.constructions.registry import build
+from bilinear.constructions.handmade.registry import build
 from bilinear.errors import AnalysisError
 
 

@@ -46,9 +46,9 @@ from bilinear.analysis.commutators import commutators
 from bilinear.analysis.report import certificate_line
 from bilinear.analysis.spectrum import matrix_spectrum, spectrum
 from bilinear.automata import Automaton, from_spec
-from bilinear.constructions.registry import build
-from bilinear.constructions.snap import drift
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.snap import drift
+from bilinear.constructions.values.weights import Weights
 
 
 def rot(theta: float) -> np.ndarray:

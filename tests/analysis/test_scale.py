@@ -11,9 +11,9 @@ import pytest
 
 from bilinear.analysis.report import AnalysisConfig, ExtractConfig, analyze
 from bilinear.automata import from_spec
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 
 #: Raw (not up-to-scale) numbers: they follow the scale by design.
 RAW = (".eigenvalues", ".scale", "seconds")

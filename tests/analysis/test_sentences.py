@@ -11,8 +11,8 @@ from bilinear.analysis.implements import implements_line
 from bilinear.analysis.lengths import accuracy_by_length, shortest_error
 from bilinear.analysis.report import AnalysisConfig, analyze
 from bilinear.automata import Automaton, from_spec
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 
 
 def run_label(weights: Weights, word) -> int:

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from bilinear.cli import main
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 
 
 def run_json(capsys, *argv):
@@ -121,7 +121,7 @@ def _broken_d3_file(path) -> None:
     """The exact D_3 ``full`` construction with one entry of A_r changed to -3/5, unsigned: a
     network right on every word shorter than 12 symbols and wrong on r^12."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.handmade.registry import build
 
     data = build(from_spec("dihedral:3"), "full").to_json()
     del data["checksum"]
@@ -168,7 +168,7 @@ def test_verify_keeps_why_each_construction_refused(capsys):
 
 
 def test_verify_float_and_save_reuse_the_proved_weights(capsys, tmp_path, monkeypatch):
-    import bilinear.constructions.registry as registry
+    import bilinear.constructions.handmade.registry as registry
 
     calls = []
     real = registry.build
@@ -186,7 +186,7 @@ def test_verify_float_and_save_reuse_the_proved_weights(capsys, tmp_path, monkey
 
 
 def test_verify_parses_its_variant_once(capsys):
-    from bilinear.constructions.variants import _parse_text
+    from bilinear.constructions.values.variants import _parse_text
 
     _parse_text.cache_clear()
     assert main(["verify", "dihedral:5", "block:2"]) == 0

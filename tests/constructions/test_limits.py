@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from bilinear.automata import from_spec
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import BilinearError, WeightsError
 
 
@@ -55,7 +55,7 @@ def test_uint64_entries_stay_positive() -> None:
 
 def test_building_a_construction_respects_the_time_budget_and_shows_progress(monkeypatch, capsys) -> None:
     """verify dihedral:25000 block:2 spent minutes silently building the construction."""
-    from bilinear.constructions import search
+    from bilinear.constructions.proof import search
     from bilinear.constructions.settle import settle
 
     start = time.process_time()
@@ -64,7 +64,7 @@ def test_building_a_construction_respects_the_time_budget_and_shows_progress(mon
     assert time.process_time() - start < 5
     monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
-    from bilinear.constructions.dihedral import dihedral_block
+    from bilinear.constructions.handmade.dihedral import dihedral_block
 
     dihedral_block.cache_clear()  # constructions are remembered per automaton: build it afresh
     assert settle("dihedral:5", "block:2", progress=True).status == "proved"
@@ -128,8 +128,8 @@ def test_building_many_rotation_matrices_respects_the_time_budget() -> None:
     """verify cyclic:10000 rotation2d --time-budget 20 ran 50 s: the 10,000 exact rotation
     matrices were built before the first budget check."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.rotation import cyclic_rotation
-    from bilinear.constructions.search import Clock, OutOfTime, building
+    from bilinear.constructions.handmade.rotation import cyclic_rotation
+    from bilinear.constructions.proof.search import Clock, OutOfTime, building
 
     with pytest.raises(OutOfTime) as info, building(Clock(1e-9, None)):
         time.sleep(0.001)  # past the budget before the first matrix

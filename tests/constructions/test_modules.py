@@ -7,8 +7,8 @@ import pytest
 
 
 @pytest.mark.parametrize("module, function", [
-    ("bilinear.constructions.prover", "prove"),
-    ("bilinear.constructions.floatcheck", "check"),
+    ("bilinear.constructions.proof.prover", "prove"),
+    ("bilinear.constructions.horizon.floatcheck", "check"),
 ])
 def test_module_import_gives_the_module_and_the_package_the_function(module, function):
     import bilinear.constructions as pkg

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bilinear.cli import main
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.weights import Weights
 
 
 def independent_accuracy_at_length(payload: dict, delta, start: int, labels, words) -> float:

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bilinear.constructions.registry import build
+from bilinear.constructions.handmade.registry import build
 from bilinear.learned.models import BilinearRNN
 from bilinear.learned.scan import Householder, LowRank, Monomial
 

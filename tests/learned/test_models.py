@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import ConfigError
 from bilinear.learned.baselines import CausalTransformer, SelectiveSSM, sinusoidal_positions
 from bilinear.learned.models import BilinearRNN
@@ -369,7 +369,7 @@ def test_from_weights_inverts_to_weights(variant):
 def test_constructions_run_exactly_on_the_fast_scan(spec, variant):
     """A hand construction, loaded into the torch model, labels length-500 words correctly."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.handmade.registry import build
 
     a = from_spec(spec)
     model = BilinearRNN.from_weights(build(a, variant))
@@ -388,7 +388,7 @@ from bilinear.automata.strategies import automata_and_words  # noqa: E402
 @given(automata_and_words(max_states=5, max_symbols=3))
 def test_one_hot_construction_on_the_scan_agrees_with_the_automaton(aw):
     """Theorem 1 (one-hot simulation), checked through the torch scan on random automata and words."""
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.handmade.registry import build
 
     automaton, words = aw
     model = BilinearRNN.from_weights(build(automaton, "full"))
@@ -399,13 +399,13 @@ def test_one_hot_construction_on_the_scan_agrees_with_the_automaton(aw):
 
 
 def _spec_of(kind: str) -> str:
-    from bilinear.constructions.weights import VARIANT_KINDS
+    from bilinear.constructions.values.weights import VARIANT_KINDS
 
     return f"{kind}:2" if VARIANT_KINDS[kind] is not None else kind
 
 
 def test_the_learned_table_has_every_variant_kind():
-    from bilinear.constructions.weights import VARIANT_KINDS
+    from bilinear.constructions.values.weights import VARIANT_KINDS
     from bilinear.learned.models import LEARNED_VARIANTS
 
     assert set(LEARNED_VARIANTS) == set(VARIANT_KINDS)

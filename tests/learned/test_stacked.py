@@ -10,8 +10,8 @@ import torch
 
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.floatrun import run_float
-from bilinear.constructions.stack import Stack
+from bilinear.constructions.values.floatrun import run_float
+from bilinear.constructions.values.stack import Stack
 from bilinear.errors import ConfigError
 from bilinear.learned.config import TrainConfig
 from bilinear.learned.registry import build_model, make_model
@@ -136,7 +136,7 @@ def test_from_weights_round_trip():
 
 
 def test_the_cascade_construction_is_a_zero_loss_point_of_the_soft_objective():
-    from bilinear.constructions.cascade import cascade
+    from bilinear.constructions.handmade.cascade import cascade
     from bilinear.learned.stacked import padded_stack
 
     torch.set_num_threads(1)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bilinear.automata import from_spec
-from bilinear.constructions.floatcheck import check
+from bilinear.constructions.horizon.floatcheck import check
 from bilinear.errors import ConfigError
 from bilinear.learned.config import TrainConfig
 from bilinear.learned.train import data_efficiency, make_model, normalized_accuracy, train, train_best_lr

@@ -1,4 +1,4 @@
-"""The contract of each exact domain of the prover (constructions/domains.py), on its own.
+"""The contract of each exact domain of the prover (constructions/exact/domains.py), on its own.
 
 The closure merges two hidden vectors only when the domain says one is a *positive* multiple of
 the other; a wrong "yes" merges different directions and makes a proof unsound.  The prover's
@@ -16,14 +16,14 @@ import mpmath
 import numpy as np
 import pytest
 
-from bilinear.constructions.domains import (
+from bilinear.constructions.exact.domains import (
     CyclotomicDomain,
     IntegerDomain,
     RationalDomain,
     SparseCyclotomicDomain,
     sparse_rows,
 )
-from bilinear.constructions.registry import build
+from bilinear.constructions.handmade.registry import build
 
 ROT = build("cyclic:5", "rotation2d")  # entries in Q(zeta_20)
 
@@ -135,7 +135,7 @@ def test_keys_of_multiples_whose_first_entry_is_one_or_two(D):
 def test_radical_is_the_product_of_the_distinct_primes():
     from sympy import primefactors
 
-    from bilinear.constructions.domains import _radical
+    from bilinear.constructions.exact.domains import _radical
 
     assert [_radical(m) for m in range(1, 300)] == [int(np.prod(primefactors(m))) for m in range(1, 300)]
 
@@ -145,7 +145,7 @@ def test_sparse_arithmetic_agrees_with_dense_polynomials(m):
     """Products and sums of random sparse elements of Q(zeta_m) against plain polynomial
     multiplication reduced mod Phi_m (m = 15, 21, 35: cyclotomic polynomials whose reductions
     have several terms with coefficient +1)."""
-    from bilinear.constructions.domains import Terms, terms_poly
+    from bilinear.constructions.exact.domains import Terms, terms_poly
 
     S = SparseCyclotomicDomain(m)
     phi = flint.fmpq_poly(flint.fmpz_poly.cyclotomic(m).coeffs())
@@ -163,8 +163,8 @@ def test_compact_multiplicands_multiply_as_the_element(m):
     """``constant(x)`` writes a weight entry with the fewest terms (a group that is a reduced
     monomial c x^i y^q becomes one term); multiplying by it must give what multiplying by ``x``
     itself gives, for zeta^k, (zeta^k + zeta^-k) / 2 and sums of them."""
-    from bilinear.constructions.domains import Terms
-    from bilinear.constructions.field import FieldElement
+    from bilinear.constructions.exact.domains import Terms
+    from bilinear.constructions.exact.field import FieldElement
 
     S = SparseCyclotomicDomain(m)
 
@@ -220,7 +220,7 @@ def test_a_float_midpoint_of_the_wrong_sign_is_not_read():
     """x = big (z + z^4) - round(big (sqrt 5 - 1) / 2) in Q(zeta_5) with big = 10^15 + 2 is positive,
     but its float midpoint is -0.25 (radius 0.64: the enclosure contains zero).  Its sign must be
     decided exactly, so (x, 0) and (-x, 0) are not parallel."""
-    from bilinear.constructions.field import CyclotomicField
+    from bilinear.constructions.exact.field import CyclotomicField
 
     D, field = CyclotomicDomain(5), CyclotomicField(5)
     big = 10**15 + 2
@@ -244,7 +244,7 @@ def test_sparse_conversions_of_constants_and_back():
     """A flint rational converts like the Fraction it equals (a constant, not a multiple of
     zeta); ``to_element`` gives an int, a Fraction, or a field element, whatever the element's
     number of terms, and the element it gives converts back to the same terms."""
-    from bilinear.constructions.field import CyclotomicField, FieldElement
+    from bilinear.constructions.exact.field import CyclotomicField, FieldElement
 
     S, field = SparseCyclotomicDomain(20), CyclotomicField(20)
     assert S.convert(flint.fmpq(3, 4)) == S.convert(Fraction(3, 4)) == {0: flint.fmpq(3, 4)}

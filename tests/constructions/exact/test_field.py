@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bilinear.constructions.field import CyclotomicField, FieldElement, cos2pi, exact_sign, sin2pi
+from bilinear.constructions.exact.field import CyclotomicField, FieldElement, cos2pi, exact_sign, sin2pi
 from bilinear.errors import FieldError
 
 

@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 from bilinear.automata.families import from_spec
 from bilinear.automata.minimize import minimize
-from bilinear.constructions.bounds import lower_bound
-from bilinear.constructions.complex_monomial import complex_dihedral, complexify
-from bilinear.constructions.factored import derive_complex_monomial, monomial_compose, project_monomial
-from bilinear.constructions.prover import Proof, prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.variants import parse_variant
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.impossible.bounds import lower_bound
+from bilinear.constructions.handmade.complex_monomial import complex_dihedral, complexify
+from bilinear.constructions.values.factored import derive_complex_monomial, monomial_compose, project_monomial
+from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.variants import parse_variant
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import ConformanceError, ConstructionError
 
 CV = "monomial,complex"
@@ -107,7 +107,7 @@ def test_dihedral_is_a_swap_and_a_diagonal_rotation():
 
 def test_dihedral_recognised_from_the_algebra_up_to_the_limit():
     """Z_2 x D_m with m odd is D_2m: found from the algebra of a product spec up to 2 x MAX_N states."""
-    from bilinear.constructions.complex_monomial import MAX_N
+    from bilinear.constructions.handmade.complex_monomial import MAX_N
 
     w = complex_dihedral(from_spec("cyclic:2*dihedral:31"))  # 124 states: D_62
     assert w.dim == 4 and 124 <= 2 * MAX_N
@@ -395,7 +395,7 @@ def test_factor_snap_of_a_drifting_network_is_proved_and_its_failure_is_real():
 
 
 def test_factor_snap_rounds_and_refuses_with_the_entry_named():
-    from bilinear.constructions.snap import FACTOR_SNAP_ANGLE, factor_snap
+    from bilinear.constructions.horizon.snap import FACTOR_SNAP_ANGLE, factor_snap
 
     from bilinear.errors import WeightsError
 
@@ -441,8 +441,8 @@ def _one_symbol(angles, moduli=None, variant=CV) -> Weights:
 
 
 def test_factor_snap_orders_windows_and_limits():
-    from bilinear.constructions.field import cos2pi, sin2pi
-    from bilinear.constructions.snap import FACTOR_SNAP_MAX_FIELD, factor_snap, snap_angle
+    from bilinear.constructions.exact.field import cos2pi, sin2pi
+    from bilinear.constructions.horizon.snap import FACTOR_SNAP_MAX_FIELD, factor_snap, snap_angle
     from bilinear.errors import WeightsError
 
     # exact roots of orders 11, 12 and 24 snap to those orders (12 is not taken by 11, 0.048 rad away)
@@ -486,7 +486,7 @@ def test_factor_snap_orders_windows_and_limits():
 
 def test_factor_snap_of_signed_real_entries():
     """Z_4 as signed cycles (real monomial, d = 2, entries -1): the -1 entries snap to -1."""
-    from bilinear.constructions.snap import factor_snap
+    from bilinear.constructions.horizon.snap import factor_snap
 
     exact = build("cyclic:4", "monomial")
     assert any(x == -1 for x in np.asarray(exact.factors[1]).ravel())

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from bilinear.automata import from_spec
-from bilinear.constructions.bounds import lower_bound, monomial_bound
-from bilinear.constructions.certificates import certify
-from bilinear.constructions.factored import householder_compose, reflection_count
-from bilinear.constructions.field import cos2pi, sin2pi
-from bilinear.constructions.registry import build
+from bilinear.constructions.impossible.bounds import lower_bound, monomial_bound
+from bilinear.constructions.impossible.certificates import certify
+from bilinear.constructions.values.factored import householder_compose, reflection_count
+from bilinear.constructions.exact.field import cos2pi, sin2pi
+from bilinear.constructions.handmade.registry import build
 from bilinear.constructions.settle import factor_bound, settle
-from bilinear.constructions.variants import parse_variant
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.variants import parse_variant
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import ConformanceError, SpecError, WeightsError
 
 
@@ -145,7 +145,7 @@ def test_householder_and_dplr_cells_proved(spec, variant, dim, count):
 
 @pytest.mark.parametrize("spec", ["symmetric:3", "symmetric:4", "symmetric:5"])
 def test_transpositions_are_single_reflections(spec):
-    from bilinear.constructions.reflections import permutation, tetrahedral, triangle
+    from bilinear.constructions.handmade.reflections import permutation, tetrahedral, triangle
 
     a = from_spec(spec)
     for make in (triangle, tetrahedral, permutation):

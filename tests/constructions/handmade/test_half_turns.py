@@ -16,11 +16,11 @@ import pytest
 
 from bilinear.automata import Automaton
 from bilinear.automata.families import from_spec
-from bilinear.constructions import halfturns
-from bilinear.constructions.field import cos2pi
-from bilinear.constructions.halfturns import half_turn_factors, rotation_half_turns
-from bilinear.constructions.registry import half_turns
-from bilinear.constructions.prover import Proof, prove
+from bilinear.constructions.handmade import halfturns
+from bilinear.constructions.exact.field import cos2pi
+from bilinear.constructions.handmade.halfturns import half_turn_factors, rotation_half_turns
+from bilinear.constructions.handmade.registry import half_turns
+from bilinear.constructions.proof.prover import Proof, prove
 from bilinear.errors import ConstructionError
 from plain_eval import householder_weights_min_margin
 
@@ -210,8 +210,8 @@ def test_a_one_state_automaton_gets_one_identity_factor():
 def test_source_factors_read_householder_factors_and_split_other_orthogonal_weights():
     """A ``monomial`` source carries factors too (perm and D), which are no Householder factors:
     its orthogonal matrices are split into reflections whose product is the matrix."""
-    from bilinear.constructions.halfturns import source_factors
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.handmade.halfturns import source_factors
+    from bilinear.constructions.handmade.registry import build
 
     w = build("cyclic:3", "monomial")  # a 3-cycle permutation matrix, factors (perm, D)
     assert w.factors is not None

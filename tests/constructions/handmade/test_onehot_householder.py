@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from bilinear.automata.families import from_spec
 from bilinear.automata.minimize import minimize
 from bilinear.automata.strategies import automata
-from bilinear.constructions import reflections
-from bilinear.constructions.factored import householder_compose
-from bilinear.constructions.prover import Proof, prove
-from bilinear.constructions.reflections import onehot_householder, positive_unit
-from bilinear.constructions.registry import build
+from bilinear.constructions.handmade import reflections
+from bilinear.constructions.values.factored import householder_compose
+from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions.handmade.reflections import onehot_householder, positive_unit
+from bilinear.constructions.handmade.registry import build
 from bilinear.constructions.settle import _build
 from bilinear.errors import ConstructionError
 from plain_eval import householder_product
@@ -166,7 +166,7 @@ def test_other_variants_do_not_build_it(monkeypatch):
     construction's there), and says so in the refusals."""
     calls = []
     inner = reflections.onehot_householder
-    import bilinear.constructions.registry as registry
+    import bilinear.constructions.handmade.registry as registry
 
     spy = [c for c in registry.CONSTRUCTIONS if c.name == "one-hot-householder"]
     assert len(spy) == 1 and spy[0].kinds == ("householder",)

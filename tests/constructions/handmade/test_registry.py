@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from bilinear.automata.automaton import Automaton
 from bilinear.automata.families import from_spec
 from bilinear.automata.strategies import family_specs
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.prover import Proof, prove
-from bilinear.constructions.registry import CONSTRUCTIONS, adapt, build, candidates, factorized_rank
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions.handmade.registry import CONSTRUCTIONS, adapt, build, candidates, factorized_rank
 from bilinear.errors import ConstructionError, SpecError
 
 VARIANTS = ["full", "block:2", "block:4", "rotation2d", "diagonal", "positive", "factorized:8", "factorized:64"]

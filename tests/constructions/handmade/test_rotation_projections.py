@@ -17,9 +17,9 @@ import pytest
 
 from bilinear.automata import Automaton
 from bilinear.automata.families import from_spec
-from bilinear.constructions.bounds import lower_bound
-from bilinear.constructions.prover import Proof, prove
-from bilinear.constructions.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
+from bilinear.constructions.impossible.bounds import lower_bound
+from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions.handmade.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
 from bilinear.constructions.settle import _build, factor_bound
 from bilinear.errors import ConstructionError
 from plain_eval import householder_product, householder_weights_min_margin
@@ -214,7 +214,7 @@ def test_positive_multiple_is_the_definition():
 
     import numpy as np
 
-    from bilinear.constructions.factored import positive_multiple
+    from bilinear.constructions.values.factored import positive_multiple
 
     def m(rows):
         return np.array([[F(x) for x in r] for r in rows], dtype=object)

@@ -8,10 +8,10 @@ import pytest
 from plain_eval import float64_margins
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.factored import reflection_count
-from bilinear.constructions.prover import prove
-from bilinear.constructions.reflections import SIMPLEX_MAX_N, simplex, simplex_vertices
-from bilinear.constructions.registry import build
+from bilinear.constructions.values.factored import reflection_count
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.reflections import SIMPLEX_MAX_N, simplex, simplex_vertices
+from bilinear.constructions.handmade.registry import build
 from bilinear.errors import ConstructionError
 
 
@@ -57,8 +57,8 @@ def test_each_generator_is_orthogonal_and_moves_the_vertices_as_its_permutation(
 def test_householder_gets_s5_and_a5_at_d_4_proved_and_right_on_random_words(spec):
     """The registry's householder S_5 is the simplex (d = 4; `permutation` needs 5); A_5's is the
     icosahedron (d = 3, K = 2), so its simplex is converted here by the registry's own adapter."""
-    from bilinear.constructions.registry import adapt
-    from bilinear.constructions.variants import parse_variant
+    from bilinear.constructions.handmade.registry import adapt
+    from bilinear.constructions.values.variants import parse_variant
 
     a = from_spec(spec)
     w = build(spec, "householder:4") if spec == "symmetric:5" else adapt(simplex(a), parse_variant("householder:4"))

@@ -1,4 +1,4 @@
-"""The beam phase of the failing-word search (constructions/failsearch.py, ``beam_failure``),
+"""The beam phase of the failing-word search (constructions/horizon/failsearch.py, ``beam_failure``),
 checked with the evaluator written for the tests (tests/plain_eval.py): the word it returns fails
 there, and on drifting networks it finds failures shorter than the periodic, access and random
 words of the other phases, so `certify` reports the shorter one."""
@@ -10,9 +10,9 @@ import pytest
 from plain_eval import float64_margins
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.failsearch import beam_failure, first_failures, search_failure
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.failsearch import beam_failure, first_failures, search_failure
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 
 
 def _drifting(spec: str, seed: int, noise: float) -> Weights:

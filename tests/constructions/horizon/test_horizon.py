@@ -24,14 +24,14 @@ from plain_eval import float64_margins
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
-from bilinear.constructions.balls import arb, arb_matrix, precision
-from bilinear.constructions.horizon_base import CAP, STEPPED, Horizon
-from bilinear.constructions.horizon_global import Theorem16, closed_form, iterate
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.roundoff import RoundOff
-from bilinear.constructions.snap import drift, snap_candidates
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.exact.balls import arb, arb_matrix, precision
+from bilinear.constructions.horizon.horizon_base import CAP, STEPPED, Horizon
+from bilinear.constructions.horizon.horizon_global import Theorem16, closed_form, iterate
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.roundoff import RoundOff
+from bilinear.constructions.horizon.snap import drift, snap_candidates
+from bilinear.constructions.values.weights import Weights
 
 C5 = from_spec("cyclic:5")
 
@@ -159,7 +159,7 @@ def _direct_blocks(eps, sig, margin, lip, weight, u, r, theta, limit):
 
 @pytest.mark.parametrize("theta_other", ["0", "1/2", "1", "1001/1000"])
 def test_block_wise_length_is_its_recurrence_stepped_directly(theta_other):
-    from bilinear.constructions.horizon_blocks import _run_bound
+    from bilinear.constructions.horizon.horizon_blocks import _run_bound
 
     F = Fraction
     good, others = [0, 1], [2]
@@ -181,8 +181,8 @@ def test_block_wise_length_is_its_recurrence_stepped_directly(theta_other):
 # constants with a closed form
 # ------------------------------------------------------------------------------------------
 def test_margin_and_phase_error_of_a_drifted_rotation_are_the_constructions():
-    from bilinear.constructions.horizon_blocks import blockwise_horizon
-    from bilinear.constructions.horizon_global import global_horizon
+    from bilinear.constructions.horizon.horizon_blocks import blockwise_horizon
+    from bilinear.constructions.horizon.horizon_global import global_horizon
 
     exact = build("cyclic:5", "rotation2d")
     A, h0, R = exact.float_arrays()
@@ -209,7 +209,7 @@ def test_margin_and_phase_error_of_a_drifted_rotation_are_the_constructions():
 # the invariant tube: its hypotheses are checked
 # ------------------------------------------------------------------------------------------
 def test_tube_radius_needs_the_start_state_and_the_margins():
-    from bilinear.constructions.tube import _tube_radius
+    from bilinear.constructions.horizon.tube import _tube_radius
 
     with precision():
         a = lambda x: flint.arb(x)  # noqa: E731
@@ -227,9 +227,9 @@ def _last_symbol():
 
 
 def test_tube_refuses_a_start_state_on_the_wrong_side():
-    from bilinear.constructions.onehot import onehot
-    from bilinear.constructions.snap import state_map_snap
-    from bilinear.constructions.tube import invariant_tube
+    from bilinear.constructions.handmade.onehot import onehot
+    from bilinear.constructions.horizon.snap import state_map_snap
+    from bilinear.constructions.horizon.tube import invariant_tube
 
     a = _last_symbol()
     A, h0, R = onehot(a).to_float().float_arrays()
@@ -367,7 +367,7 @@ def test_float64_rounding_is_charged_in_the_recurrence():
 
 
 def test_a_network_wrong_on_the_empty_word_fails_at_length_0():
-    from bilinear.constructions.failsearch import first_failures, search_failure
+    from bilinear.constructions.horizon.failsearch import first_failures, search_failure
 
     parity = from_spec("parity")
     w = Weights("diagonal", [np.diag([1.0, 0.5]), np.diag([-1.0, 0.5])], [1.0, 1.0], [[-1.0, 0.0], [1.0, 0.0]])
@@ -395,7 +395,7 @@ def test_the_block_snap_of_a_hidden_16_full_network_writes_a_loadable_file(tmp_p
 
 
 def test_balls_never_let_nan_pass_for_small():
-    from bilinear.constructions.balls import INF, block_norm, bmax, root
+    from bilinear.constructions.exact.balls import INF, block_norm, bmax, root
 
     nan = flint.arb("nan")
     assert root(nan) == INF and bmax([flint.arb(1), nan]) == INF
@@ -426,8 +426,8 @@ def test_a_margin_below_the_readout_rounding_is_not_certified_at_the_exhaustive_
     certifies nothing in float64
     (the exhaustive start must charge the readout rounding, as the recurrence does), while in
     real arithmetic the exhaustive start certifies at least its whole depth."""
-    from bilinear.constructions.horizon_global import global_horizon
-    from bilinear.constructions.snap import Snap
+    from bilinear.constructions.horizon.horizon_global import global_horizon
+    from bilinear.constructions.horizon.snap import Snap
 
     a = from_spec("parity")
     w = Weights("diagonal", [np.eye(2), np.diag([1.0, -1.0])], [1.0, 2.5e-16], [[1.0, 1.0], [1.0, -1.0]])
@@ -446,7 +446,7 @@ def test_the_block_wise_bound_charges_rounding_on_every_step_of_an_exact_block()
     real arithmetic (CAP) but gains delta ~ 1e-15 per float64 step: the float64 length is about
     m / (L delta) (~1e14-1e15), finite.  The start error of the exhaustive level is a ball
     around 0 in float64 and must be bounded from above (an infinite start error gave 5)."""
-    from bilinear.constructions.horizon_blocks import blockwise_horizon
+    from bilinear.constructions.horizon.horizon_blocks import blockwise_horizon
 
     a = from_spec("cyclic:4")
     w = drift(build("cyclic:4", "rotation2d").to_float(), 0.0, hidden=6, contraction=0.999)
@@ -463,7 +463,7 @@ def test_a_snap_keeping_every_block_is_written_with_fewer_bits_and_loads(tmp_pat
     """Keeping all 16 blocks of a hidden-16 ``full`` network, the written form with a 24-bit
     basis needs 112-digit numbers (over the loader's limit): ``original`` lowers the bits until
     every number fits, and the file it writes loads and scores every word as the snap does."""
-    from bilinear.constructions.snap import _score_equivalent
+    from bilinear.constructions.horizon.snap import _score_equivalent
     from bilinear.errors import WeightsError
 
     w = drift(build("cyclic:5", "full"), 0.0005, hidden=16)

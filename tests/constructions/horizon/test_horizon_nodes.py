@@ -14,13 +14,13 @@ import pytest
 from plain_eval import first_failure
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.horizon import certified_horizon, with_node_horizon
-from bilinear.constructions.horizon_nodes import node_horizon, suffix_length
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.roundoff import RoundOff
-from bilinear.constructions.snap import construction_snap, drift
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.horizon import certified_horizon, with_node_horizon
+from bilinear.constructions.horizon.horizon_nodes import node_horizon, suffix_length
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.roundoff import RoundOff
+from bilinear.constructions.horizon.snap import construction_snap, drift
+from bilinear.constructions.values.weights import Weights
 
 
 def _network(spec: str, noise: float, seed: int = 1):
@@ -66,8 +66,8 @@ def test_the_node_bound_certifies_more_than_theorem_16():
 def _plain_F(w, snap, proof, a):
     """The network's matrices in the snap's basis, scaled as Theorem 20 scales them (float
     midpoints), and the start state there: computed from the theorem's setup."""
-    from bilinear.constructions.balls import precision
-    from bilinear.constructions.horizon_global import ingredients
+    from bilinear.constructions.exact.balls import precision
+    from bilinear.constructions.horizon.horizon_global import ingredients
 
     with precision():
         _, st = ingredients(w, snap, proof, a, RoundOff.of("float64", w.dim))
@@ -124,7 +124,7 @@ def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters, blocks):
     for one of its node's sets, some point of its ray is within sum_j ||P_j(s)|| r_j of the set's
     centre (a point of the set is, P_j computed here); with a radius per block, within
     sum_j sum_b ||P_j(s)[b', b]|| r_(j,b) in every block b' (the block b' of a point of the set is)."""
-    from bilinear.constructions.horizon_nodes import node_sets
+    from bilinear.constructions.horizon.horizon_nodes import node_sets
 
     w, a, snap, proof = _network(spec, noise)
     F, _, x0 = _plain_F(w, snap, proof, a)
@@ -195,7 +195,7 @@ def test_the_length_is_where_a_set_first_crosses_a_decision_boundary():
     balls, one ball, aged balls with a radius per block), their margins computed here: the
     certified length is the last length before one of them reaches a boundary, for the
     construction that reaches it latest."""
-    from bilinear.constructions.horizon_nodes import CLUSTER_BELOW, node_sets
+    from bilinear.constructions.horizon.horizon_nodes import CLUSTER_BELOW, node_sets
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     ro = RoundOff.of("float64", w.dim)
@@ -212,7 +212,7 @@ def test_the_split_sets_run_where_the_others_stop_early():
     """reset:3 (suffixes within CLUSTER_KEYS keys): aged balls and one ball per node stop below
     CLUSTER_BELOW, so the split sets run too and certify longest; the length is the longest of
     the three, each stepped here (margins computed here)."""
-    from bilinear.constructions.horizon_nodes import CLUSTER_BELOW, CLUSTER_KEYS, CLUSTERS, node_sets
+    from bilinear.constructions.horizon.horizon_nodes import CLUSTER_BELOW, CLUSTER_KEYS, CLUSTERS, node_sets
 
     w, a, snap, proof = _network("reset:3", 3e-4)
     ro = RoundOff.of("float64", w.dim)
@@ -229,7 +229,7 @@ def test_aged_balls_certify_more_than_one_ball_on_a_non_normal_network():
     Z_3 in a random dense basis), the aged balls (only (k+1)-fold products' norms) certify
     several times longer than one ball per node (every step's norm), and the search finds no
     failure within the longer."""
-    from bilinear.constructions.horizon_nodes import node_sets
+    from bilinear.constructions.horizon.horizon_nodes import node_sets
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     ro = RoundOff.of("float64", w.dim)
@@ -246,7 +246,7 @@ def test_split_sets_certify_more_where_the_images_at_a_node_lie_apart():
     """reset:3 (a perturbed `full` network in a random dense basis): the images at a node come from
     states the resets sent far apart; 16 sets per node certify longer than one, and the search
     finds no failure within the longer."""
-    from bilinear.constructions.horizon_nodes import node_sets
+    from bilinear.constructions.horizon.horizon_nodes import node_sets
 
     w, a, snap, proof = _network("reset:3", 3e-4)
     ro = RoundOff.of("float64", w.dim)
@@ -272,8 +272,7 @@ def test_certify_s_one_node_run_charges_float32(monkeypatch):
     """`certify` runs Theorem 20 once and reports it for real, float64 and float32: that run must
     charge float32's rounding, the largest (docs/theory.md, Theorem 20, "Use").  On this network
     float32's rounding costs steps: the one run certifies what float32 does, less than real."""
-    from bilinear.constructions import horizon
-
+    from bilinear.constructions.horizon import horizon
     monkeypatch.setattr(horizon, "MAX_KEYS", 64)
     w, a, snap, proof = _network("dihedral:3", 1e-3)
     widest = horizon.node_horizon_widest(w, snap, proof, a)
@@ -287,7 +286,7 @@ def test_a_radius_per_block_certifies_more_where_the_images_spread_in_some_block
     of the snap's basis at every age certifies half as long again as one radius per age (the
     images at a node spread in the blocks the resets write, not in all), and the search finds no
     failure within the longer."""
-    from bilinear.constructions.horizon_nodes import node_sets
+    from bilinear.constructions.horizon.horizon_nodes import node_sets
 
     w, a, snap, proof = _network("reset:3", 3e-4)
     assert len(snap.blocks) == 5
@@ -301,9 +300,9 @@ def test_a_radius_per_block_certifies_more_where_the_images_spread_in_some_block
 
 
 def test_blocks_must_partition_the_coordinates():
-    from bilinear.constructions.horizon_nodes import NodeSets
-    from bilinear.constructions.balls import precision
-    from bilinear.constructions.horizon_global import ingredients
+    from bilinear.constructions.horizon.horizon_nodes import NodeSets
+    from bilinear.constructions.exact.balls import precision
+    from bilinear.constructions.horizon.horizon_global import ingredients
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     with precision():
@@ -317,7 +316,7 @@ def test_float32_rounding_is_charged_in_every_block():
     """With a radius per block, the step's rounding (a vector of norm at most delta ||x||) enters
     every block's ball: on this network float32's rounding costs steps against real arithmetic in
     the per-block sets too (rounding charged to one block only would certify as long as real)."""
-    from bilinear.constructions.horizon_nodes import _run, node_sets
+    from bilinear.constructions.horizon.horizon_nodes import _run, node_sets
 
     w, a, snap, proof = _network("dihedral:3", 1e-3)
     lengths = {}
@@ -337,7 +336,7 @@ def test_every_perturbed_trajectory_lies_in_its_node_set(blocks):
     block (a radius per block charges the rounding to every block's ball)."""
     import flint
 
-    from bilinear.constructions.horizon_nodes import node_sets
+    from bilinear.constructions.horizon.horizon_nodes import node_sets
 
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     F, _, x0 = _plain_F(w, snap, proof, a)

@@ -18,15 +18,15 @@ from plain_eval import first_failure, float64_margins, no_node_horizon
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
-from bilinear.constructions.balls import arb, precision
-from bilinear.constructions.horizon import certified_horizon
-from bilinear.constructions.horizon_base import CAP, STEPPED
-from bilinear.constructions.horizon_orbit import Theorem19, exact_orbit, ingredients19, iterate19
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.roundoff import RoundOff
-from bilinear.constructions.snap import construction_snap, drift
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.exact.balls import arb, precision
+from bilinear.constructions.horizon.horizon import certified_horizon
+from bilinear.constructions.horizon.horizon_base import CAP, STEPPED
+from bilinear.constructions.horizon.horizon_orbit import Theorem19, exact_orbit, ingredients19, iterate19
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.roundoff import RoundOff
+from bilinear.constructions.horizon.snap import construction_snap, drift
+from bilinear.constructions.values.weights import Weights
 
 
 def _perturbed(spec: str, noise: float, seed: int = 1) -> Weights:
@@ -205,8 +205,7 @@ ORBIT_NETWORKS = {"symmetric:4": 3e-4, "alternating:4": 1e-3, "reset:3": 3e-4}
 @pytest.mark.parametrize("spec", list(ORBIT_NETWORKS))
 def test_no_word_fails_at_or_below_the_orbit_horizon(spec, monkeypatch):
     """Theorem 19 alone (the node horizon, which may certify more, is not run here)."""
-    from bilinear.constructions import horizon
-
+    from bilinear.constructions.horizon import horizon
     monkeypatch.setattr(horizon, "node_horizon_widest", no_node_horizon)
     a = from_spec(spec)
     w = _perturbed(spec, ORBIT_NETWORKS[spec])

@@ -14,7 +14,7 @@ import pytest
 from bilinear.automata import Automaton, from_spec
 from bilinear.cli import main
 from bilinear.automata.groups import group_shape
-from bilinear.constructions.bounds import _prime_power_sum, lower_bound, monomial_bound, unit_group
+from bilinear.constructions.impossible.bounds import _prime_power_sum, lower_bound, monomial_bound, unit_group
 from bilinear.constructions.capability import capability_matrix
 from plain_eval import start_distances
 
@@ -131,8 +131,8 @@ def test_verify_text_says_minimal(capsys):
 
 
 def test_bounds_never_exceed_a_proved_construction():
-    from bilinear.constructions.prover import prove
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.proof.prover import prove
+    from bilinear.constructions.handmade.registry import build
 
     for spec in ("cyclic:4*cyclic:6", "dihedral:6", "symmetric:3", "reset:4", "modarith:4",
                  "random:states=6,symbols=3,seed=2", "alternating:5"):
@@ -276,7 +276,7 @@ def test_nonneg_householder_factors_have_non_negative_determinants():
     """The fact the ``nonneg`` rows of Theorem 14 rest on, on random products in d = 2 and 3:
     det(I - beta v v^T / v^T v) = 1 - beta, so a product of factors with beta in [0, 1] has a
     determinant >= 0, where beta in (1, 2] makes it negative."""
-    from bilinear.constructions.factored import householder_compose
+    from bilinear.constructions.values.factored import householder_compose
 
     rng = np.random.default_rng(11)
     for d in (2, 3):

@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.strategies import automata, family_specs
-from bilinear.constructions.certificates import (
+from bilinear.constructions.impossible.certificates import (
     KINDS,
     THEOREMS,
     certifiable_kinds,
     certify,
     minimal_period,
 )
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AutomatonError, SpecError
 from plain_eval import start_distances
 
@@ -539,8 +539,8 @@ def test_float_weights_reach_the_same_state_up_to_scale(a: Automaton, variant: s
 def test_certificates_and_the_construction_registry_agree(spec: str, variant: str) -> None:
     """No construction in the registry contradicts a certificate: where a certificate exists,
     build() refuses; where build() succeeds and its weights are proved, there is no certificate."""
-    from bilinear.constructions.prover import prove
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.proof.prover import prove
+    from bilinear.constructions.handmade.registry import build
     from bilinear.errors import ConstructionError
 
     a = from_spec(spec)
@@ -581,7 +581,7 @@ def test_certificates_depend_only_on_the_language(a: Automaton, variant: str) ->
 
 
 def test_failing_word_on_given_weights() -> None:
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.handmade.registry import build
     from bilinear.errors import WeightsError
 
     a = from_spec("dihedral:4")

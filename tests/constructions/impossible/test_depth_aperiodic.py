@@ -12,8 +12,8 @@ import pytest
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.monoid import transformation_monoid
 from bilinear.cli import main
-from bilinear.constructions.depth import aperiodic_witness, min_layers
-from bilinear.constructions.memo import minimal
+from bilinear.constructions.impossible.depth import aperiodic_witness, min_layers
+from bilinear.constructions.values.memo import minimal
 from bilinear.constructions.settle import settle
 
 
@@ -157,10 +157,10 @@ def test_verify_states_theorem_s4_once(capsys, layers):
 def test_resets_in_non_commuting_stacks_are_the_repeated_layer(spec, variant):
     """Where no cascade exists but one layer of the variant computes the automaton, verify --layers
     proves the layer repeated (each layer ignores the class below), with the stack prover."""
-    from bilinear.constructions.floatrun import run_float
-    from bilinear.constructions.registry import build
-    from bilinear.constructions.stack import repeated
-    from bilinear.constructions.stackprover import prove_stack
+    from bilinear.constructions.values.floatrun import run_float
+    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions.values.stack import repeated
+    from bilinear.constructions.proof.stackprover import prove_stack
 
     a = from_spec(spec)
     c = settle(a, variant, layers=3)
@@ -175,8 +175,7 @@ def test_resets_in_non_commuting_stacks_are_the_repeated_layer(spec, variant):
 
 
 def test_identity_search_refuses_past_its_limit(monkeypatch):
-    from bilinear.constructions import depth
-
+    from bilinear.constructions.impossible import depth
     m = minimal(from_spec("flipflop:2"))
     assert aperiodic_witness(m, limit=1) == "too large"
     monkeypatch.setattr(depth, "IDENTITY_WORK_LIMIT", 1)

@@ -15,20 +15,20 @@ from hypothesis import strategies as st
 
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.abelian import abelian_basis, abelian_full, abelian_weights
-from bilinear.constructions.dihedral import dihedral_block
-from bilinear.constructions.factorized import (
+from bilinear.constructions.handmade.abelian import abelian_basis, abelian_full, abelian_weights
+from bilinear.constructions.handmade.dihedral import dihedral_block
+from bilinear.constructions.handmade.factorized import (
     blockwise_factors,
     exact_inverse,
     pencil_factors,
     support_factors,
 )
-from bilinear.constructions.icosahedral import icosahedral, icosahedral_rotations
+from bilinear.constructions.handmade.icosahedral import icosahedral, icosahedral_rotations
 from bilinear.constructions.capability import matrix_cell
-from bilinear.constructions.prover import prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.reset import reset_parabola
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.proof.prover import prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.handmade.reset import reset_parabola
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import ConstructionError
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bilinear.automata import from_spec, from_transformations
-from bilinear.constructions.bounds import lower_bound, monomial_reset_bound
+from bilinear.constructions.impossible.bounds import lower_bound, monomial_reset_bound
 
 
 @pytest.mark.parametrize("spec", ["reset:3", "reset:4", "flipflop:3", "gridworld:3"])
@@ -37,7 +37,7 @@ def test_resets_onto_states_of_one_label_do_not_count():
     # share a label: two labels among the targets
     a = from_transformations([(0, 0, 0), (1, 1, 1), (2, 2, 2), (0, 0, 1)], symbols=["a", "b", "c", "t"],
                              labels=[0, 1, 1])
-    from bilinear.constructions.memo import minimal
+    from bilinear.constructions.values.memo import minimal
 
     assert minimal(a).n_states == 3
     assert monomial_reset_bound(a) is None

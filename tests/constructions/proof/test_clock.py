@@ -1,4 +1,4 @@
-"""The prover's clock (constructions/search.py ``Clock``): the budget, the seconds it reports, how
+"""The prover's clock (constructions/proof/search.py ``Clock``): the budget, the seconds it reports, how
 often it looks at the time, and its progress lines.  The mutation run found these numbers
 unchecked: a clock that reported ``now + start`` seconds, or never counted its ticks, passed."""
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from bilinear.constructions import search
-from bilinear.constructions.search import Clock, OutOfTime
+from bilinear.constructions.proof import search
+from bilinear.constructions.proof.search import Clock, OutOfTime
 from bilinear.errors import WeightsError
 
 
@@ -85,8 +85,8 @@ def test_progress_counts_are_the_searchs_own(monkeypatch):
     """With reports at every look at the clock, the counts a proof reports only grow, and the
     last one (at the end) is the proof's own: pairs explored and directions."""
     from bilinear.automata.families import from_spec
-    from bilinear.constructions.prover import prove
-    from bilinear.constructions.registry import build
+    from bilinear.constructions.proof.prover import prove
+    from bilinear.constructions.handmade.registry import build
 
     monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)

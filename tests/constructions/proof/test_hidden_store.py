@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.domains import choose_domain, sparse_rows
-from bilinear.constructions.prover import _Readout
-from bilinear.constructions.registry import build
-from bilinear.constructions.search import HiddenStore
+from bilinear.constructions.exact.domains import choose_domain, sparse_rows
+from bilinear.constructions.proof.prover import _Readout
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.proof.search import HiddenStore
 
 
 def _encloses(domain, exact, mid: float, err: float) -> bool:
@@ -66,8 +66,8 @@ def test_a_cancelling_cyclotomic_direction_needs_its_own_radius(big):
     large coefficients: its float evaluation cancels, and the midpoint is off by about 1e-7 (big =
     1e9) to 0.35 (big = 1e15), far beyond |x| EPS.  The scores' bound must carry the direction's
     own radius to enclose it (a bound from |x| and the rounding of the product alone does not)."""
-    from bilinear.constructions.domains import CyclotomicDomain
-    from bilinear.constructions.field import CyclotomicField
+    from bilinear.constructions.exact.domains import CyclotomicDomain
+    from bilinear.constructions.exact.field import CyclotomicField
 
     domain, field = CyclotomicDomain(5), CyclotomicField(5)
     x = (field.zeta(1) + field.zeta(4)) * big - Fraction(round(0.6180339887498949 * big))
@@ -84,7 +84,7 @@ def test_the_products_own_rounding_is_in_the_bound():
     addition of d to a partial sum near 1 rounds up by a quarter ulp, so the float score is off by
     tens of ulps of the sum, far beyond the direction's own radius (2^-50 relative, eight half-ulps).
     Only the bound's term for the product's rounding, (n + 2) 2^-50 sum |r_j h_j|, covers it."""
-    from bilinear.constructions.domains import RationalDomain
+    from bilinear.constructions.exact.domains import RationalDomain
 
     n = 4096
     domain = RationalDomain()
@@ -107,9 +107,9 @@ def test_the_readouts_own_radius_is_in_the_bound():
     """A readout entry of Q(zeta_5) that cancels (x = 10^15 (z + z^4) - round(10^15 (sqrt 5 - 1)/2),
     a small number written with large coefficients) has a float value off by up to 0.35: the scores
     of the exact direction h = (1) must carry the readout's radius (the prover's `_float_readout`)."""
-    from bilinear.constructions.domains import SparseCyclotomicDomain
-    from bilinear.constructions.field import CyclotomicField
-    from bilinear.constructions.prover import _float_readout
+    from bilinear.constructions.exact.domains import SparseCyclotomicDomain
+    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions.proof.prover import _float_readout
 
     big = 10**15
     field = CyclotomicField(5)
@@ -134,7 +134,7 @@ def test_short_products_round_inside_the_bound(n):
     length, including one and two terms.  The bound's rounding term (n + 2) 2^-50 sum |r_j h_j|
     must enclose it there too (a factor that vanished or went negative for short products would
     leave only the direction's own radius)."""
-    from bilinear.constructions.domains import RationalDomain
+    from bilinear.constructions.exact.domains import RationalDomain
 
     domain = RationalDomain()
     x = Fraction(1) + Fraction(1, 2**27)

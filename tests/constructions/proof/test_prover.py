@@ -11,10 +11,10 @@ import pytest
 
 from bilinear.automata import Automaton
 from bilinear.automata.families import from_spec
-from bilinear.constructions.field import cos2pi, sin2pi
-from bilinear.constructions.prover import Counterexample, Proof, Unproved, prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.exact.field import cos2pi, sin2pi
+from bilinear.constructions.proof.prover import Counterexample, Proof, Unproved, prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import MismatchError, WeightsError
 
 
@@ -184,7 +184,7 @@ def test_int64_overflow_restarts_the_exact_loop_from_scratch(spec, variant, swap
     """Weights scaled by 2^31 overflow the int64 closure's safety check after one level: it gives
     up (None) and the exact loop runs again from an empty search, with the verdict of the
     unscaled weights (a positive scale moves no direction)."""
-    from bilinear.constructions.prover import _Int64Closure
+    from bilinear.constructions.proof.prover import _Int64Closure
 
     a, w = from_spec(spec), build(spec, variant)
     readout = w.readout.copy()
@@ -235,8 +235,8 @@ def test_time_budget_is_checked_between_chunks_of_scores(monkeypatch):
     and checks the clock between chunks (symmetric:8 has 40,320 classes, and a budget must not
     wait for a whole level's scores).  With one pair per chunk the quaternion's search consults
     the clock more often than with the usual chunk."""
-    from bilinear.constructions import prover as prover_module
-    from bilinear.constructions.search import Clock
+    from bilinear.constructions.proof import prover as prover_module
+    from bilinear.constructions.proof.search import Clock
 
     calls = []
     check = Clock.check
@@ -261,8 +261,8 @@ def test_proofs_name_their_conductor():
 # --- the parts: domains, search, time budget --------------------------------------------------
 import time
 
-from bilinear.constructions import search as search_module
-from bilinear.constructions.domains import (
+from bilinear.constructions.proof import search as search_module
+from bilinear.constructions.exact.domains import (
     CyclotomicDomain,
     Domain,
     IntegerDomain,
@@ -270,8 +270,8 @@ from bilinear.constructions.domains import (
     SparseCyclotomicDomain,
     choose_domain,
 )
-from bilinear.constructions.prover import _closure
-from bilinear.constructions.search import PairSearch
+from bilinear.constructions.proof.prover import _closure
+from bilinear.constructions.proof.search import PairSearch
 
 
 def _shear_weights(entry):
@@ -396,7 +396,7 @@ def test_sparse_domain_finds_the_dense_counterexample():
 
 @pytest.mark.parametrize("m", [8, 12, 40, 2000])
 def test_sparse_products_signs_and_enclosures_are_exact(m):
-    from bilinear.constructions.field import CyclotomicField
+    from bilinear.constructions.exact.field import CyclotomicField
 
     rng = np.random.default_rng(m)
     K, dom = CyclotomicField(m), SparseCyclotomicDomain(m)

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.prover import Counterexample, Proof, prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.proof.prover import Counterexample, Proof, prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 
 
 def _direction(h: tuple) -> tuple:

@@ -1,4 +1,4 @@
-"""The one float run and the one compatibility check (constructions/floatrun.py)."""
+"""The one float run and the one compatibility check (constructions/values/floatrun.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from bilinear.automata.families import from_spec
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.floatrun import check_compatible, float_run, float_steps, run_float
-from bilinear.constructions.prover import Proof, prove
-from bilinear.constructions.registry import build
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.values.floatrun import check_compatible, float_run, float_steps, run_float
+from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AnalysisError, MismatchError, WeightsError
 
 
@@ -91,7 +91,7 @@ def test_mismatch_names_the_mismatch_and_is_both_error_types():
 
 def test_every_room_raises_the_same_typed_error_for_a_missing_automaton():
     from bilinear.analysis import analyze, extract, relation_residuals
-    from bilinear.constructions.certificates import certify
+    from bilinear.constructions.impossible.certificates import certify
 
     w = build("parity", "diagonal")
     for call in (

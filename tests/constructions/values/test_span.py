@@ -9,9 +9,9 @@ import pytest
 
 from bilinear.analysis import AnalysisConfig, analyze, commutators, relation_residuals, spectrum
 from bilinear.analysis.examples import cyclic_rotation2d
-from bilinear.constructions.span import VisitedSpan, visited_basis, visited_span
+from bilinear.constructions.values.span import VisitedSpan, visited_basis, visited_span
 from bilinear.automata import from_spec
-from bilinear.constructions.weights import Weights
+from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AnalysisError
 
 

@@ -10,11 +10,11 @@ import torch
 
 from bilinear.analysis.extract import ExtractConfig, extract_tracker
 from bilinear.analysis.report import AnalysisConfig, analyze_tracker
-from bilinear.constructions.tracker import ModuleTracker, WeightsTracker, as_tracker
+from bilinear.constructions.values.tracker import ModuleTracker, WeightsTracker, as_tracker
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.floatcheck import check
-from bilinear.constructions.registry import build
+from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions.handmade.registry import build
 from bilinear.errors import AnalysisError
 from bilinear.learned.baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
 

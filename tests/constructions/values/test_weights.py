@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bilinear.constructions.field import cos2pi, sin2pi
-from bilinear.constructions.weights import Variant, Weights, parse_variant
+from bilinear.constructions.exact.field import cos2pi, sin2pi
+from bilinear.constructions.values.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConformanceError, SpecError, WeightsError
 
 
@@ -200,7 +200,7 @@ def test_project_returns_conforming_weights_and_distances() -> None:
 
 
 def test_load_projected(tmp_path) -> None:
-    from bilinear.constructions.fileformat import encode
+    from bilinear.constructions.values.fileformat import encode
 
     A = np.array([[[1.0, 0.5], [0.0, 2.0]]])
     path = tmp_path / "w.json"
@@ -216,7 +216,7 @@ def test_load_projected(tmp_path) -> None:
 
 
 def test_load_projected_factorized_uses_the_files_factors(tmp_path) -> None:
-    from bilinear.constructions.fileformat import encode
+    from bilinear.constructions.values.fileformat import encode
 
     U, C, W = np.eye(2), np.array([[1.0, 2.0]]), np.array([[1.0, 1.0], [0.0, 1.0]])
     A = ((U * C[0]) @ W.T)[None] + np.array([[[0.0, 0.1], [0.0, 0.0]]])
@@ -229,7 +229,7 @@ def test_load_projected_factorized_uses_the_files_factors(tmp_path) -> None:
 
 
 def test_load_projected_refuses_factors_of_the_wrong_shape() -> None:
-    from bilinear.constructions.fileformat import encode
+    from bilinear.constructions.values.fileformat import encode
 
     A = np.array([[[1.0, 0.5], [0.0, 2.0]]])
     data = encode("factorized:2", False, A, np.array([1.0, 0.0]), np.array([[1.0, 0.0]]), (np.eye(2), np.ones((1, 3)), np.eye(2)))
@@ -238,7 +238,7 @@ def test_load_projected_refuses_factors_of_the_wrong_shape() -> None:
 
 
 def test_trusted_weights_skip_the_entry_conversion_but_not_the_conformance():
-    from bilinear.constructions.registry import adapt, build
+    from bilinear.constructions.handmade.registry import adapt, build
 
     w = build("dihedral:3", "block:2")
     assert adapt(w, "block:2") is w  # its own variant: nothing rebuilt
