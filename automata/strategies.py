@@ -37,8 +37,9 @@ it was drawn from::
 
     Word('1 0^17', length=18, drawn=[directed #3 '1' . '0'^17])
 
-Bounded integers are drawn about uniformly over their range (list sizes are biased small), so
-over 100 examples the exponents reach the length bound.  :func:`prefix_labels`
+Exponents and lengths are drawn about uniformly over their range and, in half the draws, from
+its upper half (list sizes in Hypothesis are biased small), so over 100 examples they reach the
+length bound.  :func:`prefix_labels`
 (:mod:`~bilinear.automata.labels`) labels every prefix of such a word at a fraction of a
 microsecond a symbol.
 
@@ -303,17 +304,42 @@ def _name(symbols, word) -> str:
     return compress(word, symbols) if word else "ε"
 
 
+def _long(draw, high: int) -> int:
+    """An integer in ``1..high``, at least ``high / 2`` in about half the draws: a drawn ``n``
+    and a flag, ``max(n, (high + n) // 2)`` when the flag is set.  Both shrink (the flag to
+    unset, ``n`` down), and the value never grows when either does, so the shrinker still moves
+    towards small values."""
+    n = draw(st.integers(1, high))
+    return max(n, (high + n) // 2) if draw(st.booleans()) else n
+
+
+def _loop_groups(cat: Catalogue) -> list[list[int]]:
+    """The catalogue's loop indices grouped: single symbols, pairs, longer monoid words (so
+    that a symbol is drawn about as often as all pairs together)."""
+    groups: dict[int, list[int]] = {}
+    for i, loop in enumerate(cat.loops):
+        groups.setdefault(min(len(loop), 3), []).append(i)
+    return [groups[size] for size in sorted(groups)]
+
+
 @st.composite
 def _segment(draw, automaton: Automaton, max_length: int, max_tail: int, random_size: int):
-    """``random . prefix . loop^n . tail``: the random run (up to ``random_size`` symbols) and
-    the tail shrink to nothing, the indices and ``n`` towards 0 and 1."""
+    """``random . prefix . loop^n . tail``: the random run (up to ``random_size`` symbols, one
+    segment in four) and the tail shrink to nothing, the indices and ``n`` towards 0 and 1."""
     cat, k, s = catalogue(automaton), automaton.n_symbols, automaton.symbols
     p = draw(st.integers(0, len(cat.prefixes) - 1))
-    i = draw(st.integers(0, len(cat.loops) - 1))
+    # the length of loop^n before the loop: the shrinker lowers the length first, so a loop that
+    # fails sooner is not traded for an earlier-listed one that fails later
+    size = _long(draw, max_length)
+    groups = _loop_groups(cat)  # symbols, pairs, monoid words: one group first, then a loop in it
+    group = groups[draw(st.integers(0, len(groups) - 1))]
+    i = group[draw(st.integers(0, len(group) - 1))]
     loop = cat.loops[i]
-    n = draw(st.integers(1, max(1, max_length // len(loop))))
+    n = max(1, size // len(loop))
     tail = tuple(draw(st.lists(st.integers(0, k - 1), max_size=max_tail)))
-    lead = tuple(draw(st.lists(st.integers(0, k - 1), max_size=random_size))) if random_size else ()
+    lead: tuple[int, ...] = ()
+    if random_size and draw(st.integers(0, 3)) == 3:  # one segment in four starts with a random run
+        lead = tuple(draw(st.lists(st.integers(0, k - 1), min_size=1, max_size=random_size)))
     prefix = cat.prefixes[p]
     text = f"random {_name(s, lead)!r} . " if lead else ""
     text += f"access #{p} {_name(s, prefix)!r} . loop #{i} ({cat.kinds[i]}) {_name(s, loop)!r}^{n}"
@@ -338,8 +364,9 @@ def structured_words(automaton: Automaton, max_length: int = 2000, max_segments:
 
     ``prefix`` is an access word of a reachable state, ``loop`` a symbol, a pair, or a cycle or
     idempotent of the transformation monoid (:func:`~bilinear.automata.loops.catalogue`),
-    ``n`` in ``1..max_length // len(loop)``, ``tail`` up to ``max_tail`` symbols and ``random``
-    up to ``random_size`` uniform symbols (0: none).  Shrinks towards one segment, the empty
+    ``n = size // len(loop)`` for a drawn ``size`` in ``1..max_length``, ``tail`` up to ``max_tail`` symbols and, in one
+    segment in four, ``random``: 1 to ``random_size`` uniform symbols (0: never).  The loop is
+    drawn in two steps, its kind (symbol, pair, longer monoid word) and then one of that kind.  Shrinks towards one segment, the empty
     prefix, the first loops (single symbols), ``n = 1``, no tail and no random run.  AutomatonError for a bad automaton or bound.
 
     >>> from hypothesis import find, settings
@@ -384,7 +411,12 @@ def directed(automaton: Automaton, max_length: int = 2000) -> st.SearchStrategy[
             f" . {_name(s, loop[:rest])!r}" if rest else "")
         return Word(parts, text, s)
 
-    return st.tuples(st.integers(0, len(rows) - 1), st.integers(1, max_length)).map(build)
+    @st.composite
+    def draw_word(draw) -> Word:
+        n = _long(draw, max_length)  # the length first: the shrinker lowers it before the row
+        return build((draw(st.integers(0, len(rows) - 1)), n))
+
+    return draw_word()
 
 
 def long_words(automaton: Automaton, length: int = 500) -> st.SearchStrategy[Word]:
