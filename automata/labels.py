@@ -137,4 +137,5 @@ def prefix_states(automaton: Automaton, word, state: int | None = None) -> np.nd
 
 def prefix_labels(automaton: Automaton, word, state: int | None = None) -> np.ndarray:
     """The label index after every prefix of ``word`` of length 1..len(word), (len(word),)."""
-    return automaton.labels[prefix_states(automaton, word, state)]
+    states = prefix_states(automaton, word, state)  # checks the automaton first
+    return automaton.labels[states]

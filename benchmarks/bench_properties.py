@@ -230,14 +230,14 @@ def zoo(names: set[str] | None = None) -> list[Zoo]:
         ("forget30", forgetful_zoo),
         ("rotD3", dihedral_zoo),
         ("gru-parity", lambda: _recurrent_zoo("GRU h8 (parity, torch)", "parity", train_gru("parity"))),
-        ("gru-z3", lambda: _recurrent_zoo("GRU h8 (cyclic:3, torch)", "cyclic:3", train_gru("cyclic:3", steps=500))),
+        ("gru-z3", lambda: _recurrent_zoo("GRU h12 (cyclic:3, torch)", "cyclic:3", train_gru("cyclic:3", hidden=12, steps=800))),
         ("lstm", lambda: _recurrent_zoo("lstm h8 (parity, toolkit run)", "parity", toolkit_run(
             "parity", "lstm", hidden=8, steps=300, early_stop="none"))),
-        ("rnn", lambda: _recurrent_zoo("rnn h8 (parity, toolkit run)", "parity", toolkit_run(
-            "parity", "rnn", hidden=8, steps=300, early_stop="none"))),
-        ("rotation2d", lambda: _trained_bilinear("cyclic:3", "rotation2d", hidden=2, angles=True, steps=150)),
-        ("full", lambda: _trained_bilinear("cyclic:5", "full", hidden=4, steps=200)),
-        ("diagonal-run", lambda: _trained_bilinear("parity", "diagonal", hidden=2, steps=150)),
+        ("rnn", lambda: _recurrent_zoo("rnn h16 (cyclic:3, toolkit run)", "cyclic:3", toolkit_run(
+            "cyclic:3", "rnn", hidden=16, steps=300, early_stop="none"))),
+        ("rotation2d", lambda: _trained_bilinear("cyclic:3", "rotation2d", hidden=2, angles=True, steps=400)),
+        ("rotation2d-z5", lambda: _trained_bilinear("cyclic:5", "rotation2d", hidden=2, steps=400)),
+        ("full", lambda: _trained_bilinear("cyclic:5", "full", hidden=4, steps=400)),
     ]
     out = []
     for key, build in builders:
@@ -250,7 +250,9 @@ def zoo(names: set[str] | None = None) -> list[Zoo]:
 
 def _trained_bilinear(spec: str, variant: str, **options) -> Zoo:
     module = toolkit_run(spec, variant, early_stop="train", **options)
-    return _weights_zoo(f"{variant} (toolkit run, {spec})", spec, module.to_weights(), model=module)
+    angles = ", angles" if options.get("angles") else ""
+    return _weights_zoo(f"{variant}{angles} h{options['hidden']} (toolkit run, {spec})", spec, module.to_weights(),
+                        model=module)
 
 
 # -- the shortest failing word ---------------------------------------------------------------
