@@ -17,6 +17,7 @@ from .values.weights import Variant, Weights, parse_variant
 from .handmade.registry import CONSTRUCTIONS, build
 from .proof.prover import Counterexample, Proof, Unproved, prove
 from .horizon.floatcheck import CheckResult, check
+from .horizon.testing import assert_tracks, assert_tracks_word, tracks
 
 __all__ = [
     "CONSTRUCTIONS",
@@ -28,8 +29,11 @@ __all__ = [
     "Unproved",
     "Variant",
     "Weights",
+    "assert_tracks",
+    "assert_tracks_word",
     "build",
     "check",
     "parse_variant",
     "prove",
+    "tracks",
 ]
