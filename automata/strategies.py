@@ -305,12 +305,11 @@ def _name(symbols, word) -> str:
 
 
 def _long(draw, high: int) -> int:
-    """An integer in ``1..high``, at least ``high / 2`` in about half the draws: a drawn ``n``
-    and a flag, ``max(n, (high + n) // 2)`` when the flag is set.  Both shrink (the flag to
-    unset, ``n`` down), and the value never grows when either does, so the shrinker still moves
-    towards small values."""
-    n = draw(st.integers(1, high))
-    return max(n, (high + n) // 2) if draw(st.booleans()) else n
+    """An integer in ``1..high``, from the upper half ``high/2..high`` in about half the draws
+    (``one_of`` of the two ranges).  The shrinker moves a value of the upper range to the same
+    value in the full range and then lowers it, so every value stays reachable: a flag that
+    lifted a value to the upper half would leave it stuck at ``high/2``."""
+    return draw(st.one_of(st.integers(1, high), st.integers(max(1, high // 2), high)))
 
 
 def _loop_groups(cat: Catalogue) -> list[list[int]]:
