@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bilinear.automata.loops import DIRECTED_MAX, LOOP_MAX
+from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
 from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
