@@ -77,7 +77,8 @@ def _power(delta: np.ndarray, q: int, block: tuple[int, ...], repeats: int) -> n
         s = delta[a][s]
         table[:, j] = s
     f = table[:, -1].tolist()
-    starts, seen = [], {}
+    starts: list[int] = []
+    seen: dict[int, int] = {}
     while len(starts) < repeats and q not in seen:  # the rho: at most n distinct starts
         seen[q] = len(starts)
         starts.append(q)

@@ -274,7 +274,7 @@ class Word(list):
 def _check(automaton, what: str, length, name: str) -> None:
     if not isinstance(automaton, Automaton):
         raise AutomatonError(f"{what}: expected an Automaton, got {type(automaton).__name__}")
-    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or not 1 <= length <= MAX_WORD_LENGTH:
+    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or not 1 <= int(length) <= MAX_WORD_LENGTH:
         raise AutomatonError(f"{what}: {name} must be an integer in 1..{MAX_WORD_LENGTH:,} "
                              f"(bilinear.automata.strategies.MAX_WORD_LENGTH), got {length!r}")
 
