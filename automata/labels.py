@@ -13,8 +13,8 @@ of one symbol) and labels a part ``block^repeats`` without stepping through it:
   found in at most ``states`` scalar steps and tiled with numpy;
 * the trace is the table's rows at those states, flattened.
 
-Short parts and words with no long runs are stepped through a Python list of the transition
-table (about 0.1 us a symbol).  ``benchmarks/bench_properties.py --labels`` measures both
+Short parts, and plain words whose runs are mostly short, are stepped through a Python list of
+the transition table (about 0.1 us a symbol).  ``benchmarks/bench_properties.py --labels`` measures both
 against :meth:`Automaton.trace <bilinear.automata.automaton.Automaton.trace>`.
 
 >>> from bilinear.automata import from_spec
@@ -62,9 +62,10 @@ def runs(word: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
 
 
 def _step(rows: list[list[int]], q: int, symbols, out: list[int]) -> int:
+    append = out.append
     for a in symbols:
         q = rows[a][q]
-        out.append(q)
+        append(q)
     return q
 
 
@@ -106,6 +107,9 @@ def _parts(automaton: Automaton, word):
     if array.size and (array.min() < 0 or array.max() >= automaton.n_symbols):
         bad = int(array.min()) if array.min() < 0 else int(array.max())
         raise AutomatonError(f"word uses symbol index {bad}, outside 0..{automaton.n_symbols - 1}")
+    n_runs = int(np.count_nonzero(np.diff(array))) + 1 if array.size else 0
+    if n_runs * SHORT_PART > array.size:  # mostly short runs: one pass through the list is faster
+        return [(tuple(array.tolist()), 1)], int(array.size)
     return runs(array), int(array.size)
 
 
@@ -120,7 +124,7 @@ def prefix_states(automaton: Automaton, word, state: int | None = None) -> np.nd
     pieces: list[np.ndarray] = []
     pending: list[int] = []
     for block, repeats in parts:
-        if repeats * len(block) < SHORT_PART:
+        if repeats < 4 or repeats * len(block) < SHORT_PART:  # a power's table pays from a few copies on
             q = _step(rows, q, block * repeats, pending)
             continue
         if pending:
