@@ -166,7 +166,7 @@ def test_tracks_finds_the_gru_failure_and_shrinks_it():
     from bilinear.constructions.horizon.testing import tracks
 
     with pytest.raises(AssertionError, match=r"after (w0 )?w1 r\^\d+ \(length") as failure:
-        settings(max_examples=100, derandomize=True, database=None)(tracks(GRU, FLIPFLOP, max_length=1000))()
+        settings(max_examples=100, derandomize=True, database=None)(tracks(GRU, FLIPFLOP, max_length=500))()
     n = int(str(failure.value).split("w1 r^")[1].split()[0])
     assert predictions(GRU, [1] + [2] * n)[-1] != 1 and predictions(GRU, [1] + [2] * (n - 1))[-1] == 1
 
