@@ -89,14 +89,9 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
                            "(leave VARIANT out to take the file's)")
 
 
-def _run_verify(args: argparse.Namespace) -> int:
-    from bilinear.automata.families import resolve
-
-    import threading
-
-    from .proof.search import BudgetSpent, deadline
-    from .settle import Cell, exit_status, settle, with_float_check
-
+def _check_verify_outputs(args: argparse.Namespace) -> None:
+    """Before any proof: the float check's words fit their memory limit, and ``--save`` may write
+    its file (an existing file needs ``--force``, a device never)."""
     if args.float:  # the words' share of the float check's memory, before any proof
         from .horizon.floatcheck import check_size
 
@@ -107,6 +102,41 @@ def _run_verify(args: argparse.Namespace) -> int:
         from bilinear.fileio import check_output_file
 
         check_output_file(args.save, force=args.force, what="--save file")
+
+
+def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved) -> None:
+    """The text report of ``bilinear verify``: the cell, what a projection changed, the
+    ``--explain`` lines and what ``--save`` wrote."""
+    text = cell.text()
+    if projection is not None:  # the verdict's own line says whose network it is about
+        text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
+                            f"(largest change {projection['largest_change']:.3g})", 1)
+    print(text)
+    if projection is not None:
+        print(
+            f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
+            f"largest change {projection['largest_change']:.3g}, relative distance "
+            f"{projection['max_distance']:.3g} (per matrix: "
+            f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
+        )
+        if args.float and cell.dim is not None:
+            print("  the float check ran on the file's own weights, as written")
+    if args.explain:
+        print(_explanation(cell))
+    if args.save is not None:
+        print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
+              f"and these are {cell.status}")
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from bilinear.automata.families import resolve
+
+    import threading
+
+    from .proof.search import BudgetSpent, deadline
+    from .settle import Cell, exit_status, settle, with_float_check
+
+    _check_verify_outputs(args)
     weights, projection = _load_weights(args)
     # without --bound the proof deepens: the bound doubles from the default while the proof stops
     # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
@@ -150,25 +180,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        text = cell.text()
-        if projection is not None:  # the verdict's own line says whose network it is about
-            text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
-                                f"(largest change {projection['largest_change']:.3g})", 1)
-        print(text)
-        if projection is not None:
-            print(
-                f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
-                f"largest change {projection['largest_change']:.3g}, relative distance "
-                f"{projection['max_distance']:.3g} (per matrix: "
-                f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
-            )
-            if args.float and cell.dim is not None:
-                print("  the float check ran on the file's own weights, as written")
-        if args.explain:
-            print(_explanation(cell))
-        if args.save is not None:
-            print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
-                  f"and these are {cell.status}")
+        _print_verify(args, cell, projection, saved)
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
