@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, upgrade_result
 
@@ -124,8 +125,7 @@ def _constructed_stack(construction, layers: int):
     from bilinear.constructions.values.weights import parse_variant
 
     spec, variant = construction
-    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise AnalysisError(f"--layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    layers = check_positive_int(layers, "--layers", error=AnalysisError, maximum=MAX_LAYERS)
     automaton = from_spec(spec)
     variant = parse_variant(variant).spec
     stack, how = build_stack(automaton, variant, layers)

@@ -98,18 +98,29 @@ def check_tolerance(tol, name: str = "tol", error: type[Exception] = ValueError)
     return value
 
 
-def check_positive_int(value, name: str, minimum: int = 1, error: type[Exception] = ValueError) -> int:
-    """``value`` as an int >= ``minimum`` (numpy integers too), or ``error`` naming it.
+def _integer_range(minimum: int, maximum: int | None) -> str:
+    if maximum is not None:
+        return f"an integer from {minimum} to {maximum}"
+    return {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+
+
+def check_positive_int(value, name: str, minimum: int = 1, error: type[Exception] = ValueError,
+                       maximum: int | None = None) -> int:
+    """``value`` as an int in ``minimum..maximum`` (numpy integers too; never a bool), or ``error``
+    naming it: the one check of an integer argument given to a function.
 
     >>> check_positive_int(3, "words"), check_positive_int(0, "seed", minimum=0)
     (3, 0)
     >>> check_positive_int(True, "words")
     Traceback (most recent call last):
     ...
-    ValueError: words must be an integer, got True
+    ValueError: words must be a positive integer, got True
+    >>> check_positive_int(17, "layers", maximum=16)
+    Traceback (most recent call last):
+    ...
+    ValueError: layers must be an integer from 1 to 16, got 17
     """
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise error(f"{name} must be an integer, got {value!r}")
-    if int(value) < minimum:
-        raise error(f"{name} must be >= {minimum}, got {value}")
+    if (isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum
+            or (maximum is not None and int(value) > maximum)):
+        raise error(f"{name} must be {_integer_range(minimum, maximum)}, got {value!r}")
     return int(value)

@@ -39,6 +39,7 @@ import math
 from fractions import Fraction
 
 
+from bilinear.argtypes import check_positive_int
 from bilinear.automata.groups import greedy_generators
 from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 
@@ -310,8 +311,8 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
     to (``full``, ``block:2``).  ConstructionError when there is no such cascade.
     """
     v = parse_variant(variant)
-    if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS):
-        raise ConstructionError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    if layers is not None:
+        layers = check_positive_int(layers, "layers", error=ConstructionError, maximum=MAX_LAYERS)
     if v.spectral == "nonnegative":
         raise ConstructionError(f"{v.spec!r} layers have no rotation or sign: no group cascade")
     size = 1 if v.block_size == 1 else 2
