@@ -18,7 +18,7 @@ from numbers import Integral, Real
 
 __all__ = [
     "positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS",
-    "check_positive_int", "check_tolerance",
+    "check_positive_int", "check_tolerance", "add_json", "add_time_budget", "add_run_dir", "add_weights_file",
 ]
 
 #: Largest seed (torch and numpy take seeds below 2**63).
@@ -78,6 +78,35 @@ def seed(text: str) -> int:
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"a seed must be in 0..{MAX_SEED}, got {value}")
     return value
+
+
+def add_json(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--json``: print JSON instead of text (``help`` says what), in every command that has it."""
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def add_time_budget(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--time-budget SECONDS`` (a positive number, default None: no budget unless the command
+    has its own); ``help`` says what stops and how (exit status, what is printed)."""
+    parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS", help=help)
+
+
+def add_run_dir(parser: argparse.ArgumentParser, help: str = "a finished training run directory",
+                optional: bool = True) -> None:
+    """The positional ``RUN_DIR`` (``args.run_dir``): a run folder of ``bilinear train --out``;
+    ``optional`` when the command also reads ``--weights`` or ``--construction``."""
+    parser.add_argument("run_dir", nargs="?" if optional else None, metavar="RUN_DIR", help=help)
+
+
+def add_weights_file(parser: argparse.ArgumentParser, help: str, with_spec: bool) -> None:
+    """``--weights FILE`` (``with_spec``: ``--weights FILE SPEC``, the automaton it should track)
+    and ``--unsigned``, which accepts such a file without a checksum."""
+    if with_spec:
+        parser.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"), help=help)
+    else:
+        parser.add_argument("--weights", metavar="FILE", default=None, help=help)
+    parser.add_argument("--unsigned", action="store_true",
+                        help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
 
 
 def check_tolerance(tol, name: str = "tol", error: type[Exception] = ValueError) -> float:

@@ -21,7 +21,7 @@ import json
 import sys
 import time
 
-from bilinear.argtypes import positive_float, positive_int, seed
+from bilinear.argtypes import add_json, add_time_budget, add_weights_file, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
 from .values.variants import variant_usage
@@ -275,7 +275,7 @@ def register(sub) -> None:
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
                    help=f"{variant_usage()} (optional with --weights: the file's variant)")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    add_json(p, "print the verdict as JSON")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
@@ -283,13 +283,9 @@ def register(sub) -> None:
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "
                         "and double it while the time budget lasts)")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
-                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
-    p.add_argument("--weights", metavar="FILE", default=None,
-                   help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
-    p.add_argument("--unsigned", action="store_true",
-                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
+    add_time_budget(p, f"give up (status open: nothing decided) after SECONDS of search (default "
+                       f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
+    add_weights_file(p, "prove these weights (a weights or stack JSON file, docs/formats.md) instead", with_spec=False)
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
     p.add_argument("--save", metavar="FILE", default=None,
@@ -354,7 +350,7 @@ def _register_matrix(sub) -> None:
         ),
     )
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="every cell as JSON (with certificates)")
+    add_json(out, "every cell as JSON (with certificates)")
     out.add_argument("--markdown", action="store_true", help="only the Markdown table (as in docs/theory.md)")
     p.add_argument(
         "--rows", action="append", metavar="SPEC,...",
@@ -362,9 +358,8 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
-                        "is open and says so (default: no limit); progress goes to stderr every few seconds")
+    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
+                       "is open and says so (default: no limit); progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "
