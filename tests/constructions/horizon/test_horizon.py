@@ -23,15 +23,15 @@ import pytest
 from plain_eval import float64_margins
 
 from bilinear.analysis.certify import certify_network
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.exact.balls import arb, arb_matrix, precision
 from bilinear.constructions.horizon.horizon_base import CAP, STEPPED, Horizon
 from bilinear.constructions.horizon.horizon_global import PerturbationBound, closed_form, iterate
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import drift, snap_candidates
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 C5 = from_spec("cyclic:5")
 
@@ -221,7 +221,7 @@ def test_tube_radius_needs_the_start_state_and_the_margins():
 
 
 def _last_symbol():
-    from bilinear.automata.automaton import Automaton
+    from bilinear.automata import Automaton
 
     return Automaton(np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]]), start=0, name="last symbol")
 

@@ -17,16 +17,16 @@ import pytest
 from plain_eval import first_failure, float64_margins, no_node_horizon
 
 from bilinear.analysis.certify import certify_network
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.exact.balls import arb, precision
 from bilinear.constructions.horizon.horizon import certified_horizon
 from bilinear.constructions.horizon.horizon_base import CAP, STEPPED
 from bilinear.constructions.horizon.horizon_orbit import OrbitPerturbationBound, exact_orbit, orbit_ingredients, iterate_orbit
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 
 def _perturbed(spec: str, noise: float, seed: int = 1) -> Weights:
