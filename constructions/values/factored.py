@@ -322,6 +322,37 @@ def reflection_count(M, exact: bool = True, tol: float = 0.0) -> int:
     return int(float_rank_decomposition(np.asarray(N, dtype=np.float64), max(tol, 1e-9))[0].shape[1])
 
 
+def pad_householder(factors, K: int):
+    """``(V, beta)`` with factors ``H(e_0, 0) = I`` appended up to K (None when there are more)."""
+    V, beta = factors
+    S, k, d = V.shape
+    if k > K or K > MAX_COUNT_PER_HIDDEN * max(d, 1):
+        return None
+    exact = V.dtype == object
+    V2 = np.zeros((S, K, d), dtype=V.dtype)
+    b2 = np.zeros((S, K), dtype=beta.dtype)
+    if exact:
+        V2[...], b2[...] = 0, 0
+    V2[:, :k], b2[:, :k] = V, beta
+    V2[:, k:, 0] = 1
+    return V2, b2
+
+
+def pad_dplr(factors, R: int):
+    """``(D, U, W)`` with zero columns appended up to R (None when there are more)."""
+    D, U, W = factors
+    if U.shape[2] > R or R > MAX_COUNT_PER_HIDDEN * max(U.shape[1], 1):
+        return None
+    out = []
+    for f in (U, W):
+        g = np.zeros(f.shape[:2] + (R,), dtype=f.dtype)
+        if f.dtype == object:
+            g[...] = 0
+        g[:, :, : f.shape[2]] = f
+        out.append(g)
+    return (D, *out)
+
+
 def project_householder(variant, A, factors):
     """The composition of given factors (betas clipped to the variant's range); without factors,
     orthogonal matrices are split as in :func:`derive_householder`, else ConformanceError."""
