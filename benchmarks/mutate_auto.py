@@ -19,7 +19,7 @@ mutant (one that cannot change any result), which ``EQUIVALENT`` lists with the 
     python benchmarks/mutate_auto.py --list                         # the mutants, without running
 
 Not in CI (a full run is tens of minutes).  The figures of the last run are in
-docs/architecture.md ("Testing the tests"); the mutants judged equivalent are in ``EQUIVALENT``.
+benchmarks/MUTATION.md; the mutants judged equivalent are in ``EQUIVALENT``.
 """
 
 from __future__ import annotations
