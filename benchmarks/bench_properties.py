@@ -413,9 +413,9 @@ def _median(fn, repeat: int) -> float:
 
 def _cell(r: dict, shortest) -> str:
     if not r["caught"]:
-        return f"{'-':>5} {'':>5} {'':>6} {r['seconds']:6.1f}"
+        return f"{'-':>5} {'':>7} {'':>5} {'':>6} {r['seconds']:6.1f}"
     ratio = "" if not shortest else f"{r['reported'] / shortest:5.2f}x"
-    return f"{r['examples']:>5} {r['reported']:>5} {ratio:>6} {r['seconds']:6.1f}"
+    return f"{r['examples']:>5} {r['to_catch']:7.2f} {r['reported']:>5} {ratio:>6} {r['seconds']:6.1f}"
 
 
 def main(argv=None) -> int:
@@ -432,8 +432,9 @@ def main(argv=None) -> int:
     names = [*STRATEGIES, "assert_tracks"] if not args.strategies else args.strategies.split(",")
     models = zoo(set(args.models.split(",")) if args.models else None)
     results: dict[str, dict[str, dict]] = {}
-    print(f"cell: examples to the first failure, length of the reported failing prefix, its ratio to the "
-          f"shortest, seconds in all (shrinking included); '-' = not caught in {args.max_examples} examples")
+    print(f"cell: examples to the first failure, seconds to it, length of the reported failing prefix, its ratio "
+          f"to the shortest, seconds in all (shrinking included); '-' = not caught in {args.max_examples} examples; "
+          f"assert_tracks: the words of its one batch")
     for z in models:
         t = time.perf_counter()
         length, text, method = shortest_failure(z)
