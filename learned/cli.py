@@ -120,7 +120,24 @@ def config_from_args(args) -> TrainConfig:
     for name, value in preset.items():
         if values[name] == defaults[name]:  # an option the user gave keeps its value
             values[name] = value
-    return TrainConfig(**values)
+    config = TrainConfig(**values)
+    if config.data is not None and (values["train_min_len"], values["train_max_len"]) == (
+            defaults["train_min_len"], defaults["train_max_len"]):
+        config = _lengths_of_data(config)
+    return config
+
+
+def _lengths_of_data(config: TrainConfig) -> TrainConfig:
+    """``config`` training on the lengths of its data file (shortest to longest word): the
+    default when ``--train-len`` is not given (a file of words of length 8 trains on 8, and one
+    longer than the default lengths is not refused)."""
+    from bilinear.automata import from_spec
+    from bilinear.automata.wordfile import MAX_WORD_LEN
+
+    from .train import words_file
+
+    ds = words_file(config.data, from_spec(config.spec), MAX_WORD_LEN, "--train-len", config.relabel)
+    return config.replace(train_min_len=int(ds.lengths.min()), train_max_len=int(ds.lengths.max()))
 
 
 def _train(args) -> int:

@@ -186,6 +186,11 @@ class TrainConfig:
         default=None, metadata=_cli("train on the words of this file (bilinear data, or the word-problem CSV "
                                     "layout; .csv, .jsonl, .parquet) instead of fresh random words",
                                     metavar="FILE"))
+    relabel: str | None = field(  # the data file's numbering: "word-problem" or a JSON file (automata/numbering.py)
+        default=None, metadata=_cli("with --data / --test-data: the file's numbering of symbols and classes, "
+                                    "word-problem (S_N / A_N as the word-problem and DeltaProduct data number "
+                                    "them; the spec becomes symmetric:N,alphabet=all) or a JSON file of names "
+                                    "(docs/formats.md)", metavar="NUMBERING"))
     test_data: str | None = field(  # a words file to test on instead of random words of test_len
         default=None, metadata=_cli("test on the words of this file instead of random words of --test-len",
                                     metavar="FILE"))
@@ -224,7 +229,7 @@ class TrainConfig:
             if not isinstance(self.log, str):
                 raise ConfigError(f"log must be a comma-separated string of loggers or null, got {self.log!r}")
             parse_log(self.log)
-        for name in ("data", "test_data"):
+        for name in ("data", "test_data", "relabel"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name} must be a file name or null, got {value!r}")
@@ -232,11 +237,26 @@ class TrainConfig:
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
         object.__setattr__(self, "spec", canonical_or_as_given(self.spec))
+        if self.relabel is not None:
+            self._validate_relabel()
         lrs = self.lrs
         if isinstance(lrs, (list, tuple)):
             object.__setattr__(self, "lrs", tuple(lrs))
         else:
             raise ConfigError(f"lrs must be a list of learning rates, got {lrs!r}")
+
+    def _validate_relabel(self) -> None:
+        """A numbering applies to a data file; the built-in word-problem one sets the word problem's
+        alphabet (every element a symbol)."""
+        from bilinear.automata.numbering import WORD_PROBLEM, word_problem_spec
+
+        if self.data is None and self.test_data is None:
+            raise ConfigError("relabel gives a data file's numbering: it needs data or test_data")
+        if self.relabel == WORD_PROBLEM:
+            try:
+                object.__setattr__(self, "spec", word_problem_spec(self.spec))
+            except BilinearError as exc:
+                raise ConfigError(str(exc)) from None
 
     def _validate_ranges(self) -> None:
         if self.lr <= 0:

@@ -276,8 +276,10 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
         cast(Any, model).freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, streak, stopped_early = _restore(run, model, optimizer)
-    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
-    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
+    pool = (words_file(config.data, automaton, config.longest_train_len, "--train-len", config.relabel)
+            if config.data else None)
+    test_set = (words_file(config.test_data, automaton, config.test_len, "--test-len", config.relabel)
+                if config.test_data else None)
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
@@ -363,14 +365,21 @@ def dry_run(config: TrainConfig) -> dict:
     }
 
 
-def words_file(path: str, automaton, longest: int, option: str):
+def words_file(path: str, automaton, longest: int, option: str, relabel: str | None = None):
     """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
-    against ``automaton``), none longer than ``longest`` (the length the memory limits were
-    checked for; ``option`` is the option that raises it)."""
+    against ``automaton``, or, with ``relabel``, against the automaton as the file numbers it and
+    then mapped onto its indices: :mod:`bilinear.automata.numbering`), none longer than
+    ``longest`` (the length the memory limits were checked for; ``option`` is the option that
+    raises it)."""
+    from bilinear.automata.numbering import file_automaton, load_numbering, to_automaton
     from bilinear.automata.wordfile import read_words
     from bilinear.errors import DataError
 
-    ds = read_words(path, automaton)
+    if relabel is None:
+        ds = read_words(path, automaton)
+    else:
+        numbering = load_numbering(relabel, automaton)
+        ds = to_automaton(read_words(path, file_automaton(automaton, numbering)), numbering)
     if ds.max_len > longest:
         raise DataError(f"{path} has a word of {ds.max_len} symbols, longer than {longest}: raise {option}")
     return ds
