@@ -41,10 +41,27 @@ MIXINGS = ("soft", "straight-through")
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
 #: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
-#: their defaults).  ``paper``: the models as the paper ran them: hidden 256, every token
-#: embedded in 256 dimensions (the paper's full model is 256^3 = 16.7M parameters), and
-#: rotation2d as one angle per 2x2 block (the paper's 2D-rotation, about 38K parameters).
-PRESETS = {"paper": {"hidden": 256, "embed": 256, "angles": True}}
+#: their defaults), each a published protocol (docs/training.md, "Presets", says what was taken from
+#: where and what is uncertain):
+#:
+#: * ``paper``: the models as the paper ran them: hidden 256, every token embedded in 256
+#:   dimensions (the paper's full model is 256^3 = 16.7M parameters), and rotation2d as one angle
+#:   per 2x2 block (the paper's 2D-rotation, about 38K parameters).
+#: * ``chomsky``: Delétang et al. 2023 (Neural networks and the Chomsky hierarchy): training words
+#:   of lengths 1-40, test up to 500 (they test every length 41-500; here words of length 500,
+#:   labelled at every position), batch 128; validation on 41-100, past the training lengths.
+#: * ``deltaproduct``: Siems et al. 2025 (DeltaProduct) state tracking on S_3, S_5, A_5: training
+#:   words of length 128, test 512, batch 256, hidden 128 (uncertain: see docs/training.md).
+#: * ``pd-ssm``: Terzic et al. 2025 (PD-SSM) automaton emulation: training lengths 3-40, test 256
+#:   (hidden = the automaton's states is the claim's d = n: give ``--hidden N``).
+PRESETS: dict[str, dict] = {
+    "paper": {"hidden": 256, "embed": 256, "angles": True},
+    "chomsky": {"train_min_len": 1, "train_max_len": 40, "test_len": 500, "val_min_len": 41, "val_max_len": 100,
+                "batch": 128},
+    "deltaproduct": {"train_min_len": 128, "train_max_len": 128, "test_len": 512, "val_min_len": 129,
+                     "val_max_len": 256, "batch": 256, "hidden": 128},
+    "pd-ssm": {"train_min_len": 3, "train_max_len": 40, "test_len": 256, "val_min_len": 41, "val_max_len": 128},
+}
 #: The largest learning rate: Adam's step in float32 overflows beyond it.
 MAX_LR = 1e30
 #: The smallest learning rate: float32's smallest normal number (1e-320 is 0 in float32).
