@@ -205,7 +205,10 @@ def check_output_file(path, force: bool = False, what: str = "output file") -> P
 
 def check_apart(output, inputs, what: str = "output folder") -> None:
     """OutputExistsError when ``output`` is one of ``inputs``, holds one of them, or lies inside one
-    (``analyze RUN --out RUN --force`` would otherwise empty the run it reads).  Paths are compared
+    (``analyze RUN --out RUN --force`` would otherwise empty the run it reads, ``export RUN
+    RUN/model.pt --force`` overwrite the run's own model).  The one guard of every command that
+    reads a file or folder and writes another: ``analyze``, ``certify --write``, ``export``,
+    ``train --data`` / an automaton file.  Paths are compared
     after resolving links; inputs that are None or do not exist are skipped.
 
     >>> import tempfile, pathlib
@@ -231,7 +234,8 @@ def check_apart(output, inputs, what: str = "output folder") -> None:
             why = "lies inside the input"
         else:
             continue
-        raise OutputExistsError(f"{what} {output} {why} {given}: choose a folder apart from the inputs")
+        noun = "file" if what.endswith("file") else "folder"
+        raise OutputExistsError(f"{what} {output} {why} {given}: choose a {noun} apart from the inputs")
 
 
 class FolderLock:
