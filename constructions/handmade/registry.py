@@ -308,6 +308,21 @@ def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Constru
     return out
 
 
+def _count_limit_note(v, largest: int) -> str:
+    """``"; K = 1,000 is over 64 x hidden = 128 ..."`` when the factor count of ``v`` passes the
+    limit (:data:`~bilinear.constructions.values.factored.MAX_COUNT_PER_HIDDEN` per hidden
+    dimension, the one ``train`` names) at the largest hidden size ``largest`` of every
+    construction built; else ``""``."""
+    from ..values.factored import MAX_COUNT_PER_HIDDEN
+
+    most = MAX_COUNT_PER_HIDDEN * largest
+    if v.param <= most:
+        return ""
+    name = KINDS[v.kind].param
+    return (f"; {name} = {v.param:,} is over {MAX_COUNT_PER_HIDDEN} x hidden = {most:,} for every construction "
+            f"built (d <= {largest}): use {name} <= {most:,}")
+
+
 def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
     if not found:
         return None
@@ -334,6 +349,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     label = a.name or "automaton"
     found: list[tuple[str, Weights]] = []
     tried: list[str] = []
+    dims: list[int] = []  # the hidden size of every construction built (the factor-count limit's)
     too_large = None
     refused: list[tuple[str, str]] = []
     if parts is not None:
@@ -348,6 +364,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
                 continue
             combined = direct_sum(factors, "full")
             tried.append(f"direct sum ({sub_variant}, d={combined.dim})")
+            dims.append(combined.dim)
             w = adapt(combined, v)
             if w is not None:
                 found.append((f"direct sum ({sub_variant})", w))
@@ -373,6 +390,7 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             refuse(str(exc))
             return
         tried.insert(len(tried) if index is None else index[1], f"{c.name} ({base.variant}, d={base.dim})")
+        dims.append(base.dim)
         w = adapt(base, v)
         if w is not None:
             found.insert(len(found) if index is None else index[0], (c.name, w))
@@ -441,6 +459,8 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
             if most and v.param > max(most):
                 extra += (f"; R = {v.param:,} exceeds the factor-rank limit (max(symbols x hidden, "
                           f"hidden^2, 256) = {max(most):,}) of every construction")
+        elif v.info.counts_factors and v.param is not None and dims:
+            extra = _count_limit_note(v, max(dims))
         raise ConstructionError(
             f"no construction of {label} for variant {v.spec!r} (candidates: {', '.join(tried)}){extra}"
         )

@@ -109,3 +109,53 @@ def test_a_finished_run_with_a_broken_result_is_one_line(finished, tmp_path, cap
     assert _train(run, "--resume") == 2
     err = capsys.readouterr().err
     assert f"{run / 'result.json'} is corrupt: {said}" in err and err.count("\n") == 1
+
+
+def test_the_estimate_counts_the_reflections():
+    """N4: ``train cyclic:30 householder:1024 --hidden 512 --dry-run`` estimated 0.359 GB and the
+    run reached a 6 GB cap in its first forward pass; ``householder:64 --hidden 256`` estimated
+    0.059 GB (peak 682 MB).  Each of the K reflections keeps four (batch, time, hidden) float
+    tensors for the backward pass (measured: 174 MB over the baseline for K = 64, hidden 256)."""
+    from bilinear.errors import ConfigError
+    from bilinear.learned.config import TrainConfig
+    from bilinear.learned.train import dry_run
+
+    def activations(k, hidden):
+        config = TrainConfig(spec="cyclic:30", model=f"householder:{k}", hidden=hidden, test_len=20, val_min_len=20, val_max_len=20)
+        return dry_run(config)["memory_bytes"]["activations"]  # the training step's, not the evaluation's
+
+    batch, length = 64, 10  # the defaults: batch 64, lengths 2-10
+    assert activations(64, 256) - activations(32, 256) == batch * length * (64 - 32) * 256 * 4 * 4
+    assert activations(64, 256) >= 174e6  # at least the growth measured for one training step
+    plan = dry_run(TrainConfig(spec="cyclic:30", model="householder:1024", hidden=512))
+    assert plan["memory_gb"] > 5.3  # over what a 6 GB address space leaves after torch
+    with pytest.raises(ConfigError, match="activations"):
+        TrainConfig(spec="cyclic:30", model="householder:1024", hidden=512, max_memory_gb=4)
+
+
+@pytest.mark.parametrize("models, said", [
+    (["monomial,complex", "MONOMIAL,complex"], "lists 'monomial,complex' and 'MONOMIAL,complex': both are "
+                                               "'monomial,complex'"),
+    (["householder:1", "householder:01"], "lists 'householder:1' and 'householder:01': both are 'householder:1'"),
+    (["monomial,complex,complex"], "repeats the option 'complex'"),
+    (["householder:1,nonneg,nonneg"], "repeats the option 'nonneg'"),
+])
+def test_a_sweep_runs_each_model_once(models, said):
+    """N20: five runs of two models; ``householder:1,nonneg,nonneg`` accepted."""
+    from bilinear.errors import ConfigError
+    from bilinear.learned.sweep import Sweep
+
+    text = f'families = ["parity"]\nmodels = {json.dumps(models)}\n'
+    with pytest.raises(ConfigError, match=said.replace("(", r"\(")):
+        Sweep.from_toml_text(text)
+
+
+def test_model_specs_are_canonical_in_configs_and_sweeps():
+    from bilinear.learned.config import TrainConfig
+    from bilinear.learned.sweep import Sweep
+
+    assert TrainConfig(spec="parity", model="MONOMIAL, complex").model == "monomial,complex"
+    assert TrainConfig(spec="parity", model="householder:01") == TrainConfig(spec="parity", model="householder:1")
+    sweep = Sweep.from_toml_text('families = ["parity"]\nmodels = ["Householder:02", "factorized(3)", "lstm"]\n')
+    assert sweep.models == ("householder:2", "factorized:3", "lstm")
+    assert [c.model for c in sweep.configs()] == ["householder:2", "factorized:3", "lstm"]
