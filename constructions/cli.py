@@ -142,8 +142,12 @@ def _run_verify(args: argparse.Namespace) -> int:
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
     saved = None
+    unsaved: OSError | None = None
     if args.save is not None:
-        saved = _save(args, automaton, cell, weights, projection is not None)
+        try:
+            saved = _save(args, automaton, cell, weights, projection is not None)
+        except OSError as exc:  # a full disk: the verdict is still printed, then the error (exit 2)
+            unsaved = exc
         if saved is not None:
             out["saved"] = str(args.save)
     if args.json:
@@ -166,9 +170,14 @@ def _run_verify(args: argparse.Namespace) -> int:
                 print("  the float check ran on the file's own weights, as written")
         if args.explain:
             print(_explanation(cell))
-        if args.save is not None:
+        if unsaved is not None:
+            print(f"  nothing written to {args.save}: {unsaved.strerror or unsaved}")
+        elif args.save is not None:
             print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
                   f"and these are {cell.status}")
+    if unsaved is not None:
+        sys.stdout.flush()
+        raise unsaved
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
