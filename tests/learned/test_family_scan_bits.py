@@ -5,7 +5,7 @@ float32 at hidden 64 with ten symbols, renormalised or not.
 
 Their gradients are checked against autograd of the per-step scan in tests/learned/test_families.py
 (to a tolerance); these tests pin the floating-point order, so that a later speed-up of the scans
-that changes the trained numbers of docs/training.md ("Transition families") fails here first.
+that changes the trained numbers of docs/training-results.md ("Transition families") fails here first.
 With a readout, the Householder scan runs this same node in span coordinates when they are
 fewer than half the hidden size (``Householder.in_span``; tests/learned/test_householder_span.py
 checks that change of basis against the full-space scan).
@@ -16,16 +16,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from bilinear.learned.scan import (
+from bilinear.learned.autograd_scans import (
     _TINY,
     HOUSEHOLDER_RESCALE_EVERY,
-    Householder,
-    LowRank,
-    Monomial,
     _HouseholderScan,
     _LowRankScan,
     _MonomialScan,
 )
+from bilinear.learned.scan import Householder, LowRank, Monomial
 
 HIDDEN, SYMBOLS, BATCH, TIME, CLASSES = 64, 10, 48, 2 * HOUSEHOLDER_RESCALE_EVERY + 3, 7
 

@@ -12,10 +12,10 @@ import pytest
 from bilinear.automata import from_spec, read_automaton
 from bilinear.cli import main
 from bilinear.constructions import build, prove
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import WeightsError
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "formats.md"
 
 
 def doc_examples() -> list[str]:
