@@ -328,8 +328,14 @@ class RunDir(RunFiles):
     # --- metrics ----------------------------------------------------------------------------
     def log(self, record: dict) -> None:
         """Append one JSON line to ``metrics.jsonl`` (and to the loggers of ``config.log``)."""
-        with open(self.path / METRICS_FILE, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
+        path = self.path / METRICS_FILE
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, sort_keys=True) + "\n")
+        except OSError as exc:  # a full disk fails the write with no file name: name it
+            if exc.filename is not None or exc.errno is None:
+                raise
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         for logger in self.loggers():
             logger.log(record)
 

@@ -339,7 +339,8 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
     """
     words = None
     if config is not None:  # the words files are read and checked before the folder is touched
-        _check_inputs_apart(config, run_dir)
+        if not resume:  # --force would empty the folder before its inputs are read
+            _check_inputs_apart(config, run_dir)
         words = read_data(config, from_spec(config.spec))
     with RunDir(run_dir, config, resume=resume, force=force) as run:
         if run.finished:

@@ -48,7 +48,7 @@ def test_stdout_on_dev_full_is_one_line():
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-c", code], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == "bilinear: error: cannot write the output: No space left on device\n"
+    assert proc.stderr == "bilinear: error: cannot write to standard output: No space left on device\n"
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -179,12 +179,14 @@ def _file_size_cap() -> None:  # in the child: writes past 64 bytes fail (EFBIG)
     resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
 
 
-@pytest.mark.parametrize("argv, target, kept", [
-    (["verify", "parity", "diagonal", "--save", "{out}/w.json"], "{out}/w.json", "parity diagonal: proved"),
-    (["data", "parity", "--count", "20", "--out", "{out}/words.csv"], "{out}/words.csv", None),
-    (["sign", "{out}/../w.json", "--out", "{out}/signed.json"], "{out}/signed.json", None),
+@pytest.mark.parametrize("argv, target, kept, left", [
+    (["verify", "parity", "diagonal", "--save", "{out}/w.json"], "{out}/w.json", "parity diagonal: proved", []),
+    (["data", "parity", "--count", "20", "--out", "{out}/words.csv"], "{out}/words.csv", None, []),
+    (["sign", "{out}/../w.json", "--out", "{out}/signed.json"], "{out}/signed.json", None, []),
+    (["train", "parity", "diagonal", "--steps", "5", "--out", "{out}/run"], "{out}/run/config.json", None,
+     ["run"]),  # the run folder, empty: a rerun needs no --force
 ])
-def test_a_write_that_fails_names_its_file(tmp_path, argv, target, kept):
+def test_a_write_that_fails_names_its_file(tmp_path, argv, target, kept, left):
     """N19 (issue 46): on a full disk every writer said "cannot write the output: No space left on
     device" without the file's name, and ``verify --save`` dropped the verdict from stdout.  A
     real failing write: the child's files are capped at 64 bytes (RLIMIT_FSIZE, errno EFBIG)."""
@@ -203,7 +205,8 @@ def test_a_write_that_fails_names_its_file(tmp_path, argv, target, kept):
     assert proc.stderr == f"bilinear: error: File too large: {target!r}\n"
     if kept is not None:
         assert kept in proc.stdout and f"nothing written to {target}: File too large" in proc.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no partial file, no temporary file
+    assert sorted(p.name for p in tmp_path.iterdir()) == left  # no partial file, no temporary file
+    assert all(not list((tmp_path / name).iterdir()) for name in left)
 
 
 def test_errors_name_the_target_and_a_failed_report_leaves_no_folder(tmp_path, capsys, monkeypatch):
