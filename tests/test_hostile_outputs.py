@@ -3,6 +3,7 @@ output file, an existing file without ``--force`` — nothing outside the output
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -173,10 +174,18 @@ def test_sign_in_place_keeps_the_mode_and_signs_through_a_link(tmp_path):
     assert main(["sign", str(weights)]) == 0 and stat.S_IMODE(os.stat(weights).st_mode) == 0o640
 
 
-def _file_size_cap() -> None:  # in the child: writes past 64 bytes fail (EFBIG), as on a full disk
+@contextlib.contextmanager
+def _file_size_cap(limit: int = 64):
+    """Writes past ``limit`` bytes fail (EFBIG; Python ignores SIGXFSZ), as on a full disk: the
+    soft RLIMIT_FSIZE of this process, lowered for the block and put back."""
     import resource
 
-    resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    old = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, old[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, old)
 
 
 @pytest.mark.parametrize("argv, target, kept, left", [
@@ -186,25 +195,22 @@ def _file_size_cap() -> None:  # in the child: writes past 64 bytes fail (EFBIG)
     (["train", "parity", "diagonal", "--steps", "5", "--out", "{out}/run"], "{out}/run/config.json", None,
      ["run"]),  # the run folder, empty: a rerun needs no --force
 ])
-def test_a_write_that_fails_names_its_file(tmp_path, argv, target, kept, left):
+def test_a_write_that_fails_names_its_file(tmp_path, capsys, argv, target, kept, left):
     """N19 (issue 46): on a full disk every writer said "cannot write the output: No space left on
     device" without the file's name, and ``verify --save`` dropped the verdict from stdout.  A
-    real failing write: the child's files are capped at 64 bytes (RLIMIT_FSIZE, errno EFBIG)."""
-    import subprocess
-    import sys
-
+    real failing write: files are capped at 64 bytes while the command runs (RLIMIT_FSIZE)."""
     assert main(["verify", "parity", "diagonal", "--save", str(tmp_path / "w.json")]) == 0  # to sign
     tmp_path = tmp_path / "out"
     tmp_path.mkdir()
     argv = [a.format(out=tmp_path) for a in argv]
     target = target.format(out=tmp_path)
-    code = "import sys; from bilinear.cli import main; sys.exit(main(sys.argv[1:]))"
-    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120,
-                          preexec_fn=_file_size_cap, env=dict(os.environ, OMP_NUM_THREADS="1"))
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert proc.stderr == f"bilinear: error: File too large: {target!r}\n"
+    capsys.readouterr()
+    with _file_size_cap():
+        code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and err == f"bilinear: error: File too large: {target!r}\n", err
     if kept is not None:
-        assert kept in proc.stdout and f"nothing written to {target}: File too large" in proc.stdout
+        assert kept in out and f"nothing written to {target}: File too large" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == left  # no partial file, no temporary file
     assert all(not list((tmp_path / name).iterdir()) for name in left)
 
