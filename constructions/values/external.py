@@ -236,9 +236,11 @@ def _qwen3_next(d: dict, kind: str, source: str) -> ExternalConfig:
         bad = next(t for t in types if t != "linear_attention")
         raise ConfigError(f"config flag layer_types contains {bad!r}: the reader implements only "
                           "linear_attention layers of qwen3_next")
-    if d.get("num_experts", 0) and set(d.get("mlp_only_layers") or []) != set(range(c["layers"])):
-        raise ConfigError(f"config flag num_experts = {d['num_experts']!r} is not supported for qwen3_next "
-                          "(mixture-of-experts MLPs; set mlp_only_layers to every layer or num_experts = 0)")
+    experts, step = d.get("num_experts", 0) or 0, d.get("decoder_sparse_step", 1) or 1
+    dense = set(d.get("mlp_only_layers") or [])
+    if experts and any(i not in dense and (i + 1) % step == 0 for i in range(c["layers"])):
+        raise ConfigError(f"config flag num_experts = {experts!r} is not supported for qwen3_next "
+                          "(mixture-of-experts MLPs; list every layer in mlp_only_layers or set num_experts = 0)")
     _only(d, "hidden_act", ("silu",), "silu", kind)
     k_heads = _int(d, "linear_num_key_heads", kind, top=MAX_HEADS)
     v_heads = _int(d, "linear_num_value_heads", kind, top=MAX_HEADS)

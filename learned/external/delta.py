@@ -169,7 +169,7 @@ def layer_forward(layer: DeltaLayer, x: torch.Tensor, states: bool = False):
     c = layer.config
     inp = layer_inputs(layer, x)
     o, S = recurrence(inp, states=True) if states else (recurrence(inp), None)
-    o = rms_norm(o, layer.o_norm, c.norm_eps if c.kind != "qwen3_next" else c.norm_eps)
+    o = rms_norm(o, layer.o_norm, c.norm_eps)
     if inp["gate"] is not None:
         gate = inp["gate"]
         o = o * (torch.sigmoid(gate) if c.gate_act == "sigmoid" else F.silu(gate))

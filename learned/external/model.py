@@ -59,6 +59,11 @@ class ExternalModel:
     head: torch.Tensor
     source: str = "model"
 
+    @property
+    def zero_centred(self) -> bool:
+        """Qwen3-Next's block and final norms multiply by ``1 + weight``."""
+        return self.config.kind == "qwen3_next"
+
     def parameters(self) -> list[torch.Tensor]:
         out = [self.embeddings, self.norm] + ([] if self.head is self.embeddings else [self.head])
         for b in self.blocks:
@@ -68,17 +73,17 @@ class ExternalModel:
     def residuals(self, ids, dtype=torch.float64, upto: int | None = None) -> torch.Tensor:
         """The residual stream entering block ``upto`` (all blocks: the final norm's input)."""
         x = self.embeddings.to(dtype)[torch.as_tensor(ids, dtype=torch.long)]
-        eps = self.config.norm_eps
+        eps, zc = self.config.norm_eps, self.zero_centred
         for block in self.blocks[:upto]:
-            x = x + layer_forward(block.mixer, rms_norm(x, block.attn_norm, eps))
-            h = rms_norm(x, block.mlp_norm, eps)
+            x = x + layer_forward(block.mixer, rms_norm(x, block.attn_norm, eps, zc))
+            h = rms_norm(x, block.mlp_norm, eps, zc)
             x = x + (F.silu(h @ block.gate.to(dtype).T) * (h @ block.up.to(dtype).T)) @ block.down.to(dtype).T
         return x
 
     def forward(self, ids, dtype=torch.float64) -> torch.Tensor:
         """Logits (batch, time, vocab) of token ids (batch, time); differentiable in the parameters."""
         x = self.residuals(ids, dtype)
-        return rms_norm(x, self.norm, self.config.norm_eps) @ self.head.to(dtype).T
+        return rms_norm(x, self.norm, self.config.norm_eps, self.zero_centred) @ self.head.to(dtype).T
 
     def logits(self, ids) -> np.ndarray:
         """:meth:`forward` in float64 without gradients, as numpy."""
@@ -92,14 +97,14 @@ class ExternalModel:
     def states(self, ids) -> list[torch.Tensor]:
         """Every layer's recurrent states S_t, (batch, time, heads, dk, dv) each, in float64."""
         out = []
-        eps = self.config.norm_eps
+        eps, zc = self.config.norm_eps, self.zero_centred
         with torch.no_grad():
             x = self.embeddings.to(torch.float64)[torch.as_tensor(ids, dtype=torch.long)]
             for block in self.blocks:
-                y, S = layer_forward(block.mixer, rms_norm(x, block.attn_norm, eps), states=True)
+                y, S = layer_forward(block.mixer, rms_norm(x, block.attn_norm, eps, zc), states=True)
                 out.append(S)
                 x = x + y
-                h = rms_norm(x, block.mlp_norm, eps)
+                h = rms_norm(x, block.mlp_norm, eps, zc)
                 x = x + (F.silu(h @ block.gate.T) * (h @ block.up.T)) @ block.down.T
         return out
 
@@ -111,6 +116,8 @@ class ExternalModel:
 
 
 def _block(t: dict, i: int, c: ExternalConfig) -> Block:
+    if c.kind == "qwen3_next":
+        return _qwen_block(t, i, c)
     p = f"model.layers.{i}"
     D = c.hidden
     inter = t.get(f"{p}.mlp.gate_proj.weight")
@@ -126,12 +133,45 @@ def _block(t: dict, i: int, c: ExternalConfig) -> Block:
                  up=get("mlp.up_proj.weight", (I, D)), down=get("mlp.down_proj.weight", (D, I)))
 
 
+def _qwen_block(t: dict, i: int, c: ExternalConfig) -> Block:
+    """A Qwen3-Next decoder layer of linear attention: its fused projections split into the
+    delta layer's (``fix_query_key_value_ordering``: per key head q, k, r value heads, r gates)."""
+    p = f"model.layers.{i}"
+    D, Hk, H, dk, dv = c.hidden, c.key_heads, c.heads, c.head_k_dim, c.head_v_dim
+    r = H // Hk
+    kd, vd = Hk * dk, H * dv
+    qkvz = tensor(t, f"{p}.linear_attn.in_proj_qkvz.weight", (2 * kd + 2 * vd, D)).reshape(Hk, 2 * dk + 2 * r * dv, D)
+    ba = tensor(t, f"{p}.linear_attn.in_proj_ba.weight", (2 * H, D)).reshape(Hk, 2 * r, D)
+    conv = tensor(t, f"{p}.linear_attn.conv1d.weight", (2 * kd + vd, 1, c.conv_size))[:, 0, :]
+    inter = t.get(f"{p}.mlp.gate_proj.weight")
+    if inter is None:
+        raise CheckpointError(f"missing tensor '{p}.mlp.gate_proj.weight'")
+    I = inter.shape[0]
+
+    def th(a):
+        return torch.from_numpy(np.ascontiguousarray(a))
+
+    def get(name, shape):
+        return th(tensor(t, f"{p}.{name}", shape))
+
+    mixer = DeltaLayer(
+        config=c, q=th(qkvz[:, :dk].reshape(kd, D)), k=th(qkvz[:, dk:2 * dk].reshape(kd, D)),
+        v=th(qkvz[:, 2 * dk:2 * dk + r * dv].reshape(vd, D)), b=th(ba[:, :r].reshape(H, D)),
+        a=th(ba[:, r:].reshape(H, D)), A_log=get("linear_attn.A_log", (H,)), dt_bias=get("linear_attn.dt_bias", (H,)),
+        conv=((th(conv[:kd]), None), (th(conv[kd:2 * kd]), None), (th(conv[2 * kd:]), None)),
+        g=th(qkvz[:, 2 * dk + r * dv:].reshape(vd, D)), o_norm=get("linear_attn.norm.weight", (dv,)),
+        o=get("linear_attn.out_proj.weight", (D, vd)))
+    return Block(attn_norm=get("input_layernorm.weight", (D,)), mixer=mixer,
+                 mlp_norm=get("post_attention_layernorm.weight", (D,)), gate=get("mlp.gate_proj.weight", (I, D)),
+                 up=get("mlp.up_proj.weight", (I, D)), down=get("mlp.down_proj.weight", (D, I)))
+
+
 def _from_tensors(c: ExternalConfig, t: dict, source: str) -> ExternalModel:
-    if c.kind not in READER_KINDS or c.kind == "qwen3_next":
-        raise ConfigError(f"config model_type = {c.kind!r}: the reader does not run this kind yet "
-                          f"(it reads {', '.join(k for k in READER_KINDS if k != 'qwen3_next')}); "
-                          "`bilinear verify --from` still maps its config")
-    emb = torch.from_numpy(tensor(t, "model.embeddings.weight", (c.vocab, c.hidden)).copy())
+    if c.kind not in READER_KINDS:
+        raise ConfigError(f"config model_type = {c.kind!r}: the reader does not run this kind "
+                          f"(it reads {', '.join(READER_KINDS)}); `bilinear verify --from` still maps its config")
+    emb_name = "model.embed_tokens.weight" if c.kind == "qwen3_next" else "model.embeddings.weight"
+    emb = torch.from_numpy(tensor(t, emb_name, (c.vocab, c.hidden)).copy())
     blocks = tuple(_block(t, i, c) for i in range(c.layers))
     extra = sorted(k for k in t if k.startswith(f"model.layers.{c.layers}."))
     if extra:
