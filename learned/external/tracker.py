@@ -79,8 +79,10 @@ class ExternalTracker:
     has_hidden = True
     weights = None
 
-    def __init__(self, model, tokens: tuple[int, ...], labels: tuple[int, ...], bos: int | None = None):
+    def __init__(self, model, tokens: tuple[int, ...], labels: tuple[int, ...], bos: int | None = None,
+                 symbol_names=None):
         self.model = model
+        self.symbol_names = tuple(str(s) for s in (symbol_names or range(len(tokens))))
         self.tokens = np.asarray(tokens, dtype=np.int64)
         self.labels = np.asarray(labels, dtype=np.int64)
         self.bos = bos
@@ -99,7 +101,8 @@ class ExternalTracker:
             classes = _names(labels)
         if bos is not None and not 0 <= bos < V:
             raise AnalysisError(f"--bos token id {bos} is outside the vocabulary 0..{V - 1}")
-        return cls(model, parse_token_map(tokens, symbols, V), parse_token_map(labels, classes, V, "--labels"), bos)
+        return cls(model, parse_token_map(tokens, symbols, V), parse_token_map(labels, classes, V, "--labels"), bos,
+                   symbol_names=symbols)
 
     @property
     def note(self) -> str:
