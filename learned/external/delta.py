@@ -62,7 +62,11 @@ class DeltaLayer:
 def _conv_pair(t: dict, prefix: str, channels: int, c: ExternalConfig):
     w = tensor(t, f"{prefix}.weight", (channels, 1, c.conv_size))[:, 0, :]
     b = tensor(t, f"{prefix}.bias", (channels,)) if c.conv_bias else None
-    return torch.from_numpy(w.copy()), None if b is None else torch.from_numpy(b.copy())
+
+    def th(x):
+        return x if isinstance(x, torch.Tensor) else torch.from_numpy(np.array(x, dtype=np.float64))
+
+    return th(w), None if b is None else th(b)
 
 
 def read_delta_layer(t: dict, prefix: str, c: ExternalConfig) -> DeltaLayer:
@@ -72,7 +76,8 @@ def read_delta_layer(t: dict, prefix: str, c: ExternalConfig) -> DeltaLayer:
     kd, vd = c.key_heads * c.head_k_dim, c.heads * c.head_v_dim
 
     def get(name, shape):
-        return torch.from_numpy(tensor(t, f"{prefix}.{name}", shape).copy())
+        x = tensor(t, f"{prefix}.{name}", shape)
+        return x if isinstance(x, torch.Tensor) else torch.from_numpy(np.array(x, dtype=np.float64))
 
     gated = c.forget_gate
     conv = None

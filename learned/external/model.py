@@ -115,6 +115,11 @@ class ExternalModel:
         return ExternalTracker.make(self, tokens, labels, bos)
 
 
+def _t(x) -> torch.Tensor:
+    """A tensor read from a file (numpy: copied) or a live model's parameter (shared, for training)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_numpy(np.array(x, dtype=np.float64))
+
+
 def _block(t: dict, i: int, c: ExternalConfig) -> Block:
     if c.kind == "qwen3_next":
         return _qwen_block(t, i, c)
@@ -126,7 +131,7 @@ def _block(t: dict, i: int, c: ExternalConfig) -> Block:
     I = inter.shape[0]
 
     def get(name, shape):
-        return torch.from_numpy(tensor(t, f"{p}.{name}", shape).copy())
+        return _t(tensor(t, f"{p}.{name}", shape))
 
     return Block(attn_norm=get("attn_norm.weight", (D,)), mixer=read_delta_layer(t, f"{p}.attn", c),
                  mlp_norm=get("mlp_norm.weight", (D,)), gate=get("mlp.gate_proj.weight", (I, D)),
@@ -171,16 +176,16 @@ def _from_tensors(c: ExternalConfig, t: dict, source: str) -> ExternalModel:
         raise ConfigError(f"config model_type = {c.kind!r}: the reader does not run this kind "
                           f"(it reads {', '.join(READER_KINDS)}); `bilinear verify --from` still maps its config")
     emb_name = "model.embed_tokens.weight" if c.kind == "qwen3_next" else "model.embeddings.weight"
-    emb = torch.from_numpy(tensor(t, emb_name, (c.vocab, c.hidden)).copy())
+    emb = _t(tensor(t, emb_name, (c.vocab, c.hidden)))
     blocks = tuple(_block(t, i, c) for i in range(c.layers))
     extra = sorted(k for k in t if k.startswith(f"model.layers.{c.layers}."))
     if extra:
         raise CheckpointError(f"tensor {extra[0]!r} belongs to a layer past num_hidden_layers = {c.layers}")
-    norm = torch.from_numpy(tensor(t, "model.norm.weight", (c.hidden,)).copy())
+    norm = _t(tensor(t, "model.norm.weight", (c.hidden,)))
     if c.tie_embeddings and "lm_head.weight" not in t:
         head = emb
     else:
-        head = torch.from_numpy(tensor(t, "lm_head.weight", (c.vocab, c.hidden)).copy())
+        head = _t(tensor(t, "lm_head.weight", (c.vocab, c.hidden)))
     return ExternalModel(c, emb, blocks, norm, head, source)
 
 

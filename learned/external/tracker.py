@@ -78,6 +78,8 @@ class ExternalTracker:
 
     has_hidden = True
     weights = None
+    #: words per forward pass of the accuracy curve (the forward loops over time in Python)
+    chunk_words = 256
 
     def __init__(self, model, tokens: tuple[int, ...], labels: tuple[int, ...], bos: int | None = None,
                  symbol_names=None):
