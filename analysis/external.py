@@ -46,13 +46,14 @@ class HeadAnalysis:
     commutators: str
     relations: str
     spread: float | None = None
+    betas: dict = field(default_factory=dict)  # key -> effective betas of its reflections, in the toolkit's order
 
     def to_json(self) -> dict:
         return {"layer": self.layer + 1, "head": self.head, "keys": list(self.keys), "exact": self.exact,
                 "variant": self.identified, "beta": list(self.beta), "gate": list(self.gate),
                 "eigenvalues": {k: [[float(z.real), float(z.imag)] for z in v] for k, v in self.eigenvalues.items()},
                 "spectrum": self.spectrum, "commutators": self.commutators, "relations": self.relations,
-                "spread": self.spread}
+                "spread": self.spread, "betas": {k: list(v) for k, v in self.betas.items()}}
 
     def lines(self) -> list[str]:
         how = "exact per symbol" if self.exact and not any(len(str(k)) > 1 for k in self.keys) else (
@@ -196,8 +197,9 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
     eig = {str(k): tuple(sorted(np.linalg.eigvals(w.to_float().A[i]), key=lambda z: (z.real, z.imag)))
            for i, k in enumerate(h.keys)}
     spread = None if h.spread is None else float(np.max(h.spread))
+    betas = {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
     return HeadAnalysis(h.layer, h.head, tuple(str(k) for k in h.keys), h.exact, ident.text(), ident.beta,
-                        ident.gate, eig, sp.reading, co.reading, rel, spread)
+                        ident.gate, eig, sp.reading, co.reading, rel, spread, betas)
 
 
 def _symbol_period(automaton, g: int) -> int:
@@ -227,13 +229,9 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
             ev = np.array(h.eigenvalues[name])
             far = [z for z in ev if abs(abs(z) - 1) > 1e-3 or abs(z - 1) > 1e-3]
             if p == 2 and all(abs(z.imag) < 1e-9 for z in ev):
-                neg = min(ev, key=lambda z: z.real)
+                neg = min(ev, key=lambda z: z.real).real
                 if abs(neg + 1) > 1e-3:
-                    lines.append(f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s reflections for it "
-                                 f"have eigenvalues {', '.join(_z(z) for z in ev)}: a reflection with beta = "
-                                 f"{1 - neg.real:.4g} has eigenvalue 1 - beta = {neg.real:.4g}, not -1, so that "
-                                 f"component {'decays as ' + format(abs(neg.real), '.3g') + '^n' if abs(neg.real) < 1 else 'does not alternate'}"
-                                 " instead of alternating.")
+                    lines.append(_period_two(name, h, ev, neg))
             elif p > 2 and all(abs(z.imag) < 1e-9 for z in ev):
                 lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s reflections for it "
                              f"have only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
@@ -245,6 +243,20 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
         return ("mechanism: not identified from the first layer's spectra (the failure may come from the additive "
                 "term, the gates, the MLPs or further layers).")
     return "mechanism: " + " ".join(dict.fromkeys(lines))
+
+
+def _period_two(name: str, h: HeadAnalysis, ev, neg: float) -> str:
+    """The period-2 symbol's line: with one reflection its eigenvalue is 1 - beta (beta != 2 misses -1);
+    with several, the product's eigenvalue nearest -1 is named as such."""
+    fate = (f"decays as {abs(neg):.3g}^n" if abs(neg) < 1 else f"grows as {abs(neg):.3g}^n") + " instead of alternating"
+    head = (f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s transition for it (gate divided "
+            f"out) has eigenvalues {', '.join(_z(z) for z in ev)}")
+    betas = h.betas.get(name, ())
+    if len(betas) == 1:
+        return (f"{head}: a reflection with beta = {betas[0]:.4g} has eigenvalue 1 - beta = {1 - betas[0]:.4g}, "
+                f"not -1, so that component {fate}.")
+    return (f"{head}: the product of its {len(betas)} reflections (beta = {', '.join(f'{b:.4g}' for b in betas)}) "
+            f"has {neg:.4g} as its eigenvalue nearest -1, not -1, so that component {fate}.")
 
 
 def _verdict(automaton, curve, failing, ex, sym_names) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .exact.field import CyclotomicField, FieldElement
 from .values.weights import Variant, Weights, parse_variant
+from .values.external import ExternalConfig, external_config, read_external_config
 from .handmade.registry import CONSTRUCTIONS, build
 from .proof.prover import Counterexample, Proof, Unproved, prove
 from .horizon.floatcheck import CheckResult, check
@@ -22,6 +23,7 @@ __all__ = [
     "CONSTRUCTIONS",
     "CheckResult",
     "Counterexample",
+    "ExternalConfig",
     "CyclotomicField",
     "FieldElement",
     "Proof",
@@ -30,6 +32,8 @@ __all__ = [
     "Weights",
     "build",
     "check",
+    "external_config",
     "parse_variant",
     "prove",
+    "read_external_config",
 ]

@@ -200,3 +200,43 @@ def oracle(model, ids, kind):
     return fla_oracle(model, ids, kind)
 
 
+
+
+def handset_parity(folder, beta: float = 2.0, neg: bool = True):
+    """A 1-layer fla DeltaNet (hidden 4, one head, no short convolution, MLP zero) whose parameters
+    are set by hand: token 1 is the reflection ``I - beta e0 e0^T`` with additive term ``beta e0 v^T``
+    (so with beta = 2 the state is 0 after an even number of 1s and ``2 e0 v^T`` after an odd one),
+    token 0 has key 0 (the identity); the head reads odd from the state, even from the token.  With
+    ``beta`` < 2 (``b_proj`` set to ``logit(beta / 2)``) the reflection's eigenvalue is 1 - beta.
+    Tokens: symbols 0, 1 -> 0, 1; labels even, odd -> 2, 3.  Saved by fla's save_pretrained."""
+    import math
+
+    need("fla")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import fla.models as fm
+
+        cfg = fm.DeltaNetConfig(vocab_size=4, hidden_size=4, num_heads=1, num_hidden_layers=1, use_short_conv=False,
+                                allow_neg_eigval=neg, use_gate=False, hidden_ratio=2, intermediate_size=4,
+                                fuse_norm=False, fuse_swiglu=False)
+        model = fm.DeltaNetForCausalLM(cfg)
+    top = 2.0 if neg else 1.0
+    logit = 60.0 if beta >= top else math.log(beta / top / (1 - beta / top))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        m, a = model.model, model.model.layers[0].attn
+        m.embeddings.weight[0, 0] = m.embeddings.weight[1, 1] = 2.0
+        m.layers[0].attn_norm.weight.fill_(1.0)
+        m.layers[0].mlp_norm.weight.fill_(1.0)
+        m.norm.weight.fill_(1.0)
+        a.b_proj.weight[0] = torch.tensor([-30.0, logit / 2, 0.0, 0.0])  # x = (2, 0, ..) or (0, 2, ..)
+        a.k_proj.weight[0, 1] = 500.0                       # token 1: k = e0 (after the L2 norm)
+        a.q_proj.weight[0, :2] = 500.0                      # q = e0 for both tokens
+        a.v_proj.weight[0, 1] = 5.0                         # v = silu(10) e0
+        a.o_norm.weight.fill_(1.0)
+        a.o_proj.weight[2, 0] = 1.0                         # odd writes residual dimension 2
+        model.lm_head.weight[2, :2] = 0.1                   # even: the token's own dimension
+        model.lm_head.weight[3, 2] = 1.0                    # odd: dimension 2
+    model.save_pretrained(folder)
+    return str(folder), model.eval()

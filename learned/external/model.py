@@ -108,11 +108,16 @@ class ExternalModel:
                 x = x + (F.silu(h @ block.gate.T) * (h @ block.up.T)) @ block.down.T
         return out
 
-    def as_tracker(self, tokens=None, labels=None, bos: int | None = None):
-        """This model as a tracker (:class:`~bilinear.learned.external.tracker.ExternalTracker`)."""
+    def as_tracker(self, tokens=None, labels=None, bos: int | None = None, n_symbols: int | None = None,
+                   n_classes: int | None = None):
+        """This model as a tracker (:class:`~bilinear.learned.external.tracker.ExternalTracker`):
+        ``tokens``/``labels`` map symbols and classes to token ids (default: i -> i, for
+        ``n_symbols``/``n_classes`` of them, 2 when not given), ``bos`` is prepended to every word."""
         from .tracker import ExternalTracker
 
-        return ExternalTracker.make(self, tokens, labels, bos)
+        symbols = None if n_symbols is None or tokens is not None else [str(i) for i in range(n_symbols)]
+        classes = None if n_classes is None or labels is not None else [str(i) for i in range(n_classes)]
+        return ExternalTracker.make(self, tokens, labels, bos, symbols=symbols, classes=classes)
 
 
 def _t(x) -> torch.Tensor:

@@ -163,6 +163,8 @@ def _heads(inp: dict, layer: int, keys, exact: bool, spread=None) -> list[HeadTr
                 b[i] = Hj @ b[i] + beta[i, j, h] * np.outer(kj, v[i, j, h])
             A[i] = M
         V = k[:, ::-1, h, :].copy()                           # toolkit order: the last applied first
+        zero = (V ** 2).sum(-1) == 0                          # a zero key is the identity: any v, b = 0
+        V[zero] = np.eye(dk)[0]
         out.append(HeadTransitions(layer, h, tuple(keys), A, gate[:, h].copy(), V, beff[:, ::-1].copy(), b, exact,
                                    None if spread is None else spread[h]))
     return out
