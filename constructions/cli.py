@@ -89,8 +89,38 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
                            "(leave VARIANT out to take the file's)")
 
 
+def _run_from_config(args: argparse.Namespace) -> int:
+    """``verify --from fla|hf CONFIG --task SPEC`` (constructions/fromconfig.py)."""
+    from .fromconfig import config_text, verify_config
+    from .settle import exit_status
+
+    source, path = args.from_
+    if source not in ("fla", "hf"):
+        raise SpecError(f"--from takes fla or hf, got {source!r}")
+    if args.task is None or args.spec is not None or args.variant is not None:
+        raise SpecError("verify --from fla|hf CONFIG takes --task SPEC and no SPEC VARIANT")
+    if args.weights or args.save or args.float or args.layers is not None:
+        raise SpecError("verify --from settles the config's variant: --weights, --save, --float and --layers do not apply")
+    out = verify_config(path, source, args.task.strip(),
+                        time_budget=VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget)
+    cell = out.pop("_cell")
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print(config_text({**out, "_cell": cell}))
+    return exit_status(cell)
+
+
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
+
+    if args.from_ is not None or args.task is not None:
+        if args.from_ is None:
+            raise SpecError("--task goes with --from fla|hf CONFIG")
+        return _run_from_config(args)
+    if args.spec is None:
+        raise SpecError("verify needs SPEC (a family spec or an automaton file), or --from fla|hf CONFIG --task SPEC")
 
     import threading
 
@@ -259,11 +289,15 @@ def register(sub) -> None:
             "Exit status 0 proved/impossible, 1 counterexample, 3 open, 2 bad input."
         ),
     )
-    p.add_argument("spec", metavar="SPEC",
+    p.add_argument("spec", metavar="SPEC", nargs="?", default=None,
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
                    help=f"{variant_usage()} (optional with --weights: the file's variant)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--from", dest="from_", nargs=2, metavar=("fla|hf", "CONFIG"), default=None,
+                   help="a flash-linear-attention (fla) or transformers (hf) config.json (or its folder): settle "
+                        "the cell of the variant its layers' recurrence maps to, for --task (docs/your-model.md)")
+    p.add_argument("--task", metavar="SPEC", default=None, help="with --from: the task (family spec or FILE.json)")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
