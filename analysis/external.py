@@ -20,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 
-from bilinear.errors import AnalysisError
 
 from .report import AnalysisConfig, Report, analyze_tracker
 
@@ -124,7 +123,7 @@ class ExternalReport:
 def _access_words(automaton) -> list[tuple[int, ...]]:
     """Shortest word to each reachable state, breadth-first."""
     delta = np.asarray(automaton.delta)
-    seen = {int(automaton.start): ()}
+    seen: dict[int, tuple[int, ...]] = {int(automaton.start): ()}
     frontier = [int(automaton.start)]
     while frontier:
         nxt = []

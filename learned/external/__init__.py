@@ -9,7 +9,10 @@ variant check, the lift to Weights); the configuration is read by
 :mod:`bilinear.constructions.values.external` (torch-free, so ``verify --from`` needs no torch).
 """
 
+from .fit import bind, fit
 from .model import ExternalModel, load_external
 from .tracker import ExternalTracker, parse_token_map
+from .transitions import HeadTransitions, Identified, identify, transitions
 
-__all__ = ["ExternalModel", "ExternalTracker", "load_external", "parse_token_map"]
+__all__ = ["ExternalModel", "ExternalTracker", "HeadTransitions", "Identified", "bind", "fit", "identify",
+           "load_external", "parse_token_map", "transitions"]

@@ -221,8 +221,9 @@ def _bos_states(model, tracker, layer: int):
 
 
 def _concat(a: HeadTransitions, b: HeadTransitions) -> HeadTransitions:
-    return HeadTransitions(a.layer, a.head, a.keys + b.keys, *(np.concatenate([x, y]) for x, y in
-                           ((a.A, b.A), (a.gate, b.gate), (a.V, b.V), (a.beta, b.beta), (a.b, b.b))), a.exact)
+    return HeadTransitions(a.layer, a.head, a.keys + b.keys, np.concatenate([a.A, b.A]),
+                           np.concatenate([a.gate, b.gate]), np.concatenate([a.V, b.V]),
+                           np.concatenate([a.beta, b.beta]), np.concatenate([a.b, b.b]), a.exact)
 
 
 def _replace(h: HeadTransitions, **kw) -> HeadTransitions:

@@ -12,7 +12,7 @@ import torch
 
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from external_fixtures import PARITY_LABELS, PARITY_TOKENS, fla_oracle, handset_parity, saved, trained_parity  # noqa: F401
+from external_fixtures import PARITY_LABELS, PARITY_TOKENS, fla_oracle, handset_parity
 from hypothesis import given, settings
 
 from bilinear.analysis.external import analyze_external

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from external_fixtures import handset_parity, need, saved  # noqa: F401
+from external_fixtures import handset_parity, need
 
 from bilinear.cli import main
 
