@@ -287,7 +287,7 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     sampled).
     """
     from bilinear.constructions.values.tracker import need_automaton
-    from bilinear.learned.external.transitions import transitions
+    from bilinear.learned.external.transitions import head_transitions
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config
@@ -300,7 +300,7 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     seconds = {}
     started = time.perf_counter()
     n_layers = len(model.blocks) if layers is None else min(layers, len(model.blocks))
-    heads = tuple(_head(h, automaton, config) for layer in range(n_layers) for h in transitions(model, tracker, layer))
+    heads = tuple(_head(h, automaton, config) for layer in range(n_layers) for h in head_transitions(model, tracker, layer))
     seconds["heads"] = time.perf_counter() - started
     started = time.perf_counter()
     failing = failing_word(tracker, automaton, random_words=search_words, seed=config.extract.seed)

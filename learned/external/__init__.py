@@ -12,7 +12,7 @@ variant check, the lift to Weights); the configuration is read by
 from .fit import bind, fit
 from .model import ExternalModel, load_external
 from .tracker import ExternalTracker, parse_token_map
-from .transitions import HeadTransitions, Identified, identify, transitions
+from .transitions import HeadTransitions, Identified, head_transitions, identify
 
 __all__ = ["ExternalModel", "ExternalTracker", "HeadTransitions", "Identified", "bind", "fit", "identify",
-           "load_external", "parse_token_map", "transitions"]
+           "head_transitions", "load_external", "parse_token_map"]

@@ -36,7 +36,7 @@ from bilinear.errors import AnalysisError
 
 from .delta import layer_inputs, rms_norm
 
-__all__ = ["HeadTransitions", "transitions", "identify", "MAX_WINDOWS", "SAMPLE_WORDS", "Identified"]
+__all__ = ["HeadTransitions", "head_transitions", "identify", "MAX_WINDOWS", "SAMPLE_WORDS", "Identified"]
 
 #: Most windows enumerated for a layer fed by a short convolution (symbols^w and the start windows).
 MAX_WINDOWS = 4096
@@ -186,7 +186,7 @@ def _windows(n: int, w: int, bos: bool) -> list[tuple[int, ...]]:
     return [tuple(t) for j in range(1, w + 1) for t in itertools.product(range(n), repeat=j)]
 
 
-def transitions(model, tracker, layer: int = 0, seed: int = 0) -> list[HeadTransitions]:
+def head_transitions(model, tracker, layer: int = 0, seed: int = 0) -> list[HeadTransitions]:
     """Every head's transitions of ``layer`` (0-based) for the task of ``tracker`` (an
     :class:`~bilinear.learned.external.tracker.ExternalTracker`: its token map and BOS).  See the
     module docstring for what is exact and what is sampled."""

@@ -10,7 +10,7 @@ import pytest
 
 from bilinear.errors import AnalysisError
 from bilinear.learned.external import load_external
-from bilinear.learned.external.transitions import identify, transitions
+from bilinear.learned.external.transitions import head_transitions, identify
 
 
 def _lifted_states(w, word):
@@ -27,7 +27,7 @@ def test_lifted_transitions_reproduce_the_states(kind, bos, saved):
     folder, _ = saved(kind)
     m = load_external(folder)
     tr = m.as_tracker(tokens="a=1,b=3,c=4", labels="0=0,1=2", bos=bos)
-    heads = transitions(m, tr, layer=0)
+    heads = head_transitions(m, tr, layer=0)
     w = m.config.window
     words = np.random.default_rng(2).integers(0, 3, size=(4, 12))
     S = m.states(tr.token_ids(words))[0].numpy()[:, 0 if bos is None else 1:]  # (B, T, H, dk, dv)
@@ -69,7 +69,7 @@ def test_deeper_layers_are_sampled(saved):
     folder, _ = saved("delta_net")
     m = load_external(folder)
     tr = m.as_tracker(tokens="a=1,b=3", labels="0=0,1=2")
-    heads = transitions(m, tr, layer=1)
+    heads = head_transitions(m, tr, layer=1)
     assert not heads[0].exact and heads[0].spread is not None and heads[0].spread.shape == (2,)
     assert heads[0].spread.max() > 0  # the input of layer 2 depends on the states below
 
@@ -82,4 +82,4 @@ def test_window_alphabet_over_its_limit(saved, monkeypatch):
     tr = m.as_tracker(tokens="a=1,b=3,c=4", labels="0=0,1=2")
     monkeypatch.setattr(T, "MAX_WINDOWS", 20)
     with pytest.raises(AnalysisError, match="window alphabet: 3 symbols over a window of 3 tokens make 39 windows"):
-        transitions(m, tr)
+        head_transitions(m, tr)
