@@ -84,6 +84,7 @@ class ExternalReport:
     verdict: str
     mechanism: str | None
     seconds: dict = field(default_factory=dict)
+    heads_note: str | None = None  # why there are no per-head analyses (a kind whose transitions are not extracted)
 
     def to_json(self) -> dict:
         return {"format": "bilinear.analysis.external", "version": 1, "title": self.title,
@@ -91,7 +92,7 @@ class ExternalReport:
                 "mechanism": self.mechanism,
                 "failing_word": None if self.failing is None else {
                     "word": list(self.failing[0]), "expected": self.failing[1], "model": self.failing[2]},
-                "heads": [h.to_json() for h in self.heads], "tracker": self.tracker.to_json(),
+                "heads": [h.to_json() for h in self.heads], "heads_note": self.heads_note, "tracker": self.tracker.to_json(),
                 "seconds": self.seconds}
 
     def to_markdown(self) -> str:
@@ -104,7 +105,7 @@ class ExternalReport:
             w, exp, got = self.failing
             out += ["", f"Failing word (shortest found): `{' '.join(w)}` (length {len(w)}): the task's label is "
                         f"{exp}, the model's {got}."]
-        out += ["", "## Heads", ""]
+        out += ["", "## Heads", ""] + ([self.heads_note, ""] if self.heads_note else [])
         for h in self.heads:
             out += h.lines() + [""]
         body = self.tracker.to_markdown().split("\n## Summary", 1)
@@ -300,7 +301,14 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     seconds = {}
     started = time.perf_counter()
     n_layers = len(model.blocks) if layers is None else min(layers, len(model.blocks))
-    heads = tuple(_head(h, automaton, config) for layer in range(n_layers) for h in head_transitions(model, tracker, layer))
+    note = None
+    if model.config.kind == "mamba":
+        heads: tuple[HeadAnalysis, ...] = ()
+        note = ("per-channel transitions: not extracted for mamba (each channel is a positive diagonal matrix, "
+                "variant positive); the behaviour below is measured")
+    else:
+        heads = tuple(_head(h, automaton, config) for layer in range(n_layers)
+                      for h in head_transitions(model, tracker, layer))
     seconds["heads"] = time.perf_counter() - started
     started = time.perf_counter()
     failing = failing_word(tracker, automaton, random_words=search_words, seed=config.extract.seed)
@@ -315,4 +323,5 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     line = (f"{c.kind} from {model.source}: {c.layers} layer(s), {c.heads} head(s) of {c.head_k_dim} x {c.head_v_dim}, "
             f"{c.mechanism}")
     return ExternalReport(title or f"{automaton.name} / {c.kind}", line, c.variant, heads, rep, failing_named,
-                          verdict, _mechanism(heads, automaton, failing, names), {k: round(v, 3) for k, v in seconds.items()})
+                          verdict, _mechanism(heads, automaton, failing, names), {k: round(v, 3) for k, v in seconds.items()},
+                          note)

@@ -18,7 +18,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next")
+KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba")
 
 
 def need(module: str):
@@ -53,7 +53,11 @@ def make_model(kind: str, seed: int = 0, layers: int = 2, vocab: int = 6):
 
             common = dict(vocab_size=vocab, hidden_size=16, num_hidden_layers=layers, hidden_ratio=2,
                           intermediate_size=24, fuse_norm=False, fuse_swiglu=False)
-            if kind.startswith("delta_net"):
+            if kind == "mamba":
+                model = fm.MambaForCausalLM(fm.MambaConfig(
+                    vocab_size=vocab, hidden_size=8, state_size=3, num_hidden_layers=layers, expand=2, conv_kernel=3,
+                    dt_rank=2, fuse_norm=False))
+            elif kind.startswith("delta_net"):
                 model = fm.DeltaNetForCausalLM(fm.DeltaNetConfig(
                     **common, num_heads=2, use_short_conv=kind.endswith("conv"), conv_size=3,
                     allow_neg_eigval=True, use_gate=kind.endswith("conv")))
@@ -193,7 +197,21 @@ def fla_oracle(model, ids, kind):
         return m.lm_head(x).numpy()
 
 
+def mamba_oracle(model, ids):
+    """fla's own ``Mamba.slow_forward`` (its CPU path), fla's Triton SiLU replaced by torch's."""
+    m = copy.deepcopy(model).double()
+    with torch.no_grad():
+        x = m.backbone.embeddings(ids)
+        for blk in m.backbone.layers:
+            blk.mixer.act = F.silu
+            x = x + blk.mixer.slow_forward(F.rms_norm(x, (x.shape[-1],), blk.norm.weight, blk.norm.eps))[0]
+        x = F.rms_norm(x, (x.shape[-1],), m.backbone.norm_f.weight, m.backbone.norm_f.eps)
+        return m.lm_head(x).numpy()
+
+
 def oracle(model, ids, kind):
+    if kind == "mamba":
+        return mamba_oracle(model, ids)
     if kind == "qwen3_next":
         with torch.no_grad():
             return copy.deepcopy(model).double()(ids, use_cache=False).logits.numpy()

@@ -21,8 +21,8 @@ kind (``model_type``)  per-token transition on a head's key space       variant
 ``mamba``/``mamba2``   ``diag(exp(Delta A))`` / ``exp(Delta a) I``      ``positive``
 =====================  ==============================================  =========================
 
-The reader (``bilinear.learned.external``) runs the first four kinds; ``verify --from`` maps all of
-them.  Every flag that changes the computation and is not implemented is refused, naming it.
+The reader (``bilinear.learned.external``) runs the first four kinds and Mamba; ``verify --from``
+maps all of them.  Every flag that changes the computation and is not implemented is refused, naming it.
 
 >>> c = external_config({"model_type": "delta_net", "hidden_size": 8, "num_heads": 2, "vocab_size": 4,
 ...                      "num_hidden_layers": 1, "allow_neg_eigval": True, "use_short_conv": False})
@@ -56,9 +56,9 @@ MAX_HEADS = 1024
 MAX_HEAD_DIM = 1024
 
 #: Kinds whose float64 forward the reader implements.
-READER_KINDS = ("delta_net", "gated_deltanet", "gated_deltaproduct", "qwen3_next")
+READER_KINDS = ("delta_net", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba")
 #: Kinds ``verify --from`` maps to a variant from the config alone.
-CONFIG_KINDS = READER_KINDS + ("rwkv7", "mamba", "mamba2")
+CONFIG_KINDS = READER_KINDS + ("rwkv7", "mamba2")
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,9 @@ class ExternalConfig:
     output_gate: bool = False     # o_norm(o, g) = rmsnorm(o) * act(g)
     gate_act: str = "swish"       # activation of the output gate
     qk_activation: str = "silu"
+    state_size: int = 0           # Mamba: N, the state per channel (heads are its channels)
+    dt_rank: int = 0              # Mamba: the rank of the time-step projection
+    use_bias: bool = False        # Mamba: biases of in_proj and out_proj
     norm_eps: float = 1e-6
     tie_embeddings: bool = False
     raw: Any = None               # the config dict as read (a read-only copy is not needed: never changed)
@@ -120,6 +123,9 @@ class ExternalConfig:
     @property
     def mechanism(self) -> str:
         """The config's recurrence in one line, for reports."""
+        if self.kind == "mamba":
+            return (f"per channel diag(exp(Delta A)) on an {self.state_size}-dimensional state, short convolution of "
+                    f"width {self.conv_size}")
         gate = "exp(g) " if self.forget_gate else ""
         k = self.householders
         refl = "(I - beta k k^T)" if k == 1 else f"prod_(j<={k}) (I - beta_j k_j k_j^T)"
@@ -255,13 +261,31 @@ def _qwen3_next(d: dict, kind: str, source: str) -> ExternalConfig:
                           gate_act="silu")
 
 
+def _mamba(d: dict, kind: str, source: str) -> ExternalConfig:
+    """fla's Mamba (Mamba-1): channels are the heads, each a positive diagonal N x N transition."""
+    _refuse_set(d, kind, ("use_l2warp",))
+    _only(d, "hidden_act", ("silu",), "silu", kind)
+    c = _common(d, kind, source)
+    inter = d.get("intermediate_size") or int(d.get("expand", 2) * c["hidden"])
+    if isinstance(inter, bool) or not isinstance(inter, int) or not 1 <= inter <= MAX_HIDDEN * 4:
+        raise ConfigError(f"config field intermediate_size = {inter!r} must be a positive integer up to {MAX_HIDDEN * 4:,}")
+    rank = d.get("dt_rank", "auto")
+    rank = -(-c["hidden"] // 16) if rank == "auto" else rank
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= inter:
+        raise ConfigError(f"config field dt_rank = {rank!r} must be a positive integer up to intermediate_size")
+    return ExternalConfig(**c, heads=inter, key_heads=inter, head_k_dim=_int(d, "state_size", kind, 16, top=MAX_HEAD_DIM),
+                          head_v_dim=1, state_size=d.get("state_size", 16), dt_rank=rank, short_conv=True,
+                          conv_size=_int(d, "conv_kernel", kind, 4, top=64), conv_bias=_flag(d, "use_conv_bias", True, kind),
+                          use_bias=_flag(d, "use_bias", False, kind), forget_gate=True, output_gate=True)
+
+
 def _config_only(d: dict, kind: str, source: str) -> ExternalConfig:
     """RWKV-7 and Mamba: mapped to a variant for ``verify --from``; the reader refuses them."""
     return ExternalConfig(**_common(d, kind, source))
 
 
 _KINDS = {"delta_net": _delta_net, "gated_deltanet": _gated, "gated_deltaproduct": _gated,
-          "qwen3_next": _qwen3_next, "rwkv7": _config_only, "mamba": _config_only, "mamba2": _config_only}
+          "qwen3_next": _qwen3_next, "rwkv7": _config_only, "mamba": _mamba, "mamba2": _config_only}
 
 
 def external_config(data: dict, source: str = "fla") -> ExternalConfig:

@@ -52,6 +52,10 @@ class DeltaLayer:
     o: torch.Tensor            # (hidden, heads * dv)
     zero_centred: bool = False  # unused by the o_norm (kept for symmetry with the block norms)
 
+    def run(self, x: torch.Tensor, states: bool = False):
+        """:func:`layer_forward` of this layer."""
+        return layer_forward(self, x, states)
+
     def parameters(self) -> list[torch.Tensor]:
         out = [self.q, self.k, self.v, self.b, self.a, self.A_log, self.dt_bias, self.g, self.o_norm, self.o]
         if self.conv is not None:

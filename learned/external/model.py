@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -23,7 +24,8 @@ import torch.nn.functional as F
 from bilinear.constructions.values.external import READER_KINDS, ExternalConfig, external_config, read_external_config
 from bilinear.errors import CheckpointError, ConfigError
 
-from .delta import DeltaLayer, layer_forward, read_delta_layer, rms_norm
+from .delta import DeltaLayer, read_delta_layer, rms_norm
+from .mamba import read_mamba_layer
 from .tensors import read_tensors, tensor
 
 __all__ = ["ExternalModel", "Block", "load_external"]
@@ -31,17 +33,27 @@ __all__ = ["ExternalModel", "Block", "load_external"]
 
 @dataclass(frozen=True)
 class Block:
-    """One pre-norm block: the mixer and the gated MLP with their norms."""
+    """One pre-norm block: the mixer and the gated MLP with their norms (Mamba: no MLP, None)."""
 
     attn_norm: torch.Tensor
-    mixer: DeltaLayer
-    mlp_norm: torch.Tensor
-    gate: torch.Tensor   # (intermediate, hidden)
-    up: torch.Tensor
-    down: torch.Tensor   # (hidden, intermediate)
+    mixer: Any                          # DeltaLayer or MambaLayer: ``run(x, states=False)``
+    mlp_norm: torch.Tensor | None = None
+    gate: torch.Tensor | None = None    # (intermediate, hidden)
+    up: torch.Tensor | None = None
+    down: torch.Tensor | None = None    # (hidden, intermediate)
 
     def parameters(self) -> list[torch.Tensor]:
-        return [self.attn_norm, self.mlp_norm, self.gate, self.up, self.down] + self.mixer.parameters()
+        own = [self.attn_norm, self.mlp_norm, self.gate, self.up, self.down]
+        return [t for t in own if t is not None] + self.mixer.parameters()
+
+    def mlp(self, x: torch.Tensor, eps: float, zc: bool) -> torch.Tensor:
+        """``x + down(silu(gate(h)) * up(h))`` with ``h = mlp_norm(x)``; x itself without an MLP."""
+        if self.mlp_norm is None:
+            return x
+        assert self.gate is not None and self.up is not None and self.down is not None
+        dt = x.dtype
+        h = rms_norm(x, self.mlp_norm, eps, zc)
+        return x + (F.silu(h @ self.gate.to(dt).T) * (h @ self.up.to(dt).T)) @ self.down.to(dt).T
 
 
 @dataclass(frozen=True)
@@ -75,9 +87,7 @@ class ExternalModel:
         x = self.embeddings.to(dtype)[torch.as_tensor(ids, dtype=torch.long)]
         eps, zc = self.config.norm_eps, self.zero_centred
         for block in self.blocks[:upto]:
-            x = x + layer_forward(block.mixer, rms_norm(x, block.attn_norm, eps, zc))
-            h = rms_norm(x, block.mlp_norm, eps, zc)
-            x = x + (F.silu(h @ block.gate.to(dtype).T) * (h @ block.up.to(dtype).T)) @ block.down.to(dtype).T
+            x = block.mlp(x + block.mixer.run(rms_norm(x, block.attn_norm, eps, zc)), eps, zc)
         return x
 
     def forward(self, ids, dtype=torch.float64) -> torch.Tensor:
@@ -101,11 +111,9 @@ class ExternalModel:
         with torch.no_grad():
             x = self.embeddings.to(torch.float64)[torch.as_tensor(ids, dtype=torch.long)]
             for block in self.blocks:
-                y, S = layer_forward(block.mixer, rms_norm(x, block.attn_norm, eps, zc), states=True)
+                y, S = block.mixer.run(rms_norm(x, block.attn_norm, eps, zc), states=True)
                 out.append(S)
-                x = x + y
-                h = rms_norm(x, block.mlp_norm, eps, zc)
-                x = x + (F.silu(h @ block.gate.T) * (h @ block.up.T)) @ block.down.T
+                x = block.mlp(x + y, eps, zc)
         return out
 
     def as_tracker(self, tokens=None, labels=None, bos: int | None = None, n_symbols: int | None = None,
@@ -128,6 +136,10 @@ def _t(x) -> torch.Tensor:
 def _block(t: dict, i: int, c: ExternalConfig) -> Block:
     if c.kind == "qwen3_next":
         return _qwen_block(t, i, c)
+    if c.kind == "mamba":
+        p = f"backbone.layers.{i}"
+        return Block(attn_norm=_t(tensor(t, f"{p}.norm.weight", (c.hidden,))),
+                     mixer=read_mamba_layer(t, f"{p}.mixer", c))
     p = f"model.layers.{i}"
     D = c.hidden
     inter = t.get(f"{p}.mlp.gate_proj.weight")
@@ -180,13 +192,15 @@ def _from_tensors(c: ExternalConfig, t: dict, source: str) -> ExternalModel:
     if c.kind not in READER_KINDS:
         raise ConfigError(f"config model_type = {c.kind!r}: the reader does not run this kind "
                           f"(it reads {', '.join(READER_KINDS)}); `bilinear verify --from` still maps its config")
-    emb_name = "model.embed_tokens.weight" if c.kind == "qwen3_next" else "model.embeddings.weight"
+    root = "backbone" if c.kind == "mamba" else "model"
+    emb_name = {"qwen3_next": "model.embed_tokens.weight", "mamba": "backbone.embeddings.weight"}.get(
+        c.kind, "model.embeddings.weight")
     emb = _t(tensor(t, emb_name, (c.vocab, c.hidden)))
     blocks = tuple(_block(t, i, c) for i in range(c.layers))
-    extra = sorted(k for k in t if k.startswith(f"model.layers.{c.layers}."))
+    extra = sorted(k for k in t if k.startswith(f"{root}.layers.{c.layers}."))
     if extra:
         raise CheckpointError(f"tensor {extra[0]!r} belongs to a layer past num_hidden_layers = {c.layers}")
-    norm = _t(tensor(t, "model.norm.weight", (c.hidden,)))
+    norm = _t(tensor(t, "backbone.norm_f.weight" if c.kind == "mamba" else "model.norm.weight", (c.hidden,)))
     if c.tie_embeddings and "lm_head.weight" not in t:
         head = emb
     else:

@@ -190,6 +190,9 @@ def head_transitions(model, tracker, layer: int = 0, seed: int = 0) -> list[Head
     """Every head's transitions of ``layer`` (0-based) for the task of ``tracker`` (an
     :class:`~bilinear.learned.external.tracker.ExternalTracker`: its token map and BOS).  See the
     module docstring for what is exact and what is sampled."""
+    if model.config.kind == "mamba":
+        raise AnalysisError("per-channel transitions of mamba layers are not extracted yet (each channel is a positive "
+                            "diagonal N x N matrix, variant positive)")
     if not 0 <= layer < len(model.blocks):
         raise AnalysisError(f"layer {layer} is outside 0..{len(model.blocks) - 1}")
     n, w = tracker.n_symbols, model.config.window

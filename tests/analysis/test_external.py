@@ -107,3 +107,12 @@ def test_assert_tracks_and_the_strategies_take_a_loaded_model(tmp_path):
         assert (out == PARITY.labels_batch(np.array([word]), trace=True)[0]).all()
 
     agrees()
+
+
+def test_a_mamba_checkpoint_is_analysed_by_its_behaviour(saved):
+    folder, _ = saved("mamba")
+    rep = analyze_external(load_external(folder), PARITY, "0=1,1=2", "even=3,odd=4", config=FAST, search_words=32)
+    assert rep.heads == () and "not extracted for mamba" in rep.heads_note and "variant positive" in rep.heads_note
+    # a random Mamba does not track parity, and the verdict says so with a word that fails
+    assert rep.verdict.startswith("The model does not track parity") and rep.failing is not None
+    assert "## Heads" in rep.to_markdown() and rep.to_json()["heads_note"] == rep.heads_note
