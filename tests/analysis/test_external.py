@@ -116,3 +116,17 @@ def test_a_mamba_checkpoint_is_analysed_by_its_behaviour(saved):
     # a random Mamba does not track parity, and the verdict says so with a word that fails
     assert rep.verdict.startswith("The model does not track parity") and rep.failing is not None
     assert "## Heads" in rep.to_markdown() and rep.to_json()["heads_note"] == rep.heads_note
+
+
+def test_a_qwen3_next_checkpoint_per_window_with_a_tokenizer_map(saved, tmp_path):
+    """transformers' Qwen3-Next (short convolution of width 3): per-head transitions per window of up to
+    3 symbols (2 + 4 + 8 keys), exact; the token map read from a tokenizer.json."""
+    folder, _ = saved("qwen3_next")
+    tok = tmp_path / "tokenizer.json"
+    tok.write_text(json.dumps({"model": {"vocab": {"0": 1, "1": 2, "even": 3}}, "added_tokens": [{"content": "odd", "id": 4}]}))
+    rep = analyze_external(load_external(folder, "hf"), PARITY, str(tok), str(tok), config=FAST, search_words=32)
+    assert len(rep.heads) == 4 and all(h.exact for h in rep.heads)
+    assert rep.heads[0].keys == ("0", "1", "00", "01", "10", "11", "000", "001", "010", "011", "100", "101", "110",
+                                 "111")
+    assert rep.heads[0].identified.startswith("householder:1,nonneg")
+    assert rep.heads[0].relations.startswith("not computed: the transitions are indexed by windows")
