@@ -64,9 +64,10 @@ def test_a_torch_state_dict_and_a_pickle_that_is_not_one(tmp_path):
     t = T.read_tensors(str(tmp_path))
     assert list(t) == ["w"] and t["w"].tolist() == [[1.0, 2.0]] and t["w"].dtype == np.float64
 
-    class Code:  # weights_only=True refuses to unpickle arbitrary objects
-        pass
-
-    torch.save({"w": Code()}, tmp_path / "pytorch_model.bin")
+    torch.save({"w": _Code()}, tmp_path / "pytorch_model.bin")  # weights_only=True refuses arbitrary objects
     with pytest.raises(CheckpointError, match="is not a plain torch state dict"):
         T.read_tensors(str(tmp_path))
+
+
+class _Code:
+    """An object a plain state dict never holds."""
