@@ -68,3 +68,17 @@ def test_bad_configs_are_one_line(tmp_path, capsys):
     assert "no config file" in capsys.readouterr().err
     assert main(["verify", "--task", "parity"]) == 2
     assert "--task goes with --from" in capsys.readouterr().err
+
+
+def test_verify_from_needs_no_torch(tmp_path):
+    """The config is read by constructions/values/external.py, torch-free: verify --from never imports torch."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**DELTA, "allow_neg_eigval": True}))
+    code = ("import sys\nfrom bilinear.cli import main\n"
+            f"rc = main(['verify', '--from', 'fla', {str(path)!r}, '--task', 'parity', '--json'])\n"
+            "print(rc, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr[-300:]
