@@ -194,7 +194,7 @@ def _run_external(args, config) -> int:
         existed = os.path.lexists(args.out)
         out = prepare_output_dir(args.out, force=args.force)
         try:
-            report.write(out)
+            report.write(out, figures=not args.no_figures, fmt=args.format)
         except BaseException:
             if not existed:
                 shutil.rmtree(out, ignore_errors=True)

@@ -17,6 +17,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +47,7 @@ class HeadAnalysis:
     relations: str
     spread: float | None = None
     betas: dict = field(default_factory=dict)  # key -> effective betas of its reflections, in the toolkit's order
+    spectrum_value: Any = field(default=None, compare=False, repr=False)  # the Spectrum, for the figure
 
     def to_json(self) -> dict:
         return {"layer": self.layer + 1, "head": self.head, "keys": list(self.keys), "exact": self.exact,
@@ -113,9 +115,19 @@ class ExternalReport:
             ["## Summary" + body[1]] if len(body) == 2 else [body[0]])
         return "\n".join(out).rstrip("\n") + "\n"
 
-    def write(self, out_dir) -> list[Path]:
+    def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
+        """``report.md``, ``report.json`` and, with ``figures``, one eigenvalue figure per head
+        (``layer1_head0_eigenvalues.png``) and the accuracy-by-length figure."""
         out = Path(out_dir)
         paths = [out / "report.md", out / "report.json"]
+        if figures:
+            from .figures import eigenvalue_figure, write_figures
+
+            for h in self.heads:
+                if h.spectrum_value is not None:
+                    paths.append(eigenvalue_figure(h.spectrum_value, out / f"layer{h.layer + 1}_head{h.head}_eigenvalues.{fmt}",
+                                                   f"layer {h.layer + 1}, head {h.head} (gate divided out)"))
+            paths += write_figures(self.tracker, out, fmt)
         paths[0].write_text(self.to_markdown(), encoding="utf-8")
         paths[1].write_text(json.dumps(self.to_json(), indent=2, allow_nan=False, default=str), encoding="utf-8")
         return paths
@@ -199,7 +211,7 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
     spread = None if h.spread is None else float(np.max(h.spread))
     betas = {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
     return HeadAnalysis(h.layer, h.head, tuple(str(k) for k in h.keys), h.exact, ident.text(), ident.beta,
-                        ident.gate, eig, sp.reading, co.reading, rel, spread, betas)
+                        ident.gate, eig, sp.reading, co.reading, rel, spread, betas, sp)
 
 
 def _symbol_period(automaton, g: int) -> int:

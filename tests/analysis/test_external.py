@@ -45,6 +45,7 @@ def test_analyze_from_fla_on_the_trained_fixture(trained_parity, capsys, tmp_pat
     rep = json.loads(capsys.readouterr().out)
     print(f"fixture (c): load and analyse {seconds:.1f} s; {rep['verdict']}; {rep['mechanism']}")
     assert (out / "report.md").is_file() and (out / "report.json").is_file()
+    assert (out / "layer1_head0_eigenvalues.png").is_file() and (out / "layer1_head1_eigenvalues.png").is_file()
     heads = rep["heads"]
     assert len(heads) == 2 and all(h["exact"] and h["variant"].startswith("householder:2") for h in heads)
     # per-head spectra: symbol 1's reflections carry a negative eigenvalue, symbol 0's none below -0.5
