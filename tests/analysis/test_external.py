@@ -132,3 +132,23 @@ def test_a_qwen3_next_checkpoint_per_window_with_a_tokenizer_map(saved, tmp_path
                                  "111")
     assert rep.heads[0].identified.startswith("householder:1,nonneg")
     assert rep.heads[0].relations.startswith("not computed: the transitions are indexed by windows")
+
+
+def test_each_verdict_template_only_where_it_holds():
+    """The four sentences of the verdict, each chosen by what was measured (the curve, the failing word,
+    the extraction), never another's."""
+    from types import SimpleNamespace
+
+    from bilinear.analysis.external import _verdict
+
+    names = list(PARITY.symbols)
+    clean = SimpleNamespace(first_failure=None, max_length=50)
+    failed = SimpleNamespace(first_failure=17, max_length=50)
+    iso, not_iso = SimpleNamespace(isomorphic=True), SimpleNamespace(isomorphic=False)
+    assert _verdict(PARITY, clean, None, iso, names).startswith("tracks parity on every word tried")
+    assert "up to 50" in _verdict(PARITY, clean, None, None, names)
+    assert _verdict(PARITY, failed, None, iso, names) == (
+        "does not track parity: the accuracy by length has its first error at length 17.")
+    assert _verdict(PARITY, clean, ((1, 1), 0, 1), iso, names).startswith("does not track parity: it labels the word `1 1`")
+    assert _verdict(PARITY, clean, None, not_iso, names).startswith("made no error on the sampled words, but the "
+                                                                    "automaton extracted from its states is not")
