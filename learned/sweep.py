@@ -305,7 +305,7 @@ def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: st
     """
     if ray_address:  # before anything is written: Ray itself retries an address forever
         _require_ray()
-        check_ray_address(ray_address)
+        _check_ray_address(ray_address)
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
     with FolderLock(out, what="sweep folder"):
         return _run_locked(sweep, out, workers, ray_address, quiet, log)
@@ -317,12 +317,12 @@ RAY_CONNECT_TIMEOUT = 5.0
 RAY_CONNECT_ATTEMPTS = 3
 
 
-def check_ray_address(address: str) -> None:
+def _check_ray_address(address: str) -> None:
     """ConfigError in one line unless something accepts a TCP connection at ``address``
     (``HOST:PORT`` or ``ray://HOST:PORT``), within :data:`RAY_CONNECT_ATTEMPTS` attempts of
     :data:`RAY_CONNECT_TIMEOUT` seconds; ``auto`` and ``local`` are left to Ray.
 
-    >>> check_ray_address("not a host")
+    >>> _check_ray_address("not a host")
     Traceback (most recent call last):
     ...
     bilinear.errors.ConfigError: --ray 'not a host': expected HOST:PORT, ray://HOST:PORT, auto or local

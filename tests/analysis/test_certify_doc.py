@@ -26,6 +26,9 @@ from plain_eval import no_node_horizon
 
 from bilinear.cli import main
 
+#: every test here reads the networks the doc's own commands train (docs/certify.md)
+pytestmark = pytest.mark.docs_numbers
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 CERTIFY = (DOCS / "certify.md").read_text(encoding="utf-8")
 TRAINING = (DOCS / "training.md").read_text(encoding="utf-8")

@@ -119,6 +119,7 @@ def test_run_title_names_the_automaton_and_model_and_the_band_is_drawn(run_dir, 
     assert CURVE_CAPTION in construction and "shaded band" not in construction
 
 
+@pytest.mark.docs_numbers
 def test_every_number_of_the_trained_networks_paragraph_of_analysis_md(run_dir):
     """docs/analysis.md, "Trained networks": the paragraph on this very run, with the defaults of
     `bilinear analyze`, rebuilt from the report, and its implements and certificate lines, quoted

@@ -32,8 +32,9 @@ THEORY = ROOT / "docs" / "theory.md"
 
 
 @pytest.fixture(scope="module")
-def matrix() -> CapabilityMatrix:
-    return capability_matrix()
+def matrix(default_matrix) -> CapabilityMatrix:
+    """The default matrix, settled once per session (tests/constructions/conftest.py)."""
+    return default_matrix
 
 
 # ------------------------------------------------------------------------------------------

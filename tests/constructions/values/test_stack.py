@@ -287,14 +287,14 @@ def test_verify_saves_and_reads_stack_files(tmp_path, capsys):
     assert "layers must be an integer from 1 to 16, got 17" in capsys.readouterr().err
 
 
-def test_depth_table_in_the_theory_is_the_matrix_output():
+def test_depth_table_in_the_theory_is_the_matrix_output(default_matrix):
     from pathlib import Path
-
-    from bilinear.constructions.capability import DEFAULT_ROWS, capability_matrix
 
     text = (Path(__file__).resolve().parents[3] / "docs" / "theory.md").read_text()
     copy = text.split("<!-- depth-table -->\n", 1)[1].split("\n<!-- /depth-table -->", 1)[0]
-    m = capability_matrix(DEFAULT_ROWS, ("rotation2d", "diagonal", "positive"))
+    # the default matrix's commuting columns are the depth table's (`bilinear matrix --layers`)
+    m = default_matrix
+    assert m.depth_columns() == ("rotation2d", "diagonal", "positive")
     assert copy == m.depth_markdown()
     assert m.cell("symmetric:4", "rotation2d").depth.min_layers == 3
 
