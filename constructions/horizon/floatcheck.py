@@ -39,7 +39,7 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
+from ..values.floatrun import check_compatible, float_run, rescaled, scale_exponents, stack_inputs
 from ..values.stack import Stack
 from ..values.weights import Weights
 
@@ -239,8 +239,9 @@ def _empty_margin(model, automaton) -> float:
     if isinstance(model, Stack):
         model = model.layers[-1]
     A, h0, R = model.float_arrays()
-    h = h0 / (np.linalg.norm(h0) or 1.0)
-    return float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
+    h = rescaled(h0)
+    h = h / (np.linalg.norm(h) or 1.0)
+    return float(_margins((rescaled(R) @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
 
 
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
