@@ -429,7 +429,8 @@ class StackCertificate:
         else:
             lines.append("  horizon: not certified (no proved snap)")
         lines.append(f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
-                     f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
+                     f"float64): " + (f"no failure up to length {fc.length} on these words" if fc.first_failure is None
+                                      else f"accuracy {fc.accuracy:.4f}") + f", worst margin {fc.worst_margin:.3g}"
                      + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else ""))
         return "\n".join(lines) + "\n"
 

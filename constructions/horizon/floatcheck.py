@@ -84,7 +84,8 @@ class CheckResult:
         """One line: passed, or the first failing word."""
         what = f"{self.directed} directed + {self.n_words} random words of length {self.length}"
         if self.first_failure is None:  # passed
-            return f"float check passed ({what}): accuracy 1, worst margin {self.worst_margin:.3g}"
+            return (f"float check passed ({what}): no failure up to length {self.length} on these words, "
+                    f"worst margin {self.worst_margin:.3g}")
         return (f"float check FAILED ({what}): accuracy {self.accuracy:.4f}; first failing word "
                 f"{self.first_failure_text} (length {len(self.first_failure)})")
 
