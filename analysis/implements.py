@@ -77,14 +77,46 @@ def quotient_map(target, image) -> dict[int, int] | None:
     return {s: int(phi[s]) for s in states}
 
 
-def phase_error(spectrum) -> float | None:
-    """The largest angle (rad) between a unit-modulus eigenvalue of a symbol on the visited span
-    and the nearest root of unity of that symbol's order there (None: no such eigenvalue)."""
+def phase_error(spectrum, automaton=None) -> float | None:
+    """The largest angle (rad) between a unit-modulus eigenvalue of a symbol (on the visited span
+    where it was measured there) and the nearest root of unity of the order of that symbol's
+    permutation in ``automaton`` (every such eigenvalue, whether or not the matrix has a finite
+    order: a rotation off by 5e-4 rad has none); without an automaton, the order the matrix has
+    (None: no such eigenvalue)."""
+    if automaton is not None:
+        return _phase_error_against(spectrum, automaton)
     worst = None
     for m in spectrum.symbols:
         vs = m.visited if m.visited is not None else (m if m.order is not None else None)
         k = m.visited_order if m.visited is not None else m.order
         if vs is None or not k or not m.holds_on_span and m.visited is not None:
+            continue
+        for z in vs.normalised:
+            if abs(abs(z) - 1) > 0.05:
+                continue
+            j = round(cmath.phase(z) * k / (2 * math.pi))
+            err = abs(cmath.phase(z * cmath.exp(-2j * math.pi * j / k)))
+            worst = err if worst is None else max(worst, err)
+    return worst
+
+
+def _symbol_period(automaton, s: int) -> int | None:
+    """The order of symbol ``s``'s transformation when it is a permutation of the states, else None."""
+    f = np.asarray(automaton.delta[s])
+    if len(set(f.tolist())) != len(f):
+        return None
+    g, k = f.copy(), 1
+    while not (g == np.arange(len(f))).all():
+        g, k = f[g], k + 1
+    return k
+
+
+def _phase_error_against(spectrum, automaton) -> float | None:
+    worst = None
+    for s, m in enumerate(spectrum.symbols):
+        k = _symbol_period(automaton, s)
+        vs = m.visited if m.visited is not None else m
+        if not k or vs is None:
             continue
         for z in vs.normalised:
             if abs(abs(z) - 1) > 0.05:
@@ -236,19 +268,57 @@ def implements_line(automaton, variant: str, spectrum, extraction=None, curve=No
              else curve.first_failure is None)
     if right and _certificate_text(automaton, variant, "") is not None:
         right = False  # no network of this variant implements the target (a theorem): never say it does
-    if exact and right and (curve is None or curve.first_failure is None):
-        return f"implements {target} exactly, as {transitions_text(spectrum)} (exact weights)"
+    unproved = ""
+    if exact and right and weights is not None:
+        # "exactly" only with a proof: the directed words in exact arithmetic, then the prover
+        verdict, said = _exact_verdict(weights, automaton, target)
+        if verdict == "proved" and (curve is None or curve.first_failure is None):
+            return f"implements {target} exactly ({said}), as {transitions_text(spectrum)} (exact weights)"
+        if verdict == "counterexample":
+            return f"does not implement {target}: {said}"
+        unproved = f"; not proved ({said})"
     if not right:
         return _failure_line(automaton, variant, extraction, curve, weights)
     dims = {m.visited_dim for m in spectrum.symbols if m.visited_dim}
     where = f" on a {max(dims)}-dimensional visited span" if dims else ""
     text = f"implements {target} as {transitions_text(spectrum)}{where}"
-    err = phase_error(spectrum)
+    err = phase_error(spectrum, automaton)
     if err is not None:
         text += f"; phase error {err:.2g} rad/step"
     if curve is not None and curve.first_failure is not None:
         text += (f"; on random words right up to length {curve.first_failure - 1} only (normalised "
                  f"accuracy {curve.at(curve.max_length):.2f} at {curve.max_length})")
     elif curve is not None:
-        text += f"; no error on random words up to length {curve.max_length}"
-    return text
+        text += f"; no failure up to length {curve.max_length} on the random words run"
+    return text + unproved
+
+
+#: Seconds the exact proof of exact weights may take in an analysis (``verify`` takes more).
+PROVE_SECONDS = 5.0
+
+
+def _exact_verdict(weights, automaton, target: str) -> tuple[str, str]:
+    """``(status, words)`` for exact weights: the directed words that fail in float64 run in exact
+    arithmetic, then the exact proof within :data:`PROVE_SECONDS`: ``"proved"``,
+    ``"counterexample"`` (the words name the word and both labels) or ``"open"``."""
+    from bilinear.automata.words import compress
+    from bilinear.constructions.horizon.exactwords import exact_failure
+    from bilinear.constructions.proof.stackprover import prove_network
+    from bilinear.constructions.values.weights import Weights
+
+    if isinstance(weights, Weights):
+        found = exact_failure(weights, automaton, 500, PROVE_SECONDS / 2)
+        if found is not None:
+            got = "a tie" if found.got is None else automaton.classes[found.got]
+            return "counterexample", (
+                f"its exact network errs on {compress(found.word, automaton)} (automaton "
+                f"{automaton.classes[automaton.label(found.word)]}, network {got}; a directed word run in exact "
+                "arithmetic)")
+    result = prove_network(weights, automaton, time_budget=PROVE_SECONDS)
+    if result.status == "proved":
+        return "proved", f"proved for every word: {result.states_explored} reachable (state, direction) pairs"
+    if result.status == "counterexample":
+        got = "a tie" if result.got is None else automaton.classes[result.got]
+        return "counterexample", (f"the exact proof's counterexample {compress(result.word, automaton)} (automaton "
+                                  f"{automaton.classes[result.expected]}, network {got})")
+    return "open", f"the exact proof is open: {result.reason}"

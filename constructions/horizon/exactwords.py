@@ -19,7 +19,7 @@ exactly as one found by the prover, though not necessarily a shortest one.
 >>> A = [np.linalg.matrix_power(np.array([[c, -s], [s, c]], dtype=object), k) for k in range(6)]
 >>> w = Weights("rotation2d", A, [1, 0], [M[:, 0] for M in A])   # class k: the direction of A_1^k h0
 >>> found = exact_failure(w, from_spec("cyclic:6"), 500)
->>> len(found.word), found.word[0], found.got   # 5^200: the automaton says 2, the network 3
+>>> len(found.word), found.word[0], found.got   # 5^200: the automaton says 4, the network 3
 (200, 5, 3)
 """
 
