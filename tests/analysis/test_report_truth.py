@@ -56,3 +56,14 @@ def test_phase_error_is_measured_on_every_unit_eigenvalue() -> None:
     assert "phase error" in line
     got = float(line.split("phase error ")[1].split(" rad")[0])
     assert abs(got - expected) <= 0.05 * expected and expected > 3e-4
+
+
+def test_up_to_scale_says_its_tolerance() -> None:
+    """diag(1, 1e-5) is eventually idempotent up to scale only within the float tolerance (rank 2:
+    A^3 - c A^2 is 1e-10 off, not 0)."""
+    from bilinear.analysis.spectrum import matrix_spectrum
+
+    reading = matrix_spectrum(np.diag([1.0, 1e-5])).reading
+    assert "idempotent up to scale" in reading and "only up to a scale-free distance of 1e-10, within the tolerance 1e-06" in reading
+    exact = matrix_spectrum(np.array([[1, 0], [0, 0]], dtype=object)).reading
+    assert "idempotent up to scale" in exact and "tolerance" not in exact
