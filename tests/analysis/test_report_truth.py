@@ -67,3 +67,36 @@ def test_up_to_scale_says_its_tolerance() -> None:
     assert "idempotent up to scale" in reading and "only up to a scale-free distance of 1e-10, within the tolerance 1e-06" in reading
     exact = matrix_spectrum(np.array([[1, 0], [0, 0]], dtype=object)).reading
     assert "idempotent up to scale" in exact and "tolerance" not in exact
+
+
+def _contracting(bias: float) -> Weights:
+    """Z_3 tracked by a rotation of order 3 contracted by 0.7 beside a fixed direction that the
+    readout favours for class 0 by ``bias``: right while 0.7^n outweighs the bias, then class 0."""
+    c, s = math.cos(2 * math.pi / 3), math.sin(2 * math.pi / 3)
+    A1 = np.array([[0.7 * c, -0.7 * s, 0], [0.7 * s, 0.7 * c, 0], [0, 0, 1]])
+    R = [[math.cos(2 * math.pi * k / 3), math.sin(2 * math.pi * k / 3), bias * (k == 0)] for k in range(3)]
+    return Weights("full", [np.eye(3), A1, A1 @ A1], [1.0, 0.0, 1.0], R)
+
+
+def test_quotient_line_names_the_mechanism_and_agrees_with_the_curve() -> None:
+    report = analyze(_contracting(1e-4), from_spec("cyclic:3"))
+    line = report.implements
+    assert line.startswith("tracks only the Z_1 quotient of Z_3") and "burn-in" in line
+    assert "contracting rotation of order 3 and modulus 0.7" in line
+    # no short word errs, the random words do: the line must not say it is right on every word run
+    assert report.curve.first_failure is not None
+    assert "right on every word it was run on" not in line
+    assert f"errs on random words from length {report.curve.first_failure}" in line
+
+
+def test_mechanism_names_a_reflection_with_beta_not_2() -> None:
+    from bilinear.analysis.implements import mechanism_text
+    from bilinear.analysis.spectrum import spectrum
+
+    parity = from_spec("parity")
+    w = Weights("householder:1", [np.eye(2), np.diag([-0.5, 1.0])], [1.0, 1.0], [[0.0, 1.0], [-1.0, 0.0]],
+                ([[[1.0, 0.0]], [[1.0, 0.0]]], [[0.0], [1.5]]))
+    text = mechanism_text(spectrum(w, parity), parity, w.variant)
+    assert "eigenvalue -0.5 is off the unit circle (a reflection with beta = 1.5, not 2)" in text
+    right = Weights("householder:1", [np.eye(2), np.diag([-1.0, 1.0])], [1.0, 1.0], [[0.0, 1.0], [-1.0, 0.0]])
+    assert mechanism_text(spectrum(right, parity), parity, right.variant) == ""
