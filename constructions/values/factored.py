@@ -226,11 +226,14 @@ def compose_factors(variant, factors, exact: bool = True) -> np.ndarray:
     if exact:
         factors = tuple(f if f.dtype.kind in "iu" else dyadic(f) for f in factors)
     if name == "householder":
-        return householder_compose(*factors, exact=exact)
+        V, beta = factors
+        return householder_compose(V, beta, exact)
     if name == "monomial":
-        return monomial_compose(*factors, exact=exact, complex_=variant.complex)
+        perm, D = factors
+        return monomial_compose(perm, D, exact, variant.complex)
     if name == "dplr":
-        return dplr_compose(*factors, exact=exact)
+        D, U, W = factors
+        return dplr_compose(D, U, W, exact)
     if name == "factorized":
         U, C, W = factors
         out = np.stack([(U * C[s][None, :]) @ W.T for s in range(C.shape[0])])
