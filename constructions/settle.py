@@ -472,9 +472,9 @@ def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: floa
         left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         result = prove_network(weights, automaton, bound=bound, time_budget=left,
                                progress=_deepening_progress(progress, bound, start))
-        if (result.status != "unproved" or getattr(result, "cause", "bound") != "bound" or time_budget is None
+        if (result.status != "open" or getattr(result, "cause", "bound") != "bound" or time_budget is None
                 or bound >= MAX_DEEPENED_BOUND or time.perf_counter() - start >= time_budget):
-            if result.status == "unproved" and getattr(result, "cause", None) == "time":
+            if result.status == "open" and getattr(result, "cause", None) == "time":
                 total = time.perf_counter() - (start if since is None else since)  # all of it, not the last try's
                 result = replace(result, reason=(
                     f"time budget ran out after {total:.2f} s (the last search, with bound {bound} x states, "
