@@ -627,7 +627,10 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
 
     start = time.perf_counter() if started is None else started
     automaton, label = _automaton(spec_or_automaton)
-    spec = column_variant(variant)
+    mixed = isinstance(weights, Stack) and "+" in variant  # layers of several variants: proved as given
+    if mixed and variant != weights.variant:
+        raise WeightsError(f"weights {source or ''!s} have the layer variants {weights.variant!r}, not {variant!r}")
+    spec = None if mixed else column_variant(variant)
     if layers is not None:
         layers = check_positive_int(layers, "layers", error=SpecError, maximum=MAX_LAYERS)
     if isinstance(weights, Stack):
