@@ -286,7 +286,8 @@ def _failure_line(automaton, variant: str, extraction, curve, weights=None, spec
     image = extraction.minimal
     if quotient_map(automaton, image) is not None and image.n_states < automaton.n_states:
         # the certificate proves the target impossible, not that no larger quotient is possible
-        start = (f" after a burn-in of {len(extraction.start_word)} symbols" if extraction.start_word else "")
+        prefix = getattr(extraction, "start_word", ())
+        start = f" after a burn-in of {len(prefix)} symbols" if prefix else ""
         return (f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states){start}"
                 f"{_own_error(weights, automaton, curve)}{mechanism_text(spectrum, automaton, variant)}{tail}")
     diff = _difference(automaton, extraction, weights)
