@@ -151,7 +151,7 @@ def _run(args) -> int:
         try:  # the snap in the trained basis may not conform to the variant: say why, after the certificate
             snapped = cert.snapped_weights()
         except BilinearError as exc:
-            snapped, error = None, f"nothing written to {args.write}: {exc}"
+            snapped, error = None, f"{exc} (so no snap to write to {args.write})"
         if snapped is None and error is None:
             error = f"no snapped network was proved, nothing to write to {args.write}"
         elif snapped is not None:
