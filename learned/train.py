@@ -308,7 +308,10 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
                 streak = record["streak"]
                 ramped = train_max_len_at(config, step) == config.longest_train_len
                 stopped_early = streak >= config.patience and step < config.steps and ramped
-                bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
+                # a soft stack trains the softmax mixture: its batch accuracy is that mixture's, not the cascade's
+                which = "soft_mix_acc" if config.layers > 1 and config.stack_mixing == "soft" else "acc"
+                bar.set_postfix(**{"loss": f"{record['loss'] or math.nan:.4f}",
+                                   which: f"{record['train_batch_accuracy']:.3f}"})
                 sums = [0.0, 0, 0]
                 _check_finite(model, step, config)
                 if run is not None:

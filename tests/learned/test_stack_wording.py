@@ -1,0 +1,19 @@
+"""Training a stack says which accuracy is which (issue 45, item 6): the progress line's batch
+accuracy is the softmax mixture trained, the result line's the hard cascade."""
+
+from __future__ import annotations
+
+from bilinear.cli import main
+
+
+def test_stack_training_names_its_two_accuracies(capsys) -> None:
+    assert main(["train", "parity", "diagonal", "--layers", "2", "--steps", "20", "--test-len", "20",
+                 "--test-words", "10", "--hidden", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "train accuracy" in out and "(the hard cascade; the progress line's soft_mix_acc" in out
+
+
+def test_one_layer_training_keeps_its_plain_line(capsys) -> None:
+    assert main(["train", "parity", "diagonal", "--steps", "20", "--test-len", "20", "--test-words", "10",
+                 "--hidden", "2"]) == 0
+    assert "hard cascade" not in capsys.readouterr().out
