@@ -26,7 +26,7 @@ from .impossible.bounds import lower_bound
 from .impossible.depth import min_layers
 from .horizon.floatcheck import CheckResult, check
 from .horizon.snap import drift, drift_layers
-from .horizon.testing import assert_tracks
+from .horizon.testing import assert_tracks, assert_tracks_word, tracks
 from .signing import sign_file
 
 # Not exported here: ``settle`` and ``horizon`` share their names with modules
@@ -44,6 +44,7 @@ __all__ = [
     "Weights",
     "as_tracker",
     "assert_tracks",
+    "assert_tracks_word",
     "build",
     "cascade",
     "certify",
@@ -57,5 +58,6 @@ __all__ = [
     "prove",
     "prove_stack",
     "sign_file",
+    "tracks",
     "visited_span",
 ]
