@@ -66,6 +66,8 @@ def exact_failure(weights, automaton, length: int = 500, seconds: float = EXACT_
     for i in order:
         if first[i] < 0:  # passing in float64 (sorted last): short prefixes are the proof's own words
             break
+        if best is not None and first[i] >= len(best.word):
+            break  # the rest fail in float64 no sooner (a counterexample, never claimed the shortest)
         end = int(first[i])
         if best is not None:
             end = min(end, len(best.word) - 1)
