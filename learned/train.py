@@ -49,6 +49,7 @@ from .registry import count_params, make_model, parse_model, resolve_hidden
 from .runs import RunDir, checkpoint_state
 
 __all__ = [
+    "TrainResult",
     "train",
     "train_run",
     "dry_run",
@@ -260,8 +261,18 @@ def _check_loss(loss: torch.Tensor, step: int, config: TrainConfig) -> None:
                           f"(lr {config.lr:g}); lower the learning rate")
 
 
-def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) -> dict:
-    """Train one model under ``config``; returns the result dict (see module docstring).
+class TrainResult(dict):
+    """The result dict of :func:`train` (what ``result.json`` holds), with the trained model as
+    the attribute ``model`` (not a key: the dict stays JSON, and two results compare by their
+    numbers).  ``result.model.to_weights()`` gives its :class:`Weights` for ``verify``,
+    ``certify`` and ``analyze``."""
+
+    model: Any = None
+
+
+def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) -> TrainResult:
+    """Train one model under ``config``; returns the result dict (see module docstring), the
+    trained model as its ``.model`` (:class:`TrainResult`).
 
     With ``run`` (a :class:`~bilinear.learned.runs.RunDir`) metrics, checkpoints, the model and
     the result are written there, and an existing checkpoint in it is resumed.
@@ -324,7 +335,9 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:
         run.finish(model, result)
-    return result
+    out = TrainResult(result)
+    out.model = model
+    return out
 
 
 def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,
