@@ -342,7 +342,7 @@ def _add_reproduce(sub) -> None:
         "three seeds, 20,000 steps, 500 test words: Z_m for m in 2, 3, 5, 10, 25, 50, D_3, D_4, modarith:5 and a "
         "random machine against full, factorized:1/2/4/8/16, block:1/2/8, rotation2d, diagonal, positive, LSTM, "
         "RNN, Transformer and Mamba with 1/2/4 layers (part table-1), then the rebuttal's additions as named parts: "
-        "hierarchy (factorized:64/256, block:64), dihedral (D_3 ... D_30), parameter-matched (about 5,000 "
+        "hierarchy (factorized:64/256/2048, block:64), dihedral (D_3 ... D_30), parameter-matched (about 5,000 "
         "parameters), data-efficiency (parity, 2-256 training words), additive-off / additive-on (the additive "
         "ablation) and frozen-diagonal; about 3,000 runs, hundreds of core-hours: --dry-run lists every cell with "
         "its estimated time here, and a local CPU run past an hour needs --yes. --medium runs every experiment at "

@@ -21,12 +21,15 @@ written as ``results.csv`` / ``results.md``), and every table of a run in ``tabl
   ``monomial`` at d = n on random machines (the published claims of docs/theory.md's table of
   families).
   The measured table and its wall time are in docs/training-results.md.
-* the full protocol (``--full``): the paper's models (``--preset paper``: hidden 256, tokens
-  embedded in 256 dimensions, rotation2d as one angle per block), learning rates 1e-3, 1e-4,
-  1e-5, three seeds, 20,000 steps, 500 test words; meant for a GPU (``--device cuda``: the
-  parallel scan) or a cluster (``--ray ADDRESS``), both at once if need be; days of CPU (the
-  cost per run is measured in docs/training.md).  The other experiments at this protocol are the
-  sweep files of ``experiments/``.
+* the full protocol (``--full``, the default; :func:`parts`): Table 1 of the paper with the paper's
+  models (``--preset paper``: hidden 256, tokens embedded in 256 dimensions, rotation2d as one
+  angle per block), learning rates 1e-3, 1e-4, 1e-5, three seeds, 20,000 steps, 500 test words
+  (part ``table-1``: the medium table's grid), then the rebuttal's additions as named parts
+  (:data:`FULL_PART_NAMES`: the hierarchy's wide variants, dihedral groups, parameter-matched
+  models, data efficiency, the additive ablation, frozen diagonal transitions), 2,859 runs;
+  meant for a GPU (``--device cuda``) or a cluster (``--ray ADDRESS``).  ``bilinear reproduce
+  --dry-run`` lists every cell with its estimated time here (:mod:`bilinear.learned.estimate`),
+  and a local run past an hour needs ``--yes``.
 
 Each table reports, per seed, the test accuracy of the run whose learning rate the held-out
 validation words chose (lengths 20-200 by default; never the test words), averaged over seeds;
@@ -187,9 +190,11 @@ def _full_parts() -> tuple[Part, ...]:
              "and Mamba with 1, 2, 4 layers; --preset paper.",
              Sweep(families=MEDIUM.families, models=MEDIUM.models, train=dict(PAPER_TRAIN), **_PAPER_GRID)),
         Part("hierarchy", "The hierarchy's wide variants (rebuttal)",
-             "factorized:R and block:B at R, B = 64 and factorized:256, which only a hidden size of 256 admits.",
+             "factorized:R for R = 64, 256, 2048 and block:64: the rest of the paper's list of models, which "
+             "only a hidden size of 256 admits.",
              Sweep(families=("cyclic:5", "dihedral:4", "random:states=5,symbols=2"),
-                   models=("factorized:64", "factorized:256", "block:64"), train=dict(PAPER_TRAIN), **_PAPER_GRID)),
+                   models=("factorized:64", "factorized:256", "factorized:2048", "block:64"), train=dict(PAPER_TRAIN),
+                   **_PAPER_GRID)),
         Part("dihedral", "Dihedral groups up to D_30 (rebuttal)",
              "Non-abelian groups of growing order against the unconstrained, factorized, block and commuting "
              "variants and the LSTM.",
