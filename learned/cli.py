@@ -137,6 +137,7 @@ def _lengths_of_data(config: TrainConfig) -> TrainConfig:
 
     from .train import words_file
 
+    assert config.data is not None  # the caller's condition
     ds = words_file(config.data, from_spec(config.spec), MAX_WORD_LEN, "--train-len", config.relabel)
     return config.replace(train_min_len=int(ds.lengths.min()), train_max_len=int(ds.lengths.max()))
 

@@ -62,7 +62,7 @@ from .config import DEFAULT_LRS, PRESETS
 from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
-    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "FAMILY_MODELS", "Part", "reproduce", "lr_spread_table",
+    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FAMILIES", "MODELS", "FAMILY_MODELS", "Part", "reproduce", "lr_spread_table",
     "spread_markdown", "TABLES_MD", "PAPER_TRAIN", "FULL_PART_NAMES", "parts", "select_parts",
 ]
 
