@@ -118,8 +118,12 @@ def config_from_args(args) -> TrainConfig:
         values.update(zip(names, value) if len(names) > 1 else [(f.name, value)])
     preset = PRESETS.get(getattr(args, "preset", None) or "", {})
     defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
+    # an option the user gave keeps its value; an option of two fields (--train-len 2 20) is
+    # given when either differs from its default
+    option_of = {name: names for _, names in _train_options() for name in names}
+    given = {name for name in preset if any(values[n] != defaults[n] for n in option_of.get(name, (name,)))}
     for name, value in preset.items():
-        if values[name] == defaults[name]:  # an option the user gave keeps its value
+        if name not in given:
             values[name] = value
     config = TrainConfig(**values)
     if config.data is not None and (values["train_min_len"], values["train_max_len"]) == (
