@@ -124,6 +124,28 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('automata/minimize.py', 'access_words', '1 -> 2', 0):
+        'unvisited states are marked by any negative position: only position < 0 is ever read',
+    ('automata/minimize.py', 'access_words', '0 -> 1', 0):
+        "the start's position is only read as visited (>= 0)",
+    ('automata/minimize.py', 'access_words', '1 -> 2', 4):
+        'a chunk of at least two parents: the chunk size changes memory, not the result',
+    ('automata/minimize.py', 'access_words', 'ACCESS_CHUNK_ENTRIES // k -> ACCESS_CHUNK_ENTRIES * k', 0):
+        'the chunk size changes memory, not the result (tests shrink it to 1 entry)',
+    ('automata/minimize.py', 'access_words', 'frontier.size * k < ACCESS_NARROW_LEVEL -> frontier.size * k <= ACCESS_NARROW_LEVEL', 0):
+        'which path walks a level: both give the same states and words (tested with the threshold at 0)',
+    ('automata/minimize.py', 'access_words', 'frontier.size * k -> frontier.size // k', 0):
+        'which path walks a level: both give the same states and words (tested with the threshold at 0)',
+    ('automata/closure.py', '_Keys.__init__', 'False -> True', 0):
+        'the default of exact: _closure always passes exact= itself',
+    ('automata/closure.py', '_Keys.__init__', 'n > 1 -> n >= 1', 0):
+        'n = 1: max(1, ceil(log2 1)) = max(1, 0) = 1, the else branch',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 0):
+        'max(2, ceil(log2 n)) differs from max(1, ...) only at n = 2, which is direct mode (bits unused)',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 0):
+        'for n > 1, ceil(log2 n) >= 1: the max with 1 or 0 is the same',
+    ('automata/closure.py', '_Clock.tick', 'now - self.start -> now + self.start', 1):
+        'the progress test since the start is implied by the one since the last line (last >= start)',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 0):
         'P is square: its shape[1] is its shape[0]',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 1):
