@@ -8,7 +8,6 @@ closure over Python tuples, and the encoding against every row that differs in o
 
 from __future__ import annotations
 
-import types
 
 import numpy as np
 import pytest
