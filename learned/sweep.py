@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import BilinearError, ConfigError
 from bilinear.fileio import FolderLock, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, LR_SELECTIONS, TEST_LENGTH, headline_label, selection_key, upgrade_result
@@ -110,8 +111,7 @@ class Sweep:
             if not value:
                 raise ConfigError(f"sweep key {name!r} is empty")
             object.__setattr__(self, name, tuple(value))
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
-            raise ConfigError(f"sweep key 'workers' must be a positive integer, got {self.workers!r}")
+        check_positive_int(self.workers, "sweep key 'workers'", error=ConfigError)
         if not isinstance(self.train, dict):
             raise ConfigError(f"sweep key 'train' must be a table, got {self.train!r}")
         if self.by_hidden and "hidden" in self.train:
@@ -305,7 +305,7 @@ def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: st
     """
     if ray_address:  # before anything is written: Ray itself retries an address forever
         _require_ray()
-        check_ray_address(ray_address)
+        _check_ray_address(ray_address)
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
     with FolderLock(out, what="sweep folder"):
         return _run_locked(sweep, out, workers, ray_address, quiet, log)
@@ -317,12 +317,12 @@ RAY_CONNECT_TIMEOUT = 5.0
 RAY_CONNECT_ATTEMPTS = 3
 
 
-def check_ray_address(address: str) -> None:
+def _check_ray_address(address: str) -> None:
     """ConfigError in one line unless something accepts a TCP connection at ``address``
     (``HOST:PORT`` or ``ray://HOST:PORT``), within :data:`RAY_CONNECT_ATTEMPTS` attempts of
     :data:`RAY_CONNECT_TIMEOUT` seconds; ``auto`` and ``local`` are left to Ray.
 
-    >>> check_ray_address("not a host")
+    >>> _check_ray_address("not a host")
     Traceback (most recent call last):
     ...
     bilinear.errors.ConfigError: --ray 'not a host': expected HOST:PORT, ray://HOST:PORT, auto or local

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from plain_eval import no_node_horizon
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions import check
 from bilinear.constructions.horizon.horizon import compress_word
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.snap import drift, symbol_periods
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.analysis.certify import certify_network
 from bilinear.errors import WeightsError
 
@@ -122,8 +122,8 @@ def test_cli_weights_file_and_write(drifting_rotation, tmp_path, capsys):
 
 
 def test_cli_baseline_run_is_a_clear_error(tmp_path, capsys):
-    from bilinear.learned.config import TrainConfig
-    from bilinear.learned.train import train_run
+    from bilinear.learned import TrainConfig
+    from bilinear.learned import train_run
 
     run = tmp_path / "lstm"
     train_run(TrainConfig(spec="parity", model="lstm", hidden=2, steps=2, test_len=5, test_words=2), run)
@@ -143,7 +143,7 @@ def _noisy_onehot(automaton, noise=0.01, seed=0):
 
 
 def test_contracting_network_is_proved_for_every_length_by_the_invariant_tube():
-    from bilinear.automata.automaton import Automaton
+    from bilinear.automata import Automaton
 
     last = Automaton(np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]]), start=0, name="last symbol")
     w = _noisy_onehot(last)
@@ -320,8 +320,8 @@ def test_cli_write_without_a_proved_snap_prints_the_certificate_then_one_error(t
 
 
 def test_cli_judges_a_run_at_its_own_test_length(tmp_path, capsys):
-    from bilinear.learned.config import TrainConfig
-    from bilinear.learned.train import train_run
+    from bilinear.learned import TrainConfig
+    from bilinear.learned import train_run
 
     run = tmp_path / "diag"
     train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=2, test_len=7, test_words=2), run)

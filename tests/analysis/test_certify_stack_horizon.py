@@ -11,11 +11,11 @@ import pytest
 from plain_eval import float64_stack_margins
 
 from bilinear.analysis.certify import certify_stack, stack_horizon
-from bilinear.automata.families import from_spec
-from bilinear.constructions.handmade.cascade import cascade
+from bilinear.automata import from_spec
+from bilinear.constructions import cascade
 from bilinear.constructions.horizon.horizon_stack import layer_automaton
-from bilinear.constructions.horizon.snap import drift_layers
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import drift_layers
+from bilinear.constructions import Weights
 
 CASES = [  # spec, variant, noise, snapping tolerance
     ("dihedral:3", "rotation2d", 3e-2, 0.08),
@@ -139,7 +139,7 @@ def test_a_layer_with_a_tie_has_no_automaton():
 
 
 def test_a_layer_over_the_limit_has_no_automaton():
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     m, why = layer_automaton(build("cyclic:5", "rotation2d"), limit=3)
     assert m is None and "more than 3 directions" in why
@@ -148,7 +148,7 @@ def test_a_layer_over_the_limit_has_no_automaton():
 def test_a_layer_without_an_automaton_leaves_the_stack_uncertified():
     """Layer 1 always says class 0, so layer 2 never reads (s, 1); there its matrices are 0, a
     direction with a tie: M_2 is not defined, no length is certified, though the snap is proved."""
-    from bilinear.constructions.values.stack import Stack
+    from bilinear.constructions import Stack
 
     a = from_spec("parity")
     one = Weights("diagonal", A=[[[1]], [[1]]], h0=[1], readout=[[1], [-1]])
@@ -167,7 +167,7 @@ def test_snap_tol_on_the_command_line(tmp_path, capsys):
     import json
 
     from bilinear.cli import main
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     a = from_spec("dihedral:3")
     path = drift_layers(cascade(a, "rotation2d"), 1e-3).save(tmp_path / "d3.json")

@@ -8,9 +8,9 @@ from bilinear.analysis import AnalysisConfig, ExtractConfig, analyze
 from bilinear.analysis.cli import load_target
 from bilinear.cli import main
 from bilinear.errors import AnalysisError
-from bilinear.learned.config import TrainConfig
+from bilinear.learned import TrainConfig
 from bilinear.learned.runs import RunDir
-from bilinear.learned.train import train
+from bilinear.learned import train
 
 # every field that shapes the trained weights is pinned, so that changes of the defaults elsewhere
 # do not change what this test analyses

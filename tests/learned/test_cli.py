@@ -110,7 +110,7 @@ def _train_parser():
 def test_train_has_one_argument_per_exposed_config_field():
     import dataclasses
 
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     fields = dataclasses.fields(TrainConfig)
     assert all(f.metadata.get("help") for f in fields), "every TrainConfig field documents itself"
@@ -124,7 +124,7 @@ def test_train_has_one_argument_per_exposed_config_field():
 
 def test_train_defaults_and_options_map_onto_the_config():
     from bilinear.learned.cli import config_from_args
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     p = _train_parser()
     assert config_from_args(p.parse_args(["cyclic:3", "block:2"])) == TrainConfig(spec="cyclic:3", model="block:2")
