@@ -67,6 +67,7 @@ def _check_access(automaton: Automaton) -> None:
     assert list(got.each_word()) == words
     # the parent pointers spell the words; the start has none (-1, -1)
     assert got.parent[0] == -1 and got.via[0] == -1
+    assert not (got.states.flags.writeable or got.parent.flags.writeable or got.via.flags.writeable)  # read-only
     parent, via = got.parent.tolist(), got.via.tolist()
     assert all(words[i] == words[parent[i]] + (via[i],) for i in range(1, len(words)))
 
