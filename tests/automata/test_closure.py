@@ -49,6 +49,11 @@ def test_packed_keys_keep_every_element(spec, size):
     assert len(reference) == size == c.elements.shape[0]
     found = {tuple(row) for row in c.elements.tolist()}
     assert found == set(reference)
+    # the identity has no parent (-1, -1); every other element is its parent followed by one symbol
+    assert c.parent[0] == -1 and c.via[0] == -1
+    parent, via = c.parent[1:], c.via[1:]
+    assert (parent >= 0).all() and (parent < np.arange(1, len(c.parent))).all()
+    np.testing.assert_array_equal(c.elements[1:], a.delta[via[:, None], c.elements[parent]])
     # the right Cayley table agrees with composing the rows directly
     rows = c.elements.astype(np.int64)
     for s in range(a.n_symbols):
