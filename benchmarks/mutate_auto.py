@@ -128,9 +128,9 @@ TARGETS = [
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('automata/closure.py', '_closure', '1024 -> 1025', 0):
         'the starting capacity of the tables: they grow as needed',
-    ('automata/closure.py', '_closure', '1 -> 2', 4):
+    ('automata/closure.py', '_closure', '1 -> 2', 8):
         'a chunk of at least two frontier elements: memory per step, not the result',
-    ('automata/closure.py', '_closure', '1 -> 0', 4):
+    ('automata/closure.py', '_closure', '1 -> 0', 8):
         'max(0, _CHUNK_ENTRIES // (k n)) = max(1, ...) unless states x symbols exceeds 2^23 entries per element',
     ('automata/minimize.py', 'access_words', '1 -> 2', 6):
         'reshape(-2): numpy infers any negative size, as it does -1',
