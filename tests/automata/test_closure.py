@@ -135,3 +135,18 @@ def test_progress_lines_every_two_seconds_once_two_have_passed(monkeypatch, caps
     monkeypatch.setattr(closure, "time", FakeClock())
     closure.close(closure.full_transformation_automaton(5))
     assert capsys.readouterr().err == ""
+
+
+def test_the_work_limit_refuses_only_past_it(monkeypatch):
+    """flipflop:3 (not a group, so no orbit bound refuses it before the closure) has 4 elements: a
+    work limit of exactly 4 x symbols x states entries lets it finish, one entry less refuses it on
+    the elements found, naming them."""
+    a = from_spec("flipflop:3")
+    size = closure.close(a).elements.shape[0]
+    assert size == 4
+    work = size * a.n_symbols * a.n_states
+    monkeypatch.setattr(closure, "WORK_LIMIT", work)
+    assert closure.close(a).elements.shape[0] == size
+    monkeypatch.setattr(closure, "WORK_LIMIT", work - 1)
+    with pytest.raises(MonoidTooLargeError, match=rf"= {size}\+ x {a.n_symbols} x {a.n_states} = {work:,}\+\)"):
+        closure.close(a)
