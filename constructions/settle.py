@@ -56,6 +56,14 @@ __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_c
 #: Every status a cell can have.
 STATUSES = ("proved", "impossible", "counterexample", "open")
 
+#: The phases of :func:`settle`, in order, each inside the time budget (``Cell.out_of_time``).
+PHASES = ("certificate search", "construction", "proof", "depth bound", "lower bound")
+
+#: Seconds the phases after the proof (depth bound, lower bound) get each even when the proof
+#: spent the budget, so that an over-time cell still says what is cheaply known; a phase that
+#: needs more is stopped and named in ``Cell.out_of_time``.
+AFTER_PROOF_GRACE = 0.5
+
 #: Exit status of ``bilinear verify`` for each status.
 EXIT = {"proved": 0, "impossible": 0, "counterexample": 1, "open": 3}
 
@@ -80,6 +88,11 @@ class Cell:
     counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
     ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
     ``bilinear verify`` without ``--bound``), so that ``bound`` is the bound reached.
+
+    ``out_of_time`` names the phases the time budget stopped, in order (:data:`PHASES`): an
+    over-time certificate search or construction leaves the cell open, an over-time proof is
+    open with ``cause`` ``"time"``, and an over-time depth bound or lower bound is only missing
+    from a cell whose verdict stands.
 
     ``refusals`` says, for each construction of the family that was not chosen, why (its own
     ConstructionError, weights that do not conform to the variant, a skip, or a larger d): in the
@@ -135,6 +148,7 @@ class Cell:
     deepened: bool = False
     proof: dict | None = None
     refusals: tuple[tuple[str, str], ...] = ()
+    out_of_time: tuple[str, ...] = ()
     weights: object = field(default=None, repr=False, compare=False)
 
     @property
@@ -210,6 +224,10 @@ class Cell:
         return ("give your own weights (--weights FILE), or train a network (bilinear train SPEC MODEL) "
                 "and verify its saved weights")
 
+    def time_budget_text(self) -> str:
+        """``10 s`` (the budget given), or ``none`` without one."""
+        return "none" if self.time_budget is None else f"{self.time_budget:g} s"
+
     def to_json(self) -> dict:
         """JSON-ready; every cell has the same keys (``None`` where a key does not apply)."""
         return {
@@ -251,6 +269,7 @@ class Cell:
             "failed_layer": self.failed_layer,
             "proof": self.proof,
             "refusals": [{"construction": c, "reason": r} for c, r in self.refusals],
+            "out_of_time": list(self.out_of_time),
             **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
         }
 
@@ -310,6 +329,8 @@ class Cell:
             if self.words:
                 lines.append(f"  words the weights separate: {self.words[0]} / {self.words[1]}")
             lines.append(f"  next: {self.next_step}")
+        if self.out_of_time:
+            lines.append(f"  time budget ({self.time_budget_text()}) ran out in: {', '.join(self.out_of_time)}")
         if self.float_check is not None:
             fc = self.float_check
             lines.append(
@@ -509,18 +530,27 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
         return replace(cell, status="counterexample", word=short, word_indices=tuple(result.word),
                        expected=expected, got=got, failed_layer=layer if stacked else None,
                        detail=f"word {short}: automaton says {expected}, weights {got or 'a tie'}{where}")
+    cause = getattr(result, "cause", None)
+    cell = _spent(cell, "proof") if cause == "time" else cell
     return replace(cell, status="open", words=tuple(compress(w, automaton) for w in result.words), bound=bound,
-                   cause=getattr(result, "cause", None),
+                   cause=cause,
                    detail=f"construction neither proved nor refuted: {result.reason}")
 
 
-def _with_bound(cell: Cell, automaton: Automaton, variant: str) -> Cell:
-    """``cell`` with the lower bound on d for ``variant`` (proved and open cells only)."""
+def _with_bound(cell: Cell, automaton: Automaton, variant: str, time_budget=None, start: float = 0.0,
+                progress=None) -> Cell:
+    """``cell`` with the lower bound on d for ``variant`` (proved and open cells only), computed
+    within what is left of ``time_budget`` since ``start`` (at least :data:`AFTER_PROOF_GRACE`)."""
     if cell.status not in ("proved", "open"):
         return cell
     from .impossible.bounds import lower_bound
 
-    lb, theorem, reason = lower_bound(automaton, variant)
+    left = _left(time_budget, start, grace=True)
+    try:
+        with _within(left), building(Clock(left, progress)):
+            lb, theorem, reason = lower_bound(automaton, variant)
+    except (BudgetSpent, OutOfTime):
+        return _spent(cell, "lower bound")
     return replace(cell, lower_bound=lb, bound_theorem=theorem, bound_reason=reason)
 
 
@@ -542,7 +572,7 @@ CERTIFY_WORK_LIMIT = 200_000_000
 def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
            progress=None, layers: int | None = None, depth: bool = True, deepen: bool = False,
-           started: float | None = None) -> Cell:
+           started: float | None = None, oversize_open: bool = False) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` (a :class:`Weights` or a
     :class:`~bilinear.constructions.values.stack.Stack`) are proved instead of a construction
     (``source`` names them, every layer's variant must be ``variant``); ``name`` overrides the
@@ -557,7 +587,14 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     :data:`~bilinear.constructions.proof.prover.DEFAULT_BOUND`), while the proof stops at its bound and
     time is left: then ``open`` means nothing was decided in the budget.  ``started`` (a
     ``time.perf_counter()`` reading) is when the budget began, if before this call (``bilinear
-    verify`` counts building the automaton).
+    verify`` counts building the automaton).  ``oversize_open`` (the capability matrix) settles a
+    cell whose only constructions pass the size limits (ConstructionTooLargeError, which ``bilinear
+    verify`` reports as bad input) as ``open`` with that reason.
+
+    Every phase (certificate search, construction, proof, depth bound, lower bound: :data:`PHASES`)
+    runs within what is left of ``time_budget``; the depth bound and the lower bound come after
+    the verdict, so they never turn a provable cell open, and a phase stopped by the budget is
+    named in ``Cell.out_of_time``.
     """
     from .values.stack import MAX_LAYERS, Stack
 
@@ -574,20 +611,59 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
         if weights.depth == 1:
             weights = weights.layers[0]
     cell = Cell(name or label, variant, "open")
-    bound_info = None
-    if depth and spec is not None and parse_variant(spec).commuting:
-        from .impossible.depth import min_layers
+    commuting = depth and spec is not None and parse_variant(spec).commuting
+    if layers is not None and layers > 1:  # the depth bound first: it may exclude the depth asked
+        cell = _with_depth(cell, automaton, spec, time_budget, start, grace=False) if commuting else cell
+        cell = _settle_stack(cell, automaton, spec, layers, weights, source, bound, time_budget, progress, deepen)
+        return _timed(cell, time_budget, start)
+    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen,
+                         oversize_open)
+    cell = replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,))
+    if commuting:  # after the verdict, so the depth bound never turns a provable cell open
+        cell = _with_depth(cell, automaton, spec, time_budget, start, grace=True)
+    return _timed(cell, time_budget, start)
 
-        bound_info = min_layers(automaton, spec)
-    if layers is not None and layers > 1:
-        cell = _settle_stack(replace(cell, depth=bound_info), automaton, spec, layers, weights, source, bound,
-                             time_budget, progress, deepen)
-        return replace(cell, seconds=time.perf_counter() - start,
-                       time_budget=time_budget if cell.time_budget is not None else None)
-    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen)
-    return replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,), depth=bound_info,
-                   seconds=time.perf_counter() - start,
-                   time_budget=time_budget if cell.time_budget is not None else None)
+
+def _timed(cell: Cell, time_budget, start: float) -> Cell:
+    """``cell`` with its seconds, and the budget when a proof ran or a phase ran out of it."""
+    given = cell.time_budget is not None or bool(cell.out_of_time)
+    return replace(cell, seconds=time.perf_counter() - start, time_budget=time_budget if given else None)
+
+
+def _left(time_budget, start: float, grace: bool = False) -> float | None:
+    """Seconds of ``time_budget`` left since ``start`` (None: no budget); at least
+    :data:`AFTER_PROOF_GRACE` with ``grace``."""
+    if time_budget is None:
+        return None
+    left = time_budget - (time.perf_counter() - start)
+    return max(left, AFTER_PROOF_GRACE if grace else 1e-3)
+
+
+def _within(seconds: float | None):
+    """The deadline of a phase: SIGALRM in the main thread, none elsewhere (the phases that tick a
+    :class:`Clock` still stop there)."""
+    return deadline(seconds if threading.current_thread() is threading.main_thread() else None)
+
+
+def _spent(cell: Cell, phase: str) -> Cell:
+    """``cell`` noting that ``phase`` ran out of the time budget."""
+    return replace(cell, out_of_time=cell.out_of_time + (phase,))
+
+
+def _with_depth(cell: Cell, automaton: Automaton, spec: str, time_budget, start: float, grace: bool) -> Cell:
+    """``cell`` with :func:`~bilinear.constructions.impossible.depth.min_layers` computed within what
+    is left of ``time_budget`` (a proved one-layer cell gives an abelian group's depth 1)."""
+    from .impossible.depth import min_layers
+
+    proved = cell.status == "proved" and cell.layers == 1
+    left = _left(time_budget, start, grace)
+    try:
+        with _within(left), building(Clock(left)):
+            info = min_layers(automaton, spec, one_layer_proved=proved)
+    except (BudgetSpent, OutOfTime):
+        return _spent(replace(cell, depth=DepthBound(None, None, None, (
+            f"not computed within the time budget of {time_budget:g} s"))), "depth bound")
+    return replace(cell, depth=info)
 
 
 def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: int, weights, source, bound,
@@ -634,7 +710,7 @@ def _hypotheses(theorem: str = "S3") -> str:
 
 
 def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,
-                  time_budget, progress, start: float, deepen: bool = False) -> Cell:
+                  time_budget, progress, start: float, deepen: bool = False, oversize_open: bool = False) -> Cell:
     """One layer: the capability matrix's cell."""
     if weights is not None:
         if weights.variant != spec:
@@ -642,7 +718,8 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
                        time_budget=left, progress=progress, deepen=deepen)
-        return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
+        cell = _with_bound(cell, automaton, weights.variant, time_budget, start, progress)
+        return replace(cell, seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
@@ -651,7 +728,7 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         with deadline(left if threading.current_thread() is threading.main_thread() else None):
             cert = certify(automaton, spec) if searched else None
     except BudgetSpent:
-        return replace(cell, seconds=time.perf_counter() - start, detail=(
+        return replace(_spent(cell, "certificate search"), seconds=time.perf_counter() - start, detail=(
             f"certificate search not finished within the time budget of {time_budget:g} s; raise --time-budget"))
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
@@ -673,10 +750,14 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
                 building(Clock(time_budget, progress)):
             built = _build(automaton, variant, first, refusals)
     except BudgetSpent:
-        return replace(cell, seconds=time.perf_counter() - start, detail=(
+        return replace(_spent(cell, "construction"), seconds=time.perf_counter() - start, detail=(
             f"construction not built within the time budget of {time_budget:g} s; raise --time-budget"))
-    except ConstructionTooLargeError:
-        raise  # a size refused before allocating is bad input, not an open cell
+    except ConstructionTooLargeError as exc:
+        if not oversize_open:
+            raise  # verify: a size refused before allocating is bad input, not an open cell
+        cell = _with_bound(replace(cell, detail=f"no construction within the size limits ({exc})",
+                                   refusals=tuple(refusals)), automaton, spec or "full", time_budget, start, progress)
+        return replace(cell, seconds=time.perf_counter() - start)
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:
@@ -686,15 +767,15 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         # excluded: the kind's own theorems (F5, and Theorem 14's determinants under nonneg) apply
         bounded = spec if spec is not None or count is None else KINDS[count[0]].spec(first, count[1])
         cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
-                           automaton, bounded or "full")
+                           automaton, bounded or "full", time_budget, start, progress)
         return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
         seconds, done, total, unit = out.args
-        return replace(cell, seconds=time.perf_counter() - start,
+        return replace(_spent(cell, "construction"), seconds=time.perf_counter() - start,
                        detail=f"construction not built within the time budget of {time_budget:g} s "
                               f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
-    if time_budget is not None:
-        time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
+    left_for_proof = _left(time_budget, start)
     cell = _proved(replace(cell, source="construction", refusals=tuple(refusals)), built, automaton, bound,
-                   time_budget=time_budget, progress=progress, deepen=deepen)
-    return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)
+                   time_budget=left_for_proof, progress=progress, deepen=deepen)
+    cell = _with_bound(cell, automaton, built.variant, time_budget, start, progress)
+    return replace(cell, seconds=time.perf_counter() - start)
