@@ -48,7 +48,7 @@ from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecEr
 from .impossible.certificates import Certificate, certifiable_kinds, certify
 from .impossible.depth import DepthBound
 from .proof.search import BudgetSpent, Clock, OutOfTime, building, deadline
-from .values.variants import FACTOR_SOURCES, KINDS, parse_column
+from .values.variants import KINDS, parse_column
 from .values.weights import Weights, parse_variant
 
 __all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
@@ -445,7 +445,7 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
     the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R.
     ``refusals`` receives why each construction was not chosen (:func:`~.registry.build`)."""
-    from .handmade.registry import build, candidates, factorized_rank
+    from .handmade.registry import build, smallest_factor_rank
 
     if column_variant(column) is not None:
         return build(automaton, column, refusals=refusals)
@@ -454,15 +454,9 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
     kind, options = parsed
     if not KINDS[kind].factored:
         return _smallest_count(automaton, kind, options, start, refusals)
-    found = [w for _, w in candidates(automaton)]
-    for variant in FACTOR_SOURCES:  # also products' direct sums
-        try:
-            found.append(build(automaton, variant))
-        except ConstructionError:
-            continue
-    if not found:
+    R = smallest_factor_rank(automaton)  # known ranks compared before building (no one-hot for S_6)
+    if R is None:
         raise ConstructionError(f"no construction of {automaton.name or 'automaton'} to factorise")
-    R = min(factorized_rank(w) for w in found)
     return build(automaton, f"factorized:{R}", refusals=refusals)
 
 
