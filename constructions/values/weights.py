@@ -150,7 +150,7 @@ class Weights:
     (dtype('float64'), (1, 2, 2))
     """
 
-    __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact")
+    __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact", "_float")
     variant: str
     A: np.ndarray  # (symbols, hidden, hidden)
     h0: np.ndarray  # (hidden,)
@@ -199,6 +199,7 @@ class Weights:
         setattr_ = object.__setattr__
         setattr_(self, "_variant", v)
         setattr_(self, "_exact", exact)
+        setattr_(self, "_float", None)
         setattr_(self, "variant", v.spec)
         setattr_(self, "A", Aa)
         setattr_(self, "h0", h)
@@ -241,6 +242,7 @@ class Weights:
         setattr_ = object.__setattr__
         setattr_(self, "_variant", v)
         setattr_(self, "_exact", bool(exact))
+        setattr_(self, "_float", None)
         setattr_(self, "variant", v.spec)
         setattr_(self, "A", Aa)
         setattr_(self, "h0", h)
@@ -344,20 +346,25 @@ class Weights:
 
     # --- conversion ----------------------------------------------------------------------
     def to_float(self) -> "Weights":
-        """The same weights with float64 entries (exact entries rounded)."""
+        """The same weights with float64 entries (exact entries rounded); made once per value (the
+        weights are frozen), as certify asks for them a few dozen times."""
         if not self._exact:
             return self
+        if getattr(self, "_float", None) is not None:
+            return self._float
         fac = None
         if self.factors is not None:
             index = self._variant.info.index_factors
             fac = tuple(f if n in index else as_float(f, n) for f, n in zip(self.factors, self._variant.info.factor_names))
-        return Weights(
+        out = Weights(
             self.variant,
             as_float(self.A, "A"),
             as_float(self.h0, "h0"),
             as_float(self.readout, "readout"),
             fac,
         )
+        object.__setattr__(self, "_float", out)
+        return out
 
     def float_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(A (symbols, hidden, hidden), h0 (hidden,), readout (classes, hidden))`` as float64."""
