@@ -192,14 +192,17 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
 
 
 def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int = 256, floor: int = 0):
-    """A failing word no longer than ``word`` (which fails at its last position): blocks of
+    """A failing word no longer than ``word`` (a shortest failing prefix, as :func:`search_failure`
+    returns it: it fails at its last position and at no earlier one): blocks of
     symbols are deleted while some prefix of the result still fails (block sizes halving from
     half the word to one symbol; at most ``batch`` deletions tried per size, one float run per
     size), for at most ``seconds``.  Returns the shortest failing prefix found.
 
     ``floor``: no word of that length or shorter fails (a certified horizon), so a word of length
     ``floor + 1`` is returned at once, and deletions that leave ``floor`` symbols or fewer are not
-    run (they could not fail): the same word, without the runs that cannot shorten it."""
+    run (they could not fail): the same word, without the runs that cannot shorten it.  Nor are a
+    deletion that repeats another (a periodic word's) or one that leaves a prefix of the word
+    (``word`` is a shortest failing prefix: none of its own prefixes fails)."""
     word = tuple(int(x) for x in word)
     if len(word) <= max(1, floor + 1):
         return word
@@ -211,6 +214,8 @@ def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int =
             starts = [starts[int(i)] for i in np.linspace(0, len(starts) - 1, batch)]
         cands = [word[:s] + word[s + size:] for s in starts]
         cands = [c for c in cands if len(c) > floor]  # (the empty word, and words certified right)
+        cands = list(dict.fromkeys(cands))  # a periodic word's deletions repeat: one run each (first kept)
+        cands = [c for c in cands if c != word[:len(c)]]  # a prefix of the word: no failure before its end
         improved = False
         if cands:
             width = max(len(c) for c in cands)

@@ -34,7 +34,6 @@ for every variant; the variant's shape then rounds the bound up (``block:B`` nee
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
