@@ -377,6 +377,18 @@ def smallest_factor_rank(spec_or_automaton) -> int | None:
     return min(ranks, default=None)
 
 
+def _rank_refused(c: Construction, a, v) -> str | None:
+    """Why ``build`` does not build ``c`` for the factored variant ``v``: its rank, known before
+    building it (``known_rank``), exceeds ``v``'s R; None when it may fit (or is not known)."""
+    if not v.info.factored or c.known_rank is None:
+        return None
+    try:
+        r = c.known_rank(a)
+    except ConstructionError as exc:
+        return str(exc)
+    return f"its R = {r} exceeds R = {v.param}" if r > v.param else None
+
+
 def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
     if not found:
         return None
@@ -462,16 +474,10 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
         if _factored(c) and not v.info.factored:
             refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
             continue  # a factorised construction reuses the matrices of another one
-        if v.info.factored and c.known_rank is not None:
-            assert v.param is not None  # parse_variant requires the parameter of a factored kind
-            try:
-                r = c.known_rank(a)
-            except ConstructionError as exc:
-                refused.append((c.name, str(exc)))
-                continue
-            if r > v.param:
-                refused.append((c.name, f"its R = {r} exceeds R = {v.param}"))
-                continue
+        why = _rank_refused(c, a, v)
+        if why is not None:  # its rank, known before building it, exceeds the variant's R
+            refused.append((c.name, why))
+            continue
         if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
             refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
             continue  # the one-hot construction (d = n) cannot beat what was found

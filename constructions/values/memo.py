@@ -62,7 +62,7 @@ def per_automaton(fn):
             ok, value = cache[key]
             if ok:
                 return value
-            raise ConstructionError(str(value))
+            raise value.with_traceback(None)  # the same error, of the same class (ConstructionTooLargeError)
         try:
             value = fn(automaton)
             cache[key] = (True, value)
