@@ -272,8 +272,10 @@ def register(sub) -> None:
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "
                         "and double it while the time budget lasts)")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
-                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
+                   help=f"every phase (certificate search, construction, proof, depth bound, lower bound) within "
+                        f"SECONDS in all (default {VERIFY_TIME_BUDGET:g}): past it the cell is open (nothing "
+                        f"decided), or keeps its verdict without the depth or lower bound, and names the phase "
+                        f"that ran out; progress goes to stderr after 2 s")
     p.add_argument("--weights", metavar="FILE", default=None,
                    help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
     p.add_argument("--unsigned", action="store_true",
@@ -351,8 +353,10 @@ def _register_matrix(sub) -> None:
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
     p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
-                        "is open and says so (default: no limit); progress goes to stderr every few seconds")
+                   help="give each cell at most SECONDS (certificate search, construction, proof, depth bound, "
+                        "lower bound): a cell past it is open, or keeps its verdict without the bound that ran out, "
+                        "and says so (default: no limit); a cell whose only construction passes the size limits is "
+                        "open; progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "
