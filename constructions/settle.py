@@ -605,16 +605,16 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
         if weights.depth == 1:
             weights = weights.layers[0]
     cell = Cell(name or label, variant, "open")
-    commuting = depth and spec is not None and parse_variant(spec).commuting
+    commuting = spec if depth and spec is not None and parse_variant(spec).commuting else None
     if layers is not None and layers > 1:  # the depth bound first: it may exclude the depth asked
-        cell = _with_depth(cell, automaton, spec, time_budget, start, grace=False) if commuting else cell
+        cell = _with_depth(cell, automaton, commuting, time_budget, start, grace=False) if commuting else cell
         cell = _settle_stack(cell, automaton, spec, layers, weights, source, bound, time_budget, progress, deepen)
         return _timed(cell, time_budget, start)
     cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen,
                          oversize_open)
     cell = replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,))
     if commuting:  # after the verdict, so the depth bound never turns a provable cell open
-        cell = _with_depth(cell, automaton, spec, time_budget, start, grace=True)
+        cell = _with_depth(cell, automaton, commuting, time_budget, start, grace=True)
     return _timed(cell, time_budget, start)
 
 

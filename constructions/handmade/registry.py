@@ -363,6 +363,7 @@ def smallest_factor_rank(spec_or_automaton) -> int | None:
         except ConstructionError:
             continue
     for c in later:
+        assert c.known_rank is not None  # later holds the constructions that know their rank
         try:
             if ranks and c.known_rank(a) >= min(ranks):
                 continue

@@ -158,6 +158,7 @@ class Weights:
     factors: tuple | None
     _variant: Variant
     _exact: bool
+    _float: "Weights | None"  # to_float's result, made once
 
     def __init__(self, variant, A, h0, readout, factors=None):
         try:
@@ -350,8 +351,9 @@ class Weights:
         weights are frozen), as certify asks for them a few dozen times."""
         if not self._exact:
             return self
-        if getattr(self, "_float", None) is not None:
-            return self._float
+        made = getattr(self, "_float", None)
+        if made is not None:
+            return made
         fac = None
         if self.factors is not None:
             index = self._variant.info.index_factors
