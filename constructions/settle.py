@@ -424,9 +424,14 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
     # kind (``one-hot-householder``: K <= n) or, where the kind says how, off their matrices
     from .handmade.registry import candidates
 
-    counts = [w.variant_info.param for _, w in candidates(automaton, kind) if w.variant_info.param is not None]
+    # only the constructions build tries for this kind (and options): another's count can add no
+    # build that succeeds (a build at count n adapts a construction tried for the kind, whose own
+    # count, at most n, is among these), and half-turns alone costs seconds
+    tried_for = info.spec(MAX_COUNT + 1, options)
+    counts = [w.variant_info.param for _, w in candidates(automaton, kind, tried_for=tried_for)
+              if w.variant_info.param is not None]
     if info.count_needed is not None:
-        found = [w for _, w in candidates(automaton)]
+        found = [w for _, w in candidates(automaton, tried_for=tried_for)]
         try:
             found.append(build(automaton, "full"))  # products' direct sums too
         except ConstructionError:

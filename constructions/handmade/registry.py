@@ -319,13 +319,18 @@ def _resolve(spec_or_automaton):
     return a, _family(a), None
 
 
-def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Construction, Weights]]:
+def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) -> list[tuple[Construction, Weights]]:
     """Every construction that applies, built (exact), in registry order; with ``kind``, only
-    those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones)."""
+    those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones);
+    with ``tried_for`` (a variant), only those :func:`build` tries for it (``half-turns`` is built
+    for ``householder,nonneg`` alone), the others not built at all."""
     a, family, _ = _resolve(spec_or_automaton)
+    v = None if tried_for is None else parse_variant(tried_for)
     out = []
     for c in CONSTRUCTIONS:
         if kind is not None and _native_kind(c) != kind:
+            continue
+        if v is not None and not _kind_matches(c, v):
             continue
         if c.applies(family):
             try:
