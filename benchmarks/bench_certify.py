@@ -7,13 +7,20 @@ would run instead. Target: under 10 s per network.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_certify.py
 
-Measured (shared 2-core machine, one thread; drift 0.0005 rad per step, search length 2000):
+Measured 2026-12-05 in CPU seconds (shared 2-core machine at load 9-14, one thread; drift
+0.0005 rad per step, search length 2000), certify alone, side by side in one session with the
+commit before the failing-word search was spent where it can shorten the word (718cab4) and
+with 25d7590 (before the beam search, the shortening and the three arithmetics were added):
 
-    network                 certify s  check s   status      L      U
-    rotation2d h16               0.91     0.18  horizon    726   1257
-    rotation2d h64               4.49     0.45  horizon    726   1257
-    full h16                     0.74     0.16  horizon    725   1257
-    full h64                     2.36     0.68  horizon    725   1257
+    network          25d7590   718cab4   now     L      U
+    rotation2d h16      0.46      1.97   0.87   726   1257
+    rotation2d h64      2.09      9.37   2.32   726   1257
+    full h16            0.33      1.36   0.78   725   1257
+    full h64            1.61       -     4.00   725   1257
+
+(718cab4's full h64 was not timed to the end of the session.)  Everything since 25d7590 that is
+still paid for: the beam search (it must step to the failing length to find a shorter word), the
+float32 and real-arithmetic horizons, and the node horizon below length 1024.
 
 L is the certified length (every word up to L is right), U the failing length found.
 """
