@@ -21,7 +21,7 @@ import json
 import sys
 import time
 
-from bilinear.argtypes import positive_float, positive_int, seed
+from bilinear.argtypes import add_json, add_time_budget, add_weights_file, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
 from .values.variants import variant_usage
@@ -89,14 +89,43 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
                            "(leave VARIANT out to take the file's)")
 
 
-def _run_verify(args: argparse.Namespace) -> int:
-    from bilinear.automata.families import resolve
+def _run_from_config(args: argparse.Namespace) -> int:
+    """``verify --from fla|hf CONFIG --task SPEC`` (constructions/fromconfig.py)."""
+    from .fromconfig import config_text, verify_config
+    from .settle import exit_status
 
-    import threading
+    source, path = args.from_
+    if source not in ("fla", "hf"):
+        raise SpecError(f"--from takes fla or hf, got {source!r}")
+    if args.task is None or args.spec is not None or args.variant is not None:
+        raise SpecError("verify --from fla|hf CONFIG takes --task SPEC and no SPEC VARIANT")
+    if args.weights or args.save or args.float or args.layers is not None:
+        raise SpecError("verify --from settles the config's variant: --weights, --save, --float and --layers do not apply")
+    out = verify_config(path, source, args.task.strip(),
+                        time_budget=VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget)
+    cell = out.pop("_cell")
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print(config_text({**out, "_cell": cell}))
+    return exit_status(cell)
 
-    from .proof.search import BudgetSpent, deadline
-    from .settle import Cell, exit_status, settle, with_float_check
 
+def _verify_from_guard(args: argparse.Namespace) -> int | None:
+    """``verify --from``'s own run, or None for a plain verify (SPEC needed then)."""
+    if args.from_ is not None or args.task is not None:
+        if args.from_ is None:
+            raise SpecError("--task goes with --from fla|hf CONFIG")
+        return _run_from_config(args)
+    if args.spec is None:
+        raise SpecError("verify needs SPEC (a family spec or an automaton file), or --from fla|hf CONFIG --task SPEC")
+    return None
+
+
+def _check_verify_outputs(args: argparse.Namespace) -> None:
+    """Before any proof: the float check's words fit their memory limit, and ``--save`` may write
+    its file (an existing file needs ``--force``, a device never)."""
     if args.float:  # the words' share of the float check's memory, before any proof
         from .horizon.floatcheck import check_size
 
@@ -107,6 +136,47 @@ def _run_verify(args: argparse.Namespace) -> int:
         from bilinear.fileio import check_output_file
 
         check_output_file(args.save, force=args.force, what="--save file")
+
+
+def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved,
+                  unsaved: OSError | None = None) -> None:
+    """The text report of ``bilinear verify``: the cell, what a projection changed, the
+    ``--explain`` lines and what ``--save`` wrote (``unsaved``: the error that stopped it)."""
+    text = cell.text()
+    if projection is not None:  # the verdict's own line says whose network it is about
+        text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
+                            f"(largest change {projection['largest_change']:.3g})", 1)
+    print(text)
+    if projection is not None:
+        print(
+            f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
+            f"largest change {projection['largest_change']:.3g}, relative distance "
+            f"{projection['max_distance']:.3g} (per matrix: "
+            f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
+        )
+        if args.float and cell.dim is not None:
+            print("  the float check ran on the file's own weights, as written")
+    if args.explain:
+        print(_explanation(cell))
+    if unsaved is not None:
+        print(f"  nothing written to {args.save}: {unsaved.strerror or unsaved}")
+    elif args.save is not None:
+        print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
+              f"and these are {cell.status}")
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from bilinear.automata.families import resolve
+
+    status = _verify_from_guard(args)
+    if status is not None:
+        return status
+    import threading
+
+    from .proof.search import BudgetSpent, deadline
+    from .settle import Cell, exit_status, settle, with_float_check
+
+    _check_verify_outputs(args)
     weights, projection = _load_weights(args)
     # without --bound the proof deepens: the bound doubles from the default while the proof stops
     # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
@@ -142,33 +212,22 @@ def _run_verify(args: argparse.Namespace) -> int:
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
     saved = None
+    unsaved: OSError | None = None
     if args.save is not None:
-        saved = _save(args, automaton, cell, weights, projection is not None)
+        try:
+            saved = _save(args, automaton, cell, weights, projection is not None)
+        except OSError as exc:  # a full disk: the verdict is still printed, then the error (exit 2)
+            unsaved = exc
         if saved is not None:
             out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        text = cell.text()
-        if projection is not None:  # the verdict's own line says whose network it is about
-            text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
-                                f"(largest change {projection['largest_change']:.3g})", 1)
-        print(text)
-        if projection is not None:
-            print(
-                f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
-                f"largest change {projection['largest_change']:.3g}, relative distance "
-                f"{projection['max_distance']:.3g} (per matrix: "
-                f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
-            )
-            if args.float and cell.dim is not None:
-                print("  the float check ran on the file's own weights, as written")
-        if args.explain:
-            print(_explanation(cell))
-        if args.save is not None:
-            print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
-                  f"and these are {cell.status}")
+        _print_verify(args, cell, projection, saved, unsaved)
+    if unsaved is not None:
+        sys.stdout.flush()
+        raise unsaved
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
@@ -259,11 +318,15 @@ def register(sub) -> None:
             "Exit status 0 proved/impossible, 1 counterexample, 3 open, 2 bad input."
         ),
     )
-    p.add_argument("spec", metavar="SPEC",
+    p.add_argument("spec", metavar="SPEC", nargs="?", default=None,
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
                    help=f"{variant_usage()} (optional with --weights: the file's variant)")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    add_json(p, "print the verdict as JSON")
+    p.add_argument("--from", dest="from_", nargs=2, metavar=("fla|hf", "CONFIG"), default=None,
+                   help="a flash-linear-attention (fla) or transformers (hf) config.json (or its folder): settle "
+                        "the cell of the variant its layers' recurrence maps to, for --task (docs/your-model.md)")
+    p.add_argument("--task", metavar="SPEC", default=None, help="with --from: the task (family spec or FILE.json)")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
@@ -271,15 +334,11 @@ def register(sub) -> None:
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "
                         "and double it while the time budget lasts)")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help=f"every phase (certificate search, construction, proof, depth bound, lower bound) within "
-                        f"SECONDS in all (default {VERIFY_TIME_BUDGET:g}): past it the cell is open (nothing "
-                        f"decided), or keeps its verdict without the depth or lower bound, and names the phase "
-                        f"that ran out; progress goes to stderr after 2 s")
-    p.add_argument("--weights", metavar="FILE", default=None,
-                   help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
-    p.add_argument("--unsigned", action="store_true",
-                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
+    add_time_budget(p, f"every phase (certificate search, construction, proof, depth bound, lower bound) within "
+                       f"SECONDS in all (default {VERIFY_TIME_BUDGET:g}): past it the cell is open (nothing "
+                       f"decided), or keeps its verdict without the depth or lower bound, and names the phase "
+                       f"that ran out; progress goes to stderr after 2 s")
+    add_weights_file(p, "prove these weights (a weights or stack JSON file, docs/formats.md) instead", with_spec=False)
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
     p.add_argument("--save", metavar="FILE", default=None,
@@ -344,7 +403,7 @@ def _register_matrix(sub) -> None:
         ),
     )
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="every cell as JSON (with certificates)")
+    add_json(out, "every cell as JSON (with certificates)")
     out.add_argument("--markdown", action="store_true", help="only the Markdown table (as in docs/theory.md)")
     p.add_argument(
         "--rows", action="append", metavar="SPEC,...",
@@ -352,11 +411,10 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give each cell at most SECONDS (certificate search, construction, proof, depth bound, "
-                        "lower bound): a cell past it is open, or keeps its verdict without the bound that ran out, "
-                        "and says so (default: no limit); a cell whose only construction passes the size limits is "
-                        "open; progress goes to stderr every few seconds")
+    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof, depth bound, "
+                       "lower bound): a cell past it is open, or keeps its verdict without the bound that ran out, "
+                       "and says so (default: no limit); a cell whose only construction passes the size limits is "
+                       "open; progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "

@@ -41,6 +41,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bilinear.argtypes import check_positive_int
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
@@ -374,12 +375,12 @@ def column_variant(column: str) -> str | None:
 MAX_COUNT = 6
 
 
-def factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
+def _factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
     """``(n, reason)``: the least factor count of ``kind`` (K of ``householder``, R of ``dplr``)
     that no impossibility certificate rules out (counts below it are impossible: the reason
     names their certificates), capped at ``MAX_COUNT + 1``.
 
-    >>> factor_bound(from_spec("cyclic:3"), "householder")[0], factor_bound(from_spec("parity"), "householder")[0]
+    >>> _factor_bound(from_spec("cyclic:3"), "householder")[0], _factor_bound(from_spec("parity"), "householder")[0]
     (2, 1)
     """
     info = KINDS[kind]
@@ -600,9 +601,8 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     start = time.perf_counter() if started is None else started
     automaton, label = _automaton(spec_or_automaton)
     spec = column_variant(variant)
-    if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int)
-                               or not 1 <= layers <= MAX_LAYERS):
-        raise SpecError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    if layers is not None:
+        layers = check_positive_int(layers, "layers", error=SpecError, maximum=MAX_LAYERS)
     if isinstance(weights, Stack):
         if layers is not None and layers != weights.depth:
             raise WeightsError(f"weights {source or ''!s} have {weights.depth} layers, not {layers}")
@@ -735,11 +735,11 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     count = parse_column(variant) if spec is None else None
     first = 1
     if count is not None and not KINDS[count[0]].factored:
-        first, why = factor_bound(automaton, *count)
+        first, why = _factor_bound(automaton, *count)
         cell = replace(cell, factors_lower_bound=first, factors_reason=why)
     elif spec is not None and parse_variant(spec).info.counts_factors and not parse_variant(spec).info.factored:
         v = parse_variant(spec)
-        low, why = factor_bound(automaton, v.kind, v.options)
+        low, why = _factor_bound(automaton, v.kind, v.options)
         assert v.param is not None  # parse_variant requires the parameter of a factor-counting kind
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     refusals: list[tuple[str, str]] = []

@@ -24,6 +24,7 @@ import math
 import torch
 from torch import nn
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import ConfigError
 
 __all__ = [
@@ -42,8 +43,7 @@ class _NotBilinear:
 
 def _check(n_symbols: int, n_classes: int, hidden: int) -> None:
     for name, value in (("n_symbols", n_symbols), ("n_classes", n_classes), ("hidden size", hidden)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        check_positive_int(value, name, error=ConfigError)
 
 
 def _seeded(seed: int):
@@ -92,10 +92,10 @@ class TanhRNN(_Recurrent):
         return nn.RNN(inp, hidden, nonlinearity="tanh", batch_first=True)
 
 
-def sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
+def _sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
     """(time, dim) sinusoidal position codes (Vaswani et al.), defined for any length.
 
-    >>> sinusoidal_positions(3, 4)[0].tolist()
+    >>> _sinusoidal_positions(3, 4)[0].tolist()
     [0.0, 1.0, 0.0, 1.0]
     """
     pos = torch.arange(time, dtype=torch.float32).unsqueeze(1)
@@ -127,8 +127,7 @@ class CausalTransformer(_NotBilinear, nn.Module):
                  positions: str = "learned"):
         super().__init__()
         _check(n_symbols, n_classes, hidden)
-        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-            raise ConfigError(f"Transformer layers must be a positive integer, got {layers!r}")
+        check_positive_int(layers, "Transformer layers", error=ConfigError)
         if positions not in ("learned", "sinusoidal"):
             raise ConfigError(f"unknown Transformer positions {positions!r} (known: learned, sinusoidal)")
         heads = next(h for h in (4, 2, 1) if hidden % h == 0)
@@ -158,7 +157,7 @@ class CausalTransformer(_NotBilinear, nn.Module):
     def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
         time = words.shape[1]
         if self.positions is None:
-            pos = sinusoidal_positions(time, self.hidden).to(words.device)
+            pos = _sinusoidal_positions(time, self.hidden).to(words.device)
         elif time > MAX_POSITIONS:
             raise ConfigError(f"a Transformer with learned positions reads words of at most {MAX_POSITIONS} "
                               f"symbols, got length {time} (use transformer:L,sinusoidal)")
@@ -290,8 +289,7 @@ class SelectiveSSM(_NotBilinear, nn.Module):
         super().__init__()
         _check(n_symbols, n_classes, hidden)
         for name, value in (("state size", state), ("layers", layers), ("expansion", expand)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"SSM {name} must be a positive integer, got {value!r}")
+            check_positive_int(value, f"SSM {name}", error=ConfigError)
         ctx = _seeded(seed)
         try:
             self.embedding = nn.Embedding(n_symbols, hidden)

@@ -54,6 +54,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from bilinear.argtypes import check_positive_int
 from bilinear.constructions.values.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
@@ -126,7 +127,10 @@ class LearnedVariant:
     but other tensors (householder vectors are normalised, monomial logits keep only their argmax);
     ``angle_form`` the row of the variant's angle parameterisation (``angles=True``: one learned
     angle per 2x2 block, pure rotations), or None when it has none; ``option_forms`` the rows of
-    the variant's options that change its parameters (``monomial,complex``), by option.
+    the variant's options that change its parameters (``monomial,complex``), by option;
+    ``factor_activations`` the (batch, time, hidden) float tensors each of the variant's ``param``
+    factors keeps for the backward pass of a training step (the memory estimate counts them:
+    :mod:`bilinear.learned.limits`).
     """
 
     kind: str
@@ -138,6 +142,7 @@ class LearnedVariant:
     canonical: bool = True
     angle_form: "LearnedVariant | None" = None
     option_forms: tuple[tuple[str, "LearnedVariant"], ...] = ()
+    factor_activations: int = 0  # (batch, time, hidden) float tensors each factor keeps for backward
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -395,6 +400,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             export=_householder_export,
             canonical=False,
             fits=_count_fits,
+            factor_activations=4,  # the state acted on, the projection, the update and a gradient
         ),
         LearnedVariant(
             "monomial",
@@ -456,8 +462,7 @@ def check_variant(variant: "str | Variant", hidden: int) -> Variant:
         v = parse_variant(variant)
     except SpecError as exc:
         raise ConfigError(str(exc)) from None
-    if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
-        raise ConfigError(f"hidden size must be a positive integer, got {hidden!r}")
+    hidden = check_positive_int(hidden, "hidden size", error=ConfigError)
     if v.kind not in LEARNED_VARIANTS:  # pragma: no cover - a constructions-only variant
         raise ConfigError(f"variant {v.spec!r} has no learned parameterisation")
     message = learned_row(v).fits(hidden, v)
@@ -469,8 +474,7 @@ def check_variant(variant: "str | Variant", hidden: int) -> Variant:
 def _positive(name: str, value, none_ok: bool = False) -> None:
     if none_ok and value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
+    check_positive_int(value, name + (" (or None)" if none_ok else ""), error=ConfigError)
 
 
 def _check_options(n_symbols, n_classes, embed, init: str, scan_method: str) -> None:

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import WeightsError
 from bilinear.fileio import atomic_write_text
 from bilinear.jsonfile import check_header, checksum
@@ -82,9 +83,11 @@ class Stack:
                 raise WeightsError(f"stack layer {i + 1} is a {type(layer).__name__}, not a Weights")
         exact = {layer.exact for layer in layers}
         if len(exact) > 1:
-            first_float = next(i for i, layer in enumerate(layers) if not layer.exact)
-            raise WeightsError(f"stack layer {first_float + 1} is float but layer 1 is "
-                               f"{'exact' if layers[0].exact else 'float'}: all layers exact or all float")
+            # the first layer of the other kind than layer 1 ("layer 1 is float but layer 1 is float" before)
+            other = next(i for i, layer in enumerate(layers) if layer.exact != layers[0].exact)
+            kind = {True: "exact", False: "float"}
+            raise WeightsError(f"stack layer {other + 1} is {kind[layers[other].exact]} but layer 1 is "
+                               f"{kind[layers[0].exact]}: all layers exact or all float")
         S = layers[0].n_symbols
         for i in range(1, len(layers)):
             C = layers[i - 1].n_classes
@@ -231,8 +234,7 @@ def repeated(weights: Weights, layers: int) -> Stack:
     >>> s.depth, [x.n_symbols for x in s.layers]
     (3, [2, 4, 4])
     """
-    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise WeightsError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    layers = check_positive_int(layers, "layers", error=WeightsError, maximum=MAX_LAYERS)
     if weights.factors is not None:
         raise WeightsError(f"a {weights.variant} layer with factors is not repeated")
     C = weights.n_classes

@@ -23,7 +23,7 @@ from bilinear.constructions.exact.domains import (
     SparseCyclotomicDomain,
     sparse_rows,
 )
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 
 ROT = build("cyclic:5", "rotation2d")  # entries in Q(zeta_20)
 
@@ -164,7 +164,7 @@ def test_compact_multiplicands_multiply_as_the_element(m):
     monomial c x^i y^q becomes one term); multiplying by it must give what multiplying by ``x``
     itself gives, for zeta^k, (zeta^k + zeta^-k) / 2 and sums of them."""
     from bilinear.constructions.exact.domains import Terms
-    from bilinear.constructions.exact.field import FieldElement
+    from bilinear.constructions import FieldElement
 
     S = SparseCyclotomicDomain(m)
 
@@ -201,14 +201,17 @@ def test_reduction_table_is_x_to_the_k_mod_phi(m):
 def test_signs_of_coordinates_whose_floats_are_zero_or_wrong():
     """``parallel`` reads the first non-zero coordinate's sign from its float enclosure only when
     the enclosure excludes zero.  A rational 10^-400 is 0.0 as a float (radius 0): its sign is
-    decided exactly, so (t, 0) and (-t, 0) are not parallel.  And a sign read from a float that
+    decided exactly, so (t, 1) and (-t, 1) are not parallel (beside 1: a vector whose entries are
+    all that small is rescaled first, :data:`SCALE_BITS`).  And a sign read from a float that
     decides and one read exactly (an infinite radius) are the same number for the same sign."""
     D = CyclotomicDomain(20)
-    t = D.convert(Fraction(1, 10**400))
-    a, b = [t, D.zero], [-t, D.zero]
+    t, one = D.convert(Fraction(1, 10**400)), D.convert(Fraction(1))
+    a, b = [t, one], [-t, one]
     assert D.floats(a)[0][0] == 0.0 and D.floats(a)[1][0] == 0.0  # the premise
     assert not D.parallel(a, b, (D.floats(a), D.floats(b)))
-    assert D.parallel(a, [3 * t, D.zero], (D.floats(a), D.floats([3 * t, D.zero])))
+    assert D.parallel(a, [3 * t, 3 * one], (D.floats(a), D.floats([3 * t, 3 * one])))
+    alone = D.floats([t, D.zero])  # all tiny: rescaled, the sign read from the float
+    assert alone[0][0] > alone[1][0] > 0 and not D.parallel([t, D.zero], [-t, D.zero])
     for x in (D.convert(Fraction(5, 7)), D.convert(Fraction(-5, 7))):
         c, d = [x, D.zero], [2 * x, D.zero]
         decides = D.floats(c)
@@ -220,7 +223,7 @@ def test_a_float_midpoint_of_the_wrong_sign_is_not_read():
     """x = big (z + z^4) - round(big (sqrt 5 - 1) / 2) in Q(zeta_5) with big = 10^15 + 2 is positive,
     but its float midpoint is -0.25 (radius 0.64: the enclosure contains zero).  Its sign must be
     decided exactly, so (x, 0) and (-x, 0) are not parallel."""
-    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions import CyclotomicField
 
     D, field = CyclotomicDomain(5), CyclotomicField(5)
     big = 10**15 + 2
@@ -244,7 +247,7 @@ def test_sparse_conversions_of_constants_and_back():
     """A flint rational converts like the Fraction it equals (a constant, not a multiple of
     zeta); ``to_element`` gives an int, a Fraction, or a field element, whatever the element's
     number of terms, and the element it gives converts back to the same terms."""
-    from bilinear.constructions.exact.field import CyclotomicField, FieldElement
+    from bilinear.constructions import CyclotomicField, FieldElement
 
     S, field = SparseCyclotomicDomain(20), CyclotomicField(20)
     assert S.convert(flint.fmpq(3, 4)) == S.convert(Fraction(3, 4)) == {0: flint.fmpq(3, 4)}
