@@ -25,7 +25,7 @@ One torch thread, B = 256.  For d in {64, 256} and V in {2, 10} it times, in one
   thread, in one run (interleaved rounds): a training step on length-10 words and the length-500
   evaluation, for `householder:2` (the compact WY form I - Y M Y^T of the K reflections: two
   skinny GEMMs per token against every symbol's K vectors; the whole scan and its readout are
-  one autograd node, learned/scan.py `_HouseholderScan`, run in the coordinates of an orthonormal
+  one autograd node, learned/autograd_scans.py `_HouseholderScan`, run in the coordinates of an orthonormal
   basis of span(h0, k's, readout rows), m = 1 + V K + classes of them, so O(V K m) per token
   when 2 m <= d, `Householder.in_span`), `monomial` (one gather and one scatter per
   token, O(d), one autograd node `_MonomialScan`; the straight-through gradient of the d x d column
@@ -351,6 +351,7 @@ def bench_step_paths(d: int, V: int, batch: int, reps: int) -> dict:
     """Training-step ms of `full` through each autograd step of the sequential scan, forced: the
     per-row batched product (``einsum`` over ``A[x_t]``), one GEMM per symbol, one padded bmm."""
     from bilinear.learned import scan as scan_module
+    from bilinear.learned import transitions as transitions_module
 
     gen = torch.Generator().manual_seed(1)
     words = torch.randint(0, V, (batch, 10), generator=gen)
@@ -358,15 +359,18 @@ def bench_step_paths(d: int, V: int, batch: int, reps: int) -> dict:
     model = BilinearRNN(V, V, d, "full", seed=0, scan="sequential")
     step = _adam_step(model, words, labels, V)
 
-    saved = scan_module.SMALL_HIDDEN, scan_module.padded_step_wanted
+    modules = (scan_module, transitions_module)  # the scan and Dense.step both read them
+    saved = [(m.SMALL_HIDDEN, m.padded_step_wanted) for m in modules]
     out = {}
     try:
         for name, small, padded in (("per-row", 10**9, False), ("per-symbol", 0, False), ("padded", 0, True)):
-            scan_module.SMALL_HIDDEN = small
-            scan_module.padded_step_wanted = lambda hidden, n_symbols, padded=padded: padded
+            for m in modules:
+                m.SMALL_HIDDEN = small
+                m.padded_step_wanted = lambda hidden, n_symbols, padded=padded: padded
             out[name] = best_time(step, reps) * 1e3
     finally:
-        scan_module.SMALL_HIDDEN, scan_module.padded_step_wanted = saved
+        for m, (small, wanted) in zip(modules, saved):
+            m.SMALL_HIDDEN, m.padded_step_wanted = small, wanted
     return out
 
 

@@ -146,7 +146,7 @@ def test_the_radius_search_shows_progress_and_checks_the_budget_between_radii(mo
     import types
     from dataclasses import replace
 
-    ex_mod = importlib.import_module("bilinear.analysis.extract")
+    ex_mod = importlib.import_module("bilinear.analysis.radius")
 
     monkeypatch.setenv("BILINEAR_PROGRESS_INTERVAL", "0.05")
     err = io.StringIO()

@@ -16,16 +16,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from bilinear.learned.scan import (
+from bilinear.learned.autograd_scans import (
     _TINY,
     HOUSEHOLDER_RESCALE_EVERY,
-    Householder,
-    LowRank,
-    Monomial,
     _HouseholderScan,
     _LowRankScan,
     _MonomialScan,
 )
+from bilinear.learned.scan import Householder, LowRank, Monomial
 
 HIDDEN, SYMBOLS, BATCH, TIME, CLASSES = 64, 10, 48, 2 * HOUSEHOLDER_RESCALE_EVERY + 3, 7
 

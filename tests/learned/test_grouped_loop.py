@@ -203,9 +203,9 @@ def test_the_loops_clamp_is_the_scans_tiny():
     two must stay equal, so that every path clamps a vanished state's norm alike."""
     import inspect
 
-    from bilinear.learned import scan
+    from bilinear.learned import autograd_scans
 
-    assert scan._TINY == 1e-30 and "clamp_min_(1e-30)" in inspect.getsource(grouped_loop._unit_rows)
+    assert autograd_scans._TINY == 1e-30 and "clamp_min_(1e-30)" in inspect.getsource(grouped_loop._unit_rows)
 
 
 @pytest.mark.skipif(os.environ.get(grouped_loop.ENVIRONMENT, "1").strip() == "0",

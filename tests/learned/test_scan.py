@@ -251,7 +251,7 @@ def test_parallel_scan_in_half_precision_forms_products_in_float32(dtype) -> Non
 def test_stable_order_is_the_stable_argsort(n_symbols):
     """The plan's sort (numpy's radix sort of uint8 or uint16 keys on CPU, torch's elsewhere) is
     torch's stable argsort, at each key width's edge: the largest token is in every row."""
-    from bilinear.learned.scan import _stable_order
+    from bilinear.learned.group_plan import _stable_order
 
     tk = torch.randint(0, n_symbols, (6, 700), generator=torch.Generator().manual_seed(n_symbols))
     tk[:, ::7] = n_symbols - 1  # the widest key, repeated (ties keep their order)

@@ -18,7 +18,7 @@ from bilinear.constructions.impossible.bounds import _prime_power_sum, lower_bou
 from bilinear.constructions.capability import capability_matrix
 from plain_eval import start_distances
 
-THEORY = Path(__file__).resolve().parents[2] / "docs" / "theory.md"
+THEORY = Path(__file__).resolve().parents[3] / "docs" / "theory.md"
 
 
 @pytest.mark.parametrize("spec, variant, bound, theorem", [

@@ -178,7 +178,7 @@ def _own_automaton(aff: AffineWeights) -> Automaton | None:
     frontier = [(("start",), start)]
     while frontier:
         nxt = []
-        for key, h in frontier:
+        for _key, h in frontier:
             row = []
             for a in range(aff.n_symbols):
                 h2 = tuple(_exact_step(aff, a, h))

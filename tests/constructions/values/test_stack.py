@@ -292,7 +292,7 @@ def test_depth_table_in_the_theory_is_the_matrix_output():
 
     from bilinear.constructions.capability import DEFAULT_ROWS, capability_matrix
 
-    text = (Path(__file__).resolve().parents[2] / "docs" / "theory.md").read_text()
+    text = (Path(__file__).resolve().parents[3] / "docs" / "theory.md").read_text()
     copy = text.split("<!-- depth-table -->\n", 1)[1].split("\n<!-- /depth-table -->", 1)[0]
     m = capability_matrix(DEFAULT_ROWS, ("rotation2d", "diagonal", "positive"))
     assert copy == m.depth_markdown()

@@ -15,7 +15,7 @@ from bilinear.constructions import build, prove
 from bilinear.constructions.values.weights import Weights
 from bilinear.errors import WeightsError
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "formats.md"
 
 
 def doc_examples() -> list[str]:
