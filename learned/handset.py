@@ -97,18 +97,11 @@ def s3_automaton(A: np.ndarray | None = None):
 
 
 def _access_words(automaton) -> dict[int, tuple[int, ...]]:
-    words = {int(automaton.start): ()}
-    frontier = [int(automaton.start)]
-    while frontier:
-        nxt = []
-        for q in frontier:
-            for a in range(automaton.n_symbols):
-                r = int(automaton.delta[a, q])
-                if r not in words:
-                    words[r] = words[q] + (a,)
-                    nxt.append(r)
-        frontier = nxt
-    return words
+    """A shortest word reaching each reachable state."""
+    from bilinear.automata.minimize import access_words
+
+    reach = access_words(automaton)
+    return {int(q): tuple(w) for q, w in zip(reach.states.tolist(), reach.each_word())}
 
 
 def head_rows(con: dict) -> tuple[np.ndarray, float]:
