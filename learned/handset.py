@@ -47,7 +47,7 @@ import numpy as np
 
 from bilinear.errors import SpecError
 
-__all__ = ["s3_automaton", "s3_construction", "gated_deltaproduct_s3", "S3_TOKENS", "RHO"]
+__all__ = ["s3_automaton", "s3_construction", "s3_affine", "gated_deltaproduct_s3", "S3_TOKENS", "RHO"]
 
 #: Symbol name -> token id of the hand-set model.
 S3_TOKENS = {"t1": 0, "t2": 1, "c": 2}
@@ -80,6 +80,41 @@ def s3_construction() -> dict:
     A = np.stack([_reflection(f[1][0], f[1][1]) @ _reflection(f[0][0], f[0][1]) for f in factors])
     q = np.array([4.0, 1.0]) / math.sqrt(17.0)
     return {"factors": factors, "A": A, "C": RHO * np.eye(2), "q": q, "automaton": s3_automaton(A)}
+
+
+def s3_affine():
+    """The exact counterpart of one value column of the fixture: ``AffineWeights`` of variant
+    ``householder:2`` (entries in Q(zeta_12)), the reflections of :func:`s3_construction` as factors
+    (toolkit order: ``A[s] = H(V[s,0]) H(V[s,1])``, the last factor acts first, so fla's factor 0 is
+    ``V[s,1]``), ``b_a = RHO (I - A_a) e_0`` (the fixed point ``RHO e_0``, column 0 of ``C``),
+    ``h0 = 0``, and the readout of Theorem 2 on the orbit of ``-RHO e_0`` (``e_0`` lies on no mirror).
+    A fixed readout of the state, not the model's head (that is docs/theory.md, Theorem A5's next
+    step).
+
+    >>> from bilinear.constructions import prove
+    >>> aff = s3_affine()
+    >>> aff.variant, aff.dim, prove(aff, s3_automaton()).status
+    ('householder:2', 2, 'proved')
+    """
+    from bilinear.constructions.exact.field import sin2pi
+    from bilinear.constructions.values.affine import AffineWeights
+    from bilinear.constructions.values.factored import householder_compose
+
+    n0, n60 = [1, 0], [1, 2 * sin2pi(1, 6)]  # (1, sqrt 3): along (1/2, sqrt 3 / 2)
+    V = np.array([[n0, n0], [n60, n60], [n60, n0]], dtype=object)
+    beta = np.array([[0, 2], [0, 2], [2, 2]], dtype=object)
+    A = householder_compose(V, beta)
+    rho = int(RHO)
+    e0 = np.array([rho, 0], dtype=object)
+    b = [list(e0 - A[a].dot(e0)) for a in range(3)]
+    automaton = s3_automaton()
+    rows = [None] * automaton.n_classes
+    for q, word in _access_words(automaton).items():
+        p = -e0
+        for a in word:
+            p = A[a].dot(p)
+        rows[int(automaton.labels[q])] = list(p) + [-p.dot(e0)]  # score_g = p_g . (h - RHO e_0)
+    return AffineWeights("householder:2", A, b, rows, factors=(V, beta))
 
 
 def s3_automaton(A: np.ndarray | None = None):

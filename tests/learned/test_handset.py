@@ -138,3 +138,19 @@ def test_a_broken_reflection_is_seen_by_the_same_check(fixture_b, tmp_path) -> N
     automaton = s3_construction()["automaton"]
     want = np.stack([[automaton.label(list(w[:t + 1])) for t in range(6)] for w in words])
     assert not np.array_equal(labels.numpy(), want)
+
+
+def test_the_exact_counterpart_is_proved_and_is_what_fla_computes() -> None:
+    """s3_affine (exact, householder:2 with factors, one value column) is proved for every length,
+    and its matrices are the float construction that fla's reference was compared with above."""
+    from bilinear.constructions import prove
+    from bilinear.learned.handset import s3_affine
+
+    aff = s3_affine()
+    con = s3_construction()
+    proof = prove(aff, con["automaton"])
+    assert proof.status == "proved" and proof.hidden_states == 6 and proof.conductor == 12
+    A = np.array([[[float(x) for x in row] for row in M] for M in aff.A])
+    assert np.abs(A - con["A"]).max() < 1e-15
+    b = np.array([[float(x) for x in row] for row in aff.b])
+    assert np.abs(b - np.stack([(np.eye(2) - M) @ con["C"][:, 0] for M in con["A"]])).max() < 1e-12
