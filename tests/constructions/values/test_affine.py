@@ -104,3 +104,11 @@ def test_file_round_trip_checksum_and_signing(tmp_path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(WeightsError, match="shape.classes = 3 but the arrays have 2"):
         AffineWeights.load(path, allow_unsigned=True)
+
+
+def test_the_lift_is_size_checked_before_allocation() -> None:
+    from bilinear.errors import ConstructionTooLargeError
+
+    A = np.broadcast_to(np.zeros(1), (50, 1000, 1000))  # a view, no memory: the lift has 50 x 1001^2 > 5e7
+    with pytest.raises(ConstructionTooLargeError, match="MAX_WEIGHT_ENTRIES"):
+        AffineWeights("full", A, np.zeros((50, 1000)), np.zeros((2, 1000)))
