@@ -238,3 +238,14 @@ def test_random_affine_networks_prove_their_own_automaton(seed: int) -> None:
     bad = prove(aff, changed)
     failing = _first_failure(aff, changed, 8)
     assert bad.status == "counterexample" and failing is not None and len(bad.word) == len(failing)
+
+
+def test_time_budget_and_bound_stop_an_infinite_orbit_as_unproved() -> None:
+    """A translation h -> h + 1 reaches a new state at every step: never a proof, never wrong."""
+    automaton = Automaton([[0]], labels=[0], classes=("pos", "neg"), symbols=("x",))
+    grows = AffineWeights("diagonal", A=[[[1]]], b=[[1]], readout=[[[1, 0], [-1, 0]]], h0=[0])
+    by_bound = prove(grows, automaton, bound=5)
+    assert by_bound.status == "unproved" and by_bound.cause == "bound" and by_bound.states_explored == 6
+    assert by_bound.texts == ("ε", "x")
+    by_time = prove(grows, automaton, bound=10**9, time_budget=0.05)
+    assert by_time.status == "unproved" and by_time.cause == "time" and "time budget ran out after" in by_time.reason
