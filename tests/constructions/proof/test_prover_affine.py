@@ -15,7 +15,7 @@ from bilinear.constructions.handmade.registry import build
 from bilinear.constructions.impossible.certificates import certify
 from bilinear.constructions.proof.prover import prove
 from bilinear.constructions.values.affine import AffineWeights
-from bilinear.errors import MismatchError
+from bilinear.errors import MismatchError, WeightsError
 
 
 def _exact_labels(aff: AffineWeights, word) -> list:
@@ -249,3 +249,38 @@ def test_time_budget_and_bound_stop_an_infinite_orbit_as_unproved() -> None:
     assert by_bound.texts == ("ε", "x")
     by_time = prove(grows, automaton, bound=10**9, time_budget=0.05)
     assert by_time.status == "unproved" and by_time.cause == "time" and "time budget ran out after" in by_time.reason
+
+
+def test_per_symbol_failures_name_the_symbol_and_the_weights_answer() -> None:
+    automaton = _last_symbol()
+    R = [[[0, 1 if c == a else 0] for c in range(3)] for a in range(3)]
+    R[2] = [[0, 1], [0, 0], [0, Fraction(1, 2)]]  # after c the weights say "0" (score 1), not "2" (1/2)
+    bad = prove(AffineWeights("diagonal", A=[[[1]]] * 3, b=[[0]] * 3, readout=R), automaton)
+    assert bad.status == "counterexample" and bad.word == (2,) and bad.expected == 2 and bad.got == 0
+    assert bad.scores == (1.0, 0.0, 0.5)  # symbol c's rows, not another symbol's
+    # two classes: a per-symbol flip-flop whose r rows are swapped fails on "r" (the start is state 0)
+    flipflop = from_spec("flipflop:2")
+    rows = [[[-1, 0], [1, 0]], [[-1, 0], [1, 0]], [[1, 0], [-1, 0]]]
+    swapped = AffineWeights("diagonal", A=[[[0]], [[0]], [[1]]], b=[[-1], [1], [0]], readout=rows, h0=[-1])
+    result = prove(swapped, flipflop)
+    assert result.status == "counterexample" and result.word == (2,) and result.got == 1
+
+
+def test_a_margin_below_float_resolution_is_decided_exactly() -> None:
+    """Scores 1 + 10^-20 against 1: the float screen cannot tell them apart, the exact sign can."""
+    automaton = _last_symbol()
+    tiny = Fraction(1, 10**20)
+    R = [[[0, 1 + tiny if c == a else 1] for c in range(3)] for a in range(3)]
+    proof = prove(AffineWeights("diagonal", A=[[[1]]] * 3, b=[[0]] * 3, readout=R), automaton)
+    assert proof.status == "proved" and proof.margin == tiny
+    R[1][1] = [0, 1 - tiny]  # now b's right class is below the others by 10^-20
+    bad = prove(AffineWeights("diagonal", A=[[[1]]] * 3, b=[[0]] * 3, readout=R), automaton)
+    assert bad.status == "counterexample" and bad.word == (1,) and bad.got is None  # classes 0 and 2 tie
+
+
+def test_bad_arguments_are_refused_by_name() -> None:
+    aff = AffineWeights("diagonal", A=[[[1]]] * 3, b=[[0]] * 3, readout=[[[0, 1], [0, 0], [0, 0]]] * 3)
+    with pytest.raises(MismatchError, match="expected an Automaton"):
+        prove(aff, "flipflop:2")
+    with pytest.raises(WeightsError, match="bound must be a positive integer"):
+        prove(aff, _last_symbol(), bound=0)
