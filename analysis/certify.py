@@ -39,6 +39,7 @@ from typing import Any
 import time
 from dataclasses import dataclass, field
 
+from bilinear.argtypes import check_positive_int
 from bilinear.constructions.horizon.floatcheck import CheckResult
 from bilinear.constructions.values.floatrun import check_compatible
 from bilinear.errors import BilinearError, WeightsError
@@ -304,8 +305,8 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
 
     _validate(weights, automaton)
     for name, value in (("search_length", search_length), ("test_length", test_length)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**6):
-            raise WeightsError(f"{name} must be an integer in 1..1000000, got {value!r}")
+        if value is not None:
+            check_positive_int(value, name, error=WeightsError, maximum=10**6)
     start = time.perf_counter()
     snap, proof, horizons, attempts = _best_proved(weights, automaton, bound)
     horizon = horizons.get(ARITHMETIC)

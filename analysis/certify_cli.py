@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from bilinear.argtypes import positive_float, positive_int
+from bilinear.argtypes import add_json, add_run_dir, add_time_budget, add_weights_file, positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.fileio import check_apart, check_output_file
 
@@ -39,16 +39,12 @@ def register(sub) -> None:
             "is snapped and proved layer by layer, and its horizon is the shortest layer's (Theorem S5)."
         ),
     )
-    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
-    p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
-                   help="certify a saved float Weights file against the automaton SPEC")
-    p.add_argument("--unsigned", action="store_true",
-                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
+    add_run_dir(p)
+    add_weights_file(p, "certify a saved float Weights file against the automaton SPEC", with_spec=True)
     p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
     p.add_argument("--force", action="store_true", help="replace an existing --write FILE")
-    p.add_argument("--json", action="store_true", help="print the certificate as JSON")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="stop after SECONDS (exit status 3, nothing printed or written); default: no limit")
+    add_json(p, "print the certificate as JSON")
+    add_time_budget(p, "stop after SECONDS (exit status 3, nothing printed or written); default: no limit")
     p.add_argument("--search-length", type=positive_int, default=None,
                    help="length of the words of the failing-word search "
                         "(default: 4 x the certified length, within 2000..20000)")

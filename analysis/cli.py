@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sys
 
-from bilinear.argtypes import nonnegative_int, positive_float, positive_int, seed
+from bilinear.argtypes import add_json, add_run_dir, add_time_budget, add_weights_file, nonnegative_int, positive_float, positive_int, seed
 from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AnalysisError
 from bilinear.extras import require
@@ -49,22 +49,18 @@ def register(sub) -> None:
             "the accuracy by length and the extracted automaton only."
         ),
     )
-    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="a finished training run directory")
+    add_run_dir(p)
     p.add_argument("--construction", nargs=2, metavar=("SPEC", "VARIANT"),
                    help="analyse constructions.build(SPEC, VARIANT) instead of a run")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="with --construction: the stack of L layers that `bilinear verify SPEC VARIANT --layers L` "
                         "proves (accuracy by length and extraction; a stack has no single set of matrices)")
-    p.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"),
-                   help="analyse a saved Weights file (Weights.save JSON) against the automaton SPEC")
-    p.add_argument("--unsigned", action="store_true",
-                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
+    add_weights_file(p, "analyse a saved Weights file (Weights.save JSON) against the automaton SPEC", with_spec=True)
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and the figures here")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
-    p.add_argument("--json", action="store_true", help="print the JSON report instead of the text")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="stop after SECONDS of analysis (exit status 3, nothing printed or written); "
-                        "default: no limit")
+    add_json(p, "print the JSON report instead of the text")
+    add_time_budget(p, "stop after SECONDS of analysis (exit status 3, nothing printed or written); "
+                       "default: no limit")
     p.add_argument("--no-figures", action="store_true", help="with --out: skip the figures")
     p.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
                    help="with --out: file format of the figures (default png)")

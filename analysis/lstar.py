@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import AnalysisError
 from bilinear.extras import require
 
@@ -59,10 +60,8 @@ class LStarConfig:
     def validated(self) -> "LStarConfig":
         for name in ("walks_per_state", "walk_len", "max_states", "max_steps"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise AnalysisError(f"LStarConfig.{name} must be a positive integer, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise AnalysisError(f"LStarConfig.seed must be a non-negative integer, got {self.seed!r}")
+            check_positive_int(value, f"LStarConfig.{name}", error=AnalysisError)
+        check_positive_int(self.seed, "LStarConfig.seed", minimum=0, error=AnalysisError)
         return self
 
 

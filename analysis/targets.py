@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import AnalysisError, BilinearError
 from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, upgrade_result
 
@@ -41,29 +42,44 @@ def load_target(run_dir=None, construction=None, weights_file=None, allow_unsign
     if layers is not None and layers > 1:
         return _constructed_stack(construction, layers)
     if weights_file is not None:
-        from bilinear.automata import from_spec
-        from bilinear.constructions.values.stack import Stack, load_network
-
-        path, spec = weights_file
-        automaton = from_spec(spec)
-        weights = load_network(path, allow_unsigned=allow_unsigned)
-        if isinstance(weights, Stack):  # a stack of layers: analysed as a tracker
-            from bilinear.constructions.values.tracker import as_tracker
-
-            weights = weights.layers[0] if weights.depth == 1 else as_tracker(weights)
-        return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
-            "weights": str(path)
-        }
+        return _weights_file_target(*weights_file, allow_unsigned=allow_unsigned)
     if construction is not None:
-        from bilinear.automata import from_spec
-        from bilinear.constructions import build
+        return _construction_target(*construction)
+    return _run_target(run_dir)
 
-        spec, variant = construction
-        weights = build(spec, variant)
-        automaton = from_spec(spec)
-        return weights, automaton, f"construction {automaton.name or spec} / {weights.variant}", {
-            "construction": f"{spec} {variant}"
-        }
+
+def _weights_file_target(path, spec: str, allow_unsigned: bool):
+    """:func:`load_target` of a weights or stack file and the spec it tracks (a stack of more
+    than one layer is analysed as a tracker)."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions.values.stack import Stack, load_network
+
+    automaton = from_spec(spec)
+    weights = load_network(path, allow_unsigned=allow_unsigned)
+    if isinstance(weights, Stack):  # a stack of layers: analysed as a tracker
+        from bilinear.constructions.values.tracker import as_tracker
+
+        weights = weights.layers[0] if weights.depth == 1 else as_tracker(weights)
+    return weights, automaton, f"weights {Path(path).name} / {automaton.name or spec}", {
+        "weights": str(path)
+    }
+
+
+def _construction_target(spec: str, variant: str):
+    """:func:`load_target` of the construction ``build(spec, variant)``."""
+    from bilinear.automata import from_spec
+    from bilinear.constructions import build
+
+    weights = build(spec, variant)
+    automaton = from_spec(spec)
+    return weights, automaton, f"construction {automaton.name or spec} / {weights.variant}", {
+        "construction": f"{spec} {variant}"
+    }
+
+
+def _run_target(run_dir):
+    """:func:`load_target` of a finished run directory (a baseline or a trained stack is analysed
+    as a tracker); its source carries the run's headline numbers."""
     path = Path(run_dir)
     if not path.is_dir():
         raise AnalysisError(f"run directory {str(path)!r} does not exist")
@@ -109,8 +125,7 @@ def _constructed_stack(construction, layers: int):
     from bilinear.constructions.values.weights import parse_variant
 
     spec, variant = construction
-    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise AnalysisError(f"--layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    layers = check_positive_int(layers, "--layers", error=AnalysisError, maximum=MAX_LAYERS)
     automaton = from_spec(spec)
     variant = parse_variant(variant).spec
     stack, how = build_stack(automaton, variant, layers)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bilinear.argtypes import nonnegative_int, positive_float, positive_int
+from bilinear.argtypes import add_json, add_time_budget, nonnegative_int, positive_int
 from bilinear.errors import AutomatonError, DataError
 
 from .closure import DEFAULT_LIMIT
@@ -115,7 +115,7 @@ def register(sub) -> None:
         help="list the automaton families and their spec strings",
         description="List every registered automaton family: how to write its spec, what it means, examples.",
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(p, "print JSON instead of a table")
     p.set_defaults(handler=_families)
 
     p = sub.add_parser(
@@ -129,16 +129,15 @@ def register(sub) -> None:
     )
     p.add_argument("spec", help="a family spec, e.g. symmetric:5, dihedral:8, cyclic:2*cyclic:3, "
                                 "or an automaton file (FILE.json, docs/formats.md)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json(p, "print JSON")
     p.add_argument(
         "--limit",
         type=positive_int,
         default=DEFAULT_LIMIT,
         help=f"largest monoid to enumerate before giving up (default {DEFAULT_LIMIT})",
     )
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="stop after SECONDS (building, closure, minimisation, Green's relations): one line on "
-                        "stderr, exit 3, nothing printed; progress goes to stderr every few seconds either way")
+    add_time_budget(p, "stop after SECONDS (building, closure, minimisation, Green's relations): one line on "
+                       "stderr, exit 3, nothing printed; progress goes to stderr every few seconds either way")
     p.set_defaults(handler=_describe)
 
     p = sub.add_parser(

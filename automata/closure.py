@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
@@ -166,9 +167,7 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
     """
     if not isinstance(automaton, Automaton):
         raise AutomatonError(f"the transformation monoid needs an Automaton, got {type(automaton).__name__}")
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-        raise AutomatonError(f"monoid limit must be a positive integer, got {limit!r}")
-    limit = int(limit)
+    limit = check_positive_int(limit, "monoid limit", error=AutomatonError)
     if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
                                     or not time_budget > 0):
         raise AutomatonError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
@@ -391,9 +390,7 @@ def full_transformation_automaton(n: int) -> Automaton:
     >>> close(full_transformation_automaton(3)).elements.shape[0]
     27
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise AutomatonError(f"full_transformation_automaton: n must be a positive integer, got {n!r}")
-    n = int(n)
+    n = check_positive_int(n, "full_transformation_automaton: n", error=AutomatonError)
     if n == 1:
         return Automaton([[0]], symbols=("id",), name="T_1")
     transposition = [1, 0] + list(range(2, n))

@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError
 from bilinear.jsonfile import check_header, checksum
 
@@ -77,8 +78,7 @@ def _check_header(data, source: str) -> None:
 def _check_sizes(data, source: str) -> int:
     """``states`` is a positive integer, ``delta`` a list of one row of that length per symbol."""
     n = data["states"]
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_STATES:
-        raise AutomatonError(f"{source}: 'states' must be an integer in 1..{MAX_STATES}, got {n!r}")
+    n = check_positive_int(n, f"{source}: 'states'", error=AutomatonError, maximum=MAX_STATES)
     delta, symbols = data["delta"], data["symbols"]
     if not isinstance(delta, list) or not isinstance(symbols, list):
         raise AutomatonError(f"{source}: 'delta' and 'symbols' must be lists")

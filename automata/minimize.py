@@ -46,6 +46,11 @@ __all__ = ["minimize", "isomorphism", "distinguishing_word", "reachable_states",
 #: Largest product of state counts :func:`distinguishing_word` explores directly; beyond it both
 #: automata are minimised first.
 PAIR_LIMIT = 50_000_000
+#: Successors (parents x symbols) generated per chunk of a breadth-first level of :func:`access_words`
+#: (bounds the transient memory of one level; a test shrinks it to cross chunk boundaries).
+ACCESS_CHUNK_ENTRIES = 1 << 20
+#: A level with fewer successors than this is walked by a Python loop (numpy calls cost more there).
+ACCESS_NARROW_LEVEL = 256
 
 
 def _check(a, b, what: str) -> None:
@@ -140,11 +145,11 @@ def access_words(automaton: Automaton) -> AccessWords:
     parent = [np.array([-1], dtype=np.int64)]
     via = [np.array([-1], dtype=np.int64)]
     size, level_start, frontier = 1, 0, order[0]
-    chunk = max(1, (1 << 20) // k)
+    chunk = max(1, ACCESS_CHUNK_ENTRIES // k)
     columns = delta.T  # (states, symbols): the successors of one state
     while frontier.size:
         level_size, level_parts = size, len(order)
-        if frontier.size * k < 256:  # a narrow level (a long cycle): numpy calls cost more than a loop
+        if frontier.size * k < ACCESS_NARROW_LEVEL:  # a narrow level (a long cycle): numpy calls cost more than a loop
             found: list[int] = []
             up: list[int] = []
             sym: list[int] = []

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError
 
 from .automaton import Automaton
@@ -130,8 +131,7 @@ def long_words(automaton: Automaton, length: int = 500) -> st.SearchStrategy[lis
     """
     if not isinstance(automaton, Automaton):
         raise AutomatonError(f"long_words: expected an Automaton, got {type(automaton).__name__}")
-    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-        raise AutomatonError(f"long_words: length must be a positive integer, got {length!r}")
+    length = check_positive_int(length, "long_words: length", error=AutomatonError)
     k = automaton.n_symbols
 
     def cycled(u):

@@ -1,4 +1,4 @@
-"""The certified-horizon table of docs/training.md, regenerated, with U / L per row (not in CI).
+"""The certified-horizon table of docs/training-results.md, regenerated, with U / L per row (not in CI).
 
 Trains (unless RUN_ROOT/CELL already holds a finished run) the 16 bilinear cells of the reduced
 table with the default protocol (``bilinear train FAMILY MODEL --hidden 16 --out DIR``: hidden

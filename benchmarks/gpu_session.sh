@@ -20,11 +20,11 @@ set -u
 OUT_DIR=${1:?usage: gpu_session.sh OUT_DIR [SWEEP_SECONDS]}
 SWEEP_SECONDS=${2:-210}
 PARTS=${3:-123}  # which of the three parts to run
-# the slice's tasks and worker processes (docs/training.md's slice: these three with 15 workers, then
+# the slice's tasks and worker processes (docs/training-results.md's slice: these three with 15 workers, then
 # SLICE_FAMILIES='"cyclic:3", "random:states=5,symbols=2"' SLICE_WORKERS=10 with 300 s)
 SLICE_FAMILIES=${SLICE_FAMILIES:-'"parity", "cyclic:5", "dihedral:3"'}
 SLICE_WORKERS=${SLICE_WORKERS:-15}
-# the slice's learning rates and seeds (TOML lists; docs/training.md's first slice: 1e-3 and 0)
+# the slice's learning rates and seeds (TOML lists; docs/training-results.md's first slice: 1e-3 and 0)
 SLICE_LRS=${SLICE_LRS:-1e-3}
 SLICE_SEEDS=${SLICE_SEEDS:-0}
 SLICE_MODELS=${SLICE_MODELS:-'"full", "block:2", "rotation2d", "diagonal", "lstm"'}

@@ -18,7 +18,7 @@ from numbers import Integral, Real
 
 __all__ = [
     "positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS",
-    "check_positive_int", "check_tolerance",
+    "check_positive_int", "check_tolerance", "add_json", "add_time_budget", "add_run_dir", "add_weights_file",
 ]
 
 #: Largest seed (torch and numpy take seeds below 2**63).
@@ -80,6 +80,35 @@ def seed(text: str) -> int:
     return value
 
 
+def add_json(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--json``: print JSON instead of text (``help`` says what), in every command that has it."""
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def add_time_budget(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--time-budget SECONDS`` (a positive number, default None: no budget unless the command
+    has its own); ``help`` says what stops and how (exit status, what is printed)."""
+    parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS", help=help)
+
+
+def add_run_dir(parser: argparse.ArgumentParser, help: str = "a finished training run directory",
+                optional: bool = True) -> None:
+    """The positional ``RUN_DIR`` (``args.run_dir``): a run folder of ``bilinear train --out``;
+    ``optional`` when the command also reads ``--weights`` or ``--construction``."""
+    parser.add_argument("run_dir", nargs="?" if optional else None, metavar="RUN_DIR", help=help)
+
+
+def add_weights_file(parser: argparse.ArgumentParser, help: str, with_spec: bool) -> None:
+    """``--weights FILE`` (``with_spec``: ``--weights FILE SPEC``, the automaton it should track)
+    and ``--unsigned``, which accepts such a file without a checksum."""
+    if with_spec:
+        parser.add_argument("--weights", nargs=2, metavar=("FILE", "SPEC"), help=help)
+    else:
+        parser.add_argument("--weights", metavar="FILE", default=None, help=help)
+    parser.add_argument("--unsigned", action="store_true",
+                        help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
+
+
 def check_tolerance(tol, name: str = "tol", error: type[Exception] = ValueError) -> float:
     """``tol`` as a positive finite float, or ``error`` naming it.
 
@@ -98,18 +127,29 @@ def check_tolerance(tol, name: str = "tol", error: type[Exception] = ValueError)
     return value
 
 
-def check_positive_int(value, name: str, minimum: int = 1, error: type[Exception] = ValueError) -> int:
-    """``value`` as an int >= ``minimum`` (numpy integers too), or ``error`` naming it.
+def _integer_range(minimum: int, maximum: int | None) -> str:
+    if maximum is not None:
+        return f"an integer from {minimum} to {maximum}"
+    return {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+
+
+def check_positive_int(value, name: str, minimum: int = 1, error: type[Exception] = ValueError,
+                       maximum: int | None = None) -> int:
+    """``value`` as an int in ``minimum..maximum`` (numpy integers too; never a bool), or ``error``
+    naming it: the one check of an integer argument given to a function.
 
     >>> check_positive_int(3, "words"), check_positive_int(0, "seed", minimum=0)
     (3, 0)
     >>> check_positive_int(True, "words")
     Traceback (most recent call last):
     ...
-    ValueError: words must be an integer, got True
+    ValueError: words must be a positive integer, got True
+    >>> check_positive_int(17, "layers", maximum=16)
+    Traceback (most recent call last):
+    ...
+    ValueError: layers must be an integer from 1 to 16, got 17
     """
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise error(f"{name} must be an integer, got {value!r}")
-    if int(value) < minimum:
-        raise error(f"{name} must be >= {minimum}, got {value}")
+    if (isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum
+            or (maximum is not None and int(value) > maximum)):
+        raise error(f"{name} must be {_integer_range(minimum, maximum)}, got {value!r}")
     return int(value)

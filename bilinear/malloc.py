@@ -7,7 +7,7 @@ the top of the heap is returned too once it passes the trim threshold.  Torch's 
 evaluation's logits and plan, a training step's states and gradients) takes a page fault on
 every 4 KiB page it touches, at most calls.  Measured (one thread, ``bilinear.learned.scan``,
 d = 64, ten symbols, 256 words of length 500): 2500-4200 faults and 4-8 ms of system time per
-evaluation call of about 31 ms (docs/training.md, "Evaluation at d = 64"); after the first two
+evaluation call of about 31 ms (benchmarks/SPEED.md, "Evaluation at d = 64"); after the first two
 calls, with the thresholds raised, most calls fault nothing.
 
 :func:`keep_freed_buffers` sets both thresholds once (``mallopt``), so that freed buffers stay in

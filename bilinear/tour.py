@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import ConfigError
 from bilinear.fileio import check_output_dir
 
@@ -66,10 +67,8 @@ class TourConfig:
     def __post_init__(self) -> None:
         for name in ("steps", "test_len", "check_words"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ConfigError(f"tour: {_option(name)} must be a positive integer, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError(f"tour: --seed must be a non-negative integer, got {self.seed!r}")
+            check_positive_int(value, f"tour: {_option(name)}", error=ConfigError)
+        check_positive_int(self.seed, "tour: --seed", minimum=0, error=ConfigError)
         if self.format not in ("png", "svg", "pdf"):
             raise ConfigError(f"tour: --format must be png, svg or pdf, got {self.format!r}")
         if not str(self.out).strip():

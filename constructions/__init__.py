@@ -14,10 +14,23 @@ from __future__ import annotations
 
 from .exact.field import CyclotomicField, FieldElement
 from .values.weights import Variant, Weights, parse_variant
+from .values.stack import Stack, load_network
+from .values.tracker import as_tracker
+from .values.span import visited_span
 from .handmade.registry import CONSTRUCTIONS, build
+from .handmade.cascade import cascade
 from .proof.prover import Counterexample, Proof, Unproved, prove
+from .proof.stackprover import prove_stack
+from .impossible.certificates import certify
+from .impossible.bounds import lower_bound
+from .impossible.depth import min_layers
 from .horizon.floatcheck import CheckResult, check
+from .horizon.snap import drift, drift_layers
+from .horizon.testing import assert_tracks
+from .signing import sign_file
 
+# Not exported here: ``settle`` and ``horizon`` share their names with modules
+# (``bilinear.constructions.settle``, ``bilinear.constructions.horizon``); import them from there.
 __all__ = [
     "CONSTRUCTIONS",
     "CheckResult",
@@ -25,11 +38,24 @@ __all__ = [
     "CyclotomicField",
     "FieldElement",
     "Proof",
+    "Stack",
     "Unproved",
     "Variant",
     "Weights",
+    "as_tracker",
+    "assert_tracks",
     "build",
+    "cascade",
+    "certify",
     "check",
+    "drift",
+    "drift_layers",
+    "load_network",
+    "lower_bound",
+    "min_layers",
     "parse_variant",
     "prove",
+    "prove_stack",
+    "sign_file",
+    "visited_span",
 ]

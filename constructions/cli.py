@@ -22,7 +22,7 @@ import json
 import sys
 import time
 
-from bilinear.argtypes import positive_float, positive_int, seed
+from bilinear.argtypes import add_json, add_time_budget, add_weights_file, positive_int, seed
 from bilinear.errors import SpecError, WeightsError
 
 from .values.variants import variant_usage
@@ -90,14 +90,9 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
                            "(leave VARIANT out to take the file's)")
 
 
-def _run_verify(args: argparse.Namespace) -> int:
-    from bilinear.automata.families import resolve
-
-    import threading
-
-    from .proof.search import BudgetSpent, deadline
-    from .settle import Cell, exit_status, settle, with_float_check
-
+def _check_verify_outputs(args: argparse.Namespace) -> None:
+    """Before any proof: the float check's words fit their memory limit, and ``--save`` may write
+    its file (an existing file needs ``--force``, a device never)."""
     if args.float:  # the words' share of the float check's memory, before any proof
         from .horizon.floatcheck import check_size
 
@@ -108,6 +103,41 @@ def _run_verify(args: argparse.Namespace) -> int:
         from bilinear.fileio import check_output_file
 
         check_output_file(args.save, force=args.force, what="--save file")
+
+
+def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved) -> None:
+    """The text report of ``bilinear verify``: the cell, what a projection changed, the
+    ``--explain`` lines and what ``--save`` wrote."""
+    text = cell.text()
+    if projection is not None:  # the verdict's own line says whose network it is about
+        text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
+                            f"(largest change {projection['largest_change']:.3g})", 1)
+    print(text)
+    if projection is not None:
+        print(
+            f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
+            f"largest change {projection['largest_change']:.3g}, relative distance "
+            f"{projection['max_distance']:.3g} (per matrix: "
+            f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
+        )
+        if args.float and cell.dim is not None:
+            print("  the float check ran on the file's own weights, as written")
+    if args.explain:
+        print(_explanation(cell))
+    if args.save is not None:
+        print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
+              f"and these are {cell.status}")
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from bilinear.automata.families import resolve
+
+    import threading
+
+    from .proof.search import BudgetSpent, deadline
+    from .settle import Cell, exit_status, settle, with_float_check
+
+    _check_verify_outputs(args)
     affine = _affine_file(args)
     if affine is not None:
         return _verify_affine(args, affine, resolve)
@@ -154,25 +184,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        text = cell.text()
-        if projection is not None:  # the verdict's own line says whose network it is about
-            text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
-                                f"(largest change {projection['largest_change']:.3g})", 1)
-        print(text)
-        if projection is not None:
-            print(
-                f"  the verdict is about the weights projected onto {projection['onto']}, not the file's own: "
-                f"largest change {projection['largest_change']:.3g}, relative distance "
-                f"{projection['max_distance']:.3g} (per matrix: "
-                f"{', '.join(f'{x:.3g}' for x in projection['distance'])})"
-            )
-            if args.float and cell.dim is not None:
-                print("  the float check ran on the file's own weights, as written")
-        if args.explain:
-            print(_explanation(cell))
-        if args.save is not None:
-            print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
-                  f"and these are {cell.status}")
+        _print_verify(args, cell, projection, saved)
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
@@ -328,7 +340,7 @@ def register(sub) -> None:
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
                    help=f"{variant_usage()} (optional with --weights: the file's variant)")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    add_json(p, "print the verdict as JSON")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
@@ -336,13 +348,9 @@ def register(sub) -> None:
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "
                         "and double it while the time budget lasts)")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help=f"give up (status open: nothing decided) after SECONDS of search (default "
-                        f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
-    p.add_argument("--weights", metavar="FILE", default=None,
-                   help="prove these weights (a weights or stack JSON file, docs/formats.md) instead")
-    p.add_argument("--unsigned", action="store_true",
-                   help="with --weights: accept a file without a checksum (hand-written, docs/formats.md)")
+    add_time_budget(p, f"give up (status open: nothing decided) after SECONDS of search (default "
+                       f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
+    add_weights_file(p, "prove these weights (a weights or stack JSON file, docs/formats.md) instead", with_spec=False)
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
     p.add_argument("--save", metavar="FILE", default=None,
@@ -407,7 +415,7 @@ def _register_matrix(sub) -> None:
         ),
     )
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="every cell as JSON (with certificates)")
+    add_json(out, "every cell as JSON (with certificates)")
     out.add_argument("--markdown", action="store_true", help="only the Markdown table (as in docs/theory.md)")
     p.add_argument(
         "--rows", action="append", metavar="SPEC,...",
@@ -415,9 +423,8 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
-    p.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                   help="give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
-                        "is open and says so (default: no limit); progress goes to stderr every few seconds")
+    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
+                       "is open and says so (default: no limit); progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "

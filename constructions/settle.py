@@ -41,6 +41,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bilinear.argtypes import check_positive_int
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
@@ -564,9 +565,8 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     start = time.perf_counter() if started is None else started
     automaton, label = _automaton(spec_or_automaton)
     spec = column_variant(variant)
-    if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int)
-                               or not 1 <= layers <= MAX_LAYERS):
-        raise SpecError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    if layers is not None:
+        layers = check_positive_int(layers, "layers", error=SpecError, maximum=MAX_LAYERS)
     if isinstance(weights, Stack):
         if layers is not None and layers != weights.depth:
             raise WeightsError(f"weights {source or ''!s} have {weights.depth} layers, not {layers}")

@@ -24,6 +24,7 @@ import math
 import torch
 from torch import nn
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import ConfigError
 
 __all__ = [
@@ -42,8 +43,7 @@ class _NotBilinear:
 
 def _check(n_symbols: int, n_classes: int, hidden: int) -> None:
     for name, value in (("n_symbols", n_symbols), ("n_classes", n_classes), ("hidden size", hidden)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        check_positive_int(value, name, error=ConfigError)
 
 
 def _seeded(seed: int):
@@ -127,8 +127,7 @@ class CausalTransformer(_NotBilinear, nn.Module):
                  positions: str = "learned"):
         super().__init__()
         _check(n_symbols, n_classes, hidden)
-        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-            raise ConfigError(f"Transformer layers must be a positive integer, got {layers!r}")
+        check_positive_int(layers, "Transformer layers", error=ConfigError)
         if positions not in ("learned", "sinusoidal"):
             raise ConfigError(f"unknown Transformer positions {positions!r} (known: learned, sinusoidal)")
         heads = next(h for h in (4, 2, 1) if hidden % h == 0)
@@ -290,8 +289,7 @@ class SelectiveSSM(_NotBilinear, nn.Module):
         super().__init__()
         _check(n_symbols, n_classes, hidden)
         for name, value in (("state size", state), ("layers", layers), ("expansion", expand)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"SSM {name} must be a positive integer, got {value!r}")
+            check_positive_int(value, f"SSM {name}", error=ConfigError)
         ctx = _seeded(seed)
         try:
             self.embedding = nn.Embedding(n_symbols, hidden)

@@ -25,7 +25,7 @@ import sys
 import typing
 from pathlib import Path
 
-from bilinear.argtypes import positive_int, seed
+from bilinear.argtypes import add_json, add_run_dir, positive_int, seed
 from bilinear.errors import ConfigError
 from bilinear.metrics import AT_LENGTH, MEAN_OVER_POSITIONS, TEST_LENGTH, headline_label
 
@@ -99,7 +99,7 @@ def _add_train(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="run directory: config, metrics, checkpoints, model, result")
     p.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(p, "print the result as JSON")
     p.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="set the fields left at their defaults to a named group: paper = "
                    + ", ".join(f"{k} {v}" for k, v in PRESETS["paper"].items()))
@@ -319,10 +319,10 @@ def _add_export(sub) -> None:
         "file format (docs/formats.md), with its checksum, so that 'bilinear verify SPEC --weights "
         "FILE' (or any other tool) re-checks them. An existing FILE is kept unless --force.",
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder (bilinear train --out)")
+    add_run_dir(p, "a finished run folder (bilinear train --out)", optional=False)
     p.add_argument("file", metavar="FILE", help="the weights file to write (JSON)")
     p.add_argument("--force", action="store_true", help="replace an existing FILE")
-    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    add_json(p, "print what was written as JSON")
     p.set_defaults(handler=_export)
 
 

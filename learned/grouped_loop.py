@@ -12,7 +12,7 @@ that TorchScript compiles, and it runs either way:
   interpreter's own work.  Measured at d = 64, B = 256, length 500, one thread, CPU time,
   interleaved with the same function run by Python, the whole evaluation: 38.5-39.3 against
   46.2-47.1 us per step with ten symbols (27% against 22-23% of the machine's sgemm), 25.4-25.8
-  against 27.9-28.6 with two (docs/training.md, "Evaluation at d = 64: the loop in TorchScript").
+  against 27.9-28.6 with two (benchmarks/SPEED.md, "Evaluation at d = 64: the loop in TorchScript").
 * **by Python**, the same source: when TorchScript is missing or refuses the function (no source
   files, a torch without ``torch.jit``, a change of its language), or when the environment sets
   ``BILINEAR_TORCHSCRIPT=0``.

@@ -54,6 +54,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from bilinear.argtypes import check_positive_int
 from bilinear.constructions.values.weights import Variant, Weights, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
@@ -456,8 +457,7 @@ def check_variant(variant: "str | Variant", hidden: int) -> Variant:
         v = parse_variant(variant)
     except SpecError as exc:
         raise ConfigError(str(exc)) from None
-    if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
-        raise ConfigError(f"hidden size must be a positive integer, got {hidden!r}")
+    hidden = check_positive_int(hidden, "hidden size", error=ConfigError)
     if v.kind not in LEARNED_VARIANTS:  # pragma: no cover - a constructions-only variant
         raise ConfigError(f"variant {v.spec!r} has no learned parameterisation")
     message = learned_row(v).fits(hidden, v)
@@ -469,8 +469,7 @@ def check_variant(variant: "str | Variant", hidden: int) -> Variant:
 def _positive(name: str, value, none_ok: bool = False) -> None:
     if none_ok and value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
+    check_positive_int(value, name + (" (or None)" if none_ok else ""), error=ConfigError)
 
 
 def _check_options(n_symbols, n_classes, embed, init: str, scan_method: str) -> None:

@@ -24,6 +24,7 @@ from typing import Callable
 
 from torch import nn
 
+from bilinear.argtypes import check_positive_int
 from bilinear.constructions.values.variants import KINDS, variant_usage
 from bilinear.constructions.values.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
@@ -250,8 +251,7 @@ def hidden_for_params(
     >>> h, count_params(build_model("diagonal", 2, 2, h))
     (122, 610)
     """
-    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
-        raise ConfigError(f"target parameter count must be a positive integer, got {target!r}")
+    target = check_positive_int(target, "target parameter count", error=ConfigError)
     ms = parse_model(spec)
     best, best_err = None, None
     for hidden in range(1, max_hidden + 1):

@@ -20,7 +20,7 @@ written as ``results.csv`` / ``results.md``), and every table of a run in ``tabl
   ``dplr:1``) on parity, cyclic:3, dihedral:3 / symmetric:3 and a random machine, with
   ``monomial`` at d = n on random machines (the published claims of docs/theory.md's table of
   families).
-  The measured table and its wall time are in docs/training.md.
+  The measured table and its wall time are in docs/training-results.md.
 * the full protocol (``--full``): the paper's models (``--preset paper``: hidden 256, tokens
   embedded in 256 dimensions, rotation2d as one angle per block), learning rates 1e-3, 1e-4,
   1e-5, three seeds, 20,000 steps, 500 test words; meant for a GPU (``--device cuda``: the

@@ -38,6 +38,7 @@ from torch import nn
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import ConfigError
 
 from .models import BilinearRNN
@@ -64,8 +65,7 @@ class StackedBilinearRNN(nn.Module):
         super().__init__()
         from bilinear.constructions.values.stack import MAX_LAYERS
 
-        if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-            raise ConfigError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+        layers = check_positive_int(layers, "layers", error=ConfigError, maximum=MAX_LAYERS)
         if mixing not in MIXINGS:
             raise ConfigError(f"unknown stack mixing {mixing!r} (known: {', '.join(MIXINGS)})")
         self.mixing = mixing

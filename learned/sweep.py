@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import BilinearError, ConfigError
 from bilinear.fileio import FolderLock, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, LR_SELECTIONS, TEST_LENGTH, headline_label, selection_key, upgrade_result
@@ -110,8 +111,7 @@ class Sweep:
             if not value:
                 raise ConfigError(f"sweep key {name!r} is empty")
             object.__setattr__(self, name, tuple(value))
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
-            raise ConfigError(f"sweep key 'workers' must be a positive integer, got {self.workers!r}")
+        check_positive_int(self.workers, "sweep key 'workers'", error=ConfigError)
         if not isinstance(self.train, dict):
             raise ConfigError(f"sweep key 'train' must be a table, got {self.train!r}")
         if self.by_hidden and "hidden" in self.train:

@@ -111,8 +111,8 @@ def test_matrix_takes_a_time_budget_and_reports_progress(capped_cli):
 def test_margins_over_many_classes_are_chunked_and_exact():
     """The margins of many pairs over many classes, chunk by chunk, equal one whole computation."""
     from bilinear.constructions.proof import prover as prover_module
-    from bilinear.constructions.proof.prover import prove
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import prove
+    from bilinear.constructions import build
     from bilinear.automata import from_spec
 
     automaton = from_spec("symmetric:4")

@@ -70,7 +70,7 @@ def test_runs_sweeps_matrices_and_reports_use_the_canonical_spec(capsys):
 
     from bilinear.constructions.capability import capability_matrix
     from bilinear.errors import ConfigError, SpecError
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
     from bilinear.learned.sweep import Sweep, run_dir_name
 
     config = TrainConfig(spec="CYCLIC:03", model="diagonal")

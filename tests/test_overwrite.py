@@ -88,8 +88,8 @@ def test_analyze_out_refuses_a_non_empty_folder_unless_force(tmp_path, capsys):
 
 
 def test_certify_write_refuses_an_existing_file_unless_force(tmp_path, capsys):
-    from bilinear.constructions.handmade.registry import build
-    from bilinear.constructions.horizon.snap import drift
+    from bilinear.constructions import build
+    from bilinear.constructions import drift
 
     src, out = tmp_path / "float.json", tmp_path / "snap.json"
     drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8).save(src)

@@ -39,6 +39,7 @@ import math
 from fractions import Fraction
 
 
+from bilinear.argtypes import check_positive_int
 from bilinear.automata.groups import greedy_generators
 from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 
@@ -284,6 +285,23 @@ def _diag_blocks(blocks: list[list[list]], d: int) -> list[list]:
     return A
 
 
+def _label_rows(automaton, cas, label_of: dict, blocks, d: int, size: int, moduli, chosen, fourier: bool) -> list:
+    """The last layer's readout: per class, the row of one element with that label (the sum over
+    all of them for a Fourier layer, where a label spans several elements)."""
+    rows = []
+    for c in range(automaton.n_classes):
+        members = [g for g in cas.elements if label_of[g] == c]
+        if not members:
+            raise ConstructionError(f"class {automaton.classes[c]!r} is the label of no reachable state")
+        row = [0] * d
+        for g in (members if fourier else members[:1]):
+            x = cas.coords[g]
+            vec = _row(cas, blocks, x, size, moduli, chosen, fourier)
+            row = [a + b for a, b in zip(row, vec)]
+        rows.append(row)
+    return rows
+
+
 def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -> Stack:
     """A stack of ``layers`` (default: the derived length) commuting layers computing
     ``automaton``, a permutation automaton with a solvable group (module docstring).
@@ -293,8 +311,8 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
     to (``full``, ``block:2``).  ConstructionError when there is no such cascade.
     """
     v = parse_variant(variant)
-    if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS):
-        raise ConstructionError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    if layers is not None:
+        layers = check_positive_int(layers, "layers", error=ConstructionError, maximum=MAX_LAYERS)
     if v.spectral == "nonnegative":
         raise ConstructionError(f"{v.spec!r} layers have no rotation or sign: no group cascade")
     size = 1 if v.block_size == 1 else 2
@@ -347,17 +365,7 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
                 A.append(_diag_blocks([_block(turn(b, j_inc), size) for b in blocks], d))
         h0 = [1 if (i % size == 0) else 0 for i in range(d)]
         if last:
-            rows = []
-            for c in range(automaton.n_classes):
-                members = [g for g in cas.elements if label_of[g] == c]
-                if not members:
-                    raise ConstructionError(f"class {automaton.classes[c]!r} is the label of no reachable state")
-                row = [0] * d
-                for g in (members if fourier else members[:1]):
-                    x = cas.coords[g]
-                    vec = _row(cas, blocks, x, size, moduli, chosen, fourier)
-                    row = [a + b for a, b in zip(row, vec)]
-                rows.append(row)
+            rows = _label_rows(automaton, cas, label_of, blocks, d, size, moduli, chosen, fourier)
         else:
             rows = [_row(cas, blocks, x, size, moduli, chosen, False) for x in cas.class_tuples(l)]
         try:

@@ -308,10 +308,128 @@ def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Constru
     return out
 
 
-def _best(found: list[tuple[str, Weights]]) -> tuple[str, Weights] | None:
-    if not found:
-        return None
-    return min(found, key=lambda t: t[1].dim)
+@dataclass
+class _Candidate:
+    """One construction :func:`build` considered, at its place in the order that breaks ties and
+    orders ``--explain`` and the error's list (``order``: the direct sums first, then the
+    registry's order): ``tried``, the error's line for it when it was built; ``weights``, its
+    weights when they conform to the variant; ``reason``, why it was not chosen, when it was not;
+    ``too_large``, the error of a construction too large to build."""
+
+    order: tuple[int, int]
+    name: str
+    tried: str | None = None
+    weights: Weights | None = None
+    reason: str | None = None
+    too_large: ConstructionTooLargeError | None = None
+
+
+def _smallest(found: list[_Candidate]) -> int | None:
+    """The smallest d among the candidates with weights, or None."""
+    return min((c.weights.dim for c in found if c.weights is not None), default=None)
+
+
+def _direct_sums(parts, v) -> list[_Candidate]:
+    """The direct sums of the factors' constructions (in ``v``, then in ``full``) of a product."""
+    out = []
+    subs = [] if v.info.factored else [v.spec]
+    for i, sub_variant in enumerate(dict.fromkeys([*subs, "full"])):
+        name = f"direct sum ({sub_variant})"
+        try:
+            factors = [build(p, sub_variant) for p in parts]
+        except ConstructionError as exc:
+            out.append(_Candidate((0, i), name, tried=f"direct sum: {exc}", reason=str(exc)))
+            continue
+        combined = direct_sum(factors, "full")
+        w = adapt(combined, v)
+        out.append(_Candidate((0, i), name, tried=f"direct sum ({sub_variant}, d={combined.dim})", weights=w,
+                              reason=None if w is not None else
+                              f"built {combined.variant} d={combined.dim}, which does not conform to {v.spec}"))
+    return out
+
+
+def _attempt(c: Construction, order: tuple[int, int], a, v) -> _Candidate:
+    """Build ``c`` and adapt it to ``v``: its weights, or why not."""
+    try:
+        base = c.builder(a)
+    except ConstructionTooLargeError as exc:
+        return _Candidate(order, c.name, reason=str(exc), too_large=exc)  # raised when nothing smaller is found
+    except ConstructionError as exc:
+        return _Candidate(order, c.name, reason=str(exc))
+    w = adapt(base, v)
+    return _Candidate(order, c.name, tried=f"{c.name} ({base.variant}, d={base.dim})", weights=w,
+                      reason=None if w is not None else f"built {base.variant} d={base.dim}, which does not conform to {v.spec}")
+
+
+def _skip_reason(c: Construction, a, v, found: list[_Candidate]) -> str | None:
+    """Why ``c`` is not built at all (its kind, or a known d no smaller than one ``found``), or None."""
+    if not _kind_matches(c, v):
+        return f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"  # another of the same d comes first
+    if _factored(c) and not v.info.factored:
+        return f"a factorised construction, for factored variants only (not {v.spec})"  # it reuses another's matrices
+    smallest = _smallest(found)
+    if c.name == "one-hot":  # d = n: it cannot beat what was found
+        return None if smallest is None or smallest > a.n_states else \
+            f"its d = {a.n_states} cannot beat the d = {smallest} found"
+    if c.known_dim is not None and smallest is not None:
+        try:
+            d = c.known_dim(a)
+        except ConstructionError as exc:
+            return str(exc)
+        if d >= smallest:
+            return f"its d = {d} cannot beat the d = {smallest} found"
+    return None
+
+
+def _registry_candidates(a, family, v, out: list[_Candidate]) -> None:
+    """Append the registry's constructions of ``family`` to ``out``, in the order they are built.
+
+    The one-hot construction (d = the number of states) is built last, and only when nothing
+    after it in the registry found a smaller d: it is the slowest to build and adapt (S_6 has 720
+    states), and it is rarely the smallest.  It keeps its place in the order, so it wins a tie
+    with the constructions after it exactly as when it was built in turn."""
+    deferred: tuple[Construction, tuple[int, int]] | None = None
+    for i, c in enumerate(CONSTRUCTIONS):
+        if not c.applies(family):
+            continue
+        reason = _skip_reason(c, a, v, out)
+        if reason is not None:
+            out.append(_Candidate((1, i), c.name, reason=reason))
+        elif c.name == "one-hot":
+            deferred = (c, (1, i))
+        else:
+            out.append(_attempt(c, (1, i), a, v))
+    if deferred is not None:
+        smallest = _smallest(out)
+        if smallest is not None and smallest < a.n_states:
+            out.append(_Candidate(deferred[1], deferred[0].name,
+                                  reason=f"its d = {a.n_states} cannot beat the d = {smallest} found"))
+        else:
+            out.append(_attempt(*deferred, a, v))
+
+
+def _nothing_fits(a, family, v, tried: list[str]) -> ConstructionError:
+    """The error when no construction fits: the candidates built, and for a factored variant the
+    smallest factor rank known and the factor-rank limit."""
+    extra = ""
+    if v.info.factored:
+        ranks, most = [], []
+        for c in CONSTRUCTIONS:
+            if c.applies(family):
+                try:
+                    base = c.builder(a)
+                except ConstructionError:
+                    continue
+                ranks.append(factorized_rank(base))
+                most.append(max_factor_rank(base.n_symbols, base.dim))
+        if ranks:
+            extra = f"; the smallest known needs R >= {min(ranks)}"
+        assert v.param is not None  # parse_variant requires the parameter of a factored kind
+        if most and v.param > max(most):
+            extra += (f"; R = {v.param:,} exceeds the factor-rank limit (max(symbols x hidden, "
+                      f"hidden^2, 256) = {max(most):,}) of every construction")
+    label = a.name or "automaton"
+    return ConstructionError(f"no construction of {label} for variant {v.spec!r} (candidates: {', '.join(tried)}){extra}")
 
 
 def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weights:
@@ -331,91 +449,13 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     """
     v = parse_variant(variant)
     a, family, parts = _resolve(spec_or_automaton)
-    label = a.name or "automaton"
-    found: list[tuple[str, Weights]] = []
-    tried: list[str] = []
-    too_large = None
-    refused: list[tuple[str, str]] = []
-    if parts is not None:
-        subs = [] if v.info.factored else [v.spec]
-        subs.append("full")
-        for sub_variant in dict.fromkeys(subs):
-            try:
-                factors = [build(p, sub_variant) for p in parts]
-            except ConstructionError as exc:
-                tried.append(f"direct sum: {exc}")
-                refused.append((f"direct sum ({sub_variant})", str(exc)))
-                continue
-            combined = direct_sum(factors, "full")
-            tried.append(f"direct sum ({sub_variant}, d={combined.dim})")
-            w = adapt(combined, v)
-            if w is not None:
-                found.append((f"direct sum ({sub_variant})", w))
-            else:
-                refused.append((f"direct sum ({sub_variant})", f"built {combined.variant} d={combined.dim}, "
-                                                              f"which does not conform to {v.spec}"))
-    def attempt(c: Construction, index: tuple[int, int, int] | None = None) -> None:
-        """Build ``c`` and keep it in ``found`` when it conforms, else say why in ``refused``;
-        ``index``: its places in ``found``, ``tried`` and ``refused`` in the registry's order (which
-        breaks ties and orders what ``--explain`` and the error list), when it is built out of turn."""
-        nonlocal too_large
-
-        def refuse(reason: str) -> None:
-            refused.insert(len(refused) if index is None else index[2], (c.name, reason))
-
-        try:
-            base = c.builder(a)
-        except ConstructionTooLargeError as exc:
-            too_large = too_large or exc  # raised when nothing smaller is found
-            refuse(str(exc))
-            return
-        except ConstructionError as exc:
-            refuse(str(exc))
-            return
-        tried.insert(len(tried) if index is None else index[1], f"{c.name} ({base.variant}, d={base.dim})")
-        w = adapt(base, v)
-        if w is not None:
-            found.insert(len(found) if index is None else index[0], (c.name, w))
-        else:
-            refuse(f"built {base.variant} d={base.dim}, which does not conform to {v.spec}")
-
-    # The one-hot construction (d = the number of states) is built last, and only when nothing
-    # after it in the registry found a smaller d: it is the slowest to build and adapt (S_6 has 720
-    # states), and it is rarely the smallest.  It keeps its place in the order, so it wins a tie
-    # with the constructions after it exactly as when it was built in turn.
-    deferred: tuple[Construction, tuple[int, int, int]] | None = None
-    for c in CONSTRUCTIONS:
-        if not c.applies(family):
-            continue
-        if not _kind_matches(c, v):
-            refused.append((c.name, f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"))
-            continue  # elsewhere another construction of the same d comes first (one-hot, rotation)
-        if _factored(c) and not v.info.factored:
-            refused.append((c.name, f"a factorised construction, for factored variants only (not {v.spec})"))
-            continue  # a factorised construction reuses the matrices of another one
-        if c.name == "one-hot" and found and min(w.dim for _, w in found) <= a.n_states:
-            refused.append((c.name, f"its d = {a.n_states} cannot beat the d = {min(w.dim for _, w in found)} found"))
-            continue  # the one-hot construction (d = n) cannot beat what was found
-        if c.name == "one-hot":
-            deferred = (c, (len(found), len(tried), len(refused)))
-            continue
-        if c.known_dim is not None and found:
-            try:
-                d = c.known_dim(a)
-            except ConstructionError as exc:
-                refused.append((c.name, str(exc)))
-                continue
-            if d >= min(w.dim for _, w in found):
-                refused.append((c.name, f"its d = {d} cannot beat the d = {min(w.dim for _, w in found)} found"))
-                continue
-        attempt(c)
-    if deferred is not None:
-        smallest = min((w.dim for _, w in found), default=None)
-        if smallest is not None and smallest < a.n_states:
-            refused.insert(deferred[1][2], (deferred[0].name, f"its d = {a.n_states} cannot beat the d = {smallest} found"))
-        else:
-            attempt(*deferred)
-    best = _best(found)
+    considered = _direct_sums(parts, v) if parts is not None else []
+    _registry_candidates(a, family, v, considered)
+    too_large = next((c.too_large for c in considered if c.too_large is not None), None)  # the first raised
+    considered.sort(key=lambda c: c.order)
+    found = [(c.name, c.weights) for c in considered if c.weights is not None]
+    best = min(found, key=lambda t: t[1].dim, default=None)  # the smallest d, the first among equals
+    refused = [(c.name, c.reason) for c in considered if c.reason is not None]
     if best is not None:
         refused += [(name, f"d = {w.dim}; {best[0]} (d = {best[1].dim}) was chosen: the smallest d, "
                            "the first built among equals") for name, w in found if w is not best[1]]
@@ -424,24 +464,5 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     if best is None and too_large is not None:
         raise too_large
     if best is None:
-        extra = ""
-        if v.info.factored:
-            ranks, most = [], []
-            for c in CONSTRUCTIONS:
-                if c.applies(family):
-                    try:
-                        base = c.builder(a)
-                    except ConstructionError:
-                        continue
-                    ranks.append(factorized_rank(base))
-                    most.append(max_factor_rank(base.n_symbols, base.dim))
-            if ranks:
-                extra = f"; the smallest known needs R >= {min(ranks)}"
-            assert v.param is not None  # parse_variant requires the parameter of a factored kind
-            if most and v.param > max(most):
-                extra += (f"; R = {v.param:,} exceeds the factor-rank limit (max(symbols x hidden, "
-                          f"hidden^2, 256) = {max(most):,}) of every construction")
-        raise ConstructionError(
-            f"no construction of {label} for variant {v.spec!r} (candidates: {', '.join(tried)}){extra}"
-        )
+        raise _nothing_fits(a, family, v, [c.tried for c in considered if c.tried is not None])
     return best[1]

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import MismatchError, WeightsError
 
 from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
@@ -192,10 +193,8 @@ def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden
             raise WeightsError(f"word_batch must have shape (batch, time) with both > 0, got {batch.shape}")
         check_size(batch.shape[0], batch.shape[1], hidden)
         return batch, 0
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise WeightsError(f"length must be a positive integer, got {length!r}")
-    if isinstance(words, bool) or not isinstance(words, (int, np.integer)) or words < 1:
-        raise WeightsError(f"words must be a positive integer, got {words!r}")
+    length = check_positive_int(length, "length", error=WeightsError)
+    words = check_positive_int(words, "words", error=WeightsError)
     length, words = int(length), int(words)
     check_size(words, length, hidden)
     rng = np.random.default_rng(seed)

@@ -4,7 +4,7 @@ Let S be a snapped network proved by :func:`~bilinear.constructions.proof.prover
 its block basis P: the kept coordinates K carry exact rotations, reflections or +-1
 (orthogonal: ``||S_a y|| = ||y||``), the dropped ones D are zero.  Write the float network in
 the same basis, each matrix scaled by a positive constant (which changes no prediction):
-``F_a = P^-1 (c_a A_a) P``.  The eight constants of the theorem (:class:`Theorem16`) are
+``F_a = P^-1 (c_a A_a) P``.  The eight constants of the theorem (:class:`PerturbationBound`) are
 
     eps   >= max_a ||F_a[K,K] - S_a[K,K]||     gamma >= max_a ||F_a[K,D]||
     beta  >= max_a ||F_a[D,K]||                rho   >= max_a ||F_a[D,D]||
@@ -15,7 +15,7 @@ and the errors ``u_t = ||x_t[K] - y_t||``, ``v_t = ||x_t[D]||`` of the float sta
 unit snapped state obey ``u_t <= sigma u + eps + gamma v``, ``v_t <= rho v + beta (1 + u)``; a word
 of length t is right while ``mu > L_K u_t + L_D v_t``.  Rounding (float64, float32) adds
 ``delta`` to each of eps, gamma, beta, rho, sigma and ``tau`` to L_K and L_D and takes it from mu
-(:meth:`Theorem16.with_roundoff`, docs/theory.md Section 7).  The first levels of words are run
+(:meth:`PerturbationBound.with_roundoff`, docs/theory.md Section 7).  The first levels of words are run
 exhaustively in ball arithmetic (with the rounding as a ball around each state), then the
 recurrence is stepped, then solved in closed form (rho < 1).
 """
@@ -33,15 +33,16 @@ from ..exact.balls import arb, arb_matrix, bmax, column, frob_array, hi, lo, nor
 from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
 from .roundoff import RoundOff
 
-__all__ = ["Theorem16", "global_horizon", "iterate", "closed_form"]
+__all__ = ["PerturbationBound", "global_horizon", "iterate", "closed_form"]
 
 #: The exhaustive start stops before a level of more words than this.
 MAX_NODES = 1024
 
 
 @dataclass(frozen=True)
-class Theorem16:
-    """The eight constants of Theorem 16 (module docstring), as balls (exact points)."""
+class PerturbationBound:
+    """The eight constants of Theorem 16 (perturbation horizon; module docstring), as balls (exact
+    points)."""
 
     eps: flint.arb
     gamma: flint.arb
@@ -52,7 +53,7 @@ class Theorem16:
     lk: flint.arb
     ld: flint.arb
 
-    def with_roundoff(self, delta: flint.arb, tau: flint.arb) -> "Theorem16":
+    def with_roundoff(self, delta: flint.arb, tau: flint.arb) -> "PerturbationBound":
         """The constants of the rounded evaluation: every step perturbs F_a by at most delta in
         norm (relative to the state), every score by at most tau ||x||."""
         if delta == 0 and tau == 0:
@@ -76,8 +77,8 @@ class Theorem16:
                 "lipschitz_dropped": f(self.ld)}
 
 
-def iterate(c: Theorem16, u, v, s: int) -> int | None:
-    """The recurrence from (u_s, v_s): the largest certified length, stepped to STEPPED and then
+def iterate(c: PerturbationBound, u, v, s: int) -> int | None:
+    """Theorem 16's recurrence from (u_s, v_s): the largest certified length, stepped to STEPPED and then
     in closed form.  None: every length (no growth at all); STEPPED is the answer when rho >= 1
     (no closed form)."""
     for t in range(s, STEPPED + 1):
@@ -91,7 +92,7 @@ def iterate(c: Theorem16, u, v, s: int) -> int | None:
     return None if more is None else min(CAP, STEPPED + more)
 
 
-def closed_form(c: Theorem16, u, V) -> int | None:
+def closed_form(c: PerturbationBound, u, V) -> int | None:
     """Steps s >= 0 after which the bound still certifies, from (u, V) on; None: every s.
 
     From a step on, v <= max(V, beta (1 + u) / (1 - rho)), and u grows at most like
@@ -202,7 +203,7 @@ class _Setup:
 
 
 def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal: bool = False):
-    """``(Theorem16 constants in real arithmetic, _Setup)`` of a snap."""
+    """``(PerturbationBound constants in real arithmetic, _Setup)`` of a snap."""
     F, h0, Rb, Pa, Pinv = _transformed(weights, snap)
     A, h0f, Rf = weights.float_arrays()
     d = weights.dim
@@ -219,7 +220,7 @@ def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal
     F = [F[a] * arb(norms[a]) for a in range(len(F))]  # ||F[K,K]|| ~ 1
     S = [arb_matrix(snap.block_weights.A[a]) for a in range(weights.n_symbols)]
     mu, lk, ld = _margins(proof, automaton, Rb, K, D)
-    c = Theorem16(
+    c = PerturbationBound(
         eps=bmax(norm_bound(F[a] - S[a], K, K, groups) for a in range(len(F))),
         gamma=bmax(norm_bound(F[a], K, D, groups) for a in range(len(F))) if D else flint.arb(0),
         beta=bmax(norm_bound(F[a], D, K, groups) for a in range(len(F))) if D else flint.arb(0),

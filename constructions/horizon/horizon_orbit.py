@@ -53,7 +53,7 @@ from .horizon_global import _Setup, _transformed, exhaustive_phase
 from .roundoff import RoundOff
 from ..proof.search import breadth_first
 
-__all__ = ["Orbit", "Theorem19", "orbit_horizon", "exact_orbit", "MAX_PRODUCTS"]
+__all__ = ["Orbit", "OrbitPerturbationBound", "orbit_horizon", "exact_orbit", "MAX_PRODUCTS"]
 
 #: Largest number of distinct snapped matrix products (and of reachable pairs) enumerated.
 MAX_PRODUCTS = 4096
@@ -98,8 +98,8 @@ def exact_orbit(snap, automaton, limit: int = MAX_PRODUCTS) -> Orbit | None:
 
 
 @dataclass(frozen=True)
-class Theorem19:
-    """The constants of Theorem 19 (module docstring), as balls (exact points); ``tau`` is the
+class OrbitPerturbationBound:
+    """The constants of Theorem 19 (orbit horizon; module docstring), as balls (exact points); ``tau`` is the
     readout rounding (0 in real arithmetic), already folded into nothing else."""
 
     eps: flint.arb
@@ -131,8 +131,8 @@ class Theorem19:
                 "lipschitz_kept": f(self.lk), "lipschitz_dropped": f(self.ld)}
 
 
-def iterate19(c: Theorem19, u_s, v_s, s: int) -> int | None:
-    """The largest certified length from the errors ``(u_s, v_s)`` after the exhaustive depth s
+def iterate_orbit(c: OrbitPerturbationBound, u_s, v_s, s: int) -> int | None:
+    """Theorem 19's recurrence: the largest certified length from the errors ``(u_s, v_s)`` after the exhaustive depth s
     (every word of length <= s already checked): the recurrence stepped to STEPPED, then in
     closed form; None for every length (no perturbation at all)."""
     if c.eps.is_zero() and c.gamma.is_zero() and c.beta.is_zero() and u_s.is_zero() and v_s.is_zero() \
@@ -145,11 +145,11 @@ def iterate19(c: Theorem19, u_s, v_s, s: int) -> int | None:
             return t - 1
     if not c.rho < 1:
         return max(STEPPED, s + 1)
-    more = _closed19(c, V, W)
+    more = _closed_form_orbit(c, V, W)
     return min(CAP, max(STEPPED, s + 1) + more)
 
 
-def _closed19(c: Theorem19, V, W) -> int:
+def _closed_form_orbit(c: OrbitPerturbationBound, V, W) -> int:
     """Steps k >= 0 after step T (errors V_T = V, W_T = W) that still certify: with
     ``a = eps + gamma beta / (1 - rho)``, ``W_{T+k} <= (W + g/a)(1 + N a)^k - g/a`` (g = gamma V)
     and ``V_{T+k} <= V + beta W_{T+k} / (1 - rho)``, against the largest W the readout allows."""
@@ -179,8 +179,9 @@ def _ls_scale(F: flint.arb_mat, S: flint.arb_mat, K) -> float:
     return float(np.sum(f * s)) / den if den > 0 else 0.0
 
 
-def ingredients19(weights, snap, orbit: Orbit, automaton, roundoff: RoundOff):
-    """``(Theorem19, _Setup)`` or ``(None, reason)``."""
+def orbit_ingredients(weights, snap, orbit: Orbit, automaton, roundoff: RoundOff):
+    """``(OrbitPerturbationBound, _Setup)`` or ``(None, reason)``: the constants of Theorem 19 for
+    a snap and its orbit."""
     F, h0, Rb, Pa, Pinv = _transformed(weights, snap)
     A, h0f, Rf = weights.float_arrays()
     d = weights.dim
@@ -234,7 +235,7 @@ def ingredients19(weights, snap, orbit: Orbit, automaton, roundoff: RoundOff):
         start = hi(roundoff.start * pinv_norm * arb(c0) * frob_array(h0f))
         x0 = x0 + column([flint.arb(0, start)] * d)
     up = lambda x: hi(x + delta)  # noqa: E731
-    consts = Theorem19(
+    consts = OrbitPerturbationBound(
         eps=up(bmax(norm_bound(F[a] - S[a], K, K, groups) for a in range(len(F)))),
         gamma=up(bmax(norm_bound(F[a], K, D, groups) for a in range(len(F))) if D else flint.arb(0)),
         beta=up(bmax(norm_bound(F[a], D, K, groups) for a in range(len(F))) if D else flint.arb(0)),
@@ -252,13 +253,13 @@ def orbit_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizo
         if orbit is None:
             return Horizon.none(roundoff.arithmetic, f"the snapped matrices generate more than {MAX_PRODUCTS} "
                                 "products or reachable states (Theorem 19 needs a small finite orbit)", "orbit")
-        c, st = ingredients19(weights, snap, orbit, automaton, roundoff)
+        c, st = orbit_ingredients(weights, snap, orbit, automaton, roundoff)
         if c is None:
             return Horizon.none(roundoff.arithmetic, st, "orbit")
         refused, consts, s, u, v = exhaustive_phase(automaton, st, c, roundoff, "orbit")
         if refused is not None:
             return refused
-        length = iterate19(c, u, v, s)
+        length = iterate_orbit(c, u, v, s)
         note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(orbit.pairs)} snapped "
                 f"states, {len(orbit.products)} matrix products")
         if length is None:

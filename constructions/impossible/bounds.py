@@ -256,7 +256,7 @@ def _complex_bound(a, bound: int, theorem: str, reason: str) -> tuple[int, str, 
     >>> lower_bound("alternating:4", "monomial,complex")[:2]
     (6, 'Theorem F14')
     """
-    got = _complex_bound_f11(a, bound, theorem, reason)
+    got = _complex_bound_even_d(a, bound, theorem, reason)
     if got[0] > 4:
         return got
     from bilinear.automata.groups import abelian_of_index_at_most_two
@@ -268,8 +268,8 @@ def _complex_bound(a, bound: int, theorem: str, reason: str) -> tuple[int, str, 
                               f"subgroup of index 1 or 2, which monomial,complex with d = 4 needs; d is even")
 
 
-def _complex_bound_f11(a, bound: int, theorem: str, reason: str) -> tuple[int, str, str]:
-    """Theorem F11's part of :func:`_complex_bound`."""
+def _complex_bound_even_d(a, bound: int, theorem: str, reason: str) -> tuple[int, str, str]:
+    """Theorem F11's part of :func:`_complex_bound`: d = 2 is rotation2d's bound, and d is even."""
     from .certificates import certify
 
     if bound <= 2:

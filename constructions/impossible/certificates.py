@@ -46,6 +46,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.automata import Automaton, from_spec
 from bilinear.automata.minimize import access_words
 from bilinear.errors import AutomatonError
@@ -270,8 +271,7 @@ class Certificate:
         from ..values.floatrun import check_compatible, float_steps
 
         check_compatible(weights, automaton)
-        if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 0:
-            raise WeightsError(f"max_n must be a non-negative integer, got {max_n!r}")
+        max_n = check_positive_int(max_n, "max_n", minimum=0, error=WeightsError)
         A, h0, R = weights.float_arrays()
 
         def run(h, word):  # (hidden,) -> (hidden,), the float run from h, renormalised

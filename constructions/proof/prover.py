@@ -51,6 +51,7 @@ from collections import deque
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import MismatchError, WeightsError
 
 from ..exact.domains import Domain, IntegerDomain, RationalDomain, choose_domain, sparse_rows
@@ -153,8 +154,7 @@ def _check_inputs(weights, automaton, bound, automaton_checked: bool = False) ->
                             "(a Stack: bilinear.constructions.proof.stackprover.prove_stack)")
     if not automaton_checked:
         check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
-    if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1:
-        raise WeightsError(f"bound must be a positive integer, got {bound!r}")
+    check_positive_int(bound, "bound", error=WeightsError)
 
 
 def _closure(weights, automaton, bound: int, domain: Domain, search: PairSearch):

@@ -42,6 +42,7 @@ from collections import deque
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import WeightsError
 
 from ..exact.domains import choose_domain, sparse_rows
@@ -136,8 +137,7 @@ def prove_stack(stack, automaton, bound: int = DEFAULT_BOUND, *, progress=None, 
 
 def _check_inputs(stack: Stack, automaton, bound) -> None:
     check_compatible(stack, automaton)  # the one compatibility check (MismatchError)
-    if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1:
-        raise WeightsError(f"bound must be a positive integer, got {bound!r}")
+    check_positive_int(bound, "bound", error=WeightsError)
 
 
 class _Closure:

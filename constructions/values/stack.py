@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bilinear.argtypes import check_positive_int
 from bilinear.errors import WeightsError
 from bilinear.fileio import atomic_write_text
 from bilinear.jsonfile import check_header, checksum
@@ -231,8 +232,7 @@ def repeated(weights: Weights, layers: int) -> Stack:
     >>> s.depth, [x.n_symbols for x in s.layers]
     (3, [2, 4, 4])
     """
-    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise WeightsError(f"layers must be an integer from 1 to {MAX_LAYERS}, got {layers!r}")
+    layers = check_positive_int(layers, "layers", error=WeightsError, maximum=MAX_LAYERS)
     if weights.factors is not None:
         raise WeightsError(f"a {weights.variant} layer with factors is not repeated")
     C = weights.n_classes

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from plain_eval import no_node_horizon
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions import check
 from bilinear.constructions.horizon.horizon import compress_word
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.snap import drift, symbol_periods
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.analysis.certify import certify_network
 from bilinear.errors import WeightsError
 
@@ -33,6 +33,18 @@ def drifting_full():
     return drift(build("cyclic:5", "full"), 0.0005, hidden=16)
 
 
+# One certificate per network, shared by the tests that read it (certifying is the slow part; the
+# tests assert different things of the same certificate).
+@pytest.fixture(scope="module")
+def rotation_certificate(drifting_rotation):
+    return certify_network(drifting_rotation, C5, search_length=500)
+
+
+@pytest.fixture(scope="module")
+def full_certificate(drifting_full):
+    return certify_network(drifting_full, C5)
+
+
 def _no_failure_below(w, L: int, seed: int = 3) -> None:
     """No word of length <= L fails: 10,000 random words and every single-symbol power."""
     assert check(w, C5, length=L, words=10_000, seed=seed).passed
@@ -40,9 +52,9 @@ def _no_failure_below(w, L: int, seed: int = 3) -> None:
     assert check(w, C5, word_batch=powers).passed
 
 
-def test_drifting_rotation_is_snapped_and_the_snap_is_proved(drifting_rotation, tmp_path):
+def test_drifting_rotation_is_snapped_and_the_snap_is_proved(drifting_rotation, rotation_certificate, tmp_path):
     assert check(drifting_rotation, C5, length=500, words=200).accuracy < 0.9
-    cert = certify_network(drifting_rotation, C5, search_length=500)
+    cert = rotation_certificate
     assert cert.status == "snapped"
     assert cert.failing_text == "1^63"  # pi/5 of phase error at 0.01 rad per step
     # the error grows linearly (sigma = 1, eps ~ delta): the bound is within a factor 2 of 63
@@ -58,8 +70,8 @@ def test_drifting_rotation_is_snapped_and_the_snap_is_proved(drifting_rotation, 
     assert loaded.A[1, 0, 0] == build("cyclic:5", "rotation2d").A[1, 0, 0]
 
 
-def test_full_network_certified_length_below_the_failing_length(drifting_full):
-    cert = certify_network(drifting_full, C5)
+def test_full_network_certified_length_below_the_failing_length(drifting_full, full_certificate):
+    cert = full_certificate
     assert cert.status == "horizon"
     L, U = cert.certified, len(cert.failing)
     assert 700 <= L <= U < 2 * L  # the true failure (1257) is within a factor 2 of the bound
@@ -78,8 +90,8 @@ def test_hand_construction_as_float_holds_far_beyond_10000():
     assert cert.failing is None
 
 
-def test_certificate_json_and_text(drifting_rotation):
-    cert = certify_network(drifting_rotation, C5, search_length=300)
+def test_certificate_json_and_text(rotation_certificate):
+    cert = rotation_certificate
     data = json.loads(json.dumps(cert.to_json()))
     assert data["status"] == "snapped" and data["failing_length"] == 63
     assert data["snap_proof"]["status"] == "proved"
@@ -110,8 +122,8 @@ def test_cli_weights_file_and_write(drifting_rotation, tmp_path, capsys):
 
 
 def test_cli_baseline_run_is_a_clear_error(tmp_path, capsys):
-    from bilinear.learned.config import TrainConfig
-    from bilinear.learned.train import train_run
+    from bilinear.learned import TrainConfig
+    from bilinear.learned import train_run
 
     run = tmp_path / "lstm"
     train_run(TrainConfig(spec="parity", model="lstm", hidden=2, steps=2, test_len=5, test_words=2), run)
@@ -131,7 +143,7 @@ def _noisy_onehot(automaton, noise=0.01, seed=0):
 
 
 def test_contracting_network_is_proved_for_every_length_by_the_invariant_tube():
-    from bilinear.automata.automaton import Automaton
+    from bilinear.automata import Automaton
 
     last = Automaton(np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]]), start=0, name="last symbol")
     w = _noisy_onehot(last)
@@ -242,17 +254,17 @@ def _invariant(cert) -> None:
         assert cert.certified is None or cert.certified < len(cert.failing)
 
 
-def test_certified_length_is_below_the_failing_length_everywhere(drifting_rotation):
-    for w, a in [(drifting_rotation, C5), (tie_network(), PARITY), (_noisy_onehot(from_spec("flipflop:3")),
-                                                                     from_spec("flipflop:3"))]:
+def test_certified_length_is_below_the_failing_length_everywhere(rotation_certificate):
+    _invariant(rotation_certificate)
+    for w, a in [(tie_network(), PARITY), (_noisy_onehot(from_spec("flipflop:3")), from_spec("flipflop:3"))]:
         _invariant(certify_network(w, a, search_length=400))
 
 
 # ------------------------------------------------------------------------------------------
 # written snaps load and prove; the snap keeps the classifier
 # ------------------------------------------------------------------------------------------
-def test_written_snap_of_a_hidden_16_full_network_loads_and_is_proved(drifting_full, tmp_path):
-    cert = certify_network(drifting_full, C5, search_length=2000)
+def test_written_snap_of_a_hidden_16_full_network_loads_and_is_proved(full_certificate, tmp_path):
+    cert = full_certificate
     assert cert.snap.basis is not None  # a rational eigenbasis: the case that wrote 112 digits
     path = tmp_path / "snap.json"
     cert.snapped_weights().save(path)
@@ -284,15 +296,15 @@ def test_the_exact_dihedral_5_block_2_construction_as_floats_certifies(tmp_path,
 # smaller points: status names, symbol indices, the run's test length, --write failures,
 # shortened failing words
 # ------------------------------------------------------------------------------------------
-def test_failing_word_is_shortened_and_given_as_symbol_indices():
+def test_failing_word_is_shortened_and_given_as_symbol_indices(drifting_rotation, rotation_certificate):
     from bilinear.constructions.horizon.failsearch import first_failures, shorten_failure
 
-    w = drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
+    w = drifting_rotation  # drift(build("cyclic:5", "rotation2d"), 0.01, hidden=8)
     long = (0,) * 40 + (2, 3) * 5 + (1,) * 63  # 0 is the identity: the junk before 1^63 is not needed
     assert first_failures(w, C5, np.array([long]))[0] > 63
     short = shorten_failure(w, C5, long[: first_failures(w, C5, np.array([long]))[0]])
     assert len(short) <= 70 and not check(w, C5, word_batch=np.array([short])).passed
-    cert = certify_network(w, C5, search_length=300)
+    cert = rotation_certificate
     assert cert.to_json()["failing_symbols"] == list(cert.failing) == [1] * 63
 
 
@@ -308,8 +320,8 @@ def test_cli_write_without_a_proved_snap_prints_the_certificate_then_one_error(t
 
 
 def test_cli_judges_a_run_at_its_own_test_length(tmp_path, capsys):
-    from bilinear.learned.config import TrainConfig
-    from bilinear.learned.train import train_run
+    from bilinear.learned import TrainConfig
+    from bilinear.learned import train_run
 
     run = tmp_path / "diag"
     train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=2, test_len=7, test_words=2), run)

@@ -26,6 +26,9 @@ from plain_eval import no_node_horizon
 
 from bilinear.cli import main
 
+#: every test here reads the networks the doc's own commands train (docs/certify.md)
+pytestmark = pytest.mark.docs_numbers
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 CERTIFY = (DOCS / "certify.md").read_text(encoding="utf-8")
 TRAINING = (DOCS / "training.md").read_text(encoding="utf-8")
@@ -107,7 +110,7 @@ def test_the_training_results_the_doc_quotes(runs):
 def test_training_md_quotes_the_same_rotation2d_run(runs):
     """training.md's `bilinear train cyclic:5 rotation2d --json` (the defaults) is certify.md's rot16
     run: hidden 16 is the default."""
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     _, results, _ = runs
     rot = results["rot16"]
@@ -142,7 +145,7 @@ def _doc_word_fails(folder, run: str, length: int, text: str) -> bool:
     from plain_eval import float64_margins
 
     from bilinear.automata.words import expand
-    from bilinear.learned.runs import load_run
+    from bilinear.learned import load_run
 
     _, net, automaton, _ = load_run(folder / run)
     word = expand(text, automaton)
@@ -239,9 +242,9 @@ def test_the_prose_reads_the_printed_certificates(runs):
 def test_the_written_snaps_are_proved_and_right_at_any_length(runs):
     """"the written file reproves with `bilinear verify --weights rot16.snap.json cyclic:5 rotation2d`
     and scores 1.00 at any length" (the full16 file's verify is a console line above)."""
-    from bilinear.automata.families import from_spec
-    from bilinear.constructions.horizon.floatcheck import check
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.automata import from_spec
+    from bilinear.constructions import check
+    from bilinear.constructions import Weights
 
     folder, _, _ = runs
     command = "bilinear verify --weights rot16.snap.json cyclic:5 rotation2d"
@@ -262,7 +265,7 @@ def test_full16_is_the_tours_network_and_analysis_md_quotes_its_verdicts(runs):
     reaches the patience at its last step, so a larger budget stops there too."""
     from bilinear.analysis import AnalysisConfig, analyze
     from bilinear.analysis.targets import load_target
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
     from bilinear.tour import TOUR_MODELS, TourConfig
 
     folder, results, _ = runs
@@ -314,7 +317,7 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     from bilinear.constructions.exact.balls import precision
     from bilinear.constructions.horizon.horizon_global import ingredients
     from bilinear.constructions.horizon.roundoff import RoundOff
-    from bilinear.learned.runs import load_run
+    from bilinear.learned import load_run
 
     folder, _, _ = runs
     doc = _flat(CERTIFY)

@@ -99,7 +99,7 @@ def test_lstar_without_the_aalpy_extra_is_one_line_before_any_work(tmp_path, mon
 
 def test_lstar_config_needs_the_extraction():
     from bilinear.analysis.lstar import LStarConfig
-    from bilinear.analysis.report import AnalysisConfig
+    from bilinear.analysis import AnalysisConfig
     from bilinear.errors import AnalysisError
 
     with pytest.raises(AnalysisError, match="needs run_extraction"):

@@ -7,7 +7,7 @@ from hypothesis.extra.numpy import arrays
 from bilinear.analysis.commutators import commutator_norm, commutators
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
 from bilinear.automata import from_spec
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import AnalysisError
 
 

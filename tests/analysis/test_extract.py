@@ -4,8 +4,8 @@ import pytest
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
 from bilinear.analysis.extract import ExtractConfig, extract, run_network
 from bilinear.automata import Automaton, from_spec
-from bilinear.automata.minimize import minimize
-from bilinear.constructions.values.weights import Weights
+from bilinear.automata import minimize
+from bilinear.constructions import Weights
 from bilinear.errors import AnalysisError
 
 SMALL = ExtractConfig(words=200, length=40, seed=1)

@@ -97,7 +97,7 @@ def _spread_tracker():
         H = corners[q] + 0.45 * np.stack([np.cos(angle), np.sin(angle), np.zeros_like(angle)], axis=-1)
         return np.eye(3)[q] * 5.0, H
 
-    from bilinear.constructions.values.tracker import as_tracker
+    from bilinear.constructions import as_tracker
 
     return as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True)
 
@@ -185,7 +185,7 @@ def test_no_structure_is_ambiguous_not_ok():
             H[:, t] = acc
         return np.eye(3)[q] * 5.0, H
 
-    from bilinear.constructions.values.tracker import as_tracker
+    from bilinear.constructions import as_tracker
 
     ex = extract(as_tracker(tracker, n_symbols=3, n_classes=3, hidden=True), a, ExtractConfig(words=40, length=16, burn_in=1))
     assert ex.radius.source == "ambiguous", ex.reading
@@ -204,7 +204,7 @@ def test_never_a_negative_distance(tol):
 
 
 def test_exact_constructions_keep_their_states():
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     for spec, variant in (("cyclic:5", "rotation2d"), ("dihedral:4", "block:2"), ("flipflop:2", "full")):
         a = from_spec(spec)

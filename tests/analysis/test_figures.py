@@ -2,9 +2,9 @@ import numpy as np
 import subprocess
 import sys
 
-from bilinear.analysis.commutators import commutators
+from bilinear.analysis import commutators
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2
-from bilinear.analysis.extract import ExtractConfig, extract
+from bilinear.analysis import ExtractConfig, extract
 from bilinear.analysis.figures import (
     accuracy_figure,
     commutator_figure,
@@ -12,7 +12,7 @@ from bilinear.analysis.figures import (
     monoid_orders,
     write_automaton,
 )
-from bilinear.analysis.spectrum import spectrum
+from bilinear.analysis import spectrum
 from bilinear.automata import from_spec
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -77,7 +77,7 @@ def test_roots_of_unity_are_the_orders_of_the_task_monoid():
 
 
 def test_figures_in_every_format_name_task_and_model(tmp_path):
-    from bilinear.analysis.report import AnalysisConfig, analyze
+    from bilinear.analysis import AnalysisConfig, analyze
 
     r = analyze(cyclic_rotation2d(3).to_float(), from_spec("cyclic:3"),
                 AnalysisConfig(extract=ExtractConfig(words=100, length=20), curve_length=50, run_certify=False),

@@ -10,7 +10,7 @@ import numpy as np
 from bilinear.analysis.lengths import accuracy_by_length
 from bilinear.analysis.report import AnalysisConfig, analyze, curve_reading
 from bilinear.automata import from_spec
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 
 def square_wave_parity() -> Weights:

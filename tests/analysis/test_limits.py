@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from bilinear.analysis.extract import ExtractConfig, extract
-from bilinear.analysis.report import AnalysisConfig, analyze
-from bilinear.analysis.spectrum import spectrum
+from bilinear.analysis import ExtractConfig, extract
+from bilinear.analysis import AnalysisConfig, analyze
+from bilinear.analysis import spectrum
 from bilinear.automata import from_spec
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 from bilinear.errors import AnalysisError
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bilinear.analysis.examples import cyclic_rotation2d
-from bilinear.analysis.extract import ExtractConfig
+from bilinear.analysis import ExtractConfig
 from bilinear.automata import from_spec
 from bilinear.errors import AnalysisError, ExtraMissingError
 
@@ -61,7 +61,7 @@ def test_hidden_states_that_hide_the_outputs_are_a_finding() -> None:
         hidden = np.eye(2)[(np.arange(words.shape[1])[None, :] + np.zeros_like(words)) % 2]
         return logits, hidden
 
-    from bilinear.constructions.values.tracker import as_tracker
+    from bilinear.constructions import as_tracker
 
     model = as_tracker(tracker, hidden=True, n_symbols=3, n_classes=3)
     agreement = compare_extractions(model, from_spec("cyclic:3"), extract_config=SMALL)
@@ -119,7 +119,7 @@ def test_analyze_report_names_the_word_on_which_lstar_and_the_extraction_differ(
     """The report's L* section on the tracker whose hidden states hide its outputs (above): the
     verdict is 'disagree' and the word the report prints tells the two automata apart."""
     from bilinear.analysis.report import AnalysisConfig, analyze_tracker
-    from bilinear.constructions.values.tracker import as_tracker
+    from bilinear.constructions import as_tracker
 
     def tracker(words):
         total = np.cumsum(words, axis=1) % 3

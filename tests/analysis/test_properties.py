@@ -5,12 +5,12 @@ import math
 import numpy as np
 from hypothesis import given, settings
 
-from bilinear.analysis.commutators import commutators
+from bilinear.analysis import commutators
 from bilinear.analysis.examples import one_hot
-from bilinear.analysis.extract import ExtractConfig, extract
-from bilinear.analysis.relations import relation_residuals
-from bilinear.analysis.spectrum import spectrum
-from bilinear.automata.minimize import minimize
+from bilinear.analysis import ExtractConfig, extract
+from bilinear.analysis import relation_residuals
+from bilinear.analysis import spectrum
+from bilinear.automata import minimize
 from bilinear.automata.strategies import automata, permutation_automata
 
 

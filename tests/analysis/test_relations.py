@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot
 from bilinear.analysis.relations import reachable_basis, relation_residuals
 from bilinear.automata import from_spec
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import AnalysisError
 
 D3_PAIRS = [((0, 0, 0), ()), ((1, 1), ()), ((1, 0), (0, 0, 1)), ((1, 0), (0, 1))]
@@ -92,7 +92,7 @@ def _written_flipflop(noise: float = 0.0, seed: int = 0):
     (A_w = p_w c_w^T, c_w positive on the visited states), as a trained network's are: every
     relation holds on the visited states, each with its own scale, while A(w0 w1) and A(w1)
     differ by no single scale."""
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     rng = np.random.default_rng(seed)
     p0, p1 = np.array([1.0, 0.2, 0.0]), np.array([0.2, 1.0, 0.0])
@@ -125,7 +125,7 @@ def test_a_write_that_is_not_a_reset_fails_the_reset_relations():
     w = _written_flipflop()
     A = w.A.copy()
     A[0] = A[0] + 0.5 * np.eye(3)
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     rel = relation_residuals(Weights("full", A, w.h0, w.readout), a, tol=0.05)
     failing = {r.text for r in rel.failing}
@@ -134,8 +134,8 @@ def test_a_write_that_is_not_a_reset_fails_the_reset_relations():
 
 
 def test_reset_constructions_exact_and_near_exact():
-    from bilinear.constructions.handmade.registry import build
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import build
+    from bilinear.constructions import Weights
 
     for spec in ("flipflop:2", "reset:3"):
         a = from_spec(spec)
@@ -153,7 +153,7 @@ def test_reset_constructions_exact_and_near_exact():
 def test_label_agreement_says_which_failing_relations_the_readout_cannot_tell_apart():
     """A flipflop whose read symbol r swaps the two written directions: r = ε fails in the labels
     too (0 of the states agree), and the reading counts only the relations that do agree."""
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     a = from_spec("flipflop:2")
     w = _written_flipflop()

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2
-from bilinear.analysis.extract import ExtractConfig
-from bilinear.analysis.report import AnalysisConfig, analyze
+from bilinear.analysis import ExtractConfig
+from bilinear.analysis import AnalysisConfig, analyze
 from bilinear.automata import from_spec
 from bilinear.errors import AnalysisError
 
@@ -85,8 +85,8 @@ def _trained_like_cyclic5(tmp_path):
     0.5 per symbol, so the complements do not commute), in a random orthonormal basis, plus small
     noise: like the trained network of issue 13 (right at length 500, not commuting on the full
     space, commuting where its states live)."""
-    from bilinear.constructions.handmade.registry import build
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import build
+    from bilinear.constructions import Weights
 
     rng = np.random.default_rng(0)
     A2, h2, R2 = build("cyclic:5", "full").float_arrays()
@@ -150,7 +150,7 @@ def test_failure_is_explained_by_the_quotient_and_the_certificate():
 
 
 def test_a_rotation2d_network_on_d3_tracks_only_its_z2_quotient():
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     # r acts as the identity and s as a half turn: the network counts the s's mod 2, nothing more
     R = np.zeros((6, 2))

@@ -42,13 +42,13 @@ import numpy as np
 import pytest
 from plain_eval import float64_margins
 
-from bilinear.analysis.commutators import commutators
+from bilinear.analysis import commutators
 from bilinear.analysis.report import certificate_line
 from bilinear.analysis.spectrum import matrix_spectrum, spectrum
 from bilinear.automata import Automaton, from_spec
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.horizon.snap import drift
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import build
+from bilinear.constructions import drift
+from bilinear.constructions import Weights
 
 
 def rot(theta: float) -> np.ndarray:

@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
-from bilinear.analysis.report import AnalysisConfig, ExtractConfig, analyze
+from bilinear.analysis import AnalysisConfig, ExtractConfig, analyze
 from bilinear.automata import from_spec
-from bilinear.constructions.horizon.floatcheck import check
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import check
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 
 #: Raw (not up-to-scale) numbers: they follow the scale by design.
 RAW = (".eigenvalues", ".scale", "seconds")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from bilinear.analysis.extract import ExtractConfig, extract
+from bilinear.analysis import ExtractConfig, extract
 from bilinear.analysis.implements import implements_line
 from bilinear.analysis.lengths import accuracy_by_length, shortest_error
-from bilinear.analysis.report import AnalysisConfig, analyze
+from bilinear.analysis import AnalysisConfig, analyze
 from bilinear.automata import Automaton, from_spec
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 
 
 def run_label(weights: Weights, word) -> int:

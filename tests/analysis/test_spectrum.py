@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from bilinear.analysis.examples import cyclic_rotation2d, dihedral_block2, one_hot, rotation
 from bilinear.analysis.spectrum import matrix_spectrum, nearest_root, power_structure, spectrum
 from bilinear.automata import from_spec
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import AnalysisError
 
 

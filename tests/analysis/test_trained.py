@@ -8,9 +8,9 @@ from bilinear.analysis import AnalysisConfig, ExtractConfig, analyze
 from bilinear.analysis.cli import load_target
 from bilinear.cli import main
 from bilinear.errors import AnalysisError
-from bilinear.learned.config import TrainConfig
+from bilinear.learned import TrainConfig
 from bilinear.learned.runs import RunDir
-from bilinear.learned.train import train
+from bilinear.learned import train
 
 # every field that shapes the trained weights is pinned, so that changes of the defaults elsewhere
 # do not change what this test analyses
@@ -119,6 +119,7 @@ def test_run_title_names_the_automaton_and_model_and_the_band_is_drawn(run_dir, 
     assert CURVE_CAPTION in construction and "shaded band" not in construction
 
 
+@pytest.mark.docs_numbers
 def test_every_number_of_the_trained_networks_paragraph_of_analysis_md(run_dir):
     """docs/analysis.md, "Trained networks": the paragraph on this very run, with the defaults of
     `bilinear analyze`, rebuilt from the report, and its implements and certificate lines, quoted

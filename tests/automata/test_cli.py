@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bilinear.automata.families import FAMILIES
+from bilinear.automata import FAMILIES
 from bilinear.cli import main
 
 

@@ -67,7 +67,7 @@ def test_huge_floats_and_non_words_are_our_errors(tmp_path, capsys):
     import pytest
 
     from bilinear.cli import main
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
     from bilinear.errors import AutomatonError, WeightsError
 
     for key, value, message in (("delta", [[1e300, 0], [0, 1]], "transition table[0, 0] = 1e+300 is out of range"),

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 
 from bilinear.automata import from_spec
 from bilinear.automata.strategies import long_words
-from bilinear.constructions.horizon.testing import assert_tracks
-from bilinear.constructions.values.tracker import as_tracker
+from bilinear.constructions import assert_tracks
+from bilinear.constructions import as_tracker
 from bilinear.errors import AutomatonError
 
 C3 = from_spec("cyclic:3")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bilinear.automata import from_spec
-from bilinear.automata.data import sample_words
+from bilinear.automata import sample_words
 from bilinear.automata.wordfile import read_words, word_format, write_words
 from bilinear.errors import DataError, ExtraMissingError
 
@@ -140,7 +140,7 @@ def test_data_then_train_on_it(tmp_path) -> None:
 
 
 def test_train_pool_is_the_file(tmp_path) -> None:
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
     from bilinear.learned.train import _batch, words_file
 
     a = from_spec("cyclic:5")

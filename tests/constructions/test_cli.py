@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from bilinear.cli import main
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 
 
 def run_json(capsys, *argv):
@@ -121,7 +121,7 @@ def _broken_d3_file(path) -> None:
     """The exact D_3 ``full`` construction with one entry of A_r changed to -3/5, unsigned: a
     network right on every word shorter than 12 symbols and wrong on r^12."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     data = build(from_spec("dihedral:3"), "full").to_json()
     del data["checksum"]

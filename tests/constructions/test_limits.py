@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from bilinear.automata import from_spec
-from bilinear.constructions.horizon.floatcheck import check
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import check
+from bilinear.constructions import prove
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 from bilinear.errors import BilinearError, WeightsError
 
 

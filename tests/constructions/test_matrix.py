@@ -13,7 +13,7 @@ import pytest
 
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.impossible.certificates import certify
+from bilinear.constructions import certify
 from bilinear.constructions.capability import (
     DEFAULT_COLUMNS,
     DEFAULT_ROWS,
@@ -23,8 +23,8 @@ from bilinear.constructions.capability import (
     matrix_cell,
     parse_rows,
 )
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.errors import ConstructionError, SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,8 +32,9 @@ THEORY = ROOT / "docs" / "theory.md"
 
 
 @pytest.fixture(scope="module")
-def matrix() -> CapabilityMatrix:
-    return capability_matrix()
+def matrix(default_matrix) -> CapabilityMatrix:
+    """The default matrix, settled once per session (tests/constructions/conftest.py)."""
+    return default_matrix
 
 
 # ------------------------------------------------------------------------------------------
@@ -267,7 +268,7 @@ def test_settle_text_and_weights_path(tmp_path) -> None:
     assert cell.text().splitlines()[0] == "parity diagonal: proved, d=1 (minimal)"
     path = tmp_path / "w.json"
     build("parity", "diagonal").save(path)
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     given = settle("parity", "diagonal", weights=Weights.load(path), source=str(path))
     assert given.status == "proved" and given.source == str(path) and given.dim == 1
@@ -279,8 +280,8 @@ def test_a_cell_nests_the_provers_verdict_json_unchanged():
     """One verdict, one shape: Cell.to_json()["proof"] is the prover's own JSON, and the cell's
     summary keys agree with it."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.proof.prover import prove
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import prove
+    from bilinear.constructions import build
     from bilinear.constructions.settle import settle
 
     a = from_spec("dihedral:3")

@@ -10,7 +10,7 @@ import numpy as np
 from bilinear.automata import Automaton
 from bilinear.cli import main
 from bilinear.constructions.settle import Cell, settle
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 
 def _leaky():

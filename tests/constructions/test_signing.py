@@ -9,8 +9,8 @@ import pytest
 from bilinear.automata import read_automaton
 from bilinear.cli import main
 from bilinear.constructions.signing import sign_data, sign_file
-from bilinear.constructions.values.stack import Stack, load_network
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Stack, load_network
+from bilinear.constructions import Weights
 from bilinear.errors import AutomatonError, WeightsError
 
 HAND = {"format": "bilinear.weights", "version": 1, "variant": "diagonal", "exact": True,

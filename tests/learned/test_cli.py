@@ -110,7 +110,7 @@ def _train_parser():
 def test_train_has_one_argument_per_exposed_config_field():
     import dataclasses
 
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     fields = dataclasses.fields(TrainConfig)
     assert all(f.metadata.get("help") for f in fields), "every TrainConfig field documents itself"
@@ -124,7 +124,7 @@ def test_train_has_one_argument_per_exposed_config_field():
 
 def test_train_defaults_and_options_map_onto_the_config():
     from bilinear.learned.cli import config_from_args
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     p = _train_parser()
     assert config_from_args(p.parse_args(["cyclic:3", "block:2"])) == TrainConfig(spec="cyclic:3", model="block:2")
@@ -227,6 +227,7 @@ def test_sweep_and_reproduce_refuse_a_non_empty_folder(tmp_path, capsys):
     assert not (out / "mine.txt").exists() and (out / "results.md").exists()
 
 
+@pytest.mark.docs_numbers
 def test_train_line_shows_a_failure_just_short_of_the_test_length(tmp_path, capsys):
     """A parity rotation2d run (seed 0, 600 steps) right at length 500 and wrong at many lengths
     before it: the headline (the last position) reads 1.0, and the line says what the lengths
@@ -246,6 +247,7 @@ def test_train_line_shows_a_failure_just_short_of_the_test_length(tmp_path, caps
     assert "(last position): 1.0000" in line and "worst at lengths 451-500: -1.0000" in line
 
 
+@pytest.mark.docs_numbers
 @pytest.mark.parametrize("command", ["bilinear train dihedral:4 full --json",
                                      "bilinear train parity diagonal --steps 3000 --json"])
 def test_the_json_runs_training_md_quotes(command, tmp_path, capsys):
@@ -268,6 +270,7 @@ def test_the_json_runs_training_md_quotes(command, tmp_path, capsys):
             assert result[key] == value, key
 
 
+@pytest.mark.docs_numbers
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["bilinear train cyclic:3 diagonal --steps 3000"])
 def test_the_text_runs_training_md_quotes(command, capsys):

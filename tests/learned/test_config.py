@@ -8,9 +8,9 @@ import torch
 from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.errors import ConfigError
-from bilinear.learned.config import TrainConfig
+from bilinear.learned import TrainConfig
 from bilinear.learned.limits import estimate_bytes, largest_model, param_bound, param_count
-from bilinear.learned.registry import build_model, count_params, parse_model
+from bilinear.learned import build_model, count_params, parse_model
 
 torch.set_num_threads(1)
 

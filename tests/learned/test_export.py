@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bilinear.cli import main
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 
 def independent_accuracy_at_length(payload: dict, delta, start: int, labels, words) -> float:
@@ -53,7 +53,7 @@ def test_export_matches_the_runs_headline(tmp_path, capsys):
     # the automaton's table as plain lists; the run's own test words ((seed, 3) is the test
     # stream of learned/train.py)
     from bilinear.automata import from_spec
-    from bilinear.automata.data import sample_words
+    from bilinear.automata import sample_words
 
     automaton = from_spec("cyclic:5")
     delta, start, labels = automaton.delta.tolist(), int(automaton.start), automaton.labels.tolist()

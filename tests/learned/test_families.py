@@ -11,8 +11,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bilinear.constructions.handmade.registry import build
-from bilinear.learned.models import BilinearRNN
+from bilinear.constructions import build
+from bilinear.learned import BilinearRNN
 from bilinear.learned.scan import Householder, LowRank, Monomial
 
 

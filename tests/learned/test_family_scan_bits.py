@@ -5,7 +5,7 @@ float32 at hidden 64 with ten symbols, renormalised or not.
 
 Their gradients are checked against autograd of the per-step scan in tests/learned/test_families.py
 (to a tolerance); these tests pin the floating-point order, so that a later speed-up of the scans
-that changes the trained numbers of docs/training.md ("Transition families") fails here first.
+that changes the trained numbers of docs/training-results.md ("Transition families") fails here first.
 With a readout, the Householder scan runs this same node in span coordinates when they are
 fewer than half the hidden size (``Householder.in_span``; tests/learned/test_householder_span.py
 checks that change of basis against the full-space scan).

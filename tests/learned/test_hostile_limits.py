@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bilinear.errors import ConfigError
-from bilinear.learned.config import TrainConfig
+from bilinear.learned import TrainConfig
 from bilinear.learned.limits import estimate_bytes
 
 
@@ -80,7 +80,7 @@ def test_run_files_and_sweep_files_are_read_within_limits(tmp_path, capped_cli):
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
-    from bilinear.learned.train import train_run
+    from bilinear.learned import train_run
 
     run = tmp_path_factory.mktemp("hostile") / "run"
     train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=4, eval_every=2, test_len=10,
@@ -94,7 +94,7 @@ def test_a_pickled_model_is_refused_as_code_not_as_corrupt(finished_run, tmp_pat
     import shutil
 
     from bilinear.errors import CheckpointError
-    from bilinear.learned.runs import load_run
+    from bilinear.learned import load_run
 
     run = tmp_path / "run"
     shutil.copytree(finished_run, run)
@@ -113,7 +113,7 @@ def test_a_wrong_shape_model_keeps_its_detail(finished_run, tmp_path):
     import torch
 
     from bilinear.errors import CheckpointError
-    from bilinear.learned.runs import load_run
+    from bilinear.learned import load_run
 
     run = tmp_path / "run"
     shutil.copytree(finished_run, run)

@@ -16,7 +16,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bilinear.learned.models import BilinearRNN
+from bilinear.learned import BilinearRNN
 from bilinear.learned.scan import READOUT_BLOCK, Householder, scan, sequential_scan
 
 F64 = torch.float64

@@ -10,9 +10,9 @@ import types
 import pytest
 
 from bilinear.errors import ConfigError, ExtraMissingError
-from bilinear.learned.config import TrainConfig
+from bilinear.learned import TrainConfig
 from bilinear.learned.loggers import check_loggers, parse_log
-from bilinear.learned.train import train_run
+from bilinear.learned import train_run
 
 CONFIG = dict(spec="parity", model="diagonal", hidden=2, steps=60, eval_every=20, test_len=20, test_words=5,
               early_stop="none", lr=0.05)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import ConfigError
 from bilinear.learned.baselines import CausalTransformer, SelectiveSSM, sinusoidal_positions
-from bilinear.learned.models import BilinearRNN
+from bilinear.learned import BilinearRNN
 from bilinear.learned.registry import MODELS, build_model, count_params, hidden_for_params, parse_model
 
 torch.set_num_threads(1)
@@ -118,7 +118,7 @@ def test_the_two_additive_forms_by_hand(renorm):
 
 
 def test_old_additive_configs_read_as_the_unrenormalised_form():
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     old = {"spec": "parity", "model": "full", "additive": True}
     assert TrainConfig.from_dict(old).additive_renorm is False
@@ -214,7 +214,7 @@ def test_transformer_positions_extend_past_training_lengths():
 
 def test_learned_transformer_positions_stop_at_1024():
     from bilinear.learned.baselines import MAX_POSITIONS
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
 
     m = CausalTransformer(2, 2, 8, layers=1)
     assert MAX_POSITIONS == 1024 and tuple(m.positions.weight.shape) == (1024, 8)
@@ -339,8 +339,8 @@ def test_mamba_max_batch_counts_the_layers_under_autograd():
 
 
 def test_a_layered_mamba_trains():
-    from bilinear.learned.config import TrainConfig
-    from bilinear.learned.train import train
+    from bilinear.learned import TrainConfig
+    from bilinear.learned import train
 
     r = train(TrainConfig(spec="parity", model="mamba:2", steps=30, hidden=8, test_words=8, test_len=50))
     assert r["model"] == "mamba:2" and r["params"] == count_params(build_model("mamba:2", 2, 2, 8))
@@ -369,7 +369,7 @@ def test_from_weights_inverts_to_weights(variant):
 def test_constructions_run_exactly_on_the_fast_scan(spec, variant):
     """A hand construction, loaded into the torch model, labels length-500 words correctly."""
     from bilinear.automata import from_spec
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     a = from_spec(spec)
     model = BilinearRNN.from_weights(build(a, variant))
@@ -388,7 +388,7 @@ from bilinear.automata.strategies import automata_and_words  # noqa: E402
 @given(automata_and_words(max_states=5, max_symbols=3))
 def test_one_hot_construction_on_the_scan_agrees_with_the_automaton(aw):
     """Theorem 1 (one-hot simulation), checked through the torch scan on random automata and words."""
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     automaton, words = aw
     model = BilinearRNN.from_weights(build(automaton, "full"))

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from bilinear.errors import CheckpointError, ConfigError, FolderLockedError, OutputExistsError
-from bilinear.learned.config import TrainConfig
+from bilinear.learned import TrainConfig
 from bilinear.learned.runs import RunDir, load_run
-from bilinear.learned.train import train_run
+from bilinear.learned import train_run
 
 torch.set_num_threads(1)
 

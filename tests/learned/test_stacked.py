@@ -11,12 +11,12 @@ import torch
 from bilinear.automata import from_spec
 from bilinear.cli import main
 from bilinear.constructions.values.floatrun import run_float
-from bilinear.constructions.values.stack import Stack
+from bilinear.constructions import Stack
 from bilinear.errors import ConfigError
-from bilinear.learned.config import TrainConfig
-from bilinear.learned.registry import build_model, make_model
+from bilinear.learned import TrainConfig
+from bilinear.learned import build_model, make_model
 from bilinear.learned.stacked import StackedBilinearRNN
-from bilinear.learned.train import train
+from bilinear.learned import train
 
 
 @pytest.mark.parametrize("variant,layers", [("rotation2d", 2), ("full", 3), ("diagonal", 2), ("block:2", 2)])
@@ -136,7 +136,7 @@ def test_from_weights_round_trip():
 
 
 def test_the_cascade_construction_is_a_zero_loss_point_of_the_soft_objective():
-    from bilinear.constructions.handmade.cascade import cascade
+    from bilinear.constructions import cascade
     from bilinear.learned.stacked import padded_stack
 
     torch.set_num_threads(1)

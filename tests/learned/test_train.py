@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from bilinear.automata import from_spec
-from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions import check
 from bilinear.errors import ConfigError
-from bilinear.learned.config import TrainConfig
-from bilinear.learned.train import data_efficiency, make_model, normalized_accuracy, train, train_best_lr
+from bilinear.learned import TrainConfig
+from bilinear.learned import data_efficiency, make_model, normalized_accuracy, train, train_best_lr
 
 torch.set_num_threads(1)
 
@@ -36,8 +36,8 @@ def test_trained_weights_pass_the_float_check():
     r = train(config)
     assert r["accuracy_mean_over_positions"] >= 0.99
     # train() does not return the model; rebuild it deterministically through a run directory
-    from bilinear.learned.runs import load_run
-    from bilinear.learned.train import train_run
+    from bilinear.learned import load_run
+    from bilinear.learned import train_run
     import tempfile
     import os
 
@@ -205,8 +205,8 @@ def test_validation_is_logged_and_none_runs_every_step(tmp_path):
 def test_freeze_transitions_trains_only_h0_and_the_readout(tmp_path):
     """--freeze-transitions: the transition matrices (and the embedding) keep their random
     initialisation through training; h0 and the readout learn."""
-    from bilinear.learned.runs import load_run
-    from bilinear.learned.train import train_run
+    from bilinear.learned import load_run
+    from bilinear.learned import train_run
 
     config = TrainConfig(spec="parity", model="diagonal", hidden=4, embed=3, steps=30, eval_every=10,
                          test_len=20, test_words=4, freeze_transitions=True, early_stop="none")

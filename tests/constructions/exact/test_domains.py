@@ -23,7 +23,7 @@ from bilinear.constructions.exact.domains import (
     SparseCyclotomicDomain,
     sparse_rows,
 )
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 
 ROT = build("cyclic:5", "rotation2d")  # entries in Q(zeta_20)
 
@@ -164,7 +164,7 @@ def test_compact_multiplicands_multiply_as_the_element(m):
     monomial c x^i y^q becomes one term); multiplying by it must give what multiplying by ``x``
     itself gives, for zeta^k, (zeta^k + zeta^-k) / 2 and sums of them."""
     from bilinear.constructions.exact.domains import Terms
-    from bilinear.constructions.exact.field import FieldElement
+    from bilinear.constructions import FieldElement
 
     S = SparseCyclotomicDomain(m)
 
@@ -220,7 +220,7 @@ def test_a_float_midpoint_of_the_wrong_sign_is_not_read():
     """x = big (z + z^4) - round(big (sqrt 5 - 1) / 2) in Q(zeta_5) with big = 10^15 + 2 is positive,
     but its float midpoint is -0.25 (radius 0.64: the enclosure contains zero).  Its sign must be
     decided exactly, so (x, 0) and (-x, 0) are not parallel."""
-    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions import CyclotomicField
 
     D, field = CyclotomicDomain(5), CyclotomicField(5)
     big = 10**15 + 2
@@ -244,7 +244,7 @@ def test_sparse_conversions_of_constants_and_back():
     """A flint rational converts like the Fraction it equals (a constant, not a multiple of
     zeta); ``to_element`` gives an int, a Fraction, or a field element, whatever the element's
     number of terms, and the element it gives converts back to the same terms."""
-    from bilinear.constructions.exact.field import CyclotomicField, FieldElement
+    from bilinear.constructions import CyclotomicField, FieldElement
 
     S, field = SparseCyclotomicDomain(20), CyclotomicField(20)
     assert S.convert(flint.fmpq(3, 4)) == S.convert(Fraction(3, 4)) == {0: flint.fmpq(3, 4)}

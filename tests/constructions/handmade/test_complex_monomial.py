@@ -20,15 +20,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bilinear.automata.families import from_spec
-from bilinear.automata.minimize import minimize
-from bilinear.constructions.impossible.bounds import lower_bound
+from bilinear.automata import from_spec
+from bilinear.automata import minimize
+from bilinear.constructions import lower_bound
 from bilinear.constructions.handmade.complex_monomial import complex_dihedral, complexify
 from bilinear.constructions.values.factored import derive_complex_monomial, monomial_compose, project_monomial
-from bilinear.constructions.proof.prover import Proof, prove
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.variants import parse_variant
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Proof, prove
+from bilinear.constructions import build
+from bilinear.constructions import parse_variant
+from bilinear.constructions import Weights
 from bilinear.errors import ConformanceError, ConstructionError
 
 CV = "monomial,complex"

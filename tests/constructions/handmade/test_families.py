@@ -11,13 +11,13 @@ import pytest
 
 from bilinear.automata import from_spec
 from bilinear.constructions.impossible.bounds import lower_bound, monomial_bound
-from bilinear.constructions.impossible.certificates import certify
+from bilinear.constructions import certify
 from bilinear.constructions.values.factored import householder_compose, reflection_count
 from bilinear.constructions.exact.field import cos2pi, sin2pi
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 from bilinear.constructions.settle import factor_bound, settle
-from bilinear.constructions.values.variants import parse_variant
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import parse_variant
+from bilinear.constructions import Weights
 from bilinear.errors import ConformanceError, SpecError, WeightsError
 
 
@@ -216,7 +216,7 @@ def test_dimension_bounds_for_the_new_kinds():
 
 def test_factor_counts_are_limited_before_allocating():
     from bilinear.errors import ConfigError
-    from bilinear.learned.models import BilinearRNN
+    from bilinear.learned import BilinearRNN
 
     with pytest.raises(ConformanceError, match="K = 1,000,000 is over 64 x hidden = 64"):
         Weights("householder:1000000", [[[1]]], [1], [[1]])

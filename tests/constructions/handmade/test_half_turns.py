@@ -15,12 +15,12 @@ from fractions import Fraction
 import pytest
 
 from bilinear.automata import Automaton
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.handmade import halfturns
 from bilinear.constructions.exact.field import cos2pi
 from bilinear.constructions.handmade.halfturns import half_turn_factors, rotation_half_turns
 from bilinear.constructions.handmade.registry import half_turns
-from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions import Proof, prove
 from bilinear.errors import ConstructionError
 from plain_eval import householder_weights_min_margin
 
@@ -211,7 +211,7 @@ def test_source_factors_read_householder_factors_and_split_other_orthogonal_weig
     """A ``monomial`` source carries factors too (perm and D), which are no Householder factors:
     its orthogonal matrices are split into reflections whose product is the matrix."""
     from bilinear.constructions.handmade.halfturns import source_factors
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
 
     w = build("cyclic:3", "monomial")  # a 3-cycle permutation matrix, factors (perm, D)
     assert w.factors is not None

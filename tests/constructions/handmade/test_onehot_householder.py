@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from bilinear.automata.families import from_spec
-from bilinear.automata.minimize import minimize
+from bilinear.automata import from_spec
+from bilinear.automata import minimize
 from bilinear.automata.strategies import automata
 from bilinear.constructions.handmade import reflections
 from bilinear.constructions.values.factored import householder_compose
-from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions import Proof, prove
 from bilinear.constructions.handmade.reflections import onehot_householder, positive_unit
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 from bilinear.constructions.settle import _build
 from bilinear.errors import ConstructionError
 from plain_eval import householder_product

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bilinear.automata.automaton import Automaton
-from bilinear.automata.families import from_spec
+from bilinear.automata import Automaton
+from bilinear.automata import from_spec
 from bilinear.automata.strategies import family_specs
-from bilinear.constructions.horizon.floatcheck import check
-from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.constructions import check
+from bilinear.constructions import Proof, prove
 from bilinear.constructions.handmade.registry import CONSTRUCTIONS, adapt, build, candidates, factorized_rank
 from bilinear.errors import ConstructionError, SpecError
 

@@ -16,9 +16,9 @@ from fractions import Fraction
 import pytest
 
 from bilinear.automata import Automaton
-from bilinear.automata.families import from_spec
-from bilinear.constructions.impossible.bounds import lower_bound
-from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.automata import from_spec
+from bilinear.constructions import lower_bound
+from bilinear.constructions import Proof, prove
 from bilinear.constructions.handmade.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
 from bilinear.constructions.settle import _build, factor_bound
 from bilinear.errors import ConstructionError

@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import pytest
 
-from bilinear.automata.families import from_spec
-from bilinear.constructions.proof.prover import Proof, prove
+from bilinear.automata import from_spec
+from bilinear.constructions import Proof, prove
 from bilinear.constructions.handmade.reflections import ROTATION_FACTORS, SIGN_SCALE, sign_projections
 from bilinear.errors import ConstructionError
 from plain_eval import householder_product

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from plain_eval import float64_margins
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.values.factored import reflection_count
-from bilinear.constructions.proof.prover import prove
+from bilinear.constructions import prove
 from bilinear.constructions.handmade.reflections import SIMPLEX_MAX_N, simplex, simplex_vertices
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 from bilinear.errors import ConstructionError
 
 
@@ -58,7 +58,7 @@ def test_householder_gets_s5_and_a5_at_d_4_proved_and_right_on_random_words(spec
     """The registry's householder S_5 is the simplex (d = 4; `permutation` needs 5); A_5's is the
     icosahedron (d = 3, K = 2), so its simplex is converted here by the registry's own adapter."""
     from bilinear.constructions.handmade.registry import adapt
-    from bilinear.constructions.values.variants import parse_variant
+    from bilinear.constructions import parse_variant
 
     a = from_spec(spec)
     w = build(spec, "householder:4") if spec == "symmetric:5" else adapt(simplex(a), parse_variant("householder:4"))

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from plain_eval import float64_margins
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.horizon.failsearch import beam_failure, first_failures, search_failure
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 
 
 def _drifting(spec: str, seed: int, noise: float) -> Weights:

@@ -10,10 +10,10 @@ import pytest
 from bilinear.automata import Automaton
 from bilinear.automata.words import compress, expand
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.horizon.floatcheck import check, float_run
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 from bilinear.errors import AutomatonError, WeightsError
 
 
@@ -124,7 +124,7 @@ def test_leaky_counter_fails_on_a_power_of_inc_that_random_words_miss():
 
 
 def test_check_accepts_any_tracker():
-    from bilinear.constructions.values.tracker import as_tracker
+    from bilinear.constructions import as_tracker
 
     a = from_spec("parity")
     exact = as_tracker(lambda w: np.eye(2)[np.cumsum(w, axis=1) % 2] * 3.0, n_symbols=2, n_classes=2)

@@ -23,15 +23,15 @@ import pytest
 from plain_eval import float64_margins
 
 from bilinear.analysis.certify import certify_network
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.exact.balls import arb, arb_matrix, precision
 from bilinear.constructions.horizon.horizon_base import CAP, STEPPED, Horizon
-from bilinear.constructions.horizon.horizon_global import Theorem16, closed_form, iterate
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.horizon_global import PerturbationBound, closed_form, iterate
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import drift, snap_candidates
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 C5 = from_spec("cyclic:5")
 
@@ -39,7 +39,7 @@ C5 = from_spec("cyclic:5")
 # ------------------------------------------------------------------------------------------
 # Theorem 16: the recurrence stepped here against iterate / closed_form
 # ------------------------------------------------------------------------------------------
-def _direct16(eps, gamma, beta, rho, sigma, mu, lk, ld, u, v, limit):
+def _direct_global(eps, gamma, beta, rho, sigma, mu, lk, ld, u, v, limit):
     """The largest T <= limit with mu > lk u_t + ld v_t for every t <= T (60-digit mpmath
     numbers); -1 when t = 0 already fails."""
     import mpmath
@@ -70,9 +70,9 @@ CASES16 = [
 @pytest.mark.parametrize("case", CASES16)
 def test_theorem_16_length_is_the_recurrence_stepped_directly(case):
     eps, gamma, beta, rho, sigma, mu, lk, ld, u0, v0 = (Fraction(x) for x in case)
-    direct = _direct16(eps, gamma, beta, rho, sigma, mu, lk, ld, u0, v0, 20000)
+    direct = _direct_global(eps, gamma, beta, rho, sigma, mu, lk, ld, u0, v0, 20000)
     with precision():
-        c = Theorem16(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld)))
+        c = PerturbationBound(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld)))
         got = iterate(c, arb(u0), arb(v0), 0)
     got = CAP if got is None else got
     if direct < STEPPED:
@@ -85,7 +85,7 @@ def test_theorem_16_length_is_the_recurrence_stepped_directly(case):
 
 def test_theorem_16_step_and_readout_condition_are_the_theorem():
     with precision():
-        c = Theorem16(*(arb(Fraction(x)) for x in ("1/10", "1/5", "1/3", "1/2", "11/10", 1, 2, 3)))
+        c = PerturbationBound(*(arb(Fraction(x)) for x in ("1/10", "1/5", "1/3", "1/2", "11/10", 1, 2, 3)))
         u, v = c.step(arb(Fraction(1, 7)), arb(Fraction(1, 11)))
         eu = Fraction(11, 10) * Fraction(1, 7) + Fraction(1, 10) + Fraction(1, 5) * Fraction(1, 11)
         ev = Fraction(1, 2) * Fraction(1, 11) + Fraction(1, 3) * (1 + Fraction(1, 7))
@@ -105,9 +105,9 @@ def test_closed_form_never_beyond_the_stepped_recurrence():
         rho, sigma = Fraction(int(rng.integers(50, 999)), 1000), Fraction(1) + Fraction(int(rng.integers(0, 3)), 10000)
         mu, lk, ld = Fraction(1), Fraction(int(rng.integers(1, 30)), 10), Fraction(int(rng.integers(0, 30)), 10)
         u, V = Fraction(int(rng.integers(0, 10)), 1000), Fraction(int(rng.integers(0, 300)), 100)
-        direct = _direct16(eps, gamma, beta, rho, sigma, mu, lk, ld, u, V, 30000)
+        direct = _direct_global(eps, gamma, beta, rho, sigma, mu, lk, ld, u, V, 30000)
         with precision():
-            c = Theorem16(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld)))
+            c = PerturbationBound(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld)))
             got = closed_form(c, arb(u), arb(V))
         assert got is not None and (got <= direct + 1 or direct == 30000)
 
@@ -140,7 +140,7 @@ def test_closed_form_is_the_linear_recurrence_it_states():
         else:
             expected = 0
         with precision():
-            got = closed_form(Theorem16(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld))), arb(u), arb(V))
+            got = closed_form(PerturbationBound(*(arb(x) for x in (eps, gamma, beta, rho, sigma, mu, lk, ld))), arb(u), arb(V))
         assert expected - 3 <= got <= expected, (got, expected)
 
 
@@ -221,7 +221,7 @@ def test_tube_radius_needs_the_start_state_and_the_margins():
 
 
 def _last_symbol():
-    from bilinear.automata.automaton import Automaton
+    from bilinear.automata import Automaton
 
     return Automaton(np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]]), start=0, name="last symbol")
 

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from plain_eval import first_failure
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.horizon.horizon import certified_horizon, with_node_horizon
 from bilinear.constructions.horizon.horizon_nodes import node_horizon, suffix_length
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 
 def _network(spec: str, noise: float, seed: int = 1):

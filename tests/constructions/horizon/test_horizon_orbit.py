@@ -2,7 +2,7 @@
 
 * its constants (the products' norm N, the largest state norm Y, the margin, the perturbation
   norms) against numpy on products and states enumerated here in floats;
-* its recurrence stepped here, directly, in 60-digit numbers, against ``iterate19``;
+* its recurrence stepped here, directly, in 60-digit numbers, against ``iterate_orbit``;
 * an evaluator written here (a float64 loop, not ``floatrun.py``) and a search (every word to a
   depth, periodic words, a beam search on the margin) on perturbed S_4, A_4 and reset:3 ``full``
   networks: no failure at or below the certified length.
@@ -17,16 +17,16 @@ import pytest
 from plain_eval import first_failure, float64_margins, no_node_horizon
 
 from bilinear.analysis.certify import certify_network
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.exact.balls import arb, precision
 from bilinear.constructions.horizon.horizon import certified_horizon
 from bilinear.constructions.horizon.horizon_base import CAP, STEPPED
-from bilinear.constructions.horizon.horizon_orbit import Theorem19, exact_orbit, ingredients19, iterate19
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.horizon_orbit import OrbitPerturbationBound, exact_orbit, orbit_ingredients, iterate_orbit
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 
 
 def _perturbed(spec: str, noise: float, seed: int = 1) -> Weights:
@@ -93,7 +93,7 @@ def test_orbit_constants_are_the_ones_numpy_computes(spec):
     F = np.stack([ls[s] * F[s] for s in range(len(F))])
     blk = lambda r, c: max(np.linalg.norm((F[s] - S[s])[np.ix_(r, c)], 2) for s in range(len(F)))  # noqa: E731
     with precision():
-        c, _ = ingredients19(w, snap, orbit, a, RoundOff.of("real", w.dim))
+        c, _ = orbit_ingredients(w, snap, orbit, a, RoundOff.of("real", w.dim))
     got = {k: float(getattr(c, k).mid()) for k in ("n", "ymax", "mu", "eps", "gamma", "beta", "rho")}
     want = {"n": N, "ymax": Y, "mu": mu, "eps": blk(K, K), "gamma": blk(K, D), "beta": blk(D, K), "rho": blk(D, D)}
     assert N > 1.2  # the snap is not orthogonal: the products do amplify
@@ -111,8 +111,8 @@ def test_the_step_rounding_is_charged_on_every_constant(spec):
     snap, _ = _proved_snap(w, a)
     orbit = exact_orbit(snap, a)
     with precision():
-        real, _ = ingredients19(w, snap, orbit, a, RoundOff.of("real", w.dim))
-        f64, st = ingredients19(w, snap, orbit, a, RoundOff.of("float64", w.dim))
+        real, _ = orbit_ingredients(w, snap, orbit, a, RoundOff.of("real", w.dim))
+        f64, st = orbit_ingredients(w, snap, orbit, a, RoundOff.of("float64", w.dim))
     delta = float(st.delta.mid())
     assert delta > 0
     charged = ("eps", "gamma", "beta", "rho") if st.D else ("eps",)  # no dropped block: gamma... are 0
@@ -130,7 +130,7 @@ def test_an_orbit_larger_than_the_limit_is_refused():
 # ------------------------------------------------------------------------------------------
 # the recurrence, stepped here
 # ------------------------------------------------------------------------------------------
-def _direct19(eps, gamma, beta, rho, n, ymax, mu, lk, ld, tau, u, v, limit):
+def _direct_orbit(eps, gamma, beta, rho, n, ymax, mu, lk, ld, tau, u, v, limit):
     """The largest T <= limit with the condition at every s < t <= T (60-digit numbers)."""
     import mpmath
 
@@ -169,10 +169,10 @@ CASES19 = [
 @pytest.mark.parametrize("case", CASES19)
 def test_theorem_19_length_is_the_recurrence_stepped_directly(case):
     xs = [Fraction(x) for x in case]
-    direct = _direct19(*xs, 20000)
+    direct = _direct_orbit(*xs, 20000)
     with precision():
-        c = Theorem19(*(arb(x) for x in xs[:10]))
-        got = iterate19(c, arb(xs[10]), arb(xs[11]), 0)
+        c = OrbitPerturbationBound(*(arb(x) for x in xs[:10]))
+        got = iterate_orbit(c, arb(xs[10]), arb(xs[11]), 0)
     got = CAP if got is None else got
     if direct < STEPPED:
         assert got == direct  # the stepped part is exact
@@ -184,10 +184,10 @@ def test_theorem_19_length_is_the_recurrence_stepped_directly(case):
 
 def test_theorem_19_starts_after_the_exhaustive_depth():
     with precision():
-        c = Theorem19(*(arb(Fraction(x)) for x in ("1/100", 0, 0, 0, 2, 1, "1/2", 1, 0, 0)))
+        c = OrbitPerturbationBound(*(arb(Fraction(x)) for x in ("1/100", 0, 0, 0, 2, 1, "1/2", 1, 0, 0)))
         # from u_5 = 0: U_t = 2 (t - 5) / 100 * (1 + ...) stays below 1/2 for a few steps only
-        got = iterate19(c, arb(0), arb(0), 5)
-    assert got == 5 + _direct19(*(Fraction(x) for x in ("1/100", 0, 0, 0, 2, 1, "1/2", 1, 0, 0, 0, 0)), 100)
+        got = iterate_orbit(c, arb(0), arb(0), 5)
+    assert got == 5 + _direct_orbit(*(Fraction(x) for x in ("1/100", 0, 0, 0, 2, 1, "1/2", 1, 0, 0, 0, 0)), 100)
 
 
 # ------------------------------------------------------------------------------------------

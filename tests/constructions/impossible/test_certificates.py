@@ -22,7 +22,7 @@ from bilinear.constructions.impossible.certificates import (
     certify,
     minimal_period,
 )
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import AutomatonError, SpecError
 from plain_eval import start_distances
 
@@ -539,8 +539,8 @@ def test_float_weights_reach_the_same_state_up_to_scale(a: Automaton, variant: s
 def test_certificates_and_the_construction_registry_agree(spec: str, variant: str) -> None:
     """No construction in the registry contradicts a certificate: where a certificate exists,
     build() refuses; where build() succeeds and its weights are proved, there is no certificate."""
-    from bilinear.constructions.proof.prover import prove
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import prove
+    from bilinear.constructions import build
     from bilinear.errors import ConstructionError
 
     a = from_spec(spec)
@@ -563,7 +563,7 @@ def test_certificates_and_the_construction_registry_agree(spec: str, variant: st
 def test_certificates_depend_only_on_the_language(a: Automaton, variant: str) -> None:
     """Certificates are statements about labels of words: the automaton and its minimal
     automaton have certificates of the same kind and length, each valid for the other."""
-    from bilinear.automata.minimize import minimize
+    from bilinear.automata import minimize
 
     m = minimize(a)
     c, cm = certify(a, variant), certify(m, variant)
@@ -581,7 +581,7 @@ def test_certificates_depend_only_on_the_language(a: Automaton, variant: str) ->
 
 
 def test_failing_word_on_given_weights() -> None:
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
     from bilinear.errors import WeightsError
 
     a = from_spec("dihedral:4")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bilinear.automata import Automaton, from_spec
-from bilinear.automata.monoid import transformation_monoid
+from bilinear.automata import transformation_monoid
 from bilinear.cli import main
 from bilinear.constructions.impossible.depth import aperiodic_witness, min_layers
 from bilinear.constructions.values.memo import minimal
@@ -158,9 +158,9 @@ def test_resets_in_non_commuting_stacks_are_the_repeated_layer(spec, variant):
     """Where no cascade exists but one layer of the variant computes the automaton, verify --layers
     proves the layer repeated (each layer ignores the class below), with the stack prover."""
     from bilinear.constructions.values.floatrun import run_float
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
     from bilinear.constructions.values.stack import repeated
-    from bilinear.constructions.proof.stackprover import prove_stack
+    from bilinear.constructions import prove_stack
 
     a = from_spec(spec)
     c = settle(a, variant, layers=3)

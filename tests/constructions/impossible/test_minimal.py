@@ -25,10 +25,10 @@ from bilinear.constructions.handmade.factorized import (
 )
 from bilinear.constructions.handmade.icosahedral import icosahedral, icosahedral_rotations
 from bilinear.constructions.capability import matrix_cell
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.handmade.reset import reset_parabola
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import ConstructionError
 
 

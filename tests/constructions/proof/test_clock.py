@@ -84,9 +84,9 @@ def test_budgets_refused(bad):
 def test_progress_counts_are_the_searchs_own(monkeypatch):
     """With reports at every look at the clock, the counts a proof reports only grow, and the
     last one (at the end) is the proof's own: pairs explored and directions."""
-    from bilinear.automata.families import from_spec
-    from bilinear.constructions.proof.prover import prove
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.automata import from_spec
+    from bilinear.constructions import prove
+    from bilinear.constructions import build
 
     monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)

@@ -13,10 +13,10 @@ import numpy as np
 
 import pytest
 
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.exact.domains import choose_domain, sparse_rows
 from bilinear.constructions.proof.prover import _Readout
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 from bilinear.constructions.proof.search import HiddenStore
 
 
@@ -67,7 +67,7 @@ def test_a_cancelling_cyclotomic_direction_needs_its_own_radius(big):
     1e9) to 0.35 (big = 1e15), far beyond |x| EPS.  The scores' bound must carry the direction's
     own radius to enclose it (a bound from |x| and the rounding of the product alone does not)."""
     from bilinear.constructions.exact.domains import CyclotomicDomain
-    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions import CyclotomicField
 
     domain, field = CyclotomicDomain(5), CyclotomicField(5)
     x = (field.zeta(1) + field.zeta(4)) * big - Fraction(round(0.6180339887498949 * big))
@@ -108,7 +108,7 @@ def test_the_readouts_own_radius_is_in_the_bound():
     a small number written with large coefficients) has a float value off by up to 0.35: the scores
     of the exact direction h = (1) must carry the readout's radius (the prover's `_float_readout`)."""
     from bilinear.constructions.exact.domains import SparseCyclotomicDomain
-    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions import CyclotomicField
     from bilinear.constructions.proof.prover import _float_readout
 
     big = 10**15

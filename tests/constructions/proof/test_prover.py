@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from bilinear.automata import Automaton
-from bilinear.automata.families import from_spec
+from bilinear.automata import from_spec
 from bilinear.constructions.exact.field import cos2pi, sin2pi
-from bilinear.constructions.proof.prover import Counterexample, Proof, Unproved, prove
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Counterexample, Proof, Unproved, prove
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 from bilinear.errors import MismatchError, WeightsError
 
 
@@ -119,7 +119,7 @@ def test_exactly_converted_floats_of_a_rational_construction_are_proved():
 def test_unbounded_directions_are_unproved_not_refuted():
     # diag(2, 1) with a sign readout on the 1-state... a 2-class automaton that is always class 0:
     # directions (2^n, 1) never repeat, yet every label is right
-    from bilinear.automata.automaton import Automaton
+    from bilinear.automata import Automaton
 
     a = Automaton([[0, 1]], labels=[0, 0], classes=["yes", "no"])
     w = Weights("diagonal", [[[2, 0], [0, 1]]], [1, 1], [[1, 0], [0, 0]])
@@ -396,7 +396,7 @@ def test_sparse_domain_finds_the_dense_counterexample():
 
 @pytest.mark.parametrize("m", [8, 12, 40, 2000])
 def test_sparse_products_signs_and_enclosures_are_exact(m):
-    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions import CyclotomicField
 
     rng = np.random.default_rng(m)
     K, dom = CyclotomicField(m), SparseCyclotomicDomain(m)

@@ -22,10 +22,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bilinear.automata.families import from_spec
-from bilinear.constructions.proof.prover import Counterexample, Proof, prove
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.automata import from_spec
+from bilinear.constructions import Counterexample, Proof, prove
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 
 
 def _direction(h: tuple) -> tuple:

@@ -234,7 +234,7 @@ def test_zero_blocks_and_matrices_conform_in_floats():
     ("householder:2", [[1, 1], [0, 1]], r"neither orthogonal nor one symmetric generalised reflection"),
 ])
 def test_derived_reflections_are_refused_with_the_reason(variant, A, message):
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     with pytest.raises(ConformanceError, match=message):
         Weights(variant, A=[A], h0=[1, 0], readout=[[1, 0], [0, 1]])
@@ -243,7 +243,7 @@ def test_derived_reflections_are_refused_with_the_reason(variant, A, message):
 def test_derived_reflections_that_conform():
     """A swap is one reflection with beta = 2; a projection one with beta = 1, also ``nonneg``;
     a quarter turn two reflections."""
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     h0, R = [1, 0], [[1, 0], [0, 1]]
     assert Weights("householder:1", A=[[[0, 1], [1, 0]]], h0=h0, readout=R).factors[1].tolist() == [[2]]
@@ -255,7 +255,7 @@ def test_nonneg_never_runs_the_orthogonal_split(monkeypatch):
     """With beta in [0, 1] an orthogonal split (beta = 2) can never conform: ``symmetric:6
     householder,nonneg`` once spent minutes splitting 720 x 720 one-hot permutations exactly."""
     from bilinear.constructions.values import factored
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     def boom(*a, **k):
         raise AssertionError("the orthogonality test ran for a nonneg variant")
@@ -273,7 +273,7 @@ def test_householder_factor_checks_name_the_bad_item():
     """Given factors of the wrong shape, a count over the limit (with the entries it would hold),
     a zero vector in floats, and float betas: within rtol of [0, top] accepted and clipped,
     beyond it refused."""
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     h0, R = [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]
     A3 = [np.eye(3).tolist()] * 2
@@ -304,7 +304,7 @@ def test_derived_reflections_in_floats_and_a_trace_inside_the_range():
     """Floats derive the same factors (a swap: beta = 2 exactly at the range's end; a projection:
     one factor with beta = 1 under nonneg); a symmetric matrix with trace(I - A) = 0, inside the
     range but of rank 2, gets the general reason, not a false 'outside'."""
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import Weights
 
     h0, R = [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]
     w = Weights("householder:1", A=[[[0.0, 1.0], [1.0, 0.0]]], h0=h0, readout=R)
@@ -320,7 +320,7 @@ def test_projection_clips_a_derived_beta_instead_of_refusing():
     symmetric single reflection whatever its trace and clips the beta: trace(I - A) = 2.5 becomes
     the reflection with beta = 2 (the conformance check itself refuses such a matrix)."""
     from bilinear.constructions.values.factored import project_householder
-    from bilinear.constructions.values.weights import parse_variant
+    from bilinear.constructions import parse_variant
 
     A = np.array([[[1.0, 0.0], [0.0, -1.5]]])  # I - 2.5 e_2 e_2^T
     comp, (V, beta) = project_householder(parse_variant("householder:1"), A, None)

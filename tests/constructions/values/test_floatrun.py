@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bilinear.automata.families import from_spec
-from bilinear.constructions.horizon.floatcheck import check
+from bilinear.automata import from_spec
+from bilinear.constructions import check
 from bilinear.constructions.values.floatrun import check_compatible, float_run, float_steps, run_float
-from bilinear.constructions.proof.prover import Proof, prove
-from bilinear.constructions.handmade.registry import build
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Proof, prove
+from bilinear.constructions import build
+from bilinear.constructions import Weights
 from bilinear.errors import AnalysisError, MismatchError, WeightsError
 
 
@@ -91,7 +91,7 @@ def test_mismatch_names_the_mismatch_and_is_both_error_types():
 
 def test_every_room_raises_the_same_typed_error_for_a_missing_automaton():
     from bilinear.analysis import analyze, extract, relation_residuals
-    from bilinear.constructions.impossible.certificates import certify
+    from bilinear.constructions import certify
 
     w = build("parity", "diagonal")
     for call in (

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bilinear.cli import main
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import ConformanceError
 
 AUTOMATON = {"format": "bilinear.automaton", "version": 1, "states": 1, "symbols": ["a"], "delta": [[0]],
@@ -104,7 +104,7 @@ def test_a_smaller_construction_is_still_found_beside_a_too_large_one_hot():
     """The limit skips only the construction past it: cyclic:M has its rotation (d = 2)."""
     from bilinear.automata import Automaton
     from bilinear.constructions.values import weights as wmod
-    from bilinear.constructions.handmade.registry import build
+    from bilinear.constructions import build
     from bilinear.errors import ConstructionTooLargeError
 
     old = wmod.MAX_WEIGHT_ENTRIES
@@ -120,7 +120,7 @@ def test_a_smaller_construction_is_still_found_beside_a_too_large_one_hot():
 def test_two_large_conductors_are_refused_before_their_common_field(tmp_path, capped_cli):
     """Conductors 99991 and 99989 meet only in Q(zeta_9998000099): FLINT aborted (exit 134) or a
     10^10-entry list was allocated; now refused at load, and by the arithmetic itself."""
-    from bilinear.constructions.exact.field import CyclotomicField
+    from bilinear.constructions import CyclotomicField
     from bilinear.errors import FieldError
 
     def z(m):

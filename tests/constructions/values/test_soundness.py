@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.impossible.certificates import certify
+from bilinear.constructions import certify
 from bilinear.constructions.values.fileformat import encode
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.values.variants import parse_variant, project
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import ConformanceError
 
 

@@ -11,7 +11,7 @@ from bilinear.analysis import AnalysisConfig, analyze, commutators, relation_res
 from bilinear.analysis.examples import cyclic_rotation2d
 from bilinear.constructions.values.span import VisitedSpan, visited_basis, visited_span
 from bilinear.automata import from_spec
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import AnalysisError
 
 

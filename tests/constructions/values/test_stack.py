@@ -11,15 +11,15 @@ import pytest
 from bilinear.automata import Automaton, from_spec
 from bilinear.cli import main
 from bilinear.constructions.handmade.cascade import GroupCascade, cascade, derived_length
-from bilinear.constructions.impossible.depth import min_layers
-from bilinear.constructions.horizon.floatcheck import check
+from bilinear.constructions import min_layers
+from bilinear.constructions import check
 from bilinear.constructions.values.floatrun import run_float
-from bilinear.constructions.proof.prover import prove
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import prove
+from bilinear.constructions import build
 from bilinear.constructions.settle import settle
 from bilinear.constructions.values.stack import MAX_LAYERS, Stack, load_network
-from bilinear.constructions.proof.stackprover import prove_stack
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import prove_stack
+from bilinear.constructions import Weights
 from bilinear.errors import ConstructionError, WeightsError
 
 PARITY1 = Weights("diagonal", A=[[[1]], [[-1]]], h0=[1], readout=[[1], [-1]])
@@ -287,14 +287,14 @@ def test_verify_saves_and_reads_stack_files(tmp_path, capsys):
     assert "layers must be an integer from 1 to 16, got 17" in capsys.readouterr().err
 
 
-def test_depth_table_in_the_theory_is_the_matrix_output():
+def test_depth_table_in_the_theory_is_the_matrix_output(default_matrix):
     from pathlib import Path
-
-    from bilinear.constructions.capability import DEFAULT_ROWS, capability_matrix
 
     text = (Path(__file__).resolve().parents[3] / "docs" / "theory.md").read_text()
     copy = text.split("<!-- depth-table -->\n", 1)[1].split("\n<!-- /depth-table -->", 1)[0]
-    m = capability_matrix(DEFAULT_ROWS, ("rotation2d", "diagonal", "positive"))
+    # the default matrix's commuting columns are the depth table's (`bilinear matrix --layers`)
+    m = default_matrix
+    assert m.depth_columns() == ("rotation2d", "diagonal", "positive")
     assert copy == m.depth_markdown()
     assert m.cell("symmetric:4", "rotation2d").depth.min_layers == 3
 
@@ -354,7 +354,7 @@ def test_certify_snaps_a_perturbed_cascade(spec, variant):
     """1e-6 of noise on every layer: each layer snaps back to the cascade's matrices and the snap is
     proved, and the float stack is certified far (Theorem S5)."""
     from bilinear.analysis.certify import certify_stack
-    from bilinear.constructions.horizon.snap import drift_layers
+    from bilinear.constructions import drift_layers
 
     a = from_spec(spec)
     exact = cascade(a, variant)
@@ -366,7 +366,7 @@ def test_certify_snaps_a_perturbed_cascade(spec, variant):
 
 def test_certify_stack_where_snapping_must_fail_or_the_float_stack_fails():
     from bilinear.analysis.certify import certify_stack
-    from bilinear.constructions.horizon.snap import drift_layers
+    from bilinear.constructions import drift_layers
 
     a = from_spec("dihedral:3")
     exact = cascade(a, "rotation2d")

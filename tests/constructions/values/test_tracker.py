@@ -13,8 +13,8 @@ from bilinear.analysis.report import AnalysisConfig, analyze_tracker
 from bilinear.constructions.values.tracker import ModuleTracker, WeightsTracker, as_tracker
 from bilinear.automata import from_spec
 from bilinear.cli import main
-from bilinear.constructions.horizon.floatcheck import check
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import check
+from bilinear.constructions import build
 from bilinear.errors import AnalysisError
 from bilinear.learned.baselines import CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
 
@@ -87,9 +87,9 @@ def test_analyze_tracker_has_no_weight_sections():
 
 
 def _lstm_run(tmp_path, model):
-    from bilinear.learned.config import TrainConfig
+    from bilinear.learned import TrainConfig
     from bilinear.learned.runs import MODEL_FILE
-    from bilinear.learned.train import train_run
+    from bilinear.learned import train_run
 
     run = tmp_path / "run"
     train_run(TrainConfig(spec="parity", model="lstm", hidden=2, embed=1, steps=1, test_len=20,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bilinear.constructions.values import weights as weights_module
 from bilinear.constructions.impossible.certificates import certifiable_kinds
-from bilinear.constructions.handmade.registry import build
+from bilinear.constructions import build
 from bilinear.constructions.values.variants import (
     KINDS,
     SPECTRAL_CLASSES,
@@ -20,7 +20,7 @@ from bilinear.constructions.values.variants import (
     project,
     relative_distance,
 )
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import ConformanceError, ConstructionError, SpecError
 
 SPECS = ["full", "factorized:3", "block:2", "block:1", "rotation2d", "diagonal", "positive"]
@@ -146,8 +146,8 @@ def test_a_huge_factorized_rank_is_refused_before_allocating_the_factors(exact: 
     """A weights file declaring factorized:99999999999 allocated 2.18 TiB of factors."""
     import time
 
-    from bilinear.constructions.handmade.registry import build
-    from bilinear.constructions.values.weights import Weights
+    from bilinear.constructions import build
+    from bilinear.constructions import Weights
 
     w = build("parity", "diagonal")
     A, h0, readout = (w.A, w.h0, w.readout) if exact else w.float_arrays()

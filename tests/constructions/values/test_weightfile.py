@@ -12,7 +12,7 @@ import pytest
 from bilinear.automata import from_spec, read_automaton
 from bilinear.cli import main
 from bilinear.constructions import build, prove
-from bilinear.constructions.values.weights import Weights
+from bilinear.constructions import Weights
 from bilinear.errors import WeightsError
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "formats.md"

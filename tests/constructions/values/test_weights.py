@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bilinear.constructions.exact.field import cos2pi, sin2pi
-from bilinear.constructions.values.weights import Variant, Weights, parse_variant
+from bilinear.constructions import Variant, Weights, parse_variant
 from bilinear.errors import ConformanceError, SpecError, WeightsError
 
 
