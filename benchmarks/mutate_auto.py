@@ -60,6 +60,9 @@ class Target:
         return (*self.tests, f"tests/test_doctests.py::test_module_doctests[{module}]")
 
 
+EXTRACT_TESTS = ("tests/analysis/test_extract_votes.py", "tests/analysis/test_extract.py",
+                 "tests/analysis/test_extract_radius.py")
+SCAN_TESTS = ("tests/learned/test_scan.py", "tests/learned/test_scan_auto.py", "tests/learned/test_householder_span.py")
 PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions/proof/test_prover_reference.py",
                 "tests/constructions/values/test_soundness.py",
                 "tests/constructions/handmade/test_families.py", "tests/constructions/proof/test_hidden_store.py")
@@ -108,21 +111,20 @@ TARGETS = [
            ("tests/learned/test_scan_bits.py", "tests/learned/test_grouped_loop.py", "tests/learned/test_scan.py")),
     # the modules that decide a verdict without a proof of their own: the monoid every classification
     # reads, minimisation and the shortlex searches, the extraction's clustering and votes, and the
-    # hand-written backward passes of the structured scans (targeted by function: analysis/extract.py
-    # and learned/scan.py are being split into modules; only the paths would change)
+    # hand-written backward passes of the structured scans (targeted by function; after the splits of
+    # analysis/extract.py and learned/scan.py each target names the module its functions live in)
     Target("closure", "automata/closure.py", ("_Keys", "_Clock.tick", "_direct", "_closure"),
            ("tests/automata/test_closure.py", "tests/automata/test_monoid.py")),
     Target("minimize", "automata/minimize.py",
            ("access_words", "distinguishing_word", "_moore_blocks", "_hopcroft_blocks", "_blocks", "minimize"),
            ("tests/automata/test_access_words.py", "tests/automata/test_minimize.py")),
     Target("extract", "analysis/extract.py",
-           ("_Clusters", "_Signatures", "_majority", "_complete_geometry", "_complete_behaviour", "_extract"),
-           ("tests/analysis/test_extract_votes.py", "tests/analysis/test_extract.py",
-            "tests/analysis/test_extract_radius.py")),
-    Target("scan_autograd", "learned/scan.py",
-           ("_HouseholderScan", "_MonomialStep", "_MonomialScan", "_LowRankScan", "compact_wy", "_unit_rows_grad",
-            "_previous_states_product", "_real_gram"),
-           ("tests/learned/test_scan.py", "tests/learned/test_scan_auto.py", "tests/learned/test_householder_span.py")),
+           ("_majority", "_complete_geometry", "_complete_behaviour", "_extract"), EXTRACT_TESTS),
+    Target("extract_clusters", "analysis/clusters.py", ("_Clusters", "_Signatures"), EXTRACT_TESTS),
+    Target("scan_autograd", "learned/autograd_scans.py",
+           ("_HouseholderScan", "_MonomialStep", "_MonomialScan", "_LowRankScan", "_unit_rows_grad",
+            "_previous_states_product", "_real_gram"), SCAN_TESTS),
+    Target("scan_autograd_wy", "learned/transitions.py", ("compact_wy",), SCAN_TESTS),
 ]
 
 

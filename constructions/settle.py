@@ -354,12 +354,12 @@ def column_variant(column: str) -> str | None:
 MAX_COUNT = 6
 
 
-def factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
+def _factor_bound(automaton: Automaton, kind: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
     """``(n, reason)``: the least factor count of ``kind`` (K of ``householder``, R of ``dplr``)
     that no impossibility certificate rules out (counts below it are impossible: the reason
     names their certificates), capped at ``MAX_COUNT + 1``.
 
-    >>> factor_bound(from_spec("cyclic:3"), "householder")[0], factor_bound(from_spec("parity"), "householder")[0]
+    >>> _factor_bound(from_spec("cyclic:3"), "householder")[0], _factor_bound(from_spec("parity"), "householder")[0]
     (2, 1)
     """
     info = KINDS[kind]
@@ -659,11 +659,11 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     count = parse_column(variant) if spec is None else None
     first = 1
     if count is not None and not KINDS[count[0]].factored:
-        first, why = factor_bound(automaton, *count)
+        first, why = _factor_bound(automaton, *count)
         cell = replace(cell, factors_lower_bound=first, factors_reason=why)
     elif spec is not None and parse_variant(spec).info.counts_factors and not parse_variant(spec).info.factored:
         v = parse_variant(spec)
-        low, why = factor_bound(automaton, v.kind, v.options)
+        low, why = _factor_bound(automaton, v.kind, v.options)
         assert v.param is not None  # parse_variant requires the parameter of a factor-counting kind
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     refusals: list[tuple[str, str]] = []

@@ -92,10 +92,10 @@ class TanhRNN(_Recurrent):
         return nn.RNN(inp, hidden, nonlinearity="tanh", batch_first=True)
 
 
-def sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
+def _sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
     """(time, dim) sinusoidal position codes (Vaswani et al.), defined for any length.
 
-    >>> sinusoidal_positions(3, 4)[0].tolist()
+    >>> _sinusoidal_positions(3, 4)[0].tolist()
     [0.0, 1.0, 0.0, 1.0]
     """
     pos = torch.arange(time, dtype=torch.float32).unsqueeze(1)
@@ -157,7 +157,7 @@ class CausalTransformer(_NotBilinear, nn.Module):
     def forward(self, words: torch.Tensor, normalize: bool | None = None) -> torch.Tensor:
         time = words.shape[1]
         if self.positions is None:
-            pos = sinusoidal_positions(time, self.hidden).to(words.device)
+            pos = _sinusoidal_positions(time, self.hidden).to(words.device)
         elif time > MAX_POSITIONS:
             raise ConfigError(f"a Transformer with learned positions reads words of at most {MAX_POSITIONS} "
                               f"symbols, got length {time} (use transformer:L,sinusoidal)")

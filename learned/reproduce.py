@@ -214,11 +214,11 @@ def spread_markdown(spread: dict, families, models, metric: str | None = None) -
     return "\n".join(lines)
 
 
-def adjusted(sweep: Sweep, device: str | None = None, adjust: dict | None = None) -> Sweep:
+def _adjusted(sweep: Sweep, device: str | None = None, adjust: dict | None = None) -> Sweep:
     """``sweep`` with every run on ``device`` (None: the table's) and the fields of ``adjust``
     replaced (its ``train`` merged into the sweep's): the tests' tiny smoke runs of a table.
 
-    >>> s = adjusted(FULL, device="cuda", adjust={"seeds": (0,), "train": {"steps": 2}})
+    >>> s = _adjusted(FULL, device="cuda", adjust={"seeds": (0,), "train": {"steps": 2}})
     >>> s.train["device"], s.train["steps"], s.train["hidden"], s.seeds, FULL.train.get("device")
     ('cuda', 2, 256, (0,), None)
     """
@@ -242,7 +242,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     (``out_dir/<part>/``).  The overwrite rule of :func:`run_sweep`: ``force`` replaces a
     non-empty folder, ``resume`` continues it (finished runs reused).  ``device`` runs every run
     there (``cuda``: the parallel scan; checked before any run starts); ``adjust`` changes the
-    grid (:func:`adjusted`: the tests run the full protocol's code path at a tiny size).  ``log``
+    grid (:func:`_adjusted`: the tests run the full protocol's code path at a tiny size).  ``log``
     as in :func:`run_sweep`.
     """
     from .train import resolve_device
@@ -251,7 +251,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     if device is not None:
         resolve_device(device)  # ConfigError now, not once per run, when CUDA is missing
     if device is not None or adjust:
-        parts = tuple(replace(p, sweep=adjusted(p.sweep, device, adjust)) for p in parts)
+        parts = tuple(replace(p, sweep=_adjusted(p.sweep, device, adjust)) for p in parts)
     if len(parts) == 1:
         start = time.perf_counter()
         text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,

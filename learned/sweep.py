@@ -128,6 +128,7 @@ class Sweep:
             raise ConfigError(f"the sweep grid has {points:,} points ({sizes}), over the limit of "
                               f"{MAX_SWEEP_RUNS:,} runs (bilinear.learned.sweep.MAX_SWEEP_RUNS): split it into sweeps")
         self._check_families()
+        self._check_models()
         for name in ("families", "models", "lrs", "seeds", "n_train", "hidden"):
             seen: dict = {}
             for v in getattr(self, name):  # linear: 10^6 seeds were compared pairwise
@@ -165,6 +166,23 @@ class Sweep:
             given.setdefault(name, family)
             canonical.append(name)
         object.__setattr__(self, "families", tuple(canonical))
+
+    def _check_models(self) -> None:
+        """Each model in its canonical form (:func:`~bilinear.learned.config.canonical_model_or_as_given`:
+        ``MONOMIAL,complex`` and ``householder:01`` are ``monomial,complex`` and ``householder:1``);
+        two that are one model are refused, naming both (they ran twice, under two names)."""
+        from .config import canonical_model_or_as_given
+
+        canonical: list = []
+        given: dict = {}
+        for model in self.models:
+            name = canonical_model_or_as_given(model)
+            if isinstance(name, str) and name in given and given[name] != model:
+                raise ConfigError(f"sweep key 'models' lists {given[name]!r} and {model!r}: both are {name!r} "
+                                  f"(one model, one run per grid point)")
+            given.setdefault(name, model)
+            canonical.append(name)
+        object.__setattr__(self, "models", tuple(canonical))
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":
@@ -305,7 +323,7 @@ def run_sweep(sweep: Sweep, out_dir, workers: int | None = None, ray_address: st
     """
     if ray_address:  # before anything is written: Ray itself retries an address forever
         _require_ray()
-        check_ray_address(ray_address)
+        _check_ray_address(ray_address)
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="sweep folder")
     with FolderLock(out, what="sweep folder"):
         return _run_locked(sweep, out, workers, ray_address, quiet, log)
@@ -317,12 +335,12 @@ RAY_CONNECT_TIMEOUT = 5.0
 RAY_CONNECT_ATTEMPTS = 3
 
 
-def check_ray_address(address: str) -> None:
+def _check_ray_address(address: str) -> None:
     """ConfigError in one line unless something accepts a TCP connection at ``address``
     (``HOST:PORT`` or ``ray://HOST:PORT``), within :data:`RAY_CONNECT_ATTEMPTS` attempts of
     :data:`RAY_CONNECT_TIMEOUT` seconds; ``auto`` and ``local`` are left to Ray.
 
-    >>> check_ray_address("not a host")
+    >>> _check_ray_address("not a host")
     Traceback (most recent call last):
     ...
     bilinear.errors.ConfigError: --ray 'not a host': expected HOST:PORT, ray://HOST:PORT, auto or local

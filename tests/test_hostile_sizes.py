@@ -186,7 +186,7 @@ def test_a_ray_address_that_refuses_is_one_line_in_seconds(monkeypatch, tmp_path
     import types
 
     from bilinear.errors import ConfigError
-    from bilinear.learned.sweep import Sweep, check_ray_address, run_sweep
+    from bilinear.learned.sweep import Sweep, _check_ray_address, run_sweep
 
     fake = types.ModuleType("ray")
 
@@ -206,10 +206,10 @@ def test_a_ray_address_that_refuses_is_one_line_in_seconds(monkeypatch, tmp_path
     with socket.socket() as server:  # something listening: the check passes
         server.bind(("127.0.0.1", 0))
         server.listen(1)
-        check_ray_address(f"ray://127.0.0.1:{server.getsockname()[1]}")
+        _check_ray_address(f"ray://127.0.0.1:{server.getsockname()[1]}")
     for bad in ("not a host", "127.0.0.1", "host:99999", ":80"):
         with pytest.raises(ConfigError, match="expected HOST:PORT, ray://HOST:PORT, auto or local"):
-            check_ray_address(bad)
+            _check_ray_address(bad)
 
 
 def test_a_file_of_zero_bytes_is_refused_from_its_first_bytes(capped_cli, tmp_path):

@@ -141,8 +141,19 @@ def _frozen(x, exact: bool):
 # householder
 # ------------------------------------------------------------------------------------------
 def reflection(v, b, exact: bool = True) -> np.ndarray:
-    """``I - b v v^T / (v^T v)`` (exact for rational or field entries: one division, no root)."""
+    """``I - b v v^T / (v^T v)`` (exact for rational or field entries: one division, no root).
+    A float v is first scaled by the power of two that brings its largest entry into [1/2, 1)
+    (exact, and the reflection does not change): v = (1e-170, 0) or a subnormal had ``v^T v``
+    underflow to 0 (a nan matrix), v = (1e200, 0) overflow.
+
+    >>> reflection([5e-324, 0.0], 2.0, exact=False).tolist()
+    [[-1.0, 0.0], [0.0, 1.0]]
+    """
     v = np.asarray(v, dtype=object if exact else np.float64)
+    if not exact:
+        top = float(np.abs(v).max(initial=0.0))
+        if 0.0 < top < np.inf:
+            v = np.ldexp(v, -np.frexp(top)[1])
     n = v @ v
     if exact and isinstance(n, int):
         n = Fraction(n)
@@ -590,6 +601,7 @@ def check_dplr(variant, A, exact: bool, factors, rtol: float):
     R, spec = variant.param, variant.spec
     S, d, _ = A.shape
     check_count(spec, "R", R, S, d, 2 * d)
+    derived = factors is None
     if factors is None:
         factors = derive_dplr(A, R, exact, spec, rtol)
     D, U, W = factors
@@ -597,9 +609,28 @@ def check_dplr(variant, A, exact: bool, factors, rtol: float):
         raise ConformanceError(f"variant {spec!r}: factors D {D.shape}, U {U.shape}, W {W.shape}, expected "
                                f"({S}, {d}), ({S}, {d}, {R}), ({S}, {d}, {R})")
     comp = dplr_compose(D, U, W, exact)
+    given = A
     A = _checked_composition(A, comp, exact, rtol, spec,
                              lambda s, i, j: f"(diag(D) + U W^T)[{i}, {j}] = {_fmt(comp[s, i, j])}")
+    if derived and not exact and not np.array_equal(np.asarray(A, dtype=np.float64), np.asarray(given, dtype=np.float64)):
+        on_the_dot = _exact_dplr(given, R, spec)
+        if on_the_dot is not None:  # the floats as written are diag + rank R: only the factors round
+            return given, on_the_dot
     return A, tuple(_frozen(f, exact) for f in (D, U, W))
+
+
+def _exact_dplr(A, R: int, spec: str):
+    """The factors (rounded to floats) of the float matrices ``A`` read as the binary fractions they
+    are, when those are exactly ``diag(D) + U W^T`` with rank <= R (``[[0, 1], [1, 0]] = I +
+    [-1, 1][1, -1]^T``, whose float factors compose to within 4.4e-16 of it); None otherwise."""
+    from fractions import Fraction
+
+    exact_A = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(np.asarray(A, dtype=np.float64))
+    try:
+        factors = derive_dplr(exact_A, R, True, spec)
+    except ConformanceError:
+        return None
+    return tuple(_frozen(np.asarray(f, dtype=np.float64), False) for f in factors)
 
 
 def project_dplr(variant, A, factors):

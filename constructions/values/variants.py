@@ -473,6 +473,9 @@ def _split_spec(text: str, spec) -> tuple[str, str | None, tuple[str, ...]]:
         if o not in KINDS[kind].options:
             allowed = ", ".join(KINDS[kind].options) or "none"
             raise SpecError(f"variant {kind!r} has no option {o!r} in {spec!r} (options: {allowed})")
+    if len(set(opts)) < len(opts):  # householder:1,nonneg,nonneg: one spec has one spelling
+        twice = next(o for o in opts if opts.count(o) > 1)
+        raise SpecError(f"variant spec {spec!r} repeats the option {twice!r}")
     return kind, arg, tuple(o for o in KINDS[kind].options if o in opts)
 
 
@@ -635,7 +638,7 @@ def _check_factorized(A: np.ndarray, R: int, exact: bool, spec: str, factors):
     k, d, _ = A.shape
     check_factor_rank(R, k, d, spec)
     if factors is None:
-        factors = derive_factors(A, R, exact, spec)
+        factors = _derive_factors(A, R, exact, spec)
     U, C, W = factors
     for name, f, rows in (("U", U, d), ("C", C, k), ("W", W, d)):
         if f.shape != (rows, R):
@@ -669,7 +672,7 @@ def is_diagonal(A: np.ndarray, exact: bool) -> bool:
     return not ((np.abs(A) > tol[:, None, None]) & off).any()
 
 
-def derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
+def _derive_factors(A: np.ndarray, R: int, exact: bool, spec: str):
     """``(U, C, W)`` with ``A[s] = U diag(C[s]) W^T``: the identity when every matrix is diagonal
     and R >= hidden, else the stacked rank decompositions (ranks judged per matrix)."""
     k, d, _ = A.shape

@@ -187,15 +187,9 @@ class Weights:
         conv = as_exact if exact else as_float
         arrays = {k: (a if k in index else conv(a, k)) for k, a in arrays.items()}
         Aa, h, r = arrays["A"], arrays["h0"], arrays["readout"]
-        k, d1, d2 = Aa.shape
-        if k == 0 or d1 == 0:
-            raise WeightsError(f"A has shape {Aa.shape}: need at least one symbol and hidden >= 1")
-        if d1 != d2:
-            raise WeightsError(f"A must be square in its last two axes (symbols, hidden, hidden), got {Aa.shape}")
-        if h.shape != (d1,):
-            raise WeightsError(f"h0 has shape {h.shape}, expected ({d1},) to match A's hidden size")
-        if r.ndim != 2 or r.shape[1] != d1 or r.shape[0] == 0:
-            raise WeightsError(f"readout has shape {r.shape}, expected (classes >= 1, {d1})")
+        problem = fileformat.shape_problem(Aa.shape, h.shape, r.shape)
+        if problem:
+            raise WeightsError(problem)
         setattr_ = object.__setattr__
         setattr_(self, "_variant", v)
         setattr_(self, "_exact", exact)

@@ -8,7 +8,7 @@ import torch
 
 from bilinear.constructions import Weights
 from bilinear.errors import ConfigError
-from bilinear.learned.baselines import CausalTransformer, SelectiveSSM, sinusoidal_positions
+from bilinear.learned.baselines import CausalTransformer, SelectiveSSM, _sinusoidal_positions
 from bilinear.learned import BilinearRNN
 from bilinear.learned.registry import MODELS, build_model, count_params, hidden_for_params, parse_model
 
@@ -206,7 +206,7 @@ def test_parameter_matched_hidden_size():
 
 
 def test_transformer_positions_extend_past_training_lengths():
-    pe = sinusoidal_positions(600, 8)
+    pe = _sinusoidal_positions(600, 8)
     assert pe.shape == (600, 8) and torch.isfinite(pe).all()
     m = CausalTransformer(2, 2, 8, layers=1, positions="sinusoidal")
     assert m(torch.zeros(1, 2000, dtype=torch.long)).shape == (1, 2000, 2)

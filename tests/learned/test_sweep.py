@@ -280,10 +280,10 @@ def test_the_medium_table_has_the_families_part_of_the_published_claims():
 
 def test_the_families_part_runs_at_a_toy_size(tmp_path):
     """Every model of the families part trains and is tabled (two steps, hidden 4, parity)."""
-    from bilinear.learned.reproduce import adjusted
+    from bilinear.learned.reproduce import _adjusted
 
     fam = {p.name: p.sweep for p in MEDIUM_PARTS}["families"]
-    toy = adjusted(fam, adjust={"families": ("parity",), "lrs": (1e-2,), "workers": 1,
+    toy = _adjusted(fam, adjust={"families": ("parity",), "lrs": (1e-2,), "workers": 1,
                                 "train": {"steps": 2, "hidden": 4, "test_len": 12, "test_words": 2, "eval_every": 1}})
     rows = run_sweep(toy, tmp_path / "fam", quiet=True)
     assert sorted(r["model"] for r in rows) == sorted(fam.models)

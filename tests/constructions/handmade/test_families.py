@@ -15,7 +15,7 @@ from bilinear.constructions import certify
 from bilinear.constructions.values.factored import householder_compose, reflection_count
 from bilinear.constructions.exact.field import cos2pi, sin2pi
 from bilinear.constructions import build
-from bilinear.constructions.settle import factor_bound, settle
+from bilinear.constructions.settle import _factor_bound, settle
 from bilinear.constructions import parse_variant
 from bilinear.constructions import Weights
 from bilinear.errors import ConformanceError, SpecError, WeightsError
@@ -197,10 +197,10 @@ def test_a_symbol_certificate_refutes_trained_like_weights():
 
 
 def test_factor_bounds():
-    assert factor_bound(from_spec("cyclic:3"), "householder")[0] == 2
-    assert factor_bound(from_spec("parity"), "householder", ("nonneg",))[0] == 3
-    assert factor_bound(from_spec("parity"), "householder")[0] == 1
-    assert factor_bound(from_spec("cyclic:3"), "dplr")[0] == 1
+    assert _factor_bound(from_spec("cyclic:3"), "householder")[0] == 2
+    assert _factor_bound(from_spec("parity"), "householder", ("nonneg",))[0] == 3
+    assert _factor_bound(from_spec("parity"), "householder")[0] == 1
+    assert _factor_bound(from_spec("cyclic:3"), "dplr")[0] == 1
     c = settle("parity", "householder,nonneg")
     assert (c.status, c.factors, c.factors_lower_bound, c.factors_minimal) == ("proved", 3, 3, True)
 

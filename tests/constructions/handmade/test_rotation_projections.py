@@ -20,7 +20,7 @@ from bilinear.automata import from_spec
 from bilinear.constructions import lower_bound
 from bilinear.constructions import Proof, prove
 from bilinear.constructions.handmade.reflections import ROTATION_FACTORS, ROTATIONS, rotation_projections
-from bilinear.constructions.settle import _build, factor_bound
+from bilinear.constructions.settle import _build, _factor_bound
 from bilinear.errors import ConstructionError
 from plain_eval import householder_product, householder_weights_min_margin
 
@@ -97,9 +97,9 @@ def test_bounds_and_the_matrix_columns_choice():
     the six counts the column tries in turn, against K >= 3."""
     a = from_spec("cyclic:3")
     assert lower_bound(a, "householder:3,nonneg")[0] == 2
-    assert factor_bound(a, "householder", ("nonneg",))[0] == 3
+    assert _factor_bound(a, "householder", ("nonneg",))[0] == 3
     z6 = from_spec("cyclic:2*cyclic:3")
-    assert factor_bound(z6, "householder", ("nonneg",))[0] == 3
+    assert _factor_bound(z6, "householder", ("nonneg",))[0] == 3
     w = _build(z6, "householder,nonneg")
     assert w.variant == "householder:9,nonneg" and w.dim == 2 and isinstance(prove(w, z6), Proof)
 
@@ -199,7 +199,7 @@ def test_order_five_is_minimal_in_d_and_k_where_no_symbol_adds_two():
     """cycle_navigation:5 (symbols -1, 0, +1): d = 2 and K = 3 meet Theorem 13 and Theorem F2;
     cyclic:5 has symbols adding 2 and 3, which take the generator or its inverse twice."""
     nav = from_spec("cycle_navigation:5")
-    assert factor_bound(nav, "householder", ("nonneg",))[0] == 3
+    assert _factor_bound(nav, "householder", ("nonneg",))[0] == 3
     w = _build(nav, "householder,nonneg")
     assert w.variant == "householder:3,nonneg" and w.dim == 2 and isinstance(prove(w, nav), Proof)
     w = _build(from_spec("cyclic:5"), "householder,nonneg")

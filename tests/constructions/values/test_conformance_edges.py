@@ -16,7 +16,7 @@ from bilinear.constructions.values.variants import (
     KINDS,
     POSITIVE_FLOOR,
     conform,
-    derive_factors,
+    _derive_factors,
     is_diagonal,
     max_factor_rank,
     parse_variant,
@@ -96,7 +96,7 @@ def test_diagonal_matrices_factor_through_the_identity_at_r_equal_d():
     """R = d: U = W = I and C[s] the diagonals (the stacked rank decompositions would need
     ranks 2 + 2 = 4 > R = 2)."""
     A = np.array([[[1, 0], [0, 2]], [[3, 0], [0, 4]]], dtype=object)
-    U, C, W = derive_factors(A, 2, True, "factorized:2")
+    U, C, W = _derive_factors(A, 2, True, "factorized:2")
     assert U.tolist() == W.tolist() == [[1, 0], [0, 1]] and C.tolist() == [[1, 2], [3, 4]]
 
 
@@ -108,7 +108,7 @@ def test_every_factor_path_checks_the_rank_limit_first(path):
         if path == "conform":
             conform(parse_variant(f"factorized:{R}"), A, exact=False)
         elif path == "derive":
-            derive_factors(A, R, False, f"factorized:{R}")
+            _derive_factors(A, R, False, f"factorized:{R}")
         else:
             project(parse_variant(f"factorized:{R}"), A)
 
@@ -170,7 +170,7 @@ def test_factor_rank_limit_counts_hidden_squared_and_reports_the_entries():
     assert max_factor_rank(2, 32) == 1024 and max_factor_rank(2, 12) == 256 and max_factor_rank(64, 8) == 512
     R = 1025
     with pytest.raises(ConformanceError, match=f"U, C, W would hold {R * (2 * 32 + 2):,} entries"):
-        derive_factors(np.stack([np.eye(32)] * 2), R, False, f"factorized:{R}")
+        _derive_factors(np.stack([np.eye(32)] * 2), R, False, f"factorized:{R}")
 
 
 def test_given_factors_past_the_rank_limit_are_refused():
