@@ -154,6 +154,16 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'float boundary, as in _Readout.screen: lo == 0.0 needs gap == err to the last bit',
     ('constructions/proof/prover.py', '_SymbolwiseClosure.screen', '0 -> 1', 0):
         'lo <= 1: more classes decided exactly, the same verdict (performance)',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.counterexample',
+     'sign(self.readout.diff(h, off + other, off + best)) > 0 -> sign(self.readout.diff(h, off + other, off + best)) >= 0', 0):
+        'a tie moves best to another tied class, and a tie is reported as got=None either way',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.proof', 'lo > ceiling -> lo >= ceiling', 0):
+        'a triple skipped at lo == ceiling has a margin >= the ceiling triple\'s: the minimum is unchanged',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.proof',
+     'self.domain.sign(value - margin) < 0 -> self.domain.sign(value - margin) <= 0', 0):
+        'guarded by value != margin: the sign is never 0 there',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.proof', '0 -> 1', 0):
+        'sign(value - margin) < 1 is sign <= 0, and value != margin rules out 0: the same test',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 0):
         'P is square: its shape[1] is its shape[0]',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 1):

@@ -282,6 +282,10 @@ def test_per_symbol_failures_name_the_symbol_and_the_weights_answer() -> None:
     swapped = AffineWeights("diagonal", A=[[[0]], [[0]], [[1]]], b=[[-1], [1], [0]], readout=rows, h0=[-1])
     result = prove(swapped, flipflop)
     assert result.status == "counterexample" and result.word == (2,) and result.got == 1
+    rows[2] = [[-1, 0], [1, 0]]
+    right = prove(AffineWeights("diagonal", A=[[[0]], [[0]], [[1]]], b=[[-1], [1], [0]], readout=rows, h0=[-1]),
+                  flipflop)
+    assert right.status == "proved" and right.margin == 2 and right.margin_float == 2.0
 
 
 def test_a_margin_below_float_resolution_is_decided_exactly() -> None:
