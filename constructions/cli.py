@@ -78,10 +78,7 @@ def _load_weights(args: argparse.Namespace):
 
 def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
     """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
-    if args.variant is None:
-        if "+" in weights.variant:
-            raise WeightsError(f"weights file {args.weights!r} mixes layer variants ({weights.variant}): "
-                               "verify proves stacks of one variant")
+    if args.variant is None:  # (a stack of several variants, "diagonal+rotation2d", is proved as given)
         args.variant = weights.variant
         return
     wanted = parse_variant(args.variant).spec

@@ -49,6 +49,7 @@ from .registry import count_params, make_model, parse_model, resolve_hidden
 from .runs import RunDir, checkpoint_state
 
 __all__ = [
+    "TrainResult",
     "train",
     "train_run",
     "dry_run",
@@ -261,8 +262,18 @@ def _check_loss(loss: torch.Tensor, step: int, config: TrainConfig) -> None:
                           f"(lr {config.lr:g}); lower the learning rate")
 
 
-def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, words=None) -> dict:
-    """Train one model under ``config``; returns the result dict (see module docstring).
+class TrainResult(dict):
+    """The result dict of :func:`train` (what ``result.json`` holds), with the trained model as
+    the attribute ``model`` (not a key: the dict stays JSON, and two results compare by their
+    numbers).  ``result.model.to_weights()`` gives its :class:`Weights` for ``verify``,
+    ``certify`` and ``analyze``."""
+
+    model: Any = None
+
+
+def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, words=None) -> TrainResult:
+    """Train one model under ``config``; returns the result dict (see module docstring), the
+    trained model as its ``.model`` (:class:`TrainResult`).
 
     With ``run`` (a :class:`~bilinear.learned.runs.RunDir`) metrics, checkpoints, the model and
     the result are written there, and an existing checkpoint in it is resumed (refused when the
@@ -311,7 +322,10 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
                 streak = record["streak"]
                 ramped = train_max_len_at(config, step) == config.longest_train_len
                 stopped_early = streak >= config.patience and step < config.steps and ramped
-                bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
+                # a soft stack trains the softmax mixture: its batch accuracy is that mixture's, not the cascade's
+                which = "soft_mix_acc" if config.layers > 1 and config.stack_mixing == "soft" else "acc"
+                bar.set_postfix(**{"loss": f"{record['loss'] or math.nan:.4f}",
+                                   which: f"{record['train_batch_accuracy']:.3f}"})
                 sums = [0.0, 0, 0]
                 _check_finite(model, step, config)
                 if run is not None:
@@ -327,7 +341,9 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:
         run.finish(model, result)
-    return result
+    out = TrainResult(result)
+    out.model = model
+    return out
 
 
 def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,

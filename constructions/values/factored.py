@@ -70,7 +70,7 @@ __all__ = [
     "householder_compose", "check_householder", "derive_householder", "project_householder",
     "monomial_compose", "check_monomial", "derive_monomial", "derive_complex_monomial", "project_monomial",
     "dplr_compose", "check_dplr", "derive_dplr", "project_dplr",
-    "reflection_count",
+    "reflection_count", "compose_factors",
 ]
 
 
@@ -219,6 +219,51 @@ def check_householder(variant, A, exact: bool, factors, rtol: float):
     A = _checked_composition(A, comp, exact, rtol, spec,
                              lambda s, i, j: f"the product of its reflections, {_fmt(comp[s, i, j])}")
     return A, (_frozen(V, exact), _frozen(beta, exact))
+
+
+def compose_factors(variant, factors, exact: bool = True) -> np.ndarray:
+    """``A`` (symbols, hidden, hidden) of a factored variant from its factors, in the kind's own
+    order (``factorized``: ``U diag(C[s]) W^T``; the kinds above as their ``*_compose``).  With
+    ``exact`` the factors' entries (floats included, as the dyadic rationals they are) are composed
+    without rounding: that is the network a float file of a factored variant defines
+    (docs/formats.md, "The network a float file defines").
+
+    >>> from bilinear.constructions.values.variants import parse_variant
+    >>> U = np.array([[1.0], [3.0]]); C = np.array([[0.1]]); W = np.array([[1.0], [0.0]])
+    >>> compose_factors(parse_variant("factorized:1"), (U, C, W))[0, 1, 0] == Fraction(0.1) * 3
+    True
+    """
+    name = variant.info.name
+    if exact:
+        factors = tuple(f if f.dtype.kind in "iu" else dyadic(f) for f in factors)
+    if name == "householder":
+        V, beta = factors
+        return householder_compose(V, beta, exact)
+    if name == "monomial":
+        perm, D = factors
+        return monomial_compose(perm, D, exact, variant.complex)
+    if name == "dplr":
+        D, U, W = factors
+        return dplr_compose(D, U, W, exact)
+    if name == "factorized":
+        U, C, W = factors
+        out = np.stack([(U * C[s][None, :]) @ W.T for s in range(C.shape[0])])
+        return _simplified(out) if exact else out
+    raise ConformanceError(f"variant {variant.spec!r} has no factors to compose")
+
+
+def dyadic(array) -> np.ndarray:
+    """An object array of the exact values of ``array``'s entries: a float is the dyadic rational
+    it is (``Fraction(x)``, an ``int`` when integral); exact entries are kept.
+
+    >>> dyadic(np.array([0.5, 3.0, 0.1])).tolist()[:2], dyadic(np.array([0.1]))[0] == Fraction(3602879701896397, 2**55)
+    ([Fraction(1, 2), 3], True)
+    """
+    array = np.asarray(array)
+    out = np.empty(array.shape, dtype=object)
+    for index, x in np.ndenumerate(array):
+        out[index] = simplify(Fraction(float(x))) if isinstance(x, (float, np.floating)) else x
+    return out
 
 
 def positive_multiple(M, P) -> bool:
