@@ -17,6 +17,7 @@ from .values.weights import Variant, Weights, parse_variant
 from .values.stack import Stack, load_network
 from .values.tracker import as_tracker
 from .values.span import visited_span
+from .values.external import ExternalConfig, external_config, read_external_config
 from .handmade.registry import CONSTRUCTIONS, build
 from .handmade.cascade import cascade
 from .proof.prover import Counterexample, Proof, Unproved, prove
@@ -26,7 +27,7 @@ from .impossible.bounds import lower_bound
 from .impossible.depth import min_layers
 from .horizon.floatcheck import CheckResult, check
 from .horizon.snap import drift, drift_layers
-from .horizon.testing import assert_tracks
+from .horizon.testing import assert_tracks, assert_tracks_word, tracks
 from .signing import sign_file
 
 # Not exported here: ``settle`` and ``horizon`` share their names with modules
@@ -35,6 +36,7 @@ __all__ = [
     "CONSTRUCTIONS",
     "CheckResult",
     "Counterexample",
+    "ExternalConfig",
     "CyclotomicField",
     "FieldElement",
     "Proof",
@@ -44,18 +46,22 @@ __all__ = [
     "Weights",
     "as_tracker",
     "assert_tracks",
+    "assert_tracks_word",
     "build",
     "cascade",
     "certify",
     "check",
     "drift",
     "drift_layers",
+    "external_config",
     "load_network",
     "lower_bound",
     "min_layers",
     "parse_variant",
     "prove",
     "prove_stack",
+    "read_external_config",
     "sign_file",
+    "tracks",
     "visited_span",
 ]

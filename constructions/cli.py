@@ -5,7 +5,8 @@
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
 given weights instead (VARIANT may then be left out: the file's is used; ``--unsigned`` accepts a
-hand-written file without a checksum); with ``--project`` as well, weights that do not conform to the variant are
+hand-written file without a checksum; an affine weights file, format ``bilinear.affine``, is proved
+as its lift to ``[h; 1]``, docs/theory.md Theorems A1 and A4); with ``--project`` as well, weights that do not conform to the variant are
 projected onto it first, and the verdict says it is about the projected weights and the largest
 change of an entry (a float file whose entries conform only within the float tolerance is refused
 without ``--project``: the network proved is always the file's own, or says it is not); ``--float``
@@ -77,16 +78,47 @@ def _load_weights(args: argparse.Namespace):
 
 def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
     """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
-    if args.variant is None:
-        if "+" in weights.variant:
-            raise WeightsError(f"weights file {args.weights!r} mixes layer variants ({weights.variant}): "
-                               "verify proves stacks of one variant")
+    if args.variant is None:  # (a stack of several variants, "diagonal+rotation2d", is proved as given)
         args.variant = weights.variant
         return
     wanted = parse_variant(args.variant).spec
     if weights.variant != wanted:
         raise WeightsError(f"weights file {args.weights!r} has variant {weights.variant!r}, not {wanted!r} "
                            "(leave VARIANT out to take the file's)")
+
+
+def _run_from_config(args: argparse.Namespace) -> int:
+    """``verify --from fla|hf CONFIG --task SPEC`` (constructions/fromconfig.py)."""
+    from .fromconfig import config_text, verify_config
+    from .settle import exit_status
+
+    source, path = args.from_
+    if source not in ("fla", "hf"):
+        raise SpecError(f"--from takes fla or hf, got {source!r}")
+    if args.task is None or args.spec is not None or args.variant is not None:
+        raise SpecError("verify --from fla|hf CONFIG takes --task SPEC and no SPEC VARIANT")
+    if args.weights or args.save or args.float or args.layers is not None:
+        raise SpecError("verify --from settles the config's variant: --weights, --save, --float and --layers do not apply")
+    out = verify_config(path, source, args.task.strip(),
+                        time_budget=VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget)
+    cell = out.pop("_cell")
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print(config_text({**out, "_cell": cell}))
+    return exit_status(cell)
+
+
+def _verify_from_guard(args: argparse.Namespace) -> int | None:
+    """``verify --from``'s own run, or None for a plain verify (SPEC needed then)."""
+    if args.from_ is not None or args.task is not None:
+        if args.from_ is None:
+            raise SpecError("--task goes with --from fla|hf CONFIG")
+        return _run_from_config(args)
+    if args.spec is None:
+        raise SpecError("verify needs SPEC (a family spec or an automaton file), or --from fla|hf CONFIG --task SPEC")
+    return None
 
 
 def _check_verify_outputs(args: argparse.Namespace) -> None:
@@ -104,9 +136,10 @@ def _check_verify_outputs(args: argparse.Namespace) -> None:
         check_output_file(args.save, force=args.force, what="--save file")
 
 
-def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved) -> None:
+def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved,
+                  unsaved: OSError | None = None) -> None:
     """The text report of ``bilinear verify``: the cell, what a projection changed, the
-    ``--explain`` lines and what ``--save`` wrote."""
+    ``--explain`` lines and what ``--save`` wrote (``unsaved``: the error that stopped it)."""
     text = cell.text()
     if projection is not None:  # the verdict's own line says whose network it is about
         text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
@@ -123,7 +156,9 @@ def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved
             print("  the float check ran on the file's own weights, as written")
     if args.explain:
         print(_explanation(cell))
-    if args.save is not None:
+    if unsaved is not None:
+        print(f"  nothing written to {args.save}: {unsaved.strerror or unsaved}")
+    elif args.save is not None:
         print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
               f"and these are {cell.status}")
 
@@ -131,12 +166,18 @@ def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
 
+    status = _verify_from_guard(args)
+    if status is not None:
+        return status
     import threading
 
     from .proof.search import BudgetSpent, deadline
     from .settle import Cell, exit_status, settle, with_float_check
 
     _check_verify_outputs(args)
+    affine = _affine_file(args)
+    if affine is not None:
+        return _verify_affine(args, affine, resolve)
     weights, projection = _load_weights(args)
     # without --bound the proof deepens: the bound doubles from the default while the proof stops
     # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
@@ -172,18 +213,86 @@ def _run_verify(args: argparse.Namespace) -> int:
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
     saved = None
+    unsaved: OSError | None = None
     if args.save is not None:
-        saved = _save(args, automaton, cell, weights, projection is not None)
+        try:
+            saved = _save(args, automaton, cell, weights, projection is not None)
+        except OSError as exc:  # a full disk: the verdict is still printed, then the error (exit 2)
+            unsaved = exc
         if saved is not None:
             out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        _print_verify(args, cell, projection, saved)
+        _print_verify(args, cell, projection, saved, unsaved)
+    if unsaved is not None:
+        sys.stdout.flush()
+        raise unsaved
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
+
+
+def _affine_file(args: argparse.Namespace):
+    """The ``--weights`` file as :class:`~bilinear.constructions.values.affine.AffineWeights` when its
+    format is ``bilinear.affine`` (else None); the options that do not apply to it are refused."""
+    if not args.weights:
+        return None
+    from .values.fileformat import read_json
+
+    data = read_json(args.weights)
+    if not isinstance(data, dict) or data.get("format") != "bilinear.affine":
+        return None
+    for flag, given in (("--project", args.project), ("--float", args.float), ("--save", args.save is not None),
+                        ("--layers", args.layers is not None), ("--explain", args.explain)):
+        if given:
+            raise SpecError(f"{flag} does not apply to an affine weights file ({args.weights}): verify proves it as it is")
+    from .values.affine import AffineWeights
+
+    affine = AffineWeights.from_json(data, str(args.weights), allow_unsigned=args.unsigned)
+    if args.variant is not None and args.variant.strip().lower() != affine.variant:
+        from .values.variants import parse_variant
+
+        if parse_variant(args.variant).spec != affine.variant:
+            raise WeightsError(f"affine weights file {args.weights!r} has variant {affine.variant!r}, not "
+                               f"{args.variant!r} (leave VARIANT out to take the file's)")
+    return affine
+
+
+def _verify_affine(args: argparse.Namespace, affine, resolve) -> int:
+    """``verify --weights AFFINE.json``: the exact proof of the lifted network (Theorems A1, A4)."""
+    from .proof.prover import DEFAULT_BOUND, prove
+    from .values.affine import lifted_variant
+
+    automaton = resolve(args.spec)
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
+    result = prove(affine, automaton, args.bound or DEFAULT_BOUND, progress=True, time_budget=budget)
+    readout = "a readout per symbol" if affine.per_symbol else "a fixed readout"
+    covered = "every non-empty word (a per-symbol readout labels a word after its last symbol)" \
+        if affine.per_symbol else "every word"
+    lifted = affine.dim + 1
+    out = {"automaton": automaton.name, "weights": str(args.weights), "affine": True, "variant": affine.variant,
+           "lifted_variant": lifted_variant(affine.variant), "lifted_dim": lifted,
+           "per_symbol_readout": affine.per_symbol, **result.to_json()}
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        head = (f"{automaton.name}, affine weights {args.weights} (h -> A h + b, A {affine.variant}, hidden "
+                f"{affine.dim}, {readout}; lifted to [h; 1]: hidden {lifted}, {lifted_variant(affine.variant)})")
+        if result.status == "proved":
+            margin = "" if result.margin_float is None else f", margin {result.margin_float:.6g}"
+            why = "Theorem A4" if affine.per_symbol else "Theorems A1 and 5"
+            print(f"{head}: proved for {covered} ({why} of docs/theory.md; {result.states_explored} "
+                  f"(state, direction) pairs{margin})")
+        elif result.status == "counterexample":
+            got = "a tie" if result.got is None else automaton.classes[result.got]
+            print(f"{head}: counterexample: the word {result.text} gets {got}, the automaton says "
+                  f"{automaton.classes[result.expected]} (a shortest failing word)")
+        else:
+            print(f"{head}: open ({result.reason})")
+    return {"proved": 0, "counterexample": 1}.get(result.status, 3)
 
 
 def _explanation(cell) -> str:
@@ -271,11 +380,15 @@ def register(sub) -> None:
             "Exit status 0 proved/impossible, 1 counterexample, 3 open, 2 bad input."
         ),
     )
-    p.add_argument("spec", metavar="SPEC",
+    p.add_argument("spec", metavar="SPEC", nargs="?", default=None,
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
                    help=f"{variant_usage()} (optional with --weights: the file's variant)")
     add_json(p, "print the verdict as JSON")
+    p.add_argument("--from", dest="from_", nargs=2, metavar=("fla|hf", "CONFIG"), default=None,
+                   help="a flash-linear-attention (fla) or transformers (hf) config.json (or its folder): settle "
+                        "the cell of the variant its layers' recurrence maps to, for --task (docs/your-model.md)")
+    p.add_argument("--task", metavar="SPEC", default=None, help="with --from: the task (family spec or FILE.json)")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
                         "group's derived series and prove it, or say which theorem excludes depth L; without "
@@ -283,8 +396,10 @@ def register(sub) -> None:
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "
                         "and double it while the time budget lasts)")
-    add_time_budget(p, f"give up (status open: nothing decided) after SECONDS of search (default "
-                       f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
+    add_time_budget(p, f"every phase (certificate search, construction, proof, depth bound, lower bound) within "
+                       f"SECONDS in all (default {VERIFY_TIME_BUDGET:g}): past it the cell is open (nothing "
+                       f"decided), or keeps its verdict without the depth or lower bound, and names the phase "
+                       f"that ran out; progress goes to stderr after 2 s")
     add_weights_file(p, "prove these weights (a weights or stack JSON file, docs/formats.md) instead", with_spec=False)
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
@@ -358,8 +473,10 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
-    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
-                       "is open and says so (default: no limit); progress goes to stderr every few seconds")
+    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof, depth bound, "
+                       "lower bound): a cell past it is open, or keeps its verdict without the bound that ran out, "
+                       "and says so (default: no limit); a cell whose only construction passes the size limits is "
+                       "open; progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "

@@ -1,4 +1,4 @@
-"""Sign a hand-written weights, stack or automaton file: validate it, then add its checksum.
+"""Sign a hand-written weights, affine weights, stack or automaton file: validate it, then add its checksum.
 
 A weights file needs a checksum (``verify --weights`` refuses one without, unless ``--unsigned``):
 the checksum says the file is what a program wrote, unchanged since.  A file written by hand has
@@ -21,6 +21,7 @@ written (``"3/4"`` stays ``"3/4"``).  A stack's layers are signed first, then th
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,8 @@ from bilinear.jsonfile import checksum, read_json_file
 
 __all__ = ["Signed", "sign_data", "sign_file"]
 
-_KINDS: dict[Any, str] = {"bilinear.weights": "weights", "bilinear.stack": "stack", "bilinear.automaton": "automaton"}
+_KINDS: dict[Any, str] = {"bilinear.weights": "weights", "bilinear.stack": "stack", "bilinear.automaton": "automaton",
+                          "bilinear.affine": "affine"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,12 @@ def sign_data(data, source: str = "file") -> tuple[str, dict]:
 
         decode({k: v for k, v in data.items() if k != "checksum"}, source)
         return kind, _signed(data, AutomatonError, source)
+    if kind == "affine":
+        from .values.affine import AffineWeights
+
+        signed = _signed(data, WeightsError, source)
+        AffineWeights.from_json(signed, source)  # every check of loading, now with the checksum required
+        return kind, signed
     from .values.stack import network_from_json
 
     if kind == "stack":
@@ -80,7 +88,8 @@ def sign_data(data, source: str = "file") -> tuple[str, dict]:
 
 def sign_file(path, out=None) -> Signed:
     """Validate the file ``path`` and write it with its checksum to ``out`` (default: in place,
-    atomically).  The caller checks that ``out`` may be written (``--force``)."""
+    atomically, keeping its mode; through a symbolic link, into the file it points to).  The caller
+    checks that ``out`` may be written (``--force``)."""
     path = Path(path)
     data = read_json_file(path, WeightsError, what="file to sign")
     had = isinstance(data, dict) and "checksum" in data
@@ -92,6 +101,8 @@ def sign_file(path, out=None) -> Signed:
         except WeightsError:
             was_valid = False
     kind, signed = sign_data(data, str(path))
-    target = Path(out) if out is not None else path
+    # in place: the file a link points to is signed and the link kept (replacing the link by a
+    # signed copy left its target unsigned); the file's mode is kept (bilinear.fileio.atomic_write)
+    target = Path(out) if out is not None else Path(os.path.realpath(path))
     atomic_write_text(target, json.dumps(signed, indent=1, allow_nan=False) + "\n")
     return Signed(kind, target, signed["checksum"], had, was_valid)

@@ -23,7 +23,8 @@ _EXPORTS = {
     "MODELS": ".registry", "build_model": ".registry", "count_params": ".registry", "parse_model": ".registry",
     "load_run": ".runs", "train_run": ".train", "make_model": ".registry",
     "data_efficiency": ".train", "evaluate": ".train", "normalized_accuracy": ".train", "train": ".train",
-    "train_best_lr": ".train",
+    "train_best_lr": ".train", "TrainResult": ".train",
+    "ExternalModel": ".external", "load_external": ".external",
 }
 
 
@@ -54,12 +55,14 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "BilinearRNN",
+    "ExternalModel",
     "MODELS",
     "TrainConfig",
     "build_model",
     "count_params",
     "data_efficiency",
     "evaluate",
+    "load_external",
     "load_run",
     "make_model",
     "normalized_accuracy",
@@ -67,4 +70,5 @@ __all__ = [
     "train",
     "train_best_lr",
     "train_run",
+    "TrainResult",
 ]

@@ -38,9 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bilinear.argtypes import check_positive_int
+from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
-from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
+from ..values.floatrun import check_compatible, float_run, rescaled, scale_exponents, stack_inputs
 from ..values.stack import Stack
 from ..values.weights import Weights
 
@@ -49,10 +50,8 @@ _NETWORKS = (Weights, Stack)
 
 __all__ = ["check", "CheckResult", "directed_words", "float_run", "check_size", "MAX_CHECK_BYTES"]
 
-#: At most this many directed words (loops of length 3 are dropped first, then of length 2).
-DIRECTED_MAX = 1024
-#: Longest loop word repeated by the directed words.
-LOOP_MAX = 3
+# DIRECTED_MAX (most directed words) and LOOP_MAX (longest repeated loop) come with the list
+# itself, bilinear.automata.loops.directed_loops (shared with the `directed` strategy).
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,8 @@ class CheckResult:
         """One line: passed, or the first failing word."""
         what = f"{self.directed} directed + {self.n_words} random words of length {self.length}"
         if self.first_failure is None:  # passed
-            return f"float check passed ({what}): accuracy 1, worst margin {self.worst_margin:.3g}"
+            return (f"float check passed ({what}): no failure up to length {self.length} on these words, "
+                    f"worst margin {self.worst_margin:.3g}")
         return (f"float check FAILED ({what}): accuracy {self.accuracy:.4f}; first failing word "
                 f"{self.first_failure_text} (length {len(self.first_failure)})")
 
@@ -123,15 +123,12 @@ def _cycled(u, length: int) -> list[int]:
     return (u * (length // len(u) + 1))[:length]
 
 
-def _primitive(u: tuple) -> bool:
-    p = len(u)
-    return not any(p % q == 0 and u == u[:q] * (p // q) for q in range(1, p))
-
-
 def directed_words(automaton, length: int, variant: str | None = None, max_words: int = DIRECTED_MAX) -> np.ndarray:
     """The directed words of :func:`check`, (count, length): powers of each symbol, each symbol
     followed by a power of another (``w1 r^499``), primitive loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
-    within ``max_words``), and, for a ``variant`` with an impossibility certificate for
+    within ``max_words``; the list is
+    :func:`bilinear.automata.loops.directed_loops`, which the ``directed``
+    strategy draws from), and, for a ``variant`` with an impossibility certificate for
     ``automaton``, its two witnesses repeated.  Every prefix of a row is checked, so the row
     ``a^length`` checks every power ``a^n``, n <= length.
 
@@ -139,17 +136,10 @@ def directed_words(automaton, length: int, variant: str | None = None, max_words
     >>> directed_words(from_spec("parity"), 5).tolist()
     [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
     """
-    import itertools
+    from bilinear.automata.loops import directed_loops
 
-    k = automaton.n_symbols
-    rows: list[list[int]] = [_cycled((a,), length) for a in range(k)]
-    if k * k <= max_words:  # a power after a one-symbol prefix: a b^(length-1)
-        rows += [[a] + _cycled((b,), length - 1) for a in range(k) for b in range(k) if a != b]
-    for size in range(2, LOOP_MAX + 1):
-        loops = [u for u in itertools.product(range(k), repeat=size) if _primitive(u)]
-        if rows and len(rows) + len(loops) > max_words:
-            break
-        rows += [_cycled(u, length) for u in loops[:max_words]]
+    rows: list[list[int]] = [(list(head) + _cycled(loop, length - len(head)))[:length]
+                             for head, loop in directed_loops(automaton, max_words)]
     if variant is not None:
         from ..impossible.certificates import certifiable_kinds, certify
 
@@ -238,8 +228,9 @@ def _empty_margin(model, automaton) -> float:
     if isinstance(model, Stack):
         model = model.layers[-1]
     A, h0, R = model.float_arrays()
-    h = h0 / (np.linalg.norm(h0) or 1.0)
-    return float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
+    h = rescaled(h0)
+    h = h / (np.linalg.norm(h) or 1.0)
+    return float(_margins((rescaled(R) @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
 
 
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
