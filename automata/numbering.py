@@ -44,7 +44,7 @@ from bilinear.errors import DataError
 from .automaton import Automaton
 from .data import Dataset
 
-__all__ = ["Numbering", "WORD_PROBLEM", "word_problem_numbering", "load_numbering", "file_automaton", "to_automaton",
+__all__ = ["Numbering", "WORD_PROBLEM", "MAX_NUMBERING_BYTES", "word_problem_numbering", "load_numbering", "file_automaton", "to_automaton",
            "word_problem_spec"]
 
 #: The built-in numbering's name (``--relabel word-problem``).

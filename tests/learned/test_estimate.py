@@ -76,3 +76,16 @@ def test_sweep_dry_run_lists_cells_as_json(tmp_path, capsys):
     assert main(["sweep", str(f), "--dry-run", "--json"]) == 0
     planned = json.loads(capsys.readouterr().out)
     assert [(c["row"], c["runs"], c["steps"]) for c in planned[0]["cells"]] == [("parity", 2, 20), ("cyclic:3", 2, 20)]
+
+
+def test_reproduce_asks_before_a_long_run(tmp_path, capsys, monkeypatch):
+    """The guard of ``reproduce`` (every size): past the limit it stops before anything is written;
+    the quick table is under an hour, so the limit is lowered here to reach it."""
+    import bilinear.learned.estimate as est
+
+    monkeypatch.setattr(est, "CONFIRM_SECONDS", 1e-9)
+    out = tmp_path / "r"
+    assert main(["reproduce", "--quick", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "reproduce --quick is estimated at 50 runs" in err and "add --yes" in err
+    assert not out.exists()
