@@ -108,6 +108,8 @@ def mechanism_text(spectrum, automaton, variant: str = "") -> str:
     r^n against the dominant direction), for k = 2 a real eigenvalue in (-1, 0] (a Householder
     reflection's is 1 - beta, so beta != 2), or none near such a root.  Empty when every such
     eigenvalue is on the unit circle, or nothing was measured."""
+    from bilinear.constructions import parse_variant
+
     if spectrum is None:
         return ""
     parts = []
@@ -123,7 +125,8 @@ def mechanism_text(spectrum, automaton, variant: str = "") -> str:
         if angle > math.pi / (2 * k):
             parts.append(f"symbol {name} has no eigenvalue near a primitive root of unity of order {k}")
         elif abs(z) < 0.99 and k == 2:
-            beta = f" (a reflection with beta = {1 - z.real:.3g}, not 2)" if variant.startswith("householder") else ""
+            reflections = bool(variant) and parse_variant(variant).info.factor_names == ("V", "beta")  # householder:K
+            beta = f" (a reflection with beta = {1 - z.real:.3g}, not 2)" if reflections else ""
             parts.append(f"symbol {name}'s eigenvalue {z.real:.3g} is off the unit circle{beta}: its sign flips "
                          f"decay as {abs(z):.2g}^n")
         elif abs(z) < 0.99:

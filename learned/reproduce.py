@@ -238,8 +238,8 @@ def parts(size: str) -> tuple[Part, ...]:
     >>> [p.name for p in parts("full")] == list(FULL_PART_NAMES)
     True
     """
-    if size == "full":
-        if "full" not in _BUILT:
+    if size == "full":  # not a variant name: the table size
+        if "full" not in _BUILT:  # not a variant name: the table size
             _BUILT["full"] = _full_parts()
         return _BUILT["full"]
     if size not in SIZES:
@@ -252,7 +252,7 @@ SIZES = {"quick": (Part("main", "Reduced table", "", QUICK),), "medium": MEDIUM_
 
 def __getattr__(name: str):
     """``FULL``, Table 1's sweep (1,800 runs: validated when first read, not at import)."""
-    if name == "FULL":
+    if name == "FULL":  # not a variant name: the table size
         return parts("full")[0].sweep
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -347,7 +347,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
         resolve_device(device)  # ConfigError now, not once per run, when CUDA is missing
     if device is not None or adjust:
         table = tuple(replace(p, sweep=_adjusted(p.sweep, device, adjust)) for p in table)
-    if len(table) == 1 and (sweep is not None or size != "full"):
+    if len(table) == 1 and (sweep is not None or size != "full"):  # not a variant name: the table size
         start = time.perf_counter()
         text = part_tables(table[0].sweep, run_sweep(table[0].sweep, out_dir, workers=workers,
                                                      ray_address=ray_address, quiet=quiet, force=force,

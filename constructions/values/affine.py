@@ -73,7 +73,6 @@ AFFINE_VERSION = 1
 _KEYS = ("format", "version", "variant", "exact", "shape", "A", "b", "h0", "readout", "factors", "checksum")
 _REQUIRED = ("format", "version", "variant", "exact", "A", "b", "readout")
 #: Variants whose lift is ``dplr:1`` (diagonal plus the rank-one column of the additive term).
-_DIAGONAL_KINDS = ("diagonal", "positive")
 
 
 def lifted_variant(variant) -> str:
@@ -83,7 +82,7 @@ def lifted_variant(variant) -> str:
     ('dplr:1', 'dplr:1', 'full')
     """
     v = parse_variant(variant)
-    if v.kind in _DIAGONAL_KINDS or (v.kind == "block" and v.param == 1):
+    if v.block_size == 1:  # diagonal, positive, block:1
         return "dplr:1"
     return "full"
 
@@ -212,7 +211,7 @@ class AffineWeights:
         L, x0 = self.lifted_matrices()
         variant = lifted_variant(self.variant)
         factors = None
-        if variant == "dplr:1":
+        if parse_variant(self.variant).block_size == 1:  # lifted to dplr:1
             d = self.dim
             factors = (np.array([list(np.diagonal(L[s])) for s in range(self.n_symbols)], dtype=L.dtype),
                        _column(self.b, self._exact), np.repeat(_unit(d + 1, self._exact)[None], self.n_symbols, axis=0))

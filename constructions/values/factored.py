@@ -233,19 +233,19 @@ def compose_factors(variant, factors, exact: bool = True) -> np.ndarray:
     >>> compose_factors(parse_variant("factorized:1"), (U, C, W))[0, 1, 0] == Fraction(0.1) * 3
     True
     """
-    name = variant.info.name
+    names = variant.info.factor_names  # the kind is known by its factors
     if exact:
         factors = tuple(f if f.dtype.kind in "iu" else dyadic(f) for f in factors)
-    if name == "householder":
+    if names == ("V", "beta"):
         V, beta = factors
         return householder_compose(V, beta, exact)
-    if name == "monomial":
+    if names == ("perm", "D"):
         perm, D = factors
         return monomial_compose(perm, D, exact, variant.complex)
-    if name == "dplr":
+    if names == ("D", "U", "W"):
         D, U, W = factors
         return dplr_compose(D, U, W, exact)
-    if name == "factorized":
+    if names == ("U", "C", "W"):
         U, C, W = factors
         out = np.stack([(U * C[s][None, :]) @ W.T for s in range(C.shape[0])])
         return _simplified(out) if exact else out

@@ -315,7 +315,8 @@ def test_verify_and_matrix_commands():
     assert data["status"] == "proved" and data["dim"] == 4 and data["minimal"] is True
     out = subprocess.run([sys.executable, "-m", "bilinear.cli", "verify", "cyclic:5", "monomial,complex,complex", "--json"],
                          capture_output=True, text=True)
-    assert out.returncode == 0 and json.loads(out.stdout)["dim"] == 2  # a repeated option is one option
+    # a repeated option is refused, naming it (issue 46, N20: two spellings of one model must not run twice)
+    assert out.returncode == 2 and "repeats the option 'complex'" in out.stderr and "Traceback" not in out.stderr
     out = subprocess.run([sys.executable, "-m", "bilinear.cli", "verify", "cyclic:5", "diagonal,complex"],
                          capture_output=True, text=True)
     assert out.returncode != 0 and "no option 'complex'" in out.stderr and "Traceback" not in out.stderr
