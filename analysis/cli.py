@@ -5,6 +5,8 @@
     bilinear analyze --construction SPEC VARIANT [--out DIR]       a hand construction
     bilinear analyze --construction SPEC VARIANT --layers L        the stack verify --layers L proves
     bilinear analyze --weights FILE SPEC [--out DIR]               saved Weights (JSON) against SPEC
+    bilinear analyze --from fla|hf DIR --task SPEC [--tokens MAP]  an fla / transformers checkpoint
+                                                                   (docs/your-model.md)
 
 Prints the text report (Markdown) or, with ``--json``, the JSON report on stdout; with ``--out``
 also writes ``report.md``, ``report.json`` and the PNG figures there (after everything has been
@@ -56,6 +58,24 @@ def register(sub) -> None:
                    help="with --construction: the stack of L layers that `bilinear verify SPEC VARIANT --layers L` "
                         "proves (accuracy by length and extraction; a stack has no single set of matrices)")
     add_weights_file(p, "analyse a saved Weights file (Weights.save JSON) against the automaton SPEC", with_spec=True)
+    p.add_argument("--from", dest="from_", nargs=2, metavar=("fla|hf", "DIR"),
+                   help="analyse a flash-linear-attention (fla) or transformers (hf) checkpoint folder "
+                        "(config.json + model.safetensors or pytorch_model.bin) against --task")
+    p.add_argument("--task", metavar="SPEC", help="with --from: the automaton (family spec or FILE.json)")
+    p.add_argument("--tokens", metavar="MAP",
+                   help="with --from: the token id of each task symbol, NAME=ID,... or a tokenizer.json "
+                        "(default: symbol i is token i)")
+    p.add_argument("--labels", metavar="MAP",
+                   help="with --from: the token id whose logit stands for each class, NAME=ID,... "
+                        "(default: class i is token i)")
+    p.add_argument("--bos", type=nonnegative_int, default=None, metavar="ID",
+                   help="with --from: a token prepended to every word (default: none)")
+    p.add_argument("--head-layers", type=positive_int, default=1, metavar="L",
+                   help="with --from: analyse the heads of the first L layers (default 1; layers past the first "
+                        "are sampled on visited states)")
+    p.add_argument("--curve-length", type=positive_int, default=None, metavar="N",
+                   help="accuracy by length up to N (default 2000; 200 with --from, run by the model's own "
+                        "float64 forward)")
     p.add_argument("--out", metavar="DIR", help="write report.md, report.json and the figures here")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     add_json(p, "print the JSON report instead of the text")
@@ -103,6 +123,7 @@ def _run(args) -> int:
             radius_seconds=RADIUS_SECONDS if args.time_budget is None else min(RADIUS_SECONDS, args.time_budget / 2),
         ),
         lstar=LStarConfig(seed=args.seed) if args.lstar else None,
+        curve_length=args.curve_length or (200 if args.from_ else 2000),
     )
     if args.lstar:  # the optional extra, before any work
         require("aalpy.learning_algs", "aalpy", "L* extraction (aalpy)")
@@ -115,6 +136,8 @@ def _run(args) -> int:
         check_output_dir(args.out, force=args.force)
     from bilinear.constructions.proof.search import BudgetSpent, deadline
 
+    if args.from_ or args.task:
+        return _run_external(args, config)
     try:
         with deadline(args.time_budget):
             weights, automaton, title, source = load_target(args.run_dir, args.construction, args.weights,
@@ -138,9 +161,54 @@ def _run(args) -> int:
     return 0
 
 
+def _run_external(args, config) -> int:
+    """``analyze --from fla|hf DIR --task SPEC``: every input checked before any analysis, nothing
+    written unless the whole report was computed."""
+    from bilinear.automata.families import resolve
+    from bilinear.constructions.proof.search import BudgetSpent, deadline
+    from bilinear.learned.external import load_external
+
+    from .external import analyze_external
+
+    if not args.from_ or not args.task:
+        raise AnalysisError("--from fla|hf DIR and --task SPEC go together")
+    if args.run_dir or args.construction or args.weights:
+        raise AnalysisError("--from analyses a checkpoint: leave out RUN_DIR, --construction and --weights")
+    source, folder = args.from_
+    if source not in ("fla", "hf"):
+        raise AnalysisError(f"--from takes fla or hf, got {source!r}")
+    automaton = resolve(args.task)
+    model = load_external(folder, source)
+    try:
+        with deadline(args.time_budget):
+            report = analyze_external(model, automaton, args.tokens, args.labels, args.bos, config,
+                                      layers=args.head_layers)
+    except BudgetSpent:
+        print(f"bilinear: analyze: not finished within the time budget of {args.time_budget:g} s "
+              f"(nothing printed{', nothing written' if args.out else ''}); raise --time-budget", file=sys.stderr)
+        return 3
+    if args.out:
+        import os
+        import shutil
+
+        existed = os.path.lexists(args.out)
+        out = prepare_output_dir(args.out, force=args.force)
+        try:
+            report.write(out, figures=not args.no_figures, fmt=args.format)
+        except BaseException:
+            if not existed:
+                shutil.rmtree(out, ignore_errors=True)
+            raise
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, allow_nan=False, default=str))
+    else:
+        print(report.to_markdown(), end="")
+    return 0
+
+
 def _input_paths(args) -> list:
     """The files and folders ``analyze`` reads: the run, the weights file, an automaton file."""
-    paths = [args.run_dir, args.weights[0] if args.weights else None]
+    paths = [args.run_dir, args.weights[0] if args.weights else None, args.from_[1] if args.from_ else None]
     specs = [args.weights[1] if args.weights else None, args.construction[0] if args.construction else None]
     paths += [s.strip() for s in specs if isinstance(s, str) and s.strip().endswith(".json")]  # automaton files
     return [p for p in paths if isinstance(p, str) and p.strip()]

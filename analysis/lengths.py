@@ -137,7 +137,10 @@ def _weights_correct(weights, seq: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 16) -> np.ndarray:
     """(words, time) bool for a model without transition matrices (a tracker, see
-    :mod:`bilinear.constructions.values.tracker`), run ``chunk`` words at a time to bound its memory."""
+    :mod:`bilinear.constructions.values.tracker`), run ``chunk`` words at a time to bound its memory
+    (the tracker's ``chunk_words`` when it has one: a loaded checkpoint's forward loops over time in
+    Python, so it runs more words at once)."""
+    chunk = int(getattr(tracker, "chunk_words", chunk))
     correct = np.empty(seq.shape, dtype=bool)
     for i in range(0, seq.shape[0], chunk):
         logits = np.asarray(tracker.run(seq[i : i + chunk]).logits)

@@ -17,6 +17,7 @@ from .values.weights import Variant, Weights, parse_variant
 from .values.stack import Stack, load_network
 from .values.tracker import as_tracker
 from .values.span import visited_span
+from .values.external import ExternalConfig, external_config, read_external_config
 from .handmade.registry import CONSTRUCTIONS, build
 from .handmade.cascade import cascade
 from .proof.prover import Counterexample, Proof, Unproved, prove
@@ -35,6 +36,7 @@ __all__ = [
     "CONSTRUCTIONS",
     "CheckResult",
     "Counterexample",
+    "ExternalConfig",
     "CyclotomicField",
     "FieldElement",
     "Proof",
@@ -50,12 +52,14 @@ __all__ = [
     "check",
     "drift",
     "drift_layers",
+    "external_config",
     "load_network",
     "lower_bound",
     "min_layers",
     "parse_variant",
     "prove",
     "prove_stack",
+    "read_external_config",
     "sign_file",
     "visited_span",
 ]

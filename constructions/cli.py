@@ -89,6 +89,40 @@ def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
                            "(leave VARIANT out to take the file's)")
 
 
+def _run_from_config(args: argparse.Namespace) -> int:
+    """``verify --from fla|hf CONFIG --task SPEC`` (constructions/fromconfig.py)."""
+    from .fromconfig import config_text, verify_config
+    from .settle import exit_status
+
+    source, path = args.from_
+    if source not in ("fla", "hf"):
+        raise SpecError(f"--from takes fla or hf, got {source!r}")
+    if args.task is None or args.spec is not None or args.variant is not None:
+        raise SpecError("verify --from fla|hf CONFIG takes --task SPEC and no SPEC VARIANT")
+    if args.weights or args.save or args.float or args.layers is not None:
+        raise SpecError("verify --from settles the config's variant: --weights, --save, --float and --layers do not apply")
+    out = verify_config(path, source, args.task.strip(),
+                        time_budget=VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget)
+    cell = out.pop("_cell")
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print(config_text({**out, "_cell": cell}))
+    return exit_status(cell)
+
+
+def _verify_from_guard(args: argparse.Namespace) -> int | None:
+    """``verify --from``'s own run, or None for a plain verify (SPEC needed then)."""
+    if args.from_ is not None or args.task is not None:
+        if args.from_ is None:
+            raise SpecError("--task goes with --from fla|hf CONFIG")
+        return _run_from_config(args)
+    if args.spec is None:
+        raise SpecError("verify needs SPEC (a family spec or an automaton file), or --from fla|hf CONFIG --task SPEC")
+    return None
+
+
 def _check_verify_outputs(args: argparse.Namespace) -> None:
     """Before any proof: the float check's words fit their memory limit, and ``--save`` may write
     its file (an existing file needs ``--force``, a device never)."""
@@ -131,6 +165,9 @@ def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
 
+    status = _verify_from_guard(args)
+    if status is not None:
+        return status
     import threading
 
     from .proof.search import BudgetSpent, deadline
@@ -271,11 +308,15 @@ def register(sub) -> None:
             "Exit status 0 proved/impossible, 1 counterexample, 3 open, 2 bad input."
         ),
     )
-    p.add_argument("spec", metavar="SPEC",
+    p.add_argument("spec", metavar="SPEC", nargs="?", default=None,
                    help="family spec, e.g. dihedral:50 or cyclic:3*parity, or an automaton file (FILE.json)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", default=None,
                    help=f"{variant_usage()} (optional with --weights: the file's variant)")
     add_json(p, "print the verdict as JSON")
+    p.add_argument("--from", dest="from_", nargs=2, metavar=("fla|hf", "CONFIG"), default=None,
+                   help="a flash-linear-attention (fla) or transformers (hf) config.json (or its folder): settle "
+                        "the cell of the variant its layers' recurrence maps to, for --task (docs/your-model.md)")
+    p.add_argument("--task", metavar="SPEC", default=None, help="with --from: the task (family spec or FILE.json)")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
                         "group's derived series and prove it, or say which theorem excludes depth L; without "

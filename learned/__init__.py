@@ -24,6 +24,7 @@ _EXPORTS = {
     "load_run": ".runs", "train_run": ".train", "make_model": ".registry",
     "data_efficiency": ".train", "evaluate": ".train", "normalized_accuracy": ".train", "train": ".train",
     "train_best_lr": ".train",
+    "ExternalModel": ".external", "load_external": ".external",
 }
 
 
@@ -54,12 +55,14 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "BilinearRNN",
+    "ExternalModel",
     "MODELS",
     "TrainConfig",
     "build_model",
     "count_params",
     "data_efficiency",
     "evaluate",
+    "load_external",
     "load_run",
     "make_model",
     "normalized_accuracy",

@@ -17,7 +17,10 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 * any torch module ``module(words) -> logits`` (our LSTM, RNN, Transformer and Mamba-style
   baselines, or your own): the hidden states are the input of the submodule named ``hidden``
   (default ``"readout"`` when the module has one), captured by a forward hook;
-* a plain callable ``f(words) -> logits`` or ``-> (logits, hidden)`` on numpy arrays.
+* a plain callable ``f(words) -> logits`` or ``-> (logits, hidden)`` on numpy arrays;
+* a loaded fla/transformers checkpoint (:func:`bilinear.learned.load_external`): its own float64
+  forward, symbol i as token i and class c read from token c's logit (its ``as_tracker`` takes
+  other token maps and a BOS token).
 
 >>> import numpy as np
 >>> from bilinear.constructions.handmade.registry import build
@@ -292,6 +295,8 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
         return ModuleTracker(model, hidden, n_symbols, n_classes, name)
     if isinstance(model, Tracker):
         return model
+    if hasattr(model, "as_tracker") and hasattr(model, "blocks"):  # a loaded fla/transformers checkpoint
+        return model.as_tracker(n_symbols=n_symbols, n_classes=n_classes)
     if callable(model):
         return FunctionTracker(model, n_symbols, n_classes, name or str(getattr(model, "__name__", "function")),
                                has_hidden=hidden is True)

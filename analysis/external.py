@@ -1,0 +1,339 @@
+"""``bilinear analyze --from fla|hf DIR --task SPEC``: a model from elsewhere against a task.
+
+Per layer and head: the variant identified on the extracted matrices (:mod:`bilinear.learned.
+external.transitions`), the spectra of the reflections against roots of unity, the commutators and
+the relation residuals (the toolkit's own :func:`~bilinear.analysis.spectrum.spectrum`,
+:func:`~bilinear.analysis.commutators.commutators`, :func:`~bilinear.analysis.relations.relation_residuals`
+on the head's ``householder:K`` Weights, the positive gate divided out).  Then, run by the model's
+own float64 forward: accuracy by length, the directed failing-word search (:func:`failing_word`),
+and the extraction.  The verdict comes from the measured behaviour only; when the model fails, the
+mechanism line names what the spectra say about the failing symbol (a reflection with beta != 2 has
+eigenvalue 1 - beta, not -1).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+from .report import AnalysisConfig, Report, analyze_tracker
+
+__all__ = ["HeadAnalysis", "ExternalReport", "analyze_external", "failing_word", "MAX_POWER"]
+
+#: Longest single-symbol power u g^n tried by the directed failing-word search.
+MAX_POWER = 64
+
+
+@dataclass(frozen=True)
+class HeadAnalysis:
+    """One head: its transitions, identified variant, and the toolkit's readings."""
+
+    layer: int
+    head: int
+    keys: tuple
+    exact: bool
+    identified: str
+    beta: tuple[float, float]
+    gate: tuple[float, float]
+    eigenvalues: dict            # key -> eigenvalues of the reflections (gate divided out), sorted
+    spectrum: str
+    commutators: str
+    relations: str
+    spread: float | None = None
+    betas: dict = field(default_factory=dict)  # key -> effective betas of its reflections, in the toolkit's order
+    spectrum_value: Any = field(default=None, compare=False, repr=False)  # the Spectrum, for the figure
+
+    def to_json(self) -> dict:
+        return {"layer": self.layer + 1, "head": self.head, "keys": list(self.keys), "exact": self.exact,
+                "variant": self.identified, "beta": list(self.beta), "gate": list(self.gate),
+                "eigenvalues": {k: [[float(z.real), float(z.imag)] for z in v] for k, v in self.eigenvalues.items()},
+                "spectrum": self.spectrum, "commutators": self.commutators, "relations": self.relations,
+                "spread": self.spread, "betas": {k: list(v) for k, v in self.betas.items()}}
+
+    def lines(self) -> list[str]:
+        how = "exact per symbol" if self.exact and not any(len(str(k)) > 1 for k in self.keys) else (
+            "exact per window" if self.exact else f"sampled on visited positions (spread {self.spread:.2g})")
+        out = [f"### Layer {self.layer + 1}, head {self.head} ({how})", "", f"- variant: {self.identified}"]
+        for k, ev in list(self.eigenvalues.items())[:12]:
+            out.append(f"- `{k}`: eigenvalues of the reflections " + ", ".join(_z(z) for z in ev))
+        if len(self.eigenvalues) > 12:
+            out.append(f"- ... {len(self.eigenvalues) - 12} more keys in report.json")
+        out += [f"- spectra: {self.spectrum}", f"- commutators: {self.commutators}", f"- relations: {self.relations}"]
+        return out
+
+
+def _z(z: complex) -> str:
+    return f"{z.real:.4g}" if abs(z.imag) < 1e-9 else f"{z.real:.3g}{z.imag:+.3g}i"
+
+
+@dataclass(frozen=True)
+class ExternalReport:
+    """The whole analysis: the model's config, per-head analyses, the tracker report (accuracy by
+    length, extraction), the failing word and the verdict."""
+
+    title: str
+    config_line: str
+    variant: str
+    heads: tuple[HeadAnalysis, ...]
+    tracker: Report
+    failing: tuple | None        # (word as symbol names, position, expected label, model's label) or None
+    verdict: str
+    mechanism: str | None
+    seconds: dict = field(default_factory=dict)
+    heads_note: str | None = None  # why there are no per-head analyses (a kind whose transitions are not extracted)
+
+    def to_json(self) -> dict:
+        return {"format": "bilinear.analysis.external", "version": 1, "title": self.title,
+                "model": self.config_line, "variant": self.variant, "verdict": self.verdict,
+                "mechanism": self.mechanism,
+                "failing_word": None if self.failing is None else {
+                    "word": list(self.failing[0]), "expected": self.failing[1], "model": self.failing[2]},
+                "heads": [h.to_json() for h in self.heads], "heads_note": self.heads_note, "tracker": self.tracker.to_json(),
+                "seconds": self.seconds}
+
+    def to_markdown(self) -> str:
+        out = [f"# Analysis: {self.title}", "", f"- model: {self.config_line}",
+               f"- variant of each head's recurrence (from the config): `{self.variant}`", "", "## Verdict", "",
+               self.verdict]
+        if self.mechanism:
+            out += ["", self.mechanism]
+        if self.failing is not None:
+            w, exp, got = self.failing
+            out += ["", f"Failing word (shortest found): `{' '.join(w)}` (length {len(w)}): the task's label is "
+                        f"{exp}, the model's {got}."]
+        out += ["", "## Heads", ""] + ([self.heads_note, ""] if self.heads_note else [])
+        for h in self.heads:
+            out += h.lines() + [""]
+        body = self.tracker.to_markdown().split("\n## Summary", 1)
+        out += ["## Behaviour (the model's own float64 forward)", ""] + (
+            ["## Summary" + body[1]] if len(body) == 2 else [body[0]])
+        return "\n".join(out).rstrip("\n") + "\n"
+
+    def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
+        """``report.md``, ``report.json`` and, with ``figures``, one eigenvalue figure per head
+        (``layer1_head0_eigenvalues.png``) and the accuracy-by-length figure."""
+        out = Path(out_dir)
+        paths = [out / "report.md", out / "report.json"]
+        if figures:
+            from .figures import eigenvalue_figure, write_figures
+
+            for h in self.heads:
+                if h.spectrum_value is not None:
+                    paths.append(eigenvalue_figure(h.spectrum_value, out / f"layer{h.layer + 1}_head{h.head}_eigenvalues.{fmt}",
+                                                   f"layer {h.layer + 1}, head {h.head} (gate divided out)"))
+            paths += write_figures(self.tracker, out, fmt)
+        paths[0].write_text(self.to_markdown(), encoding="utf-8")
+        paths[1].write_text(json.dumps(self.to_json(), indent=2, allow_nan=False, default=str), encoding="utf-8")
+        return paths
+
+
+def _access_words(automaton) -> list[tuple[int, ...]]:
+    """Shortest word to each reachable state, breadth-first."""
+    delta = np.asarray(automaton.delta)
+    seen: dict[int, tuple[int, ...]] = {int(automaton.start): ()}
+    frontier = [int(automaton.start)]
+    while frontier:
+        nxt = []
+        for q in frontier:
+            for s in range(automaton.n_symbols):
+                r = int(delta[s, q])
+                if r not in seen:
+                    seen[r] = seen[q] + (s,)
+                    nxt.append(r)
+        frontier = nxt
+    return sorted(seen.values(), key=lambda w: (len(w), w))
+
+
+def _first_error(tracker, automaton, words: np.ndarray):
+    """(word prefix, expected, got) of the shortest wrong prefix among ``words`` (same length), or None."""
+    got = tracker.run(words).logits.argmax(-1)
+    truth = automaton.labels_batch(words, trace=True)
+    wrong = got != truth
+    if not wrong.any():
+        return None
+    t = wrong.argmax(1)
+    rows = np.flatnonzero(wrong.any(1))
+    b = rows[np.argmin(t[rows])]
+    return tuple(int(x) for x in words[b, :t[b] + 1]), int(truth[b, t[b]]), int(got[b, t[b]])
+
+
+def failing_word(tracker, automaton, max_power: int = MAX_POWER, random_words: int = 256, length: int = 64,
+                 seed: int = 0):
+    """The shortest wrong prefix found, ``(word, expected label, model's label)``, or None: first
+    ``u g^n`` for every access word u (the shortest word reaching each state) and symbol g, n <=
+    ``max_power`` (where the real-eigenvalue theorems bite: docs/theory.md, Theorems 7 and 8), then
+    ``random_words`` random words of ``length``; every prefix is read, all run by the tracker."""
+    best = None
+    for u in _access_words(automaton):
+        words = np.array([list(u) + [g] * max_power for g in range(automaton.n_symbols)], dtype=np.int64)
+        found = _first_error(tracker, automaton, words)
+        if found is not None and (best is None or len(found[0]) < len(best[0])):
+            best = found
+    if random_words:
+        words = np.random.default_rng(seed).integers(0, automaton.n_symbols, size=(random_words, length))
+        found = _first_error(tracker, automaton, words)
+        if found is not None and (best is None or len(found[0]) < len(best[0])):
+            best = found
+    return best
+
+
+def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
+    """The toolkit's readings of one head's reflections (the gate divided out)."""
+    from .commutators import commutators
+    from .relations import relation_residuals
+    from .spectrum import spectrum
+
+    ident = h.identified
+    w = h.homogeneous(automaton.n_classes)
+    per_symbol = len(h.keys) == automaton.n_symbols and all(k == s for k, s in zip(h.keys, automaton.symbols))
+    auto = automaton if per_symbol else None
+    sp = spectrum(w, auto, max_order=config.max_order, word_length=1, tol=config.tol)
+    co = commutators(w, auto, word_length=1, tol=config.tol)
+    if per_symbol:
+        from bilinear.automata.monoid import transformation_monoid
+
+        try:
+            pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
+            rel = relation_residuals(w, automaton, pairs=pairs, tol=config.span_tol,
+                                     max_relations=config.max_relations).reading
+        except Exception as exc:  # a monoid over its limit: say so
+            rel = f"not computed ({exc})"[:200]
+    else:
+        rel = "not computed: the transitions are indexed by windows, not by the task's symbols"
+    eig = {str(k): tuple(sorted(np.linalg.eigvals(w.to_float().A[i]), key=lambda z: (z.real, z.imag)))
+           for i, k in enumerate(h.keys)}
+    spread = None if h.spread is None else float(np.max(h.spread))
+    betas = {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
+    return HeadAnalysis(h.layer, h.head, tuple(str(k) for k in h.keys), h.exact, ident.text(), ident.beta,
+                        ident.gate, eig, sp.reading, co.reading, rel, spread, betas, sp)
+
+
+def _symbol_period(automaton, g: int) -> int:
+    """The period of n -> the state map of g^n (its eventual cycle length), from the table."""
+    delta = np.asarray(automaton.delta)
+    seen, f, n = {}, tuple(range(automaton.n_states)), 0
+    while f not in seen:
+        seen[f] = n
+        f = tuple(int(delta[g, q]) for q in f)
+        n += 1
+    return n - seen[f]
+
+
+def _mechanism(heads, automaton, failing, sym_names) -> str | None:
+    """What the first layer's spectra say about the symbols whose powers the task cycles."""
+    if failing is None:
+        return None
+    lines = []
+    word = failing[0]
+    suspects = [g for g in dict.fromkeys(word) if _symbol_period(automaton, g) > 1]
+    for g in suspects:
+        p = _symbol_period(automaton, g)
+        name = sym_names[g]
+        for h in heads:
+            if h.layer != 0 or name not in h.eigenvalues:
+                continue
+            ev = np.array(h.eigenvalues[name])
+            far = [z for z in ev if abs(abs(z) - 1) > 1e-3 or abs(z - 1) > 1e-3]
+            if p == 2 and all(abs(z.imag) < 1e-9 for z in ev):
+                neg = min(ev, key=lambda z: z.real).real
+                if abs(neg + 1) > 1e-3:
+                    lines.append(_period_two(name, h, ev, neg))
+            elif p > 2 and all(abs(z.imag) < 1e-9 for z in ev):
+                lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s reflections for it "
+                             f"have only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
+                             "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7).")
+            elif far and h.gate[0] < 1 - 1e-6:
+                lines.append(f"layer 1 head {h.head}'s gate exp(g) in [{h.gate[0]:.3g}, {h.gate[1]:.3g}] shrinks "
+                             f"the state at every step, so the additive term dominates after a few steps.")
+    if not lines:
+        return ("mechanism: not identified from the first layer's spectra (the failure may come from the additive "
+                "term, the gates, the MLPs or further layers).")
+    return "mechanism: " + " ".join(dict.fromkeys(lines))
+
+
+def _period_two(name: str, h: HeadAnalysis, ev, neg: float) -> str:
+    """The period-2 symbol's line: with one reflection its eigenvalue is 1 - beta (beta != 2 misses -1);
+    with several, the product's eigenvalue nearest -1 is named as such."""
+    fate = (f"decays as {abs(neg):.3g}^n" if abs(neg) < 1 else f"grows as {abs(neg):.3g}^n") + " instead of alternating"
+    head = (f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s transition for it (gate divided "
+            f"out) has eigenvalues {', '.join(_z(z) for z in ev)}")
+    betas = h.betas.get(name, ())
+    if len(betas) == 1:
+        return (f"{head}: a reflection with beta = {betas[0]:.4g} has eigenvalue 1 - beta = {1 - betas[0]:.4g}, "
+                f"not -1, so that component {fate}.")
+    return (f"{head}: the product of its {len(betas)} reflections (beta = {', '.join(f'{b:.4g}' for b in betas)}) "
+            f"has {neg:.4g} as its eigenvalue nearest -1, not -1, so that component {fate}.")
+
+
+def _verdict(automaton, curve, failing, ex, sym_names) -> str:
+    """One sentence that agrees with the measured behaviour."""
+    task = automaton.name or "the task"
+    if failing is not None:
+        w = " ".join(sym_names[s] for s in failing[0])
+        return (f"does not track {task}: it labels the word `{w}` (length {len(failing[0])}) as "
+                f"{automaton.classes[failing[2]]}, the task as {automaton.classes[failing[1]]}.")
+    if curve is not None and curve.first_failure is not None:
+        return (f"does not track {task}: the accuracy by length has its first error at length {curve.first_failure}.")
+    if ex is not None and ex.isomorphic is False:
+        return (f"made no error on the sampled words, but the automaton extracted from its states is not {task}'s "
+                f"(see the extraction).")
+    n = curve.max_length if curve is not None else MAX_POWER
+    return (f"tracks {task} on every word tried (the directed search and random words, accuracy 1 at every length up "
+            f"to {n}): measured, not proved; the MLPs, the additive term and the model's head are outside the "
+            "toolkit's proofs.")
+
+
+def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None = None,
+                     config: AnalysisConfig | None = None, layers: int | None = 1, title: str | None = None,
+                     search_words: int = 256) -> ExternalReport:
+    """The analysis of a loaded model (:func:`bilinear.learned.load_external`) against ``automaton``.
+
+    ``tokens``/``labels`` map the task's symbols and classes to token ids (``"a=5,b=7"``, a dict, a
+    ``tokenizer.json``; default: index i -> token i); ``bos`` is prepended to every word;
+    ``layers``: how many layers' heads are analysed (1: the first, exact; None: all, the deeper ones
+    sampled).
+    """
+    from bilinear.constructions.values.tracker import need_automaton
+    from bilinear.learned.external.transitions import head_transitions
+
+    need_automaton(automaton)
+    config = AnalysisConfig() if config is None else config
+    config.validated()
+    from bilinear.learned.external.tracker import ExternalTracker
+
+    tracker = ExternalTracker.make(model, tokens, labels, bos, symbols=list(automaton.symbols),
+                                   classes=[str(c) for c in automaton.classes])
+    names = list(automaton.symbols)
+    seconds = {}
+    started = time.perf_counter()
+    n_layers = len(model.blocks) if layers is None else min(layers, len(model.blocks))
+    note = None
+    if model.config.kind == "mamba":
+        heads: tuple[HeadAnalysis, ...] = ()
+        note = ("per-channel transitions: not extracted for mamba (each channel is a positive diagonal matrix, "
+                "variant positive); the behaviour below is measured")
+    else:
+        heads = tuple(_head(h, automaton, config) for layer in range(n_layers)
+                      for h in head_transitions(model, tracker, layer))
+    seconds["heads"] = time.perf_counter() - started
+    started = time.perf_counter()
+    failing = failing_word(tracker, automaton, random_words=search_words, seed=config.extract.seed)
+    seconds["search"] = time.perf_counter() - started
+    started = time.perf_counter()
+    rep = analyze_tracker(tracker, automaton, config, title=title or f"{automaton.name} / {model.config.kind}")
+    seconds["behaviour"] = time.perf_counter() - started
+    verdict = "The model " + _verdict(automaton, rep.curve, failing, rep.extraction, names)
+    failing_named = None if failing is None else (tuple(names[s] for s in failing[0]),
+                                                   automaton.classes[failing[1]], automaton.classes[failing[2]])
+    c = model.config
+    line = (f"{c.kind} from {model.source}: {c.layers} layer(s), {c.heads} head(s) of {c.head_k_dim} x {c.head_v_dim}, "
+            f"{c.mechanism}")
+    return ExternalReport(title or f"{automaton.name} / {c.kind}", line, c.variant, heads, rep, failing_named,
+                          verdict, _mechanism(heads, automaton, failing, names), {k: round(v, 3) for k, v in seconds.items()},
+                          note)

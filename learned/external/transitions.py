@@ -1,0 +1,267 @@
+"""Per-layer, per-head transitions of a loaded model for a task, as the toolkit's values.
+
+A head's state is ``S_t = A_t S_{t-1} + b_t`` (keys x values) with ``A_t = exp(g_t) H_K ... H_1``
+and ``H_j = I - beta_j k_j k_j^T``.  fla normalises a key to ``k / sqrt(|k|^2 + 1e-6)``, so
+``|k| < 1`` and ``H_j`` is the generalised reflection ``I - b v v^T / (v^T v)`` with ``v = k_j`` and the
+effective ``b = beta_j |k_j|^2`` (the toolkit's form, :mod:`bilinear.constructions.values.factored`).
+
+What is exact and what is sampled:
+
+* layer 1 without a short convolution: the layer's input at a step is a function of the current
+  token only, so there is one transition per symbol, computed from the parameters (``keys`` are
+  the symbols; ``exact`` True: float64 values of the model's own maps, nothing sampled);
+* layer 1 with a convolution of width w: q, k, v read the last w tokens (beta and the gate only the
+  current one), so there is one transition per window of w symbols (and per shorter window at the
+  start of a word): the task automaton times a shift register over the last w - 1 symbols.  The
+  windows are enumerated (at most :data:`MAX_WINDOWS`); ``keys`` are the windows;
+* deeper layers: the input depends on the states below, so transitions are sampled on the positions
+  of random words (``exact`` False): per symbol the mean over its visited positions, and the spread
+  (largest distance of a visited matrix from the mean, relative) beside it.
+
+:func:`identify` checks the variant numerically on the extracted matrices; :meth:`HeadTransitions.
+homogeneous` gives the head's ``householder:K`` Weights (the positive gate divided out: verdicts
+are up to a positive scale) and :meth:`HeadTransitions.lifted` the affine recurrence lifted to
+``[vec(S); 1]`` as ``full`` Weights (docs/theory.md, the lifted affine recurrence).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from bilinear.errors import AnalysisError
+
+from .delta import layer_inputs, rms_norm
+
+__all__ = ["HeadTransitions", "head_transitions", "identify", "MAX_WINDOWS", "SAMPLE_WORDS", "Identified"]
+
+#: Most windows enumerated for a layer fed by a short convolution (symbols^w and the start windows).
+MAX_WINDOWS = 4096
+#: Words sampled for the transitions of deeper layers (length SAMPLE_LENGTH each).
+SAMPLE_WORDS = 64
+SAMPLE_LENGTH = 24
+
+
+@dataclass(frozen=True)
+class Identified:
+    """The variant a head's matrices were found to belong to, checked numerically: ``rank`` is the
+    largest numerical rank of ``A/exp(g) - I`` (at most K for K reflections), ``beta`` the range of
+    the effective betas, ``gate`` the range of exp(g), ``residual`` the largest relative distance
+    of a matrix from the composition of its factors."""
+
+    variant: str
+    rank: int
+    beta: tuple[float, float]
+    gate: tuple[float, float]
+    residual: float
+
+    def text(self) -> str:
+        g = ("gate exp(g) = 1" if self.gate == (1.0, 1.0)
+             else f"times a positive gate exp(g) in [{self.gate[0]:.3g}, {self.gate[1]:.3g}]")
+        return (f"{self.variant} (rank(A/exp(g) - I) <= {self.rank}, beta in [{self.beta[0]:.4g}, {self.beta[1]:.4g}], "
+                f"{g}; composition residual {self.residual:.1e})")
+
+
+@dataclass(frozen=True)
+class HeadTransitions:
+    """One head's transitions: per key (a symbol, or a window of symbols) ``A`` (keys, dk, dk) with
+    the gate, ``gate`` (keys,) = exp(g), ``V`` (keys, K, dk) and ``beta`` (keys, K) in the toolkit's
+    order (``A = gate * H(V[0]) ... H(V[K-1])``), the additive term ``b`` (keys, dk, dv)."""
+
+    layer: int
+    head: int
+    keys: tuple
+    A: np.ndarray
+    gate: np.ndarray
+    V: np.ndarray
+    beta: np.ndarray
+    b: np.ndarray
+    exact: bool
+    spread: np.ndarray | None = None     # sampled layers: per key, relative spread over visited positions
+    S0: np.ndarray | None = None          # the state after a BOS token (dk, dv), else None (zero)
+
+    @property
+    def identified(self) -> Identified:
+        return identify(self.A, self.gate, self.V, self.beta)
+
+    def homogeneous(self, classes: int = 1):
+        """``householder:K`` Weights of the reflections (gate divided out), h0 a fixed generic unit
+        vector, a zero readout of ``classes`` rows (the spectra, commutators and relations read only A)."""
+        from bilinear.constructions.values.factored import householder_compose
+        from bilinear.constructions.values.weights import Weights
+
+        K, dk = self.V.shape[1], self.V.shape[2]
+        A = householder_compose(self.V, self.beta, exact=False)
+        h0 = np.random.default_rng(0).normal(size=dk)
+        spec = f"householder:{K}" + ("" if self.beta.max() > 1 else ",nonneg")
+        return Weights(spec, A, h0 / np.linalg.norm(h0), np.zeros((classes, dk)),
+                       factors={"V": self.V, "beta": np.clip(self.beta, 0.0, 2.0)})
+
+    def lifted(self, readout=None):
+        """The affine recurrence on ``[vec(S); 1]`` (columns of S stacked) as ``full`` Weights: per key
+        ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]``; ``readout`` (classes, dk*dv + 1),
+        zero (one class) when None."""
+        from bilinear.constructions.values.weights import Weights
+
+        n, dk, dv = self.b.shape
+        d = dk * dv + 1
+        L = np.zeros((n, d, d))
+        for i in range(n):
+            L[i, :-1, :-1] = np.kron(np.eye(dv), self.A[i])
+            L[i, :-1, -1] = self.b[i].reshape(-1, order="F")
+            L[i, -1, -1] = 1.0
+        h0 = np.zeros(d)
+        h0[-1] = 1.0
+        if self.S0 is not None:
+            h0[:-1] = self.S0.reshape(-1, order="F")
+        R = np.zeros((1, d)) if readout is None else readout
+        return Weights("full", L, h0, R)
+
+
+def identify(A: np.ndarray, gate: np.ndarray, V: np.ndarray, beta: np.ndarray, rtol: float = 1e-9) -> Identified:
+    """The variant of ``A`` (keys, dk, dk), checked on the matrices themselves: the rank of
+    ``A/gate - I`` (numerical, relative ``rtol``) and the distance from the factors' composition."""
+    from bilinear.constructions.values.factored import householder_compose
+
+    dk = A.shape[1]
+    M = A / gate[:, None, None] - np.eye(dk)
+    s = np.linalg.svd(M, compute_uv=False)
+    rank = int((s > rtol * max(1.0, float(np.abs(A).max()))).sum(axis=1).max())
+    comp = householder_compose(V, beta, exact=False) * gate[:, None, None]
+    res = float(np.abs(comp - A).max() / max(float(np.abs(A).max()), 1e-300))
+    K = V.shape[1]
+    b = (float(beta.min()), float(beta.max()))
+    if rank > K or res > 1e-9:
+        variant = "full"
+    else:
+        variant = f"householder:{K}" + (",nonneg" if b[1] <= 1.0 else "")
+    return Identified(variant, rank, b, (float(gate.min()), float(gate.max())), res)
+
+
+def _heads(inp: dict, layer: int, keys, exact: bool, spread=None) -> list[HeadTransitions]:
+    """HeadTransitions of every head from per-key inputs (keys, 1, ...) of :func:`layer_inputs`."""
+    k = inp["k"][:, -1].numpy()        # (n, K, H, dk)
+    v = inp["v"][:, -1].numpy()        # (n, K, H, dv)
+    beta = inp["beta"][:, -1].numpy()  # (n, K, H)
+    gate = inp["decay"][:, -1].numpy()  # (n, H)
+    n, K, H, dk = k.shape
+    out = []
+    for h in range(H):
+        norms = (k[:, :, h] ** 2).sum(-1)                      # |k_j|^2 < 1
+        beff = beta[:, :, h] * norms                          # effective beta of H(v, b)
+        A = np.empty((n, dk, dk))
+        b = np.zeros((n, dk, v.shape[-1]))
+        for i in range(n):
+            M = np.eye(dk) * gate[i, h]
+            for j in range(K):
+                kj = k[i, j, h]
+                Hj = np.eye(dk) - beta[i, j, h] * np.outer(kj, kj)
+                M = Hj @ M
+                b[i] = Hj @ b[i] + beta[i, j, h] * np.outer(kj, v[i, j, h])
+            A[i] = M
+        V = k[:, ::-1, h, :].copy()                           # toolkit order: the last applied first
+        zero = (V ** 2).sum(-1) == 0                          # a zero key is the identity: any v, b = 0
+        V[zero] = np.eye(dk)[0]
+        out.append(HeadTransitions(layer, h, tuple(keys), A, gate[:, h].copy(), V, beff[:, ::-1].copy(), b, exact,
+                                   None if spread is None else spread[h]))
+    return out
+
+
+def _layer_input(model, ids: np.ndarray, layer: int) -> torch.Tensor:
+    block = model.blocks[layer]
+    with torch.no_grad():
+        x = model.residuals(ids, upto=layer)
+        return rms_norm(x, block.attn_norm, model.config.norm_eps, model.zero_centred)
+
+
+def _windows(n: int, w: int, bos: bool) -> list[tuple[int, ...]]:
+    """Every window a step can see: the full windows of w symbols, and the shorter ones a word starts with."""
+    count = sum(n ** j for j in range(1, w + 1))
+    if count > MAX_WINDOWS:
+        raise AnalysisError(f"window alphabet: {n} symbols over a window of {w} tokens make {count:,} windows, "
+                            f"over the limit {MAX_WINDOWS:,} (bilinear.learned.external.transitions.MAX_WINDOWS)")
+    return [tuple(t) for j in range(1, w + 1) for t in itertools.product(range(n), repeat=j)]
+
+
+def head_transitions(model, tracker, layer: int = 0, seed: int = 0) -> list[HeadTransitions]:
+    """Every head's transitions of ``layer`` (0-based) for the task of ``tracker`` (an
+    :class:`~bilinear.learned.external.tracker.ExternalTracker`: its token map and BOS).  See the
+    module docstring for what is exact and what is sampled."""
+    if model.config.kind == "mamba":
+        raise AnalysisError("per-channel transitions of mamba layers are not extracted yet (each channel is a positive "
+                            "diagonal N x N matrix, variant positive)")
+    if not 0 <= layer < len(model.blocks):
+        raise AnalysisError(f"layer {layer} is outside 0..{len(model.blocks) - 1}")
+    n, w = tracker.n_symbols, model.config.window
+    block = model.blocks[layer].mixer
+    S0 = _bos_states(model, tracker, layer)
+    if layer == 0:
+        wins = [(s,) for s in range(n)] if w == 1 else _windows(n, w, tracker.bos is not None)
+        heads: list[HeadTransitions] = []
+        for j in sorted({len(t) for t in wins}):
+            group = [t for t in wins if len(t) == j]
+            full = j == w  # a full window: no BOS or padding in view
+            ids = tracker.token_ids(np.array(group)) if not full or w == 1 else tracker.tokens[np.array(group)]
+            with torch.no_grad():
+                inp = layer_inputs(block, _layer_input(model, ids, 0))
+            part = _heads(inp, 0, group, True)
+            heads = part if not heads else [_concat(a, b) for a, b in zip(heads, part)]
+        keys = heads[0].keys
+        names = tracker.symbol_names
+        labels = tuple(names[t[0]] if len(t) == 1 and w == 1 else "".join(names[s] for s in t) for t in keys)
+        return [_replace(h, keys=labels, S0=None if S0 is None else S0[h.head]) for h in heads]
+    return _sampled(model, tracker, layer, seed, S0)
+
+
+def _bos_states(model, tracker, layer: int):
+    if tracker.bos is None:
+        return None
+    S = model.states(np.array([[tracker.bos]]))[layer]  # (1, 1, H, dk, dv)
+    return S[0, 0].numpy()
+
+
+def _concat(a: HeadTransitions, b: HeadTransitions) -> HeadTransitions:
+    return HeadTransitions(a.layer, a.head, a.keys + b.keys, np.concatenate([a.A, b.A]),
+                           np.concatenate([a.gate, b.gate]), np.concatenate([a.V, b.V]),
+                           np.concatenate([a.beta, b.beta]), np.concatenate([a.b, b.b]), a.exact)
+
+
+def _replace(h: HeadTransitions, **kw) -> HeadTransitions:
+    import dataclasses
+
+    return dataclasses.replace(h, **kw)
+
+
+def _sampled(model, tracker, layer: int, seed: int, S0) -> list[HeadTransitions]:
+    """Deeper layers: per symbol, the mean of its transitions over visited positions of random words."""
+    n = tracker.n_symbols
+    words = np.random.default_rng(seed).integers(0, n, size=(SAMPLE_WORDS, SAMPLE_LENGTH))
+    ids = tracker.token_ids(words)
+    skip = 0 if tracker.bos is None else 1
+    with torch.no_grad():
+        inp = layer_inputs(model.blocks[layer].mixer, _layer_input(model, ids, layer))
+    flat = {key: val[:, skip:].reshape(-1, 1, *val.shape[2:]) for key, val in inp.items() if val is not None}
+    sym = words.reshape(-1)
+    per = _heads(flat, layer, range(len(sym)), False)
+    out = []
+    for h in per:
+        A, gate, V, beta, b, spread = [], [], [], [], [], []
+        for s in range(n):
+            m = sym == s
+            if not m.any():
+                raise AnalysisError(f"symbol {s} was not visited in the {SAMPLE_WORDS} sampled words")
+            mean = h.A[m].mean(0)
+            i = int(np.argmin(np.abs(h.A[m] - mean).reshape(int(m.sum()), -1).max(1)))  # the visited matrix nearest the mean
+            A.append(h.A[m][i])
+            gate.append(h.gate[m][i])
+            V.append(h.V[m][i])
+            beta.append(h.beta[m][i])
+            b.append(h.b[m][i])
+            spread.append(float(np.abs(h.A[m] - mean).max() / max(np.abs(mean).max(), 1e-300)))
+        out.append(HeadTransitions(layer, h.head, tuple(tracker.symbol_names), np.array(A), np.array(gate),
+                                   np.array(V), np.array(beta), np.array(b), False, np.array(spread),
+                                   None if S0 is None else S0[h.head]))
+    return out

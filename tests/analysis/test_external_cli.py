@@ -1,0 +1,71 @@
+"""Bad input to ``analyze --from``: one line on stderr, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from external_fixtures import handset_parity, need
+
+from bilinear.cli import main
+
+
+def _one_line(capsys, argv, message, out=None):
+    assert main(argv + ([] if out is None else ["--out", str(out)])) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err[:400]
+    assert out is None or not out.exists()
+
+
+def _rewrite(folder, dst, edit):
+    """A copy of the checkpoint folder with its tensors edited (safetensors' own writer)."""
+    need("safetensors")
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(folder, dst)
+    t = load_file(f"{dst}/model.safetensors")
+    edit(t)
+    save_file(t, f"{dst}/model.safetensors")
+    return str(dst)
+
+
+def test_bad_checkpoints_and_maps(tmp_path, capsys):
+    folder, _ = handset_parity(tmp_path / "ok")
+    capsys.readouterr()  # the fixture's own progress output
+    base = ["analyze", "--task", "parity", "--tokens", "0=0,1=1", "--labels", "even=2,odd=3"]
+    out = tmp_path / "out"
+    # a config flag the reader does not implement
+    cfg = json.loads((tmp_path / "ok" / "config.json").read_text())
+    shutil.copytree(folder, tmp_path / "flag")
+    (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "qk_norm": "sum"}))
+    _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")],
+              "config flag qk_norm = 'sum' is not supported for delta_net (supported: 'l2')", out)
+    # a missing tensor, a tensor of the wrong shape
+    missing = _rewrite(folder, tmp_path / "missing", lambda t: t.pop("model.layers.0.attn.b_proj.weight"))
+    _one_line(capsys, base + ["--from", "fla", missing], "missing tensor 'model.layers.0.attn.b_proj.weight'", out)
+
+    def reshape(t):
+        t["model.layers.0.attn.k_proj.weight"] = t["model.layers.0.attn.k_proj.weight"][:3]
+
+    wrong = _rewrite(folder, tmp_path / "wrong", reshape)
+    _one_line(capsys, base + ["--from", "fla", wrong],
+              "tensor 'model.layers.0.attn.k_proj.weight' has shape (3, 4), expected (4, 4)", out)
+    # a token map that does not cover the alphabet; a token id outside the vocabulary
+    _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", "0=0"],
+              "--tokens does not cover '1' (needs every one of 0, 1)", out)
+    _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", "0=0,1=9"],
+              "--tokens: token id 9 for '1' is outside the vocabulary 0..3", out)
+    # the wrong package, a kind the reader does not run
+    _one_line(capsys, base + ["--from", "hf", folder], "config model_type = 'delta_net' is a fla model: use --from fla")
+    (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv7"}))
+    _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")], "the reader does not run this kind", out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "missing", "ok", "wrong"]
+
+
+def test_window_alphabet_over_its_limit(saved, tmp_path, capsys):
+    folder, _ = saved("delta_net_conv")  # a short convolution of width 3: 17 + 17^2 + 17^3 windows
+    tokens = ",".join(f"{i}={i % 6}" for i in range(17))
+    capsys.readouterr()
+    _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "cyclic:17", "--tokens", tokens, "--labels", tokens],
+              "window alphabet: 17 symbols over a window of 3 tokens make 5,219 windows, over the limit 4,096",
+              tmp_path / "out")

@@ -1,0 +1,84 @@
+"""``verify --from fla|hf CONFIG --task SPEC``: DeltaNet with allow_neg_eigval false and true on parity
+are two verdicts with two theorems; the mapping of every kind; bad configs are one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bilinear.cli import main
+from bilinear.constructions import external_config
+from bilinear.constructions.fromconfig import verify_config
+
+DELTA = {"model_type": "delta_net", "hidden_size": 8, "num_heads": 2, "vocab_size": 4, "num_hidden_layers": 2,
+         "use_short_conv": False}
+
+
+@pytest.mark.parametrize("neg,status,theorem", [(False, "impossible", "Theorem F2"), (True, "proved", None)])
+def test_delta_net_parity_both_ways(tmp_path, capsys, neg, status, theorem):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**DELTA, "allow_neg_eigval": neg}))
+    rc = main(["verify", "--from", "fla", str(path), "--task", "parity"])
+    text = capsys.readouterr().out
+    assert rc == 0
+    variant = "householder:1" if neg else "householder:1,nonneg"
+    assert f"-> variant {variant} " in text and f"parity {variant}: {status}" in text
+    if theorem:
+        assert theorem in text and "transfer: the certificate's theorem is about eigenvalues" in text
+        assert "docs/theory.md, the lifted affine recurrence" in text
+    else:
+        assert "transfer: a construction of this variant tracks the task with a linear readout" in text
+        assert "Theorem F2" not in text
+    assert "outside the statement: the MLPs, the other 1 layer(s) and the model's nonlinear head." in text
+
+
+def test_the_mapping_of_each_kind():
+    def variant(d):
+        return external_config({"hidden_size": 8, "vocab_size": 4, "num_hidden_layers": 1, **d},
+                               "hf" if d["model_type"] == "qwen3_next" else "fla").variant
+
+    assert variant({"model_type": "gated_deltaproduct", "num_heads": 2, "head_dim": 4, "num_householder": 3,
+                    "allow_neg_eigval": True}) == "householder:3"
+    assert variant({"model_type": "gated_deltanet", "num_heads": 2, "head_dim": 4}) == "householder:1,nonneg"
+    assert variant({"model_type": "qwen3_next", "linear_num_key_heads": 1, "linear_num_value_heads": 2,
+                    "linear_key_head_dim": 4, "linear_value_head_dim": 4, "num_experts": 0}) == "householder:1,nonneg"
+    assert variant({"model_type": "rwkv7"}) == "dplr:1"
+    assert variant({"model_type": "mamba2"}) == "positive"
+
+
+def test_cyclic_three_on_one_reflection_is_impossible_and_transfers():
+    out = verify_config({**DELTA, "allow_neg_eigval": True}, "fla", "cyclic:3")
+    assert out["cell"]["status"] == "impossible" and out["transfers"] is True
+    assert out["cell"]["certificate"]["kind"] == "symbol-period"
+
+
+def test_bad_configs_are_one_line(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    for bad, message in ((dict(DELTA, qk_norm="sum"), "config flag qk_norm = 'sum' is not supported"),
+                         (dict(DELTA, num_heads=0), "config field num_heads = 0 must be a positive integer"),
+                         (dict(DELTA, vocab_size=10 ** 9), "config field vocab_size = 1,000,000,000 is over the reader's limit"),
+                         (dict(DELTA, model_type="llama"), "config model_type = 'llama' is not supported"),
+                         (dict(DELTA, attn={"layers": [1]}), "config flag attn = ")):
+        path.write_text(json.dumps(bad))
+        assert main(["verify", "--from", "fla", str(path), "--task", "parity"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert main(["verify", "--from", "fla", str(tmp_path / "none.json"), "--task", "parity"]) == 2
+    assert "no config file" in capsys.readouterr().err
+    assert main(["verify", "--task", "parity"]) == 2
+    assert "--task goes with --from" in capsys.readouterr().err
+
+
+def test_verify_from_needs_no_torch(tmp_path):
+    """The config is read by constructions/values/external.py, torch-free: verify --from never imports torch."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**DELTA, "allow_neg_eigval": True}))
+    code = ("import sys\nfrom bilinear.cli import main\n"
+            f"rc = main(['verify', '--from', 'fla', {str(path)!r}, '--task', 'parity', '--json'])\n"
+            "print(rc, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr[-300:]
