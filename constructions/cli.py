@@ -5,7 +5,8 @@
 variant and proves it exactly; when no construction exists it asks the certificate search for an
 impossibility certificate, else reports the cell as open.  With ``--weights FILE`` it proves the
 given weights instead (VARIANT may then be left out: the file's is used; ``--unsigned`` accepts a
-hand-written file without a checksum); with ``--project`` as well, weights that do not conform to the variant are
+hand-written file without a checksum; an affine weights file, format ``bilinear.affine``, is proved
+as its lift to ``[h; 1]``, docs/theory.md Theorems A1 and A4); with ``--project`` as well, weights that do not conform to the variant are
 projected onto it first, and the verdict says it is about the projected weights and the largest
 change of an entry (a float file whose entries conform only within the float tolerance is refused
 without ``--project``: the network proved is always the file's own, or says it is not); ``--float``
@@ -174,6 +175,9 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .settle import Cell, exit_status, settle, with_float_check
 
     _check_verify_outputs(args)
+    affine = _affine_file(args)
+    if affine is not None:
+        return _verify_affine(args, affine, resolve)
     weights, projection = _load_weights(args)
     # without --bound the proof deepens: the bound doubles from the default while the proof stops
     # at it and the time budget (default VERIFY_TIME_BUDGET) has time left
@@ -221,6 +225,67 @@ def _run_verify(args: argparse.Namespace) -> int:
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)
+
+
+def _affine_file(args: argparse.Namespace):
+    """The ``--weights`` file as :class:`~bilinear.constructions.values.affine.AffineWeights` when its
+    format is ``bilinear.affine`` (else None); the options that do not apply to it are refused."""
+    if not args.weights:
+        return None
+    from .values.fileformat import read_json
+
+    data = read_json(args.weights)
+    if not isinstance(data, dict) or data.get("format") != "bilinear.affine":
+        return None
+    for flag, given in (("--project", args.project), ("--float", args.float), ("--save", args.save is not None),
+                        ("--layers", args.layers is not None), ("--explain", args.explain)):
+        if given:
+            raise SpecError(f"{flag} does not apply to an affine weights file ({args.weights}): verify proves it as it is")
+    from .values.affine import AffineWeights
+
+    affine = AffineWeights.from_json(data, str(args.weights), allow_unsigned=args.unsigned)
+    if args.variant is not None and args.variant.strip().lower() != affine.variant:
+        from .values.variants import parse_variant
+
+        if parse_variant(args.variant).spec != affine.variant:
+            raise WeightsError(f"affine weights file {args.weights!r} has variant {affine.variant!r}, not "
+                               f"{args.variant!r} (leave VARIANT out to take the file's)")
+    return affine
+
+
+def _verify_affine(args: argparse.Namespace, affine, resolve) -> int:
+    """``verify --weights AFFINE.json``: the exact proof of the lifted network (Theorems A1, A4)."""
+    from .proof.prover import DEFAULT_BOUND, prove
+    from .values.affine import lifted_variant
+
+    automaton = resolve(args.spec)
+    budget = VERIFY_TIME_BUDGET if args.time_budget is None else args.time_budget
+    result = prove(affine, automaton, args.bound or DEFAULT_BOUND, progress=True, time_budget=budget)
+    readout = "a readout per symbol" if affine.per_symbol else "a fixed readout"
+    covered = "every non-empty word (a per-symbol readout labels a word after its last symbol)" \
+        if affine.per_symbol else "every word"
+    lifted = affine.dim + 1
+    out = {"automaton": automaton.name, "weights": str(args.weights), "affine": True, "variant": affine.variant,
+           "lifted_variant": lifted_variant(affine.variant), "lifted_dim": lifted,
+           "per_symbol_readout": affine.per_symbol, **result.to_json()}
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        head = (f"{automaton.name}, affine weights {args.weights} (h -> A h + b, A {affine.variant}, hidden "
+                f"{affine.dim}, {readout}; lifted to [h; 1]: hidden {lifted}, {lifted_variant(affine.variant)})")
+        if result.status == "proved":
+            margin = "" if result.margin_float is None else f", margin {result.margin_float:.6g}"
+            why = "Theorem A4" if affine.per_symbol else "Theorems A1 and 5"
+            print(f"{head}: proved for {covered} ({why} of docs/theory.md; {result.states_explored} "
+                  f"(state, direction) pairs{margin})")
+        elif result.status == "counterexample":
+            got = "a tie" if result.got is None else automaton.classes[result.got]
+            print(f"{head}: counterexample: the word {result.text} gets {got}, the automaton says "
+                  f"{automaton.classes[result.expected]} (a shortest failing word)")
+        else:
+            print(f"{head}: open ({result.reason})")
+    return {"proved": 0, "counterexample": 1}.get(result.status, 3)
 
 
 def _explanation(cell) -> str:

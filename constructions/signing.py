@@ -1,4 +1,4 @@
-"""Sign a hand-written weights, stack or automaton file: validate it, then add its checksum.
+"""Sign a hand-written weights, affine weights, stack or automaton file: validate it, then add its checksum.
 
 A weights file needs a checksum (``verify --weights`` refuses one without, unless ``--unsigned``):
 the checksum says the file is what a program wrote, unchanged since.  A file written by hand has
@@ -31,7 +31,8 @@ from bilinear.jsonfile import checksum, read_json_file
 
 __all__ = ["Signed", "sign_data", "sign_file"]
 
-_KINDS: dict[Any, str] = {"bilinear.weights": "weights", "bilinear.stack": "stack", "bilinear.automaton": "automaton"}
+_KINDS: dict[Any, str] = {"bilinear.weights": "weights", "bilinear.stack": "stack", "bilinear.automaton": "automaton",
+                          "bilinear.affine": "affine"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,12 @@ def sign_data(data, source: str = "file") -> tuple[str, dict]:
 
         decode({k: v for k, v in data.items() if k != "checksum"}, source)
         return kind, _signed(data, AutomatonError, source)
+    if kind == "affine":
+        from .values.affine import AffineWeights
+
+        signed = _signed(data, WeightsError, source)
+        AffineWeights.from_json(signed, source)  # every check of loading, now with the checksum required
+        return kind, signed
     from .values.stack import network_from_json
 
     if kind == "stack":

@@ -41,7 +41,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import numpy as np
@@ -59,6 +59,8 @@ __all__ = [
     "KINDS",
     "THEOREMS",
     "certifiable_kinds",
+    "affine_kinds",
+    "AFFINE_THEOREMS",
 ]
 
 #: The theorem each kind of certificate rests on (docs/theory.md has the proofs).
@@ -94,6 +96,23 @@ THEOREMS = {
     ),
 }
 KINDS = tuple(THEOREMS)
+#: The theorems of the certificates for an *affine* recurrence h -> A h + b (Theorem A2 of
+#: docs/theory.md: the lift to [h; 1] adds only the eigenvalue 1, so Theorems 7, 8, F1 and F2
+#: transfer; Theorem 6 does not, see Theorem A3).
+AFFINE_THEOREMS = {
+    "symbol-period": (
+        "affine recurrence whose symbol matrices have only real eigenvalues (Theorem A2 of docs/theory.md: "
+        "the lift [[A, b], [0, 1]] adds the eigenvalue 1, and Theorems 7 and F1 need only real eigenvalues "
+        "of A_g): along n -> u g^n v (g one symbol) the predicted labels are eventually periodic with "
+        "period dividing 2; the automaton's labels along u g^n v are not"
+    ),
+    "symbol-constancy": (
+        "affine recurrence whose symbol matrices have only non-negative real eigenvalues (Theorem A2 of "
+        "docs/theory.md: the lift adds the eigenvalue 1, and Theorems 8 and F2 need only non-negative "
+        "real eigenvalues of A_g): along n -> u g^n v (g one symbol) the predicted labels are eventually "
+        "constant; the automaton's labels along u g^n v are not"
+    ),
+}
 #: Certificate kinds whose g is a single symbol (the theorem holds per matrix, not per product).
 SYMBOL_KINDS = ("symbol-period", "symbol-constancy")
 
@@ -576,7 +595,25 @@ def _symbol_periodic(a: Automaton, variant: str, kind: str) -> Certificate | Non
     )
 
 
-def certify(automaton, variant) -> Certificate | None:
+def affine_kinds(variant) -> tuple[str, ...]:
+    """The certificate kinds that hold for an *affine* recurrence ``h -> A_a h + b_a`` whose
+    homogeneous part is of ``variant`` (Theorems A2 and A3 of docs/theory.md): never
+    ``commutation`` (lifted diagonal matrices need not commute: the affine diagonal flip-flop);
+    the eigenvalue kinds along single symbols where every symbol matrix has real (non-negative)
+    eigenvalues.
+
+    >>> affine_kinds("diagonal"), affine_kinds("positive"), affine_kinds("rotation2d")
+    (('symbol-period',), ('symbol-constancy',), ())
+    >>> affine_kinds("householder:1"), affine_kinds("householder:2,nonneg"), affine_kinds("full")
+    (('symbol-period',), ('symbol-constancy',), ())
+    """
+    v = parse_variant(variant)
+    if v.commuting or v.info.spectral_scope == "symbols":
+        return {"real": ("symbol-period",), "nonnegative": ("symbol-constancy",)}.get(v.spectral, ())
+    return ()
+
+
+def certify(automaton, variant, *, affine: bool = False) -> Certificate | None:
     """The shortest impossibility certificate for ``automaton`` (or a spec string) and
     ``variant``, or ``None`` when none exists.
 
@@ -605,9 +642,29 @@ def certify(automaton, variant) -> Certificate | None:
     True
     >>> certify("cyclic:5", "rotation2d") is None, certify("dihedral:3", "full") is None
     (True, True)
+
+    With ``affine=True`` the certificate is for the affine recurrence ``h -> A_a h + b_a`` with
+    ``A_a`` of ``variant`` (any ``b_a``, any readout fixed or per symbol): only the kinds of
+    :func:`affine_kinds`, with the theorems of :data:`AFFINE_THEOREMS`.  The search then ranges over
+    single symbols g only (sound; Theorem A2 covers every word g for the diagonal families, which
+    the search does not try).
+
+    >>> certify("flipflop:2", "diagonal").kind, certify("flipflop:2", "diagonal", affine=True)
+    ('commutation', None)
+    >>> certify("cyclic:3", "diagonal", affine=True).kind
+    'symbol-period'
     """
     a = _as_automaton(automaton)
     v = parse_variant(variant)
+    if affine:
+        for kind in affine_kinds(v):
+            cert = _symbol_periodic(a, v.spec, kind)
+            if cert is not None:
+                cert = replace(cert, theorem=AFFINE_THEOREMS[kind])
+                if not cert.verify(a):  # pragma: no cover - an internal invariant
+                    raise RuntimeError(f"internal error: the affine {kind} certificate for {a.name} does not verify")
+                return cert
+        return None
     kinds = certifiable_kinds(v)
     for kind in kinds:
         if kind == "commutation":

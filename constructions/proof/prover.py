@@ -72,7 +72,11 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
     Parameters
     ----------
     weights:
-        Exact or float :class:`Weights` (floats are taken as the exact binary fractions they are).
+        Exact or float :class:`Weights` (floats are taken as the exact binary fractions they are),
+        or :class:`~bilinear.constructions.values.affine.AffineWeights`: an affine recurrence is
+        proved as its lift (Theorem A1 of docs/theory.md); with a per-symbol readout the pairs are
+        checked on every edge, the label after ``a`` read with ``a``'s readout (Theorem A4), and
+        every *non-empty* word is covered (the empty word has no label).
     automaton:
         An :class:`~bilinear.automata.automaton.Automaton` with as many symbols and classes as
         the weights.
@@ -94,6 +98,10 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
     bilinear.constructions.settle.settle : one matrix cell (certificate, construction, this
         proof and the lower bound on d) as a :class:`~bilinear.constructions.settle.Cell`.
     """
+    from ..values.affine import AffineWeights
+
+    if isinstance(weights, AffineWeights):
+        return _prove_affine(weights, automaton, bound, progress, time_budget)
     _check_inputs(weights, automaton, bound)
     clock = Clock(time_budget, progress)
     domain = choose_domain(weights)
@@ -112,11 +120,40 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
     return result
 
 
-def _check_inputs(weights, automaton, bound) -> None:
+def _prove_affine(affine, automaton, bound, progress, time_budget):
+    """An affine recurrence: its lift, with the readout fixed (Theorem 5) or per symbol (Theorem A4)."""
+    from bilinear.automata.automaton import Automaton
+
+    if not isinstance(automaton, Automaton):
+        raise MismatchError(f"expected an Automaton to compare the weights with, got {type(automaton).__name__}")
+    if (affine.n_symbols, affine.n_classes) != (automaton.n_symbols, automaton.n_classes):
+        raise MismatchError(
+            f"affine weights have {affine.n_symbols} symbols and {affine.n_classes} classes but automaton "
+            f"{automaton.name} has {automaton.n_symbols} symbols and {automaton.n_classes} classes")
+    if not affine.per_symbol:
+        return prove(affine.lift(), automaton, bound, progress=progress, time_budget=time_budget)
+    L, x0 = affine.lifted_matrices()
+    k, C = affine.n_symbols, affine.n_classes
+    # one Weights whose readout stacks every symbol's rows (symbol a: rows a*C .. a*C + C - 1), so
+    # that one exact domain holds every entry and one store screens every symbol's scores
+    stacked = Weights._trusted("full", L, x0, affine.readout.reshape(k * C, -1), exact=affine.exact, conform=False)
+    _check_inputs(stacked, None, bound, automaton_checked=True)
+    clock = Clock(time_budget, progress)
+    search = PairSearch(clock)
+    try:
+        result = _SymbolwiseClosure(stacked, automaton, C, choose_domain(stacked), search).run(bound)
+    except OutOfTime as out:
+        result = search.unproved(automaton, stacked.dim, bound, seconds=out.args[0])
+    search.finish()
+    return result
+
+
+def _check_inputs(weights, automaton, bound, automaton_checked: bool = False) -> None:
     if not isinstance(weights, Weights):
         raise MismatchError(f"prove needs a Weights value, got {type(weights).__name__} "
                             "(a Stack: bilinear.constructions.proof.stackprover.prove_stack)")
-    check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
+    if not automaton_checked:
+        check_compatible(weights, automaton)  # the one compatibility check (MismatchError)
     check_positive_int(bound, "bound", error=WeightsError)
 
 
@@ -267,6 +304,99 @@ class _Readout:
             state_map=search.state_map(self.automaton.n_states),
             conductor=self.domain.m,
             _hidden=tuple(store.vectors),
+        )
+
+
+class _SymbolwiseClosure:
+    """The closure of Theorem A4 (docs/theory.md): pairs ``(q, [x])`` of the lifted network,
+    breadth-first; every *edge* ``(q, [x]) --a--> (q.a, [L_a x])`` is checked with symbol ``a``'s
+    readout rows against ``L(q.a)`` (a triple ``(direction, a, label)`` is decided once).  Breadth-
+    first order makes the first failing edge's word a shortest failing word (its parent pair is
+    found at the least depth of any word reaching it)."""
+
+    def __init__(self, stacked: Weights, automaton, n_classes: int, domain: Domain, search: PairSearch):
+        self.readout = _Readout(stacked, automaton, domain)  # its rows: symbol-major, n_classes each
+        self.store = HiddenStore(domain, self.readout.floats, stacked.n_symbols, self.readout.floats_rad)
+        self.A = [sparse_rows(stacked.A[s], domain) for s in range(stacked.n_symbols)]
+        self.x0 = [domain.convert(x) for x in stacked.h0]
+        self.automaton, self.C, self.domain, self.search = automaton, n_classes, domain, search
+        self.dim = stacked.dim
+        self.decided: dict[tuple[int, int, int], tuple[float, float]] = {}  # (direction, symbol, label) -> margin bounds
+
+    def run(self, bound: int):
+        search, store, delta = self.search, self.store, self.automaton.delta
+        limit = bound * self.automaton.n_states
+        first = search.add(int(self.automaton.start), store.add(self.x0), -1, -1)
+        assert first is not None  # the first pair added to an empty search is new
+        queue = deque([first])
+        while queue:
+            idx = queue.popleft()
+            q, hid = search.q[idx], search.hidden[idx]
+            for s in range(len(self.A)):
+                nxt = store.step(hid, s, self.A[s])
+                q2 = int(delta[s, q])
+                bad = self.screen(nxt, s, int(self.automaton.labels[q2]))
+                if bad is not None:
+                    return self.counterexample(search.word(idx) + (s,), q2, nxt, s, bad)
+                new = search.add(q2, nxt, idx, s)
+                if new is None:
+                    continue
+                queue.append(new)
+                if len(search) > limit:
+                    return search.unproved(self.automaton, self.dim, bound)
+        return self.proof()
+
+    def screen(self, hid: int, s: int, L: int) -> int | None:
+        """None when class ``L`` is the strict maximum of symbol ``s``'s scores on ``hid``, else a
+        class scoring at least as high (float screen with error bounds, exact where undecided)."""
+        key = (hid, s, L)
+        if key in self.decided or self.C == 1:
+            self.decided.setdefault(key, (np.inf, np.inf))
+            return None
+        off = s * self.C
+        mid, err = self.store.scores[hid]
+        mid, err = mid[off:off + self.C], err[off:off + self.C]
+        gap, rad = mid[L] - mid, err[L] + err
+        lo, hi = gap - rad, gap + rad
+        lo[L] = hi[L] = np.inf
+        for c in np.nonzero(lo <= 0)[0]:
+            if self.domain.sign(self.readout.diff(self.store.vectors[hid], off + L, off + int(c))) <= 0:
+                return int(c)
+        self.decided[key] = (float(max(lo.min(), 0.0)), float(hi.min()))
+        return None
+
+    def counterexample(self, word, q: int, hid: int, s: int, c: int) -> Counterexample:
+        h, off, sign = self.store.vectors[hid], s * self.C, self.domain.sign
+        best = c
+        for other in range(self.C):
+            if other != best and sign(self.readout.diff(h, off + other, off + best)) > 0:
+                best = other
+        tied = any(o != best and sign(self.readout.diff(h, off + best, off + o)) == 0 for o in range(self.C))
+        return Counterexample(
+            dim=self.dim, word=word, text=self.automaton.format_word(word),
+            expected=int(self.automaton.labels[q]), got=None if tied else best,
+            scores=tuple(float(x) for x in self.store.scores[hid][0][off:off + self.C]),
+            states_explored=len(self.search),
+        )
+
+    def proof(self) -> Proof:
+        margin = None
+        if self.C > 1:
+            ceiling = min(hi for _, hi in self.decided.values())
+            for (hid, s, L), (lo, _) in self.decided.items():
+                if lo > ceiling:
+                    continue
+                for c in range(self.C):
+                    if c != L:
+                        value = self.readout.diff(self.store.vectors[hid], s * self.C + L, s * self.C + c)
+                        if margin is None or (value != margin and self.domain.sign(value - margin) < 0):
+                            margin = value
+            margin = to_scalar(margin, self.domain.m)
+        return Proof(
+            dim=self.dim, states_explored=len(self.search), hidden_states=len(self.store), margin=margin,
+            margin_float=None if margin is None else float(margin),
+            state_map=self.search.state_map(self.automaton.n_states), conductor=self.domain.m,
+            _hidden=tuple(self.store.vectors),
         )
 
 
