@@ -311,15 +311,19 @@ class ExternalCertificate:
                 "seconds": self.seconds}
 
 
-def certify_external(model, automaton, tokens, labels, dtypes=("float64",), diff: bool = True) -> ExternalCertificate:
+def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float64",),
+                     diff: bool = True) -> ExternalCertificate:
     """Snap, prove with the model's head, and certify a length per float format (module docstring).
 
-    ``tokens``/``labels``: token ids of the automaton's symbols and classes (tuples)."""
+    ``tokens``/``labels``: token ids of the automaton's symbols and classes, in any form
+    :func:`~bilinear.learned.external.tracker.parse_token_map` reads (default: i is token i)."""
     from bilinear.learned.external import head_transitions
+    from bilinear.learned.external.tracker import ExternalTracker
 
     t0 = time.perf_counter()
-    tracker = model.as_tracker(tokens=dict(zip(automaton.symbols, tokens)),
-                               labels=dict(zip(automaton.classes, labels)))
+    tracker = ExternalTracker.make(model, tokens, labels, None, symbols=list(automaton.symbols),
+                                   classes=list(automaton.classes))
+    tokens, labels = tuple(int(t) for t in tracker.tokens), tuple(int(t) for t in tracker.labels)
     head = HeadBalls(model, labels)
     heads = head_transitions(model, tracker, 0)
     snaps, why = snap_heads(heads)
