@@ -33,7 +33,6 @@ import torch
 from bilinear.constructions.exact.balls import arb, frob
 from bilinear.constructions.exact.field import cos2pi, sin2pi
 from bilinear.constructions.values.factored import householder_compose
-from bilinear.errors import AnalysisError
 
 from .external_head import FMAX, HeadBalls, Rounding, margin, torch_dtype
 
@@ -67,7 +66,6 @@ def snap_heads(heads, tol: float = 1e-3) -> tuple[list[HeadSnap] | None, str]:
     out = []
     for h in heads:
         n, K, dk = h.V.shape
-        dv = h.b.shape[2]
         if h.S0 is not None:
             return None, "a BOS token's state is not snapped"
         if np.max(np.abs(h.gate - 1.0)) > tol:
