@@ -1,23 +1,60 @@
 """Hypothesis strategies for automata, words and family specs — for your own test suites.
 
-Every strategy shrinks towards small, simple examples (few states, few symbols, short words,
-small parameters), so a failing property is reported on a minimal automaton.
+Which words to draw:
 
-* :func:`automata` — small random labelled automata (general, or permutation-only);
-* :func:`permutation_automata` — automata whose every symbol permutes the states (group
-  automata: their transformation monoid is a group);
-* :func:`words` — words (lists of symbol indices) for a given automaton;
-* :func:`long_words` — words of one fixed length (500 by default): powers of short blocks
-  (shrinking towards ``0^length``) or seeded uniform words;
-* :func:`automata_and_words` — an automaton together with words for it;
-* :func:`family_specs` — valid spec strings of the registered families with small parameters
-  (optionally direct products), for :func:`bilinear.automata.from_spec`.
+* to test a **model** (trained, hand-built, your own): :func:`failing_words`.  A network that
+  is right on every short word fails, when it fails, on a word that reaches a state and then
+  repeats a short loop many times (a rotation a little off drifts under ``a^n``; a contraction
+  forgets a ``1`` under ``0^n``); uniform random words almost never contain such a run, and a
+  word generated from a seed cannot shrink.  These strategies draw *small integers that index
+  structure* (:mod:`~bilinear.automata.loops`: access words of the states, loops), so
+  Hypothesis's shrinker, which deletes list items and makes integers smaller, moves towards
+  fewer segments, shorter access words and loops and smaller exponents, and the reported
+  example is near the shortest failure:
 
-To assert that a model tracks an automaton on long words, pair these with
-:func:`bilinear.constructions.horizon.testing.assert_tracks` (it runs the float check, so it lives in the
-constructions room).
+  - :func:`structured_words` — one to ``max_segments`` segments, each
+    ``random . prefix . loop^n . tail`` (a short random run, an access word of a state, a loop
+    — a symbol, a pair, a cycle or an idempotent of the monoid — ``n`` up to the length bound,
+    a few symbols); cut to ``max_length``;
+  - :func:`directed` — the directed words of the float check (``assert_tracks``): ``a^n``,
+    ``a b^(n-1)``, ``(a b)^n``, ``(a b c)^n``, any length up to ``max_length``;
+  - :func:`long_words` — structured words of exactly ``length`` symbols;
+  - :func:`failing_words` — :func:`directed` or :func:`structured_words`, one per example.
 
-Example, a property stated as a test (minimisation preserves every label)::
+  Point them at a model with ``tracks`` or ``assert_tracks_word`` of
+  :mod:`bilinear.constructions.horizon.testing` (they run models, so they live in the
+  constructions room); both check every prefix and name the first failing one.
+* to test **code** on every small case (minimisation, a parser, a construction on short
+  words): :func:`words` — uniform ``st.lists`` of symbols, mostly short (median about 6
+  symbols at ``max_size=200`` over 100 examples);
+* automata and specs: :func:`automata` (small random labelled automata),
+  :func:`permutation_automata` (group automata), :func:`automata_and_words`,
+  :func:`family_specs` (valid spec strings with small parameters, optionally products).
+
+Every structured value is a :class:`Word`: a list of symbol indices whose ``repr`` (what
+Hypothesis prints for a falsifying example) is the word run-length compressed and the indices
+it was drawn from::
+
+    Word('1 0^17', length=18, drawn=[directed #3 '1' . '0'^17])
+
+Exponents and lengths are drawn about uniformly over their range and, in half the draws, from
+its upper half (list sizes in Hypothesis are biased small), so over 100 examples they reach the
+length bound.  :func:`prefix_labels`
+(:mod:`~bilinear.automata.labels`) labels every prefix of such a word at a fraction of a
+microsecond a symbol.
+
+>>> from hypothesis import given, settings
+>>> from bilinear.automata import from_spec
+>>> lengths = []
+>>> @settings(max_examples=100, database=None, derandomize=True)
+... @given(failing_words(from_spec("parity"), max_length=2000))
+... def record(word):
+...     lengths.append(len(word))
+>>> record()
+>>> max(lengths) > 1000, sorted(lengths)[50] > 100
+(True, True)
+
+Example, a property of code stated as a test (minimisation preserves every label)::
 
     from hypothesis import given
     from bilinear.automata import minimize
@@ -29,7 +66,6 @@ Example, a property stated as a test (minimisation preserves every label)::
         m = minimize(a)
         assert all(a.label(w) == m.label(w) for w in ws)
 
->>> from hypothesis import given, settings
 >>> @settings(max_examples=5, database=None)
 ... @given(automata(max_states=4, permutation=True))
 ... def check(a):
@@ -39,18 +75,26 @@ Example, a property stated as a test (minimisation preserves every label)::
 
 from __future__ import annotations
 
+import numbers
+
 from hypothesis import strategies as st
 
-from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError
 
 from .automaton import Automaton
 from .families import FAMILIES
+from .labels import prefix_labels, prefix_states
+from .loops import Catalogue, catalogue, directed_loops
+from .words import compress
 
 __all__ = [
-    "automata", "permutation_automata", "words", "long_words", "automata_and_words", "family_specs",
-    "FAMILY_STRATEGIES",
+    "automata", "permutation_automata", "words", "automata_and_words", "family_specs", "FAMILY_STRATEGIES",
+    "structured_words", "directed", "long_words", "failing_words", "Word", "MAX_WORD_LENGTH",
+    "prefix_labels", "prefix_states", "catalogue", "Catalogue", "directed_loops",
 ]
+
+#: Longest word a strategy may be asked for (``max_length`` / ``length``); docs/limits.md.
+MAX_WORD_LENGTH = 1_000_000
 
 
 def _bounds(name: str, low: int, high: int) -> None:
@@ -98,7 +142,11 @@ def permutation_automata(max_states: int = 6, max_symbols: int = 3, **kwargs) ->
 
 
 def words(automaton: Automaton, min_size: int = 0, max_size: int = 20) -> st.SearchStrategy[list[int]]:
-    """Words for ``automaton``: lists of symbol indices, lengths ``min_size..max_size``.
+    """Uniform random words for ``automaton``: ``st.lists`` of symbol indices, lengths
+    ``min_size..max_size``.  Hypothesis draws short lists far more often than long ones (median
+    about 6 symbols at ``max_size=200`` over 100 examples, longest about 25): right for testing
+    code on every small case, wrong for a model whose failure needs a long run of one loop
+    (:func:`failing_words` draws those).
 
     >>> from hypothesis import given, settings
     >>> from bilinear.automata import from_spec
@@ -114,36 +162,6 @@ def words(automaton: Automaton, min_size: int = 0, max_size: int = 20) -> st.Sea
     if min_size < 0 or max_size < min_size:
         raise AutomatonError(f"words: need 0 <= min_size <= max_size, got {min_size}..{max_size}")
     return st.lists(st.integers(0, automaton.n_symbols - 1), min_size=min_size, max_size=max_size)
-
-
-def long_words(automaton: Automaton, length: int = 500) -> st.SearchStrategy[list[int]]:
-    """Words of exactly ``length`` symbols for ``automaton``: a block of 1..3 symbols repeated
-    (``a^length``, ``(a b)^n``: the words on which drifting networks fail) or a uniform random
-    word from a drawn seed.  Shrinks towards ``0^length``.
-
-    >>> from hypothesis import given, settings
-    >>> from bilinear.automata import from_spec
-    >>> @settings(max_examples=10, database=None)
-    ... @given(long_words(from_spec("cyclic:3"), length=300))
-    ... def check(w):
-    ...     assert len(w) == 300 and set(w) <= {0, 1, 2}
-    >>> check()
-    """
-    if not isinstance(automaton, Automaton):
-        raise AutomatonError(f"long_words: expected an Automaton, got {type(automaton).__name__}")
-    length = check_positive_int(length, "long_words: length", error=AutomatonError)
-    k = automaton.n_symbols
-
-    def cycled(u):
-        return (list(u) * (length // len(u) + 1))[:length]
-
-    def seeded(seed):
-        import numpy as np
-
-        return np.random.default_rng(seed).integers(0, k, size=length).tolist()
-
-    blocks = st.lists(st.integers(0, k - 1), min_size=1, max_size=3).map(cycled)
-    return st.one_of(blocks, st.integers(0, 2**32 - 1).map(seeded))
 
 
 @st.composite
@@ -220,3 +238,220 @@ def family_specs(families=None, products: bool = False, max_factors: int = 2) ->
     )
     product = st.lists(small, min_size=2, max_size=max_factors).map("*".join)
     return st.one_of(single, product)
+
+
+# -- words that find a model's failures ------------------------------------------------------------
+
+Parts = tuple[tuple[tuple[int, ...], int], ...]
+
+
+class Word(list):
+    """A drawn word: a list of symbol indices that keeps how it was built.
+
+    ``parts``: ``((block, repeats), ...)`` whose concatenation is the word (the labels of
+    :func:`~bilinear.automata.labels.prefix_labels` use it); ``drawn``: the indices
+    it was drawn from, as text; ``symbols``: the automaton's symbol names (for :attr:`text`).
+    """
+
+    def __init__(self, parts: Parts, drawn: str, symbols: tuple[str, ...]):
+        super().__init__(a for block, repeats in parts for _ in range(repeats) for a in block)
+        self.parts = parts
+        self.drawn = drawn
+        self.symbols = symbols
+
+    @property
+    def text(self) -> str:
+        """The word run-length compressed (:func:`bilinear.automata.words.compress`)."""
+        return compress(self, self.symbols)
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r}, length={len(self)}, drawn=[{self.drawn}])"
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # Hypothesis and IPython print this
+        printer.text(repr(self))
+
+
+def _check(automaton, what: str, length, name: str) -> None:
+    if not isinstance(automaton, Automaton):
+        raise AutomatonError(f"{what}: expected an Automaton, got {type(automaton).__name__}")
+    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or not 1 <= int(length) <= MAX_WORD_LENGTH:
+        raise AutomatonError(f"{what}: {name} must be an integer in 1..{MAX_WORD_LENGTH:,} "
+                             f"(bilinear.automata.strategies.MAX_WORD_LENGTH), got {length!r}")
+
+
+def _trim(parts: list, limit: int) -> Parts:
+    """``parts`` cut to at most ``limit`` symbols (a part cut inside a block keeps its whole
+    copies and then the block's first symbols)."""
+    out, room = [], limit
+    for block, repeats in parts:
+        if room <= 0 or not block or repeats <= 0:
+            continue
+        size = len(block) * repeats
+        if size <= room:
+            out.append((block, repeats))
+            room -= size
+            continue
+        whole, rest = divmod(room, len(block))
+        if whole:
+            out.append((block, whole))
+        if rest:
+            out.append((block[:rest], 1))
+        room = 0
+    return tuple(out)
+
+
+def _name(symbols, word) -> str:
+    return compress(word, symbols) if word else "ε"
+
+
+def _long(draw, high: int) -> int:
+    """An integer in ``1..high``, from the upper half ``high/2..high`` in about half the draws
+    (``one_of`` of the two ranges).  The shrinker moves a value of the upper range to the same
+    value in the full range and then lowers it, so every value stays reachable: a flag that
+    lifted a value to the upper half would leave it stuck at ``high/2``."""
+    return draw(st.one_of(st.integers(1, high), st.integers(max(1, high // 2), high)))
+
+
+def _loop_groups(cat: Catalogue) -> list[list[int]]:
+    """The catalogue's loop indices grouped: single symbols, pairs, longer monoid words (so
+    that a symbol is drawn about as often as all pairs together)."""
+    groups: dict[int, list[int]] = {}
+    for i, loop in enumerate(cat.loops):
+        groups.setdefault(min(len(loop), 3), []).append(i)
+    return [groups[size] for size in sorted(groups)]
+
+
+@st.composite
+def _segment(draw, automaton: Automaton, max_length: int, max_tail: int, random_size: int):
+    """``random . prefix . loop^n . tail``: the random run (up to ``random_size`` symbols, one
+    segment in four) and the tail shrink to nothing, the indices and ``n`` towards 0 and 1."""
+    cat, k, s = catalogue(automaton), automaton.n_symbols, automaton.symbols
+    p = draw(st.integers(0, len(cat.prefixes) - 1))
+    # the length of loop^n before the loop: the shrinker lowers the length first, so a loop that
+    # fails sooner is not traded for an earlier-listed one that fails later
+    size = _long(draw, max_length)
+    groups = _loop_groups(cat)  # symbols, pairs, monoid words: one group first, then a loop in it
+    group = groups[draw(st.integers(0, len(groups) - 1))]
+    i = group[draw(st.integers(0, len(group) - 1))]
+    loop = cat.loops[i]
+    n = max(1, size // len(loop))
+    tail = tuple(draw(st.lists(st.integers(0, k - 1), max_size=max_tail)))
+    lead: tuple[int, ...] = ()
+    if random_size and draw(st.integers(0, 3)) == 3:  # one segment in four starts with a random run
+        lead = tuple(draw(st.lists(st.integers(0, k - 1), min_size=1, max_size=random_size)))
+    prefix = cat.prefixes[p]
+    text = f"random {_name(s, lead)!r} . " if lead else ""
+    text += f"access #{p} {_name(s, prefix)!r} . loop #{i} ({cat.kinds[i]}) {_name(s, loop)!r}^{n}"
+    if tail:
+        text += f" . tail {_name(s, tail)!r}"
+    return [(lead, 1), (prefix, 1), (loop, n), (tail, 1)], text
+
+
+def _segments(automaton: Automaton, max_length: int, max_segments: int, max_tail: int, random_size: int):
+    return st.lists(_segment(automaton, max_length, max_tail, random_size), min_size=1, max_size=max_segments)
+
+
+def _join(segments) -> tuple[list, str]:
+    parts = [part for seg, _ in segments for part in seg]
+    return parts, " | ".join(text for _, text in segments)
+
+
+def structured_words(automaton: Automaton, max_length: int = 2000, max_segments: int = 3, max_tail: int = 3,
+                     random_size: int = 12) -> st.SearchStrategy[Word]:
+    """Words ``segment segment ...`` (1..``max_segments``), each ``random . prefix . loop^n . tail``,
+    cut to ``max_length`` symbols.
+
+    ``prefix`` is an access word of a reachable state, ``loop`` a symbol, a pair, or a cycle or
+    idempotent of the transformation monoid (:func:`~bilinear.automata.loops.catalogue`),
+    ``n = size // len(loop)`` for a drawn ``size`` in ``1..max_length``, ``tail`` up to ``max_tail`` symbols and, in one
+    segment in four, ``random``: 1 to ``random_size`` uniform symbols (0: never).  The loop is
+    drawn in two steps, its kind (symbol, pair, longer monoid word) and then one of that kind.  Shrinks towards one segment, the empty
+    prefix, the first loops (single symbols), ``n = 1``, no tail and no random run.  AutomatonError for a bad automaton or bound.
+
+    >>> from hypothesis import find, settings
+    >>> from bilinear.automata import from_spec
+    >>> # the simplest word with a run of 40 ones and then a 0, found by shrinking
+    >>> find(structured_words(from_spec("parity")), lambda w: "1" * 40 + "0" in "".join(map(str, w)),
+    ...      settings=settings(database=None, derandomize=True, max_examples=500))
+    Word('1^40 0', length=41, drawn=[access #0 'ε' . loop #1 (symbol) '1'^40 . tail '0'])
+    """
+    _check(automaton, "structured_words", max_length, "max_length")
+    for name, value, low in (("max_segments", max_segments, 1), ("max_tail", max_tail, 0),
+                             ("random_size", random_size, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= 64:
+            raise AutomatonError(f"structured_words: {name} must be an integer in {low}..64, got {value!r}")
+
+    def build(segments) -> Word:
+        parts, text = _join(segments)
+        return Word(_trim(parts, max_length), text, automaton.symbols)
+
+    return _segments(automaton, max_length, max_segments, max_tail, random_size).map(build)
+
+
+def directed(automaton: Automaton, max_length: int = 2000) -> st.SearchStrategy[Word]:
+    """The directed words of the float check (``assert_tracks``) at any length up to
+    ``max_length``: ``a^n``, ``a b^(n-1)``, then repeated primitive loops of 2..3 symbols
+    (:func:`~bilinear.automata.loops.directed_loops`, the check's own list and
+    order).  Shrinks towards the first words (single-symbol powers) and shorter lengths.
+
+    The float check also repeats the witnesses of a variant's impossibility certificate; those
+    depend on the model's variant, so they are not drawn here.
+    """
+    _check(automaton, "directed", max_length, "max_length")
+    rows = directed_loops(automaton)
+    s = automaton.symbols
+
+    def build(drawn) -> Word:
+        i, n = drawn
+        head, loop = rows[i]
+        whole, rest = divmod(max(0, n - len(head)), len(loop))
+        parts = _trim([(head, 1), (loop, whole), (loop[:rest], 1)], n)
+        text = f"directed #{i} {_name(s, head)!r}" + (f" . {_name(s, loop)!r}^{whole}" if whole else "") + (
+            f" . {_name(s, loop[:rest])!r}" if rest else "")
+        return Word(parts, text, s)
+
+    @st.composite
+    def draw_word(draw) -> Word:
+        n = _long(draw, max_length)  # the length first: the shrinker lowers it before the row
+        return build((draw(st.integers(0, len(rows) - 1)), n))
+
+    return draw_word()
+
+
+def long_words(automaton: Automaton, length: int = 500) -> st.SearchStrategy[Word]:
+    """Words of exactly ``length`` symbols: a :func:`structured_words` word (at most ``length``
+    symbols) whose last part is repeated to fill the length, so that every example is long.
+    Shrinks as :func:`structured_words` does (the length stays).
+
+    >>> from hypothesis import given, settings
+    >>> from bilinear.automata import from_spec
+    >>> @settings(max_examples=10, database=None)
+    ... @given(long_words(from_spec("cyclic:3"), length=300))
+    ... def check(w):
+    ...     assert len(w) == 300 and set(w) <= {0, 1, 2}
+    >>> check()
+    """
+    _check(automaton, "long_words", length, "length")
+
+    def build(segments) -> Word:
+        parts, text = _join(segments)
+        parts = list(_trim(parts, length))
+        block = parts[-1][0]
+        missing = length - sum(len(b) * r for b, r in parts)
+        if missing:
+            whole, rest = divmod(missing, len(block))
+            parts += [(block, whole), (block[:rest], 1)]
+            text += f" | filled with {_name(automaton.symbols, block)!r}^{whole}"
+        return Word(_trim(parts, length), text, automaton.symbols)
+
+    return _segments(automaton, length, 3, 3, 12).map(build)
+
+
+def failing_words(automaton: Automaton, max_length: int = 2000) -> st.SearchStrategy[Word]:
+    """The strategy to point at a model: :func:`directed` or :func:`structured_words` (one of
+    the two per example), words up to ``max_length`` symbols.  Shrinks towards the directed
+    words, then as each does.  Check a model on *every prefix* of the word (the helpers in
+    :mod:`bilinear.constructions.horizon.testing` do), so that the first failing prefix is what
+    is reported, whatever comes after it."""
+    _check(automaton, "failing_words", max_length, "max_length")
+    return st.one_of(directed(automaton, max_length), structured_words(automaton, max_length))

@@ -27,7 +27,7 @@ from .impossible.bounds import lower_bound
 from .impossible.depth import min_layers
 from .horizon.floatcheck import CheckResult, check
 from .horizon.snap import drift, drift_layers
-from .horizon.testing import assert_tracks
+from .horizon.testing import assert_tracks, assert_tracks_word, tracks
 from .signing import sign_file
 
 # Not exported here: ``settle`` and ``horizon`` share their names with modules
@@ -46,6 +46,7 @@ __all__ = [
     "Weights",
     "as_tracker",
     "assert_tracks",
+    "assert_tracks_word",
     "build",
     "cascade",
     "certify",
@@ -61,5 +62,6 @@ __all__ = [
     "prove_stack",
     "read_external_config",
     "sign_file",
+    "tracks",
     "visited_span",
 ]

@@ -159,6 +159,18 @@ def test_long_words_strategy_draws_words_of_the_fixed_length(word):
     assert len(word) == 500 and set(word) <= {0, 1, 2}
 
 
+# The one-line property: ``test_gru = tracks(GRU, FLIPFLOP)`` at module level is a Hypothesis test
+# over failing_words (long structured words that shrink); here it is expected to fail, so it is
+# wrapped to check the report: the shortest failure, w1 r^n, not a seed.
+def test_tracks_finds_the_gru_failure_and_shrinks_it():
+    from bilinear.constructions.horizon.testing import tracks
+
+    with pytest.raises(AssertionError, match=r"after (w0 )?w1 r\^\d+ \(length") as failure:
+        settings(max_examples=100, derandomize=True, database=None)(tracks(GRU, FLIPFLOP, max_length=500))()
+    n = int(str(failure.value).split("w1 r^")[1].split()[0])
+    assert predictions(GRU, [1] + [2] * n)[-1] != 1 and predictions(GRU, [1] + [2] * (n - 1))[-1] == 1
+
+
 def test_the_gru_automaton_is_extracted_from_its_hidden_states():
     from bilinear.analysis.extract import ExtractConfig, extract_tracker
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bilinear.argtypes import check_positive_int
+from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
 from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
@@ -49,10 +50,8 @@ _NETWORKS = (Weights, Stack)
 
 __all__ = ["check", "CheckResult", "directed_words", "float_run", "check_size", "MAX_CHECK_BYTES"]
 
-#: At most this many directed words (loops of length 3 are dropped first, then of length 2).
-DIRECTED_MAX = 1024
-#: Longest loop word repeated by the directed words.
-LOOP_MAX = 3
+# DIRECTED_MAX (most directed words) and LOOP_MAX (longest repeated loop) come with the list
+# itself, bilinear.automata.loops.directed_loops (shared with the `directed` strategy).
 
 
 @dataclass(frozen=True)
@@ -123,15 +122,12 @@ def _cycled(u, length: int) -> list[int]:
     return (u * (length // len(u) + 1))[:length]
 
 
-def _primitive(u: tuple) -> bool:
-    p = len(u)
-    return not any(p % q == 0 and u == u[:q] * (p // q) for q in range(1, p))
-
-
 def directed_words(automaton, length: int, variant: str | None = None, max_words: int = DIRECTED_MAX) -> np.ndarray:
     """The directed words of :func:`check`, (count, length): powers of each symbol, each symbol
     followed by a power of another (``w1 r^499``), primitive loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
-    within ``max_words``), and, for a ``variant`` with an impossibility certificate for
+    within ``max_words``; the list is
+    :func:`bilinear.automata.loops.directed_loops`, which the ``directed``
+    strategy draws from), and, for a ``variant`` with an impossibility certificate for
     ``automaton``, its two witnesses repeated.  Every prefix of a row is checked, so the row
     ``a^length`` checks every power ``a^n``, n <= length.
 
@@ -139,17 +135,10 @@ def directed_words(automaton, length: int, variant: str | None = None, max_words
     >>> directed_words(from_spec("parity"), 5).tolist()
     [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
     """
-    import itertools
+    from bilinear.automata.loops import directed_loops
 
-    k = automaton.n_symbols
-    rows: list[list[int]] = [_cycled((a,), length) for a in range(k)]
-    if k * k <= max_words:  # a power after a one-symbol prefix: a b^(length-1)
-        rows += [[a] + _cycled((b,), length - 1) for a in range(k) for b in range(k) if a != b]
-    for size in range(2, LOOP_MAX + 1):
-        loops = [u for u in itertools.product(range(k), repeat=size) if _primitive(u)]
-        if rows and len(rows) + len(loops) > max_words:
-            break
-        rows += [_cycled(u, length) for u in loops[:max_words]]
+    rows: list[list[int]] = [(list(head) + _cycled(loop, length - len(head)))[:length]
+                             for head, loop in directed_loops(automaton, max_words)]
     if variant is not None:
         from ..impossible.certificates import certifiable_kinds, certify
 
