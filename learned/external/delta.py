@@ -165,8 +165,8 @@ def recurrence(inp: dict, states: bool = False):
         S = S * decay[:, t, :, None, None]
         for j in range(K):
             kj, vj, bj = k[:, t, j], v[:, t, j], beta[:, t, j]
-            S = S + bj[..., None, None] * kj[..., :, None] * (vj - torch.einsum("bhk,bhkv->bhv", kj, S))[..., None, :]
-        outs.append(torch.einsum("bhk,bhkv->bhv", q[:, t], S))
+            S = S + (bj[..., None, None] * kj[..., :, None]) * (vj[..., None, :] - kj[..., None, :] @ S)
+        outs.append((q[:, t, :, None, :] @ S)[..., 0, :])
         if states:
             kept.append(S)
     o = torch.stack(outs, dim=1)

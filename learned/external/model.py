@@ -106,15 +106,20 @@ class ExternalModel:
 
     def states(self, ids) -> list[torch.Tensor]:
         """Every layer's recurrent states S_t, (batch, time, heads, dk, dv) each, in float64."""
+        return self.logits_and_states(ids)[1]
+
+    def logits_and_states(self, ids) -> tuple[np.ndarray, list[torch.Tensor]]:
+        """:meth:`logits` and :meth:`states` in one float64 pass."""
         out = []
         eps, zc = self.config.norm_eps, self.zero_centred
         with torch.no_grad():
-            x = self.embeddings.to(torch.float64)[torch.as_tensor(ids, dtype=torch.long)]
+            x = self.embeddings.to(torch.float64)[torch.as_tensor(np.asarray(ids), dtype=torch.long)]
             for block in self.blocks:
                 y, S = block.mixer.run(rms_norm(x, block.attn_norm, eps, zc), states=True)
                 out.append(S)
                 x = block.mlp(x + y, eps, zc)
-        return out
+            logits = rms_norm(x, self.norm, eps, zc) @ self.head.to(torch.float64).T
+        return logits.numpy(), out
 
     def as_tracker(self, tokens=None, labels=None, bos: int | None = None, n_symbols: int | None = None,
                    n_classes: int | None = None):

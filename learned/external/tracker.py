@@ -126,11 +126,11 @@ class ExternalTracker:
             return TrackerRun(np.zeros(w.shape + (self.n_classes,)), np.zeros(w.shape + (1,)) if hidden else None)
         ids = self.token_ids(w)
         skip = 0 if self.bos is None else 1
-        logits = self.model.logits(ids)[:, skip:, :][..., self.labels]
-        H = None
-        if hidden:
-            H = np.concatenate([S.reshape(*S.shape[:2], -1).numpy() for S in self.model.states(ids)], axis=2)[:, skip:]
-        return TrackerRun(logits, H)
+        if not hidden:
+            return TrackerRun(self.model.logits(ids)[:, skip:, :][..., self.labels], None)
+        logits, states = self.model.logits_and_states(ids)
+        H = np.concatenate([S.reshape(*S.shape[:2], -1).numpy() for S in states], axis=2)[:, skip:]
+        return TrackerRun(logits[:, skip:, :][..., self.labels], H)
 
 
 def _names(m) -> list[str]:

@@ -23,6 +23,7 @@ from bilinear.constructions.horizon.testing import assert_tracks
 from bilinear.learned import load_external
 
 FAST = AnalysisConfig(curve_length=100, extract=ExtractConfig(words=100, length=30))
+BEHAVIOUR = AnalysisConfig(curve_length=50, run_extraction=False)  # the heads and the verdict, no extraction
 PARITY = from_spec("parity")
 
 
@@ -38,7 +39,7 @@ def test_analyze_from_fla_on_the_trained_fixture(trained_parity, capsys, tmp_pat
     started = time.perf_counter()
     out = tmp_path / "report"
     rc = main(["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", PARITY_TOKENS,
-               "--labels", PARITY_LABELS, "--json", "--out", str(out), "--words", "100", "--length", "30",
+               "--labels", PARITY_LABELS, "--json", "--out", str(out), "--words", "60", "--length", "20",
                "--curve-length", "100"])
     seconds = time.perf_counter() - started
     assert rc == 0
@@ -112,7 +113,7 @@ def test_assert_tracks_and_the_strategies_take_a_loaded_model(tmp_path):
 
 def test_a_mamba_checkpoint_is_analysed_by_its_behaviour(saved):
     folder, _ = saved("mamba")
-    rep = analyze_external(load_external(folder), PARITY, "0=1,1=2", "even=3,odd=4", config=FAST, search_words=32)
+    rep = analyze_external(load_external(folder), PARITY, "0=1,1=2", "even=3,odd=4", config=BEHAVIOUR, search_words=32)
     assert rep.heads == () and "not extracted for mamba" in rep.heads_note and "variant positive" in rep.heads_note
     # a random Mamba does not track parity, and the verdict says so with a word that fails
     assert rep.verdict.startswith("The model does not track parity") and rep.failing is not None
@@ -125,9 +126,29 @@ def test_a_qwen3_next_checkpoint_per_window_with_a_tokenizer_map(saved, tmp_path
     folder, _ = saved("qwen3_next")
     tok = tmp_path / "tokenizer.json"
     tok.write_text(json.dumps({"model": {"vocab": {"0": 1, "1": 2, "even": 3}}, "added_tokens": [{"content": "odd", "id": 4}]}))
-    rep = analyze_external(load_external(folder, "hf"), PARITY, str(tok), str(tok), config=FAST, search_words=32)
+    rep = analyze_external(load_external(folder, "hf"), PARITY, str(tok), str(tok), config=BEHAVIOUR, search_words=32)
     assert len(rep.heads) == 4 and all(h.exact for h in rep.heads)
     assert rep.heads[0].keys == ("0", "1", "00", "01", "10", "11", "000", "001", "010", "011", "100", "101", "110",
                                  "111")
     assert rep.heads[0].identified.startswith("householder:1,nonneg")
     assert rep.heads[0].relations.startswith("not computed: the transitions are indexed by windows")
+
+
+def test_each_verdict_template_only_where_it_holds():
+    """The four sentences of the verdict, each chosen by what was measured (the curve, the failing word,
+    the extraction), never another's."""
+    from types import SimpleNamespace
+
+    from bilinear.analysis.external import _verdict
+
+    names = list(PARITY.symbols)
+    clean = SimpleNamespace(first_failure=None, max_length=50)
+    failed = SimpleNamespace(first_failure=17, max_length=50)
+    iso, not_iso = SimpleNamespace(isomorphic=True), SimpleNamespace(isomorphic=False)
+    assert _verdict(PARITY, clean, None, iso, names).startswith("tracks parity on every word tried")
+    assert "up to 50" in _verdict(PARITY, clean, None, None, names)
+    assert _verdict(PARITY, failed, None, iso, names) == (
+        "does not track parity: the accuracy by length has its first error at length 17.")
+    assert _verdict(PARITY, clean, ((1, 1), 0, 1), iso, names).startswith("does not track parity: it labels the word `1 1`")
+    assert _verdict(PARITY, clean, None, not_iso, names).startswith("made no error on the sampled words, but the "
+                                                                    "automaton extracted from its states is not")
