@@ -68,9 +68,14 @@ PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions
                 "tests/constructions/handmade/test_families.py", "tests/constructions/proof/test_hidden_store.py")
 
 TARGETS = [
-    Target("prover", "constructions/proof/prover.py", (), PROVER_TESTS + ("tests/constructions/values/test_stack.py",)),
+    Target("prover", "constructions/proof/prover.py", (),
+           PROVER_TESTS + ("tests/constructions/values/test_stack.py", "tests/constructions/proof/test_prover_affine.py")),
     Target("certificates", "constructions/impossible/certificates.py", (),
-           ("tests/constructions/impossible/test_certificates.py", "tests/constructions/test_matrix.py")),
+           ("tests/constructions/impossible/test_certificates.py", "tests/constructions/test_matrix.py",
+            "tests/constructions/proof/test_prover_affine.py")),
+    Target("affine", "constructions/values/affine.py", (),
+           ("tests/constructions/values/test_affine.py", "tests/constructions/proof/test_prover_affine.py",
+            "tests/constructions/test_cli_affine.py")),
     Target("bounds", "constructions/impossible/bounds.py", (),
            ("tests/constructions/impossible/test_bounds.py", "tests/constructions/impossible/test_minimal.py",
             "tests/constructions/impossible/test_monomial_resets.py", "tests/constructions/handmade/test_families.py",
@@ -126,6 +131,29 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ('constructions/proof/prover.py', '_prove_affine', '1 -> 2', 0):
+        'reshape(k * C, -2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/proof/prover.py', '_prove_affine', 'False -> True', 0):
+        'conform=True on "full": every matrix conforms to full',
+    ('constructions/proof/prover.py', '_prove_affine', 'search.finish() -> pass', 0):
+        'the last progress line only (shown after PROGRESS_AFTER seconds); no verdict depends on it',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.run', '1 -> 2', 0):
+        'the start pair\'s parent -2: word() stops at any negative parent',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.run', '1 -> 2', 1):
+        'the start pair\'s symbol: never read (word() stops before it)',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.run', '1 -> 0', 1):
+        'the start pair\'s symbol: never read (word() stops before it)',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.screen',
+     'key in self.decided or self.C == 1 -> key in self.decided and self.C == 1', 0):
+        'the cache and the one-class shortcut only skip work: deciding again gives the same answer',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.screen', '1 -> 0', 0):
+        'C == 0 never holds: one class is then screened, with the same (always right) answer',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.screen', 'self.decided.setdefault(key, (np.inf, np.inf)) -> pass', 0):
+        'only reached for a decided key (no-op) or one class (no margin is computed)',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.screen', 'lo <= 0 -> lo < 0', 0):
+        'float boundary, as in _Readout.screen: lo == 0.0 needs gap == err to the last bit',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.screen', '0 -> 1', 0):
+        'lo <= 1: more classes decided exactly, the same verdict (performance)',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 0):
         'P is square: its shape[1] is its shape[0]',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 1):
