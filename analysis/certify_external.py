@@ -319,6 +319,10 @@ def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float6
     from bilinear.learned.external.tracker import ExternalTracker
 
     t0 = time.perf_counter()
+    if isinstance(tokens, (tuple, list)):  # ids in the task's symbol order
+        tokens = dict(zip(automaton.symbols, tokens))
+    if isinstance(labels, (tuple, list)):
+        labels = dict(zip(automaton.classes, labels))
     tracker = ExternalTracker.make(model, tokens, labels, None, symbols=list(automaton.symbols),
                                    classes=list(automaton.classes))
     tokens, labels = tuple(int(t) for t in tracker.tokens), tuple(int(t) for t in tracker.labels)

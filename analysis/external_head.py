@@ -152,7 +152,7 @@ class HeadBalls:
         qh = [self._l2(q[i * dk:(i + 1) * dk], dk) for i in range(Hk)]
         kh = [[self._l2(k[(j * Hk + i) * dk:(j * Hk + i + 1) * dk], None) for i in range(Hk)] for j in range(K)]
         rep = H // Hk
-        out = {"x": x, "q": [qh[i // rep] for i in range(H)], "k": [[kh[j][i // rep] for i in range(H)] for j in range(K)],
+        out: dict = {"x": x, "q": [qh[i // rep] for i in range(H)], "k": [[kh[j][i // rep] for i in range(H)] for j in range(K)],
                "v": [[v[(j * H + i) * dv:(j * H + i + 1) * dv] for i in range(H)] for j in range(K)],
                "h": h}
         if lay.b is not None:

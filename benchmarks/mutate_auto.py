@@ -125,6 +125,13 @@ TARGETS = [
            ("_HouseholderScan", "_MonomialStep", "_MonomialScan", "_LowRankScan", "_unit_rows_grad",
             "_previous_states_product", "_real_gram"), SCAN_TESTS),
     Target("scan_autograd_wy", "learned/transitions.py", ("compact_wy",), SCAN_TESTS),
+    # certify --from: the snap, the proof with the model's own head and the horizon per float format
+    # (docs/theory.md, Theorem A7), and the head in balls with its rounding model
+    Target("certify_external", "analysis/certify_external.py",
+           ("_snap_key", "snap_heads", "closure", "_check_edges", "_affine_balls", "horizon", "_grown", "label_diff"),
+           ("tests/analysis/test_certify_external_fast.py",)),
+    Target("external_head", "analysis/external_head.py", ("Rounding", "margin", "HeadBalls"),
+           ("tests/analysis/test_certify_external_fast.py",)),
 ]
 
 
