@@ -74,7 +74,9 @@ def test_horizon_figures_against_a_recomputation(s3):
         if h["length"] == 0:
             continue
         a, c, r, L = h["a"], h["c"], h["radius"], h["length"]
-        grown = (lambda t: c * t) if a == 0 else (lambda t: c * ((1 + a) ** t - 1) / a)
+        def grown(t, a=a, c=c):
+            return c * t if a == 0 else c * ((1 + a) ** t - 1) / a
+
         assert grown(L) <= r * (1 + 1e-9) and grown(L + 1) > r * 0.98, (d, L, grown(L), grown(L + 1), r)
         assert 0 < r < h["M"] and h["head_margin"] > 0
     # float32's figures: transitions within ~float32 of the snap; the key direction (1/2, sqrt 3/2) is
