@@ -287,7 +287,15 @@ class ExternalCertificate:
             lines.append(f"not proved: the head's margin on the snapped model is not certified positive after the "
                          f"word {' '.join(map(str, self.counterexample))}")
         for name, h in self.horizons.items():
-            if h["length"] > 0:
+            if "every" in h:  # the ball search of a model without a snap
+                lines.append(f"horizon ({name}): " + (
+                    f"every word of every length is labelled right by the model run in {name} (its reachable "
+                    f"states closed in {h['nodes']} balls; Theorem A8)" if h["every"] else
+                    (f"every word of length <= {h['length']} is labelled right by the model run in {name} "
+                     if h["length"] > 0 else "no length certified ") +
+                    "(every word run in balls, Theorem A8" + ("" if h["failing"] is None else
+                    f"; the margin is not certified after {' '.join(map(str, h['failing']))}") + ")"))
+            elif h["length"] > 0:
                 lines.append(f"horizon ({name}): every word of length <= {h['length']} is labelled right by the model "
                              f"run in {name} (Theorems 16, 18, A5, A6: transitions within {h['a']:.3g}, additive terms "
                              f"within {h['db']:.3g} of the snap, head radius {h['radius']:.3g})")
@@ -310,11 +318,12 @@ class ExternalCertificate:
 
 
 def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float64",),
-                     diff: bool = True) -> ExternalCertificate:
+                     diff: bool = True, max_nodes: int | None = None) -> ExternalCertificate:
     """Snap, prove with the model's head, and certify a length per float format (module docstring).
 
     ``tokens``/``labels``: token ids of the automaton's symbols and classes, in any form
-    :func:`~bilinear.learned.external.tracker.parse_token_map` reads (default: i is token i)."""
+    :func:`~bilinear.learned.external.tracker.parse_token_map` reads (default: i is token i);
+    ``max_nodes``: the ball search's level limit (default :data:`~bilinear.analysis.certify_balls.MAX_NODES`)."""
     from bilinear.learned.external import head_transitions
     from bilinear.learned.external.tracker import ExternalTracker
 
@@ -348,5 +357,12 @@ def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float6
                     cert.horizons[d] = horizon(model, automaton, tokens, labels, snaps, closed, d)
             else:
                 cert.counterexample = words[bad[:2]] + bad[2:]
+    if cert.status != "proved" and cert.counterexample is None:  # no snap: the ball search (Theorem A8)
+        from .certify_balls import MAX_NODES, ball_horizon
+
+        for d in dtypes:  # two widths of the widened balls; the better certificate is kept
+            runs = [ball_horizon(model, automaton, tokens, labels, d, delta=w, max_nodes=max_nodes or MAX_NODES)
+                    for w in (2.0 ** -30, 2.0 ** -12)]
+            cert.horizons[d] = max(runs, key=lambda h: (h["every"], h["length"]))
     cert.seconds = time.perf_counter() - t0
     return cert

@@ -117,3 +117,69 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
+
+
+def _beam_failure(model, automaton, dtype, width: int = 24, length: int = 40):
+    """A beam search on the margin (true class logit minus the best other) in ``dtype``: the first
+    word whose label is wrong, or None."""
+    import torch
+
+    beam = [()]
+    for _ in range(length):
+        cand = np.array([w + (s,) for w in beam for s in range(automaton.n_symbols)])
+        with torch.no_grad():
+            lg = model.forward(torch.as_tensor(cand), getattr(torch, dtype))[:, -1, 2:4].double().numpy()
+        truth = automaton.labels_batch(cand, trace=True)[:, -1]
+        m = lg[np.arange(len(cand)), truth] - lg[np.arange(len(cand)), 1 - truth]
+        if (m < 0).any():
+            return tuple(int(x) for x in cand[int(np.argmin(m))])
+        beam = [tuple(int(x) for x in cand[i]) for i in np.argsort(m)[:width]]
+    return None
+
+
+def _exhaustive_failure(model, automaton, dtype, depth: int = 10, periodic: int = 80):
+    import itertools
+
+    import torch
+
+    runs = [np.array(list(itertools.product(range(2), repeat=depth)))]
+    runs.append(np.array([(list(p) * periodic)[:periodic] for k in (1, 2, 3, 4) for p in itertools.product(range(2), repeat=k)]))
+    best = None
+    for w in runs:
+        with torch.no_grad():
+            got = model.forward(torch.as_tensor(w), getattr(torch, dtype))[..., 2:4].double().argmax(-1).numpy()
+        bad = np.argwhere(got != automaton.labels_batch(w, trace=True))
+        for r, t in bad:
+            word = tuple(int(x) for x in w[r, :t + 1])
+            best = word if best is None or len(word) < len(best) else best
+    return best
+
+
+def test_trained_fixture_lengths_below_the_first_failure(trained_parity):
+    from external_fixtures import PARITY_LABELS, PARITY_TOKENS, fla_oracle
+
+    from bilinear.analysis.certify_external import certify_external
+    from bilinear.automata import from_spec
+    from bilinear.learned.external import load_external
+
+    folder, live = trained_parity
+    model, automaton = load_external(folder, "fla"), from_spec("parity")
+    cert = certify_external(model, automaton, PARITY_TOKENS, PARITY_LABELS, dtypes=("float32", "bfloat16"),
+                            diff=False, max_nodes=64)
+    assert cert.status == "failed" and "beta" in cert.snap_note  # trained betas are not snapped
+    L32, L16 = cert.horizons["float32"]["length"], cert.horizons["bfloat16"]["length"]
+    assert L16 <= L32 and L32 >= 1
+    failures = {}
+    for dtype, L in (("float32", L32), ("bfloat16", L16)):
+        found = [w for w in (_exhaustive_failure(model, automaton, dtype), _beam_failure(model, automaton, dtype)) if w]
+        first = min(found, key=len) if found else None
+        failures[dtype] = first
+        assert first is None or L < len(first), (dtype, L, first)
+    # the failing words found fail again through fla's naive reference (float64, the model's own layer code)
+    for w in failures.values():
+        if w is not None and len(w) <= 60:
+            import torch
+
+            lg = fla_oracle(live, torch.as_tensor([list(w)]), "gated_deltaproduct")[0, -1, 2:4]
+            ours = model.logits(np.array([list(w)]))[0, -1, 2:4]
+            assert int(np.argmax(lg)) == int(np.argmax(ours))
