@@ -19,8 +19,7 @@ import flint
 
 from bilinear.constructions.exact.balls import frob
 
-from .certify_external import _affine_balls
-from .external_head import FMAX, HeadBalls, Rounding, margin
+from .external_head import FMAX, HeadBalls, Rounding, affine_balls, margin
 
 __all__ = ["ball_horizon", "MAX_NODES"]
 
@@ -67,7 +66,7 @@ def ball_horizon(model, automaton, tokens, labels, dtype: str, delta: float = 2.
     maps = []
     for t in tokens:
         inp = head.token_inputs(t)
-        maps.append([_affine_balls(inp, i, K) + (inp,) for i in range(H)])
+        maps.append([affine_balls(inp, i, K) + (inp,) for i in range(H)])
     zero = [flint.arb_mat(c.head_k_dim, c.head_v_dim) for _ in range(H)]
     frontier = [(automaton.start, -1, zero, ())]
     expanded: dict = {}

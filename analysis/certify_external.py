@@ -34,7 +34,7 @@ from bilinear.constructions.exact.balls import arb, frob
 from bilinear.constructions.exact.field import cos2pi, sin2pi
 from bilinear.constructions.values.factored import householder_compose
 
-from .external_head import FMAX, HeadBalls, Rounding, margin, torch_dtype
+from .external_head import FMAX, HeadBalls, Rounding, affine_balls, margin, torch_dtype
 
 __all__ = ["ExternalCertificate", "certify_external", "snap_heads", "float_labels", "label_diff", "MAX_PAIRS"]
 
@@ -150,29 +150,6 @@ def _check_edges(head: HeadBalls, pairs, edges, automaton, tokens, radius=None):
     return low, bad
 
 
-def _affine_balls(inp: dict, i: int, K: int):
-    """Head i's transition in balls from the per-token quantities: ``A = H_K..H_1 decay``, ``b``."""
-    k0 = inp["k"][0][i]
-    dk, dv = len(k0), len(inp["v"][0][i])
-    A = flint.arb_mat(dk, dk)
-    for a in range(dk):
-        A[a, a] = inp["decay"][i]
-    b = flint.arb_mat(dk, dv)
-    for j in range(K):
-        k = flint.arb_mat([[x] for x in inp["k"][j][i]])
-        v = flint.arb_mat([[x] for x in inp["v"][j][i]])
-        H = _eye(dk) - inp["beta"][j][i] * (k * k.transpose())
-        A, b = H * A, H * b + inp["beta"][j][i] * (k * v.transpose())
-    return A, b
-
-
-def _eye(n: int) -> flint.arb_mat:
-    E = flint.arb_mat(n, n)
-    for i in range(n):
-        E[i, i] = 1
-    return E
-
-
 def _to_mat(X: np.ndarray) -> flint.arb_mat:
     return flint.arb_mat([[arb(x) for x in row] for row in X])
 
@@ -189,7 +166,7 @@ def horizon(model, automaton, tokens, labels, snaps, closed, dtype: str, cap: in
     for s, t in enumerate(tokens):
         inp = head.token_inputs(t)
         for i, h in enumerate(snaps):
-            A, b = _affine_balls(inp, i, K)
+            A, b = affine_balls(inp, i, K)
             a = max(a, frob(A - _to_mat(h.A[s])).upper(), key=float)
             db = max(db, frob(b - _to_mat(h.b[s])).upper(), key=float)
             for j in range(K):

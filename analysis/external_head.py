@@ -32,7 +32,7 @@ import torch
 from bilinear.constructions.exact.balls import arb
 from bilinear.errors import AnalysisError
 
-__all__ = ["Rounding", "HeadBalls", "DTYPES", "FMAX", "torch_dtype", "margin"]
+__all__ = ["Rounding", "HeadBalls", "DTYPES", "FMAX", "torch_dtype", "margin", "affine_balls"]
 
 #: The float formats ``certify --dtype`` takes: unit roundoff and smallest subnormal.
 DTYPES = {"bfloat16": (2.0 ** -8, 2.0 ** -133), "float16": (2.0 ** -11, 2.0 ** -24),
@@ -222,3 +222,26 @@ def margin(logits: list, label: int) -> flint.arb:
     for d in diffs[1:]:
         low = d if d < low else low
     return low
+
+
+def affine_balls(inp: dict, i: int, K: int):
+    """Head i's transition in balls from the per-token quantities: ``A = H_K..H_1 decay``, ``b``."""
+    k0 = inp["k"][0][i]
+    dk, dv = len(k0), len(inp["v"][0][i])
+    A = flint.arb_mat(dk, dk)
+    for a in range(dk):
+        A[a, a] = inp["decay"][i]
+    b = flint.arb_mat(dk, dv)
+    for j in range(K):
+        k = flint.arb_mat([[x] for x in inp["k"][j][i]])
+        v = flint.arb_mat([[x] for x in inp["v"][j][i]])
+        H = _eye(dk) - inp["beta"][j][i] * (k * k.transpose())
+        A, b = H * A, H * b + inp["beta"][j][i] * (k * v.transpose())
+    return A, b
+
+
+def _eye(n: int) -> flint.arb_mat:
+    E = flint.arb_mat(n, n)
+    for i in range(n):
+        E[i, i] = 1
+    return E

@@ -161,3 +161,19 @@ def test_label_diff_finds_the_bfloat16_word(s3):
     assert w == (1, 1) and n == 27
     assert label_diff(model, (0, 1, 2), tuple(range(6)), 3, "float32", depth=3, long=8, count=4) == (None, 31)
     assert math.isfinite(n)
+
+
+def test_beta_one_snaps_to_projections():
+    """b_proj = 0: beta = 2 sigmoid(0) = 1 exactly, every factor a projection I - k k^T."""
+    from bilinear.learned.external import head_transitions
+
+    def edit(t):
+        t["model.layers.0.attn.b_proj.weight"] = t["model.layers.0.attn.b_proj.weight"] * 0
+
+    m = _model(edit)
+    tr = m.as_tracker(tokens={"t1": 0, "t2": 1, "c": 2}, labels=None, n_classes=6)
+    heads = head_transitions(m, tr, 0)
+    snaps, why = snap_heads(heads)
+    assert why == "" and snaps is not None
+    A = np.array(snaps[0].A, dtype=float)
+    assert np.allclose(A, heads[0].A, atol=1e-6) and np.allclose(A[0], [[0, 0], [0, 1]])
