@@ -153,7 +153,8 @@ class NetworkCertificate:
                                (("eps", "epsilon"), ("margin", "margin"), ("rho", "rho")) if key in c)
             lines.append(f"{where}: correct for {h.text()} (certified, {h.bound} bound"
                          + (f"; {detail}" if detail else "") + ")" + (f"; {h.note}" if h.note else ""))
-        others = [f"{k}: {v.text()}" for k, v in self.horizons.items() if k != ARITHMETIC]
+        others = [f"{k}: {v.text()}" + (f" ({v.note})" if v.kind == "none" and v.note else "")
+                  for k, v in self.horizons.items() if k != ARITHMETIC]
         if others:
             lines.append("  the same bound in " + "; ".join(others))
         if self.failing is not None:
@@ -207,7 +208,8 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
     distance); its horizons in every arithmetic then also try the node horizon (Theorem 20)."""
-    from bilinear.constructions.horizon.horizon import NODE_BELOW, certified_horizon, node_horizon_widest, with_node_horizon
+    from bilinear.constructions.horizon.horizon import (NODE_BELOW, cannot_represent, certified_horizon,
+                                                        node_horizon_widest, with_node_horizon)
     from bilinear.constructions.proof.prover import prove
 
     failures: list = []
@@ -232,7 +234,7 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     horizons = {ARITHMETIC: h}
     for arithmetic in ALSO:
         horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic, nodes=False)
-    shortest = min(x.order_key() for x in horizons.values())
+    shortest = min((x.order_key() for x in horizons.values() if not cannot_represent(x)), default=NODE_BELOW)
     if shortest < NODE_BELOW:  # the node horizon, run once for all three
         node = node_horizon_widest(weights, snap, proof, automaton, shortest)
         horizons = {a: with_node_horizon(x, weights, snap, proof, automaton, node) for a, x in horizons.items()}
@@ -428,7 +430,8 @@ class StackCertificate:
         else:
             lines.append("  horizon: not certified (no proved snap)")
         lines.append(f"  float check ({fc.directed} directed + {fc.n_words} random words of length {fc.length}, "
-                     f"float64): accuracy {fc.accuracy:.4f}, worst margin {fc.worst_margin:.3g}"
+                     f"float64): " + (f"no failure up to length {fc.length} on these words" if fc.first_failure is None
+                                      else f"accuracy {fc.accuracy:.4f}") + f", worst margin {fc.worst_margin:.3g}"
                      + (f", first failing word {fc.first_failure_text}" if fc.first_failure is not None else ""))
         return "\n".join(lines) + "\n"
 

@@ -199,14 +199,19 @@ def _run(args) -> int:
         print(f"bilinear: certify: not finished within the time budget of {args.time_budget:g} s "
               f"(nothing printed{', nothing written' if args.write else ''}); raise --time-budget", file=sys.stderr)
         return 3
-    error = None
+    error: str | None = None
     if args.write:
         from dataclasses import replace
 
-        snapped = cert.snapped_weights()
-        if snapped is None:
+        from bilinear.errors import BilinearError
+
+        try:  # the snap in the trained basis may not conform to the variant: say why, after the certificate
+            snapped = cert.snapped_weights()
+        except BilinearError as exc:
+            snapped, error = None, f"{exc} (so no snap to write to {args.write})"
+        if snapped is None and error is None:
             error = f"no snapped network was proved, nothing to write to {args.write}"
-        else:
+        elif snapped is not None:
             snapped.save(args.write)
         cert = replace(cert, write_error=error)
     if args.json:

@@ -193,15 +193,16 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
     w = h.homogeneous(automaton.n_classes)
     per_symbol = len(h.keys) == automaton.n_symbols and all(k == s for k, s in zip(h.keys, automaton.symbols))
     auto = automaton if per_symbol else None
-    sp = spectrum(w, auto, max_order=config.max_order, word_length=1, tol=config.tol)
-    co = commutators(w, auto, word_length=1, tol=config.tol)
+    span = _full_span(w)  # the model's states are affine and its readout nonlinear: judge the whole key space
+    sp = spectrum(w, auto, max_order=config.max_order, word_length=1, tol=config.tol, span=span)
+    co = commutators(w, auto, word_length=1, tol=config.tol, span=span)
     if per_symbol:
         from bilinear.automata.monoid import transformation_monoid
 
         try:
             pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
             rel = relation_residuals(w, automaton, pairs=pairs, tol=config.span_tol,
-                                     max_relations=config.max_relations).reading
+                                     max_relations=config.max_relations, span=span).reading
         except Exception as exc:  # a monoid over its limit: say so
             rel = f"not computed ({exc})"[:200]
     else:
@@ -212,6 +213,16 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
     betas = {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
     return HeadAnalysis(h.layer, h.head, tuple(str(k) for k in h.keys), h.exact, ident.text(), ident.beta,
                         ident.gate, eig, sp.reading, co.reading, rel, spread, betas, sp)
+
+
+def _full_span(w):
+    """The whole key space as the "visited span": a generic start state of the homogeneous part alone
+    would decay onto the fixed space of the reflections, which is not where the affine model's states live."""
+    from bilinear.constructions.values.span import VisitedSpan
+
+    A = w.to_float().A
+    d = A.shape[1]
+    return VisitedSpan(basis=np.eye(d), compressed=A.copy(), burn_in=0, words=0, extra=0, seed=0, rank_tol=0.0)
 
 
 def _symbol_period(automaton, g: int) -> int:

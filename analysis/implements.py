@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-__all__ = ["implements_line", "algebra_name", "quotient_map", "phase_error", "transitions_text"]
+__all__ = ["implements_line", "algebra_name", "quotient_map", "phase_error", "transitions_text", "mechanism_text"]
 
 
 def algebra_name(automaton) -> str:
@@ -77,14 +77,78 @@ def quotient_map(target, image) -> dict[int, int] | None:
     return {s: int(phi[s]) for s in states}
 
 
-def phase_error(spectrum) -> float | None:
-    """The largest angle (rad) between a unit-modulus eigenvalue of a symbol on the visited span
-    and the nearest root of unity of that symbol's order there (None: no such eigenvalue)."""
+def phase_error(spectrum, automaton=None) -> float | None:
+    """The largest angle (rad) between a unit-modulus eigenvalue of a symbol (on the visited span
+    where it was measured there) and the nearest root of unity of the order of that symbol's
+    permutation in ``automaton`` (every such eigenvalue, whether or not the matrix has a finite
+    order: a rotation off by 5e-4 rad has none); without an automaton, the order the matrix has
+    (None: no such eigenvalue)."""
+    if automaton is not None:
+        return _phase_error_against(spectrum, automaton)
     worst = None
     for m in spectrum.symbols:
         vs = m.visited if m.visited is not None else (m if m.order is not None else None)
         k = m.visited_order if m.visited is not None else m.order
         if vs is None or not k or not m.holds_on_span and m.visited is not None:
+            continue
+        for z in vs.normalised:
+            if abs(abs(z) - 1) > 0.05:
+                continue
+            j = round(cmath.phase(z) * k / (2 * math.pi))
+            err = abs(cmath.phase(z * cmath.exp(-2j * math.pi * j / k)))
+            worst = err if worst is None else max(worst, err)
+    return worst
+
+
+def mechanism_text(spectrum, automaton, variant: str = "") -> str:
+    """``; mechanism: symbol 1 is a contracting rotation of order 3 and modulus 0.7 (...)``: for
+    each symbol that permutes the automaton's states with order k > 1, its eigenvalue nearest a
+    primitive k-th root of unity (normalised by the spectral radius), named where it is off the
+    unit circle: a contracting rotation of order k and modulus r (its order-k signal decays as
+    r^n against the dominant direction), for k = 2 a real eigenvalue in (-1, 0] (a Householder
+    reflection's is 1 - beta, so beta != 2), or none near such a root.  Empty when every such
+    eigenvalue is on the unit circle, or nothing was measured."""
+    if spectrum is None:
+        return ""
+    parts = []
+    for s, m in enumerate(spectrum.symbols):
+        k = _symbol_period(automaton, s)
+        zs = [z for z in m.normalised if abs(z) > 1e-12]
+        if not k or k == 1 or not zs:
+            continue
+        roots = [cmath.exp(2j * math.pi * j / k) for j in range(1, k) if math.gcd(j, k) == 1]
+        z = min(zs, key=lambda z: min(abs(cmath.phase(z / r)) for r in roots))
+        angle = min(abs(cmath.phase(z / r)) for r in roots)
+        name = automaton.symbols[s]
+        if angle > math.pi / (2 * k):
+            parts.append(f"symbol {name} has no eigenvalue near a primitive root of unity of order {k}")
+        elif abs(z) < 0.99 and k == 2:
+            beta = f" (a reflection with beta = {1 - z.real:.3g}, not 2)" if variant.startswith("householder") else ""
+            parts.append(f"symbol {name}'s eigenvalue {z.real:.3g} is off the unit circle{beta}: its sign flips "
+                         f"decay as {abs(z):.2g}^n")
+        elif abs(z) < 0.99:
+            parts.append(f"symbol {name} is a contracting rotation of order {k} and modulus {abs(z):.2g}: its order-{k} "
+                         f"signal decays as {abs(z):.2g}^n against the dominant direction (eigenvalues off the unit circle)")
+    return "; mechanism: " + "; ".join(parts) if parts else ""
+
+
+def _symbol_period(automaton, s: int) -> int | None:
+    """The order of symbol ``s``'s transformation when it is a permutation of the states, else None."""
+    f = np.asarray(automaton.delta[s])
+    if len(set(f.tolist())) != len(f):
+        return None
+    g, k = f.copy(), 1
+    while not (g == np.arange(len(f))).all():
+        g, k = f[g], k + 1
+    return k
+
+
+def _phase_error_against(spectrum, automaton) -> float | None:
+    worst = None
+    for s, m in enumerate(spectrum.symbols):
+        k = _symbol_period(automaton, s)
+        vs = m.visited if m.visited is not None else m
+        if not k or vs is None:
             continue
         for z in vs.normalised:
             if abs(abs(z) - 1) > 0.05:
@@ -165,16 +229,21 @@ def _certificate_text(automaton, variant: str, claim: str) -> str | None:
             f"{cert.label_period})")
 
 
-def _own_error(weights, automaton) -> str:
+def _own_error(weights, automaton, curve=None) -> str:
     """``; the network itself first errs on 1^6 (automaton 0, network 2)``: a shortest word on
-    which the network (not its extraction) is wrong, found by running every short word."""
+    which the network (not its extraction) is wrong, found by running every short word; when
+    none is wrong but the random words of the accuracy curve are, that first failing length."""
     if weights is None:
         return ""
     from .lengths import MAX_ERROR_SEARCH_WORDS, shortest_error
 
     err = shortest_error(weights, automaton)
+    if err is None and curve is not None and curve.first_failure is not None:
+        return (f"; the network itself is right on every short word (all words, {MAX_ERROR_SEARCH_WORDS} at most) "
+                f"but errs on random words from length {curve.first_failure}")
     if err is None:
-        return f"; the network itself is right on every word it was run on (all words, {MAX_ERROR_SEARCH_WORDS} at most)"
+        return (f"; the network itself is right on every word it was run on (all short words, "
+                f"{MAX_ERROR_SEARCH_WORDS} at most, and the random words of the accuracy curve)")
     return f"; the network itself first errs on {err.text} ({err.labels_text()})"
 
 
@@ -196,7 +265,7 @@ def _difference(automaton, extraction, weights) -> str:
     return text + (")" if not prefix else f"; after the burn-in prefix of {len(prefix)} symbols)")
 
 
-def _failure_line(automaton, variant: str, extraction, curve, weights=None) -> str:
+def _failure_line(automaton, variant: str, extraction, curve, weights=None, spectrum=None) -> str:
     target = algebra_name(automaton)
     cert = _certificate_text(automaton, variant, f"can implement {target}")
     tail = f"; {cert}" if cert else ""
@@ -212,15 +281,18 @@ def _failure_line(automaton, variant: str, extraction, curve, weights=None) -> s
                         f"{'not separated' if not extraction.separated else 'separated'})")
         else:
             why = f"its hidden states form no small automaton ({extraction.status})"
-        return f"does not implement {target}: {why}{_own_error(weights, automaton)}{tail}"
+        return (f"does not implement {target}: {why}{_own_error(weights, automaton, curve)}"
+                f"{mechanism_text(spectrum, automaton, variant)}{tail}")
     image = extraction.minimal
     if quotient_map(automaton, image) is not None and image.n_states < automaton.n_states:
         # the certificate proves the target impossible, not that no larger quotient is possible
-        return (f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states)"
-                f"{_own_error(weights, automaton)}{tail}")
+        prefix = getattr(extraction, "start_word", ())
+        start = f" after a burn-in of {len(prefix)} symbols" if prefix else ""
+        return (f"tracks only the {algebra_name(image)} quotient of {target} ({image.n_states} states){start}"
+                f"{_own_error(weights, automaton, curve)}{mechanism_text(spectrum, automaton, variant)}{tail}")
     diff = _difference(automaton, extraction, weights)
     return (f"does not implement {target}: its extracted automaton ({image.n_states} states) differs{diff}"
-            f"{_own_error(weights, automaton)}{tail}")
+            f"{_own_error(weights, automaton, curve)}{mechanism_text(spectrum, automaton, variant)}{tail}")
 
 
 def implements_line(automaton, variant: str, spectrum, extraction=None, curve=None, exact: bool = False,
@@ -236,19 +308,57 @@ def implements_line(automaton, variant: str, spectrum, extraction=None, curve=No
              else curve.first_failure is None)
     if right and _certificate_text(automaton, variant, "") is not None:
         right = False  # no network of this variant implements the target (a theorem): never say it does
-    if exact and right and (curve is None or curve.first_failure is None):
-        return f"implements {target} exactly, as {transitions_text(spectrum)} (exact weights)"
+    unproved = ""
+    if exact and right and weights is not None:
+        # "exactly" only with a proof: the directed words in exact arithmetic, then the prover
+        verdict, said = _exact_verdict(weights, automaton, target)
+        if verdict == "proved" and (curve is None or curve.first_failure is None):
+            return f"implements {target} exactly ({said}), as {transitions_text(spectrum)} (exact weights)"
+        if verdict == "counterexample":
+            return f"does not implement {target}: {said}"
+        unproved = f"; not proved ({said})"
     if not right:
-        return _failure_line(automaton, variant, extraction, curve, weights)
+        return _failure_line(automaton, variant, extraction, curve, weights, spectrum)
     dims = {m.visited_dim for m in spectrum.symbols if m.visited_dim}
     where = f" on a {max(dims)}-dimensional visited span" if dims else ""
     text = f"implements {target} as {transitions_text(spectrum)}{where}"
-    err = phase_error(spectrum)
+    err = phase_error(spectrum, automaton)
     if err is not None:
         text += f"; phase error {err:.2g} rad/step"
     if curve is not None and curve.first_failure is not None:
         text += (f"; on random words right up to length {curve.first_failure - 1} only (normalised "
                  f"accuracy {curve.at(curve.max_length):.2f} at {curve.max_length})")
     elif curve is not None:
-        text += f"; no error on random words up to length {curve.max_length}"
-    return text
+        text += f"; no failure up to length {curve.max_length} on the random words run"
+    return text + unproved
+
+
+#: Seconds the exact proof of exact weights may take in an analysis (``verify`` takes more).
+PROVE_SECONDS = 5.0
+
+
+def _exact_verdict(weights, automaton, target: str) -> tuple[str, str]:
+    """``(status, words)`` for exact weights: the directed words that fail in float64 run in exact
+    arithmetic, then the exact proof within :data:`PROVE_SECONDS`: ``"proved"``,
+    ``"counterexample"`` (the words name the word and both labels) or ``"open"``."""
+    from bilinear.automata.words import compress
+    from bilinear.constructions.horizon.exactwords import exact_failure
+    from bilinear.constructions.proof.stackprover import prove_network
+    from bilinear.constructions.values.weights import Weights
+
+    if isinstance(weights, Weights):
+        found = exact_failure(weights, automaton, 500, PROVE_SECONDS / 2)
+        if found is not None:
+            got = "a tie" if found.got is None else automaton.classes[found.got]
+            return "counterexample", (
+                f"its exact network errs on {compress(found.word, automaton)} (automaton "
+                f"{automaton.classes[automaton.label(found.word)]}, network {got}; a directed word run in exact "
+                "arithmetic)")
+    result = prove_network(weights, automaton, time_budget=PROVE_SECONDS)
+    if result.status == "proved":
+        return "proved", f"proved for every word: {result.states_explored} reachable (state, direction) pairs"
+    if result.status == "counterexample":
+        got = "a tie" if result.got is None else automaton.classes[result.got]
+        return "counterexample", (f"the exact proof's counterexample {compress(result.word, automaton)} (automaton "
+                                  f"{automaton.classes[result.expected]}, network {got})")
+    return "open", f"the exact proof is open: {result.reason}"

@@ -261,6 +261,16 @@ class MatrixSpectrum:
         }
 
 
+def _power_distance(M: np.ndarray, index: int, period: int) -> float:
+    """``min_c ||M^(i+p) - c M^i|| / ||M^(i+p)||`` in float64 (0 when the relation holds to the bit)."""
+    X, Y = np.linalg.matrix_power(M, index + period), np.linalg.matrix_power(M, index)
+    ny, nx = float(np.linalg.norm(Y)), float(np.linalg.norm(X))
+    if ny == 0 or nx == 0:
+        return 0.0
+    c = float(np.sum(X * Y)) / ny**2
+    return float(np.linalg.norm(X - c * Y)) / nx
+
+
 def _short_reading(m: "MatrixSpectrum") -> str:
     """A short full-space reading for a matrix without a finite order."""
     mods = [abs(z) for z in m.normalised] or [0.0]
@@ -359,6 +369,12 @@ def matrix_spectrum(
     decide_exactly = is_exact and d <= EXACT_MAX_DIM
     structure = power_structure(M if decide_exactly else Mf, max_order, tol, exact=decide_exactly)
     reading = _reading(tuple(complex(z) for z in normalised), roots, structure, rank, d, max_order, tol)
+    if structure is not None and structure[0] > 0 and rank > 0 and not decide_exactly:
+        off = _power_distance(Mf, *structure)
+        if off > 64 * np.finfo(float).eps:  # "A^(i+p) = c A^i" holds only within the tolerance: say so
+            i, p = structure
+            reading += (f" (float: A^{i + p} is c·A^{i} only up to a scale-free distance of {off:.2g}, "
+                        f"within the tolerance {tol:g})")
     return MatrixSpectrum(
         name=name,
         word=tuple(int(a) for a in word),

@@ -89,11 +89,14 @@ def _data(args: argparse.Namespace) -> int:
 
     from .data import sample_words
     from .families import from_spec
-    from .wordfile import MAX_POSITIONS, word_format, write_words
+    from .wordfile import MAX_POSITIONS, MAX_WORD_LEN, word_format, write_words
 
     low, high = args.lengths
     if not 1 <= low <= high:
         raise DataError(f"--lengths {low} {high}: need 1 <= A <= B (the word-problem layout has no empty words)")
+    if high > MAX_WORD_LEN:  # a file train --data would refuse is not written
+        raise DataError(f"--lengths {low} {high}: words of {high:,} symbols are longer than {MAX_WORD_LEN:,}, the "
+                        f"longest a words file may hold (bilinear.automata.wordfile.MAX_WORD_LEN)")
     if args.count * high > MAX_POSITIONS:
         raise DataError(f"--count {args.count:,} words of up to {high:,} symbols are {args.count * high:,} positions "
                         f"(about {args.count * high * 24 / 1e9:.3g} GB), over {MAX_POSITIONS:,} "

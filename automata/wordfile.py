@@ -34,6 +34,7 @@ import csv
 import io
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +46,7 @@ from bilinear.fileio import atomic_write
 from .automaton import Automaton
 from .data import Dataset, labels_for
 
-__all__ = ["FORMATS", "write_words", "read_words", "word_format", "MAX_FILE_BYTES", "MAX_ROWS", "MAX_WORD_LEN"]
+__all__ = ["FORMATS", "write_words", "read_words", "word_format", "words_digest", "MAX_FILE_BYTES", "MAX_ROWS", "MAX_WORD_LEN"]
 
 #: File formats by extension.
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
@@ -57,6 +58,11 @@ MAX_ROWS = 10_000_000
 MAX_WORD_LEN = 100_000
 #: Most token positions (rows x longest word) of the padded arrays read back (about 24 bytes each).
 MAX_POSITIONS = 200_000_000
+#: Longest line of a CSV or JSON-lines file (characters), checked before the line is parsed: 50
+#: characters a symbol, room for an index of up to 18 digits and its separator in both the word
+#: and its targets of a word of :data:`MAX_WORD_LEN` symbols.
+MAX_LINE_CHARS = 50 * MAX_WORD_LEN
+_INDEX = re.compile(r"-?[0-9]{1,17}")  # ASCII digits only: "¹".isdigit() and Arabic-Indic digits are true
 
 COLUMNS = ("seed", "input", "target")
 
@@ -76,6 +82,27 @@ def word_format(path, fmt: str | None = None) -> str:
         raise DataError(f"cannot tell the format of {str(path)!r} from its extension {suffix or '(none)'!r}: "
                         f"use {', '.join(FORMATS)}")
     return FORMATS[suffix]
+
+
+def words_digest(dataset: Dataset) -> str:
+    """``"sha256:..."`` of the words and labels of ``dataset`` (whatever file format held them):
+    what a run stores to check, on resume, that its words file still holds the same words.
+
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.automata.data import sample_words
+    >>> a = from_spec("parity")
+    >>> one, two = (sample_words(a, n=4, min_len=2, max_len=5, seed=s) for s in (1, 2))
+    >>> words_digest(one) == words_digest(one), words_digest(one) == words_digest(two)
+    (True, False)
+    """
+    import hashlib
+
+    h = hashlib.sha256()
+    for array in (dataset.lengths, dataset.words, dataset.labels):
+        a = np.ascontiguousarray(array, dtype=np.int64)
+        h.update(repr(a.shape).encode())
+        h.update(a.tobytes())
+    return "sha256:" + h.hexdigest()
 
 
 def _rows(dataset: Dataset):
@@ -121,9 +148,10 @@ def _indices(value, where: str, what: str) -> list[int]:
     """A list of integers from a CSV cell (space-separated) or a JSON/parquet list."""
     if isinstance(value, str):
         parts = value.split()
-        if not all(p.lstrip("-").isdigit() and len(p) <= 18 for p in parts):
-            bad = next(p for p in parts if not (p.lstrip("-").isdigit() and len(p) <= 18))
-            raise DataError(f"{where}: {what} {bad[:20]!r} is not an integer index")
+        match = _INDEX.fullmatch
+        if not all(match(p) and len(p) <= 18 for p in parts):
+            bad = next(p for p in parts if not (match(p) and len(p) <= 18))
+            raise DataError(f"{where}: {what} {bad[:20]!r} is not an integer index (ASCII digits)")
         return [int(p) for p in parts]
     if isinstance(value, (list, tuple)):
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
@@ -133,69 +161,131 @@ def _indices(value, where: str, what: str) -> list[int]:
                     f"got {type(value).__name__}")
 
 
-def _records(path: Path, fmt: str, max_rows: int):
-    """``(where, input, target or None)`` of every row, counting rows against ``max_rows``."""
-    def too_many():
-        return DataError(f"{path} has more than {max_rows:,} rows (the limit; "
-                         f"bilinear.automata.wordfile.MAX_ROWS)")
+def _too_many(path: Path, max_rows: int) -> DataError:
+    return DataError(f"{path} has more than {max_rows:,} rows (the limit; bilinear.automata.wordfile.MAX_ROWS)")
 
-    if fmt == "parquet":
-        pq = require("pyarrow.parquet", "parquet", "parquet files")
+
+def _lines(fh, path: Path, limit: int = MAX_LINE_CHARS):
+    """``(line number, line)`` of a text file, each line read at most ``limit`` characters at a
+    time: a longer line is refused (DataError naming the file, the line and the limit) before it
+    is held whole or parsed (one 800 MB line took 158 s and 4.2 GB to fail)."""
+    for line_no, line in enumerate(iter(lambda: fh.readline(limit + 2), ""), start=1):
+        if len(line.rstrip("\r\n")) > limit:
+            raise DataError(f"{path} line {line_no}: longer than {limit:,} characters "
+                            f"(bilinear.automata.wordfile.MAX_LINE_CHARS)")
+        yield line_no, line
+
+
+def _csv_records(fh, path: Path, max_rows: int):
+    """The rows of a CSV words file, read through :func:`_lines` (the csv module's own field limit,
+    131,072 characters by default, raised to the line limit for the read)."""
+    old_limit = csv.field_size_limit(MAX_LINE_CHARS)
+    try:
+        reader = csv.reader(line for _, line in _lines(fh, path))
         try:
-            meta = pq.ParquetFile(path)
-        except Exception as exc:  # pyarrow raises its own types for a malformed file
-            raise DataError(f"{path} is not a parquet file: {exc}") from None
-        if meta.metadata.num_rows > max_rows:
-            raise too_many()
-        names = meta.schema_arrow.names
-        if "input" not in names:
-            raise DataError(f"{path} has no 'input' column (columns: {', '.join(names)})")
-        table = meta.read(columns=[c for c in ("input", "target") if c in names])
+            header = next(reader)
+        except StopIteration:
+            raise DataError(f"{path} is empty: expected the header seed,input,target") from None
+        except csv.Error as exc:
+            raise DataError(f"{path} line 1: {exc}") from None
+        if "input" not in header:
+            raise DataError(f"{path} line 1: no 'input' column in the header {','.join(header)[:80]!r} "
+                            f"(the word-problem layout: seed,input,target)")
+        col_in = header.index("input")
+        col_target = header.index("target") if "target" in header else None
+        try:
+            for n, row in enumerate(reader, start=1):
+                if n > max_rows:
+                    raise _too_many(path, max_rows)
+                where = f"{path} line {reader.line_num}"
+                if len(row) != len(header):
+                    raise DataError(f"{where}: {len(row)} fields, the header has {len(header)}")
+                yield where, row[col_in], None if col_target is None else row[col_target]
+        except csv.Error as exc:
+            raise DataError(f"{path} line {reader.line_num}: {exc}") from None
+    finally:
+        csv.field_size_limit(old_limit)
+
+
+def _jsonl_records(fh, path: Path, max_rows: int):
+    """The rows of a JSON-lines words file: each line bounded (:func:`_lines`) and parsed under the
+    checks of every JSON file the toolkit reads (:func:`bilinear.jsonfile.parse_json_text`:
+    nesting, integer digits, duplicate keys)."""
+    from bilinear.jsonfile import parse_json_text
+
+    n = 0
+    for line_no, line in _lines(fh, path):
+        if not line.strip():
+            continue
+        n += 1
+        if n > max_rows:
+            raise _too_many(path, max_rows)
+        where = f"{path} line {line_no}"
+        record = parse_json_text(line, DataError, where, line="")
+        if not isinstance(record, dict) or "input" not in record:
+            raise DataError(f"{where}: expected an object with an 'input' key")
+        yield where, record["input"], record.get("target")
+
+
+def _parquet_records(path: Path, max_rows: int, max_len: int):
+    """The rows of a parquet words file, one row group at a time; every list's length is checked
+    first: from the metadata's value counts (a row group whose values outnumber its rows times
+    ``max_len + 1`` holds a longer word: one row of 10^8 zeros is a 1.4 kB file that took 3.4 GB
+    to read), then from the offsets of the row group's list column, before any Python list is
+    made."""
+    pq = require("pyarrow.parquet", "parquet", "parquet files")
+    pa = require("pyarrow", "parquet", "parquet files")
+    pc = require("pyarrow.compute", "parquet", "parquet files")
+    try:
+        meta = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises its own types for a malformed file
+        raise DataError(f"{path} is not a parquet file: {exc}") from None
+    if meta.metadata.num_rows > max_rows:
+        raise _too_many(path, max_rows)
+    names = meta.schema_arrow.names
+    if "input" not in names:
+        raise DataError(f"{path} has no 'input' column (columns: {', '.join(names)})")
+    columns = [c for c in ("input", "target") if c in names]
+    paths = [meta.metadata.row_group(0).column(j).path_in_schema for j in range(meta.metadata.num_columns)] \
+        if meta.metadata.num_row_groups else []
+    leaves = {c: j for j, p in enumerate(paths) for c in columns if p.split(".")[0] == c}  # each column's leaf
+    first = 0
+    for g in range(meta.metadata.num_row_groups):
+        group = meta.metadata.row_group(g)
+        rows = group.num_rows
+        for name, leaf in leaves.items():
+            values = group.column(leaf).num_values
+            if values > rows * (max_len + 1):
+                raise DataError(f"{path} row group {g + 1} (rows {first + 1}-{first + rows}): {values:,} {name} "
+                                f"values in {rows:,} rows, so a word longer than {max_len:,} "
+                                f"(bilinear.automata.wordfile.MAX_WORD_LEN)")
+        try:
+            table = meta.read_row_group(g, columns=columns)
+        except Exception as exc:  # pyarrow's own types for a corrupt page
+            raise DataError(f"{path} row group {g + 1} is unreadable: {str(exc).splitlines()[0][:200]}") from None
+        for name in columns:
+            column = table.column(name)
+            if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+                lengths = pc.fill_null(pc.list_value_length(column), 0)
+                longest = pc.max(lengths).as_py() or 0
+                if longest > max_len:
+                    row = first + int(pc.index(lengths, longest).as_py()) + 1
+                    raise DataError(f"{path} row {row}: a word of {longest:,} symbols is longer than {max_len:,} "
+                                    f"(bilinear.automata.wordfile.MAX_WORD_LEN)")
         inputs = table.column("input").to_pylist()
-        targets = table.column("target").to_pylist() if "target" in names else [None] * len(inputs)
+        targets = table.column("target").to_pylist() if "target" in columns else [None] * len(inputs)
         for i, (word, target) in enumerate(zip(inputs, targets)):
-            yield f"{path} row {i + 1}", word, target
+            yield f"{path} row {first + i + 1}", word, target
+        first += rows
+
+
+def _records(path: Path, fmt: str, max_rows: int, max_len: int = MAX_WORD_LEN):
+    """``(where, input, target or None)`` of every row, counting rows against ``max_rows``."""
+    if fmt == "parquet":
+        yield from _parquet_records(path, max_rows, max_len)
         return
     with open(path, encoding="utf-8", newline="") as fh:
-        if fmt == "csv":
-            reader = csv.reader(fh)
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise DataError(f"{path} is empty: expected the header seed,input,target") from None
-            except csv.Error as exc:
-                raise DataError(f"{path} line 1: {exc}") from None
-            if "input" not in header:
-                raise DataError(f"{path} line 1: no 'input' column in the header {','.join(header)[:80]!r} "
-                                f"(the word-problem layout: seed,input,target)")
-            col_in = header.index("input")
-            col_target = header.index("target") if "target" in header else None
-            try:
-                for n, row in enumerate(reader, start=1):
-                    if n > max_rows:
-                        raise too_many()
-                    where = f"{path} line {reader.line_num}"
-                    if len(row) != len(header):
-                        raise DataError(f"{where}: {len(row)} fields, the header has {len(header)}")
-                    yield where, row[col_in], None if col_target is None else row[col_target]
-            except csv.Error as exc:
-                raise DataError(f"{path} line {reader.line_num}: {exc}") from None
-        else:
-            n = 0
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                n += 1
-                if n > max_rows:
-                    raise too_many()
-                where = f"{path} line {line_no}"
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{where}: not JSON ({exc.msg})") from None
-                if not isinstance(record, dict) or "input" not in record:
-                    raise DataError(f"{where}: expected an object with an 'input' key")
-                yield where, record["input"], record.get("target")
+        yield from (_csv_records if fmt == "csv" else _jsonl_records)(fh, path, max_rows)
 
 
 def read_words(path, automaton: Automaton, fmt: str | None = None, max_bytes: int = MAX_FILE_BYTES,
@@ -220,7 +310,7 @@ def read_words(path, automaton: Automaton, fmt: str | None = None, max_bytes: in
     words, targets, wheres = [], [], []
     positions = 0
     try:
-        for where, raw_word, raw_target in _records(path, fmt, max_rows):
+        for where, raw_word, raw_target in _records(path, fmt, max_rows, max_len):
             word = _indices(raw_word, where, "symbol index")
             if not word:
                 raise DataError(f"{where}: the word is empty")

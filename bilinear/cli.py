@@ -135,8 +135,8 @@ def _first_line(text: str) -> str:
 def _os_message(exc: OSError) -> str:
     """One line for an OSError, naming the path(s) it is about."""
     reason = exc.strerror or _first_line(str(exc)) or type(exc).__name__
-    if exc.filename is None:
-        return f"cannot write the output: {reason}"
+    if exc.filename is None:  # every file writer names its file (bilinear.fileio.atomic_write)
+        return f"cannot write to standard output: {reason}"
     target = exc.filename2 if getattr(exc, "filename2", None) is not None else exc.filename
     return f"{reason}: {str(target)!r}"  # a rename's target is the path the user named
 

@@ -8,9 +8,10 @@ Also the one overwrite rule of every command that writes a folder or a file
 is refused unless ``--force`` (replace it) or, where it applies, ``--resume`` (continue it); and
 the lock a process holds on a folder while it writes it (:class:`FolderLock`).
 
-The file gets the mode an ordinary ``open(path, "w")`` would give it (0666 less the process
+A new file gets the mode an ordinary ``open(path, "w")`` would give it (0666 less the process
 umask, so 0644 under umask 022): ``tempfile.mkstemp`` alone would leave it 0600, unreadable to
-colleagues on a shared machine.
+colleagues on a shared machine; a file that replaces a regular file keeps that file's mode.  An
+error while writing names the target file (a full disk's ``No space left on device`` too).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def atomic_write(path, write: Callable[[BinaryIO], object]) -> Path:
     except OSError as exc:  # name the target, not the temporary file that could not be made
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
-        os.fchmod(fd, default_file_mode())
+        os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
@@ -71,10 +72,25 @@ def atomic_write(path, write: Callable[[BinaryIO], object]) -> Path:
     except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename == tmp:  # name the target, not the temporary file
+        # name the target, not the temporary file, nor nothing (a full disk fails fh.write and
+        # fh.flush with no file name: "cannot write the output" did not say which)
+        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
             raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
     return path
+
+
+def _mode_for(path: Path) -> int:
+    """The mode of the file written to ``path``: that of the regular file it replaces (``sign`` in
+    place widened a 0600 file to 0644), else :func:`default_file_mode`.  A symbolic link is
+    replaced by the file, so its target's mode is not taken."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return default_file_mode()
+    return stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else default_file_mode()
 
 
 def atomic_write_text(path, text: str) -> Path:
@@ -205,7 +221,10 @@ def check_output_file(path, force: bool = False, what: str = "output file") -> P
 
 def check_apart(output, inputs, what: str = "output folder") -> None:
     """OutputExistsError when ``output`` is one of ``inputs``, holds one of them, or lies inside one
-    (``analyze RUN --out RUN --force`` would otherwise empty the run it reads).  Paths are compared
+    (``analyze RUN --out RUN --force`` would otherwise empty the run it reads, ``export RUN
+    RUN/model.pt --force`` overwrite the run's own model).  The one guard of every command that
+    reads a file or folder and writes another: ``analyze``, ``certify --write``, ``export``,
+    ``train --data`` / an automaton file.  Paths are compared
     after resolving links; inputs that are None or do not exist are skipped.
 
     >>> import tempfile, pathlib
@@ -231,7 +250,8 @@ def check_apart(output, inputs, what: str = "output folder") -> None:
             why = "lies inside the input"
         else:
             continue
-        raise OutputExistsError(f"{what} {output} {why} {given}: choose a folder apart from the inputs")
+        noun = "file" if what.endswith("file") else "folder"
+        raise OutputExistsError(f"{what} {output} {why} {given}: choose a {noun} apart from the inputs")
 
 
 class FolderLock:

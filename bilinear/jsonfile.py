@@ -35,7 +35,7 @@ import re
 import stat
 from pathlib import Path
 
-__all__ = ["read_json_file", "read_file_bytes", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
+__all__ = ["read_json_file", "parse_json_text", "read_file_bytes", "checksum", "check_header", "MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_DEPTH"]
 
 #: Largest file read (bytes): 256 MiB.
 MAX_FILE_BYTES = 256 * 2**20
@@ -165,17 +165,37 @@ def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return parse_json_text(text, error, str(path))
+
+
+def parse_json_text(text: str, error: type = ValueError, source: str = "text", line: str = " at line {}"):
+    """The JSON value of ``text`` under the checks of :func:`read_json_file` (nesting, integer
+    digits, non-finite numbers, duplicate keys), each ``error("SOURCE: ...")``: the one parser of
+    JSON files and of each line of a JSON-lines file (``line=""`` leaves out the line number the
+    decoder counts inside ``text``).
+
+    >>> parse_json_text('[1, 2]')
+    [1, 2]
+    >>> parse_json_text("[" * 100 + "]" * 100, ValueError, "rows.jsonl line 3")
+    Traceback (most recent call last):
+    ...
+    ValueError: rows.jsonl line 3: JSON nested deeper than 64 levels
+    >>> parse_json_text("9" * 5000, ValueError, "rows.jsonl line 1")
+    Traceback (most recent call last):
+    ...
+    ValueError: rows.jsonl line 1: an integer of 5000 digits (the limit is 1000)
+    """
     if _depth(text) > MAX_DEPTH:
-        raise error(f"{path}: JSON nested deeper than {MAX_DEPTH} levels")
+        raise error(f"{source}: JSON nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_int=_parse_int,
                           parse_float=_parse_float, parse_constant=_parse_constant)
     except _Refused as exc:
-        raise error(f"{path}: {exc}") from None
+        raise error(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise error(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise error(f"{source}: not valid JSON ({exc.msg}{line.format(exc.lineno)})") from None
     except (ValueError, RecursionError) as exc:  # pragma: no cover - guarded above
-        raise error(f"{path}: unreadable JSON ({type(exc).__name__})") from None
+        raise error(f"{source}: unreadable JSON ({type(exc).__name__})") from None
 
 
 def checksum(payload: dict, error: type = ValueError, source: str = "file") -> str:

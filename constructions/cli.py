@@ -78,10 +78,7 @@ def _load_weights(args: argparse.Namespace):
 
 def _check_variant(args: argparse.Namespace, weights, parse_variant) -> None:
     """VARIANT, when given with ``--weights``, must be the file's; else it is taken from the file."""
-    if args.variant is None:
-        if "+" in weights.variant:
-            raise WeightsError(f"weights file {args.weights!r} mixes layer variants ({weights.variant}): "
-                               "verify proves stacks of one variant")
+    if args.variant is None:  # (a stack of several variants, "diagonal+rotation2d", is proved as given)
         args.variant = weights.variant
         return
     wanted = parse_variant(args.variant).spec
@@ -139,9 +136,10 @@ def _check_verify_outputs(args: argparse.Namespace) -> None:
         check_output_file(args.save, force=args.force, what="--save file")
 
 
-def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved) -> None:
+def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved,
+                  unsaved: OSError | None = None) -> None:
     """The text report of ``bilinear verify``: the cell, what a projection changed, the
-    ``--explain`` lines and what ``--save`` wrote."""
+    ``--explain`` lines and what ``--save`` wrote (``unsaved``: the error that stopped it)."""
     text = cell.text()
     if projection is not None:  # the verdict's own line says whose network it is about
         text = text.replace(f": {cell.status}", f": {cell.status} for the projected weights "
@@ -158,7 +156,9 @@ def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved
             print("  the float check ran on the file's own weights, as written")
     if args.explain:
         print(_explanation(cell))
-    if args.save is not None:
+    if unsaved is not None:
+        print(f"  nothing written to {args.save}: {unsaved.strerror or unsaved}")
+    elif args.save is not None:
         print(f"  {saved}" if saved else f"  nothing written to {args.save}: only proved weights are saved, "
               f"and these are {cell.status}")
 
@@ -213,15 +213,22 @@ def _run_verify(args: argparse.Namespace) -> int:
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed))
         out["float_check"] = cell.float_check
     saved = None
+    unsaved: OSError | None = None
     if args.save is not None:
-        saved = _save(args, automaton, cell, weights, projection is not None)
+        try:
+            saved = _save(args, automaton, cell, weights, projection is not None)
+        except OSError as exc:  # a full disk: the verdict is still printed, then the error (exit 2)
+            unsaved = exc
         if saved is not None:
             out["saved"] = str(args.save)
     if args.json:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        _print_verify(args, cell, projection, saved)
+        _print_verify(args, cell, projection, saved, unsaved)
+    if unsaved is not None:
+        sys.stdout.flush()
+        raise unsaved
     if projection is not None and cell.float_failed:
         return 1  # the file's own network fails on a word, whatever the projection's proof says
     return exit_status(cell)

@@ -134,6 +134,7 @@ class Cell:
     failed_layer: int | None = None
     time_budget: float | None = None
     deepened: bool = False
+    shortest: bool = True  # a counterexample's word is a shortest one (the proof's), or a directed word's
     proof: dict | None = None
     refusals: tuple[tuple[str, str], ...] = ()
     weights: object = field(default=None, repr=False, compare=False)
@@ -230,6 +231,7 @@ class Cell:
             "word_indices": None if self.word_indices is None else list(self.word_indices),
             "expected": self.expected,
             "got": self.got,
+            "shortest": self.shortest if self.status == "counterexample" else None,
             "words": list(self.words),
             "bound": self.bound,
             "deepened": self.deepened,
@@ -290,7 +292,10 @@ class Cell:
                 lines.append(f"  minimum margin: {self.margin[1]:.6g} (exact: {self.margin[0]})")
         elif self.status == "counterexample":
             n = len(self.word_indices or ())
-            lines.append(f"  shortest failing word: {self.word or '(empty word)'}" + (f" (length {n})" if n > 1 else ""))
+            what = "shortest failing word" if self.shortest else "failing word (a directed word, in exact arithmetic)"
+            lines.append(f"  {what}: {self.word or '(empty word)'}" + (f" (length {n})" if n > 1 else ""))
+            if not self.shortest:
+                lines.append("  found before the proof: a shorter counterexample may exist")
             lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}"
                          + (f" (layer {self.failed_layer})" if self.layers and self.layers > 1 else ""))
         elif self.status == "impossible":
@@ -315,7 +320,10 @@ class Cell:
             fc = self.float_check
             lines.append(
                 f"  float check ({fc.get('directed', 0)} directed + {fc['n_words']} random words of length "
-                f"{fc['length']}): accuracy {fc['accuracy']:.4f}, worst margin {fc['worst_margin']:.3g}"
+                f"{fc['length']}): "
+                + (f"no failure up to length {fc['length']} on these words (evidence, not a proof)"
+                   if not fc.get("first_failure") else f"accuracy {fc['accuracy']:.4f}")
+                + f", worst margin {fc['worst_margin']:.3g}"
                 + (f", first failing word {fc['first_failure']}" if fc.get("first_failure") else "")
             )
         return "\n".join(lines)
@@ -452,7 +460,7 @@ MAX_DEEPENED_BOUND = 1 << 16
 
 
 def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: float | None,
-                    progress) -> tuple[Any, int]:
+                    progress, since: float | None = None) -> tuple[Any, int]:
     """Prove with ``bound``, doubling it while the proof stops at its bound and the time budget
     (seconds, None: one try) has time left; ``(result, bound reached)``.
 
@@ -463,25 +471,80 @@ def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: floa
     start = time.perf_counter()
     while True:
         left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
-        result = prove_network(weights, automaton, bound=bound, time_budget=left, progress=progress)
-        if (result.status != "unproved" or getattr(result, "cause", "bound") != "bound" or time_budget is None
+        result = prove_network(weights, automaton, bound=bound, time_budget=left,
+                               progress=_deepening_progress(progress, bound, start))
+        if (result.status != "open" or getattr(result, "cause", "bound") != "bound" or time_budget is None
                 or bound >= MAX_DEEPENED_BOUND or time.perf_counter() - start >= time_budget):
+            if result.status == "open" and getattr(result, "cause", None) == "time":
+                total = time.perf_counter() - (start if since is None else since)  # all of it, not the last try's
+                result = replace(result, reason=(
+                    f"time budget ran out after {total:.2f} s (the last search, with bound {bound} x states, "
+                    f"held {result.states_explored} (state, direction) pairs) and the closure was not reached; "
+                    "this is neither a proof nor a refutation"))
             return result, bound
         bound = min(2 * bound, MAX_DEEPENED_BOUND)
 
 
+def _deepening_progress(progress, bound: int, start: float):
+    """Progress lines that name the bound of each deepened search (each starts again from the
+    empty word, so its pair count restarts) and the seconds since the first search began."""
+    if progress is not True:
+        return progress
+    import sys
+
+    def report(pairs: int, directions: int, seconds: float) -> None:
+        print(f"prove (bound {bound} x states; each bound searches from the start): {pairs} (state, direction) "
+              f"pairs, {directions} directions, {time.perf_counter() - start:.1f} s in all", file=sys.stderr)
+    return report
+
+
+def _directed_first(cell: Cell, weights, automaton: Automaton, time_budget) -> tuple[Cell, float | None]:
+    """Given exact weights, the directed words run in exact arithmetic before the proof
+    (:func:`~bilinear.constructions.horizon.exactwords.exact_failure`, at most a quarter of the
+    budget): a wrong label there is a counterexample the breadth-first proof may not reach in
+    time.  Returns the cell (a counterexample, or unchanged) and the budget left."""
+    from .horizon.exactwords import EXACT_WORDS_SECONDS, exact_failure
+
+    start = time.perf_counter()
+    seconds = EXACT_WORDS_SECONDS if time_budget is None else min(EXACT_WORDS_SECONDS, time_budget / 4)
+    found = exact_failure(weights, automaton, DIRECTED_LENGTH, seconds)
+    left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+    if found is None:
+        return cell, left
+    word = found.word
+    expected = automaton.classes[automaton.label(word)]
+    got = None if found.got is None else automaton.classes[found.got]
+    short = compress(word, automaton)
+    return replace(cell, status="counterexample", dim=weights.dim, built=weights.variant, exact=True,
+                   weights=weights, word=short, word_indices=word, expected=expected, got=got,
+                   shortest=False, time_budget=time_budget,
+                   detail=(f"word {short}: automaton says {expected}, weights {got or 'a tie'} (a directed "
+                           f"word of length {DIRECTED_LENGTH}, run in exact arithmetic before the proof; "
+                           "a shorter counterexample may exist)")), left
+
+
+#: Length of the directed words exact weights are run on before their proof (the float check's).
+DIRECTED_LENGTH = 500
+
+
 def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, time_budget=None, progress=None,
-            deepen: bool = False) -> Cell:
+            deepen: bool = False, directed: bool = False) -> Cell:
     """``cell`` completed by the exact proof of ``weights`` (a :class:`Weights` or a
     :class:`~bilinear.constructions.values.stack.Stack`); ``deepen``: from ``bound``, doubled within
-    ``time_budget`` while the proof stops at its bound."""
+    ``time_budget`` while the proof stops at its bound; ``directed``: exact weights first run on
+    the directed words in exact arithmetic (:func:`_directed_first`)."""
     from .proof.prover import DEFAULT_BOUND
     from .values.stack import Stack
     from .proof.stackprover import prove_network
 
     bound = DEFAULT_BOUND if bound is None else bound
+    since = time.perf_counter()
+    if directed and isinstance(weights, Weights) and weights.exact:
+        cell, time_budget = _directed_first(cell, weights, automaton, time_budget)
+        if cell.status == "counterexample":
+            return cell
     if deepen:
-        result, bound = _deepened_prove(weights, automaton, bound, time_budget, progress)
+        result, bound = _deepened_prove(weights, automaton, bound, time_budget, progress, since)
     else:
         result = prove_network(weights, automaton, bound=bound, time_budget=time_budget, progress=progress)
     stacked = isinstance(weights, Stack)
@@ -564,7 +627,10 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
 
     start = time.perf_counter() if started is None else started
     automaton, label = _automaton(spec_or_automaton)
-    spec = column_variant(variant)
+    mixed = isinstance(weights, Stack) and "+" in variant  # layers of several variants: proved as given
+    if mixed and variant != weights.variant:
+        raise WeightsError(f"weights {source or ''!s} have the layer variants {weights.variant!r}, not {variant!r}")
+    spec = None if mixed else column_variant(variant)
     if layers is not None:
         layers = check_positive_int(layers, "layers", error=SpecError, maximum=MAX_LAYERS)
     if isinstance(weights, Stack):
@@ -641,7 +707,7 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
         left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=left, progress=progress, deepen=deepen)
+                       time_budget=left, progress=progress, deepen=deepen, directed=True)
         return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs

@@ -21,6 +21,7 @@ written (``"3/4"`` stays ``"3/4"``).  A stack's layers are signed first, then th
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,8 @@ def sign_data(data, source: str = "file") -> tuple[str, dict]:
 
 def sign_file(path, out=None) -> Signed:
     """Validate the file ``path`` and write it with its checksum to ``out`` (default: in place,
-    atomically).  The caller checks that ``out`` may be written (``--force``)."""
+    atomically, keeping its mode; through a symbolic link, into the file it points to).  The caller
+    checks that ``out`` may be written (``--force``)."""
     path = Path(path)
     data = read_json_file(path, WeightsError, what="file to sign")
     had = isinstance(data, dict) and "checksum" in data
@@ -99,6 +101,8 @@ def sign_file(path, out=None) -> Signed:
         except WeightsError:
             was_valid = False
     kind, signed = sign_data(data, str(path))
-    target = Path(out) if out is not None else path
+    # in place: the file a link points to is signed and the link kept (replacing the link by a
+    # signed copy left its target unsigned); the file's mode is kept (bilinear.fileio.atomic_write)
+    target = Path(out) if out is not None else Path(os.path.realpath(path))
     atomic_write_text(target, json.dumps(signed, indent=1, allow_nan=False) + "\n")
     return Signed(kind, target, signed["checksum"], had, was_valid)

@@ -23,7 +23,7 @@ _EXPORTS = {
     "MODELS": ".registry", "build_model": ".registry", "count_params": ".registry", "parse_model": ".registry",
     "load_run": ".runs", "train_run": ".train", "make_model": ".registry",
     "data_efficiency": ".train", "evaluate": ".train", "normalized_accuracy": ".train", "train": ".train",
-    "train_best_lr": ".train",
+    "train_best_lr": ".train", "TrainResult": ".train",
     "ExternalModel": ".external", "load_external": ".external",
 }
 
@@ -70,4 +70,5 @@ __all__ = [
     "train",
     "train_best_lr",
     "train_run",
+    "TrainResult",
 ]

@@ -79,6 +79,27 @@ def canonical_or_as_given(spec: str) -> str:
         return spec
 
 
+def canonical_model_or_as_given(model: str) -> str:
+    """The canonical form of a model spec (``MONOMIAL, complex`` -> ``monomial,complex``,
+    ``householder:01`` -> ``householder:1``, ``factorized(3)`` -> ``factorized:3``), as
+    :func:`canonical_or_as_given` does for families: one model is one run folder, one grid point
+    and one column; a spec that does not parse as given (validation then says why).
+
+    >>> canonical_model_or_as_given("MONOMIAL, complex"), canonical_model_or_as_given("householder:01")
+    ('monomial,complex', 'householder:1')
+    >>> canonical_model_or_as_given("gru")
+    'gru'
+    """
+    from .registry import parse_model
+
+    if not isinstance(model, str):
+        return model
+    try:
+        return parse_model(model).spec
+    except BilinearError:
+        return model
+
+
 def _cli(help: str, **option) -> dict:
     """Field metadata: ``help`` is the field's help on ``bilinear train`` (argparse expands
     ``%(default)s``); ``positional`` names a positional argument's metavar; ``option`` overrides the
@@ -232,6 +253,7 @@ class TrainConfig:
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
         object.__setattr__(self, "spec", canonical_or_as_given(self.spec))
+        object.__setattr__(self, "model", canonical_model_or_as_given(self.model))
         lrs = self.lrs
         if isinstance(lrs, (list, tuple)):
             object.__setattr__(self, "lrs", tuple(lrs))

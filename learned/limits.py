@@ -11,7 +11,9 @@ The estimate adds, in bytes (float32 = 4 bytes, token and label arrays int64):
   bytes, per layer, with the curriculum's longest length for ``train_max_len`` when there is one,
   plus per layer the attention scores ``batch x train_max_len^2`` of a
   Transformer or the six ``batch x train_max_len x 2 hidden x state`` float tensors of a ``mamba``
-  block's scan: decay, drive, the states kept for the backward pass, their gradients) and the
+  block's scan: decay, drive, the states kept for the backward pass, their gradients, or the
+  four ``batch x train_max_len x hidden`` float tensors each of the K reflections of a
+  ``householder:K`` step keeps) and the
   evaluation activations (256 words of ``test_len`` at a time, ``16 x hidden + 4 x tokens`` bytes a
   position, without gradients; a ``mamba`` adds three scan tensors of one block for as many words
   as its ``max_batch`` allows); ``tokens`` is the embedding width or the symbol count;
@@ -67,6 +69,11 @@ _TRAIN_EVAL_WORDS, _EVAL_BATCH = 512, 256
 _SSM_TRAIN_TENSORS = 6
 #: ... and while evaluating (no gradients, one block at a time): the decay, the drive, one transient.
 _SSM_EVAL_TENSORS = 3
+# The K reflections of householder:K (learned/models.py: factor_activations = 4 (batch, time,
+# hidden) float tensors each).  Measured (growth of the peak RSS over one forward and backward
+# pass, batch 64, lengths 2-10, cyclic:30): K = 64, hidden 256: 174 MB, the term 168 MB; K = 8:
+# 31 MB (21 MB); K = 64, hidden 64: 52 MB (42 MB).  Without it the estimate of K = 64, hidden
+# 256 was 0.059 GB (peak 682 MB, issue 46).
 
 
 def param_bound(ms, n_symbols: int, n_classes: int, hidden: int, embed: int | None) -> int:
@@ -139,6 +146,12 @@ def estimate_bytes(config, n_symbols: int, n_classes: int, hidden: int | None = 
         train += config.batch * length * length * 16 * layers
     elif ms.name == "mamba":  # the scan's (batch, time, hidden, state) tensors
         train += config.batch * length * SSM_EXPAND * h * SSM_STATE * 4 * _SSM_TRAIN_TENSORS * layers
+    if ms.bilinear and ms.param:  # each of the K reflections of householder:K keeps its own tensors
+        from .models import learned_row
+        from bilinear.constructions.values.variants import parse_variant
+
+        per_factor = learned_row(parse_variant(ms.spec)).factor_activations
+        train += config.batch * length * ms.param * h * 4 * per_factor * stacked
     data = (config.test_words * config.test_len + _TRAIN_EVAL_WORDS * length
             + (config.n_train or config.batch) * length + val_positions) * _POSITION_BYTES
     return {

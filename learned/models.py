@@ -127,7 +127,10 @@ class LearnedVariant:
     but other tensors (householder vectors are normalised, monomial logits keep only their argmax);
     ``angle_form`` the row of the variant's angle parameterisation (``angles=True``: one learned
     angle per 2x2 block, pure rotations), or None when it has none; ``option_forms`` the rows of
-    the variant's options that change its parameters (``monomial,complex``), by option.
+    the variant's options that change its parameters (``monomial,complex``), by option;
+    ``factor_activations`` the (batch, time, hidden) float tensors each of the variant's ``param``
+    factors keeps for the backward pass of a training step (the memory estimate counts them:
+    :mod:`bilinear.learned.limits`).
     """
 
     kind: str
@@ -139,6 +142,7 @@ class LearnedVariant:
     canonical: bool = True
     angle_form: "LearnedVariant | None" = None
     option_forms: tuple[tuple[str, "LearnedVariant"], ...] = ()
+    factor_activations: int = 0  # (batch, time, hidden) float tensors each factor keeps for backward
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -396,6 +400,7 @@ LEARNED_VARIANTS: dict[str, LearnedVariant] = {
             export=_householder_export,
             canonical=False,
             fits=_count_fits,
+            factor_activations=4,  # the state acted on, the projection, the update and a gradient
         ),
         LearnedVariant(
             "monomial",

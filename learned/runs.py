@@ -55,7 +55,9 @@ from .config import TrainConfig
 
 __all__ = [
     "export_run",
-    "RunFiles", "RunDir", "load_run", "load_config", "check_checkpoint", "checkpoint_state", "CHECKPOINT_FORMAT",
+    "RunFiles", "RunDir", "load_run", "load_config", "check_checkpoint", "check_data_digest", "check_result",
+    "checkpoint_state", "RESULT_KEYS",
+    "CHECKPOINT_FORMAT",
     "CONFIG_FILE", "AUTOMATON_FILE", "METRICS_FILE", "CHECKPOINT_FILE", "MODEL_FILE", "RESULT_FILE", "RESULTS_CSV",
     "RESULTS_MD",
 ]
@@ -106,16 +108,65 @@ def load_config(run_dir) -> TrainConfig:
         raise CheckpointError(f"{path} holds an invalid config: {exc}") from None
 
 
-def checkpoint_state(config: TrainConfig, step: int, streak: int, stopped_early: bool, model, optimizer) -> dict:
+#: The keys of a finished run's ``result.json`` every reader relies on, and their types.
+RESULT_KEYS: dict[str, tuple[type, ...]] = {
+    "spec": (str,), "model": (str,), "hidden": (int,), "params": (int,), "steps": (int,),
+    "stopped_early": (bool,), "train_accuracy": (int, float), "accuracy_at_length": (int, float),
+    "accuracy_mean_over_positions": (int, float), "test_length": (int,),
+}
+
+
+def check_result(result, path) -> dict:
+    """``result`` (a finished run's stored result, read through
+    :func:`bilinear.metrics.upgrade_result`) when it has every key of :data:`RESULT_KEYS` with its
+    type; CheckpointError naming the file and the first missing or mistyped key otherwise (a
+    ``result.json`` without ``test_length`` was a KeyError traceback on ``train --resume``)."""
+    from bilinear.metrics import upgrade_result
+
+    if not isinstance(result, dict):
+        raise CheckpointError(f"{path} is corrupt: a run's result is a JSON object, not {type(result).__name__}")
+    result = upgrade_result(result)
+    for key, types in RESULT_KEYS.items():
+        value = result.get(key)
+        if key not in result or not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            why = (f"it has no {key!r}" if key not in result else
+                   f"its {key!r} is a {type(value).__name__}, not {' or '.join(t.__name__ for t in types)}")
+            raise CheckpointError(f"{path} is corrupt: {why} (the result of a finished run); replace the run "
+                                  "with --force")
+    return result
+
+
+def checkpoint_state(config: TrainConfig, step: int, streak: int, stopped_early: bool, model, optimizer,
+                     data_digest: dict | None = None) -> dict:
     """The contents of ``checkpoint.pt`` (format :data:`CHECKPOINT_FORMAT`): what a run needs to
-    continue, and the config that says which run it belongs to."""
+    continue, the config that says which run it belongs to, and (``data_digest``) the digests of
+    the words it read from files, checked on resume (:func:`check_data_digest`)."""
     import torch
 
     return {
         "format": CHECKPOINT_FORMAT, "config": config.to_dict(), "step": step, "streak": streak,
         "stopped_early": stopped_early, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-        "torch_rng": torch.get_rng_state(),
+        "torch_rng": torch.get_rng_state(), "data_digest": dict(data_digest or {}),
     }
+
+
+def check_data_digest(state: dict, expected: dict, config: TrainConfig, where: str) -> None:
+    """CheckpointError unless the checkpoint ``state`` was written by a run that read the same
+    words as ``expected`` (``{"data": digest, "test_data": digest}`` of the files named by
+    ``config``): ``train --data FILE --resume`` after FILE changed would mix two data sets."""
+    stored = state.get("data_digest", {})
+    if not isinstance(stored, dict):
+        raise CheckpointError(f"{where}: the words files' digests are malformed")
+    for key, digest in sorted(expected.items()):
+        name = getattr(config, key)
+        if key not in stored:
+            raise CheckpointError(_one_line(
+                f"cannot resume: {where} carries no digest of the words of {name} (written before runs kept one), "
+                f"so the words cannot be checked: start again with --force"))
+        if stored[key] != digest:
+            raise CheckpointError(_one_line(
+                f"cannot resume: the words of {name} are not those the run started with (digest {digest[:19]}..., "
+                f"the checkpoint's {str(stored[key])[:19]}...): put the file back, or start again with --force"))
 
 
 class RunFiles:
@@ -150,7 +201,7 @@ class RunFiles:
         path = self.path / RESULT_FILE
         if not path.is_file():
             raise CheckpointError(f"{path} is missing: the run in {self.path} has not finished")
-        return _read_run_json(path, "run result")
+        return check_result(_read_run_json(path, "run result"), path)
 
     def metrics(self) -> list[dict]:
         """Every complete metric record (a torn last line is ignored); CheckpointError for a
@@ -277,8 +328,14 @@ class RunDir(RunFiles):
     # --- metrics ----------------------------------------------------------------------------
     def log(self, record: dict) -> None:
         """Append one JSON line to ``metrics.jsonl`` (and to the loggers of ``config.log``)."""
-        with open(self.path / METRICS_FILE, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
+        path = self.path / METRICS_FILE
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, sort_keys=True) + "\n")
+        except OSError as exc:  # a full disk fails the write with no file name: name it
+            if exc.filename is not None or exc.errno is None:
+                raise
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         for logger in self.loggers():
             logger.log(record)
 
@@ -301,11 +358,13 @@ class RunDir(RunFiles):
         """Write ``checkpoint.pt`` atomically (``state``: :func:`checkpoint_state`)."""
         _save_tensors(self.path / CHECKPOINT_FILE, state)
 
-    def load_checkpoint(self) -> dict | None:
+    def load_checkpoint(self, data_digest: dict | None = None) -> dict | None:
         """The checkpoint state (None when there is none yet); CheckpointError when corrupt, of
-        another format or of another run.  Truncates the metrics to the checkpoint's step."""
+        another format or of another run, or (``data_digest``) of other words
+        (:func:`check_data_digest`).  Then truncates the metrics to the checkpoint's step."""
         state = self.checkpoint()
         if state is not None:
+            check_data_digest(state, data_digest or {}, self.config, f"checkpoint {self.path / CHECKPOINT_FILE}")
             self._truncate_metrics(state["step"])
         return state
 
@@ -513,13 +572,15 @@ def export_run(run_dir, path, force: bool = False) -> tuple[Path, dict]:
     headline ``accuracy_at_length`` / ``test_length``.
 
     An existing ``path`` is refused unless ``force`` (:func:`bilinear.fileio.check_output_file`),
-    checked before the run is loaded.  CheckpointError for a missing or unfinished run;
+    and a ``path`` inside ``run_dir`` always (:func:`bilinear.fileio.check_apart`), both checked
+    before the run is loaded.  CheckpointError for a missing or unfinished run;
     ConfigError for a model with no transition matrices (a baseline, the additive ablation).
     """
-    from bilinear.fileio import check_output_file
+    from bilinear.fileio import check_apart, check_output_file
     from bilinear.metrics import AT_LENGTH, TEST_LENGTH, upgrade_result
 
     target = check_output_file(path, force=force, what="weights file")
+    check_apart(target, [run_dir], what="weights file")  # RUN/model.pt --force would lose the run
     config, model, automaton, result = load_run(run_dir)
     weights = model.to_weights()  # ConfigError for a baseline or the additive ablation
     weights.save(target)

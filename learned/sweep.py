@@ -128,6 +128,7 @@ class Sweep:
             raise ConfigError(f"the sweep grid has {points:,} points ({sizes}), over the limit of "
                               f"{MAX_SWEEP_RUNS:,} runs (bilinear.learned.sweep.MAX_SWEEP_RUNS): split it into sweeps")
         self._check_families()
+        self._check_models()
         for name in ("families", "models", "lrs", "seeds", "n_train", "hidden"):
             seen: dict = {}
             for v in getattr(self, name):  # linear: 10^6 seeds were compared pairwise
@@ -165,6 +166,23 @@ class Sweep:
             given.setdefault(name, family)
             canonical.append(name)
         object.__setattr__(self, "families", tuple(canonical))
+
+    def _check_models(self) -> None:
+        """Each model in its canonical form (:func:`~bilinear.learned.config.canonical_model_or_as_given`:
+        ``MONOMIAL,complex`` and ``householder:01`` are ``monomial,complex`` and ``householder:1``);
+        two that are one model are refused, naming both (they ran twice, under two names)."""
+        from .config import canonical_model_or_as_given
+
+        canonical: list = []
+        given: dict = {}
+        for model in self.models:
+            name = canonical_model_or_as_given(model)
+            if isinstance(name, str) and name in given and given[name] != model:
+                raise ConfigError(f"sweep key 'models' lists {given[name]!r} and {model!r}: both are {name!r} "
+                                  f"(one model, one run per grid point)")
+            given.setdefault(name, model)
+            canonical.append(name)
+        object.__setattr__(self, "models", tuple(canonical))
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":

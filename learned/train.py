@@ -49,6 +49,7 @@ from .registry import count_params, make_model, parse_model, resolve_hidden
 from .runs import RunDir, checkpoint_state
 
 __all__ = [
+    "TrainResult",
     "train",
     "train_run",
     "dry_run",
@@ -201,9 +202,10 @@ def _empty_word_loss(model: nn.Module, automaton, device) -> torch.Tensor | None
     return nn.functional.cross_entropy(bilinear.readout(h0).unsqueeze(0), target)
 
 
-def _restore(run, model: nn.Module, optimizer) -> tuple[int, int, bool]:
-    """Load the run's checkpoint into ``model`` and ``optimizer``; ``(step, streak, stopped_early)``."""
-    state = run.load_checkpoint() if run is not None else None
+def _restore(run, model: nn.Module, optimizer, digests: dict) -> tuple[int, int, bool]:
+    """Load the run's checkpoint into ``model`` and ``optimizer``; ``(step, streak, stopped_early)``.
+    CheckpointError when the checkpoint's words files had other words (``digests``)."""
+    state = run.load_checkpoint(data_digest=digests) if run is not None else None
     if state is None:
         return 0, 0, False
     return run.restore(state, model, optimizer)  # validated: a bad checkpoint is one line
@@ -260,11 +262,23 @@ def _check_loss(loss: torch.Tensor, step: int, config: TrainConfig) -> None:
                           f"(lr {config.lr:g}); lower the learning rate")
 
 
-def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) -> dict:
-    """Train one model under ``config``; returns the result dict (see module docstring).
+class TrainResult(dict):
+    """The result dict of :func:`train` (what ``result.json`` holds), with the trained model as
+    the attribute ``model`` (not a key: the dict stays JSON, and two results compare by their
+    numbers).  ``result.model.to_weights()`` gives its :class:`Weights` for ``verify``,
+    ``certify`` and ``analyze``."""
+
+    model: Any = None
+
+
+def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, words=None) -> TrainResult:
+    """Train one model under ``config``; returns the result dict (see module docstring), the
+    trained model as its ``.model`` (:class:`TrainResult`).
 
     With ``run`` (a :class:`~bilinear.learned.runs.RunDir`) metrics, checkpoints, the model and
-    the result are written there, and an existing checkpoint in it is resumed.
+    the result are written there, and an existing checkpoint in it is resumed (refused when the
+    words of ``data`` / ``test_data`` are not those it started with).  ``words``: the
+    ``(pool, test_set)`` of :func:`read_data`, when the caller has read them already.
     """
     if not isinstance(config, TrainConfig):
         raise ConfigError(f"train needs a TrainConfig, got {type(config).__name__}")
@@ -275,9 +289,9 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
     if config.freeze_transitions:  # the config checked that the model has transitions to freeze
         cast(Any, model).freeze_transitions()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-    step, streak, stopped_early = _restore(run, model, optimizer)
-    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
-    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
+    pool, test_set = read_data(config, automaton) if words is None else words
+    digests = data_digests(config, pool, test_set)
+    step, streak, stopped_early = _restore(run, model, optimizer, digests)
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
@@ -308,20 +322,28 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True) ->
                 streak = record["streak"]
                 ramped = train_max_len_at(config, step) == config.longest_train_len
                 stopped_early = streak >= config.patience and step < config.steps and ramped
-                bar.set_postfix(loss=f"{record['loss'] or math.nan:.4f}", acc=f"{record['train_batch_accuracy']:.3f}")
+                # a soft stack trains the softmax mixture: its batch accuracy is that mixture's, not the cascade's
+                which = "soft_mix_acc" if config.layers > 1 and config.stack_mixing == "soft" else "acc"
+                bar.set_postfix(**{"loss": f"{record['loss'] or math.nan:.4f}",
+                                   which: f"{record['train_batch_accuracy']:.3f}"})
                 sums = [0.0, 0, 0]
                 _check_finite(model, step, config)
                 if run is not None:
                     run.log(record)
-                    run.save_checkpoint(checkpoint_state(config, step, streak, stopped_early, model, optimizer))
+                    run.save_checkpoint(checkpoint_state(config, step, streak, stopped_early, model, optimizer,
+                                                         data_digest=digests))
     finally:
         bar.close()
     _check_finite(model, step, config)
     result = _result(model, automaton, config, step, stopped_early, device, quiet, test_set)
+    if digests:
+        result["data_digest"] = digests
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
     if run is not None:
         run.finish(model, result)
-    return result
+    out = TrainResult(result)
+    out.model = model
+    return out
 
 
 def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: bool = True,
@@ -331,13 +353,33 @@ def train_run(config: TrainConfig | None, run_dir, resume: bool = False, quiet: 
     run returns its stored result without training; resuming a run killed before its first
     checkpoint starts it again (saying so on stderr unless quiet).
     """
+    words = None
+    if config is not None:  # the words files are read and checked before the folder is touched
+        if not resume:  # --force would empty the folder before its inputs are read
+            _check_inputs_apart(config, run_dir)
+        words = read_data(config, from_spec(config.spec))
     with RunDir(run_dir, config, resume=resume, force=force) as run:
         if run.finished:
             return run.result()
         if run.restarted and not quiet:
             print(f"bilinear: {run.path} has no checkpoint yet: starting the run from scratch", file=sys.stderr)
         run.loggers()  # --log: a missing extra fails here, before any training
-        return train(run.config, run=run, quiet=quiet)
+        return train(run.config, run=run, quiet=quiet, words=words)
+
+
+def _check_inputs_apart(config: TrainConfig, run_dir) -> None:
+    """OutputExistsError when the run folder is, holds or lies inside a file the run reads (its
+    words files, its automaton file): ``--force`` would remove it before it is read."""
+    from bilinear.fileio import check_apart
+
+    check_apart(run_dir, [config.data, config.test_data, config.spec if _is_path(config.spec) else None],
+                what="run folder")
+
+
+def _is_path(spec: str) -> bool:
+    import os
+
+    return os.path.isfile(spec)
 
 
 def dry_run(config: TrainConfig) -> dict:
@@ -361,6 +403,27 @@ def dry_run(config: TrainConfig) -> dict:
         "params": params, "memory_bytes": parts, "memory_gb": round(sum(parts.values()) / 1e9, 6),
         "max_memory_gb": config.max_memory_gb, "dry_run": True,
     }
+
+
+def read_data(config: TrainConfig, automaton) -> tuple:
+    """``(pool, test_set)``: the checked words of the ``data`` and ``test_data`` files (None for a
+    file not given); DataError naming the file otherwise."""
+    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
+    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
+    return pool, test_set
+
+
+def data_digests(config: TrainConfig, pool, test_set) -> dict:
+    """``{"data": "sha256:...", "test_data": ...}``: the digests of the words a run reads from files
+    (:func:`bilinear.automata.wordfile.words_digest`), stored in its checkpoints and result."""
+    from bilinear.automata.wordfile import words_digest
+
+    out = {}
+    if config.data and pool is not None:
+        out["data"] = words_digest(pool)
+    if config.test_data and test_set is not None:
+        out["test_data"] = words_digest(test_set)
+    return out
 
 
 def words_file(path: str, automaton, longest: int, option: str):

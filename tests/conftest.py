@@ -72,3 +72,26 @@ def capped_cli():
                               timeout=timeout, cwd=cwd, env=env, preexec_fn=_cap_memory)
 
     return run
+
+
+@pytest.fixture
+def unwritable_folders(tmp_path) -> list[tuple[str, str, str]]:
+    """``(folder, error, the path the error names)``: folders in which no process, root included,
+    can create a file (root writes into a chmod 0555 folder, and CI runs as root): a file in place
+    of the folder (the parent folders are made first: that fails), and sysfs, which refuses every
+    new file (when the machine has it)."""
+    (tmp_path / "afile").write_text("x")
+    out = [(str(tmp_path / "afile"), "File exists", str(tmp_path / "afile"))]
+    if os.path.isdir("/sys/kernel"):
+        import tempfile
+
+        try:
+            fd, name = tempfile.mkstemp(dir="/sys/kernel")
+        except PermissionError:
+            out.append(("/sys/kernel", "Permission denied", "/sys/kernel/w.json"))
+        except OSError:
+            pass
+        else:  # pragma: no cover - a machine whose sysfs takes files
+            os.close(fd)
+            os.unlink(name)
+    return out

@@ -82,6 +82,43 @@ def sparse_rows(matrix, domain: Domain) -> tuple:
     )
 
 
+#: A hidden vector whose largest entry passes 2^SCALE_BITS in magnitude (or stays below
+#: 2^-SCALE_BITS) has its float enclosure taken of ``h / 2^e``, e near log2 of that entry, exact:
+#: a positive multiple, so every score keeps its sign.  A growing network (diag(3, 1) from (1, 1))
+#: reaches entries past a float's range long before its proof's bound (an OverflowError before).
+SCALE_BITS = 256
+#: The absolute error added to every radius of a rescaled vector (its entries far below the largest
+#: may underflow to zero).
+_UNDERFLOW = 2.0**-1000
+
+
+def _bits(x) -> int:
+    """About log2 |x| of a rational (fmpq, int), within one; 0 for zero."""
+    if not x:
+        return 0
+    if isinstance(x, int):
+        return abs(x).bit_length()
+    return abs(int(x.p)).bit_length() - int(x.q).bit_length()
+
+
+def scale_exponent(bits) -> int:
+    """The e of :data:`SCALE_BITS` for entries of about ``bits`` binary digits (0: no rescaling).
+
+    >>> scale_exponent([3, 700]), scale_exponent([-600, -700]), scale_exponent([5, -900])
+    (699, -601, 0)
+    """
+    bits = list(bits)
+    if not bits:
+        return 0
+    top = max(bits)
+    return top - 1 if top > SCALE_BITS or top < -SCALE_BITS else 0
+
+
+def _times_power_of_two(x, e: int):
+    """``x * 2^-e`` exactly (an fmpq, or an fmpq_poly)."""
+    return x * flint.fmpq(1, 2**e) if e > 0 else x * 2 ** (-e)
+
+
 class RationalDomain:
     """Q with flint.fmpq; directions keyed exactly by their canonical form (h divided by the
     absolute value of its first non-zero coordinate)."""
@@ -131,6 +168,10 @@ class RationalDomain:
         return self.key(a) == self.key(b)
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        e = scale_exponent(_bits(x) for x in h if x)
+        if e:  # a positive multiple of h within a float's range (SCALE_BITS)
+            mid = np.array([float(_times_power_of_two(flint.fmpq(x), e)) for x in h])
+            return mid, np.abs(mid) * EPS + _UNDERFLOW
         mid = np.array([float(x) for x in h])
         return mid, np.abs(mid) * EPS
 
@@ -152,6 +193,10 @@ class IntegerDomain(RationalDomain):
         return tuple(h) if g in (0, 1) else tuple(x // g for x in h)
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        e = scale_exponent(_bits(x) for x in h if x)
+        if e:  # integers only grow: h / 2^e, each quotient rounded once by Python's true division
+            mid = np.array([x / 2**e for x in h], dtype=np.float64)
+            return mid, np.abs(mid) * EPS + _UNDERFLOW
         mid = np.array(h, dtype=np.float64)
         return mid, np.abs(mid) * EPS
 
@@ -230,14 +275,18 @@ class CyclotomicDomain:
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
         mid = np.empty(len(h))
         rad = np.empty(len(h))
+        e = scale_exponent(max(_bits(c) for c in x.coeffs()) for x in h if not x.is_zero())
+        if e:  # a positive multiple of h within a float's range (SCALE_BITS)
+            h = [_times_power_of_two(x, e) for x in h]
+            rad += _UNDERFLOW
         for i, x in enumerate(h):
             if x.degree() <= 0:
                 mid[i] = float(x.coeffs()[0]) if not x.is_zero() else 0.0
-                rad[i] = abs(mid[i]) * EPS
+                rad[i] = (rad[i] if e else 0.0) + abs(mid[i]) * EPS
             else:
                 b = flint.acb_poly(x)(self._zeta).real
                 mid[i] = float(b.mid())
-                rad[i] = float(b.rad()) + abs(mid[i]) * EPS
+                rad[i] = (rad[i] if e else 0.0) + float(b.rad()) + abs(mid[i]) * EPS
         return mid, rad
 
 
@@ -447,8 +496,12 @@ class SparseCyclotomicDomain(CyclotomicDomain):
         return all(j == i or self.mul(x, b[j]) == self.mul(a[j], y) for j in range(len(a)))
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
+        e = scale_exponent(max(_bits(c) for c in x.values()) for x in h if x)
+        if e:  # a positive multiple of h within a float's range (SCALE_BITS)
+            h = [Terms({k: _times_power_of_two(c, e) for k, c in x.items()}) for x in h]
         pairs = [self.enclose(x) for x in h]
-        return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+        rad = np.array([p[1] for p in pairs])
+        return np.array([p[0] for p in pairs]), rad + _UNDERFLOW if e else rad
 
 
 def direction_bucket(mid: np.ndarray):

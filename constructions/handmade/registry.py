@@ -319,6 +319,7 @@ class _Candidate:
     order: tuple[int, int]
     name: str
     tried: str | None = None
+    dim: int | None = None  # the hidden size of what was built
     weights: Weights | None = None
     reason: str | None = None
     too_large: ConstructionTooLargeError | None = None
@@ -343,6 +344,7 @@ def _direct_sums(parts, v) -> list[_Candidate]:
         combined = direct_sum(factors, "full")
         w = adapt(combined, v)
         out.append(_Candidate((0, i), name, tried=f"direct sum ({sub_variant}, d={combined.dim})", weights=w,
+                              dim=combined.dim,
                               reason=None if w is not None else
                               f"built {combined.variant} d={combined.dim}, which does not conform to {v.spec}"))
     return out
@@ -357,7 +359,7 @@ def _attempt(c: Construction, order: tuple[int, int], a, v) -> _Candidate:
     except ConstructionError as exc:
         return _Candidate(order, c.name, reason=str(exc))
     w = adapt(base, v)
-    return _Candidate(order, c.name, tried=f"{c.name} ({base.variant}, d={base.dim})", weights=w,
+    return _Candidate(order, c.name, tried=f"{c.name} ({base.variant}, d={base.dim})", weights=w, dim=base.dim,
                       reason=None if w is not None else f"built {base.variant} d={base.dim}, which does not conform to {v.spec}")
 
 
@@ -408,10 +410,28 @@ def _registry_candidates(a, family, v, out: list[_Candidate]) -> None:
             out.append(_attempt(*deferred, a, v))
 
 
-def _nothing_fits(a, family, v, tried: list[str]) -> ConstructionError:
-    """The error when no construction fits: the candidates built, and for a factored variant the
-    smallest factor rank known and the factor-rank limit."""
+def _count_limit_note(v, largest: int) -> str:
+    """``"; K = 1,000 is over 64 x hidden = 128 ..."`` when the factor count of ``v`` passes the
+    limit (:data:`~bilinear.constructions.values.factored.MAX_COUNT_PER_HIDDEN` per hidden
+    dimension, the one ``train`` names) at the largest hidden size ``largest`` of every
+    construction built; else ``""``."""
+    from ..values.factored import MAX_COUNT_PER_HIDDEN
+
+    most = MAX_COUNT_PER_HIDDEN * largest
+    if v.param is None or v.param <= most:
+        return ""
+    name = KINDS[v.kind].param
+    return (f"; {name} = {v.param:,} is over {MAX_COUNT_PER_HIDDEN} x hidden = {most:,} for every construction "
+            f"built (d <= {largest}): use {name} <= {most:,}")
+
+
+def _nothing_fits(a, family, v, tried: list[str], dims: list[int]) -> ConstructionError:
+    """The error when no construction fits: the candidates built, for a factored variant the
+    smallest factor rank known and the factor-rank limit, and for a count of factors (K, R) past
+    the limit at every hidden size built (``dims``), that limit."""
     extra = ""
+    if not v.info.factored and v.info.counts_factors and dims:
+        extra = _count_limit_note(v, max(dims))
     if v.info.factored:
         ranks, most = [], []
         for c in CONSTRUCTIONS:
@@ -464,5 +484,6 @@ def build(spec_or_automaton, variant, *, refusals: list | None = None) -> Weight
     if best is None and too_large is not None:
         raise too_large
     if best is None:
-        raise _nothing_fits(a, family, v, [c.tried for c in considered if c.tried is not None])
+        raise _nothing_fits(a, family, v, [c.tried for c in considered if c.tried is not None],
+                            [c.dim for c in considered if c.dim is not None])
     return best[1]

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..values.floatrun import float_run
+from ..values.floatrun import float_run, rescaled
 
 __all__ = ["search_failure", "beam_failure", "shorten_failure", "first_failures", "compress_word", "BEAM_WIDTH",
            "BEAM_MAX_LENGTH"]
@@ -48,6 +48,7 @@ def first_failures(weights, automaton, words: np.ndarray) -> np.ndarray:
     """Per word (rows of ``words``), the length of its shortest failing prefix in the float64
     run (0: the empty word; -1: none).  A tie counts as a failure."""
     A, h0, R = weights.float_arrays()
+    h0, R = rescaled(h0), rescaled(R)  # exact, as float_run
     first = np.full(words.shape[0], -1)
     s0 = R @ (h0 / (np.linalg.norm(h0) or 1.0))
     lab0 = int(automaton.labels[automaton.start])
@@ -144,6 +145,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tu
     if R.shape[0] < 2 or length < 1:
         return None
     A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact, as float_run
+    h0, R = rescaled(h0), rescaled(R)
     k, d = A.shape[0], A.shape[1]
     labels, delta = np.asarray(automaton.labels), np.asarray(automaton.delta)
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]

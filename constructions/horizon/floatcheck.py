@@ -41,7 +41,7 @@ from bilinear.argtypes import check_positive_int
 from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
-from ..values.floatrun import check_compatible, float_run, scale_exponents, stack_inputs
+from ..values.floatrun import check_compatible, float_run, rescaled, scale_exponents, stack_inputs
 from ..values.stack import Stack
 from ..values.weights import Weights
 
@@ -84,7 +84,8 @@ class CheckResult:
         """One line: passed, or the first failing word."""
         what = f"{self.directed} directed + {self.n_words} random words of length {self.length}"
         if self.first_failure is None:  # passed
-            return f"float check passed ({what}): accuracy 1, worst margin {self.worst_margin:.3g}"
+            return (f"float check passed ({what}): no failure up to length {self.length} on these words, "
+                    f"worst margin {self.worst_margin:.3g}")
         return (f"float check FAILED ({what}): accuracy {self.accuracy:.4f}; first failing word "
                 f"{self.first_failure_text} (length {len(self.first_failure)})")
 
@@ -227,8 +228,9 @@ def _empty_margin(model, automaton) -> float:
     if isinstance(model, Stack):
         model = model.layers[-1]
     A, h0, R = model.float_arrays()
-    h = h0 / (np.linalg.norm(h0) or 1.0)
-    return float(_margins((R @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
+    h = rescaled(h0)
+    h = h / (np.linalg.norm(h) or 1.0)
+    return float(_margins((rescaled(R) @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
 
 
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,

@@ -34,14 +34,16 @@ from .roundoff import RoundOff
 from .tube import invariant_tube
 
 __all__ = ["Horizon", "certified_horizon", "perturbation_horizon", "with_node_horizon", "node_horizon_widest",
-           "NODE_BELOW", "compress_word", "search_failure"]
+           "NODE_BELOW", "compress_word", "search_failure", "cannot_represent"]
 
 
 def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "real") -> Horizon:
     """The longer of Theorem 16's bound (in the snap's basis, and for a rational eigenbasis
     whose dropped part does not contract, with the dropped coordinates orthonormal) and, for
     block-diagonal networks, the block-wise bound.  All rigorous in ``arithmetic``."""
-    ro = RoundOff.of(arithmetic, weights.dim)
+    ro = RoundOff.for_network(arithmetic, weights)
+    if ro.unrepresentable:
+        return Horizon.none(arithmetic, f"{arithmetic} cannot represent this network: {ro.unrepresentable}")
     found = global_horizon(weights, snap, proof, automaton, ro)
     if found.every:
         return found
@@ -64,7 +66,9 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
     perturbation horizon (isometric snaps) or the orbit horizon (Theorem 19: the snapped
     matrices generate a finite set); with ``nodes``, also the node horizon (Theorem 20) where
     that length is below :data:`NODE_BELOW` (:func:`with_node_horizon`), the longer kept."""
-    ro = RoundOff.of(arithmetic, weights.dim)
+    ro = RoundOff.for_network(arithmetic, weights)
+    if ro.unrepresentable:
+        return Horizon.none(arithmetic, f"{arithmetic} cannot represent this network: {ro.unrepresentable}")
     planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
     radius = None if planes else invariant_tube(weights, snap, proof, automaton, ro)
     if radius is not None:
@@ -76,6 +80,12 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
     else:
         found = orbit_horizon(weights, snap, proof, automaton, ro)
     return with_node_horizon(found, weights, snap, proof, automaton) if nodes else found
+
+
+def cannot_represent(h: Horizon) -> bool:
+    """True for the no-length horizon of an arithmetic that cannot hold the network's weights
+    (float32 with an entry outside its normal range: :attr:`RoundOff.unrepresentable`)."""
+    return h.kind == "none" and h.note.startswith(f"{h.arithmetic} cannot represent")
 
 
 #: The node horizon is tried where the other bounds certify less than this length.
@@ -93,19 +103,21 @@ def node_horizon_widest(weights, snap, proof, automaton, beat: float = -1.0) -> 
     if steps <= beat:
         return Horizon.none("float32", f"the node horizon's work limit allows {steps} steps, not more than {beat:g}",
                             "node")
-    return node_horizon(weights, snap, proof, automaton, RoundOff.of("float32", weights.dim),
-                        max_steps=NODE_BELOW, max_keys=MAX_KEYS)
+    ro = RoundOff.for_network("float32", weights)
+    if ro.unrepresentable:  # charge float64's rounding: the widest arithmetic that holds the network
+        ro = RoundOff.for_network("float64", weights)
+    return node_horizon(weights, snap, proof, automaton, ro, max_steps=NODE_BELOW, max_keys=MAX_KEYS)
 
 
 def with_node_horizon(found: Horizon, weights, snap, proof, automaton, node: Horizon | None = None) -> Horizon:
     """``found`` or, when longer, the node horizon (``node``, else computed by
     :func:`node_horizon_widest`), relabelled to ``found``'s arithmetic (which it covers).  Tried
     only where ``found`` certifies less than :data:`NODE_BELOW`."""
-    if found.order_key() >= NODE_BELOW:
+    if found.order_key() >= NODE_BELOW or cannot_represent(found):
         return found
     if node is None:
         node = node_horizon_widest(weights, snap, proof, automaton, found.order_key())
     if node.order_key() <= found.order_key():
         return found
-    note = node.note + "; float32's rounding charged, which covers " + found.arithmetic
+    note = node.note + f"; {node.arithmetic}'s rounding charged, which covers " + found.arithmetic
     return Horizon(node.kind, found.arithmetic, node.bound, note, node.count, dict(node.constants))

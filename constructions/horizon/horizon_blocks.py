@@ -103,6 +103,7 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
     C = R.nrows()
     absF = [[[abs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())] for M in F]
     absR = [[abs(R[c, j]) for j in range(R.ncols())] for c in range(C)]
+    rmax = _max(_root(sum((sq(R[c, j]) for j in range(R.ncols())), flint.arb(0))) for c in range(C))
     level: list[tuple[Any, Any, tuple[int, ...], int]] = [(x0, y0, (), int(automaton.start))]
     depth = 0
     while True:
@@ -115,6 +116,7 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
                 m = sum(((R[lab, j] - R[c, j]) * x[j] for j in range(len(x))), flint.arb(0))
                 if ax is not None:
                     m = m - ro.readout * sum(((absR[lab][j] + absR[c][j]) * ax[j] for j in range(len(x))), flint.arb(0))
+                    m = m - ro.readout_underflow * rmax * sum(ax, flint.arb(0))  # underflow: absolute
                 if not m > 0:
                     return depth, None, depth
         if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
@@ -130,9 +132,15 @@ def _step(M, absM, x: list, ro: RoundOff) -> list:
     if ro.exact:
         return out
     ax = [_hi(abs(t)) for t in x]
+    under = ro.underflow * _fro(absM) * sum(ax, flint.arb(0))  # an underflow's absolute error, per coordinate
     return [o + flint.arb(0, _hi(ro.step * sum((absM[i][j] * ax[j] for j in range(len(x)) if ax[j] != 0),
-                                               flint.arb(0))))
+                                               flint.arb(0)) + under))
             for i, o in enumerate(out)]
+
+
+def _fro(absM) -> Any:
+    """The Frobenius norm of a matrix given as rows of absolute values (an upper bound)."""
+    return _hi(sum((sq(x) for row in absM for x in row), flint.arb(0)).sqrt())
 
 
 def _run_bound(good, others, eps, sig, margin, lip, weight, u, r, theta, s: int) -> int:
@@ -204,18 +212,23 @@ def _per_block(weights, snap, proof, automaton, F, S, R, ro: RoundOff):
     Af, _, _ = weights.float_arrays()
     Sf, _, _ = snap.block_weights.float_arrays()
     cand, lip, growth = {}, {}, {}
+    d = Af.shape[1]
+    # an underflow's absolute error, per block: sqrt(d) ro.underflow ||A_a||_F per step, and
+    # ro.readout_underflow r_max per score (roundoff.py), whatever the block's own scale
+    under = [_hi(_arb(d).sqrt() * ro.underflow * frob_array(Af[a])) for a in range(len(F))]
+    rmax = _max(_root(sum((sq(R[c, j]) for j in range(R.ncols())), flint.arb(0))) for c in range(R.nrows()))
     for i, g in enumerate(snap.blocks):
         fro = [frob_array(Af[a][np.ix_(g, g)]) for a in range(len(F))]
-        tau = _hi(ro.readout * _pair_norm(R, automaton, g))
+        tau = _hi(ro.readout * _pair_norm(R, automaton, g) + ro.readout_underflow * rmax)
         m = _block_margins(proof, automaton, R, g)[0] if i in snap.kept else None
         lip[i] = _hi(_diff_norm(R, automaton, g) + tau)
-        growth[i] = [_hi(_norm(_sub(F[a], g)) + ro.step * fro[a]) for a in range(len(F))]
+        growth[i] = [_hi(_norm(_sub(F[a], g)) + ro.step * fro[a] + under[a]) for a in range(len(F))]
         m = None if m is None else _lo(m - tau)
         if m is not None and m > 0:
             k = _block_constants(F, S, Sf, Af, g)
             if k is not None:
                 cs, sig, eps = k
-                delta = _max(ro.step * fro[a] / cs[a] for a in range(len(F)))
+                delta = _max((ro.step * fro[a] + under[a]) / cs[a] for a in range(len(F)))
                 cand[i] = (m, cs, _hi(sig + delta), _hi(eps + delta))
     return cand, lip, growth
 
@@ -249,7 +262,9 @@ def _blockwise(weights, snap, proof, automaton, A, h0, Rf, ro: RoundOff) -> Hori
     S = [_arb_matrix(snap.block_weights.A[a]) for a in range(A.shape[0])]
     R = _arb_matrix(Rf)
     cand, lip, growth = _per_block(weights, snap, proof, automaton, F, S, R, ro)
-    x0 = [_arb(x) if ro.exact else _arb(x) + flint.arb(0, _hi(ro.start * abs(_arb(x)))) for x in h0]
+    h0_norm = _root(sum((sq(_arb(x)) for x in h0), flint.arb(0)))
+    x0 = [_arb(x) if ro.exact else _arb(x) + flint.arb(0, _hi(ro.start * abs(_arb(x)) + ro.start_underflow * h0_norm))
+          for x in h0]
     y0 = [_arb(x) for x in snap.block_weights.h0]
     s, level, failed = _levels(automaton, F, S, x0, y0, R, ro)
     if failed is not None:

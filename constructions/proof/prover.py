@@ -15,7 +15,9 @@ Everything is exact: rational weights run in ``flint.fmpq``, cyclotomic ones as 
 reduced mod Phi_m.  Margins are first screened with rigorous float error bounds from ball
 arithmetic; only undecided ones are decided exactly (zero test in the field, then balls refined
 until they exclude zero).  Float weights are proved as the exact binary fractions they are
-(``Fraction(float)``), so the verdict is rigorous for the given floats.
+(``Fraction(float)``), so the verdict is rigorous for the given floats; for a factored variant
+the network proved is its factors composed exactly (:meth:`Weights.exact_network`), never the
+rounded float composition ``A``, which is only checked against it (docs/formats.md).
 
 Outcomes:
 
@@ -103,6 +105,8 @@ def prove(weights: Weights, automaton, bound: int = DEFAULT_BOUND, *, progress=N
     if isinstance(weights, AffineWeights):
         return _prove_affine(weights, automaton, bound, progress, time_budget)
     _check_inputs(weights, automaton, bound)
+    if weights.factors is not None:  # the factors composed exactly, not the rounded A
+        weights = weights.exact_network()
     clock = Clock(time_budget, progress)
     domain = choose_domain(weights)
     search = PairSearch(clock)

@@ -69,6 +69,8 @@ class _Layer:
     """One layer's exact arithmetic, directions and classes."""
 
     def __init__(self, weights, automaton):
+        if weights.factors is not None:  # the factors composed exactly (prover.prove does the same)
+            weights = weights.exact_network()
         self.weights = weights
         self.domain = choose_domain(weights)
         self.readout = _Readout(weights, automaton, self.domain)

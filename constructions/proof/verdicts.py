@@ -114,7 +114,7 @@ class Unproved:
     reason: str
     cause: str = "bound"
 
-    status = "unproved"
+    status = "open"  # the word the command line prints (verify: open), one name for one verdict
 
     def to_json(self) -> dict:
         return {

@@ -70,7 +70,7 @@ __all__ = [
     "householder_compose", "check_householder", "derive_householder", "project_householder",
     "monomial_compose", "check_monomial", "derive_monomial", "derive_complex_monomial", "project_monomial",
     "dplr_compose", "check_dplr", "derive_dplr", "project_dplr",
-    "reflection_count",
+    "reflection_count", "compose_factors",
 ]
 
 
@@ -141,8 +141,19 @@ def _frozen(x, exact: bool):
 # householder
 # ------------------------------------------------------------------------------------------
 def reflection(v, b, exact: bool = True) -> np.ndarray:
-    """``I - b v v^T / (v^T v)`` (exact for rational or field entries: one division, no root)."""
+    """``I - b v v^T / (v^T v)`` (exact for rational or field entries: one division, no root).
+    A float v is first scaled by the power of two that brings its largest entry into [1/2, 1)
+    (exact, and the reflection does not change): v = (1e-170, 0) or a subnormal had ``v^T v``
+    underflow to 0 (a nan matrix), v = (1e200, 0) overflow.
+
+    >>> reflection([5e-324, 0.0], 2.0, exact=False).tolist()
+    [[-1.0, 0.0], [0.0, 1.0]]
+    """
     v = np.asarray(v, dtype=object if exact else np.float64)
+    if not exact:
+        top = float(np.abs(v).max(initial=0.0))
+        if 0.0 < top < np.inf:
+            v = np.ldexp(v, -np.frexp(top)[1])
     n = v @ v
     if exact and isinstance(n, int):
         n = Fraction(n)
@@ -208,6 +219,51 @@ def check_householder(variant, A, exact: bool, factors, rtol: float):
     A = _checked_composition(A, comp, exact, rtol, spec,
                              lambda s, i, j: f"the product of its reflections, {_fmt(comp[s, i, j])}")
     return A, (_frozen(V, exact), _frozen(beta, exact))
+
+
+def compose_factors(variant, factors, exact: bool = True) -> np.ndarray:
+    """``A`` (symbols, hidden, hidden) of a factored variant from its factors, in the kind's own
+    order (``factorized``: ``U diag(C[s]) W^T``; the kinds above as their ``*_compose``).  With
+    ``exact`` the factors' entries (floats included, as the dyadic rationals they are) are composed
+    without rounding: that is the network a float file of a factored variant defines
+    (docs/formats.md, "The network a float file defines").
+
+    >>> from bilinear.constructions.values.variants import parse_variant
+    >>> U = np.array([[1.0], [3.0]]); C = np.array([[0.1]]); W = np.array([[1.0], [0.0]])
+    >>> compose_factors(parse_variant("factorized:1"), (U, C, W))[0, 1, 0] == Fraction(0.1) * 3
+    True
+    """
+    name = variant.info.name
+    if exact:
+        factors = tuple(f if f.dtype.kind in "iu" else dyadic(f) for f in factors)
+    if name == "householder":
+        V, beta = factors
+        return householder_compose(V, beta, exact)
+    if name == "monomial":
+        perm, D = factors
+        return monomial_compose(perm, D, exact, variant.complex)
+    if name == "dplr":
+        D, U, W = factors
+        return dplr_compose(D, U, W, exact)
+    if name == "factorized":
+        U, C, W = factors
+        out = np.stack([(U * C[s][None, :]) @ W.T for s in range(C.shape[0])])
+        return _simplified(out) if exact else out
+    raise ConformanceError(f"variant {variant.spec!r} has no factors to compose")
+
+
+def dyadic(array) -> np.ndarray:
+    """An object array of the exact values of ``array``'s entries: a float is the dyadic rational
+    it is (``Fraction(x)``, an ``int`` when integral); exact entries are kept.
+
+    >>> dyadic(np.array([0.5, 3.0, 0.1])).tolist()[:2], dyadic(np.array([0.1]))[0] == Fraction(3602879701896397, 2**55)
+    ([Fraction(1, 2), 3], True)
+    """
+    array = np.asarray(array)
+    out = np.empty(array.shape, dtype=object)
+    for index, x in np.ndenumerate(array):
+        out[index] = simplify(Fraction(float(x))) if isinstance(x, (float, np.floating)) else x
+    return out
 
 
 def positive_multiple(M, P) -> bool:
@@ -590,6 +646,7 @@ def check_dplr(variant, A, exact: bool, factors, rtol: float):
     R, spec = variant.param, variant.spec
     S, d, _ = A.shape
     check_count(spec, "R", R, S, d, 2 * d)
+    derived = factors is None
     if factors is None:
         factors = derive_dplr(A, R, exact, spec, rtol)
     D, U, W = factors
@@ -597,9 +654,28 @@ def check_dplr(variant, A, exact: bool, factors, rtol: float):
         raise ConformanceError(f"variant {spec!r}: factors D {D.shape}, U {U.shape}, W {W.shape}, expected "
                                f"({S}, {d}), ({S}, {d}, {R}), ({S}, {d}, {R})")
     comp = dplr_compose(D, U, W, exact)
+    given = A
     A = _checked_composition(A, comp, exact, rtol, spec,
                              lambda s, i, j: f"(diag(D) + U W^T)[{i}, {j}] = {_fmt(comp[s, i, j])}")
+    if derived and not exact and not np.array_equal(np.asarray(A, dtype=np.float64), np.asarray(given, dtype=np.float64)):
+        on_the_dot = _exact_dplr(given, R, spec)
+        if on_the_dot is not None:  # the floats as written are diag + rank R: only the factors round
+            return given, on_the_dot
     return A, tuple(_frozen(f, exact) for f in (D, U, W))
+
+
+def _exact_dplr(A, R: int, spec: str):
+    """The factors (rounded to floats) of the float matrices ``A`` read as the binary fractions they
+    are, when those are exactly ``diag(D) + U W^T`` with rank <= R (``[[0, 1], [1, 0]] = I +
+    [-1, 1][1, -1]^T``, whose float factors compose to within 4.4e-16 of it); None otherwise."""
+    from fractions import Fraction
+
+    exact_A = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(np.asarray(A, dtype=np.float64))
+    try:
+        factors = derive_dplr(exact_A, R, True, spec)
+    except ConformanceError:
+        return None
+    return tuple(_frozen(np.asarray(f, dtype=np.float64), False) for f in factors)
 
 
 def project_dplr(variant, A, factors):

@@ -8,7 +8,11 @@ same way, written once here:
 
 The readout has no bias and the model is linear in h, so the renormalisation changes no
 prediction (the argmax is invariant under positive scaling) and keeps the numbers finite at any
-length.  A row that reaches 0 stays 0 (its scores are 0: a tie, never a strict argmax).
+length.  A row that reaches 0 stays 0 (its scores are 0: a tie, never a strict argmax).  Every
+matrix, ``h0``, the readout, and a state whose norm would underflow are first divided by a power
+of two (:func:`scale_exponents`, :func:`rescaled`): exact, so a network with ``h0`` or a readout
+scaled by 2^-1067 runs as the unscaled one does, with no subnormal numbers from the scale alone
+(docs/theory.md, Theorem 18).
 
 The batch is advanced one step at a time.  ``method="grouped"`` groups the rows of the batch by
 their token and multiplies each group by that token's matrix (one GEMM per symbol per step);
@@ -42,7 +46,7 @@ import numpy as np
 from bilinear.errors import MismatchError, WeightsError
 
 __all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "run_float", "unit_rows", "METHODS",
-           "scale_exponents", "stack_inputs"]
+           "scale_exponents", "stack_inputs", "rescaled"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
 #: power of two (exactly) before analyses and checks judge it: every verdict is up to scale, and
@@ -64,6 +68,23 @@ def scale_exponents(A: np.ndarray) -> np.ndarray:
     keep = ~np.isfinite(m) | (m == 0) | ((m >= 2.0**-SCALE_BAND) & (m <= 2.0**SCALE_BAND))
     e[keep] = 0
     return e
+
+
+def rescaled(x: np.ndarray) -> np.ndarray:
+    """``x`` (any shape) divided by the power of two :func:`scale_exponents` gives for its largest
+    magnitude (exact; unchanged when that lies within ``2^±SCALE_BAND``): the start state and the
+    readout of a float run, whose predictions are invariant under a positive scale.
+
+    >>> rescaled(np.array([2.0**-1070, 0.0, -2.0**-1072])).tolist()
+    [1.0, 0.0, -0.25]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return np.ldexp(x, -int(scale_exponents(x.reshape(1, 1, -1))[0])) if x.size else x
+
+
+#: A row of a float run whose norm is below this is rescaled by a power of two before it is
+#: divided by its norm (whose square would underflow).
+_SMALL_NORM = 2.0**-500
 
 
 #: Ways of advancing the batch (see the module docstring).
@@ -119,6 +140,12 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
 def unit_rows(H: np.ndarray) -> np.ndarray:
     """Divide every non-zero row of ``H`` (batch, hidden) by its norm, in place; returns ``H``."""
     n = np.linalg.norm(H, axis=1, keepdims=True)
+    small = (n[:, 0] < _SMALL_NORM) & np.any(H != 0, axis=1)
+    if small.any():  # the norm's squares underflow: rescale those rows by a power of two first
+        rows = H[small]
+        e = np.frexp(np.abs(rows).max(axis=1))[1]
+        H[small] = np.ldexp(rows, -e[:, None])
+        n[small] = np.linalg.norm(H[small], axis=1, keepdims=True)
     n[n == 0] = 1.0  # a zero row stays zero (a masked divide is slower for small hidden sizes)
     H /= n
     return H
@@ -146,7 +173,7 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
     k = A.shape[0]
     A = np.asarray(A, dtype=float)
     A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact; no step underflows or overflows
-    h = np.asarray(h0, dtype=float)
+    h = rescaled(h0)  # exact: a subnormal h0 is normalised like any other
     H = np.tile(h / (np.linalg.norm(h) or 1.0), (batch, 1))
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
     grouped = _grouped(k, batch, A.shape[1], method)
@@ -169,8 +196,9 @@ def float_run(
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(t, H)`` after each step (t = 0..time-1), ``H`` (batch, hidden) of unit rows;
     with ``readout`` (classes, hidden) yield ``(t, scores (batch, classes))`` instead."""
+    R = None if readout is None else rescaled(readout)
     for t, H in enumerate(float_steps(A, h0, words, method)):
-        yield t, (H if readout is None else H @ readout.T)
+        yield t, (H if R is None else H @ R.T)
 
 
 @dataclass(frozen=True)
@@ -211,6 +239,7 @@ def stack_inputs(stack, words: np.ndarray, method: str = "auto") -> np.ndarray:
     inputs = words
     for layer in stack.layers[:-1]:
         A, h0, R = layer.float_arrays()
+        R = rescaled(R)
         classes = np.empty_like(words)
         for t, H in enumerate(float_steps(A, h0, inputs, method)):
             classes[:, t] = np.argmax(H @ R.T, axis=1)
@@ -225,7 +254,7 @@ def run_float(weights, words, *, scores: bool = False, hidden: bool = False, met
     run first (:func:`stack_inputs`, one float run each, so a stack costs its layers' runs), and
     ``labels``, ``scores`` and ``hidden`` are the last layer's.
 
-    Returns :class:`FloatRun`; ``hidden=True`` keeps every hidden state (batch * time * hidden
+    Returns :class:`FloatRun` (``scores`` of the readout divided by the power of two :func:`rescaled` gives); ``hidden=True`` keeps every hidden state (batch * time * hidden
     floats), ``scores=True`` every score vector.  For a per-step stream use :func:`float_steps`.
     """
     from .stack import Stack
@@ -236,6 +265,7 @@ def run_float(weights, words, *, scores: bool = False, hidden: bool = False, met
         words = stack_inputs(weights, words, method)
         weights = weights.layers[-1]
     A, h0, R = weights.float_arrays()
+    R = rescaled(R)  # exact; scores are up to a positive scale
     batch, time = words.shape
     labels = np.empty((batch, time), dtype=np.int64)
     S = np.empty((batch, time, R.shape[0])) if scores else None

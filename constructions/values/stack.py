@@ -83,9 +83,11 @@ class Stack:
                 raise WeightsError(f"stack layer {i + 1} is a {type(layer).__name__}, not a Weights")
         exact = {layer.exact for layer in layers}
         if len(exact) > 1:
-            first_float = next(i for i, layer in enumerate(layers) if not layer.exact)
-            raise WeightsError(f"stack layer {first_float + 1} is float but layer 1 is "
-                               f"{'exact' if layers[0].exact else 'float'}: all layers exact or all float")
+            # the first layer of the other kind than layer 1 ("layer 1 is float but layer 1 is float" before)
+            other = next(i for i, layer in enumerate(layers) if layer.exact != layers[0].exact)
+            kind = {True: "exact", False: "float"}
+            raise WeightsError(f"stack layer {other + 1} is {kind[layers[other].exact]} but layer 1 is "
+                               f"{kind[layers[0].exact]}: all layers exact or all float")
         S = layers[0].n_symbols
         for i in range(1, len(layers)):
             C = layers[i - 1].n_classes

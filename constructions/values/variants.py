@@ -473,6 +473,9 @@ def _split_spec(text: str, spec) -> tuple[str, str | None, tuple[str, ...]]:
         if o not in KINDS[kind].options:
             allowed = ", ".join(KINDS[kind].options) or "none"
             raise SpecError(f"variant {kind!r} has no option {o!r} in {spec!r} (options: {allowed})")
+    if len(set(opts)) < len(opts):  # householder:1,nonneg,nonneg: one spec has one spelling
+        twice = next(o for o in opts if opts.count(o) > 1)
+        raise SpecError(f"variant spec {spec!r} repeats the option {twice!r}")
     return kind, arg, tuple(o for o in KINDS[kind].options if o in opts)
 
 

@@ -187,15 +187,9 @@ class Weights:
         conv = as_exact if exact else as_float
         arrays = {k: (a if k in index else conv(a, k)) for k, a in arrays.items()}
         Aa, h, r = arrays["A"], arrays["h0"], arrays["readout"]
-        k, d1, d2 = Aa.shape
-        if k == 0 or d1 == 0:
-            raise WeightsError(f"A has shape {Aa.shape}: need at least one symbol and hidden >= 1")
-        if d1 != d2:
-            raise WeightsError(f"A must be square in its last two axes (symbols, hidden, hidden), got {Aa.shape}")
-        if h.shape != (d1,):
-            raise WeightsError(f"h0 has shape {h.shape}, expected ({d1},) to match A's hidden size")
-        if r.ndim != 2 or r.shape[1] != d1 or r.shape[0] == 0:
-            raise WeightsError(f"readout has shape {r.shape}, expected (classes >= 1, {d1})")
+        problem = fileformat.shape_problem(Aa.shape, h.shape, r.shape)
+        if problem:
+            raise WeightsError(problem)
         setattr_ = object.__setattr__
         setattr_(self, "_variant", v)
         setattr_(self, "_exact", exact)
@@ -359,6 +353,31 @@ class Weights:
             fac,
         )
 
+    def exact_network(self) -> "Weights":
+        """The network these weights define, in exact arithmetic: exact weights are it; a float
+        entry is the dyadic rational it is (``Fraction(x)``), and for a factored variant
+        (``factorized``, ``householder``, ``monomial``, ``dplr``) ``A`` is the **exact**
+        composition of the factors, which the float ``A`` only approximates (it was checked
+        against it within the float tolerance).  The prover proves this network
+        (docs/formats.md, "The network a float file defines"; docs/theory.md, Theorem 5).
+
+        >>> w = Weights("householder:1", [[[0.7, -0.6], [-0.6, -0.2]]], [1.0, 0.0], [[1.0, 0.0]],
+        ...             ([[[1.0, 2.0]]], [[1.5]]))
+        >>> [str(x) for x in w.exact_network().A[0].flat], float(w.A[0, 0, 0]) == 0.7
+        (['7/10', '-3/5', '-3/5', '-1/5'], True)
+        """
+        if self._exact:
+            return self
+        from .factored import compose_factors, dyadic
+
+        v = self._variant
+        h0, readout = dyadic(self.h0), dyadic(self.readout)
+        if self.factors is None:
+            return Weights._trusted(v, dyadic(self.A), h0, readout, exact=True, conform=False)
+        index = v.info.index_factors
+        factors = tuple(f if n in index else dyadic(f) for f, n in zip(self.factors, v.info.factor_names))
+        return Weights._trusted(v, compose_factors(v, factors, exact=True), h0, readout, factors, exact=True)
+
     def float_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(A (symbols, hidden, hidden), h0 (hidden,), readout (classes, hidden))`` as float64."""
         w = self.to_float()
@@ -474,6 +493,7 @@ def _check_as_written(decoded, w: Weights, source: str) -> None:
     and says by how much it moved."""
     if w.exact:
         return
+    _check_factors_as_written(decoded, w, source)
     raw = np.asarray(decoded.A, dtype=np.float64)
     if raw.shape != w.A.shape or np.array_equal(raw, w.A):
         return
@@ -485,6 +505,27 @@ def _check_as_written(decoded, w: Weights, source: str) -> None:
         f"{diff[s, i, j]:.3g}, at this entry), so the file's own network is not a {w.variant!r} network; "
         f"fix the file, or prove the projected weights with --project (verify)"
     )
+
+
+def _check_factors_as_written(decoded, w: Weights, source: str) -> None:
+    """ConformanceError when conformance changed a float factor of the file (a beta outside the
+    variant's range by less than the float tolerance, clipped): the network of a float file is
+    its factors as written, composed exactly, so a changed factor is another network."""
+    if decoded.factors is None or w.factors is None:
+        return
+    info = w.variant_info.info
+    for name, raw, kept in zip(info.factor_names, decoded.factors, w.factors):
+        if name in info.index_factors:
+            continue
+        raw = np.asarray(raw, dtype=np.float64)
+        if raw.shape != kept.shape or np.array_equal(raw, kept):
+            continue
+        index = tuple(int(x) for x in np.argwhere(raw != kept)[0])
+        raise ConformanceError(
+            f"{source}: {name}[{', '.join(map(str, index))}] = {float(raw[index])!r} is not what variant "
+            f"{w.variant!r} allows (conforming would change it to {float(kept[index])!r}), so the file's own "
+            f"network is not a {w.variant!r} network; fix the file, or prove the projected weights with "
+            f"--project (verify)")
 
 
 def _build(cls, decoded, variant, factors, source: str) -> Weights:

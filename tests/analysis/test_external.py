@@ -83,6 +83,9 @@ def test_the_verdicts_on_hand_set_parity_layers(tmp_path):
     assert bad.verdict == "The model does not track parity: it labels the word `1 1` (length 2) as odd, the task as even."
     assert "a reflection with beta = 1.67 has eigenvalue 1 - beta = -0.67, not -1" in bad.mechanism
     assert "decays as 0.67^n" in bad.mechanism
+    # the spectra are judged on the whole key space: the failing relation 1 1 = e is seen, the working one holds
+    assert "1·1 = ε (residual 0.267" in bad.heads[0].relations
+    assert good.heads[0].relations.startswith("all 3 defining relations hold")
     ev = bad.heads[0].eigenvalues["1"]
     assert abs(min(z.real for z in ev) + 0.67) < 1e-6  # 1 - beta, beta = 2 |k|^2 sigmoid(.) = 1.67 (1 - 1e-12)
     nonneg = analyze_external(load_external(handset_parity(tmp_path / "b1", beta=1.0, neg=False)[0]), PARITY,

@@ -159,7 +159,8 @@ def test_a_rotation2d_network_on_d3_tracks_only_its_z2_quotient():
     r = analyze(w, from_spec("dihedral:3"), AnalysisConfig(extract=ExtractConfig(words=200, length=30),
                                                            curve_length=100))
     assert r.implements == ("tracks only the Z_2 quotient of D_3 (2 states); the network itself first errs on r "
-                            "(automaton r, network e); no rotation2d network can implement D_3 (Theorem 6: every "
+                            "(automaton r, network e); mechanism: symbol r has no eigenvalue near a primitive root of unity "
+                            "of order 3; no rotation2d network can implement D_3 (Theorem 6: every "
                             "rotation2d network labels r·s and s·r alike; D_3 does not)")
     assert r.summary.splitlines()[0] == r.implements
     assert r.certify_line.startswith("certificate (failed)")

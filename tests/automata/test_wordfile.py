@@ -95,7 +95,7 @@ def test_limits_are_checked_before_reading_the_whole_file(tmp_path) -> None:
         read_words(path, from_spec("parity"), max_len=1)
     bad = tmp_path / "x.jsonl"
     bad.write_text("{not json\n")
-    with pytest.raises(DataError, match="line 1: not JSON"):
+    with pytest.raises(DataError, match="line 1: not valid JSON"):
         read_words(bad, from_spec("parity"))
     with pytest.raises(DataError, match="cannot tell the format"):
         word_format("words.txt")

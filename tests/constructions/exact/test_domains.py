@@ -201,14 +201,17 @@ def test_reduction_table_is_x_to_the_k_mod_phi(m):
 def test_signs_of_coordinates_whose_floats_are_zero_or_wrong():
     """``parallel`` reads the first non-zero coordinate's sign from its float enclosure only when
     the enclosure excludes zero.  A rational 10^-400 is 0.0 as a float (radius 0): its sign is
-    decided exactly, so (t, 0) and (-t, 0) are not parallel.  And a sign read from a float that
+    decided exactly, so (t, 1) and (-t, 1) are not parallel (beside 1: a vector whose entries are
+    all that small is rescaled first, :data:`SCALE_BITS`).  And a sign read from a float that
     decides and one read exactly (an infinite radius) are the same number for the same sign."""
     D = CyclotomicDomain(20)
-    t = D.convert(Fraction(1, 10**400))
-    a, b = [t, D.zero], [-t, D.zero]
+    t, one = D.convert(Fraction(1, 10**400)), D.convert(Fraction(1))
+    a, b = [t, one], [-t, one]
     assert D.floats(a)[0][0] == 0.0 and D.floats(a)[1][0] == 0.0  # the premise
     assert not D.parallel(a, b, (D.floats(a), D.floats(b)))
-    assert D.parallel(a, [3 * t, D.zero], (D.floats(a), D.floats([3 * t, D.zero])))
+    assert D.parallel(a, [3 * t, 3 * one], (D.floats(a), D.floats([3 * t, 3 * one])))
+    alone = D.floats([t, D.zero])  # all tiny: rescaled, the sign read from the float
+    assert alone[0][0] > alone[1][0] > 0 and not D.parallel([t, D.zero], [-t, D.zero])
     for x in (D.convert(Fraction(5, 7)), D.convert(Fraction(-5, 7))):
         c, d = [x, D.zero], [2 * x, D.zero]
         decides = D.floats(c)

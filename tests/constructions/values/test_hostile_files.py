@@ -9,7 +9,7 @@ import pytest
 
 from bilinear.cli import main
 from bilinear.constructions import Weights
-from bilinear.errors import ConformanceError
+from bilinear.errors import ConformanceError, WeightsError
 
 AUTOMATON = {"format": "bilinear.automaton", "version": 1, "states": 1, "symbols": ["a"], "delta": [[0]],
              "labels": [0], "classes": ["x", "y"]}
@@ -174,3 +174,75 @@ def test_building_a_construction_honours_the_time_budget(capped_cli):
     assert proc.returncode == 3, proc.stderr[-2000:]
     # the budget also counts building the automaton's table, which may be what it stops
     assert "not built within the time budget of 0.01 s" in proc.stdout
+
+
+def test_the_shapes_are_compared_before_any_entry_is_decoded(tmp_path, capsys):
+    """N6 (issue 46): a 45 MB file with h0 of 3,000,000 entries and A of 1 x 1 x 1 decoded every
+    entry for over 120 s, printing nothing (4.5 MB: 19 s), before the shapes were compared
+    (``benchmarks/bench_hostile.py`` times that file).  The order is what is tested: the last
+    entry of h0 is not a number, and the shapes' refusal comes first."""
+    path = tmp_path / "h0.json"
+    path.write_text('{"format": "bilinear.weights", "version": 1, "variant": "full", "exact": true, '
+                    '"A": [[["1"]]], "h0": [' + ", ".join(['"1/3"'] * 9_999 + ['"x"']) + '], "readout": [["1"], ["-1"]]}')
+    assert main(["verify", "parity", "--weights", str(path), "--unsigned"]) == 2
+    assert capsys.readouterr().err == (f"bilinear: error: {path}: h0 has shape (10000,), expected (1,) to match A's "
+                                       "hidden size\n")
+    path.write_text(path.read_text().replace('"A": [[["1"]]], ', '"A": [[["1"]], [[1, 2]]], '))
+    with pytest.raises(WeightsError, match="A is ragged"):  # the shapes of every array first
+        Weights.load(path, allow_unsigned=True)
+
+
+@pytest.mark.parametrize("A", [[[0.0, 1.0], [1.0, 0.0]], [[3.0, 1.0], [2.0, 5.0]]])
+def test_a_float_dplr_file_that_is_exactly_diag_plus_rank_one_loads_as_written(tmp_path, A):
+    """N15 (issue 46): ``[[0, 1], [1, 0]] = I + [-1, 1][1, -1]^T`` and ``[[3, 1], [2, 5]]`` were
+    refused as conforming "only within the float tolerance (4.44e-16)": the float factors derived
+    from them compose with rounding.  The floats as written are exactly diag + rank one."""
+    import numpy as np
+
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"format": "bilinear.weights", "version": 1, "variant": "dplr:1", "exact": False,
+                                "A": [A], "h0": [1.0, 0.0], "readout": [[1.0, 0.0], [0.0, 1.0]]}))
+    w = Weights.load(path, allow_unsigned=True)
+    assert w.A.tolist() == [A]  # the file's own network
+    D, U, W = (np.asarray(f, dtype=np.float64) for f in w.factors)
+    assert np.allclose(np.diag(D[0]) + U[0] @ W[0].T, A, atol=1e-12, rtol=0)
+    # 3 x 3: I + the all-ones matrix with one entry moved by 1e-9 is diag + rank one only within
+    # the tolerance (every 2 x 2 matrix is exactly diag + rank one): still refused
+    near = [[2.0, 1.0 + 1e-9, 1.0], [1.0, 2.0, 1.0], [1.0, 1.0, 2.0]]
+    path.write_text(json.dumps({"format": "bilinear.weights", "version": 1, "variant": "dplr:1", "exact": False,
+                                "A": [near], "h0": [1.0, 0.0, 0.0], "readout": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]}))
+    with pytest.raises(ConformanceError, match="conforms only within the float tolerance"):
+        Weights.load(path, allow_unsigned=True)
+
+
+@pytest.mark.parametrize("tiny", [2.0**-565, 5e-324, 2.0**300])  # 1e-170, subnormal, 2e90
+def test_a_householder_vector_of_any_scale_is_its_reflection(tmp_path, tiny):
+    """N16 (issue 46): v = 1e-170 or subnormal: numpy RuntimeWarnings (v^T v underflowed to 0),
+    then a refusal whose "largest change" was nan.  A reflection does not depend on the scale of
+    v: v is scaled by a power of two (exact) before v^T v."""
+    import warnings
+
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({
+        "format": "bilinear.weights", "version": 1, "variant": "householder:1", "exact": False,
+        "A": [[[-1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]], "h0": [1.0, 0.0],
+        "readout": [[1.0, 0.0], [-1.0, 0.0]],
+        "factors": {"V": [[[tiny, 0.0]], [[tiny, -tiny]]], "beta": [[2.0], [2.0]]}}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning
+        w = Weights.load(path, allow_unsigned=True)
+    assert w.A.tolist() == [[[-1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]]
+
+
+def test_a_mixed_stack_names_the_layer_of_the_other_kind():
+    """N17 (issue 46): "stack layer 1 is float but layer 1 is float"."""
+    from bilinear.constructions.values.stack import Stack
+    from bilinear.errors import WeightsError
+
+    exact = Weights("diagonal", [[[-1]], [[1]]], [1], [[1], [-1]])
+    floats = exact.to_float()
+    with pytest.raises(WeightsError, match="^stack layer 2 is exact but layer 1 is float: all layers exact or all "
+                                           "float$"):
+        Stack((floats, exact))
+    with pytest.raises(WeightsError, match="^stack layer 2 is float but layer 1 is exact"):
+        Stack((exact, floats))

@@ -112,7 +112,7 @@ def test_one_layer_stack_unproved_like_the_weights():
     always = Automaton([[0]], labels=[0], classes=("pos", "neg"), symbols=("x",))
     grows = Weights("diagonal", A=[[[2, 0], [0, 1]]], h0=[2, 1], readout=[[1, 0], [0, 1]])
     p, q = prove(grows, always, bound=8), prove_stack(Stack((grows,)), always, bound=8)
-    assert p.status == q.status == "unproved" and p.words == q.words
+    assert p.status == q.status == "open" and p.words == q.words
 
 
 def _first_failure_length(stack, automaton, max_len):
@@ -506,7 +506,7 @@ def test_stack_proof_out_of_time_and_its_last_progress_line(monkeypatch):
     a = from_spec("symmetric:5")
     stack = Stack((build(a, "full"),))
     spent = prove_stack(stack, a, time_budget=1e-9)
-    assert spent.status == "unproved" and spent.cause == "time" and "time budget ran out after" in spent.reason
+    assert spent.status == "open" and spent.cause == "time" and "time budget ran out after" in spent.reason
     monkeypatch.setattr(search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(search, "PROGRESS_EVERY", 0.0)
     seen = []
