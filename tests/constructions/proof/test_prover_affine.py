@@ -172,6 +172,8 @@ def _own_automaton(aff: AffineWeights) -> Automaton | None:
     last symbol) in Fractions: states are the start and the pairs (h, a), labels the strict argmax of
     a's readout on h (None when some reachable pair ties)."""
     start = tuple(Fraction(x) for x in aff.h0)
+    global _OWN_MARGIN
+    _OWN_MARGIN = None
     index: dict = {("start",): 0}
     table: list[list[int]] = []
     labels = [0]
@@ -185,6 +187,8 @@ def _own_automaton(aff: AffineWeights) -> Automaton | None:
                 label = _exact_labels_from(aff, a, h2)
                 if label is None:
                     return None
+                margin = _exact_margin(aff, a, h2, label)
+                _OWN_MARGIN = margin if _OWN_MARGIN is None else min(_OWN_MARGIN, margin)
                 k2 = (h2, a)
                 if k2 not in index:
                     index[k2] = len(index)
@@ -197,6 +201,16 @@ def _own_automaton(aff: AffineWeights) -> Automaton | None:
             return None
     delta = np.array(table).T.tolist()
     return Automaton(delta, labels=labels, classes=tuple(str(c) for c in range(aff.n_classes)))
+
+
+_OWN_MARGIN = None  # the exact minimum margin over the pairs _own_automaton reached
+
+
+def _exact_margin(aff, a, h, label):
+    d, R = aff.dim, aff.readout[a]
+    scores = [sum((Fraction(R[c][j]) * h[j] for j in range(d)), Fraction(0)) + Fraction(R[c][d])
+              for c in range(aff.n_classes)]
+    return scores[label] - max(x for c, x in enumerate(scores) if c != label)
 
 
 def _exact_step(aff, a, h):
@@ -230,6 +244,7 @@ def test_random_affine_networks_prove_their_own_automaton(seed: int) -> None:
     assert own is not None
     proof = prove(aff, own)
     assert proof.status == "proved"
+    assert proof.margin == _OWN_MARGIN and proof.margin_float == float(_OWN_MARGIN)
     assert _first_failure(aff, own, 4) is None
     labels = list(own.labels)
     q = len(labels) - 1  # the last state found: some word reaches it
@@ -258,6 +273,9 @@ def test_per_symbol_failures_name_the_symbol_and_the_weights_answer() -> None:
     bad = prove(AffineWeights("diagonal", A=[[[1]]] * 3, b=[[0]] * 3, readout=R), automaton)
     assert bad.status == "counterexample" and bad.word == (2,) and bad.expected == 2 and bad.got == 0
     assert bad.scores == (1.0, 0.0, 0.5)  # symbol c's rows, not another symbol's
+    R[2] = [[0, Fraction(7, 10)], [0, 1], [0, Fraction(1, 2)]]  # the first class above "2" is 0, the top one 1
+    bad = prove(AffineWeights("diagonal", A=[[[1]]] * 3, b=[[0]] * 3, readout=R), automaton)
+    assert bad.word == (2,) and bad.got == 1 and bad.scores == (0.7, 1.0, 0.5)
     # two classes: a per-symbol flip-flop whose r rows are swapped fails on "r" (the start is state 0)
     flipflop = from_spec("flipflop:2")
     rows = [[[-1, 0], [1, 0]], [[-1, 0], [1, 0]], [[1, 0], [-1, 0]]]
@@ -284,3 +302,11 @@ def test_bad_arguments_are_refused_by_name() -> None:
         prove(aff, "flipflop:2")
     with pytest.raises(WeightsError, match="bound must be a positive integer"):
         prove(aff, _last_symbol(), bound=0)
+
+
+def test_one_class_has_no_margin() -> None:
+    one = Automaton([[0, 0]], labels=[0, 0], classes=("only",), symbols=("x",))
+    proof = prove(AffineWeights("diagonal", A=[[[1]]], b=[[1]], readout=[[[0, 0]]]), one, bound=1)
+    assert proof.status == "unproved"  # h = 1, 2, 3, ...: an infinite orbit, one class or not
+    proof = prove(AffineWeights("diagonal", A=[[[0]]], b=[[1]], readout=[[[0, 0]]]), one)
+    assert proof.status == "proved" and proof.margin is None and proof.margin_float is None
