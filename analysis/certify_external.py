@@ -286,10 +286,19 @@ class ExternalCertificate:
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> dict:
+        """JSON-ready: a margin that is not a number (an overflowing ball) is null."""
+
+        def clean(x):
+            if isinstance(x, float) and not math.isfinite(x):
+                return None
+            if isinstance(x, dict):
+                return {k: clean(v) for k, v in x.items()}
+            return list(x) if isinstance(x, tuple) else x
+
         return {"status": self.status, "automaton": self.automaton, "heads": self.heads, "snap": self.snap_note,
-                "pairs": self.pairs, "head_margin": self.head_margin,
+                "pairs": self.pairs, "head_margin": clean(self.head_margin),
                 "counterexample": None if self.counterexample is None else list(self.counterexample),
-                "horizons": self.horizons,
+                "horizons": clean(self.horizons),
                 "diffs": {k: (None if w is None else list(w)) for k, (w, _) in self.diffs.items()},
                 "seconds": self.seconds}
 

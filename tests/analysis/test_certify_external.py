@@ -4,6 +4,7 @@ sentences' controls (a wrong class map: not proved; bad input: one line, exit 2)
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -106,6 +107,10 @@ def test_cli_prints_proved(s3, capsys):
     assert main(argv + ["--dtype", "float32"]) == 0
     out = capsys.readouterr().out
     assert "status: proved" in out and "horizon (float32): every word of length <=" in out
+    assert main(argv + ["--dtype", "bfloat16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "proved" and data["horizons"]["bfloat16"]["length"] == 0
+    assert data["horizons"]["float64"]["length"] > data["horizons"]["bfloat16"]["length"]
 
 
 @pytest.mark.parametrize("argv, message", [
