@@ -68,7 +68,7 @@ def ball_horizon(model, automaton, tokens, labels, dtype: str, delta: float = 2.
         inp = head.token_inputs(t)
         maps.append([affine_balls(inp, i, K) + (inp,) for i in range(H)])
     zero = [flint.arb_mat(c.head_k_dim, c.head_v_dim) for _ in range(H)]
-    frontier = [(automaton.start, -1, zero, ())]
+    frontier: list = [(automaton.start, -1, zero, ())]
     expanded: dict = {}
     nodes = 0
     rad = flint.arb(delta)
