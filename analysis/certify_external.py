@@ -202,7 +202,7 @@ def horizon(model, automaton, tokens, labels, snaps, closed, dtype: str, cap: in
                 math.floor(math.log1p(float(a) * lo_r / float(c)) / math.log1p(float(a)))))
     while L > 0 and not _grown(a, c, L) <= arb(lo_r):
         L = int(L * 0.99)
-    out.update(radius=lo_r, length=L, rho=float(rho), c=float(c))
+    out.update(radius=lo_r, length=L, rho=float(rho), c=float(c), kappa=float(kap), nu=float(nu), beta_max=float(bmax))
     return out
 
 

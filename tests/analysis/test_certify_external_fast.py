@@ -79,6 +79,16 @@ def test_horizon_figures_against_a_recomputation(s3):
 
         assert grown(L) <= r * (1 + 1e-9) and grown(L + 1) > r * 0.98, (d, L, grown(L), grown(L + 1), r)
         assert 0 < r < h["M"] and h["head_margin"] > 0
+        # the step's rounding (Theorem A7), recomputed from the figures it is made of
+        u = {"float64": 2.0 ** -53, "float32": 2.0 ** -24}[d]
+        K, dk, dv = 2, 2, 2
+        kap, nu, bb = h["kappa"], h["nu"], h["beta_max"]
+        assert 0.999 < kap < 1.001 and 100 < nu < 200 and 1.99 < bb <= 2.0 + 1e-6
+        P = (1 + bb * kap * kap) ** K * (h["M"] + r) + K * bb * kap * nu
+        g = (dk + 4) * u / (1 - (dk + 4) * u)
+        rho = u * P + K * g * (1 + bb * kap) * (P + bb * kap * (nu + kap * P))
+        assert rho <= h["rho"] <= rho * (1 + 1e-6) + 1e-300, (d, rho, h["rho"])
+        assert h["c"] == pytest.approx(a * h["M"] + h["db"] + h["rho"], rel=1e-9)
     # float32's figures: transitions within ~float32 of the snap; the key direction (1/2, sqrt 3/2) is
     # off by its float32 rounding, the additive terms by RHO times that
     f = cert.horizons["float32"]
