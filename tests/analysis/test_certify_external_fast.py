@@ -81,7 +81,7 @@ def test_horizon_figures_against_a_recomputation(s3):
         assert 0 < r < h["M"] and h["head_margin"] > 0
         # the step's rounding (Theorem A7), recomputed from the figures it is made of
         u = {"float64": 2.0 ** -53, "float32": 2.0 ** -24}[d]
-        K, dk, dv = 2, 2, 2
+        K, dk = 2, 2
         kap, nu, bb = h["kappa"], h["nu"], h["beta_max"]
         assert 0.999 < kap < 1.001 and 100 < nu < 200 and 1.99 < bb <= 2.0 + 1e-6
         P = (1 + bb * kap * kap) ** K * (h["M"] + r) + K * bb * kap * nu
