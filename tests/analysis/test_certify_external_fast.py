@@ -187,3 +187,11 @@ def test_beta_one_snaps_to_projections():
     assert why == "" and snaps is not None
     A = np.array(snaps[0].A, dtype=float)
     assert np.allclose(A, heads[0].A, atol=1e-6) and np.allclose(A[0], [[0, 0], [0, 1]])
+
+
+def test_grown_is_the_closed_form():
+    from bilinear.analysis.certify_external import _grown
+
+    assert _grown(flint.arb(0), flint.arb(2), 5) == 10  # c t without growth
+    assert _grown(flint.arb(1), flint.arb(1), 3) == 7   # c ((1 + a)^t - 1) / a = 2^3 - 1
+    assert _grown(flint.arb(0.5), flint.arb(3), 2) == 7.5
