@@ -315,10 +315,13 @@ def certify_network(weights, automaton, search_length: int | None = None, test_l
     L = None if horizon is None else horizon.length
     if search_length is None:
         search_length = 20000 if L is None else min(20000, max(2000, 4 * L))
-    failing = search_failure(weights, automaton, search_length, snap, random_words, seed)
+    floor = max(L or 0, 0)  # no float64 word of length <= L fails (Theorems 16-20): the search skips them
+    failing = None
+    if horizon is None or not horizon.every:  # every length certified: no word can fail
+        failing = search_failure(weights, automaton, search_length, snap, random_words, seed, floor=floor)
     kind = None
     if failing is not None:
-        failing = shorten_failure(weights, automaton, failing, seconds=shorten_seconds)
+        failing = shorten_failure(weights, automaton, failing, seconds=shorten_seconds, floor=floor)
         if horizon is not None and horizon.covers(len(failing)):
             raise BilinearError(  # Theorem 16 / 17 with rounding charged: this cannot happen
                 f"internal error: {horizon.text()} certified in float64, yet a word of length "

@@ -172,10 +172,38 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
                                     or not time_budget > 0):
         raise AutomatonError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
     clock = _Clock(automaton.name or "this automaton", time_budget, progress)
+    if automaton.n_states > 2 * _SAMPLE_COLUMNS:
+        try:
+            return _closure(automaton, limit, exact=False, clock=clock, sample=_sample(automaton.n_states))
+        except _HashCollision:  # two elements alike on the sampled states: keys on whole rows
+            pass
     try:
         return _closure(automaton, limit, exact=False, clock=clock)
     except _HashCollision:  # pragma: no cover - probability about size**2 / 2**64
         return _closure(automaton, limit, exact=True, clock=clock)
+
+
+#: States whose images key an element when the automaton has more than twice as many (a sample;
+#: the closure is then checked whole, :func:`_check_closed`).
+_SAMPLE_COLUMNS = 64
+
+
+def _sample(n: int) -> np.ndarray:
+    """:data:`_SAMPLE_COLUMNS` states out of ``n``, fixed (a seeded choice, sorted)."""
+    return np.sort(np.random.default_rng(0x5EED).choice(n, _SAMPLE_COLUMNS, replace=False))
+
+
+def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, size: int, chunk: int) -> None:
+    """:class:`_HashCollision` unless every element found, composed with every generator, is the
+    element its right Cayley row names.  With the identity among them, the rows found are then
+    closed under the generators, so they are the whole monoid; and they are distinct, as their
+    keys (of the sampled states) are: the sampled closure is exact once this check passes."""
+    for lo in range(0, size, chunk):
+        hi = min(size, lo + chunk)
+        block = elements[lo:hi]
+        for a in range(gens.shape[0]):
+            if not np.array_equal(gens[a][block], elements[right[lo:hi, a]]):
+                raise _HashCollision
 
 
 class _Clock:
@@ -214,7 +242,11 @@ def row_bytes(n_states: int, n_symbols: int) -> int:
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
-def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None = None) -> Closure:
+def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None = None,
+             sample: np.ndarray | None = None) -> Closure:
+    """The breadth-first closure; with ``sample`` (states), elements are keyed by their images of
+    those states alone, each child is composed on them alone (and in full only when new), and the
+    closure is checked whole at the end (:func:`_check_closed`)."""
     n, k = automaton.n_states, automaton.n_symbols
     dtype = _dtype_for(n)
     what = automaton.name or "this automaton"
@@ -223,7 +255,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     clock = clock or _Clock(what, None, False)
     gens = automaton.delta.astype(dtype)  # (symbols, states)
     _check_group_lower_bound(automaton, limit, max_rows, what)
-    keys = _Keys(n, dtype, exact=exact)
+    keys = _Keys(n if sample is None else len(sample), dtype, exact=exact)
 
     capacity = min(max_rows, 1024)
     elements = np.empty((capacity, n), dtype=dtype)
@@ -231,7 +263,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     parent = np.full(capacity, -1, dtype=np.int64)
     via = np.full(capacity, -1, dtype=np.int64)
     right = np.empty((capacity, k), dtype=np.int64)
-    keys.insert(keys.encode(elements[:1]), np.zeros(1, dtype=np.int64))
+    keys.insert(keys.encode(elements[:1] if sample is None else elements[:1, sample]), np.zeros(1, dtype=np.int64))
     size = 1
     level_start, level_end = 0, 1
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
@@ -241,8 +273,11 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
             hi = min(level_end, lo + chunk)
             frontier = elements[lo:hi]  # (frontier, states)
             # children[p, a] = first frontier element p, then symbol a: gens[a][frontier[p]]
-            children = gens[:, frontier].transpose(1, 0, 2).reshape(-1, n)  # (frontier*symbols, states)
-            child_keys = keys.encode(children)
+            if sample is None:
+                children = gens[:, frontier].transpose(1, 0, 2).reshape(-1, n)  # (frontier*symbols, states)
+                child_keys = keys.encode(children)
+            else:  # the children on the sampled states only: (frontier*symbols, sampled)
+                child_keys = keys.encode(gens[:, frontier[:, sample]].transpose(1, 0, 2).reshape(-1, len(sample)))
             unique, first, inverse = np.unique(child_keys, return_index=True, return_inverse=True)
             found = keys.lookup(unique)
             new = np.flatnonzero(found < 0)
@@ -263,15 +298,20 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
                 found[new] = indices
                 keys.insert(unique[new], indices)
                 source = first[new]  # position in children = parent_offset * k + symbol
-                elements[size : size + count] = children[source]
+                if sample is None:
+                    elements[size : size + count] = children[source]
+                else:  # the new children in full: their parent, then their symbol
+                    elements[size : size + count] = gens[(source % k)[:, None], elements[lo + source // k]]
                 parent[size : size + count] = lo + source // k
                 via[size : size + count] = source % k
                 size += count
             targets = found[inverse.reshape(-1)]  # (frontier*symbols,) element of each child
-            if not keys.exact and not (elements[targets] == children).all():
+            if sample is None and not keys.exact and not (elements[targets] == children).all():
                 raise _HashCollision
             right[lo:hi] = targets.reshape(hi - lo, k)
         level_start, level_end = level_end, size
+    if sample is not None:
+        _check_closed(gens, elements, right, size, chunk)
     return _final(automaton, size, elements, right, parent, via)
 
 

@@ -7,6 +7,7 @@ Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -16,16 +17,20 @@ import numpy as np
 from bilinear.automata.families import from_spec
 from bilinear.constructions.horizon.floatcheck import check
 from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.memo import clear_caches
 
 CASES = [("parity", "diagonal"), ("cyclic:7", "rotation2d"), ("dihedral:50", "block:2"),
          ("symmetric:5", "full"), ("quaternion", "full"), ("modarith:5", "full")]
 
 
-def _median_time(fn, repeat):
+def _median_time(make, fn, repeat):
+    """Median seconds of ``fn(*make())`` over ``repeat`` runs, ``make`` run outside the clock for
+    each: fresh weights and automaton, so no run reuses what an earlier one cached on them."""
     times = []
     for _ in range(repeat):
+        args = make()
         t = time.perf_counter()
-        fn()
+        fn(*args)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
@@ -37,15 +42,17 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     tokens = args.length * args.words
-    print(f"{args.words} words x length {args.length} = {tokens:,} tokens, median of {args.repeat}")
+    print(f"{args.words} words x length {args.length} = {tokens:,} tokens, median of {args.repeat} "
+          f"(fresh objects each); load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'case':<24}{'d':>4}{'classes':>8}  {'check tok/s':>12}  {'run_batch tok/s':>16}  ratio  accuracy  worst margin")
     for spec, variant in CASES:
         a = from_spec(spec)
         w = build(spec, variant).to_float()
         words = np.random.default_rng(0).integers(0, a.n_symbols, size=(args.words, args.length))
         result = check(w, a, word_batch=words)
-        t_check = _median_time(lambda: check(w, a, word_batch=words), args.repeat)
-        t_sim = _median_time(lambda: a.run_batch(words, trace=True), args.repeat)
+        fresh = lambda s=spec, v=variant: (clear_caches(), build(s, v).to_float(), from_spec(s))[1:]  # noqa: E731
+        t_check = _median_time(fresh, lambda w, a: check(w, a, word_batch=words), args.repeat)
+        t_sim = _median_time(fresh, lambda w, a: a.run_batch(words, trace=True), args.repeat)
         print(f"{spec + ' ' + variant:<24}{w.dim:>4}{a.n_classes:>8}  {tokens / t_check:12.3g}  {tokens / t_sim:16.3g}  "
               f"{t_check / t_sim:5.0f}x  {result.accuracy:8.4f}  {result.worst_margin:.3g}")
         sys.stdout.flush()

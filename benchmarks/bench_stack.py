@@ -26,6 +26,7 @@ from bilinear.automata.families import from_spec
 from bilinear.constructions.handmade.cascade import cascade
 from bilinear.constructions.values.floatrun import run_float
 from bilinear.constructions.proof.stackprover import prove_stack
+from bilinear.constructions.values.memo import clear_caches
 from bilinear.learned.models import BilinearRNN
 from bilinear.learned.stacked import StackedBilinearRNN
 
@@ -33,11 +34,14 @@ CASES = [("dihedral:3", "rotation2d"), ("dihedral:12", "rotation2d"), ("symmetri
          ("quaternion", "diagonal")]
 
 
-def _median_time(fn, repeat):
+def _median_time(fn, repeat, make=None):
+    """Median seconds of ``fn(*make())``, ``make`` (fresh objects: no run reuses what an earlier
+    one cached on them) outside the clock."""
     times = []
     for _ in range(repeat):
+        args = () if make is None else make()
         t = time.perf_counter()
-        fn()
+        fn(*args)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
@@ -53,8 +57,8 @@ def _float_runs(args) -> None:
         alone = [rng.integers(0, w.n_symbols, size=(args.words, args.length)) for w in stack.layers]
         t_stack = _median_time(lambda: run_float(stack, words), args.repeat)
         t_alone = _median_time(lambda: [run_float(w, x) for w, x in zip(stack.layers, alone)], args.repeat)
-        exact = cascade(a, variant)
-        t_prove = _median_time(lambda: prove_stack(exact, a), args.repeat)
+        t_prove = _median_time(prove_stack, args.repeat,
+                               lambda s=spec, v=variant: (clear_caches(), cascade(from_spec(s), v), from_spec(s))[1:])
         dims = "+".join(map(str, stack.dims))
         print(f"{spec + ' ' + variant:<26}{stack.depth:>7}{dims:>10}  {t_stack:9.3f}  {t_alone:15.3f}  "
               f"{t_stack / t_alone:5.2f}  {t_prove:8.3f}")

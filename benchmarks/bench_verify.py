@@ -34,7 +34,7 @@ import numpy as np
 from bilinear.automata.families import from_spec
 from bilinear.automata.groups import group_shape
 from bilinear.constructions.impossible.bounds import lower_bound, unit_group
-from bilinear.constructions.values.memo import minimal
+from bilinear.constructions.values.memo import clear_caches
 from bilinear.constructions.proof.prover import prove
 from bilinear.constructions.handmade.registry import build
 from bilinear.constructions.settle import settle
@@ -64,16 +64,16 @@ def _old_shape(perms: np.ndarray) -> str:
 def parts(spec: str, variant: str, old_orders: bool) -> dict:
     """CPU seconds of each part of settle on fresh automata, and of the whole settle."""
     out = {}
+    clear_caches()  # every part from scratch: the memo caches are keyed by the automaton's content
     _, _, out["settle"] = _timed(lambda: settle(from_spec(spec), variant))
+    clear_caches()
     a = from_spec(spec)
     w, _, out["build"] = _timed(lambda: build(a, variant))
     _, _, out["prove"] = _timed(lambda: prove(w, a))
-    unit_group.cache_clear()
-    minimal.cache_clear()
+    clear_caches()
     found, _, out["units"] = _timed(lambda: unit_group(from_spec(spec)))  # minimise + closure + units
     _, _, out["shape"] = _timed(lambda: group_shape(found[1]))
-    unit_group.cache_clear()
-    minimal.cache_clear()
+    clear_caches()
     _, _, out["bound"] = _timed(lambda: lower_bound(from_spec(spec), variant))  # units + shape
     if old_orders:
         _, _, out["old shape"] = _timed(lambda: _old_shape(found[1]))

@@ -174,6 +174,46 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
     ('analysis/certify_external.py', 'horizon', '1e-3 * hi_r -> 0.001 // hi_r', 0):
         'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
+    ('automata/closure.py', '_closure', '1024 -> 1025', 0):
+        'the starting capacity of the tables: they grow as needed',
+    ('automata/closure.py', '_closure', '1 -> 2', 8):
+        'a chunk of at least two frontier elements: memory per step, not the result',
+    ('automata/closure.py', '_closure', '1 -> 0', 8):
+        'max(0, _CHUNK_ENTRIES // (k n)) = max(1, ...) unless states x symbols exceeds 2^23 entries per element',
+    ('automata/minimize.py', 'access_words', '1 -> 2', 6):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('automata/closure.py', '_closure', '1 -> 2', 1):
+        'max_work_rows below 2 needs states x symbols above 2*10^9 (a 16 GB table): refused long before',
+    ('automata/closure.py', '_closure', '1 -> 0', 1):
+        'max_work_rows below 1 needs states x symbols above 4*10^9: _check_group_lower_bound refuses it first',
+    ('automata/minimize.py', 'access_words', 'size > level_size -> size >= level_size', 0):
+        'a level that found nothing concatenates its empty chunks: the frontier is empty either way',
+    ('automata/closure.py', '_closure', '1 -> 2', 0):
+        'max_rows below 2 needs more than 1 GiB per element (2^27 symbols): such an automaton is refused before',
+    ('automata/closure.py', '_closure', '1 -> 0', 0):
+        'max_rows below 1 needs more than 2 GiB per element (2^28 symbols): such an automaton is refused before',
+    ('automata/minimize.py', 'access_words', '1 -> 2', 0):
+        'unvisited states are marked by any negative position: only position < 0 is ever read',
+    ('automata/minimize.py', 'access_words', '0 -> 1', 0):
+        "the start's position is only read as visited (>= 0)",
+    ('automata/minimize.py', 'access_words', '1 -> 2', 4):
+        'a chunk of at least two parents: the chunk size changes memory, not the result',
+    ('automata/minimize.py', 'access_words', 'ACCESS_CHUNK_ENTRIES // k -> ACCESS_CHUNK_ENTRIES * k', 0):
+        'the chunk size changes memory, not the result (tests shrink it to 1 entry)',
+    ('automata/minimize.py', 'access_words', 'frontier.size * k < ACCESS_NARROW_LEVEL -> frontier.size * k <= ACCESS_NARROW_LEVEL', 0):
+        'which path walks a level: both give the same states and words (tested with the threshold at 0)',
+    ('automata/minimize.py', 'access_words', 'frontier.size * k -> frontier.size // k', 0):
+        'which path walks a level: both give the same states and words (tested with the threshold at 0)',
+    ('automata/closure.py', '_Keys.__init__', 'False -> True', 0):
+        'the default of exact: _closure always passes exact= itself',
+    ('automata/closure.py', '_Keys.__init__', 'n > 1 -> n >= 1', 0):
+        'n = 1: max(1, ceil(log2 1)) = max(1, 0) = 1, the else branch',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 0):
+        'max(2, ceil(log2 n)) differs from max(1, ...) only at n = 2, which is direct mode (bits unused)',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 0):
+        'for n > 1, ceil(log2 n) >= 1: the max with 1 or 0 is the same',
+    ('automata/closure.py', '_Clock.tick', 'now - self.start -> now + self.start', 1):
+        'the progress test since the start is implied by the one since the last line (last >= start)',
     ('constructions/proof/prover.py', '_prove_affine', '1 -> 2', 0):
         'reshape(k * C, -2): numpy takes any negative size as the one unknown dimension',
     ('constructions/proof/prover.py', '_prove_affine', 'False -> True', 0):
@@ -197,6 +237,16 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'float boundary, as in _Readout.screen: lo == 0.0 needs gap == err to the last bit',
     ('constructions/proof/prover.py', '_SymbolwiseClosure.screen', '0 -> 1', 0):
         'lo <= 1: more classes decided exactly, the same verdict (performance)',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.counterexample',
+     'sign(self.readout.diff(h, off + other, off + best)) > 0 -> sign(self.readout.diff(h, off + other, off + best)) >= 0', 0):
+        'a tie moves best to another tied class, and a tie is reported as got=None either way',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.proof', 'lo > ceiling -> lo >= ceiling', 0):
+        'a triple skipped at lo == ceiling has a margin >= the ceiling triple\'s: the minimum is unchanged',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.proof',
+     'self.domain.sign(value - margin) < 0 -> self.domain.sign(value - margin) <= 0', 0):
+        'guarded by value != margin: the sign is never 0 there',
+    ('constructions/proof/prover.py', '_SymbolwiseClosure.proof', '0 -> 1', 0):
+        'sign(value - margin) < 1 is sign <= 0, and value != margin rules out 0: the same test',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 0):
         'P is square: its shape[1] is its shape[0]',
     ('constructions/values/factored.py', 'positive_multiple', '0 -> 1', 1):

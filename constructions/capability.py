@@ -225,7 +225,8 @@ def capability_matrix(
     Raises SpecError for a malformed family or variant spec, and the size errors of
     :func:`~bilinear.automata.families.check_spec`, before computing anything.  ``time_budget``
     (seconds) is each cell's (:func:`~bilinear.constructions.settle.settle`: a cell past it is
-    ``open`` and says so); ``progress=True`` reports on stderr, through
+    ``open`` and says so, as is a cell whose constructions all pass the size limits);
+    ``progress=True`` reports on stderr, through
     :class:`~bilinear.progress.Progress` (cells done, the cell being settled) and the prover's own
     lines for a long proof.
     """
@@ -252,7 +253,8 @@ def capability_matrix(
             row = []
             for c in columns:
                 bar.phase(f"{r} {c}")
-                row.append(settle(a, c, name=r, time_budget=time_budget, progress=True if progress else None))
+                row.append(settle(a, c, name=r, time_budget=time_budget, progress=True if progress else None,
+                                  oversize_open=True))  # a construction past the size limits: an open cell
                 bar.update(1)
             cells.append(tuple(row))
     return CapabilityMatrix(rows, columns, tuple(cells))

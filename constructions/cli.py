@@ -396,8 +396,10 @@ def register(sub) -> None:
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "
                         "and double it while the time budget lasts)")
-    add_time_budget(p, f"give up (status open: nothing decided) after SECONDS of search (default "
-                       f"{VERIFY_TIME_BUDGET:g}); progress goes to stderr after 2 s")
+    add_time_budget(p, f"every phase (certificate search, construction, proof, depth bound, lower bound) within "
+                       f"SECONDS in all (default {VERIFY_TIME_BUDGET:g}): past it the cell is open (nothing "
+                       f"decided), or keeps its verdict without the depth or lower bound, and names the phase "
+                       f"that ran out; progress goes to stderr after 2 s")
     add_weights_file(p, "prove these weights (a weights or stack JSON file, docs/formats.md) instead", with_spec=False)
     p.add_argument("--project", action="store_true",
                    help="with --weights: project weights that do not conform onto the variant and prove those")
@@ -471,8 +473,10 @@ def _register_matrix(sub) -> None:
     )
     p.add_argument("--columns", metavar="VARIANT,...", help="variants (comma-separated; an option such as nonneg continues the previous "
                         "variant: householder,nonneg); default: every kind")
-    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof): a cell past it "
-                       "is open and says so (default: no limit); progress goes to stderr every few seconds")
+    add_time_budget(p, "give each cell at most SECONDS (certificate search, construction, proof, depth bound, "
+                       "lower bound): a cell past it is open, or keeps its verdict without the bound that ran out, "
+                       "and says so (default: no limit); a cell whose only construction passes the size limits is "
+                       "open; progress goes to stderr every few seconds")
     p.add_argument("--layers", action="store_true",
                    help="print the depth table instead: the smallest proved number of layers of a stack of each "
                         "commuting variant (docs/theory.md section 8; '3 (S3)': fewer excluded only under Theorem "

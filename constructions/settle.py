@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from bilinear.argtypes import check_positive_int
@@ -46,308 +46,20 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.automata.words import compress
 from bilinear.errors import ConstructionError, ConstructionTooLargeError, SpecError, WeightsError
 
-from .impossible.certificates import Certificate, certifiable_kinds, certify
+from .impossible.certificates import certifiable_kinds, certify
 from .impossible.depth import DepthBound
 from .proof.search import BudgetSpent, Clock, OutOfTime, building, deadline
-from .values.variants import FACTOR_SOURCES, KINDS, parse_column
+from .values.variants import KINDS, parse_column
 from .values.weights import Weights, parse_variant
+from .cell import EXIT, PHASES, STATUSES, Cell, exit_status, parse_column_param, with_float_check
 
-__all__ = ["Cell", "STATUSES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status"]
+__all__ = ["Cell", "STATUSES", "PHASES", "EXIT", "settle", "column_variant", "with_float_check", "exit_status",
+           "parse_column_param"]
 
-#: Every status a cell can have.
-STATUSES = ("proved", "impossible", "counterexample", "open")
-
-#: Exit status of ``bilinear verify`` for each status.
-EXIT = {"proved": 0, "impossible": 0, "counterexample": 1, "open": 3}
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One settled cell.
-
-    ``spec`` names the automaton, ``variant`` is the variant as asked (a matrix column), ``built``
-    the canonical variant of the weights that were proved (e.g. ``factorized:6``) and ``dim``
-    their hidden size; ``source`` is ``"construction"`` or the weights file; ``margin`` is
-    ``(exact text, float)``; ``word``/``expected``/``got`` describe a counterexample (class
-    names; ``word`` is run-length compressed, ``word_indices`` the full word); ``words`` two
-    words an unfinished proof could not tell apart; ``cause`` why a proof stopped (``"bound"`` or
-    ``"time"``); ``float_check`` the float check's JSON when one was run (:func:`with_float_check`);
-    ``bound`` the prover's search bound; ``lower_bound`` the least hidden size any weights of the
-    variant need (with ``bound_theorem`` and ``bound_reason``; proved and open cells only);
-    ``detail`` one sentence on how the status was reached; ``seconds`` the time spent.
-    ``layers`` is the depth of the network settled (1 for one :class:`Weights`), ``dims`` each
-    layer's hidden size (``dim`` is their sum), ``depth`` the :class:`~bilinear.constructions.impossible.depth.DepthBound`
-    of a commuting variant (``min_layers`` and its theorem), ``failed_layer`` the layer of a stack's
-    counterexample.  ``time_budget`` is the seconds the proof was given (None: no limit) and
-    ``deepened`` whether the bound was doubled within it (:func:`settle` with ``deepen=True``,
-    ``bilinear verify`` without ``--bound``), so that ``bound`` is the bound reached.
-
-    ``refusals`` says, for each construction of the family that was not chosen, why (its own
-    ConstructionError, weights that do not conform to the variant, a skip, or a larger d): in the
-    JSON as ``[{"construction", "reason"}]``, in the text with ``bilinear verify --explain``.
-    ``weights`` are the very weights that were proved (built or given; not part of the JSON or of
-    equality), so a float check or ``--save`` reuses them instead of building them again.
-
-    One verdict, one JSON shape: ``proof`` is the prover's own verdict JSON
-    (:meth:`Proof.to_json <bilinear.constructions.proof.verdicts.Proof.to_json>`, or the
-    Counterexample's / Unproved's) whenever a proof ran, nested unchanged under the key
-    ``"proof"`` of :meth:`to_json`; the cell's own keys summarise it for the matrix (class
-    *names* where the prover gives class indices) and add what the prover does not know
-    (certificate, lower bound, float check, timing).
-
-    See Also
-    --------
-    bilinear.constructions.proof.verdicts.Proof : the prover's verdict alone (no certificate, no
-        bound); a Cell holds its JSON under ``"proof"``.
-    """
-
-    spec: str
-    variant: str
-    status: str
-    dim: int | None = None
-    built: str | None = None
-    exact: bool | None = None
-    source: str | None = None
-    states_explored: int | None = None
-    hidden_states: int | None = None
-    margin: tuple[str, float] | None = None
-    certificate: Certificate | None = None
-    word: str | None = None
-    word_indices: tuple[int, ...] | None = None
-    expected: str | None = None
-    got: str | None = None
-    words: tuple[str, ...] = ()
-    bound: int | None = None
-    lower_bound: int | None = None
-    bound_theorem: str | None = None
-    bound_reason: str = ""
-    detail: str = ""
-    seconds: float = 0.0
-    cause: str | None = None
-    float_check: dict | None = None
-    factors: int | None = None
-    factors_lower_bound: int | None = None
-    factors_reason: str = ""
-    layers: int | None = None
-    dims: tuple[int, ...] | None = None
-    depth: DepthBound | None = None
-    failed_layer: int | None = None
-    time_budget: float | None = None
-    deepened: bool = False
-    shortest: bool = True  # a counterexample's word is a shortest one (the proof's), or a directed word's
-    proof: dict | None = None
-    refusals: tuple[tuple[str, str], ...] = ()
-    weights: object = field(default=None, repr=False, compare=False)
-
-    @property
-    def factors_minimal(self) -> bool | None:
-        """True when the proved factor count (K, R) equals its lower bound (None without both)."""
-        if self.factors_lower_bound is None or self.factors is None or self.status != "proved":
-            return None
-        return self.factors_lower_bound == self.factors
-
-    @property
-    def minimal(self) -> bool | None:
-        """True when the proved ``dim`` equals the lower bound (None without both)."""
-        if self.lower_bound is None or self.dim is None or self.status != "proved":
-            return None
-        return self.lower_bound == self.dim
-
-    def _dim_text(self) -> str:
-        """``d=3``, ``d=3 (minimal)``, ``d=4 (lower bound 3)`` or, for a stack, ``2 layers, d=2+4``."""
-        if self.layers is not None and self.layers > 1 and self.dims is not None:
-            return f"{self.layers} layers, d={'+'.join(str(x) for x in self.dims)}"
-        if self.minimal is None:
-            return f"d={self.dim}"
-        return f"d={self.dim} ({'minimal' if self.minimal else f'lower bound {self.lower_bound}'})"
-
-    @property
-    def summary(self) -> str:
-        """The short form used in the capability table, e.g. ``proved d=2 (minimal), R=4``."""
-        if self.status == "proved":
-            extra = ""
-            if self.factors is not None:
-                assert self.built is not None  # a proved cell names the variant it built
-                name = parse_variant(self.built).info.param
-                extra = f", {name}={self.factors}"
-                if self.factors_lower_bound is not None and self.factors_lower_bound != self.factors:
-                    extra += f" ({name}>={self.factors_lower_bound})"
-            return f"proved {self._dim_text()}{extra}"
-        if self.status == "impossible":
-            c = self.certificate
-            assert c is not None  # an impossible cell carries its certificate
-            w = dict(c.words)
-            if c.kind == "commutation":
-                return f"impossible: u={w['u']}, (a,b)=({w['a']},{w['b']}), v={w['v']}"
-            return f"impossible: u={w['u']}, g={w['g']}, v={w['v']} (labels along g^n: period {c.label_period})"
-        if self.status == "counterexample":
-            return f"counterexample: {self.detail}"
-        if self.layers is not None and self.layers > 1:
-            known = self.depth.min_layers if self.depth is not None else None
-            return "open" if known is None else f"open (min layers {known})"
-        bounds = [] if self.lower_bound is None else [f"d>={self.lower_bound}"]
-        if self.factors_lower_bound is not None and self.factors_lower_bound > 1:
-            bounds.append(f"{parse_column_param(self.variant)}>={self.factors_lower_bound}")
-        return "open" if not bounds else f"open ({', '.join(bounds)})"
-
-    @property
-    def float_failed(self) -> bool:
-        """True when a float check was run and failed."""
-        return self.float_check is not None and not self.float_check.get("passed", True)
-
-    @property
-    def next_step(self) -> str | None:
-        """For an open cell, what to try next (options of ``bilinear verify``); else None."""
-        if self.status != "open":
-            return None
-        if self.float_check is not None:  # the float check has been run: only the proof's knobs
-            return {"time": "give a larger --time-budget SECONDS",
-                    "bound": f"raise --bound (now {self.bound}) or give --time-budget SECONDS"}.get(
-                self.cause or "", "give your own weights (--weights FILE)")
-        if self.cause == "time":
-            return "give a larger --time-budget SECONDS, or run the float check (--float) for evidence"
-        if self.cause == "bound":
-            return (f"raise --bound (now {self.bound}), give --time-budget SECONDS, or run the float "
-                    f"check (--float) for evidence")
-        return ("give your own weights (--weights FILE), or train a network (bilinear train SPEC MODEL) "
-                "and verify its saved weights")
-
-    def to_json(self) -> dict:
-        """JSON-ready; every cell has the same keys (``None`` where a key does not apply)."""
-        return {
-            "spec": self.spec,
-            "variant": self.variant,
-            "status": self.status,
-            "summary": self.summary,
-            "dim": self.dim,
-            "built": self.built,
-            "exact": self.exact,
-            "source": self.source,
-            "states_explored": self.states_explored,
-            "hidden_states": self.hidden_states,
-            "margin": None if self.margin is None else {"exact": self.margin[0], "float": self.margin[1]},
-            "certificate": None if self.certificate is None else self.certificate.to_dict(),
-            "word": self.word,
-            "word_indices": None if self.word_indices is None else list(self.word_indices),
-            "expected": self.expected,
-            "got": self.got,
-            "shortest": self.shortest if self.status == "counterexample" else None,
-            "words": list(self.words),
-            "bound": self.bound,
-            "deepened": self.deepened,
-            "time_budget": self.time_budget,
-            "cause": self.cause,
-            "next_step": self.next_step,
-            "float_check": self.float_check,
-            "lower_bound": self.lower_bound,
-            "lower_bound_theorem": self.bound_theorem,
-            "lower_bound_reason": self.bound_reason or None,
-            "minimal": self.minimal,
-            "factors": self.factors,
-            "factors_lower_bound": self.factors_lower_bound,
-            "factors_reason": self.factors_reason or None,
-            "factors_minimal": self.factors_minimal,
-            "detail": self.detail,
-            "seconds": round(self.seconds, 4),
-            "layers": self.layers,
-            "dims": None if self.dims is None else list(self.dims),
-            "failed_layer": self.failed_layer,
-            "proof": self.proof,
-            "refusals": [{"construction": c, "reason": r} for c, r in self.refusals],
-            **(DepthBound(None, None, None, "").to_json() if self.depth is None else self.depth.to_json()),
-        }
-
-    def text(self) -> str:
-        """A few readable lines: the verdict (a failed float check first), then its evidence."""
-        head = f"{self.spec} {self.variant}: {self.status}"
-        if self.status == "proved":
-            head += f", {self._dim_text()}"
-        elif self.status == "counterexample":
-            head += f", d = {self.dim}"
-        lines = [head]
-        if self.float_failed:
-            fc = self.float_check
-            assert fc is not None  # float_failed: the check was run
-            lines = [f"{self.spec} {self.variant}: FAILS the float check (accuracy {fc['accuracy']:.4f}) "
-                     f"on {fc['first_failure']}", f"  exact verdict: {head.split(': ', 1)[1]}"]
-        known = f"d >= {self.lower_bound} ({self.bound_theorem}: {self.bound_reason})"
-        if self.depth is not None and self.depth.min_layers is not None:
-            lines.append(f"  min layers: {self.depth.min_layers} ({self.depth.theorem}: {self.depth.reason})")
-        elif self.depth is not None and self.depth.theorem is not None and self.depth.theorem not in (self.detail or ""):
-            # (a verdict at a given depth already states the theorem in its detail: said once)
-            lines.append(f"  depth: {self.depth.reason}")
-        if self.status == "proved":
-            if self.lower_bound is not None:
-                lines.append(f"  lower bound: {known}")
-            if self.factors is not None:
-                assert self.built is not None  # a proved cell names the variant it built
-                name = parse_variant(self.built).info.param
-                line = f"  factors: {name} = {self.factors} ({self.built})"
-                if self.factors_lower_bound is not None:
-                    line += f"; {name} >= {self.factors_lower_bound} ({self.factors_reason})"
-                lines.append(line)
-            what = "(state, direction tuple)" if self.layers and self.layers > 1 else "(state, direction)"
-            lines.append(f"  reachable {what} pairs: {self.states_explored}")
-            if self.margin is not None:
-                lines.append(f"  minimum margin: {self.margin[1]:.6g} (exact: {self.margin[0]})")
-        elif self.status == "counterexample":
-            n = len(self.word_indices or ())
-            what = "shortest failing word" if self.shortest else "failing word (a directed word, in exact arithmetic)"
-            lines.append(f"  {what}: {self.word or '(empty word)'}" + (f" (length {n})" if n > 1 else ""))
-            if not self.shortest:
-                lines.append("  found before the proof: a shorter counterexample may exist")
-            lines.append(f"  automaton says {self.expected}, weights say {self.got or 'a tie'}"
-                         + (f" (layer {self.failed_layer})" if self.layers and self.layers > 1 else ""))
-        elif self.status == "impossible":
-            assert self.certificate is not None  # an impossible cell carries its certificate
-            cert = self.certificate.to_dict()
-            lines.append(f"  certificate ({cert['kind']}): {cert['summary']}")
-            lines.append(f"  witnesses labelled {cert['labels'][0]} / {cert['labels'][1]} by the automaton")
-            lines.append(f"  theorem: {cert['theorem']}")
-        else:
-            lines.append(f"  {self.detail}")
-            if self.time_budget is not None and self.states_explored is not None:
-                reached = (f"; bound doubled up to {self.bound} x states" if self.deepened
-                           else f"; bound {self.bound} x states")
-                lines.append(f"  searched: {self.states_explored} reachable pairs in {self.seconds:.1f} s "
-                             f"of a {self.time_budget:g} s time budget{reached}")
-            if self.lower_bound is not None:
-                lines.append(f"  known: {known}")
-            if self.words:
-                lines.append(f"  words the weights separate: {self.words[0]} / {self.words[1]}")
-            lines.append(f"  next: {self.next_step}")
-        if self.float_check is not None:
-            fc = self.float_check
-            lines.append(
-                f"  float check ({fc.get('directed', 0)} directed + {fc['n_words']} random words of length "
-                f"{fc['length']}): "
-                + (f"no failure up to length {fc['length']} on these words (evidence, not a proof)"
-                   if not fc.get("first_failure") else f"accuracy {fc['accuracy']:.4f}")
-                + f", worst margin {fc['worst_margin']:.3g}"
-                + (f", first failing word {fc['first_failure']}" if fc.get("first_failure") else "")
-            )
-        return "\n".join(lines)
-
-
-def parse_column_param(column: str) -> str:
-    """The name of the factor count of a column's kind (``K`` for ``householder,nonneg``)."""
-    col = parse_column(column)
-    return (KINDS[col[0]].param if col is not None else parse_variant(column).info.param) or ""
-
-
-def with_float_check(cell: Cell, result) -> Cell:
-    """``cell`` with a float check's result (:class:`~bilinear.constructions.horizon.floatcheck.CheckResult`)
-    attached: a failed check heads :meth:`Cell.text` and makes ``bilinear verify`` exit 1."""
-    return replace(cell, float_check=result.to_json())
-
-
-def exit_status(cell: Cell) -> int:
-    """Exit status of ``bilinear verify``: :data:`EXIT` of the status; 1 for a failed float
-    check of a cell that is not proved."""
-    if cell.float_failed and cell.status != "proved":
-        return 1
-    return EXIT[cell.status]
-
+#: Seconds the phases after the proof (depth bound, lower bound) get each even when the proof
+#: spent the budget, so that an over-time cell still says what is cheaply known; a phase that
+#: needs more is stopped and named in ``Cell.out_of_time``.
+AFTER_PROOF_GRACE = 0.5
 
 def column_variant(column: str) -> str | None:
     """Canonical variant spec of a column, or None for a factor-counting kind named without its
@@ -412,9 +124,14 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
     # kind (``one-hot-householder``: K <= n) or, where the kind says how, off their matrices
     from .handmade.registry import candidates
 
-    counts = [w.variant_info.param for _, w in candidates(automaton, kind) if w.variant_info.param is not None]
+    # only the constructions build tries for this kind (and options): another's count can add no
+    # build that succeeds (a build at count n adapts a construction tried for the kind, whose own
+    # count, at most n, is among these), and half-turns alone costs seconds
+    tried_for = info.spec(MAX_COUNT + 1, options)
+    counts = [w.variant_info.param for _, w in candidates(automaton, kind, tried_for=tried_for)
+              if w.variant_info.param is not None]
     if info.count_needed is not None:
-        found = [w for _, w in candidates(automaton)]
+        found = [w for _, w in candidates(automaton, tried_for=tried_for)]
         try:
             found.append(build(automaton, "full"))  # products' direct sums too
         except ConstructionError:
@@ -433,7 +150,7 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
     """Weights from the registry; ``factorized`` takes the smallest R any known construction of
     the automaton factorises with (Theorem 4 of docs/theory.md), then the smallest d at that R.
     ``refusals`` receives why each construction was not chosen (:func:`~.registry.build`)."""
-    from .handmade.registry import build, candidates, factorized_rank
+    from .handmade.registry import build, smallest_factor_rank
 
     if column_variant(column) is not None:
         return build(automaton, column, refusals=refusals)
@@ -442,15 +159,9 @@ def _build(automaton: Automaton, column: str, start: int = 1, refusals: list | N
     kind, options = parsed
     if not KINDS[kind].factored:
         return _smallest_count(automaton, kind, options, start, refusals)
-    found = [w for _, w in candidates(automaton)]
-    for variant in FACTOR_SOURCES:  # also products' direct sums
-        try:
-            found.append(build(automaton, variant))
-        except ConstructionError:
-            continue
-    if not found:
+    R = smallest_factor_rank(automaton)  # known ranks compared before building (no one-hot for S_6)
+    if R is None:
         raise ConstructionError(f"no construction of {automaton.name or 'automaton'} to factorise")
-    R = min(factorized_rank(w) for w in found)
     return build(automaton, f"factorized:{R}", refusals=refusals)
 
 
@@ -573,18 +284,27 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
         return replace(cell, status="counterexample", word=short, word_indices=tuple(result.word),
                        expected=expected, got=got, failed_layer=layer if stacked else None,
                        detail=f"word {short}: automaton says {expected}, weights {got or 'a tie'}{where}")
+    cause = getattr(result, "cause", None)
+    cell = _spent(cell, "proof") if cause == "time" else cell
     return replace(cell, status="open", words=tuple(compress(w, automaton) for w in result.words), bound=bound,
-                   cause=getattr(result, "cause", None),
+                   cause=cause,
                    detail=f"construction neither proved nor refuted: {result.reason}")
 
 
-def _with_bound(cell: Cell, automaton: Automaton, variant: str) -> Cell:
-    """``cell`` with the lower bound on d for ``variant`` (proved and open cells only)."""
+def _with_bound(cell: Cell, automaton: Automaton, variant: str, time_budget=None, start: float = 0.0,
+                progress=None) -> Cell:
+    """``cell`` with the lower bound on d for ``variant`` (proved and open cells only), computed
+    within what is left of ``time_budget`` since ``start`` (at least :data:`AFTER_PROOF_GRACE`)."""
     if cell.status not in ("proved", "open"):
         return cell
     from .impossible.bounds import lower_bound
 
-    lb, theorem, reason = lower_bound(automaton, variant)
+    left = _left(time_budget, start, grace=True)
+    try:
+        with _within(left), building(Clock(left, progress)):
+            lb, theorem, reason = lower_bound(automaton, variant)
+    except (BudgetSpent, OutOfTime):
+        return _spent(cell, "lower bound")
     return replace(cell, lower_bound=lb, bound_theorem=theorem, bound_reason=reason)
 
 
@@ -606,7 +326,7 @@ CERTIFY_WORK_LIMIT = 200_000_000
 def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None = None,
            bound: int | None = None, name: str | None = None, time_budget: float | None = None,
            progress=None, layers: int | None = None, depth: bool = True, deepen: bool = False,
-           started: float | None = None) -> Cell:
+           started: float | None = None, oversize_open: bool = False) -> Cell:
     """Settle one cell (see the module docstring); ``weights`` (a :class:`Weights` or a
     :class:`~bilinear.constructions.values.stack.Stack`) are proved instead of a construction
     (``source`` names them, every layer's variant must be ``variant``); ``name`` overrides the
@@ -621,7 +341,14 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     :data:`~bilinear.constructions.proof.prover.DEFAULT_BOUND`), while the proof stops at its bound and
     time is left: then ``open`` means nothing was decided in the budget.  ``started`` (a
     ``time.perf_counter()`` reading) is when the budget began, if before this call (``bilinear
-    verify`` counts building the automaton).
+    verify`` counts building the automaton).  ``oversize_open`` (the capability matrix) settles a
+    cell whose only constructions pass the size limits (ConstructionTooLargeError, which ``bilinear
+    verify`` reports as bad input) as ``open`` with that reason.
+
+    Every phase (certificate search, construction, proof, depth bound, lower bound: :data:`PHASES`)
+    runs within what is left of ``time_budget``; the depth bound and the lower bound come after
+    the verdict, so they never turn a provable cell open, and a phase stopped by the budget is
+    named in ``Cell.out_of_time``.
     """
     from .values.stack import MAX_LAYERS, Stack
 
@@ -640,20 +367,59 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
         if weights.depth == 1:
             weights = weights.layers[0]
     cell = Cell(name or label, variant, "open")
-    bound_info = None
-    if depth and spec is not None and parse_variant(spec).commuting:
-        from .impossible.depth import min_layers
+    commuting = spec if depth and spec is not None and parse_variant(spec).commuting else None
+    if layers is not None and layers > 1:  # the depth bound first: it may exclude the depth asked
+        cell = _with_depth(cell, automaton, commuting, time_budget, start, grace=False) if commuting else cell
+        cell = _settle_stack(cell, automaton, spec, layers, weights, source, bound, time_budget, progress, deepen)
+        return _timed(cell, time_budget, start)
+    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen,
+                         oversize_open)
+    cell = replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,))
+    if commuting:  # after the verdict, so the depth bound never turns a provable cell open
+        cell = _with_depth(cell, automaton, commuting, time_budget, start, grace=True)
+    return _timed(cell, time_budget, start)
 
-        bound_info = min_layers(automaton, spec)
-    if layers is not None and layers > 1:
-        cell = _settle_stack(replace(cell, depth=bound_info), automaton, spec, layers, weights, source, bound,
-                             time_budget, progress, deepen)
-        return replace(cell, seconds=time.perf_counter() - start,
-                       time_budget=time_budget if cell.time_budget is not None else None)
-    cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen)
-    return replace(cell, layers=1, dims=None if cell.dim is None else (cell.dim,), depth=bound_info,
-                   seconds=time.perf_counter() - start,
-                   time_budget=time_budget if cell.time_budget is not None else None)
+
+def _timed(cell: Cell, time_budget, start: float) -> Cell:
+    """``cell`` with its seconds, and the budget when a proof ran or a phase ran out of it."""
+    given = cell.time_budget is not None or bool(cell.out_of_time)
+    return replace(cell, seconds=time.perf_counter() - start, time_budget=time_budget if given else None)
+
+
+def _left(time_budget, start: float, grace: bool = False) -> float | None:
+    """Seconds of ``time_budget`` left since ``start`` (None: no budget); at least
+    :data:`AFTER_PROOF_GRACE` with ``grace``."""
+    if time_budget is None:
+        return None
+    left = time_budget - (time.perf_counter() - start)
+    return max(left, AFTER_PROOF_GRACE if grace else 1e-3)
+
+
+def _within(seconds: float | None):
+    """The deadline of a phase: SIGALRM in the main thread, none elsewhere (the phases that tick a
+    :class:`Clock` still stop there)."""
+    return deadline(seconds if threading.current_thread() is threading.main_thread() else None)
+
+
+def _spent(cell: Cell, phase: str) -> Cell:
+    """``cell`` noting that ``phase`` ran out of the time budget."""
+    return replace(cell, out_of_time=cell.out_of_time + (phase,))
+
+
+def _with_depth(cell: Cell, automaton: Automaton, spec: str, time_budget, start: float, grace: bool) -> Cell:
+    """``cell`` with :func:`~bilinear.constructions.impossible.depth.min_layers` computed within what
+    is left of ``time_budget`` (a proved one-layer cell gives an abelian group's depth 1)."""
+    from .impossible.depth import min_layers
+
+    proved = cell.status == "proved" and cell.layers == 1
+    left = _left(time_budget, start, grace)
+    try:
+        with _within(left), building(Clock(left)):
+            info = min_layers(automaton, spec, one_layer_proved=proved)
+    except (BudgetSpent, OutOfTime):
+        return _spent(replace(cell, depth=DepthBound(None, None, None, (
+            f"not computed within the time budget of {time_budget:g} s"))), "depth bound")
+    return replace(cell, depth=info)
 
 
 def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: int, weights, source, bound,
@@ -700,7 +466,7 @@ def _hypotheses(theorem: str = "S3") -> str:
 
 
 def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,
-                  time_budget, progress, start: float, deepen: bool = False) -> Cell:
+                  time_budget, progress, start: float, deepen: bool = False, oversize_open: bool = False) -> Cell:
     """One layer: the capability matrix's cell."""
     if weights is not None:
         if weights.variant != spec:
@@ -708,7 +474,8 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
                        time_budget=left, progress=progress, deepen=deepen, directed=True)
-        return replace(_with_bound(cell, automaton, weights.variant), seconds=time.perf_counter() - start)
+        cell = _with_bound(cell, automaton, weights.variant, time_budget, start, progress)
+        return replace(cell, seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
@@ -717,7 +484,7 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         with deadline(left if threading.current_thread() is threading.main_thread() else None):
             cert = certify(automaton, spec) if searched else None
     except BudgetSpent:
-        return replace(cell, seconds=time.perf_counter() - start, detail=(
+        return replace(_spent(cell, "certificate search"), seconds=time.perf_counter() - start, detail=(
             f"certificate search not finished within the time budget of {time_budget:g} s; raise --time-budget"))
     if cert is not None:
         return replace(cell, status="impossible", certificate=cert,
@@ -739,10 +506,14 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
                 building(Clock(time_budget, progress)):
             built = _build(automaton, variant, first, refusals)
     except BudgetSpent:
-        return replace(cell, seconds=time.perf_counter() - start, detail=(
+        return replace(_spent(cell, "construction"), seconds=time.perf_counter() - start, detail=(
             f"construction not built within the time budget of {time_budget:g} s; raise --time-budget"))
-    except ConstructionTooLargeError:
-        raise  # a size refused before allocating is bad input, not an open cell
+    except ConstructionTooLargeError as exc:
+        if not oversize_open:
+            raise  # verify: a size refused before allocating is bad input, not an open cell
+        cell = _with_bound(replace(cell, detail=f"no construction within the size limits ({exc})",
+                                   refusals=tuple(refusals)), automaton, spec or "full", time_budget, start, progress)
+        return replace(cell, seconds=time.perf_counter() - start)
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:
@@ -752,15 +523,15 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         # excluded: the kind's own theorems (F5, and Theorem 14's determinants under nonneg) apply
         bounded = spec if spec is not None or count is None else KINDS[count[0]].spec(first, count[1])
         cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
-                           automaton, bounded or "full")
+                           automaton, bounded or "full", time_budget, start, progress)
         return replace(cell, seconds=time.perf_counter() - start)
     except OutOfTime as out:
         seconds, done, total, unit = out.args
-        return replace(cell, seconds=time.perf_counter() - start,
+        return replace(_spent(cell, "construction"), seconds=time.perf_counter() - start,
                        detail=f"construction not built within the time budget of {time_budget:g} s "
                               f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
-    if time_budget is not None:
-        time_budget = max(time_budget - (time.perf_counter() - start), 1e-3)
+    left_for_proof = _left(time_budget, start)
     cell = _proved(replace(cell, source="construction", refusals=tuple(refusals)), built, automaton, bound,
-                   time_budget=time_budget, progress=progress, deepen=deepen)
-    return replace(_with_bound(cell, automaton, built.variant), seconds=time.perf_counter() - start)
+                   time_budget=left_for_proof, progress=progress, deepen=deepen)
+    cell = _with_bound(cell, automaton, built.variant, time_budget, start, progress)
+    return replace(cell, seconds=time.perf_counter() - start)

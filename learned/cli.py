@@ -2,7 +2,7 @@
 
     bilinear train SPEC MODEL [--steps N] [--lr X] [--seed S] [--hidden H] [--out DIR] [--json] [--resume | --force]
     bilinear sweep FILE.toml [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
-    bilinear reproduce [--quick | --medium | --full] [--device D] [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
+    bilinear reproduce [--quick | --medium | --full] [--part NAME] [--dry-run] [--yes] [--device D] [--out DIR] [--workers N] [--ray ADDRESS] [--resume | --force]
 
 Every output folder follows one rule: a non-empty folder is refused unless ``--resume``
 (continue it) or ``--force`` (replace it).
@@ -101,8 +101,9 @@ def _add_train(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     add_json(p, "print the result as JSON")
     p.add_argument("--preset", choices=tuple(PRESETS), default=None,
-                   help="set the fields left at their defaults to a named group: paper = "
-                   + ", ".join(f"{k} {v}" for k, v in PRESETS["paper"].items()))
+                   help="set the fields left at their defaults to a published protocol (docs/training.md, "
+                   "\"Presets\"): " + "; ".join(f"{name} = " + ", ".join(f"{k} {v}" for k, v in fields.items())
+                                                  for name, fields in PRESETS.items()))
     p.add_argument("--dry-run", action="store_true",
                    help="print the hidden size, the parameter count and the memory estimate; train nothing")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -117,10 +118,32 @@ def config_from_args(args) -> TrainConfig:
         values.update(zip(names, value) if len(names) > 1 else [(f.name, value)])
     preset = PRESETS.get(getattr(args, "preset", None) or "", {})
     defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
+    # an option the user gave keeps its value; an option of two fields (--train-len 2 20) is
+    # given when either differs from its default
+    option_of = {name: names for _, names in _train_options() for name in names}
+    given = {name for name in preset if any(values[n] != defaults[n] for n in option_of.get(name, (name,)))}
     for name, value in preset.items():
-        if values[name] == defaults[name]:  # an option the user gave keeps its value
+        if name not in given:
             values[name] = value
-    return TrainConfig(**values)
+    config = TrainConfig(**values)
+    if config.data is not None and (values["train_min_len"], values["train_max_len"]) == (
+            defaults["train_min_len"], defaults["train_max_len"]):
+        config = _lengths_of_data(config)
+    return config
+
+
+def _lengths_of_data(config: TrainConfig) -> TrainConfig:
+    """``config`` training on the lengths of its data file (shortest to longest word): the
+    default when ``--train-len`` is not given (a file of words of length 8 trains on 8, and one
+    longer than the default lengths is not refused)."""
+    from bilinear.automata import from_spec
+    from bilinear.automata.wordfile import MAX_WORD_LEN
+
+    from .train import words_file
+
+    assert config.data is not None  # the caller's condition
+    ds = words_file(config.data, from_spec(config.spec), MAX_WORD_LEN, "--train-len", config.relabel)
+    return config.replace(train_min_len=int(ds.lengths.min()), train_max_len=int(ds.lengths.max()))
 
 
 def _train(args) -> int:
@@ -225,8 +248,48 @@ def _add_sweep(sub) -> None:
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     _add_overwrite(p)
     _add_log(p)
+    _add_estimate(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_sweep)
+
+
+def _add_estimate(p) -> None:
+    """``--yes`` and ``--dry-run`` of the commands that train a grid (learned/estimate.py)."""
+    from .estimate import CONFIRM_SECONDS
+
+    p.add_argument("--yes", action="store_true",
+                   help=f"start a local CPU run estimated at more than {CONFIRM_SECONDS / 3600:g} hour (without it such "
+                        "a run prints the estimate, runs x steps x seconds per step measured here, and stops)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list every cell (runs, steps, estimated core-hours from seconds per step measured here on "
+                        "each distinct model) and train nothing")
+    add_json(p, "with --dry-run: print the listing as JSON")
+
+
+def _guard(configs, args, workers: int, what: str) -> None:
+    """ConfigError (nothing started) when a local CPU run of ``configs`` is estimated past an
+    hour and ``--yes`` is not given; ``--ray`` or ``--device cuda`` runs elsewhere."""
+    from .estimate import CONFIRM_SECONDS, estimate
+
+    if args.yes or args.ray or getattr(args, "device", None) == "cuda":
+        return
+    if any(c.device == "cuda" for c in configs):
+        return
+    e = estimate(configs, workers=workers)
+    if e.wall_seconds > CONFIRM_SECONDS:
+        raise ConfigError(f"{what} is estimated at {e.text()}: add --yes to start it, or run it on a GPU (--device "
+                          "cuda) or a cluster (--ray ADDRESS); --dry-run lists every cell")
+
+
+def _print_plan(table_parts, workers, as_json: bool) -> None:
+    from .estimate import plan, plan_text
+
+    planned = plan(table_parts, workers=workers)
+    if as_json:
+        print(json.dumps(planned, indent=2, sort_keys=True))
+    else:
+        print(plan_text(planned))
+    print("dry run: nothing trained", file=sys.stderr)
 
 
 def _add_log(p) -> None:
@@ -256,6 +319,15 @@ def _sweep(args) -> int:
     _check_out(args)
     _check_log(args)
     sweep = Sweep.load(args.file)
+    workers = args.workers or sweep.workers
+    if args.dry_run:
+        from types import SimpleNamespace
+
+        _print_plan([SimpleNamespace(name=Path(args.file).stem, title=args.file, sweep=sweep)], workers, args.json)
+        return 0
+    if args.json:
+        raise ConfigError("--json applies to --dry-run")
+    _guard(sweep.configs(), args, workers, f"sweep {args.file}")
     out = Path(args.out) if args.out else Path("runs") / Path(args.file).stem
     rows = run_sweep(sweep, out, workers=args.workers, ray_address=args.ray, quiet=args.quiet,
                      force=args.force, resume=args.resume, log=args.log)
@@ -265,10 +337,21 @@ def _sweep(args) -> int:
 
 
 def _add_reproduce(sub) -> None:
+    from .reproduce import FULL_PART_NAMES
+
     p = sub.add_parser(
         "reproduce",
-        help="Table 1: normalised length-500 accuracy of bilinear variants and LSTM",
-        description="Reproduce Table 1 of the paper; --quick is a reduced table (about 15 minutes on 2 cores).",
+        help="Table 1 of the paper and the rebuttal's experiments (normalised accuracy at length 500)",
+        description="--full (the default): Table 1 of the paper at its protocol, the paper's models (--preset paper: "
+        "hidden 256, tokens embedded in 256 dimensions, rotation2d as angles), learning rates 1e-3, 1e-4, 1e-5, "
+        "three seeds, 20,000 steps, 500 test words: Z_m for m in 2, 3, 5, 10, 25, 50, D_3, D_4, modarith:5 and a "
+        "random machine against full, factorized:1/2/4/8/16, block:1/2/8, rotation2d, diagonal, positive, LSTM, "
+        "RNN, Transformer and Mamba with 1/2/4 layers (part table-1), then the rebuttal's additions as named parts: "
+        "hierarchy (factorized:64/256/2048, block:64), dihedral (D_3 ... D_30), parameter-matched (about 5,000 "
+        "parameters), data-efficiency (parity, 2-256 training words), additive-off / additive-on (the additive "
+        "ablation) and frozen-diagonal; about 3,000 runs, hundreds of core-hours: --dry-run lists every cell with "
+        "its estimated time here, and a local CPU run past an hour needs --yes. --medium runs every experiment at "
+        "hidden 16 (under an hour on 2 cores); --quick a reduced table (about 15 minutes).",
     )
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="the reduced table")
@@ -276,31 +359,48 @@ def _add_reproduce(sub) -> None:
                       help="every experiment of the paper at a small size, one sub-folder each (sized for < 1 hour "
                       "on 2 cores)")
     size.add_argument("--full", action="store_true",
-                      help="the paper's protocol (the default): --preset paper, learning rates 1e-3, 1e-4, 1e-5, "
-                      "three seeds, 20,000 steps; for a GPU (--device cuda) or a cluster (--ray)")
+                      help="Table 1 and the rebuttal's parts at the paper's protocol (the default; see above); for a "
+                      "GPU (--device cuda) or a cluster (--ray)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default=None,
                    help="run every run on this device (default: the table's, cpu); on cuda, the parallel scan for diagonal transitions and hidden <= 64")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run on this Ray cluster (needs bilinear[ray])")
     p.add_argument("--out", metavar="DIR", help="output folder (default runs/reproduce[-quick|-medium])")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default 2)")
+    p.add_argument("--part", action="append", metavar="NAME", default=None,
+                   help=f"run only this part (repeatable); --full: {', '.join(FULL_PART_NAMES)}; --medium: its "
+                        "parts (docs/training-results.md)")
     _add_overwrite(p)
     _add_log(p)
+    _add_estimate(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_reproduce)
 
 
 def _reproduce(args) -> int:
-    from .reproduce import TABLES_MD, reproduce
+    from .reproduce import TABLES_MD, _adjusted, reproduce, select_parts
 
     _check_out(args)
     size = "quick" if args.quick else "medium" if args.medium else "full"
     out = Path(args.out) if args.out else Path("runs") / ("reproduce" if size == "full" else f"reproduce-{size}")  # not a variant name
     _check_log(args)
+    chosen = select_parts(size, args.part)
+    if args.device is not None:
+        from dataclasses import replace
+
+        chosen = tuple(replace(p, sweep=_adjusted(p.sweep, args.device)) for p in chosen)
+    workers = args.workers or 2
+    if args.dry_run:
+        _print_plan(chosen, workers, args.json)
+        return 0
+    if args.json:
+        raise ConfigError("--json applies to --dry-run")
+    _guard([c for p in chosen for c in p.sweep.configs()], args, workers, f"reproduce --{size}")
     table = reproduce(out, workers=args.workers, quiet=args.quiet, size=size, ray_address=args.ray,
-                      force=args.force, resume=args.resume, device=args.device, log=args.log)
+                      force=args.force, resume=args.resume, device=args.device, log=args.log,
+                      only=tuple(args.part) if args.part else None)
     print("Normalised accuracy at length 500 (0 = chance, 1 = perfect):")
     print(table)
-    where = f"{out / RESULTS_CSV}, {out / RESULTS_MD}" if size != "medium" else f"{out}/<part>/{RESULTS_CSV}"
+    where = f"{out / RESULTS_CSV}, {out / RESULTS_MD}" if size == "quick" else f"{out}/<part>/{RESULTS_CSV}"
     print(f"results: {where}; every table: {out / TABLES_MD}")
     sys.stdout.flush()
     return 0

@@ -41,10 +41,27 @@ MIXINGS = ("soft", "straight-through")
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
 #: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
-#: their defaults).  ``paper``: the models as the paper ran them: hidden 256, every token
-#: embedded in 256 dimensions (the paper's full model is 256^3 = 16.7M parameters), and
-#: rotation2d as one angle per 2x2 block (the paper's 2D-rotation, about 38K parameters).
-PRESETS = {"paper": {"hidden": 256, "embed": 256, "angles": True}}
+#: their defaults), each a published protocol (docs/training.md, "Presets", says what was taken from
+#: where and what is uncertain):
+#:
+#: * ``paper``: the models as the paper ran them: hidden 256, every token embedded in 256
+#:   dimensions (the paper's full model is 256^3 = 16.7M parameters), and rotation2d as one angle
+#:   per 2x2 block (the paper's 2D-rotation, about 38K parameters).
+#: * ``chomsky``: Delétang et al. 2023 (Neural networks and the Chomsky hierarchy): training words
+#:   of lengths 1-40, test up to 500 (they test every length 41-500; here words of length 500,
+#:   labelled at every position), batch 128; validation on 41-100, past the training lengths.
+#: * ``deltaproduct``: Siems et al. 2025 (DeltaProduct) state tracking on S_3, S_5, A_5: training
+#:   words of length 128, test 512, batch 256, hidden 128 (uncertain: see docs/training.md).
+#: * ``pd-ssm``: Terzic et al. 2025 (PD-SSM) automaton emulation: training lengths 3-40, test 256
+#:   (hidden = the automaton's states is the claim's d = n: give ``--hidden N``).
+PRESETS: dict[str, dict] = {
+    "paper": {"hidden": 256, "embed": 256, "angles": True},
+    "chomsky": {"train_min_len": 1, "train_max_len": 40, "test_len": 500, "val_min_len": 41, "val_max_len": 100,
+                "batch": 128},
+    "deltaproduct": {"train_min_len": 128, "train_max_len": 128, "test_len": 512, "val_min_len": 129,
+                     "val_max_len": 256, "batch": 256, "hidden": 128},
+    "pd-ssm": {"train_min_len": 3, "train_max_len": 40, "test_len": 256, "val_min_len": 41, "val_max_len": 128},
+}
 #: The largest learning rate: Adam's step in float32 overflows beyond it.
 MAX_LR = 1e30
 #: The smallest learning rate: float32's smallest normal number (1e-320 is 0 in float32).
@@ -207,6 +224,11 @@ class TrainConfig:
         default=None, metadata=_cli("train on the words of this file (bilinear data, or the word-problem CSV "
                                     "layout; .csv, .jsonl, .parquet) instead of fresh random words",
                                     metavar="FILE"))
+    relabel: str | None = field(  # the data file's numbering: "word-problem" or a JSON file (automata/numbering.py)
+        default=None, metadata=_cli("with --data / --test-data: the file's numbering of symbols and classes, "
+                                    "word-problem (S_N / A_N as the word-problem and DeltaProduct data number "
+                                    "them; the spec becomes symmetric:N,alphabet=all) or a JSON file of names "
+                                    "(docs/formats.md)", metavar="NUMBERING"))
     test_data: str | None = field(  # a words file to test on instead of random words of test_len
         default=None, metadata=_cli("test on the words of this file instead of random words of --test-len",
                                     metavar="FILE"))
@@ -245,7 +267,7 @@ class TrainConfig:
             if not isinstance(self.log, str):
                 raise ConfigError(f"log must be a comma-separated string of loggers or null, got {self.log!r}")
             parse_log(self.log)
-        for name in ("data", "test_data"):
+        for name in ("data", "test_data", "relabel"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name} must be a file name or null, got {value!r}")
@@ -253,12 +275,27 @@ class TrainConfig:
             if not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name} must be a string, got {getattr(self, name)!r}")
         object.__setattr__(self, "spec", canonical_or_as_given(self.spec))
+        if self.relabel is not None:
+            self._validate_relabel()
         object.__setattr__(self, "model", canonical_model_or_as_given(self.model))
         lrs = self.lrs
         if isinstance(lrs, (list, tuple)):
             object.__setattr__(self, "lrs", tuple(lrs))
         else:
             raise ConfigError(f"lrs must be a list of learning rates, got {lrs!r}")
+
+    def _validate_relabel(self) -> None:
+        """A numbering applies to a data file; the built-in word-problem one sets the word problem's
+        alphabet (every element a symbol)."""
+        from bilinear.automata.numbering import WORD_PROBLEM, word_problem_spec
+
+        if self.data is None and self.test_data is None:
+            raise ConfigError("relabel gives a data file's numbering: it needs data or test_data")
+        if self.relabel == WORD_PROBLEM:
+            try:
+                object.__setattr__(self, "spec", word_problem_spec(self.spec))
+            except BilinearError as exc:
+                raise ConfigError(str(exc)) from None
 
     def _validate_ranges(self) -> None:
         if self.lr <= 0:

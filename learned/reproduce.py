@@ -21,12 +21,15 @@ written as ``results.csv`` / ``results.md``), and every table of a run in ``tabl
   ``monomial`` at d = n on random machines (the published claims of docs/theory.md's table of
   families).
   The measured table and its wall time are in docs/training-results.md.
-* the full protocol (``--full``): the paper's models (``--preset paper``: hidden 256, tokens
-  embedded in 256 dimensions, rotation2d as one angle per block), learning rates 1e-3, 1e-4,
-  1e-5, three seeds, 20,000 steps, 500 test words; meant for a GPU (``--device cuda``: the
-  parallel scan) or a cluster (``--ray ADDRESS``), both at once if need be; days of CPU (the
-  cost per run is measured in docs/training.md).  The other experiments at this protocol are the
-  sweep files of ``experiments/``.
+* the full protocol (``--full``, the default; :func:`parts`): Table 1 of the paper with the paper's
+  models (``--preset paper``: hidden 256, tokens embedded in 256 dimensions, rotation2d as one
+  angle per block), learning rates 1e-3, 1e-4, 1e-5, three seeds, 20,000 steps, 500 test words
+  (part ``table-1``: the medium table's grid), then the rebuttal's additions as named parts
+  (:data:`FULL_PART_NAMES`: the hierarchy's wide variants, dihedral groups, parameter-matched
+  models, data efficiency, the additive ablation, frozen diagonal transitions), 2,859 runs;
+  meant for a GPU (``--device cuda``) or a cluster (``--ray ADDRESS``).  ``bilinear reproduce
+  --dry-run`` lists every cell with its estimated time here (:mod:`bilinear.learned.estimate`),
+  and a local run past an hour needs ``--yes``.
 
 Each table reports, per seed, the test accuracy of the run whose learning rate the held-out
 validation words chose (lengths 20-200 by default; never the test words), averaged over seeds;
@@ -36,7 +39,7 @@ mean over seeds, then the smallest and largest of those means).
 
 >>> QUICK.families[:2], QUICK.models[-1], QUICK.lrs
 (('parity', 'cyclic:3'), 'lstm', (0.01, 0.003))
->>> FULL.train["hidden"], FULL.train["embed"], FULL.lrs, FULL.seeds
+>>> PAPER_TRAIN["hidden"], PAPER_TRAIN["embed"], _PAPER_GRID["lrs"], _PAPER_GRID["seeds"]
 (256, 256, (0.001, 0.0001, 1e-05), (0, 1, 2))
 >>> len(MEDIUM.families) * len(MEDIUM.models), sum(len(p.sweep.configs()) for p in MEDIUM_PARTS)
 (200, 743)
@@ -53,12 +56,14 @@ from pathlib import Path
 from bilinear.fileio import FolderLock, atomic_write, prepare_output_dir
 from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
-from .config import PRESETS
+from bilinear.errors import ConfigError
+
+from .config import DEFAULT_LRS, PRESETS
 from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
-    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FULL", "FAMILIES", "MODELS", "FAMILY_MODELS", "Part", "reproduce", "lr_spread_table",
-    "spread_markdown", "TABLES_MD",
+    "QUICK", "MEDIUM", "MEDIUM_PARTS", "FAMILIES", "MODELS", "FAMILY_MODELS", "Part", "reproduce", "lr_spread_table",
+    "spread_markdown", "TABLES_MD", "PAPER_TRAIN", "FULL_PART_NAMES", "parts", "select_parts",
 ]
 
 #: The file of a reproduce folder that holds every table (one section per part).
@@ -163,17 +168,106 @@ MEDIUM_PARTS = (
          Sweep(families=("random:states=5,symbols=2", "random:states=5,symbols=3"), models=("monomial", "full"),
                lrs=(1e-2, 3e-3), seeds=(0, 1), hidden=(5,), workers=2, train=dict(_SMALL))),
 )
-#: The paper's protocol: hidden 256, the learning-rate grid, three seeds, long training.
-FULL = Sweep(
-    families=FAMILIES,
-    models=MODELS,
-    lrs=(1e-3, 1e-4, 1e-5),
-    seeds=(0, 1, 2),
-    workers=2,
-    train={"steps": 20000, **PRESETS["paper"], "test_words": 500, "eval_every": 100, "patience": 5},
-)
-SIZES = {"quick": (Part("main", "Reduced table", "", QUICK),), "medium": MEDIUM_PARTS,
-         "full": (Part("main", "Table 1", "", FULL),)}
+#: The paper's protocol: its models (``--preset paper``), 20,000 steps, 500 test words.
+PAPER_TRAIN: dict[str, Any] = {"steps": 20000, **PRESETS["paper"], "test_words": 500, "eval_every": 100, "patience": 5}
+_PAPER_GRID: dict[str, Any] = {"lrs": DEFAULT_LRS, "seeds": (0, 1, 2), "workers": 2}
+#: Table 1 of the paper at its protocol: the medium table's grid (modular addition Z_2 ... Z_50, D_3,
+#: D_4, modarith:5, a random machine; every bilinear variant, factorized and block ones included,
+#: LSTM, RNN, Transformer and Mamba with 1, 2, 4 layers), hidden 256, tokens embedded in 256
+#: dimensions, rotation2d as angles, learning rates 1e-3, 1e-4, 1e-5, three seeds.
+#: (``FULL``, built when first read: module ``__getattr__``.)
+_DIHEDRAL = ("dihedral:3", "dihedral:4", "dihedral:5", "dihedral:10", "dihedral:30")
+
+
+def _full_parts() -> tuple[Part, ...]:
+    """Table 1 and the rebuttal's additions at the paper's protocol (built when asked for: the
+    grids hold about 3,000 runs, validated when built)."""
+    no_hidden = {k: v for k, v in PAPER_TRAIN.items() if k != "hidden"}
+    return (
+        Part("table-1", "Table 1: modular addition and the hierarchy's rows (the paper's models)",
+             "Z_m for m in 2, 3, 5, 10, 25, 50, D_3, D_4, modarith:5 and a random machine against every bilinear "
+             "variant (full, factorized:R, block:B, rotation2d as angles, diagonal, positive), LSTM, RNN, Transformer "
+             "and Mamba with 1, 2, 4 layers; --preset paper.",
+             Sweep(families=MEDIUM.families, models=MEDIUM.models, train=dict(PAPER_TRAIN), **_PAPER_GRID)),
+        Part("hierarchy", "The hierarchy's wide variants (rebuttal)",
+             "factorized:R for R = 64, 256, 2048 and block:64: the rest of the paper's list of models, which "
+             "only a hidden size of 256 admits.",
+             Sweep(families=("cyclic:5", "dihedral:4", "random:states=5,symbols=2"),
+                   models=("factorized:64", "factorized:256", "factorized:2048", "block:64"), train=dict(PAPER_TRAIN),
+                   **_PAPER_GRID)),
+        Part("dihedral", "Dihedral groups up to D_30 (rebuttal)",
+             "Non-abelian groups of growing order against the unconstrained, factorized, block and commuting "
+             "variants and the LSTM.",
+             Sweep(families=_DIHEDRAL, models=("full", "factorized:16", "block:2", "rotation2d", "diagonal", "lstm"),
+                   train=dict(PAPER_TRAIN), **_PAPER_GRID)),
+        Part("parameter-matched", "Parameter-matched models (rebuttal; about 5,000 parameters)",
+             "Each model at the hidden size whose parameter count is closest to 5,000 (one-hot tokens: an embedding "
+             "of 256 alone would be over the budget).",
+             Sweep(families=("cyclic:5", "dihedral:4", "random:states=5,symbols=2"),
+                   models=("full", "factorized:4", "block:2", "rotation2d", "diagonal", "lstm", "rnn", "transformer:1",
+                           "mamba:1"),
+                   train={**{k: v for k, v in no_hidden.items() if k != "embed"}, "match_params": 5000},
+                   **_PAPER_GRID)),
+        Part("data-efficiency", "Data efficiency on parity (rebuttal)",
+             "A fixed pool of n distinct training words, n from 2 to 256.",
+             Sweep(families=("parity",), models=("diagonal", "lstm", "rnn"), n_train=(2, 4, 8, 16, 64, 256),
+                   train=dict(PAPER_TRAIN), **_PAPER_GRID)),
+        Part("additive-off", "Additive ablation, bilinear (rebuttal)", "h = A(x) h on dihedral groups up to D_30.",
+             Sweep(families=_DIHEDRAL[:3] + _DIHEDRAL[4:], models=("full", "factorized:16", "block:2"),
+                   train=dict(PAPER_TRAIN), **_PAPER_GRID)),
+        Part("additive-on", "Additive ablation, affine (rebuttal)", "h = A(x) h + B x + b, the same grid.",
+             Sweep(families=_DIHEDRAL[:3] + _DIHEDRAL[4:], models=("full", "factorized:16", "block:2"),
+                   train={**PAPER_TRAIN, "additive": True}, **_PAPER_GRID)),
+        Part("frozen-diagonal", "Frozen random diagonal transitions on parity",
+             "Only h0 and the readout learn; five seeds per hidden size.",
+             Sweep(families=("parity",), models=("diagonal",), hidden=(8, 16, 64, 256), lrs=DEFAULT_LRS,
+                   seeds=(0, 1, 2, 3, 4), workers=2, train={**no_hidden, "freeze_transitions": True})),
+    )
+
+
+#: The part names of ``reproduce --full`` (:func:`parts`), in order.
+FULL_PART_NAMES = ("table-1", "hierarchy", "dihedral", "parameter-matched", "data-efficiency", "additive-off",
+                   "additive-on", "frozen-diagonal")
+_BUILT: dict = {}
+
+
+def parts(size: str) -> tuple[Part, ...]:
+    """The parts of a table size (``quick``, ``medium``, ``full``); the full ones built once, when
+    first asked for.
+
+    >>> [p.name for p in parts("full")] == list(FULL_PART_NAMES)
+    True
+    """
+    if size == "full":
+        if "full" not in _BUILT:
+            _BUILT["full"] = _full_parts()
+        return _BUILT["full"]
+    if size not in SIZES:
+        raise ConfigError(f"unknown table size {size!r} (known: quick, medium, full)")
+    return SIZES[size]
+
+
+SIZES = {"quick": (Part("main", "Reduced table", "", QUICK),), "medium": MEDIUM_PARTS}
+
+
+def __getattr__(name: str):
+    """``FULL``, Table 1's sweep (1,800 runs: validated when first read, not at import)."""
+    if name == "FULL":
+        return parts("full")[0].sweep
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def select_parts(size: str, names=None) -> tuple[Part, ...]:
+    """The parts of ``size`` named in ``names`` (all when None), in the table's order; ConfigError
+    naming an unknown one."""
+    every = parts(size)
+    if not names:
+        return every
+    known = [p.name for p in every]
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"unknown part {n!r} of the {size} table (known: {', '.join(known)})")
+    return tuple(p for p in every if p.name in names)
 
 
 def lr_spread_table(rows: list[dict]) -> dict:
@@ -218,8 +312,9 @@ def _adjusted(sweep: Sweep, device: str | None = None, adjust: dict | None = Non
     """``sweep`` with every run on ``device`` (None: the table's) and the fields of ``adjust``
     replaced (its ``train`` merged into the sweep's): the tests' tiny smoke runs of a table.
 
-    >>> s = _adjusted(FULL, device="cuda", adjust={"seeds": (0,), "train": {"steps": 2}})
-    >>> s.train["device"], s.train["steps"], s.train["hidden"], s.seeds, FULL.train.get("device")
+    >>> full = Sweep(families=["parity"], models=["full"], train=dict(PAPER_TRAIN), **_PAPER_GRID)
+    >>> s = _adjusted(full, device="cuda", adjust={"seeds": (0,), "train": {"steps": 2}})
+    >>> s.train["device"], s.train["steps"], s.train["hidden"], s.seeds, full.train.get("device")
     ('cuda', 2, 256, (0,), None)
     """
     changes = dict(adjust or {})
@@ -232,7 +327,7 @@ def _adjusted(sweep: Sweep, device: str | None = None, adjust: dict | None = Non
 def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bool = True,
               size: str | None = None, sweep: Sweep | None = None, ray_address: str | None = None,
               force: bool = False, resume: bool = False, device: str | None = None,
-              adjust: dict | None = None, log: str | None = None) -> str:
+              adjust: dict | None = None, log: str | None = None, only: tuple | None = None) -> str:
     """Run a table into ``out_dir``; returns it as Markdown (also written to ``out_dir/tables.md``).
 
     ``size`` is ``quick``, ``medium`` or ``full`` (default: ``quick`` when ``quick`` else
@@ -243,18 +338,18 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     non-empty folder, ``resume`` continues it (finished runs reused).  ``device`` runs every run
     there (``cuda``: the parallel scan; checked before any run starts); ``adjust`` changes the
     grid (:func:`_adjusted`: the tests run the full protocol's code path at a tiny size).  ``log``
-    as in :func:`run_sweep`.
+    as in :func:`run_sweep`.  ``only`` names the parts to run (``reproduce --part``).
     """
     from .train import resolve_device
 
-    parts = (Part("main", "Table", "", sweep),) if sweep else SIZES[size or ("quick" if quick else "full")]
+    table = (Part("main", "Table", "", sweep),) if sweep else select_parts(size or ("quick" if quick else "full"), only)
     if device is not None:
         resolve_device(device)  # ConfigError now, not once per run, when CUDA is missing
     if device is not None or adjust:
-        parts = tuple(replace(p, sweep=_adjusted(p.sweep, device, adjust)) for p in parts)
-    if len(parts) == 1:
+        table = tuple(replace(p, sweep=_adjusted(p.sweep, device, adjust)) for p in table)
+    if len(table) == 1 and (sweep is not None or size != "full"):
         start = time.perf_counter()
-        text = part_tables(parts[0].sweep, run_sweep(parts[0].sweep, out_dir, workers=workers,
+        text = part_tables(table[0].sweep, run_sweep(table[0].sweep, out_dir, workers=workers,
                                                      ray_address=ray_address, quiet=quiet, force=force,
                                                      resume=resume, log=log))
         _write_tables_md(Path(out_dir), text, time.perf_counter() - start)
@@ -262,7 +357,7 @@ def reproduce(out_dir, quick: bool = True, workers: int | None = None, quiet: bo
     out = prepare_output_dir(out_dir, force=force, resume=resume, what="reproduce folder")
     with FolderLock(out, what="reproduce folder"):
         start, sections = time.perf_counter(), []
-        for part in parts:  # each part is a sweep of its own (resume: its finished runs are reused)
+        for part in table:  # each part is a sweep of its own (resume: its finished runs are reused)
             t = time.perf_counter()
             rows = run_sweep(part.sweep, out / part.name, workers=workers, ray_address=ray_address, quiet=quiet,
                              resume=True, log=log)

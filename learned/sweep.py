@@ -9,10 +9,14 @@ A sweep file is TOML::
     n_train = [16, 256]                   # optional: distinct training words (data efficiency)
     hidden = [2, 4, 8]                    # optional: hidden sizes as an axis (else [train] hidden)
     workers = 2                           # optional: local worker processes
+    preset = "paper"                      # optional: a named protocol (TrainConfig presets: paper, chomsky, ...)
 
     [train]                               # optional: any other TrainConfig field
     steps = 2000
     hidden = 16
+
+A ``preset`` sets the [train] fields it names (``paper``: hidden 256, embed 256, angles) unless
+[train] or a grid axis gives them; the rest of the grid is the file's.
 
 Every run trains into ``OUT/runs/<family>__<model>__lr<lr>__s<seed>[__n<n_train>][__h<hidden>]`` (the learning
 rate written exactly; two grid points that would share a folder, or an axis listing a value twice,
@@ -33,7 +37,9 @@ Runs go to local worker processes by default, or to a Ray cluster with ``ray_add
 >>> Sweep.from_toml_text('families = ["parity"]\\nmodels = ["full"]\\nlearning_rates = [1]')
 Traceback (most recent call last):
 ...
-bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, n_train, hidden, workers, train)
+bilinear.errors.ConfigError: unknown key 'learning_rates' in sweep file (known: families, models, lrs, seeds, n_train, hidden, workers, train, preset)
+>>> Sweep.from_toml_text('families = ["parity"]\\nmodels = ["full"]\\npreset = "paper"\\n[train]\\nsteps = 5').train
+{'hidden': 256, 'embed': 256, 'angles': True, 'steps': 5}
 """
 
 from __future__ import annotations
@@ -82,7 +88,7 @@ COLUMNS = (
     "val_accuracy", "test_length", "accuracy_at_length", "accuracy_mean_over_positions", "accuracy_worst_near_length",
     "train_seconds", "run_dir",
 )
-_TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train")
+_TOP_KEYS = ("families", "models", "lrs", "seeds", "n_train", "hidden", "workers", "train", "preset")
 _GRID_FIELDS = ("spec", "model", "lr", "seed", "n_train")
 
 
@@ -198,6 +204,8 @@ class Sweep:
         for key in ("families", "models"):
             if key not in data:
                 raise ConfigError(f"{source} needs the key {key!r}")
+        if "preset" in data:
+            data = _with_preset(data, source)
         return cls(**data)
 
     @classmethod
@@ -236,6 +244,23 @@ class Sweep:
         """Row labels of the summary table: the families, split by ``hidden`` and ``n_train`` when
         they vary."""
         return [row_label(f, n, h) for f in self.families for h in self.hidden for n in self.n_train]
+
+
+def _with_preset(data: dict, source: str) -> dict:
+    """The sweep file's keys with its ``preset`` merged into ``train`` (the file's own [train] keys
+    and its ``hidden`` axis win)."""
+    from .config import PRESETS
+
+    data = dict(data)
+    name = data.pop("preset")
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ConfigError(f"{source}: unknown preset {name!r} (known: {', '.join(PRESETS)})")
+    train = data.get("train", {})
+    if not isinstance(train, dict):
+        raise ConfigError(f"sweep key 'train' must be a table, got {train!r}")
+    preset = {k: v for k, v in PRESETS[name].items() if not (k == "hidden" and "hidden" in data)}
+    data["train"] = {**preset, **train}
+    return data
 
 
 def row_label(family: str, n_train, hidden=None) -> str:

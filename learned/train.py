@@ -55,6 +55,7 @@ __all__ = [
     "dry_run",
     "train_best_lr",
     "validation_accuracy",
+    "validation_set",
     "data_efficiency",
     "evaluate",
     "evaluate_dataset",
@@ -222,14 +223,61 @@ def _loss(model: nn.Module, automaton, words, labels, device) -> tuple[torch.Ten
     return loss, logits
 
 
-def validation_accuracy(model: nn.Module, automaton, config: TrainConfig, device=None) -> float:
-    """Accuracy (every position) on the held-out validation words: ``val_words`` words of lengths
-    ``val_min_len..val_max_len`` drawn from ``(seed, 5)``, a stream no training or test word uses."""
-    return evaluate(model, automaton, config.val_words, config.val_max_len, (config.seed, 5),
-                    min_len=config.val_min_len, device=device)["accuracy"]
+def validation_accuracy(model: nn.Module, automaton, config: TrainConfig, device=None, words=None) -> float:
+    """Accuracy (every position) on the held-out validation words (``words``, default
+    :func:`validation_set`)."""
+    ds = validation_set(automaton, config) if words is None else words
+    return evaluate_dataset(model, automaton, ds, device=device)["accuracy"]
 
 
-def _interval_end(model, automaton, config: TrainConfig, step: int, streak: int, sums, device) -> dict:
+#: Rounds of redrawing validation words that equal a test word before giving up.
+_DISJOINT_ROUNDS = 100
+
+
+def validation_set(automaton, config: TrainConfig, test_set=None):
+    """The held-out validation words: ``val_words`` words of lengths ``val_min_len..val_max_len``
+    drawn from ``(seed, 5)``, a stream no training or test word uses, and disjoint from the test
+    words: a validation word equal to one of them (possible once ``val_max_len`` reaches the test
+    length, ``--val-len 20 500``) is redrawn from ``(seed, 6, round)``.  Only the test words'
+    symbols are compared, never their labels or the model's answers on them, so the learning rate
+    the validation words choose never reads the test.  ``test_set``: the words of a test file."""
+    rng = np.random.default_rng((config.seed, 5))
+    ds = sample_words(automaton, config.val_words, config.val_min_len, config.val_max_len, seed=rng)
+    if test_set is None and config.val_max_len < config.test_len:
+        return ds
+    if test_set is None:
+        test_set = sample_words(automaton, config.test_words, config.test_len, config.test_len,
+                                seed=np.random.default_rng((config.seed, 3)))  # the words _result tests on
+    test = {tuple(test_set.words[b, : test_set.lengths[b]].tolist()) for b in range(len(test_set))}
+    for rnd in range(_DISJOINT_ROUNDS):
+        clash = [b for b in range(len(ds)) if tuple(ds.words[b, : ds.lengths[b]].tolist()) in test]
+        if not clash:
+            return ds
+        fresh = sample_words(automaton, len(clash), config.val_min_len, config.val_max_len,
+                             seed=np.random.default_rng((config.seed, 6, rnd)))
+        ds = _replace_words(ds, clash, fresh)
+    raise ConfigError(f"cannot draw {config.val_words} validation words of lengths {config.val_min_len}-"
+                      f"{config.val_max_len} apart from the test words: too few words exist; shorten --val-len")
+
+
+def _replace_words(ds, rows, fresh):
+    """``ds`` with its words ``rows`` replaced by the words of ``fresh`` (padding widened as needed)."""
+    from bilinear.automata.data import Dataset
+
+    width = max(ds.words.shape[1], fresh.words.shape[1])
+
+    def pad(a, fill):
+        return np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=fill)
+
+    words, labels, mask = pad(ds.words, 0), pad(ds.labels, -1), pad(ds.mask, False)
+    lengths = ds.lengths.copy()
+    fw, fl, fm = pad(fresh.words, 0), pad(fresh.labels, -1), pad(fresh.mask, False)
+    for i, b in enumerate(rows):
+        words[b], labels[b], mask[b], lengths[b] = fw[i], fl[i], fm[i], fresh.lengths[i]
+    return Dataset(words=words, lengths=lengths, labels=labels, mask=mask, every=ds.every, n_classes=ds.n_classes)
+
+
+def _interval_end(model, automaton, config: TrainConfig, step: int, streak: int, sums, device, val_set=None) -> dict:
     """The metric record at the end of an evaluation interval, with the updated early-stop streak."""
     loss_sum, correct, total = sums
     n_steps = config.eval_every if step % config.eval_every == 0 else step % config.eval_every
@@ -241,7 +289,7 @@ def _interval_end(model, automaton, config: TrainConfig, step: int, streak: int,
     if config.early_stop == "train":
         perfect = acc == 1.0
     elif config.early_stop == "validation" and acc == 1.0:  # validate only once training is perfect
-        record["val_accuracy"] = validation_accuracy(model, automaton, config, device)
+        record["val_accuracy"] = validation_accuracy(model, automaton, config, device, val_set)
         perfect = record["val_accuracy"] == 1.0
     record["streak"] = streak + 1 if perfect else 0
     return record
@@ -292,6 +340,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
     pool, test_set = read_data(config, automaton) if words is None else words
     digests = data_digests(config, pool, test_set)
     step, streak, stopped_early = _restore(run, model, optimizer, digests)
+    val_set = validation_set(automaton, config, test_set)
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
@@ -318,7 +367,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
                 sums[2] += int(mask.sum())
             bar.update(1)
             if step % config.eval_every == 0 or step == config.steps:
-                record = _interval_end(model, automaton, config, step, streak, sums, device)
+                record = _interval_end(model, automaton, config, step, streak, sums, device, val_set)
                 streak = record["streak"]
                 ramped = train_max_len_at(config, step) == config.longest_train_len
                 stopped_early = streak >= config.patience and step < config.steps and ramped
@@ -335,7 +384,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
     finally:
         bar.close()
     _check_finite(model, step, config)
-    result = _result(model, automaton, config, step, stopped_early, device, quiet, test_set)
+    result = _result(model, automaton, config, step, stopped_early, device, quiet, test_set, val_set)
     if digests:
         result["data_digest"] = digests
     result["train_seconds"] = round(time.perf_counter() - t_start - result["eval_seconds"], 3)
@@ -407,9 +456,12 @@ def dry_run(config: TrainConfig) -> dict:
 
 def read_data(config: TrainConfig, automaton) -> tuple:
     """``(pool, test_set)``: the checked words of the ``data`` and ``test_data`` files (None for a
-    file not given); DataError naming the file otherwise."""
-    pool = words_file(config.data, automaton, config.longest_train_len, "--train-len") if config.data else None
-    test_set = words_file(config.test_data, automaton, config.test_len, "--test-len") if config.test_data else None
+    file not given), read in the files' numbering when ``relabel`` names one; DataError naming
+    the file otherwise."""
+    pool = (words_file(config.data, automaton, config.longest_train_len, "--train-len", config.relabel)
+            if config.data else None)
+    test_set = (words_file(config.test_data, automaton, config.test_len, "--test-len", config.relabel)
+                if config.test_data else None)
     return pool, test_set
 
 
@@ -426,21 +478,28 @@ def data_digests(config: TrainConfig, pool, test_set) -> dict:
     return out
 
 
-def words_file(path: str, automaton, longest: int, option: str):
+def words_file(path: str, automaton, longest: int, option: str, relabel: str | None = None):
     """The labelled words of a file (:func:`bilinear.automata.wordfile.read_words`, checked
-    against ``automaton``), none longer than ``longest`` (the length the memory limits were
-    checked for; ``option`` is the option that raises it)."""
+    against ``automaton``, or, with ``relabel``, against the automaton as the file numbers it and
+    then mapped onto its indices: :mod:`bilinear.automata.numbering`), none longer than
+    ``longest`` (the length the memory limits were checked for; ``option`` is the option that
+    raises it)."""
+    from bilinear.automata.numbering import file_automaton, load_numbering, to_automaton
     from bilinear.automata.wordfile import read_words
     from bilinear.errors import DataError
 
-    ds = read_words(path, automaton)
+    if relabel is None:
+        ds = read_words(path, automaton)
+    else:
+        numbering = load_numbering(relabel, automaton)
+        ds = to_automaton(read_words(path, file_automaton(automaton, numbering)), numbering)
     if ds.max_len > longest:
         raise DataError(f"{path} has a word of {ds.max_len} symbols, longer than {longest}: raise {option}")
     return ds
 
 
 def _result(model, automaton, config: TrainConfig, step: int, stopped_early: bool, device, quiet: bool,
-            test_set=None) -> dict:
+            test_set=None, val_set=None) -> dict:
     """Evaluate the trained model on the training distribution and at the test length (or on the
     words of ``test_set``, the ``test_data`` file)."""
     t_eval = time.perf_counter()
@@ -451,7 +510,7 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
                              device=device, quiet=quiet, desc=f"eval @{config.test_len}")
     else:
         test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
-    val = validation_accuracy(model, automaton, config, device)  # chooses learning rates (never the test words)
+    val = validation_accuracy(model, automaton, config, device, val_set)  # chooses learning rates (never the test words)
     return {
         "spec": config.spec,
         "model": parse_model(config.model).spec,

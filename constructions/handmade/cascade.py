@@ -78,10 +78,12 @@ def _closure(gens: list[tuple], identity: tuple, limit: int) -> list[tuple]:
     return out
 
 
-def _permutations(automaton) -> list[tuple]:
+def _permutations(automaton, checked: bool = True) -> list[tuple]:
+    """The symbols as permutation rows; ConstructionError for one that is not a permutation and,
+    when ``checked``, for more than :data:`MAX_CASCADE_ORDER` states."""
     delta = automaton.delta
     n = automaton.n_states
-    if n > MAX_CASCADE_ORDER:
+    if checked and n > MAX_CASCADE_ORDER:
         raise ConstructionError(f"{n} states: a cascade is built for at most {MAX_CASCADE_ORDER} states "
                                 f"(MAX_CASCADE_ORDER)")
     gens = []
@@ -95,8 +97,54 @@ def _permutations(automaton) -> list[tuple]:
     return gens
 
 
+#: Most group elements x states the commutation test of :func:`_abelian` tabulates before it
+#: leaves the question to sympy's derived series.
+_ABELIAN_WORK_LIMIT = 4_000_000
+
+
+def _abelian(gens: list, n: int) -> bool | None:
+    """True when the permutations ``gens`` (image rows on ``n`` points) generate an abelian group,
+    False when two of them do not commute, None when the test would pass
+    :data:`_ABELIAN_WORK_LIMIT`.  Generators are kept only when outside the span of the kept
+    ones (a span that so far is abelian: each element of it commutes with every kept generator),
+    so ``cyclic:N``'s N rotations cost one generator and N compositions, not N^2 / 2 tests.
+
+    >>> _abelian([(1, 2, 0), (2, 0, 1)], 3), _abelian([(1, 0, 2), (0, 2, 1)], 3)
+    (True, False)
+    """
+    import numpy as np
+
+    kept: list = []
+    span = {np.arange(n, dtype=np.int64).tobytes()}
+    frontier = [np.arange(n, dtype=np.int64)]
+    for g in dict.fromkeys(tuple(int(x) for x in row) for row in gens):
+        row = np.asarray(g, dtype=np.int64)
+        if row.tobytes() in span:
+            continue
+        if any(not np.array_equal(row[k], k[row]) for k in kept):  # row then k against k then row
+            return False
+        kept.append(row)
+        frontier = [np.frombuffer(x, dtype=np.int64) for x in span]  # the new span: the old one times <row, kept>
+        while frontier:
+            y = frontier.pop()
+            for k in kept:
+                z = k[y].tobytes()  # y then k
+                if z not in span:
+                    if len(span) * n >= _ABELIAN_WORK_LIMIT:
+                        return None
+                    span.add(z)
+                    frontier.append(k[y])
+    return True
+
+
 def _derived_series(gens: list[tuple], n: int) -> list[list[tuple]]:
-    """The derived series as generator lists (sympy), down to its last term."""
+    """The derived series as generator lists (sympy), down to its last term; an abelian group's
+    (generators that commute) without sympy: ``[gens, [identity]]`` (``[gens]`` when trivial)."""
+    identity = tuple(range(n))
+    if all(g == identity for g in gens):
+        return [[identity]]
+    if _abelian(gens, n):
+        return [list(gens), [identity]]
     from sympy.combinatorics import Permutation, PermutationGroup
 
     G = PermutationGroup([Permutation(list(g)) for g in gens] or [Permutation(list(range(n)))])
@@ -112,9 +160,17 @@ def derived_length(automaton) -> int | None:
     >>> [derived_length(from_spec(s)) for s in ("parity", "dihedral:5", "symmetric:4", "alternating:5")]
     [1, 2, 3, None]
     """
-    gens = _permutations(automaton)
-    series = _derived_series(gens, automaton.n_states)
-    identity = tuple(range(automaton.n_states))
+    try:
+        gens = _permutations(automaton, checked=False)
+    except ConstructionError:
+        _permutations(automaton)  # the size limit's error first, as for every automaton past it
+        raise
+    n = automaton.n_states
+    if gens and _abelian(gens, n):  # derived length 1 (0: trivial) without sympy or a size limit
+        return int(any(g != tuple(range(n)) for g in gens))
+    _permutations(automaton)  # the size limit of the series below
+    series = _derived_series(gens, n)
+    identity = tuple(range(n))
     if any(g != identity for g in series[-1]):
         return None
     return sum(1 for H in series[:-1])

@@ -71,7 +71,7 @@ from .standard import standard
 from ..values.variants import KINDS, is_diagonal, max_factor_rank
 from ..values.weights import Weights, parse_variant
 
-__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank"]
+__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank", "smallest_factor_rank"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,10 @@ class Construction:
     #: The variant kinds ``build`` tries the construction for (None: every kind): weights that
     #: only ever beat the others in their own kind are not built for the rest.
     kinds: tuple[str, ...] | None = None
+    #: (automaton) -> the factorised rank (:func:`factorized_rank`) of the builder's weights, known
+    #: before building them (None: unknown); a construction whose R cannot beat the smallest R
+    #: found is not built for a ``factorized`` column (:func:`smallest_factor_rank`).
+    known_rank: Callable | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -149,8 +153,10 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("quaternion-pencil", ("quaternion",), "factorized", "4, R = 6", "Theorem 12 (small factorised ranks)", factorized_quaternion),
     Construction("reset-support", ("*",), "factorized", "2, R = 3", "Theorem 12 (small factorised ranks)", factorized_reset),
     Construction("one-hot-support", ("*",), "factorized", "n, R = transition edges",
-                 "Theorem 12 (small factorised ranks)", factorized_onehot),
-    Construction("one-hot", ("*",), "full", "n (states of the minimal automaton)", "Theorem 1 (one-hot simulation)", onehot),
+                 "Theorem 12 (small factorised ranks)", factorized_onehot,
+                 known_dim=lambda a: minimal(a).n_states, known_rank=lambda a: _edges(minimal(a))),
+    Construction("one-hot", ("*",), "full", "n (states of the minimal automaton)", "Theorem 1 (one-hot simulation)", onehot,
+                 known_rank=lambda a: _onehot_rank(minimal(a))),
     Construction("cube", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; rotations, K = 2)",
                  "Theorem 2 (orbit separation) + Theorem F4 (rotations of R^3 are two reflections)", cube),
     Construction("tetrahedral", ("symmetric", "alternating"), "full", "3 (S_4, A_4 only; transpositions K = 1)",
@@ -160,7 +166,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("permutation", ("symmetric", "alternating"), "full", "N (transpositions K = 1)",
                  "Theorem 2 (orbit separation)", permutation),
     Construction("simplex", ("symmetric", "alternating"), "full", "N-1 (orthogonal in Q(zeta_4N); N <= 8)",
-                 "Theorem 2 (orbit separation) + Theorem F4 (orthogonal matrices are rank(Q - I) reflections)", simplex),
+                 "Theorem 2 (orbit separation) + Theorem F4 (orthogonal matrices are rank(Q - I) reflections)", simplex,
+                 known_dim=lambda a: _points(a) - 1),
     Construction("signed-cycles", ("parity", "cyclic", "product"), "monomial", "sum of prime powers of m / gcd(m, 2)",
                  "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
     Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation,
@@ -191,6 +198,26 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
                  onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",)),
 )
+
+
+def _points(a) -> int:
+    """N of a ``symmetric:N`` / ``alternating:N`` spec (ConstructionError for another automaton)."""
+    if a.spec is None or a.spec.is_product or a.spec.family not in ("symmetric", "alternating"):
+        raise ConstructionError(f"{a.name or 'automaton'}: needs a symmetric or alternating spec")
+    return int(a.spec.param("N"))
+
+
+def _edges(m) -> int:
+    """The transition edges ``q -> delta(a, q)`` of ``m`` (distinct pairs): one-hot-support's R."""
+    n = m.n_states
+    return max(len(np.unique((m.delta * n + np.arange(n)).ravel())), 1)
+
+
+def _onehot_rank(m) -> int:
+    """:func:`factorized_rank` of the one-hot weights of ``m``: each matrix's rank is the size of
+    its symbol's image, capped at d when every symbol is the identity (diagonal weights)."""
+    total = sum(len(np.unique(row)) for row in m.delta)
+    return min(total, m.n_states) if (m.delta == np.arange(m.n_states)).all() else total
 
 
 def _pad(w: Weights, d: int) -> Weights:
@@ -292,13 +319,18 @@ def _resolve(spec_or_automaton):
     return a, _family(a), None
 
 
-def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Construction, Weights]]:
+def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) -> list[tuple[Construction, Weights]]:
     """Every construction that applies, built (exact), in registry order; with ``kind``, only
-    those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones)."""
+    those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones);
+    with ``tried_for`` (a variant), only those :func:`build` tries for it (``half-turns`` is built
+    for ``householder,nonneg`` alone), the others not built at all."""
     a, family, _ = _resolve(spec_or_automaton)
+    v = None if tried_for is None else parse_variant(tried_for)
     out = []
     for c in CONSTRUCTIONS:
         if kind is not None and _native_kind(c) != kind:
+            continue
+        if v is not None and not _kind_matches(c, v):
             continue
         if c.applies(family):
             try:
@@ -306,6 +338,61 @@ def candidates(spec_or_automaton, kind: str | None = None) -> list[tuple[Constru
             except ConstructionError:
                 continue
     return out
+
+
+def smallest_factor_rank(spec_or_automaton) -> int | None:
+    """The smallest :func:`factorized_rank` among the constructions ``build`` tries for a
+    ``factorized`` variant (and, for a product, the direct sums of its factors' constructions in
+    each variant of :data:`~bilinear.constructions.values.variants.FACTOR_SOURCES`), None when none
+    applies.  A construction whose rank is known before building it (``known_rank``) is built only
+    when that rank beats the smallest found, so ``symmetric:6`` never builds the 720-state one-hot
+    ones; those built only for other kinds (``half-turns``, ``complexified``) are not built.
+
+    >>> smallest_factor_rank("symmetric:6"), smallest_factor_rank("cyclic:3*parity")
+    (10, 3)
+    """
+    from ..values.variants import FACTOR_SOURCES
+
+    a, family, parts = _resolve(spec_or_automaton)
+    v = parse_variant("factorized:1")
+    ranks: list[int] = []
+    later = []
+    for c in CONSTRUCTIONS:
+        if not c.applies(family) or not _kind_matches(c, v):
+            continue
+        if c.known_rank is not None:
+            later.append(c)
+            continue
+        try:
+            ranks.append(factorized_rank(c.builder(a)))
+        except ConstructionError:
+            continue
+    for c in later:
+        assert c.known_rank is not None  # later holds the constructions that know their rank
+        try:
+            if ranks and c.known_rank(a) >= min(ranks):
+                continue
+            ranks.append(factorized_rank(c.builder(a)))
+        except ConstructionError:
+            continue
+    for variant in FACTOR_SOURCES if parts is not None else ():  # products' direct sums
+        try:
+            ranks.append(factorized_rank(build(a, variant)))
+        except ConstructionError:
+            continue
+    return min(ranks, default=None)
+
+
+def _rank_refused(c: Construction, a, v) -> str | None:
+    """Why ``build`` does not build ``c`` for the factored variant ``v``: its rank, known before
+    building it (``known_rank``), exceeds ``v``'s R; None when it may fit (or is not known)."""
+    if not v.info.factored or c.known_rank is None:
+        return None
+    try:
+        r = c.known_rank(a)
+    except ConstructionError as exc:
+        return str(exc)
+    return f"its R = {r} exceeds R = {v.param}" if r > v.param else None
 
 
 @dataclass
@@ -369,6 +456,9 @@ def _skip_reason(c: Construction, a, v, found: list[_Candidate]) -> str | None:
         return f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"  # another of the same d comes first
     if _factored(c) and not v.info.factored:
         return f"a factorised construction, for factored variants only (not {v.spec})"  # it reuses another's matrices
+    why = _rank_refused(c, a, v)
+    if why is not None:  # its rank, known before building it, exceeds the variant's R
+        return why
     smallest = _smallest(found)
     if c.name == "one-hot":  # d = n: it cannot beat what was found
         return None if smallest is None or smallest > a.n_states else \

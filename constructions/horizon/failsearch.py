@@ -100,7 +100,7 @@ def _certificate_words(automaton, length: int, limit: int = 256) -> list[np.ndar
 
 
 def search_failure(weights, automaton, length: int, snap=None, random_words: int = 256, seed: int = 0,
-                   beam: bool = True):
+                   beam: bool = True, floor: int = 0):
     """The shortest failing word found (a tuple of symbol indices), or None (module docstring).
 
     Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
@@ -108,6 +108,10 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     ``random_words`` uniform random words (of length ``min(length, 2000)``); then, with ``beam``,
     the beam search on the margin (:func:`beam_failure`) up to one less than the shortest
     failure found so far, and at most :data:`BEAM_MAX_LENGTH`.
+
+    ``floor``: no word of that length or shorter fails (a certified horizon), so a failure of
+    length ``floor + 1`` ends the search (the beam cannot shorten it), and the beam confirms no
+    failure at or below it (the confirmation could not succeed).
     """
     k = weights.n_symbols
     words = [np.full(length, a) for a in range(k)]
@@ -123,14 +127,15 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
         for i in np.nonzero(first >= 0)[0]:
             if best is None or first[i] < len(best):
                 best = tuple(int(x) for x in batch[i, : first[i]])
-    if beam:
-        found = beam_failure(weights, automaton, min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1))
+    if beam and (best is None or len(best) > floor + 1):
+        found = beam_failure(weights, automaton, min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1),
+                             floor=floor)
         if found is not None and (best is None or len(found) < len(best)):
             best = found
     return best
 
 
-def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tuple[int, ...] | None:
+def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor: int = 0) -> tuple[int, ...] | None:
     """A beam search on the margin: the ``width`` words of each length with the smallest margin
     (the label's score minus the best other's, in the float64 run renormalised every step, each
     matrix first divided by the power of two :func:`~bilinear.constructions.values.floatrun.float_run`
@@ -138,7 +143,8 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tu
     (confirmed by :func:`first_failures`, the run every check uses) is returned, else None.  It
     finds failures that no periodic or random word of the other phases reaches first (a prefix
     that sets a badly phased block up, then the loop that grows it).  The words are kept as
-    parent pointers, so a step costs the same at any length."""
+    parent pointers, so a step costs the same at any length.  ``floor``: no word of that length
+    or shorter fails in that run (a certified horizon), so no failure is confirmed up to it."""
     from ..values.floatrun import scale_exponents
 
     A, h0, R = weights.float_arrays()
@@ -147,6 +153,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tu
     A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact, as float_run
     h0, R = rescaled(h0), rescaled(R)
     k, d = A.shape[0], A.shape[1]
+    At = np.ascontiguousarray(A.transpose(0, 2, 1))  # (symbols, hidden, hidden): h @ A_s^T, one BLAS call per symbol
     labels, delta = np.asarray(automaton.labels), np.asarray(automaton.delta)
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
     Q = np.array([int(automaton.start)])
@@ -162,7 +169,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tu
 
     for _t in range(length):
         B = H.shape[0]
-        Hn = np.einsum("sij,bj->bsi", A, H).reshape(B * k, d)
+        Hn = np.matmul(H[None], At).transpose(1, 0, 2).reshape(B * k, d)  # A_s h for every word b, symbol s
         n = np.linalg.norm(Hn, axis=1)
         Hn = Hn / np.where(n > 0, n, 1.0)[:, None]
         parent, sym = np.repeat(np.arange(B), k), np.tile(symbols, B)
@@ -173,7 +180,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tu
         S[rows, labels[Qn]] = -np.inf
         margin = own - S.max(axis=1)
         bad = np.nonzero(margin <= 0)[0]
-        if bad.size:  # confirmed by the one float run every check uses (rounding may differ)
+        if bad.size and _t + 1 > floor:  # confirmed by the one float run every check uses (rounding may differ)
             cands = [word(parents, int(parent[i]), int(sym[i])) if parents else (int(sym[i]),) for i in bad[:width]]
             first = first_failures(weights, automaton, np.array(cands))
             hit = np.nonzero(first >= 0)[0]
@@ -186,13 +193,20 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH) -> tu
     return None
 
 
-def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int = 256):
-    """A failing word no longer than ``word`` (which fails at its last position): blocks of
+def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int = 256, floor: int = 0):
+    """A failing word no longer than ``word`` (a shortest failing prefix, as :func:`search_failure`
+    returns it: it fails at its last position and at no earlier one): blocks of
     symbols are deleted while some prefix of the result still fails (block sizes halving from
     half the word to one symbol; at most ``batch`` deletions tried per size, one float run per
-    size), for at most ``seconds``.  Returns the shortest failing prefix found."""
+    size), for at most ``seconds``.  Returns the shortest failing prefix found.
+
+    ``floor``: no word of that length or shorter fails (a certified horizon), so a word of length
+    ``floor + 1`` is returned at once, and deletions that leave ``floor`` symbols or fewer are not
+    run (they could not fail): the same word, without the runs that cannot shorten it.  Nor are a
+    deletion that repeats another (a periodic word's) or one that leaves a prefix of the word
+    (``word`` is a shortest failing prefix: none of its own prefixes fails)."""
     word = tuple(int(x) for x in word)
-    if len(word) <= 1:
+    if len(word) <= max(1, floor + 1):
         return word
     deadline = time.monotonic() + seconds
     size = max(1, len(word) // 2)
@@ -201,7 +215,9 @@ def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int =
         if len(starts) > batch:  # spread the tries over the word
             starts = [starts[int(i)] for i in np.linspace(0, len(starts) - 1, batch)]
         cands = [word[:s] + word[s + size:] for s in starts]
-        cands = [c for c in cands if len(c)]
+        cands = [c for c in cands if len(c) > floor]  # (the empty word, and words certified right)
+        cands = list(dict.fromkeys(cands))  # a periodic word's deletions repeat: one run each (first kept)
+        cands = [c for c in cands if c != word[:len(c)]]  # a prefix of the word: no failure before its end
         improved = False
         if cands:
             width = max(len(c) for c in cands)

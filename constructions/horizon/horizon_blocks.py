@@ -31,7 +31,7 @@ import flint
 import numpy as np
 
 from ..exact.balls import arb as _arb, arb_matrix as _arb_matrix, block_norm as _block_norm, bmax as _max
-from ..exact.balls import frob_array, sq
+from ..exact.balls import column, frob_array, sq
 from ..exact.balls import hi as _hi, lo as _lo, mat_vec as _mul, precision, root as _root, vnorm as _vnorm
 from .horizon_base import CAP, MAX_EXHAUSTIVE_DEPTH, STEPPED, Horizon
 from .roundoff import RoundOff
@@ -100,25 +100,28 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
     None)``; ``level`` holds ``(x, y, word)`` of the words of length s.  With rounding, each float
     step puts a box of radius ``ro.step (|A| |x|)_j`` around coordinate j, and a margin must
     exceed ``ro.readout (|R_l| + |R_c|) . |x|``."""
-    C = R.nrows()
-    absF = [[[abs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())] for M in F]
-    absR = [[abs(R[c, j]) for j in range(R.ncols())] for c in range(C)]
-    rmax = _max(_root(sum((sq(R[c, j]) for j in range(R.ncols())), flint.arb(0))) for c in range(C))
+    C, d = R.nrows(), R.ncols()
+    absF = [flint.arb_mat([[abs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]) for M in F]
+    # per label l, the rows R_l - R_c and |R_l| + |R_c| of every other class c: one ball dot product each
+    diff = {l: flint.arb_mat([[R[l, j] - R[c, j] for j in range(d)] for c in range(C) if c != l]) for l in range(C)}
+    spread = {l: flint.arb_mat([[abs(R[l, j]) + abs(R[c, j]) for j in range(d)] for c in range(C) if c != l])
+              for l in range(C)}
+    rmax = _max(_root(sum((sq(R[c, j]) for j in range(d)), flint.arb(0))) for c in range(C))
     level: list[tuple[Any, Any, tuple[int, ...], int]] = [(x0, y0, (), int(automaton.start))]
     depth = 0
     while True:
         for x, _, _, q in level:
             lab = int(automaton.labels[q])
-            ax = [_hi(abs(t)) for t in x] if not ro.exact else None
-            for c in range(C):
-                if c == lab:
-                    continue
-                m = sum(((R[lab, j] - R[c, j]) * x[j] for j in range(len(x))), flint.arb(0))
-                if ax is not None:
-                    m = m - ro.readout * sum(((absR[lab][j] + absR[c][j]) * ax[j] for j in range(len(x))), flint.arb(0))
-                    m = m - ro.readout_underflow * rmax * sum(ax, flint.arb(0))  # underflow: absolute
-                if not m > 0:
-                    return depth, None, depth
+            if C < 2:
+                continue
+            margins = (diff[lab] * column(x)).entries()
+            if not ro.exact:
+                ax = [_hi(abs(t)) for t in x]
+                widths = (spread[lab] * column(ax)).entries()
+                under = ro.readout_underflow * rmax * sum(ax, flint.arb(0))  # underflow: absolute
+                margins = [m - ro.readout * w - under for m, w in zip(margins, widths)]
+            if not all(m > 0 for m in margins):
+                return depth, None, depth
         if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
             return depth, level, None
         level = [(_step(F[a], absF[a], x, ro), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
@@ -132,15 +135,14 @@ def _step(M, absM, x: list, ro: RoundOff) -> list:
     if ro.exact:
         return out
     ax = [_hi(abs(t)) for t in x]
+    spread = _mul(absM, ax)  # (|M| |x|)_j, one ball dot product each
     under = ro.underflow * _fro(absM) * sum(ax, flint.arb(0))  # an underflow's absolute error, per coordinate
-    return [o + flint.arb(0, _hi(ro.step * sum((absM[i][j] * ax[j] for j in range(len(x)) if ax[j] != 0),
-                                               flint.arb(0)) + under))
-            for i, o in enumerate(out)]
+    return [o + flint.arb(0, _hi(ro.step * r + under)) for o, r in zip(out, spread)]
 
 
 def _fro(absM) -> Any:
-    """The Frobenius norm of a matrix given as rows of absolute values (an upper bound)."""
-    return _hi(sum((sq(x) for row in absM for x in row), flint.arb(0)).sqrt())
+    """The Frobenius norm of a matrix of absolute values (``flint.arb_mat``; an upper bound)."""
+    return _hi(sum((sq(absM[i, j]) for i in range(absM.nrows()) for j in range(absM.ncols())), flint.arb(0)).sqrt())
 
 
 def _run_bound(good, others, eps, sig, margin, lip, weight, u, r, theta, s: int) -> int:

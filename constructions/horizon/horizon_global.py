@@ -202,10 +202,21 @@ class _Setup:
     tau: flint.arb
 
 
-def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal: bool = False):
-    """``(PerturbationBound constants in real arithmetic, _Setup)`` of a snap."""
+#: The last few :func:`_real_part` results, keyed by the identity of their arguments (each entry
+#: holds its arguments, so no id is reused while it is kept).
+_REAL_PARTS: list = []
+
+
+def _real_part(weights, snap, proof, automaton, orthonormal: bool):
+    """The part of :func:`ingredients` that does not depend on the arithmetic (certify asks for
+    the horizon in float64, real and float32 arithmetic on the same snap): the basis change,
+    Theorem 16's constants (:class:`PerturbationBound`), the start states.  Made once per (weights, snap, proof, automaton,
+    orthonormal), read-only afterwards."""
+    key = (weights, snap, proof, automaton, orthonormal)
+    for entry in _REAL_PARTS:
+        if all(x is y for x, y in zip(entry[0][:4], key[:4])) and entry[0][4] == orthonormal:
+            return entry[1]
     F, h0, Rb, Pa, Pinv = _transformed(weights, snap)
-    A, h0f, Rf = weights.float_arrays()
     d = weights.dim
     K = list(snap.kept_coords)
     D = [j for j in range(d) if j not in set(K)]
@@ -235,11 +246,23 @@ def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal
     yk = np.array([float(y0[j].mid()) for j in K])
     c0 = arb(float(yk @ hk) / float(hk @ hk)) if float(hk @ hk) > 0 else flint.arb(1)
     x0 = h0 * c0
+    p_norm = flint.arb(1) if Pa is None else op_norm(Pa, range(d), range(d))
+    pinv_norm = flint.arb(1) if Pa is None else op_norm(Pinv, range(d), range(d))
+    out = (c, F, S, h0, Rb, Pa, Pinv, K, D, norms, c0, x0, y0, p_norm, pinv_norm)
+    _REAL_PARTS.insert(0, (key, out))
+    del _REAL_PARTS[4:]
+    return out
+
+
+def ingredients(weights, snap, proof, automaton, roundoff: RoundOff, orthonormal: bool = False):
+    """``(PerturbationBound constants in real arithmetic, _Setup)`` of a snap."""
+    c, F, S, h0, Rb, Pa, Pinv, K, D, norms, c0, x0, y0, p_norm, pinv_norm = _real_part(
+        weights, snap, proof, automaton, orthonormal)
+    A, h0f, Rf = weights.float_arrays()
+    d = weights.dim
     delta, tau = flint.arb(0), flint.arb(0)
     if not roundoff.exact:
-        kappa = flint.arb(1) if Pa is None else hi(op_norm(Pa, range(d), range(d)) * op_norm(Pinv, range(d), range(d)))
-        p_norm = flint.arb(1) if Pa is None else op_norm(Pa, range(d), range(d))
-        pinv_norm = flint.arb(1) if Pa is None else op_norm(Pinv, range(d), range(d))
+        kappa = flint.arb(1) if Pa is None else hi(p_norm * pinv_norm)
         delta = bmax(roundoff.step * kappa * arb(abs(snap.scale[a]) * norms[a]) * frob_array(A[a])
                      for a in range(len(F)))
         rows = [frob_array(r) for r in Rf]

@@ -34,7 +34,6 @@ for every variant; the variant's shape then rounds the bound up (``block:B`` nee
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -146,34 +145,105 @@ def monomial_bound(automaton) -> tuple[int, str] | None:
     L the lcm of the cycle lengths of g's coordinate map (cycles of total length <= d).  So
     d >= the sum of the prime powers of P / gcd(P, 2).  None when the monoid is too large.
 
+    The periods are those of the cycles of each g (a state on a tail has its cycle's): a group's
+    elements in numpy, a chunk of them at a time (:func:`_permutation_periods`), other monoids'
+    one cycle decomposition per element.  One tick of the build clock (time budget and progress
+    of :func:`~bilinear.constructions.settle.settle`) per chunk or element.
+
     >>> monomial_bound("cyclic:5")[0], monomial_bound("cyclic:4")[0], monomial_bound("cyclic:6")[0]
     (5, 2, 3)
     """
+    from ..proof.search import build_tick
+
     listed = _monoid_rows(automaton)
     if listed is None:
         return None
     m, rows = listed
-    labels = m.labels
-    best: tuple[int, int, int | None, Any] = (1, 1, None, None)
-    for g in rows:
-        for q in range(m.n_states):
-            orbit: list[int] = []
-            seen: dict[int, int] = {}
-            x = q
-            while x not in seen:
-                seen[x] = len(orbit)
-                orbit.append(x)
-                x = int(g[x])
-            P = minimal_period(tuple(int(labels[y]) for y in orbit[seen[x]:]))
-            need = _prime_power_sum(P // math.gcd(P, 2))
-            if need > best[0]:
-                best = (need, P, q, g)
-    need, P, q_at, _ = best
+    labels = m.labels.astype(np.int64)
+    n = m.n_states
+    best: tuple[int, int, int | None] = (1, 1, None)
+    permutations = bool((np.sort(rows, axis=1) == np.arange(n)).all())
+    chunk = max(1, _PERIOD_CHUNK // max(n, 1)) if permutations else 1
+    for lo in range(0, len(rows), chunk):
+        build_tick(lo, len(rows), "monoid elements (Theorem F6)")
+        block = rows[lo:lo + chunk]
+        periods = _permutation_periods(block, labels) if permutations else _periods(block[0], labels)[None]
+        needs = _needs(periods)  # (rows, states)
+        top = int(needs.max())
+        if top > best[0]:  # the first element, then the first state, reaching the largest need
+            g, q = divmod(int(np.flatnonzero(needs.ravel() == top)[0]), n)
+            best = (top, int(periods[g, q]), q)
+    need, P, q_at = best
     if need <= 1:
         return None
     return need, (f"a monoid element's labels from state {q_at} of the minimal automaton have period {P}, and a "
                   f"monomial network's labels along g^n have a period dividing 2 lcm(cycle lengths), cycles "
                   f"of total length <= d")
+
+
+#: Entries (elements x states) of one chunk of :func:`_permutation_periods`.
+_PERIOD_CHUNK = 1 << 18
+
+
+def _needs(periods: np.ndarray) -> np.ndarray:
+    """Theorem F6's bound for each period P: the sum of the prime powers of P / gcd(P, 2)."""
+    values, inverse = np.unique(periods, return_inverse=True)
+    need = np.array([_prime_power_sum(int(P) // math.gcd(int(P), 2)) for P in values], dtype=np.int64)
+    return need[inverse].reshape(periods.shape)
+
+
+def _permutation_periods(block: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The minimal label period of the cycle through each state (``(elements, states)``) of each
+    permutation of ``block`` (rows): the least ``p`` dividing the cycle's length ``c`` with
+    ``labels[g^p(x)] == labels[x]`` at every point ``x`` of the cycle.  Two passes of at most
+    ``max c`` steps: the cycle lengths and ids (the least point), then the candidate periods."""
+    r, n = block.shape
+    start = np.broadcast_to(np.arange(n), (r, n))
+    length = np.zeros((r, n), dtype=np.int64)
+    least = start.copy()
+    cur, p = start, 0
+    while not length.all():
+        p += 1
+        cur = np.take_along_axis(block, cur, axis=1)  # g^p(x)
+        open_ = length == 0
+        least = np.where(open_, np.minimum(least, cur), least)
+        length[open_ & (cur == start)] = p
+    base = (np.arange(r) * n)[:, None]
+    cycle = (base + least).ravel()  # the cycle's id: its element's row and its least point
+    period = np.zeros(r * n, dtype=np.int64)
+    own = labels[start]
+    cur = start
+    for q in range(1, int(length.max()) + 1):
+        cur = np.take_along_axis(block, cur, axis=1)  # g^q(x)
+        misses = np.bincount(cycle, weights=(labels[cur] != own).ravel(), minlength=r * n)  # per cycle
+        fits = (period == 0) & (misses == 0) & (length.ravel() % q == 0)
+        period[fits] = q
+    return period[cycle].reshape(r, n)
+
+
+def _periods(g: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The minimal label period of the cycle each state of the transformation ``g`` ends on
+    (states on a tail have their cycle's period): one walk per new point."""
+    n = len(g)
+    step, lab = g.tolist(), labels.tolist()
+    period = [0] * n
+    mark = [-1] * n  # -1 unseen, -2 on the current walk, else done
+    for q in range(n):
+        if mark[q] != -1:
+            continue
+        path, x = [], q
+        while mark[x] == -1:
+            mark[x] = -2
+            path.append(x)
+            x = step[x]
+        if mark[x] == -2:  # a new cycle, entered at x
+            cyc = path[path.index(x):]
+            P = minimal_period(tuple(lab[y] for y in cyc))
+        else:
+            P = period[x]
+        for y in path:
+            period[y], mark[y] = P, 0
+    return np.asarray(period, dtype=np.int64)
 
 
 def monomial_reset_bound(automaton) -> tuple[int, str] | None:

@@ -90,10 +90,17 @@ class DepthBound:
                 "min_layers_unconditional": self.unconditional if self.min_layers is not None else None}
 
 
-def min_layers(automaton, variant: str, bound: int | None = None) -> DepthBound:
+def min_layers(automaton, variant: str, bound: int | None = None, *, one_layer_proved: bool = False) -> DepthBound:
     """The minimum depth of a stack of ``variant`` layers (a commuting variant) computing
     ``automaton`` (a spec or an Automaton); see the module docstring.  The cascade at the
-    derived length is built and proved here (``bound`` the prover's bound)."""
+    derived length is built and proved here (``bound`` the prover's bound), except that with
+    ``one_layer_proved`` (the caller proved one layer of ``variant`` computing the automaton, as
+    :func:`~bilinear.constructions.settle.settle` does for a cell) an abelian group's depth 1
+    is read off that proof instead of a second one.
+
+    >>> min_layers("cyclic:200", "rotation2d", one_layer_proved=True).reason
+    'the group is abelian: one layer, proved'
+    """
     from bilinear.automata import Automaton, from_spec
 
     from ..handmade.cascade import cascade, derived_length
@@ -115,6 +122,8 @@ def min_layers(automaton, variant: str, bound: int | None = None) -> DepthBound:
                           f"computes it at any depth when {S3_HYPOTHESES} (Theorem S3); beyond those "
                           f"hypotheses the question is open")
     k = max(k, 1)
+    if k == 1 and one_layer_proved:
+        return DepthBound(1, 1, "Theorem S2", "the group is abelian: one layer, proved", True)
     try:
         stack = cascade(m, v.spec, k)
     except ConstructionError as exc:

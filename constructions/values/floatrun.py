@@ -139,7 +139,7 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
 
 def unit_rows(H: np.ndarray) -> np.ndarray:
     """Divide every non-zero row of ``H`` (batch, hidden) by its norm, in place; returns ``H``."""
-    n = np.linalg.norm(H, axis=1, keepdims=True)
+    n = np.sqrt(np.add.reduce(H * H, axis=1, keepdims=True))  # np.linalg.norm's own sums, without its checks
     small = (n[:, 0] < _SMALL_NORM) & np.any(H != 0, axis=1)
     if small.any():  # the norm's squares underflow: rescale those rows by a power of two first
         rows = H[small]

@@ -22,7 +22,7 @@ from functools import wraps
 
 from bilinear.errors import ConstructionError
 
-__all__ = ["per_automaton", "automaton_key", "minimal"]
+__all__ = ["per_automaton", "automaton_key", "minimal", "clear_caches"]
 
 #: Entries kept per cached function.
 MAX_ENTRIES = 64
@@ -36,9 +36,23 @@ def automaton_key(a) -> tuple:
     return (a.delta.shape, a.delta.tobytes(), int(a.start), a.labels.tobytes(), a.symbols, a.classes, a.name, spec)
 
 
+#: The ``cache_clear`` of every :func:`per_automaton` function (:func:`clear_caches`).
+_CLEARS: list = []
+
+
+def clear_caches() -> None:
+    """Forget every :func:`per_automaton` result: the caches are keyed by the automaton's content,
+    so a benchmark that builds a fresh automaton per repeat must also call this, or it times a
+    cache hit."""
+    for clear in _CLEARS:
+        clear()
+
+
 def per_automaton(fn):
-    """Memoise ``fn(automaton)`` (the last :data:`MAX_ENTRIES` automata)."""
+    """Memoise ``fn(automaton)`` (the last :data:`MAX_ENTRIES` automata; :func:`clear_caches`
+    forgets them all)."""
     cache: OrderedDict = OrderedDict()
+    _CLEARS.append(cache.clear)
 
     @wraps(fn)
     def wrapper(automaton):
@@ -48,7 +62,7 @@ def per_automaton(fn):
             ok, value = cache[key]
             if ok:
                 return value
-            raise ConstructionError(str(value))
+            raise value.with_traceback(None)  # the same error, of the same class (ConstructionTooLargeError)
         try:
             value = fn(automaton)
             cache[key] = (True, value)

@@ -150,7 +150,7 @@ class Weights:
     (dtype('float64'), (1, 2, 2))
     """
 
-    __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact")
+    __slots__ = ("variant", "A", "h0", "readout", "factors", "_variant", "_exact", "_float")
     variant: str
     A: np.ndarray  # (symbols, hidden, hidden)
     h0: np.ndarray  # (hidden,)
@@ -158,6 +158,7 @@ class Weights:
     factors: tuple | None
     _variant: Variant
     _exact: bool
+    _float: "Weights | None"  # to_float's result, made once
 
     def __init__(self, variant, A, h0, readout, factors=None):
         try:
@@ -193,6 +194,7 @@ class Weights:
         setattr_ = object.__setattr__
         setattr_(self, "_variant", v)
         setattr_(self, "_exact", exact)
+        setattr_(self, "_float", None)
         setattr_(self, "variant", v.spec)
         setattr_(self, "A", Aa)
         setattr_(self, "h0", h)
@@ -235,6 +237,7 @@ class Weights:
         setattr_ = object.__setattr__
         setattr_(self, "_variant", v)
         setattr_(self, "_exact", bool(exact))
+        setattr_(self, "_float", None)
         setattr_(self, "variant", v.spec)
         setattr_(self, "A", Aa)
         setattr_(self, "h0", h)
@@ -338,20 +341,26 @@ class Weights:
 
     # --- conversion ----------------------------------------------------------------------
     def to_float(self) -> "Weights":
-        """The same weights with float64 entries (exact entries rounded)."""
+        """The same weights with float64 entries (exact entries rounded); made once per value (the
+        weights are frozen), as certify asks for them a few dozen times."""
         if not self._exact:
             return self
+        made = getattr(self, "_float", None)
+        if made is not None:
+            return made
         fac = None
         if self.factors is not None:
             index = self._variant.info.index_factors
             fac = tuple(f if n in index else as_float(f, n) for f, n in zip(self.factors, self._variant.info.factor_names))
-        return Weights(
+        out = Weights(
             self.variant,
             as_float(self.A, "A"),
             as_float(self.h0, "h0"),
             as_float(self.readout, "readout"),
             fac,
         )
+        object.__setattr__(self, "_float", out)
+        return out
 
     def exact_network(self) -> "Weights":
         """The network these weights define, in exact arithmetic: exact weights are it; a float

@@ -64,7 +64,16 @@ def test_analysis_verdicts_do_not_depend_on_a_matrix_scale(factor: float) -> Non
     reference = _report(A, h0, R)
     scaled = A.copy()
     scaled[0] *= factor
-    assert _differences(reference, _report(scaled, h0, R)) == []
+    report = _report(scaled, h0, R)
+    differences = _differences(reference, report)
+    if factor < 2.0**-126:
+        # float32 is the arithmetic torch runs the weights in, rounded and not rescaled
+        # (docs/theory.md, Theorem 18): A_0 * 1e-300 rounds to zero there, so that one line differs
+        # and says why; every other line (float64, real, the verdicts) is scale-invariant
+        f32 = report["certificate"]["horizons"]["float32"]
+        assert f32["length"] is None and "float32 cannot represent this network: A[0" in f32["note"]
+        differences = [d for d in differences if not d.startswith(".certificate.horizons.float32.")]
+    assert differences == []
 
 
 def test_float_check_margin_does_not_depend_on_a_matrix_scale() -> None:

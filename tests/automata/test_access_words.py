@@ -65,6 +65,11 @@ def _check_access(automaton: Automaton) -> None:
     assert got.states.tolist() == order
     assert list(got.words) == words
     assert list(got.each_word()) == words
+    # the parent pointers spell the words; the start has none (-1, -1)
+    assert got.parent[0] == -1 and got.via[0] == -1
+    assert not (got.states.flags.writeable or got.parent.flags.writeable or got.via.flags.writeable)  # read-only
+    parent, via = got.parent.tolist(), got.via.tolist()
+    assert all(words[i] == words[parent[i]] + (via[i],) for i in range(1, len(words)))
 
 
 @pytest.mark.parametrize("n, k, seed", [(400, 20, 0), (600, 300, 1), (2000, 16, 2)])
@@ -105,3 +110,10 @@ def test_distinguishing_word_is_the_shortlex_least(n, k, seed):
     c = random_automaton(int(rng.integers(20, 80)), k, seed + 7)
     assert minimize.distinguishing_word(a, c) == plain_distinguishing(a, c)
     assert minimize.distinguishing_word(a, a) is None
+
+
+def test_access_words_refuses_what_is_not_an_automaton():
+    from bilinear.errors import AutomatonError
+
+    with pytest.raises(AutomatonError, match="access_words needs an Automaton, got list"):
+        minimize.access_words([[0, 1], [1, 0]])

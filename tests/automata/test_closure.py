@@ -8,7 +8,6 @@ closure over Python tuples, and the encoding against every row that differs in o
 
 from __future__ import annotations
 
-import types
 
 import numpy as np
 import pytest
@@ -50,6 +49,11 @@ def test_packed_keys_keep_every_element(spec, size):
     assert len(reference) == size == c.elements.shape[0]
     found = {tuple(row) for row in c.elements.tolist()}
     assert found == set(reference)
+    # the identity has no parent (-1, -1); every other element is its parent followed by one symbol
+    assert c.parent[0] == -1 and c.via[0] == -1
+    parent, via = c.parent[1:], c.via[1:]
+    assert (parent >= 0).all() and (parent < np.arange(1, len(c.parent))).all()
+    np.testing.assert_array_equal(c.elements[1:], a.delta[via[:, None], c.elements[parent]])
     # the right Cayley table agrees with composing the rows directly
     rows = c.elements.astype(np.int64)
     for s in range(a.n_symbols):
@@ -78,22 +82,71 @@ def test_packed_encoding_is_injective_for_every_state_count(n):
     assert len(set(encoded.tolist())) == len(distinct_rows)
 
 
-def test_the_time_budget_stops_at_the_first_tick_past_it(monkeypatch):
-    """With a clock that advances one second per reading, a budget of 2.5 s lets the ticks at 1 s
-    and 2 s through (each reports the elements found) and stops at the tick at 3 s: two reports,
-    not five (a budget read as twice itself)."""
-    now = iter(range(10_000))
-    monkeypatch.setattr(closure, "time", types.SimpleNamespace(monotonic=lambda: float(next(now))))
+class FakeClock:
+    """``time.monotonic`` for the closure: starts at 1000 s and advances one second per reading."""
+
+    def __init__(self) -> None:
+        self.now = 999.0
+        self.reads = 0
+
+    def monotonic(self) -> float:
+        self.now += 1.0
+        self.reads += 1
+        return self.now
+
+
+@pytest.mark.parametrize("budget, ticks", [(2.5, 2), (3.0, 3)])
+def test_the_time_budget_stops_at_the_first_tick_past_it(monkeypatch, budget, ticks):
+    """The clock is read once when the closure starts (1000 s) and once per tick (1001 s, ...).
+    A budget of 2.5 s lets the ticks at 1 and 2 s past the start through (each reports the
+    elements found) and stops at the tick 3 s past it; a budget of 3 s is not spent at 3 s (the
+    budget is what may be used), so three ticks report.  A budget read as twice itself, or
+    counted from the wrong origin, reports more or fewer."""
+    monkeypatch.setattr(closure, "time", FakeClock())
     reports: list[int] = []
-    with pytest.raises(MonoidTooLargeError, match="within the time budget of 2.5 s"):
-        closure.close(closure.full_transformation_automaton(7), time_budget=2.5, progress=reports.append)
-    assert len(reports) == 2
+    with pytest.raises(MonoidTooLargeError, match=f"within the time budget of {budget:g} s"):
+        closure.close(closure.full_transformation_automaton(7), time_budget=budget, progress=reports.append)
+    assert len(reports) == ticks
     assert reports == sorted(reports) and reports[0] == 1
 
 
 def test_a_budget_longer_than_the_work_finishes(monkeypatch):
-    now = iter(range(10_000))
-    monkeypatch.setattr(closure, "time", types.SimpleNamespace(monotonic=lambda: float(next(now))))
+    monkeypatch.setattr(closure, "time", FakeClock())
     reports: list[int] = []
     c = closure.close(from_spec("random:states=9,symbols=2,seed=0"), time_budget=1000, progress=reports.append)
     assert c.elements.shape[0] == 436 and reports[-1] == 436 and len(reports) < 20
+
+
+def test_progress_lines_every_two_seconds_once_two_have_passed(monkeypatch, capsys):
+    """``progress=True`` prints a line on stderr at a tick at least PROGRESS_AFTER (2 s) after the
+    start and after the last line: with one second per reading, at 2, 4, 6, ... seconds (ticks 2,
+    4, 6, ...); never without ``progress``."""
+    assert closure.PROGRESS_AFTER == 2.0
+    clock = FakeClock()
+    monkeypatch.setattr(closure, "time", clock)
+    c = closure.close(closure.full_transformation_automaton(5), progress=True)
+    assert c.elements.shape[0] == 5**5
+    ticks = clock.reads - 1
+    lines = capsys.readouterr().err.splitlines()
+    assert ticks >= 4 and len(lines) == ticks // 2
+    seconds = [float(line.rsplit(", ", 1)[1].removesuffix(" s")) for line in lines]
+    assert seconds == [2.0 * (i + 1) for i in range(len(lines))]
+    assert all(line.startswith("monoid of T_5: ") for line in lines)
+    monkeypatch.setattr(closure, "time", FakeClock())
+    closure.close(closure.full_transformation_automaton(5))
+    assert capsys.readouterr().err == ""
+
+
+def test_the_work_limit_refuses_only_past_it(monkeypatch):
+    """flipflop:3 (not a group, so no orbit bound refuses it before the closure) has 4 elements: a
+    work limit of exactly 4 x symbols x states entries lets it finish, one entry less refuses it on
+    the elements found, naming them."""
+    a = from_spec("flipflop:3")
+    size = closure.close(a).elements.shape[0]
+    assert size == 4
+    work = size * a.n_symbols * a.n_states
+    monkeypatch.setattr(closure, "WORK_LIMIT", work)
+    assert closure.close(a).elements.shape[0] == size
+    monkeypatch.setattr(closure, "WORK_LIMIT", work - 1)
+    with pytest.raises(MonoidTooLargeError, match=rf"= {size}\+ x {a.n_symbols} x {a.n_states} = {work:,}\+\)"):
+        closure.close(a)

@@ -447,16 +447,16 @@ def test_reproduce_full_smoke_on_cpu(tmp_path, capsys):
     reaches every run, and a missing CUDA is one error before any run."""
     from bilinear.learned.reproduce import FULL, reproduce
 
-    text = reproduce(tmp_path / "out", size="full", device="cpu", adjust=TINY_FULL)
-    with open(tmp_path / "out" / "results.csv") as fh:
+    text = reproduce(tmp_path / "out", size="full", device="cpu", adjust=TINY_FULL, only=("table-1",))
+    with open(tmp_path / "out" / "table-1" / "results.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 3 * len(FULL.lrs) and {float(r["lr"]) for r in rows} == set(FULL.lrs)
-    config = json.loads((tmp_path / "out" / "runs" / "parity__rotation2d__lr0.001__s0" / "config.json").read_text())
+    config = json.loads((tmp_path / "out" / "table-1" / "runs" / "parity__rotation2d__lr0.001__s0" / "config.json").read_text())
     assert (config["device"], config["angles"], config["embed"], config["hidden"]) == ("cpu", True, 4, 4)
     assert "chosen per seed on the held-out validation words" in text
     if not __import__("torch").cuda.is_available():
         with pytest.raises(ConfigError, match="CUDA is not available"):
-            reproduce(tmp_path / "cuda", size="full", device="cuda", adjust=TINY_FULL)
+            reproduce(tmp_path / "cuda", size="full", device="cuda", adjust=TINY_FULL, only=("table-1",))
         assert not (tmp_path / "cuda").exists()
 
 
@@ -464,9 +464,9 @@ def test_reproduce_full_smoke_on_cpu(tmp_path, capsys):
 def test_reproduce_full_smoke_on_a_local_ray_instance(tmp_path, local_ray):
     from bilinear.learned.reproduce import reproduce
 
-    local = reproduce(tmp_path / "a", size="full", device="cpu", adjust=TINY_FULL)
-    remote = reproduce(tmp_path / "b", size="full", device="cpu", adjust=TINY_FULL, ray_address="auto")
-    assert local == remote
+    local = reproduce(tmp_path / "a", size="full", device="cpu", adjust=TINY_FULL, only=("table-1",))
+    remote = reproduce(tmp_path / "b", size="full", device="cpu", adjust=TINY_FULL, ray_address="auto", only=("table-1",))
+    assert local.rsplit("\n\n", 1)[0] == remote.rsplit("\n\n", 1)[0]  # the last line names the folder and the time
 
 
 def test_seed_table_shows_the_spread_across_seeds():

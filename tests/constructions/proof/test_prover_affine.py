@@ -64,7 +64,7 @@ def test_affine_diagonal_flipflop_is_proved_and_never_certified_impossible() -> 
     # states converge to +-6 without reaching them: infinitely many directions, so unproved, never wrong
     half = AffineWeights("positive", A=[[[Fraction(1, 2)]], [[Fraction(1, 2)]], [[1]]], b=[[-3], [3], [0]],
                          readout=[[-1, 0], [1, 0]], h0=[-1])
-    assert prove(half, flipflop, bound=4).status == "unproved"
+    assert prove(half, flipflop, bound=4).status == "open"
     assert _first_failure(half, flipflop, 6) is None
 
 
@@ -260,10 +260,10 @@ def test_time_budget_and_bound_stop_an_infinite_orbit_as_unproved() -> None:
     automaton = Automaton([[0]], labels=[0], classes=("pos", "neg"), symbols=("x",))
     grows = AffineWeights("diagonal", A=[[[1]]], b=[[1]], readout=[[[1, 0], [-1, 0]]], h0=[0])
     by_bound = prove(grows, automaton, bound=5)
-    assert by_bound.status == "unproved" and by_bound.cause == "bound" and by_bound.states_explored == 6
+    assert by_bound.status == "open" and by_bound.cause == "bound" and by_bound.states_explored == 6
     assert by_bound.texts == ("ε", "x")
     by_time = prove(grows, automaton, bound=10**9, time_budget=0.05)
-    assert by_time.status == "unproved" and by_time.cause == "time" and "time budget ran out after" in by_time.reason
+    assert by_time.status == "open" and by_time.cause == "time" and "time budget ran out after" in by_time.reason
 
 
 def test_per_symbol_failures_name_the_symbol_and_the_weights_answer() -> None:
@@ -282,6 +282,10 @@ def test_per_symbol_failures_name_the_symbol_and_the_weights_answer() -> None:
     swapped = AffineWeights("diagonal", A=[[[0]], [[0]], [[1]]], b=[[-1], [1], [0]], readout=rows, h0=[-1])
     result = prove(swapped, flipflop)
     assert result.status == "counterexample" and result.word == (2,) and result.got == 1
+    rows[2] = [[-1, 0], [1, 0]]
+    right = prove(AffineWeights("diagonal", A=[[[0]], [[0]], [[1]]], b=[[-1], [1], [0]], readout=rows, h0=[-1]),
+                  flipflop)
+    assert right.status == "proved" and right.margin == 2 and right.margin_float == 2.0
 
 
 def test_a_margin_below_float_resolution_is_decided_exactly() -> None:
@@ -307,6 +311,6 @@ def test_bad_arguments_are_refused_by_name() -> None:
 def test_one_class_has_no_margin() -> None:
     one = Automaton([[0, 0]], labels=[0, 0], classes=("only",), symbols=("x",))
     proof = prove(AffineWeights("diagonal", A=[[[1]]], b=[[1]], readout=[[[0, 0]]]), one, bound=1)
-    assert proof.status == "unproved"  # h = 1, 2, 3, ...: an infinite orbit, one class or not
+    assert proof.status == "open"  # h = 1, 2, 3, ...: an infinite orbit, one class or not
     proof = prove(AffineWeights("diagonal", A=[[[0]]], b=[[1]], readout=[[[0, 0]]]), one)
     assert proof.status == "proved" and proof.margin is None and proof.margin_float is None

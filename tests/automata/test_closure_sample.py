@@ -1,0 +1,30 @@
+"""The closure keyed by sampled states (automata with more than 128 states) against the closure
+keyed by whole rows, and its fallback when two elements agree on every sampled state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bilinear.automata import Automaton, from_spec
+from bilinear.automata import closure
+
+
+@pytest.mark.parametrize("spec", ["cyclic:200", "dihedral:90", "flipflop:150", "modarith:13*cyclic:11"])
+def test_sampled_closure_equals_the_whole_row_closure(spec):
+    a = from_spec(spec)
+    assert a.n_states > 2 * closure._SAMPLE_COLUMNS
+    got = closure.close(a)
+    want = closure._closure(from_spec(spec), closure.DEFAULT_LIMIT, exact=True)
+    for name in got._fields:
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_two_elements_alike_on_every_sampled_state_are_still_two():
+    n = 200
+    j = next(q for q in range(n) if q not in set(closure._sample(n).tolist()))
+    move = list(range(n))
+    move[j] = (j + 1) % n  # differs from the identity at one state, outside the sample
+    a = Automaton([move], labels=[q % 2 for q in range(n)])
+    m = closure.close(a)
+    assert m.elements.shape[0] == 2 and m.right.tolist() == [[1], [1]]
