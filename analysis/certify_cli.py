@@ -54,7 +54,60 @@ def register(sub) -> None:
     p.add_argument("--snap-tol", type=_snap_tol, default=None, metavar="TOL",
                    help="stacks only: how far (at most) each transition entry may be from its snapped value, "
                         "0 < TOL <= 0.5 (default 1e-4; a stack drifted by 1e-3 needs about 0.01)")
+    p.add_argument("--from", dest="from_", nargs=2, metavar=("fla", "DIR"),
+                   help="certify a one-layer fla delta-rule checkpoint with its own head against --task")
+    p.add_argument("--task", metavar="SPEC", help="with --from: the automaton (family spec or FILE.json)")
+    p.add_argument("--tokens", metavar="MAP", help="with --from: the token id of each task symbol, NAME=ID,... "
+                                                   "or a tokenizer.json (default: symbol i is token i)")
+    p.add_argument("--labels", metavar="MAP", help="with --from: the token id whose logit stands for each class "
+                                                   "(default: class i is token i)")
+    p.add_argument("--dtype", choices=("bfloat16", "float16", "float32", "float64"), default=None,
+                   help="with --from: the float format the model runs in (default: the checkpoint's torch_dtype, "
+                        "float32 when it names none); float64 is certified beside it")
     p.set_defaults(handler=_run)
+
+
+def _checkpoint_dtype(folder: str) -> str:
+    """The ``torch_dtype`` (or ``dtype``) a checkpoint's config.json names, float32 when none."""
+    try:
+        data = json.loads((Path(folder) / "config.json").read_text())
+    except (OSError, ValueError):
+        return "float32"
+    name = str(data.get("torch_dtype") or data.get("dtype") or "float32").replace("torch.", "")
+    return name if name in ("bfloat16", "float16", "float32", "float64") else "float32"
+
+
+def _run_from(args) -> int:
+    """``certify --from fla DIR --task SPEC``: every input checked before the work."""
+    from bilinear.automata.families import resolve
+    from bilinear.constructions.proof.search import BudgetSpent, deadline
+    from bilinear.learned.external import load_external
+
+    from .certify_external import certify_external
+
+    if not args.task:
+        raise AnalysisError("--from fla DIR needs --task SPEC")
+    if args.run_dir or args.weights or args.write:
+        raise AnalysisError("--from certifies a checkpoint: leave out RUN_DIR, --weights and --write")
+    source, folder = args.from_
+    if source != "fla":
+        raise AnalysisError(f"certify --from takes fla, got {source!r}")
+    automaton = resolve(args.task)
+    model = load_external(folder, source)
+    dtype = args.dtype or _checkpoint_dtype(folder)
+    try:
+        with deadline(args.time_budget):
+            cert = certify_external(model, automaton, args.tokens, args.labels,
+                                    dtypes=tuple(dict.fromkeys(("float64", dtype))))
+    except BudgetSpent:
+        print(f"bilinear: certify: not finished within the time budget of {args.time_budget:g} s "
+              "(nothing printed); raise --time-budget", file=sys.stderr)
+        return 3
+    if args.json:
+        print(json.dumps(cert.to_json(), indent=2, allow_nan=False, default=str))
+    else:
+        print(cert.to_text(), end="")
+    return 0
 
 
 def _snap_tol(text: str) -> float:
@@ -113,6 +166,10 @@ def load_network_and_length(run_dir=None, weights_file=None, allow_unsigned=Fals
 
 
 def _run(args) -> int:
+    if args.from_:
+        return _run_from(args)
+    if args.task or args.tokens or args.labels or args.dtype:
+        raise AnalysisError("--task, --tokens, --labels and --dtype go with --from fla DIR")
     if args.force and args.write is None:
         raise AnalysisError("--force needs --write FILE")
     if args.write is not None:  # the overwrite rule, checked before the work (an empty name too)

