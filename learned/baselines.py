@@ -26,6 +26,7 @@ from torch import nn
 
 from bilinear.argtypes import check_positive_int
 from bilinear.errors import ConfigError
+from .limits import MAX_POSITIONS  # Learned positions of CausalTransformer (GPT-2's context length): the longest word it reads
 
 __all__ = [
     "LSTMModel", "TanhRNN", "CausalTransformer", "MAX_POSITIONS", "SelectiveMixer", "SelectiveSSM", "SSM_STATE", "SSM_EXPAND", "SSM_CONV",
@@ -106,8 +107,6 @@ def _sinusoidal_positions(time: int, dim: int) -> torch.Tensor:
     return pe
 
 
-#: Learned positions of :class:`CausalTransformer` (GPT-2's context length): the longest word it reads.
-MAX_POSITIONS = 1024
 
 
 class CausalTransformer(_NotBilinear, nn.Module):

@@ -337,7 +337,7 @@ def _sweep(args) -> int:
 
 
 def _add_reproduce(sub) -> None:
-    from .reproduce import FULL_PART_NAMES
+    from .config import FULL_PART_NAMES
 
     p = sub.add_parser(
         "reproduce",

@@ -31,6 +31,11 @@ from .limits import DEFAULT_MAX_MEMORY_GB
 
 __all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS", "MIXINGS"]
 
+#: The part names of ``reproduce --full`` (``bilinear.learned.reproduce.parts``; here so the command line's parser needs no torch), in order.
+FULL_PART_NAMES = ("table-1", "hierarchy", "dihedral", "parameter-matched", "data-efficiency", "additive-off",
+                   "additive-on", "frozen-diagonal")
+
+
 #: The learning-rate grid of the paper's protocol (best kept).
 DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 #: How layer ``l`` of a stack reads layer ``l - 1`` in training (learned/stacked.py): ``soft`` mixes

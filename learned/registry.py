@@ -20,22 +20,29 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
-
-from torch import nn
+from typing import TYPE_CHECKING, Callable
 
 from bilinear.argtypes import check_positive_int
 from bilinear.constructions.values.variants import KINDS, variant_usage
 from bilinear.constructions.values.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .baselines import MAX_POSITIONS, CausalTransformer, LSTMModel, SelectiveSSM, TanhRNN
-from .models import BilinearRNN, check_variant
+from .limits import MAX_POSITIONS
+
+if TYPE_CHECKING:
+    from torch import nn
 
 __all__ = [
     "MODELS", "BASELINES", "Baseline", "model_usage", "max_length", "ModelSpec", "parse_model", "build_model", "make_model", "resolve_hidden", "count_params",
     "hidden_for_params",
 ]
+
+def _baselines():
+    """The torch baselines, imported when a model is built (parsing a spec needs no torch)."""
+    from . import baselines
+
+    return baselines
+
 
 @dataclass(frozen=True)
 class Baseline:
@@ -57,17 +64,17 @@ class Baseline:
 
 #: Baselines by name.  Only the recurrent baselines take an embedding.
 BASELINES = {
-    "lstm": Baseline(lambda k, c, h, embed, p, seed, flags: LSTMModel(k, c, h, embed=embed, seed=seed)),
-    "rnn": Baseline(lambda k, c, h, embed, p, seed, flags: TanhRNN(k, c, h, embed=embed, seed=seed)),
+    "lstm": Baseline(lambda k, c, h, embed, p, seed, flags: _baselines().LSTMModel(k, c, h, embed=embed, seed=seed)),
+    "rnn": Baseline(lambda k, c, h, embed, p, seed, flags: _baselines().TanhRNN(k, c, h, embed=embed, seed=seed)),
     "transformer": Baseline(
-        lambda k, c, h, embed, p, seed, flags: CausalTransformer(
+        lambda k, c, h, embed, p, seed, flags: _baselines().CausalTransformer(
             k, c, h, layers=p or 1, seed=seed, positions="sinusoidal" if "sinusoidal" in flags else "learned"),
         "layers",
         {"sinusoidal": "sinusoidal positions (defined at every length) instead of the "
                        f"{MAX_POSITIONS} learned ones"},
         max_length=lambda flags: None if "sinusoidal" in flags else MAX_POSITIONS),
     "mamba": Baseline(
-        lambda k, c, h, embed, p, seed, flags: SelectiveSSM(k, c, h, layers=p or 1, seed=seed, negative="neg" in flags),
+        lambda k, c, h, embed, p, seed, flags: _baselines().SelectiveSSM(k, c, h, layers=p or 1, seed=seed, negative="neg" in flags),
         "layers",
         {"neg": "the negative-eigenvalue form of Grazzi et al. (2025): transitions 2 exp(Delta A) - 1 in (-1, 1)"}),
 }
@@ -185,6 +192,8 @@ def build_model(
         return StackedBilinearRNN(n_symbols, n_classes, hidden, variant=ms.spec, layers=layers, seed=seed,
                                   embed=embed, additive=additive, **bilinear_options)
     if ms.bilinear:
+        from .models import BilinearRNN
+
         return BilinearRNN(
             n_symbols, n_classes, hidden, variant=ms.spec, embed=embed, additive=additive, seed=seed,
             **bilinear_options,
@@ -235,6 +244,8 @@ def count_params(model: nn.Module) -> int:
 
 def _valid_hidden(ms: ModelSpec, hidden: int) -> bool:
     if ms.bilinear:
+        from .models import check_variant
+
         try:
             check_variant(ms.spec, hidden)
         except ConfigError:

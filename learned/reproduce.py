@@ -58,7 +58,7 @@ from bilinear.metrics import AT_LENGTH, headline_label, upgrade_result
 
 from bilinear.errors import ConfigError
 
-from .config import DEFAULT_LRS, PRESETS
+from .config import DEFAULT_LRS, FULL_PART_NAMES, PRESETS
 from .sweep import Sweep, cell, markdown_table, run_sweep, seed_table, table_label, tested_length
 
 __all__ = [
@@ -225,9 +225,6 @@ def _full_parts() -> tuple[Part, ...]:
     )
 
 
-#: The part names of ``reproduce --full`` (:func:`parts`), in order.
-FULL_PART_NAMES = ("table-1", "hierarchy", "dihedral", "parameter-matched", "data-efficiency", "additive-off",
-                   "additive-on", "frozen-diagonal")
 _BUILT: dict = {}
 
 
