@@ -150,7 +150,7 @@ families = ["cyclic:3"]
 models = ["full"]
 lrs = [0.01]
 [train]
-steps = 600
+steps = 2000
 hidden = 8
 eval_every = 10
 early_stop = "none"
@@ -176,7 +176,7 @@ test_words = 8
         time.sleep(0.01)
     thread.join(timeout=300)
     assert killed is not None, "the run finished before its worker could be killed (make it longer)"
-    assert not finished_at_kill and 10 <= step_at_kill < 600  # killed mid-run, with a checkpoint
+    assert not finished_at_kill and 10 <= step_at_kill < 2000  # killed mid-run, with a checkpoint
     assert "rows" in outcome  # the sweep finished despite the kill: the task was retried
     local = run_sweep(sweep, tmp_path / "local")
     assert _strip_times(outcome["rows"]) == _strip_times(local)
