@@ -26,7 +26,7 @@ from torch import nn
 
 from bilinear.argtypes import check_positive_int
 from bilinear.errors import ConfigError
-from .limits import MAX_POSITIONS  # Learned positions of CausalTransformer (GPT-2's context length): the longest word it reads
+from .positions import MAX_POSITIONS
 
 __all__ = [
     "LSTMModel", "TanhRNN", "CausalTransformer", "MAX_POSITIONS", "SelectiveMixer", "SelectiveSSM", "SSM_STATE", "SSM_EXPAND", "SSM_CONV",

@@ -219,8 +219,3 @@ def largest_model(ms, n_symbols: int, n_classes: int, embed: int | None,
     if top is None:
         raise ConfigError(f"no valid hidden size for model {ms.spec!r} up to {max_hidden}")
     return top, param_count(ms, n_symbols, n_classes, top, embed)
-
-
-#: The number of learned positions of the Transformer baseline (its longest word; sinusoidal
-#: positions have no limit).  Here, not in baselines.py, so a model spec parses without torch.
-MAX_POSITIONS = 1024

@@ -27,7 +27,7 @@ from bilinear.constructions.values.variants import KINDS, variant_usage
 from bilinear.constructions.values.weights import VARIANT_KINDS, parse_variant
 from bilinear.errors import ConfigError, SpecError
 
-from .limits import MAX_POSITIONS
+from .positions import MAX_POSITIONS
 
 if TYPE_CHECKING:
     from torch import nn

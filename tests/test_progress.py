@@ -77,8 +77,10 @@ def test_interval_setting_is_checked(monkeypatch) -> None:
 def test_sweep_redirected_to_files_prints_progress_lines(tmp_path) -> None:
     sweep = tmp_path / "tiny.toml"
     sweep.write_text('families = ["parity"]\nmodels = ["diagonal"]\nlrs = [0.01]\nseeds = [0, 1]\nworkers = 1\n'
-                     "[train]\nsteps = 40\nhidden = 2\ntest_len = 20\ntest_words = 5\n")
-    env = {**os.environ, INTERVAL_ENV: "0.2", "OMP_NUM_THREADS": "1"}
+                     "[train]\nsteps = 300\nhidden = 2\ntest_len = 20\ntest_words = 5\n")
+    # two lines need the sweep to outlast one interval: 300 steps a run and 0.05 s lines (a quiet
+    # machine finished 40 steps inside one 0.2 s interval and printed nothing, as designed)
+    env = {**os.environ, INTERVAL_ENV: "0.05", "OMP_NUM_THREADS": "1"}
     with open(tmp_path / "out.txt", "w") as stdout, open(tmp_path / "err.txt", "w") as stderr:
         proc = subprocess.run([sys.executable, "-m", "bilinear.cli", "sweep", str(sweep), "--out", str(tmp_path / "o")],
                               stdout=stdout, stderr=stderr, timeout=300, env=env)
