@@ -91,12 +91,7 @@ def phase_error(spectrum, automaton=None) -> float | None:
         k = m.visited_order if m.visited is not None else m.order
         if vs is None or not k or not m.holds_on_span and m.visited is not None:
             continue
-        for z in vs.normalised:
-            if abs(abs(z) - 1) > 0.05:
-                continue
-            j = round(cmath.phase(z) * k / (2 * math.pi))
-            err = abs(cmath.phase(z * cmath.exp(-2j * math.pi * j / k)))
-            worst = err if worst is None else max(worst, err)
+        worst = _worst_phase(vs.normalised, k, worst)
     return worst
 
 
@@ -146,6 +141,18 @@ def _symbol_period(automaton, s: int) -> int | None:
     return k
 
 
+def _worst_phase(values, k: int, worst: float | None) -> float | None:
+    """``worst`` raised to the largest angle between a unit-modulus value (within 0.05) and its
+    nearest k-th root of unity."""
+    for z in values:
+        if abs(abs(z) - 1) > 0.05:
+            continue
+        j = round(cmath.phase(z) * k / (2 * math.pi))
+        err = abs(cmath.phase(z * cmath.exp(-2j * math.pi * j / k)))
+        worst = err if worst is None else max(worst, err)
+    return worst
+
+
 def _phase_error_against(spectrum, automaton) -> float | None:
     worst = None
     for s, m in enumerate(spectrum.symbols):
@@ -153,12 +160,7 @@ def _phase_error_against(spectrum, automaton) -> float | None:
         vs = m.visited if m.visited is not None else m
         if not k or vs is None:
             continue
-        for z in vs.normalised:
-            if abs(abs(z) - 1) > 0.05:
-                continue
-            j = round(cmath.phase(z) * k / (2 * math.pi))
-            err = abs(cmath.phase(z * cmath.exp(-2j * math.pi * j / k)))
-            worst = err if worst is None else max(worst, err)
+        worst = _worst_phase(vs.normalised, k, worst)
     return worst
 
 
