@@ -47,10 +47,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import flint
 import numpy as np
 
 from bilinear.errors import ConstructionError
 
+from ..values.linalg import rational_matrix
 from ..values.weights import Weights
 
 __all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "HALF_TURNS_MAX_DIM",
@@ -73,6 +75,9 @@ def _dot(u, v):
 def _complement(vectors: list, d: int) -> list:
     """An orthogonal basis (exact Gram-Schmidt, no normalisation) of the orthogonal complement of
     the span of ``vectors``, themselves pairwise orthogonal and non-zero."""
+    fast = _rational_complement(vectors, d)
+    if fast is not None:
+        return fast
     basis = [np.asarray(v, dtype=object) for v in vectors]
     out = []
     for i in range(d):
@@ -82,6 +87,28 @@ def _complement(vectors: list, d: int) -> list:
         if any(x != 0 for x in e):
             basis.append(e)
             out.append(e)
+    return out
+
+
+def _rational_complement(vectors: list, d: int) -> list | None:
+    """:func:`_complement` in FLINT's exact rationals when every entry is an int or a Fraction
+    (else None).  With the basis pairwise orthogonal, the Gram-Schmidt residual of ``e_i`` is
+    column i of the projector ``P = I - sum_b b b^T / (b.b)`` (each projection of e_i onto a
+    later b reads the same dot product as onto the original e_i), so keeping P and subtracting
+    ``r r^T / (r.r)`` for every residual r kept gives the same vectors, in O(d^2) C operations
+    per coordinate instead of O(d^2) Python Fractions.  Entries come back as Fractions, as there."""
+    P = flint.fmpq_mat(d, d, [1 if i == j else 0 for i in range(d) for j in range(d)])
+    for v in vectors:
+        b = rational_matrix(list(v), d, 1)
+        if b is None:
+            return None
+        P = P - b * (b.transpose() * (1 / (b.transpose() * b)[0, 0]))
+    out = []
+    for i in range(d):
+        r = flint.fmpq_mat(d, 1, [P[j, i] for j in range(d)])
+        if any(x != 0 for x in r.entries()):
+            out.append(np.array([Fraction(int(x.p), int(x.q)) for x in r.entries()], dtype=object))
+            P = P - r * (r.transpose() * (1 / (r.transpose() * r)[0, 0]))
     return out
 
 

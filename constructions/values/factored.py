@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import flint
 import numpy as np
 
 from bilinear.errors import ConformanceError
@@ -64,7 +65,7 @@ from .entries import fmt as _fmt
 from .entries import freeze as _freeze
 from .entries import simplify
 from ..exact.field import exact_sign
-from .linalg import float_rank_decomposition, rank_decomposition
+from .linalg import float_rank_decomposition, from_rational_matrix, rank_decomposition, rational_matrix
 
 __all__ = [
     "householder_compose", "check_householder", "derive_householder", "project_householder",
@@ -174,6 +175,10 @@ def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
     S, K, d = V.shape
     out = []
     for s in range(S):
+        fast = _rational_compose(V[s], beta[s], d) if exact else None
+        if fast is not None:
+            out.append(fast)
+            continue
         M = _eye(d, exact)
         for j in range(K):
             if exact:  # M H(v, b) = M - (b / v.v) (M v) v^T: O(d^2) exact operations, not O(d^3)
@@ -187,6 +192,27 @@ def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
                 M = M @ reflection(V[s, j], beta[s, j], exact)
         out.append(_simplified(M) if exact else M)
     return np.stack(out) if out else np.zeros((0, d, d))
+
+
+def _rational_compose(V, beta, d: int) -> np.ndarray | None:
+    """One symbol's ``H(V[0], beta[0]) @ ... @ H(V[K-1], beta[K-1])`` in FLINT's exact rationals
+    when every entry is an int or a Fraction (else None: field elements take the general path).
+    The same rank-one updates ``M - (b / v.v) (M v) v^T`` in the same order, so the same exact
+    matrix; C arithmetic instead of Python Fractions (``modular_arithmetic:3``'s half-turns, d = 25
+    and K = 189, composed 30-60x faster)."""
+    M = flint.fmpq_mat(d, d, [1 if i == j else 0 for i in range(d) for j in range(d)])
+    for v_entries, b in zip(V, beta):
+        if b == 0:
+            continue
+        v = rational_matrix(list(v_entries), d, 1)
+        coeff = rational_matrix([b], 1, 1)
+        if v is None or coeff is None:
+            return None
+        n = (v.transpose() * v)[0, 0]
+        if n == 0:
+            return None  # the general path raises its own error
+        M = M - (M * v) * (v.transpose() * (coeff[0, 0] / n))
+    return from_rational_matrix(M)
 
 
 def check_householder(variant, A, exact: bool, factors, rtol: float):

@@ -15,7 +15,7 @@ import numpy as np
 from .entries import simplify as _simplify
 from ..exact.field import FieldElement
 
-__all__ = ["rank_decomposition", "float_rank_decomposition"]
+__all__ = ["rank_decomposition", "float_rank_decomposition", "rational_matrix", "from_rational_matrix"]
 
 
 def _is_zero(x) -> bool:
@@ -84,6 +84,39 @@ def _rational_rank_decomposition(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]
             q = rref[k, c]
             W[c, k] = _simplify(Fraction(int(q.p), int(q.q)))
     return U, W
+
+
+def rational_matrix(entries, rows: int, cols: int) -> "flint.fmpq_mat | None":
+    """The ``rows x cols`` FLINT matrix of ``entries`` (row-major) when every entry is an int or a
+    Fraction (numpy integers included, booleans not), else None: the caller then keeps its general
+    exact path (field elements).  FLINT's rational arithmetic is exact, so a computation done on
+    the result equals the one done on the Fractions, entry for entry.
+
+    >>> rational_matrix([1, Fraction(1, 2)], 1, 2), rational_matrix([1, 2.0], 1, 2)
+    ([1, 1/2], None)
+    """
+    values = []
+    for x in entries:
+        if isinstance(x, Fraction):
+            values.append(flint.fmpq(x.numerator, x.denominator))
+        elif isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+            values.append(flint.fmpq(int(x)))
+        else:
+            return None
+    return flint.fmpq_mat(rows, cols, values)
+
+
+def from_rational_matrix(fm: "flint.fmpq_mat") -> np.ndarray:
+    """A FLINT rational matrix as an object array of lowest-form entries (an int when integral,
+    else a Fraction): the form the exact paths of this package produce.
+
+    >>> from_rational_matrix(flint.fmpq_mat(1, 2, [2, flint.fmpq(1, 3)])).tolist()
+    [[2, Fraction(1, 3)]]
+    """
+    out = np.empty((fm.nrows(), fm.ncols()), dtype=object)
+    for k, q in enumerate(fm.entries()):
+        out.flat[k] = int(q.p) if q.q == 1 else Fraction(int(q.p), int(q.q))
+    return out
 
 
 def float_rank_decomposition(M: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
