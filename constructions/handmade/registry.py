@@ -52,6 +52,7 @@ from .quaternion import quaternion_right
 from .reflections import (
     cube,
     cyclic_monomial,
+    cyclic_monomial_dim,
     dihedral_permutation,
     onehot_householder,
     parity_projections,
@@ -169,7 +170,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem 2 (orbit separation) + Theorem F4 (orthogonal matrices are rank(Q - I) reflections)", simplex,
                  known_dim=lambda a: _points(a) - 1),
     Construction("signed-cycles", ("parity", "cyclic", "product"), "monomial", "sum of prime powers of m / gcd(m, 2)",
-                 "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial),
+                 "Theorem 2 (orbit separation); minimal by Theorem F6", cyclic_monomial,
+                 known_dim=cyclic_monomial_dim),
     Construction("n-gon", ("dihedral",), "monomial", "N", "Theorem 2 (orbit separation)", dihedral_permutation,
                  known_dim=lambda a: dihedral_exponents(a)[0]),
     Construction("reset-projection", ("*",), "householder:1,nonneg", "2 (resets and identities)",

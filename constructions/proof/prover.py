@@ -58,6 +58,7 @@ from bilinear.errors import MismatchError, WeightsError
 
 from ..exact.domains import Domain, IntegerDomain, RationalDomain, choose_domain, sparse_rows
 from ..values.floatrun import check_compatible
+from .orbitproof import orbit_closure
 from .search import Clock, HiddenStore, OutOfTime, PairSearch
 from .verdicts import Counterexample, Proof, Unproved, to_scalar
 from ..values.weights import Weights
@@ -174,6 +175,9 @@ def _closure(weights, automaton, bound: int, domain: Domain, search: PairSearch)
     bad = readout.screen(store, q0, h0)
     if bad is not None:
         return readout.counterexample(search, store, first, bad)
+    fast = orbit_closure(weights, automaton, bound, domain, search, store, readout, A, store.vectors[h0])
+    if fast is not None:  # the orbit of one generator: the same result, by integer steps
+        return fast
     queue = deque([first])
     while queue:
         idx = queue.popleft()

@@ -193,21 +193,30 @@ class HiddenStore:
     def __len__(self) -> int:
         return len(self.vectors)
 
+    def _lookup(self, h):
+        """``(id or None, key, mid, rad)``: the stored direction of ``h``, its key, and its float
+        enclosure when the lookup computed one."""
+        domain = self.domain
+        if domain.exact_keys:
+            key = domain.key(h)
+            return self._index.get(key), key, None, None
+        mid, rad = domain.floats(h)
+        key = direction_bucket(mid)
+        for idx in self._index.get(key, ()):
+            if domain.parallel(self.vectors[idx], h, (self._floats[idx], (mid, rad))):
+                return idx, key, mid, rad
+        return None, key, mid, rad
+
+    def find(self, h) -> int | None:
+        """The id of a stored direction of which ``h`` is a positive multiple, else None (nothing added)."""
+        return self._lookup(h)[0]
+
     def add(self, h) -> int:
         """The id of the direction of ``h``: a stored one when ``h`` is a positive multiple of it."""
         domain = self.domain
-        mid = rad = None
-        if domain.exact_keys:
-            key = domain.key(h)
-            idx = self._index.get(key)
-            if idx is not None:
-                return idx
-        else:
-            mid, rad = domain.floats(h)
-            key = direction_bucket(mid)
-            for idx in self._index.get(key, ()):
-                if domain.parallel(self.vectors[idx], h, (self._floats[idx], (mid, rad))):
-                    return idx
+        found, key, mid, rad = self._lookup(h)
+        if found is not None:
+            return found
         idx = len(self.vectors)
         if domain.exact_keys:
             self._index[key] = idx

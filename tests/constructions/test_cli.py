@@ -162,7 +162,7 @@ def test_verify_keeps_why_each_construction_refused(capsys):
     assert code == 0 and out["built"] == "rotation2d"
     reasons = {r["construction"]: r["reason"] for r in out["refusals"]}
     assert "real diagonal only represents Z_1 and Z_2, not Z_3" in reasons["sign"]
-    assert reasons["signed-cycles"] == "built monomial d=3, which does not conform to rotation2d"
+    assert reasons["signed-cycles"] == "its d = 3 cannot beat the d = 2 found"  # known before building (issue 48)
     assert reasons["one-hot"] == "its d = 3 cannot beat the d = 2 found"
     assert "rotation" not in reasons  # the chosen one is not a refusal
     assert main(["verify", "cyclic:3", "rotation2d", "--explain"]) == 0
