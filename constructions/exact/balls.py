@@ -133,7 +133,7 @@ def vnorm(v) -> flint.arb:
 
 def frob(M: flint.arb_mat) -> flint.arb:
     """Upper bound of the Frobenius norm (which bounds the 2-norm)."""
-    return root(sum((sq(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())), flint.arb(0)))
+    return root(sum((sq(x) for x in M.entries()), flint.arb(0)))  # row-major, as M[i, j] would be read
 
 
 def frob_array(X) -> flint.arb:
@@ -167,12 +167,16 @@ def op_norm(M: flint.arb_mat, rows, cols, squarings: int = 4) -> flint.arb:
     if not rows or not cols:
         return flint.arb(0)
     with precision(64):  # ball arithmetic is rigorous at any precision; an upper bound is all we need
-        sub = flint.arb_mat([[M[i, j] for j in cols] for i in rows])
+        if rows == list(range(M.nrows())) and cols == list(range(M.ncols())):  # the whole matrix, entry for entry
+            sub = flint.arb_mat(len(rows), len(cols), M.entries())
+        else:
+            sub = flint.arb_mat([[M[i, j] for j in cols] for i in rows])
         whole = frob(sub)
         B = sub.transpose() * sub
         for _ in range(squarings):
             B = B * B
-        inf = bmax(sum((abs(B[i, j]) for j in range(B.ncols())), flint.arb(0)) for i in range(B.nrows()))
+        n, entries = B.ncols(), B.entries()
+        inf = bmax(sum((abs(x) for x in entries[i * n:(i + 1) * n]), flint.arb(0)) for i in range(B.nrows()))
         if not inf > 0:
             return whole
         bound = hi((inf.log() / 2 ** (squarings + 1)).exp())

@@ -144,6 +144,7 @@ class NodeSets:
         self.suffixes: list[tuple] = [()]
         self.sid_of: dict[tuple, int] = {(): 0}
         self._prod: dict[tuple, flint.arb_mat] = {}
+        self._rows: dict[tuple, tuple] = {}  # (pair, last j symbols) -> ((R_l - R_c) P_j, its norm or magnitudes)
         # per suffix id, its children and norms, as arrays (each row filled once, by _tables)
         self._have = np.zeros(0, dtype=bool)
         self._t_child = np.zeros((0, self.V), dtype=np.int64)
@@ -186,18 +187,29 @@ class NodeSets:
         # upper ends rounded up to floats), squared and summed per block in floats (non-negative
         # terms: relative rounding below (d + 2) 2^-53, far below SLACK), all rows at once
         mag = np.zeros((len(self.pairs), ages + 1, self.d))
-        for p, v in enumerate(self.dv):
-            row = v
+        for p in range(len(self.pairs)):
             for j in range(ages + 1):
-                if j:
-                    row = row * self.F[s[-j]]
+                value = self._readout_row(p, s[len(s) - j:])[1]
                 if self.nb == 1:
-                    out[p, j, 0] = up(frob(row))
+                    out[p, j, 0] = value
                 else:
-                    mag[p, j] = _magnitudes(row)
+                    mag[p, j] = value
         if self.nb > 1:
             out[:, : ages + 1] = _inflate(np.sqrt(_inflate((mag * mag) @ self._member)))
         return out
+
+    def _readout_row(self, p: int, tail: tuple) -> tuple:
+        """``((R_l - R_c) P_j, value)`` for pair p and the last j symbols ``tail`` of a suffix: the
+        row times ``F_(tail[-1])``, then the next matrix back, in ball arithmetic, and its Frobenius
+        norm's upper end (one block) or its entries' magnitudes (blocks).  It depends on the tail
+        only, so each is computed once for every suffix ending in it (the same products in the same
+        order as one suffix at a time, so the same balls)."""
+        got = self._rows.get((p, tail))
+        if got is None:
+            row = self.dv[p] if not tail else self._readout_row(p, tail[1:])[0] * self.F[tail[0]]
+            got = (row, up(frob(row)) if self.nb == 1 else _magnitudes(row))
+            self._rows[(p, tail)] = got
+        return got
 
     def state_norms(self, sid: int) -> np.ndarray:
         """((ages+1),): upper bounds of ||P_j(s)|| (products of the one-step norms; only rounding
