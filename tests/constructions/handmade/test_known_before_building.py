@@ -59,3 +59,11 @@ def test_smallest_factor_rank_is_the_smallest_of_every_construction(spec):
         except ConstructionError:
             continue
     assert smallest_factor_rank(from_spec(spec)) == min(factorized_rank(w) for w in found)
+
+
+@pytest.mark.parametrize("spec", ["parity", "cyclic:5", "cyclic:12", "cyclic:60", "cyclic:2*cyclic:3"])
+def test_signed_cycles_knows_its_d_before_building(spec):
+    """The registry skips signed-cycles when its known d cannot beat the d found: it must be the d built."""
+    a = from_spec(spec)
+    c = {c.name: c for c in CONSTRUCTIONS}["signed-cycles"]
+    assert c.known_dim(a) == c.builder(a).dim
