@@ -148,10 +148,12 @@ class HeadTransitions:
         :class:`~bilinear.constructions.values.affine.AffineWeights`: per key ``I_dv (x) A`` (diagonal)
         and ``vec(b)``, h0 ``vec(S0)``; ``readout`` (classes, dk*dv + 1), zero (one class) when None."""
         from bilinear.constructions.values.affine import AffineWeights
+        from bilinear.constructions.values.weights import check_entries
 
         if not self.diagonal:
             raise AnalysisError("affine(): only Mamba and Mamba-2 heads (diagonal); lifted() lifts the others")
         n, dk, dv = self.b.shape
+        check_entries("lifted", f"layer {self.layer + 1} {self.name}", n, dk * dv + 1)  # before allocating
         diag = np.einsum("kii->ki", self.A)
         A = np.tile(diag, (1, dv))[:, :, None] * np.eye(dk * dv)
         b = self.b.transpose(0, 2, 1).reshape(n, dk * dv)
@@ -162,11 +164,12 @@ class HeadTransitions:
         """The affine recurrence on ``[vec(S); 1]`` (columns of S stacked) as ``full`` Weights: per key
         ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]``; ``readout`` (classes, dk*dv + 1),
         zero (one class) when None.  Diagonal kinds: :meth:`affine`'s lift (``dplr:1``, Theorem A1)."""
-        from bilinear.constructions.values.weights import Weights
+        from bilinear.constructions.values.weights import Weights, check_entries
 
         if self.diagonal:
             return self.affine(readout).lift()
         n, dk, dv = self.b.shape
+        check_entries("lifted", f"layer {self.layer + 1} {self.name}", n, dk * dv + 1)  # before allocating
         d = dk * dv + 1
         L = np.zeros((n, d, d))
         for i in range(n):

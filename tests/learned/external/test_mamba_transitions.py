@@ -95,3 +95,17 @@ def test_deeper_mamba2_layer_is_sampled_and_a_bad_group_refused(saved):
     assert heads[0].identified.variant == "positive"
     with pytest.raises(AnalysisError, match="group = 0 must be a positive number of channels"):
         head_transitions(m, tr, group=0)
+
+
+def test_a_lift_over_the_entry_limit_is_refused_before_allocation(saved, monkeypatch):
+    import bilinear.constructions.values.weights as W
+    from bilinear.errors import ConstructionTooLargeError
+
+    folder, _ = saved("mamba2")
+    m = load_external(folder)
+    h = head_transitions(m, m.as_tracker(tokens="a=1,b=3", labels="0=0,1=2"))[0]
+    monkeypatch.setattr(W, "MAX_WEIGHT_ENTRIES", 14 * 13 * 13 - 1)  # 14 windows x (3 * 4 + 1)^2, less one
+    with pytest.raises(ConstructionTooLargeError, match="layer 1 head 0 has hidden 13 and 14 symbols"):
+        h.lifted()
+    monkeypatch.setattr(W, "MAX_WEIGHT_ENTRIES", 14 * 13 * 13)
+    assert h.lifted().A.shape == (14, 13, 13)
