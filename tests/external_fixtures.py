@@ -57,12 +57,14 @@ def make_model(kind: str, seed: int = 0, layers: int = 2, vocab: int = 6):
                 model = fm.MambaForCausalLM(fm.MambaConfig(
                     vocab_size=vocab, hidden_size=8, state_size=3, num_hidden_layers=layers, expand=2, conv_kernel=3,
                     dt_rank=2, fuse_norm=False))
-            elif kind.startswith("mamba2"):  # mamba2: one B/C group; mamba2_groups: two, the gate after the norm
-                groups = kind.endswith("groups")
+            elif kind.startswith("mamba2"):  # mamba2: one B/C group; mamba2_groups: two, the gate after the norm;
+                groups = kind.endswith("groups")  # mamba2_plain: no gated norm, D per channel, biases, dt clamped
+                plain = dict(rmsnorm=False, D_has_hdim=True, use_bias=True, dt_limit=(0.01, 0.5)) if kind.endswith(
+                    "plain") else {}
                 model = fm.Mamba2ForCausalLM(fm.Mamba2Config(
                     vocab_size=vocab, hidden_size=8, state_size=3, head_dim=4, expand=2, n_groups=2 if groups else 1,
                     num_hidden_layers=layers, conv_kernel=3, chunk_size=5, norm_before_gate=groups, fuse_norm=False,
-                    fuse_cross_entropy=False))
+                    fuse_cross_entropy=False, **plain))
             elif kind.startswith("delta_net"):
                 model = fm.DeltaNetForCausalLM(fm.DeltaNetConfig(
                     **common, num_heads=2, use_short_conv=kind.endswith("conv"), conv_size=3,

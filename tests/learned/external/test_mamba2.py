@@ -48,6 +48,34 @@ def test_two_groups_match_fla_decode_path(saved):
     assert split > 1e-3
 
 
+def test_the_other_flags_match_fla(saved):
+    """rmsnorm false (y * silu(z)), D per channel (D_has_hdim), biases of in_proj and out_proj, and a
+    dt_limit that clamps: against fla's prefill (float32 inside: the float32-noise tolerance of
+    test_forward.py) and its decode path (DECODE_TOL)."""
+    folder, live = saved("mamba2_plain")
+    m = load_external(folder)
+    c = m.config
+    assert (c.gated_norm, c.D_per_dim, c.use_bias, c.dt_limit) == (False, True, True, (0.01, 0.5))
+    ids = torch.as_tensor(np.random.default_rng(1).integers(0, 6, size=(3, 12)))
+    with torch.no_grad():
+        raw = m.blocks[0].mixer
+        x = m.embeddings[ids].double()
+        proj = x @ raw.in_proj.T + raw.in_bias
+        dt = torch.nn.functional.softplus(proj[..., -c.heads:] + raw.dt_bias)
+    assert float(dt.min()) < 0.01  # the clamp is active on this input
+    got = m.logits(ids.numpy())
+    with torch.no_grad():
+        noise = float(np.abs(m.forward(ids, dtype=torch.float32).double().numpy() - got).max())
+    for name, want, tol in (("prefill", mamba2_oracle(live, ids), None), ("decode", mamba2_oracle(live, ids, True),
+                                                                           DECODE_TOL)):
+        scale = np.abs(want).max()
+        dev = float(np.abs(got - want).max() / scale)
+        bound = tol if tol is not None else min(4 * noise / scale + 1e-6, 1e-4)
+        print(f"mamba2 (no gated norm, D per channel, biases, dt clamped), fla's {name}: largest relative "
+              f"deviation {dev:.2e} (tolerance {bound:.1e})")
+        assert dev < bound
+
+
 def test_the_states_are_the_recurrence(saved):
     """S_t = exp(Delta a) S_(t-1) + Delta B x^T stepped by hand from the layer's inputs equals run()'s states,
     and y_t = S_t^T C_t + D x_t is what the layer reads out (checked on the first layer)."""
