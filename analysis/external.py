@@ -25,10 +25,13 @@ import numpy as np
 
 from .report import AnalysisConfig, Report, analyze_tracker
 
-__all__ = ["HeadAnalysis", "ExternalReport", "analyze_external", "failing_word", "MAX_POWER"]
+__all__ = ["HeadAnalysis", "ExternalReport", "analyze_external", "failing_word", "MAX_POWER", "MAX_HEAD_FIGURES"]
 
 #: Longest single-symbol power u g^n tried by the directed failing-word search.
 MAX_POWER = 64
+#: Heads whose eigenvalue and commutator figures :meth:`ExternalReport.write` draws (the first ones;
+#: report.md says how many of how many).  A Mamba of 1,536 channels has 192 channel groups.
+MAX_HEAD_FIGURES = 32
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,9 @@ class ExternalReport:
             out += ["", f"Failing word (shortest found): `{' '.join(w)}` (length {len(w)}): the task's label is "
                         f"{exp}, the model's {got}."]
         out += ["", "## Heads", ""] + ([self.heads_note, ""] if self.heads_note else [])
+        if len(self.heads) > MAX_HEAD_FIGURES:
+            out += [f"Figures (with --out): the first {MAX_HEAD_FIGURES} of the {len(self.heads)} heads "
+                    "(bilinear.analysis.external.MAX_HEAD_FIGURES).", ""]
         for h in self.heads:
             out += h.lines() + [""]
         body = self.tracker.to_markdown().split("\n## Summary", 1)
@@ -143,7 +149,7 @@ class ExternalReport:
         if figures:
             from .figures import commutator_figure, eigenvalue_figure, write_figures
 
-            for h in self.heads:
+            for h in self.heads[:MAX_HEAD_FIGURES]:
                 what = "positive diagonal, scaled by its largest entry" if h.beta is None else "gate divided out"
                 if not h.per_symbol:
                     what += "; full windows"

@@ -51,11 +51,13 @@ def test_analyze_from_fla_on_a_random_mamba2(saved, tmp_path, capsys):
     assert "positive diagonal in every head" in text and "cannot cycle" in text
 
 
-def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path):
+def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path, monkeypatch):
     """Mamba: heads are groups of 8 channels; the figures of one group (the full windows `000` ... `111`:
     positive eigenvalues, zero commutators) are written under the output folder by the toolkit's own
     figure functions."""
     import dataclasses
+
+    import bilinear.analysis.external as E
 
     folder, _ = saved("mamba")
     rep = analyze_external(load_external(folder), PARITY, TOKENS, LABELS, config=AnalysisConfig(
@@ -70,10 +72,14 @@ def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path):
     assert h.commutators_value.symbols == tuple(m.name for m in h.spectrum_value.symbols)
     assert max(max(r) for r in h.commutators_value.norms) == 0.0
     assert all(z.real > 0 and z.imag == 0 for m in h.spectrum_value.symbols for z in m.normalised)
-    paths = dataclasses.replace(rep, heads=rep.heads[:1]).write(tmp_path, figures=True)
+    monkeypatch.setattr(E, "MAX_HEAD_FIGURES", 1)  # the figures of the first group only (and the report says so)
+    paths = rep.write(tmp_path, figures=True)
     names = sorted(p.name for p in paths)
-    assert "layer1_channels0-7_eigenvalues.png" in names and "layer1_channels0-7_commutators.png" in names
+    assert [n for n in names if n.startswith("layer")] == ["layer1_channels0-7_commutators.png",
+                                                          "layer1_channels0-7_eigenvalues.png"]
     assert all(p.stat().st_size > 1000 for p in paths)
+    assert "Figures (with --out): the first 1 of the 2 heads" in (tmp_path / "report.md").read_text()
+    assert "Figures (with --out)" not in dataclasses.replace(rep, heads=rep.heads[:1]).to_markdown()
 
 
 def _heads(ev, name="head 0"):
