@@ -15,19 +15,36 @@ the 25 s of ``dihedral:2000`` went to element orders by repeated composition
 (``bounds._order``); ``--old-orders`` times that recogniser on the same units table, side by
 side.
 
+Issue 48's two figures, side by side with a baseline commit in one run (``--against REV``: that
+commit's tree is exported with ``git archive`` and run from a temporary package folder, the same
+commands, one after the other): ``verify cyclic:N rotation2d`` in CPU microseconds per transition
+(N states x N symbols; ``--cyclic 250 500 1000``; target <= 10 us at N = 1000) with each command's
+peak memory, and ``bilinear tour`` in CPU seconds (``--tour``; target <= 20 s), its report compared
+with the baseline's with every duration masked.  Measured on the shared 2-core machine (load
+average 8-11, so CPU seconds are inflated by contention; both columns alike), against 7867d7c:
+
+    cyclic:N rotation2d     7867d7c us/transition (MB)    now us/transition (MB)
+    N = 250                  see benchmarks/SPEED.md       (the table of the run)
+    tour CPU s
+
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
+      .venv/bin/python benchmarks/bench_verify.py --against 7867d7c --cyclic 250 500 1000 --tour
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -96,13 +113,82 @@ def command(args_list: list[str], repeat: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
+ROOMS = ("automata", "constructions", "learned", "analysis")
+
+
+def export_tree(rev: str, into: Path) -> Path:
+    """A package folder holding commit ``rev``'s ``bilinear`` (the rooms linked in, as setup.py
+    installs them), for PYTHONPATH; the working tree itself is not touched."""
+    src, pkg = into / "src", into / "pkg"
+    src.mkdir(parents=True)
+    pkg.mkdir()
+    root = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    shutil.copytree(src / "bilinear", pkg / "bilinear")
+    for room in ROOMS:
+        (pkg / "bilinear" / room).symlink_to(src / room, target_is_directory=True)
+    return pkg
+
+
+def run_cli(args_list: list[str], pkg: Path | None, cwd: Path) -> tuple[float, float, float, int]:
+    """(wall s, CPU s, peak resident MB, exit code) of ``bilinear ARGS`` in a child process: this
+    checkout's code (``pkg`` None) or the package folder ``pkg``; cwd outside the repository, so
+    the folder on PYTHONPATH is what is imported."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
+    env.pop("PYTHONPATH", None)
+    if pkg is not None:
+        env["PYTHONPATH"] = str(pkg)
+    t = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "bilinear.cli", *args_list], env=env, cwd=cwd,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, child.returncode)
+
+
+def _masked(text: str) -> str:
+    """A report with its durations masked ("in 12.3 s", "(computed in 0.4 s)")."""
+    return re.sub(r"\d+(\.\d+)? s\b", "N s", text)
+
+
+def against(rev: str, sizes: list[int], tour: bool) -> None:
+    """Issue 48's figures, ``rev`` and this checkout side by side (module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp:
+        work = Path(tmp)
+        trees = {rev: export_tree(rev, work / "base"), "now": None}
+        if sizes:
+            print("verify cyclic:N rotation2d --time-budget 600: CPU us per transition (N x N), peak MB, exit code")
+        for n in sizes:
+            cells = []
+            for name, pkg in trees.items():
+                wall, cpu, mb, code = run_cli(["verify", f"cyclic:{n}", "rotation2d", "--time-budget", "600"], pkg, work)
+                cells.append(f"{name} {cpu / n / n * 1e6:7.2f} us ({cpu:6.2f} s CPU, {wall:6.1f} s wall, {mb:5.0f} MB, exit {code})")
+            print(f"  N = {n:<5} " + "   ".join(cells), flush=True)
+        if tour:
+            reports = {}
+            for name, pkg in trees.items():
+                out = work / f"tour-{name}"
+                wall, cpu, mb, code = run_cli(["tour", "--out", str(out), "--quiet"], pkg, work)
+                print(f"  tour {name}: {cpu:.1f} s CPU, {wall:.1f} s wall, {mb:.0f} MB, exit {code}", flush=True)
+                reports[name] = _masked((out / "report.md").read_text()) if (out / "report.md").exists() else None
+            same = reports[rev] is not None and reports[rev] == reports["now"]
+            print(f"  tour report.md identical to {rev}'s, durations masked: {'yes' if same else 'NO'}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[200, 2000])
     p.add_argument("--variant", default="block:2")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--old-orders", action="store_true", help="also time the old element-order recogniser")
+    p.add_argument("--against", metavar="REV", help="issue 48's figures beside commit REV (with --cyclic, --tour)")
+    p.add_argument("--cyclic", type=int, nargs="*", default=[], help="N of verify cyclic:N rotation2d (with --against)")
+    p.add_argument("--tour", action="store_true", help="time bilinear tour (with --against)")
     args = p.parse_args(argv)
+    if args.against:
+        against(args.against, args.cyclic, args.tour)
+        return 0
 
     print(f"settle parts (CPU s, fresh automaton per part), variant {args.variant}")
     rows = {}
