@@ -515,7 +515,7 @@ def _cycle_blocks(m: int) -> list[tuple[int, int]]:
     return blocks or [(1, 1)]
 
 
-def _cyclic_presentation(automaton) -> tuple[int, list]:
+def _cyclic_presentation(automaton) -> tuple:
     """``(m, exponents)``: the automaton as Z_m, each symbol adding its exponent (a product that
     is cyclic, Z_2 x Z_3, recognised from the algebra); ConstructionError otherwise."""
     from .rotation import cyclic_exponents

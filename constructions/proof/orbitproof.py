@@ -26,11 +26,13 @@ When a condition fails the closure returns None before touching the search, and 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .search import HiddenStore, PairSearch
 
-__all__ = ["orbit_closure", "ORBIT_MAX_DIM", "ORBIT_GENERATORS_TRIED"]
+__all__ = ["orbit_closure", "ORBIT_MAX_DIM", "ORBIT_GENERATORS_TRIED", "ORBIT_MAX_PER_STATE"]
 
 #: The largest hidden size the orbit closure tries: checking that a symbol commutes with the
 #: generator is 2 d matrix-vector products per symbol, d^3 exact products.
@@ -38,6 +40,9 @@ ORBIT_MAX_DIM = 16
 
 #: The symbols tried as the generator (those that move the start, in order), before giving up.
 ORBIT_GENERATORS_TRIED = 3
+
+#: The longest orbit looked for, per automaton state (the prover's default bound).
+ORBIT_MAX_PER_STATE = 64
 
 #: Most transitions (pairs x symbols) handled in one numpy step; the clock is read between steps.
 _CHUNK = 1 << 18
@@ -56,13 +61,17 @@ class _Orbit:
         return np.where(k < self.m, k, self.t + (k - self.t) % period)
 
 
-def _orbit_of(domain, g_rows, h0: list, limit: int):
-    """``(vectors, t)``: ``h_k = g^k h0`` until ``h_(t+p) = h_t`` exactly; None when the orbit
-    passes ``limit`` directions or closes only up to a factor other than 1."""
+def _orbit_of(domain, g_rows, h0: list, limit: int, clock=None):
+    """``(store, t)``: ``h_k = g^k h0`` until ``h_(t+p) = h_t`` exactly; None when the orbit
+    passes ``limit`` directions, closes only up to a factor other than 1, or the time budget
+    runs out (the general loop then runs, and stops on the budget itself)."""
     store = HiddenStore(domain, np.zeros((1, len(h0))), 1)
     store.add(h0)
     h = h0
     while len(store) <= limit:
+        if clock is not None and clock.deadline is not None and len(store) % 256 == 0 \
+                and time.monotonic() > clock.deadline:
+            return None
         h = domain.matvec(g_rows, h)
         n = len(store)
         idx = store.add(h)
@@ -87,7 +96,7 @@ def _commutes(domain, a_rows, g_rows, d: int) -> bool:
     return True
 
 
-def _find_orbit(domain, A_rows: list, h0: list, d: int, limit: int) -> _Orbit | None:
+def _find_orbit(domain, A_rows: list, h0: list, d: int, limit: int, clock=None) -> _Orbit | None:
     """The orbit of the first generator (of :data:`ORBIT_GENERATORS_TRIED`) that meets the
     module docstring's three conditions, else None."""
     tried = 0
@@ -97,7 +106,7 @@ def _find_orbit(domain, A_rows: list, h0: list, d: int, limit: int) -> _Orbit | 
         if list(domain.matvec(A_rows[g], h0)) == list(h0):
             continue  # fixes the start: generates nothing
         tried += 1
-        found = _orbit_of(domain, A_rows[g], h0, limit)
+        found = _orbit_of(domain, A_rows[g], h0, limit, clock)
         if found is None:
             continue
         orbit, t = found
@@ -120,7 +129,9 @@ def orbit_closure(weights, automaton, bound: int, domain, search: PairSearch, st
     if weights.dim > ORBIT_MAX_DIM or weights.n_symbols < 2 or len(search) != 1:
         return None
     limit = bound * automaton.n_states
-    orbit = _find_orbit(domain, A_rows, h0, weights.dim, limit)
+    # an orbit longer than the default bound's pairs is not looked for (a shear's never closes)
+    orbit = _find_orbit(domain, A_rows, h0, weights.dim, min(limit, ORBIT_MAX_PER_STATE * automaton.n_states),
+                        search._clock)
     if orbit is None:
         return None
     return _Levels(automaton, orbit, search, store, readout, limit, weights.dim, bound).run()

@@ -175,7 +175,7 @@ def _closure(weights, automaton, bound: int, domain: Domain, search: PairSearch)
     bad = readout.screen(store, q0, h0)
     if bad is not None:
         return readout.counterexample(search, store, first, bad)
-    fast = orbit_closure(weights, automaton, bound, domain, search, store, readout, A, store.vectors[h0])
+    fast = orbit_closure(weights, automaton, bound, domain, search, store, readout, A, list(store.vectors[h0]))
     if fast is not None:  # the orbit of one generator: the same result, by integer steps
         return fast
     queue = deque([first])
