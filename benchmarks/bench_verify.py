@@ -23,9 +23,13 @@ peak memory, and ``bilinear tour`` in CPU seconds (``--tour``; target <= 20 s), 
 with the baseline's with every duration masked.  Measured on the shared 2-core machine (load
 average 8-11, so CPU seconds are inflated by contention; both columns alike), against 7867d7c:
 
-    cyclic:N rotation2d     7867d7c us/transition (MB)    now us/transition (MB)
-    N = 250                  see benchmarks/SPEED.md       (the table of the run)
-    tour CPU s
+    verify cyclic:N rotation2d    7867d7c us/transition (peak MB)    now us/transition (peak MB)
+    N = 250                        118.7 (211)                        10.8 (87)
+    N = 500                         85.0 (377)                        10.0 (102)
+    N = 1000                        66.6 (753)                         5.0 (218)
+    bilinear tour, CPU s            39.8                              27.3 (report identical)
+
+(benchmarks/SPEED.md, "Issue 48", has the run and what moved.)
 
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
