@@ -44,9 +44,13 @@ def compress_word(automaton, word) -> str:
     return compress(word, automaton)
 
 
-def first_failures(weights, automaton, words: np.ndarray) -> np.ndarray:
+def first_failures(weights, automaton, words: np.ndarray, shortest: bool = False) -> np.ndarray:
     """Per word (rows of ``words``), the length of its shortest failing prefix in the float64
-    run (0: the empty word; -1: none).  A tie counts as a failure."""
+    run (0: the empty word; -1: none).  A tie counts as a failure.
+
+    ``shortest``: only the shortest failures are wanted, so the run stops after the first step
+    at which some word fails: the words failing there get that length, every other -1 (none
+    fails sooner; whether they fail later is not run)."""
     A, h0, R = weights.float_arrays()
     h0, R = rescaled(h0), rescaled(R)  # exact, as float_run
     first = np.full(words.shape[0], -1)
@@ -63,6 +67,8 @@ def first_failures(weights, automaton, words: np.ndarray) -> np.ndarray:
         scores[rows, labels[:, t]] = -np.inf
         bad = (own <= scores.max(axis=1)) & (first < 0)
         first[bad] = t + 1
+        if shortest and bad.any():
+            break
     return first
 
 
@@ -121,12 +127,16 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     if random_words:
         rng = np.random.default_rng(seed)
         batches.append(rng.integers(0, k, size=(random_words, min(length, 2000))))
+        if batches[1].shape[1] == length:  # one run for both: the directed words first, as before
+            batches = [np.concatenate(batches)]
     best = None
     for batch in batches:
-        first = first_failures(weights, automaton, batch)
-        for i in np.nonzero(first >= 0)[0]:
-            if best is None or first[i] < len(best):
-                best = tuple(int(x) for x in batch[i, : first[i]])
+        if best is not None:  # only a strictly shorter failure can replace it: no longer run
+            batch = batch[:, : len(best) - 1]
+        first = first_failures(weights, automaton, batch, shortest=True)  # stops at its first failure
+        hit = np.nonzero(first >= 0)[0]
+        if hit.size:  # all at one length: the first such word, as the order of the phases ranks them
+            best = tuple(int(x) for x in batch[hit[0], : first[hit[0]]])
     if beam and (best is None or len(best) > floor + 1):
         found = beam_failure(weights, automaton, min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1),
                              floor=floor)
@@ -153,12 +163,12 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
     A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact, as float_run
     h0, R = rescaled(h0), rescaled(R)
     k, d = A.shape[0], A.shape[1]
-    At = np.ascontiguousarray(A.transpose(0, 2, 1))  # (symbols, hidden, hidden): h @ A_s^T, one BLAS call per symbol
+    At = np.ascontiguousarray(A.transpose(2, 0, 1).reshape(d, k * d))  # H @ At: A_s h of every word and symbol, one GEMM
     labels, delta = np.asarray(automaton.labels), np.asarray(automaton.delta)
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
     Q = np.array([int(automaton.start)])
-    symbols = np.arange(k)
     parents: list[tuple[np.ndarray, np.ndarray]] = []  # per step, per kept word: (index in the previous beam, symbol)
+    templates: dict[int, tuple[np.ndarray, ...]] = {}  # per beam size B: parent and symbol of each of the B k words
 
     def word(t_parents, i: int, last: int) -> tuple[int, ...]:
         out = [last]
@@ -169,16 +179,18 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
 
     for _t in range(length):
         B = H.shape[0]
-        Hn = np.matmul(H[None], At).transpose(1, 0, 2).reshape(B * k, d)  # A_s h for every word b, symbol s
+        if B not in templates:
+            templates[B] = (np.repeat(np.arange(B), k), np.tile(np.arange(k), B), np.arange(B * k))
+        parent, sym, rows = templates[B]
+        Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
         n = np.linalg.norm(Hn, axis=1)
         Hn = Hn / np.where(n > 0, n, 1.0)[:, None]
-        parent, sym = np.repeat(np.arange(B), k), np.tile(symbols, B)
         Qn = delta[sym, np.repeat(Q, k)]
-        S = Hn @ R.T
-        rows = np.arange(B * k)
-        own = S[rows, labels[Qn]].copy()
-        S[rows, labels[Qn]] = -np.inf
-        margin = own - S.max(axis=1)
+        S = R @ Hn.T  # (classes, words): a maximum over classes runs along rows
+        flat = labels[Qn] * (B * k) + rows
+        own = S.take(flat)
+        np.put(S, flat, -np.inf)
+        margin = own - S.max(axis=0)
         bad = np.nonzero(margin <= 0)[0]
         if bad.size and _t + 1 > floor:  # confirmed by the one float run every check uses (rounding may differ)
             cands = [word(parents, int(parent[i]), int(sym[i])) if parents else (int(sym[i]),) for i in bad[:width]]
