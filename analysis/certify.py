@@ -207,21 +207,30 @@ def _candidates(weights, automaton, failures: list, proved: list):
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
-    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20)."""
+    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
+    proved candidate whose ceiling (:func:`~bilinear.constructions.horizon.horizon.horizon_ceiling`,
+    no balls) is below the longest horizon so far cannot win: it counts as tried, and its horizon
+    is not computed."""
     from bilinear.constructions.horizon.horizon import (NODE_BELOW, cannot_represent, certified_horizon,
-                                                        node_horizon_widest, with_node_horizon)
+                                                        horizon_ceiling, node_horizon_widest, with_node_horizon)
     from bilinear.constructions.proof.prover import prove
 
     failures: list = []
     tried: list[tuple[Any, str]] = []
     proved: list = []
+    n_proved = 0
     for snap in _candidates(weights, automaton, failures, proved):
         # once one snap is proved, an alternative gets a smaller search budget
         result = prove(snap.block_weights, automaton, bound=min(bound, 8) if proved else bound)
         if result.status == "proved":
-            h = certified_horizon(weights, snap, result, automaton, ARITHMETIC, nodes=False)
-            proved.append((snap, result, h))
-            if len(proved) == tries or h.every:
+            n_proved += 1
+            best = max((x[2].order_key() for x in proved), default=None)
+            if best is None or not horizon_ceiling(weights, snap) < best:
+                h = certified_horizon(weights, snap, result, automaton, ARITHMETIC, nodes=False)
+                proved.append((snap, result, h))
+                if h.every:
+                    break
+            if n_proved == tries:
                 break
             continue
         why = (f"counterexample {result.text}" if result.status == "counterexample"

@@ -121,3 +121,18 @@ def with_node_horizon(found: Horizon, weights, snap, proof, automaton, node: Hor
         return found
     note = node.note + f"; {node.arithmetic}'s rounding charged, which covers " + found.arithmetic
     return Horizon(node.kind, found.arithmetic, node.bound, note, node.count, dict(node.constants))
+
+
+def horizon_ceiling(weights, snap) -> float:
+    """An upper bound on the order key of :func:`certified_horizon` (``nodes=False``) of ``snap``
+    in every arithmetic, computed without balls: where only Theorem 16 applies (an isometric snap
+    in a basis of its own that keeps a 2x2 rotation plane: no invariant tube, no block-wise
+    bound), :func:`~bilinear.constructions.horizon.horizon_global.global_ceiling`; else infinity."""
+    import math
+
+    from .horizon_global import global_ceiling
+
+    planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
+    if not planes or snap.basis is None:
+        return math.inf
+    return global_ceiling(weights, snap)
