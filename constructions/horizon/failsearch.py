@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..values.floatrun import float_run, rescaled
+from ..values.floatrun import float_steps, rescaled
 
 __all__ = ["search_failure", "beam_failure", "shorten_failure", "first_failures", "compress_word", "BEAM_WIDTH",
            "BEAM_MAX_LENGTH"]
@@ -60,12 +60,16 @@ def first_failures(weights, automaton, words: np.ndarray, shortest: bool = False
         return np.zeros(words.shape[0], dtype=int)
     if words.shape[1] == 0 or R.shape[0] == 1:
         return first
-    labels = automaton.labels[automaton.run_batch(words, trace=True)]
-    rows = np.arange(words.shape[0])
-    for t, scores in float_run(A, h0, words, R):
-        own = scores[rows, labels[:, t]].copy()
-        scores[rows, labels[:, t]] = -np.inf
-        bad = (own <= scores.max(axis=1)) & (first < 0)
+    labels = np.ascontiguousarray(automaton.labels[automaton.run_batch(words, trace=True)].T)  # (time, batch)
+    n = words.shape[0]
+    rows = np.arange(n)
+    R = rescaled(R)  # as float_run does to its readout
+    for t, H in enumerate(float_steps(A, h0, words)):  # float_run's states; its scores, classes along rows
+        scores = R @ H.T  # (classes, batch): the maximum over classes runs along rows
+        flat = labels[t] * n + rows
+        own = scores.take(flat)
+        np.put(scores, flat, -np.inf)
+        bad = (own <= scores.max(axis=0)) & (first < 0)
         first[bad] = t + 1
         if shortest and bad.any():
             break
@@ -164,7 +168,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
     h0, R = rescaled(h0), rescaled(R)
     k, d = A.shape[0], A.shape[1]
     At = np.ascontiguousarray(A.transpose(2, 0, 1).reshape(d, k * d))  # H @ At: A_s h of every word and symbol, one GEMM
-    labels, delta = np.asarray(automaton.labels), np.asarray(automaton.delta)
+    labels, after = np.asarray(automaton.labels), np.ascontiguousarray(np.asarray(automaton.delta).T)  # after[q, s]
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
     Q = np.array([int(automaton.start)])
     parents: list[tuple[np.ndarray, np.ndarray]] = []  # per step, per kept word: (index in the previous beam, symbol)
@@ -185,7 +189,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
         Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
         n = np.linalg.norm(Hn, axis=1)
         Hn = Hn / np.where(n > 0, n, 1.0)[:, None]
-        Qn = delta[sym, np.repeat(Q, k)]
+        Qn = after[Q].reshape(B * k)  # row b k + s: delta(s, q_b)
         S = R @ Hn.T  # (classes, words): a maximum over classes runs along rows
         flat = labels[Qn] * (B * k) + rows
         own = S.take(flat)
