@@ -187,8 +187,8 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
             templates[B] = (np.repeat(np.arange(B), k), np.tile(np.arange(k), B), np.arange(B * k))
         parent, sym, rows = templates[B]
         Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
-        n = np.linalg.norm(Hn, axis=1)
-        Hn = Hn / np.where(n > 0, n, 1.0)[:, None]
+        n = np.sqrt(np.add.reduce(Hn * Hn, axis=1))  # np.linalg.norm's own sums, without its checks
+        Hn /= np.where(n > 0, n, 1.0)[:, None]
         Qn = after[Q].reshape(B * k)  # row b k + s: delta(s, q_b)
         S = R @ Hn.T  # (classes, words): a maximum over classes runs along rows
         flat = labels[Qn] * (B * k) + rows
