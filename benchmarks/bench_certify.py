@@ -102,15 +102,19 @@ def _load() -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", default=None, help="another checkout of this repository, run side by side")
+    parser.add_argument("--baseline", nargs="+", default=[], metavar="DIR",
+                        help="other checkouts of this repository, run side by side (the first is the ratio's)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each tree (median CPU time)")
     parser.add_argument("--no-check", action="store_true", help="skip the float-check column")
     args = parser.parse_args(argv)
-    trees = [("ours", "")] + ([("base", os.path.abspath(args.baseline))] if args.baseline else [])
+    for d in args.baseline:
+        if not os.path.isfile(os.path.join(d, "analysis", "certify.py")):
+            parser.error(f"--baseline {d}: not a checkout of this repository (no analysis/certify.py)")
+    trees = [("ours", "")] + [(os.path.basename(os.path.abspath(d)), os.path.abspath(d)) for d in args.baseline]
     loads = [_load()]
     runs: dict[str, list[list[dict]]] = {name: [] for name, _ in trees}
     for r in range(args.repeat):
-        order = trees if r % 2 == 0 else trees[::-1]  # alternate which tree runs first
+        order = trees if r % 2 == 0 else trees[::-1]  # alternate the order of the trees
         for name, root in order:
             runs[name].append(_run_tree(root, NETWORKS))
             loads.append(_load())
@@ -128,27 +132,26 @@ def main(argv=None) -> int:
             check_s[(variant, hidden)] = time.process_time() - t
     print(f"CPU seconds of certify_network (one thread), median of {args.repeat} run(s) per tree, alternating; "
           f"load average (1, 5, 15 min) before and after each run: {' | '.join(loads)}")
-    head = f"{'network':<16} {'ours s':>7}"
-    if args.baseline:
-        head += f" {'base s':>7} {'ratio':>6}"
-    head += f" {'check s':>8} {'status':>8} {'L':>6} {'U':>6}" + ("  base L  base U" if args.baseline else "")
+    names = [name for name, _ in trees]
+    head = f"{'network':<16} " + " ".join(f"{n[:12]:>12}" for n in names)
+    if len(names) > 1:
+        head += f" {'ratio':>6}"
+    head += f" {'check s':>8} " + " ".join(f"{n[:12] + ' L/U':>16}" for n in names)
     print(head)
     for i, (variant, hidden) in enumerate(NETWORKS):
-        ours = [run[i] for run in runs["ours"]]
-        t = statistics.median(x["cpu"] for x in ours)
-        line = f"{variant + ' h' + str(hidden):<16} {t:>7.2f}"
-        if args.baseline:
-            base = [run[i] for run in runs["base"]]
-            tb = statistics.median(x["cpu"] for x in base)
-            line += f" {tb:>7.2f} {t / tb:>6.2f}"
+        per = {n: [run[i] for run in runs[n]] for n in names}
+        t = {n: statistics.median(x["cpu"] for x in per[n]) for n in names}
+        line = f"{variant + ' h' + str(hidden):<16} " + " ".join(f"{t[n]:>12.2f}" for n in names)
+        if len(names) > 1:
+            line += f" {t[names[0]] / t[names[1]]:>6.2f}"
         c = check_s.get((variant, hidden))
-        line += f" {'-' if c is None else f'{c:.2f}':>8} {ours[0]['status']:>8} {str(ours[0]['L']):>6} {str(ours[0]['U']):>6}"
-        if args.baseline:
-            line += f"  {str(base[0]['L']):>6}  {str(base[0]['U']):>6}"
+        line += f" {'-' if c is None else f'{c:.2f}':>8} " + " ".join(
+            f"{str(per[n][0]['L']) + '/' + str(per[n][0]['U']):>16}" for n in names)
         print(line)
         sys.stdout.flush()
+    print("status (ours): " + ", ".join(runs["ours"][0][i]["status"] for i in range(len(NETWORKS))))
     print("per run (CPU s): " + "; ".join(f"{name}: " + " ".join(
-        "/".join(f"{x['cpu']:.2f}" for x in run) for run in runs[name]) for name, _ in trees))
+        "/".join(f"{x['cpu']:.2f}" for x in run) for run in runs[name]) for name in names))
     return 0
 
 
