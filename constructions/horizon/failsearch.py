@@ -168,44 +168,44 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
     h0, R = rescaled(h0), rescaled(R)
     k, d = A.shape[0], A.shape[1]
     At = np.ascontiguousarray(A.transpose(2, 0, 1).reshape(d, k * d))  # H @ At: A_s h of every word and symbol, one GEMM
-    labels, after = np.asarray(automaton.labels), np.ascontiguousarray(np.asarray(automaton.delta).T)  # after[q, s]
+    after = np.ascontiguousarray(np.asarray(automaton.delta).T)  # after[q, s] = delta(s, q)
+    label_after = np.asarray(automaton.labels)[after]  # the label reached from q by s
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
     Q = np.array([int(automaton.start)])
-    parents: list[tuple[np.ndarray, np.ndarray]] = []  # per step, per kept word: (index in the previous beam, symbol)
-    templates: dict[int, tuple[np.ndarray, ...]] = {}  # per beam size B: parent and symbol of each of the B k words
+    kept: list[np.ndarray] = []  # per step, the kept words' rows b k + s: parent b in the previous beam, symbol s
+    rows_of: dict[int, np.ndarray] = {}  # per beam size B: the rows 0 .. B k - 1
 
-    def word(t_parents, i: int, last: int) -> tuple[int, ...]:
-        out = [last]
-        for par, sym in reversed(t_parents):
-            out.append(int(sym[i]))
-            i = int(par[i])
+    def word(i: int) -> tuple[int, ...]:  # the word of row i of the current step
+        out = [i % k]
+        i //= k
+        for keep in reversed(kept):
+            i = int(keep[i])
+            out.append(i % k)
+            i //= k
         return tuple(reversed(out))
 
     for _t in range(length):
         B = H.shape[0]
-        if B not in templates:
-            templates[B] = (np.repeat(np.arange(B), k), np.tile(np.arange(k), B), np.arange(B * k))
-        parent, sym, rows = templates[B]
+        rows = rows_of.setdefault(B, np.arange(B * k))
         Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
         n = np.sqrt(np.add.reduce(Hn * Hn, axis=1))  # np.linalg.norm's own sums, without its checks
         Hn /= np.where(n > 0, n, 1.0)[:, None]
-        Qn = after[Q].reshape(B * k)  # row b k + s: delta(s, q_b)
         S = R @ Hn.T  # (classes, words): a maximum over classes runs along rows
-        flat = labels[Qn] * (B * k) + rows
+        flat = label_after[Q].reshape(B * k) * (B * k) + rows
         own = S.take(flat)
         np.put(S, flat, -np.inf)
         margin = own - S.max(axis=0)
         bad = np.nonzero(margin <= 0)[0]
         if bad.size and _t + 1 > floor:  # confirmed by the one float run every check uses (rounding may differ)
-            cands = [word(parents, int(parent[i]), int(sym[i])) if parents else (int(sym[i]),) for i in bad[:width]]
+            cands = [word(int(i)) for i in bad[:width]]
             first = first_failures(weights, automaton, np.array(cands))
             hit = np.nonzero(first >= 0)[0]
             if hit.size:
                 i = int(hit[np.argmin(first[hit])])
                 return cands[i][: first[i]]
         keep = np.argsort(margin, kind="stable")[:width]
-        H, Q = Hn[keep], Qn[keep]
-        parents.append((parent[keep], sym[keep]))
+        H, Q = Hn[keep], after[Q[keep // k], keep % k]
+        kept.append(keep)
     return None
 
 
