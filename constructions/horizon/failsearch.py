@@ -115,9 +115,12 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
 
     Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
     shortest word reaching each automaton state followed by every symbol's powers, and
-    ``random_words`` uniform random words (of length ``min(length, 2000)``); then, with ``beam``,
-    the beam search on the margin (:func:`beam_failure`) up to one less than the shortest
-    failure found so far, and at most :data:`BEAM_MAX_LENGTH`.
+    ``random_words`` uniform random words (of length ``min(length, 2000)``; in the same float run
+    as the others when that is ``length``); then, with ``beam``, the beam search on the margin
+    (:func:`beam_failure`) up to one less than the shortest failure found so far, and at most
+    :data:`BEAM_MAX_LENGTH`.  Only a shorter failure can replace the best one, so every run stops
+    at its first failing step and a later one runs only below the best found (the same word as
+    running every word to its end: the first of the shortest, in this order).
 
     ``floor``: no word of that length or shorter fails (a certified horizon), so a failure of
     length ``floor + 1`` ends the search (the beam cannot shorten it), and the beam confirms no
