@@ -14,12 +14,16 @@ of two (:func:`scale_exponents`, :func:`rescaled`): exact, so a network with ``h
 scaled by 2^-1067 runs as the unscaled one does, with no subnormal numbers from the scale alone
 (docs/theory.md, Theorem 18).
 
-The batch is advanced one step at a time.  ``method="grouped"`` groups the rows of the batch by
-their token and multiplies each group by that token's matrix (one GEMM per symbol per step);
-``"gathered"`` gathers every row's matrix and does one batched product (fewer Python steps for
-large alphabets); ``"auto"`` groups for up to 32 symbols, and also when the gathered matrices
-(batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  Both give the same
-states up to rounding.
+The batch is advanced one step at a time.  ``method="stacked"`` multiplies every row by every
+symbol's matrix in one GEMM (rows x hidden by hidden x symbols*hidden) and keeps each row's own
+product; ``"grouped"`` places the rows of each symbol in a padded array, a block of steps grouped
+at once (:func:`_slots`), and multiplies each group by that token's matrix (one GEMM per symbol
+per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix and does one
+batched product (fewer Python steps for large alphabets); ``"auto"`` stacks when symbols x
+hidden is at most :data:`STACKED_MAX`, else groups for up to 32 symbols, and also when the
+gathered matrices (batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  All
+give the same states up to rounding.  :func:`float_blocks` hands the states over a block of
+steps at a time, written into one buffer.
 
 :func:`check_compatible` is the one check that a Weights value and an automaton fit together
 (symbol count, class count, types); it raises :class:`~bilinear.errors.MismatchError`.
