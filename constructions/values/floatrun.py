@@ -95,7 +95,7 @@ _SMALL_NORM = 2.0**-500
 METHODS = ("auto", "grouped", "gathered", "stacked")
 
 #: "auto" multiplies every row by every symbol's matrix when symbols x hidden is at most this.
-STACKED_MAX = 32
+STACKED_MAX = 64
 #: "auto" groups rows by token for alphabets up to this size.
 GROUPED_MAX_SYMBOLS = 32
 #: "auto" never gathers more floats than this per step (256 MiB).
