@@ -221,6 +221,11 @@ def _steps(A, h0, words: np.ndarray, method: str, out_for) -> Iterator[np.ndarra
     if how == "grouped":
         for lo in range(0, length, _SLOT_STEPS):  # the rows of each symbol, a block of steps at a time
             slots, groups = _slots(words[:, lo : lo + _SLOT_STEPS], k)
+            if k * groups * A.shape[1] > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
+                for t in range(lo, min(length, lo + _SLOT_STEPS)):
+                    H = unit_rows(_per_symbol(H, AT, words[:, t], out_for(t)))
+                    yield H
+                continue
             padded = np.zeros((k, groups, A.shape[1]))  # rows of symbol s at padded[s, :count]
             flat = padded.reshape(k * groups, -1)
             for t, slot in enumerate(slots, lo):
@@ -232,6 +237,15 @@ def _steps(A, h0, words: np.ndarray, method: str, out_for) -> Iterator[np.ndarra
     for t in range(length):
         H = unit_rows(np.einsum("bj,bji->bi", H, AT[words[:, t]], out=out_for(t)))
         yield H
+
+
+def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """One step, one GEMM per symbol on the rows that read it (no padding)."""
+    for s in range(AT.shape[0]):
+        idx = np.nonzero(tokens == s)[0]
+        if idx.size:
+            out[idx] = H[idx] @ AT[s]
+    return out
 
 
 #: Steps whose grouping by symbol (:func:`_slots`) is computed at once.

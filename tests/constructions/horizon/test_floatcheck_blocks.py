@@ -87,3 +87,17 @@ def test_slots_place_every_word_in_its_symbols_rows():
             mine = np.flatnonzero(words[:, t] == s)
             assert slots[t, mine].tolist() == list(range(s * groups, s * groups + mine.size))
     assert groups == max(np.bincount(words[:, t], minlength=4).max() for t in range(9))
+
+
+def test_a_step_too_concentrated_to_pad_goes_symbol_by_symbol(monkeypatch):
+    """Padding holds symbols x (most words on one symbol) rows; past GATHER_MAX_FLOATS floats the
+    step multiplies each symbol's rows without padding, with the same states."""
+    w, _ = _noisy(12, 6, 4, seed=7)
+    A, h0, _ = w.float_arrays()
+    words = np.random.default_rng(8).integers(0, 12, size=(40, 30))
+    words[:, 3] = 5  # every word reads symbol 5 at step 4
+    want = np.stack(list(floatrun.float_steps(A, h0, words, method="gathered")))
+    monkeypatch.setattr(floatrun, "GATHER_MAX_FLOATS", 12 * 20 * 6)  # pads at most 20 words a symbol
+    assert floatrun._slots(words, 12)[1] == 40
+    got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
+    assert np.allclose(got, want, atol=1e-12, rtol=0)
