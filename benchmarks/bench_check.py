@@ -6,22 +6,25 @@ Both are timed in CPU seconds (a shared machine's wall time is not the code's), 
 with the load average.  The float check runs the automaton too (its labels), so its time includes
 one simulation.
 
-Measured 2026-12-06 (shared 2-core machine at load 9-10), 1000 words x length 500, median of 5:
+Measured 2026-12-06 (shared 2-core machine at load 10.9), 1000 words x length 500, median of 5:
 
-    case                       d  symbols classes   check tok/s  run_batch tok/s  ratio
-    parity diagonal            1        2       2      1.73e+07         1.05e+08     6x
-    cyclic:7 rotation2d        2        7       7      1.53e+07         1.06e+08     7x
-    dihedral:50 block:2        2        2     100      4.77e+06         1.03e+08    22x
-    symmetric:5 full           4        2     120      5.43e+06         1.06e+08    20x
-    quaternion full            4        2       8      1.61e+07         1.05e+08     7x
-    modarith:5 full            5       10       5      9.79e+06         1.05e+08    11x
-    modarith:8 full            8       16       8      7.65e+06         1.05e+08    14x
-    modarith:16 full          16       32      16      5.36e+06         1.04e+08    19x
+    case                       d  symbols classes   check tok/s   run_batch tok/s  ratio
+    parity diagonal            1        2       2      1.51e+07          7.89e+07      5x
+    cyclic:7 rotation2d        2        7       7       1.3e+07           7.8e+07      6x
+    dihedral:50 block:2        2        2     100      8.13e+06          1.11e+08     14x
+    symmetric:5 full           4        2     120      5.94e+06          7.65e+07     13x
+    quaternion full            4        2       8       1.2e+07           7.6e+07      6x
+    modarith:5 full            5       10       5      9.78e+06          7.66e+07      8x
+    modarith:8 full            8       16       8       6.8e+06          7.78e+07     11x
+    modarith:16 full          16       32      16      5.04e+06           8.1e+07     16x
 
-Before (the previous commit of the float run, same session): 0.9-2.1 M tokens/s, 11-34x.  The
-check's floor is the simulation plus, per step, one GEMM (per symbol when they are many), the
-renormalisation and, per block of steps, the scores of every class: with 100-120 classes the
-scores dominate (dihedral:50, symmetric:5).
+The same run of main before this change (per-step scores and margins, rows grouped by symbol
+with a ``nonzero`` per symbol and step): 2.1-7.7 M tokens/s, 10-52x (cyclic:7 4.43e+06, 23x;
+modarith:8 3.11e+06, 35x; modarith:16 2.06e+06, 52x).  The check's floor is the simulation (it
+labels the words with it) plus, per step, one GEMM (per symbol when symbols x hidden > 64), the
+renormalisation, and per block of steps the scores of every class: with 100-120 classes the
+scores dominate (dihedral:50, symmetric:5).  The simulation's own time is 5-7 ms and varies by
+40% between runs on the loaded machine.
 
 Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
 """
