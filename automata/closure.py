@@ -4,10 +4,16 @@ Every word ``w`` acts on the states as a transformation ``q -> q·w``; these tra
 a monoid under "first ``u``, then ``v``" (the identity is the empty word).  The closure is
 breadth-first over whole frontiers at once: the frontier's transformations ``(frontier, states)``
 are composed with each generator by fancy indexing, encoded as integer keys (or raw bytes for
-many states), deduplicated with ``np.unique`` and checked against the elements found so far (a
-direct-address table when ``states**states`` is small, a hash map otherwise).  Children are
-generated parent-major and symbol-minor, so element ``i``'s word — its parent's word plus one
-symbol — is the **shortlex least** word of the element.  The result is a :class:`Closure` of
+many states), deduplicated (by marking first occurrences in a direct-address table when
+``states**states`` is small, else with ``np.unique`` and a hash map) and checked against the
+elements found so far.  Children are generated parent-major and symbol-minor, so element ``i``'s
+word — its parent's word plus one symbol — is the **shortlex least** word of the element.  A
+small frontier runs several levels in one round (:func:`_levels`): the candidates of all of them,
+level after level, are words in shortlex order, so an element's first occurrence among them is
+its shortlex-least word and the numbering is the level-by-level one.  Past 128 states the
+closure runs on the images of 64 sampled states, composes the elements in full once at the end
+(:func:`_materialise`) and checks the edges outside the breadth-first tree (:func:`_check_closed`).
+The result is a :class:`Closure` of
 read-only arrays; :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
 :class:`~bilinear.automata.monoid.Monoid` value (this module imports no Monoid: the algorithm sits
 below the value it feeds).
