@@ -49,6 +49,11 @@ class HeadAnalysis:
     betas: dict = field(default_factory=dict)  # key -> effective betas of its reflections, in the toolkit's order
     spectrum_value: Any = field(default=None, compare=False, repr=False)  # the Spectrum, for the figure
 
+    @property
+    def dplr(self) -> bool:
+        """An RWKV-7 head: diagonal plus rank one, no reflections and no scalar gate to divide out."""
+        return self.identified.startswith("dplr")
+
     def to_json(self) -> dict:
         return {"layer": self.layer + 1, "head": self.head, "keys": list(self.keys), "exact": self.exact,
                 "variant": self.identified, "beta": list(self.beta), "gate": list(self.gate),
@@ -60,8 +65,9 @@ class HeadAnalysis:
         how = "exact per symbol" if self.exact and not any(len(str(k)) > 1 for k in self.keys) else (
             "exact per window" if self.exact else f"sampled on visited positions (spread {self.spread:.2g})")
         out = [f"### Layer {self.layer + 1}, head {self.head} ({how})", "", f"- variant: {self.identified}"]
+        what = "the transition (decay included)" if self.dplr else "the reflections"
         for k, ev in list(self.eigenvalues.items())[:12]:
-            out.append(f"- `{k}`: eigenvalues of the reflections " + ", ".join(_z(z) for z in ev))
+            out.append(f"- `{k}`: eigenvalues of {what} " + ", ".join(_z(z) for z in ev))
         if len(self.eigenvalues) > 12:
             out.append(f"- ... {len(self.eigenvalues) - 12} more keys in report.json")
         out += [f"- spectra: {self.spectrum}", f"- commutators: {self.commutators}", f"- relations: {self.relations}"]
@@ -126,7 +132,8 @@ class ExternalReport:
             for h in self.heads:
                 if h.spectrum_value is not None:
                     paths.append(eigenvalue_figure(h.spectrum_value, out / f"layer{h.layer + 1}_head{h.head}_eigenvalues.{fmt}",
-                                                   f"layer {h.layer + 1}, head {h.head} (gate divided out)"))
+                                                   f"layer {h.layer + 1}, head {h.head}" +
+                                                   ("" if h.dplr else " (gate divided out)")))
             paths += write_figures(self.tracker, out, fmt)
         paths[0].write_text(self.to_markdown(), encoding="utf-8")
         paths[1].write_text(json.dumps(self.to_json(), indent=2, allow_nan=False, default=str), encoding="utf-8")
@@ -247,18 +254,23 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
         p = _symbol_period(automaton, g)
         name = sym_names[g]
         for h in heads:
-            if h.layer != 0 or name not in h.eigenvalues:
+            key = name * 2 if h.dplr or name not in h.eigenvalues else name  # token shift: g^n sees the window g g
+            if h.layer != 0 or key not in h.eigenvalues:
                 continue
-            ev = np.array(h.eigenvalues[name])
+            ev = np.array(h.eigenvalues[key])
             far = [z for z in ev if abs(abs(z) - 1) > 1e-3 or abs(z - 1) > 1e-3]
             if p == 2 and all(abs(z.imag) < 1e-9 for z in ev):
                 neg = min(ev, key=lambda z: z.real).real
                 if abs(neg + 1) > 1e-3:
-                    lines.append(_period_two(name, h, ev, neg))
+                    lines.append(_period_two(name, h, ev, neg) if not h.dplr else _period_two_dplr(name, key, h, ev, neg))
             elif p > 2 and all(abs(z.imag) < 1e-9 for z in ev):
                 lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s reflections for it "
                              f"have only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
                              "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7).")
+            elif far and h.dplr:
+                lines.append(f"layer 1 head {h.head}'s decays w in [{h.gate[0]:.3g}, {h.gate[1]:.3g}] shrink the state "
+                             f"at every step (its eigenvalues for `{key}`: {', '.join(_z(z) for z in ev)}), so the "
+                             "additive term dominates after a few steps.")
             elif far and h.gate[0] < 1 - 1e-6:
                 lines.append(f"layer 1 head {h.head}'s gate exp(g) in [{h.gate[0]:.3g}, {h.gate[1]:.3g}] shrinks "
                              f"the state at every step, so the additive term dominates after a few steps.")
@@ -280,6 +292,16 @@ def _period_two(name: str, h: HeadAnalysis, ev, neg: float) -> str:
                 f"not -1, so that component {fate}.")
     return (f"{head}: the product of its {len(betas)} reflections (beta = {', '.join(f'{b:.4g}' for b in betas)}) "
             f"has {neg:.4g} as its eigenvalue nearest -1, not -1, so that component {fate}.")
+
+
+def _period_two_dplr(name: str, key: str, h: HeadAnalysis, ev, neg: float) -> str:
+    """The period-2 symbol's line for a diagonal-plus-rank-one (RWKV-7) head: its window's eigenvalue
+    nearest -1, measured (no reflection to name)."""
+    fate = (f"decays as {abs(neg):.3g}^n" if abs(neg) < 1 else f"grows as {abs(neg):.3g}^n") + " instead of alternating"
+    where = f"the window `{key}`" if key != name else f"`{name}`"
+    return (f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s transition for {where} "
+            f"(diag(w) - (a * kappa) kappa^T) has eigenvalues {', '.join(_z(z) for z in ev)}: the one nearest -1 is "
+            f"{neg:.4g}, not -1, so that component {fate}.")
 
 
 def _verdict(automaton, curve, failing, ex, sym_names) -> str:

@@ -304,8 +304,8 @@ def rwkv7_dims(d: dict, hidden: int, layers: int) -> dict:
     null) and the channel mix's ``intermediate`` (``hidden * hidden_ratio`` rounded up to 32 when
     null).  ConfigError naming the field otherwise; ``value_dim`` other than ``hidden_size`` is refused."""
     kind = "rwkv7"
-    if d.get("head_dim") is not None:
-        hd = _int(d, "head_dim", kind, top=MAX_HEAD_DIM)
+    if d.get("head_dim", 64) is not None:  # RWKV7Config's default 64 wins over num_heads, as in RWKV7Attention
+        hd = _int(d, "head_dim", kind, 64, top=MAX_HEAD_DIM)
         if hidden % hd:
             raise ConfigError(f"config field head_dim = {hd} does not divide hidden_size = {hidden} for rwkv7")
         heads = hidden // hd

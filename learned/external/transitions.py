@@ -36,7 +36,8 @@ from bilinear.errors import AnalysisError
 
 from .delta import layer_inputs, rms_norm
 
-__all__ = ["HeadTransitions", "head_transitions", "identify", "MAX_WINDOWS", "SAMPLE_WORDS", "Identified"]
+__all__ = ["HeadTransitions", "head_transitions", "identify", "lift_affine", "MAX_WINDOWS", "SAMPLE_WORDS",
+           "Identified"]
 
 #: Most windows enumerated for a layer fed by a short convolution (symbols^w and the start windows).
 MAX_WINDOWS = 4096
@@ -104,21 +105,27 @@ class HeadTransitions:
         """The affine recurrence on ``[vec(S); 1]`` (columns of S stacked) as ``full`` Weights: per key
         ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]``; ``readout`` (classes, dk*dv + 1),
         zero (one class) when None."""
-        from bilinear.constructions.values.weights import Weights
+        return lift_affine(self.A, self.b, self.S0, readout)
 
-        n, dk, dv = self.b.shape
-        d = dk * dv + 1
-        L = np.zeros((n, d, d))
-        for i in range(n):
-            L[i, :-1, :-1] = np.kron(np.eye(dv), self.A[i])
-            L[i, :-1, -1] = self.b[i].reshape(-1, order="F")
-            L[i, -1, -1] = 1.0
-        h0 = np.zeros(d)
-        h0[-1] = 1.0
-        if self.S0 is not None:
-            h0[:-1] = self.S0.reshape(-1, order="F")
-        R = np.zeros((1, d)) if readout is None else readout
-        return Weights("full", L, h0, R)
+
+def lift_affine(A: np.ndarray, b: np.ndarray, S0, readout=None):
+    """``S -> A S + b`` (keys x values, per key) on ``[vec(S); 1]`` (columns stacked) as ``full``
+    Weights: ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]`` (S0 None: zero)."""
+    from bilinear.constructions.values.weights import Weights
+
+    n, dk, dv = b.shape
+    d = dk * dv + 1
+    L = np.zeros((n, d, d))
+    for i in range(n):
+        L[i, :-1, :-1] = np.kron(np.eye(dv), A[i])
+        L[i, :-1, -1] = b[i].reshape(-1, order="F")
+        L[i, -1, -1] = 1.0
+    h0 = np.zeros(d)
+    h0[-1] = 1.0
+    if S0 is not None:
+        h0[:-1] = S0.reshape(-1, order="F")
+    R = np.zeros((1, d)) if readout is None else readout
+    return Weights("full", L, h0, R)
 
 
 def identify(A: np.ndarray, gate: np.ndarray, V: np.ndarray, beta: np.ndarray, rtol: float = 1e-9) -> Identified:
@@ -186,10 +193,15 @@ def _windows(n: int, w: int, bos: bool) -> list[tuple[int, ...]]:
     return [tuple(t) for j in range(1, w + 1) for t in itertools.product(range(n), repeat=j)]
 
 
-def head_transitions(model, tracker, layer: int = 0, seed: int = 0) -> list[HeadTransitions]:
+def head_transitions(model, tracker, layer: int = 0, seed: int = 0) -> list:
     """Every head's transitions of ``layer`` (0-based) for the task of ``tracker`` (an
     :class:`~bilinear.learned.external.tracker.ExternalTracker`: its token map and BOS).  See the
-    module docstring for what is exact and what is sampled."""
+    module docstring for what is exact and what is sampled; RWKV-7 heads are
+    :class:`~bilinear.learned.external.rwkv7_transitions.DplrHeadTransitions` (``dplr:1``)."""
+    if model.config.kind == "rwkv7" and 0 <= layer < len(model.blocks):
+        from .rwkv7_transitions import rwkv7_head_transitions
+
+        return rwkv7_head_transitions(model, tracker, layer, seed, _bos_states(model, tracker, layer))
     if model.config.kind == "mamba":
         raise AnalysisError("per-channel transitions of mamba layers are not extracted yet (each channel is a positive "
                             "diagonal N x N matrix, variant positive)")
