@@ -134,3 +134,21 @@ def test_bad_folders_are_refused_naming_the_item(saved, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "tensor 'model.layers.0.attn.r_k' has shape (4, 3), expected (4, 4)" in err and err.count("\n") == 1, err
     assert not out.exists()
+
+
+def test_theorem_f15_on_random_matrices():
+    """Theorem F15 checked on random parameters, extreme ones included (a near 0 and 1, w near fla's
+    bounds): real eigenvalues in (min w - 1, max w]."""
+    rng = np.random.default_rng(5)
+    worst_imag, lowest = 0.0, 1.0
+    for d in (2, 3, 8):
+        for _ in range(200):
+            w = np.exp(-W_SCALE * rng.uniform(0, 1, size=d))
+            a = rng.choice([1e-9, 1 - 1e-9, 0.5], size=d) if rng.random() < 0.3 else rng.uniform(0, 1, size=d)
+            kappa = rng.normal(size=d)
+            kappa /= np.linalg.norm(kappa)
+            ev = np.linalg.eigvals(np.diag(w) - np.outer(a * kappa, kappa))
+            worst_imag = max(worst_imag, float(np.abs(ev.imag).max()))
+            assert w.min() - 1 < ev.real.min() and ev.real.max() <= w.max() + 1e-12
+            lowest = min(lowest, float(ev.real.min()))
+    assert worst_imag < 1e-9 and lowest > np.exp(-W_SCALE) - 1
