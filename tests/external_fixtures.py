@@ -309,8 +309,12 @@ def rwkv7_attn_oracle(attn, x, v_first):
 
 def rwkv7_oracle(model, ids):
     """fla's RWKV7Model.forward with its blocks run piecewise (rwkv7_attn_oracle; the channel mix
-    from its own modules and token_shift_ref)."""
+    from its own modules and token_shift_ref; its sqrelu is fla's ``sqrelu_fwd`` run without the
+    ``torch.compile`` wrapper, whose first call compiles for seconds)."""
+    from fla.modules.activations.ops import sqrelu_fwd
     from fla.modules.token_shift import token_shift_ref
+
+    act = getattr(sqrelu_fwd, "_torchdynamo_orig_callable", None) or sqrelu_fwd.__wrapped__
 
     m = copy.deepcopy(model).double()
     with torch.no_grad():
@@ -321,5 +325,5 @@ def rwkv7_oracle(model, ids):
             y, v_first = rwkv7_attn_oracle(blk.attn, blk.attn_norm(res), v_first)
             x = res + y
             h = blk.ffn_norm(x)
-            x = x + blk.ffn.value(blk.ffn.act_fn(blk.ffn.key(h.addcmul(token_shift_ref(h), blk.ffn.x_k))))
+            x = x + blk.ffn.value(act(blk.ffn.key(h.addcmul(token_shift_ref(h), blk.ffn.x_k))))
         return m.lm_head(m.model.norm(x)).numpy()

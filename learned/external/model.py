@@ -67,7 +67,7 @@ class ExternalModel:
 
     config: ExternalConfig
     embeddings: torch.Tensor
-    blocks: tuple[Block, ...]
+    blocks: tuple[Any, ...]             # Block, or Rwkv7Block for RWKV-7
     norm: torch.Tensor
     head: torch.Tensor
     source: str = "model"
@@ -151,7 +151,7 @@ def _t(x) -> torch.Tensor:
     return x if isinstance(x, torch.Tensor) else torch.from_numpy(np.array(x, dtype=np.float64))
 
 
-def _block(t: dict, i: int, c: ExternalConfig) -> Block:
+def _block(t: dict, i: int, c: ExternalConfig) -> Any:
     if c.kind == "qwen3_next":
         return _qwen_block(t, i, c)
     if c.kind == "rwkv7":

@@ -17,9 +17,10 @@
   ``(sum(r * k * r_k)) v`` per head, times ``g``, then ``o_proj``;
 * channel mix: ``value(relu(key(h + delta(h) * x_k))^2)`` (``sqrelu``) with its own token shift.
 
->>> m = _tiny_for_doctest()
->>> m.logits(np.array([[0, 1, 1]])).shape, m.config.variant, m.config.window
-((1, 3, 3), 'dplr:1', 2)
+>>> c, blocks = _tiny_for_doctest()
+>>> x, v_first, states = run_blocks(blocks, torch.ones(1, 3, 4, dtype=torch.float64), c.norm_eps, states=True)
+>>> x.shape, v_first.shape, states[1].shape, c.variant, c.window
+(torch.Size([1, 3, 4]), torch.Size([1, 3, 4]), torch.Size([1, 3, 2, 2, 2]), 'dplr:1', 2)
 """
 
 from __future__ import annotations
@@ -218,10 +219,9 @@ def read_rwkv7_block(t: dict, i: int, c: ExternalConfig) -> Rwkv7Block:
 
 
 def _tiny_for_doctest():
-    """A 2-layer RWKV7 of hidden size 4 (two heads) with fixed random parameters (the doctest above)."""
+    """The config and blocks of a 2-layer RWKV7 of hidden size 4 (two heads) with fixed random
+    parameters (the doctest above; a whole model: ``load_external`` of an fla folder)."""
     from bilinear.constructions.values.external import external_config
-
-    from .model import _from_tensors
 
     c = external_config({"model_type": "rwkv7", "hidden_size": 4, "head_dim": 2, "vocab_size": 3, "num_hidden_layers": 2,
                          "decay_low_rank_dim": 2, "gate_low_rank_dim": 2, "a_low_rank_dim": 2, "v_low_rank_dim": 2,
@@ -240,4 +240,5 @@ def _tiny_for_doctest():
             if n != "g":
                 shapes[f"{p}.attn.{n}_lora.lora.2.bias"] = (4,)
     g = np.random.default_rng(0)
-    return _from_tensors(c, {k: g.normal(size=s) / math.sqrt(s[-1]) for k, s in shapes.items()}, "doctest")
+    t = {k: g.normal(size=s) / math.sqrt(s[-1]) for k, s in shapes.items()}
+    return c, [read_rwkv7_block(t, i, c) for i in range(2)]

@@ -30,8 +30,8 @@ import torch
 
 from bilinear.errors import AnalysisError
 
+from .lift import lift_affine
 from .rwkv7 import run_blocks
-from .transitions import SAMPLE_LENGTH, SAMPLE_WORDS, _windows, lift_affine
 
 __all__ = ["DplrHeadTransitions", "DplrIdentified", "identify_dplr", "rwkv7_head_transitions"]
 
@@ -134,8 +134,8 @@ def _heads(inp: dict, layer: int, keys, exact: bool) -> list[DplrHeadTransitions
 
 
 def _concat(x: DplrHeadTransitions, y: DplrHeadTransitions) -> DplrHeadTransitions:
-    return replace(x, keys=x.keys + y.keys, **{n: np.concatenate([getattr(x, n), getattr(y, n)])
-                                              for n in ("A", "D", "U", "W", "b")})
+    return replace(x, keys=x.keys + y.keys, A=np.concatenate([x.A, y.A]), D=np.concatenate([x.D, y.D]),
+                   U=np.concatenate([x.U, y.U]), W=np.concatenate([x.W, y.W]), b=np.concatenate([x.b, y.b]))
 
 
 def _inputs(model, ids, layer: int) -> dict:
@@ -148,13 +148,15 @@ def _inputs(model, ids, layer: int) -> dict:
         return model.blocks[layer].mixer.inputs(h, v_first)
 
 
-def rwkv7_head_transitions(model, tracker, layer: int = 0, seed: int = 0, S0=None) -> list[DplrHeadTransitions]:
+def rwkv7_head_transitions(model, tracker, layer: int, seed: int, S0, windows, sample: tuple[int, int]
+                           ) -> list[DplrHeadTransitions]:
     """Every head's transitions of ``layer`` (0-based) for the task of ``tracker`` (module docstring);
-    ``S0`` (heads, dk, dv): the states after the BOS token, or None."""
-    n, w = tracker.n_symbols, 2
+    ``S0`` (heads, dk, dv): the states after the BOS token, or None; ``windows``: layer 1's windows of
+    symbol indices (lengths 1 and 2; :func:`~bilinear.learned.external.head_transitions` enumerates
+    them under its limit); ``sample``: words and length sampled for a deeper layer."""
     if layer > 0:
-        return _sampled(model, tracker, layer, seed, S0)
-    wins = _windows(n, w, tracker.bos is not None)
+        return _sampled(model, tracker, layer, seed, S0, sample)
+    wins = windows
     heads: list[DplrHeadTransitions] = []
     for j in (1, 2):
         group = [t for t in wins if len(t) == j]
@@ -166,11 +168,11 @@ def rwkv7_head_transitions(model, tracker, layer: int = 0, seed: int = 0, S0=Non
     return [replace(h, keys=labels, S0=None if S0 is None else S0[h.head]) for h in heads]
 
 
-def _sampled(model, tracker, layer: int, seed: int, S0) -> list[DplrHeadTransitions]:
+def _sampled(model, tracker, layer: int, seed: int, S0, sample: tuple[int, int]) -> list[DplrHeadTransitions]:
     """Deeper layers: per current symbol, the visited transition nearest the mean over the positions
     of random words, with the spread (largest distance of a visited matrix from the mean, relative)."""
     n = tracker.n_symbols
-    words = np.random.default_rng(seed).integers(0, n, size=(SAMPLE_WORDS, SAMPLE_LENGTH))
+    words = np.random.default_rng(seed).integers(0, n, size=sample)
     skip = 0 if tracker.bos is None else 1
     inp = _inputs(model, tracker.token_ids(words), layer)
     flat = {k: v[:, skip:].reshape(-1, 1, *v.shape[2:]) for k, v in inp.items() if k in ("decay", "kappa", "a", "k", "v")}
@@ -181,7 +183,7 @@ def _sampled(model, tracker, layer: int, seed: int, S0) -> list[DplrHeadTransiti
         for s in range(n):
             m = np.flatnonzero(sym == s)
             if not len(m):
-                raise AnalysisError(f"symbol {s} was not visited in the {SAMPLE_WORDS} sampled words")
+                raise AnalysisError(f"symbol {s} was not visited in the {sample[0]} sampled words")
             mean = h.A[m].mean(0)
             dist = np.abs(h.A[m] - mean).reshape(len(m), -1).max(1)
             pick.append(m[int(np.argmin(dist))])

@@ -35,6 +35,7 @@ import torch
 from bilinear.errors import AnalysisError
 
 from .delta import layer_inputs, rms_norm
+from .lift import lift_affine
 
 __all__ = ["HeadTransitions", "head_transitions", "identify", "lift_affine", "MAX_WINDOWS", "SAMPLE_WORDS",
            "Identified"]
@@ -106,26 +107,6 @@ class HeadTransitions:
         ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]``; ``readout`` (classes, dk*dv + 1),
         zero (one class) when None."""
         return lift_affine(self.A, self.b, self.S0, readout)
-
-
-def lift_affine(A: np.ndarray, b: np.ndarray, S0, readout=None):
-    """``S -> A S + b`` (keys x values, per key) on ``[vec(S); 1]`` (columns stacked) as ``full``
-    Weights: ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]`` (S0 None: zero)."""
-    from bilinear.constructions.values.weights import Weights
-
-    n, dk, dv = b.shape
-    d = dk * dv + 1
-    L = np.zeros((n, d, d))
-    for i in range(n):
-        L[i, :-1, :-1] = np.kron(np.eye(dv), A[i])
-        L[i, :-1, -1] = b[i].reshape(-1, order="F")
-        L[i, -1, -1] = 1.0
-    h0 = np.zeros(d)
-    h0[-1] = 1.0
-    if S0 is not None:
-        h0[:-1] = S0.reshape(-1, order="F")
-    R = np.zeros((1, d)) if readout is None else readout
-    return Weights("full", L, h0, R)
 
 
 def identify(A: np.ndarray, gate: np.ndarray, V: np.ndarray, beta: np.ndarray, rtol: float = 1e-9) -> Identified:
@@ -201,7 +182,9 @@ def head_transitions(model, tracker, layer: int = 0, seed: int = 0) -> list:
     if model.config.kind == "rwkv7" and 0 <= layer < len(model.blocks):
         from .rwkv7_transitions import rwkv7_head_transitions
 
-        return rwkv7_head_transitions(model, tracker, layer, seed, _bos_states(model, tracker, layer))
+        wins = _windows(tracker.n_symbols, 2, tracker.bos is not None) if layer == 0 else None
+        return rwkv7_head_transitions(model, tracker, layer, seed, _bos_states(model, tracker, layer), wins,
+                                      (SAMPLE_WORDS, SAMPLE_LENGTH))
     if model.config.kind == "mamba":
         raise AnalysisError("per-channel transitions of mamba layers are not extracted yet (each channel is a positive "
                             "diagonal N x N matrix, variant positive)")
