@@ -30,7 +30,7 @@ def test_analyze_from_fla_on_an_rwkv7_checkpoint(saved, capsys, tmp_path):
     out = tmp_path / "report"
     started = time.perf_counter()
     rc = main(["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", TOKENS, "--labels", LABELS,
-               "--json", "--out", str(out), "--words", "12", "--length", "8", "--curve-length", "40"])
+               "--json", "--out", str(out), "--no-figures", "--words", "12", "--length", "8", "--curve-length", "40"])
     seconds = time.perf_counter() - started
     assert rc == 0
     rep = json.loads(capsys.readouterr().out)
@@ -38,7 +38,7 @@ def test_analyze_from_fla_on_an_rwkv7_checkpoint(saved, capsys, tmp_path):
     heads = rep["heads"]
     assert len(heads) == 4 and all(h["exact"] and h["variant"].startswith("dplr:1 (rank(A - diag(w)) <= 1") for h in heads)
     assert heads[0]["keys"] == ["0", "1", "00", "01", "10", "11"] and heads[0]["betas"]["11"] == []
-    assert (out / "layer1_head3_eigenvalues.png").is_file() and (out / "report.md").is_file()
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.md"]  # figures: the trained fixture's test
     ev = [z for h in heads for k in h["eigenvalues"] for z in h["eigenvalues"][k]]
     assert max(abs(z[1]) for z in ev) < 1e-9 and min(z[0] for z in ev) > np.exp(-np.exp(-0.5)) - 1  # Theorem F15
     failing = rep["failing_word"]
