@@ -4,7 +4,8 @@ Per layer and head: the variant identified on the extracted matrices (:mod:`bili
 external.transitions`), the spectra of the reflections against roots of unity, the commutators and
 the relation residuals (the toolkit's own :func:`~bilinear.analysis.spectrum.spectrum`,
 :func:`~bilinear.analysis.commutators.commutators`, :func:`~bilinear.analysis.relations.relation_residuals`
-on the head's ``householder:K`` Weights, the positive gate divided out).  Then, run by the model's
+on the head's ``householder:K`` Weights, the positive gate divided out; an RWKV-7 head's ``dplr:1``
+Weights, nothing divided out, its keys the windows of its token shift).  Then, run by the model's
 own float64 forward: accuracy by length, the directed failing-word search (:func:`failing_word`),
 and the extraction.  The verdict comes from the measured behaviour only; when the model fails, the
 mechanism line names what the spectra say about the failing symbol (a reflection with beta != 2 has
