@@ -265,9 +265,12 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
                 if abs(neg + 1) > 1e-3:
                     lines.append(_period_two(name, h, ev, neg) if not h.dplr else _period_two_dplr(name, key, h, ev, neg))
             elif p > 2 and all(abs(z.imag) < 1e-9 for z in ev):
-                lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s reflections for it "
-                             f"have only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
-                             "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7).")
+                what = (f"transition for the window `{key}` (diag(w) - (a * kappa) kappa^T) has" if h.dplr
+                        else "reflections for it have")
+                lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s {what} "
+                             f"only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
+                             "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7"
+                             + (", real by Theorem F15)." if h.dplr else ")."))
             elif far and h.dplr:
                 lines.append(f"layer 1 head {h.head}'s decays w in [{h.gate[0]:.3g}, {h.gate[1]:.3g}] shrink the state "
                              f"at every step (its eigenvalues for `{key}`: {', '.join(_z(z) for z in ev)}), so the "

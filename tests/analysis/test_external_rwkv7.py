@@ -87,3 +87,10 @@ def test_the_dplr_mechanism_line_only_where_it_holds():
     assert "transition for the window `11`" in said and "the one nearest -1 is -0.4, not -1" in said
     assert "decays as 0.4^n" in said
     assert _mechanism([_head([-1.0, 0.9])], PARITY, failing, ["0", "1"]).startswith("mechanism: not identified")
+    z3 = from_spec("cyclic:3")
+    three = _mechanism([_head([-0.4, 0.9])], z3, ((1, 1, 1), 0, 2), list(z3.symbols))
+    assert "transition for the window `11` (diag(w) - (a * kappa) kappa^T) has only real eigenvalues" in three
+    assert "Theorem F15" in three and "reflection" not in three
+    rotation = _mechanism([_head([complex(-0.5, 0.866), complex(-0.5, -0.866)])], z3, ((1, 1, 1), 0, 2),
+                          list(z3.symbols))
+    assert "only real eigenvalues" not in rotation  # a head with complex eigenvalues: not said

@@ -110,30 +110,43 @@ def _copy(folder, dst, config=None, edit=None):
 
 
 def test_bad_folders_are_refused_naming_the_item(saved, tmp_path, capsys):
+    """An unsupported flag, a missing tensor, a tensor of the wrong shape, a window alphabet over its
+    limit: ``analyze --from`` says so in one line, exits 2 and writes nothing."""
     from bilinear.cli import main
 
     folder, _ = saved("rwkv7")
+    out = tmp_path / "out"
+    base = ["analyze", "--task", "parity", "--tokens", "0=1,1=2", "--out", str(out), "--from", "fla"]
+
+    def one_line(folder_, message, argv=base):
+        assert main(argv + [folder_]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+        assert not out.exists()
+
+    capsys.readouterr()
     for name, cfg, message in (
             ("vd", {"value_dim": [32, 32]}, "config flag value_dim = [32, 32] is not supported for rwkv7"),
             ("act", {"hidden_act": "relu"}, "config flag hidden_act = 'relu' is not supported for rwkv7"),
             ("attn", {"attn": {"layers": [1], "num_heads": 2}}, "config flag attn = "),
             ("hd", {"head_dim": 5}, "config field head_dim = 5 does not divide hidden_size = 16 for rwkv7")):
-        with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
-            load_external(_copy(folder, tmp_path / name, config=cfg))
-    missing = _copy(folder, tmp_path / "missing", edit=lambda t: t.pop("model.layers.1.attn.v_lora.lora.2.bias"))
-    with pytest.raises(CheckpointError, match="missing tensor 'model.layers.1.attn.v_lora.lora.2.bias'"):
-        load_external(missing)
+        one_line(_copy(folder, tmp_path / name, config=cfg), message)
+    with pytest.raises(ConfigError, match=r"value_dim = \[32, 32\]"):  # the library raises the same, typed
+        load_external(str(tmp_path / "vd"))
+    one_line(_copy(folder, tmp_path / "missing", edit=lambda t: t.pop("model.layers.1.attn.v_lora.lora.2.bias")),
+             "missing tensor 'model.layers.1.attn.v_lora.lora.2.bias'")
 
     def reshape(t):
         t["model.layers.0.attn.r_k"] = t["model.layers.0.attn.r_k"][:, :3].contiguous()
 
     wrong = _copy(folder, tmp_path / "wrong", edit=reshape)
-    out = tmp_path / "out"
-    capsys.readouterr()
-    assert main(["analyze", "--from", "fla", wrong, "--task", "parity", "--tokens", "0=1,1=2", "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "tensor 'model.layers.0.attn.r_k' has shape (4, 3), expected (4, 4)" in err and err.count("\n") == 1, err
-    assert not out.exists()
+    one_line(wrong, "tensor 'model.layers.0.attn.r_k' has shape (4, 3), expected (4, 4)")
+    with pytest.raises(CheckpointError, match="r_k"):
+        load_external(wrong)
+    tokens = ",".join(f"{i}={i % 6}" for i in range(64))  # 64 + 64^2 windows of the token shift
+    one_line(folder, "window alphabet: 64 symbols over a window of 2 tokens make 4,160 windows, over the limit 4,096",
+             ["analyze", "--task", "cyclic:64", "--tokens", tokens, "--labels", tokens, "--out", str(out), "--from", "fla"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["act", "attn", "hd", "missing", "vd", "wrong"]
 
 
 def test_theorem_f15_on_random_matrices():
