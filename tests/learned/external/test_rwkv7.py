@@ -165,3 +165,33 @@ def test_theorem_f15_on_random_matrices():
             assert w.min() - 1 < ev.real.min() and ev.real.max() <= w.max() + 1e-12
             lowest = min(lowest, float(ev.real.min()))
     assert worst_imag < 1e-9 and lowest > np.exp(-W_SCALE) - 1
+
+
+def test_sizes_fla_derives_are_read(tmp_path):
+    """Null low-rank sizes (fla's formula in RWKV7Attention), heads from num_heads, no pre-norm and no
+    norm bias: the reader derives the sizes fla's own classes built (every tensor's shape checks) and
+    runs the same function as fla's pieces."""
+    import warnings
+
+    need("fla")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import fla.models as fm
+
+        torch.manual_seed(3)
+        live = fm.RWKV7ForCausalLM(fm.RWKV7Config(
+            vocab_size=5, hidden_size=16, head_dim=None, num_heads=2, num_hidden_layers=2, decay_low_rank_dim=None,
+            gate_low_rank_dim=None, a_low_rank_dim=None, v_low_rank_dim=None, hidden_ratio=3, norm_first=False,
+            norm_bias=False, fuse_norm=False)).eval()
+        with torch.no_grad():  # fla initialises o_proj and the channel mix's value to zero: every term must count
+            for p in live.parameters():
+                if p.ndim >= 2:
+                    p.add_(torch.randn_like(p) * 0.3)
+        live.save_pretrained(tmp_path)
+    m = load_external(str(tmp_path))
+    b = m.blocks[1]
+    assert (m.config.heads, m.config.head_k_dim, b.mixer.w_lora[0].shape[0], b.mixer.g_lora[0].shape[0]) == (2, 8, 32, 32)
+    assert m.blocks[0].pre_norm is None and b.attn_norm[1] is None and b.key.shape == (64, 16)  # 48 rounded up to 32s
+    ids = torch.as_tensor(np.random.default_rng(4).integers(0, 5, size=(2, 7)))
+    expected = oracle(live, ids, "rwkv7")
+    assert np.abs(m.logits(ids.numpy()) - expected).max() / np.abs(expected).max() < 1e-5  # float32 oracle: test_forward
