@@ -69,9 +69,10 @@ def rwkv7_line(spec, cell) -> tuple[str, dict | None]:
 
 
 def _scope(c: ExternalConfig, cell, transfers: bool | None) -> list[str]:
+    mamba = c.kind in ("mamba", "mamba2")  # the decay is the transition itself; no MLP
     lines = [f"scope: the cell is about one layer's linear recurrence h_t = A_t h_(t-1) in {c.variant} with a linear "
              "readout" + (", times the positive gate exp(g), which does not change it (labels are read up to a "
-                          "positive scale)" if c.forget_gate else "") + "."]
+                          "positive scale)" if c.forget_gate and not mamba else "") + "."]
     if cell.status == "impossible":
         if transfers:
             lines.append("transfer: the certificate's theorem is about eigenvalues, so it holds for the affine layer "
@@ -88,14 +89,18 @@ def _scope(c: ExternalConfig, cell, transfers: bool | None) -> list[str]:
                      "model's transitions are functions of windows of 2 tokens; along a power g^n it is one matrix "
                      "from the second g on.")
     elif c.window > 1 and cell.status == "impossible":
-        lines.append(f"window: this config has a short convolution of width {c.window}: q, k, v at a step read the "
+        inputs = "B, C and x (and Mamba's Delta)" if mamba else "q, k, v"
+        lines.append(f"window: this config has a short convolution of width {c.window}: {inputs} at a step read the "
                      f"last {c.window} tokens, so the transition is a function of a window; along a power g^n it is "
                      f"one matrix from step {c.window} on, which is all the single-symbol certificates use.")
     elif c.window > 1:
         lines.append(f"window: this config has a short convolution of width {c.window}, so the model's transitions "
                      "are functions of the last tokens, not of one token as in the cell above.")
-    lines.append(f"outside the statement: the MLPs, the other {c.layers - 1} layer(s) and the model's nonlinear head."
-                 if c.layers > 1 else "outside the statement: the MLP and the model's nonlinear head.")
+    mlp = ("the gated norm", "the gated norms") if mamba else ("the MLP", "the MLPs")
+    if c.kind == "rwkv7":
+        mlp = ("the group norm, the bonus term, the gate and the channel mix",) * 2
+    lines.append(f"outside the statement: {mlp[1]}, the other {c.layers - 1} layer(s) and the model's nonlinear head."
+                 if c.layers > 1 else f"outside the statement: {mlp[0]} and the model's nonlinear head.")
     return lines
 
 

@@ -93,6 +93,10 @@ class DplrHeadTransitions:
     S0: np.ndarray | None = None
 
     @property
+    def name(self) -> str:
+        return f"head {self.head}"
+
+    @property
     def identified(self) -> DplrIdentified:
         return identify_dplr(self.A, self.D, self.U, self.W)
 
@@ -118,6 +122,10 @@ class DplrHeadTransitions:
 
     def lifted(self, readout=None):
         """The affine recurrence on ``[vec(S); 1]`` as ``full`` Weights (as the delta-rule heads')."""
+        from bilinear.constructions.values.weights import check_entries
+
+        n, dk, dv = self.b.shape
+        check_entries("lifted", f"layer {self.layer + 1} {self.name}", n, dk * dv + 1)  # before allocating
         return lift_affine(self.A, self.b, self.S0, readout)
 
 
