@@ -455,6 +455,10 @@ def write_figures(report, out_dir, fmt: str = "png") -> list[Path]:
             eigenvalue_figure(report.spectrum, out / f"eigenvalues.{fmt}", title, monoid_orders(report.automaton)),
             commutator_figure(report.commutators, out / f"commutators.{fmt}", title),
         ]
+    for layer in getattr(report, "layers", ()):  # a stack: each layer's eigenvalues
+        paths.append(eigenvalue_figure(layer.spectrum, out / f"layer{layer.index}_eigenvalues.{fmt}",
+                                       f"{title}, layer {layer.index} (hidden {layer.hidden})",
+                                       monoid_orders(report.automaton)))
     if report.curve is not None:
         paths.append(accuracy_figure(report.curve, out / f"accuracy.{fmt}", title))
     elif report.extraction is not None:
