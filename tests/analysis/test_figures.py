@@ -246,3 +246,13 @@ def test_no_start_is_ringed_when_the_tasks_start_is_transient(tmp_path):
     assert _ring(_automaton_canvas(ex.minimal, "", q, meaning)) == []
     dot, _ = write_automaton(ex.minimal, tmp_path, start=q)
     assert "__start" not in dot.read_text()
+
+
+def test_no_start_is_ringed_when_the_extraction_is_not_the_task():
+    from bilinear.analysis.figures import extracted_start
+
+    c5 = from_spec("cyclic:5")
+    ex = extract(cyclic_rotation2d(5, angle_error=0.2), c5, ExtractConfig(words=30, length=20, burn_in=4))
+    assert ex.isomorphic is False and ex.start_word
+    assert extracted_start(ex, c5) == (None, "no start ringed: extracted after a burn-in and not isomorphic to the "
+                                             "task, so no state stands for its start")
