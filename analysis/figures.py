@@ -202,9 +202,10 @@ def _commutator_canvas(commutators, title: str = ""):
     drawn = [(style, value, where) for style, value, where in marks if lo < value < hi]
     for style, value, _ in drawn:
         cb.ax.axhline(value, color="white", lw=1.4, ls=style)
-    tolerances = "; ".join(f"{style}: tolerance {value:g} ({where})" for style, value, where in drawn)
-    cb.set_label(f"||[A_a, A_b]|| / (||A_a|| ||A_b||), log scale, fixed {lo:g} (and 0) to {hi:.3g}"
-                 + (f"\n{tolerances}" if tolerances else ""), fontsize=7)
+    tolerances = "; ".join(f"{style} on the bar: tolerance {value:g} ({where})" for style, value, where in drawn)
+    cb.set_label("||[A_a, A_b]|| / (||A_a|| ||A_b||)", fontsize=8)
+    fig.supxlabel(f"colours on a fixed log scale: {lo:g} and below (0 too) to {hi:.3g}, the largest possible"
+                  + (f";\n{tolerances}" if tolerances else ""), fontsize=7)
     verdict = commutators.headline_verdict + (" on the visited span" if commutators.visited_verdict else "")
     fig.suptitle(f"Commutators: {title} ({verdict})" if title else f"Commutators ({verdict})", fontsize=10)
     return fig
