@@ -145,7 +145,8 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
 
 def unit_rows(H: np.ndarray) -> np.ndarray:
     """Divide every non-zero row of ``H`` (batch, hidden) by its norm, in place; returns ``H``."""
-    n = np.sqrt(np.einsum("ij,ij->i", H, H))[:, None]  # the row norms, without np.linalg.norm's checks
+    n = np.einsum("ij,ij->i", H, H)[:, None]
+    np.sqrt(n, out=n)  # the row norms, without np.linalg.norm's checks
     if n.shape[0] and n.min() < _SMALL_NORM:  # rare: zero rows, or norms whose squares underflow
         small = (n[:, 0] < _SMALL_NORM) & np.any(H != 0, axis=1)
         if small.any():  # rescale those rows by a power of two first
@@ -213,10 +214,12 @@ def _steps(A, h0, words: np.ndarray, method: str, out_for) -> Iterator[np.ndarra
     how = _method(k, batch, A.shape[1], method)
     if how == "stacked":  # every row times every symbol's matrix (one GEMM), then each row's own
         ATs = np.ascontiguousarray(np.transpose(AT, (1, 0, 2)).reshape(A.shape[1], -1))  # (hidden, k*hidden)
-        base = np.arange(batch, dtype=np.int64) * k
-        for t in range(length):  # row b*k + s: word b times symbol s
-            H = unit_rows(np.take((H @ ATs).reshape(batch * k, -1), words[:, t] + base, axis=0, out=out_for(t)))
-            yield H
+        base = np.arange(batch, dtype=np.int64)[None, :] * k
+        for lo in range(0, length, _SLOT_STEPS):
+            rows = words[:, lo : lo + _SLOT_STEPS].T + base  # row b*k + s: word b times symbol s
+            for t, row in enumerate(rows, lo):
+                H = unit_rows(np.take((H @ ATs).reshape(batch * k, -1), row, axis=0, out=out_for(t)))
+                yield H
         return
     if how == "grouped":
         for lo in range(0, length, _SLOT_STEPS):  # the rows of each symbol, a block of steps at a time
