@@ -18,7 +18,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba")
+KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2",
+         "rwkv7")
 
 
 def need(module: str):
@@ -53,10 +54,20 @@ def make_model(kind: str, seed: int = 0, layers: int = 2, vocab: int = 6):
 
             common = dict(vocab_size=vocab, hidden_size=16, num_hidden_layers=layers, hidden_ratio=2,
                           intermediate_size=24, fuse_norm=False, fuse_swiglu=False)
-            if kind == "mamba":
+            if kind == "rwkv7":
+                model = fm.RWKV7ForCausalLM(fm.RWKV7Config(**RWKV7_CONFIG, vocab_size=vocab, num_hidden_layers=layers))
+            elif kind == "mamba":
                 model = fm.MambaForCausalLM(fm.MambaConfig(
                     vocab_size=vocab, hidden_size=8, state_size=3, num_hidden_layers=layers, expand=2, conv_kernel=3,
                     dt_rank=2, fuse_norm=False))
+            elif kind.startswith("mamba2"):  # mamba2: one B/C group; mamba2_groups: two, the gate after the norm;
+                groups = kind.endswith("groups")  # mamba2_plain: no gated norm, D per channel, biases, dt clamped
+                plain = dict(rmsnorm=False, D_has_hdim=True, use_bias=True, dt_limit=(0.01, 0.5)) if kind.endswith(
+                    "plain") else {}
+                model = fm.Mamba2ForCausalLM(fm.Mamba2Config(
+                    vocab_size=vocab, hidden_size=8, state_size=3, head_dim=4, expand=2, n_groups=2 if groups else 1,
+                    num_hidden_layers=layers, conv_kernel=3, chunk_size=5, norm_before_gate=groups, fuse_norm=False,
+                    fuse_cross_entropy=False, **plain))
             elif kind.startswith("delta_net"):
                 model = fm.DeltaNetForCausalLM(fm.DeltaNetConfig(
                     **common, num_heads=2, use_short_conv=kind.endswith("conv"), conv_size=3,
@@ -209,9 +220,50 @@ def mamba_oracle(model, ids):
         return m.lm_head(x).numpy()
 
 
+def _gated_norm_oracle(norm):
+    """fla's gated RMSNorm through fla's own ``rms_norm_ref`` (its Triton forward does not run on CPU)."""
+    from fla.modules.norm.layernorm_gated import rms_norm_ref
+
+    norm.forward = lambda y, z=None: rms_norm_ref(y, norm.weight, None, z=z, eps=norm.eps, group_size=norm.group_size,
+                                                  norm_before_gate=norm.norm_before_gate, upcast=False)
+
+
+def mamba2_oracle(model, ids, decode: bool = False):
+    """fla's own ``Mamba2.torch_forward`` (its CPU path): the chunked SSD prefill, or with ``decode`` its
+    one-token-at-a-time path with a cache; fla's Triton SiLU and gated norm replaced by torch's and
+    fla's ``rms_norm_ref``; the blocks' norms by torch's ``rms_norm``."""
+    m = copy.deepcopy(model).double()
+    with torch.no_grad():
+        x = m.backbone.embeddings(ids)
+        B, T, _ = x.shape
+        for blk in m.backbone.layers:
+            mx = blk.mixer
+            mx.act = F.silu
+            if mx.norm is not None:
+                _gated_norm_oracle(mx.norm)
+            h = F.rms_norm(x, (x.shape[-1],), blk.norm.weight, blk.norm.eps)
+            if not decode:
+                x = x + mx.torch_forward(h)[0]
+                continue
+            state = {"conv_state": torch.zeros(B, mx.conv_dim, mx.conv_kernel_size, dtype=x.dtype),
+                     "recurrent_state": torch.zeros(B, mx.num_heads, mx.head_dim, mx.ssm_state_size, dtype=x.dtype)}
+            outs = []
+            for t in range(T):
+                o, conv, ssm = mx.torch_forward(h[:, t:t + 1], last_state=state)
+                state = {"conv_state": conv, "recurrent_state": ssm}
+                outs.append(o)
+            x = x + torch.cat(outs, 1)
+        x = F.rms_norm(x, (x.shape[-1],), m.backbone.norm_f.weight, m.backbone.norm_f.eps)
+        return m.lm_head(x).numpy()
+
+
 def oracle(model, ids, kind):
+    if kind == "rwkv7":
+        return rwkv7_oracle(model, ids)
     if kind == "mamba":
         return mamba_oracle(model, ids)
+    if kind.startswith("mamba2"):
+        return mamba2_oracle(model, ids)
     if kind == "qwen3_next":
         with torch.no_grad():
             return copy.deepcopy(model).double()(ids, use_cache=False).logits.numpy()
@@ -258,3 +310,68 @@ def handset_parity(folder, beta: float = 2.0, neg: bool = True):
         model.lm_head.weight[3, 2] = 1.0                    # odd: dimension 2
     model.save_pretrained(folder)
     return str(folder), model.eval()
+
+
+# --- RWKV-7 -----------------------------------------------------------------------------------------
+#: The RWKV7 fixture's config (2 layers of 4 heads of 4; every low-rank map of rank 4; no fused norms:
+#: fla's fused LayerNorm runs only on a GPU, and the formula is the same).
+RWKV7_CONFIG = dict(hidden_size=16, head_dim=4, decay_low_rank_dim=4, gate_low_rank_dim=4, a_low_rank_dim=4,
+                    v_low_rank_dim=4, hidden_ratio=2, fuse_norm=False)
+
+
+def rwkv7_attn_oracle(attn, x, v_first):
+    """fla's RWKV7Attention.forward piece by piece on CPU: its own modules (nn.Linear, the LoRA
+    nn.Sequential, nn.GroupNorm) and fla's torch references (token_shift_ref, torch_addcmul_rwkv7,
+    k_update_ref, the dplr recurrence's naive reference, gate_output_correction_ref)."""
+    from einops import rearrange
+    from fla.modules.token_shift import token_shift_ref
+    from fla.ops.generalized_delta_rule.dplr.naive import dplr_recurrence
+    from fla.ops.rwkv7.fused_addcmul import torch_addcmul_rwkv7
+    from fla.ops.rwkv7.fused_k_update import k_update_ref
+    from fla.ops.rwkv7.gate_output_correction import gate_output_correction_ref
+
+    B, T, _ = x.shape
+    delta = token_shift_ref(x)
+    xr, xw, xk, xv, xa, xg = torch_addcmul_rwkv7(x, delta, attn.x_r, attn.x_w, attn.x_k, attn.x_v, attn.x_a, attn.x_g)
+    r = attn.r_proj(xr)
+    w = -0.6065306597126334 * attn.w_lora(xw).sigmoid()
+    k, v = attn.k_proj(xk), attn.v_proj(xv)
+    if attn.layer_idx == 0:
+        v_first = v
+    else:
+        v = torch.lerp(v, v_first, attn.v_lora(xv).sigmoid())
+    a, g = attn.a_lora(xa).sigmoid(), attn.g_lora(xg)
+    kk = F.normalize(rearrange(k * attn.k_k, "b t (h d) -> b t h d", d=attn.head_dim), dim=-1, p=2.0)
+    k = k_update_ref(k, a, attn.k_a)
+    r, w, k, a = (rearrange(z, "b t (h d) -> b t h d", d=attn.head_dim) for z in (r, w, k, a))
+    v = rearrange(v, "b t (h d) -> b t h d", d=attn.head_v_dim)
+
+    def bh(z):  # the reference computes in float32 whatever it is given (and mixes dtypes otherwise)
+        return z.transpose(1, 2).float()
+
+    # the naive reference scales its queries by head_dim^-1/2; fla's layer calls the kernel with scale 1
+    o, _ = dplr_recurrence(bh(r) * attn.head_dim ** 0.5, bh(k), bh(v), bh(-kk), bh(kk * a), bh(w))
+    o = attn.g_norm(rearrange(o.transpose(1, 2).to(x.dtype), "b t h d -> (b t) (h d)")).view(B, T, -1)
+    return attn.o_proj(gate_output_correction_ref(o, r, k, attn.r_k, v, g)), v_first
+
+
+def rwkv7_oracle(model, ids):
+    """fla's RWKV7Model.forward with its blocks run piecewise (rwkv7_attn_oracle; the channel mix
+    from its own modules and token_shift_ref; its sqrelu is fla's ``sqrelu_fwd`` run without the
+    ``torch.compile`` wrapper, whose first call compiles for seconds)."""
+    from fla.modules.activations.ops import sqrelu_fwd
+    from fla.modules.token_shift import token_shift_ref
+
+    act = getattr(sqrelu_fwd, "_torchdynamo_orig_callable", None) or sqrelu_fwd.__wrapped__
+
+    m = copy.deepcopy(model).double()
+    with torch.no_grad():
+        x = m.model.embeddings(ids)
+        v_first = None
+        for blk in m.model.layers:
+            res = blk.pre_norm(x) if hasattr(blk, "pre_norm") else x
+            y, v_first = rwkv7_attn_oracle(blk.attn, blk.attn_norm(res), v_first)
+            x = res + y
+            h = blk.ffn_norm(x)
+            x = x + blk.ffn.value(act(blk.ffn.key(h.addcmul(token_shift_ref(h), blk.ffn.x_k))))
+        return m.lm_head(m.model.norm(x)).numpy()
