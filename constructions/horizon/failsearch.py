@@ -233,10 +233,14 @@ def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int =
         starts = list(range(0, len(word) - size + 1, max(1, size)))
         if len(starts) > batch:  # spread the tries over the word
             starts = [starts[int(i)] for i in np.linspace(0, len(starts) - 1, batch)]
-        cands = [word[:s] + word[s + size:] for s in starts]
+        # deleting word[s : s + size] leaves a prefix of the word (no failure before its end) exactly
+        # when the rest from s has period size: only starts up to the last break of that period
+        w = np.asarray(word)
+        breaks = np.nonzero(w[size:] != w[:-size])[0]
+        last = int(breaks[-1]) if breaks.size else -1
+        cands = [word[:s] + word[s + size:] for s in starts if s <= last]
         cands = [c for c in cands if len(c) > floor]  # (the empty word, and words certified right)
         cands = list(dict.fromkeys(cands))  # a periodic word's deletions repeat: one run each (first kept)
-        cands = [c for c in cands if c != word[:len(c)]]  # a prefix of the word: no failure before its end
         improved = False
         if cands:
             width = max(len(c) for c in cands)
