@@ -17,19 +17,20 @@ fresh weights and a fresh automaton each; the figure is the median CPU time of
 ``certify_network`` over the repeats.
 
 Measured 2026-12-06, ``--repeat 3`` with 25d7590 and 7867d7c (the main branch before this
-change) as baselines, in one run (shared 2-core machine, load average 7.3-8.3, one thread; CPU
+change) as baselines, in one run (shared 2-core machine, load average 3.9-4.4, one thread; CPU
 seconds; every tree certified L and found U as in the last column):
 
     network          this   25d7590  7867d7c  ratio to 25d7590   check s   L / U
-    rotation2d h16   0.58     0.45     1.11        1.31           0.10    726 / 1257
-    rotation2d h64   2.05     2.05     3.98        1.00           0.29    726 / 1257
-    full h16         0.42     0.32     0.86        1.31           0.09    725 / 1257
-    full h64         2.04     1.62     4.41        1.25           0.34    725 / 1257
+    rotation2d h16   0.67     0.43     0.95        1.54           0.09    726 / 1257
+    rotation2d h64   2.20     2.12     3.86        1.04           0.31    726 / 1257
+    full h16         0.42     0.30     0.84        1.36           0.09    725 / 1257
+    full h64         2.30     1.77     3.97        1.30           0.30    725 / 1257
 
-The target (within 1.3x of 25d7590, L and U at least as good) is met at hidden 64 and missed by
-0.01 at hidden 16, where the beam search (about 0.15 s: 256 words x 5 symbols stepped to length
-1256, which 25d7590 did not run) is most of the difference.  What changed and why:
-benchmarks/SPEED.md, "certify".
+Over four such runs the same hour the ratios were 1.31-1.54 (rotation2d h16), 0.98-1.08
+(rotation2d h64), 1.31-1.60 (full h16) and 1.19-1.30 (full h64): the target (within 1.3x of
+25d7590, L and U at least as good) is met at hidden 64 and not at hidden 16, where the beam
+search (about 0.15 s: 256 words x 5 symbols stepped to length 1256, which 25d7590 did not run)
+is most of the difference.  What changed and why: benchmarks/SPEED.md, "certify".
 
 L is the certified length (every word up to L is right), U the failing length found.
 """
