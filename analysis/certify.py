@@ -418,9 +418,11 @@ class StackCertificate:
                  f"  status: {self.status}: {self.reason}"]
         if self.snap is not None:
             lines.append("  snap: " + "; ".join(
-                f"layer {d['layer']}: entries cos(2 pi j / n), conductor {d['conductor']}"
-                + (" (each matrix divided by its spectral norm)" if d["normalised"] else "")
-                + f", largest move {d['max_distance']:.2g}" for d in self.snap.describe()))
+                (f"layer {d['layer']}: entries cos(2 pi j / n), conductor {d['conductor']}"
+                 + (" (each matrix divided by its spectral norm)" if d["normalised"] else "")
+                 + f", largest move {d['max_distance']:.2g}") if d["conductor"] is not None else
+                (f"layer {d['layer']}: snapped against its own automaton ({d['rule']}), "
+                 f"relative distance {d['max_distance']:.2g}") for d in self.snap.describe()))
         if self.proof is not None:
             lines.append(f"  proof of the snap: {self.proof.status}")
         if self.horizon is not None:
@@ -484,7 +486,7 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     >>> c = certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-6), a, test_length=50, words=16)
     >>> c.status, c.proof.status, c.horizon.text(), c.check.passed
     ('horizon', 'proved', 'every word up to length 920230', True)
-    >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-2), a, test_length=50, words=16).status
+    >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 0.1), a, test_length=50, words=16).status
     'failed'
     """
     from bilinear.constructions.horizon.floatcheck import check
