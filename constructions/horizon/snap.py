@@ -48,7 +48,7 @@ import numpy as np
 from bilinear.automata.minimize import access_words
 from bilinear.errors import ConformanceError, WeightsError
 
-from ..values.floatrun import float_steps
+from ..values.floatrun import float_steps, rescaled
 from ..exact.field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from ..values.weights import Weights
 from .stacksnap import (DYADIC_BITS, STACK_SNAP_CONDUCTORS, STACK_SNAP_TOL, StackSnap, _dyadic, drift_layers,
@@ -454,8 +454,10 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     access = access_words(automaton)
     states = sorted(access.states.tolist())
     reps = []
+    start = rescaled(h0)  # exact (a power of two) before the norm, whose squares under- or overflow
+    start = start / (np.linalg.norm(start) or 1.0)
     for q in states:  # the network's one float run (renormalised), on a shortest word to q
-        h = h0 / (np.linalg.norm(h0) or 1.0)
+        h = start
         word = access.word(q)
         for H in float_steps(A, h0, np.array([word], dtype=np.int64)) if word else ():
             h = H[0]
