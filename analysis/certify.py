@@ -356,7 +356,7 @@ class StackCertificate:
     """What ``bilinear certify`` says about a float stack of layers (docs/theory.md section 8).
 
     1. **snap** -- every layer snapped to exact weights of its variant
-       (:func:`~bilinear.constructions.horizon.snap.snap_stack`: transition entries to cos(2 pi j / n) within
+       (:func:`~bilinear.constructions.horizon.stacksnap.snap_stack`: transition entries to cos(2 pi j / n) within
        a tolerance, start state and readout to dyadic rationals), and the snapped stack proved for
        every word of every length by :func:`~bilinear.constructions.proof.stackprover.prove_stack`
        (Theorem S1);
@@ -476,7 +476,7 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
                   tol: float | None = None) -> StackCertificate:
     """The certificate of a float :class:`~bilinear.constructions.values.stack.Stack` (see
     :class:`StackCertificate`); ``tol`` the snapping tolerance (default
-    :data:`~bilinear.constructions.horizon.snap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
+    :data:`~bilinear.constructions.horizon.stacksnap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
     with ``bilinear verify --weights``) or a stack that does not fit the automaton.
 
     >>> from bilinear.automata.families import from_spec
@@ -490,7 +490,7 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     'failed'
     """
     from bilinear.constructions.horizon.floatcheck import check
-    from bilinear.constructions.horizon.snap import STACK_SNAP_TOL, snap_stack
+    from bilinear.constructions.horizon.stacksnap import STACK_SNAP_TOL, snap_stack
     from bilinear.constructions.values.stack import Stack
     from bilinear.constructions.proof.stackprover import prove_stack
 

@@ -1,13 +1,13 @@
-"""Snap a float stack of layers to an exact stack of the same variant (:func:`snap_stack`), and the
-dyadic rounding every snap writes its start state, readout and bases in (:func:`_dyadic`).  The
-snaps of one network are in constructions/horizon/snap.py, which re-exports every public name here.
+"""Snap a float stack of layers to an exact stack of the same variant (:func:`snap_stack`): each
+layer's entries to exact cosines, or, where they are not within the tolerance, the layer snapped as
+one network (constructions/horizon/snap.py, which also holds ``drift_layers`` and the dyadic
+rounding every snap writes its start state, readout and bases in) against its own automaton.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -16,16 +16,9 @@ from bilinear.errors import ConformanceError, WeightsError
 
 from ..exact.field import cos2pi
 from ..values.weights import Weights
+from .snap import _dyadic, snap_candidates
 
-__all__ = ["StackSnap", "snap_stack", "drift_layers", "STACK_SNAP_TOL", "STACK_SNAP_CONDUCTORS", "DYADIC_BITS"]
-
-
-#: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
-DYADIC_BITS = 24
-
-
-def _dyadic(x: float, bits: int = DYADIC_BITS) -> Fraction:
-    return Fraction(round(float(x) * (1 << bits)), 1 << bits)
+__all__ = ["StackSnap", "snap_stack", "STACK_SNAP_TOL", "STACK_SNAP_CONDUCTORS", "LAYER_SNAP_BOUND"]
 
 
 #: Largest distance of a transition entry from its snapped value in :func:`snap_stack`.
@@ -80,7 +73,7 @@ def snap_stack(stack, tol: float = STACK_SNAP_TOL, failures: list | None = None)
     Per layer: every transition entry goes to the nearest value cos(2 pi j / n), n = lcm(m, 4), for
     the first conductor ``m`` of :data:`STACK_SNAP_CONDUCTORS` that brings every entry within
     ``tol`` -- first as the entries stand, then with each matrix divided by its spectral norm; the
-    start state and the readout are rounded to multiples of 2^-:data:`DYADIC_BITS`.  The result must
+    start state and the readout are rounded to multiples of 2^-:data:`~bilinear.constructions.horizon.snap.DYADIC_BITS`.  The result must
     conform to the layer's variant.  A layer with no such snap is snapped against its own automaton
     (:func:`_layer_snap`: the automaton read off the float layer over every word of its alphabet,
     and the one-layer block snap proved against it), which needs no entry within ``tol``.  ``failures``, when a list, receives why a layer had no snap.  Nothing here says the snap computes anything: prove it with
@@ -89,6 +82,7 @@ def snap_stack(stack, tol: float = STACK_SNAP_TOL, failures: list | None = None)
     >>> from bilinear.automata import from_spec
     >>> from bilinear.constructions.handmade.cascade import cascade
     >>> from bilinear.constructions.proof.stackprover import prove_stack
+    >>> from bilinear.constructions.horizon.snap import drift_layers
     >>> d3 = from_spec("dihedral:3")
     >>> exact = cascade(d3, "rotation2d")
     >>> s = snap_stack(drift_layers(exact, 1e-6))
@@ -155,7 +149,6 @@ def _layer_snap(layer: Weights) -> tuple[Weights | None, str, float, str]:
     against the task by the stack prover."""
     from ..proof.prover import prove
     from .horizon_stack import float_layer_automaton
-    from .snap import snap_candidates
 
     M, why = float_layer_automaton(layer)
     if M is None:
@@ -179,29 +172,3 @@ def _layer_snap(layer: Weights) -> tuple[Weights | None, str, float, str]:
         tried.append(("the block snap", str(exc)))
     detail = "; ".join(f"{r}: {w}" for r, w in tried[:2]) or "no candidate"
     return None, "", 0.0, f"no block snap of the layer is proved against its {M.n_states}-state automaton ({detail})"
-
-
-def drift_layers(stack, delta: float, seed: int = 0):
-    """``stack`` (float) with every layer's transitions moved by about ``delta``: each matrix
-    multiplied by a random orthogonal rotation exp(delta K) (K skew) projected back onto the variant
-    (a 1 x 1 matrix, which has no rotation, by 1 +- delta) -- a near-exact stack whose snap must fail
-    once ``delta`` passes the snapping tolerance."""
-    from ..values.stack import Stack
-
-    rng = np.random.default_rng(seed)
-    out = []
-    for w in stack.to_float().layers:
-        A, h0, R = w.float_arrays()
-        moved = []
-        for M in A:
-            if len(M) == 1:  # no rotation in one dimension: a scaling by 1 +- delta instead
-                moved.append(M * (1 + delta * rng.choice((-1.0, 1.0))))
-                continue
-            K = rng.normal(size=M.shape)
-            K = (K - K.T) / np.linalg.norm(K - K.T)
-            half = delta * K / 2
-            eye = np.eye(len(M))
-            moved.append(M @ np.linalg.solve(eye - half, eye + half))  # Cayley: orthogonal, about exp(delta K)
-        full = Weights("full", np.asarray(moved), h0, R)
-        out.append(full.project(w.variant)[0])
-    return Stack(tuple(out))
