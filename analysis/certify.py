@@ -157,7 +157,9 @@ class NetworkCertificate:
                   for k, v in self.horizons.items() if k != ARITHMETIC]
         if others:
             lines.append("  the same bound in " + "; ".join(others))
-        if self.failing is not None:
+        if h is not None and h.every:  # no word can fail, so the search was not run
+            lines.append("float network: no word fails (every length is certified above); no failing-word search run")
+        elif self.failing is not None:
             assert self.failure_kind is not None  # set together with the failing word
             kind = {"round-off": "a round-off failure: the network in real arithmetic is right on it",
                     "drift": "it fails in real arithmetic too",
