@@ -23,14 +23,15 @@ length (20000 with ``--search 20000``) certified to at least 1000 or ``proved``.
     OMP_NUM_THREADS=1 python benchmarks/certify_coverage.py [--set quick|full|issue] [--only TEXT]
                                                          [--runs RUN_DIR ...] [--search N]
 
-Load: ``--set issue`` (13 networks) runs in about 3 minutes on one core; ``--set quick`` (two
-noise levels) about 25 minutes, ``--set full`` about 40 (a busy 2-core machine).
+Load: ``--set issue`` (10 networks, plus the runs) takes about 4 minutes on a busy 2-core machine;
+``--set quick`` (two noise levels, 80 networks) more than 15 minutes there (run it on a quiet
+machine, or pick rows with ``--only``); ``--set full`` about half as long again.
 
 How the first failures are found: ``certify_network``'s directed search (powers of every symbol,
 powers of loops of length 2 and 3 ranked by their drift from the snap, shortest words to each
 state followed by every symbol's powers, 128 random words), on words of length
 max(2000, 4 L) up to 20000 (``--search N``: exactly N), then shortened.  Stacks: the float check
-(directed and 64 random words) at length 2000.
+(directed and 64 random words) at length 5000.
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ FAMILIES = {
     "flipflop:2": ("block:2", "full"),
     "flipflop:3": ("full", "monomial"),
 }
+
+
+#: Length of a stack's float check (directed and 64 random words): the failing length U of a stack.
+STACK_CHECK = 5000
 
 
 def _noisy(w: Weights, noise: float, seed: int) -> Weights:
@@ -139,9 +144,10 @@ def _run_networks(paths):
 
 
 def _certify(w, a, search: int | None):
-    """``(status, L text, L, U, snap text)`` of one network (a Stack: certify_stack at length 2000)."""
+    """``(status, L text, L, U, snap text)`` of one network (a Stack: certify_stack, its float check at
+    length :data:`STACK_CHECK`)."""
     if isinstance(w, Stack):
-        c = certify_stack(w, a, test_length=2000, words=64)
+        c = certify_stack(w, a, test_length=STACK_CHECK, words=64)
         L = c.certified
         U = len(c.check.first_failure) if c.check.first_failure is not None else None
         h = c.horizon

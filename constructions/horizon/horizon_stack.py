@@ -96,7 +96,8 @@ def float_layer_automaton(layer, merge: float = MERGE_DISTANCE,
         return None, "the start state is zero"
     reps = np.zeros((limit + 1, layer.dim))
     reps[0] = h / np.linalg.norm(h)
-    found, table = 1, []
+    found = 1
+    table: list[list[int]] = []
     while len(table) < found:
         row = []
         for s in range(layer.n_symbols):
