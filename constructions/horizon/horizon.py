@@ -132,9 +132,12 @@ def with_node_horizon(found: Horizon, weights, snap, proof, automaton, node: Hor
 
 def horizon_ceiling(weights, snap) -> float:
     """An upper bound on the order key of :func:`certified_horizon` (``nodes=False``) of ``snap``
-    in every arithmetic, computed without balls: where only Theorem 16 applies (an isometric snap
-    in a basis of its own that keeps a 2x2 rotation plane: no invariant tube, no block-wise
-    bound), :func:`~bilinear.constructions.horizon.horizon_global.global_ceiling`; else infinity."""
+    in every arithmetic in which the axis orbit (Theorem 21, a property of the weights alone, the
+    same for every snap) does not hold, computed without balls: where only Theorem 16 applies (an
+    isometric snap in a basis of its own that keeps a 2x2 rotation plane: no invariant tube, no
+    block-wise bound), :func:`~bilinear.constructions.horizon.horizon_global.global_ceiling`; else
+    infinity.  ``certify`` compares it with a horizon already computed for the same weights in the
+    same arithmetic, so the axis orbit, had it held, would have ended the search for a snap."""
     import math
 
     from .horizon_global import global_ceiling
