@@ -19,7 +19,7 @@ import flint
 
 from bilinear.constructions.exact.balls import frob
 
-from .external_head import FMAX, HeadBalls, Rounding, affine_balls, margin
+from .external_head import HeadBalls, Rounding, affine_balls, largest, margin
 
 __all__ = ["ball_horizon", "MAX_NODES"]
 
@@ -36,7 +36,7 @@ def _step_rounding(r: Rounding, S: flint.arb_mat, inp: dict, i: int, K: int) -> 
     nu = max((frob(flint.arb_mat([[x] for x in inp["v"][j][i]])).upper() for j in range(K)), key=float)
     bb = max((abs(inp["beta"][j][i]).upper() for j in range(K)), key=float)
     P = (1 + bb * kap * kap) ** K * frob(S).upper() + K * bb * kap * nu
-    if not float(P.upper()) < FMAX[r.name] / 4:
+    if not float(P.upper()) < largest(r.name) / 4:
         return flint.arb("inf")
     return (flint.arb(r.u) * P + K * r.gamma(dk + 4) * (1 + bb * kap) * (P + bb * kap * (nu + kap * P))
             + flint.arb(K * (dk + 5) * dk * dv) * flint.arb(r.eta)).upper()

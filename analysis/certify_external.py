@@ -34,7 +34,7 @@ from bilinear.constructions.exact.balls import arb, frob
 from bilinear.constructions.exact.field import cos2pi, sin2pi
 from bilinear.constructions.values.factored import householder_compose
 
-from .external_head import FMAX, HeadBalls, Rounding, affine_balls, margin, torch_dtype
+from .external_head import HeadBalls, Rounding, affine_balls, largest, margin, torch_dtype
 
 __all__ = ["ExternalCertificate", "certify_external", "snap_heads", "float_labels", "label_diff", "MAX_PAIRS"]
 
@@ -195,7 +195,7 @@ def horizon(model, automaton, tokens, labels, snaps, closed, dtype: str, cap: in
     P = (1 + bmax * kap * kap) ** K * (M + arb(lo_r)) + K * bmax * kap * nu
     rho = (arb(r.u) * P + K * r.gamma(dk + 4) * (1 + bmax * kap) * (P + bmax * kap * (nu + kap * P))
            + arb(K * (dk + 5) * dk * dv * r.eta)).upper()
-    if float(P) > FMAX[dtype] / 4:
+    if float(P) > largest(dtype) / 4:
         return out
     c = (a * M + db + rho).upper()
     L = int(min(cap, math.floor(lo_r / float(c)) if float(a) == 0 else

@@ -11,7 +11,8 @@ residual, the gated MLP, the final norm and the rows of ``lm_head`` of the task'
 :class:`Rounding` models a float format: every dot product of length n is widened by
 ``gamma_n = n u / (1 - n u)`` times the sum of the magnitudes of its terms, every other operation by
 ``2 u`` times its magnitude (the elementary functions ``exp``, ``sqrt`` assumed correct to two units
-in the last place) plus ``eta`` (the smallest subnormal) per operation for underflow.  ``u = 0`` is
+in the last place) plus ``eta`` (half the smallest subnormal) per operation for underflow; the
+constants are the table :data:`~bilinear.constructions.horizon.roundoff.FORMATS`.  ``u = 0`` is
 real arithmetic: the head of a snapped model evaluated exactly up to the balls' 128 bits.
 
 >>> import numpy as np
@@ -30,22 +31,24 @@ import numpy as np
 import torch
 
 from bilinear.constructions.exact.balls import arb
+from bilinear.constructions.horizon.roundoff import FORMATS
 from bilinear.errors import AnalysisError
 
-__all__ = ["Rounding", "HeadBalls", "DTYPES", "FMAX", "torch_dtype", "margin", "affine_balls"]
-
-#: The float formats ``certify --dtype`` takes: unit roundoff and smallest subnormal.
-DTYPES = {"bfloat16": (2.0 ** -8, 2.0 ** -133), "float16": (2.0 ** -11, 2.0 ** -24),
-          "float32": (2.0 ** -24, 2.0 ** -149), "float64": (2.0 ** -53, 2.0 ** -1074)}
-#: The largest finite number of each format (overflow is excluded, not charged).
-FMAX = {"bfloat16": 3.38e38, "float16": 65504.0, "float32": 3.4e38, "float64": 1.79e308}
+__all__ = ["Rounding", "HeadBalls", "torch_dtype", "largest", "margin", "affine_balls"]
 
 
 def torch_dtype(name: str) -> torch.dtype:
-    """The torch dtype of a ``--dtype`` name."""
-    if name not in DTYPES:
-        raise AnalysisError(f"--dtype takes {', '.join(DTYPES)}, got {name!r}")
+    """The torch dtype of a ``--dtype`` name (the formats of
+    :data:`~bilinear.constructions.horizon.roundoff.FORMATS`)."""
+    if name not in FORMATS:
+        raise AnalysisError(f"--dtype takes {', '.join(FORMATS)}, got {name!r}")
     return getattr(torch, name)
+
+
+def largest(name: str) -> float:
+    """The largest finite number of a format (overflow is excluded, not charged)."""
+    torch_dtype(name)
+    return FORMATS[name].largest
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ class Rounding:
     @classmethod
     def of(cls, name: str) -> "Rounding":
         torch_dtype(name)
-        u, eta = DTYPES[name]
-        return cls(name, u, eta)
+        f = FORMATS[name]
+        return cls(name, float(f.u), float(f.eta))
 
     @classmethod
     def exact(cls) -> "Rounding":
