@@ -276,9 +276,13 @@ class ExternalCertificate:
                 lines.append(f"horizon ({name}): every word of length <= {h['length']} is labelled right by the model "
                              f"run in {name} (Theorems 16, 18, A5, A6: transitions within {h['a']:.3g}, additive terms "
                              f"within {h['db']:.3g} of the snap, head radius {h['radius']:.3g})")
-            else:
+            elif not h["head_margin"] > 0:
                 lines.append(f"horizon ({name}): no length certified (the head's margin in {name} at the snapped states "
                              f"is not certified positive: lower bound {h['head_margin']:.3g})")
+            else:
+                lines.append(f"horizon ({name}): no length certified (the head's margin in {name} is positive at the "
+                             f"snapped states, but one step's error bound {h.get('c', math.inf):.3g} exceeds the "
+                             f"largest radius {h['radius']:.3g} the head is certified on; Theorems A6, A7)")
         for name, (w, n) in self.diffs.items():
             lines.append(f"diff float64 vs {name}: " + (f"labels differ first on the word {' '.join(map(str, w))}"
                                                           if w is not None else f"no label differs on {n} words"))

@@ -30,7 +30,7 @@ import flint
 import numpy as np
 import torch
 
-from bilinear.constructions.exact.balls import arb
+from bilinear.constructions.exact.balls import arb, hi, lo, root, sq
 from bilinear.constructions.horizon.roundoff import FORMATS
 from bilinear.errors import AnalysisError
 
@@ -129,12 +129,50 @@ class HeadBalls:
         return [self.rounding.dot([arb(w) for w in row], x) for row in W]
 
     def _rms(self, x: list, weight: torch.Tensor, zero_centred: bool = False) -> list:
+        """RMS norm ``x_i w_i / sqrt(mean(x^2) + eps)`` in balls (:meth:`_normalise`)."""
+        w = [(1.0 + wi) if zero_centred else wi for wi in _rows(weight, self.td)]
+        return self._normalise(x, len(x), self.config.norm_eps, w)
+
+    def _normalise(self, x: list, n: int, eps: float, w: list | None) -> list:
+        """``x_i w_i / sqrt(||x||^2 / n + eps)`` (no factor when ``w`` is None) in balls: the
+        operation by operation enclosure, intersected, for a wide input, with
+        :meth:`_normalise_lipschitz`'s."""
         r = self.rounding
-        n = len(x)
-        ss = r.op(r.dot(x, x) / n + arb(self.config.norm_eps))
+        ss = r.op(r.dot(x, x).nonnegative_part() / n + arb(eps))
         inv = r.op(1 / ss.sqrt(), 4.0)
-        w = _rows(weight, self.td)
-        return [r.op(r.op(xi * inv) * arb((1.0 + wi) if zero_centred else wi)) for xi, wi in zip(x, w)]
+        out = [r.op(xi * inv) if w is None else r.op(r.op(xi * inv) * arb(wi)) for xi, wi in zip(x, w or x)]
+        if all(xi.rad() == 0 for xi in x):
+            return out
+        return [a.intersection(b) for a, b in zip(out, self._normalise_lipschitz(x, n, eps, w))]
+
+    def _normalise_lipschitz(self, x: list, n: int, eps: float, w: list | None) -> list:
+        """:meth:`_normalise` on a wide ball by its Lipschitz bound (docs/theory.md, Theorem A7, the
+        norm lemma): with ``c`` the centres, ``rho >= ||x - c||``, ``N(x) = sqrt(||x||^2 / n + eps)``
+        and ``N_low`` its least value on the ball, ``||x / N(x) - c / N(c)|| <= rho / N_low`` and
+        ``|x_i| / N(x) <= sqrt(n)``; the float format's rounding is relative, ``tau``, plus ``eta``
+        per operation."""
+        r = self.rounding
+        e = arb(eps)
+        c = [flint.arb(xi.mid()) for xi in x]
+        rho = root(sum((sq(flint.arb(xi.rad())) for xi in x), flint.arb(0)))
+        norm_c = sum((sq(ci) for ci in c), flint.arb(0)).sqrt()
+        gap = lo(norm_c - rho)
+        n_low = lo((sq(gap if gap > 0 else flint.arb(0)) / n + e).sqrt())
+        n_high = hi((sq(hi(norm_c + rho)) / n + e).sqrt())
+        lip = hi(rho / n_low)
+        cap = hi(flint.arb(n).sqrt())
+        centre = (sq(norm_c) / n + e).sqrt()
+        u, eta = arb(r.u), arb(r.eta)
+        d1 = hi((1 + r.gamma(len(x)) + eta / e) * (1 + 2 * u) - 1 + eta / e)  # of ||x||^2 / n + eps
+        d3 = hi((1 - d1).rsqrt() * (1 + 4 * u) - 1 + eta * n_high)           # of 1 / sqrt(...)
+        tau = hi((1 + d3) * (1 + 2 * u) ** (1 if w is None else 2) - 1)
+        out = []
+        for ci, wi in zip(c, w or [1.0] * len(x)):
+            y = (ci / centre + flint.arb(0, 1) * lip).intersection(flint.arb(0, 1) * cap) * arb(wi)
+            if r.u != 0.0:
+                y += flint.arb(0, 1) * (tau * abs(y).upper() + eta * (abs(arb(wi)) * (1 + 2 * u) + 1))
+            out.append(y)
+        return out
 
     def token_inputs(self, token: int) -> dict:
         """The per-token quantities (balls): residual ``x``, per head query ``q`` (heads, dk) and the
@@ -182,10 +220,8 @@ class HeadBalls:
         return out
 
     def _l2(self, x: list, dk: int | None) -> list:
-        r = self.rounding
-        inv = r.op(1 / r.op(r.dot(x, x) + arb(1e-6)).sqrt(), 4.0)
-        scale = arb(float(dk) ** -0.5) if dk is not None else None
-        return [r.op(r.op(xi * inv) * scale) if scale is not None else r.op(xi * inv) for xi in x]
+        """``x / sqrt(||x||^2 + 1e-6)`` (fla's l2norm), times ``dk^(-1/2)`` for a query."""
+        return self._normalise(x, 1, 1e-6, None if dk is None else [float(dk) ** -0.5] * len(x))
 
     def logits(self, states: list, token: int) -> list:
         """Balls of the class logits after reading ``token`` into ``states`` (per head a dk x dv
@@ -217,10 +253,13 @@ class HeadBalls:
 
 def margin(logits: list, label: int) -> flint.arb:
     """A ball below ``logit[label] - max_other``: its lower end is a lower bound of the head's
-    margin, positive (``margin(...) > 0``) only when the argmax is ``label`` for certain."""
+    margin, positive (``margin(...) > 0``) only when the argmax is ``label`` for certain; minus
+    infinity where a logit is not a finite ball (an undecided margin is never skipped as a large one)."""
     diffs = [(logits[label] - z).lower() for i, z in enumerate(logits) if i != label]
     if not diffs:
         return flint.arb(1)
+    if not all(d.is_finite() for d in diffs):
+        return flint.arb.neg_inf()
     low = diffs[0]
     for d in diffs[1:]:
         low = d if d < low else low

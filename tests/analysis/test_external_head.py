@@ -1,0 +1,112 @@
+"""The head in balls (analysis/external_head.py): the norms on wide balls (docs/theory.md,
+Theorem A7's norm lemma) against points of the ball run by numpy and by torch in bfloat16, and
+the margin of an undecided logit."""
+
+from __future__ import annotations
+
+import flint
+import numpy as np
+import pytest
+import torch
+
+from bilinear.analysis.external_head import HeadBalls, Rounding, margin
+
+from .test_certify_external_fast import _model
+
+
+@pytest.fixture(scope="module")
+def heads():
+    model = _model()
+    out = {name: HeadBalls(model, tuple(range(6)), name, Rounding.of(name)) for name in ("float64", "bfloat16")}
+    out["real"] = HeadBalls(model, tuple(range(6)))  # float64 weights, nothing rounded
+    return out
+
+
+def _balls(c, r):
+    return [flint.arb(float(x), float(y)) for x, y in zip(c, r)]
+
+
+def _points(c, r, rng, n=200):
+    """Points of the box: its corners' signs at random, and interior points."""
+    c, r = np.asarray(c, float), np.asarray(r, float)
+    signs = rng.choice([-1.0, 1.0], size=(n, len(c)))
+    return np.concatenate([c + signs * r, c + rng.uniform(-1, 1, size=(n, len(c))) * r])
+
+
+def _rms(x, w, eps=1e-6):
+    return x * w / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
+
+
+@pytest.mark.parametrize("c, r", [([3.0, 4.0, 0.0, 1.0], [0.5, 0.5, 0.5, 0.5]),   # wide
+                                  ([1e-3, -2e-3, 0.0, 0.0], [5e-3] * 4),          # around 0
+                                  ([2.0, -1.0, 0.5, 0.0], [1e-9, 0.0, 1e-9, 0.0])])  # narrow
+def test_rms_encloses_every_point_and_keeps_the_lipschitz_bound(heads, c, r):
+    rng = np.random.default_rng(0)
+    w = np.array([1.5, -0.5, 2.0, 1.0])
+    out = heads["real"]._rms(_balls(c, r), torch.tensor(w))
+    for p in _points(c, r, rng):
+        y = _rms(p, w)
+        assert all(b.contains(flint.arb(float(v))) for b, v in zip(out, y)), (p, y, out)
+    rho = float(np.linalg.norm(r))
+    gap = max(np.linalg.norm(c) - rho, 0.0)
+    lip = rho / np.sqrt(gap ** 2 / 4 + 1e-6)  # the norm lemma, recomputed
+    for b, wi, ci in zip(out, w, c):
+        width = min(lip, 2.0 + abs(ci) / np.sqrt(np.dot(c, c) / 4 + 1e-6)) * abs(wi)  # |x_i| / N(x) <= sqrt(n) = 2
+        assert float(b.rad()) <= width * (1 + 1e-6) + 1e-12, (b, width)
+    assert all(b.is_finite() for b in out)
+
+
+def test_rms_on_a_wide_ball_is_tighter_than_operation_by_operation(heads):
+    """Operation by operation, x_i * [1 / N] on a ball: (3, 4) +- 0.5 gives radii 0.28 and 0.33,
+    the norm lemma rho / N_low = 0.233; (1, 0.1) +- 0.5 reaches ||x|| = 0.3 and the operation by
+    operation ball is unbounded, while |x_i| / N(x) <= sqrt(2) always."""
+    h = heads["real"]
+
+    def naive(x):
+        ss = sum((xi * xi for xi in x), flint.arb(0)) / 2 + flint.arb(1e-6)
+        return [xi / ss.sqrt() for xi in x]
+
+    x = _balls([3.0, 4.0], [0.5, 0.5])
+    lip = np.hypot(0.5, 0.5) / np.sqrt((5 - np.hypot(0.5, 0.5)) ** 2 / 2 + 1e-6)
+    tight = h._rms(x, torch.tensor([1.0, 1.0]))
+    assert all(float(t.rad()) <= lip * (1 + 1e-6) < float(n.rad()) for t, n in zip(tight, naive(x)))
+    x = _balls([1.0, 0.1], [0.5, 0.5])
+    assert not all(n.is_finite() for n in naive(x))
+    tight = h._rms(x, torch.tensor([1.0, -3.0]))
+    assert [round(float(t.rad()), 6) for t in tight] == [round(2 ** 0.5, 6), round(3 * 2 ** 0.5, 6)]
+
+
+def test_rms_in_bfloat16_encloses_torch(heads):
+    """torch's RMS norm in bfloat16 at points of the ball lies in the bfloat16 ball."""
+    rng = np.random.default_rng(1)
+    c, r = [3.0, -4.0, 1.0, 0.25], [0.25, 0.25, 0.125, 0.125]
+    w = np.array([1.0, 0.5, -2.0, 1.25])
+    out = heads["bfloat16"]._rms(_balls(c, r), torch.tensor(w))
+    for p in _points(c, r, rng):
+        x = torch.tensor(p, dtype=torch.bfloat16)
+        y = x * torch.rsqrt((x * x).mean() + 1e-6) * torch.tensor(w, dtype=torch.bfloat16)
+        assert all(b.contains(flint.arb(float(v))) for b, v in zip(out, y.double().numpy()))
+    # rounding is charged: wider than real arithmetic's ball, but not by more than a few percent of the values
+    real = heads["real"]._rms(_balls(c, r), torch.tensor(w))
+    assert all(b.rad() > a.rad() for a, b in zip(real, out))
+    assert all(float(b.rad()) < float(a.rad()) + 0.2 * abs(float(a.mid())) + 1e-3 for a, b in zip(real, out))
+
+
+def test_l2_norm_of_a_key_near_zero_is_bounded(heads):
+    """fla's l2norm x / sqrt(||x||^2 + 1e-6) of a ball around 0: inside [-1, 1], never NaN."""
+    rng = np.random.default_rng(2)
+    c, r = [1e-4, 0.0], [1e-2, 1e-2]
+    out = heads["real"]._l2(_balls(c, r), None)
+    assert all(b.is_finite() and float(b.rad()) <= 1.0 + 1e-6 for b in out)
+    for p in _points(c, r, rng):
+        y = p / np.sqrt(np.dot(p, p) + 1e-6)
+        assert all(b.contains(flint.arb(float(v))) for b, v in zip(out, y))
+    q = heads["real"]._l2(_balls([3.0, 4.0], [0.0, 0.0]), 4)  # a query: times dk^(-1/2)
+    assert [float(b.mid()) for b in q] == pytest.approx(np.array([3.0, 4.0]) / np.sqrt(25 + 1e-6) / 2, abs=1e-15)
+
+
+def test_an_undecided_logit_is_the_smallest_margin():
+    nan = flint.arb("nan")
+    assert margin([nan, flint.arb(1)], 0) < margin([flint.arb(-5), flint.arb(1)], 0)
+    assert not margin([flint.arb(1), nan], 0) > 0
+    assert margin([flint.arb(2), flint.arb(1), flint.arb(0)], 0) == 1
