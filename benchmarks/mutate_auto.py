@@ -130,9 +130,13 @@ TARGETS = [
     Target("certify_external", "analysis/certify_external.py",
            ("_snap_key", "snap_heads", "closure", "_check_edges", "horizon", "_grown", "label_diff"),
            ("tests/analysis/test_certify_external_fast.py",)),
-    Target("external_head", "analysis/external_head.py", ("Rounding", "margin", "HeadBalls", "affine_balls"),
-           ("tests/analysis/test_certify_external_fast.py",)),
-    Target("certify_balls", "analysis/certify_balls.py", (), ("tests/analysis/test_certify_external_fast.py",)),
+    Target("external_head", "analysis/external_head.py",
+           ("Rounding", "margin", "HeadBalls", "affine_balls", "torch_dtype", "largest"),
+           ("tests/analysis/test_external_head.py", "tests/analysis/test_certify_external_fast.py")),
+    Target("certify_balls", "analysis/certify_balls.py", (),
+           ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),
+    Target("formats", "constructions/horizon/roundoff.py", ("FloatFormat", "_format"),
+           ("tests/constructions/horizon/test_float_range.py",)),
 ]
 
 
@@ -846,6 +850,77 @@ def run(m: Mutant, copy: Path, timeout: float) -> str:
         path.write_text(source)
 
 
+def _rebind(module, old: dict) -> None:
+    """After the mutated source ran in ``module``'s namespace: every other loaded ``bilinear``
+    module that imported one of its old objects by name gets the new one."""
+    changed = {id(v): module.__dict__[k] for k, v in old.items()
+               if k in module.__dict__ and module.__dict__[k] is not v and not k.startswith("__")}
+    for other in list(sys.modules.values()):
+        if other is module or not getattr(other, "__name__", "").startswith("bilinear"):
+            continue
+        for k, v in list(vars(other).items()):
+            if id(v) in changed:
+                setattr(other, k, changed[id(v)])
+
+
+def _child(m: Mutant, module, source: str) -> None:
+    """In a forked child: run the mutated source in the module's own namespace, then the target's
+    tests (their modules are imported here, after the mutation); never returns."""
+    import pytest
+
+    code = 3
+    try:
+        old = dict(module.__dict__)
+        exec(compile(source[:m.start] + m.new + source[m.end:], str(Path.cwd() / m.target.path), "exec"),
+             module.__dict__)
+        _rebind(module, old)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        code = int(pytest.main(["-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly", *m.target.test_ids]))
+    except BaseException:  # a mutant that breaks the module's own import is killed
+        code = 2
+    finally:
+        os._exit(code)
+
+
+def _run_forked(mutants: list[Mutant], copy: Path, jobs: int, timeout: float, report) -> None:
+    """``--fork``: import the code once, in a private copy, then fork a child per mutant (``jobs``
+    at a time, from this one thread: no lock is held by another thread when a child forks)."""
+    import importlib
+
+    import pytest  # noqa: F401
+
+    os.chdir(copy)
+    sys.path.insert(0, str(copy))
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    modules = {t: importlib.import_module("bilinear." + t.removesuffix(".py").replace("/", "."))
+               for t in {m.target.path for m in mutants}}
+    sources = {t: (copy / t).read_text() for t in modules}
+    pending, running = list(mutants), {}
+    while pending or running:
+        while pending and len(running) < max(1, jobs):
+            m = pending.pop(0)
+            pid = os.fork()
+            if pid == 0:
+                _child(m, modules[m.target.path], sources[m.target.path])
+            running[pid] = (m, time.perf_counter())
+        time.sleep(0.05)
+        for pid, (m, t0) in list(running.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                outcome = "survived" if code == 0 else "killed" if code == 1 else f"killed (pytest exit {code})"
+            elif time.perf_counter() - t0 > timeout:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                outcome = "killed (timeout)"
+            else:
+                continue
+            del running[pid]
+            report(m, outcome)
+
+
 def _terminate(signum, frame):  # SIGTERM: leave through ``finally``, which removes the copies
     raise KeyboardInterrupt
 
@@ -865,6 +940,8 @@ def main(argv=None) -> int:
     p.add_argument("--near", type=int, default=12, metavar="LINES",
                    help="with --again: how far a mutant's line may have moved since the log (default 12)")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
+    p.add_argument("--fork", action="store_true", help="import the code once and fork a child per mutant "
+                   "(about five times faster on a loaded machine; the children share the parent's imports)")
     args = p.parse_args(argv)
     wanted = [k.strip().lower() for k in args.k.split(",")]
     targets = [t for t in TARGETS if any(k in t.name.lower() for k in wanted)]
@@ -892,7 +969,7 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bilinear-mutate-"))
     copies = []
     try:
-        for i in range(max(1, args.jobs)):
+        for i in range(1 if args.fork else max(1, args.jobs)):
             copies.append(work / f"copy{i}")
             _copy(copies[-1])
         tests = sorted({t for m in mutants for t in m.target.test_ids})
@@ -916,14 +993,20 @@ def main(argv=None) -> int:
                 with lock:
                     free.append(copy)
             with lock:
-                results.append((m, outcome))
-                eq = EQUIVALENT.get(m.key())
-                note = f"  (equivalent: {eq})" if eq and outcome == "survived" else ""
-                print(f"[{len(results)}/{len(mutants)} {time.perf_counter() - t0:5.0f}s] {outcome:<9} "
-                      f"{m.target.path}:{m.line}: {m.label}  [{m.function}]{note}", flush=True)
+                report(m, outcome)
 
-        with ThreadPoolExecutor(max_workers=len(copies)) as pool:
-            list(pool.map(one, mutants))
+        def report(m, outcome):
+            results.append((m, outcome))
+            eq = EQUIVALENT.get(m.key())
+            note = f"  (equivalent: {eq})" if eq and outcome == "survived" else ""
+            print(f"[{len(results)}/{len(mutants)} {time.perf_counter() - t0:5.0f}s] {outcome:<9} "
+                  f"{m.target.path}:{m.line}: {m.label}  [{m.function}]{note}", flush=True)
+
+        if args.fork:
+            _run_forked(mutants, copies[0], args.jobs, args.timeout, report)
+        else:
+            with ThreadPoolExecutor(max_workers=len(copies)) as pool:
+                list(pool.map(one, mutants))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     survivors = [(m, o) for m, o in results if o == "survived" and m.key() not in EQUIVALENT]
