@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from bilinear.analysis.external_head import HeadBalls, Rounding, margin
+from bilinear.analysis.external_head import HeadBalls, Rounding, affine_balls, margin
 
-from .test_certify_external_fast import _model
+from .test_certify_external_fast import CONFIG, _model  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +110,80 @@ def test_an_undecided_logit_is_the_smallest_margin():
     assert margin([nan, flint.arb(1)], 0) < margin([flint.arb(-5), flint.arb(1)], 0)
     assert not margin([flint.arb(1), nan], 0) > 0
     assert margin([flint.arb(2), flint.arb(1), flint.arb(0)], 0) == 1
+
+
+def _random_model(config: dict, seed: int):
+    """A one-layer model of ``config`` (a config.json as fla writes it) with random tensors: the
+    reader names each tensor it needs and its shape (CheckpointError), which is drawn at random."""
+    import re
+
+    from bilinear.constructions.values.external import external_config
+    from bilinear.errors import CheckpointError
+    from bilinear.learned.external.model import _from_tensors
+
+    rng = np.random.default_rng(seed)
+    tensors: dict = {f"model.layers.{i}.mlp.gate_proj.weight": rng.normal(size=(24, 16)).astype(np.float32) * 0.5
+                     for i in range(config["num_hidden_layers"])}
+    for _ in range(80):
+        try:
+            return _from_tensors(external_config(config, "fla"), tensors, "test")
+        except CheckpointError as e:
+            name, shape = re.search(r"missing tensor '([^']+)' \(shape \(([0-9, ]*)\)", str(e)).groups()
+            dims = tuple(int(x) for x in shape.replace(" ", "").split(",") if x)
+            x = rng.normal(size=dims) * 0.5
+            tensors[name] = (1.0 + x if name.endswith("norm.weight") else x).astype(np.float32)
+    raise AssertionError("the reader asked for more than 80 tensors")
+
+
+BRANCHES = [  # the head's branches: the output gate, no beta, no forget gate, grouped value heads
+    dict(CONFIG, model_type="delta_net", num_heads=2, use_beta=False, use_gate=True, head_dim=8,
+         qk_activation="identity", hidden_size=16, intermediate_size=24),
+    dict(CONFIG, model_type="gated_deltanet", num_heads=2, num_v_heads=4, expand_v=1.5, use_gate=True, head_dim=4,
+         output_gate_activation="sigmoid",
+         hidden_size=16, intermediate_size=24),
+    dict(CONFIG, model_type="gated_deltaproduct", num_heads=2, head_dim=4, use_forget_gate=False,
+         use_output_gate=True, allow_neg_eigval=False, hidden_size=16, intermediate_size=24),
+]
+
+
+def test_head_balls_are_the_float64_forward_on_every_branch():
+    """At the float64 states of words, the head in real balls is the model's own float64 forward,
+    and each token's transition in balls is the reader's ``head_transitions``."""
+    from bilinear.learned.external import head_transitions
+
+    words = np.array([[0, 1, 2, 3, 4, 4], [4, 3, 3, 1, 0, 2]])
+    for k, config in enumerate(BRANCHES):
+        model = _random_model(config, k)
+        head = HeadBalls(model, tuple(range(5)))
+        with torch.no_grad():
+            logits = model.forward(torch.as_tensor(words)).numpy()
+        S = model.states(words)[0].numpy()  # (batch, time, heads, dk, dv)
+        for b in range(2):
+            for t in (0, 3, 5):
+                states = [[[flint.arb(float(x)) for x in row] for row in S[b, t, i]] for i in range(S.shape[2])]
+                got = [float(z.mid()) for z in head.logits(states, int(words[b, t]))]
+                assert np.allclose(got, logits[b, t, :5], rtol=1e-9, atol=1e-9), (model.config.kind, got, logits[b, t])
+        tr = model.as_tracker(tokens={str(i): i for i in range(5)}, labels=None, n_classes=5)
+        for i, h in enumerate(head_transitions(model, tr, 0)):
+            for s in range(5):
+                A, bb = affine_balls(head.token_inputs(s), i, model.config.householders)
+                assert np.allclose([[float(A[x, y].mid()) for y in range(A.ncols())] for x in range(A.nrows())],
+                                   h.A[s], atol=1e-12)
+                assert np.allclose([[float(bb[x, y].mid()) for y in range(bb.ncols())] for x in range(bb.nrows())],
+                                   h.b[s], atol=1e-12)
+
+
+def test_head_balls_refuse_what_they_do_not_model():
+    from bilinear.analysis.external_head import largest, torch_dtype
+    from bilinear.errors import AnalysisError
+
+    two = BRANCHES[2] | {"num_hidden_layers": 2}
+    with pytest.raises(AnalysisError, match="this is a 2-layer gated_deltaproduct"):
+        HeadBalls(_random_model(two, 0), (0, 1))
+    with pytest.raises(AnalysisError, match="short convolution"):
+        HeadBalls(_random_model(BRANCHES[2] | {"use_short_conv": True}, 0), (0, 1))
+    with pytest.raises(AnalysisError, match="--dtype takes float64, float32, bfloat16, float16, got 'half'"):
+        torch_dtype("half")
+    with pytest.raises(AnalysisError):
+        largest("half")
+    assert torch_dtype("bfloat16") is torch.bfloat16 and largest("float16") == 65504.0
