@@ -122,3 +122,20 @@ def test_a_contraction_closes_for_every_length():
     assert h["every"] is True and h["failing"] is None and h["length"] == h["nodes"] + 1 and 2 <= h["length"] <= 6
     with pytest.raises(Exception, match="dtype"):
         ball_horizon(model, one, (0,), (0,), "float8")
+
+
+def test_step_rounding_charges_underflow_and_stops_at_a_quarter_of_the_range():
+    model = _model()
+    inp = HeadBalls(model, tuple(range(6)), "float64", Rounding.of("float64")).token_inputs(2)
+    # a format whose underflow dominates: the eta term alone, K (dk + 5) dk dv eta = 2 * 7 * 2 * 2 / 8
+    loud = Rounding("float16", 2.0 ** -60, 2.0 ** -3)
+    assert float(_step_rounding(loud, flint.arb(1.0), inp, 0, 2, 2, 2)) == pytest.approx(7.0, rel=1e-9)
+    # overflow is excluded at a quarter of the largest number: a bound of the intermediate states P
+    # at 65504 / 4.5 still gets a finite rounding (it would not at a fifth)
+    r = Rounding.of("float16")
+    kap = max(float(np.linalg.norm([float(abs(x).upper()) for x in inp["k"][j][0]])) for j in range(2))
+    nu = max(float(np.linalg.norm([float(abs(x).upper()) for x in inp["v"][j][0]])) for j in range(2))
+    bb = max(float(abs(inp["beta"][j][0]).upper()) for j in range(2))
+    norm = (65504 / 4.5 - 2 * bb * kap * nu) / (1 + bb * kap * kap) ** 2
+    assert np.isfinite(float(_step_rounding(r, flint.arb(norm), inp, 0, 2, 2, 2)))
+    assert float(_step_rounding(r, flint.arb(norm * 1.2), inp, 0, 2, 2, 2)) == float("inf")

@@ -187,3 +187,33 @@ def test_head_balls_refuse_what_they_do_not_model():
     with pytest.raises(AnalysisError):
         largest("half")
     assert torch_dtype("bfloat16") is torch.bfloat16 and largest("float16") == 65504.0
+
+
+@pytest.mark.parametrize("w", [[1.5, -0.5, 2.0, 1.0], None])
+def test_norm_lemma_radii_recomputed(heads, w):
+    """The norm lemma's ball in bfloat16, entry by entry, from the formulas of docs/theory.md
+    (Theorem A7's norm lemma and its relative rounding), recomputed here in floats."""
+    c, r, eps, n = np.array([3.0, -4.0, 1.0, 0.5]), np.array([0.5, 0.25, 0.5, 0.25]), 1e-6, 4
+    u, eta = 2.0 ** -8, 2.0 ** -134
+    out = heads["bfloat16"]._normalise_lipschitz(_balls(c, r), n, eps, w)
+    rho = np.linalg.norm(r)
+    n_low = np.sqrt((np.linalg.norm(c) - rho) ** 2 / n + eps)
+    n_high = np.sqrt((np.linalg.norm(c) + rho) ** 2 / n + eps)
+    lip, cap, centre = rho / n_low, np.sqrt(n), np.sqrt(np.dot(c, c) / n + eps)
+    g = n * u / (1 - n * u)
+    d1 = (1 + g + eta / eps) * (1 + 2 * u) - 1 + eta / eps
+    d3 = (1 - d1) ** -0.5 * (1 + 4 * u) - 1 + eta * n_high
+    tau = (1 + d3) * (1 + 2 * u) ** (1 if w is None else 2) - 1
+    for i, ball in enumerate(out):
+        wi = 1.0 if w is None else w[i]
+        lo_, hi_ = max(c[i] / centre - lip, -cap), min(c[i] / centre + lip, cap)
+        y = sorted((lo_ * wi, hi_ * wi))
+        top = max(abs(y[0]), abs(y[1]))
+        want = (y[1] - y[0]) / 2 + tau * top + eta * (abs(wi) * (1 + 2 * u) + 1)
+        assert float(ball.rad()) == pytest.approx(want, rel=1e-6), (i, float(ball.rad()), want)
+        assert float(ball.mid()) == pytest.approx((y[0] + y[1]) / 2, abs=1e-9)
+    real = heads["real"]._normalise_lipschitz(_balls(c, r), n, eps, w)  # no rounding: the interval alone
+    for i, ball in enumerate(real):
+        wi = 1.0 if w is None else w[i]
+        lo_, hi_ = max(c[i] / centre - lip, -cap), min(c[i] / centre + lip, cap)
+        assert float(ball.rad()) == pytest.approx((hi_ - lo_) / 2 * abs(wi), rel=1e-6)
