@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from bilinear.constructions.exact.balls import frob, op_norm
 
-from .external_head import HeadBalls, Rounding, affine_balls, largest, margin
+from .external_head import HeadBalls, Rounding, affine_balls, margin, step_rounding
 
 __all__ = ["ball_horizon", "MAX_NODES"]
 
@@ -30,17 +30,14 @@ _SQUARINGS = 10  # op_norm's bound of ||A||_2 is at most dk^(2^-11) times too la
 
 
 def _step_rounding(r: Rounding, norm: flint.arb, inp: dict, i: int, K: int, dk: int, dv: int) -> flint.arb:
-    """Theorem A7's per-step rounding bound of head ``i`` at a state of Frobenius norm at most ``norm``."""
+    """Theorem A7's per-step rounding bound of head ``i`` at a state of Frobenius norm at most ``norm``
+    (:func:`~bilinear.analysis.external_head.step_rounding` with this token's key and value norms and beta)."""
     if r.u == 0.0:
         return flint.arb(0)
     kap = max((frob(flint.arb_mat([[x] for x in inp["k"][j][i]])).upper() for j in range(K)), key=float)
     nu = max((frob(flint.arb_mat([[x] for x in inp["v"][j][i]])).upper() for j in range(K)), key=float)
     bb = max((abs(inp["beta"][j][i]).upper() for j in range(K)), key=float)
-    P = (1 + bb * kap * kap) ** K * norm + K * bb * kap * nu
-    if not float(P.upper()) < largest(r.name) / 4:
-        return flint.arb("inf")
-    return (flint.arb(r.u) * P + K * r.gamma(dk + 4) * (1 + bb * kap) * (P + bb * kap * (nu + kap * P))
-            + flint.arb(K * (dk + 5) * dk * dv) * flint.arb(r.eta)).upper()
+    return step_rounding(r, norm, kap, nu, bb, K, dk, dv)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from bilinear.constructions.exact.balls import arb, hi, lo, root, sq
 from bilinear.constructions.horizon.roundoff import FORMATS
 from bilinear.errors import AnalysisError
 
-__all__ = ["Rounding", "HeadBalls", "torch_dtype", "largest", "margin", "affine_balls"]
+__all__ = ["Rounding", "HeadBalls", "torch_dtype", "largest", "margin", "affine_balls", "step_rounding"]
 
 
 def torch_dtype(name: str) -> torch.dtype:
@@ -249,6 +249,22 @@ class HeadBalls:
         hf = self._rms(x1, self.model.norm, self.model.zero_centred)
         head = _rows(self.model.head, self.td)
         return [r.dot([arb(w) for w in head[t]], hf) for t in self.labels]
+
+
+def step_rounding(r: Rounding, norm: flint.arb, kap: flint.arb, nu: flint.arb, bb: flint.arb, K: int, dk: int,
+                  dv: int) -> flint.arb:
+    """Theorem A7's bound ``rho`` of one step's rounding (Frobenius norm) of a head in format ``r`` at a
+    state of norm at most ``norm``: ``u P + K gamma_{dk+4} (1 + bb kap) (P + bb kap (nu + kap P))
+    + K (dk + 5) dk dv eta`` with ``P = (1 + bb kap^2)^K norm + K bb kap nu`` (``kap``, ``nu``, ``bb``:
+    the largest key norm, value norm and beta); infinite where ``P`` reaches a quarter of the format's
+    largest number (overflow is excluded, not charged); 0 in real arithmetic."""
+    if r.u == 0.0:
+        return flint.arb(0)
+    P = (1 + bb * kap * kap) ** K * norm + K * bb * kap * nu
+    if not float(P.upper()) < largest(r.name) / 4:
+        return flint.arb("inf")
+    return (arb(r.u) * P + K * r.gamma(dk + 4) * (1 + bb * kap) * (P + bb * kap * (nu + kap * P))
+            + arb(K * (dk + 5) * dk * dv) * arb(r.eta)).upper()
 
 
 def margin(logits: list, label: int) -> flint.arb:

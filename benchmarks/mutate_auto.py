@@ -128,10 +128,10 @@ TARGETS = [
     # certify --from: the snap, the proof with the model's own head and the horizon per float format
     # (docs/theory.md, Theorem A7), and the head in balls with its rounding model
     Target("certify_external", "analysis/certify_external.py",
-           ("_snap_key", "snap_heads", "closure", "_check_edges", "horizon", "_grown", "label_diff"),
+           ("_snap_key", "snap_heads", "closure", "_check_edges", "horizon", "_length", "_grown", "label_diff"),
            ("tests/analysis/test_certify_external_fast.py",)),
     Target("external_head", "analysis/external_head.py",
-           ("Rounding", "margin", "HeadBalls", "affine_balls", "torch_dtype", "largest"),
+           ("Rounding", "margin", "HeadBalls", "affine_balls", "torch_dtype", "largest", "step_rounding"),
            ("tests/analysis/test_external_head.py", "tests/analysis/test_certify_external_fast.py")),
     Target("certify_balls", "analysis/certify_balls.py", (),
            ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),

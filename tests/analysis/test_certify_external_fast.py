@@ -227,3 +227,46 @@ def test_an_undecided_head_margin_is_not_skipped(s3):
     reached = [q for p, s, q in edges if p + (s,) == bad][0]
     assert all(x == 0 for x in reached[1]) and automaton.labels[reached[0]] == automaton.labels[automaton.start]
     assert _check_edges(head, pairs, edges, automaton, (0, 1, 2), arb(5e-4))[0] > 0
+
+
+@pytest.mark.parametrize("a, c, r", [(0.0, 0.03, 1.0), (1e-3, 0.01, 0.5), (0.5, 1.0, 100.0), (0.0, 7.0, 6.0),
+                                     (2e-4, 1e-6, 1e-3)])
+def test_length_is_the_largest_t_within_the_radius(a, c, r):
+    """The certified length against a search written here: t = 0, 1, 2, ... while the error bound of
+    Theorem A7 (ii), c ((1 + a)^t - 1) / a, computed in exact rationals, stays within r."""
+    from fractions import Fraction
+
+    from bilinear.analysis.certify_external import _length
+
+    A, C, R = Fraction(a), Fraction(c), Fraction(r)
+    t = 0
+    while (C * (t + 1) if A == 0 else C * ((1 + A) ** (t + 1) - 1) / A) <= R:
+        t += 1
+    assert _length(flint.arb(a), flint.arb(c), r, 10 ** 12) == t
+    assert _length(flint.arb(a), flint.arb(c), r, 3) == min(3, t)  # the cap
+
+
+def test_length_steps_down_to_the_balls_upper_bound():
+    """c a ball [0.1 +- 0.01]: the closed form at its midpoint says 10, the upper bound 0.11 t <= 1 says 9."""
+    from bilinear.analysis.certify_external import _length
+
+    assert _length(flint.arb(0), flint.arb(0.1, 0.01), 1.0, 10 ** 12) == 9
+    # a ball [0.01 +- 0.001] too: the upper bound 0.11 (1.011^t - 1) / 0.009 is 0.97 at t = 7, 1.12 at 8
+    assert _length(flint.arb(0.01, 0.001), flint.arb(0.1, 0.01), 1.0, 10 ** 12) == 7
+
+
+def test_step_rounding_formula_and_overflow():
+    from bilinear.analysis.external_head import step_rounding
+
+    r = Rounding.of("float16")
+    u, eta = 2.0 ** -11, 2.0 ** -25
+    kap, nu, bb, norm, K, dk, dv = 1.0, 3.0, 2.0, 10.0, 2, 4, 3
+    P = (1 + bb * kap * kap) ** K * norm + K * bb * kap * nu
+    g = (dk + 4) * u / (1 - (dk + 4) * u)
+    want = u * P + K * g * (1 + bb * kap) * (P + bb * kap * (nu + kap * P)) + K * (dk + 5) * dk * dv * eta
+    args = [flint.arb(x) for x in (norm, kap, nu, bb)]
+    assert float(step_rounding(r, *args, K, dk, dv)) == pytest.approx(want, rel=1e-12)
+    assert step_rounding(Rounding.exact(), *args, K, dk, dv) == 0
+    big = (65504 / 4 - K * bb * kap * nu) / (1 + bb * kap * kap) ** K  # P exactly a quarter of 65504
+    assert not step_rounding(r, flint.arb(big * 1.001), *args[1:], K, dk, dv).is_finite()
+    assert step_rounding(r, flint.arb(big * 0.999), *args[1:], K, dk, dv).is_finite()
