@@ -65,6 +65,8 @@ def snap_heads(heads, tol: float = 1e-3) -> tuple[list[HeadSnap] | None, str]:
     """Snap every head (module docstring); ``(None, why)`` when a head cannot be snapped."""
     out = []
     for h in heads:
+        if h.V is None:
+            return None, f"{h.name}: a positive diagonal (Mamba) transition is not snapped (reflections only)"
         n, K, dk = h.V.shape
         if h.S0 is not None:
             return None, "a BOS token's state is not snapped"

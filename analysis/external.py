@@ -13,6 +13,7 @@ eigenvalue 1 - beta, not -1).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -24,10 +25,13 @@ import numpy as np
 
 from .report import AnalysisConfig, Report, analyze_tracker
 
-__all__ = ["HeadAnalysis", "ExternalReport", "analyze_external", "failing_word", "MAX_POWER"]
+__all__ = ["HeadAnalysis", "ExternalReport", "analyze_external", "failing_word", "MAX_POWER", "MAX_HEAD_FIGURES"]
 
 #: Longest single-symbol power u g^n tried by the directed failing-word search.
 MAX_POWER = 64
+#: Heads whose eigenvalue and commutator figures :meth:`ExternalReport.write` draws (the first ones;
+#: report.md says how many of how many).  A Mamba of 1,536 channels has 192 channel groups.
+MAX_HEAD_FIGURES = 32
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class HeadAnalysis:
     keys: tuple
     exact: bool
     identified: str
-    beta: tuple[float, float]
+    beta: tuple[float, float] | None   # None for Mamba / Mamba-2 (no reflections)
     gate: tuple[float, float]
     eigenvalues: dict            # key -> eigenvalues of the reflections (gate divided out), sorted
     spectrum: str
@@ -48,10 +52,28 @@ class HeadAnalysis:
     spread: float | None = None
     betas: dict = field(default_factory=dict)  # key -> effective betas of its reflections, in the toolkit's order
     spectrum_value: Any = field(default=None, compare=False, repr=False)  # the Spectrum, for the figure
+    commutators_value: Any = field(default=None, compare=False, repr=False)  # the Commutators, for the figure
+    name: str = ""               # "head h", or "channels a-b" for a group of Mamba channels
+
+    @property
+    def per_symbol(self) -> bool:
+        """Keys are the task's symbols (not windows)."""
+        return len(self.spectrum_value.symbols) == len(self.keys) if self.spectrum_value is not None else True
+
+    @property
+    def label(self) -> str:
+        return self.name or f"head {self.head}"
+
+    @property
+    def stem(self) -> str:
+        """The figures' file name stem: ``layer1_head0``, ``layer1_channels0-7``."""
+        return f"layer{self.layer + 1}_" + self.label.replace("channels ", "channels").replace("channel ", "channel").replace(
+            "head ", "head")
 
     def to_json(self) -> dict:
-        return {"layer": self.layer + 1, "head": self.head, "keys": list(self.keys), "exact": self.exact,
-                "variant": self.identified, "beta": list(self.beta), "gate": list(self.gate),
+        return {"layer": self.layer + 1, "head": self.head, "name": self.label, "keys": list(self.keys),
+                "exact": self.exact, "variant": self.identified, "beta": None if self.beta is None else list(self.beta),
+                "gate": list(self.gate),
                 "eigenvalues": {k: [[float(z.real), float(z.imag)] for z in v] for k, v in self.eigenvalues.items()},
                 "spectrum": self.spectrum, "commutators": self.commutators, "relations": self.relations,
                 "spread": self.spread, "betas": {k: list(v) for k, v in self.betas.items()}}
@@ -59,9 +81,10 @@ class HeadAnalysis:
     def lines(self) -> list[str]:
         how = "exact per symbol" if self.exact and not any(len(str(k)) > 1 for k in self.keys) else (
             "exact per window" if self.exact else f"sampled on visited positions (spread {self.spread:.2g})")
-        out = [f"### Layer {self.layer + 1}, head {self.head} ({how})", "", f"- variant: {self.identified}"]
+        out = [f"### Layer {self.layer + 1}, {self.label} ({how})", "", f"- variant: {self.identified}"]
+        what = "the transition (the decay exp(Delta A))" if self.beta is None else "the reflections"
         for k, ev in list(self.eigenvalues.items())[:12]:
-            out.append(f"- `{k}`: eigenvalues of the reflections " + ", ".join(_z(z) for z in ev))
+            out.append(f"- `{k}`: eigenvalues of {what} " + ", ".join(_z(z) for z in ev))
         if len(self.eigenvalues) > 12:
             out.append(f"- ... {len(self.eigenvalues) - 12} more keys in report.json")
         out += [f"- spectra: {self.spectrum}", f"- commutators: {self.commutators}", f"- relations: {self.relations}"]
@@ -86,7 +109,7 @@ class ExternalReport:
     verdict: str
     mechanism: str | None
     seconds: dict = field(default_factory=dict)
-    heads_note: str | None = None  # why there are no per-head analyses (a kind whose transitions are not extracted)
+    heads_note: str | None = None  # a note above the per-head analyses (Mamba: what a channel group is)
 
     def to_json(self) -> dict:
         return {"format": "bilinear.analysis.external", "version": 1, "title": self.title,
@@ -108,6 +131,9 @@ class ExternalReport:
             out += ["", f"Failing word (shortest found): `{' '.join(w)}` (length {len(w)}): the task's label is "
                         f"{exp}, the model's {got}."]
         out += ["", "## Heads", ""] + ([self.heads_note, ""] if self.heads_note else [])
+        if len(self.heads) > MAX_HEAD_FIGURES:
+            out += [f"Figures (with --out): the first {MAX_HEAD_FIGURES} of the {len(self.heads)} heads "
+                    "(bilinear.analysis.external.MAX_HEAD_FIGURES).", ""]
         for h in self.heads:
             out += h.lines() + [""]
         body = self.tracker.to_markdown().split("\n## Summary", 1)
@@ -121,12 +147,18 @@ class ExternalReport:
         out = Path(out_dir)
         paths = [out / "report.md", out / "report.json"]
         if figures:
-            from .figures import eigenvalue_figure, write_figures
+            from .figures import commutator_figure, eigenvalue_figure, write_figures
 
-            for h in self.heads:
+            for h in self.heads[:MAX_HEAD_FIGURES]:
+                what = "positive diagonal, scaled by its largest entry" if h.beta is None else "gate divided out"
+                if not h.per_symbol:
+                    what += "; full windows"
                 if h.spectrum_value is not None:
-                    paths.append(eigenvalue_figure(h.spectrum_value, out / f"layer{h.layer + 1}_head{h.head}_eigenvalues.{fmt}",
-                                                   f"layer {h.layer + 1}, head {h.head} (gate divided out)"))
+                    paths.append(eigenvalue_figure(h.spectrum_value, out / f"{h.stem}_eigenvalues.{fmt}",
+                                                   f"layer {h.layer + 1}, {h.label} ({what})"))
+                if h.commutators_value is not None:
+                    paths.append(commutator_figure(h.commutators_value, out / f"{h.stem}_commutators.{fmt}",
+                                                   f"layer {h.layer + 1}, {h.label} ({what})"))
             paths += write_figures(self.tracker, out, fmt)
         paths[0].write_text(self.to_markdown(), encoding="utf-8")
         paths[1].write_text(json.dumps(self.to_json(), indent=2, allow_nan=False, default=str), encoding="utf-8")
@@ -210,9 +242,30 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
     eig = {str(k): tuple(sorted(np.linalg.eigvals(w.to_float().A[i]), key=lambda z: (z.real, z.imag)))
            for i, k in enumerate(h.keys)}
     spread = None if h.spread is None else float(np.max(h.spread))
-    betas = {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
-    return HeadAnalysis(h.layer, h.head, tuple(str(k) for k in h.keys), h.exact, ident.text(), ident.beta,
-                        ident.gate, eig, sp.reading, co.reading, rel, spread, betas, sp)
+    betas = {} if h.beta is None else {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
+    keys = tuple(str(k) for k in h.keys)
+    if not per_symbol:  # the readings name the windows, not their indices
+        sp = dataclasses.replace(sp, symbols=tuple(dataclasses.replace(m, name=keys[i]) for i, m in enumerate(sp.symbols)))
+        co = dataclasses.replace(co, symbols=keys)
+    sp_fig, co_fig = (sp, co) if per_symbol else _full_windows(sp, co, automaton.n_symbols)
+    return HeadAnalysis(h.layer, h.head, keys, h.exact, ident.text(), ident.beta, ident.gate, eig, sp.reading,
+                        co.reading, rel, spread, betas, sp_fig, co_fig, h.name)
+
+
+def _full_windows(sp, co, n: int):
+    """The spectrum and commutators restricted to the full windows (the last n^w keys: the transitions
+    a word takes once w symbols are in view), for the figures; the readings keep every key."""
+    total, full = len(co.symbols), n
+    while total > full and total - full >= n * full:  # keys: n + n^2 + ... + n^w
+        total, full = total - full, full * n
+    keep = list(range(len(co.symbols) - full, len(co.symbols)))
+
+    def sub(m):
+        return None if m is None else tuple(tuple(m[a][b] for b in keep) for a in keep)
+
+    co = dataclasses.replace(co, symbols=tuple(co.symbols[i] for i in keep), norms=sub(co.norms),
+                             exactly_zero=sub(co.exactly_zero), visited_norms=sub(co.visited_norms))
+    return dataclasses.replace(sp, symbols=tuple(sp.symbols[i] for i in keep)), co
 
 
 def _full_span(w):
@@ -246,8 +299,11 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
     for g in suspects:
         p = _symbol_period(automaton, g)
         name = sym_names[g]
+        diagonal = [h for h in heads if h.layer == 0 and h.beta is None]
+        if diagonal:
+            lines += _positive_power(name, p, diagonal)
         for h in heads:
-            if h.layer != 0 or name not in h.eigenvalues:
+            if h.layer != 0 or name not in h.eigenvalues or h.beta is None:
                 continue
             ev = np.array(h.eigenvalues[name])
             far = [z for z in ev if abs(abs(z) - 1) > 1e-3 or abs(z - 1) > 1e-3]
@@ -266,6 +322,28 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
         return ("mechanism: not identified from the first layer's spectra (the failure may come from the additive "
                 "term, the gates, the MLPs or further layers).")
     return "mechanism: " + " ".join(dict.fromkeys(lines))
+
+
+def _positive_power(name: str, p: int, heads) -> list[str]:
+    """Mamba / Mamba-2: along g^n the first layer reads one window, g...g, from step w on; its
+    transition is positive diagonal, so the lifted recurrence has only positive eigenvalues."""
+    key = max((k for k in heads[0].keys if len(k) % len(name) == 0 and k == name * (len(k) // len(name))),
+              key=len, default=None)
+    if key is None:
+        return []
+    i = heads[0].keys.index(key)
+    ev = np.concatenate([np.array(h.eigenvalues[key]) for h in heads])
+    if not (np.abs(ev.imag) < 1e-12).all() or ev.real.min() <= 0:
+        return []
+    lo, hi = float(ev.real.min()), float(ev.real.max())
+    fate = (f"in [{lo:.3g}, {hi:.3g}], inside (0, 1), so once the last {len(key) // len(name)} symbols are all "
+            f"`{name}` the state contracts to the fixed point of S -> A S + b and cannot cycle" if hi < 1 else f"in [{lo:.3g}, {hi:.3g}], all positive")
+    where = "every head" if heads[0].name.startswith("head") else "every channel"
+    return [f"symbol `{name}` has period {p} in the task, but along `{name}`^n layer 1 reads the one window "
+            f"`{heads[0].keys[i]}` and its transition there is positive diagonal in {where}: eigenvalues {fate}; a "
+            "recurrence whose transitions have only positive eigenvalues has eventually constant labels along a "
+            "symbol's powers with a linear readout (docs/theory.md, Theorem 8, and the lift, Theorem A1, adds only "
+            "the eigenvalue 1); the gated norm, further layers and the model's head are outside that statement."]
 
 
 def _period_two(name: str, h: HeadAnalysis, ev, neg: float) -> str:
@@ -311,7 +389,7 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     sampled).
     """
     from bilinear.constructions.values.tracker import need_automaton
-    from bilinear.learned.external.transitions import head_transitions
+    from bilinear.learned.external.transitions import CHANNEL_GROUP, head_transitions
 
     need_automaton(automaton)
     config = AnalysisConfig() if config is None else config
@@ -326,12 +404,10 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     n_layers = len(model.blocks) if layers is None else min(layers, len(model.blocks))
     note = None
     if model.config.kind == "mamba":
-        heads: tuple[HeadAnalysis, ...] = ()
-        note = ("per-channel transitions: not extracted for mamba (each channel is a positive diagonal matrix, "
-                "variant positive); the behaviour below is measured")
-    else:
-        heads = tuple(_head(h, automaton, config) for layer in range(n_layers)
-                      for h in head_transitions(model, tracker, layer))
+        note = (f"Mamba: each channel's transition is diag(exp(Delta A)) on its {model.config.state_size}-dimensional "
+                f"state; a \"head\" below is a group of up to {CHANNEL_GROUP} channels, their diagonals side by side.")
+    heads = tuple(_head(h, automaton, config) for layer in range(n_layers)
+                  for h in head_transitions(model, tracker, layer))
     seconds["heads"] = time.perf_counter() - started
     started = time.perf_counter()
     failing = failing_word(tracker, automaton, random_words=search_words, seed=config.extract.seed)

@@ -41,6 +41,7 @@ from bilinear.fileio import atomic_write_text
 from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract, preflight
 from .implements import implements_line
+from .layers import LAYER_BURN_IN, LAYER_EXTRA, LAYER_WORDS, layer_spectra
 from .lengths import LengthCurve, accuracy_by_length
 from .lstar import LStarConfig
 from .matrices import check_positive_int, check_tolerance
@@ -190,6 +191,7 @@ class Report:
     certificate_note: str | None = None
     implements: str = ""
     lstar: Any = None  # an Agreement (analysis/lstar.py) when AnalysisConfig.lstar was set
+    layers: tuple = ()  # a stack's LayerSpectrum per layer (analysis/layers.py); () otherwise
 
     @property
     def certify_line(self) -> str | None:
@@ -201,8 +203,10 @@ class Report:
         """A few lines: what the network implements, one per symbol, then commutators, relations,
         accuracy by length, extraction and the certificate."""
         lines = [self.implements] if self.implements else []
-        if self.spectrum is None:  # a tracker: no transition matrices
+        if self.spectrum is None:  # a tracker: no transition matrices (a stack: each layer's own)
             lines.append(f"{self.relations_note}")
+            for layer in self.layers:
+                lines += layer.lines(len(self.layers))
         else:
             lines += [self.spectrum.reading, self._commutators_line()]
             lines.append(self._relations_line() if self.relations is not None else f"relations: {self.relations_note}")
@@ -257,7 +261,9 @@ class Report:
                 "symbols": list(a.symbols),
                 "classes": len(a.classes),
             },
-            "weights": {"variant": self.variant, "exact": self.exact, "hidden": self.hidden},
+            "weights": {"variant": self.variant, "exact": self.exact, "hidden": self.hidden,
+                        **({"hidden_per_layer": [layer.hidden for layer in self.layers]} if self.layers else {})},
+            "layers": [layer.to_json() for layer in self.layers],
             "config": asdict(self.config),
             "summary": self.summary.splitlines(),
             "spectrum": None if self.spectrum is None else self.spectrum.to_json(),
@@ -276,6 +282,9 @@ class Report:
         out = self._md_header()
         if self.spectrum is not None:
             out += self._md_spectra() + self._md_commutators() + self._md_relations()
+        for layer in self.layers:
+            out += self._md_spectra(layer.spectrum, f"## Spectra, layer {layer.index} of {len(self.layers)}",
+                                    layer.reads)
         if self.curve is not None:
             out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", curve_caption(self.curve)]
         if self.extraction is not None:
@@ -301,7 +310,11 @@ class Report:
             f"- automaton `{a.name or 'unnamed'}`: {a.n_states} states, {a.n_symbols} symbols, "
             f"{a.n_classes} classes"
         )
-        if self.spectrum is None:
+        if self.layers:
+            out.append(f"- model: a stack of {len(self.layers)} layers; "
+                       + "; ".join(f"layer {layer.index}: `{layer.variant}`, hidden {layer.hidden}" for layer in self.layers)
+                       + f" ({'exact' if all(layer.exact for layer in self.layers) else 'float'} entries)")
+        elif self.spectrum is None:
             out.append(f"- model: `{self.variant}` (no transition matrices)")
         else:
             out.append(
@@ -318,16 +331,23 @@ class Report:
             out.append(f"- {k.replace('_', ' ')}: {num(v)}")
         return out + ["", "## Summary", ""] + [f"- {line}" for line in self.summary.splitlines()]
 
-    def _md_spectra(self) -> list[str]:
-        sp = self.spectrum
+    def _md_spectra(self, sp=None, heading: str = "## Spectra", reads=None) -> list[str]:
+        """The spectra table of the weights (or of ``sp``, one layer's, whose symbols the cascade
+        read ``reads`` times each on the sampled words)."""
+        sp = self.spectrum if sp is None else sp
         assert sp is not None  # called only for weights with transition matrices
-        out = ["", "## Spectra", ""]
+        out = ["", heading, ""]
         out.append(
             f"Eigenvalues divided by the spectral radius (hidden states are up to a positive scale; "
             f"|det|^(1/d) would be 0 for singular matrices). Orders up to scale: smallest i + p <= "
             f"{sp.max_order} with A^(i+p) = c·A^i, c > 0 (order p when i = 0); "
             + ("decided exactly." if sp.exact else f"float, tolerance {sp.tol:g}.")
         )
+        if reads is not None:
+            out += ["", f"Reads: how often the cascade fed each matrix on {LAYER_WORDS} random words of length "
+                    f"{LAYER_BURN_IN + LAYER_EXTRA} (the visited span: its states from step {LAYER_BURN_IN} on); "
+                    "a matrix never read says nothing about what the stack computes: "
+                    + ", ".join(f"{m.name} {n}" for m, n in zip(sp.symbols, reads))]
         out += ["", "| matrix | order on the visited span (residual) | order, full space | index, period | "
                 "exact | nearest roots (order: distance) | reading, full space |", "|---|---|---|---|---|---|---|"]
         for m in list(sp.symbols) + list(sp.words[:16]) + list(sp.blocks[:16]):
@@ -597,6 +617,7 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     if config.curve_length:
         curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
                                    config.curve_words, seed=config.extract.seed, train_range=train_range)
+    layers, note = _stack_layers(tracker, automaton, config)
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
         automaton=automaton,
@@ -606,11 +627,26 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         spectrum=None,
         commutators=None,
         relations=None,
-        relations_note=getattr(tracker, "note", None)
+        relations_note=note or getattr(tracker, "note", None)
         or f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
         extraction=ex,
         config=config,
         source=dict(source or {}),
         curve=curve,
         lstar=agreement,
+        layers=layers,
     )
+
+
+def _stack_layers(tracker, automaton, config: AnalysisConfig):
+    """``(layers, note)``: each layer's spectra for a stack (analysis/layers.py), else ``((), None)``."""
+    from bilinear.constructions.values.tracker import StackTracker
+
+    if not isinstance(tracker, StackTracker):
+        return (), None
+    stack = tracker.stack
+    layers = layer_spectra(stack, automaton, config.max_order, config.word_length, config.tol, config.span_tol,
+                           seed=config.extract.seed)
+    return layers, (f"a stack of {stack.depth} layers ({tracker.name}): each layer's spectra below, on the states "
+                    "the layers beneath it lead it to; commutators and relations of one set of transition "
+                    "matrices do not apply to a stack")

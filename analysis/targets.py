@@ -112,7 +112,11 @@ def _run_target(run_dir):
             if key in result:
                 source[key] = result[key]
     hidden = source.get("hidden", result.get("hidden") if isinstance(result, dict) else None)
-    model_name = config.model + (f", hidden {hidden}" if hidden else "")
+    depth = getattr(config, "layers", 1) or 1
+    if depth > 1:  # every layer of a trained stack has the hidden size: said per layer, never summed
+        model_name = f"{config.model}, {depth} layers" + (f" of hidden {hidden} each" if hidden else "")
+    else:
+        model_name = config.model + (f", hidden {hidden}" if hidden else "")
     return weights, automaton, f"{automaton.name or config.spec} / {model_name} (run {path.name})", source
 
 

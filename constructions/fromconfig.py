@@ -35,9 +35,10 @@ TRANSFERRING_KINDS = ("period", "constancy", "symbol-period", "symbol-constancy"
 
 
 def _scope(c: ExternalConfig, cell, transfers: bool | None) -> list[str]:
+    mamba = c.kind in ("mamba", "mamba2")  # the decay is the transition itself; no MLP
     lines = [f"scope: the cell is about one layer's linear recurrence h_t = A_t h_(t-1) in {c.variant} with a linear "
              "readout" + (", times the positive gate exp(g), which does not change it (labels are read up to a "
-                          "positive scale)" if c.forget_gate else "") + "."]
+                          "positive scale)" if c.forget_gate and not mamba else "") + "."]
     if cell.status == "impossible":
         if transfers:
             lines.append("transfer: the certificate's theorem is about eigenvalues, so it holds for the affine layer "
@@ -50,14 +51,16 @@ def _scope(c: ExternalConfig, cell, transfers: bool | None) -> list[str]:
         lines.append("transfer: a construction of this variant tracks the task with a linear readout; the affine term, "
                      "the model's head and training are not part of the proof.")
     if c.window > 1 and cell.status == "impossible":
-        lines.append(f"window: this config has a short convolution of width {c.window}: q, k, v at a step read the "
+        inputs = "B, C and x (and Mamba's Delta)" if mamba else "q, k, v"
+        lines.append(f"window: this config has a short convolution of width {c.window}: {inputs} at a step read the "
                      f"last {c.window} tokens, so the transition is a function of a window; along a power g^n it is "
                      f"one matrix from step {c.window} on, which is all the single-symbol certificates use.")
     elif c.window > 1:
         lines.append(f"window: this config has a short convolution of width {c.window}, so the model's transitions "
                      "are functions of the last tokens, not of one token as in the cell above.")
-    lines.append(f"outside the statement: the MLPs, the other {c.layers - 1} layer(s) and the model's nonlinear head."
-                 if c.layers > 1 else "outside the statement: the MLP and the model's nonlinear head.")
+    mlp = ("the gated norm", "the gated norms") if mamba else ("the MLP", "the MLPs")
+    lines.append(f"outside the statement: {mlp[1]}, the other {c.layers - 1} layer(s) and the model's nonlinear head."
+                 if c.layers > 1 else f"outside the statement: {mlp[0]} and the model's nonlinear head.")
     return lines
 
 

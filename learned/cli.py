@@ -207,7 +207,7 @@ def _train(args) -> int:
             f"{result['steps']} steps{trained}{' (early stop)' if result['stopped_early'] else ''}, "
             f"train accuracy {result['train_accuracy']:.4f}"
             + (" (the hard cascade; the progress line's soft_mix_acc is the softmax mixture trained)"
-               if result.get("layers", 1) > 1 and getattr(args, "stack_mixing", "soft") == "soft" else "")
+               if result.get("layers", 1) > 1 and getattr(args, "stack_mixing", None) == "soft" else "")
             + f", {tested}"
         )
         if "lr_selection" in result:

@@ -29,7 +29,7 @@ from bilinear.constructions.values.variants import variant_usage
 
 from .limits import DEFAULT_MAX_MEMORY_GB
 
-__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS", "MIXINGS"]
+__all__ = ["TrainConfig", "DEFAULT_LRS", "EARLY_STOPS", "PRESETS", "MIXINGS", "DEFAULT_MIXING"]
 
 #: The part names of ``reproduce --full`` (``bilinear.learned.reproduce.parts``; here so the command line's parser needs no torch), in order.
 FULL_PART_NAMES = ("table-1", "hierarchy", "dihedral", "parameter-matched", "data-efficiency", "additive-off",
@@ -43,6 +43,9 @@ DEFAULT_LRS = (1e-3, 1e-4, 1e-5)
 #: one-hot (training runs the hard cascade that evaluation runs and ``to_weights`` exports) with the
 #: softmax's gradient.
 MIXINGS = ("soft", "straight-through")
+#: The default of ``stack_mixing`` (docs/training-results.md, "Stacks of layers: which mixing":
+#: straight-through fits the hard cascade in every measured run, soft in none).
+DEFAULT_MIXING = "straight-through"
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
 #: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
@@ -217,11 +220,13 @@ class TrainConfig:
         default=64, metadata=_cli("validation words (default %(default)s)"))
     layers: int = field(  # a stack of this many bilinear layers (docs/theory.md section 8; learned/stacked.py)
         default=1, metadata=_cli("stack this many layers of the bilinear variant: layer l reads (symbol, class of "
-                                 "layer l-1), softmax-mixed in training, argmax in evaluation (default %(default)s)"))
+                                 "layer l-1), the argmax in evaluation, in training as --stack-mixing says "
+                                 "(default %(default)s)"))
     stack_mixing: str = field(  # with layers > 1: how layer l reads layer l-1 in training (learned/stacked.py)
-        default="soft", metadata=_cli("with --layers: soft (the softmax of layer l-1 mixes layer l's matrices) or "
-                                      "straight-through (its argmax, with the softmax's gradient: training runs the "
-                                      "hard cascade) (default %(default)s)"))
+        default=DEFAULT_MIXING, metadata=_cli(
+            "with --layers: straight-through (the argmax of layer l-1, with the softmax's gradient: training runs "
+            "the hard cascade that is evaluated) or soft (the softmax of layer l-1 mixes layer l's matrices) "
+            "(default %(default)s)"))
     freeze_transitions: bool = field(  # train only h0 and the readout (the paper's frozen random transitions)
         default=False, metadata=_cli("train only h0 and the readout; the transition matrices keep their random "
                                      "initialisation (bilinear models)"))
@@ -380,7 +385,7 @@ class TrainConfig:
             raise ConfigError(f"the additive ablation applies to bilinear models only, not {self.model!r}")
         if self.stack_mixing not in MIXINGS:
             raise ConfigError(f"unknown stack mixing {self.stack_mixing!r} (known: {', '.join(MIXINGS)})")
-        if self.stack_mixing != "soft" and self.layers == 1:
+        if self.stack_mixing != DEFAULT_MIXING and self.layers == 1:
             raise ConfigError("stack_mixing applies to a stack of layers (--layers 2 or more)")
         if self.layers != 1:
             from bilinear.constructions.values.stack import MAX_LAYERS
@@ -477,4 +482,7 @@ class TrainConfig:
         if data.get("additive") is True and "additive_renorm" not in data:
             # written before additive_renorm existed: the additive ablation was never renormalised then
             data = {**data, "additive_renorm": False}
+        if isinstance(data.get("layers"), int) and data["layers"] > 1 and "stack_mixing" not in data:
+            # written before stack_mixing existed: every stack trained the soft mixture then
+            data = {**data, "stack_mixing": "soft"}
         return cls(**data)

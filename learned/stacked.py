@@ -8,10 +8,11 @@ training layer ``l`` runs the *soft* cascade: at step ``t`` its transition is th
 
     A_t = sum_c softmax(R_{l-1} h^{(l-1)}_t)[c] * A_l[(s_t, c)],
 
-which is the hard cascade when the softmax is one-hot.  With ``mixing="straight-through"`` the
-weights are the one-hot argmax in the forward pass and the softmax in the backward pass, so training
-runs the hard cascade itself (docs/training.md: the soft mixture can carry information the hard
-cascade does not).  In evaluation mode (``model.eval()``, and
+which is the hard cascade when the softmax is one-hot.  With ``mixing="straight-through"`` (the
+default, :data:`DEFAULT_MIXING`) the weights are the one-hot argmax in the forward pass and the
+softmax in the backward pass, so training runs the hard cascade itself; ``mixing="soft"`` trains
+the mixture above, which can carry information the hard cascade does not (measured over seeds in
+docs/training-results.md, "Stacks of layers: which mixing"). In evaluation mode (``model.eval()``, and
 in every accuracy this package reports) the layers run the *hard* cascade — each reads layer
 ``l - 1``'s argmax — which is exactly what :meth:`StackedBilinearRNN.to_weights` exports, so the
 exported :class:`~bilinear.constructions.values.stack.Stack` is the network that was evaluated.
@@ -44,11 +45,15 @@ from bilinear.errors import ConfigError
 from .models import BilinearRNN
 from .scan import Dense, Diagonal, Factorized, GroupPlan, Rotation, Transitions, scan
 
-__all__ = ["StackedBilinearRNN", "padded_stack", "soft_layer", "MIXINGS"]
+__all__ = ["StackedBilinearRNN", "padded_stack", "soft_layer", "MIXINGS", "DEFAULT_MIXING"]
 
 #: How a layer reads the one below in training (the same tuple as ``learned.config.MIXINGS``, which
 #: cannot be imported here without an import cycle; a test keeps them equal).
 MIXINGS = ("soft", "straight-through")
+#: The mixing a stack trains with unless told otherwise (``learned.config`` has the same default; a
+#: test keeps them equal): straight-through fits the hard cascade and generalises where soft mixing
+#: does not (docs/training-results.md, "Stacks of layers: which mixing").
+DEFAULT_MIXING = "straight-through"
 
 
 class StackedBilinearRNN(nn.Module):
@@ -61,7 +66,7 @@ class StackedBilinearRNN(nn.Module):
     """
 
     def __init__(self, n_symbols: int, n_classes: int, hidden: int, variant: str = "full", layers: int = 2,
-                 seed: int = 0, mixing: str = "soft", **options):
+                 seed: int = 0, mixing: str = DEFAULT_MIXING, **options):
         super().__init__()
         from bilinear.constructions.values.stack import MAX_LAYERS
 
@@ -161,7 +166,9 @@ class StackedBilinearRNN(nn.Module):
                     f"layer {i + 1} has {w.n_classes} classes and hidden size {w.dim}, layer {stack.depth} has "
                     f"{last.n_classes} and {last.dim}: a trainable stack needs one hidden size and the automaton's "
                     "class count in every layer")
-        model = cls(stack.n_symbols, last.n_classes, last.dim, last.variant, layers=stack.depth, **options).to(dtype)
+        mixing = options.pop("mixing", DEFAULT_MIXING)  # the stack's, not a layer's option
+        model = cls(stack.n_symbols, last.n_classes, last.dim, last.variant, layers=stack.depth, mixing=mixing,
+                    **options).to(dtype)
         for l, w in enumerate(stack.layers):
             model.layers[l] = BilinearRNN.from_weights(w, dtype=dtype, **options)
         return model.eval()

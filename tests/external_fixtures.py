@@ -18,7 +18,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba")
+KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2")
 
 
 def need(module: str):
@@ -57,6 +57,14 @@ def make_model(kind: str, seed: int = 0, layers: int = 2, vocab: int = 6):
                 model = fm.MambaForCausalLM(fm.MambaConfig(
                     vocab_size=vocab, hidden_size=8, state_size=3, num_hidden_layers=layers, expand=2, conv_kernel=3,
                     dt_rank=2, fuse_norm=False))
+            elif kind.startswith("mamba2"):  # mamba2: one B/C group; mamba2_groups: two, the gate after the norm;
+                groups = kind.endswith("groups")  # mamba2_plain: no gated norm, D per channel, biases, dt clamped
+                plain = dict(rmsnorm=False, D_has_hdim=True, use_bias=True, dt_limit=(0.01, 0.5)) if kind.endswith(
+                    "plain") else {}
+                model = fm.Mamba2ForCausalLM(fm.Mamba2Config(
+                    vocab_size=vocab, hidden_size=8, state_size=3, head_dim=4, expand=2, n_groups=2 if groups else 1,
+                    num_hidden_layers=layers, conv_kernel=3, chunk_size=5, norm_before_gate=groups, fuse_norm=False,
+                    fuse_cross_entropy=False, **plain))
             elif kind.startswith("delta_net"):
                 model = fm.DeltaNetForCausalLM(fm.DeltaNetConfig(
                     **common, num_heads=2, use_short_conv=kind.endswith("conv"), conv_size=3,
@@ -209,9 +217,48 @@ def mamba_oracle(model, ids):
         return m.lm_head(x).numpy()
 
 
+def _gated_norm_oracle(norm):
+    """fla's gated RMSNorm through fla's own ``rms_norm_ref`` (its Triton forward does not run on CPU)."""
+    from fla.modules.norm.layernorm_gated import rms_norm_ref
+
+    norm.forward = lambda y, z=None: rms_norm_ref(y, norm.weight, None, z=z, eps=norm.eps, group_size=norm.group_size,
+                                                  norm_before_gate=norm.norm_before_gate, upcast=False)
+
+
+def mamba2_oracle(model, ids, decode: bool = False):
+    """fla's own ``Mamba2.torch_forward`` (its CPU path): the chunked SSD prefill, or with ``decode`` its
+    one-token-at-a-time path with a cache; fla's Triton SiLU and gated norm replaced by torch's and
+    fla's ``rms_norm_ref``; the blocks' norms by torch's ``rms_norm``."""
+    m = copy.deepcopy(model).double()
+    with torch.no_grad():
+        x = m.backbone.embeddings(ids)
+        B, T, _ = x.shape
+        for blk in m.backbone.layers:
+            mx = blk.mixer
+            mx.act = F.silu
+            if mx.norm is not None:
+                _gated_norm_oracle(mx.norm)
+            h = F.rms_norm(x, (x.shape[-1],), blk.norm.weight, blk.norm.eps)
+            if not decode:
+                x = x + mx.torch_forward(h)[0]
+                continue
+            state = {"conv_state": torch.zeros(B, mx.conv_dim, mx.conv_kernel_size, dtype=x.dtype),
+                     "recurrent_state": torch.zeros(B, mx.num_heads, mx.head_dim, mx.ssm_state_size, dtype=x.dtype)}
+            outs = []
+            for t in range(T):
+                o, conv, ssm = mx.torch_forward(h[:, t:t + 1], last_state=state)
+                state = {"conv_state": conv, "recurrent_state": ssm}
+                outs.append(o)
+            x = x + torch.cat(outs, 1)
+        x = F.rms_norm(x, (x.shape[-1],), m.backbone.norm_f.weight, m.backbone.norm_f.eps)
+        return m.lm_head(x).numpy()
+
+
 def oracle(model, ids, kind):
     if kind == "mamba":
         return mamba_oracle(model, ids)
+    if kind.startswith("mamba2"):
+        return mamba2_oracle(model, ids)
     if kind == "qwen3_next":
         with torch.no_grad():
             return copy.deepcopy(model).double()(ids, use_cache=False).logits.numpy()

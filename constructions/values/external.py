@@ -21,7 +21,7 @@ kind (``model_type``)  per-token transition on a head's key space       variant
 ``mamba``/``mamba2``   ``diag(exp(Delta A))`` / ``exp(Delta a) I``      ``positive``
 =====================  ==============================================  =========================
 
-The reader (``bilinear.learned.external``) runs the first four kinds and Mamba; ``verify --from``
+The reader (``bilinear.learned.external``) runs the first four kinds, Mamba and Mamba-2; ``verify --from``
 maps all of them.  Every flag that changes the computation and is not implemented is refused, naming it.
 
 >>> c = external_config({"model_type": "delta_net", "hidden_size": 8, "num_heads": 2, "vocab_size": 4,
@@ -56,9 +56,9 @@ MAX_HEADS = 1024
 MAX_HEAD_DIM = 1024
 
 #: Kinds whose float64 forward the reader implements.
-READER_KINDS = ("delta_net", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba")
+READER_KINDS = ("delta_net", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2")
 #: Kinds ``verify --from`` maps to a variant from the config alone.
-CONFIG_KINDS = READER_KINDS + ("rwkv7", "mamba2")
+CONFIG_KINDS = READER_KINDS + ("rwkv7",)
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,11 @@ class ExternalConfig:
     state_size: int = 0           # Mamba: N, the state per channel (heads are its channels)
     dt_rank: int = 0              # Mamba: the rank of the time-step projection
     use_bias: bool = False        # Mamba: biases of in_proj and out_proj
+    groups: int = 1               # Mamba-2: n_groups, the B/C groups the heads share
+    gated_norm: bool = True       # Mamba-2: rmsnorm (gated RMSNorm of y; else y * silu(z))
+    norm_before_gate: bool = False  # Mamba-2: rmsnorm(y) * silu(z) (True) or rmsnorm(y * silu(z))
+    D_per_dim: bool = False       # Mamba-2: D_has_hdim (D per channel, else per head)
+    dt_limit: tuple = (0.0, float("inf"))  # Mamba-2: Delta clamped to this interval
     norm_eps: float = 1e-6
     tie_embeddings: bool = False
     raw: Any = None               # the config dict as read (a read-only copy is not needed: never changed)
@@ -123,6 +128,9 @@ class ExternalConfig:
     @property
     def mechanism(self) -> str:
         """The config's recurrence in one line, for reports."""
+        if self.kind == "mamba2":
+            return (f"per head exp(Delta a) I on a {self.state_size} x {self.head_v_dim} state (a positive scalar times "
+                    f"the identity), short convolution of width {self.conv_size}")
         if self.kind == "mamba":
             return (f"per channel diag(exp(Delta A)) on an {self.state_size}-dimensional state, short convolution of "
                     f"width {self.conv_size}")
@@ -279,13 +287,56 @@ def _mamba(d: dict, kind: str, source: str) -> ExternalConfig:
                           use_bias=_flag(d, "use_bias", False, kind), forget_gate=True, output_gate=True)
 
 
+def _hf_float(x):
+    """transformers writes inf as ``{"__float__": "Infinity"}`` in config.json."""
+    if isinstance(x, dict) and set(x) == {"__float__"} and x["__float__"] in ("Infinity", "-Infinity", "NaN"):
+        return float(x["__float__"].lower().replace("infinity", "inf"))
+    return x
+
+
+def _mamba2(d: dict, kind: str, source: str) -> ExternalConfig:
+    """fla's Mamba2: ``num_heads`` heads of ``head_dim`` channels, each head's transition the scalar
+    exp(Delta a) times the identity on its (state_size x head_dim) state; B and C shared by the heads
+    of one of ``n_groups`` groups."""
+    _refuse_set(d, kind, ("use_l2warp",))
+    _only(d, "hidden_act", ("silu", "swish"), "silu", kind)
+    c = _common(d, kind, source)
+    p = _int(d, "head_dim", kind, 64, top=MAX_HEAD_DIM)
+    expand = d.get("expand", 2)
+    inter = expand * c["hidden"] if isinstance(expand, (int, float)) and not isinstance(expand, bool) else None
+    if inter is None or inter != int(inter) or inter < 1 or int(inter) % p or int(inter) > MAX_HIDDEN * 4:
+        raise ConfigError(f"config field expand = {expand!r} must make expand * hidden_size a positive multiple of "
+                          f"head_dim = {p} up to {MAX_HIDDEN * 4:,} for {kind}")
+    heads = int(inter) // p
+    if d.get("num_heads") not in (None, 0, heads):
+        raise ConfigError(f"config field num_heads = {d['num_heads']!r} must equal expand * hidden_size / head_dim "
+                          f"= {heads} for {kind}")
+    if heads > MAX_HEADS:
+        raise ConfigError(f"config field num_heads = {heads:,} is over the reader's limit {MAX_HEADS:,} (docs/limits.md)")
+    groups = _int(d, "n_groups", kind, 1, top=MAX_HEADS)
+    if heads % groups:
+        raise ConfigError(f"config field n_groups = {groups} must divide num_heads = {heads} for {kind}")
+    lim = [_hf_float(x) for x in d.get("dt_limit", (0.0, float("inf")))] if isinstance(d.get("dt_limit"), list) else \
+        d.get("dt_limit", (0.0, float("inf")))
+    if (not isinstance(lim, (list, tuple)) or len(lim) != 2
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in lim) or not 0 <= lim[0] < lim[1]):
+        raise ConfigError(f"config field dt_limit = {lim!r} must be a pair 0 <= low < high for {kind}")
+    return ExternalConfig(**c, heads=heads, key_heads=heads, head_k_dim=_int(d, "state_size", kind, 128, top=MAX_HEAD_DIM),
+                          head_v_dim=p, state_size=d.get("state_size", 128), short_conv=True,
+                          conv_size=_int(d, "conv_kernel", kind, 4, top=64), conv_bias=_flag(d, "use_conv_bias", True, kind),
+                          use_bias=_flag(d, "use_bias", False, kind), forget_gate=True, output_gate=True,
+                          groups=groups, gated_norm=_flag(d, "rmsnorm", True, kind),
+                          norm_before_gate=_flag(d, "norm_before_gate", False, kind),
+                          D_per_dim=_flag(d, "D_has_hdim", False, kind), dt_limit=(float(lim[0]), float(lim[1])))
+
+
 def _config_only(d: dict, kind: str, source: str) -> ExternalConfig:
-    """RWKV-7 and Mamba: mapped to a variant for ``verify --from``; the reader refuses them."""
+    """RWKV-7: mapped to a variant for ``verify --from``; the reader refuses them."""
     return ExternalConfig(**_common(d, kind, source))
 
 
 _KINDS = {"delta_net": _delta_net, "gated_deltanet": _gated, "gated_deltaproduct": _gated,
-          "qwen3_next": _qwen3_next, "rwkv7": _config_only, "mamba": _mamba, "mamba2": _config_only}
+          "qwen3_next": _qwen3_next, "rwkv7": _config_only, "mamba": _mamba, "mamba2": _mamba2}
 
 
 def external_config(data: dict, source: str = "fla") -> ExternalConfig:

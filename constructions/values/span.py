@@ -38,7 +38,7 @@ from bilinear.errors import AnalysisError
 
 from .floatrun import check_compatible, float_steps, scale_exponents
 
-__all__ = ["VisitedSpan", "visited_span", "visited_basis", "scale_normalised"]
+__all__ = ["VisitedSpan", "visited_span", "visited_basis", "scale_normalised", "span_of_states"]
 
 
 def _count(value, name: str, minimum: int = 1) -> int:
@@ -150,6 +150,22 @@ def visited_span(
     rank_tol = argtypes.check_tolerance(rank_tol, "rank_tol", AnalysisError)
     A, h0, _ = scale_normalised(weights).float_arrays()
     X = visited_states(A, h0, burn_in=burn_in, words=words, extra=extra, seed=seed)
+    return span_of_states(weights, X, burn_in, words, extra, seed, rank_tol)
+
+
+def span_of_states(weights, X: np.ndarray, burn_in: int = 50, words: int = 256, extra: int = 16, seed: int = 0,
+                   rank_tol: float = 0.05) -> VisitedSpan:
+    """The :class:`VisitedSpan` of ``weights`` on the hidden states ``X`` (samples, hidden) that
+    something else ran, e.g. one layer of a stack fed by the layers below it (the sampling
+    parameters are recorded as given); :func:`visited_span` is this on ``weights``' own random run.
+
+    >>> from bilinear.constructions.values.weights import Weights
+    >>> w = Weights("diagonal", [[[1., 0.], [0., 0.5]]], [1., 1.], [[1., 0.]])
+    >>> span_of_states(w, np.array([[0., 2.], [0., -1.]])).compressed.tolist()
+    [[[0.5]]]
+    """
+    A, h0, _ = scale_normalised(weights).float_arrays()
+    X = np.asarray(X, dtype=float).reshape(-1, h0.shape[0])
     V = _basis_of(X, h0.shape[0], rank_tol)
     C = np.einsum("ia,sij,jb->sab", V, A, V)  # (symbols, dim, dim): V^T A[s] V
     sample = X[:: max(1, X.shape[0] // MAX_KEPT_STATES)][:MAX_KEPT_STATES]

@@ -239,7 +239,8 @@ class StackTracker:
     @property
     def note(self) -> str:
         return (f"a stack of {self.stack.depth} layers ({self.name}): the spectra, commutators and relations of "
-                "one set of transition matrices do not apply (accuracy and extraction only)")
+                "one set of transition matrices do not apply to the stack as a whole (each layer has its own "
+                "matrices: bilinear.analysis gives each layer's spectra)")
 
     def run(self, words, hidden: bool = False) -> TrackerRun:
         from bilinear.constructions.values.floatrun import run_float

@@ -26,6 +26,7 @@ from bilinear.errors import CheckpointError, ConfigError
 
 from .delta import DeltaLayer, read_delta_layer, rms_norm
 from .mamba import read_mamba_layer
+from .mamba2 import read_mamba2_layer
 from .tensors import read_tensors, tensor
 
 __all__ = ["ExternalModel", "Block", "load_external"]
@@ -141,10 +142,10 @@ def _t(x) -> torch.Tensor:
 def _block(t: dict, i: int, c: ExternalConfig) -> Block:
     if c.kind == "qwen3_next":
         return _qwen_block(t, i, c)
-    if c.kind == "mamba":
+    if c.kind in ("mamba", "mamba2"):
         p = f"backbone.layers.{i}"
-        return Block(attn_norm=_t(tensor(t, f"{p}.norm.weight", (c.hidden,))),
-                     mixer=read_mamba_layer(t, f"{p}.mixer", c))
+        read = read_mamba_layer if c.kind == "mamba" else read_mamba2_layer
+        return Block(attn_norm=_t(tensor(t, f"{p}.norm.weight", (c.hidden,))), mixer=read(t, f"{p}.mixer", c))
     p = f"model.layers.{i}"
     D = c.hidden
     inter = t.get(f"{p}.mlp.gate_proj.weight")
@@ -197,15 +198,14 @@ def _from_tensors(c: ExternalConfig, t: dict, source: str) -> ExternalModel:
     if c.kind not in READER_KINDS:
         raise ConfigError(f"config model_type = {c.kind!r}: the reader does not run this kind "
                           f"(it reads {', '.join(READER_KINDS)}); `bilinear verify --from` still maps its config")
-    root = "backbone" if c.kind == "mamba" else "model"
-    emb_name = {"qwen3_next": "model.embed_tokens.weight", "mamba": "backbone.embeddings.weight"}.get(
-        c.kind, "model.embeddings.weight")
+    root = "backbone" if c.kind in ("mamba", "mamba2") else "model"
+    emb_name = {"qwen3_next": "model.embed_tokens.weight"}.get(c.kind, f"{root}.embeddings.weight")
     emb = _t(tensor(t, emb_name, (c.vocab, c.hidden)))
     blocks = tuple(_block(t, i, c) for i in range(c.layers))
     extra = sorted(k for k in t if k.startswith(f"{root}.layers.{c.layers}."))
     if extra:
         raise CheckpointError(f"tensor {extra[0]!r} belongs to a layer past num_hidden_layers = {c.layers}")
-    norm = _t(tensor(t, "backbone.norm_f.weight" if c.kind == "mamba" else "model.norm.weight", (c.hidden,)))
+    norm = _t(tensor(t, "backbone.norm_f.weight" if root == "backbone" else "model.norm.weight", (c.hidden,)))
     if c.tie_embeddings and "lm_head.weight" not in t:
         head = emb
     else:

@@ -114,15 +114,6 @@ def test_assert_tracks_and_the_strategies_take_a_loaded_model(tmp_path):
     agrees()
 
 
-def test_a_mamba_checkpoint_is_analysed_by_its_behaviour(saved):
-    folder, _ = saved("mamba")
-    rep = analyze_external(load_external(folder), PARITY, "0=1,1=2", "even=3,odd=4", config=BEHAVIOUR, search_words=32)
-    assert rep.heads == () and "not extracted for mamba" in rep.heads_note and "variant positive" in rep.heads_note
-    # a random Mamba does not track parity, and the verdict says so with a word that fails
-    assert rep.verdict.startswith("The model does not track parity") and rep.failing is not None
-    assert "## Heads" in rep.to_markdown() and rep.to_json()["heads_note"] == rep.heads_note
-
-
 def test_a_qwen3_next_checkpoint_per_window_with_a_tokenizer_map(saved, tmp_path):
     """transformers' Qwen3-Next (short convolution of width 3): per-head transitions per window of up to
     3 symbols (2 + 4 + 8 keys), exact; the token map read from a tokenizer.json."""

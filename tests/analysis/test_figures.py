@@ -137,3 +137,122 @@ def test_labels_avoid_each_other_when_they_can():
     first = _label_spot(nodes[0], nodes[1], 0.1, nodes, [])
     second = _label_spot(nodes[0], nodes[1], 0.1, nodes, [first])
     assert np.linalg.norm(first - second) >= 1.2 * 0.1
+
+
+# ---- issue 45, item 4: what the figures show agrees with the numbers ---------------------------
+
+def _near_commuting():
+    """cyclic:3 one-hot with one matrix perturbed: commutators of about 4e-5 (and exact zeros)."""
+    from bilinear.analysis.examples import one_hot
+    from bilinear.constructions.values.weights import Weights
+
+    A, h0, R = one_hot(from_spec("cyclic:3"), exact=False).float_arrays()
+    A = A.copy()
+    A[1] += 5e-5 * np.random.default_rng(0).standard_normal(A[1].shape)
+    return commutators(Weights("full", A, h0, R), from_spec("cyclic:3"))
+
+
+def test_commutator_colours_are_on_one_absolute_scale():
+    import math
+
+    from bilinear.analysis.figures import COMMUTATOR_SCALE, _commutator_canvas
+
+    small, large = _near_commuting(), commutators(dihedral_block2(3))
+    assert 1e-5 < small.max_norm < 1e-4 and large.max_norm > 0.5
+    for co in (small, large):
+        fig = _commutator_canvas(co)
+        images = [im for ax in fig.axes for im in ax.images]
+        assert images and all((im.norm.vmin, im.norm.vmax) == COMMUTATOR_SCALE for im in images)  # not the data's
+    assert COMMUTATOR_SCALE[1] == math.sqrt(2)  # Boettcher-Wenzel: the largest scale-free commutator
+    im = _commutator_canvas(small).axes[0].images[0]
+    # the 4e-5 cell's place on the scale, computed by hand on the log scale: mid-scale, not saturated
+    place = (math.log10(small.max_norm) + 10) / (math.log10(math.sqrt(2)) + 10)
+    assert abs(float(im.norm(small.max_norm)) - place) < 1e-12 and 0.4 < place < 0.65
+    top = np.array(im.cmap(1.0))
+    assert np.abs(np.array(im.cmap(im.norm(small.max_norm))) - top).max() > 0.3
+    # an exact zero gets the bottom colour (a log scale has none for 0: it must not be left blank)
+    shown = np.asarray(im.get_array())
+    assert shown.min() == COMMUTATOR_SCALE[0] and not np.ma.is_masked(shown)
+
+
+def test_roots_of_unity_of_different_orders_have_different_markers():
+    from bilinear.analysis.examples import one_hot
+    from bilinear.analysis.figures import _eigenvalue_canvas
+
+    s4 = from_spec("symmetric:4")
+    fig = _eigenvalue_canvas(spectrum(one_hot(s4, exact=False), s4), "S_4", monoid_orders(s4))
+    roots = {c.get_label(): c for c in fig.axes[0].collections if c.get_label().startswith("roots of unity")}
+    assert sorted(roots) == [f"roots of unity of order {k}" for k in (2, 3, 4)]
+    shapes = [tuple(map(tuple, np.round(c.get_paths()[0].vertices, 6))) for c in roots.values()]
+    assert len(set(shapes)) == 3  # three orders, three marker shapes (not one shape in three sizes)
+    for k, c in zip((2, 3, 4), roots.values()):
+        assert len(c.get_offsets()) == k
+
+
+def test_legends_sit_clear_of_the_data():
+    from bilinear.analysis.figures import _accuracy_canvas, _eigenvalue_canvas
+
+    ex = extract(cyclic_rotation2d(5, angle_error=0.05), from_spec("cyclic:5"),
+                 ExtractConfig(words=30, length=40, method="geometry"))
+    for fig in (_accuracy_canvas(ex, "drifting"), _eigenvalue_canvas(spectrum(dihedral_block2(4)), "D_4", [2, 4])):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        assert ax.get_legend() is None and len(fig.legends) == 1
+        legend, plot = fig.legends[0].get_window_extent(), ax.get_window_extent()
+        assert not legend.overlaps(plot), (legend, plot)
+
+
+def _ring(fig):
+    """The states drawn with the red start ring."""
+    from matplotlib.colors import to_rgba
+
+    red = to_rgba("C3")
+    return [int(p.get_gid().split("-")[1]) for p in fig.axes[0].patches
+            if (p.get_gid() or "").startswith("state-") and p.get_edgecolor() == red]
+
+
+def test_the_ringed_start_is_the_tasks_start_after_a_burn_in(tmp_path):
+    from bilinear.analysis.figures import _automaton_canvas, extracted_start
+
+    d3 = from_spec("dihedral:3")
+    ex = extract(dihedral_block2(3).to_float(), d3, ExtractConfig(words=50, length=20, burn_in=5))
+    m = ex.minimal
+    assert ex.isomorphic and m.labels[m.start] != d3.labels[d3.start]  # the burn-in state is not the start
+    q, meaning = extracted_start(ex, d3)
+    assert m.classes[m.labels[q]] == "e" and "burn-in" in meaning
+    # the state q is the start: every word read from it gives the task's labels from its start
+    words = np.random.default_rng(1).integers(0, 2, size=(40, 12))
+    for w in words:
+        assert m.labels[m.run(w, state=q)] == d3.labels[d3.run(w)]
+    assert _ring(_automaton_canvas(m, "", q, meaning)) == [q]
+    dot, _ = write_automaton(m, tmp_path, start=q)
+    assert f"__start -> {q};" in dot.read_text()
+    # no burn-in: the start is h0's own cluster, the minimal automaton's start
+    ex0 = extract(dihedral_block2(3).to_float(), d3, ExtractConfig(words=50, length=20, burn_in=0))
+    assert extracted_start(ex0, d3) == (ex0.minimal.start, "red ring = start (the cluster of h0)")
+
+
+def test_no_start_is_ringed_when_the_tasks_start_is_transient(tmp_path):
+    from bilinear.analysis.examples import one_hot
+    from bilinear.analysis.figures import _automaton_canvas, extracted_start
+    from bilinear.automata import Automaton
+
+    # state 0 is left by the first symbol and never entered again
+    a = Automaton([[1, 2, 1], [2, 1, 2]], start=0, labels=[0, 1, 0], name="transient")
+    ex = extract(one_hot(a, exact=False), a, ExtractConfig(words=50, length=12, burn_in=3))
+    assert ex.isomorphic
+    q, meaning = extracted_start(ex, a)
+    assert q is None and "not reachable" in meaning
+    assert _ring(_automaton_canvas(ex.minimal, "", q, meaning)) == []
+    dot, _ = write_automaton(ex.minimal, tmp_path, start=q)
+    assert "__start" not in dot.read_text()
+
+
+def test_no_start_is_ringed_when_the_extraction_is_not_the_task():
+    from bilinear.analysis.figures import extracted_start
+
+    c5 = from_spec("cyclic:5")
+    ex = extract(cyclic_rotation2d(5, angle_error=0.2), c5, ExtractConfig(words=30, length=20, burn_in=4))
+    assert ex.isomorphic is False and ex.start_word
+    assert extracted_start(ex, c5) == (None, "no start ringed: extracted after a burn-in and not isomorphic to the "
+                                             "task, so no state stands for its start")

@@ -44,7 +44,7 @@ def test_the_mapping_of_each_kind():
     assert variant({"model_type": "qwen3_next", "linear_num_key_heads": 1, "linear_num_value_heads": 2,
                     "linear_key_head_dim": 4, "linear_value_head_dim": 4, "num_experts": 0}) == "householder:1,nonneg"
     assert variant({"model_type": "rwkv7"}) == "dplr:1"
-    assert variant({"model_type": "mamba2"}) == "positive"
+    assert variant({"model_type": "mamba2", "head_dim": 4}) == "positive"
 
 
 def test_cyclic_three_on_one_reflection_is_impossible_and_transfers():
@@ -82,3 +82,13 @@ def test_verify_from_needs_no_torch(tmp_path):
             "print(rc, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr[-300:]
+
+
+def test_a_mamba2_config_names_its_own_parts():
+    """Mamba-2 has no MLP and no q, k, v: the scope lines name its gated norm and B, C, x."""
+    cfg = {"model_type": "mamba2", "vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 2, "state_size": 3,
+           "head_dim": 4, "conv_kernel": 3}
+    text = "\n".join(verify_config(cfg, "fla", "parity")["scope"])
+    assert "B, C and x (and Mamba's Delta) at a step read the last 3 tokens" in text
+    assert "outside the statement: the gated norms, the other 1 layer(s)" in text
+    assert "MLP" not in text and "q, k, v" not in text and "times the positive gate" not in text

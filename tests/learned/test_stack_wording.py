@@ -8,9 +8,18 @@ from bilinear.cli import main
 
 def test_stack_training_names_its_two_accuracies(capsys) -> None:
     assert main(["train", "parity", "diagonal", "--layers", "2", "--steps", "20", "--test-len", "20",
-                 "--test-words", "10", "--hidden", "2"]) == 0
+                 "--test-words", "10", "--hidden", "2", "--stack-mixing", "soft"]) == 0
     out = capsys.readouterr().out
     assert "train accuracy" in out and "(the hard cascade; the progress line's soft_mix_acc" in out
+
+
+def test_straight_through_stack_training_has_one_accuracy(capsys) -> None:
+    """The default (straight-through) trains the hard cascade: the batch accuracy is the
+    cascade's, and the result line needs no note (one saying "soft mixture" would be false)."""
+    assert main(["train", "parity", "diagonal", "--layers", "2", "--steps", "20", "--test-len", "20",
+                 "--test-words", "10", "--hidden", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "train accuracy" in out and "soft_mix_acc" not in out and "hard cascade" not in out
 
 
 def test_one_layer_training_keeps_its_plain_line(capsys) -> None:

@@ -121,7 +121,7 @@ def test_train_cli_layers(capsys, tmp_path):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["layers"] == 2
     assert json.loads((tmp_path / "st" / "config.json").read_text())["stack_mixing"] == "straight-through"
-    assert main(["train", "parity", "full", "--stack-mixing", "straight-through"]) == 2
+    assert main(["train", "parity", "full", "--stack-mixing", "soft"]) == 2  # not the default, one layer
     assert "applies to a stack of layers" in capsys.readouterr().err
 
 
@@ -145,7 +145,7 @@ def test_the_cascade_construction_is_a_zero_loss_point_of_the_soft_objective():
     labels = torch.from_numpy(a.labels[a.run_batch(words.numpy(), trace=True)])
     losses = []
     for scale in (1, 16):
-        m = StackedBilinearRNN.from_weights(padded_stack(cascade(a, "rotation2d"), scale))
+        m = StackedBilinearRNN.from_weights(padded_stack(cascade(a, "rotation2d"), scale), mixing="soft")
         assert (m(words, hard=True).argmax(-1) == labels).all()  # the hard cascade is the construction
         m.train()
         with torch.no_grad():
@@ -164,12 +164,12 @@ def test_straight_through_mixing_trains_the_hard_cascade():
     assert torch.allclose(train_values, hard, atol=1e-10)
     train_values.square().sum().backward()
     assert st.layer(0).readout.weight.grad is not None and st.layer(0).readout.weight.grad.abs().sum() > 0
-    soft = StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=3, seed=5).double().train()
+    soft = StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=3, seed=5, mixing="soft").double().train()
     assert not torch.allclose(soft(words), hard, atol=1e-3)
     with pytest.raises(ConfigError, match="unknown stack mixing"):
         StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=2, mixing="hard")
     with pytest.raises(ConfigError, match="applies to a stack of layers"):
-        TrainConfig(spec="parity", model="full", stack_mixing="straight-through")
+        TrainConfig(spec="parity", model="full", stack_mixing="soft")
     with pytest.raises(ConfigError, match="unknown stack mixing"):
         TrainConfig(spec="parity", model="full", layers=2, stack_mixing="hard")
     m = make_model(TrainConfig(spec="dihedral:3", model="rotation2d", layers=2, hidden=4,
@@ -177,4 +177,21 @@ def test_straight_through_mixing_trains_the_hard_cascade():
     assert m.mixing == "straight-through"
     from bilinear.learned import config, stacked
 
-    assert stacked.MIXINGS == config.MIXINGS
+    assert stacked.MIXINGS == config.MIXINGS and stacked.DEFAULT_MIXING == config.DEFAULT_MIXING
+
+
+def test_the_default_mixing_is_straight_through_and_old_stacks_stay_soft():
+    """docs/training-results.md ("Stacks of layers: which mixing"): straight-through is the default;
+    a stack's config written before the option existed was trained soft and reads back soft."""
+    from bilinear.learned.config import DEFAULT_MIXING
+
+    assert DEFAULT_MIXING == "straight-through"
+    c = TrainConfig(spec="dihedral:3", model="rotation2d", layers=2, hidden=4)
+    assert c.stack_mixing == "straight-through"
+    assert make_model(c).mixing == "straight-through"
+    assert StackedBilinearRNN(2, 3, hidden=4, variant="rotation2d", layers=2).mixing == "straight-through"
+    old = {k: v for k, v in c.to_dict().items() if k != "stack_mixing"}
+    assert TrainConfig.from_dict(old).stack_mixing == "soft"
+    assert TrainConfig.from_dict(c.to_dict()).stack_mixing == "straight-through"
+    one = {k: v for k, v in TrainConfig(spec="parity", model="full").to_dict().items() if k != "stack_mixing"}
+    assert TrainConfig.from_dict(one).stack_mixing == "straight-through"  # one layer: no mixing at all
