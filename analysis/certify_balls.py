@@ -47,6 +47,10 @@ class _Ball:
     centre: flint.arb_mat
     radius: flint.arb
 
+    def norm(self) -> flint.arb:
+        """An upper bound of ``||S||_F`` over the ball."""
+        return (frob(self.centre) + self.radius).upper()
+
     def entries(self) -> list:
         """Per entry a ball that holds it (a dk x dv nested list): the box around the Frobenius ball."""
         C = self.centre
@@ -94,7 +98,7 @@ def ball_horizon(model, automaton, tokens, labels, dtype: str, delta: float = 2.
                 T = []
                 for i in range(H):
                     A, b, a_norm, inp = maps[s][i]
-                    rho = _step_rounding(r, frob(S[i].centre) + S[i].radius, inp, i, K, dk, dv)
+                    rho = _step_rounding(r, S[i].norm(), inp, i, K, dk, dv)
                     T.append(_step(S[i], A, b, a_norm, rho))
                 q2 = int(automaton.delta[s, q])
                 if not margin(head.logits([X.entries() for X in T], tokens[s]), int(automaton.labels[q2])) > 0:

@@ -45,6 +45,12 @@ def test_step_encloses_the_image_of_the_ball():
         image = A @ (C + E) + b
         assert np.linalg.norm(image - _np(out.centre)) <= float(out.radius) - extra + 1e-9
     assert np.allclose(_np(out.centre), A @ C + b, atol=1e-12)
+    # a ball of matrices A: the radius of A C + b is added (numpy: |C| times A's entry radius)
+    wide = _step(_Ball(_mat(C), flint.arb(rho)), _mat(A) + flint.arb_mat(3, 3, [flint.arb(0, 0.01)] * 9), _mat(b),
+                 a_norm, flint.arb(extra))
+    spread = np.linalg.norm(0.01 * np.abs(C).sum(axis=0) * np.ones((3, 1)))
+    assert float(wide.radius) >= float(out.radius) + spread * 0.999
+    assert _Ball(_mat([[3.0, 0.0], [0.0, 4.0]]), flint.arb(0.5)).norm() == 5.5
     # the entries' boxes hold every entry of every state in the ball
     box = out.entries()
     assert all(box[a][e].contains(flint.arb(float(out.centre[a, e].mid()) + float(out.radius) * 0.999))
@@ -100,9 +106,15 @@ def test_ball_horizon_lengths_hold_for_the_float_model():
     # a level of more than max_nodes nodes stops the search at the levels completed
     small = ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -30, max_nodes=8)
     assert small == {"length": 2, "every": False, "failing": None, "nodes": 3 + 9}
+    nine = ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -30, max_nodes=9)
+    assert nine["length"] >= 3  # a level of exactly max_nodes nodes is run on
     # max_depth caps the levels run
     assert ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -30,
-                        max_depth=2)["length"] == 2
+                        max_depth=2) == {"length": 2, "every": False, "failing": None, "nodes": 12}
+    # the default widening is 2^-10: on fixture (b) it fails at the identity's zero state
+    assert ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", max_nodes=8) == \
+        ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -10, max_nodes=8) != \
+        ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -11, max_nodes=8)
     # bfloat16: the head's margin after one token is not certified (the first failure is 2 tokens later)
     bf = ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "bfloat16")
     assert bf == {"length": 0, "every": False, "failing": (0,), "nodes": 0}
