@@ -189,15 +189,24 @@ def test_head_balls_refuse_what_they_do_not_model():
     assert torch_dtype("bfloat16") is torch.bfloat16 and largest("float16") == 65504.0
 
 
+LOUD = Rounding("float16", 2.0 ** -60, 1e-9)  # a format whose underflow term is visible
+
+
 @pytest.mark.parametrize("w", [[1.5, -0.5, 2.0, 1.0], None])
-def test_norm_lemma_radii_recomputed(heads, w):
-    """The norm lemma's ball in bfloat16, entry by entry, from the formulas of docs/theory.md
-    (Theorem A7's norm lemma and its relative rounding), recomputed here in floats."""
-    c, r, eps, n = np.array([3.0, -4.0, 1.0, 0.5]), np.array([0.5, 0.25, 0.5, 0.25]), 1e-6, 4
-    u, eta = 2.0 ** -8, 2.0 ** -134
-    out = heads["bfloat16"]._normalise_lipschitz(_balls(c, r), n, eps, w)
+@pytest.mark.parametrize("rounding, c, r", [
+    (Rounding.of("bfloat16"), [3.0, -4.0, 1.0, 0.5], [0.5, 0.25, 0.5, 0.25]),
+    (LOUD, [3e7, -4e7, 1e7, 5e6], [5e6, 2.5e6, 5e6, 2.5e6]),   # eta * N_high matters
+    (LOUD, [3.0, 4.0, 0.0, 0.0], [1e-12] * 4),                  # the final eta matters
+    (Rounding.of("bfloat16"), [0.6, 0.8, 0.0, 0.0], [0.1, 0.1, 0.0, 0.0]),  # 0 < ||c|| - rho < 1
+])
+def test_norm_lemma_radii_recomputed(heads, w, rounding, c, r):
+    """The norm lemma's ball, entry by entry, from the formulas of docs/theory.md (Theorem A7's norm
+    lemma and its relative rounding), recomputed here in floats."""
+    c, r, eps, n = np.array(c), np.array(r), 1e-6, 4
+    u, eta = rounding.u, rounding.eta
+    out = HeadBalls(heads["real"].model, tuple(range(6)), "float64", rounding)._normalise_lipschitz(_balls(c, r), n, eps, w)
     rho = np.linalg.norm(r)
-    n_low = np.sqrt((np.linalg.norm(c) - rho) ** 2 / n + eps)
+    n_low = np.sqrt(max(np.linalg.norm(c) - rho, 0.0) ** 2 / n + eps)
     n_high = np.sqrt((np.linalg.norm(c) + rho) ** 2 / n + eps)
     lip, cap, centre = rho / n_low, np.sqrt(n), np.sqrt(np.dot(c, c) / n + eps)
     g = n * u / (1 - n * u)
