@@ -178,6 +178,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
     ('analysis/certify_external.py', 'horizon', '1e-3 * hi_r -> 0.001 // hi_r', 0):
         'the bisection then runs all 30 steps: a radius at least as close to the largest valid one, the same guarantee',
+    # the head's norms on a ball (analysis/external_head.py, Theorem A7's norm lemma)
+    ('analysis/external_head.py', 'HeadBalls._normalise', '0 -> 1', 0):
+        'skips the norm lemma for point inputs only to save work: at a point its ball holds the operation-by-operation one\'s value too, and the intersection of two valid enclosures is valid',
+    ('analysis/external_head.py', 'HeadBalls._normalise_lipschitz', 'gap > 0 -> gap >= 0', 0):
+        'at gap = 0 both branches square 0',
+    ('analysis/external_head.py', 'HeadBalls._normalise_lipschitz', 'ci / centre + flint.arb(0, 1) * lip -> ci / centre - flint.arb(0, 1) * lip', 0):
+        'the ball [-lip, lip] is symmetric',
     # the ball search of certify --from (analysis/certify_balls.py, Theorem A8)
     ('analysis/certify_balls.py', '_Ball.entries', 'C[a, e] + flint.arb(0, 1) * self.radius -> C[a, e] - flint.arb(0, 1) * self.radius', 0):
         'the ball [-r, r] is symmetric: C - [-r, r] is C + [-r, r]',

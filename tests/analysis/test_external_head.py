@@ -197,6 +197,7 @@ LOUD = Rounding("float16", 2.0 ** -60, 1e-9)  # a format whose underflow term is
     (Rounding.of("bfloat16"), [3.0, -4.0, 1.0, 0.5], [0.5, 0.25, 0.5, 0.25]),
     (LOUD, [3e7, -4e7, 1e7, 5e6], [5e6, 2.5e6, 5e6, 2.5e6]),   # eta * N_high matters
     (LOUD, [3.0, 4.0, 0.0, 0.0], [1e-12] * 4),                  # the final eta matters
+    (Rounding("float16", 2.0 ** -4, 1e-8), [3.0, 4.0, 0.0, 0.0], [1e-12] * 4),  # and its (1 + 2u)
     (Rounding.of("bfloat16"), [0.6, 0.8, 0.0, 0.0], [0.1, 0.1, 0.0, 0.0]),  # 0 < ||c|| - rho < 1
 ])
 def test_norm_lemma_radii_recomputed(heads, w, rounding, c, r):
