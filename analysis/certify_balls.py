@@ -3,10 +3,11 @@
 
 From ``S_0 = 0`` every word is run at once, level by level: a node is (automaton state, last token,
 a ball per head that holds the float model's state); a step applies the token's transition in
-ball arithmetic (its ``A`` and ``b`` themselves balls from the weights in the float format) and
-adds the format's rounding of the step; the head (:class:`~bilinear.analysis.external_head.HeadBalls`
+ball arithmetic (its ``A`` and ``b`` themselves balls from the weights in the float format), on a
+Frobenius ball per head (centre and radius: ``||A||_2`` scales the radius, so an isometry does not
+inflate it as entry-wise balls do), and adds the format's rounding of the step; the head (:class:`~bilinear.analysis.external_head.HeadBalls`
 with the format's rounding) must give the automaton's label with a positive margin.  Before it is
-expanded a node's ball is widened to radius ``delta``; a new node whose ball lies inside a widened
+expanded a node's ball is widened by ``delta``; a new node whose ball lies inside a widened
 ball already expanded with the same (automaton state, last token) is not expanded again: every
 state it holds is a state that ball holds, whose successors are checked.  When no node is left
 the float model is right on every word of every length; when the level exceeds ``max_nodes`` the
