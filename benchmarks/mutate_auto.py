@@ -185,6 +185,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'at gap = 0 both branches square 0',
     ('analysis/external_head.py', 'HeadBalls._normalise_lipschitz', 'ci / centre + flint.arb(0, 1) * lip -> ci / centre - flint.arb(0, 1) * lip', 0):
         'the ball [-lip, lip] is symmetric',
+    ('analysis/external_head.py', 'step_rounding', 'float(P.upper()) < largest(r.name) / 4 -> float(P.upper()) <= largest(r.name) / 4', 0):
+        'a bound P exactly a quarter of the largest number does not arise',
     # the ball search of certify --from (analysis/certify_balls.py, Theorem A8)
     ('analysis/certify_balls.py', '_Ball.entries', 'C[a, e] + flint.arb(0, 1) * self.radius -> C[a, e] - flint.arb(0, 1) * self.radius', 0):
         'the ball [-r, r] is symmetric: C - [-r, r] is C + [-r, r]',

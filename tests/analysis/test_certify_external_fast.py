@@ -230,7 +230,7 @@ def test_an_undecided_head_margin_is_not_skipped(s3):
 
 
 @pytest.mark.parametrize("a, c, r", [(0.0, 0.03, 1.0), (1e-3, 0.01, 0.5), (0.5, 1.0, 100.0), (0.0, 7.0, 6.0),
-                                     (2e-4, 1e-6, 1e-3)])
+                                     (2e-2, 1e-3, 0.05)])
 def test_length_is_the_largest_t_within_the_radius(a, c, r):
     """The certified length against a search written here: t = 0, 1, 2, ... while the error bound of
     Theorem A7 (ii), c ((1 + a)^t - 1) / a, computed in exact rationals, stays within r."""
