@@ -187,6 +187,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the ball [-lip, lip] is symmetric',
     ('analysis/external_head.py', 'step_rounding', 'float(P.upper()) < largest(r.name) / 4 -> float(P.upper()) <= largest(r.name) / 4', 0):
         'a bound P exactly a quarter of the largest number does not arise',
+    ('analysis/external_head.py', 'margin', '1 -> 0', 1):
+        'the minimum over diffs[0:] instead of diffs[1:] compares the first difference with itself',
+    ('analysis/external_head.py', 'margin', 'd < low -> d <= low', 0):
+        'ties: the minimum has the same value',
     # the ball search of certify --from (analysis/certify_balls.py, Theorem A8)
     ('analysis/certify_balls.py', '_Ball.entries', 'C[a, e] + flint.arb(0, 1) * self.radius -> C[a, e] - flint.arb(0, 1) * self.radius', 0):
         'the ball [-r, r] is symmetric: C - [-r, r] is C + [-r, r]',
