@@ -157,7 +157,9 @@ class NetworkCertificate:
                   for k, v in self.horizons.items() if k != ARITHMETIC]
         if others:
             lines.append("  the same bound in " + "; ".join(others))
-        if self.failing is not None:
+        if h is not None and h.every:  # no word can fail, so the search was not run
+            lines.append("float network: no word fails (every length is certified above); no failing-word search run")
+        elif self.failing is not None:
             assert self.failure_kind is not None  # set together with the failing word
             kind = {"round-off": "a round-off failure: the network in real arithmetic is right on it",
                     "drift": "it fails in real arithmetic too",
@@ -207,21 +209,30 @@ def _candidates(weights, automaton, failures: list, proved: list):
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
-    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20)."""
+    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
+    proved candidate whose ceiling (:func:`~bilinear.constructions.horizon.horizon.horizon_ceiling`,
+    no balls) is below the longest horizon so far cannot win: it counts as tried, and its horizon
+    is not computed."""
     from bilinear.constructions.horizon.horizon import (NODE_BELOW, cannot_represent, certified_horizon,
-                                                        node_horizon_widest, with_node_horizon)
+                                                        horizon_ceiling, node_horizon_widest, with_node_horizon)
     from bilinear.constructions.proof.prover import prove
 
     failures: list = []
     tried: list[tuple[Any, str]] = []
     proved: list = []
+    n_proved = 0
     for snap in _candidates(weights, automaton, failures, proved):
         # once one snap is proved, an alternative gets a smaller search budget
         result = prove(snap.block_weights, automaton, bound=min(bound, 8) if proved else bound)
         if result.status == "proved":
-            h = certified_horizon(weights, snap, result, automaton, ARITHMETIC, nodes=False)
-            proved.append((snap, result, h))
-            if len(proved) == tries or h.every:
+            n_proved += 1
+            best = max((x[2].order_key() for x in proved), default=None)
+            if best is None or not horizon_ceiling(weights, snap) < best:
+                h = certified_horizon(weights, snap, result, automaton, ARITHMETIC, nodes=False)
+                proved.append((snap, result, h))
+                if h.every:
+                    break
+            if n_proved == tries:
                 break
             continue
         why = (f"counterexample {result.text}" if result.status == "counterexample"
@@ -356,7 +367,7 @@ class StackCertificate:
     """What ``bilinear certify`` says about a float stack of layers (docs/theory.md section 8).
 
     1. **snap** -- every layer snapped to exact weights of its variant
-       (:func:`~bilinear.constructions.horizon.snap.snap_stack`: transition entries to cos(2 pi j / n) within
+       (:func:`~bilinear.constructions.horizon.stacksnap.snap_stack`: transition entries to cos(2 pi j / n) within
        a tolerance, start state and readout to dyadic rationals), and the snapped stack proved for
        every word of every length by :func:`~bilinear.constructions.proof.stackprover.prove_stack`
        (Theorem S1);
@@ -418,9 +429,11 @@ class StackCertificate:
                  f"  status: {self.status}: {self.reason}"]
         if self.snap is not None:
             lines.append("  snap: " + "; ".join(
-                f"layer {d['layer']}: entries cos(2 pi j / n), conductor {d['conductor']}"
-                + (" (each matrix divided by its spectral norm)" if d["normalised"] else "")
-                + f", largest move {d['max_distance']:.2g}" for d in self.snap.describe()))
+                (f"layer {d['layer']}: entries cos(2 pi j / n), conductor {d['conductor']}"
+                 + (" (each matrix divided by its spectral norm)" if d["normalised"] else "")
+                 + f", largest move {d['max_distance']:.2g}") if d["conductor"] is not None else
+                (f"layer {d['layer']}: snapped against its own automaton ({d['rule']}), "
+                 f"relative distance {d['max_distance']:.2g}") for d in self.snap.describe()))
         if self.proof is not None:
             lines.append(f"  proof of the snap: {self.proof.status}")
         if self.horizon is not None:
@@ -474,7 +487,7 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
                   tol: float | None = None) -> StackCertificate:
     """The certificate of a float :class:`~bilinear.constructions.values.stack.Stack` (see
     :class:`StackCertificate`); ``tol`` the snapping tolerance (default
-    :data:`~bilinear.constructions.horizon.snap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
+    :data:`~bilinear.constructions.horizon.stacksnap.STACK_SNAP_TOL`).  WeightsError for exact stacks (prove them
     with ``bilinear verify --weights``) or a stack that does not fit the automaton.
 
     >>> from bilinear.automata.families import from_spec
@@ -484,11 +497,11 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     >>> c = certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-6), a, test_length=50, words=16)
     >>> c.status, c.proof.status, c.horizon.text(), c.check.passed
     ('horizon', 'proved', 'every word up to length 920230', True)
-    >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-2), a, test_length=50, words=16).status
+    >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 0.1), a, test_length=50, words=16).status
     'failed'
     """
     from bilinear.constructions.horizon.floatcheck import check
-    from bilinear.constructions.horizon.snap import STACK_SNAP_TOL, snap_stack
+    from bilinear.constructions.horizon.stacksnap import STACK_SNAP_TOL, snap_stack
     from bilinear.constructions.values.stack import Stack
     from bilinear.constructions.proof.stackprover import prove_stack
 

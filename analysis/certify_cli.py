@@ -53,7 +53,8 @@ def register(sub) -> None:
                         f"test length; {TEST_LENGTH} with --weights)")
     p.add_argument("--snap-tol", type=_snap_tol, default=None, metavar="TOL",
                    help="stacks only: how far (at most) each transition entry may be from its snapped value, "
-                        "0 < TOL <= 0.5 (default 1e-4; a stack drifted by 1e-3 needs about 0.01)")
+                        "0 < TOL <= 0.5 (default 1e-4; a layer with no entry snap within it is snapped "
+                        "against its own automaton instead)")
     p.add_argument("--from", dest="from_", nargs=2, metavar=("fla", "DIR"),
                    help="certify a one-layer fla delta-rule checkpoint with its own head against --task")
     p.add_argument("--task", metavar="SPEC", help="with --from: the automaton (family spec or FILE.json)")

@@ -4,7 +4,8 @@ Per layer and head: the variant identified on the extracted matrices (:mod:`bili
 external.transitions`), the spectra of the reflections against roots of unity, the commutators and
 the relation residuals (the toolkit's own :func:`~bilinear.analysis.spectrum.spectrum`,
 :func:`~bilinear.analysis.commutators.commutators`, :func:`~bilinear.analysis.relations.relation_residuals`
-on the head's ``householder:K`` Weights, the positive gate divided out).  Then, run by the model's
+on the head's ``householder:K`` Weights, the positive gate divided out; an RWKV-7 head's ``dplr:1``
+Weights, nothing divided out, its keys the windows of its token shift).  Then, run by the model's
 own float64 forward: accuracy by length, the directed failing-word search (:func:`failing_word`),
 and the extraction.  The verdict comes from the measured behaviour only; when the model fails, the
 mechanism line names what the spectra say about the failing symbol (a reflection with beta != 2 has
@@ -70,6 +71,11 @@ class HeadAnalysis:
         return f"layer{self.layer + 1}_" + self.label.replace("channels ", "channels").replace("channel ", "channel").replace(
             "head ", "head")
 
+    @property
+    def dplr(self) -> bool:
+        """An RWKV-7 head: diagonal plus rank one, no reflections and no scalar gate to divide out."""
+        return self.identified.startswith("dplr")
+
     def to_json(self) -> dict:
         return {"layer": self.layer + 1, "head": self.head, "name": self.label, "keys": list(self.keys),
                 "exact": self.exact, "variant": self.identified, "beta": None if self.beta is None else list(self.beta),
@@ -82,7 +88,8 @@ class HeadAnalysis:
         how = "exact per symbol" if self.exact and not any(len(str(k)) > 1 for k in self.keys) else (
             "exact per window" if self.exact else f"sampled on visited positions (spread {self.spread:.2g})")
         out = [f"### Layer {self.layer + 1}, {self.label} ({how})", "", f"- variant: {self.identified}"]
-        what = "the transition (the decay exp(Delta A))" if self.beta is None else "the reflections"
+        what = ("the transition (the decay exp(Delta A))" if self.beta is None else
+                "the transition (decay included)" if self.dplr else "the reflections")
         for k, ev in list(self.eigenvalues.items())[:12]:
             out.append(f"- `{k}`: eigenvalues of {what} " + ", ".join(_z(z) for z in ev))
         if len(self.eigenvalues) > 12:
@@ -150,7 +157,8 @@ class ExternalReport:
             from .figures import commutator_figure, eigenvalue_figure, write_figures
 
             for h in self.heads[:MAX_HEAD_FIGURES]:
-                what = "positive diagonal, scaled by its largest entry" if h.beta is None else "gate divided out"
+                what = ("positive diagonal, scaled by its largest entry" if h.beta is None else
+                        "decay included" if h.dplr else "gate divided out")
                 if not h.per_symbol:
                     what += "; full windows"
                 if h.spectrum_value is not None:
@@ -303,18 +311,26 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
         if diagonal:
             lines += _positive_power(name, p, diagonal)
         for h in heads:
-            if h.layer != 0 or name not in h.eigenvalues or h.beta is None:
+            key = name * 2 if h.dplr else name  # RWKV-7's token shift: g^n sees the window g g
+            if h.layer != 0 or key not in h.eigenvalues or h.beta is None:
                 continue
-            ev = np.array(h.eigenvalues[name])
+            ev = np.array(h.eigenvalues[key])
             far = [z for z in ev if abs(abs(z) - 1) > 1e-3 or abs(z - 1) > 1e-3]
             if p == 2 and all(abs(z.imag) < 1e-9 for z in ev):
                 neg = min(ev, key=lambda z: z.real).real
                 if abs(neg + 1) > 1e-3:
-                    lines.append(_period_two(name, h, ev, neg))
+                    lines.append(_period_two(name, h, ev, neg) if not h.dplr else _period_two_dplr(name, key, h, ev, neg))
             elif p > 2 and all(abs(z.imag) < 1e-9 for z in ev):
-                lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s reflections for it "
-                             f"have only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
-                             "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7).")
+                what = (f"transition for the window `{key}` (diag(w) - (a * kappa) kappa^T) has" if h.dplr
+                        else "reflections for it have")
+                lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s {what} "
+                             f"only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
+                             "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7"
+                             + (", real by Theorem F15)." if h.dplr else ")."))
+            elif far and h.dplr:
+                lines.append(f"layer 1 head {h.head}'s decays w in [{h.gate[0]:.3g}, {h.gate[1]:.3g}] shrink the state "
+                             f"at every step (its eigenvalues for `{key}`: {', '.join(_z(z) for z in ev)}), so the "
+                             "additive term dominates after a few steps.")
             elif far and h.gate[0] < 1 - 1e-6:
                 lines.append(f"layer 1 head {h.head}'s gate exp(g) in [{h.gate[0]:.3g}, {h.gate[1]:.3g}] shrinks "
                              f"the state at every step, so the additive term dominates after a few steps.")
@@ -358,6 +374,16 @@ def _period_two(name: str, h: HeadAnalysis, ev, neg: float) -> str:
                 f"not -1, so that component {fate}.")
     return (f"{head}: the product of its {len(betas)} reflections (beta = {', '.join(f'{b:.4g}' for b in betas)}) "
             f"has {neg:.4g} as its eigenvalue nearest -1, not -1, so that component {fate}.")
+
+
+def _period_two_dplr(name: str, key: str, h: HeadAnalysis, ev, neg: float) -> str:
+    """The period-2 symbol's line for a diagonal-plus-rank-one (RWKV-7) head: its window's eigenvalue
+    nearest -1, measured (no reflection to name)."""
+    fate = (f"decays as {abs(neg):.3g}^n" if abs(neg) < 1 else f"grows as {abs(neg):.3g}^n") + " instead of alternating"
+    where = f"the window `{key}`" if key != name else f"`{name}`"
+    return (f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s transition for {where} "
+            f"(diag(w) - (a * kappa) kappa^T) has eigenvalues {', '.join(_z(z) for z in ev)}: the one nearest -1 is "
+            f"{neg:.4g}, not -1, so that component {fate}.")
 
 
 def _verdict(automaton, curve, failing, ex, sym_names) -> str:

@@ -117,6 +117,7 @@ def certificate_line(cert) -> str:
     else:
         horizon = "no length certified"
     fail = (f"fails at length {len(cert.failing)} on {cert.failing_text}" if cert.failing is not None
+            else "no word fails (no search run)" if h is not None and h.every
             else f"no failing word found up to length {cert.search_length}")
     snap = ("snap proved" + (f" (minimum margin {cert.proof.margin_float:.3g})"
                              if hasattr(cert.proof, "margin_float") else "")

@@ -4,10 +4,16 @@ Every word ``w`` acts on the states as a transformation ``q -> q·w``; these tra
 a monoid under "first ``u``, then ``v``" (the identity is the empty word).  The closure is
 breadth-first over whole frontiers at once: the frontier's transformations ``(frontier, states)``
 are composed with each generator by fancy indexing, encoded as integer keys (or raw bytes for
-many states), deduplicated with ``np.unique`` and checked against the elements found so far (a
-direct-address table when ``states**states`` is small, a hash map otherwise).  Children are
-generated parent-major and symbol-minor, so element ``i``'s word — its parent's word plus one
-symbol — is the **shortlex least** word of the element.  The result is a :class:`Closure` of
+many states), deduplicated (by marking first occurrences in a direct-address table when
+``states**states`` is small, else with ``np.unique`` and a hash map) and checked against the
+elements found so far.  Children are generated parent-major and symbol-minor, so element ``i``'s
+word — its parent's word plus one symbol — is the **shortlex least** word of the element.  A
+small frontier runs several levels in one round (:func:`_levels`): the candidates of all of them,
+level after level, are words in shortlex order, so an element's first occurrence among them is
+its shortlex-least word and the numbering is the level-by-level one.  Past 128 states the
+closure runs on the images of 64 sampled states, composes the elements in full once at the end
+(:func:`_materialise`) and checks the edges outside the breadth-first tree (:func:`_check_closed`).
+The result is a :class:`Closure` of
 read-only arrays; :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
 :class:`~bilinear.automata.monoid.Monoid` value (this module imports no Monoid: the algorithm sits
 below the value it feeds).
@@ -193,19 +199,6 @@ def _sample(n: int) -> np.ndarray:
     return np.sort(np.random.default_rng(0x5EED).choice(n, _SAMPLE_COLUMNS, replace=False))
 
 
-def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, size: int, chunk: int) -> None:
-    """:class:`_HashCollision` unless every element found, composed with every generator, is the
-    element its right Cayley row names.  With the identity among them, the rows found are then
-    closed under the generators, so they are the whole monoid; and they are distinct, as their
-    keys (of the sampled states) are: the sampled closure is exact once this check passes."""
-    for lo in range(0, size, chunk):
-        hi = min(size, lo + chunk)
-        block = elements[lo:hi]
-        for a in range(gens.shape[0]):
-            if not np.array_equal(gens[a][block], elements[right[lo:hi, a]]):
-                raise _HashCollision
-
-
 class _Clock:
     """The closure's time budget and its progress lines (stderr, only once it runs long)."""
 
@@ -242,77 +235,235 @@ def row_bytes(n_states: int, n_symbols: int) -> int:
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
+#: Entries (candidate rows x key columns) one round of the closure may generate when it runs
+#: several levels of a small frontier at once (:func:`_levels`).
+_ROUND_ENTRIES = 1 << 11
+#: Most levels one round runs.
+_ROUND_LEVELS = 24
+
+
+def _levels(frontier: int, k: int, width: int, chunk: int) -> int:
+    """How many breadth-first levels one round runs from a frontier of ``frontier`` elements: one
+    for a frontier of more than ``chunk`` (then it is taken in chunks), else as many as keep the
+    candidates (``frontier x (k + k^2 + ... + k^m)`` rows of ``width`` entries) within
+    :data:`_ROUND_ENTRIES`.  A small monoid then costs a few rounds instead of a round per level."""
+    if frontier > chunk:
+        return 1
+    levels, rows, total = 1, frontier * k, frontier * k
+    while levels < _ROUND_LEVELS and (total + rows * k) * width <= _ROUND_ENTRIES:
+        rows *= k
+        total += rows
+        levels += 1
+    return levels
+
+
+class _Tables:
+    """The closure's growing arrays, the first ``size`` rows filled: ``rows`` (the key rows: whole
+    transformations, or the sampled states' images), ``parent``, ``via`` and ``right``."""
+
+    def __init__(self, width: int, k: int, dtype: np.dtype, max_rows: int) -> None:
+        self.capacity = min(max_rows, 1024)
+        self.max_rows = max_rows
+        self.rows = np.empty((self.capacity, width), dtype=dtype)  # row 0 (the identity) set by the caller
+        self.parent = np.full(self.capacity, -1, dtype=np.int64)
+        self.via = np.full(self.capacity, -1, dtype=np.int64)
+        self.right = np.empty((self.capacity, k), dtype=np.int64)
+        self.size = 1
+
+    def reserve(self, count: int) -> None:
+        if self.size + count > self.capacity:
+            self.capacity = min(self.max_rows, max(2 * self.capacity, self.size + count))
+            self.rows = _grow(self.rows, self.capacity)
+            self.parent = _grow(self.parent, self.capacity, -1)
+            self.via = _grow(self.via, self.capacity, -1)
+            self.right = _grow(self.right, self.capacity)
+
+
 def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None = None,
              sample: np.ndarray | None = None) -> Closure:
     """The breadth-first closure; with ``sample`` (states), elements are keyed by their images of
-    those states alone, each child is composed on them alone (and in full only when new), and the
-    closure is checked whole at the end (:func:`_check_closed`)."""
+    those states alone and the closure runs on those images; the elements are then composed in
+    full, parent first (:func:`_materialise`), and the closure checked whole (:func:`_check_closed`)."""
     n, k = automaton.n_states, automaton.n_symbols
     dtype = _dtype_for(n)
     what = automaton.name or "this automaton"
     max_rows = min(limit, max(1, MEMORY_LIMIT_BYTES // row_bytes(n, k)))
-    max_work_rows = max(1, WORK_LIMIT // (k * n))
     clock = clock or _Clock(what, None, False)
     gens = automaton.delta.astype(dtype)  # (symbols, states)
     _check_group_lower_bound(automaton, limit, max_rows, what)
-    keys = _Keys(n if sample is None else len(sample), dtype, exact=exact)
-
-    capacity = min(max_rows, 1024)
-    elements = np.empty((capacity, n), dtype=dtype)
-    elements[0] = np.arange(n, dtype=dtype)
-    parent = np.full(capacity, -1, dtype=np.int64)
-    via = np.full(capacity, -1, dtype=np.int64)
-    right = np.empty((capacity, k), dtype=np.int64)
-    keys.insert(keys.encode(elements[:1] if sample is None else elements[:1, sample]), np.zeros(1, dtype=np.int64))
-    size = 1
-    level_start, level_end = 0, 1
+    width = n if sample is None else len(sample)
+    keys = _Keys(width, dtype, exact=exact)
+    t = _Tables(width, k, dtype, max_rows)
+    t.rows[0] = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)
+    keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
+    bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
+    level_start, level_end = 0, 1
     while level_start < level_end:
+        levels = _levels(level_end - level_start, k, width, chunk)
+        if levels > 1:  # a small frontier: several levels in one round
+            level_start, level_end = bfs.round(level_start, level_end, levels), t.size
+            continue
         for lo in range(level_start, level_end, chunk):
-            clock.tick(size)
-            hi = min(level_end, lo + chunk)
-            frontier = elements[lo:hi]  # (frontier, states)
-            # children[p, a] = first frontier element p, then symbol a: gens[a][frontier[p]]
-            if sample is None:
-                children = gens[:, frontier].transpose(1, 0, 2).reshape(-1, n)  # (frontier*symbols, states)
-                child_keys = keys.encode(children)
-            else:  # the children on the sampled states only: (frontier*symbols, sampled)
-                child_keys = keys.encode(gens[:, frontier[:, sample]].transpose(1, 0, 2).reshape(-1, len(sample)))
-            unique, first, inverse = np.unique(child_keys, return_index=True, return_inverse=True)
-            found = keys.lookup(unique)
-            new = np.flatnonzero(found < 0)
-            if new.size:
-                new = new[np.argsort(first[new], kind="stable")]  # shortlex order of the new ones
-                count = new.size
-                if size + count > max_work_rows:  # each element found is composed once
-                    raise _too_costly(what, size + count, k, n)
-                if size + count > max_rows:
-                    raise _too_large(what, n, k, max_rows, limit)
-                if size + count > capacity:
-                    capacity = min(max_rows, max(2 * capacity, size + count))
-                    elements = _grow(elements, capacity)
-                    parent = _grow(parent, capacity, -1)
-                    via = _grow(via, capacity, -1)
-                    right = _grow(right, capacity)
-                indices = np.arange(size, size + count, dtype=np.int64)
-                found[new] = indices
-                keys.insert(unique[new], indices)
-                source = first[new]  # position in children = parent_offset * k + symbol
-                if sample is None:
-                    elements[size : size + count] = children[source]
-                else:  # the new children in full: their parent, then their symbol
-                    elements[size : size + count] = gens[(source % k)[:, None], elements[lo + source // k]]
-                parent[size : size + count] = lo + source // k
-                via[size : size + count] = source % k
-                size += count
-            targets = found[inverse.reshape(-1)]  # (frontier*symbols,) element of each child
-            if sample is None and not keys.exact and not (elements[targets] == children).all():
+            bfs.round(lo, min(level_end, lo + chunk), 1)
+        level_start, level_end = level_end, t.size
+    size = t.size
+    clock.tick(size)  # the last report: every element found
+    if sample is None:
+        elements = t.rows
+    else:
+        elements = _materialise(gens, t.parent[:size], t.via[:size], n, chunk)
+        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], chunk)
+    return _final(automaton, size, elements, t.right, t.parent, t.via)
+
+
+class _Limits(NamedTuple):
+    what: str
+    n: int
+    k: int
+    limit: int
+    max_rows: int
+
+    def check(self, size: int) -> None:
+        """MonoidTooLargeError when ``size`` elements would pass the work or the size limits."""
+        if size > max(1, WORK_LIMIT // (self.k * self.n)):  # each element found is composed once
+            raise _too_costly(self.what, size, self.k, self.n)
+        if size > self.max_rows:
+            raise _too_large(self.what, self.n, self.k, self.max_rows, self.limit)
+
+
+class _Search:
+    """One breadth-first search: its generators, keys, tables, clock and limits."""
+
+    def __init__(self, gens: np.ndarray, keys: _Keys, tables: _Tables, clock: _Clock, limits: _Limits) -> None:
+        self.gens, self.keys, self.t, self.clock, self.limits = gens, keys, tables, clock, limits
+
+    def round(self, lo: int, hi: int, levels: int) -> int:
+        """Run ``levels`` breadth-first levels from the elements ``lo..hi`` (all of one depth L, the
+        whole frontier unless ``levels`` is 1), numbering the new ones; returns the index of the
+        first element found at depth L + ``levels`` (the next frontier runs from it to ``size``).
+
+        The candidates of level j are those of level j - 1 followed by each symbol, parent-major and
+        symbol-minor, so the candidates of all levels, in order, are the words in shortlex order:
+        an element's first occurrence (unless it was known) gives its shortlex-least word, and its
+        parent is the element of the candidate that generated it."""
+        t, k, keys = self.t, self.gens.shape[0], self.keys
+        f = hi - lo
+        self.clock.tick(t.size)
+        parts, cur = [], t.rows[lo:hi]
+        for _ in range(levels):
+            # children[p, a] = first p, then symbol a: gens[a][p]
+            cur = self.gens[:, cur].transpose(1, 0, 2).reshape(-1, cur.shape[1])
+            parts.append(cur)
+        cand = parts[0] if levels == 1 else np.concatenate(parts)
+        ckeys = keys.encode(cand)
+        found = keys.lookup(ckeys)
+        unknown = np.flatnonzero(found < 0)
+        last = t.size
+        if unknown.size:
+            last = self._number(lo, hi, levels, cand, ckeys, found, unknown)
+        if not keys.exact and not (t.rows[found] == cand).all():
+            raise _HashCollision
+        t.right[lo:hi] = found[: f * k].reshape(f, k)
+        return last
+
+    def _number(self, lo, hi, levels, cand, ckeys, found, unknown) -> int:
+        """Number the unknown candidates' elements in order of first occurrence (filling ``found``),
+        with their rows, parents, symbols and (below the last level) right Cayley rows."""
+        t, k = self.t, self.gens.shape[0]
+        f = hi - lo
+        start = t.size
+        new = self._first_new(ckeys, found, unknown, start)  # candidate positions, increasing
+        count = new.shape[0]
+        t.rows[start : start + count] = cand[new]
+        if levels == 1:  # every new element is a frontier element followed by a symbol
+            t.parent[start : start + count] = lo + new // k
+            t.via[start : start + count] = new % k
+            t.size += count
+            return start
+        # positions in [frontier | level 1 | level 2 | ...]: level j starts at ends[j]
+        ends = np.cumsum([0] + [f * k**j for j in range(levels + 1)])
+        at = new + f
+        level = np.searchsorted(ends, at, side="right") - 1
+        rel = at - ends[level]
+        everyone = np.concatenate((np.arange(lo, hi, dtype=np.int64), found))
+        t.parent[start : start + count] = everyone[ends[level - 1] + rel // k]
+        t.via[start : start + count] = rel % k
+        inner = np.flatnonzero(level < levels)  # their children are candidates too
+        if inner.size:
+            children = (ends[level[inner] + 1] - f + rel[inner] * k)[:, None] + np.arange(k)
+            t.right[start + inner] = found[children]
+        t.size += count
+        return start + inner.size
+
+    def _first_new(self, ckeys: np.ndarray, found: np.ndarray, unknown: np.ndarray, start: int) -> np.ndarray:
+        """Number the distinct unknown keys from ``start`` in order of first occurrence, insert them
+        and fill ``found`` at the unknown positions; returns the first occurrences' positions."""
+        keys, uk = self.keys, ckeys[unknown]
+        if keys.mode == "direct":  # the table marks first occurrences: a key's least (position - m) < 0
+            m = uk.shape[0]
+            below = np.arange(-m, 0, dtype=np.int64)
+            np.minimum.at(keys.table, uk, below)
+            first = np.flatnonzero(keys.table[uk] == below)
+            self._reserve(first.shape[0])
+            keys.table[uk[first]] = np.arange(start + 1, start + 1 + first.shape[0], dtype=np.int64)
+            found[unknown] = keys.table[uk] - 1
+            return unknown[first]
+        unique, first, inverse = np.unique(uk, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # shortlex order of the new ones
+        count = unique.shape[0]
+        self._reserve(count)
+        number = np.empty(count, dtype=np.int64)
+        number[order] = np.arange(start, start + count, dtype=np.int64)
+        found[unknown] = number[inverse.reshape(-1)]
+        keys.insert(unique, number)
+        return unknown[first[order]]
+
+    def _reserve(self, count: int) -> None:
+        """Room for ``count`` more elements, within the limits."""
+        self.limits.check(self.t.size + count)
+        self.t.reserve(count)
+
+
+def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, n: int, chunk: int) -> np.ndarray:
+    """The elements in full, ``(size, states)``: element ``i`` is its parent's row followed by
+    symbol ``via[i]``, in blocks whose parents all come before the block (``parent`` never
+    decreases in breadth-first order)."""
+    size = parent.shape[0]
+    elements = np.empty((size, n), dtype=gens.dtype)
+    elements[0] = np.arange(n, dtype=gens.dtype)
+    s = 1
+    while s < size:
+        e = min(int(np.searchsorted(parent, s, side="left")), s + chunk)
+        rows = elements[parent[s:e]]
+        symbol = via[s:e]
+        block = elements[s:e]
+        for a in range(gens.shape[0]):
+            sel = np.flatnonzero(symbol == a)
+            if sel.size == e - s:
+                block[:] = gens[a][rows]
+            elif sel.size:
+                block[sel] = gens[a][rows[sel]]
+        s = e
+    return elements
+
+
+def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, parent: np.ndarray,
+                  via: np.ndarray, chunk: int) -> None:
+    """:class:`_HashCollision` unless every element found, composed with every generator, is the
+    element its right Cayley row names.  With the identity among them, the rows found are then
+    closed under the generators, so they are the whole monoid; and they are distinct, as their
+    keys (of the sampled states) are: the sampled closure is exact once this check passes.  The
+    tree edges (``right[parent[j], via[j]] = j``) hold by construction (:func:`_materialise`
+    composed them), so only the others are composed."""
+    size = elements.shape[0]
+    for a in range(gens.shape[0]):
+        target = right[:, a]
+        edges = np.flatnonzero((parent[target] != np.arange(size)) | (via[target] != a))
+        for lo in range(0, edges.shape[0], chunk):
+            rows = edges[lo : lo + chunk]
+            if not np.array_equal(gens[a][elements[rows]], elements[target[rows]]):
                 raise _HashCollision
-            right[lo:hi] = targets.reshape(hi - lo, k)
-        level_start, level_end = level_end, size
-    if sample is not None:
-        _check_closed(gens, elements, right, size, chunk)
-    return _final(automaton, size, elements, right, parent, via)
 
 
 def _too_costly(what: str, size: int, k: int, n: int) -> MonoidTooLargeError:
@@ -340,7 +491,7 @@ def _too_large(what: str, n: int, k: int, max_rows: int, limit: int) -> MonoidTo
 def _final(automaton: Automaton, size: int, elements, right, parent, via) -> Closure:
     """The :class:`Closure` of the first ``size`` rows (read-only copies)."""
     def final(array: np.ndarray) -> np.ndarray:
-        out = np.array(array[:size], copy=True)
+        out = array if array.shape[0] == size else np.array(array[:size], copy=True)  # an exact fit is kept
         out.setflags(write=False)
         return out
 
@@ -354,12 +505,16 @@ def _check_group_lower_bound(automaton: Automaton, limit: int, max_rows: int, wh
     group acting transitively on an orbit has at least as many elements as the orbit
     (orbit-stabiliser), so the closure could not finish within the limits."""
     delta = automaton.delta
-    # every distinct symbol is an element: a lower bound on the work before any is done
-    probe = np.random.default_rng(0).integers(1, 2**62, size=automaton.n_states, dtype=np.int64)
-    with np.errstate(over="ignore"):  # a collision only lowers the bound
-        distinct = int(np.unique(delta.astype(np.int64) @ probe).shape[0])
-    if distinct * automaton.n_symbols * automaton.n_states > WORK_LIMIT:
-        raise _too_costly(what, distinct, automaton.n_symbols, automaton.n_states)
+    n, k = automaton.n_states, automaton.n_symbols
+    if k * k * n > WORK_LIMIT:  # else no count of distinct symbols (at most k) could refuse
+        # every distinct symbol is an element: a lower bound on the work before any is done
+        probe = np.random.default_rng(0).integers(1, 2**62, size=n, dtype=np.int64)
+        with np.errstate(over="ignore"):  # a collision only lowers the bound
+            distinct = int(np.unique(delta.astype(np.int64) @ probe).shape[0])
+        if distinct * k * n > WORK_LIMIT:
+            raise _too_costly(what, distinct, k, n)
+    if n <= min(limit, max_rows) and n * k * n <= WORK_LIMIT:
+        return  # an orbit (at most n states) could not refuse
     if not (np.sort(delta, axis=1) == np.arange(automaton.n_states)).all():
         return
     label = np.arange(automaton.n_states, dtype=np.int64)

@@ -13,21 +13,28 @@ or ``pip install -e ".[semigroups]"``); without it its columns are skipped.
 
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds.
-Measured 2026-12-05 (shared 2-core machine at load 11-13, --quick --seeds 5), best of 3:
+Measured 2026-12-06 (shared 2-core machine at load 9-10, --seeds 5), best of 3:
 
-    case                      elements    ours s     lsg s   ours/lsg time
-    S_6 (symmetric:6)              720     0.007     0.002            3.69
-    S_6 natural (6 points)         720     0.001     0.000            6.23
-    S_7 (symmetric:7)            5,040     0.219     0.101            2.17
-    S_7 natural (7 points)       5,040     0.003     0.001            3.56
-    T_6                         46,656     0.017     0.019            0.90
-    random 8x3 (x5)          1,433,284     0.875     1.469            0.60
+    case                      elements    ours s    ours el/s     lsg s     lsg el/s  ours/lsg time
+    S_6 (symmetric:6)              720     0.006      114,289     0.002      355,180           3.11
+    S_6 natural (6 points)         720     0.001    1,248,104     0.000    6,071,031           4.86
+    S_7 (symmetric:7)            5,040     0.169       29,837     0.116       43,496           1.46
+    S_7 natural (7 points)       5,040     0.002    2,849,551     0.001    6,619,316           2.32
+    T_6                         46,656     0.008    6,184,356     0.019    2,419,060           0.39
+    T_7                        823,543     0.191    4,321,289     1.179      698,637           0.16
+    random 8x3 (x5)          1,433,284     0.443    3,238,085     1.892      757,394           0.23
 
-Reading the figures: our closure processes a whole breadth-first level per numpy call, so it
-wins on large monoids (T_6, T_7, random 8x3) and pays a fixed cost per level on small ones
-(S_6, the natural actions: about a millisecond in all), where libsemigroups' C++ loop is faster.
-An automaton with more than 128 states is keyed by the images of 64 sampled states and the
-closure checked whole at the end (S_7's Cayley automaton: 0.40 s before, same session).
+The same run of the previous closure (main before this change, load 10): S_6 3.13, S_6 natural
+6.62, S_7 2.43, S_7 natural 3.89, T_6 0.77, T_7 0.35, random 8x3 0.49 (ours/lsg time).
+
+Reading the figures: our closure processes a whole breadth-first level per numpy call, and a
+small frontier several levels per round (the candidates of all of them deduplicated at once, in
+shortlex order), so it wins on large monoids (T_6, T_7, random 8x3).  On small ones the fixed
+cost of a round (a few dozen numpy calls) stays: S_6 on 6 points is 0.6 ms against 0.12 ms, where
+libsemigroups' C++ loop is faster.  An automaton with more than 128 states is keyed by the images
+of 64 sampled states; its elements are composed in full once, parent first, and the closure is
+checked on the edges outside the breadth-first tree (S_7's Cayley automaton: 50 million state
+entries composed, as many as libsemigroups composes).
 
 Usage:  python benchmarks/bench_monoid.py [--quick] [--repeat R] [--seeds K]
 """

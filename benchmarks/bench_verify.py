@@ -17,6 +17,20 @@ side.
 
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
+
+Measured 2026-12-06 with the defaults, one run (shared 2-core machine, load average 8.2-8.7,
+one thread; CPU seconds):
+
+    settle parts      settle  build  prove  units  shape  bound
+    dihedral:200       0.133  0.019  0.074  0.021  0.003  0.024
+    dihedral:2000      3.046  0.229  1.078  1.704  0.133  0.705
+
+    bilinear verify dihedral:200 block:2     0.17 s CPU (start-up, 0.42 s, subtracted)
+    bilinear verify dihedral:2000 block:2    2.22 s CPU
+    ratio 2000 / 200: command CPU 12.9x, settle CPU 22.9x (target <= 30x: met)
+
+At that load the small figures move by 2x between runs (an earlier run the same hour: command
+19.1x, settle 20.8x); the ratio is the figure to hold.
 """
 
 from __future__ import annotations
@@ -104,7 +118,8 @@ def main(argv=None) -> int:
     p.add_argument("--old-orders", action="store_true", help="also time the old element-order recogniser")
     args = p.parse_args(argv)
 
-    print(f"settle parts (CPU s, fresh automaton per part), variant {args.variant}")
+    print(f"settle parts (CPU s, fresh automaton per part), variant {args.variant}; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     rows = {}
     for n in args.sizes:
         rows[n] = parts(f"dihedral:{n}", args.variant, args.old_orders)
@@ -122,6 +137,7 @@ def main(argv=None) -> int:
         lo, hi = args.sizes[0], args.sizes[-1]
         print(f"\nratio dihedral:{hi} / dihedral:{lo}: command CPU {cpus[hi] / max(cpus[lo], 1e-9):.1f}x, "
               f"settle CPU {rows[hi]['settle'] / max(rows[lo]['settle'], 1e-9):.1f}x (target <= 30x)")
+    print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

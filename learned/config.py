@@ -485,4 +485,7 @@ class TrainConfig:
         if isinstance(data.get("layers"), int) and data["layers"] > 1 and "stack_mixing" not in data:
             # written before stack_mixing existed: every stack trained the soft mixture then
             data = {**data, "stack_mixing": "soft"}
+        if data.get("layers", 1) == 1 and data.get("stack_mixing") == "soft" and DEFAULT_MIXING != "soft":
+            # a one-layer run written while soft was the default stored it; one layer mixes nothing
+            data = {**data, "stack_mixing": DEFAULT_MIXING}
         return cls(**data)

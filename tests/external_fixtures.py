@@ -18,7 +18,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2")
+KINDS = ("delta_net", "delta_net_conv", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2",
+         "rwkv7")
 
 
 def need(module: str):
@@ -53,7 +54,9 @@ def make_model(kind: str, seed: int = 0, layers: int = 2, vocab: int = 6):
 
             common = dict(vocab_size=vocab, hidden_size=16, num_hidden_layers=layers, hidden_ratio=2,
                           intermediate_size=24, fuse_norm=False, fuse_swiglu=False)
-            if kind == "mamba":
+            if kind == "rwkv7":
+                model = fm.RWKV7ForCausalLM(fm.RWKV7Config(**RWKV7_CONFIG, vocab_size=vocab, num_hidden_layers=layers))
+            elif kind == "mamba":
                 model = fm.MambaForCausalLM(fm.MambaConfig(
                     vocab_size=vocab, hidden_size=8, state_size=3, num_hidden_layers=layers, expand=2, conv_kernel=3,
                     dt_rank=2, fuse_norm=False))
@@ -255,6 +258,8 @@ def mamba2_oracle(model, ids, decode: bool = False):
 
 
 def oracle(model, ids, kind):
+    if kind == "rwkv7":
+        return rwkv7_oracle(model, ids)
     if kind == "mamba":
         return mamba_oracle(model, ids)
     if kind.startswith("mamba2"):
@@ -305,3 +310,68 @@ def handset_parity(folder, beta: float = 2.0, neg: bool = True):
         model.lm_head.weight[3, 2] = 1.0                    # odd: dimension 2
     model.save_pretrained(folder)
     return str(folder), model.eval()
+
+
+# --- RWKV-7 -----------------------------------------------------------------------------------------
+#: The RWKV7 fixture's config (2 layers of 4 heads of 4; every low-rank map of rank 4; no fused norms:
+#: fla's fused LayerNorm runs only on a GPU, and the formula is the same).
+RWKV7_CONFIG = dict(hidden_size=16, head_dim=4, decay_low_rank_dim=4, gate_low_rank_dim=4, a_low_rank_dim=4,
+                    v_low_rank_dim=4, hidden_ratio=2, fuse_norm=False)
+
+
+def rwkv7_attn_oracle(attn, x, v_first):
+    """fla's RWKV7Attention.forward piece by piece on CPU: its own modules (nn.Linear, the LoRA
+    nn.Sequential, nn.GroupNorm) and fla's torch references (token_shift_ref, torch_addcmul_rwkv7,
+    k_update_ref, the dplr recurrence's naive reference, gate_output_correction_ref)."""
+    from einops import rearrange
+    from fla.modules.token_shift import token_shift_ref
+    from fla.ops.generalized_delta_rule.dplr.naive import dplr_recurrence
+    from fla.ops.rwkv7.fused_addcmul import torch_addcmul_rwkv7
+    from fla.ops.rwkv7.fused_k_update import k_update_ref
+    from fla.ops.rwkv7.gate_output_correction import gate_output_correction_ref
+
+    B, T, _ = x.shape
+    delta = token_shift_ref(x)
+    xr, xw, xk, xv, xa, xg = torch_addcmul_rwkv7(x, delta, attn.x_r, attn.x_w, attn.x_k, attn.x_v, attn.x_a, attn.x_g)
+    r = attn.r_proj(xr)
+    w = -0.6065306597126334 * attn.w_lora(xw).sigmoid()
+    k, v = attn.k_proj(xk), attn.v_proj(xv)
+    if attn.layer_idx == 0:
+        v_first = v
+    else:
+        v = torch.lerp(v, v_first, attn.v_lora(xv).sigmoid())
+    a, g = attn.a_lora(xa).sigmoid(), attn.g_lora(xg)
+    kk = F.normalize(rearrange(k * attn.k_k, "b t (h d) -> b t h d", d=attn.head_dim), dim=-1, p=2.0)
+    k = k_update_ref(k, a, attn.k_a)
+    r, w, k, a = (rearrange(z, "b t (h d) -> b t h d", d=attn.head_dim) for z in (r, w, k, a))
+    v = rearrange(v, "b t (h d) -> b t h d", d=attn.head_v_dim)
+
+    def bh(z):  # the reference computes in float32 whatever it is given (and mixes dtypes otherwise)
+        return z.transpose(1, 2).float()
+
+    # the naive reference scales its queries by head_dim^-1/2; fla's layer calls the kernel with scale 1
+    o, _ = dplr_recurrence(bh(r) * attn.head_dim ** 0.5, bh(k), bh(v), bh(-kk), bh(kk * a), bh(w))
+    o = attn.g_norm(rearrange(o.transpose(1, 2).to(x.dtype), "b t h d -> (b t) (h d)")).view(B, T, -1)
+    return attn.o_proj(gate_output_correction_ref(o, r, k, attn.r_k, v, g)), v_first
+
+
+def rwkv7_oracle(model, ids):
+    """fla's RWKV7Model.forward with its blocks run piecewise (rwkv7_attn_oracle; the channel mix
+    from its own modules and token_shift_ref; its sqrelu is fla's ``sqrelu_fwd`` run without the
+    ``torch.compile`` wrapper, whose first call compiles for seconds)."""
+    from fla.modules.activations.ops import sqrelu_fwd
+    from fla.modules.token_shift import token_shift_ref
+
+    act = getattr(sqrelu_fwd, "_torchdynamo_orig_callable", None) or sqrelu_fwd.__wrapped__
+
+    m = copy.deepcopy(model).double()
+    with torch.no_grad():
+        x = m.model.embeddings(ids)
+        v_first = None
+        for blk in m.model.layers:
+            res = blk.pre_norm(x) if hasattr(blk, "pre_norm") else x
+            y, v_first = rwkv7_attn_oracle(blk.attn, blk.attn_norm(res), v_first)
+            x = res + y
+            h = blk.ffn_norm(x)
+            x = x + blk.ffn.value(act(blk.ffn.key(h.addcmul(token_shift_ref(h), blk.ffn.x_k))))
+        return m.lm_head(m.model.norm(x)).numpy()

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..values.floatrun import float_run, rescaled
+from ..values.floatrun import float_steps, rescaled
 
 __all__ = ["search_failure", "beam_failure", "shorten_failure", "first_failures", "compress_word", "BEAM_WIDTH",
            "BEAM_MAX_LENGTH"]
@@ -44,9 +44,13 @@ def compress_word(automaton, word) -> str:
     return compress(word, automaton)
 
 
-def first_failures(weights, automaton, words: np.ndarray) -> np.ndarray:
+def first_failures(weights, automaton, words: np.ndarray, shortest: bool = False) -> np.ndarray:
     """Per word (rows of ``words``), the length of its shortest failing prefix in the float64
-    run (0: the empty word; -1: none).  A tie counts as a failure."""
+    run (0: the empty word; -1: none).  A tie counts as a failure.
+
+    ``shortest``: only the shortest failures are wanted, so the run stops after the first step
+    at which some word fails: the words failing there get that length, every other -1 (none
+    fails sooner; whether they fail later is not run)."""
     A, h0, R = weights.float_arrays()
     h0, R = rescaled(h0), rescaled(R)  # exact, as float_run
     first = np.full(words.shape[0], -1)
@@ -56,13 +60,19 @@ def first_failures(weights, automaton, words: np.ndarray) -> np.ndarray:
         return np.zeros(words.shape[0], dtype=int)
     if words.shape[1] == 0 or R.shape[0] == 1:
         return first
-    labels = automaton.labels[automaton.run_batch(words, trace=True)]
-    rows = np.arange(words.shape[0])
-    for t, scores in float_run(A, h0, words, R):
-        own = scores[rows, labels[:, t]].copy()
-        scores[rows, labels[:, t]] = -np.inf
-        bad = (own <= scores.max(axis=1)) & (first < 0)
+    labels = np.ascontiguousarray(automaton.labels[automaton.run_batch(words, trace=True)].T)  # (time, batch)
+    n = words.shape[0]
+    rows = np.arange(n)
+    R = rescaled(R)  # as float_run does to its readout
+    for t, H in enumerate(float_steps(A, h0, words)):  # float_run's states; its scores, classes along rows
+        scores = R @ H.T  # (classes, batch): the maximum over classes runs along rows
+        flat = labels[t] * n + rows
+        own = scores.take(flat)
+        np.put(scores, flat, -np.inf)
+        bad = (own <= scores.max(axis=0)) & (first < 0)
         first[bad] = t + 1
+        if shortest and bad.any():
+            break
     return first
 
 
@@ -105,9 +115,12 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
 
     Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
     shortest word reaching each automaton state followed by every symbol's powers, and
-    ``random_words`` uniform random words (of length ``min(length, 2000)``); then, with ``beam``,
-    the beam search on the margin (:func:`beam_failure`) up to one less than the shortest
-    failure found so far, and at most :data:`BEAM_MAX_LENGTH`.
+    ``random_words`` uniform random words (of length ``min(length, 2000)``; in the same float run
+    as the others when that is ``length``); then, with ``beam``, the beam search on the margin
+    (:func:`beam_failure`) up to one less than the shortest failure found so far, and at most
+    :data:`BEAM_MAX_LENGTH`.  Only a shorter failure can replace the best one, so every run stops
+    at its first failing step and a later one runs only below the best found (the same word as
+    running every word to its end: the first of the shortest, in this order).
 
     ``floor``: no word of that length or shorter fails (a certified horizon), so a failure of
     length ``floor + 1`` ends the search (the beam cannot shorten it), and the beam confirms no
@@ -121,12 +134,16 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     if random_words:
         rng = np.random.default_rng(seed)
         batches.append(rng.integers(0, k, size=(random_words, min(length, 2000))))
+        if batches[1].shape[1] == length:  # one run for both: the directed words first, as before
+            batches = [np.concatenate(batches)]
     best = None
     for batch in batches:
-        first = first_failures(weights, automaton, batch)
-        for i in np.nonzero(first >= 0)[0]:
-            if best is None or first[i] < len(best):
-                best = tuple(int(x) for x in batch[i, : first[i]])
+        if best is not None:  # only a strictly shorter failure can replace it: no longer run
+            batch = batch[:, : len(best) - 1]
+        first = first_failures(weights, automaton, batch, shortest=True)  # stops at its first failure
+        hit = np.nonzero(first >= 0)[0]
+        if hit.size:  # all at one length: the first such word, as the order of the phases ranks them
+            best = tuple(int(x) for x in batch[hit[0], : first[hit[0]]])
     if beam and (best is None or len(best) > floor + 1):
         found = beam_failure(weights, automaton, min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1),
                              floor=floor)
@@ -153,43 +170,45 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
     A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact, as float_run
     h0, R = rescaled(h0), rescaled(R)
     k, d = A.shape[0], A.shape[1]
-    At = np.ascontiguousarray(A.transpose(0, 2, 1))  # (symbols, hidden, hidden): h @ A_s^T, one BLAS call per symbol
-    labels, delta = np.asarray(automaton.labels), np.asarray(automaton.delta)
+    At = np.ascontiguousarray(A.transpose(2, 0, 1).reshape(d, k * d))  # H @ At: A_s h of every word and symbol, one GEMM
+    after = np.ascontiguousarray(np.asarray(automaton.delta).T)  # after[q, s] = delta(s, q)
+    label_after = np.asarray(automaton.labels)[after]  # the label reached from q by s
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
     Q = np.array([int(automaton.start)])
-    symbols = np.arange(k)
-    parents: list[tuple[np.ndarray, np.ndarray]] = []  # per step, per kept word: (index in the previous beam, symbol)
+    kept: list[np.ndarray] = []  # per step, the kept words' rows b k + s: parent b in the previous beam, symbol s
+    rows_of: dict[int, np.ndarray] = {}  # per beam size B: the rows 0 .. B k - 1
 
-    def word(t_parents, i: int, last: int) -> tuple[int, ...]:
-        out = [last]
-        for par, sym in reversed(t_parents):
-            out.append(int(sym[i]))
-            i = int(par[i])
+    def word(i: int) -> tuple[int, ...]:  # the word of row i of the current step
+        out = [i % k]
+        i //= k
+        for keep in reversed(kept):
+            i = int(keep[i])
+            out.append(i % k)
+            i //= k
         return tuple(reversed(out))
 
     for _t in range(length):
         B = H.shape[0]
-        Hn = np.matmul(H[None], At).transpose(1, 0, 2).reshape(B * k, d)  # A_s h for every word b, symbol s
-        n = np.linalg.norm(Hn, axis=1)
-        Hn = Hn / np.where(n > 0, n, 1.0)[:, None]
-        parent, sym = np.repeat(np.arange(B), k), np.tile(symbols, B)
-        Qn = delta[sym, np.repeat(Q, k)]
-        S = Hn @ R.T
-        rows = np.arange(B * k)
-        own = S[rows, labels[Qn]].copy()
-        S[rows, labels[Qn]] = -np.inf
-        margin = own - S.max(axis=1)
+        rows = rows_of.setdefault(B, np.arange(B * k))
+        Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
+        n = np.sqrt(np.add.reduce(Hn * Hn, axis=1))  # np.linalg.norm's own sums, without its checks
+        Hn /= np.where(n > 0, n, 1.0)[:, None]
+        S = R @ Hn.T  # (classes, words): a maximum over classes runs along rows
+        flat = label_after[Q].reshape(B * k) * (B * k) + rows
+        own = S.take(flat)
+        np.put(S, flat, -np.inf)
+        margin = own - S.max(axis=0)
         bad = np.nonzero(margin <= 0)[0]
         if bad.size and _t + 1 > floor:  # confirmed by the one float run every check uses (rounding may differ)
-            cands = [word(parents, int(parent[i]), int(sym[i])) if parents else (int(sym[i]),) for i in bad[:width]]
+            cands = [word(int(i)) for i in bad[:width]]
             first = first_failures(weights, automaton, np.array(cands))
             hit = np.nonzero(first >= 0)[0]
             if hit.size:
                 i = int(hit[np.argmin(first[hit])])
                 return cands[i][: first[i]]
         keep = np.argsort(margin, kind="stable")[:width]
-        H, Q = Hn[keep], Qn[keep]
-        parents.append((parent[keep], sym[keep]))
+        H, Q = Hn[keep], after[Q[keep // k], keep % k]
+        kept.append(keep)
     return None
 
 
@@ -214,10 +233,14 @@ def shorten_failure(weights, automaton, word, seconds: float = 5.0, batch: int =
         starts = list(range(0, len(word) - size + 1, max(1, size)))
         if len(starts) > batch:  # spread the tries over the word
             starts = [starts[int(i)] for i in np.linspace(0, len(starts) - 1, batch)]
-        cands = [word[:s] + word[s + size:] for s in starts]
+        # deleting word[s : s + size] leaves a prefix of the word (no failure before its end) exactly
+        # when the rest from s has period size: only starts up to the last break of that period
+        w = np.asarray(word)
+        breaks = np.nonzero(w[size:] != w[:-size])[0]
+        last = int(breaks[-1]) if breaks.size else -1
+        cands = [word[:s] + word[s + size:] for s in starts if s <= last]
         cands = [c for c in cands if len(c) > floor]  # (the empty word, and words certified right)
         cands = list(dict.fromkeys(cands))  # a periodic word's deletions repeat: one run each (first kept)
-        cands = [c for c in cands if c != word[:len(c)]]  # a prefix of the word: no failure before its end
         improved = False
         if cands:
             width = max(len(c) for c in cands)

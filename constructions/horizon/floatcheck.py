@@ -41,7 +41,7 @@ from bilinear.argtypes import check_positive_int
 from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
-from ..values.floatrun import check_compatible, float_run, rescaled, scale_exponents, stack_inputs
+from ..values.floatrun import check_compatible, float_blocks, float_run, rescaled, scale_exponents, stack_inputs
 from ..values.stack import Stack
 from ..values.weights import Weights
 
@@ -105,16 +105,19 @@ class CheckResult:
 
 
 def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """score[label] - max other score, per row; (batch, classes), (batch,) -> (batch,).
+    """score[label] - max other score; scores (classes, ...) class-major, labels (...) -> (...).
 
-    Overwrites ``scores`` (a fresh array each step) instead of copying it.
+    Overwrites ``scores`` (a fresh array) instead of copying it.
     """
-    rows = np.arange(scores.shape[0])
-    own = scores[rows, labels].copy()
-    if scores.shape[1] == 1:
-        return np.full(scores.shape[0], np.inf)
-    scores[rows, labels] = -np.inf
-    return own - scores.max(axis=1)
+    classes = scores.shape[0]
+    if classes == 1:
+        return np.full(scores.shape[1:], np.inf)
+    scores = np.ascontiguousarray(scores)
+    flat = scores.reshape(classes, -1)  # a view of the contiguous scores
+    at = labels.reshape(-1) * flat.shape[1] + np.arange(flat.shape[1])
+    own = flat.reshape(-1)[at]
+    flat.reshape(-1)[at] = -np.inf
+    return (own - flat.max(axis=0)).reshape(scores.shape[1:])
 
 
 def _cycled(u, length: int) -> list[int]:
@@ -195,9 +198,13 @@ def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden
     return np.concatenate([first, batch]), first.shape[0]
 
 
-def _score_steps(model, automaton, batch):
-    """Yield ``(t, scores (batch, classes))``: the float run of Weights (of a Stack: its last
-    layer's scores), or a tracker's logits."""
+#: Entries (words x steps x max(hidden, classes)) of one block of scores the check judges at once.
+_BLOCK_ENTRIES = 1 << 19
+
+
+def _score_blocks(model, automaton, batch):
+    """Yield ``(t, scores (classes, steps, batch))`` for blocks of steps from ``t``: the float run
+    of Weights (of a Stack: its last layer's scores), or a tracker's logits."""
     if isinstance(model, _NETWORKS):
         check_compatible(model, automaton)
         if isinstance(model, Stack):
@@ -205,7 +212,10 @@ def _score_steps(model, automaton, batch):
             model = model.layers[-1]
         A, h0, R = model.float_arrays()
         A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
-        yield from float_run(A, h0, batch, R)
+        R = rescaled(R)
+        n = batch.shape[0]
+        for t0, block in float_blocks(A, h0, batch, _BLOCK_ENTRIES // (n * max(A.shape[1], R.shape[0]))):
+            yield t0, (R @ block.reshape(-1, A.shape[1]).T).reshape(-1, block.shape[0], n)
         return
     from bilinear.constructions.values.tracker import as_tracker
 
@@ -217,8 +227,9 @@ def _score_steps(model, automaton, batch):
     if logits.shape[2] != automaton.n_classes:
         raise MismatchError(f"model predicts {logits.shape[2]} classes but automaton "
                             f"{automaton.name or '(unnamed)'} has {automaton.n_classes}")
-    for t in range(batch.shape[1]):
-        yield t, logits[:, t].copy()
+    steps = max(1, _BLOCK_ENTRIES // (batch.shape[0] * max(1, logits.shape[2])))
+    for t in range(0, batch.shape[1], steps):
+        yield t, np.array(logits[:, t : t + steps].transpose(2, 1, 0), dtype=float, order="C")
 
 
 def _empty_margin(model, automaton) -> float:
@@ -230,7 +241,7 @@ def _empty_margin(model, automaton) -> float:
     A, h0, R = model.float_arrays()
     h = rescaled(h0)
     h = h / (np.linalg.norm(h) or 1.0)
-    return float(_margins((rescaled(R) @ h)[None, :].copy(), np.array([automaton.labels[automaton.start]]))[0])
+    return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
@@ -271,16 +282,18 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
     worst = _empty_margin(weights, automaton)
     first: tuple[int, ...] | None = None if worst > 0 else ()
     correct = final_correct = 0
-    for t, scores in _score_steps(weights, automaton, batch):
-        m = _margins(scores, labels[:, t])
+    for t0, scores in _score_blocks(weights, automaton, batch):
+        steps = scores.shape[1]
+        m = _margins(scores, labels[:, t0 : t0 + steps].T)  # (steps, words)
         ok = m > 0
-        correct += int(ok.sum())
-        if t == T - 1:
-            final_correct = int(ok.sum())
+        correct += int(np.count_nonzero(ok))
+        if t0 + steps == T:
+            final_correct = int(np.count_nonzero(ok[-1]))
         worst = min(worst, float(m.min()))
-        if first is None and not ok.all():
-            b = int(np.argmin(ok))
-            first = tuple(int(x) for x in batch[b, : t + 1])
+        if first is None and not ok.all():  # the shortest failing prefix, the lowest word among equals
+            t = int(np.argmin(ok.all(axis=1)))
+            b = int(np.argmin(ok[t]))
+            first = tuple(int(x) for x in batch[b, : t0 + t + 1])
     from bilinear.automata.words import compress
 
     return CheckResult(

@@ -3,6 +3,8 @@
 :func:`certified_horizon` is the dispatcher above one module per theorem (docs/theory.md
 Section 7):
 
+* :mod:`~bilinear.constructions.horizon.axes` -- Theorem 21, the axis orbit: every length, where the
+  float state is a signed axis after every step (monomial networks started on an axis), tried first;
 * :mod:`~bilinear.constructions.horizon.tube` -- Theorem 17, the invariant tube: every length, where
   every symbol contracts the directions transverse to the snapped states (resets);
 * :mod:`~bilinear.constructions.horizon.horizon_global` -- Theorem 16, the perturbation horizon in the
@@ -24,6 +26,7 @@ failing-word search lives in :mod:`~bilinear.constructions.horizon.failsearch`, 
 
 from __future__ import annotations
 
+from .axes import axis_horizon
 from .failsearch import compress_word, search_failure
 from .horizon_base import Horizon
 from .horizon_blocks import blockwise_horizon
@@ -62,6 +65,7 @@ def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "rea
 def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float64",
                       nodes: bool = True) -> Horizon:
     """The certified horizon of float ``weights`` against a proved ``snap`` in ``arithmetic``:
+    the axis orbit (Theorem 21) where the float state stays on the axes, else
     the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
     perturbation horizon (isometric snaps) or the orbit horizon (Theorem 19: the snapped
     matrices generate a finite set); with ``nodes``, also the node horizon (Theorem 20) where
@@ -69,6 +73,9 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
     ro = RoundOff.for_network(arithmetic, weights)
     if ro.unrepresentable:
         return Horizon.none(arithmetic, f"{arithmetic} cannot represent this network: {ro.unrepresentable}")
+    axes = axis_horizon(weights, automaton, arithmetic)  # Theorem 21: no snap, no perturbation
+    if axes is not None:
+        return axes
     planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
     radius = None if planes else invariant_tube(weights, snap, proof, automaton, ro)
     if radius is not None:
@@ -121,3 +128,21 @@ def with_node_horizon(found: Horizon, weights, snap, proof, automaton, node: Hor
         return found
     note = node.note + f"; {node.arithmetic}'s rounding charged, which covers " + found.arithmetic
     return Horizon(node.kind, found.arithmetic, node.bound, note, node.count, dict(node.constants))
+
+
+def horizon_ceiling(weights, snap) -> float:
+    """An upper bound on the order key of :func:`certified_horizon` (``nodes=False``) of ``snap``
+    in every arithmetic in which the axis orbit (Theorem 21, a property of the weights alone, the
+    same for every snap) does not hold, computed without balls: where only Theorem 16 applies (an
+    isometric snap in a basis of its own that keeps a 2x2 rotation plane: no invariant tube, no
+    block-wise bound), :func:`~bilinear.constructions.horizon.horizon_global.global_ceiling`; else
+    infinity.  ``certify`` compares it with a horizon already computed for the same weights in the
+    same arithmetic, so the axis orbit, had it held, would have ended the search for a snap."""
+    import math
+
+    from .horizon_global import global_ceiling
+
+    planes = snap.isometric and any(len(snap.blocks[i]) == 2 for i in snap.kept)
+    if not planes or snap.basis is None:
+        return math.inf
+    return global_ceiling(weights, snap)

@@ -102,6 +102,7 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
     exceed ``ro.readout (|R_l| + |R_c|) . |x|``."""
     C, d = R.nrows(), R.ncols()
     absF = [flint.arb_mat([[abs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]) for M in F]
+    fro = [_fro(M) for M in absF]  # once per symbol, not once per word (the same balls)
     # per label l, the rows R_l - R_c and |R_l| + |R_c| of every other class c: one ball dot product each
     diff = {l: flint.arb_mat([[R[l, j] - R[c, j] for j in range(d)] for c in range(C) if c != l]) for l in range(C)}
     spread = {l: flint.arb_mat([[abs(R[l, j]) + abs(R[c, j]) for j in range(d)] for c in range(C) if c != l])
@@ -124,19 +125,20 @@ def _levels(automaton, F, S, x0, y0, R, ro: RoundOff, max_nodes: int = MAX_NODES
                 return depth, None, depth
         if len(level) * len(F) > max_nodes or depth >= MAX_EXHAUSTIVE_DEPTH:  # one symbol: no growth
             return depth, level, None
-        level = [(_step(F[a], absF[a], x, ro), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
+        level = [(_step(F[a], absF[a], fro[a], x, ro), _mul(S[a], y), w + (a,), int(automaton.delta[a, q]))
                  for x, y, w, q in level for a in range(len(F))]
         depth += 1
 
 
-def _step(M, absM, x: list, ro: RoundOff) -> list:
-    """``M x`` and, with rounding, a box of radius ``ro.step (|M| |x|)_j`` around coordinate j."""
+def _step(M, absM, fro, x: list, ro: RoundOff) -> list:
+    """``M x`` and, with rounding, a box of radius ``ro.step (|M| |x|)_j`` around coordinate j
+    (``fro``: the Frobenius norm of ``absM``, :func:`_fro`)."""
     out = _mul(M, x)
     if ro.exact:
         return out
     ax = [_hi(abs(t)) for t in x]
     spread = _mul(absM, ax)  # (|M| |x|)_j, one ball dot product each
-    under = ro.underflow * _fro(absM) * sum(ax, flint.arb(0))  # an underflow's absolute error, per coordinate
+    under = ro.underflow * fro * sum(ax, flint.arb(0))  # an underflow's absolute error, per coordinate
     return [o + flint.arb(0, _hi(ro.step * r + under)) for o, r in zip(out, spread)]
 
 

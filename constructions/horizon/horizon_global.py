@@ -340,3 +340,42 @@ def global_horizon(weights, snap, proof, automaton, roundoff: RoundOff, orthonor
         if length == STEPPED and not c.rho < 1:
             note = "the dropped blocks do not contract (rho >= 1): stepped bound only; " + note
         return Horizon.up_to(length, roundoff.arithmetic, "global", note, **consts)
+
+
+def global_ceiling(weights, snap) -> float:
+    """An upper bound on :func:`global_horizon` of ``snap`` in every arithmetic and in both bases
+    (the snap's, and the dropped coordinates orthonormal), from float values and no balls; a
+    candidate whose ceiling is below a length already certified cannot win, so its horizon need
+    not be computed (``certify``).
+
+    Scaled as in :func:`ingredients`, ``||F_a[K,K]|| = 1``, so the recurrence has sigma >= 1 and
+    ``u_t >= (t - s) eps`` after the exhaustive depth ``s <= MAX_EXHAUSTIVE_DEPTH``; a normalised
+    margin is at most the norm of its readout difference on K (Cauchy-Schwarz), so ``mu <= L_K``
+    and no length beyond ``s + 1 / eps`` passes ``mu > L_K u_t``.  The balls (and rounding's delta)
+    only raise eps.  When the dropped block's norm rho is at least 1 in both bases, the recurrence
+    is stepped to :data:`STEPPED` and no further (:func:`iterate`).  ``eps`` and ``rho`` here are
+    the true norms of the float matrices (computed in float64, with a relative slack of 1e-6),
+    which the balls enclose from above.
+    """
+    A, _, _ = weights.float_arrays()
+    S, _, _ = snap.block_weights.float_arrays()
+    K = list(snap.kept_coords)
+    D = [j for j in range(weights.dim) if j not in set(K)]
+    F = A * np.array([float(c) for c in snap.scale])[:, None, None]
+    P = None if snap.basis is None else np.array(snap.basis, dtype=float)
+    if P is not None:
+        F = np.linalg.inv(P) @ F @ P  # (a three-operand einsum takes no BLAS path: 50x slower at d = 64)
+    norms = [float(np.linalg.norm(F[a][np.ix_(K, K)], 2)) for a in range(len(F))]
+    if not all(n > 0 and math.isfinite(n) for n in norms):
+        return math.inf
+    F = F / np.array(norms)[:, None, None]
+    eps = max(float(np.linalg.norm(F[a][np.ix_(K, K)] - S[a][np.ix_(K, K)], 2)) for a in range(len(F)))
+    ceiling = math.inf if not eps > 0 else MAX_EXHAUSTIVE_DEPTH + 2 + (1 + 1e-6) / eps
+    if D and P is not None:
+        Tdd = np.linalg.inv(np.linalg.qr(P[:, D])[1])  # as _orthonormal_dropped
+        Tinv = np.linalg.inv(Tdd)
+        rho = min(max(float(np.linalg.norm(M, 2)) for M in (F[a][np.ix_(D, D)] for a in range(len(F)))),
+                  max(float(np.linalg.norm(Tinv @ F[a][np.ix_(D, D)] @ Tdd, 2)) for a in range(len(F))))
+        if rho >= 1 + 1e-6:
+            ceiling = min(ceiling, STEPPED)
+    return ceiling

@@ -19,7 +19,9 @@ Theorem 19) ``W = Ymax + U``,
 
 with eps, gamma, beta, rho the norms of F_a - S_a on the blocks (K,K), (K,D), (D,K), (D,D) at the
 float matrices' least-squares scale; a word of length t is right while
-``m - tau (W_t + V_t) > L_K U_t + L_D V_t``.  Rounding adds ``delta`` to eps, gamma, beta and rho
+``m_lc - tau (W_t + V_t) > L_K,lc U_t + L_D,lc V_t`` for every ordered pair of classes (l, c), l a
+reachable label (``m_lc`` the smallest margin of l over c on the reachable pairs of label l,
+``L_K,lc``, ``L_D,lc`` the norms of (R'_l - R'_c) on K and D).  Rounding adds ``delta`` to eps, gamma, beta and rho
 (Theorem 18).  The first levels are run exhaustively in ball arithmetic
 (:func:`~bilinear.constructions.horizon.horizon_global.exhaustive`), the recurrence is stepped to
 :data:`~bilinear.constructions.horizon.horizon_base.STEPPED` and then solved in closed form (rho < 1).
@@ -112,6 +114,12 @@ class OrbitPerturbationBound:
     lk: flint.arb
     ld: flint.arb
     tau: flint.arb
+    #: per ordered pair of classes (l, c), l a reachable label: (mu_lc, L_K,lc, L_D,lc); the readout
+    #: condition is checked pair by pair (empty: the single pair (mu, lk, ld) above)
+    pairs: tuple = ()
+
+    def _pairs(self):
+        return self.pairs or ((self.mu, self.lk, self.ld),)
 
     def step(self, c, v, w, u_s):
         """One step from ``(C, V, W)``: ``(C', V', W', U')``."""
@@ -121,8 +129,8 @@ class OrbitPerturbationBound:
         return c2, v2, hi(self.ymax + u2), u2
 
     def holds(self, u, v, w) -> bool:
-        """``m - tau (W + V) > L_K U + L_D V`` for the whole ball."""
-        return bool(self.mu - self.tau * (w + v) - self.lk * u - self.ld * v > 0)
+        """``m_lc - tau (W + V) > L_K,lc U + L_D,lc V`` for every pair of classes, for the whole ball."""
+        return all(bool(m - self.tau * (w + v) - lk * u - ld * v > 0) for m, lk, ld in self._pairs())
 
     def floats(self) -> dict:
         f = lambda x: float(x.mid())  # noqa: E731
@@ -156,8 +164,9 @@ def _closed_form_orbit(c: OrbitPerturbationBound, V, W) -> int:
     r = c.beta / (1 - c.rho)
     a = hi(c.eps + c.gamma * r)
     g = hi(c.gamma * V)
-    # m - tau (W + V + r W) > L_K (W - Ymax) + L_D (V + r W)
-    w_max = lo((c.mu + c.lk * c.ymax - (c.tau + c.ld) * V) / (c.lk + c.tau + (c.tau + c.ld) * r))
+    # m_lc - tau (W + V + r W) > L_K,lc (W - Ymax) + L_D,lc (V + r W), for every pair (l, c)
+    w_max = min((lo((m + lk * c.ymax - (c.tau + ld) * V) / (lk + c.tau + (c.tau + ld) * r)) for m, lk, ld in c._pairs()),
+                key=lambda x: float(x.mid()) if x.is_finite() else -math.inf)
     if not w_max > W:
         return 0
     if a.is_zero():
@@ -206,6 +215,7 @@ def orbit_ingredients(weights, snap, orbit: Orbit, automaton, roundoff: RoundOff
                 diffs[lab, c] = diff
                 lk = bmax([lk, root(sum((sq(diff[j]) for j in K), flint.arb(0)))])
                 ld = bmax([ld, root(sum((sq(diff[j]) for j in D), flint.arb(0)))])
+    per: dict = {}  # (l, c) -> the smallest margin over the reachable pairs of label l
     for q, z in orbit.pairs:
         zb = [arb(x) for x in z]
         ymax = bmax([ymax, root(sum((sq(x) for x in zb), flint.arb(0)))])
@@ -214,6 +224,9 @@ def orbit_ingredients(weights, snap, orbit: Orbit, automaton, roundoff: RoundOff
             if c != lab:
                 m = lo(sum((diffs[lab, c][K[i]] * zb[i] for i in kk), flint.arb(0)))
                 mu = m if mu is None or m < mu else mu
+                per[lab, c] = m if (lab, c) not in per or m < per[lab, c] else per[lab, c]
+    pair_consts = tuple((m, root(sum((sq(diffs[key][j]) for j in K), flint.arb(0))),
+                         root(sum((sq(diffs[key][j]) for j in D), flint.arb(0)))) for key, m in sorted(per.items()))
     y0 = [arb(x) for x in snap.block_weights.h0]
     hk = np.array([float(h0[j, 0].mid()) for j in K])
     yk = np.array([float(y0[j].mid()) for j in K])
@@ -240,7 +253,7 @@ def orbit_ingredients(weights, snap, orbit: Orbit, automaton, roundoff: RoundOff
         gamma=up(bmax(norm_bound(F[a], K, D, groups) for a in range(len(F))) if D else flint.arb(0)),
         beta=up(bmax(norm_bound(F[a], D, K, groups) for a in range(len(F))) if D else flint.arb(0)),
         rho=up(bmax(norm_bound(F[a], D, D, dropped) for a in range(len(F))) if D else flint.arb(0)),
-        n=n, ymax=ymax, mu=mu if mu is not None else flint.arb(0), lk=lk, ld=ld, tau=tau,
+        n=n, ymax=ymax, mu=mu if mu is not None else flint.arb(0), lk=lk, ld=ld, tau=tau, pairs=pair_consts,
     )
     return consts, _Setup(F, S, x0, column(y0), Rb, K, D, delta, tau)
 

@@ -29,10 +29,16 @@ import numpy as np
 
 from bilinear.automata import Automaton
 
-__all__ = ["layer_automaton", "MAX_LAYER_STATES"]
+__all__ = ["layer_automaton", "float_layer_automaton", "MAX_LAYER_STATES", "MERGE_DISTANCE",
+           "MAX_FLOAT_LAYER_STATES"]
 
 #: Most directions :func:`layer_automaton` explores in one layer before it gives up.
 MAX_LAYER_STATES = 4096
+#: :func:`float_layer_automaton` takes two unit directions closer than this for one state.
+MERGE_DISTANCE = 0.05
+#: Most states :func:`float_layer_automaton` reads off a float layer (a cascade layer of a group
+#: of order at most 256 has at most 256 directions).
+MAX_FLOAT_LAYER_STATES = 1024
 
 
 def layer_automaton(layer, limit: int = MAX_LAYER_STATES) -> tuple[Automaton | None, str]:
@@ -62,3 +68,54 @@ def layer_automaton(layer, limit: int = MAX_LAYER_STATES) -> tuple[Automaton | N
         classes.append(c)
     return Automaton(np.array(table, dtype=np.int64), start=0, labels=classes,
                      classes=[str(c) for c in range(layer.n_classes)], name="layer"), ""
+
+
+def float_layer_automaton(layer, merge: float = MERGE_DISTANCE,
+                          limit: int = MAX_FLOAT_LAYER_STATES) -> tuple[Automaton | None, str]:
+    """``(M, "")``: the automaton a *float* layer appears to compute over every word of its
+    alphabet, read off breadth-first as :func:`layer_automaton` does for an exact one, with two unit
+    directions closer than ``merge`` (Euclidean) taken for one state (each new direction is compared
+    with the first representative of every state, so the merge does not chain along a path); or
+    ``(None, why)`` when a direction vanishes, a class is not strict, or more than ``limit`` states
+    are reached.  Nothing here is a proof: the automaton only tells the one-layer snaps what each
+    symbol's period is and which class each state has, and a snap must then be proved against it
+    (:func:`~bilinear.constructions.horizon.stacksnap.snap_stack`).
+
+    >>> from bilinear.automata.families import from_spec
+    >>> from bilinear.constructions.handmade.cascade import cascade
+    >>> stack = cascade(from_spec("dihedral:3"), "rotation2d").to_float()
+    >>> [(m.n_states, m.n_symbols) for m, why in map(float_layer_automaton, stack.layers)]
+    [(2, 2), (6, 4)]
+    """
+    from ..values.floatrun import rescaled, scale_exponents
+
+    A, h0, R = layer.to_float().float_arrays()
+    A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact: directions are all that count
+    h = rescaled(h0)
+    if not np.any(h):
+        return None, "the start state is zero"
+    reps = np.zeros((limit + 1, layer.dim))
+    reps[0] = h / np.linalg.norm(h)
+    found = 1
+    table: list[list[int]] = []
+    while len(table) < found:
+        row = []
+        for s in range(layer.n_symbols):
+            v = rescaled(A[s] @ reps[len(table)])
+            norm = float(np.linalg.norm(v))
+            if norm == 0 or not np.isfinite(norm):
+                return None, f"symbol {s} sends a reached direction to zero (or out of range)"
+            dist = np.linalg.norm(reps[:found] - v / norm, axis=1)
+            j = int(dist.argmin())
+            if dist[j] >= merge:
+                if found == limit:
+                    return None, f"more than {limit} directions reached over every word of its {layer.n_symbols} symbols"
+                reps[found], j, found = v / norm, found, found + 1
+            row.append(j)
+        table.append(row)
+    scores = reps[:found] @ np.asarray(R, dtype=float).T
+    top = np.sort(scores, axis=1)
+    if scores.shape[1] > 1 and np.any(top[:, -1] - top[:, -2] <= 1e-9 * np.abs(top[:, -1]).max()):
+        return None, "a reached direction has no strict class (a tie in its readout)"
+    return Automaton(np.array(table, dtype=np.int64).T, start=0, labels=scores.argmax(axis=1).tolist(),
+                     classes=[str(c) for c in range(scores.shape[1])], name="float layer"), ""

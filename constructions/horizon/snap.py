@@ -48,15 +48,21 @@ import numpy as np
 from bilinear.automata.minimize import access_words
 from bilinear.errors import ConformanceError, WeightsError
 
-from ..values.floatrun import float_steps
+from ..values.floatrun import float_steps, rescaled
 from ..exact.field import CyclotomicField, FieldElement, cos2pi, sin2pi, to_fmpq
 from ..values.weights import Weights
-from .stacksnap import (DYADIC_BITS, STACK_SNAP_CONDUCTORS, STACK_SNAP_TOL, StackSnap, _dyadic, drift_layers,
-                        snap_stack)
 
 __all__ = ["Snap", "snap_candidates", "state_map_snap", "construction_snap", "factor_snap", "symbol_periods", "drift",
            "DYADIC_BITS", "FACTOR_SNAP_ZERO", "FACTOR_SNAP_ANGLE", "snap_angle", "FACTOR_SNAP_MAX_ORDER", "FACTOR_SNAP_MAX_FIELD",
-           "StackSnap", "snap_stack", "STACK_SNAP_TOL", "STACK_SNAP_CONDUCTORS", "drift_layers"]
+           "drift_layers"]
+
+#: Snapped start state, readout and basis are rounded to multiples of 2^-DYADIC_BITS.
+DYADIC_BITS = 24
+
+
+def _dyadic(x: float, bits: int = DYADIC_BITS) -> Fraction:
+    return Fraction(round(float(x) * (1 << bits)), 1 << bits)
+
 
 #: Thresholds on the relative modulus of a block, tried in order after the visited span.
 KEEP_THRESHOLDS = (0.95, 0.8, 0.5, 0.0)
@@ -410,7 +416,7 @@ def _build(weights: Weights, Pq, Pf, groups, kept, exact, moduli, rule) -> Snap:
         raise WeightsError(f"the snapped blocks do not conform to {variant}: {exc}") from None
     Sf, _, _ = block.float_arrays()
     if Pq is not None:
-        Sf = np.einsum("ij,sjk,kl->sil", Pf, Sf, np.linalg.inv(Pf))
+        Sf = Pf @ Sf @ np.linalg.inv(Pf)  # (a three-operand einsum takes no BLAS path)
     dist = tuple(
         float(np.linalg.norm(scale[a] * A[a] - Sf[a]) / max(np.linalg.norm(scale[a] * A[a]), 1e-300))
         for a in range(k)
@@ -454,8 +460,10 @@ def state_map_snap(weights: Weights, automaton) -> Snap:
     access = access_words(automaton)
     states = sorted(access.states.tolist())
     reps = []
+    start = rescaled(h0)  # exact (a power of two) before the norm, whose squares under- or overflow
+    start = start / (np.linalg.norm(start) or 1.0)
     for q in states:  # the network's one float run (renormalised), on a shortest word to q
-        h = h0 / (np.linalg.norm(h0) or 1.0)
+        h = start
         word = access.word(q)
         for H in float_steps(A, h0, np.array([word], dtype=np.int64)) if word else ():
             h = H[0]
@@ -567,7 +575,7 @@ def construction_snap(weights: Weights, automaton) -> Snap:
     top = float(np.abs(RP[:, K]).max())
     Rb = np.array([_rational_vector(row, K, top) for row in RP], dtype=object)
     block = Weights("full", Sb, h0b, Rb)
-    Sf = np.einsum("ij,sjk,kl->sil", Pf, block.float_arrays()[0], np.linalg.inv(Pf))
+    Sf = Pf @ block.float_arrays()[0] @ np.linalg.inv(Pf)
     c = tuple(float(1.0 / s) for s in scale)
     dist = tuple(float(np.linalg.norm(c[a] * A[a] - Sf[a]) / max(np.linalg.norm(c[a] * A[a]), 1e-300))
                  for a in range(len(A)))
@@ -685,3 +693,29 @@ def _is_orthogonal(M: np.ndarray) -> bool:
             if not s == (1 if i == j else 0):
                 return False
     return True
+
+
+def drift_layers(stack, delta: float, seed: int = 0):
+    """``stack`` (float) with every layer's transitions moved by about ``delta``: each matrix
+    multiplied by a random orthogonal rotation exp(delta K) (K skew) projected back onto the variant
+    (a 1 x 1 matrix, which has no rotation, by 1 +- delta) -- a near-exact stack whose snap must fail
+    once ``delta`` passes the snapping tolerance."""
+    from ..values.stack import Stack
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for w in stack.to_float().layers:
+        A, h0, R = w.float_arrays()
+        moved = []
+        for M in A:
+            if len(M) == 1:  # no rotation in one dimension: a scaling by 1 +- delta instead
+                moved.append(M * (1 + delta * rng.choice((-1.0, 1.0))))
+                continue
+            K = rng.normal(size=M.shape)
+            K = (K - K.T) / np.linalg.norm(K - K.T)
+            half = delta * K / 2
+            eye = np.eye(len(M))
+            moved.append(M @ np.linalg.solve(eye - half, eye + half))  # Cayley: orthogonal, about exp(delta K)
+        full = Weights("full", np.asarray(moved), h0, R)
+        out.append(full.project(w.variant)[0])
+    return Stack(tuple(out))

@@ -17,11 +17,12 @@ kind (``model_type``)  per-token transition on a head's key space       variant
 ``gated_deltanet``     ``exp(g) (I - beta k k^T)``                      as ``delta_net``
 ``gated_deltaproduct`` ``exp(g) prod_j (I - beta_j k_j k_j^T)``         ``householder:K`` (``,nonneg``)
 ``qwen3_next``         ``exp(g) (I - beta k k^T)``, beta = sigmoid      ``householder:1,nonneg``
-``rwkv7``              ``diag(w) - kappa^T (a * kappa)``, token shift   ``dplr:1`` (2-token window)
+``rwkv7``              ``diag(w) - (a * kappa) kappa^T``, token shift   ``dplr:1`` (2-token window)
 ``mamba``/``mamba2``   ``diag(exp(Delta A))`` / ``exp(Delta a) I``      ``positive``
 =====================  ==============================================  =========================
 
-The reader (``bilinear.learned.external``) runs the first four kinds, Mamba and Mamba-2; ``verify --from``
+The reader (``bilinear.learned.external``) runs every kind of the table: the first five, Mamba and
+Mamba-2; ``verify --from``
 maps all of them.  Every flag that changes the computation and is not implemented is refused, naming it.
 
 >>> c = external_config({"model_type": "delta_net", "hidden_size": 8, "num_heads": 2, "vocab_size": 4,
@@ -43,7 +44,7 @@ from typing import Any
 from bilinear.errors import ConfigError
 
 __all__ = ["ExternalConfig", "external_config", "read_external_config", "READER_KINDS", "CONFIG_KINDS",
-           "MAX_CONFIG_BYTES", "MAX_VOCAB", "MAX_HIDDEN", "MAX_LAYERS", "MAX_HEADS", "MAX_HEAD_DIM"]
+           "MAX_CONFIG_BYTES", "rwkv7_dims", "MAX_VOCAB", "MAX_HIDDEN", "MAX_LAYERS", "MAX_HEADS", "MAX_HEAD_DIM"]
 
 #: Largest ``config.json`` read (bytes).
 MAX_CONFIG_BYTES = 1 << 20
@@ -56,9 +57,9 @@ MAX_HEADS = 1024
 MAX_HEAD_DIM = 1024
 
 #: Kinds whose float64 forward the reader implements.
-READER_KINDS = ("delta_net", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2")
-#: Kinds ``verify --from`` maps to a variant from the config alone.
-CONFIG_KINDS = READER_KINDS + ("rwkv7",)
+READER_KINDS = ("delta_net", "gated_deltanet", "gated_deltaproduct", "qwen3_next", "mamba", "mamba2", "rwkv7")
+#: Kinds ``verify --from`` maps to a variant from the config alone (every kind the reader runs).
+CONFIG_KINDS = READER_KINDS
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,9 @@ class ExternalConfig:
     @property
     def mechanism(self) -> str:
         """The config's recurrence in one line, for reports."""
+        if self.kind == "rwkv7":
+            return ("per head diag(w) - (a * kappa) kappa^T, w = exp(-e^(-1/2) sigmoid(.)) in (0.545, 1), a = sigmoid(.) "
+                    "in (0, 1), kappa a unit vector; token shift (a window of 2 tokens)")
         if self.kind == "mamba2":
             return (f"per head exp(Delta a) I on a {self.state_size} x {self.head_v_dim} state (a positive scalar times "
                     f"the identity), short convolution of width {self.conv_size}")
@@ -330,13 +334,63 @@ def _mamba2(d: dict, kind: str, source: str) -> ExternalConfig:
                           D_per_dim=_flag(d, "D_has_hdim", False, kind), dt_limit=(float(lim[0]), float(lim[1])))
 
 
-def _config_only(d: dict, kind: str, source: str) -> ExternalConfig:
-    """RWKV-7: mapped to a variant for ``verify --from``; the reader refuses them."""
-    return ExternalConfig(**_common(d, kind, source))
+
+def _rwkv7(d: dict, kind: str, source: str) -> ExternalConfig:
+    """fla's RWKV7 (fla 0.6.0's ``RWKV7Attention``, ``RWKV7FeedForward``, ``RWKV7Block``): heads of
+    ``head_dim`` keys and as many values; sizes of the low-rank maps in :func:`rwkv7_dims`.
+    ``fuse_norm`` and ``attn_mode`` choose kernels, not the formula, and ``use_l2warp`` acts on the
+    training loss only: all three are read and need nothing."""
+    _refuse_set(d, kind, ("attn",))
+    _only(d, "hidden_act", ("sqrelu",), "sqrelu", kind)
+    _only(d, "attn_mode", ("chunk", "fused_recurrent"), "chunk", kind)
+    for flag, default in (("fuse_norm", True), ("norm_first", True), ("norm_bias", True), ("use_l2warp", True)):
+        _flag(d, flag, default, kind)
+    c = _common({"norm_eps": 1e-5, **d}, kind, source)   # RWKV7Config's own default eps
+    dims = rwkv7_dims(c["raw"], c["hidden"], c["layers"])
+    return ExternalConfig(**c, heads=dims["heads"], key_heads=dims["heads"], head_k_dim=dims["head_dim"],
+                          head_v_dim=dims["head_dim"], output_gate=True)
+
+
+def rwkv7_dims(d: dict, hidden: int, layers: int) -> dict:
+    """RWKV-7's sizes as fla 0.6.0 derives them: ``heads``, ``head_dim`` (from ``head_dim``, else
+    ``num_heads``), the low-rank sizes ``decay``, ``gate``, ``a``, ``v`` (RWKV7Attention's formula when
+    null) and the channel mix's ``intermediate`` (``hidden * hidden_ratio`` rounded up to 32 when
+    null).  ConfigError naming the field otherwise; ``value_dim`` other than ``hidden_size`` is refused."""
+    kind = "rwkv7"
+    if d.get("head_dim", 64) is not None:  # RWKV7Config's default 64 wins over num_heads, as in RWKV7Attention
+        hd = _int(d, "head_dim", kind, 64, top=MAX_HEAD_DIM)
+        if hidden % hd:
+            raise ConfigError(f"config field head_dim = {hd} does not divide hidden_size = {hidden} for rwkv7")
+        heads = hidden // hd
+    else:
+        heads = _int(d, "num_heads", kind, top=MAX_HEADS)
+        if hidden % heads:
+            raise ConfigError(f"config field num_heads = {heads} does not divide hidden_size = {hidden} for rwkv7")
+        hd = hidden // heads
+    vd = d.get("value_dim")
+    if vd is not None and vd != hidden and vd != [hidden] * layers:
+        raise ConfigError(f"config flag value_dim = {vd!r} is not supported for rwkv7 (the reader implements "
+                          f"value_dim = hidden_size = {hidden})")
+    factor, root = hd / 64, hidden ** 0.5
+    out = {"heads": heads, "head_dim": hd}
+    for key, name, mult, scaled in (("decay", "decay_low_rank_dim", 2.5, True), ("gate", "gate_low_rank_dim", 5, False),
+                                    ("a", "a_low_rank_dim", 2.5, True), ("v", "v_low_rank_dim", 1.7, True)):
+        if d.get(name) is None:
+            out[key] = max(32, int(round(mult * root * (factor if scaled else 1) / 32) * 32))
+        else:
+            out[key] = _int(d, name, kind, top=MAX_HIDDEN)
+    if d.get("intermediate_size") is not None:
+        out["intermediate"] = _int(d, "intermediate_size", kind, top=MAX_HIDDEN * 4)
+    else:
+        ratio = d.get("hidden_ratio") or 4
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 64:
+            raise ConfigError(f"config field hidden_ratio = {ratio!r} must be a number in (0, 64] for rwkv7")
+        out["intermediate"] = 32 * ((int(hidden * ratio) + 31) // 32)
+    return out
 
 
 _KINDS = {"delta_net": _delta_net, "gated_deltanet": _gated, "gated_deltaproduct": _gated,
-          "qwen3_next": _qwen3_next, "rwkv7": _config_only, "mamba": _mamba, "mamba2": _mamba2}
+          "qwen3_next": _qwen3_next, "rwkv7": _rwkv7, "mamba": _mamba, "mamba2": _mamba2}
 
 
 def external_config(data: dict, source: str = "fla") -> ExternalConfig:

@@ -14,12 +14,16 @@ of two (:func:`scale_exponents`, :func:`rescaled`): exact, so a network with ``h
 scaled by 2^-1067 runs as the unscaled one does, with no subnormal numbers from the scale alone
 (docs/theory.md, Theorem 18).
 
-The batch is advanced one step at a time.  ``method="grouped"`` groups the rows of the batch by
-their token and multiplies each group by that token's matrix (one GEMM per symbol per step);
-``"gathered"`` gathers every row's matrix and does one batched product (fewer Python steps for
-large alphabets); ``"auto"`` groups for up to 32 symbols, and also when the gathered matrices
-(batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  Both give the same
-states up to rounding.
+The batch is advanced one step at a time.  ``method="stacked"`` multiplies every row by every
+symbol's matrix in one GEMM (rows x hidden by hidden x symbols*hidden) and keeps each row's own
+product; ``"grouped"`` places the rows of each symbol in a padded array, a block of steps grouped
+at once (:func:`_slots`), and multiplies each group by that token's matrix (one GEMM per symbol
+per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix and does one
+batched product (fewer Python steps for large alphabets); ``"auto"`` stacks when symbols x
+hidden is at most :data:`STACKED_MAX`, else groups for up to 32 symbols, and also when the
+gathered matrices (batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  All
+give the same states up to rounding.  :func:`float_blocks` hands the states over a block of
+steps at a time, written into one buffer.
 
 :func:`check_compatible` is the one check that a Weights value and an automaton fit together
 (symbol count, class count, types); it raises :class:`~bilinear.errors.MismatchError`.
@@ -45,7 +49,7 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "run_float", "unit_rows", "METHODS",
+__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "run_float", "unit_rows", "METHODS",
            "scale_exponents", "stack_inputs", "rescaled"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
@@ -88,8 +92,10 @@ _SMALL_NORM = 2.0**-500
 
 
 #: Ways of advancing the batch (see the module docstring).
-METHODS = ("auto", "grouped", "gathered")
+METHODS = ("auto", "grouped", "gathered", "stacked")
 
+#: "auto" multiplies every row by every symbol's matrix when symbols x hidden is at most this.
+STACKED_MAX = 64
 #: "auto" groups rows by token for alphabets up to this size.
 GROUPED_MAX_SYMBOLS = 32
 #: "auto" never gathers more floats than this per step (256 MiB).
@@ -139,24 +145,28 @@ def check_compatible(weights, automaton, *, classes: bool = True, required: bool
 
 def unit_rows(H: np.ndarray) -> np.ndarray:
     """Divide every non-zero row of ``H`` (batch, hidden) by its norm, in place; returns ``H``."""
-    n = np.sqrt(np.add.reduce(H * H, axis=1, keepdims=True))  # np.linalg.norm's own sums, without its checks
-    small = (n[:, 0] < _SMALL_NORM) & np.any(H != 0, axis=1)
-    if small.any():  # the norm's squares underflow: rescale those rows by a power of two first
-        rows = H[small]
-        e = np.frexp(np.abs(rows).max(axis=1))[1]
-        H[small] = np.ldexp(rows, -e[:, None])
-        n[small] = np.linalg.norm(H[small], axis=1, keepdims=True)
-    n[n == 0] = 1.0  # a zero row stays zero (a masked divide is slower for small hidden sizes)
+    n = np.einsum("ij,ij->i", H, H)[:, None]
+    np.sqrt(n, out=n)  # the row norms, without np.linalg.norm's checks
+    if n.shape[0] and n.min() < _SMALL_NORM:  # rare: zero rows, or norms whose squares underflow
+        small = (n[:, 0] < _SMALL_NORM) & np.any(H != 0, axis=1)
+        if small.any():  # rescale those rows by a power of two first
+            rows = H[small]
+            e = np.frexp(np.abs(rows).max(axis=1))[1]
+            H[small] = np.ldexp(rows, -e[:, None])
+            n[small] = np.linalg.norm(H[small], axis=1, keepdims=True)
+        n[n == 0] = 1.0  # a zero row stays zero
     H /= n
     return H
 
 
-def _grouped(k: int, batch: int, d: int, method: str) -> bool:
+def _method(k: int, batch: int, d: int, method: str) -> str:
     if method not in METHODS:
         raise WeightsError(f"unknown float-run method {method!r} (known: {', '.join(METHODS)})")
-    if method == "auto":
-        return k <= GROUPED_MAX_SYMBOLS or batch * d * d > GATHER_MAX_FLOATS
-    return method == "grouped"
+    if method != "auto":
+        return method
+    if k * d <= STACKED_MAX:
+        return "stacked"
+    return "grouped" if k <= GROUPED_MAX_SYMBOLS or batch * d * d > GATHER_MAX_FLOATS else "gathered"
 
 
 def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = "auto") -> Iterator[np.ndarray]:
@@ -169,6 +179,31 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
     array is new (a consumer may keep it).
     """
     words = np.asarray(words)
+    yield from _steps(A, h0, words, method, lambda t: np.empty((words.shape[0], A.shape[1])))
+
+
+def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
+                 method: str = "auto") -> Iterator[tuple[int, np.ndarray]]:
+    """The states of :func:`float_steps`, ``steps`` at a time: yield ``(t, block)``, ``block``
+    (steps, batch, hidden) the states after steps ``t + 1 ..`` (fewer at the end), written into
+    one buffer that the next block overwrites.
+
+    >>> from bilinear.constructions.handmade.registry import build
+    >>> A, h0, _ = build("cyclic:5", "rotation2d").float_arrays()
+    >>> [(t, b.shape) for t, b in float_blocks(A, h0, np.zeros((3, 5), dtype=np.int64), 2)]
+    [(0, (2, 3, 2)), (2, (2, 3, 2)), (4, (1, 3, 2))]
+    """
+    words = np.asarray(words)
+    length = words.shape[1]
+    block = np.empty((max(1, min(steps, length)), words.shape[0], A.shape[1]))
+    n = block.shape[0]
+    for t, _ in enumerate(_steps(A, h0, words, method, lambda t: block[t % n])):
+        if t % n == n - 1 or t == length - 1:
+            yield t - t % n, block[: t % n + 1]
+
+
+def _steps(A, h0, words: np.ndarray, method: str, out_for) -> Iterator[np.ndarray]:
+    """The float run: each step's unit states written into ``out_for(t)`` (batch, hidden) and yielded."""
     batch, length = words.shape
     k = A.shape[0]
     A = np.asarray(A, dtype=float)
@@ -176,19 +211,65 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
     h = rescaled(h0)  # exact: a subnormal h0 is normalised like any other
     H = np.tile(h / (np.linalg.norm(h) or 1.0), (batch, 1))
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
-    grouped = _grouped(k, batch, A.shape[1], method)
+    how = _method(k, batch, A.shape[1], method)
+    if how == "stacked":  # every row times every symbol's matrix (one GEMM), then each row's own
+        ATs = np.ascontiguousarray(np.transpose(AT, (1, 0, 2)).reshape(A.shape[1], -1))  # (hidden, k*hidden)
+        base = np.arange(batch, dtype=np.int64)[None, :] * k
+        for lo in range(0, length, _SLOT_STEPS):
+            rows = words[:, lo : lo + _SLOT_STEPS].T + base  # row b*k + s: word b times symbol s
+            for t, row in enumerate(rows, lo):
+                H = unit_rows(np.take((H @ ATs).reshape(batch * k, -1), row, axis=0, out=out_for(t)))
+                yield H
+        return
+    if how == "grouped":
+        for lo in range(0, length, _SLOT_STEPS):  # the rows of each symbol, a block of steps at a time
+            slots, groups = _slots(words[:, lo : lo + _SLOT_STEPS], k)
+            if k * groups * A.shape[1] > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
+                for t in range(lo, min(length, lo + _SLOT_STEPS)):
+                    H = unit_rows(_per_symbol(H, AT, words[:, t], out_for(t)))
+                    yield H
+                continue
+            padded = np.zeros((k, groups, A.shape[1]))  # rows of symbol s at padded[s, :count]
+            flat = padded.reshape(k * groups, -1)
+            for t, slot in enumerate(slots, lo):
+                flat[slot] = H
+                product = np.matmul(padded, AT).reshape(k * groups, -1)  # one GEMM per symbol
+                H = unit_rows(np.take(product, slot, axis=0, out=out_for(t)))
+                yield H
+        return
     for t in range(length):
-        tokens = words[:, t]
-        if grouped:
-            new = np.empty_like(H)
-            for s in range(k):
-                idx = np.nonzero(tokens == s)[0]  # the rows whose token at step t is s
-                if idx.size:
-                    new[idx] = H[idx] @ AT[s]
-        else:
-            new = np.einsum("bj,bji->bi", H, AT[tokens])
-        H = unit_rows(new)
+        H = unit_rows(np.einsum("bj,bji->bi", H, AT[words[:, t]], out=out_for(t)))
         yield H
+
+
+def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """One step, one GEMM per symbol on the rows that read it (no padding)."""
+    for s in range(AT.shape[0]):
+        idx = np.nonzero(tokens == s)[0]
+        if idx.size:
+            out[idx] = H[idx] @ AT[s]
+    return out
+
+
+#: Steps whose grouping by symbol (:func:`_slots`) is computed at once.
+_SLOT_STEPS = 64
+
+
+def _slots(words: np.ndarray, k: int) -> tuple[np.ndarray, int]:
+    """For steps ``words`` (batch, steps): ``slots`` (steps, batch), the row of each word in the
+    step's padded array (symbol ``s`` at rows ``s * groups ..``, in word order), and ``groups``,
+    the most words that read one symbol at one step."""
+    steps = words.T.astype(np.uint8 if k <= 256 else np.int64)  # (steps, batch); small ints sort by radix
+    n, batch = steps.shape
+    order = np.argsort(steps, axis=1, kind="stable")
+    symbol = np.take_along_axis(steps, order, axis=1).astype(np.int64)
+    counts = np.bincount((np.arange(n)[:, None] * k + symbol).reshape(-1), minlength=n * k).reshape(n, k)
+    groups = int(counts.max()) if counts.size else 1
+    first = np.cumsum(counts, axis=1) - counts  # (steps, k): where each symbol's words start in the order
+    rank = np.arange(batch)[None, :] - np.take_along_axis(first, symbol, axis=1)
+    slots = np.empty((n, batch), dtype=np.int64)
+    np.put_along_axis(slots, order, symbol * groups + rank, axis=1)
+    return slots, groups
 
 
 def float_run(

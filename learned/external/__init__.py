@@ -4,6 +4,8 @@ per-head transitions as the toolkit's values (docs/your-model.md).
 Modules: :mod:`~bilinear.learned.external.tensors` (safetensors / torch state dicts),
 :mod:`~bilinear.learned.external.delta` (the delta-rule layers' float64 forward),
 :mod:`~bilinear.learned.external.mamba` and :mod:`~bilinear.learned.external.mamba2` (fla's Mamba mixers),
+:mod:`~bilinear.learned.external.rwkv7` (fla's RWKV-7; its ``dplr:1`` transitions per window in
+:mod:`~bilinear.learned.external.rwkv7_transitions`),
 :mod:`~bilinear.learned.external.model` (the whole model), :mod:`~bilinear.learned.external.tracker`
 (the tracker adapter), :mod:`~bilinear.learned.external.transitions` (per-head transitions, the
 variant check, the lift to Weights); the configuration is read by

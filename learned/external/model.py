@@ -27,6 +27,7 @@ from bilinear.errors import CheckpointError, ConfigError
 from .delta import DeltaLayer, read_delta_layer, rms_norm
 from .mamba import read_mamba_layer
 from .mamba2 import read_mamba2_layer
+from .rwkv7 import layer_norm, read_rwkv7_block, run_blocks
 from .tensors import read_tensors, tensor
 
 __all__ = ["ExternalModel", "Block", "load_external"]
@@ -67,10 +68,11 @@ class ExternalModel:
 
     config: ExternalConfig
     embeddings: torch.Tensor
-    blocks: tuple[Block, ...]
+    blocks: tuple[Any, ...]             # Block, or Rwkv7Block for RWKV-7
     norm: torch.Tensor
     head: torch.Tensor
     source: str = "model"
+    norm_bias: torch.Tensor | None = None   # RWKV-7: the final LayerNorm's bias
 
     @property
     def zero_centred(self) -> bool:
@@ -79,6 +81,7 @@ class ExternalModel:
 
     def parameters(self) -> list[torch.Tensor]:
         out = [self.embeddings, self.norm] + ([] if self.head is self.embeddings else [self.head])
+        out += [] if self.norm_bias is None else [self.norm_bias]
         for b in self.blocks:
             out += b.parameters()
         return out
@@ -87,14 +90,21 @@ class ExternalModel:
         """The residual stream entering block ``upto`` (all blocks: the final norm's input)."""
         x = self.embeddings.to(dtype)[torch.as_tensor(ids, dtype=torch.long)]
         eps, zc = self.config.norm_eps, self.zero_centred
+        if self.config.kind == "rwkv7":
+            return run_blocks(self.blocks[:upto], x, eps)[0]
         for block in self.blocks[:upto]:
             x = block.mlp(x + block.mixer.run(rms_norm(x, block.attn_norm, eps, zc)), eps, zc)
         return x
 
     def forward(self, ids, dtype=torch.float64) -> torch.Tensor:
         """Logits (batch, time, vocab) of token ids (batch, time); differentiable in the parameters."""
-        x = self.residuals(ids, dtype)
-        return rms_norm(x, self.norm, self.config.norm_eps, self.zero_centred) @ self.head.to(dtype).T
+        return self._final(self.residuals(ids, dtype)) @ self.head.to(dtype).T
+
+    def _final(self, x: torch.Tensor) -> torch.Tensor:
+        """The final norm: RWKV-7's LayerNorm, the others' RMS norm."""
+        if self.config.kind == "rwkv7":
+            return layer_norm(x, (self.norm, self.norm_bias), self.config.norm_eps)
+        return rms_norm(x, self.norm, self.config.norm_eps, self.zero_centred)
 
     def logits(self, ids) -> np.ndarray:
         """:meth:`forward` in float64 without gradients, as numpy."""
@@ -115,6 +125,9 @@ class ExternalModel:
         eps, zc = self.config.norm_eps, self.zero_centred
         with torch.no_grad():
             x = self.embeddings.to(torch.float64)[torch.as_tensor(np.asarray(ids), dtype=torch.long)]
+            if self.config.kind == "rwkv7":
+                x, _, out = run_blocks(self.blocks, x, eps, states=True)
+                return (self._final(x) @ self.head.to(torch.float64).T).numpy(), out
             for block in self.blocks:
                 y, S = block.mixer.run(rms_norm(x, block.attn_norm, eps, zc), states=True)
                 out.append(S)
@@ -139,9 +152,11 @@ def _t(x) -> torch.Tensor:
     return x if isinstance(x, torch.Tensor) else torch.from_numpy(np.array(x, dtype=np.float64))
 
 
-def _block(t: dict, i: int, c: ExternalConfig) -> Block:
+def _block(t: dict, i: int, c: ExternalConfig) -> Any:
     if c.kind == "qwen3_next":
         return _qwen_block(t, i, c)
+    if c.kind == "rwkv7":
+        return read_rwkv7_block(t, i, c)
     if c.kind in ("mamba", "mamba2"):
         p = f"backbone.layers.{i}"
         read = read_mamba_layer if c.kind == "mamba" else read_mamba2_layer
@@ -206,11 +221,14 @@ def _from_tensors(c: ExternalConfig, t: dict, source: str) -> ExternalModel:
     if extra:
         raise CheckpointError(f"tensor {extra[0]!r} belongs to a layer past num_hidden_layers = {c.layers}")
     norm = _t(tensor(t, "backbone.norm_f.weight" if root == "backbone" else "model.norm.weight", (c.hidden,)))
+    norm_bias = None
+    if c.kind == "rwkv7" and c.raw.get("norm_bias", True):
+        norm_bias = _t(tensor(t, "model.norm.bias", (c.hidden,)))
     if c.tie_embeddings and "lm_head.weight" not in t:
         head = emb
     else:
         head = _t(tensor(t, "lm_head.weight", (c.vocab, c.hidden)))
-    return ExternalModel(c, emb, blocks, norm, head, source)
+    return ExternalModel(c, emb, blocks, norm, head, source, norm_bias)
 
 
 def load_external(path_or_model, source: str | None = None) -> ExternalModel:

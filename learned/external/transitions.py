@@ -46,9 +46,10 @@ import torch
 from bilinear.errors import AnalysisError
 
 from .delta import layer_inputs, rms_norm
+from .lift import lift_affine
 
-__all__ = ["HeadTransitions", "head_transitions", "identify", "identify_diagonal", "MAX_WINDOWS", "SAMPLE_WORDS",
-           "Identified", "CHANNEL_GROUP"]
+__all__ = ["HeadTransitions", "head_transitions", "identify", "identify_diagonal", "lift_affine", "MAX_WINDOWS",
+           "SAMPLE_WORDS", "Identified", "CHANNEL_GROUP"]
 
 #: Most windows enumerated for a layer fed by a short convolution (symbols^w and the start windows).
 MAX_WINDOWS = 4096
@@ -164,24 +165,13 @@ class HeadTransitions:
         """The affine recurrence on ``[vec(S); 1]`` (columns of S stacked) as ``full`` Weights: per key
         ``[[I_dv (x) A, vec(b)], [0, 1]]``, h0 ``[vec(S0); 1]``; ``readout`` (classes, dk*dv + 1),
         zero (one class) when None.  Diagonal kinds: :meth:`affine`'s lift (``dplr:1``, Theorem A1)."""
-        from bilinear.constructions.values.weights import Weights, check_entries
+        from bilinear.constructions.values.weights import check_entries
 
         if self.diagonal:
             return self.affine(readout).lift()
         n, dk, dv = self.b.shape
         check_entries("lifted", f"layer {self.layer + 1} {self.name}", n, dk * dv + 1)  # before allocating
-        d = dk * dv + 1
-        L = np.zeros((n, d, d))
-        for i in range(n):
-            L[i, :-1, :-1] = np.kron(np.eye(dv), self.A[i])
-            L[i, :-1, -1] = self.b[i].reshape(-1, order="F")
-            L[i, -1, -1] = 1.0
-        h0 = np.zeros(d)
-        h0[-1] = 1.0
-        if self.S0 is not None:
-            h0[:-1] = self.S0.reshape(-1, order="F")
-        R = np.zeros((1, d)) if readout is None else readout
-        return Weights("full", L, h0, R)
+        return lift_affine(self.A, self.b, self.S0, readout)
 
 
 def identify(A: np.ndarray, gate: np.ndarray, V: np.ndarray, beta: np.ndarray, rtol: float = 1e-9) -> Identified:
@@ -299,13 +289,20 @@ def _windows(n: int, w: int, bos: bool) -> list[tuple[int, ...]]:
     return [tuple(t) for j in range(1, w + 1) for t in itertools.product(range(n), repeat=j)]
 
 
-def head_transitions(model, tracker, layer: int = 0, seed: int = 0, group: int = CHANNEL_GROUP) -> list[HeadTransitions]:
+def head_transitions(model, tracker, layer: int = 0, seed: int = 0, group: int = CHANNEL_GROUP) -> list:
     """Every head's transitions of ``layer`` (0-based) for the task of ``tracker`` (an
     :class:`~bilinear.learned.external.tracker.ExternalTracker`: its token map and BOS).  See the
     module docstring for what is exact and what is sampled; ``group``: Mamba channels per head (1:
-    per channel)."""
+    per channel).  RWKV-7 heads are :class:`~bilinear.learned.external.rwkv7_transitions.
+    DplrHeadTransitions` (``dplr:1``)."""
     if isinstance(group, bool) or not isinstance(group, int) or group < 1:
         raise AnalysisError(f"group = {group!r} must be a positive number of channels")
+    if model.config.kind == "rwkv7" and 0 <= layer < len(model.blocks):
+        from .rwkv7_transitions import rwkv7_head_transitions
+
+        wins = _windows(tracker.n_symbols, 2, tracker.bos is not None) if layer == 0 else None
+        return rwkv7_head_transitions(model, tracker, layer, seed, _bos_states(model, tracker, layer), wins,
+                                      (SAMPLE_WORDS, SAMPLE_LENGTH))
     if not 0 <= layer < len(model.blocks):
         raise AnalysisError(f"layer {layer} is outside 0..{len(model.blocks) - 1}")
     n, w = tracker.n_symbols, model.config.window

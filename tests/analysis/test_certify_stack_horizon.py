@@ -162,8 +162,9 @@ def test_a_layer_without_an_automaton_leaves_the_stack_uncertified():
 
 
 def test_snap_tol_on_the_command_line(tmp_path, capsys):
-    """A stack drifted by 1e-3 has no snap within the default 1e-4; --snap-tol 0.01 snaps it, and
-    the horizon is certified.  Refused for one network and outside (0, 0.5], in one line."""
+    """A stack drifted by 1e-3 has no entry snap within the default 1e-4, so each layer is snapped
+    against its own automaton; --snap-tol 0.01 snaps its entries instead.  Both certify the horizon.
+    Refused for one network and outside (0, 0.5], in one line."""
     import json
 
     from bilinear.cli import main
@@ -172,11 +173,14 @@ def test_snap_tol_on_the_command_line(tmp_path, capsys):
     a = from_spec("dihedral:3")
     path = drift_layers(cascade(a, "rotation2d"), 1e-3).save(tmp_path / "d3.json")
     assert main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "50"]) == 0
-    assert json.loads(capsys.readouterr().out)["status"] == "failed"
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["status"] == "horizon" and cert["certified_length"] >= 100
+    assert [d["conductor"] for d in cert["snap"]] == [None, None] and "entries" not in {d["rule"] for d in cert["snap"]}
     assert main(["certify", "--weights", str(path), "dihedral:3", "--json", "--test-length", "50",
                  "--snap-tol", "0.01"]) == 0
     cert = json.loads(capsys.readouterr().out)
     assert cert["status"] == "horizon" and cert["certified_length"] >= 100
+    assert [d["rule"] for d in cert["snap"]] == ["entries", "entries"]
     one = build("cyclic:3", "rotation2d").to_float().save(tmp_path / "one.json")
     assert main(["certify", "--weights", str(one), "cyclic:3", "--snap-tol", "0.01"]) == 2
     assert "--snap-tol is for stacks" in capsys.readouterr().err

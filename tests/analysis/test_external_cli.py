@@ -55,10 +55,10 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
               "--tokens does not cover '1' (needs every one of 0, 1)", out)
     _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", "0=0,1=9"],
               "--tokens: token id 9 for '1' is outside the vocabulary 0..3", out)
-    # the wrong package, a kind the reader does not run
+    # the wrong package, a kind the toolkit does not know
     _one_line(capsys, base + ["--from", "hf", folder], "config model_type = 'delta_net' is a fla model: use --from fla")
-    (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv7"}))
-    _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")], "the reader does not run this kind", out)
+    (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv6"}))
+    _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")], "config model_type = 'rwkv6' is not supported", out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "missing", "ok", "wrong"]
 
 

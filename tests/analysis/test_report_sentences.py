@@ -25,7 +25,8 @@ not commute on the k-dimensional visited span ..."
 certificate "correct for every word of every length (proved)"   test_certificate_line_sentences
 "every word up to length L certified correct", "no length
 certified", "fails at length N on W", "no failing word found
-up to length S", "snap proved (minimum margin m)", "no snap
+up to length S", "no word fails (no search run)" (every length
+certified), "snap proved (minimum margin m)", "no snap
 proved"; the same in ``NetworkCertificate.to_text`` (printed
 "no certified length": tests/analysis/test_certify.py, the
 noisy one-hot flipflop:3)
@@ -233,10 +234,11 @@ def test_certificate_line_sentences():
         "no length": r"no length certified",
         "fails": r"fails at length (\d+) on ",
         "no failure": r"no failing word found up to length (\d+)",
+        "no search": r"no word fails \(no search run\)",
         "snap": r"snap proved \(minimum margin [0-9.e-]+\)$",
         "no snap": r"no snap proved$",
     }
-    want = {"proved": {"every", "no failure", "snap"}, "horizon": {"up to", "fails", "snap"},
+    want = {"proved": {"every", "no search", "snap"}, "horizon": {"up to", "fails", "snap"},
             "none": {"no length", "fails", "no snap"}}
     for k, line in lines.items():
         assert {p for p, pat in pats.items() if re.search(pat, line)} == want[k], line
@@ -255,10 +257,12 @@ def test_certificate_line_sentences():
         "no length": r"no certified length \(",
         "fails": r"float network: fails at length \d+ on .* \(float64 evaluation; ",
         "no failure": r"float network: no failing word found up to length \d+ \(directed search in float64\)",
+        "no search": r"float network: no word fails \(every length is certified above\); no failing-word search run",
         "snap": r"snap proved for every length: \d+ pairs, minimum margin",
         "no snap": r"snap: no snapped network was proved",
     }
     want["none"] = {"fails", "no snap"}  # without a proved snap the text has no horizon line at all
+    want["proved"] = {"every", "no search", "snap"}  # every length certified: no search was run, none claimed
     for k, c in (("proved", proved), ("horizon", horizon), ("none", none)):
         text = c.to_text()
         assert {p for p, pat in text_pats.items() if re.search(pat, text)} == want[k], text

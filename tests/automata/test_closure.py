@@ -150,3 +150,54 @@ def test_the_work_limit_refuses_only_past_it(monkeypatch):
     monkeypatch.setattr(closure, "WORK_LIMIT", work - 1)
     with pytest.raises(MonoidTooLargeError, match=rf"= {size}\+ x {a.n_symbols} x {a.n_states} = {work:,}\+\)"):
         closure.close(a)
+
+
+def _natural(n: int) -> Automaton:
+    """S_n on its n points: the transposition (0 1) and the n-cycle."""
+    return Automaton([[1, 0] + list(range(2, n)), [(i + 1) % n for i in range(n)]], labels=list(range(n)))
+
+
+ROUND_CASES = [
+    lambda: _natural(5),  # direct keys, a group
+    lambda: closure.full_transformation_automaton(4),  # direct keys, not a group
+    lambda: from_spec("random:states=6,symbols=3,seed=4"),
+    lambda: from_spec("flipflop:3"),
+    lambda: from_spec("random:states=9,symbols=2,seed=0"),  # packed keys in a dict
+    lambda: from_spec("dihedral:9"),  # 18 states: hashed keys, checked
+]
+
+
+@pytest.mark.parametrize("make", ROUND_CASES)
+@pytest.mark.parametrize("entries", [0, 1 << 20])
+def test_rounds_of_several_levels_number_as_the_plain_closure(monkeypatch, make, entries):
+    """A round runs several levels of a small frontier at once (``_ROUND_ENTRIES``); with 0 every
+    round is one level, with 2^20 a round runs up to ``_ROUND_LEVELS`` levels.  Either way element i
+    is the i-th transformation of the plain breadth-first closure over tuples (parent-major,
+    symbol-minor: shortlex order), its parent and symbol compose to it, and the right Cayley table
+    agrees with composing the rows."""
+    monkeypatch.setattr(closure, "_ROUND_ENTRIES", entries)
+    a = make()
+    c = closure.close(a)
+    assert [tuple(row) for row in c.elements.tolist()] == list(plain_closure(a))
+    assert c.parent[0] == -1 and c.via[0] == -1
+    rows = c.elements.astype(np.int64)
+    np.testing.assert_array_equal(rows[1:], a.delta[c.via[1:, None], rows[c.parent[1:]]])
+    assert (c.parent[1:] < np.arange(1, rows.shape[0])).all()
+    for s in range(a.n_symbols):
+        np.testing.assert_array_equal(rows[c.right[:, s]], a.delta[s][rows])
+
+
+def test_a_round_of_many_levels_stops_at_the_limit(monkeypatch):
+    """The limit is checked on the elements a whole round finds, before any is stored."""
+    monkeypatch.setattr(closure, "_ROUND_ENTRIES", 1 << 20)
+    with pytest.raises(MonoidTooLargeError, match=r"has more than 100 elements \(limit=100\)$"):
+        closure.close(_natural(5), limit=100)
+    assert closure.close(_natural(5), limit=120).elements.shape[0] == 120
+
+
+def test_the_orbit_bound_still_refuses_a_limit_below_the_orbit():
+    """The orbit pre-check is skipped only where an orbit (at most n states) cannot refuse."""
+    with pytest.raises(MonoidTooLargeError, match="it is a group with an orbit of 7 states"):
+        closure.close(_natural(7), limit=6)
+    with pytest.raises(MonoidTooLargeError, match=r"has more than 7 elements \(limit=7\)$"):
+        closure.close(_natural(7), limit=7)

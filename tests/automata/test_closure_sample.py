@@ -28,3 +28,22 @@ def test_two_elements_alike_on_every_sampled_state_are_still_two():
     a = Automaton([move], labels=[q % 2 for q in range(n)])
     m = closure.close(a)
     assert m.elements.shape[0] == 2 and m.right.tolist() == [[1], [1]]
+
+
+def test_a_symbol_alike_on_the_sample_but_a_different_element_is_found():
+    """p sends every state to a sampled state s; q does too, except an unsampled state j, which it
+    sends to another unsampled state.  They agree on every sampled state, so the sampled closure
+    finds q as p: the edge (identity, q) leads to p's element, whose parent is the identity (by p,
+    not by q).  Every other edge is right (p and q agree on p's image), so only the check of that
+    edge -- a non-tree edge out of the tree parent of its target -- finds q != p, and the closure
+    is redone on whole rows: {identity, p, q}."""
+    n = 200
+    sample = set(closure._sample(n).tolist())
+    s = min(sample)
+    j, j2 = [x for x in range(n) if x not in sample][:2]
+    p = [s] * n
+    q = list(p)
+    q[j] = j2
+    m = closure.close(Automaton([p, q], labels=[0] * n))
+    assert {tuple(r) for r in m.elements.tolist()} == {tuple(range(n)), tuple(p), tuple(q)}
+    assert m.right.tolist() == [[1, 2], [1, 1], [1, 1]]

@@ -43,7 +43,7 @@ def test_the_mapping_of_each_kind():
     assert variant({"model_type": "gated_deltanet", "num_heads": 2, "head_dim": 4}) == "householder:1,nonneg"
     assert variant({"model_type": "qwen3_next", "linear_num_key_heads": 1, "linear_num_value_heads": 2,
                     "linear_key_head_dim": 4, "linear_value_head_dim": 4, "num_experts": 0}) == "householder:1,nonneg"
-    assert variant({"model_type": "rwkv7"}) == "dplr:1"
+    assert variant({"model_type": "rwkv7", "head_dim": 4}) == "dplr:1"
     assert variant({"model_type": "mamba2", "head_dim": 4}) == "positive"
 
 

@@ -195,3 +195,12 @@ def test_the_default_mixing_is_straight_through_and_old_stacks_stay_soft():
     assert TrainConfig.from_dict(c.to_dict()).stack_mixing == "straight-through"
     one = {k: v for k, v in TrainConfig(spec="parity", model="full").to_dict().items() if k != "stack_mixing"}
     assert TrainConfig.from_dict(one).stack_mixing == "straight-through"  # one layer: no mixing at all
+
+
+def test_a_one_layer_run_written_while_soft_was_the_default_still_loads():
+    """Every one-layer run written before straight-through became the default stored
+    ``stack_mixing: soft``; its config.json must still load (one layer mixes nothing)."""
+    old = {**TrainConfig(spec="parity", model="full").to_dict(), "stack_mixing": "soft"}
+    assert TrainConfig.from_dict(old).stack_mixing == "straight-through"
+    stack = {**TrainConfig(spec="parity", model="full", layers=2, hidden=4).to_dict(), "stack_mixing": "soft"}
+    assert TrainConfig.from_dict(stack).stack_mixing == "soft"  # a stack keeps what it was trained with

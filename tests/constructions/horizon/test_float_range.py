@@ -87,3 +87,18 @@ def test_the_format_table_is_torch_finfo(name) -> None:
     assert (r.u, r.eta) == (float(f.u), float(f.eta))
     if name in ARITHMETICS:
         assert ARITHMETICS[name] == f.u
+
+
+@pytest.mark.parametrize("h0_exponent", [-1070, -600, 900])
+def test_state_map_snap_rescales_h0_by_a_power_of_two_first(h0_exponent) -> None:
+    """The state-map snap's start representative is h0 made a unit vector; h0 times 2^e (exact; the
+    network is unchanged) must give the very snap of h0 itself, not a zero or overflowed column."""
+    from bilinear.constructions.handmade.onehot import onehot
+    from bilinear.constructions.horizon.snap import state_map_snap
+
+    a = from_spec("flipflop:2")
+    A, h0, R = onehot(a).to_float().float_arrays()
+    A = A + 1e-3 * np.random.default_rng(0).normal(size=A.shape)
+    plain = state_map_snap(Weights("full", A, h0, R), a).block_weights
+    tiny = state_map_snap(Weights("full", A, np.ldexp(h0, h0_exponent), R), a).block_weights
+    assert tiny.A.tolist() == plain.A.tolist() and tiny.h0.tolist() == plain.h0.tolist()

@@ -100,6 +100,22 @@ def test_orbit_constants_are_the_ones_numpy_computes(spec):
     assert got["mu"] <= want["mu"] + 1e-12 and got["mu"] >= want["mu"] - 1e-9
     for k in ("n", "ymax", "eps", "gamma", "beta", "rho"):  # upper bounds, and tight ones
         assert want[k] - 1e-12 <= got[k] <= 1.1 * want[k] + 1e-12, (k, got[k], want[k])
+    # per ordered pair of classes (l, c): the smallest margin over the states of label l, and the
+    # norms of (R_l - R_c) on K and on D
+    pairs: dict = {}
+    for q, z in states.values():
+        l = int(a.labels[q])
+        for cl in range(R.shape[0]):
+            if cl != l:
+                m = (Rb[l] - Rb[cl])[K] @ z
+                pairs[l, cl] = min(pairs.get((l, cl), np.inf), m)
+    assert len(c.pairs) == len(pairs)
+    for (m, lk, ld), key in zip(c.pairs, sorted(pairs)):
+        diff = Rb[key[0]] - Rb[key[1]]
+        assert pairs[key] - 1e-9 <= float(m.mid()) <= pairs[key] + 1e-12
+        assert abs(float(lk.mid()) - np.linalg.norm(diff[K])) <= 1e-9
+        assert abs(float(ld.mid()) - (np.linalg.norm(diff[D]) if D else 0.0)) <= 1e-9
+    assert min(float(m.mid()) / float(lk.mid()) for m, lk, _ in c.pairs) > got["mu"] / float(c.lk.mid())
 
 
 @pytest.mark.parametrize("spec", ["symmetric:4", "reset:3"])
@@ -182,6 +198,22 @@ def test_theorem_19_length_is_the_recurrence_stepped_directly(case):
             assert got >= 0.3 * direct  # the closed form is not uselessly loose
 
 
+def test_theorem_19_checks_the_readout_pair_by_pair():
+    """With per-pair margins (m_lc, L_K,lc, L_D,lc) the length is the recurrence stepped with the
+    condition for every pair, and longer than with the global (min m, max L_K, max L_D)."""
+    base = [Fraction(x) for x in ("1/20000", 0, 0, 0, 2, 1, "1/2", 3, 0, 0)]  # mu = 1/2 with L_K = 3
+    pairs = [(Fraction(1, 2), Fraction(1), Fraction(0)), (Fraction(2), Fraction(3), Fraction(0))]
+    direct = min(_direct_orbit(*base[:6], m, lk, ld, base[9], Fraction(0), Fraction(0), 20000) for m, lk, ld in pairs)
+    glob = _direct_orbit(*base, Fraction(0), Fraction(0), 20000)
+    assert STEPPED < glob < direct < 20000  # the pairs decide, and in the closed form
+    with precision():
+        c = OrbitPerturbationBound(*(arb(x) for x in base), pairs=tuple(tuple(arb(x) for x in p) for p in pairs))
+        got = iterate_orbit(c, arb(0), arb(0), 0)
+        c1 = OrbitPerturbationBound(*(arb(x) for x in base))
+        one = iterate_orbit(c1, arb(0), arb(0), 0)
+    assert got <= direct and got >= 0.3 * direct and got > one
+
+
 def test_theorem_19_starts_after_the_exhaustive_depth():
     with precision():
         c = OrbitPerturbationBound(*(arb(Fraction(x)) for x in ("1/100", 0, 0, 0, 2, 1, "1/2", 1, 0, 0)))
@@ -213,7 +245,7 @@ def test_no_word_fails_at_or_below_the_orbit_horizon(spec, monkeypatch):
     h = cert.horizon
     assert h.bound == "orbit" and h.arithmetic == "float64", cert.to_text()
     assert h.length is not None and h.length > 30, cert.to_text()  # beyond the exhaustive depth
-    first = _first_failure(w, a, min(4 * h.length, 800))
+    first = _first_failure(w, a, min(h.length + 40, 800))  # every length up to L, and a little beyond
     assert first is None or first > h.length, (first, h.length)
     if cert.failing is not None:  # the certificate's own failing word fails here too, beyond L
         assert _margins(*w.float_arrays(), a, np.array([cert.failing]))[0, -1] <= 0

@@ -370,10 +370,11 @@ def test_certify_stack_where_snapping_must_fail_or_the_float_stack_fails():
 
     a = from_spec("dihedral:3")
     exact = cascade(a, "rotation2d")
-    far = drift_layers(exact, 1e-2)  # every layer moved about 1e-2: no snap within 1e-4
-    c = certify_stack(far, a, test_length=40, words=8)
+    far = drift_layers(exact, 1e-2)  # every layer moved about 1e-2: no entry snap within 1e-4
+    lost = drift_layers(exact, 0.1)  # nor a snap against the layer's own automaton (88 directions, none proved)
+    c = certify_stack(lost, a, test_length=40, words=8)
     assert c.status == "failed" and c.snap is None and c.proof is None and c.snapped_weights() is None
-    assert "no exact snap: layer 1" in c.reason
+    assert "no exact snap: layer 1" in c.reason and "automaton" in c.reason
     # a looser tolerance snaps it back and proves the snap, but the float stack drifts off within 500 steps
     c = certify_stack(far, a, test_length=500, words=16, tol=0.05)
     assert c.status == "snapped" and c.proof.status == "proved" and not c.check.passed

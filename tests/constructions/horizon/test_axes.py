@@ -1,0 +1,98 @@
+"""Theorem 21 (axis orbit): a float network whose state stays on the signed axes is proved for
+every length; checked against an independent run of every short word and of long random words
+(run_float, the toolkit's float64 evaluation), and refused where it does not apply."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from bilinear.analysis.certify import certify_network
+from bilinear.automata.families import from_spec
+from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.horizon.axes import axis_horizon, axis_pairs
+from bilinear.constructions.values.factored import monomial_compose
+from bilinear.constructions.values.floatrun import run_float
+from bilinear.constructions.values.weights import Weights
+
+
+def _mono(perm, D, h0, R) -> Weights:
+    return Weights("monomial", monomial_compose(perm, D, exact=False), h0, R, factors=(perm, D))
+
+
+def _moduli(spec: str, size: float, seed: int = 0) -> Weights:
+    """The monomial construction of ``spec`` with every entry of D multiplied by a random modulus in
+    [1 - size, 1 + size] (still monomial: one non-zero per column; the start state an axis)."""
+    w = build(spec, "monomial").to_float()
+    perm, D = w.factors
+    D = np.asarray(D, dtype=float) * np.random.default_rng(seed).uniform(1 - size, 1 + size, size=np.shape(D))
+    return _mono(perm, D, w.h0.astype(float), w.readout.astype(float))
+
+
+def _first_failure(w: Weights, a, exhaustive: int = 6, random_length: int = 400) -> int | None:
+    """The length of the first failing word among every word up to ``exhaustive`` symbols and 64
+    random words of ``random_length`` (float64, run_float), or None."""
+    words = [np.array(list(itertools.product(range(a.n_symbols), repeat=exhaustive)))]
+    words.append(np.random.default_rng(1).integers(0, a.n_symbols, size=(64, random_length)))
+    first = None
+    for batch in words:
+        states = np.tile(a.start, len(batch))
+        want = np.empty(batch.shape, dtype=np.int64)
+        for t in range(batch.shape[1]):
+            states = a.delta[batch[:, t], states]
+            want[:, t] = a.labels[states]
+        wrong = np.nonzero((run_float(w, batch).labels != want).any(axis=0))[0]
+        if wrong.size:
+            first = int(wrong[0]) + 1 if first is None else min(first, int(wrong[0]) + 1)
+    return first
+
+
+@pytest.mark.parametrize("spec", ["reset:3", "flipflop:3", "parity"])
+def test_axis_networks_are_proved_and_never_fail(spec) -> None:
+    a = from_spec(spec)
+    w = _moduli(spec, 0.4)
+    for arithmetic in ("real", "float64", "float32"):
+        h = axis_horizon(w, a, arithmetic)
+        assert h is not None and h.every, arithmetic
+    assert _first_failure(w, a) is None
+    hidden = run_float(w, np.random.default_rng(2).integers(0, a.n_symbols, size=(8, 50)), hidden=True).hidden
+    assert (np.count_nonzero(hidden, axis=-1) == 1).all()  # every float state is an axis (the theorem's premise)
+    assert (np.abs(hidden[hidden != 0]) == 1).all()
+
+
+def test_certify_proves_a_monomial_reset_whose_state_is_an_axis() -> None:
+    a = from_spec("reset:3")
+    cert = certify_network(_moduli("reset:3", 0.3), a, random_words=16, shorten_seconds=0.5)
+    assert cert.status == "proved" and cert.horizon.bound == "axes"
+    assert all(h.every for h in cert.horizons.values())
+
+
+def test_a_wrong_axis_pair_is_not_proved_and_the_run_fails() -> None:
+    a = from_spec("reset:3")
+    w = _moduli("reset:3", 0.3)
+    perm, D = w.factors
+    D = D.copy()
+    D[2, 2] = -D[2, 2]  # reset2 sends e_2 to -e_2, which the identity readout labels wrong
+    bad = _mono(perm, D, w.h0, w.readout)
+    assert axis_pairs(bad, a) is not None and axis_horizon(bad, a) is None
+    assert _first_failure(bad, a) is not None
+
+
+def test_a_tie_within_the_rounding_is_not_proved() -> None:
+    a = from_spec("reset:3")
+    w = _moduli("reset:3", 0.3)
+    R = w.readout.astype(float).copy()
+    R[1, 0] = 1 - 2.0**-52  # class 1 scores within two units of class 0 on e_0: not beyond the rounding
+    close = _mono(*w.factors, w.h0, R)
+    assert axis_horizon(close, a, "float64") is None
+    assert axis_horizon(close, a, "real").every  # exactly, class 0 still wins
+
+
+def test_the_theorem_does_not_apply_off_the_axes() -> None:
+    a = from_spec("reset:3")
+    w = _moduli("reset:3", 0.3)
+    off = _mono(*w.factors, np.array([1.0, 0.5, 0.0]), w.readout)
+    assert axis_pairs(off, a) is None and axis_horizon(off, a) is None
+    assert axis_horizon(build("reset:3", "full").to_float(), a) is None  # two non-zeros in a column

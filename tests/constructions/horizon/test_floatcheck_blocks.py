@@ -1,0 +1,103 @@
+"""The float check's fast paths against a plain float64 loop written for the tests
+(``tests/plain_eval.py``): the states advanced by one GEMM over all symbols ("stacked") or by one
+GEMM per symbol on rows padded by symbol ("grouped"), judged a block of steps at a time with the
+scores class-major.  Accuracy, the last step's accuracy, the worst margin and the first failing
+word must be what the plain loop says, for blocks of one step, a few steps and all of them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bilinear.automata import Automaton
+from bilinear.constructions import Weights
+from bilinear.constructions.horizon import floatcheck
+from bilinear.constructions.values import floatrun
+
+from plain_eval import float64_margins
+
+
+def _noisy(k: int, d: int, classes: int, seed: int) -> tuple[Weights, Automaton]:
+    """Random weights near a random automaton's: they fail on some prefixes, not on others."""
+    rng = np.random.default_rng(seed)
+    a = Automaton(rng.integers(0, classes, size=(k, classes)).tolist(), labels=list(range(classes)))
+    A = np.zeros((k, d, d))
+    for s in range(k):
+        A[s, :classes, :classes][a.delta[s], np.arange(classes)] = 1.0  # e_q -> e_{q.s}
+    A += rng.normal(scale=0.3, size=A.shape)
+    h0 = np.eye(d)[0] + rng.normal(scale=0.05, size=d)
+    R = np.eye(classes, d) + rng.normal(scale=0.05, size=(classes, d))
+    return Weights("full", A, h0, R), a
+
+
+def _expected(w, a, words):
+    A, h0, R = w.float_arrays()
+    m = float64_margins(A, h0, R, a, words)
+    ok = m[:, 1:] > 0
+    fail = np.argwhere(~ok)
+    first = None
+    if fail.size:
+        t = fail[:, 1].min()
+        b = fail[fail[:, 1] == t, 0].min()
+        first = tuple(words[b, : t + 1].tolist())
+    return ok.mean(), ok[:, -1].mean(), m.min(), first
+
+
+@pytest.mark.parametrize("k, d, method", [(3, 4, "stacked"), (12, 6, "grouped"), (40, 3, "gathered")])
+@pytest.mark.parametrize("entries", [1, 200, 1 << 19])
+def test_check_agrees_with_the_plain_loop(monkeypatch, k, d, method, entries):
+    w, a = _noisy(k, d, min(d, 4), seed=k)
+    assert floatrun._method(k, 60, d, "auto") == method
+    monkeypatch.setattr(floatcheck, "_BLOCK_ENTRIES", entries)  # blocks of 1 step, a few, all 40
+    words = np.random.default_rng(1).integers(0, k, size=(60, 40))
+    r = floatcheck.check(w, a, word_batch=words)
+    accuracy, final, worst, first = _expected(w, a, words)
+    assert 0 < r.accuracy < 1 and r.first_failure is not None
+    assert r.accuracy == pytest.approx(accuracy, abs=1e-12) and r.final_accuracy == pytest.approx(final, abs=1e-12)
+    assert r.worst_margin == pytest.approx(worst, rel=1e-9)
+    assert r.first_failure == first
+
+
+def test_blocks_hold_the_states_of_every_step():
+    w, _ = _noisy(3, 4, 4, seed=3)
+    A, h0, _ = w.float_arrays()
+    words = np.random.default_rng(2).integers(0, 3, size=(7, 10))
+    every = np.stack(list(floatrun.float_steps(A, h0, words)))  # (time, batch, hidden)
+    for steps in (1, 3, 10, 50):
+        got = [(t, b.copy()) for t, b in floatrun.float_blocks(A, h0, words, steps)]
+        assert [t for t, _ in got] == list(range(0, 10, min(steps, 10)))
+        np.testing.assert_array_equal(np.concatenate([b for _, b in got]), every)
+
+
+def test_stacked_grouped_and_gathered_states_agree():
+    w, _ = _noisy(5, 6, 4, seed=5)
+    A, h0, _ = w.float_arrays()
+    words = np.random.default_rng(4).integers(0, 5, size=(30, 70))
+    runs = {m: np.stack(list(floatrun.float_steps(A, h0, words, method=m))) for m in ("stacked", "grouped", "gathered")}
+    assert np.allclose(runs["stacked"], runs["gathered"], atol=1e-12, rtol=0)
+    assert np.allclose(runs["grouped"], runs["gathered"], atol=1e-12, rtol=0)
+    assert np.allclose(np.linalg.norm(runs["stacked"], axis=2), 1.0)
+
+
+def test_slots_place_every_word_in_its_symbols_rows():
+    words = np.random.default_rng(6).integers(0, 4, size=(25, 9))
+    slots, groups = floatrun._slots(words, 4)
+    for t in range(9):
+        for s in range(4):
+            mine = np.flatnonzero(words[:, t] == s)
+            assert slots[t, mine].tolist() == list(range(s * groups, s * groups + mine.size))
+    assert groups == max(np.bincount(words[:, t], minlength=4).max() for t in range(9))
+
+
+def test_a_step_too_concentrated_to_pad_goes_symbol_by_symbol(monkeypatch):
+    """Padding holds symbols x (most words on one symbol) rows; past GATHER_MAX_FLOATS floats the
+    step multiplies each symbol's rows without padding, with the same states."""
+    w, _ = _noisy(12, 6, 4, seed=7)
+    A, h0, _ = w.float_arrays()
+    words = np.random.default_rng(8).integers(0, 12, size=(40, 30))
+    words[:, 3] = 5  # every word reads symbol 5 at step 4
+    want = np.stack(list(floatrun.float_steps(A, h0, words, method="gathered")))
+    monkeypatch.setattr(floatrun, "GATHER_MAX_FLOATS", 12 * 20 * 6)  # pads at most 20 words a symbol
+    assert floatrun._slots(words, 12)[1] == 40
+    got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
+    assert np.allclose(got, want, atol=1e-12, rtol=0)
