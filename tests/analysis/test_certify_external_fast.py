@@ -251,6 +251,7 @@ def test_length_steps_down_to_the_balls_upper_bound():
     from bilinear.analysis.certify_external import _length
 
     assert _length(flint.arb(0), flint.arb(0.1, 0.01), 1.0, 10 ** 12) == 9
+    assert _length(flint.arb(0), flint.arb(1.0, 0.5), 1.2, 10 ** 12) == 0  # down from 1: c's upper end 1.5 > 1.2
     # a ball [0.01 +- 0.001] too: the upper bound 0.11 (1.011^t - 1) / 0.009 is 0.97 at t = 7, 1.12 at 8
     assert _length(flint.arb(0.01, 0.001), flint.arb(0.1, 0.01), 1.0, 10 ** 12) == 7
 
