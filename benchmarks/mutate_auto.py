@@ -191,6 +191,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the minimum over diffs[0:] instead of diffs[1:] compares the first difference with itself',
     ('analysis/external_head.py', 'margin', 'd < low -> d <= low', 0):
         'ties: the minimum has the same value',
+    ('analysis/certify_external.py', '_length', 'L > 0 -> L >= 0', 0):
+        'at L = 0 the bound c ((1 + a)^0 - 1) / a is 0, within any radius: the loop stops either way',
+    ('analysis/certify_external.py', '_length', '_grown(a, c, L) <= arb(radius) -> _grown(a, c, L) < arb(radius)', 0):
+        'a bound exactly equal to the radius (an exact ball) does not arise',
     # the ball search of certify --from (analysis/certify_balls.py, Theorem A8)
     ('analysis/certify_balls.py', '_Ball.entries', 'C[a, e] + flint.arb(0, 1) * self.radius -> C[a, e] - flint.arb(0, 1) * self.radius', 0):
         'the ball [-r, r] is symmetric: C - [-r, r] is C + [-r, r]',
