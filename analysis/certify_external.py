@@ -34,7 +34,7 @@ from bilinear.constructions.exact.balls import arb, frob
 from bilinear.constructions.exact.field import cos2pi, sin2pi
 from bilinear.constructions.values.factored import householder_compose
 
-from .external_head import FMAX, HeadBalls, Rounding, affine_balls, margin, torch_dtype
+from .external_head import HeadBalls, Rounding, affine_balls, margin, step_rounding, torch_dtype
 
 __all__ = ["ExternalCertificate", "certify_external", "snap_heads", "float_labels", "label_diff", "MAX_PAIRS"]
 
@@ -194,18 +194,23 @@ def horizon(model, automaton, tokens, labels, snaps, closed, dtype: str, cap: in
     if lo_r == 0.0:
         return out
     dk, dv = snaps[0].C.shape
-    P = (1 + bmax * kap * kap) ** K * (M + arb(lo_r)) + K * bmax * kap * nu
-    rho = (arb(r.u) * P + K * r.gamma(dk + 4) * (1 + bmax * kap) * (P + bmax * kap * (nu + kap * P))
-           + arb(K * (dk + 5) * dk * dv * r.eta)).upper()
-    if float(P) > FMAX[dtype] / 4:
+    rho = step_rounding(r, M + arb(lo_r), kap, nu, bmax, K, dk, dv)
+    if not rho.is_finite():
         return out
     c = (a * M + db + rho).upper()
-    L = int(min(cap, math.floor(lo_r / float(c)) if float(a) == 0 else
-                math.floor(math.log1p(float(a) * lo_r / float(c)) / math.log1p(float(a)))))
-    while L > 0 and not _grown(a, c, L) <= arb(lo_r):
-        L = int(L * 0.99)
+    L = _length(a, c, lo_r, cap)
     out.update(radius=lo_r, length=L, rho=float(rho), c=float(c), kappa=float(kap), nu=float(nu), beta_max=float(bmax))
     return out
+
+
+def _length(a: flint.arb, c: flint.arb, radius: float, cap: int) -> int:
+    """The largest ``t <= cap`` with ``c ((1 + a)^t - 1) / a <= radius`` (``c t`` when ``a = 0``): the
+    closed form in floats, then stepped down until :func:`_grown`'s upper bound holds in balls."""
+    L = int(min(cap, math.floor(radius / float(c)) if float(a) == 0 else
+                math.floor(math.log1p(float(a) * radius / float(c)) / math.log1p(float(a)))))
+    while L > 0 and not _grown(a, c, L) <= arb(radius):
+        L = int(L * 0.99)
+    return L
 
 
 def _grown(a: flint.arb, c: flint.arb, L: int) -> flint.arb:
@@ -278,9 +283,13 @@ class ExternalCertificate:
                 lines.append(f"horizon ({name}): every word of length <= {h['length']} is labelled right by the model "
                              f"run in {name} (Theorems 16, 18, A5, A6: transitions within {h['a']:.3g}, additive terms "
                              f"within {h['db']:.3g} of the snap, head radius {h['radius']:.3g})")
-            else:
+            elif not h["head_margin"] > 0:
                 lines.append(f"horizon ({name}): no length certified (the head's margin in {name} at the snapped states "
                              f"is not certified positive: lower bound {h['head_margin']:.3g})")
+            else:
+                lines.append(f"horizon ({name}): no length certified (the head's margin in {name} is positive at the "
+                             f"snapped states, but one step's error bound {h.get('c', math.inf):.3g} exceeds the "
+                             f"largest radius {h['radius']:.3g} the head is certified on; Theorems A6, A7)")
         for name, (w, n) in self.diffs.items():
             lines.append(f"diff float64 vs {name}: " + (f"labels differ first on the word {' '.join(map(str, w))}"
                                                           if w is not None else f"no label differs on {n} words"))

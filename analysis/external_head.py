@@ -11,7 +11,8 @@ residual, the gated MLP, the final norm and the rows of ``lm_head`` of the task'
 :class:`Rounding` models a float format: every dot product of length n is widened by
 ``gamma_n = n u / (1 - n u)`` times the sum of the magnitudes of its terms, every other operation by
 ``2 u`` times its magnitude (the elementary functions ``exp``, ``sqrt`` assumed correct to two units
-in the last place) plus ``eta`` (the smallest subnormal) per operation for underflow.  ``u = 0`` is
+in the last place) plus ``eta`` (half the smallest subnormal) per operation for underflow; the
+constants are the table :data:`~bilinear.constructions.horizon.roundoff.FORMATS`.  ``u = 0`` is
 real arithmetic: the head of a snapped model evaluated exactly up to the balls' 128 bits.
 
 >>> import numpy as np
@@ -29,23 +30,25 @@ import flint
 import numpy as np
 import torch
 
-from bilinear.constructions.exact.balls import arb
+from bilinear.constructions.exact.balls import arb, hi, lo, root, sq
+from bilinear.constructions.horizon.roundoff import FORMATS
 from bilinear.errors import AnalysisError
 
-__all__ = ["Rounding", "HeadBalls", "DTYPES", "FMAX", "torch_dtype", "margin", "affine_balls"]
-
-#: The float formats ``certify --dtype`` takes: unit roundoff and smallest subnormal.
-DTYPES = {"bfloat16": (2.0 ** -8, 2.0 ** -133), "float16": (2.0 ** -11, 2.0 ** -24),
-          "float32": (2.0 ** -24, 2.0 ** -149), "float64": (2.0 ** -53, 2.0 ** -1074)}
-#: The largest finite number of each format (overflow is excluded, not charged).
-FMAX = {"bfloat16": 3.38e38, "float16": 65504.0, "float32": 3.4e38, "float64": 1.79e308}
+__all__ = ["Rounding", "HeadBalls", "torch_dtype", "largest", "margin", "affine_balls", "step_rounding"]
 
 
 def torch_dtype(name: str) -> torch.dtype:
-    """The torch dtype of a ``--dtype`` name."""
-    if name not in DTYPES:
-        raise AnalysisError(f"--dtype takes {', '.join(DTYPES)}, got {name!r}")
+    """The torch dtype of a ``--dtype`` name (the formats of
+    :data:`~bilinear.constructions.horizon.roundoff.FORMATS`)."""
+    if name not in FORMATS:
+        raise AnalysisError(f"--dtype takes {', '.join(FORMATS)}, got {name!r}")
     return getattr(torch, name)
+
+
+def largest(name: str) -> float:
+    """The largest finite number of a format (overflow is excluded, not charged)."""
+    torch_dtype(name)
+    return FORMATS[name].largest
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ class Rounding:
     @classmethod
     def of(cls, name: str) -> "Rounding":
         torch_dtype(name)
-        u, eta = DTYPES[name]
-        return cls(name, u, eta)
+        f = FORMATS[name]
+        return cls(name, float(f.u), float(f.eta))
 
     @classmethod
     def exact(cls) -> "Rounding":
@@ -126,12 +129,50 @@ class HeadBalls:
         return [self.rounding.dot([arb(w) for w in row], x) for row in W]
 
     def _rms(self, x: list, weight: torch.Tensor, zero_centred: bool = False) -> list:
+        """RMS norm ``x_i w_i / sqrt(mean(x^2) + eps)`` in balls (:meth:`_normalise`)."""
+        w = [(1.0 + wi) if zero_centred else wi for wi in _rows(weight, self.td)]
+        return self._normalise(x, len(x), self.config.norm_eps, w)
+
+    def _normalise(self, x: list, n: int, eps: float, w: list | None) -> list:
+        """``x_i w_i / sqrt(||x||^2 / n + eps)`` (no factor when ``w`` is None) in balls: the
+        operation by operation enclosure, intersected, for a wide input, with
+        :meth:`_normalise_lipschitz`'s."""
         r = self.rounding
-        n = len(x)
-        ss = r.op(r.dot(x, x) / n + arb(self.config.norm_eps))
+        ss = r.op(r.dot(x, x).nonnegative_part() / n + arb(eps))
         inv = r.op(1 / ss.sqrt(), 4.0)
-        w = _rows(weight, self.td)
-        return [r.op(r.op(xi * inv) * arb((1.0 + wi) if zero_centred else wi)) for xi, wi in zip(x, w)]
+        out = [r.op(xi * inv) if w is None else r.op(r.op(xi * inv) * arb(wi)) for xi, wi in zip(x, w or x)]
+        if all(xi.rad() == 0 for xi in x):
+            return out
+        return [a.intersection(b) for a, b in zip(out, self._normalise_lipschitz(x, n, eps, w))]
+
+    def _normalise_lipschitz(self, x: list, n: int, eps: float, w: list | None) -> list:
+        """:meth:`_normalise` on a wide ball by its Lipschitz bound (docs/theory.md, Theorem A7, the
+        norm lemma): with ``c`` the centres, ``rho >= ||x - c||``, ``N(x) = sqrt(||x||^2 / n + eps)``
+        and ``N_low`` its least value on the ball, ``||x / N(x) - c / N(c)|| <= rho / N_low`` and
+        ``|x_i| / N(x) <= sqrt(n)``; the float format's rounding is relative, ``tau``, plus ``eta``
+        per operation."""
+        r = self.rounding
+        e = arb(eps)
+        c = [flint.arb(xi.mid()) for xi in x]
+        rho = root(sum((sq(flint.arb(xi.rad())) for xi in x), flint.arb(0)))
+        norm_c = sum((sq(ci) for ci in c), flint.arb(0)).sqrt()
+        gap = lo(norm_c - rho)
+        n_low = lo((sq(gap if gap > 0 else flint.arb(0)) / n + e).sqrt())
+        n_high = hi((sq(hi(norm_c + rho)) / n + e).sqrt())
+        lip = hi(rho / n_low)
+        cap = hi(flint.arb(n).sqrt())
+        centre = (sq(norm_c) / n + e).sqrt()
+        u, eta = arb(r.u), arb(r.eta)
+        d1 = hi((1 + r.gamma(len(x)) + eta / e) * (1 + 2 * u) - 1 + eta / e)  # of ||x||^2 / n + eps
+        d3 = hi((1 - d1).rsqrt() * (1 + 4 * u) - 1 + eta * n_high)           # of 1 / sqrt(...)
+        tau = hi((1 + d3) * (1 + 2 * u) ** (1 if w is None else 2) - 1)
+        out = []
+        for ci, wi in zip(c, w or [1.0] * len(x)):
+            y = (ci / centre + flint.arb(0, 1) * lip).intersection(flint.arb(0, 1) * cap) * arb(wi)
+            if r.u != 0.0:
+                y += flint.arb(0, 1) * (tau * abs(y).upper() + eta * (abs(arb(wi)) * (1 + 2 * u) + 1))
+            out.append(y)
+        return out
 
     def token_inputs(self, token: int) -> dict:
         """The per-token quantities (balls): residual ``x``, per head query ``q`` (heads, dk) and the
@@ -179,10 +220,8 @@ class HeadBalls:
         return out
 
     def _l2(self, x: list, dk: int | None) -> list:
-        r = self.rounding
-        inv = r.op(1 / r.op(r.dot(x, x) + arb(1e-6)).sqrt(), 4.0)
-        scale = arb(float(dk) ** -0.5) if dk is not None else None
-        return [r.op(r.op(xi * inv) * scale) if scale is not None else r.op(xi * inv) for xi in x]
+        """``x / sqrt(||x||^2 + 1e-6)`` (fla's l2norm), times ``dk^(-1/2)`` for a query."""
+        return self._normalise(x, 1, 1e-6, None if dk is None else [float(dk) ** -0.5] * len(x))
 
     def logits(self, states: list, token: int) -> list:
         """Balls of the class logits after reading ``token`` into ``states`` (per head a dk x dv
@@ -212,12 +251,31 @@ class HeadBalls:
         return [r.dot([arb(w) for w in head[t]], hf) for t in self.labels]
 
 
+def step_rounding(r: Rounding, norm: flint.arb, kap: flint.arb, nu: flint.arb, bb: flint.arb, K: int, dk: int,
+                  dv: int) -> flint.arb:
+    """Theorem A7's bound ``rho`` of one step's rounding (Frobenius norm) of a head in format ``r`` at a
+    state of norm at most ``norm``: ``u P + K gamma_{dk+4} (1 + bb kap) (P + bb kap (nu + kap P))
+    + K (dk + 5) dk dv eta`` with ``P = (1 + bb kap^2)^K norm + K bb kap nu`` (``kap``, ``nu``, ``bb``:
+    the largest key norm, value norm and beta); infinite where ``P`` reaches a quarter of the format's
+    largest number (overflow is excluded, not charged); 0 in real arithmetic."""
+    if r.u == 0.0:
+        return flint.arb(0)
+    P = (1 + bb * kap * kap) ** K * norm + K * bb * kap * nu
+    if not float(P.upper()) < largest(r.name) / 4:
+        return flint.arb("inf")
+    return (arb(r.u) * P + K * r.gamma(dk + 4) * (1 + bb * kap) * (P + bb * kap * (nu + kap * P))
+            + arb(K * (dk + 5) * dk * dv) * arb(r.eta)).upper()
+
+
 def margin(logits: list, label: int) -> flint.arb:
     """A ball below ``logit[label] - max_other``: its lower end is a lower bound of the head's
-    margin, positive (``margin(...) > 0``) only when the argmax is ``label`` for certain."""
+    margin, positive (``margin(...) > 0``) only when the argmax is ``label`` for certain; minus
+    infinity where a logit is not a finite ball (an undecided margin is never skipped as a large one)."""
     diffs = [(logits[label] - z).lower() for i, z in enumerate(logits) if i != label]
     if not diffs:
         return flint.arb(1)
+    if not all(d.is_finite() for d in diffs):
+        return flint.arb.neg_inf()
     low = diffs[0]
     for d in diffs[1:]:
         low = d if d < low else low

@@ -49,10 +49,53 @@ from ..exact.balls import arb, hi
 from ..values.entries import index_name
 from ..values.floatrun import rescaled, scale_exponents
 
-__all__ = ["ARITHMETICS", "RoundOff"]
+__all__ = ["ARITHMETICS", "FORMATS", "FloatFormat", "RoundOff"]
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """The constants of one binary float format (IEEE 754 binary64, binary32, binary16, and
+    bfloat16): ``u`` the unit roundoff ``2^-p`` (p the significand's bits, the implicit one
+    included), ``tiny`` the smallest positive normal number, ``subnormal`` the smallest positive
+    subnormal one, ``largest`` the largest finite one.  Theorems 18 and A6 (docs/theory.md).
+
+    >>> f = FORMATS["bfloat16"]
+    >>> f.u == Fraction(1, 2**8), f.tiny == Fraction(1, 2**126), f.eta == Fraction(1, 2**134)
+    (True, True, True)
+    """
+
+    name: str
+    u: Fraction
+    tiny: Fraction
+    subnormal: Fraction
+    largest: float
+
+    @property
+    def eta(self) -> Fraction:
+        """The absolute error of one operation whose result underflows (gradual underflow): half
+        the subnormal spacing."""
+        return self.subnormal / 2
+
+    @property
+    def exponent_range(self) -> tuple[float, float]:
+        """``(tiny, largest)``: where a non-zero result keeps its relative error ``u``."""
+        return float(self.tiny), self.largest
+
+
+def _format(name: str, p: int, emin: int, emax: int) -> FloatFormat:
+    """A binary format with ``p`` significand bits and normal exponents ``emin..emax``."""
+    return FloatFormat(name, Fraction(1, 2**p), Fraction(1, 2**-emin), Fraction(1, 2**(p - 1 - emin)),
+                       float((2 - Fraction(1, 2**(p - 1))) * 2**emax))
+
+
+#: The one table of float formats: every rounding constant of the horizons (:class:`RoundOff`)
+#: and of ``certify --from --dtype`` (``analysis/external_head.py``) is read from here.
+FORMATS: dict[str, FloatFormat] = {f.name: f for f in (
+    _format("float64", 53, -1022, 1023), _format("float32", 24, -126, 127),
+    _format("bfloat16", 8, -126, 127), _format("float16", 11, -14, 15))}
 
 #: The arithmetics a horizon can be about, and their unit roundoff.
-ARITHMETICS = {"real": Fraction(0), "float64": Fraction(1, 2**53), "float32": Fraction(1, 2**24)}
+ARITHMETICS = {"real": Fraction(0), "float64": FORMATS["float64"].u, "float32": FORMATS["float32"].u}
 
 
 def _gamma(k: int, u: Fraction) -> flint.arb:
@@ -115,10 +158,10 @@ class RoundOff:
             why = _outside_float32(A, h0, R)
             if why:
                 return replace(base, unrepresentable=why)
-            eta = Fraction(1, 2**150)
+            eta = FORMATS["float32"].eta
             A, R = A.astype(np.float32).astype(np.float64), R.astype(np.float32).astype(np.float64)
         else:
-            eta = Fraction(1, 2**1075)
+            eta = FORMATS["float64"].eta
             A = np.ldexp(A, -scale_exponents(A)[:, None, None])
             R = rescaled(R)
         norms = [float(np.linalg.norm(M)) for M in A if np.any(M != 0)]
@@ -137,7 +180,7 @@ class RoundOff:
 
 
 #: float32's smallest normal and first overflowing magnitudes.
-FLOAT32_RANGE = (2.0**-126, 2.0**128)
+FLOAT32_RANGE = (float(FORMATS["float32"].tiny), 2.0**128)
 
 
 def _outside_float32(A, h0, R) -> str:

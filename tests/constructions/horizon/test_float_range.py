@@ -71,6 +71,24 @@ def test_no_float32_length_for_a_network_float32_cannot_represent(h0_exponent, r
     assert cert.failing is None
 
 
+@pytest.mark.parametrize("name", ["float64", "float32", "bfloat16", "float16"])
+def test_the_format_table_is_torch_finfo(name) -> None:
+    """FORMATS (the one table of rounding constants) against torch's own description of each format."""
+    import torch
+
+    from bilinear.analysis.external_head import Rounding
+    from bilinear.constructions.horizon.roundoff import ARITHMETICS, FORMATS
+
+    f, info = FORMATS[name], torch.finfo(getattr(torch, name))
+    assert 2 * f.u == Fraction(info.eps) and f.tiny == Fraction(info.tiny) and f.largest == info.max
+    assert f.subnormal == Fraction(info.tiny) * Fraction(info.eps)  # 2^(emin - p + 1)
+    assert f.eta == f.subnormal / 2 and f.exponent_range == (info.tiny, info.max)
+    r = Rounding.of(name)
+    assert (r.u, r.eta) == (float(f.u), float(f.eta))
+    if name in ARITHMETICS:
+        assert ARITHMETICS[name] == f.u
+
+
 @pytest.mark.parametrize("h0_exponent", [-1070, -600, 900])
 def test_state_map_snap_rescales_h0_by_a_power_of_two_first(h0_exponent) -> None:
     """The state-map snap's start representative is h0 made a unit vector; h0 times 2^e (exact; the
