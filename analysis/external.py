@@ -55,6 +55,7 @@ class HeadAnalysis:
     spectrum_value: Any = field(default=None, compare=False, repr=False)  # the Spectrum, for the figure
     commutators_value: Any = field(default=None, compare=False, repr=False)  # the Commutators, for the figure
     name: str = ""               # "head h", or "channels a-b" for a group of Mamba channels
+    rwkv7: bool = False          # an RWKV-7 head (diag(w) minus a rank-one term), whatever its identification
 
     @property
     def per_symbol(self) -> bool:
@@ -74,7 +75,7 @@ class HeadAnalysis:
     @property
     def dplr(self) -> bool:
         """An RWKV-7 head: diagonal plus rank one, no reflections and no scalar gate to divide out."""
-        return self.identified.startswith("dplr")
+        return self.rwkv7
 
     def to_json(self) -> dict:
         return {"layer": self.layer + 1, "head": self.head, "name": self.label, "keys": list(self.keys),
@@ -229,6 +230,8 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
     from .relations import relation_residuals
     from .spectrum import spectrum
 
+    from bilinear.learned.external.rwkv7_transitions import DplrIdentified
+
     ident = h.identified
     w = h.homogeneous(automaton.n_classes)
     per_symbol = len(h.keys) == automaton.n_symbols and all(k == s for k, s in zip(h.keys, automaton.symbols))
@@ -257,7 +260,7 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
         co = dataclasses.replace(co, symbols=keys)
     sp_fig, co_fig = (sp, co) if per_symbol else _full_windows(sp, co, automaton.n_symbols)
     return HeadAnalysis(h.layer, h.head, keys, h.exact, ident.text(), ident.beta, ident.gate, eig, sp.reading,
-                        co.reading, rel, spread, betas, sp_fig, co_fig, h.name)
+                        co.reading, rel, spread, betas, sp_fig, co_fig, h.name, rwkv7=isinstance(ident, DplrIdentified))
 
 
 def _full_windows(sp, co, n: int):

@@ -76,7 +76,8 @@ def test_verify_from_agrees_with_the_reader(saved):
 
 def _head(ev):
     return HeadAnalysis(0, 0, ("0", "1", "00", "01", "10", "11"), True, "dplr:1 (test)", (0.0, 0.0), (0.6, 0.99),
-                        {"11": tuple(complex(z) for z in ev), "1": (complex(-0.3), complex(0.5))}, "", "", "")
+                        {"11": tuple(complex(z) for z in ev), "1": (complex(-0.3), complex(0.5))}, "", "", "",
+                        rwkv7=True)
 
 
 def test_the_dplr_mechanism_line_only_where_it_holds():
