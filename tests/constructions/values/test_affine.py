@@ -112,3 +112,105 @@ def test_the_lift_is_size_checked_before_allocation() -> None:
     A = np.broadcast_to(np.zeros(1), (50, 1000, 1000))  # a view, no memory: the lift has 50 x 1001^2 > 5e7
     with pytest.raises(ConstructionTooLargeError, match="MAX_WEIGHT_ENTRIES"):
         AffineWeights("full", A, np.zeros((50, 1000)), np.zeros((2, 1000)))
+
+
+# --- edges found by the mutation run of values/affine.py (benchmarks/MUTATION.md) ----------------
+
+def test_sizes_are_read_from_the_arrays() -> None:
+    aff = AffineWeights("full", np.zeros((3, 2, 2), dtype=np.int64), np.zeros((3, 2), dtype=np.int64),
+                        np.zeros((4, 3), dtype=np.int64))
+    assert (aff.n_symbols, aff.dim, aff.n_classes, aff.per_symbol) == (3, 2, 4, False)
+    assert aff.readout.shape == (3, 4, 3) and aff.h0.tolist() == [0, 0]
+    assert repr(aff) == "AffineWeights('full', exact, symbols=3, hidden=2, classes=4, fixed readout)"
+
+
+def test_more_bad_shapes_are_refused_by_name() -> None:
+    with pytest.raises(WeightsError, match=r"A has shape \(3, 2, 3\): need"):  # not square
+        AffineWeights("full", np.zeros((3, 2, 3)), np.zeros((3, 2)), [[1, 0]])
+    with pytest.raises(WeightsError, match=r"A has shape \(0, 1, 1\): need"):
+        AffineWeights("full", np.zeros((0, 1, 1)), np.zeros((0, 1)), [[1, 0]])
+    with pytest.raises(WeightsError, match=r"h0 has shape \(2,\), expected \(1,\)"):
+        AffineWeights("full", [[[1]]], [[0]], [[1, 0]], h0=[1, 2])
+    for readout in ([1, 0], [[[[1, 0]]]]):
+        with pytest.raises(WeightsError, match=r"readout must be \(classes, hidden \[\+ 1\]\)"):
+            AffineWeights("full", [[[1]]], [[0]], readout)
+    with pytest.raises(WeightsError, match=r"readout has shape \(0, 2\)"):
+        AffineWeights("full", [[[1]]], [[0]], np.zeros((0, 2)))
+
+
+def test_the_lifted_size_limit_is_d_plus_one_squared(monkeypatch) -> None:
+    from bilinear.constructions.values import weights
+    from bilinear.errors import ConstructionTooLargeError
+
+    args = (np.zeros((2, 2, 2)), np.zeros((2, 2)), np.zeros((1, 2)))  # lifted: 2 x 3^2 = 18 entries
+    monkeypatch.setattr(weights, "MAX_WEIGHT_ENTRIES", 18)
+    assert AffineWeights("full", *args).lift().A.shape == (2, 3, 3)
+    monkeypatch.setattr(weights, "MAX_WEIGHT_ENTRIES", 17)
+    with pytest.raises(ConstructionTooLargeError, match="affine .lifted. construction of 2 symbols has hidden 3"):
+        AffineWeights("full", *args)
+
+
+def test_affine_weights_are_immutable() -> None:
+    aff = _flip()
+    with pytest.raises(AttributeError, match="AffineWeights is immutable"):
+        aff.b = np.zeros((3, 1))  # type: ignore[misc]
+    with pytest.raises(ValueError, match="read-only"):
+        aff.readout[0, 0, 0] = 5
+    assert aff.readout[0, 0, 0] == -1
+
+
+def test_float_labels_report_a_tie_of_two_classes_as_none() -> None:
+    aff = AffineWeights("full", [[[1.0]]], [[1.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 0.5]])
+    assert aff.float_labels([0, 0]) == [None, None]  # h = 1, 2: classes 0 and 1 tie above 0.5
+    low = AffineWeights("full", [[[1.0]]], [[-1.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 0.5]])
+    assert low.float_labels([0]) == [2]
+
+
+def test_the_lift_of_a_diagonal_family_carries_its_own_factors() -> None:
+    lifted = _flip().lift()  # D = diag(L[a]), U = [b[a]; 0], W = e_2 (not the factors Weights would derive)
+    D, U, W = (f.tolist() for f in lifted.factors)
+    assert D == [[0, 1], [0, 1], [1, 1]]
+    assert U == [[[-1], [0]], [[1], [0]], [[0], [0]]]
+    assert W == [[[0], [1]]] * 3
+    rot = AffineWeights("rotation2d", [[[0, -1], [1, 0]]], [[1, 0]], [[1, 0]]).lift()
+    assert rot.variant == "full" and rot.factors is None and rot.A[0].tolist() == [[0, -1, 1], [1, 0, 0], [0, 0, 1]]
+    fl = AffineWeights("diagonal", [[[0.5]]], [[2.0]], [[1.0, 0.0]]).lift()
+    assert [f.tolist() for f in fl.factors] == [[[0.5, 1.0]], [[[2.0], [0.0]]], [[[0.0], [1.0]]]]
+
+
+def test_file_round_trips_of_every_readout_shape_and_of_factors(tmp_path) -> None:
+    one = AffineWeights("diagonal", [[[2]]], [[1]], [[[1, -1]]], h0=[3])  # 1 symbol, 1 class, per symbol
+    back = AffineWeights.load(one.save(tmp_path / "x" / "y" / "one.json"))  # folders made
+    assert back.per_symbol and back.readout.tolist() == [[[1, -1]]] and back.h0.tolist() == [3]
+    fixed = AffineWeights("full", [[[1.5]]], [[0.5]], [[1.0, 0.0]])  # 1 symbol, fixed, float
+    path = fixed.save(tmp_path / "fixed.json")
+    assert path.read_text().endswith("}\n")
+    back = AffineWeights.load(path)
+    assert not back.per_symbol and not back.exact and back.readout.tolist() == [[[1.0, 0.0]]]
+    assert back.A.tolist() == [[[1.5]]] and back.b.tolist() == [[0.5]]
+    house = AffineWeights("householder:1", [[[-1]]], [[1]], [[1, 0]], factors=([[[3]]], [[2]]))
+    back = AffineWeights.load(house.save(tmp_path / "house.json"))  # given factors, not derived ones ([[-2]])
+    assert [f.tolist() for f in back.factors] == [[[[3]]], [[2]]]
+    mono = AffineWeights("monomial", [[[0, Fraction(1, 2)], [-1, 0]]], [[1, 0]], [[1, 0]])
+    data = mono.to_json()
+    assert data["factors"] == {"perm": [[1, 0]], "D": [[-1, "1/2"]]}
+    back = AffineWeights.from_json(data)
+    assert back.factors[0].tolist() == [[1, 0]] and back.factors[1].tolist() == [[-1, Fraction(1, 2)]]
+
+
+def test_bad_files_are_refused_by_name(tmp_path) -> None:
+    base = _flip().to_json()
+    del base["checksum"]
+
+    def refused(match: str, **changes) -> None:
+        with pytest.raises(WeightsError, match=match):
+            AffineWeights.from_json({**base, **changes}, "f.json", allow_unsigned=True)
+
+    refused(r"f.json: 'exact' must be true or false, got 'yes'", exact="yes")
+    refused(r"f.json: b has shape \(2, 1\), expected \(3, 1\)", b=[[1], [2]])
+    refused(r"f.json: 'shape' must have keys symbols, hidden, classes, per_symbol", shape=[3, 1, 2, False])
+    refused(r"f.json: 'shape' must have keys", shape={"symbols": 3, "hidden": 1, "classes": 2})
+    assert AffineWeights.from_json({**base, "shape": None}, allow_unsigned=True).n_symbols == 3
+    for path in (None, ""):
+        with pytest.raises(WeightsError, match="an affine weights file path must be a non-empty string or path"):
+            AffineWeights.load(path)
