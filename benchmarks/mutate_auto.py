@@ -716,6 +716,30 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "a tie between two true citations: Theorem F8's 3 replaces an equal bound",
     ('constructions/impossible/bounds.py', 'lower_bound', '3 -> 4', 1):
         "a tie between two true citations: Theorem F8's 3 replaces an equal bound",
+    # values/affine.py (issue 43): checks that Weights repeats, the square A, the file's whitespace
+    ('constructions/values/affine.py', 'AffineWeights.__init__', '1 -> 2', 0):
+        'A.shape[2] == 0 or A.shape[1] != A.shape[2] holds for the same shapes as with A.shape[1] == 0',
+    ('constructions/values/affine.py', 'AffineWeights.__init__', '1 -> 2', 2):
+        'A is square (checked just above): its shape[2] is its shape[1]',
+    ('constructions/values/affine.py', 'AffineWeights.__init__',
+     'raise WeightsError(f"h0 has shape {h_.shape}, expected ({d},)") -> pass', 0):
+        'the same h0 goes to Weights below, which refuses its shape with a WeightsError naming h0',
+    ('constructions/values/affine.py', 'AffineWeights.__init__', '1 -> 2', 9):
+        "the homogeneous Weights' readout (zeros) is dropped: only its variant, A and factors are kept",
+    ('constructions/values/affine.py', 'AffineWeights.__init__', 'raise WeightsError(str(exc)) from None -> pass', 0):
+        'unreachable: Weights raises WeightsError (a bad variant) or ConformanceError, never SpecError',
+    ('constructions/values/affine.py', 'AffineWeights.dim', '1 -> 2', 0):
+        'A is square: its shape[2] is its shape[1]',
+    ('constructions/values/affine.py', 'AffineWeights.save', '1 -> 2', 0):
+        "the JSON's indentation: load reads the same object, the checksum is over the payload",
+    ('constructions/values/affine.py', 'AffineWeights.save', '1 -> 0', 0):
+        "the JSON's indentation: load reads the same object, the checksum is over the payload",
+    ('constructions/values/affine.py', 'AffineWeights.save', 'False -> True', 0):
+        'allow_nan: every entry is finite (as_float refuses nan and inf), so no NaN is ever written',
+    ('constructions/values/affine.py', '_check_shape',
+     'raise WeightsError(f"{source}: \'exact\' is {exact} but the entries say otherwise") -> pass', 0):
+        "unreachable from a file: the entries are decoded as 'exact' says (floats or exact numbers), "
+        "so the network's exactness always agrees with it",
 }
 
 

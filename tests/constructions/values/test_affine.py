@@ -127,8 +127,10 @@ def test_sizes_are_read_from_the_arrays() -> None:
 def test_more_bad_shapes_are_refused_by_name() -> None:
     with pytest.raises(WeightsError, match=r"A has shape \(3, 2, 3\): need"):  # not square
         AffineWeights("full", np.zeros((3, 2, 3)), np.zeros((3, 2)), [[1, 0]])
-    with pytest.raises(WeightsError, match=r"A has shape \(0, 1, 1\): need"):
-        AffineWeights("full", np.zeros((0, 1, 1)), np.zeros((0, 1)), [[1, 0]])
+    # an empty A is named before b (whose expected shape would be empty too)
+    for shape in ((0, 1, 1), (1, 0, 0)):
+        with pytest.raises(WeightsError, match=rf"A has shape \({shape[0]}, {shape[1]}, {shape[2]}\): need \(symbols"):
+            AffineWeights("full", np.zeros(shape), [[0]], [[1, 0]])
     with pytest.raises(WeightsError, match=r"h0 has shape \(2,\), expected \(1,\)"):
         AffineWeights("full", [[[1]]], [[0]], [[1, 0]], h0=[1, 2])
     for readout in ([1, 0], [[[[1, 0]]]]):
@@ -206,6 +208,8 @@ def test_bad_files_are_refused_by_name(tmp_path) -> None:
         with pytest.raises(WeightsError, match=match):
             AffineWeights.from_json({**base, **changes}, "f.json", allow_unsigned=True)
 
+    with pytest.raises(WeightsError, match="no checksum"):  # from_json, like load, wants a signed file
+        AffineWeights.from_json(base, "f.json")
     refused(r"f.json: 'exact' must be true or false, got 'yes'", exact="yes")
     refused(r"f.json: b has shape \(2, 1\), expected \(3, 1\)", b=[[1], [2]])
     refused(r"f.json: 'shape' must have keys symbols, hidden, classes, per_symbol", shape=[3, 1, 2, False])
