@@ -188,17 +188,7 @@ def _run_external(args, config) -> int:
               f"(nothing printed{', nothing written' if args.out else ''}); raise --time-budget", file=sys.stderr)
         return 3
     if args.out:
-        import os
-        import shutil
-
-        existed = os.path.lexists(args.out)
-        out = prepare_output_dir(args.out, force=args.force)
-        try:
-            report.write(out, figures=not args.no_figures, fmt=args.format)
-        except BaseException:
-            if not existed:
-                shutil.rmtree(out, ignore_errors=True)
-            raise
+        _write_report(report, args)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, allow_nan=False, default=str))
     else:
