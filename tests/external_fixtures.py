@@ -14,6 +14,7 @@ import os
 import copy
 import warnings
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -375,3 +376,13 @@ def rwkv7_oracle(model, ids):
             h = blk.ffn_norm(x)
             x = x + blk.ffn.value(act(blk.ffn.key(h.addcmul(token_shift_ref(h), blk.ffn.x_k))))
         return m.lm_head(m.model.norm(x)).numpy()
+
+
+def lifted_states(w, word):
+    """The states ``[h; 1]`` of lifted weights ``w`` along ``word``, the lift's last coordinate
+    dropped: what the model's own float64 states must equal."""
+    h, out = w.h0.astype(float), []
+    for s in word:
+        h = w.A[s] @ h
+        out.append(h[:-1])
+    return np.array(out)

@@ -17,15 +17,7 @@ from bilinear.errors import CheckpointError, ConfigError
 from bilinear.learned.external import head_transitions, load_external
 from bilinear.learned.external.rwkv7 import W_SCALE
 
-from external_fixtures import need, oracle
-
-
-def _lifted_states(w, word):
-    h, out = w.h0.astype(float), []
-    for s in word:
-        h = w.A[s] @ h
-        out.append(h[:-1])
-    return np.array(out)
+from external_fixtures import lifted_states, need, oracle
 
 
 @pytest.mark.parametrize("bos", [None, 5])
@@ -46,7 +38,7 @@ def test_window_transitions_reproduce_the_states(bos, saved):
             names = [tr.symbol_names[s] for s in word]
             idx = [keys["".join(names[max(0, t - 1):t + 1])] for t in range(len(names))]
             want = S[b, :, h.head].reshape(len(word), -1, order="F")
-            worst = max(worst, float(np.abs(_lifted_states(L, idx) - want).max() / np.abs(want).max()))
+            worst = max(worst, float(np.abs(lifted_states(L, idx) - want).max() / np.abs(want).max()))
     print(f"rwkv7 bos={bos}: lifted window transitions vs the model's states, largest relative deviation {worst:.1e}")
     assert worst < 1e-12
 

@@ -12,13 +12,7 @@ from bilinear.errors import AnalysisError
 from bilinear.learned.external import load_external
 from bilinear.learned.external.transitions import head_transitions, identify
 
-
-def _lifted_states(w, word):
-    h, out = w.h0.astype(float), []
-    for s in word:
-        h = w.A[s] @ h
-        out.append(h[:-1])
-    return np.array(out)
+from external_fixtures import lifted_states
 
 
 @pytest.mark.parametrize("kind,bos", [("delta_net", None), ("delta_net", 5), ("delta_net_conv", None),
@@ -42,7 +36,7 @@ def test_lifted_transitions_reproduce_the_states(kind, bos, saved):
                 idx = [keys[n] for n in names]
             else:
                 idx = [keys["".join(names[max(0, t - w + 1):t + 1])] for t in range(len(names))]
-            got = _lifted_states(L, idx)
+            got = lifted_states(L, idx)
             want = S[b, :, h.head].reshape(len(word), -1, order="F")
             worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
     print(f"{kind} bos={bos}: lifted transitions vs the model's states, largest relative deviation {worst:.1e}")
