@@ -157,21 +157,13 @@ class Sweep:
 
         from .config import canonical_or_as_given
 
-        canonical: list = []
-        given: dict = {}
         for family in self.families:
             if isinstance(family, str) and is_automaton_file(family):
                 try:
                     read(family.strip())
                 except BilinearError as exc:
                     raise ConfigError(f"sweep family {family!r}: {exc}") from None
-            name = canonical_or_as_given(family)
-            if isinstance(name, str) and name in given and given[name] != family:
-                raise ConfigError(f"sweep key 'families' lists {given[name]!r} and {family!r}: both are {name!r} "
-                                  f"(one automaton, one run per grid point)")
-            given.setdefault(name, family)
-            canonical.append(name)
-        object.__setattr__(self, "families", tuple(canonical))
+        self._canonical("families", canonical_or_as_given, "automaton")
 
     def _check_models(self) -> None:
         """Each model in its canonical form (:func:`~bilinear.learned.config.canonical_model_or_as_given`:
@@ -179,16 +171,21 @@ class Sweep:
         two that are one model are refused, naming both (they ran twice, under two names)."""
         from .config import canonical_model_or_as_given
 
+        self._canonical("models", canonical_model_or_as_given, "model")
+
+    def _canonical(self, key: str, canonical_form, what: str) -> None:
+        """Replace the sweep key ``key``'s entries by their canonical forms; two entries with one
+        canonical form are refused, naming both (they ran twice, under two names)."""
         canonical: list = []
         given: dict = {}
-        for model in self.models:
-            name = canonical_model_or_as_given(model)
-            if isinstance(name, str) and name in given and given[name] != model:
-                raise ConfigError(f"sweep key 'models' lists {given[name]!r} and {model!r}: both are {name!r} "
-                                  f"(one model, one run per grid point)")
-            given.setdefault(name, model)
+        for entry in getattr(self, key):
+            name = canonical_form(entry)
+            if isinstance(name, str) and name in given and given[name] != entry:
+                raise ConfigError(f"sweep key {key!r} lists {given[name]!r} and {entry!r}: both are {name!r} "
+                                  f"(one {what}, one run per grid point)")
+            given.setdefault(name, entry)
             canonical.append(name)
-        object.__setattr__(self, "models", tuple(canonical))
+        object.__setattr__(self, key, tuple(canonical))
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "sweep file") -> "Sweep":
