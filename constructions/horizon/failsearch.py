@@ -22,8 +22,8 @@ import numpy as np
 
 from ..values.floatrun import float_steps, rescaled
 
-__all__ = ["search_failure", "beam_failure", "shorten_failure", "first_failures", "compress_word", "BEAM_WIDTH",
-           "BEAM_MAX_LENGTH"]
+__all__ = ["search_failure", "beam_failure", "beam_worth_running", "shorten_failure", "first_failures",
+           "compress_word", "BEAM_WIDTH", "BEAM_MAX_LENGTH"]
 
 #: Words kept per length by the beam phase of :func:`search_failure`.
 BEAM_WIDTH = 256
@@ -124,7 +124,12 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
 
     ``floor``: no word of that length or shorter fails (a certified horizon), so a failure of
     length ``floor + 1`` ends the search (the beam cannot shorten it), and the beam confirms no
-    failure at or below it (the confirmation could not succeed).
+    failure at or below it (the confirmation could not succeed).  The beam steps through those
+    ``floor`` lengths before it can confirm anything, so it runs only where the lengths it could
+    still find, ``floor + 1`` to one less than the failure found, are at least as many
+    (:func:`beam_worth_running`): otherwise more than half of its work could not shorten the
+    word, and the failure kept is at most ``2 floor + 1`` symbols long, within a factor two of
+    the certified length.
     """
     k = weights.n_symbols
     words = [np.full(length, a) for a in range(k)]
@@ -144,12 +149,27 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
         hit = np.nonzero(first >= 0)[0]
         if hit.size:  # all at one length: the first such word, as the order of the phases ranks them
             best = tuple(int(x) for x in batch[hit[0], : first[hit[0]]])
-    if beam and (best is None or len(best) > floor + 1):
-        found = beam_failure(weights, automaton, min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1),
-                             floor=floor)
+    top = min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1)  # the longest word the beam may return
+    if beam and beam_worth_running(top, floor):
+        found = beam_failure(weights, automaton, top, floor=floor)
         if found is not None and (best is None or len(found) < len(best)):
             best = found
     return best
+
+
+def beam_worth_running(top: int, floor: int) -> bool:
+    """Whether :func:`search_failure` runs the beam up to length ``top`` above a certified
+    ``floor``: it steps through lengths 1 to ``floor`` without being able to confirm a failure
+    there, and can find one only at lengths ``floor + 1`` to ``top``; it runs when those are
+    some, and at least as many as the lengths it steps through first.
+
+    >>> beam_worth_running(139, 27), beam_worth_running(1256, 725), beam_worth_running(1, 0)
+    (True, False, True)
+    >>> beam_worth_running(54, 27), beam_worth_running(53, 27), beam_worth_running(27, 27)
+    (True, False, False)
+    """
+    window = top - floor  # the lengths floor + 1 .. top
+    return window >= 1 and window >= floor
 
 
 def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor: int = 0) -> tuple[int, ...] | None:
