@@ -10,7 +10,7 @@ import pytest
 from plain_eval import float64_margins
 
 from bilinear.automata import from_spec
-from bilinear.constructions.horizon.failsearch import beam_failure, first_failures, search_failure
+from bilinear.constructions.horizon.failsearch import beam_failure, beam_worth_running, first_failures, search_failure
 from bilinear.constructions import build
 from bilinear.constructions import Weights
 
@@ -76,3 +76,22 @@ def test_no_failure_no_word():
     a = from_spec("cyclic:5")
     assert beam_failure(build("cyclic:5", "rotation2d").to_float(), a, 200) is None
     assert beam_failure(build("cyclic:5", "rotation2d").to_float(), a, 0) is None
+
+
+def test_the_beam_runs_only_where_its_window_is_as_long_as_the_floor():
+    """search_failure runs the beam when the lengths above the floor it could still find are at
+    least the floor (beam_worth_running): below that it returns the other phases' word, above it
+    the beam's shorter one.  cyclic:5 drifting (seed 2): the other phases fail first at a length
+    the beam beats (the first test)."""
+    a = from_spec("cyclic:5")
+    w = _drifting("cyclic:5", 2, 0.05)
+    other = search_failure(w, a, 300, beam=False)
+    beam = search_failure(w, a, 300)
+    assert other is not None and beam is not None and len(beam) < len(other)
+    top = len(other) - 1  # the longest word the beam may return
+    skip = top // 2 + 1  # window top - skip < skip: the beam is not run
+    run = min(top // 2, len(beam) - 1)  # window >= floor, and the beam's word is above it
+    assert not beam_worth_running(top, skip) and beam_worth_running(top, run)
+    assert search_failure(w, a, 300, floor=skip) == other
+    found = search_failure(w, a, 300, floor=run)
+    assert found is not None and len(found) < len(other) and _fails_at_its_end(w, a, found)
