@@ -319,6 +319,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     rng = np.random.default_rng(config.seed)
     words = rng.integers(0, weights.n_symbols, size=(config.words, config.length), dtype=np.int64)
     truth = automaton.labels_batch(words, trace=True)  # (batch, time)
+    run = _Run(A, h0, R, words)  # one float run for every pass below (they cluster the same states)
     methods = ["geometry", "behaviour"] if config.method == "auto" else [config.method]
     budget = config.radius_seconds
     until = None if budget is None else started + budget  # the radius search's, over every attempt
@@ -332,14 +333,14 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         for b in dict.fromkeys(burn_ins):
             if b >= config.length:
                 continue
-            result = _extract(A, h0, R, automaton, cfg, words, truth, b, started, method)
+            result = _extract(A, h0, R, automaton, cfg, words, truth, b, started, method, run)
             if result.radius is not None and result.radius.source == "ambiguous":
                 result = _refine_by_behaviour(
                     result,
                     lambda r, cfg=cfg, b=b, method=method: _extract(A, h0, R, automaton, replace(cfg, tol=r, monoid_limit=1), words,
-                                                     truth, b, started, method),
+                                                     truth, b, started, method, run),
                     lambda r, cfg=cfg, b=b, method=method: _extract(A, h0, R, automaton, replace(cfg, tol=r), words, truth, b,
-                                                     started, method), until, budget)
+                                                     started, method, run), until, budget)
             if result.status == "ok" and result.separated:
                 return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))
@@ -367,9 +368,10 @@ def _rerun_word(result: Extraction, network, automaton) -> Extraction:
                                                  f"{net.network if net.network is not None else '-'}")
 
 
-def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float, method: str) -> Extraction:
+def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: int, started: float, method: str,
+             run: "_Run | None" = None) -> Extraction:
     B = int(burn_in)
-    clusters, ids, pred = _observe(A, h0, R, config, words, B, method)
+    clusters, ids, pred = _observe(A, h0, R, config, words, B, method, run)
     common = dict(
         _accuracies(pred, truth, words, automaton.n_classes),
         config=config,
@@ -424,8 +426,45 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
     )
 
 
-def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str):
-    """Run the network on ``words`` (batch, time) and cluster every state from step ``B`` on.
+#: The float run of the extraction's words is kept for the passes after the first (the radius
+#: search clusters the same states at every radius it tries) when its states take at most this
+#: many bytes; a larger run is run again per pass.
+KEEP_RUN_BYTES = 64 << 20
+
+
+class _Run:
+    """The float run of ``words`` (:func:`~bilinear.constructions.values.floatrun.float_steps`):
+    each step's unit states and predicted classes, computed by the first pass that runs it to
+    the end and kept for the next ones when they fit in :data:`KEEP_RUN_BYTES` (the same arrays:
+    every pass sees the same states)."""
+
+    def __init__(self, A, h0, R, words):
+        self.A, self.h0, self.RT, self.words = A, h0, R.T, words
+        self.keep = words.shape[0] * words.shape[1] * A.shape[1] * 8 <= KEEP_RUN_BYTES
+        self.states: list | None = None
+        self.pred: np.ndarray | None = None
+
+    def steps(self):
+        """Yield ``(t, H_t, pred_t)`` for t = 0 .. time - 1: the unit states after step t + 1 and
+        the class each word predicts there."""
+        if self.states is not None and self.pred is not None:
+            for t, H in enumerate(self.states):
+                yield t, H, self.pred[:, t]
+            return
+        N, T = self.words.shape
+        states, pred = [], np.empty((N, T), dtype=np.int64)
+        for t, H in enumerate(float_steps(self.A, self.h0, self.words)):
+            pred[:, t] = np.argmax(H @ self.RT, axis=1)
+            if self.keep:
+                states.append(H)  # float_steps yields a new array per step
+            yield t, H, pred[:, t]
+        if self.keep:
+            self.states, self.pred = states, pred
+
+
+def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str, run: _Run | None = None):
+    """Run the network on ``words`` (batch, time) and cluster every state from step ``B`` on;
+    ``run``: the run of these weights and words (:class:`_Run`), shared between passes.
 
     Returns the clustering, ``ids`` (batch, time + 1) the cluster of every prefix (-1 before the
     burn-in or after an overflow) and ``pred`` (batch, time) the predicted class of every prefix.
@@ -442,9 +481,8 @@ def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str):
     if B == 0:
         ids[:, 0] = int(clusters.assign(unit_rows(h0[None, :].astype(float).copy()))[0])
     pred = np.empty((N, T), dtype=np.int64)
-    RT = R.T
-    for t, H in enumerate(float_steps(A, h0, words)):
-        pred[:, t] = np.argmax(H @ RT, axis=1)
+    for t, H, p in (run or _Run(A, h0, R, words)).steps():
+        pred[:, t] = p
         if t + 1 >= B and not clusters.overflow:
             ids[:, t + 1] = clusters.assign(H)
     return clusters, ids, pred

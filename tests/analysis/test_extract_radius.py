@@ -242,3 +242,38 @@ def test_analyze_gives_the_radius_search_half_of_its_time_budget(monkeypatch, bu
     with pytest.raises(Stop):
         main(argv)
     assert seen["radius_seconds"] == want
+
+
+def test_the_radius_search_runs_the_network_once(monkeypatch):
+    """Every radius the behaviour refinement tries clusters the same float run: it is run once
+    (besides the radius sample of a pass that chooses its radius) and kept, and the extraction
+    is the one that runs it again per radius (KEEP_RUN_BYTES = 0)."""
+    import sys
+
+    from bilinear.constructions import Weights, build
+
+    E = sys.modules["bilinear.analysis.extract"]
+    A, h, R = build("cyclic:3", "full").to_float().float_arrays()
+    r = np.random.default_rng(2)
+    A = A * (1 + 0.3 * r.normal(size=(3, 1, 1))) + 0.09 * r.normal(size=A.shape)  # drifting: no gap
+    w, a, config = Weights("full", A, h, R), from_spec("cyclic:3"), ExtractConfig(words=16, length=8)
+    runs, samples = [], []
+    float_steps, radius = E.float_steps, E._radius
+    monkeypatch.setattr(E, "float_steps", lambda *args, **kw: runs.append(1) or float_steps(*args, **kw))
+    monkeypatch.setattr(E, "_radius", lambda A, h0, cfg, *rest: samples.append(cfg.tol is None) or radius(A, h0, cfg, *rest))
+
+    def full_runs() -> int:
+        return len(runs) - sum(samples)  # a radius chosen from the data runs a sample of the words
+
+    kept = extract(w, a, config)
+    once = full_runs()
+    runs.clear()
+    samples.clear()
+    monkeypatch.setattr(E, "KEEP_RUN_BYTES", 0)
+    again = extract(w, a, config)
+    assert kept.radius.source == "plateau" and len(kept.radius.plateau) >= 3  # several radii tried
+    assert once == 1 and full_runs() > len(kept.radius.plateau)
+    for name in ("status", "n_clusters", "within", "between", "conflicts", "isomorphic", "accuracy",
+                 "distinguishing_text"):
+        assert getattr(kept, name) == getattr(again, name), name
+    assert kept.radius == again.radius and kept.minimal.n_states == again.minimal.n_states
