@@ -101,12 +101,18 @@ class NodeSets:
     """The sets X_n(t) of all nodes at one length t (module docstring), as arrays over sets: one
     row per set, one set per node or, with ``clusters`` m > 1, up to m.
 
+    ``shared``: a dict that several NodeSets built from one ``setup`` (in one precision) pass
+    along, so that the ball products they all need (the suffixes' ``P_j(s)``, ``|s| <= k``; the
+    readout rows ``(R_l - R_c) P_j(s)`` and their Frobenius norms) are each computed once: the
+    same products in the same order, so the same balls as computing them per construction.
+
     ``q``: automaton states; ``sid``: suffix ids (``suffixes[sid]`` the tuple of the last
     ``min(t, k)`` symbols); ``c``: centres (rows x d, float64); ``r``: radii by age and block
     (rows x (ages + 1) x blocks, float64 upper bounds; one block unless ``blocks`` is given).
     """
 
-    def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1, blocks=None):
+    def __init__(self, setup, automaton, k: int, ages: int | None = None, clusters: int = 1, blocks=None,
+                 shared: dict | None = None):
         self.k = k
         self.ages = k if ages is None else ages
         if not 0 <= self.ages <= k:
@@ -143,7 +149,10 @@ class NodeSets:
         self.delta_table = np.asarray(automaton.delta, dtype=int)
         self.suffixes: list[tuple] = [()]
         self.sid_of: dict[tuple, int] = {(): 0}
-        self._prod: dict[tuple, flint.arb_mat] = {}
+        shared = {} if shared is None else shared
+        self._prod: dict[tuple, flint.arb_mat] = shared.setdefault("products", {})
+        # (pair, last j symbols) -> [(R_l - R_c) P_j, its Frobenius norm's upper end or None]
+        self._row_balls: dict[tuple, list] = shared.setdefault("rows", {})
         self._rows: dict[tuple, tuple] = {}  # (pair, last j symbols) -> ((R_l - R_c) P_j, its norm or magnitudes)
         # per suffix id, its children and norms, as arrays (each row filled once, by _tables)
         self._have = np.zeros(0, dtype=bool)
@@ -206,9 +215,24 @@ class NodeSets:
         order as one suffix at a time, so the same balls)."""
         got = self._rows.get((p, tail))
         if got is None:
-            row = self.dv[p] if not tail else self._readout_row(p, tail[1:])[0] * self.F[tail[0]]
-            got = (row, up(frob(row)) if self.nb == 1 else _magnitudes(row))
+            ball = self._row_ball(p, tail)
+            if self.nb == 1:
+                if ball[1] is None:
+                    ball[1] = up(frob(ball[0]))
+                got = (ball[0], ball[1])
+            else:
+                got = (ball[0], _magnitudes(ball[0]))
             self._rows[(p, tail)] = got
+        return got
+
+    def _row_ball(self, p: int, tail: tuple) -> list:
+        """``[(R_l - R_c) P_j, None or its Frobenius norm's upper end]`` from the shared table
+        (computed once for every construction that shares it: the row times ``F_(tail[-1])``,
+        then the next matrix back)."""
+        got = self._row_balls.get((p, tail))
+        if got is None:
+            row = self.dv[p] if not tail else self._row_ball(p, tail[1:])[0] * self.F[tail[0]]
+            got = self._row_balls[(p, tail)] = [row, None]
         return got
 
     def state_norms(self, sid: int) -> np.ndarray:
@@ -432,16 +456,17 @@ def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps:
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
         k = suffix_length(len(st.F), max_keys)
-        best = _run(NodeSets(st, automaton, k, k), roundoff.arithmetic, max_steps, max_work)
+        shared: dict = {}  # the ball products every construction below needs, computed once
+        best = _run(NodeSets(st, automaton, k, k, shared=shared), roundoff.arithmetic, max_steps, max_work)
         if best.note.startswith("stopped after"):  # a limit, not the sets, ended it
             return best
-        one = _run(NodeSets(st, automaton, k, 0), roundoff.arithmetic, max_steps, max_work)
+        one = _run(NodeSets(st, automaton, k, 0, shared=shared), roundoff.arithmetic, max_steps, max_work)
         best = max(best, one, key=Horizon.order_key)  # ties keep the earlier
         if len(snap.blocks) > 1:  # a radius per block: the images spread in some blocks, not all
-            per_block = _run(NodeSets(st, automaton, k, k, 1, snap.blocks), roundoff.arithmetic, max_steps, max_work)
+            per_block = _run(NodeSets(st, automaton, k, k, 1, snap.blocks, shared), roundoff.arithmetic, max_steps, max_work)
             best = max(best, per_block, key=Horizon.order_key)
         if best.order_key() < CLUSTER_BELOW:  # split sets cost about CLUSTERS times more per step
             kc = suffix_length(len(st.F), min(max_keys, CLUSTER_KEYS))
-            split = _run(NodeSets(st, automaton, kc, kc, CLUSTERS), roundoff.arithmetic, max_steps, max_work)
+            split = _run(NodeSets(st, automaton, kc, kc, CLUSTERS, shared=shared), roundoff.arithmetic, max_steps, max_work)
             best = max(best, split, key=Horizon.order_key)
         return best
