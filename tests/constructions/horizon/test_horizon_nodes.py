@@ -361,3 +361,30 @@ def test_every_perturbed_trajectory_lies_in_its_node_set(blocks):
                 c, r = sets.c[i], sets.r[i]
                 P = _products(F, v[-sets.k:])
                 assert _ray_meets(x / np.linalg.norm(x), c, _block_reach(P, r, groups), groups), (target, t, v)
+
+
+def test_shared_products_give_the_same_sets():
+    """node_horizon's constructions share one table of ball products (``shared``): stepped with
+    it, after a construction that filled it, the sets are bit for bit those of a NodeSets with a
+    table of its own, one radius and a radius per block alike."""
+    from bilinear.constructions.exact.balls import precision
+    from bilinear.constructions.horizon.horizon_global import ingredients
+    from bilinear.constructions.horizon.horizon_nodes import NodeSets
+
+    w, a, snap, proof = _network("cyclic:3", 3e-3)
+    with precision():
+        _, st = ingredients(w, snap, proof, a, RoundOff.of("float64", w.dim))
+        shared: dict = {}
+        runs = {}
+        for label, blocks, table in (("filler", None, shared), ("one", None, shared), ("blocks", snap.blocks, shared),
+                                     ("one alone", None, None), ("blocks alone", snap.blocks, None)):
+            sets = NodeSets(st, a, 2, 2, 1, blocks, table)
+            margins = []
+            for _ in range(6):
+                margins.append(sets.margins())
+                sets.step()
+            runs[label] = (np.concatenate(margins), sets.r, sets.c)
+        assert shared["rows"] and shared["products"]
+    for label in ("one", "blocks"):
+        for x, y in zip(runs[label], runs[label + " alone"]):
+            assert np.array_equal(x, y), label
