@@ -86,9 +86,8 @@ def test_verify_from_needs_no_torch(tmp_path):
 
 def test_config_files_are_read_by_the_one_json_reader(tmp_path, capsys):
     """config.json goes through bilinear/jsonfile.py: Python's ``Infinity`` (a Mamba-2 time-step
-    limit) reads as a float; a key given twice, ``NaN`` and a folder named config.json are one line."""
+    limit) reads as a float; a key given twice and ``NaN`` are one line each."""
     from bilinear.constructions import read_external_config
-    from bilinear.errors import ConfigError
 
     path = tmp_path / "config.json"
     path.write_text('{"model_type": "mamba2", "vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 1, '
