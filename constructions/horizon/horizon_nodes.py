@@ -393,16 +393,27 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(kk)]))
     dmin = np.linalg.norm(ck - ck[starts][group], axis=1)  # each row's distance to its nearest seed
     nearest = np.zeros(len(c), dtype=np.int64)  # and that seed's number (the first, on a tie)
+    seeds = np.zeros((len(starts), m), dtype=np.int64)  # per key, the rows of its seeds so far
+    seeds[:, 0] = starts
     for j in range(1, m):
         best = np.maximum.reduceat(dmin, starts)
         if not best.any():  # every row is a seed already: more seeds would be copies, never nearer
             break
         hit = np.flatnonzero(dmin == best[group])
         _, first = np.unique(group[hit], return_index=True)
-        dist = np.linalg.norm(ck - ck[hit[first]][group], axis=1)
-        nearer = dist < dmin
-        nearest[nearer] = j
-        dmin = np.where(nearer, dist, dmin)
+        new = hit[first]  # each key's new seed (every key has a row at its largest distance)
+        # a row can be nearer to the new seed only if the new seed is within twice its distance of
+        # the row's nearest seed (triangle inequality): the others keep their seed, unmeasured.
+        # Distances computed in floats are within (d + 3) 2^-53 of their value, relatively (one
+        # rounding per difference, nonnegative sums): the factor 1 + 1e-8 leaves only rows whose
+        # computed distance could not be below dmin, so the labels are those of measuring every row
+        between = np.linalg.norm(ck[seeds[:, :j]] - ck[new][:, None, :], axis=2)  # (keys, j)
+        maybe = np.flatnonzero(~(between[group, nearest] >= 2 * (1 + 1e-8) * dmin))
+        dist = np.linalg.norm(ck[maybe] - ck[new][group[maybe]], axis=1)  # as for every row: the same bits
+        nearer = dist < dmin[maybe]
+        nearest[maybe[nearer]] = j
+        dmin[maybe[nearer]] = dist[nearer]
+        seeds[:, j] = new
     labels = np.empty(len(c), dtype=np.int64)
     labels[order] = nearest
     return labels

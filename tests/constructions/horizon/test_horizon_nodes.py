@@ -388,3 +388,38 @@ def test_shared_products_give_the_same_sets():
     for label in ("one", "blocks"):
         for x, y in zip(runs[label], runs[label + " alone"]):
             assert np.array_equal(x, y), label
+
+
+def _farthest_point_labels(c, keys, m):
+    """The split the clustered sets use, written for the test: per key (rows in their order), the
+    first row is seed 0, then m - 1 times the first row farthest from its nearest seed (none once
+    every row is at distance 0), each row labelled with its nearest seed (the earliest on a tie)."""
+    labels = np.zeros(len(c), dtype=np.int64)
+    for key in np.unique(keys):
+        rows = np.flatnonzero(keys == key)
+        x = c[rows]
+        dmin = np.linalg.norm(x - x[0], axis=1)
+        near = np.zeros(len(rows), dtype=np.int64)
+        for j in range(1, m):
+            if dmin.max() == 0:
+                break
+            d = np.linalg.norm(x - x[int(np.argmax(dmin))], axis=1)
+            near[d < dmin] = j
+            dmin = np.minimum(d, dmin)
+        labels[rows] = near
+    return labels
+
+
+def test_the_clusters_are_the_farthest_point_split():
+    """_cluster_labels skips the rows the triangle inequality keeps with their seed: the labels
+    are those of measuring every row (random rows; repeated rows and near-copies; rows on a grid,
+    full of exact ties)."""
+    from bilinear.constructions.horizon.horizon_nodes import _cluster_labels
+
+    rng = np.random.default_rng(0)
+    grid = rng.integers(0, 3, size=(300, 4)).astype(float)
+    copies = np.repeat(rng.normal(size=(30, 6)), 6, axis=0) + 1e-13 * rng.normal(size=(180, 6))
+    walk = np.cumsum(rng.normal(size=(400, 5)) * 1e-3, axis=0)
+    for c, m in ((rng.normal(size=(400, 8)), 32), (grid, 16), (copies, 16), (walk, 64)):
+        keys = rng.integers(0, 4, len(c))
+        assert np.array_equal(_cluster_labels(c, keys, m), _farthest_point_labels(c, keys, m))
