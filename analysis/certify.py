@@ -179,22 +179,28 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """For monomial weights the factor snap first; then block snaps, then the construction snap
-    (dense variants, or when no block snap was proved) and (dense only) the state-map snap, unless a block snap of a
+    """For monomial weights the factor snap and the gauge snap first; then block snaps, then the construction snap
+    (dense and monomial variants, or when no block snap was proved) and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
+    from bilinear.constructions.horizon.gauge import gauge_snap
     from bilinear.constructions.horizon.snap import construction_snap, factor_snap, snap_candidates, state_map_snap
 
-    if "perm" in weights.variant_info.info.factor_names:  # PD-SSM: its own factors, rounded
+    monomial = "perm" in weights.variant_info.info.factor_names
+    if monomial:  # PD-SSM: its own factors, rounded, then in a fixed gauge
         try:
             yield factor_snap(weights, automaton)
         except WeightsError as exc:
             failures.append(("the factors snapped", str(exc)))
+        try:
+            yield gauge_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the factors in a fixed gauge", str(exc)))
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
-    if weights.variant_info.info.dense or not proved:  # the construction read in the network's basis
+    if weights.variant_info.info.dense or monomial or not proved:  # the construction read in the network's basis
         try:
             yield construction_snap(weights, automaton)
         except WeightsError as exc:
