@@ -215,7 +215,8 @@ def _candidates(weights, automaton, failures: list, proved: list):
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
-    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
+    distance; where that is below the node horizon's range, the longer of it and the node horizon);
+    its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
     proved candidate whose ceiling (:func:`~bilinear.constructions.horizon.horizon.horizon_ceiling`,
     no balls) is below the longest horizon so far cannot win: it counts as tried, and its horizon
     is not computed."""
@@ -248,12 +249,19 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     if not proved:
         return None, None, {}, attempts
     snap, proof, h = max(proved, key=lambda x: (x[2].order_key(), -sum(x[0].distance)))
+    node = None
+    if len(proved) > 1 and h.order_key() < NODE_BELOW:  # below its range the node horizon may reorder the snaps
+        nodes = [node_horizon_widest(weights, s, p, automaton, x.order_key()) for s, p, x in proved]
+        best = max(range(len(proved)), key=lambda i: (max(proved[i][2].order_key(), nodes[i].order_key()),
+                                                      -sum(proved[i][0].distance)))
+        (snap, proof, h), node = proved[best], nodes[best]
     horizons = {ARITHMETIC: h}
     for arithmetic in ALSO:
         horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic, nodes=False)
     shortest = min((x.order_key() for x in horizons.values() if not cannot_represent(x)), default=NODE_BELOW)
     if shortest < NODE_BELOW:  # the node horizon, run once for all three
-        node = node_horizon_widest(weights, snap, proof, automaton, shortest)
+        if node is None or node.kind == "none":
+            node = node_horizon_widest(weights, snap, proof, automaton, shortest)
         horizons = {a: with_node_horizon(x, weights, snap, proof, automaton, node) for a, x in horizons.items()}
     return snap, proof, horizons, attempts
 
