@@ -215,7 +215,8 @@ def _candidates(weights, automaton, failures: list, proved: list):
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
-    distance; where that is below the node horizon's range, the longer of it and the node horizon);
+    distance; where the best is a snap that is not an isometry, Theorem 19's loose bound, below the
+    node horizon's range, the longer of each candidate's bound and its node horizon);
     its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
     proved candidate whose ceiling (:func:`~bilinear.constructions.horizon.horizon.horizon_ceiling`,
     no balls) is below the longest horizon so far cannot win: it counts as tried, and its horizon
@@ -250,7 +251,7 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
         return None, None, {}, attempts
     snap, proof, h = max(proved, key=lambda x: (x[2].order_key(), -sum(x[0].distance)))
     node = None
-    if len(proved) > 1 and h.order_key() < NODE_BELOW:  # below its range the node horizon may reorder the snaps
+    if len(proved) > 1 and h.order_key() < NODE_BELOW and not snap.isometric:  # Theorem 19 led: the node horizon decides
         nodes = [node_horizon_widest(weights, s, p, automaton, x.order_key()) for s, p, x in proved]
         best = max(range(len(proved)), key=lambda i: (max(proved[i][2].order_key(), nodes[i].order_key()),
                                                       -sum(proved[i][0].distance)))
