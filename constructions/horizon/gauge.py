@@ -94,7 +94,7 @@ def persistent_coordinates(perm, limit: int = MAX_IMAGES) -> tuple[int, tuple[in
 
     >>> persistent_coordinates(np.array([[1, 0, 0], [0, 2, 1]]))
     (2, (0, 1, 2))
-    >>> persistent_coordinates(np.array([[1, 1, 2], [0, 0, 2]]))  # coordinate 2 is never reached again
+    >>> persistent_coordinates(np.array([[1, 1, 1], [0, 0, 0]]))  # coordinate 2 is never reached again
     (1, (0, 1))
     """
     perm = np.asarray(perm, dtype=np.int64)
