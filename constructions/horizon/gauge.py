@@ -48,6 +48,7 @@ from bilinear.errors import WeightsError
 
 from ..exact.field import cos2pi, sin2pi
 from ..values.factored import monomial_compose
+from ..values.floatrun import rescaled
 from ..values.weights import Weights
 from .snap import FACTOR_SNAP_MAX_FIELD, FACTOR_SNAP_MAX_ORDER, Snap, _dyadic, _rational_vector, snap_angle
 
@@ -258,6 +259,7 @@ def gauge_snap(weights: Weights, automaton=None) -> Snap:
     Pf = Pq.astype(float)
     K = [2 * j + t for j in M for t in (0, 1)] if v.complex else list(M)
     A, h0, R = weights.float_arrays()
+    h0, R = rescaled(h0), rescaled(R)  # exact powers of two: no subnormal start or readout is read
     h0b = _rational_vector(np.linalg.solve(Pf, h0), K)
     if all(x == 0 for x in h0b):
         raise WeightsError("the start state has no component on the coordinates that persist")
@@ -265,6 +267,8 @@ def gauge_snap(weights: Weights, automaton=None) -> Snap:
     Rb = np.array([_rational_vector(row, K, float(np.abs(RP[:, K]).max())) for row in RP], dtype=object)
     block = Weights(v.spec, monomial_compose(perm, De, True, complex_=v.complex), h0b, Rb, factors=(perm, De))
     Sf = Pf @ block.float_arrays()[0] @ np.linalg.inv(Pf)
+    if not all(-700.0 < x < 700.0 for x in logc):
+        raise WeightsError("a symbol's scale is outside the float range (its entries are near 0 or overflow)")
     c = tuple(float(math.exp(x)) for x in logc)
     dist = tuple(float(np.linalg.norm(c[a] * A[a] - Sf[a]) / max(np.linalg.norm(c[a] * A[a]), 1e-300))
                  for a in range(k))
