@@ -16,21 +16,22 @@ network (cyclic:3, hidden 4) so that no tree's figure pays the imports, then the
 fresh weights and a fresh automaton each; the figure is the median CPU time of
 ``certify_network`` over the repeats.
 
-Measured 2026-12-06, ``--repeat 3`` with 25d7590 and 7867d7c (the main branch before this
-change) as baselines, in one run (shared 2-core machine, load average 3.9-4.4, one thread; CPU
-seconds; every tree certified L and found U as in the last column):
+Measured 2026-12-06, ``--repeat 3 --baseline BASE`` with 25d7590, one run (shared 2-core machine,
+load average 4.2-4.7, one thread; CPU seconds; both trees certified L and found U as in the last
+column):
 
-    network          this   25d7590  7867d7c  ratio to 25d7590   check s   L / U
-    rotation2d h16   0.67     0.43     0.95        1.54           0.09    726 / 1257
-    rotation2d h64   2.20     2.12     3.86        1.04           0.31    726 / 1257
-    full h16         0.42     0.30     0.84        1.36           0.09    725 / 1257
-    full h64         2.30     1.77     3.97        1.30           0.30    725 / 1257
+    network          this   25d7590  ratio to 25d7590   check s   L / U
+    rotation2d h16   0.39     0.44        0.89           0.11    726 / 1257
+    rotation2d h64   1.48     2.03        0.73           0.37    726 / 1257
+    full h16         0.25     0.31        0.78           0.11    725 / 1257
+    full h64         1.33     1.62        0.82           0.35    725 / 1257
 
-Over four such runs the same hour the ratios were 1.31-1.54 (rotation2d h16), 0.98-1.08
-(rotation2d h64), 1.31-1.60 (full h16) and 1.19-1.30 (full h64): the target (within 1.3x of
-25d7590, L and U at least as good) is met at hidden 64 and not at hidden 16, where the beam
-search (about 0.15 s: 256 words x 5 symbols stepped to length 1256, which 25d7590 did not run)
-is most of the difference.  What changed and why: benchmarks/SPEED.md, "certify".
+A run of the same command before this change, the same hour (load 3.5-4.5; the beam run on
+these networks): 0.70 / 2.35 / 0.57 / 2.13 s against 0.46 / 2.62 / 0.34 / 1.66 s, ratios 1.53 /
+0.90 / 1.66 / 1.28.  The beam stepped to length 1256 (0.17 s at hidden 16, 0.8 s at 64) without
+finding a shorter word; it now runs only where the lengths it could still find, L + 1 to U - 1,
+are at least the L lengths it steps through first (``failsearch.beam_worth_running``; here
+531 < 725).  What changed and why: benchmarks/SPEED.md, "certify".
 
 L is the certified length (every word up to L is right), U the failing length found.
 """

@@ -17,7 +17,8 @@ side.
 
 Issue 48's two figures, side by side with a baseline commit in one run (``--against REV``: that
 commit's tree is exported with ``git archive`` and run from a temporary package folder, the same
-commands, one after the other): ``verify cyclic:N rotation2d`` in CPU microseconds per transition
+commands, one after the other; the exported tree byte-compiled first, as this checkout is):
+``verify cyclic:N rotation2d`` in CPU microseconds per transition
 (N states x N symbols; ``--cyclic 250 500 1000``; target <= 10 us at N = 1000) with each command's
 peak memory, and ``bilinear tour`` in CPU seconds (``--tour``; target <= 20 s), its report compared
 with the baseline's with every duration masked.  Measured on the shared 2-core machine (load
@@ -29,7 +30,10 @@ average 8-11, so CPU seconds are inflated by contention; both columns alike), ag
     N = 1000                        66.6 (753)                         5.0 (218)
     bilinear tour, CPU s            39.8                              27.3 (report identical)
 
-(benchmarks/SPEED.md, "Issue 48", has the run and what moved.)
+A later run of ``--against 7867d7c --tour`` alone (load average 4.3-5.2, the baseline
+byte-compiled): tour 36.6 s CPU for 7867d7c, 23.8 s now, report identical; ``--against`` the
+main branch before that change (ce354a1): 23.8 s and 21.2 s.  At that load a tour's CPU time
+moves by 2-3 s between runs.  (benchmarks/SPEED.md, "Issue 48", has the runs and what moved.)
 
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
