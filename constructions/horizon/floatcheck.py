@@ -203,8 +203,10 @@ _BLOCK_ENTRIES = 1 << 19
 
 
 def _score_blocks(model, automaton, batch):
-    """Yield ``(t, scores (classes, steps, batch))`` for blocks of steps from ``t``: the float run
-    of Weights (of a Stack: its last layer's scores), or a tracker's logits."""
+    """Yield ``(t, scores (classes, steps, batch), norms)`` for blocks of steps from ``t``: the
+    float run of Weights (of a Stack: its last layer's scores), whose states are known up to a
+    positive scale (:func:`~bilinear.constructions.values.floatrun.float_blocks`; ``norms``
+    (steps, batch) the states' norms, 1 for a zero state), or a tracker's logits (``norms`` None)."""
     if isinstance(model, _NETWORKS):
         check_compatible(model, automaton)
         if isinstance(model, Stack):
@@ -215,7 +217,10 @@ def _score_blocks(model, automaton, batch):
         R = rescaled(R)
         n = batch.shape[0]
         for t0, block in float_blocks(A, h0, batch, _BLOCK_ENTRIES // (n * max(A.shape[1], R.shape[0]))):
-            yield t0, (R @ block.reshape(-1, A.shape[1]).T).reshape(-1, block.shape[0], n)
+            flat = block.reshape(-1, A.shape[1])  # rows up to a positive scale: margins divided by their norms
+            norms = np.sqrt(np.einsum("ij,ij->i", flat, flat)).reshape(block.shape[:2])
+            norms[norms == 0] = 1.0  # a zero row: scores 0, margin 0
+            yield t0, (R @ flat.T).reshape(-1, block.shape[0], n), norms
         return
     from bilinear.constructions.values.tracker import as_tracker
 
@@ -229,7 +234,7 @@ def _score_blocks(model, automaton, batch):
                             f"{automaton.name or '(unnamed)'} has {automaton.n_classes}")
     steps = max(1, _BLOCK_ENTRIES // (batch.shape[0] * max(1, logits.shape[2])))
     for t in range(0, batch.shape[1], steps):
-        yield t, np.array(logits[:, t : t + steps].transpose(2, 1, 0), dtype=float, order="C")
+        yield t, np.array(logits[:, t : t + steps].transpose(2, 1, 0), dtype=float, order="C"), None
 
 
 def _empty_margin(model, automaton) -> float:
@@ -282,9 +287,11 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
     worst = _empty_margin(weights, automaton)
     first: tuple[int, ...] | None = None if worst > 0 else ()
     correct = final_correct = 0
-    for t0, scores in _score_blocks(weights, automaton, batch):
+    for t0, scores, norms in _score_blocks(weights, automaton, batch):
         steps = scores.shape[1]
         m = _margins(scores, labels[:, t0 : t0 + steps].T)  # (steps, words)
+        if norms is not None:
+            m /= norms  # the margins of unit-norm states
         ok = m > 0
         correct += int(np.count_nonzero(ok))
         if t0 + steps == T:
