@@ -198,8 +198,16 @@ def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden
     return np.concatenate([first, batch]), first.shape[0]
 
 
-#: Entries (words x steps x max(hidden, classes)) of one block of scores the check judges at once.
-_BLOCK_ENTRIES = 1 << 19
+#: Entries (words x steps x max(hidden, classes)) of one block of scores the check judges at once
+#: (about 1 MiB: a block stays in the cache while it is scored and judged); a block has at least
+#: 4 steps while that holds at most 4 times as many entries (fewer Python steps with many classes).
+_BLOCK_ENTRIES = 1 << 17
+
+
+def _block_steps(words: int, width: int) -> int:
+    """Steps per block for ``words`` words and ``width`` = max(hidden, classes) (see :data:`_BLOCK_ENTRIES`)."""
+    per_step = words * max(1, width)
+    return max(1, _BLOCK_ENTRIES // per_step, min(4, 4 * _BLOCK_ENTRIES // per_step))
 
 
 def _score_blocks(model, automaton, batch):
@@ -216,11 +224,9 @@ def _score_blocks(model, automaton, batch):
         A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
         R = rescaled(R)
         n = batch.shape[0]
-        for t0, block in float_blocks(A, h0, batch, _BLOCK_ENTRIES // (n * max(A.shape[1], R.shape[0]))):
+        for t0, block in float_blocks(A, h0, batch, _block_steps(n, max(A.shape[1], R.shape[0]))):
             flat = block.reshape(-1, A.shape[1])  # rows up to a positive scale: margins divided by their norms
-            norms = np.sqrt(np.einsum("ij,ij->i", flat, flat)).reshape(block.shape[:2])
-            norms[norms == 0] = 1.0  # a zero row: scores 0, margin 0
-            yield t0, (R @ flat.T).reshape(-1, block.shape[0], n), norms
+            yield t0, (R @ flat.T).reshape(-1, block.shape[0], n), _norms(flat).reshape(block.shape[:2])
         return
     from bilinear.constructions.values.tracker import as_tracker
 
@@ -232,9 +238,23 @@ def _score_blocks(model, automaton, batch):
     if logits.shape[2] != automaton.n_classes:
         raise MismatchError(f"model predicts {logits.shape[2]} classes but automaton "
                             f"{automaton.name or '(unnamed)'} has {automaton.n_classes}")
-    steps = max(1, _BLOCK_ENTRIES // (batch.shape[0] * max(1, logits.shape[2])))
+    steps = _block_steps(batch.shape[0], logits.shape[2])
     for t in range(0, batch.shape[1], steps):
         yield t, np.array(logits[:, t : t + steps].transpose(2, 1, 0), dtype=float, order="C"), None
+
+
+def _norms(flat: np.ndarray) -> np.ndarray:
+    """The Euclidean norms of the rows of ``flat`` (rows, hidden), 1 for a zero row (its scores
+    and margin are 0)."""
+    if flat.shape[1] <= 3:  # a few columns: one pass per column beats einsum's per-row loop
+        norms = flat[:, 0] * flat[:, 0]
+        for j in range(1, flat.shape[1]):
+            norms += flat[:, j] * flat[:, j]
+    else:
+        norms = np.einsum("ij,ij->i", flat, flat)
+    norms = np.sqrt(norms, out=norms)
+    norms[norms == 0] = 1.0
+    return norms
 
 
 def _empty_margin(model, automaton) -> float:
@@ -282,22 +302,23 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
     hidden = weights.dim if isinstance(weights, _NETWORKS) else 0
     batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
     states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
-    labels = automaton.labels[states]
+    labels = automaton.labels[states.T]  # (time, batch): a block's labels are contiguous
     n, T = batch.shape
     worst = _empty_margin(weights, automaton)
     first: tuple[int, ...] | None = None if worst > 0 else ()
     correct = final_correct = 0
     for t0, scores, norms in _score_blocks(weights, automaton, batch):
         steps = scores.shape[1]
-        m = _margins(scores, labels[:, t0 : t0 + steps].T)  # (steps, words)
+        m = _margins(scores, labels[t0 : t0 + steps])  # (steps, words)
         if norms is not None:
             m /= norms  # the margins of unit-norm states
         ok = m > 0
-        correct += int(np.count_nonzero(ok))
+        passed = int(np.count_nonzero(ok))
+        correct += passed
         if t0 + steps == T:
             final_correct = int(np.count_nonzero(ok[-1]))
         worst = min(worst, float(m.min()))
-        if first is None and not ok.all():  # the shortest failing prefix, the lowest word among equals
+        if first is None and passed < ok.size:  # the shortest failing prefix, the lowest word among equals
             t = int(np.argmin(ok.all(axis=1)))
             b = int(np.argmin(ok[t]))
             first = tuple(int(x) for x in batch[b, : t0 + t + 1])
