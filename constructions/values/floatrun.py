@@ -187,7 +187,7 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
 
 
 #: A span of :func:`float_blocks` is redone with a rescaling after every step when a non-zero
-#: state ends it with its largest entry below 2^-RESCALE_FLOOR (it may have been much smaller
+#: state ends it with its absolute sum below 2^-RESCALE_FLOOR (it may have been much smaller
 #: inside the span).
 RESCALE_FLOOR = 60
 #: Spans are as long as the states can grow by at most 2^(2 RESCALE_FLOOR) inside them (and at
@@ -197,21 +197,23 @@ RESCALE_SPAN = 64
 
 def rescale_span(A: np.ndarray) -> int:
     """Steps between two rescalings of :func:`float_blocks` for the (scaled) matrices ``A``:
-    ``floor(2 RESCALE_FLOOR / g)``, ``2^g`` the largest infinity norm (absolute row sum) of a
-    matrix, at least 1 and at most :data:`RESCALE_SPAN`.
+    ``floor(2 RESCALE_FLOOR / g)``, ``2^g`` the largest 1-norm (absolute column sum) of a
+    matrix, which bounds the growth of a state's absolute sum in one step; at least 1 and at
+    most :data:`RESCALE_SPAN`.
 
     >>> rescale_span(np.array([[[16.0, 0], [0, 1]]])), rescale_span(np.array([[[0, -1.0], [1, 0]]]))
     (30, 64)
     """
-    g = float(np.log2(max(float(np.abs(A).sum(axis=2).max()) if A.size else 1.0, 1.0)))
+    g = float(np.log2(max(float(np.abs(A).sum(axis=1).max()) if A.size else 1.0, 1.0)))
     return int(min(RESCALE_SPAN, max(1, np.floor(2 * RESCALE_FLOOR / g)))) if g > 0 else RESCALE_SPAN
 
 
 def _rescale(H: np.ndarray) -> bool:
-    """Divide every row of ``H`` by a power of two that brings its largest magnitude into
-    [1, 2), in place (exact; a zero row stays zero); False when a non-zero row's largest magnitude
-    was below 2^-RESCALE_FLOOR."""
-    e = np.frexp(np.max(np.abs(H), axis=1))[1]
+    """Divide every row of ``H`` by the power of two that brings its absolute sum into [1/2, 1),
+    in place (exact; a zero row stays zero); False when a non-zero row's absolute sum was below
+    2^-RESCALE_FLOOR.  The absolute sum (one product with a vector of ones: no per-row loop)
+    is 0 only for a zero row, and neither overflows nor underflows where a squared norm would."""
+    e = np.frexp(np.abs(H) @ np.ones(H.shape[1]))[1]
     np.ldexp(H, -e[:, None], out=H)
     return bool(e.min() > -RESCALE_FLOOR) if e.size else True
 
@@ -224,11 +226,11 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
 
     A row is not divided by its norm after every step: the states are multiplied on, and every
     :func:`rescale_span` steps (and at the end of each block) each row is divided by the power of
-    two that brings its largest entry into [1, 2) (exact).  Inside a span a row grows by at most
-    2^(2 RESCALE_FLOOR) (the span's bound); a span that leaves a non-zero row below
-    2^-RESCALE_FLOOR is run again rescaled after every step, so every state of a block has its
-    largest entry within [2^-3 RESCALE_FLOOR, 2^(2 RESCALE_FLOOR + 1)]: its norm and scores neither
-    overflow nor underflow.  Divided by their norms, the rows are the states of
+    two that brings its absolute sum into [1/2, 1) (exact).  Inside a span a row's absolute sum
+    grows by at most 2^(2 RESCALE_FLOOR) (the span's bound); a span that leaves a non-zero row
+    below 2^-RESCALE_FLOOR is run again rescaled after every step, so every non-zero state of a
+    block has its absolute sum within [2^-3 RESCALE_FLOOR, 2^(2 RESCALE_FLOOR)]: its norm and
+    scores neither overflow nor underflow.  Divided by their norms, the rows are the states of
     :func:`float_steps` up to rounding (one rounding fewer per step: no division).
 
     >>> from bilinear.constructions.handmade.registry import build
