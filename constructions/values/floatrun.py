@@ -306,15 +306,18 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
 
         def grouping(w):  # the rows of each symbol padded, a block of steps at a time
             slots, groups, sources = _slots(w, k, d)
-            if sources is None:  # too many words on one symbol to pad
+            if k * groups * d > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
                 return slots, sources, None, None
-            return slots, sources, np.empty((k, groups, d)), np.empty((k, groups, d))  # symbol s at [s, :count]
+            return slots, sources, np.zeros((k, groups, d)), np.empty((k, groups, d))  # symbol s at [s, :count]
 
         def grouped(t, H, out):
             (slots, sources, padded, product), i = rows_of(t)
             if padded is None:
                 return _per_symbol(H, AT, words[:, t], out)
-            np.take(H, sources[i], axis=0, out=padded.reshape(-1, d))
+            if sources is None:  # too many padded rows to list for every step
+                padded.reshape(-1, d)[slots[i]] = H
+            else:
+                np.take(H, sources[i], axis=0, out=padded.reshape(-1, d))
             np.matmul(padded, AT, out=product)  # one GEMM per symbol
             return np.take(product.reshape(-1, d), slots[i], axis=0, out=out)
 
@@ -345,8 +348,8 @@ def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int,
     step's padded array (symbol ``s`` at rows ``s * groups ..``, in word order), ``groups``, the
     most words that read one symbol at one step, and ``sources`` (steps, symbols * groups), the
     word in each padded row (0 in a padding row): ``padded = H[sources[t]]``, ``H = padded[slots[t]]``;
-    None when the padded array (symbols x groups x ``hidden`` floats) would exceed
-    :data:`GATHER_MAX_FLOATS`."""
+    None when they or the padded array (symbols x groups x ``hidden`` floats) would exceed
+    :data:`GATHER_MAX_FLOATS` entries."""
     steps = words.T.astype(np.uint8 if k <= 256 else np.int64)  # (steps, batch); small ints sort by radix
     n, batch = steps.shape
     order = np.argsort(steps, axis=1, kind="stable")  # each step's words by symbol, in word order
@@ -358,7 +361,7 @@ def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int,
     order += np.arange(n)[:, None] * batch  # flat index t * batch + b
     slots = np.empty(n * batch, dtype=np.int64)
     slots[order] = rows
-    if k * groups * hidden > GATHER_MAX_FLOATS:
+    if k * groups * max(hidden, n) > GATHER_MAX_FLOATS:  # one step on one symbol: pad rows for every step
         return slots.reshape(n, batch), groups, None
     sources = np.zeros(n * k * groups, dtype=np.int64)
     sources[rows + np.arange(0, n * k * groups, k * groups)[:, None]] = order % batch

@@ -109,3 +109,8 @@ def test_a_step_too_concentrated_to_pad_goes_symbol_by_symbol(monkeypatch):
     assert floatrun._slots(words, 12)[1] == 40
     got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
     assert np.allclose(got, want, atol=1e-12, rtol=0)
+    # padding fits, the list of padded rows for every step (12 x 40 x 30) does not: rows placed by slot
+    monkeypatch.setattr(floatrun, "GATHER_MAX_FLOATS", 12 * 40 * 6)
+    assert floatrun._slots(words, 12, 6)[2] is None
+    got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
+    assert np.allclose(got, want, atol=1e-12, rtol=0)
