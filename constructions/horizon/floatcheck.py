@@ -13,10 +13,13 @@ below; anything else goes through :func:`bilinear.constructions.values.tracker.a
 baseline models, a torch module of your own, a callable returning logits) and is judged on its
 logits (``worst_margin`` is then in logit units, not scale-free).
 
-The network runs with the hidden state renormalised to unit Euclidean norm after every step
-(:func:`bilinear.constructions.values.floatrun.float_run`: the argmax is invariant under positive
-scaling, so no prediction changes and the numbers stay finite at any length), vectorised over
-the batch of words.
+The network runs vectorised over the batch of words, its states known up to a positive scale
+per word (:func:`bilinear.constructions.values.floatrun.float_blocks`: multiplied on, and divided
+by a power of two every few steps, exactly, so the numbers stay finite at any length; the argmax
+is invariant under positive scaling, so no prediction changes).  Each margin is divided by its
+state's norm: the margins are those of the unit-norm states of the run renormalised after every
+step (:func:`~bilinear.constructions.values.floatrun.float_steps`, the run docs/theory.md
+describes), up to rounding (one division per step fewer).
 
 Every prefix of every word is checked (positions 1..length, plus the empty word): ``accuracy``
 is the fraction of prefixes whose strict argmax is the automaton's label, ``worst_margin`` the

@@ -22,8 +22,10 @@ per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix 
 batched product (fewer Python steps for large alphabets); ``"auto"`` stacks when symbols x
 hidden is at most :data:`STACKED_MAX`, else groups for up to 32 symbols, and also when the
 gathered matrices (batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  All
-give the same states up to rounding.  :func:`float_blocks` hands the states over a block of
-steps at a time, written into one buffer.
+give the same states up to rounding.  :func:`float_blocks` (the float check's run) hands the
+states over a block of steps at a time, written into one buffer, each row up to a positive
+scale: it divides the rows by a power of two every :func:`rescale_span` steps instead of by
+their norms after every step (a stated growth bound keeps them finite in between).
 
 :func:`check_compatible` is the one check that a Weights value and an automaton fit together
 (symbol count, class count, types); it raises :class:`~bilinear.errors.MismatchError`.
@@ -49,7 +51,7 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "run_float", "unit_rows", "METHODS",
+__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "rescale_span", "run_float", "unit_rows", "METHODS",
            "scale_exponents", "stack_inputs", "rescaled"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
