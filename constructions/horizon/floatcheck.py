@@ -283,8 +283,12 @@ class _Bound:
     cannot lower it by more than that: only the others are scored (every class), so the accuracy
     and the first failure are those of scoring everything and the worst margin agrees to
     ``WORST_TOL * rho``.  A block where more than a quarter of the prefixes are left is scored in
-    full.
+    full, and after :data:`MISSES` such blocks in a row (states that do not repeat, as a learned
+    network's) the bound is no longer tried.
     """
+
+    #: Blocks in a row left to full scoring after which the bound is no longer tried.
+    MISSES = 3
 
     #: Tolerance of the worst margin, in units of the largest readout row's norm.
     WORST_TOL = 1e-9
@@ -298,6 +302,7 @@ class _Bound:
         self.refs = np.zeros((labels.size, R.shape[1]))  # v per automaton state
         self.best = np.zeros(labels.size)  # B per automaton state
         self.seen = np.zeros(labels.size, dtype=bool)
+        self.misses = 0
 
     @classmethod
     def make(cls, R: np.ndarray, automaton) -> _Bound | None:
@@ -323,6 +328,8 @@ class _Bound:
     def judge(self, flat, norms, labels, states, worst):
         """``(ok, least)`` for the rows of ``flat`` (see :func:`_judge_states`), or None when
         more than a quarter of them need every score."""
+        if self.misses >= self.MISSES:
+            return None
         u = flat / norms[:, None]
         self._see(u, states)
         own = (self.R[labels] * u) @ self.ones  # products with a vector of ones: no per-row loop
@@ -330,7 +337,9 @@ class _Bound:
         lo = own - self.best[states] - self.entry * gap - self.slack
         left = np.flatnonzero(lo <= max(0.0, worst - self.WORST_TOL * self.rho))
         if 4 * left.size > lo.size:
+            self.misses += 1
             return None
+        self.misses = 0
         ok = lo > 0
         if not left.size:
             return ok, np.inf

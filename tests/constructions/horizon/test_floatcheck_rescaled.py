@@ -1,7 +1,7 @@
 """The float check's run rescales its states by powers of two only every few steps
 (``floatrun.float_blocks``) and divides the margins by the norms afterwards.  Against a plain
-per-word loop written here (one word at a time, one matrix-vector product and one division by
-the norm per step, as docs/theory.md states the run): the same accuracy, last-step accuracy,
+per-word loop written for the tests (``plain_eval.per_word_margins``: one word at a time, one
+matrix-vector product and one division by the norm per step, as docs/theory.md states the run): the same accuracy, last-step accuracy,
 first failing word and worst margin, on random dense networks that pass and that fail, on one
 whose states fall by 2^-30 a step (the span is run again, rescaled every step) and on one whose
 matrices grow a state 2^8.5-fold a step (short spans)."""
@@ -16,27 +16,12 @@ from bilinear.constructions import Weights, build
 from bilinear.constructions.horizon import floatcheck
 from bilinear.constructions.values import floatrun
 
-
-def _per_word(A, h0, R, automaton, words):
-    """Per word and prefix (the empty word first), the margin of the automaton's label on the
-    unit state, one word at a time."""
-    out = np.empty((words.shape[0], words.shape[1] + 1))
-    for b, word in enumerate(words):
-        h, q = h0 / np.linalg.norm(h0), automaton.start
-        for t in range(words.shape[1] + 1):
-            if t:
-                h = A[word[t - 1]] @ h
-                h = h / np.linalg.norm(h)
-                q = automaton.delta[word[t - 1], q]
-            scores = R @ h
-            label = automaton.labels[q]
-            out[b, t] = scores[label] - np.max(np.delete(scores, label))
-    return out
+from plain_eval import per_word_margins
 
 
 def _agrees(w, a, words):
     A, h0, R = w.float_arrays()
-    m = _per_word(A, h0, R, a, words)
+    m = per_word_margins(A, h0, R, a, words)
     r = floatcheck.check(w, a, word_batch=words)
     ok = m[:, 1:] > 0
     assert r.accuracy == pytest.approx(ok.mean(), abs=1e-12)
