@@ -6,28 +6,31 @@ Both are timed in CPU seconds (a shared machine's wall time is not the code's), 
 with the load average.  The float check runs the automaton too (its labels), so its time includes
 one simulation.
 
-Measured 2026-12-06 (shared 2-core machine at load 5.1-6.2), 1000 words x length 500, median of 5:
+Measured 2026-12-06 (shared 2-core machine at load 4.4-4.7), 1000 words x length 500, median of 5:
 
     case                       d  symbols classes   check tok/s   run_batch tok/s  ratio
-    parity diagonal            1        2       2      2.31e+07           8.8e+07    3.8x
-    cyclic:7 rotation2d        2        7       7       2.8e+07           1.2e+08    4.3x
-    dihedral:50 block:2        2        2     100      1.08e+07          1.17e+08   10.8x
-    symmetric:5 full           4        2     120      7.57e+06          8.78e+07   11.6x
-    quaternion full            4        2       8      2.37e+07          1.17e+08    4.9x
-    modarith:5 full            5       10       5      1.44e+07          8.52e+07    5.9x
-    modarith:8 full            8       16       8      1.16e+07          8.75e+07    7.5x
-    modarith:16 full          16       32      16      7.41e+06          8.42e+07   11.4x
+    parity diagonal            1        2       2      2.14e+07          7.74e+07    3.6x
+    cyclic:7 rotation2d        2        7       7      2.59e+07          1.17e+08    4.5x
+    dihedral:50 block:2        2        2     100       1.6e+07          1.13e+08    7.0x
+    symmetric:5 full           4        2     120       1.2e+07           8.4e+07    7.0x
+    quaternion full            4        2       8      2.26e+07          1.11e+08    4.9x
+    modarith:5 full            5       10       5      1.79e+07           1.1e+08    6.1x
+    modarith:8 full            8       16       8      1.23e+07          1.11e+08    9.0x
+    modarith:16 full          16       32      16      7.82e+06          1.12e+08   14.4x
 
-The same script on main just before this change (the previous run, back to back, same load):
-5.5 / 6.0 / 15.0 / 13.0 / 7.0 / 8.2 / 11.0 / 15.8x, check 5.4-16.4 M tokens/s.  What the check
-costs per step beyond the simulation (which labels the words: its time is inside the check):
-the states advanced with no per-step renormalisation (rescaled by powers of two every few steps;
-one GEMM and one row selection a step when symbols x hidden <= 64, else the rows padded by symbol:
-two row selections, one batched GEMM, and the grouping of the step's words), then per block of
-about 2^17 scores one GEMM for the scores of every class, the margins and the norms.  Each numpy
-call costs 2-10 us on this machine at 1000 words, so at 16-32 symbols the grouping and the padded
-GEMM (34 ms of modarith:16's 67) and with 100-120 classes the scores of every class (20-40 ms)
-keep the ratio above 5.
+The same script on main just before this change, back to back at the same load: check 4.9-14.7 M
+tokens/s, 5.2 / 6.1 / 15.7 / 13.2 / 6.5 / 8.0 / 11.0 / 15.8x.  The simulation's own speed moves
+between runs (70-80 M tokens/s in main's run, 78-117 M in this one's: it runs right after the
+check, whose memory use differs): compare the check's tokens/s across trees, the ratio within
+a run.  What the
+check costs beyond the simulation (which labels the words; its time is inside the check): the
+states advanced with no per-step renormalisation (one GEMM and one row selection a step when
+symbols x hidden <= 64, else the rows padded by symbol: the grouping of the step's words, two
+row selections and one batched GEMM), then per block of about 2^17 scores the norms and the
+margins: with few classes every class's score (one GEMM), with classes >= 3 hidden + 8 a bound
+per prefix from its automaton state's reference state that rules most prefixes out.  At 1000
+words each numpy call costs 2-10 us here: at 10-32 symbols the per-step calls of the padded
+run (modarith:16: about 35 ms of its 64) keep the ratio above 5.
 
 Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
 """
