@@ -167,8 +167,8 @@ def op_norm(M: flint.arb_mat, rows, cols, squarings: int = 4) -> flint.arb:
     if not rows or not cols:
         return flint.arb(0)
     with precision(64):  # ball arithmetic is rigorous at any precision; an upper bound is all we need
-        if rows == list(range(M.nrows())) and cols == list(range(M.ncols())):  # the whole matrix, entry for entry
-            sub = flint.arb_mat(len(rows), len(cols), M.entries())
+        if rows == list(range(M.nrows())) and cols == list(range(M.ncols())):  # the whole matrix itself
+            sub = M  # (a copy made at this precision holds the same balls: arb_mat copies exactly)
         else:
             sub = flint.arb_mat([[M[i, j] for j in cols] for i in rows])
         whole = frob(sub)
