@@ -32,9 +32,10 @@ average 8-11, so CPU seconds are inflated by contention; both columns alike), ag
 
 A later run of ``--against 7867d7c --tour`` alone (load average 4.3-5.2, the baseline
 byte-compiled): tour 36.6 s CPU for 7867d7c, 23.8 s now, report identical; ``--against`` the
-main branch before that change (ce354a1): 23.8 s and 21.2 s; against main with the round's
-other merges (593fc9f), at load average 2.9-3.2: 22.1 s and 20.0 s.  A tour's CPU time moves by
-2-3 s between runs with the load.  (benchmarks/SPEED.md, "Issue 48", has the runs and what moved.)
+main branch before that change (ce354a1): 23.8 s and 21.2 s; four runs against main with the
+round's other merges (593fc9f), load average 2.1-3.3: 22.1 / 26.1 / 30.5 / 27.3 s for main and
+20.0 / 27.2 / 29.3 / 22.3 s now.  On this shared machine a tour's CPU time moves by up to 8 s
+within minutes: compare pairs, several of them.  (benchmarks/SPEED.md, "Issue 48", has the runs and what moved.)
 
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
