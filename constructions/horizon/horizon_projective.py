@@ -120,7 +120,9 @@ def _vnorm(v) -> flint.arb:
 
 def _run(states, labels, F, S, K, D, resets, non_resets, delta, diffs, n) -> _Run:
     """The constants of the run over ``states`` (pairs ``(q, z)``, z exact, in the run's scale)."""
-    eta, xi, ymax, per, exits = flint.arb(0), flint.arb(0), flint.arb(0), {}, []
+    eta, xi, ymax = flint.arb(0), flint.arb(0), flint.arb(0)
+    per: dict = {}  # (l, c) -> the smallest margin over the run's states of label l
+    exits: list = []
     for q, z in states:
         zb = [arb(x) for x in z]
         nz = _vnorm(zb)
@@ -133,7 +135,7 @@ def _run(states, labels, F, S, K, D, resets, non_resets, delta, diffs, n) -> _Ru
             drift[a] = (hi(_vnorm(img_k) + delta * nz), hi(_vnorm(img_d) + delta * nz) if D else flint.arb(0))
         eta = bmax([eta] + [drift[a][0] for a in non_resets])
         xi = bmax([xi] + [drift[a][1] for a in non_resets])
-        for a, (b, g) in resets.items():
+        for a, (_, g) in resets.items():
             gz = lo(abs(sum((arb(g[j]) * zb[j] for j in range(len(K))), flint.arb(0))))
             exits.append((drift[a][0], drift[a][1], gz, _vnorm([arb(x) for x in g])))
         lab = int(labels[q])

@@ -23,7 +23,7 @@ from bilinear.constructions.horizon.horizon import certified_horizon
 from bilinear.constructions.horizon.horizon_orbit import orbit_horizon
 from bilinear.constructions.horizon.horizon_projective import projective_horizon, resetting_symbols
 from bilinear.constructions.horizon.roundoff import RoundOff
-from bilinear.constructions.horizon.snap import construction_snap
+from bilinear.constructions.horizon.snap import construction_snap, drift
 
 
 def _noisy(spec: str, noise: float, seed: int) -> Weights:
@@ -73,6 +73,23 @@ def test_projective_length_is_below_the_first_failure_and_beats_theorem_19(spec,
     assert h.length > 3 * orbit.length
     failure = _directed_failure(w, a, 8 * h.length)
     assert failure is not None and h.length < failure <= 8 * h.length
+
+
+def test_projective_length_with_dropped_coordinates_in_a_random_basis(monkeypatch):
+    """reset:3 with 4 contracting extra dimensions in a random dense basis (``drift``): the dropped
+    part (gamma, beta, rho, xi) enters every run."""
+    monkeypatch.setattr("bilinear.constructions.horizon.horizon.node_horizon_widest", no_node_horizon)
+    a = from_spec("reset:3")
+    A, h0, R = drift(build("reset:3", "full").to_float(), 0.0, hidden=6, seed=1).float_arrays()
+    w = Weights("full", A + 3e-4 * np.random.default_rng(1).normal(size=A.shape), h0, R)
+    snap = construction_snap(w, a)
+    assert len(snap.kept_coords) < w.dim
+    proof = prove(snap.block_weights, a)
+    h = certified_horizon(w, snap, proof, a, "float64")
+    orbit = orbit_horizon(w, snap, None, a, RoundOff.for_network("float64", w))
+    assert h.bound == "projective" and h.length > 1.5 * orbit.length  # 236 against 124
+    failure = _directed_failure(w, a, 4 * h.length)
+    assert failure is not None and h.length < failure
 
 
 def test_no_resetting_symbol_gets_nothing_from_the_projective_bound(monkeypatch):
