@@ -5,6 +5,8 @@
   then the powers of every symbol and of every loop of two symbols): on reset:3 and flipflop:3
   ``full`` networks with noise and seeds, no failure at or below the certified length, a failure
   found above it, and the length longer than Theorem 19's;
+* its runs, restart rays, exits and fixed point computed here in floats (from Theorem 19's
+  constants, tested in test_horizon_orbit.py), against ``projective_horizon``'s length;
 * where no symbol resets (a noisy S_4 construction), the projective bound certifies nothing and
   ``certified_horizon`` is Theorem 19's length.
 """
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -20,8 +23,10 @@ from plain_eval import float64_margins, no_node_horizon
 from bilinear.automata import from_spec
 from bilinear.constructions import Weights, build, prove
 from bilinear.constructions.horizon.horizon import certified_horizon
-from bilinear.constructions.horizon.horizon_orbit import orbit_horizon
-from bilinear.constructions.horizon.horizon_projective import projective_horizon, resetting_symbols
+from bilinear.constructions.exact.balls import arb, precision
+from bilinear.constructions.horizon.horizon_global import exhaustive_phase
+from bilinear.constructions.horizon.horizon_orbit import exact_orbit, orbit_horizon, orbit_ingredients
+from bilinear.constructions.horizon.horizon_projective import _certified, _Common, _Run, projective_horizon, resetting_symbols
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
 
@@ -102,3 +107,192 @@ def test_no_resetting_symbol_gets_nothing_from_the_projective_bound(monkeypatch)
     assert not projective_horizon(w, snap, None, a, ro).certified
     h = certified_horizon(w, snap, prove(snap.block_weights, a), a, "float64")
     assert h.bound == "orbit" and h.length == orbit_horizon(w, snap, None, a, ro).length
+
+
+# ------------------------------------------------------------------------------------------
+# the theorem's runs, computed here
+# ------------------------------------------------------------------------------------------
+def _closure(pair, automaton, gens):
+    """The pairs reached from ``pair`` by the matrices ``gens`` ({symbol: float matrix})."""
+    seen, todo = {(pair[0], tuple(np.round(pair[1], 12)))}, [pair]
+    out = [pair]
+    while todo:
+        q, z = todo.pop()
+        for s, M in gens.items():
+            p = (int(automaton.delta[s, q]), M @ z)
+            key = (p[0], tuple(np.round(p[1], 12)))
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+                todo.append(p)
+    return out
+
+
+def _direct_projective(w, automaton) -> int:
+    """Theorem 22's length for a network without dropped coordinates, in floats: the snapped
+    states and the float matrices in the snap's basis from Theorem 19's setup, everything else
+    (resets, restart rays, runs, exits, the rounds of the restart error) here."""
+    snap = construction_snap(w, automaton)
+    ro = RoundOff.for_network("float64", w)
+    orbit = exact_orbit(snap, automaton)
+    with precision():
+        c, st = orbit_ingredients(w, snap, orbit, automaton, ro)
+        _, _, s, us, _ = exhaustive_phase(automaton, st, c, ro, "test")
+    assert not st.D
+    f = lambda x: float(x.mid())  # noqa: E731
+    eps, tau, delta, us = f(c.eps), f(c.tau), f(st.delta), f(us)
+    k = len(st.K)
+    F = [np.array([[f(M[i, j]) for j in st.K] for i in st.K]) for M in st.F]
+    S = [np.array([[float(M[i, j]) for j in st.K] for i in st.K]) for M in snap.block_weights.A]
+    R = np.array([[f(st.Rb[i, j]) for j in st.K] for i in range(st.Rb.nrows())])
+    resets = {}
+    for a, M in enumerate(S):
+        if np.linalg.matrix_rank(M) == 1:
+            j = int(np.nonzero(np.abs(M).sum(axis=0))[0][0])
+            i = int(np.nonzero(M[:, j])[0][0])
+            resets[a] = (M[:, j].copy(), M[i] / M[i, j])
+    others = {a: S[a] for a in range(len(S)) if a not in resets}
+    pairs = [(q, np.array([float(x) for x in z])) for q, z in orbit.pairs]
+    starts = [_closure(p, automaton, others) for p in pairs]
+    rays = {(int(automaton.delta[a, q]), tuple(np.sign(g @ z) * b)) for q, z in pairs for a, (b, g) in resets.items()}
+    restarts = [_closure((q, np.array(r)), automaton, others) for q, r in sorted(rays)]
+    n0 = max(np.linalg.norm(M, 2) for M in [np.eye(k)] + list(others.values()))  # id and its powers: 1
+
+    def run(states):
+        lab = lambda q: int(automaton.labels[q])  # noqa: E731
+        margins = {}
+        for q, z in states:
+            for cl in range(len(R)):
+                if cl != lab(q):
+                    m = (R[lab(q)] - R[cl]) @ z
+                    margins[lab(q), cl] = min(m, margins.get((lab(q), cl), np.inf))
+        pairs = [(m, np.linalg.norm(R[l] - R[cl])) for (l, cl), m in margins.items()]
+        drift = lambda a, z: np.linalg.norm((F[a] - S[a]) @ z) + delta * np.linalg.norm(z)  # noqa: E731
+        eta = max(drift(a, z) for q, z in states for a in others)
+        exits = [(drift(a, z), abs(g @ z), np.linalg.norm(g)) for q, z in states for a, (b, g) in resets.items()]
+        return max(np.linalg.norm(z) for _, z in states), eta, pairs, exits
+
+    def steps(rn, u0, first, limit, need):
+        y, eta, pairs, exits = rn
+        C, U, top = 0.0, u0, 0.0
+        for t in range(limit + 1):
+            if t:
+                C += eta + eps * U
+                U = n0 * (u0 + C)
+            if t >= first and not all(m - tau * (y + U) - lk * U > 0 for m, lk in pairs):
+                return t - 1, top
+            if any(g - gn * U <= 0 for _, g, gn in exits):
+                return t - 1, top
+            d = max((e + eps * U) / (g - gn * U) for e, g, gn in exits)
+            if need is not None and d > need:
+                return t - 1, top
+            top = d
+        return limit, top
+
+    def length(restart, check):
+        need = restart if check else None
+        total, top = s + 10**5, 0.0
+        for rn in map(run, starts):
+            t, d = steps(rn, us, 1, total - s, need)
+            total, top = min(total, s + t), max(top, d)
+        for rn in map(run, restarts):
+            t, d = steps(rn, restart, 0, max(0, total - s - 1), need)
+            total, top = min(total, s + 1 + t), max(top, d)
+        return total, top
+
+    restart, best = 0.0, s
+    for _ in range(5):
+        got, top = length(restart, False)
+        if top <= restart:
+            return max(best, got)
+        best = max(best, length(restart, True)[0])
+        restart = max(restart, top)
+    return best
+
+
+@pytest.mark.parametrize("spec,noise,seed", [("reset:3", 1e-3, 0), ("flipflop:3", 3e-3, 1)])
+def test_projective_length_is_the_theorem_computed_directly(spec, noise, seed):
+    a = from_spec(spec)
+    w = _noisy(spec, noise, seed)
+    snap = construction_snap(w, a)
+    h = projective_horizon(w, snap, None, a, RoundOff.for_network("float64", w))
+    assert abs(h.length - _direct_projective(w, a)) <= 1
+
+
+# ------------------------------------------------------------------------------------------
+# the runs' recurrence, exits and composition, stepped here on chosen constants
+# ------------------------------------------------------------------------------------------
+def _direct_run(run, cm, u0, v0, first, limit, need):
+    """``(last k, largest exit)`` of one run (docs/theory.md, Theorem 22), in 60-digit numbers."""
+    import mpmath
+
+    mpmath.mp.dps = 60
+    eta, xi, y, n = run["eta"], run["xi"], run["y"], run["n"]
+    eps, gamma, beta, rho, tau = cm
+    C, U, V, vmax, top = 0, u0, v0, v0, (0, 0)
+    for k in range(limit + 1):
+        if k:
+            C = C + eta + eps * U + gamma * V
+            U, V = n * (u0 + C), rho * V + xi + beta * U
+            vmax = max(vmax, V)
+        if k >= first and not all(m - tau * (y + U + V) > lk * U + ld * V for m, lk, ld in run["pairs"]):
+            return k - 1, top
+        if any(g - gn * U <= 0 for _, _, g, gn in run["exits"]):
+            return k - 1, top
+        d = (max((e + eps * U + gamma * vmax) / (g - gn * U) for e, _, g, gn in run["exits"]),
+             max((x + beta * U + rho * vmax) / (g - gn * U) for _, x, g, gn in run["exits"]))
+        if need is not None and not (d[0] <= need[0] and d[1] <= need[1]):
+            return k - 1, top
+        top = d
+    return limit, top
+
+
+def _frac(x):
+    return tuple(_frac(y) for y in x) if isinstance(x, (tuple, list)) else Fraction(x)
+
+
+# (common eps, gamma, beta, rho, tau), start run, restart run, s, restart error (u_R, v_R)
+RUN_CASES = [
+    # the identity's drift after a reset decides (eta, eps U; exits checked)
+    (("1/1000", 0, 0, 0, 0), dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, 3, 0)], exits=[("1/1000", 0, 1, 1)]),
+     dict(eta="1/500", xi=0, y=1, n=1, pairs=[("1/2", 3, 0)], exits=[("1/1000", 0, 1, 1)]), 3, ("1/100", 0)),
+    # the restart's own error decides: a large u_R, and its readout at k = 0
+    (("1/1000", 0, 0, 0, 0), dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, 10, 0)], exits=[("1/1000", 0, 1, 1)]),
+     dict(eta="1/1000", xi=0, y=1, n=1, pairs=[("1/2", 2, 0)], exits=[("1/1000", 0, 1, 1)]), 2, ("1/4", 0)),
+    (("1/1000", 0, 0, 0, 0), dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, 10, 0)], exits=[("1/1000", 0, 1, 1)]),
+     dict(eta="1/1000", xi=0, y=1, n=1, pairs=[("1/2", 3, 0)], exits=[("1/1000", 0, 1, 1)]), 2, ("3/20", 0)),
+    # the sign of the reset's scale (kappa: |g.z| - ||g|| U) ends the run before the readout does
+    (("1/1000", 0, 0, 0, 0), dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, "1/10", 0)], exits=[("1/1000", 0, "1/10", 1)]),
+     dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, "1/10", 0)], exits=[("1/1000", 0, "1/5", 2)]), 1, ("1/5", 0)),
+    # the exit's demand (with gn U) exceeds u_R before the readout fails
+    (("1/1000", 0, 0, 0, 0), dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, "1/2", 0)], exits=[("1/1000", 0, 1, 2)]),
+     dict(eta="1/1000", xi=0, y=1, n=1, pairs=[(1, "1/2", 0)], exits=[("1/1000", 0, 1, 2)]), 1, ("1/200", 0)),
+    # a dropped part: gamma V, xi, beta U, rho V, L_D and the readout rounding tau all enter
+    (("1/2000", "1/10", "1/100", "1/2", "1/1000"),
+     dict(eta="1/2000", xi="1/500", y=2, n="3/2", pairs=[(1, 2, 1), (2, 5, 3)], exits=[("1/1000", "1/300", 1, 1)]),
+     dict(eta="1/1000", xi="1/400", y=1, n="3/2", pairs=[("1/2", 2, 2)], exits=[("1/1000", "1/300", 2, 1)]),
+     4, ("1/50", "1/20")),
+]
+
+
+def _make(run):
+    return _Run(arb(run["n"]), arb(run["y"]), arb(run["eta"]), arb(run["xi"]),
+                tuple(tuple(arb(x) for x in p) for p in run["pairs"]), tuple(tuple(arb(x) for x in e) for e in run["exits"]))
+
+
+@pytest.mark.parametrize("case", RUN_CASES)
+@pytest.mark.parametrize("check", [False, True])
+def test_runs_and_their_composition_are_the_theorem_stepped_directly(case, check):
+    common, start, restart, s, need = _frac(case[0]), case[1], case[2], case[3], _frac(case[4])
+    start, restart = ({k: _frac(v) for k, v in r.items()} for r in (start, restart))
+    limit = 2000  # every case ends before (the module steps to MAX_STEPS)
+    t0, d0 = _direct_run(start, common, Fraction(1, 1000), Fraction(0), 1, limit, need if check else None)
+    k, d1 = _direct_run(restart, common, need[0], need[1], 0, max(0, t0 - 1), need if check else None)
+    direct = min(s + t0, s + 1 + k)
+    with precision():
+        cm = _Common(*(arb(x) for x in common))
+        got, top = _certified([_make(start)], [_make(restart)], cm, s, arb(Fraction(1, 1000)), arb(0),
+                              (arb(need[0]), arb(need[1])), check)
+    assert got == direct and t0 < limit, (got, direct, t0, k)
+    if not check:  # the largest exit seen, on the runs stepped to their own end
+        assert float(top[0].mid()) == pytest.approx(float(max(d0[0], d1[0])), rel=1e-9, abs=1e-15)
