@@ -61,6 +61,8 @@ __all__ = ["projective_horizon", "resetting_symbols", "MAX_STEPS"]
 MAX_STEPS = 1 << 15
 #: Rounds of the restart error's fixed point (each a full set of runs).
 ROUNDS = 5
+#: Points of the restart error's geometric grid (factors of sqrt 2: a range of 2^24).
+GRID = 48
 
 
 def _rank_one(M) -> tuple | None:
@@ -252,20 +254,88 @@ def _setup(weights, snap, automaton, roundoff):
     return (starts, restarts, cm, c, st), ""
 
 
-def _certified(starts, restarts, cm, s, us, vs, restart, check: bool) -> tuple[int, tuple]:
+def _trace(run: _Run, cm: _Common, u0, v0, first: int, limit: int) -> list:
+    """The reset demands of ``run`` at k = 0, 1, ... while its readout holds (from ``first`` on) and
+    every reset keeps its sign: non-decreasing in k (``U`` and ``max V`` are)."""
+    out = []
+    C, U, V, vmax = flint.arb(0), u0, v0, v0
+    for k in range(limit + 1):
+        if k:
+            C = hi(C + run.eta + cm.eps * U + cm.gamma * V)
+            U, V = hi(run.n * (u0 + C)), hi(cm.rho * V + run.xi + cm.beta * U)
+            vmax = V if V > vmax else vmax
+        if k >= first and not _holds(run, cm, U, V):
+            break
+        d = _demand(run, cm, U, vmax)
+        if d is None:
+            break
+        out.append(d)
+    return out
+
+
+def _within(trace: list, need) -> int:
+    """The last k of a :func:`_trace` whose demand (and every earlier one) is within ``need``
+    (all of it for ``need`` None): a binary search, the demands being non-decreasing."""
+    if need is None:
+        return len(trace) - 1
+    lo_k, hi_k = 0, len(trace)  # trace[:lo_k] within, trace[hi_k:] not
+    while lo_k < hi_k:
+        mid = (lo_k + hi_k) // 2
+        if trace[mid][0] <= need[0] and trace[mid][1] <= need[1]:
+            lo_k = mid + 1
+        else:
+            hi_k = mid
+    return lo_k - 1
+
+
+def _certified(traces, restarts, cm, s, restart, check: bool) -> tuple[int, tuple]:
     """The length certified with restart error ``restart`` (Theorem 22; ``check``: every state's
-    reset demand within it, else only the readout), and the largest demand seen."""
+    reset demand within it, else only the readout), and the largest demand seen; ``traces``: the
+    start runs' :func:`_trace` (they do not depend on the restart error)."""
     need = restart if check else None
-    length, top = s + MAX_STEPS, []
-    for run in starts:
-        t, d = _step_run(run, cm, us, vs, 1, min(MAX_STEPS, length - s), need)
+    length, top = s + MAX_STEPS, [(flint.arb(0), flint.arb(0))]
+    for tr in traces:
+        t = _within(tr, need)
         length = min(length, s + t)
-        top.append(d)
+        if t >= 0:
+            top.append(tr[t])
     for run in restarts:
         k, d = _step_run(run, cm, restart[0], restart[1], 0, min(MAX_STEPS, max(0, length - s - 1)), need)
         length = min(length, s + 1 + k)
         top.append(d)
     return length, (bmax(d[0] for d in top), bmax(d[1] for d in top))
+
+
+def _grid_search(starts, traces, restarts, cm, s, us, vs, beat: int) -> tuple[int, tuple]:
+    """The longest length over restart errors on a geometric grid (factors of sqrt 2 above the
+    smallest demand any run makes, with ``v_R`` in that demand's proportion): every 3rd point,
+    then the neighbours of the best.  Where the demand grows without bound towards the readout's
+    limit (``|g_a . z| - ||g_a|| U`` reaching 0 as the margin does), the fixed point does not settle."""
+    low = [_demand(run, cm, us, vs) for run in starts] + [_demand(run, cm, flint.arb(0), flint.arb(0)) for run in restarts]
+    if any(d is None for d in low):
+        return s, (flint.arb(0), flint.arb(0))
+    u_lo = bmax(d[0] for d in low)  # type: ignore[index]
+    if not u_lo > 0:
+        return s, (flint.arb(0), flint.arb(0))
+    ratio = bmax(d[1] / u_lo for d in low)  # type: ignore[index]
+    memo: dict = {}
+
+    def at(j: int) -> int:
+        if j not in memo:
+            need = (hi(u_lo * flint.arb(2) ** (flint.arb(j) / 2)), flint.arb(0))
+            need = (need[0], hi(need[0] * ratio))
+            if min(s + _within(tr, need) for tr in traces) <= beat:  # the start runs alone: no better
+                memo[j] = (s, need)
+            else:
+                memo[j] = (_certified(traces, restarts, cm, s, need, True)[0], need)
+        return memo[j][0]
+
+    best = max(range(0, GRID, 3), key=lambda j: (at(j), -j))
+    for j in (best - 2, best - 1, best + 1, best + 2):
+        if 0 <= j < GRID:
+            at(j)
+    j = max(memo, key=lambda j: (memo[j][0], -j))
+    return memo[j]
 
 
 def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon:
@@ -280,16 +350,22 @@ def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> H
         refused, consts, s, us, vs = exhaustive_phase(automaton, st, c, roundoff, "projective")
         if refused is not None:
             return refused
+        traces = [_trace(run, cm, us, vs, 1, MAX_STEPS) for run in starts]
         # the restart error, raised to the demand of the runs it allows; a length counts only when
         # every demand up to it is within the restart error it was stepped with
         restart, best = (flint.arb(0), flint.arb(0)), s
+        ceiling = _certified(traces, restarts, cm, s, restart, False)[0]  # no restart error: the most
         for _ in range(ROUNDS):
-            length, top = _certified(starts, restarts, cm, s, us, vs, restart, False)
+            length, top = _certified(traces, restarts, cm, s, restart, False)
             if top[0] <= restart[0] and top[1] <= restart[1]:
                 best = max(best, length)
                 break
-            best = max(best, _certified(starts, restarts, cm, s, us, vs, restart, True)[0])
+            best = max(best, _certified(traces, restarts, cm, s, restart, True)[0])
             restart = (bmax([restart[0], top[0]]), bmax([restart[1], top[1]]))
+        if 2 * (best - s) < ceiling - s:  # the fixed point settled far below the ceiling: search
+            found = _grid_search(starts, traces, restarts, cm, s, us, vs, best)
+            if found[0] > best:
+                best, restart = found
         note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(restarts)} restart "
                 f"rays, the error forgotten at each of {len(resetting_symbols(snap))} resetting symbols")
         consts.update(product_norm=float(starts[0].n.mid()), restart_error=float(restart[0].mid()))
