@@ -23,10 +23,10 @@ from plain_eval import float64_margins, no_node_horizon
 from bilinear.automata import from_spec
 from bilinear.constructions import Weights, build, prove
 from bilinear.constructions.horizon.horizon import certified_horizon
-from bilinear.constructions.exact.balls import arb, precision
+from bilinear.constructions.exact.balls import arb, arb_matrix, precision
 from bilinear.constructions.horizon.horizon_global import exhaustive_phase
 from bilinear.constructions.horizon.horizon_orbit import exact_orbit, orbit_horizon, orbit_ingredients
-from bilinear.constructions.horizon.horizon_projective import (MAX_STEPS, _certified, _Common, _Run, _trace,
+from bilinear.constructions.horizon.horizon_projective import (MAX_STEPS, _certified, _Common, _run, _Run, _trace,
                                                                  projective_horizon, resetting_symbols)
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
@@ -312,3 +312,38 @@ def test_runs_and_their_composition_are_the_theorem_stepped_directly(case, check
     assert got == direct and t0 < limit, (got, direct, t0, k)
     if not check:  # the largest exit seen, on the runs stepped to their own end
         assert float(top[0].mid()) == pytest.approx(float(max(d0[0], d1[0])), rel=1e-9, abs=1e-15)
+
+
+def test_run_constants_are_the_ones_numpy_computes():
+    """One run's constants (docs/theory.md, Theorem 22) on chosen matrices: the largest state,
+    the drift eta and leak xi of the non-resetting symbol at the states, each pair's smallest
+    margin over the states of its label (two states share label 0), and the exits of the reset."""
+    rng = np.random.default_rng(3)
+    K, D = [0, 1], [2]
+    S = [np.array([[0, -1, 0], [1, 0, 0], [0, 0, 0]]), np.array([[1, 2, 0], [0, 0, 0], [0, 0, 0]])]  # a turn, a reset
+    F = [M + 1e-2 * rng.normal(size=(3, 3)) for M in S]
+    R = rng.normal(size=(3, 3))
+    states = [(0, (1, 0)), (1, (0, 1)), (0, (-1, 0)), (2, (0, -1))]
+    labels, delta, g = [0, 0, 1], 1e-3, np.array([1.0, 2.0])
+    diffs = {l: {c: ([arb(float(x)) for x in (R[l] - R[c])[K]], arb(float(np.linalg.norm((R[l] - R[c])[K]))),
+                     arb(float(np.linalg.norm((R[l] - R[c])[D])))) for c in range(3) if c != l} for l in (0, 1)}
+    with precision():
+        run = _run(states, labels, [arb_matrix(M) for M in F], [arb_matrix(M) for M in S], K, D,
+                   {1: ((1, 0), (1, 2))}, [0], arb(delta), diffs, arb(1))
+    f = lambda x: float(x.mid())  # noqa: E731
+    Z = [np.array(z, dtype=float) for _, z in states]
+    assert f(run.ymax) == pytest.approx(1.0)
+    drift = lambda a, z: np.linalg.norm(((F[a] - S[a])[np.ix_(K, K)]) @ z) + delta * np.linalg.norm(z)  # noqa: E731
+    leak = lambda a, z: np.linalg.norm(F[a][np.ix_(D, K)] @ z) + delta * np.linalg.norm(z)  # noqa: E731
+    assert f(run.eta) == pytest.approx(max(drift(0, z) for z in Z), rel=1e-9)
+    assert f(run.xi) == pytest.approx(max(leak(0, z) for z in Z), rel=1e-9)
+    want = {}
+    for (q, _), z in zip(states, Z):
+        l = labels[q]
+        for c in range(3):
+            if c != l:
+                want[l, c] = min(want.get((l, c), np.inf), (R[l] - R[c])[K] @ z)
+    assert [f(m) for m, _, _ in run.pairs] == pytest.approx([want[k] for k in sorted(want)], rel=1e-9)
+    assert [f(lk) for _, lk, _ in run.pairs] == pytest.approx([np.linalg.norm((R[l] - R[c])[K]) for l, c in sorted(want)])
+    exits = [(drift(1, z), leak(1, z), abs(g @ z), np.linalg.norm(g)) for z in Z]
+    assert [tuple(f(x) for x in e) for e in run.exits] == [pytest.approx(e, rel=1e-9) for e in exits]
