@@ -52,7 +52,8 @@ from ..exact.balls import arb, arb_matrix, bmax, hi, lo, op_norm, precision, roo
 from ..proof.search import breadth_first
 from .horizon_base import Horizon
 from .horizon_global import exhaustive_phase
-from .horizon_orbit import MAX_PRODUCTS, _mat_mul, _mat_vec, exact_orbit, orbit_ingredients
+from . import horizon_orbit
+from .horizon_orbit import _mat_mul, _mat_vec, exact_orbit, orbit_ingredients
 from .roundoff import RoundOff
 
 __all__ = ["projective_horizon", "resetting_symbols", "MAX_STEPS"]
@@ -188,11 +189,11 @@ def _step_run(run: _Run, cm: _Common, u0, v0, first: int, limit: int, need):
 
 def _closure(pairs, automaton, gens_nr) -> list | None:
     """Per pair of ``pairs`` (deduplicated): the pairs reached from it by non-resetting symbols
-    (None when one outgrows :data:`MAX_PRODUCTS`)."""
+    (None when one outgrows Theorem 19's limit, :data:`~.horizon_orbit.MAX_PRODUCTS`)."""
     out = []
     for r in sorted(set(pairs)):
         sub = breadth_first(r, lambda p: ((int(automaton.delta[a, p[0]]), _mat_vec(m, p[1])) for a, m in gens_nr),
-                            MAX_PRODUCTS)
+                            horizon_orbit.MAX_PRODUCTS)
         if sub is None:
             return None
         out.append(sub)
@@ -216,9 +217,9 @@ def _setup(weights, snap, automaton, roundoff):
     resets = resetting_symbols(snap)
     if not resets:
         return None, "no symbol's snapped matrix has rank one (Theorem 22 needs a resetting symbol)"
-    orbit = exact_orbit(snap, automaton, MAX_PRODUCTS)
+    orbit = exact_orbit(snap, automaton, horizon_orbit.MAX_PRODUCTS)
     if orbit is None:
-        return None, f"the snapped matrices generate more than {MAX_PRODUCTS} products or reachable states"
+        return None, f"the snapped matrices generate more than {horizon_orbit.MAX_PRODUCTS} products or reachable states"
     c, st = orbit_ingredients(weights, snap, orbit, automaton, roundoff)
     if c is None:
         return None, st
@@ -228,9 +229,9 @@ def _setup(weights, snap, automaton, roundoff):
     non_resets = [a for a in range(w.n_symbols) if a not in resets]
     gens_nr = [(a, tuple(tuple(w.A[a][K[i], K[j]] for j in kk) for i in kk)) for a in non_resets]
     ident = tuple(tuple(1 if i == j else 0 for j in kk) for i in kk)
-    prods = breadth_first(ident, lambda M: (_mat_mul(g, M) for _, g in gens_nr), MAX_PRODUCTS)
+    prods = breadth_first(ident, lambda M: (_mat_mul(g, M) for _, g in gens_nr), horizon_orbit.MAX_PRODUCTS)
     if prods is None:
-        return None, f"the non-resetting symbols generate more than {MAX_PRODUCTS} products"
+        return None, f"the non-resetting symbols generate more than {horizon_orbit.MAX_PRODUCTS} products"
     n0 = bmax(op_norm(arb_matrix(M), kk, kk) for M in prods)
     try:
         subs = _closure(_restart_pairs(orbit, automaton, resets), automaton, gens_nr)
@@ -238,7 +239,7 @@ def _setup(weights, snap, automaton, roundoff):
         return None, str(exc)
     firsts = _closure(orbit.pairs, automaton, gens_nr)
     if subs is None or firsts is None:
-        return None, f"the non-resetting symbols reach more than {MAX_PRODUCTS} states from one"
+        return None, f"the non-resetting symbols reach more than {horizon_orbit.MAX_PRODUCTS} states from one"
     diffs: dict = {}
     for lab in sorted({int(automaton.labels[q]) for q in range(automaton.n_states)}):
         for cl in range(st.Rb.nrows()):
