@@ -121,29 +121,36 @@ def _vnorm(v) -> flint.arb:
     return root(sum((sq(x) for x in v), flint.arb(0)))
 
 
-def _run(states, labels, F, S, K, D, resets, non_resets, delta, diffs, n) -> _Run:
-    """The constants of the run over ``states`` (pairs ``(q, z)``, z exact, in the run's scale)."""
+def _matrices(F, S, K, D) -> list:
+    """Per symbol ``((F_a - S_a)[K,K], F_a[D,K] or None)`` as ``arb_mat``: what a run multiplies its states by."""
+    out = []
+    for Fa, Sa in zip(F, S):
+        kk = flint.arb_mat([[Fa[i, j] - Sa[i, j] for j in K] for i in K])
+        out.append((kk, flint.arb_mat([[Fa[i, j] for j in K] for i in D]) if D else None))
+    return out
+
+
+def _run(states, labels, mats, resets, non_resets, delta, diffs, n) -> _Run:
+    """The constants of the run over ``states`` (pairs ``(q, z)``, z exact, in the run's scale);
+    ``mats``: :func:`_matrices`."""
     eta, xi, ymax = flint.arb(0), flint.arb(0), flint.arb(0)
     per: dict = {}  # (l, c) -> the smallest margin over the run's states of label l
     exits: list = []
     for q, z in states:
         zb = [arb(x) for x in z]
+        zc = flint.arb_mat([[x] for x in zb])
         nz = _vnorm(zb)
         ymax = bmax([ymax, nz])
-        drift = {}
-        for a in range(len(F)):
-            img_k = [sum(((F[a][K[i], K[j]] - S[a][K[i], K[j]]) * zb[j] for j in range(len(K))), flint.arb(0))
-                     for i in range(len(K))]
-            img_d = [sum((F[a][i, K[j]] * zb[j] for j in range(len(K))), flint.arb(0)) for i in D]
-            drift[a] = (hi(_vnorm(img_k) + delta * nz), hi(_vnorm(img_d) + delta * nz) if D else flint.arb(0))
+        drift = [(hi(_vnorm((mk * zc).entries()) + delta * nz),
+                  hi(_vnorm((md * zc).entries()) + delta * nz) if md is not None else flint.arb(0)) for mk, md in mats]
         eta = bmax([eta] + [drift[a][0] for a in non_resets])
         xi = bmax([xi] + [drift[a][1] for a in non_resets])
         for a, (_, g) in resets.items():
-            gz = lo(abs(sum((arb(g[j]) * zb[j] for j in range(len(K))), flint.arb(0))))
+            gz = lo(abs(sum((arb(g[j]) * zb[j] for j in range(len(zb))), flint.arb(0))))
             exits.append((drift[a][0], drift[a][1], gz, _vnorm([arb(x) for x in g])))
         lab = int(labels[q])
         for c, (dk, _, _) in diffs.get(lab, {}).items():
-            m = lo(sum((dk[i] * zb[i] for i in range(len(K))), flint.arb(0)))
+            m = lo(sum((dk[i] * zb[i] for i in range(len(zb))), flint.arb(0)))
             per[lab, c] = m if (lab, c) not in per or m < per[lab, c] else per[lab, c]
     pairs = tuple((m, diffs[key[0]][key[1]][1], diffs[key[0]][key[1]][2]) for key, m in sorted(per.items()))
     return _Run(n, ymax, eta, xi, pairs, tuple(exits))
@@ -188,15 +195,19 @@ def _step_run(run: _Run, cm: _Common, u0, v0, first: int, limit: int, need):
 
 
 def _closure(pairs, automaton, gens_nr) -> list | None:
-    """Per pair of ``pairs`` (deduplicated): the pairs reached from it by non-resetting symbols
+    """Per pair of ``pairs`` not reached already: the pairs reached from it by non-resetting symbols
     (None when one outgrows Theorem 19's limit, :data:`~.horizon_orbit.MAX_PRODUCTS`)."""
-    out = []
+    out: list = []
+    covered: set = set()
     for r in sorted(set(pairs)):
+        if r in covered:  # a run over a closure that contains r's covers r's words (its constants are worst cases)
+            continue
         sub = breadth_first(r, lambda p: ((int(automaton.delta[a, p[0]]), _mat_vec(m, p[1])) for a, m in gens_nr),
                             horizon_orbit.MAX_PRODUCTS)
         if sub is None:
             return None
         out.append(sub)
+        covered.update(sub)
     return out
 
 
@@ -247,7 +258,7 @@ def _setup(weights, snap, automaton, roundoff):
                 full = [st.Rb[lab, j] - st.Rb[cl, j] for j in range(weights.dim)]
                 diffs.setdefault(lab, {})[cl] = ([full[j] for j in K], _vnorm([full[j] for j in K]),
                                                  _vnorm([full[j] for j in D]))
-    args = (automaton.labels, st.F, st.S, K, D, resets, non_resets, st.delta, diffs, n0)
+    args = (automaton.labels, _matrices(st.F, st.S, K, D), resets, non_resets, st.delta, diffs, n0)
     starts = [_run(sub, *args) for sub in firsts]
     restarts = [_run(sub, *args) for sub in subs]
     zero = flint.arb(0)
@@ -367,7 +378,7 @@ def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> H
             found = _grid_search(starts, traces, restarts, cm, s, us, vs, best)
             if found[0] > best:
                 best, restart = found
-        note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(restarts)} restart "
-                f"rays, the error forgotten at each of {len(resetting_symbols(snap))} resetting symbols")
+        note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(starts) + len(restarts)} runs after "
+                f"the exhaustive depth or a reset, the error forgotten at each of {len(resetting_symbols(snap))} resetting symbols")
         consts.update(product_norm=float(starts[0].n.mid()), restart_error=float(restart[0].mid()))
         return Horizon.up_to(best, roundoff.arithmetic, "projective", note, **consts)

@@ -26,7 +26,7 @@ from bilinear.constructions.horizon.horizon import certified_horizon
 from bilinear.constructions.exact.balls import arb, arb_matrix, precision
 from bilinear.constructions.horizon.horizon_global import exhaustive_phase
 from bilinear.constructions.horizon.horizon_orbit import exact_orbit, orbit_horizon, orbit_ingredients
-from bilinear.constructions.horizon.horizon_projective import (MAX_STEPS, _certified, _Common, _run, _Run, _trace,
+from bilinear.constructions.horizon.horizon_projective import (MAX_STEPS, _certified, _Common, _matrices, _run, _Run, _trace,
                                                                  projective_horizon, resetting_symbols)
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
@@ -328,8 +328,8 @@ def test_run_constants_are_the_ones_numpy_computes():
     diffs = {l: {c: ([arb(float(x)) for x in (R[l] - R[c])[K]], arb(float(np.linalg.norm((R[l] - R[c])[K]))),
                      arb(float(np.linalg.norm((R[l] - R[c])[D])))) for c in range(3) if c != l} for l in (0, 1)}
     with precision():
-        run = _run(states, labels, [arb_matrix(M) for M in F], [arb_matrix(M) for M in S], K, D,
-                   {1: ((1, 0), (1, 2))}, [0], arb(delta), diffs, arb(1))
+        mats = _matrices([arb_matrix(M) for M in F], [arb_matrix(M) for M in S], K, D)
+        run = _run(states, labels, mats, {1: ((1, 0), (1, 2))}, [0], arb(delta), diffs, arb(1))
     f = lambda x: float(x.mid())  # noqa: E731
     Z = [np.array(z, dtype=float) for _, z in states]
     assert f(run.ymax) == pytest.approx(1.0)
