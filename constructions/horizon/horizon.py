@@ -13,7 +13,7 @@ Section 7):
   for block-diagonal networks;
 * :mod:`~bilinear.constructions.horizon.horizon_orbit` -- Theorem 19, the perturbation horizon over the
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
-* :mod:`~bilinear.constructions.horizon.horizon_projective` -- Theorem 22, the projective orbit horizon:
+* :mod:`~bilinear.constructions.horizon.horizon_projective` -- Theorem 23, the projective orbit horizon:
   Theorem 19 with the error forgotten at every resetting symbol (a snapped matrix of rank one);
 * :mod:`~bilinear.constructions.horizon.horizon_nodes` -- Theorem 20, the node horizon: sets per
   (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
@@ -72,7 +72,7 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
     the axis orbit (Theorem 21) where the float state stays on the axes, else
     the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
     perturbation horizon (isometric snaps) or the longer of the orbit horizon (Theorem 19: the
-    snapped matrices generate a finite set) and its projective form (Theorem 22: the error
+    snapped matrices generate a finite set) and its projective form (Theorem 23: the error
     forgotten at every resetting symbol); with ``nodes``, also the node horizon (Theorem 20) where
     that length is below :data:`NODE_BELOW` (:func:`with_node_horizon`), the longer kept."""
     ro = RoundOff.for_network(arithmetic, weights)
@@ -91,7 +91,7 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
         found = perturbation_horizon(weights, snap, proof, automaton, arithmetic)
     else:
         found = orbit_horizon(weights, snap, proof, automaton, ro)
-        if found.order_key() < PROJECTIVE_STEPS:  # Theorem 22 where a symbol resets: the longer
+        if found.order_key() < PROJECTIVE_STEPS:  # Theorem 23 where a symbol resets: the longer
             reset = projective_horizon(weights, snap, proof, automaton, ro)
             found = reset if reset.order_key() > found.order_key() else found
     return with_node_horizon(found, weights, snap, proof, automaton) if nodes else found

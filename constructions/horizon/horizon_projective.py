@@ -1,4 +1,4 @@
-"""Theorem 22 (projective orbit horizon): Theorem 19 with the error forgotten at every reset.
+"""Theorem 23 (projective orbit horizon): Theorem 19 with the error forgotten at every reset.
 
 Theorem 19 charges every step's error through the largest product norm N for the whole word.  But
 the prediction depends only on the *ray* of the state, and a resetting symbol ``a`` -- one whose
@@ -9,7 +9,7 @@ plus one step's error ``p``.  The accumulated error ``e`` only rescales the stat
 accumulate, propagated by the products of the *non-resetting* symbols alone (norm ``N_0``), and the
 error is measured relative to the reset's own ray ``r = sign(g_a . z) b_a``.
 
-The runs (docs/theory.md, Theorem 22): a *start run* from the exhaustive depth s (words with no reset
+The runs (docs/theory.md, Theorem 23): a *start run* from the exhaustive depth s (words with no reset
 after s, against the snapped states of Theorem 19's orbit), and one *restart run* per restart pair
 ``(q, r)`` (words whose last reset leads to it, against the states reached from ``r`` by
 non-resetting symbols).  Each steps
@@ -96,7 +96,7 @@ def resetting_symbols(snap) -> dict:
 
 @dataclass(frozen=True)
 class _Run:
-    """One run of Theorem 22: its start ``(u0, v0)``, products' norm ``n``, largest state norm
+    """One run of Theorem 23: its start ``(u0, v0)``, products' norm ``n``, largest state norm
     ``ymax``, drift ``eta`` and leak ``xi`` at its states, readout pairs ``(m, L_K, L_D)`` and exits
     ``(eta_a(z), xi_a(z), |g_a . z|, ||g_a||)`` per state and reset."""
 
@@ -227,7 +227,7 @@ def _setup(weights, snap, automaton, roundoff):
     """``(start run, restart runs, common constants, exhaustive phase)`` or ``(None, reason)``."""
     resets = resetting_symbols(snap)
     if not resets:
-        return None, "no symbol's snapped matrix has rank one (Theorem 22 needs a resetting symbol)"
+        return None, "no symbol's snapped matrix has rank one (Theorem 23 needs a resetting symbol)"
     orbit = exact_orbit(snap, automaton, horizon_orbit.MAX_PRODUCTS)
     if orbit is None:
         return None, f"the snapped matrices generate more than {horizon_orbit.MAX_PRODUCTS} products or reachable states"
@@ -301,7 +301,7 @@ def _within(trace: list, need) -> int:
 
 
 def _certified(traces, restarts, cm, s, restart, check: bool) -> tuple[int, tuple]:
-    """The length certified with restart error ``restart`` (Theorem 22; ``check``: every state's
+    """The length certified with restart error ``restart`` (Theorem 23; ``check``: every state's
     reset demand within it, else only the readout), and the largest demand seen; ``traces``: the
     start runs' :func:`_trace` (they do not depend on the restart error)."""
     need = restart if check else None
@@ -351,7 +351,7 @@ def _grid_search(starts, traces, restarts, cm, s, us, vs, beat: int) -> tuple[in
 
 
 def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon:
-    """The certified horizon of Theorem 22 in ``roundoff``'s arithmetic (module docstring): no
+    """The certified horizon of Theorem 23 in ``roundoff``'s arithmetic (module docstring): no
     length (``Horizon.none``) where no snapped symbol is rank one or the orbit is too large.
     ``proof`` (the snap's proof) is not read: the orbit is enumerated here exactly."""
     with precision():

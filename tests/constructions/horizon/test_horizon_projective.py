@@ -1,4 +1,4 @@
-"""Theorem 22 (the projective orbit horizon, docs/theory.md Section 7), tested without trusting its code.
+"""Theorem 23 (the projective orbit horizon, docs/theory.md Section 7), tested without trusting its code.
 
 * the resetting symbols against numpy (a rank-one snapped matrix is its column times its row);
 * an evaluator written here (``plain_eval``'s float64 loop) on directed words (every short prefix,
@@ -145,7 +145,7 @@ def _closure(pair, automaton, gens):
 
 
 def _direct_projective(w, automaton) -> int:
-    """Theorem 22's length for a network without dropped coordinates, in floats: the snapped
+    """Theorem 23's length for a network without dropped coordinates, in floats: the snapped
     states and the float matrices in the snap's basis from Theorem 19's setup, everything else
     (resets, restart rays, runs, exits, the rounds of the restart error) here."""
     snap = construction_snap(w, automaton)
@@ -239,7 +239,7 @@ def test_projective_length_is_the_theorem_computed_directly(spec, noise, seed):
 # the runs' recurrence, exits and composition, stepped here on chosen constants
 # ------------------------------------------------------------------------------------------
 def _direct_run(run, cm, u0, v0, first, limit, need):
-    """``(last k, largest exit)`` of one run (docs/theory.md, Theorem 22), in 60-digit numbers."""
+    """``(last k, largest exit)`` of one run (docs/theory.md, Theorem 23), in 60-digit numbers."""
     import mpmath
 
     mpmath.mp.dps = 60
@@ -315,7 +315,7 @@ def test_runs_and_their_composition_are_the_theorem_stepped_directly(case, check
 
 
 def test_run_constants_are_the_ones_numpy_computes():
-    """One run's constants (docs/theory.md, Theorem 22) on chosen matrices: the largest state,
+    """One run's constants (docs/theory.md, Theorem 23) on chosen matrices: the largest state,
     the drift eta and leak xi of the non-resetting symbol at the states, each pair's smallest
     margin over the states of its label (two states share label 0), and the exits of the reset."""
     rng = np.random.default_rng(3)
