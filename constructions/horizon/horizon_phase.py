@@ -40,7 +40,11 @@ from ..exact.balls import arb, frob_array, hi, lo, precision
 from .horizon_base import CAP, Horizon
 from .roundoff import RoundOff
 
-__all__ = ["phase_horizon", "UNDERFLOW_RATIO_BITS"]
+__all__ = ["phase_horizon", "UNDERFLOW_RATIO_BITS", "PHASE_WORK_LIMIT"]
+
+#: Most (reachable pair, other class) rows times followed blocks the bound evaluates in balls; past
+#: it the phase bound is not tried (the other bounds still are).
+PHASE_WORK_LIMIT = 400_000
 
 #: Underflow is charged relative to each block as if the whole state were at most 2^this times the
 #: block (float64; float32 uses 2^40): a certified length also checks that ratio on every word.
@@ -65,8 +69,8 @@ def phase_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizo
     """Theorem 22's certified length (module docstring) in ``roundoff``'s arithmetic, or None where
     it does not apply: a non-identity basis, blocks larger than 2, off-block entries, a snapped
     block that is not an exact complex scalar (a reflection, or 0), a float block whose
-    ``|beta|`` and rounding reach ``|alpha|``, or a float block that does not start at 0 where the
-    snap drops it (or starts it at 0)."""
+    ``|beta|`` and rounding reach ``|alpha|``, a float block that does not start at 0 where the
+    snap drops it (or starts it at 0), or more work than :data:`PHASE_WORK_LIMIT`."""
     A, h0, Rf = weights.float_arrays()
     blocks = snap.blocks
     d = A.shape[1]
@@ -117,6 +121,9 @@ def _phase(A, h0, Rf, snap, proof, automaton, ro: RoundOff) -> Horizon | None:
             return None  # a float block the snap does not follow
         tracked.append(b)
     if not tracked:
+        return None
+    rows = sum(len(h) for h in proof.state_map) * (Rf.shape[0] - 1)
+    if rows * len(tracked) > PHASE_WORK_LIMIT:
         return None
     box = _box(A, h0, snap.block_weights.A, y0, snap.blocks, tracked, ro)
     if box is None:
@@ -170,7 +177,7 @@ def _box(A, h0, S, y0, blocks, tracked, ro: RoundOff) -> _Box | None:
         mids = [float(x.mid()) for x in logs]  # one positive scale per step: the middle log-modulus
         centre = arb((max(mids) + min(mids)) / 2)
         ell = [_top(e, hi(abs(x - centre) - (1 - k).log())) for e, x, k in zip(ell, logs, kappas)]
-    norm0 = hi(arb(float(np.linalg.norm(h0))) * (1 + flint.arb(2) ** -40))  # above ||h0||
+    norm0 = hi(sum((abs(arb(x)) for x in h0), flint.arb(0)))  # ||h0||_1 >= ||h0||, exactly
     L0, l0, p0, unit = [], [], [], []
     for b in tracked:
         g = blocks[b]

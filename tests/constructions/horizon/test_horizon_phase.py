@@ -124,3 +124,16 @@ def test_the_one_layer_evaluator_agrees_on_the_power():
     h, _, _ = _phase(w, a)
     m = float64_margins(*w.float_arrays(), a, np.ones((1, h.length + 1), dtype=np.int64))
     assert (m[0, :-1] > 0).all() and m[0, -1] <= 0
+
+
+def test_past_the_work_limit_the_bound_is_not_tried(monkeypatch):
+    """cyclic:5 has 5 pairs x 4 other classes x 1 block = 20 rows of work."""
+    import bilinear.constructions.horizon.horizon_phase as phase
+
+    a = from_spec("cyclic:5")
+    A, h0, R = build("cyclic:5", "rotation2d").to_float().float_arrays()
+    w = Weights("rotation2d", A @ _rotation(0.01), h0, R)
+    monkeypatch.setattr(phase, "PHASE_WORK_LIMIT", 20)
+    assert _phase(w, a)[0].length == 62
+    monkeypatch.setattr(phase, "PHASE_WORK_LIMIT", 19)
+    assert _phase(w, a)[0] is None
