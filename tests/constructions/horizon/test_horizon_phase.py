@@ -47,7 +47,7 @@ def test_a_turned_rotation_is_certified_to_one_step_before_its_failure(delta):
     assert chord.length == h.length
 
 
-@pytest.mark.parametrize("seed, turn, modulus, anti", [(0, 0.01, 0.001, 0.001), (1, 0.01, 0.003, 0.0)])
+@pytest.mark.parametrize("seed, turn, modulus, anti", [(0, 0.01, 0.001, 0.001)])
 def test_blocks_with_their_own_phase_modulus_and_a_reflection_part(seed, turn, modulus, anti):
     """Layer 2 of the dihedral:3 cascade (two rotation planes, four symbols) with per block and
     symbol a turn, a modulus and a part that is not a rotation (``beta``, block:2 weights), checked
