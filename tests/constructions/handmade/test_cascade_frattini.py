@@ -75,7 +75,9 @@ def test_min_layers_of_diagonal_layers():
     b = min_layers("cyclic:8", "diagonal")
     assert (b.min_layers, b.unconditional, b.excludes(2), b.excludes(3)) == (3, False, "open", None)
     assert min_layers("cyclic:8", "rotation2d").min_layers == 1  # one rotation: the derived length
-    assert min_layers("dihedral:4", "diagonal").min_layers == 2 and min_layers("cyclic:3", "diagonal").min_layers is None
+    d4 = min_layers("dihedral:4", "diagonal")  # its derived series serves: Theorem 6, not 7, and no S6
+    assert d4.min_layers == 2 and d4.theorem == "Theorem 6 and Theorem S2" and d4.frattini_length is None
+    assert min_layers("cyclic:3", "diagonal").min_layers is None
 
 
 def test_verify_the_counter_with_a_carry(capsys):
@@ -90,3 +92,6 @@ def test_verify_the_counter_with_a_carry(capsys):
     main(["verify", "cyclic:8", "diagonal", "--layers", "2"])
     text = capsys.readouterr().out
     assert "cyclic:8 diagonal: open" in text and "by Theorem S6 no stack of 2 diagonal layers" in text
+    main(["verify", "cyclic:8", "rotation2d", "--layers", "2"])  # rotations: no Frattini series
+    text = capsys.readouterr().out
+    assert "cyclic:8 rotation2d: proved" in text and "S6" not in text

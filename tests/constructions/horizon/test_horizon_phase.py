@@ -42,6 +42,9 @@ def test_a_turned_rotation_is_certified_to_one_step_before_its_failure(delta):
     w = Weights("rotation2d", A @ _rotation(delta), h0, R)
     h, snap, proof = _phase(w, a)
     assert h.bound == "phase" and h.arithmetic == "float64"
+    # the note's constants: the turn itself per step (plus rounding), and no modulus drift
+    assert abs(h.constants["phase_step"] - delta) < 1e-12 and h.constants["modulus_step"] < 1e-14
+    assert f"phase error at most {delta:.3g} rad" in h.note
     assert first_failure(w, a, h.length + 3) == h.length + 1
     chord = perturbation_horizon(w, snap, proof, a, "float64")  # the dispatcher keeps the longer
     assert chord.length == h.length
