@@ -47,8 +47,11 @@ __all__ = ["phase_horizon", "UNDERFLOW_RATIO_BITS", "PHASE_WORK_LIMIT"]
 PHASE_WORK_LIMIT = 400_000
 
 #: Underflow is charged relative to each block as if the whole state were at most 2^this times the
-#: block (float64; float32 uses 2^40): a certified length also checks that ratio on every word.
+#: block (float64; float32 uses 2^:data:`FLOAT32_RATIO_BITS`): a certified length also checks that
+#: ratio on every word.
 UNDERFLOW_RATIO_BITS = 500
+#: The same ratio's bits in float32 (whose underflow error, 2^-150, is larger).
+FLOAT32_RATIO_BITS = 40
 
 
 @dataclass(frozen=True)
@@ -131,9 +134,10 @@ def _phase(A, h0, Rf, snap, proof, automaton, ro: RoundOff) -> Horizon | None:
     terms = _terms(proof, automaton, Rf, snap.blocks, tracked, box, ro)
     under = not ro.exact and ro.underflow > 0
     fast = _Floats.of(terms, box)
+    bits = _ratio_bits(ro)  # the ratio the underflow was charged at (_box), checked on every row
     T = _bisect(lambda t: fast.holds(t, under), 0, CAP)
-    if T is None or not _holds(terms, box, T, under):
-        T = _bisect(lambda t: _holds(terms, box, t, under), 0, CAP if T is None else T)
+    if T is None or not _holds(terms, box, T, under, bits):
+        T = _bisect(lambda t: _holds(terms, box, t, under, bits), 0, CAP if T is None else T)
     phase = max(float(x.mid()) for x in box.pi)
     modulus = max(float(x.mid()) for x in box.ell)
     if T is None:
@@ -145,7 +149,7 @@ def _phase(A, h0, Rf, snap, proof, automaton, ro: RoundOff) -> Horizon | None:
 
 def _ratio_bits(ro: RoundOff) -> int:
     """The bits of the largest ratio ||x|| / |x_b| under which underflow is charged per block."""
-    return UNDERFLOW_RATIO_BITS if ro.arithmetic == "float64" else 40
+    return UNDERFLOW_RATIO_BITS if ro.arithmetic == "float64" else FLOAT32_RATIO_BITS
 
 
 def _box(A, h0, S, y0, blocks, tracked, ro: RoundOff) -> _Box | None:
@@ -242,7 +246,7 @@ def _theta(z: flint.acb) -> flint.arb:
     return abs(z.arg()) if z.abs_lower() > 0 else flint.arb.pi()
 
 
-def _holds(terms: _Terms, box: _Box, t: int, under: bool, bits: int = UNDERFLOW_RATIO_BITS) -> bool:
+def _holds(terms: _Terms, box: _Box, t: int, under: bool, bits: int) -> bool:
     """Theorem 22's condition at length ``t`` in ball arithmetic (module docstring): every row's
     lower bound of its score difference, summed over the blocks, is positive."""
     tb = flint.arb(t)
