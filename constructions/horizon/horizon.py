@@ -11,7 +11,7 @@ Section 7):
   snap's basis (one scale per step), also with the dropped coordinates in an orthonormal basis;
 * :mod:`~bilinear.constructions.horizon.horizon_blocks` -- the block-wise horizon (one scale per block)
   for block-diagonal networks;
-* :mod:`~bilinear.constructions.horizon.horizon_phase` -- Theorem 23, the phase horizon: the exact
+* :mod:`~bilinear.constructions.horizon.horizon_phase` -- Theorem 24, the phase horizon: the exact
   phase and modulus of every complex (2x2 rotation or 1x1) block, for block-diagonal networks whose
   snap is made of complex scalars (``rotation2d``, ``diagonal``);
 * :mod:`~bilinear.constructions.horizon.horizon_orbit` -- Theorem 19, the perturbation horizon over the
@@ -47,7 +47,7 @@ __all__ = ["Horizon", "certified_horizon", "perturbation_horizon", "with_node_ho
 def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "real") -> Horizon:
     """The longest of Theorem 16's bound (in the snap's basis, and for a rational eigenbasis
     whose dropped part does not contract, with the dropped coordinates orthonormal) and, for
-    block-diagonal networks, the block-wise bound and Theorem 23's phase bound.  All rigorous in
+    block-diagonal networks, the block-wise bound and Theorem 24's phase bound.  All rigorous in
     ``arithmetic``."""
     ro = RoundOff.for_network(arithmetic, weights)
     if ro.unrepresentable:

@@ -1,4 +1,4 @@
-"""Theorem 23 (docs/theory.md Section 7): the phase horizon of a network of complex scalars.
+"""Theorem 24 (docs/theory.md Section 7): the phase horizon of a network of complex scalars.
 
 A ``rotation2d`` or ``diagonal`` network (and a ``block:2`` one whose snap is made of rotations) is
 block-diagonal: every 2x2 block acts on its plane as a complex number (``M z = alpha z + beta
@@ -69,7 +69,7 @@ class _Box:
 
 
 def phase_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon | None:
-    """Theorem 23's certified length (module docstring) in ``roundoff``'s arithmetic, or None where
+    """Theorem 24's certified length (module docstring) in ``roundoff``'s arithmetic, or None where
     it does not apply: a non-identity basis, blocks larger than 2, off-block entries, a snapped
     block that is not an exact complex scalar (a reflection, or 0), a float block whose
     ``|beta|`` and rounding reach ``|alpha|``, a float block that does not start at 0 where the
@@ -153,7 +153,7 @@ def _ratio_bits(ro: RoundOff) -> int:
 
 
 def _box(A, h0, S, y0, blocks, tracked, ro: RoundOff) -> _Box | None:
-    """The per-block constants of Theorem 23 with the rounding of ``ro`` charged (None: see
+    """The per-block constants of Theorem 24 with the rounding of ``ro`` charged (None: see
     :func:`phase_horizon`)."""
     d = A.shape[1]
     under = flint.arb(0)
@@ -247,7 +247,7 @@ def _theta(z: flint.acb) -> flint.arb:
 
 
 def _holds(terms: _Terms, box: _Box, t: int, under: bool, bits: int) -> bool:
-    """Theorem 23's condition at length ``t`` in ball arithmetic (module docstring): every row's
+    """Theorem 24's condition at length ``t`` in ball arithmetic (module docstring): every row's
     lower bound of its score difference, summed over the blocks, is positive."""
     tb = flint.arb(t)
     pi = flint.arb.pi()

@@ -14,7 +14,7 @@ If the float layer ``l`` is certified against ``M_l`` of the *snapped* layer up 
 stack does (by induction over the layers: layer ``l`` then reads the snapped stack's symbols), and
 the snapped stack is proved by Theorem S1.  A lower layer's error thus reaches layer ``l`` only as
 a wrong symbol, which the induction excludes up to ``min_l N_l``: nothing is multiplied across
-layers, and a ``rotation2d`` or ``diagonal`` layer's own ``N_l`` is its phase horizon (Theorem 23:
+layers, and a ``rotation2d`` or ``diagonal`` layer's own ``N_l`` is its phase horizon (Theorem 24:
 its planes' phases followed exactly, to about its own first failure).
 
 >>> from bilinear.automata.families import from_spec

@@ -1,4 +1,4 @@
-"""Theorem 23 (docs/theory.md Section 7), the phase horizon, against the evaluator written for the
+"""Theorem 24 (docs/theory.md Section 7), the phase horizon, against the evaluator written for the
 tests (``plain_eval``: a float64 loop, and its search for a first failure: every word to a depth,
 periodic words, a beam on the margin): nothing fails up to the certified length, and the failure
 the search finds is at most a few steps beyond it."""
@@ -100,7 +100,7 @@ def test_where_it_does_not_apply():
 
 
 def test_a_drifted_cascade_is_certified_to_its_first_failure():
-    """Theorem S5 with every layer's length from Theorem 23: the dihedral:3 cascade drifted by 1e-3
+    """Theorem S5 with every layer's length from Theorem 24: the dihedral:3 cascade drifted by 1e-3
     was certified to 920 (Theorem 16, layer 2) against its first failure at 2222; now to 2221."""
     a = from_spec("dihedral:3")
     stack = drift_layers(cascade(a, "rotation2d"), 1e-3)
