@@ -11,6 +11,9 @@ Section 7):
   snap's basis (one scale per step), also with the dropped coordinates in an orthonormal basis;
 * :mod:`~bilinear.constructions.horizon.horizon_blocks` -- the block-wise horizon (one scale per block)
   for block-diagonal networks;
+* :mod:`~bilinear.constructions.horizon.horizon_phase` -- Theorem 24, the phase horizon: the exact
+  phase and modulus of every complex (2x2 rotation or 1x1) block, for block-diagonal networks whose
+  snap is made of complex scalars (``rotation2d``, ``diagonal``);
 * :mod:`~bilinear.constructions.horizon.horizon_orbit` -- Theorem 19, the perturbation horizon over the
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
 * :mod:`~bilinear.constructions.horizon.horizon_projective` -- Theorem 23, the projective orbit horizon:
@@ -35,6 +38,7 @@ from .horizon_blocks import blockwise_horizon
 from .horizon_global import global_horizon
 from .horizon_nodes import MAX_KEYS, MAX_WORK, node_horizon, suffix_length
 from .horizon_orbit import orbit_horizon
+from .horizon_phase import phase_horizon
 from .horizon_projective import MAX_STEPS as PROJECTIVE_STEPS
 from .horizon_projective import projective_horizon
 from .roundoff import RoundOff
@@ -45,13 +49,17 @@ __all__ = ["Horizon", "certified_horizon", "perturbation_horizon", "with_node_ho
 
 
 def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "real") -> Horizon:
-    """The longer of Theorem 16's bound (in the snap's basis, and for a rational eigenbasis
+    """The longest of Theorem 16's bound (in the snap's basis, and for a rational eigenbasis
     whose dropped part does not contract, with the dropped coordinates orthonormal) and, for
-    block-diagonal networks, the block-wise bound.  All rigorous in ``arithmetic``."""
+    block-diagonal networks, the block-wise bound and Theorem 24's phase bound.  All rigorous in
+    ``arithmetic``."""
     ro = RoundOff.for_network(arithmetic, weights)
     if ro.unrepresentable:
         return Horizon.none(arithmetic, f"{arithmetic} cannot represent this network: {ro.unrepresentable}")
     found = global_horizon(weights, snap, proof, automaton, ro)
+    phase = None if found.every else phase_horizon(weights, snap, proof, automaton, ro)
+    if phase is not None and phase.order_key() > found.order_key():
+        found = phase
     if found.every:
         return found
     if snap.basis is not None and len(snap.kept_coords) < weights.dim and not found.constants.get("rho", 0) < 1:
