@@ -99,7 +99,8 @@ class _Keys:
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
             # index + 1, 0 = absent: np.zeros maps zero pages lazily, so a large table costs
             # only the pages the closure touches
-            self.table = np.zeros(max(1, n**n), dtype=np.int64)
+            # int32 (n**n <= 2**24): half the pages of int64 for a small monoid scattered in a large table
+            self.table = np.zeros(max(1, n**n), dtype=np.int32)
         elif bits * n <= 63:
             self.mode = "packed"
             self.mult = np.array([1 << (bits * i) for i in range(n)], dtype=np.int64)
@@ -128,7 +129,7 @@ class _Keys:
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Indices of ``keys`` (-1 where unknown), shape ``(m,)``."""
         if self.mode == "direct":
-            return self.table[keys] - 1
+            return self.table.take(keys) - 1
         get = self.map.get
         return np.fromiter((get(k, -1) for k in keys.tolist()), dtype=np.int64, count=keys.shape[0])
 
@@ -137,6 +138,49 @@ class _Keys:
             self.table[keys] = indices + 1
         else:
             self.map.update(zip(keys.tolist(), indices.tolist()))
+
+
+class _Codes(_Keys):
+    """Direct keys that are the elements: an element of a monoid on ``n <= 8`` states is held as its
+    code ``sum_q row[q] * n**q`` alone and composed without being decoded.  The code splits into the
+    images of the low ``c = ceil(n/2)`` states and of the others (``code = low + n**c * high``);
+    composing with a generator maps each part through a table of its own (``n**c`` rows), so a
+    frontier of ``f`` elements costs two look-ups of ``f`` entries instead of ``f x n`` (the rows are
+    decoded once, at the end: :meth:`decode`)."""
+
+    def __init__(self, gens: np.ndarray, dtype: np.dtype) -> None:
+        k, n = gens.shape
+        super().__init__(n, dtype)
+        c = (n + 1) // 2
+        self.base = n**c
+        self.low_digits, self.high_digits = _digits(n, c, dtype), _digits(n, n - c, dtype)
+        g = gens.astype(np.int64)
+        # low[x, a]: the code of states 0..c-1 mapped through "digits of x, then generator a"
+        self.low = np.ascontiguousarray((g[:, self.low_digits] @ self.mult[:c]).T)  # (n**c, symbols)
+        self.high = np.ascontiguousarray((g[:, self.high_digits] @ self.mult[c:]).T)  # (n**(n-c), symbols)
+
+    def encode(self, rows: np.ndarray) -> np.ndarray:
+        """Codes are their own keys."""
+        return rows
+
+    def code(self, rows: np.ndarray) -> np.ndarray:
+        """Codes of rows ``(m, states)``, shape ``(m,)``."""
+        return rows.astype(np.int64) @ self.mult
+
+    def children(self, codes: np.ndarray) -> np.ndarray:
+        """Codes of every element followed by every generator, parent-major, symbol-minor ``(m * symbols,)``."""
+        high, low = np.divmod(codes, self.base)
+        return (self.low.take(low, axis=0) + self.high.take(high, axis=0)).reshape(-1)
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """Rows ``(m, states)`` of codes ``(m,)``."""
+        high, low = np.divmod(codes, self.base)
+        return np.concatenate((self.low_digits.take(low, axis=0), self.high_digits.take(high, axis=0)), axis=1)
+
+
+def _digits(n: int, c: int, dtype: np.dtype) -> np.ndarray:
+    """``(n**c, c)``: the base-``n`` digits of every number below ``n**c``, least significant first."""
+    return ((np.arange(n**c)[:, None] // n ** np.arange(c)) % n).astype(dtype)
 
 
 class Closure(NamedTuple):
@@ -261,10 +305,11 @@ class _Tables:
     """The closure's growing arrays, the first ``size`` rows filled: ``rows`` (the key rows: whole
     transformations, or the sampled states' images), ``parent``, ``via`` and ``right``."""
 
-    def __init__(self, width: int, k: int, dtype: np.dtype, max_rows: int) -> None:
+    def __init__(self, width: int | None, k: int, dtype: np.dtype, max_rows: int) -> None:
         self.capacity = min(max_rows, 1024)
         self.max_rows = max_rows
-        self.rows = np.empty((self.capacity, width), dtype=dtype)  # row 0 (the identity) set by the caller
+        shape = (self.capacity,) if width is None else (self.capacity, width)  # None: codes
+        self.rows = np.empty(shape, dtype=dtype)  # row 0 (the identity) set by the caller
         self.parent = np.full(self.capacity, -1, dtype=np.int64)
         self.via = np.full(self.capacity, -1, dtype=np.int64)
         self.right = np.empty((self.capacity, k), dtype=np.int64)
@@ -292,9 +337,15 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     gens = automaton.delta.astype(dtype)  # (symbols, states)
     _check_group_lower_bound(automaton, limit, max_rows, what)
     width = n if sample is None else len(sample)
-    keys = _Keys(width, dtype, exact=exact)
-    t = _Tables(width, k, dtype, max_rows)
-    t.rows[0] = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)
+    identity = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)
+    if sample is None and _direct(n):  # the elements are their codes (_Codes)
+        keys: _Keys = _Codes(gens, dtype)
+        t = _Tables(None, k, np.dtype(np.int64), max_rows)
+        t.rows[0] = keys.code(identity[None])[0]  # type: ignore[attr-defined]
+    else:
+        keys = _Keys(width, dtype, exact=exact)
+        t = _Tables(width, k, dtype, max_rows)
+        t.rows[0] = identity
     keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
     bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
@@ -309,7 +360,9 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
         level_start, level_end = level_end, t.size
     size = t.size
     clock.tick(size)  # the last report: every element found
-    if sample is None:
+    if isinstance(keys, _Codes):
+        elements = keys.decode(t.rows[:size])
+    elif sample is None:
         elements = t.rows
     else:
         elements = _materialise(gens, t.parent[:size], t.via[:size], n, chunk)
@@ -351,18 +404,20 @@ class _Search:
         f = hi - lo
         self.clock.tick(t.size)
         parts, cur = [], t.rows[lo:hi]
+        codes = keys.children if isinstance(keys, _Codes) else None
         for _ in range(levels):
             # children[p, a] = first p, then symbol a: gens[a][p]
-            cur = self.gens[:, cur].transpose(1, 0, 2).reshape(-1, cur.shape[1])
+            # (take: several times faster than gens[:, cur] on small arrays)
+            cur = codes(cur) if codes else self.gens.take(cur, axis=1).transpose(1, 0, 2).reshape(-1, cur.shape[1])
             parts.append(cur)
         cand = parts[0] if levels == 1 else np.concatenate(parts)
         ckeys = keys.encode(cand)
         found = keys.lookup(ckeys)
-        unknown = np.flatnonzero(found < 0)
+        unknown = (found < 0).nonzero()[0]
         last = t.size
         if unknown.size:
             last = self._number(lo, hi, levels, cand, ckeys, found, unknown)
-        if not keys.exact and not (t.rows[found] == cand).all():
+        if not keys.exact and not (t.rows.take(found, axis=0) == cand).all():
             raise _HashCollision
         t.right[lo:hi] = found[: f * k].reshape(f, k)
         return last
@@ -375,7 +430,7 @@ class _Search:
         start = t.size
         new = self._first_new(ckeys, found, unknown, start)  # candidate positions, increasing
         count = new.shape[0]
-        t.rows[start : start + count] = cand[new]
+        t.rows[start : start + count] = cand.take(new, axis=0)
         if levels == 1:  # every new element is a frontier element followed by a symbol
             t.parent[start : start + count] = lo + new // k
             t.via[start : start + count] = new % k
@@ -387,28 +442,28 @@ class _Search:
         level = np.searchsorted(ends, at, side="right") - 1
         rel = at - ends[level]
         everyone = np.concatenate((np.arange(lo, hi, dtype=np.int64), found))
-        t.parent[start : start + count] = everyone[ends[level - 1] + rel // k]
+        t.parent[start : start + count] = everyone.take(ends[level - 1] + rel // k)
         t.via[start : start + count] = rel % k
-        inner = np.flatnonzero(level < levels)  # their children are candidates too
+        inner = (level < levels).nonzero()[0]  # their children are candidates too
         if inner.size:
             children = (ends[level[inner] + 1] - f + rel[inner] * k)[:, None] + np.arange(k)
-            t.right[start + inner] = found[children]
+            t.right[start + inner] = found.take(children)
         t.size += count
         return start + inner.size
 
     def _first_new(self, ckeys: np.ndarray, found: np.ndarray, unknown: np.ndarray, start: int) -> np.ndarray:
         """Number the distinct unknown keys from ``start`` in order of first occurrence, insert them
         and fill ``found`` at the unknown positions; returns the first occurrences' positions."""
-        keys, uk = self.keys, ckeys[unknown]
+        keys, uk = self.keys, ckeys.take(unknown)
         if keys.mode == "direct":  # the table marks first occurrences: a key's least (position - m) < 0
-            m = uk.shape[0]
-            below = np.arange(-m, 0, dtype=np.int64)
-            np.minimum.at(keys.table, uk, below)
-            first = np.flatnonzero(keys.table[uk] == below)
+            m, table = uk.shape[0], keys.table
+            below = np.arange(-m, 0, dtype=table.dtype)
+            np.minimum.at(table, uk, below)
+            first = (table.take(uk) == below).nonzero()[0]
             self._reserve(first.shape[0])
-            keys.table[uk[first]] = np.arange(start + 1, start + 1 + first.shape[0], dtype=np.int64)
-            found[unknown] = keys.table[uk] - 1
-            return unknown[first]
+            table[uk.take(first)] = np.arange(start + 1, start + 1 + first.shape[0], dtype=table.dtype)
+            found[unknown] = table.take(uk) - 1
+            return unknown.take(first)
         unique, first, inverse = np.unique(uk, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # shortlex order of the new ones
         count = unique.shape[0]
