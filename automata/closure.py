@@ -152,12 +152,9 @@ class _Codes(_Keys):
         k, n = gens.shape
         super().__init__(n, dtype)
         c = (n + 1) // 2
-        self.base = n**c
-        self.low_digits, self.high_digits = _digits(n, c, dtype), _digits(n, n - c, dtype)
-        g = gens.astype(np.int64)
-        # low[x, a]: the code of states 0..c-1 mapped through "digits of x, then generator a"
-        self.low = np.ascontiguousarray((g[:, self.low_digits] @ self.mult[:c]).T)  # (n**c, symbols)
-        self.high = np.ascontiguousarray((g[:, self.high_digits] @ self.mult[c:]).T)  # (n**(n-c), symbols)
+        self.base, self.c, self.dtype = n**c, c, dtype
+        self.low = _chunk_table(gens, 0, c)  # (n**c, symbols)
+        self.high = _chunk_table(gens, c, n)  # (n**(n-c), symbols)
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
@@ -175,12 +172,32 @@ class _Codes(_Keys):
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``(m, states)`` of codes ``(m,)``."""
         high, low = np.divmod(codes, self.base)
-        return np.concatenate((self.low_digits.take(low, axis=0), self.high_digits.take(high, axis=0)), axis=1)
+        n, c = self.n, self.c
+        return np.concatenate((_digits(n, c, self.dtype).take(low, axis=0),
+                               _digits(n, n - c, self.dtype).take(high, axis=0)), axis=1)
 
 
 def _digits(n: int, c: int, dtype: np.dtype) -> np.ndarray:
     """``(n**c, c)``: the base-``n`` digits of every number below ``n**c``, least significant first."""
-    return ((np.arange(n**c)[:, None] // n ** np.arange(c)) % n).astype(dtype)
+    if c == 0:  # one number (0), no digits
+        return np.zeros((1, 0), dtype=dtype)
+    return np.indices((n,) * c, dtype=dtype).reshape(c, -1)[::-1].T.copy()
+
+
+def _chunk_table(gens: np.ndarray, first: int, end: int) -> np.ndarray:
+    """``(n**(end-first), symbols)``: for every assignment ``x`` of images to the states
+    ``first..end-1`` (as a base-``n`` number, state ``first`` least significant), the code
+    contribution ``sum_q gens[a][x_q] * n**q`` of those states after generator ``a``: a sum of
+    one broadcast axis per state, built without indexing."""
+    k, n = gens.shape
+    m = end - first
+    g = gens.T.astype(np.int64)  # (states, symbols)
+    table = np.zeros((1,) * m + (k,), dtype=np.int64)
+    for j in range(m):  # state first + j varies along axis m - 1 - j (the least significant last)
+        shape = [1] * m + [k]
+        shape[m - 1 - j] = n
+        table = table + (g * n ** (first + j)).reshape(shape)
+    return table.reshape(-1, k)
 
 
 class Closure(NamedTuple):
@@ -351,7 +368,9 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
     level_start, level_end = 0, 1
     while level_start < level_end:
-        levels = _levels(level_end - level_start, k, width, chunk)
+        # codes: one level a round (composing codes is cheap; several levels cost more candidates
+        # than the rounds they save)
+        levels = 1 if isinstance(keys, _Codes) else _levels(level_end - level_start, k, width, chunk)
         if levels > 1:  # a small frontier: several levels in one round
             level_start, level_end = bfs.round(level_start, level_end, levels), t.size
             continue
@@ -432,8 +451,9 @@ class _Search:
         count = new.shape[0]
         t.rows[start : start + count] = cand.take(new, axis=0)
         if levels == 1:  # every new element is a frontier element followed by a symbol
-            t.parent[start : start + count] = lo + new // k
-            t.via[start : start + count] = new % k
+            parent, via = np.divmod(new, k)
+            t.parent[start : start + count] = parent + lo
+            t.via[start : start + count] = via
             t.size += count
             return start
         # positions in [frontier | level 1 | level 2 | ...]: level j starts at ends[j]
@@ -490,15 +510,15 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, n: int, 
     s = 1
     while s < size:
         e = min(int(np.searchsorted(parent, s, side="left")), s + chunk)
-        rows = elements[parent[s:e]]
+        rows = elements.take(parent[s:e], axis=0)
         symbol = via[s:e]
         block = elements[s:e]
         for a in range(gens.shape[0]):
-            sel = np.flatnonzero(symbol == a)
+            sel = (symbol == a).nonzero()[0]
             if sel.size == e - s:
-                block[:] = gens[a][rows]
+                gens[a].take(rows, out=block)
             elif sel.size:
-                block[sel] = gens[a][rows[sel]]
+                block[sel] = gens[a].take(rows.take(sel, axis=0))
         s = e
     return elements
 
@@ -514,10 +534,10 @@ def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, par
     size = elements.shape[0]
     for a in range(gens.shape[0]):
         target = right[:, a]
-        edges = np.flatnonzero((parent[target] != np.arange(size)) | (via[target] != a))
+        edges = ((parent.take(target) != np.arange(size)) | (via.take(target) != a)).nonzero()[0]
         for lo in range(0, edges.shape[0], chunk):
             rows = edges[lo : lo + chunk]
-            if not np.array_equal(gens[a][elements[rows]], elements[target[rows]]):
+            if not np.array_equal(gens[a].take(elements.take(rows, axis=0)), elements.take(target.take(rows), axis=0)):
                 raise _HashCollision
 
 
