@@ -152,9 +152,10 @@ class _Codes(_Keys):
         k, n = gens.shape
         super().__init__(n, dtype)
         c = (n + 1) // 2
-        self.base, self.c, self.dtype = n**c, c, dtype
-        self.low = _chunk_table(gens, 0, c)  # (n**c, symbols)
-        self.high = _chunk_table(gens, c, n)  # (n**(n-c), symbols)
+        self.base, self.c = n**c, c
+        images = gens.T.astype(np.int64)  # (states, symbols)
+        self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
+        self.high = _chunk_table(images, n - c, n ** np.arange(c, n))  # (n**(n-c), symbols)
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
@@ -170,33 +171,28 @@ class _Codes(_Keys):
         return (self.low.take(low, axis=0) + self.high.take(high, axis=0)).reshape(-1)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
-        """Rows ``(m, states)`` of codes ``(m,)``."""
-        high, low = np.divmod(codes, self.base)
+        """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
+        int64 (digit ``q`` in byte ``q``), the two parts added and the bytes read as the row."""
         n, c = self.n, self.c
-        return np.concatenate((_digits(n, c, self.dtype).take(low, axis=0),
-                               _digits(n, n - c, self.dtype).take(high, axis=0)), axis=1)
+        states = np.arange(n, dtype=np.int64)[:, None]  # the digits themselves
+        low = _chunk_table(states, c, 256 ** np.arange(c, dtype=np.int64))
+        high = _chunk_table(states, n - c, 256 ** np.arange(c, n, dtype=np.int64))
+        h, lo = np.divmod(codes, self.base)
+        packed = (low.take(lo) + high.take(h)).astype("<i8", copy=False)
+        return np.ascontiguousarray(packed.view(np.uint8).reshape(-1, 8)[:, :n])
 
 
-def _digits(n: int, c: int, dtype: np.dtype) -> np.ndarray:
-    """``(n**c, c)``: the base-``n`` digits of every number below ``n**c``, least significant first."""
-    if c == 0:  # one number (0), no digits
-        return np.zeros((1, 0), dtype=dtype)
-    return np.indices((n,) * c, dtype=dtype).reshape(c, -1)[::-1].T.copy()
-
-
-def _chunk_table(gens: np.ndarray, first: int, end: int) -> np.ndarray:
-    """``(n**(end-first), symbols)``: for every assignment ``x`` of images to the states
-    ``first..end-1`` (as a base-``n`` number, state ``first`` least significant), the code
-    contribution ``sum_q gens[a][x_q] * n**q`` of those states after generator ``a``: a sum of
-    one broadcast axis per state, built without indexing."""
-    k, n = gens.shape
-    m = end - first
-    g = gens.T.astype(np.int64)  # (states, symbols)
+def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
+    """``(n**m, symbols)``: for every ``x = sum_j x_j n**j`` with digits ``x_j < n`` (``j < m``),
+    ``sum_j images[x_j, a] * weights[j]`` -- the code contribution of ``m`` states whose images are
+    the digits of ``x``, after generator ``a`` (``images`` = the generators transposed).  A sum of
+    one broadcast axis per digit, built without indexing."""
+    n, k = images.shape
     table = np.zeros((1,) * m + (k,), dtype=np.int64)
-    for j in range(m):  # state first + j varies along axis m - 1 - j (the least significant last)
+    for j in range(m):  # digit j varies along axis m - 1 - j (the least significant last)
         shape = [1] * m + [k]
         shape[m - 1 - j] = n
-        table = table + (g * n ** (first + j)).reshape(shape)
+        table = table + (images * weights[j]).reshape(shape)
     return table.reshape(-1, k)
 
 
@@ -451,9 +447,9 @@ class _Search:
         count = new.shape[0]
         t.rows[start : start + count] = cand.take(new, axis=0)
         if levels == 1:  # every new element is a frontier element followed by a symbol
-            parent, via = np.divmod(new, k)
-            t.parent[start : start + count] = parent + lo
-            t.via[start : start + count] = via
+            parent = t.parent[start : start + count]
+            np.divmod(new, k, out=(parent, t.via[start : start + count]))
+            parent += lo
             t.size += count
             return start
         # positions in [frontier | level 1 | level 2 | ...]: level j starts at ends[j]
@@ -482,7 +478,7 @@ class _Search:
             first = (table.take(uk) == below).nonzero()[0]
             self._reserve(first.shape[0])
             table[uk.take(first)] = np.arange(start + 1, start + 1 + first.shape[0], dtype=table.dtype)
-            found[unknown] = table.take(uk) - 1
+            np.subtract(table.take(ckeys), 1, out=found)  # every candidate known now
             return unknown.take(first)
         unique, first, inverse = np.unique(uk, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # shortlex order of the new ones
