@@ -2,19 +2,28 @@
 
 Every word ``w`` acts on the states as a transformation ``q -> q·w``; these transformations form
 a monoid under "first ``u``, then ``v``" (the identity is the empty word).  The closure is
-breadth-first over whole frontiers at once: the frontier's transformations ``(frontier, states)``
-are composed with each generator by fancy indexing, encoded as integer keys (or raw bytes for
-many states), deduplicated (by marking first occurrences in a direct-address table when
-``states**states`` is small, else with ``np.unique`` and a hash map) and checked against the
-elements found so far.  Children are generated parent-major and symbol-minor, so element ``i``'s
-word — its parent's word plus one symbol — is the **shortlex least** word of the element.  A
-small frontier runs several levels in one round (:func:`_levels`): the candidates of all of them,
-level after level, are words in shortlex order, so an element's first occurrence among them is
-its shortlex-least word and the numbering is the level-by-level one.  Past 128 states the
-closure runs on the images of 64 sampled states, composes the elements in full once at the end
-(:func:`_materialise`) and checks the edges outside the breadth-first tree (:func:`_check_closed`).
-The result is a :class:`Closure` of
-read-only arrays; :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
+breadth-first over whole frontiers at once.  Children are generated parent-major and symbol-minor,
+and a new element is numbered at its first occurrence, so element ``i``'s word — its parent's word
+plus one symbol — is the **shortlex least** word of the element.
+
+* Up to 8 states (:class:`_Codes`) an element is its mixed-radix code ``sum_q row[q] n**q`` and
+  nothing else: a frontier is composed with every generator by two table look-ups on the codes
+  (the images of the low and of the high half of the states), the children mark a
+  direct-address table with ``np.maximum.at`` (the mark of a code's first occurrence wins; a
+  found code's number is above every mark), one level a round (:meth:`_Search.level`); the rows
+  are decoded once, at the end.
+* Beyond, the frontier's rows ``(frontier, states)`` are composed by ``take``, encoded as integer
+  keys (bit-packed, or a hash checked against the rows, or raw bytes), deduplicated with
+  ``np.unique`` and looked up in a dict; a small frontier runs several levels in one round
+  (:func:`_levels`): the candidates of all of them, level after level, are words in shortlex
+  order, so an element's first occurrence among them is its shortlex-least word and the numbering
+  is the level-by-level one.
+* Past 128 states the closure runs on the images of 64 sampled states, composes the elements in
+  full once at the end (:func:`_materialise`) and checks the edges outside the breadth-first tree
+  (:func:`_check_closed`).
+
+The result is a :class:`Closure` of read-only arrays;
+:func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
 :class:`~bilinear.automata.monoid.Monoid` value (this module imports no Monoid: the algorithm sits
 below the value it feeds).
 
@@ -84,8 +93,8 @@ class _HashCollision(Exception):
 class _Keys:
     """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
 
-    Modes: ``direct`` (mixed-radix integer, direct-address table; ``states**states`` small),
-    ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
+    Modes: ``direct`` (the mixed-radix integer; ``states**states`` small: the closure runs on these
+    codes, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
     by the caller), ``bytes`` (the raw row bytes; exact, slowest).
     """
 
@@ -97,10 +106,6 @@ class _Keys:
         if _direct(n):
             self.mode = "direct"
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
-            # index + 1, 0 = absent: np.zeros maps zero pages lazily, so a large table costs
-            # only the pages the closure touches
-            # int32 (n**n <= 2**24): half the pages of int64 for a small monoid scattered in a large table
-            self.table = np.zeros(max(1, n**n), dtype=np.int32)
         elif bits * n <= 63:
             self.mode = "packed"
             self.mult = np.array([1 << (bits * i) for i in range(n)], dtype=np.int64)
@@ -128,16 +133,11 @@ class _Keys:
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Indices of ``keys`` (-1 where unknown), shape ``(m,)``."""
-        if self.mode == "direct":
-            return self.table.take(keys) - 1
         get = self.map.get
         return np.fromiter((get(k, -1) for k in keys.tolist()), dtype=np.int64, count=keys.shape[0])
 
     def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
-        if self.mode == "direct":
-            self.table[keys] = indices + 1
-        else:
-            self.map.update(zip(keys.tolist(), indices.tolist()))
+        self.map.update(zip(keys.tolist(), indices.tolist()))
 
 
 class _Codes(_Keys):
@@ -146,11 +146,21 @@ class _Codes(_Keys):
     images of the low ``c = ceil(n/2)`` states and of the others (``code = low + n**c * high``);
     composing with a generator maps each part through a table of its own (``n**c`` rows), so a
     frontier of ``f`` elements costs two look-ups of ``f`` entries instead of ``f x n`` (the rows are
-    decoded once, at the end: :meth:`decode`)."""
+    decoded once, at the end: :meth:`decode`).
+
+    The codes index a direct-address ``table`` (int32, ``n**n <= 2**24`` entries): ``KNOWN`` plus
+    the element's index plus one for a code found, 0 for the others (``np.zeros`` maps zero pages
+    lazily: a large table costs only the pages the closure touches), and during a level the marks
+    of its candidates (:meth:`_Search.level`), all below ``KNOWN``."""
+
+    #: Above every mark of a level (at most its candidates, below 2**23) and, plus an index below
+    #: 2**24, within int32.
+    KNOWN = 1 << 30
 
     def __init__(self, gens: np.ndarray, dtype: np.dtype) -> None:
         k, n = gens.shape
         super().__init__(n, dtype)
+        self.table = np.zeros(max(1, n**n), dtype=np.int32)
         c = (n + 1) // 2
         self.base, self.c = n**c, c
         images = gens.T.astype(np.int64)  # (states, symbols)
@@ -160,6 +170,9 @@ class _Codes(_Keys):
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
         return rows
+
+    def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
+        self.table[keys] = indices + (self.KNOWN + 1)
 
     def code(self, rows: np.ndarray) -> np.ndarray:
         """Codes of rows ``(m, states)``, shape ``(m,)``."""
@@ -287,8 +300,8 @@ def _direct(n: int) -> bool:
 def row_bytes(n_states: int, n_symbols: int) -> int:
     """Bytes the closure holds per element of a monoid on ``n_states`` states and ``n_symbols``
     symbols: the element's row, its right Cayley row (int64 per symbol), parent and symbol, and
-    its key (a dict entry unless the direct-address table is used)."""
-    key = 0 if _direct(n_states) else _DICT_ENTRY_BYTES
+    its key (a dict entry; up to 8 states the int64 code the closure runs on, :class:`_Codes`)."""
+    key = 8 if _direct(n_states) else _DICT_ENTRY_BYTES
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
@@ -364,9 +377,12 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
     level_start, level_end = 0, 1
     while level_start < level_end:
-        # codes: one level a round (composing codes is cheap; several levels cost more candidates
-        # than the rounds they save)
-        levels = 1 if isinstance(keys, _Codes) else _levels(level_end - level_start, k, width, chunk)
+        if isinstance(keys, _Codes):  # one level a round: several cost more candidates than the rounds they save
+            for lo in range(level_start, level_end, chunk):
+                bfs.level(lo, min(level_end, lo + chunk))
+            level_start, level_end = level_end, t.size
+            continue
+        levels = _levels(level_end - level_start, k, width, chunk)
         if levels > 1:  # a small frontier: several levels in one round
             level_start, level_end = bfs.round(level_start, level_end, levels), t.size
             continue
@@ -419,11 +435,10 @@ class _Search:
         f = hi - lo
         self.clock.tick(t.size)
         parts, cur = [], t.rows[lo:hi]
-        codes = keys.children if isinstance(keys, _Codes) else None
         for _ in range(levels):
             # children[p, a] = first p, then symbol a: gens[a][p]
             # (take: several times faster than gens[:, cur] on small arrays)
-            cur = codes(cur) if codes else self.gens.take(cur, axis=1).transpose(1, 0, 2).reshape(-1, cur.shape[1])
+            cur = self.gens.take(cur, axis=1).transpose(1, 0, 2).reshape(-1, cur.shape[1])
             parts.append(cur)
         cand = parts[0] if levels == 1 else np.concatenate(parts)
         ckeys = keys.encode(cand)
@@ -436,6 +451,33 @@ class _Search:
             raise _HashCollision
         t.right[lo:hi] = found[: f * k].reshape(f, k)
         return last
+
+    def level(self, lo: int, hi: int) -> None:
+        """One breadth-first level of codes (:class:`_Codes`) from the elements ``lo..hi``, numbered
+        as :meth:`round` numbers them (first occurrences in candidate order) without a look-up
+        before the marking: candidate ``j`` of ``m`` marks its code with ``m - j`` by
+        ``np.maximum.at``, so a code not yet found keeps the mark of its first occurrence and a
+        found one its number (above every mark); the candidates that read back their own mark are
+        the new elements."""
+        t, keys, k = self.t, self.keys, self.gens.shape[0]
+        assert isinstance(keys, _Codes)
+        self.clock.tick(t.size)
+        table, known = keys.table, keys.KNOWN + 1
+        cand = keys.children(t.rows[lo:hi])
+        marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
+        np.maximum.at(table, cand, marks)
+        new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
+        count, start = new.shape[0], t.size
+        if count:
+            self._reserve(count)
+            codes = cand.take(new)
+            table[codes] = np.arange(known + start, known + start + count, dtype=table.dtype)
+            t.rows[start : start + count] = codes
+            parent = t.parent[start : start + count]
+            np.divmod(new, k, out=(parent, t.via[start : start + count]))
+            parent += lo
+            t.size += count
+        np.subtract(table.take(cand), known, out=t.right[lo:hi].reshape(-1))
 
     def _number(self, lo, hi, levels, cand, ckeys, found, unknown) -> int:
         """Number the unknown candidates' elements in order of first occurrence (filling ``found``),
@@ -471,15 +513,6 @@ class _Search:
         """Number the distinct unknown keys from ``start`` in order of first occurrence, insert them
         and fill ``found`` at the unknown positions; returns the first occurrences' positions."""
         keys, uk = self.keys, ckeys.take(unknown)
-        if keys.mode == "direct":  # the table marks first occurrences: a key's least (position - m) < 0
-            m, table = uk.shape[0], keys.table
-            below = np.arange(-m, 0, dtype=table.dtype)
-            np.minimum.at(table, uk, below)
-            first = (table.take(uk) == below).nonzero()[0]
-            self._reserve(first.shape[0])
-            table[uk.take(first)] = np.arange(start + 1, start + 1 + first.shape[0], dtype=table.dtype)
-            np.subtract(table.take(ckeys), 1, out=found)  # every candidate known now
-            return unknown.take(first)
         unique, first, inverse = np.unique(uk, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # shortlex order of the new ones
         count = unique.shape[0]
