@@ -75,6 +75,14 @@ def _parse_constant(name: str):
     raise _Refused(f"non-finite number {name}")
 
 
+def _parse_infinity(name: str) -> float:
+    """``Infinity`` and ``-Infinity`` as floats (Python's json writes them; configs hold them, e.g.
+    a time-step limit); ``NaN`` still refused."""
+    if name == "NaN":
+        raise _Refused("non-finite number NaN")
+    return float("inf") if name == "Infinity" else float("-inf")
+
+
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 #: Every character but the four brackets, deleted before the brackets are counted.
 _NOT_BRACKETS = {c: None for c in range(128) if chr(c) not in "[]{}"}
@@ -155,8 +163,22 @@ def read_file_bytes(path, error: type = ValueError, what: str = "file", max_byte
     return _read_bytes(Path(path), error, what, max_bytes)
 
 
-def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES):
-    """The JSON value in ``path``; every problem is ``error(message)`` naming the file."""
+def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes: int = MAX_FILE_BYTES,
+                   infinity: bool = False):
+    """The JSON value in ``path``; every problem is ``error(message)`` naming the file.  With
+    ``infinity=True`` the constants ``Infinity`` and ``-Infinity`` read as floats (``NaN`` is still
+    refused): the model configs of docs/your-model.md may hold them.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "config.json"
+    >>> _ = p.write_text('{"limit": [0.0, Infinity]}')
+    >>> read_json_file(p, ValueError, infinity=True)
+    {'limit': [0.0, inf]}
+    >>> read_json_file(p, ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...config.json: non-finite number Infinity
+    """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise error(f"{what} path must be a non-empty string or path, got {path!r}")
     path = Path(path)
@@ -165,10 +187,11 @@ def read_json_file(path, error: type = ValueError, what: str = "file", max_bytes
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    return parse_json_text(text, error, str(path))
+    return parse_json_text(text, error, str(path), infinity=infinity)
 
 
-def parse_json_text(text: str, error: type = ValueError, source: str = "text", line: str = " at line {}"):
+def parse_json_text(text: str, error: type = ValueError, source: str = "text", line: str = " at line {}",
+                    infinity: bool = False):
     """The JSON value of ``text`` under the checks of :func:`read_json_file` (nesting, integer
     digits, non-finite numbers, duplicate keys), each ``error("SOURCE: ...")``: the one parser of
     JSON files and of each line of a JSON-lines file (``line=""`` leaves out the line number the
@@ -189,7 +212,8 @@ def parse_json_text(text: str, error: type = ValueError, source: str = "text", l
         raise error(f"{source}: JSON nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_int=_parse_int,
-                          parse_float=_parse_float, parse_constant=_parse_constant)
+                          parse_float=_parse_float,
+                          parse_constant=_parse_infinity if infinity else _parse_constant)
     except _Refused as exc:
         raise error(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:

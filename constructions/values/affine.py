@@ -64,7 +64,7 @@ from bilinear.fileio import atomic_write_text
 from . import fileformat
 from .entries import as_exact, as_float, is_float_array, to_array
 from .variants import parse_variant
-from .weights import Weights, check_entries
+from .weights import Frozen, Weights, check_entries
 
 __all__ = ["AffineWeights", "AFFINE_FORMAT", "AFFINE_VERSION", "lifted_variant"]
 
@@ -87,7 +87,7 @@ def lifted_variant(variant) -> str:
     return "full"
 
 
-class AffineWeights:
+class AffineWeights(Frozen):
     """An affine recurrence with a fixed or per-symbol readout, frozen and validated.
 
     Parameters
@@ -157,22 +157,6 @@ class AffineWeights:
         setattr_(self, "per_symbol", per_symbol)
         setattr_(self, "factors", hom.factors)
         setattr_(self, "_exact", exact)
-
-    def __setattr__(self, key, value):
-        raise AttributeError(f"AffineWeights is immutable (cannot set {key!r})")
-
-    @property
-    def exact(self) -> bool:
-        return self._exact
-
-    @property
-    def dim(self) -> int:
-        """Hidden size d (the lift has d + 1)."""
-        return int(self.A.shape[1])
-
-    @property
-    def n_symbols(self) -> int:
-        return int(self.A.shape[0])
 
     @property
     def n_classes(self) -> int:

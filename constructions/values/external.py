@@ -415,18 +415,12 @@ def external_config(data: dict, source: str = "fla") -> ExternalConfig:
 def read_external_config(path, source: str = "fla") -> ExternalConfig:
     """:func:`external_config` of a ``config.json`` file, or of the ``config.json`` in a folder
     (at most :data:`MAX_CONFIG_BYTES`; ConfigError naming the file when missing or malformed)."""
-    import json
     import os
+
+    from bilinear.jsonfile import read_json_file
 
     p = os.path.join(path, "config.json") if os.path.isdir(path) else str(path)
     if not os.path.isfile(p):
         raise ConfigError(f"no config file {p!r}")
-    size = os.path.getsize(p)
-    if size > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config file {p!r} has {size:,} bytes, over the limit {MAX_CONFIG_BYTES:,} (docs/limits.md)")
-    try:
-        with open(p, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"config file {p!r} is not readable JSON: {exc}"[:300]) from None
+    data = read_json_file(p, ConfigError, "config file", MAX_CONFIG_BYTES, infinity=True)
     return external_config(data, source)

@@ -118,7 +118,34 @@ def check_entries(construction: str, label: str, symbols: int, hidden: int) -> N
         )
 
 
-class Weights:
+class Frozen:
+    """What :class:`Weights` and ``affine.AffineWeights`` share: set once by ``object.__setattr__``
+    in the constructor, immutable after; ``A`` holds one matrix per symbol."""
+
+    __slots__ = ()
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is immutable (cannot set {key!r})")
+
+    def __delattr__(self, key):
+        raise AttributeError(f"{type(self).__name__} is immutable (cannot delete {key!r})")
+
+    @property
+    def exact(self) -> bool:
+        """True when the entries are exact (int, Fraction, field elements)."""
+        return self._exact  # type: ignore[attr-defined]
+
+    @property
+    def dim(self) -> int:
+        """Hidden size d."""
+        return int(self.A.shape[1])  # type: ignore[attr-defined]
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self.A.shape[0])  # type: ignore[attr-defined]
+
+
+class Weights(Frozen):
     """Weights of a bilinear RNN, frozen and validated.
 
     Parameters
@@ -247,31 +274,11 @@ class Weights:
             self._check_conformance()
         return self
 
-    def __setattr__(self, key, value):
-        raise AttributeError(f"Weights is immutable (cannot set {key!r})")
-
-    def __delattr__(self, key):
-        raise AttributeError(f"Weights is immutable (cannot delete {key!r})")
-
     # --- basic facts ---------------------------------------------------------------------
-    @property
-    def exact(self) -> bool:
-        """True when the entries are exact (int, Fraction, field elements)."""
-        return self._exact
-
     @property
     def variant_info(self) -> Variant:
         """The parsed :class:`Variant`."""
         return self._variant
-
-    @property
-    def dim(self) -> int:
-        """Hidden size d."""
-        return int(self.A.shape[1])
-
-    @property
-    def n_symbols(self) -> int:
-        return int(self.A.shape[0])
 
     @property
     def n_classes(self) -> int:

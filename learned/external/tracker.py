@@ -12,13 +12,12 @@ recurrent state S_t, flattened and side by side.
 
 from __future__ import annotations
 
-import json
-import os
 
 import numpy as np
 
 from bilinear.constructions.values.tracker import TrackerRun
 from bilinear.errors import AnalysisError
+from bilinear.jsonfile import read_json_file
 
 __all__ = ["ExternalTracker", "parse_token_map", "MAX_TOKENIZER_BYTES"]
 
@@ -27,16 +26,12 @@ MAX_TOKENIZER_BYTES = 64 << 20
 
 
 def _tokenizer_vocab(path: str) -> dict:
-    size = os.path.getsize(path)
-    if size > MAX_TOKENIZER_BYTES:
-        raise AnalysisError(f"tokenizer file {path!r} has {size:,} bytes, over the limit {MAX_TOKENIZER_BYTES:,}")
+    data = read_json_file(path, AnalysisError, "tokenizer file", MAX_TOKENIZER_BYTES)
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
         vocab = dict(data["model"]["vocab"])
         for tok in data.get("added_tokens") or []:
             vocab[tok["content"]] = tok["id"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise AnalysisError(f"tokenizer file {path!r} has no readable model.vocab: {exc}"[:300]) from None
     return vocab
 

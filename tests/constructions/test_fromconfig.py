@@ -84,6 +84,23 @@ def test_verify_from_needs_no_torch(tmp_path):
     assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr[-300:]
 
 
+def test_config_files_are_read_by_the_one_json_reader(tmp_path, capsys):
+    """config.json goes through bilinear/jsonfile.py: Python's ``Infinity`` (a Mamba-2 time-step
+    limit) reads as a float; a key given twice and ``NaN`` are one line each."""
+    from bilinear.constructions import read_external_config
+
+    path = tmp_path / "config.json"
+    path.write_text('{"model_type": "mamba2", "vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 1, '
+                    '"state_size": 3, "head_dim": 4, "conv_kernel": 3, "time_step_limit": [0.0, Infinity]}')
+    assert read_external_config(path).dt_limit == (0.0, float("inf"))
+    for text, message in (('{"model_type": "delta_net", "model_type": "mamba"}', "duplicate key 'model_type'"),
+                          ('{"model_type": "mamba2", "time_step_limit": [0.0, NaN]}', "non-finite number NaN")):
+        path.write_text(text)
+        assert main(["verify", "--from", "fla", str(path), "--task", "parity"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and str(path) in err and err.count("\n") == 1, err
+
+
 def test_a_mamba2_config_names_its_own_parts():
     """Mamba-2 has no MLP and no q, k, v: the scope lines name its gated norm and B, C, x."""
     cfg = {"model_type": "mamba2", "vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 2, "state_size": 3,

@@ -156,6 +156,9 @@ def test_affine_weights_are_immutable() -> None:
     aff = _flip()
     with pytest.raises(AttributeError, match="AffineWeights is immutable"):
         aff.b = np.zeros((3, 1))  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="AffineWeights is immutable .cannot delete 'A'"):
+        del aff.A
+    assert (aff.dim, aff.n_symbols, aff.exact) == (1, 3, True)
     with pytest.raises(ValueError, match="read-only"):
         aff.readout[0, 0, 0] = 5
     assert aff.readout[0, 0, 0] == -1
