@@ -170,7 +170,8 @@ class _Codes(_Keys):
         self.base, self.c = n**c, c
         images = gens.T.astype(np.int64)  # (states, symbols)
         self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
-        self.high = _chunk_table(images, n - c, n ** np.arange(c, n))  # (n**(n-c), symbols)
+        # (n**(n-c), symbols): for an even n the low table shifted by n**c
+        self.high = self.low * n**c if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(c, n))
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
@@ -194,7 +195,7 @@ class _Codes(_Keys):
         n, c = self.n, self.c
         states = np.arange(n, dtype=np.int64)[:, None]  # the digits themselves
         low = _chunk_table(states, c, 256 ** np.arange(c, dtype=np.int64))
-        high = _chunk_table(states, n - c, 256 ** np.arange(c, n, dtype=np.int64))
+        high = low[: n ** (n - c)] * 256**c  # the numbers of n - c digits (the top ones 0), shifted c bytes
         h, lo = np.divmod(codes, self.base)
         packed = (low.take(lo) + high.take(h)).astype("<i8", copy=False)
         return np.ascontiguousarray(packed.view(np.uint8).reshape(-1, 8)[:, :n])
