@@ -179,22 +179,28 @@ def _is_permutation_automaton(automaton) -> bool:
 
 
 def _candidates(weights, automaton, failures: list, proved: list):
-    """For monomial weights the factor snap first; then block snaps, then the construction snap
-    (dense variants, or when no block snap was proved) and (dense only) the state-map snap, unless a block snap of a
+    """For monomial weights the factor snap and the gauge snap first; then block snaps, then the construction snap
+    (dense and monomial variants, or when no block snap was proved) and (dense only) the state-map snap, unless a block snap of a
     permutation automaton is already proved (the state-map snap then adds nothing: its
     matrices are not isometries, and no invariant tube holds for permutations)."""
+    from bilinear.constructions.horizon.gauge import gauge_snap
     from bilinear.constructions.horizon.snap import construction_snap, factor_snap, snap_candidates, state_map_snap
 
-    if "perm" in weights.variant_info.info.factor_names:  # PD-SSM: its own factors, rounded
+    monomial = "perm" in weights.variant_info.info.factor_names
+    if monomial:  # PD-SSM: its own factors, rounded, then in a fixed gauge
         try:
             yield factor_snap(weights, automaton)
         except WeightsError as exc:
             failures.append(("the factors snapped", str(exc)))
+        try:
+            yield gauge_snap(weights, automaton)
+        except WeightsError as exc:
+            failures.append(("the factors in a fixed gauge", str(exc)))
     try:
         yield from snap_candidates(weights, automaton, failures)
     except WeightsError as exc:
         failures.append(("the block snap", str(exc)))
-    if weights.variant_info.info.dense or not proved:  # the construction read in the network's basis
+    if weights.variant_info.info.dense or monomial or not proved:  # the construction read in the network's basis
         try:
             yield construction_snap(weights, automaton)
         except WeightsError as exc:
@@ -209,7 +215,9 @@ def _candidates(weights, automaton, failures: list, proved: list):
 def _best_proved(weights, automaton, bound: int, tries: int = 3):
     """``(snap, proof, horizons, attempts)``: among the first ``tries`` proved snap candidates,
     the one with the longest certified float64 horizon by Theorems 16, 17 and 19 (ties: the smallest
-    distance); its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
+    distance; where the best is a snap that is not an isometry, Theorem 19's loose bound, below the
+    node horizon's range, the longer of each candidate's bound and its node horizon);
+    its horizons in every arithmetic then also try the node horizon (Theorem 20).  A
     proved candidate whose ceiling (:func:`~bilinear.constructions.horizon.horizon.horizon_ceiling`,
     no balls) is below the longest horizon so far cannot win: it counts as tried, and its horizon
     is not computed."""
@@ -242,12 +250,19 @@ def _best_proved(weights, automaton, bound: int, tries: int = 3):
     if not proved:
         return None, None, {}, attempts
     snap, proof, h = max(proved, key=lambda x: (x[2].order_key(), -sum(x[0].distance)))
+    node = None
+    if len(proved) > 1 and h.order_key() < NODE_BELOW and not snap.isometric:  # Theorem 19 led: the node horizon decides
+        nodes = [node_horizon_widest(weights, s, p, automaton, x.order_key()) for s, p, x in proved]
+        best = max(range(len(proved)), key=lambda i: (max(proved[i][2].order_key(), nodes[i].order_key()),
+                                                      -sum(proved[i][0].distance)))
+        (snap, proof, h), node = proved[best], nodes[best]
     horizons = {ARITHMETIC: h}
     for arithmetic in ALSO:
         horizons[arithmetic] = certified_horizon(weights, snap, proof, automaton, arithmetic, nodes=False)
     shortest = min((x.order_key() for x in horizons.values() if not cannot_represent(x)), default=NODE_BELOW)
     if shortest < NODE_BELOW:  # the node horizon, run once for all three
-        node = node_horizon_widest(weights, snap, proof, automaton, shortest)
+        if node is None or node.kind == "none":
+            node = node_horizon_widest(weights, snap, proof, automaton, shortest)
         horizons = {a: with_node_horizon(x, weights, snap, proof, automaton, node) for a, x in horizons.items()}
     return snap, proof, horizons, attempts
 

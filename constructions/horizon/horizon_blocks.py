@@ -252,11 +252,13 @@ def _diff_norm(R: flint.arb_mat, automaton, g) -> flint.arb:
 
 def blockwise_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon | None:
     """The certified horizon of the block-wise theorem (module docstring) in ``roundoff``'s
-    arithmetic, or None where it does not apply: a non-identity basis, off-block entries, or no
-    kept block that classifies alone."""
+    arithmetic, or None where it does not apply: a non-identity basis, off-block entries, a block
+    larger than 2x2, or no kept block that classifies alone."""
     A, h0, Rf = weights.float_arrays()
     if snap.basis is not None or not snap.isometric or not _is_block_diagonal(A, snap.blocks):
         return None
+    if any(len(g) > 2 for g in snap.blocks):  # the norms below are the 1x1 and 2x2 formulas (a monomial
+        return None                            # network's factor snap is one block of every coordinate)
     with precision():
         return _blockwise(weights, snap, proof, automaton, A, h0, Rf, roundoff)
 
