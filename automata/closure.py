@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -138,8 +139,7 @@ class _Keys:
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Indices of ``keys`` (-1 where unknown), shape ``(m,)``."""
-        get = self.map.get
-        return np.fromiter((get(k, -1) for k in keys.tolist()), dtype=np.int64, count=keys.shape[0])
+        return np.fromiter(map(self.map.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=keys.shape[0])
 
     def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
         self.map.update(zip(keys.tolist(), indices.tolist()))
