@@ -19,21 +19,20 @@ its columns are skipped.
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
 millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-06
-(shared 2-core machine at load 4.3-5.1, ``--seeds 5``), this closure:
+(shared 2-core machine at load 3.3-4.6, ``--seeds 5``), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      3.88      185,416      1.91      376,415           2.03
-    S_6 natural (6 points)         720      0.35    2,036,401      0.10    6,858,711           3.37
-    S_7 (symmetric:7)            5,040     65.25       77,240    113.58       44,375           0.57
-    S_7 natural (7 points)       5,040      0.90    5,581,377      0.65    7,732,326           1.39
-    T_6                         46,656      2.22   20,998,018     14.84    3,144,390           0.15
-    T_7                        823,543     69.92   11,778,918    942.04      874,209           0.07
-    random 8x3 (x5)          1,433,284    339.87    4,217,112   1660.63      863,096           0.20
+    S_6 (symmetric:6)              720      3.88      185,464      1.86      386,977           2.09
+    S_6 natural (6 points)         720      0.35    2,040,498      0.10    7,230,513           3.54
+    S_7 (symmetric:7)            5,040     64.32       78,356    117.37       42,940           0.55
+    S_7 natural (7 points)       5,040      0.89    5,659,780      0.65    7,811,786           1.38
+    T_6                         46,656      2.24   20,825,308     11.51    4,052,012           0.19
+    T_7                        823,543    146.80    5,609,897    972.15      847,135           0.15
+    random 8x3 (x5)          1,433,284    171.83    8,341,500   1483.49      966,154           0.12
 
 The same run of the previous closure (main before this change, just before it, same harness):
-S_6 2.61, S_6 natural 4.55, S_7 1.37, S_7 natural 2.40, T_6 0.51, T_7 0.64, random 8x3 1.00
-(ours/lsg time; the last two took 627 and 1,463 ms there, 187 and 379 ms in a run 4 minutes
-earlier, at 0.19x and 0.22x).
+S_6 2.61, S_6 natural 4.77, S_7 1.31, S_7 natural 2.01, T_6 0.75, T_7 0.25, random 8x3 0.26
+(ours/lsg time).
 
 Reading the figures: up to 8 states an element is its integer code and a breadth-first level is
 about twenty numpy calls on codes (two table look-ups compose a frontier, a direct-address table
@@ -43,7 +42,9 @@ marks first occurrences), so T_6, T_7 and the random automata are far ahead; S_6
 sampled states; its elements are composed in full once, parent first, and the closure is checked
 on the edges outside the breadth-first tree, in blocks that stay in the cache (S_7's Cayley
 automaton: 50 million state entries composed, as many as libsemigroups composes).  The
-millisecond figures move by 20-30% between runs on a loaded machine.
+millisecond figures move by 20-30% between runs on a loaded machine; S_6's Cayley automaton,
+which composes and checks 720 x 720 entries, moved from 3.0 to 4.4 ms within fifteen minutes
+while libsemigroups stayed at 1.9 ms.
 
 Usage:  python benchmarks/bench_monoid.py [--quick] [--repeat R] [--seeds K]
 """
