@@ -33,6 +33,24 @@ def float64_margins(A, h0, R, automaton, words: np.ndarray, symbols: np.ndarray 
     return out
 
 
+def per_word_margins(A, h0, R, automaton, words: np.ndarray) -> np.ndarray:
+    """Per word and prefix, ``(batch, time + 1)`` (the empty word first), the margin of the
+    automaton's label on the unit state, one word at a time: the plainest form of
+    :func:`float64_margins` (one matrix-vector product and one division by the norm a step)."""
+    out = np.empty((words.shape[0], words.shape[1] + 1))
+    for b, word in enumerate(words):
+        h, q = h0 / np.linalg.norm(h0), automaton.start
+        for t in range(words.shape[1] + 1):
+            if t:
+                h = A[word[t - 1]] @ h
+                h = h / np.linalg.norm(h)
+                q = automaton.delta[word[t - 1], q]
+            scores = R @ h
+            label = automaton.labels[q]
+            out[b, t] = scores[label] - np.max(np.delete(scores, label))
+    return out
+
+
 def float64_stack_margins(layers, automaton, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A stack of layers, each ``(A, h0, R)`` in float64 (docs/theory.md section 8): layer 1 reads
     the word, layer ``l`` the symbol ``s * C_{l-1} + c`` with ``c`` the argmax of layer ``l - 1``

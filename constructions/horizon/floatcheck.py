@@ -13,15 +13,21 @@ below; anything else goes through :func:`bilinear.constructions.values.tracker.a
 baseline models, a torch module of your own, a callable returning logits) and is judged on its
 logits (``worst_margin`` is then in logit units, not scale-free).
 
-The network runs with the hidden state renormalised to unit Euclidean norm after every step
-(:func:`bilinear.constructions.values.floatrun.float_run`: the argmax is invariant under positive
-scaling, so no prediction changes and the numbers stay finite at any length), vectorised over
-the batch of words.
+The network runs vectorised over the batch of words, its states known up to a positive scale
+per word (:func:`bilinear.constructions.values.floatrun.float_blocks`: multiplied on, and divided
+by a power of two every few steps, exactly, so the numbers stay finite at any length; the argmax
+is invariant under positive scaling, so no prediction changes).  Each margin is divided by its
+state's norm: the margins are those of the unit-norm states of the run renormalised after every
+step (:func:`~bilinear.constructions.values.floatrun.float_steps`, the run docs/theory.md
+describes), up to rounding (one division per step fewer).
 
 Every prefix of every word is checked (positions 1..length, plus the empty word): ``accuracy``
 is the fraction of prefixes whose strict argmax is the automaton's label, ``worst_margin`` the
 smallest ``score[label] - max other score`` on unit-norm hidden states, ``first_failure`` the
-shortest failing prefix (the lowest-indexed word among equals).
+shortest failing prefix (the lowest-indexed word among equals).  With many classes (at least
+3 hidden + 8) a bound per prefix spares most prefixes the score of every class
+(:class:`_Bound`): the accuracy and the first failure are unchanged, the worst margin is the
+smallest to within 1e-9 of the largest readout row's norm.
 
 >>> from bilinear.automata.families import from_spec
 >>> from bilinear.constructions.handmade.registry import build
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import time as _time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -198,13 +205,27 @@ def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden
     return np.concatenate([first, batch]), first.shape[0]
 
 
-#: Entries (words x steps x max(hidden, classes)) of one block of scores the check judges at once.
-_BLOCK_ENTRIES = 1 << 19
+#: Entries (words x steps x max(hidden, classes)) of one block of scores the check judges at once
+#: (about 1 MiB: a block stays in the cache while it is scored and judged); a block has at least
+#: 4 steps while that holds at most 4 times as many entries (fewer Python steps with many classes).
+_BLOCK_ENTRIES = 1 << 17
+
+
+def _block_steps(words: int, width: int) -> int:
+    """Steps per block for ``words`` words and ``width`` = max(hidden, classes) (see :data:`_BLOCK_ENTRIES`)."""
+    per_step = words * max(1, width)
+    return max(1, _BLOCK_ENTRIES // per_step, min(4, 4 * _BLOCK_ENTRIES // per_step))
 
 
 def _score_blocks(model, automaton, batch):
-    """Yield ``(t, scores (classes, steps, batch))`` for blocks of steps from ``t``: the float run
-    of Weights (of a Stack: its last layer's scores), or a tracker's logits."""
+    """Yield ``(t, steps, judge)`` for blocks of steps from ``t``: ``judge(labels, states, worst)``
+    (the automaton's labels and states of the block, (steps, batch), and the worst margin so far)
+    returns ``(ok, least)``, ``ok`` (steps, batch) whether each prefix's margin is positive and
+    ``least`` the block's smallest margin (+inf when none is below ``worst``).  For Weights (a
+    Stack: its last layer) the margins are those of the float run's states divided by their norms
+    (:func:`~bilinear.constructions.values.floatrun.float_blocks` knows them up to a positive
+    scale), with many classes from :class:`_Bound` where it rules prefixes out; for any other
+    model those of its logits."""
     if isinstance(model, _NETWORKS):
         check_compatible(model, automaton)
         if isinstance(model, Stack):
@@ -213,9 +234,11 @@ def _score_blocks(model, automaton, batch):
         A, h0, R = model.float_arrays()
         A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # margins up to scale, without underflow
         R = rescaled(R)
-        n = batch.shape[0]
-        for t0, block in float_blocks(A, h0, batch, _BLOCK_ENTRIES // (n * max(A.shape[1], R.shape[0]))):
-            yield t0, (R @ block.reshape(-1, A.shape[1]).T).reshape(-1, block.shape[0], n)
+        bound = _Bound.make(R, automaton)
+        width = max(A.shape[1], R.shape[0] if bound is None else R.shape[0] // 8)  # a bound scores few classes
+        for t0, block in float_blocks(A, h0, batch, _block_steps(batch.shape[0], width)):
+            flat = block.reshape(-1, A.shape[1])  # rows up to a positive scale: margins divided by their norms
+            yield t0, block.shape[0], partial(_judge_states, R, flat, _norms(flat), bound)
         return
     from bilinear.constructions.values.tracker import as_tracker
 
@@ -227,9 +250,119 @@ def _score_blocks(model, automaton, batch):
     if logits.shape[2] != automaton.n_classes:
         raise MismatchError(f"model predicts {logits.shape[2]} classes but automaton "
                             f"{automaton.name or '(unnamed)'} has {automaton.n_classes}")
-    steps = max(1, _BLOCK_ENTRIES // (batch.shape[0] * max(1, logits.shape[2])))
+    steps = _block_steps(batch.shape[0], logits.shape[2])
     for t in range(0, batch.shape[1], steps):
-        yield t, np.array(logits[:, t : t + steps].transpose(2, 1, 0), dtype=float, order="C")
+        scores = np.array(logits[:, t : t + steps].transpose(2, 1, 0), dtype=float, order="C")
+        yield t, scores.shape[1], partial(_judge_scores, scores)
+
+
+def _judge_scores(scores, labels, states, worst) -> tuple[np.ndarray, float]:
+    m = _margins(scores, labels)
+    return m > 0, float(m.min())
+
+
+def _judge_states(R, flat, norms, bound, labels, states, worst) -> tuple[np.ndarray, float]:
+    """The judge of a block of Weights' states ``flat`` (steps * batch, hidden), each row up to a
+    positive scale, ``norms`` their norms."""
+    if bound is not None:
+        judged = bound.judge(flat, norms, labels.reshape(-1), states.reshape(-1), worst)
+        if judged is not None:
+            return judged[0].reshape(labels.shape), judged[1]
+    m = _margins(R @ flat.T, labels.reshape(-1)) / norms
+    return (m > 0).reshape(labels.shape), float(m.min())
+
+
+class _Bound:
+    """Margins with many classes, without the score of every class for every prefix.
+
+    For a unit state ``u`` in automaton state ``q`` with label ``l``, ``v`` a unit state seen
+    in ``q`` before, and ``B = max_{c != l} r_c . v``: every other score
+    ``r_c . u = r_c . v + r_c . (u - v) <= B + m ||u - v||_1`` (Hoelder), ``m`` the largest
+    magnitude of an entry of the readout, so the margin is at least
+    ``lo = r_l . u - B - m ||u - v||_1``, less a rounding slack of ``8 (hidden + 8) 2^-52 rho``,
+    ``rho`` the largest norm of a readout row (a dot product of n terms errs by at most about
+    n 2^-53 of its terms' magnitudes, here at most ``rho``).  A prefix with ``lo > 0`` is
+    correct, and one whose ``lo`` is at least the worst margin so far less ``WORST_TOL * rho``
+    cannot lower it by more than that: only the others are scored (every class), so the accuracy
+    and the first failure are those of scoring everything and the worst margin agrees to
+    ``WORST_TOL * rho``.  A block where more than a quarter of the prefixes are left is scored in
+    full, and after :data:`MISSES` such blocks in a row (states that do not repeat, as a learned
+    network's) the bound is no longer tried.
+    """
+
+    #: Blocks in a row left to full scoring after which the bound is no longer tried.
+    MISSES = 3
+
+    #: Tolerance of the worst margin, in units of the largest readout row's norm.
+    WORST_TOL = 1e-9
+
+    def __init__(self, R: np.ndarray, labels: np.ndarray):
+        self.R, self.labels = R, labels
+        self.rho = float(np.sqrt(np.einsum("ij,ij->i", R, R).max()))
+        self.entry = float(np.abs(R).max())
+        self.slack = 8 * (R.shape[1] + 8) * 2.0**-52 * self.rho
+        self.ones = np.ones(R.shape[1])
+        self.refs = np.zeros((labels.size, R.shape[1]))  # v per automaton state
+        self.best = np.zeros(labels.size)  # B per automaton state
+        self.seen = np.zeros(labels.size, dtype=bool)
+        self.misses = 0
+
+    @classmethod
+    def make(cls, R: np.ndarray, automaton) -> _Bound | None:
+        """A bound where it is cheaper than every class's score: classes >= 3 hidden + 8 (a
+        score costs hidden multiply-adds, the bound about 8 hidden operations), and at most
+        2^24 numbers for the references (states x (classes + hidden))."""
+        classes, hidden = R.shape
+        if classes < 3 * hidden + 8 or automaton.n_states * (classes + hidden) > 1 << 24:
+            return None
+        return cls(R, np.asarray(automaton.labels))
+
+    def _see(self, u: np.ndarray, states: np.ndarray) -> None:
+        """Take the first unit state of each automaton state not seen yet as its reference."""
+        new = np.flatnonzero(~self.seen[states])
+        if new.size:
+            qs, first = np.unique(states[new], return_index=True)
+            v = u[new[first]]
+            scores = self.R @ v.T  # (classes, references)
+            own = scores[self.labels[qs], np.arange(qs.size)]
+            self.best[qs] = own - _margins(scores, self.labels[qs])  # the largest other score
+            self.refs[qs], self.seen[qs] = v, True
+
+    def judge(self, flat, norms, labels, states, worst):
+        """``(ok, least)`` for the rows of ``flat`` (see :func:`_judge_states`), or None when
+        more than a quarter of them need every score."""
+        if self.misses >= self.MISSES:
+            return None
+        u = flat / norms[:, None]
+        self._see(u, states)
+        own = (self.R[labels] * u) @ self.ones  # products with a vector of ones: no per-row loop
+        gap = np.abs(u - self.refs[states]) @ self.ones
+        lo = own - self.best[states] - self.entry * gap - self.slack
+        left = np.flatnonzero(lo <= max(0.0, worst - self.WORST_TOL * self.rho))
+        if 4 * left.size > lo.size:
+            self.misses += 1
+            return None
+        self.misses = 0
+        ok = lo > 0
+        if not left.size:
+            return ok, np.inf
+        m = _margins(self.R @ flat[left].T, labels[left]) / norms[left]
+        ok[left] = m > 0
+        return ok, float(m.min())
+
+
+def _norms(flat: np.ndarray) -> np.ndarray:
+    """The Euclidean norms of the rows of ``flat`` (rows, hidden), 1 for a zero row (its scores
+    and margin are 0)."""
+    if flat.shape[1] <= 3:  # a few columns: one pass per column beats einsum's per-row loop
+        norms = flat[:, 0] * flat[:, 0]
+        for j in range(1, flat.shape[1]):
+            norms += flat[:, j] * flat[:, j]
+    else:
+        norms = np.einsum("ij,ij->i", flat, flat)
+    norms = np.sqrt(norms, out=norms)
+    norms[norms == 0] = 1.0
+    return norms
 
 
 def _empty_margin(model, automaton) -> float:
@@ -276,21 +409,21 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
         variant = None  # layers of several variants: no one certificate's witnesses
     hidden = weights.dim if isinstance(weights, _NETWORKS) else 0
     batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
-    states = automaton.run_batch(batch, trace=True)  # (batch, time), validates symbols
+    # (time, batch), validates symbols; laid out by time so that a block's rows are contiguous
+    states = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
     labels = automaton.labels[states]
     n, T = batch.shape
     worst = _empty_margin(weights, automaton)
     first: tuple[int, ...] | None = None if worst > 0 else ()
     correct = final_correct = 0
-    for t0, scores in _score_blocks(weights, automaton, batch):
-        steps = scores.shape[1]
-        m = _margins(scores, labels[:, t0 : t0 + steps].T)  # (steps, words)
-        ok = m > 0
-        correct += int(np.count_nonzero(ok))
+    for t0, steps, judge in _score_blocks(weights, automaton, batch):
+        ok, least = judge(labels[t0 : t0 + steps], states[t0 : t0 + steps], worst)  # ok: (steps, words)
+        passed = int(np.count_nonzero(ok))
+        correct += passed
         if t0 + steps == T:
             final_correct = int(np.count_nonzero(ok[-1]))
-        worst = min(worst, float(m.min()))
-        if first is None and not ok.all():  # the shortest failing prefix, the lowest word among equals
+        worst = min(worst, least)
+        if first is None and passed < ok.size:  # the shortest failing prefix, the lowest word among equals
             t = int(np.argmin(ok.all(axis=1)))
             b = int(np.argmin(ok[t]))
             first = tuple(int(x) for x in batch[b, : t0 + t + 1])

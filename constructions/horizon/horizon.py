@@ -13,6 +13,8 @@ Section 7):
   for block-diagonal networks;
 * :mod:`~bilinear.constructions.horizon.horizon_orbit` -- Theorem 19, the perturbation horizon over the
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
+* :mod:`~bilinear.constructions.horizon.horizon_projective` -- Theorem 23, the projective orbit horizon:
+  Theorem 19 with the error forgotten at every resetting symbol (a snapped matrix of rank one);
 * :mod:`~bilinear.constructions.horizon.horizon_nodes` -- Theorem 20, the node horizon: sets per
   (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
 
@@ -33,6 +35,8 @@ from .horizon_blocks import blockwise_horizon
 from .horizon_global import global_horizon
 from .horizon_nodes import MAX_KEYS, MAX_WORK, node_horizon, suffix_length
 from .horizon_orbit import orbit_horizon
+from .horizon_projective import MAX_STEPS as PROJECTIVE_STEPS
+from .horizon_projective import projective_horizon
 from .roundoff import RoundOff
 from .tube import invariant_tube
 
@@ -67,8 +71,9 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
     """The certified horizon of float ``weights`` against a proved ``snap`` in ``arithmetic``:
     the axis orbit (Theorem 21) where the float state stays on the axes, else
     the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
-    perturbation horizon (isometric snaps) or the orbit horizon (Theorem 19: the snapped
-    matrices generate a finite set); with ``nodes``, also the node horizon (Theorem 20) where
+    perturbation horizon (isometric snaps) or the longer of the orbit horizon (Theorem 19: the
+    snapped matrices generate a finite set) and its projective form (Theorem 23: the error
+    forgotten at every resetting symbol); with ``nodes``, also the node horizon (Theorem 20) where
     that length is below :data:`NODE_BELOW` (:func:`with_node_horizon`), the longer kept."""
     ro = RoundOff.for_network(arithmetic, weights)
     if ro.unrepresentable:
@@ -86,6 +91,9 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
         found = perturbation_horizon(weights, snap, proof, automaton, arithmetic)
     else:
         found = orbit_horizon(weights, snap, proof, automaton, ro)
+        if found.order_key() < PROJECTIVE_STEPS:  # Theorem 23 where a symbol resets: the longer
+            reset = projective_horizon(weights, snap, proof, automaton, ro)
+            found = reset if reset.order_key() > found.order_key() else found
     return with_node_horizon(found, weights, snap, proof, automaton) if nodes else found
 
 

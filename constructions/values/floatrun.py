@@ -22,8 +22,10 @@ per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix 
 batched product (fewer Python steps for large alphabets); ``"auto"`` stacks when symbols x
 hidden is at most :data:`STACKED_MAX`, else groups for up to 32 symbols, and also when the
 gathered matrices (batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  All
-give the same states up to rounding.  :func:`float_blocks` hands the states over a block of
-steps at a time, written into one buffer.
+give the same states up to rounding.  :func:`float_blocks` (the float check's run) hands the
+states over a block of steps at a time, written into one buffer, each row up to a positive
+scale: it divides the rows by a power of two every :func:`rescale_span` steps instead of by
+their norms after every step (a stated growth bound keeps them finite in between).
 
 :func:`check_compatible` is the one check that a Weights value and an automaton fit together
 (symbol count, class count, types); it raises :class:`~bilinear.errors.MismatchError`.
@@ -49,7 +51,7 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "run_float", "unit_rows", "METHODS",
+__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "rescale_span", "run_float", "unit_rows", "METHODS",
            "scale_exponents", "stack_inputs", "rescaled"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
@@ -179,14 +181,59 @@ def float_steps(A: np.ndarray, h0: np.ndarray, words: np.ndarray, method: str = 
     array is new (a consumer may keep it).
     """
     words = np.asarray(words)
-    yield from _steps(A, h0, words, method, lambda t: np.empty((words.shape[0], A.shape[1])))
+    A, H = _start(A, h0, words.shape[0])
+    step = _stepper(A, words, method)
+    for t in range(words.shape[1]):
+        H = unit_rows(step(t, H, np.empty_like(H)))
+        yield H
+
+
+#: A span of :func:`float_blocks` is redone with a rescaling after every step when a non-zero
+#: state ends it with its absolute sum below 2^-RESCALE_FLOOR (it may have been much smaller
+#: inside the span).
+RESCALE_FLOOR = 60
+#: Spans are as long as the states can grow by at most 2^(2 RESCALE_FLOOR) inside them (and at
+#: most this many steps).
+RESCALE_SPAN = 64
+
+
+def rescale_span(A: np.ndarray) -> int:
+    """Steps between two rescalings of :func:`float_blocks` for the (scaled) matrices ``A``:
+    ``floor(2 RESCALE_FLOOR / g)``, ``2^g`` the largest 1-norm (absolute column sum) of a
+    matrix, which bounds the growth of a state's absolute sum in one step; at least 1 and at
+    most :data:`RESCALE_SPAN`.
+
+    >>> rescale_span(np.array([[[16.0, 0], [0, 1]]])), rescale_span(np.array([[[0, -1.0], [1, 0]]]))
+    (30, 64)
+    """
+    g = float(np.log2(max(float(np.abs(A).sum(axis=1).max()) if A.size else 1.0, 1.0)))
+    return int(min(RESCALE_SPAN, max(1, np.floor(2 * RESCALE_FLOOR / g)))) if g > 0 else RESCALE_SPAN
+
+
+def _rescale(H: np.ndarray) -> bool:
+    """Divide every row of ``H`` by the power of two that brings its absolute sum into [1/2, 1),
+    in place (exact; a zero row stays zero); False when a non-zero row's absolute sum was below
+    2^-RESCALE_FLOOR.  The absolute sum (one product with a vector of ones: no per-row loop)
+    is 0 only for a zero row, and neither overflows nor underflows where a squared norm would."""
+    e = np.frexp(np.abs(H) @ np.ones(H.shape[1]))[1]
+    np.ldexp(H, -e[:, None], out=H)
+    return bool(e.min() > -RESCALE_FLOOR) if e.size else True
 
 
 def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
                  method: str = "auto") -> Iterator[tuple[int, np.ndarray]]:
-    """The states of :func:`float_steps`, ``steps`` at a time: yield ``(t, block)``, ``block``
-    (steps, batch, hidden) the states after steps ``t + 1 ..`` (fewer at the end), written into
-    one buffer that the next block overwrites.
+    """The states of :func:`float_steps` up to a positive scale per row, ``steps`` at a time: yield
+    ``(t, block)``, ``block`` (steps, batch, hidden) the states after steps ``t + 1 ..`` (fewer at
+    the end), written into one buffer that the next block overwrites.
+
+    A row is not divided by its norm after every step: the states are multiplied on, and every
+    :func:`rescale_span` steps (and at the end of each block) each row is divided by the power of
+    two that brings its absolute sum into [1/2, 1) (exact).  Inside a span a row's absolute sum
+    grows by at most 2^(2 RESCALE_FLOOR) (the span's bound); a span that leaves a non-zero row
+    below 2^-RESCALE_FLOOR is run again rescaled after every step, so every non-zero state of a
+    block has its absolute sum within [2^-3 RESCALE_FLOOR, 2^(2 RESCALE_FLOOR)]: its norm and
+    scores neither overflow nor underflow.  Divided by their norms, the rows are the states of
+    :func:`float_steps` up to rounding (one rounding fewer per step: no division).
 
     >>> from bilinear.constructions.handmade.registry import build
     >>> A, h0, _ = build("cyclic:5", "rotation2d").float_arrays()
@@ -194,52 +241,95 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
     [(0, (2, 3, 2)), (2, (2, 3, 2)), (4, (1, 3, 2))]
     """
     words = np.asarray(words)
-    length = words.shape[1]
-    block = np.empty((max(1, min(steps, length)), words.shape[0], A.shape[1]))
-    n = block.shape[0]
-    for t, _ in enumerate(_steps(A, h0, words, method, lambda t: block[t % n])):
-        if t % n == n - 1 or t == length - 1:
-            yield t - t % n, block[: t % n + 1]
-
-
-def _steps(A, h0, words: np.ndarray, method: str, out_for) -> Iterator[np.ndarray]:
-    """The float run: each step's unit states written into ``out_for(t)`` (batch, hidden) and yielded."""
     batch, length = words.shape
-    k = A.shape[0]
+    A, H = _start(A, h0, batch)
+    step = _stepper(A, words, method)
+    n = max(1, min(steps, length))
+    block = np.empty((n, batch, A.shape[1]))
+    span = rescale_span(A)
+    start = H.copy()
+    t = 0
+    while t < length:
+        end = min(t + span, t - t % n + n, length)  # a span never crosses a block
+        for u in range(t, end):
+            H = step(u, H, block[u % n])
+        if not _rescale(H):  # rare: a state fell far: the span again, rescaled every step
+            H = start
+            for u in range(t, end):
+                H = step(u, H, block[u % n])
+                _rescale(H)
+        np.copyto(start, H)
+        t = end
+        if t % n == 0 or t == length:
+            yield (t - 1) - (t - 1) % n, block[: (t - 1) % n + 1]
+
+
+def _start(A, h0, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """The matrices divided by their powers of two, and the unit start state repeated per row."""
     A = np.asarray(A, dtype=float)
     A = np.ldexp(A, -scale_exponents(A)[:, None, None])  # exact; no step underflows or overflows
     h = rescaled(h0)  # exact: a subnormal h0 is normalised like any other
-    H = np.tile(h / (np.linalg.norm(h) or 1.0), (batch, 1))
+    return A, np.tile(h / (np.linalg.norm(h) or 1.0), (batch, 1))
+
+
+def _stepper(A: np.ndarray, words: np.ndarray, method: str):
+    """``step(t, H, out)``: the products ``A[w_t] h`` of the rows of ``H`` (batch, hidden), not
+    renormalised, written into ``out`` (which may be ``H``) and returned, by the method of
+    :func:`_method` (see the module docstring)."""
+    batch = words.shape[0]
+    k, d = A.shape[0], A.shape[1]
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
-    how = _method(k, batch, A.shape[1], method)
+    how = _method(k, batch, d, method)
+    chunk: dict = {}  # the grouping of the current _SLOT_STEPS steps
+
+    def rows_of(t: int):
+        lo = t - t % _SLOT_STEPS
+        if chunk.get("lo") != lo:
+            chunk.clear()
+            chunk.update(lo=lo, rows=grouping(words[:, lo : lo + _SLOT_STEPS]))
+        return chunk["rows"], t - lo
+
     if how == "stacked":  # every row times every symbol's matrix (one GEMM), then each row's own
-        ATs = np.ascontiguousarray(np.transpose(AT, (1, 0, 2)).reshape(A.shape[1], -1))  # (hidden, k*hidden)
+        ATs = np.ascontiguousarray(np.transpose(AT, (1, 0, 2)).reshape(d, -1))  # (hidden, k*hidden)
+        product = np.empty((batch, k * d))
+        flat = product.reshape(batch * k, d)
         base = np.arange(batch, dtype=np.int64)[None, :] * k
-        for lo in range(0, length, _SLOT_STEPS):
-            rows = words[:, lo : lo + _SLOT_STEPS].T + base  # row b*k + s: word b times symbol s
-            for t, row in enumerate(rows, lo):
-                H = unit_rows(np.take((H @ ATs).reshape(batch * k, -1), row, axis=0, out=out_for(t)))
-                yield H
-        return
+
+        def grouping(w):
+            return w.T + base  # row b*k + s: word b times symbol s
+
+        def stacked(t, H, out):
+            rows, i = rows_of(t)
+            np.matmul(H, ATs, out=product)
+            return np.take(flat, rows[i], axis=0, out=out)
+
+        return stacked
     if how == "grouped":
-        for lo in range(0, length, _SLOT_STEPS):  # the rows of each symbol, a block of steps at a time
-            slots, groups = _slots(words[:, lo : lo + _SLOT_STEPS], k)
-            if k * groups * A.shape[1] > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
-                for t in range(lo, min(length, lo + _SLOT_STEPS)):
-                    H = unit_rows(_per_symbol(H, AT, words[:, t], out_for(t)))
-                    yield H
-                continue
-            padded = np.zeros((k, groups, A.shape[1]))  # rows of symbol s at padded[s, :count]
-            flat = padded.reshape(k * groups, -1)
-            for t, slot in enumerate(slots, lo):
-                flat[slot] = H
-                product = np.matmul(padded, AT).reshape(k * groups, -1)  # one GEMM per symbol
-                H = unit_rows(np.take(product, slot, axis=0, out=out_for(t)))
-                yield H
-        return
-    for t in range(length):
-        H = unit_rows(np.einsum("bj,bji->bi", H, AT[words[:, t]], out=out_for(t)))
-        yield H
+
+        def grouping(w):  # the rows of each symbol padded, a block of steps at a time
+            slots, groups, sources = _slots(w, k, d)
+            if k * groups * d > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
+                return slots, sources, None, None
+            return slots, sources, np.zeros((k, groups, d)), np.empty((k, groups, d))  # symbol s at [s, :count]
+
+        def grouped(t, H, out):
+            (slots, sources, padded, product), i = rows_of(t)
+            if padded is None:
+                return _per_symbol(H, AT, words[:, t], out)
+            if sources is None:  # too many padded rows to list for every step
+                padded.reshape(-1, d)[slots[i]] = H
+            else:
+                np.take(H, sources[i], axis=0, out=padded.reshape(-1, d))
+            np.matmul(padded, AT, out=product)  # one GEMM per symbol
+            return np.take(product.reshape(-1, d), slots[i], axis=0, out=out)
+
+        return grouped
+
+    def gathered(t, H, out):
+        out[...] = np.einsum("bj,bji->bi", H, AT[words[:, t]])
+        return out
+
+    return gathered
 
 
 def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -255,21 +345,29 @@ def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarr
 _SLOT_STEPS = 64
 
 
-def _slots(words: np.ndarray, k: int) -> tuple[np.ndarray, int]:
+def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int, np.ndarray | None]:
     """For steps ``words`` (batch, steps): ``slots`` (steps, batch), the row of each word in the
-    step's padded array (symbol ``s`` at rows ``s * groups ..``, in word order), and ``groups``,
-    the most words that read one symbol at one step."""
+    step's padded array (symbol ``s`` at rows ``s * groups ..``, in word order), ``groups``, the
+    most words that read one symbol at one step, and ``sources`` (steps, symbols * groups), the
+    word in each padded row (0 in a padding row): ``padded = H[sources[t]]``, ``H = padded[slots[t]]``;
+    None when they or the padded array (symbols x groups x ``hidden`` floats) would exceed
+    :data:`GATHER_MAX_FLOATS` entries."""
     steps = words.T.astype(np.uint8 if k <= 256 else np.int64)  # (steps, batch); small ints sort by radix
     n, batch = steps.shape
-    order = np.argsort(steps, axis=1, kind="stable")
-    symbol = np.take_along_axis(steps, order, axis=1).astype(np.int64)
-    counts = np.bincount((np.arange(n)[:, None] * k + symbol).reshape(-1), minlength=n * k).reshape(n, k)
+    order = np.argsort(steps, axis=1, kind="stable")  # each step's words by symbol, in word order
+    counts = np.bincount((steps + np.arange(0, n * k, k)[:, None]).reshape(-1), minlength=n * k)  # per t * k + s
     groups = int(counts.max()) if counts.size else 1
-    first = np.cumsum(counts, axis=1) - counts  # (steps, k): where each symbol's words start in the order
-    rank = np.arange(batch)[None, :] - np.take_along_axis(first, symbol, axis=1)
-    slots = np.empty((n, batch), dtype=np.int64)
-    np.put_along_axis(slots, order, symbol * groups + rank, axis=1)
-    return slots, groups
+    # the i-th word of a step's order goes to row s * groups + i - (words before symbol s at its step)
+    shift = (np.arange(n * k) % k) * groups - (np.cumsum(counts) - counts - np.arange(n * k) // k * batch)
+    rows = np.repeat(shift, counts).reshape(n, batch) + np.arange(batch)  # in the order
+    order += np.arange(n)[:, None] * batch  # flat index t * batch + b
+    slots = np.empty(n * batch, dtype=np.int64)
+    slots[order] = rows
+    if k * groups * max(hidden, n) > GATHER_MAX_FLOATS:  # one step on one symbol: pad rows for every step
+        return slots.reshape(n, batch), groups, None
+    sources = np.zeros(n * k * groups, dtype=np.int64)
+    sources[rows + np.arange(0, n * k * groups, k * groups)[:, None]] = order % batch
+    return slots.reshape(n, batch), groups, sources.reshape(n, k * groups)
 
 
 def float_run(

@@ -368,11 +368,15 @@ def _noisy(spec: str, variant: str, noise: float, turn: float = 0.0, seed: int =
 def test_factor_snap_recovers_the_construction_and_certifies_a_horizon():
     from bilinear.analysis.certify import certify_network as certify
 
+    from bilinear.constructions.horizon.snap import factor_snap
+
     f = _noisy("dihedral:5", CV, 1e-7)
     r = certify(f, from_spec("dihedral:5"), search_length=2000)
-    assert r.status == "horizon" and r.snap.rule.startswith("the factors snapped")
+    # the factor snap, or the same factors in a fixed gauge on the coordinates that persist (smaller distance)
+    assert r.status == "horizon" and r.snap.rule.startswith(("the factors snapped", "the factors in a fixed gauge"))
     assert r.horizon.length is not None and r.horizon.length > 10**6
-    assert (r.snap.block_weights.A == build("dihedral:5", CV).A).all()  # the exact construction's matrices
+    snap = factor_snap(f, from_spec("dihedral:5"))
+    assert (snap.block_weights.A == build("dihedral:5", CV).A).all()  # the exact construction's matrices
     # the certified horizon against the complex evaluator on random words up to length 300
     rng = np.random.default_rng(1)
     a = from_spec("dihedral:5")

@@ -59,14 +59,21 @@ def test_check_agrees_with_the_plain_loop(monkeypatch, k, d, method, entries):
 
 
 def test_blocks_hold_the_states_of_every_step():
+    """Each block row is the float run's unit state times a positive number (the run rescales by
+    powers of two only every few steps), its absolute sum within the stated range."""
     w, _ = _noisy(3, 4, 4, seed=3)
     A, h0, _ = w.float_arrays()
-    words = np.random.default_rng(2).integers(0, 3, size=(7, 10))
+    words = np.random.default_rng(2).integers(0, 3, size=(7, 70))
     every = np.stack(list(floatrun.float_steps(A, h0, words)))  # (time, batch, hidden)
-    for steps in (1, 3, 10, 50):
+    for steps in (1, 3, 10, 100):
         got = [(t, b.copy()) for t, b in floatrun.float_blocks(A, h0, words, steps)]
-        assert [t for t, _ in got] == list(range(0, 10, min(steps, 10)))
-        np.testing.assert_array_equal(np.concatenate([b for _, b in got]), every)
+        assert [t for t, _ in got] == list(range(0, 70, min(steps, 70)))
+        states = np.concatenate([b for _, b in got])
+        top = np.abs(states).sum(axis=2)
+        assert top.min() >= 2.0 ** (-3 * floatrun.RESCALE_FLOOR) and top.max() <= 2.0 ** (2 * floatrun.RESCALE_FLOOR)
+        if steps == 100:  # spans of rescale_span(A) steps: multiplied on in between (these matrices grow)
+            assert floatrun.rescale_span(A) > 10 and top.max() > 4
+        np.testing.assert_allclose(states / np.linalg.norm(states, axis=2, keepdims=True), every, atol=1e-13, rtol=0)
 
 
 def test_stacked_grouped_and_gathered_states_agree():
@@ -81,11 +88,12 @@ def test_stacked_grouped_and_gathered_states_agree():
 
 def test_slots_place_every_word_in_its_symbols_rows():
     words = np.random.default_rng(6).integers(0, 4, size=(25, 9))
-    slots, groups = floatrun._slots(words, 4)
+    slots, groups, sources = floatrun._slots(words, 4)
     for t in range(9):
         for s in range(4):
             mine = np.flatnonzero(words[:, t] == s)
             assert slots[t, mine].tolist() == list(range(s * groups, s * groups + mine.size))
+            assert sources[t, s * groups : (s + 1) * groups].tolist() == mine.tolist() + [0] * (groups - mine.size)
     assert groups == max(np.bincount(words[:, t], minlength=4).max() for t in range(9))
 
 
@@ -99,5 +107,10 @@ def test_a_step_too_concentrated_to_pad_goes_symbol_by_symbol(monkeypatch):
     want = np.stack(list(floatrun.float_steps(A, h0, words, method="gathered")))
     monkeypatch.setattr(floatrun, "GATHER_MAX_FLOATS", 12 * 20 * 6)  # pads at most 20 words a symbol
     assert floatrun._slots(words, 12)[1] == 40
+    got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
+    assert np.allclose(got, want, atol=1e-12, rtol=0)
+    # padding fits, the list of padded rows for every step (12 x 40 x 30) does not: rows placed by slot
+    monkeypatch.setattr(floatrun, "GATHER_MAX_FLOATS", 12 * 40 * 6)
+    assert floatrun._slots(words, 12, 6)[2] is None
     got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
     assert np.allclose(got, want, atol=1e-12, rtol=0)
