@@ -511,7 +511,7 @@ def certify_stack(stack, automaton, test_length: int = TEST_LENGTH, words: int =
     >>> a = from_spec("dihedral:3")
     >>> c = certify_stack(drift_layers(cascade(a, "rotation2d"), 1e-6), a, test_length=50, words=16)
     >>> c.status, c.proof.status, c.horizon.text(), c.check.passed
-    ('horizon', 'proved', 'every word up to length 920230', True)
+    ('horizon', 'proved', 'every word up to length 2221441', True)
     >>> certify_stack(drift_layers(cascade(a, "rotation2d"), 0.1), a, test_length=50, words=16).status
     'failed'
     """

@@ -155,8 +155,18 @@ def _eigenvalue_canvas(spectrum, title: str = "", orders=None):
     ax.set_xlabel("Re(eigenvalue / spectral radius)")
     ax.set_ylabel("Im(eigenvalue / spectral radius)")
     fig.suptitle(f"Normalised eigenvalues: {title}" if title else "Normalised eigenvalues", fontsize=10)
-    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside lower center", ncol=2)
+    # every marker at one legend size: the plot's sizes differ by symbol (the first symbol's ring
+    # is the largest), and at plot size the first handle drew a ring as wide as three rows
+    from matplotlib.collections import PathCollection
+    from matplotlib.legend_handler import HandlerPathCollection
+
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside lower center", ncol=2,
+               handler_map={PathCollection: HandlerPathCollection(sizes=[LEGEND_MARKER_SIZE])})
     return fig
+
+
+#: Area (points^2) of every marker in the eigenvalue figure's legend (the plot's sizes vary).
+LEGEND_MARKER_SIZE = 30.0
 
 
 def _heatmap(ax, data, names, norm, subtitle):

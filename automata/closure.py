@@ -2,19 +2,28 @@
 
 Every word ``w`` acts on the states as a transformation ``q -> q·w``; these transformations form
 a monoid under "first ``u``, then ``v``" (the identity is the empty word).  The closure is
-breadth-first over whole frontiers at once: the frontier's transformations ``(frontier, states)``
-are composed with each generator by fancy indexing, encoded as integer keys (or raw bytes for
-many states), deduplicated (by marking first occurrences in a direct-address table when
-``states**states`` is small, else with ``np.unique`` and a hash map) and checked against the
-elements found so far.  Children are generated parent-major and symbol-minor, so element ``i``'s
-word — its parent's word plus one symbol — is the **shortlex least** word of the element.  A
-small frontier runs several levels in one round (:func:`_levels`): the candidates of all of them,
-level after level, are words in shortlex order, so an element's first occurrence among them is
-its shortlex-least word and the numbering is the level-by-level one.  Past 128 states the
-closure runs on the images of 64 sampled states, composes the elements in full once at the end
-(:func:`_materialise`) and checks the edges outside the breadth-first tree (:func:`_check_closed`).
-The result is a :class:`Closure` of
-read-only arrays; :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
+breadth-first over whole frontiers at once.  Children are generated parent-major and symbol-minor,
+and a new element is numbered at its first occurrence, so element ``i``'s word — its parent's word
+plus one symbol — is the **shortlex least** word of the element.
+
+* Up to 8 states (:class:`_Codes`) an element is its mixed-radix code ``sum_q row[q] n**q`` and
+  nothing else: a frontier is composed with every generator by two table look-ups on the codes
+  (the images of the low and of the high half of the states), the children mark a
+  direct-address table with ``np.maximum.at`` (the mark of a code's first occurrence wins; a
+  found code's number is above every mark), one level a round (:meth:`_Search.level`); the rows
+  are decoded once, at the end.
+* Beyond, the frontier's rows ``(frontier, states)`` are composed by ``take``, encoded as integer
+  keys (bit-packed, or a hash checked against the rows, or raw bytes), deduplicated with
+  ``np.unique`` and looked up in a dict; a small frontier runs several levels in one round
+  (:func:`_levels`): the candidates of all of them, level after level, are words in shortlex
+  order, so an element's first occurrence among them is its shortlex-least word and the numbering
+  is the level-by-level one.
+* Past 128 states the closure runs on the images of 64 sampled states, composes the elements in
+  full once at the end (:func:`_materialise`) and checks the edges outside the breadth-first tree
+  (:func:`_check_closed`).
+
+The result is a :class:`Closure` of read-only arrays;
+:func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
 :class:`~bilinear.automata.monoid.Monoid` value (this module imports no Monoid: the algorithm sits
 below the value it feeds).
 
@@ -28,6 +37,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -66,6 +76,11 @@ PROGRESS_AFTER = 2.0
 _DIRECT_TABLE_MAX = 1 << 24
 #: Entries (children x states) generated per chunk (bounds the transient memory of one step).
 _CHUNK_ENTRIES = 1 << 23
+#: State entries the sampled closure composes at once when it composes its elements in full and
+#: checks them (:func:`_materialise`, :func:`_check_closed`): a block of 52 rows of 5,040 states
+#: (S_7's Cayley automaton) stays in the cache between its gather, look-up and comparison; blocks
+#: of 832 rows (_CHUNK_ENTRIES) took 1.5x as long.
+_CACHE_ENTRIES = 1 << 18
 
 
 def _dtype_for(n: int) -> np.dtype:
@@ -84,8 +99,8 @@ class _HashCollision(Exception):
 class _Keys:
     """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
 
-    Modes: ``direct`` (mixed-radix integer, direct-address table; ``states**states`` small),
-    ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
+    Modes: ``direct`` (the mixed-radix integer; ``states**states`` small: the closure runs on these
+    codes, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
     by the caller), ``bytes`` (the raw row bytes; exact, slowest).
     """
 
@@ -97,9 +112,6 @@ class _Keys:
         if _direct(n):
             self.mode = "direct"
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
-            # index + 1, 0 = absent: np.zeros maps zero pages lazily, so a large table costs
-            # only the pages the closure touches
-            self.table = np.zeros(max(1, n**n), dtype=np.int64)
         elif bits * n <= 63:
             self.mode = "packed"
             self.mult = np.array([1 << (bits * i) for i in range(n)], dtype=np.int64)
@@ -127,16 +139,80 @@ class _Keys:
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Indices of ``keys`` (-1 where unknown), shape ``(m,)``."""
-        if self.mode == "direct":
-            return self.table[keys] - 1
-        get = self.map.get
-        return np.fromiter((get(k, -1) for k in keys.tolist()), dtype=np.int64, count=keys.shape[0])
+        return np.fromiter(map(self.map.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=keys.shape[0])
 
     def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
-        if self.mode == "direct":
-            self.table[keys] = indices + 1
-        else:
-            self.map.update(zip(keys.tolist(), indices.tolist()))
+        self.map.update(zip(keys.tolist(), indices.tolist()))
+
+
+class _Codes(_Keys):
+    """Direct keys that are the elements: an element of a monoid on ``n <= 8`` states is held as its
+    code ``sum_q row[q] * n**q`` alone and composed without being decoded.  The code splits into the
+    images of the low ``c = ceil(n/2)`` states and of the others (``code = low + n**c * high``);
+    composing with a generator maps each part through a table of its own (``n**c`` rows), so a
+    frontier of ``f`` elements costs two look-ups of ``f`` entries instead of ``f x n`` (the rows are
+    decoded once, at the end: :meth:`decode`).
+
+    The codes index a direct-address ``table`` (int32, ``n**n <= 2**24`` entries): ``KNOWN`` plus
+    the element's index plus one for a code found, 0 for the others (``np.zeros`` maps zero pages
+    lazily: a large table costs only the pages the closure touches), and during a level the marks
+    of its candidates (:meth:`_Search.level`), all below ``KNOWN``."""
+
+    #: Above every mark of a level (at most its candidates, below 2**23) and, plus an index below
+    #: 2**24, within int32.
+    KNOWN = 1 << 30
+
+    def __init__(self, gens: np.ndarray, dtype: np.dtype) -> None:
+        k, n = gens.shape
+        super().__init__(n, dtype)
+        self.table = np.zeros(max(1, n**n), dtype=np.int32)
+        c = (n + 1) // 2
+        self.base, self.c = n**c, c
+        images = gens.T.astype(np.int64)  # (states, symbols)
+        self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
+        # (n**(n-c), symbols): for an even n the low table shifted by n**c
+        self.high = self.low * n**c if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(c, n))
+
+    def encode(self, rows: np.ndarray) -> np.ndarray:
+        """Codes are their own keys."""
+        return rows
+
+    def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
+        self.table[keys] = indices + (self.KNOWN + 1)
+
+    def code(self, rows: np.ndarray) -> np.ndarray:
+        """Codes of rows ``(m, states)``, shape ``(m,)``."""
+        return rows.astype(np.int64) @ self.mult
+
+    def children(self, codes: np.ndarray) -> np.ndarray:
+        """Codes of every element followed by every generator, parent-major, symbol-minor ``(m * symbols,)``."""
+        high, low = np.divmod(codes, self.base)
+        return (self.low.take(low, axis=0) + self.high.take(high, axis=0)).reshape(-1)
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
+        int64 (digit ``q`` in byte ``q``), the two parts added and the bytes read as the row."""
+        n, c = self.n, self.c
+        states = np.arange(n, dtype=np.int64)[:, None]  # the digits themselves
+        low = _chunk_table(states, c, 256 ** np.arange(c, dtype=np.int64))
+        high = low[: n ** (n - c)] * 256**c  # the numbers of n - c digits (the top ones 0), shifted c bytes
+        h, lo = np.divmod(codes, self.base)
+        packed = (low.take(lo) + high.take(h)).astype("<i8", copy=False)
+        return np.ascontiguousarray(packed.view(np.uint8).reshape(-1, 8)[:, :n])
+
+
+def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
+    """``(n**m, symbols)``: for every ``x = sum_j x_j n**j`` with digits ``x_j < n`` (``j < m``),
+    ``sum_j images[x_j, a] * weights[j]`` -- the code contribution of ``m`` states whose images are
+    the digits of ``x``, after generator ``a`` (``images`` = the generators transposed).  A sum of
+    one broadcast axis per digit, built without indexing."""
+    n, k = images.shape
+    table = np.zeros((1,) * m + (k,), dtype=np.int64)
+    for j in range(m):  # digit j varies along axis m - 1 - j (the least significant last)
+        shape = [1] * m + [k]
+        shape[m - 1 - j] = n
+        table = table + (images * weights[j]).reshape(shape)
+    return table.reshape(-1, k)
 
 
 class Closure(NamedTuple):
@@ -230,8 +306,8 @@ def _direct(n: int) -> bool:
 def row_bytes(n_states: int, n_symbols: int) -> int:
     """Bytes the closure holds per element of a monoid on ``n_states`` states and ``n_symbols``
     symbols: the element's row, its right Cayley row (int64 per symbol), parent and symbol, and
-    its key (a dict entry unless the direct-address table is used)."""
-    key = 0 if _direct(n_states) else _DICT_ENTRY_BYTES
+    its key (a dict entry; up to 8 states the int64 code the closure runs on, :class:`_Codes`)."""
+    key = 8 if _direct(n_states) else _DICT_ENTRY_BYTES
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
@@ -261,10 +337,11 @@ class _Tables:
     """The closure's growing arrays, the first ``size`` rows filled: ``rows`` (the key rows: whole
     transformations, or the sampled states' images), ``parent``, ``via`` and ``right``."""
 
-    def __init__(self, width: int, k: int, dtype: np.dtype, max_rows: int) -> None:
+    def __init__(self, width: int | None, k: int, dtype: np.dtype, max_rows: int) -> None:
         self.capacity = min(max_rows, 1024)
         self.max_rows = max_rows
-        self.rows = np.empty((self.capacity, width), dtype=dtype)  # row 0 (the identity) set by the caller
+        shape = (self.capacity,) if width is None else (self.capacity, width)  # None: codes
+        self.rows = np.empty(shape, dtype=dtype)  # row 0 (the identity) set by the caller
         self.parent = np.full(self.capacity, -1, dtype=np.int64)
         self.via = np.full(self.capacity, -1, dtype=np.int64)
         self.right = np.empty((self.capacity, k), dtype=np.int64)
@@ -292,14 +369,25 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     gens = automaton.delta.astype(dtype)  # (symbols, states)
     _check_group_lower_bound(automaton, limit, max_rows, what)
     width = n if sample is None else len(sample)
-    keys = _Keys(width, dtype, exact=exact)
-    t = _Tables(width, k, dtype, max_rows)
-    t.rows[0] = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)
+    identity = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)
+    if sample is None and _direct(n):  # the elements are their codes (_Codes)
+        keys: _Keys = _Codes(gens, dtype)
+        t = _Tables(None, k, np.dtype(np.int64), max_rows)
+        t.rows[0] = keys.code(identity[None])[0]  # type: ignore[attr-defined]
+    else:
+        keys = _Keys(width, dtype, exact=exact)
+        t = _Tables(width, k, dtype, max_rows)
+        t.rows[0] = identity
     keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
     bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
     level_start, level_end = 0, 1
     while level_start < level_end:
+        if isinstance(keys, _Codes):  # one level a round: several cost more candidates than the rounds they save
+            for lo in range(level_start, level_end, chunk):
+                bfs.level(lo, min(level_end, lo + chunk))
+            level_start, level_end = level_end, t.size
+            continue
         levels = _levels(level_end - level_start, k, width, chunk)
         if levels > 1:  # a small frontier: several levels in one round
             level_start, level_end = bfs.round(level_start, level_end, levels), t.size
@@ -309,11 +397,14 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
         level_start, level_end = level_end, t.size
     size = t.size
     clock.tick(size)  # the last report: every element found
-    if sample is None:
+    if isinstance(keys, _Codes):
+        elements = keys.decode(t.rows[:size])
+    elif sample is None:
         elements = t.rows
     else:
-        elements = _materialise(gens, t.parent[:size], t.via[:size], n, chunk)
-        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], chunk)
+        block = max(1, _CACHE_ENTRIES // n)  # rows composed at once: the block stays in the cache
+        elements = _materialise(gens, t.parent[:size], t.via[:size], n, block)
+        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], block)
     return _final(automaton, size, elements, t.right, t.parent, t.via)
 
 
@@ -353,19 +444,47 @@ class _Search:
         parts, cur = [], t.rows[lo:hi]
         for _ in range(levels):
             # children[p, a] = first p, then symbol a: gens[a][p]
-            cur = self.gens[:, cur].transpose(1, 0, 2).reshape(-1, cur.shape[1])
+            # (take: several times faster than gens[:, cur] on small arrays)
+            cur = self.gens.take(cur, axis=1).transpose(1, 0, 2).reshape(-1, cur.shape[1])
             parts.append(cur)
         cand = parts[0] if levels == 1 else np.concatenate(parts)
         ckeys = keys.encode(cand)
         found = keys.lookup(ckeys)
-        unknown = np.flatnonzero(found < 0)
+        unknown = (found < 0).nonzero()[0]
         last = t.size
         if unknown.size:
             last = self._number(lo, hi, levels, cand, ckeys, found, unknown)
-        if not keys.exact and not (t.rows[found] == cand).all():
+        if not keys.exact and not (t.rows.take(found, axis=0) == cand).all():
             raise _HashCollision
         t.right[lo:hi] = found[: f * k].reshape(f, k)
         return last
+
+    def level(self, lo: int, hi: int) -> None:
+        """One breadth-first level of codes (:class:`_Codes`) from the elements ``lo..hi``, numbered
+        as :meth:`round` numbers them (first occurrences in candidate order) without a look-up
+        before the marking: candidate ``j`` of ``m`` marks its code with ``m - j`` by
+        ``np.maximum.at``, so a code not yet found keeps the mark of its first occurrence and a
+        found one its number (above every mark); the candidates that read back their own mark are
+        the new elements."""
+        t, keys, k = self.t, self.keys, self.gens.shape[0]
+        assert isinstance(keys, _Codes)
+        self.clock.tick(t.size)
+        table, known = keys.table, keys.KNOWN + 1
+        cand = keys.children(t.rows[lo:hi])
+        marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
+        np.maximum.at(table, cand, marks)
+        new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
+        count, start = new.shape[0], t.size
+        if count:
+            self._reserve(count)
+            codes = cand.take(new)
+            table[codes] = np.arange(known + start, known + start + count, dtype=table.dtype)
+            t.rows[start : start + count] = codes
+            parent = t.parent[start : start + count]
+            np.divmod(new, k, out=(parent, t.via[start : start + count]))
+            parent += lo
+            t.size += count
+        np.subtract(table.take(cand), known, out=t.right[lo:hi].reshape(-1))
 
     def _number(self, lo, hi, levels, cand, ckeys, found, unknown) -> int:
         """Number the unknown candidates' elements in order of first occurrence (filling ``found``),
@@ -375,10 +494,11 @@ class _Search:
         start = t.size
         new = self._first_new(ckeys, found, unknown, start)  # candidate positions, increasing
         count = new.shape[0]
-        t.rows[start : start + count] = cand[new]
+        t.rows[start : start + count] = cand.take(new, axis=0)
         if levels == 1:  # every new element is a frontier element followed by a symbol
-            t.parent[start : start + count] = lo + new // k
-            t.via[start : start + count] = new % k
+            parent = t.parent[start : start + count]
+            np.divmod(new, k, out=(parent, t.via[start : start + count]))
+            parent += lo
             t.size += count
             return start
         # positions in [frontier | level 1 | level 2 | ...]: level j starts at ends[j]
@@ -387,28 +507,19 @@ class _Search:
         level = np.searchsorted(ends, at, side="right") - 1
         rel = at - ends[level]
         everyone = np.concatenate((np.arange(lo, hi, dtype=np.int64), found))
-        t.parent[start : start + count] = everyone[ends[level - 1] + rel // k]
+        t.parent[start : start + count] = everyone.take(ends[level - 1] + rel // k)
         t.via[start : start + count] = rel % k
-        inner = np.flatnonzero(level < levels)  # their children are candidates too
+        inner = (level < levels).nonzero()[0]  # their children are candidates too
         if inner.size:
             children = (ends[level[inner] + 1] - f + rel[inner] * k)[:, None] + np.arange(k)
-            t.right[start + inner] = found[children]
+            t.right[start + inner] = found.take(children)
         t.size += count
         return start + inner.size
 
     def _first_new(self, ckeys: np.ndarray, found: np.ndarray, unknown: np.ndarray, start: int) -> np.ndarray:
         """Number the distinct unknown keys from ``start`` in order of first occurrence, insert them
         and fill ``found`` at the unknown positions; returns the first occurrences' positions."""
-        keys, uk = self.keys, ckeys[unknown]
-        if keys.mode == "direct":  # the table marks first occurrences: a key's least (position - m) < 0
-            m = uk.shape[0]
-            below = np.arange(-m, 0, dtype=np.int64)
-            np.minimum.at(keys.table, uk, below)
-            first = np.flatnonzero(keys.table[uk] == below)
-            self._reserve(first.shape[0])
-            keys.table[uk[first]] = np.arange(start + 1, start + 1 + first.shape[0], dtype=np.int64)
-            found[unknown] = keys.table[uk] - 1
-            return unknown[first]
+        keys, uk = self.keys, ckeys.take(unknown)
         unique, first, inverse = np.unique(uk, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # shortlex order of the new ones
         count = unique.shape[0]
@@ -435,15 +546,15 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, n: int, 
     s = 1
     while s < size:
         e = min(int(np.searchsorted(parent, s, side="left")), s + chunk)
-        rows = elements[parent[s:e]]
+        rows = elements.take(parent[s:e], axis=0)
         symbol = via[s:e]
         block = elements[s:e]
         for a in range(gens.shape[0]):
-            sel = np.flatnonzero(symbol == a)
+            sel = (symbol == a).nonzero()[0]
             if sel.size == e - s:
-                block[:] = gens[a][rows]
+                gens[a].take(rows, out=block)
             elif sel.size:
-                block[sel] = gens[a][rows[sel]]
+                block[sel] = gens[a].take(rows.take(sel, axis=0))
         s = e
     return elements
 
@@ -459,10 +570,10 @@ def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, par
     size = elements.shape[0]
     for a in range(gens.shape[0]):
         target = right[:, a]
-        edges = np.flatnonzero((parent[target] != np.arange(size)) | (via[target] != a))
+        edges = ((parent.take(target) != np.arange(size)) | (via.take(target) != a)).nonzero()[0]
         for lo in range(0, edges.shape[0], chunk):
             rows = edges[lo : lo + chunk]
-            if not np.array_equal(gens[a][elements[rows]], elements[target[rows]]):
+            if not np.array_equal(gens[a].take(elements.take(rows, axis=0)), elements.take(target.take(rows), axis=0)):
                 raise _HashCollision
 
 

@@ -5,12 +5,11 @@ a monoid under "first ``u``, then ``v``" (the identity is the empty word).  For 
 automaton it is the *syntactic monoid* of the labelling, the algebraic object that decides which
 networks can track the automaton (Krohn–Rhodes: solvable subgroups <-> solvable cascades).
 
-The closure is breadth-first over whole frontiers at once: the frontier's transformations
-``(frontier, states)`` are composed with each generator by fancy indexing, encoded as integer keys
-(or raw bytes for many states), deduplicated with ``np.unique`` and checked against the elements
-found so far (a direct-address table when ``states**states`` is small, a hash map otherwise).
-Children are generated parent-major and symbol-minor, so element ``i``'s word — its parent's word
-plus one symbol — is the **shortlex least** word of the element.
+The closure is breadth-first over whole frontiers at once: up to 8 states on the elements'
+integer codes (composed by table look-ups, found in a direct-address table), beyond on their rows
+(composed by ``take``, encoded as integer keys or raw bytes, deduplicated with ``np.unique`` and
+found in a hash map).  Children are generated parent-major and symbol-minor, so element ``i``'s
+word — its parent's word plus one symbol — is the **shortlex least** word of the element.
 
 The closure is in :mod:`~bilinear.automata.closure` (arrays; it imports no Monoid),
 Green's relations (idempotents, H- and

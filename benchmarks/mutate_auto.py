@@ -113,7 +113,7 @@ TARGETS = [
     # reads, minimisation and the shortlex searches, the extraction's clustering and votes, and the
     # hand-written backward passes of the structured scans (targeted by function; after the splits of
     # analysis/extract.py and learned/scan.py each target names the module its functions live in)
-    Target("closure", "automata/closure.py", ("_Keys", "_Clock.tick", "_direct", "_closure"),
+    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_Search.level", "_Clock.tick", "_direct", "_closure"),
            ("tests/automata/test_closure.py", "tests/automata/test_monoid.py")),
     Target("minimize", "automata/minimize.py",
            ("access_words", "distinguishing_word", "_moore_blocks", "_hopcroft_blocks", "_blocks", "minimize"),

@@ -169,7 +169,7 @@ class CapabilityMatrix:
     def depth_markdown(self) -> str:
         """The smallest proved depth per commuting column (docs/theory.md section 8): ``2`` (one
         layer excluded by Theorem 6, two proved), ``3 (S3)`` (fewer layers excluded only under
-        Theorem S3's hypotheses), ``none (S3)`` (not solvable: no depth under those hypotheses),
+        Theorem S3's hypotheses; ``(S6)``: Theorem S6's, for diagonal layers), ``none (S3)`` (not solvable: no depth under those hypotheses),
         ``none (S4)`` (two idempotents break the identity of Theorem S4: no depth under its
         hypotheses), ``open`` (no cascade of the variant, or no theorem applies)."""
         columns = self.depth_columns()
@@ -191,7 +191,7 @@ def _depth_text(cell: Cell) -> str:
     if d is None:
         return "open"
     if d.min_layers is not None:
-        return str(d.min_layers) if d.unconditional else f"{d.min_layers} (S3)"
+        return str(d.min_layers) if d.unconditional else f"{d.min_layers} ({'S6' if 'S6' in (d.theorem or '') else 'S3'})"
     if d.derived_length is None and d.theorem is not None:
         return "none (S4)" if d.theorem == "Theorem S4" else "none (S3)"
     return "open"

@@ -391,7 +391,8 @@ def register(sub) -> None:
     p.add_argument("--task", metavar="SPEC", default=None, help="with --from: the task (family spec or FILE.json)")
     p.add_argument("--layers", type=positive_int, default=None, metavar="L",
                    help="settle a stack of L layers (docs/theory.md section 8): build the cascade of the "
-                        "group's derived series and prove it, or say which theorem excludes depth L; without "
+                        "group's derived series (diagonal layers: its Frattini series where a factor has "
+                        "exponent > 2, Z_4 in two) and prove it, or say which theorem excludes depth L; without "
                         "it, one layer (a commuting variant's verdict also gives min_layers)")
     p.add_argument("--bound", type=positive_int, default=None, metavar="N",
                    help="give up (status open) past N x states reachable pairs (default: start at 64 "

@@ -444,6 +444,11 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
             return replace(cell, detail=f"{info.witness}: by Theorem S4 no stack of {layers} commuting "
                                         f"layers computes it when {_hypotheses('S4')}; stacks outside those "
                                         "hypotheses are not covered")
+        if info.frattini_length is not None and layers < info.frattini_length:
+            return replace(cell, detail=(
+                f"its shortest series with factors of exponent 2 (the Frattini series) has length "
+                f"{info.frattini_length} > {layers}: by Theorem S6 no stack of {layers} diagonal layers computes it "
+                f"when {_hypotheses()}; stacks outside those hypotheses are not covered"))
         why = (f"the derived length is {k} > {layers}" if k is not None else "the group is not solvable")
         return replace(cell, detail=f"{why}: by Theorem S3 no stack of {layers} commuting layers computes it when "
                                     f"{_hypotheses()}; stacks outside those hypotheses are not covered")

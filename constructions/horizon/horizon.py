@@ -11,8 +11,13 @@ Section 7):
   snap's basis (one scale per step), also with the dropped coordinates in an orthonormal basis;
 * :mod:`~bilinear.constructions.horizon.horizon_blocks` -- the block-wise horizon (one scale per block)
   for block-diagonal networks;
+* :mod:`~bilinear.constructions.horizon.horizon_phase` -- Theorem 24, the phase horizon: the exact
+  phase and modulus of every complex (2x2 rotation or 1x1) block, for block-diagonal networks whose
+  snap is made of complex scalars (``rotation2d``, ``diagonal``);
 * :mod:`~bilinear.constructions.horizon.horizon_orbit` -- Theorem 19, the perturbation horizon over the
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
+* :mod:`~bilinear.constructions.horizon.horizon_projective` -- Theorem 23, the projective orbit horizon:
+  Theorem 19 with the error forgotten at every resetting symbol (a snapped matrix of rank one);
 * :mod:`~bilinear.constructions.horizon.horizon_nodes` -- Theorem 20, the node horizon: sets per
   (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
 
@@ -33,6 +38,9 @@ from .horizon_blocks import blockwise_horizon
 from .horizon_global import global_horizon
 from .horizon_nodes import MAX_KEYS, MAX_WORK, node_horizon, suffix_length
 from .horizon_orbit import orbit_horizon
+from .horizon_phase import phase_horizon
+from .horizon_projective import MAX_STEPS as PROJECTIVE_STEPS
+from .horizon_projective import projective_horizon
 from .roundoff import RoundOff
 from .tube import invariant_tube
 
@@ -41,13 +49,17 @@ __all__ = ["Horizon", "certified_horizon", "perturbation_horizon", "with_node_ho
 
 
 def perturbation_horizon(weights, snap, proof, automaton, arithmetic: str = "real") -> Horizon:
-    """The longer of Theorem 16's bound (in the snap's basis, and for a rational eigenbasis
+    """The longest of Theorem 16's bound (in the snap's basis, and for a rational eigenbasis
     whose dropped part does not contract, with the dropped coordinates orthonormal) and, for
-    block-diagonal networks, the block-wise bound.  All rigorous in ``arithmetic``."""
+    block-diagonal networks, the block-wise bound and Theorem 24's phase bound.  All rigorous in
+    ``arithmetic``."""
     ro = RoundOff.for_network(arithmetic, weights)
     if ro.unrepresentable:
         return Horizon.none(arithmetic, f"{arithmetic} cannot represent this network: {ro.unrepresentable}")
     found = global_horizon(weights, snap, proof, automaton, ro)
+    phase = None if found.every else phase_horizon(weights, snap, proof, automaton, ro)
+    if phase is not None and phase.order_key() > found.order_key():
+        found = phase
     if found.every:
         return found
     if snap.basis is not None and len(snap.kept_coords) < weights.dim and not found.constants.get("rho", 0) < 1:
@@ -67,8 +79,9 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
     """The certified horizon of float ``weights`` against a proved ``snap`` in ``arithmetic``:
     the axis orbit (Theorem 21) where the float state stays on the axes, else
     the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
-    perturbation horizon (isometric snaps) or the orbit horizon (Theorem 19: the snapped
-    matrices generate a finite set); with ``nodes``, also the node horizon (Theorem 20) where
+    perturbation horizon (isometric snaps) or the longer of the orbit horizon (Theorem 19: the
+    snapped matrices generate a finite set) and its projective form (Theorem 23: the error
+    forgotten at every resetting symbol); with ``nodes``, also the node horizon (Theorem 20) where
     that length is below :data:`NODE_BELOW` (:func:`with_node_horizon`), the longer kept."""
     ro = RoundOff.for_network(arithmetic, weights)
     if ro.unrepresentable:
@@ -86,6 +99,9 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
         found = perturbation_horizon(weights, snap, proof, automaton, arithmetic)
     else:
         found = orbit_horizon(weights, snap, proof, automaton, ro)
+        if found.order_key() < PROJECTIVE_STEPS:  # Theorem 23 where a symbol resets: the longer
+            reset = projective_horizon(weights, snap, proof, automaton, ro)
+            found = reset if reset.order_key() > found.order_key() else found
     return with_node_horizon(found, weights, snap, proof, automaton) if nodes else found
 
 

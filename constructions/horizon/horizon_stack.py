@@ -12,7 +12,10 @@ If the float layer ``l`` is certified against ``M_l`` of the *snapped* layer up 
 (the one-layer horizon theorems of Section 7, run by ``bilinear.analysis.certify``), for every
 ``l``, then the float stack labels every input word of length at most ``min_l N_l`` as the snapped
 stack does (by induction over the layers: layer ``l`` then reads the snapped stack's symbols), and
-the snapped stack is proved by Theorem S1.
+the snapped stack is proved by Theorem S1.  A lower layer's error thus reaches layer ``l`` only as
+a wrong symbol, which the induction excludes up to ``min_l N_l``: nothing is multiplied across
+layers, and a ``rotation2d`` or ``diagonal`` layer's own ``N_l`` is its phase horizon (Theorem 24:
+its planes' phases followed exactly, to about its own first failure).
 
 >>> from bilinear.automata.families import from_spec
 >>> from bilinear.constructions.handmade.cascade import cascade

@@ -16,7 +16,17 @@
   exact arithmetic; singular matrices allowed) -- every automaton with two different reset words
   (flip-flops, resets, ``modarith``, ``gridworld``) has such a pair.
 
-:func:`depth_status` says what Theorem S3 gives for one depth ``L``.
+``diagonal`` layers carry only factors of exponent 2 (Theorem S6): for a 2-group whose derived
+series has a larger factor (``cyclic:4``, ``cyclic:8``) the depth is the length ``f`` of its Frattini
+series instead, the cascade built along it and proved; one layer is excluded by Theorem 7 (no
+hypothesis), ``2 <= L < f`` by Theorem S6 (under Theorem S3's hypotheses).
+
+>>> b = min_layers("cyclic:4", "diagonal")
+>>> b.min_layers, b.unconditional, b.theorem, b.excludes(1)
+(2, True, 'Theorem 7 and Theorem S2', 'impossible')
+>>> b = min_layers("cyclic:8", "diagonal")
+>>> b.min_layers, b.unconditional, b.excludes(2), b.excludes(3)
+(3, False, 'open', None)
 
 >>> b = min_layers("dihedral:5", "rotation2d")
 >>> b.min_layers, b.unconditional, b.theorem
@@ -71,13 +81,15 @@ class DepthBound:
     reason: str
     unconditional: bool = False
     witness: str | None = None  # Theorem S4: the two words whose idempotents break its identity
+    frattini_length: int | None = None  # diagonal layers of a 2-group: the depth Theorem S6 allows
 
     def excludes(self, layers: int) -> str | None:
-        """``"impossible"`` when Theorem 6 excludes ``layers`` (one layer) for every weights,
-        ``"open"`` when only Theorem S3 (under its hypotheses) does, None when nothing does."""
+        """``"impossible"`` when Theorem 6 (or, for ``diagonal`` layers, Theorem 7) excludes
+        ``layers`` (one layer) for every weights, ``"open"`` when only Theorem S3 or S6 (under its
+        hypotheses) does, None when nothing does."""
         if self.derived_length is None and self.theorem is None:
             return None
-        k = self.derived_length
+        k = self.derived_length if self.frattini_length is None else self.frattini_length
         if k is not None and layers >= k:
             return None
         if layers == 1 and (k is None or k >= 2):
@@ -124,6 +136,10 @@ def min_layers(automaton, variant: str, bound: int | None = None, *, one_layer_p
     k = max(k, 1)
     if k == 1 and one_layer_proved:
         return DepthBound(1, 1, "Theorem S2", "the group is abelian: one layer, proved", True)
+    if v.spectral == "real":  # diagonal layers carry only factors of exponent 2
+        found = _diagonal_bound(m, v.spec, k, bound)
+        if found is not None:
+            return found
     try:
         stack = cascade(m, v.spec, k)
     except ConstructionError as exc:
@@ -142,6 +158,30 @@ def min_layers(automaton, variant: str, bound: int | None = None, *, one_layer_p
     return DepthBound(k, k, "Theorem S2 and Theorem S3",
                       f"a cascade of {k} {v.spec} layers is proved (derived length {k}); fewer layers are "
                       f"excluded when {S3_HYPOTHESES} (Theorem S3), open otherwise", False)
+
+
+def _diagonal_bound(m, spec: str, k: int, bound: int | None) -> DepthBound | None:
+    """The depth of ``diagonal`` layers for a 2-group whose Frattini series is longer than its
+    derived series (Theorem S6), its cascade proved; None where the derived series serves."""
+    from ..handmade.cascade import cascade, frattini_length
+    from ..proof.prover import DEFAULT_BOUND
+    from ..proof.stackprover import prove_stack
+
+    f = frattini_length(m)
+    if f is None or f <= k:
+        return None
+    result = prove_stack(cascade(m, spec, f), m, DEFAULT_BOUND if bound is None else bound)
+    if result.status != "proved":  # pragma: no cover - Theorem S2 says the cascade is right
+        return DepthBound(None, k, None, f"the cascade of {f} layers was not proved ({result.status})")
+    if f == 2:
+        return DepthBound(2, k, "Theorem 7 and Theorem S2",
+                          f"a cascade of 2 {spec} layers along the Frattini series is proved, and one diagonal "
+                          "layer computes only groups of exponent 2 (Theorem 7, no hypothesis)", True,
+                          frattini_length=f)
+    return DepthBound(f, k, "Theorem S2 and Theorem S6",
+                      f"a cascade of {f} {spec} layers along the Frattini series is proved (its length {f}); "
+                      f"fewer diagonal layers are excluded when {S3_HYPOTHESES} (Theorem S6), open otherwise",
+                      False, frattini_length=f)
 
 
 def _omega(z: np.ndarray) -> np.ndarray:

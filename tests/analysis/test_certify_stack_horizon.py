@@ -22,7 +22,7 @@ CASES = [  # spec, variant, noise, snapping tolerance
     ("dihedral:3", "rotation2d", 1e-2, 0.08),
     ("dihedral:4", "rotation2d", 3e-2, 0.08),
     ("symmetric:4", "rotation2d", 3e-2, 0.08),
-    ("quaternion", "diagonal", 0.1, 0.15),
+    ("quaternion", "diagonal", 0.8, 0.15),
 ]
 
 

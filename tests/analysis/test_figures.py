@@ -202,6 +202,26 @@ def test_legends_sit_clear_of_the_data():
         assert not legend.overlaps(plot), (legend, plot)
 
 
+def test_legend_markers_fit_their_rows():
+    """Six symbols: the plot draws the first symbol's ring largest (areas x2.2 apart, so shared
+    eigenvalues stay visible), but in the legend every marker is one row high; at plot size the
+    first handle was a ring three rows wide over the rows below it."""
+    from bilinear.analysis.figures import _eigenvalue_canvas
+    from bilinear.constructions import build
+
+    fig = _eigenvalue_canvas(spectrum(build("cyclic:6", "rotation2d")), "Z_6")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = fig.legends[0]
+    rows = sorted({round(t.get_window_extent(renderer).y0, 3) for t in legend.get_texts()})
+    pitch = min(b - a for a, b in zip(rows, rows[1:]))  # the height of one legend row, in pixels
+    sizes = [float(np.max(h.get_sizes())) for h in legend.legend_handles if hasattr(h, "get_sizes")]
+    assert len(sizes) == 6 + 3  # six symbols, roots of orders 2, 3, 6
+    widest = max(sizes) ** 0.5 * fig.dpi / 72  # a marker's diameter: sqrt(area in points^2), in pixels
+    assert widest < pitch, (widest, pitch)
+    assert not legend.get_window_extent(renderer).overlaps(fig.axes[0].get_window_extent(renderer))
+
+
 def _ring(fig):
     """The states drawn with the red start ring."""
     from matplotlib.colors import to_rgba

@@ -201,3 +201,48 @@ def test_the_orbit_bound_still_refuses_a_limit_below_the_orbit():
         closure.close(_natural(7), limit=6)
     with pytest.raises(MonoidTooLargeError, match=r"has more than 7 elements \(limit=7\)$"):
         closure.close(_natural(7), limit=7)
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_codes_compose_and_decode_as_the_rows(n):
+    """Up to 8 states an element is its code ``sum_q row[q] n**q`` and is composed on the code
+    (two chunk tables): every code's children are the codes of the rows composed directly, and a
+    code decodes to its row, for random rows and generators of every state count 1-8."""
+    rng = np.random.default_rng(n)
+    gens = rng.integers(0, n, size=(3, n)).astype(np.uint8)
+    codes = closure._Codes(gens, np.dtype(np.uint8))
+    rows = rng.integers(0, n, size=(40, n))
+    powers = [n**q for q in range(n)]
+    want = [sum(int(v) * p for v, p in zip(row, powers)) for row in rows.tolist()]
+    got = codes.code(rows.astype(np.uint8))
+    assert got.tolist() == want
+    assert codes.decode(got).tolist() == rows.tolist()
+    children = codes.children(got).reshape(40, 3)
+    for a in range(3):
+        composed = [[int(gens[a][v]) for v in row] for row in rows.tolist()]  # first row, then a
+        assert children[:, a].tolist() == [sum(v * p for v, p in zip(row, powers)) for row in composed]
+
+
+CODE_CASES = [
+    lambda: Automaton([[0]], labels=[0]),  # one state: the trivial monoid
+    lambda: Automaton([[1, 0], [0, 0]], labels=[0, 1]),
+    lambda: _natural(7),  # 5,040 elements
+    lambda: from_spec("random:states=8,symbols=2,seed=3"),
+    lambda: Automaton([[(q + 1) % 8 for q in range(8)], [7 - q for q in range(8)], [0] * 8], labels=[0] * 8),
+]
+
+
+@pytest.mark.parametrize("make", CODE_CASES)
+def test_the_codes_closure_numbers_as_the_row_closure(monkeypatch, make):
+    """The closure on codes (1-8 states) against the same automaton closed on rows with packed keys
+    in a dict (``_direct`` patched off) and against the plain closure over tuples: the same
+    elements in the same order, parents, symbols and right Cayley table."""
+    a = make()
+    got = closure.close(a)
+    assert [tuple(row) for row in got.elements.tolist()] == list(plain_closure(a))
+    monkeypatch.setattr(closure, "_direct", lambda n: False)
+    assert closure._Keys(a.n_states, np.dtype(np.uint8)).mode == "packed"
+    want = closure.close(make())
+    for name in got._fields:
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+        assert getattr(got, name).dtype == getattr(want, name).dtype, name

@@ -236,9 +236,10 @@ ORBIT_NETWORKS = {"symmetric:4": 3e-4, "alternating:4": 1e-3, "reset:3": 3e-4}
 
 @pytest.mark.parametrize("spec", list(ORBIT_NETWORKS))
 def test_no_word_fails_at_or_below_the_orbit_horizon(spec, monkeypatch):
-    """Theorem 19 alone (the node horizon, which may certify more, is not run here)."""
+    """Theorem 19 alone (the node horizon and Theorem 23, which may certify more, are not run here)."""
     from bilinear.constructions.horizon import horizon
     monkeypatch.setattr(horizon, "node_horizon_widest", no_node_horizon)
+    monkeypatch.setattr(horizon, "projective_horizon", lambda *args: horizon.Horizon.none("float64", "off"))
     a = from_spec(spec)
     w = _perturbed(spec, ORBIT_NETWORKS[spec])
     cert = certify_network(w, a, search_length=1000, random_words=64, shorten_seconds=1.0)

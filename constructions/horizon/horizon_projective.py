@@ -1,0 +1,384 @@
+"""Theorem 23 (projective orbit horizon): Theorem 19 with the error forgotten at every reset.
+
+Theorem 19 charges every step's error through the largest product norm N for the whole word.  But
+the prediction depends only on the *ray* of the state, and a resetting symbol ``a`` -- one whose
+snapped matrix is rank one on K, ``S_a[K,K] = b_a g_a^T`` -- sends the float state
+``lam (z + e)`` to ``lam (g_a . z + g_a . e) b_a + p``: a positive multiple of ``b_a`` (up to sign)
+plus one step's error ``p``.  The accumulated error ``e`` only rescales the state (by
+``1 + g_a.e / g_a.z > 0``), which changes no prediction.  So only the steps since the last reset
+accumulate, propagated by the products of the *non-resetting* symbols alone (norm ``N_0``), and the
+error is measured relative to the reset's own ray ``r = sign(g_a . z) b_a``.
+
+The runs (docs/theory.md, Theorem 23): a *start run* from the exhaustive depth s (words with no reset
+after s, against the snapped states of Theorem 19's orbit), and one *restart run* per restart pair
+``(q, r)`` (words whose last reset leads to it, against the states reached from ``r`` by
+non-resetting symbols).  Each steps
+
+    C_k = C_{k-1} + eta + eps U_{k-1} + gamma V_{k-1},   U_k = N_0 (u_0 + C_k),
+    V_k = rho V_{k-1} + xi + beta U_{k-1},
+
+with ``eta >= ||(F_a - S_a)[K,K] z|| + delta ||z||`` and ``xi >= ||F_a[D,K] z|| + delta ||z||`` over the run's
+snapped states z and non-resetting symbols a (the drift at the states, never more than Theorem 19's
+``eps Y``), checks the readout pair by pair as Theorem 19, and checks that a reset from every state
+of the run lands within the restart error ``(u_R, v_R)``:
+
+    (eta_a(z) + eps U + gamma V) / (|g_a . z| - ||g_a|| U) <= u_R,
+    (xi_a(z) + beta U + rho V) / (|g_a . z| - ||g_a|| U) <= v_R    (the denominator positive).
+
+>>> import numpy as np
+>>> from bilinear.automata.families import from_spec
+>>> from bilinear.constructions.handmade.registry import build
+>>> from bilinear.constructions.horizon.horizon_orbit import orbit_horizon
+>>> from bilinear.constructions.horizon.snap import construction_snap
+>>> from bilinear.constructions.horizon.roundoff import RoundOff
+>>> from bilinear.constructions.values.weights import Weights
+>>> a = from_spec("reset:3")
+>>> A, h0, R = build("reset:3", "full").to_float().float_arrays()
+>>> w = Weights("full", A + 1e-3 * np.random.default_rng(0).normal(size=A.shape), h0, R)
+>>> s, ro = construction_snap(w, a), RoundOff.of("float64", w.dim)
+>>> h = projective_horizon(w, s, None, a, ro)
+>>> h.bound, h.length > 4 * orbit_horizon(w, s, None, a, ro).length
+('projective', True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+
+from ..exact.balls import arb, arb_matrix, bmax, hi, lo, op_norm, precision, root, sq
+from ..proof.search import breadth_first
+from .horizon_base import Horizon
+from .horizon_global import exhaustive_phase
+from . import horizon_orbit
+from .horizon_orbit import _mat_mul, _mat_vec, exact_orbit, orbit_ingredients
+from .roundoff import RoundOff
+
+__all__ = ["projective_horizon", "resetting_symbols", "MAX_STEPS"]
+
+#: Largest number of steps a run is stepped (the certified length is at most about this).
+MAX_STEPS = 1 << 15
+#: Rounds of the restart error's fixed point (each a full set of runs).
+ROUNDS = 5
+#: Points of the restart error's geometric grid (factors of sqrt 2: a range of 2^24).
+GRID = 48
+
+
+def _rank_one(M) -> tuple | None:
+    """``(b, g)`` with ``M = b g^T`` exactly, for a matrix of rationals of rank exactly one; else None."""
+    if not all(isinstance(x, (int, Fraction)) for row in M for x in row):
+        return None
+    nz = [(i, j) for i, row in enumerate(M) for j, x in enumerate(row) if x != 0]
+    if not nz:
+        return None
+    i0, j0 = nz[0]
+    b = tuple(Fraction(M[i][j0]) for i in range(len(M)))
+    g = tuple(Fraction(M[i0][j]) / M[i0][j0] for j in range(len(M[0])))
+    if any(M[i][j] != b[i] * g[j] for i in range(len(M)) for j in range(len(M[0]))):
+        return None
+    return b, g
+
+
+def resetting_symbols(snap) -> dict:
+    """The symbols whose snapped matrix is rank one on the kept coordinates: ``{a: (b_a, g_a)}``
+    with ``S_a[K,K] = b_a g_a^T`` exactly."""
+    w = snap.block_weights
+    K = list(snap.kept_coords)
+    out = {}
+    for a in range(w.n_symbols):
+        f = _rank_one([[w.A[a][i, j] for j in K] for i in K])
+        if f is not None:
+            out[a] = f
+    return out
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One run of Theorem 23: its start ``(u0, v0)``, products' norm ``n``, largest state norm
+    ``ymax``, drift ``eta`` and leak ``xi`` at its states, readout pairs ``(m, L_K, L_D)`` and exits
+    ``(eta_a(z), xi_a(z), |g_a . z|, ||g_a||)`` per state and reset."""
+
+    n: flint.arb
+    ymax: flint.arb
+    eta: flint.arb
+    xi: flint.arb
+    pairs: tuple
+    exits: tuple
+
+
+@dataclass(frozen=True)
+class _Common:
+    eps: flint.arb
+    gamma: flint.arb
+    beta: flint.arb
+    rho: flint.arb
+    tau: flint.arb
+
+
+def _vnorm(v) -> flint.arb:
+    return root(sum((sq(x) for x in v), flint.arb(0)))
+
+
+def _matrices(F, S, K, D) -> list:
+    """Per symbol ``((F_a - S_a)[K,K], F_a[D,K] or None)`` as ``arb_mat``: what a run multiplies its states by."""
+    out = []
+    for Fa, Sa in zip(F, S):
+        kk = flint.arb_mat([[Fa[i, j] - Sa[i, j] for j in K] for i in K])
+        out.append((kk, flint.arb_mat([[Fa[i, j] for j in K] for i in D]) if D else None))
+    return out
+
+
+def _run(states, labels, mats, resets, non_resets, delta, diffs, n) -> _Run:
+    """The constants of the run over ``states`` (pairs ``(q, z)``, z exact, in the run's scale);
+    ``mats``: :func:`_matrices`."""
+    eta, xi, ymax = flint.arb(0), flint.arb(0), flint.arb(0)
+    per: dict = {}  # (l, c) -> the smallest margin over the run's states of label l
+    exits: list = []
+    for q, z in states:
+        zb = [arb(x) for x in z]
+        zc = flint.arb_mat([[x] for x in zb])
+        nz = _vnorm(zb)
+        ymax = bmax([ymax, nz])
+        drift = [(hi(_vnorm((mk * zc).entries()) + delta * nz),
+                  hi(_vnorm((md * zc).entries()) + delta * nz) if md is not None else flint.arb(0)) for mk, md in mats]
+        eta = bmax([eta] + [drift[a][0] for a in non_resets])
+        xi = bmax([xi] + [drift[a][1] for a in non_resets])
+        for a, (_, g) in resets.items():
+            gz = lo(abs(sum((arb(g[j]) * zb[j] for j in range(len(zb))), flint.arb(0))))
+            exits.append((drift[a][0], drift[a][1], gz, _vnorm([arb(x) for x in g])))
+        lab = int(labels[q])
+        for c, (dk, _, _) in diffs.get(lab, {}).items():
+            m = lo(sum((dk[i] * zb[i] for i in range(len(zb))), flint.arb(0)))
+            per[lab, c] = m if (lab, c) not in per or m < per[lab, c] else per[lab, c]
+    pairs = tuple((m, diffs[key[0]][key[1]][1], diffs[key[0]][key[1]][2]) for key, m in sorted(per.items()))
+    return _Run(n, ymax, eta, xi, pairs, tuple(exits))
+
+
+def _holds(run: _Run, cm: _Common, u, v) -> bool:
+    """Theorem 19's readout condition pair by pair, with ``||x[K]|| <= Y + U``."""
+    return all(bool(m - cm.tau * (run.ymax + u + v) - lk * u - ld * v > 0) for m, lk, ld in run.pairs)
+
+
+def _demand(run: _Run, cm: _Common, u, v):
+    """The restart error ``(u_R, v_R)`` a reset needs from a state of ``run`` with errors ``(U, V)``
+    (``None``: some reset may not keep the sign, ``|g_a . z| <= ||g_a|| U``)."""
+    du, dv = flint.arb(0), flint.arb(0)
+    for eta, xi, gz, gn in run.exits:
+        den = lo(gz - gn * u)
+        if not den > 0:
+            return None
+        du = bmax([du, (eta + cm.eps * u + cm.gamma * v) / den])
+        dv = bmax([dv, (xi + cm.beta * u + cm.rho * v) / den])
+    return du, dv
+
+
+def _step_run(run: _Run, cm: _Common, u0, v0, first: int, limit: int, need):
+    """Steps k = 0, 1, ... of ``run`` from ``(u0, v0)``; returns ``(last, demand)``: the last k at
+    which the readout holds at every step from ``first`` on and (when ``need``) every state's reset
+    demand is within ``need``, and the largest demand up to it."""
+    C, U, V, vmax = flint.arb(0), u0, v0, v0
+    top = (flint.arb(0), flint.arb(0))
+    for k in range(limit + 1):
+        if k:
+            C = hi(C + run.eta + cm.eps * U + cm.gamma * V)
+            U, V = hi(run.n * (u0 + C)), hi(cm.rho * V + run.xi + cm.beta * U)
+            vmax = V if V > vmax else vmax
+        if k >= first and not _holds(run, cm, U, V):
+            return k - 1, top
+        d = _demand(run, cm, U, vmax)
+        if d is None or (need is not None and not (d[0] <= need[0] and d[1] <= need[1])):
+            return k - 1, top
+        top = d
+    return limit, top
+
+
+def _closure(pairs, automaton, gens_nr) -> list | None:
+    """Per pair of ``pairs`` not reached already: the pairs reached from it by non-resetting symbols
+    (None when one outgrows Theorem 19's limit, :data:`~.horizon_orbit.MAX_PRODUCTS`)."""
+    out: list = []
+    covered: set = set()
+    for r in sorted(set(pairs)):
+        if r in covered:  # a run over a closure that contains r's covers r's words (its constants are worst cases)
+            continue
+        sub = breadth_first(r, lambda p: ((int(automaton.delta[a, p[0]]), _mat_vec(m, p[1])) for a, m in gens_nr),
+                            horizon_orbit.MAX_PRODUCTS)
+        if sub is None:
+            return None
+        out.append(sub)
+        covered.update(sub)
+    return out
+
+
+def _restart_pairs(orbit, automaton, resets) -> list:
+    """The restart pairs ``(q', sign(g_a . z) b_a)`` over the reachable pairs ``(q, z)`` and resets a."""
+    starts = []
+    for q, z in orbit.pairs:
+        for a, (b, g) in resets.items():
+            gz = sum((g[j] * z[j] for j in range(len(z))), Fraction(0))
+            if gz == 0:
+                raise ValueError("a reset sends a reachable snapped state to 0")
+            starts.append((int(automaton.delta[a, q]), tuple(x if gz > 0 else -x for x in b)))
+    return starts
+
+
+def _setup(weights, snap, automaton, roundoff):
+    """``(start run, restart runs, common constants, exhaustive phase)`` or ``(None, reason)``."""
+    resets = resetting_symbols(snap)
+    if not resets:
+        return None, "no symbol's snapped matrix has rank one (Theorem 23 needs a resetting symbol)"
+    orbit = exact_orbit(snap, automaton, horizon_orbit.MAX_PRODUCTS)
+    if orbit is None:
+        return None, f"the snapped matrices generate more than {horizon_orbit.MAX_PRODUCTS} products or reachable states"
+    c, st = orbit_ingredients(weights, snap, orbit, automaton, roundoff)
+    if c is None:
+        return None, st
+    w = snap.block_weights
+    K, D = st.K, st.D
+    kk = range(len(K))
+    non_resets = [a for a in range(w.n_symbols) if a not in resets]
+    gens_nr = [(a, tuple(tuple(w.A[a][K[i], K[j]] for j in kk) for i in kk)) for a in non_resets]
+    ident = tuple(tuple(1 if i == j else 0 for j in kk) for i in kk)
+    prods = breadth_first(ident, lambda M: (_mat_mul(g, M) for _, g in gens_nr), horizon_orbit.MAX_PRODUCTS)
+    if prods is None:
+        return None, f"the non-resetting symbols generate more than {horizon_orbit.MAX_PRODUCTS} products"
+    n0 = bmax(op_norm(arb_matrix(M), kk, kk) for M in prods)
+    try:
+        subs = _closure(_restart_pairs(orbit, automaton, resets), automaton, gens_nr)
+    except ValueError as exc:
+        return None, str(exc)
+    firsts = _closure(orbit.pairs, automaton, gens_nr)
+    if subs is None or firsts is None:
+        return None, f"the non-resetting symbols reach more than {horizon_orbit.MAX_PRODUCTS} states from one"
+    diffs: dict = {}
+    for lab in sorted({int(automaton.labels[q]) for q in range(automaton.n_states)}):
+        for cl in range(st.Rb.nrows()):
+            if cl != lab:
+                full = [st.Rb[lab, j] - st.Rb[cl, j] for j in range(weights.dim)]
+                diffs.setdefault(lab, {})[cl] = ([full[j] for j in K], _vnorm([full[j] for j in K]),
+                                                 _vnorm([full[j] for j in D]))
+    args = (automaton.labels, _matrices(st.F, st.S, K, D), resets, non_resets, st.delta, diffs, n0)
+    starts = [_run(sub, *args) for sub in firsts]
+    restarts = [_run(sub, *args) for sub in subs]
+    zero = flint.arb(0)
+    cm = _Common(c.eps, c.gamma if D else zero, c.beta if D else zero, c.rho if D else zero, c.tau)
+    return (starts, restarts, cm, c, st), ""
+
+
+def _trace(run: _Run, cm: _Common, u0, v0, first: int, limit: int) -> list:
+    """The reset demands of ``run`` at k = 0, 1, ... while its readout holds (from ``first`` on) and
+    every reset keeps its sign: non-decreasing in k (``U`` and ``max V`` are)."""
+    out = []
+    C, U, V, vmax = flint.arb(0), u0, v0, v0
+    for k in range(limit + 1):
+        if k:
+            C = hi(C + run.eta + cm.eps * U + cm.gamma * V)
+            U, V = hi(run.n * (u0 + C)), hi(cm.rho * V + run.xi + cm.beta * U)
+            vmax = V if V > vmax else vmax
+        if k >= first and not _holds(run, cm, U, V):
+            break
+        d = _demand(run, cm, U, vmax)
+        if d is None:
+            break
+        out.append(d)
+    return out
+
+
+def _within(trace: list, need) -> int:
+    """The last k of a :func:`_trace` whose demand (and every earlier one) is within ``need``
+    (all of it for ``need`` None): a binary search, the demands being non-decreasing."""
+    if need is None:
+        return len(trace) - 1
+    lo_k, hi_k = 0, len(trace)  # trace[:lo_k] within, trace[hi_k:] not
+    while lo_k < hi_k:
+        mid = (lo_k + hi_k) // 2
+        if trace[mid][0] <= need[0] and trace[mid][1] <= need[1]:
+            lo_k = mid + 1
+        else:
+            hi_k = mid
+    return lo_k - 1
+
+
+def _certified(traces, restarts, cm, s, restart, check: bool) -> tuple[int, tuple]:
+    """The length certified with restart error ``restart`` (Theorem 23; ``check``: every state's
+    reset demand within it, else only the readout), and the largest demand seen; ``traces``: the
+    start runs' :func:`_trace` (they do not depend on the restart error)."""
+    need = restart if check else None
+    length, top = s + MAX_STEPS, [(flint.arb(0), flint.arb(0))]
+    for tr in traces:
+        t = _within(tr, need)
+        length = min(length, s + t)
+        if t >= 0:
+            top.append(tr[t])
+    for run in restarts:
+        k, d = _step_run(run, cm, restart[0], restart[1], 0, min(MAX_STEPS, max(0, length - s - 1)), need)
+        length = min(length, s + 1 + k)
+        top.append(d)
+    return length, (bmax(d[0] for d in top), bmax(d[1] for d in top))
+
+
+def _grid_search(starts, traces, restarts, cm, s, us, vs, beat: int) -> tuple[int, tuple]:
+    """The longest length over restart errors on a geometric grid (factors of sqrt 2 above the
+    smallest demand any run makes, with ``v_R`` in that demand's proportion): every 3rd point,
+    then the neighbours of the best.  Where the demand grows without bound towards the readout's
+    limit (``|g_a . z| - ||g_a|| U`` reaching 0 as the margin does), the fixed point does not settle."""
+    low = [_demand(run, cm, us, vs) for run in starts] + [_demand(run, cm, flint.arb(0), flint.arb(0)) for run in restarts]
+    if any(d is None for d in low):
+        return s, (flint.arb(0), flint.arb(0))
+    u_lo = bmax(d[0] for d in low)  # type: ignore[index]
+    if not u_lo > 0:
+        return s, (flint.arb(0), flint.arb(0))
+    ratio = bmax(d[1] / u_lo for d in low)  # type: ignore[index]
+    memo: dict = {}
+
+    def at(j: int) -> int:
+        if j not in memo:
+            need = (hi(u_lo * flint.arb(2) ** (flint.arb(j) / 2)), flint.arb(0))
+            need = (need[0], hi(need[0] * ratio))
+            if min(s + _within(tr, need) for tr in traces) <= beat:  # the start runs alone: no better
+                memo[j] = (s, need)
+            else:
+                memo[j] = (_certified(traces, restarts, cm, s, need, True)[0], need)
+        return memo[j][0]
+
+    best = max(range(0, GRID, 3), key=lambda j: (at(j), -j))
+    for j in (best - 2, best - 1, best + 1, best + 2):
+        if 0 <= j < GRID:
+            at(j)
+    j = max(memo, key=lambda j: (memo[j][0], -j))
+    return memo[j]
+
+
+def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon:
+    """The certified horizon of Theorem 23 in ``roundoff``'s arithmetic (module docstring): no
+    length (``Horizon.none``) where no snapped symbol is rank one or the orbit is too large.
+    ``proof`` (the snap's proof) is not read: the orbit is enumerated here exactly."""
+    with precision():
+        got, why = _setup(weights, snap, automaton, roundoff)
+        if got is None:
+            return Horizon.none(roundoff.arithmetic, why, "projective")
+        starts, restarts, cm, c, st = got
+        refused, consts, s, us, vs = exhaustive_phase(automaton, st, c, roundoff, "projective")
+        if refused is not None:
+            return refused
+        traces = [_trace(run, cm, us, vs, 1, MAX_STEPS) for run in starts]
+        # the restart error, raised to the demand of the runs it allows; a length counts only when
+        # every demand up to it is within the restart error it was stepped with
+        restart, best = (flint.arb(0), flint.arb(0)), s
+        ceiling = _certified(traces, restarts, cm, s, restart, False)[0]  # no restart error: the most
+        for _ in range(ROUNDS):
+            length, top = _certified(traces, restarts, cm, s, restart, False)
+            if top[0] <= restart[0] and top[1] <= restart[1]:
+                best = max(best, length)
+                break
+            best = max(best, _certified(traces, restarts, cm, s, restart, True)[0])
+            restart = (bmax([restart[0], top[0]]), bmax([restart[1], top[1]]))
+        if 2 * (best - s) < ceiling - s:  # the fixed point settled far below the ceiling: search
+            found = _grid_search(starts, traces, restarts, cm, s, us, vs, best)
+            if found[0] > best:
+                best, restart = found
+        note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(starts) + len(restarts)} runs after "
+                f"the exhaustive depth or a reset, the error forgotten at each of {len(resetting_symbols(snap))} resetting symbols")
+        consts.update(product_norm=float(starts[0].n.mid()), restart_error=float(restart[0].mid()))
+        return Horizon.up_to(best, roundoff.arithmetic, "projective", note, **consts)
