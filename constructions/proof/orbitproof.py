@@ -22,6 +22,10 @@ vector (the first word reaching direction k multiplies h0 into ``h_k`` exactly, 
 equality above is exact, not up to a positive factor); so its Proof, Counterexample or Unproved is
 the one the general loop returns (``tests/constructions/proof/test_orbit_proof.py`` compares them).
 When a condition fails the closure returns None before touching the search, and the general loop runs.
+It also returns None when it cannot save work: an orbit of at most ``2 d + 1`` directions, where the
+general loop's one product per pair and symbol costs no more than the commutation check's ``1 + 2 d``
+per symbol (a trained `cyclic:5 full` snap of hidden 16 over Q(zeta_20): 6.4 s in the check, against a
+proof of 5 pairs).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import numpy as np
 
 from .search import HiddenStore, PairSearch
 
-__all__ = ["orbit_closure", "ORBIT_MAX_DIM", "ORBIT_GENERATORS_TRIED", "ORBIT_MAX_PER_STATE"]
+__all__ = ["orbit_closure", "saves_work", "ORBIT_MAX_DIM", "ORBIT_GENERATORS_TRIED", "ORBIT_MAX_PER_STATE"]
 
 #: The largest hidden size the orbit closure tries: checking that a symbol commutes with the
 #: generator is 2 d matrix-vector products per symbol, d^3 exact products.
@@ -96,6 +100,16 @@ def _commutes(domain, a_rows, g_rows, d: int) -> bool:
     return True
 
 
+def saves_work(m: int, d: int) -> bool:
+    """Whether an orbit of ``m`` directions in dimension ``d`` can save exact products: the general
+    loop pays one per pair and symbol (at least ``m`` pairs), the conditions ``1 + 2 d`` per symbol.
+
+    >>> saves_work(5, 2), saves_work(6, 2), saves_work(5, 16)
+    (False, True, False)
+    """
+    return m > 2 * d + 1
+
+
 def _find_orbit(domain, A_rows: list, h0: list, d: int, limit: int, clock=None) -> _Orbit | None:
     """The orbit of the first generator (of :data:`ORBIT_GENERATORS_TRIED`) that meets the
     module docstring's three conditions, else None."""
@@ -110,6 +124,8 @@ def _find_orbit(domain, A_rows: list, h0: list, d: int, limit: int, clock=None) 
         if found is None:
             continue
         orbit, t = found
+        if not saves_work(len(orbit), d):
+            return None
         jump = np.empty(len(A_rows), dtype=np.int64)
         for s, rows in enumerate(A_rows):
             k = _on_orbit(domain, rows, h0, orbit)

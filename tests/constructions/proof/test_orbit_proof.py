@@ -16,6 +16,21 @@ from bilinear.constructions.proof import orbitproof, prover
 from bilinear.constructions.values.weights import Weights
 
 
+@pytest.fixture(autouse=True)
+def _small_orbits_too(monkeypatch):
+    """The tests' orbits are short (5 to 30 directions): take the orbit path wherever its conditions
+    hold, also where it saves no work (tested on its own below)."""
+    monkeypatch.setattr(orbitproof, "saves_work", lambda m, d: True)
+
+
+def test_an_orbit_no_longer_than_2d_plus_1_is_left_to_the_general_loop(monkeypatch):
+    """The orbit path pays 1 + 2 d exact products per symbol; the general loop one per pair and
+    symbol: Z_5 in the plane (5 directions, d = 2) goes to the general loop, Z_7 takes the orbit."""
+    monkeypatch.undo()
+    assert not _orbit_found(build(from_spec("cyclic:5"), "rotation2d"), from_spec("cyclic:5"))
+    assert _orbit_found(build(from_spec("cyclic:7"), "rotation2d"), from_spec("cyclic:7"))
+
+
 def _both(weights, automaton, monkeypatch, bound=prover.DEFAULT_BOUND):
     fast = prover.prove(weights, automaton, bound)
     with monkeypatch.context() as m:
