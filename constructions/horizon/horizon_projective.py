@@ -43,10 +43,11 @@ of the run lands within the restart error ``(u_R, v_R)``:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import flint
+import numpy as np
 
 from ..exact.balls import arb, arb_matrix, bmax, hi, lo, op_norm, precision, root, sq
 from ..proof.search import breadth_first
@@ -56,7 +57,7 @@ from . import horizon_orbit
 from .horizon_orbit import _mat_mul, _mat_vec, exact_orbit, orbit_ingredients
 from .roundoff import RoundOff
 
-__all__ = ["projective_horizon", "resetting_symbols", "MAX_STEPS"]
+__all__ = ["projective_horizon", "resetting_symbols", "contracting_dropped", "MAX_STEPS"]
 
 #: Largest number of steps a run is stepped (the certified length is at most about this).
 MAX_STEPS = 1 << 15
@@ -64,6 +65,11 @@ MAX_STEPS = 1 << 15
 ROUNDS = 5
 #: Points of the restart error's geometric grid (factors of sqrt 2: a range of 2^24).
 GRID = 48
+#: Most dropped coordinates re-based for a contracting norm (:func:`contracting_dropped`).
+MAX_REBASED = 24
+#: Steps of the descent that re-bases the dropped coordinates, and the norm at which it stops.
+DESCENT_STEPS = 400
+TARGET_RHO = 0.8
 
 
 def _rank_one(M) -> tuple | None:
@@ -92,6 +98,82 @@ def resetting_symbols(snap) -> dict:
         if f is not None:
             out[a] = f
     return out
+
+
+def _float_blocks(weights, snap) -> tuple:
+    """``(P, [B_a])``: the snap's basis as a float array and the float matrices' dropped blocks
+    ``B_a = (P^-1 A_a P)[D,D]`` (times the snap's scale and the least-squares scale on K)."""
+    A = weights.float_arrays()[0]
+    d = A.shape[1]
+    Pf = np.eye(d) if snap.basis is None else np.array(snap.basis, dtype=float)
+    K = list(snap.kept_coords)
+    D = [j for j in range(d) if j not in set(K)]
+    S = snap.block_weights.float_arrays()[0]
+    out = []
+    for a in range(A.shape[0]):
+        F = np.linalg.solve(Pf, A[a] * float(snap.scale[a])) @ Pf
+        fk, sk = F[np.ix_(K, K)], S[a][np.ix_(K, K)]
+        c = float(np.sum(fk * sk) / np.sum(fk * fk)) if np.sum(fk * fk) > 0 else 1.0
+        out.append(abs(c) * F[np.ix_(D, D)])
+    return Pf, out
+
+
+def _worst(T, blocks) -> tuple:
+    """``(max_a ||T B_a T^-1||, its subgradient in T)`` in floats (top singular vectors)."""
+    Ti = np.linalg.inv(T)
+    best, grad = -1.0, None
+    for B in blocks:
+        X = T @ B @ Ti
+        U, sv, Vt = np.linalg.svd(X)
+        if sv[0] > best:
+            u, v = U[:, 0], Vt[0]
+            best, grad = float(sv[0]), np.outer(u, B @ Ti @ v) - np.outer(X.T @ u, Ti @ v)
+    return best, grad
+
+
+def contracting_dropped(weights, snap):
+    """The snap with its dropped coordinates re-based so that the dropped blocks contract in the
+    2-norm (docs/theory.md, Theorem 23: any basis of D serves), or None where they do already
+    (every ``||B_a|| < 1`` in the snap's basis), where there are none or more than
+    :data:`MAX_REBASED`, or where no such basis is found.
+
+    ``T`` (upper triangular, from the identity) descends ``max_a ||T B_a T^-1||`` along its
+    subgradient, a step kept only where it lowers the maximum (else halved), until the maximum is
+    below :data:`TARGET_RHO` or :data:`DESCENT_STEPS` steps.  The new basis is ``P diag(I, W)``
+    with ``W`` the float inverse of ``T`` read as exact rationals: S is zero outside K x K, so the
+    snapped network, its orbit and its proof are unchanged; the norms are then bounded in ball
+    arithmetic from the new basis (the descent only chooses W, it bounds nothing)."""
+    K = list(snap.kept_coords)
+    Pf, blocks = _float_blocks(weights, snap)
+    D = [j for j in range(Pf.shape[0]) if j not in set(K)]
+    if not D or len(D) > MAX_REBASED or max(np.linalg.norm(B, 2) for B in blocks) < 1:
+        return None
+    T, step = np.eye(len(D)), 0.1
+    f, g = _worst(T, blocks)
+    for _ in range(DESCENT_STEPS):
+        if f < TARGET_RHO or step < 1e-6:
+            break
+        trial = np.triu(T - step * g / max(np.linalg.norm(g), 1e-300))
+        trial /= np.linalg.norm(trial, 2)
+        if abs(np.linalg.det(trial)) > 1e-12 and (ft := _worst(trial, blocks))[0] < f:
+            T, (f, g), step = trial, ft, step * 1.5
+        else:
+            step /= 2
+    if not f < 1:
+        return None
+    W = np.linalg.inv(T)
+    d = Pf.shape[0]
+    base = [[Fraction(1 if i == j else 0) for j in range(d)] for i in range(d)] if snap.basis is None else \
+        [[Fraction(x) for x in row] for row in snap.basis]
+    block = [[Fraction(1 if i == j else 0) for j in range(d)] for i in range(d)]
+    for r, i in enumerate(D):
+        for c, j in enumerate(D):
+            block[i][j] = Fraction(float(W[r, c]))
+    P = np.empty((d, d), dtype=object)
+    for i in range(d):
+        for j in range(d):
+            P[i, j] = sum((base[i][k] * block[k][j] for k in range(d)), Fraction(0))
+    return replace(snap, basis=P)
 
 
 @dataclass(frozen=True)
@@ -354,6 +436,7 @@ def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> H
     """The certified horizon of Theorem 23 in ``roundoff``'s arithmetic (module docstring): no
     length (``Horizon.none``) where no snapped symbol is rank one or the orbit is too large.
     ``proof`` (the snap's proof) is not read: the orbit is enumerated here exactly."""
+    snap = contracting_dropped(weights, snap) or snap
     with precision():
         got, why = _setup(weights, snap, automaton, roundoff)
         if got is None:
