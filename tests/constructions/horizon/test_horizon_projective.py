@@ -27,6 +27,7 @@ from bilinear.constructions.exact.balls import arb, arb_matrix, precision
 from bilinear.constructions.horizon.horizon_global import exhaustive_phase
 from bilinear.constructions.horizon.horizon_orbit import exact_orbit, orbit_horizon, orbit_ingredients
 from bilinear.constructions.horizon.horizon_projective import (MAX_STEPS, _certified, _Common, _matrices, _run, _Run, _trace,
+                                                                 contracting_dropped,
                                                                  projective_horizon, resetting_symbols)
 from bilinear.constructions.horizon.roundoff import RoundOff
 from bilinear.constructions.horizon.snap import construction_snap, drift
@@ -347,3 +348,60 @@ def test_run_constants_are_the_ones_numpy_computes():
     assert [f(lk) for _, lk, _ in run.pairs] == pytest.approx([np.linalg.norm((R[l] - R[c])[K]) for l, c in sorted(want)])
     exits = [(drift(1, z), leak(1, z), abs(g @ z), np.linalg.norm(g)) for z in Z]
     assert [tuple(f(x) for x in e) for e in run.exits] == [pytest.approx(e, rel=1e-9) for e in exits]
+
+
+# ------------------------------------------------------------------------------------------
+# dropped coordinates whose blocks contract only in another basis (the padded networks)
+# ------------------------------------------------------------------------------------------
+def _padded(spec: str, turn: float):
+    """``spec``'s ``full`` construction padded by ``drift`` as benchmarks/certify_coverage.py pads it."""
+    e = build(spec, "full")
+    return drift(e.to_float(), turn, hidden=e.dim + 4 + e.dim % 2)
+
+
+def _dropped_norms(w, snap, basis) -> list:
+    """``||c_a (P^-1 A_a P)[D,D]||`` per symbol in numpy, ``c_a`` the least-squares fit of the
+    float ``[K,K]`` block to the snapped one (the theorem's scale)."""
+    P = np.array(basis, dtype=float)
+    K = list(snap.kept_coords)
+    D = [j for j in range(w.dim) if j not in set(K)]
+    out = []
+    for A, S in zip(w.float_arrays()[0], snap.block_weights.float_arrays()[0]):
+        F = np.linalg.solve(P, A) @ P
+        c = np.linalg.lstsq(F[np.ix_(K, K)].reshape(-1, 1), S[np.ix_(K, K)].reshape(-1), rcond=None)[0][0]
+        out.append(abs(c) * np.linalg.norm(F[np.ix_(D, D)], 2))
+    return out
+
+
+def test_the_dropped_coordinates_are_rebased_to_contract_and_the_snap_is_unchanged():
+    a = from_spec("reset:3")
+    w = _padded("reset:3", 1e-3)
+    snap = construction_snap(w, a)
+    K = list(snap.kept_coords)
+    assert max(_dropped_norms(w, snap, snap.basis)) > 1  # the snap's own basis: rho >= 1
+    new = contracting_dropped(w, snap)
+    assert new is not None and max(_dropped_norms(w, snap, new.basis)) < 0.9
+    P, Q = (np.array(b, dtype=object) for b in (snap.basis, new.basis))
+    assert all(P[i, j] == Q[i, j] for i in range(w.dim) for j in K)  # the kept columns exactly as they were
+    for S in snap.block_weights.A:  # S is zero outside K x K: P S P^-1 = Q S Q^-1 exactly
+        Sm = np.array(S, dtype=object)
+        assert all(Sm[i, j] == 0 for i in range(w.dim) for j in range(w.dim) if i not in K or j not in K)
+    assert contracting_dropped(_noisy("reset:3", 1e-3, 0), construction_snap(_noisy("reset:3", 1e-3, 0), a)) is None
+
+
+@pytest.mark.parametrize("spec", ["reset:3"])
+def test_padded_network_is_certified_below_its_first_failure_and_far_above_theorem_19(spec, monkeypatch):
+    """The padded network with a phase error of 3e-3 (benchmarks: 1e-3): Theorem 19 gives 36, the
+    projective bound in the snap's basis (rho = 1.03) nothing past the exhaustive depth; re-based, it
+    certifies a length with no failure at or below it among the directed words, and one above it."""
+    monkeypatch.setattr("bilinear.constructions.horizon.horizon.node_horizon_widest", no_node_horizon)
+    a = from_spec(spec)
+    w = _padded(spec, 3e-3)
+    snap = construction_snap(w, a)
+    ro = RoundOff.for_network("float64", w)
+    h = projective_horizon(w, snap, None, a, ro)
+    orbit = orbit_horizon(w, snap, None, a, ro)
+    assert h.bound == "projective" and h.length > 10 * orbit.length
+    assert certified_horizon(w, snap, prove(snap.block_weights, a), a, "float64").length == h.length
+    failure = _directed_failure(w, a, 3 * h.length)
+    assert failure is None or failure > h.length
