@@ -49,7 +49,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..exact.balls import arb, arb_matrix, bmax, hi, lo, op_norm, precision, root, sq
+from ..exact.balls import arb, arb_matrix, bmax, hi, lo, norm_bound, op_norm, precision, root, sq
 from ..proof.search import breadth_first
 from .horizon_base import Horizon
 from .horizon_global import exhaustive_phase
@@ -192,11 +192,18 @@ class _Run:
 
 @dataclass(frozen=True)
 class _Common:
+    """The coupling constants of the runs' steps (maxima over the non-resetting symbols), the
+    readout rounding, and ``exit``: the same four over the resetting symbols (None: the runs')."""
+
     eps: flint.arb
     gamma: flint.arb
     beta: flint.arb
     rho: flint.arb
     tau: flint.arb
+    exit: tuple | None = None
+
+    def at_reset(self) -> tuple:
+        return self.exit if self.exit is not None else (self.eps, self.gamma, self.beta, self.rho)
 
 
 def _vnorm(v) -> flint.arb:
@@ -247,12 +254,13 @@ def _demand(run: _Run, cm: _Common, u, v):
     """The restart error ``(u_R, v_R)`` a reset needs from a state of ``run`` with errors ``(U, V)``
     (``None``: some reset may not keep the sign, ``|g_a . z| <= ||g_a|| U``)."""
     du, dv = flint.arb(0), flint.arb(0)
+    eps, gamma, beta, rho = cm.at_reset()
     for eta, xi, gz, gn in run.exits:
         den = lo(gz - gn * u)
         if not den > 0:
             return None
-        du = bmax([du, (eta + cm.eps * u + cm.gamma * v) / den])
-        dv = bmax([dv, (xi + cm.beta * u + cm.rho * v) / den])
+        du = bmax([du, (eta + eps * u + gamma * v) / den])
+        dv = bmax([dv, (xi + beta * u + rho * v) / den])
     return du, dv
 
 
@@ -305,6 +313,23 @@ def _restart_pairs(orbit, automaton, resets) -> list:
     return starts
 
 
+def _couplings(st, snap, symbols) -> tuple:
+    """``(eps, gamma, beta, rho)`` of Theorem 19 (each raised by the rounding's delta) as maxima over
+    ``symbols`` only: the runs step the non-resetting symbols, the exits the resetting ones."""
+    K, D, up = st.K, st.D, lambda x: hi(x + st.delta)  # noqa: E731
+    groups = [snap.blocks[i] for i in snap.kept]
+    dropped = [g for i, g in enumerate(snap.blocks) if i not in snap.kept]
+    zero = flint.arb(0)
+    if not symbols:
+        return zero, zero, zero, zero
+    eps = up(bmax(norm_bound(st.F[a] - st.S[a], K, K, groups) for a in symbols))
+    if not D:
+        return eps, zero, zero, zero
+    return (eps, up(bmax(norm_bound(st.F[a], K, D, groups) for a in symbols)),
+            up(bmax(norm_bound(st.F[a], D, K, groups) for a in symbols)),
+            up(bmax(norm_bound(st.F[a], D, D, dropped) for a in symbols)))
+
+
 def _setup(weights, snap, automaton, roundoff):
     """``(start run, restart runs, common constants, exhaustive phase)`` or ``(None, reason)``."""
     resets = resetting_symbols(snap)
@@ -343,8 +368,8 @@ def _setup(weights, snap, automaton, roundoff):
     args = (automaton.labels, _matrices(st.F, st.S, K, D), resets, non_resets, st.delta, diffs, n0)
     starts = [_run(sub, *args) for sub in firsts]
     restarts = [_run(sub, *args) for sub in subs]
-    zero = flint.arb(0)
-    cm = _Common(c.eps, c.gamma if D else zero, c.beta if D else zero, c.rho if D else zero, c.tau)
+    cm = _Common(*_couplings(st, snap, non_resets), c.tau,
+                 exit=_couplings(st, snap, [a for a in range(w.n_symbols) if a in resets]))
     return (starts, restarts, cm, c, st), ""
 
 
