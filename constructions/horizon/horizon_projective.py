@@ -19,11 +19,16 @@ non-resetting symbols).  Each steps
 
 with ``eta >= ||(F_a - S_a)[K,K] z|| + delta ||z||`` and ``xi >= ||F_a[D,K] z|| + delta ||z||`` over the run's
 snapped states z and non-resetting symbols a (the drift at the states, never more than Theorem 19's
-``eps Y``), checks the readout pair by pair as Theorem 19, and checks that a reset from every state
+``eps Y``) and ``eps, gamma, beta, rho`` Theorem 19's couplings over the non-resetting symbols only
+(the exits below: over the resetting ones), checks the readout pair by pair as Theorem 19, and checks that a reset from every state
 of the run lands within the restart error ``(u_R, v_R)``:
 
     (eta_a(z) + eps U + gamma V) / (|g_a . z| - ||g_a|| U) <= u_R,
     (xi_a(z) + beta U + rho V) / (|g_a . z| - ||g_a|| U) <= v_R    (the denominator positive).
+
+Where a float dropped block has norm at least 1 in the snap's basis, the dropped coordinates are
+first re-based (:func:`contracting_dropped`): the snapped network is the same in any basis of D, and
+with ``rho >= 1`` no restart error is a fixed point.
 
 >>> import numpy as np
 >>> from bilinear.automata.families import from_spec
