@@ -48,7 +48,7 @@ with ``rho >= 1`` no restart error is a fixed point.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import flint
@@ -193,6 +193,24 @@ class _Run:
     xi: flint.arb
     pairs: tuple
     exits: tuple
+    front: tuple = field(init=False, repr=False, compare=False)  # the exits no other one dominates
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "front", _front(self.exits))
+
+
+def _front(exits: tuple) -> tuple:
+    """The exits not dominated by another (a larger or equal drift and leak, a smaller or equal
+    ``|g . z|``, a larger or equal ``||g||``: its demand is at least as large at every ``(U, V)``,
+    and its denominator reaches 0 first); all of them beyond 64 (the comparison is quadratic)."""
+    if len(exits) > 64:
+        return exits
+
+    def over(f, e) -> bool:
+        return bool(f[0] >= e[0] and f[1] >= e[1] and f[2] <= e[2] and f[3] >= e[3])
+
+    return tuple(e for i, e in enumerate(exits)
+                 if not any(over(f, e) and (j < i or not over(e, f)) for j, f in enumerate(exits) if j != i))
 
 
 @dataclass(frozen=True)
@@ -260,7 +278,7 @@ def _demand(run: _Run, cm: _Common, u, v):
     (``None``: some reset may not keep the sign, ``|g_a . z| <= ||g_a|| U``)."""
     du, dv = flint.arb(0), flint.arb(0)
     eps, gamma, beta, rho = cm.at_reset()
-    for eta, xi, gz, gn in run.exits:
+    for eta, xi, gz, gn in run.front:
         den = lo(gz - gn * u)
         if not den > 0:
             return None
