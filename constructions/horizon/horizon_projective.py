@@ -497,9 +497,10 @@ def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> H
         # the restart error, raised to the demand of the runs it allows; a length counts only when
         # every demand up to it is within the restart error it was stepped with
         restart, best = (flint.arb(0), flint.arb(0)), s
-        ceiling = _certified(traces, restarts, cm, s, restart, False)[0]  # no restart error: the most
-        for _ in range(ROUNDS):
-            length, top = _certified(traces, restarts, cm, s, restart, False)
+        first = _certified(traces, restarts, cm, s, restart, False)
+        ceiling = first[0]  # no restart error: the most
+        for i in range(ROUNDS):
+            length, top = first if i == 0 else _certified(traces, restarts, cm, s, restart, False)
             if top[0] <= restart[0] and top[1] <= restart[1]:
                 best = max(best, length)
                 break
