@@ -200,11 +200,22 @@ class _Run:
 
 
 def _front(exits: tuple) -> tuple:
-    """The exits not dominated by another (a larger or equal drift and leak, a smaller or equal
-    ``|g . z|``, a larger or equal ``||g||``: its demand is at least as large at every ``(U, V)``,
-    and its denominator reaches 0 first); all of them beyond 64 (the comparison is quadratic)."""
-    if len(exits) > 64:
-        return exits
+    """The exits with one ``(|g . z|, ||g||)`` merged into one (the largest drift and leak: the
+    two demands are maxima over exits, each of its own numerator, so the merged exit demands the
+    same), then those not dominated by another (a larger or equal drift and leak, a smaller or
+    equal ``|g . z|``, a larger or equal ``||g||``: its demand is at least as large at every
+    ``(U, V)``, and its denominator reaches 0 first); beyond 64 exits no domination (quadratic)."""
+    merged: list = []
+    for e in exits:
+        for i, f in enumerate(merged):
+            if bool(f[2] == e[2]) and bool(f[3] == e[3]):  # exact points (lo and hi)
+                merged[i] = (bmax([f[0], e[0]]), bmax([f[1], e[1]]), f[2], f[3])
+                break
+        else:
+            merged.append(e)
+        if len(merged) > 64:
+            return exits
+    exits = tuple(merged)
 
     def over(f, e) -> bool:
         return bool(f[0] >= e[0] and f[1] >= e[1] and f[2] <= e[2] and f[3] >= e[3])
@@ -259,7 +270,7 @@ def _run(states, labels, mats, resets, non_resets, delta, diffs, n) -> _Run:
         xi = bmax([xi] + [drift[a][1] for a in non_resets])
         for a, (_, g) in resets.items():
             gz = lo(abs(sum((arb(g[j]) * zb[j] for j in range(len(zb))), flint.arb(0))))
-            exits.append((drift[a][0], drift[a][1], gz, _vnorm([arb(x) for x in g])))
+            exits.append((drift[a][0], drift[a][1], gz, hi(_vnorm([arb(x) for x in g]))))
         lab = int(labels[q])
         for c, (dk, _, _) in diffs.get(lab, {}).items():
             m = lo(sum((dk[i] * zb[i] for i in range(len(zb))), flint.arb(0)))
@@ -276,15 +287,15 @@ def _holds(run: _Run, cm: _Common, u, v) -> bool:
 def _demand(run: _Run, cm: _Common, u, v):
     """The restart error ``(u_R, v_R)`` a reset needs from a state of ``run`` with errors ``(U, V)``
     (``None``: some reset may not keep the sign, ``|g_a . z| <= ||g_a|| U``)."""
-    du, dv = flint.arb(0), flint.arb(0)
     eps, gamma, beta, rho = cm.at_reset()
+    us, vs = [flint.arb(0)], [flint.arb(0)]
     for eta, xi, gz, gn in run.front:
         den = lo(gz - gn * u)
         if not den > 0:
             return None
-        du = bmax([du, (eta + eps * u + gamma * v) / den])
-        dv = bmax([dv, (xi + beta * u + rho * v) / den])
-    return du, dv
+        us.append((eta + eps * u + gamma * v) / den)
+        vs.append((xi + beta * u + rho * v) / den)
+    return bmax(us), bmax(vs)
 
 
 def _step_run(run: _Run, cm: _Common, u0, v0, first: int, limit: int, need):
