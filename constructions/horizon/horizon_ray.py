@@ -25,11 +25,20 @@ has no such cones, and the search says so (``Horizon.none``).
 >>> from bilinear.automata.families import from_spec
 >>> from bilinear.constructions.values.weights import Weights
 >>> from bilinear.constructions.horizon.roundoff import RoundOff
->>> a = from_spec("flipflop:2")
->>> A = [[[0.9, 0.9], [0.1, 0.1]], [[0.1, 0.1], [0.9, 0.9]], [[1.01, 0.0], [0.0, 0.99]]]
->>> w = Weights("full", A, [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
+>>> a = from_spec("parity")  # symbol 0 keeps the state, symbol 1 toggles it
+>>> A = [[[1.01, 0.0], [0.0, 0.99]], [[-1.0, 0.0], [0.0, -0.98]]]
+>>> w = Weights("full", A, [1.0, 0.3], [[1.0, 0.0], [-1.0, 0.0]])
 >>> ray_horizon(w, a, RoundOff.for_network("float64", w)).kind
 'every length'
+
+No 2x2 flip-flop with a read symbol that is not neutral has such cones: its powers turn every ray
+towards one eigendirection, and a linear readout cannot give ``x`` and ``-x`` one class.
+
+>>> flip = from_spec("flipflop:2")
+>>> A = [[[1.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [1.0, 0.0]], [[1.01, 0.0], [0.0, 0.99]]]
+>>> w = Weights("full", A, [1.0, 0.0], [[0.0, 0.0], [-1.0, 2.0]])
+>>> ray_horizon(w, flip, RoundOff.for_network("float64", w)).kind
+'none'
 """
 
 from __future__ import annotations
