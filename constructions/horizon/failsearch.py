@@ -179,23 +179,22 @@ def exit_failure(weights, automaton, words: np.ndarray, floor: int = 0) -> tuple
     from ..values.floatrun import scale_exponents
 
     As = np.ldexp(A, -scale_exponents(A)[:, None, None])  # as float_steps scales them
-    k, n = As.shape[0], words.shape[0]
+    k, d, n = As.shape[0], As.shape[1], words.shape[0]
+    At = np.ascontiguousarray(As.transpose(2, 0, 1).reshape(d, k * d))  # H @ At: A_c h for every row and c
     R = rescaled(R)
     states = automaton.run_batch(words, trace=True)  # (batch, time)
-    label_of = np.asarray(automaton.labels)[np.asarray(automaton.delta)]  # [c, q]: label after c from q
-    rows = np.arange(n)
+    label_of = np.asarray(automaton.labels)[np.asarray(automaton.delta)]  # [c, q]: the label after c from q
+    rows = np.arange(n * k)
     for t, H in enumerate(float_steps(A, h0, words)):
         if t + 2 <= floor:
             continue
-        bad = []
-        for c in range(k):
-            S = R @ (H @ As[c].T).T  # (classes, batch); the positive row scale is irrelevant here
-            flat = label_of[c, states[:, t]] * n + rows
-            own = S.take(flat)
-            np.put(S, flat, -np.inf)
-            bad += [(int(b), c) for b in np.nonzero(own <= S.max(axis=0))[0]]
-        if bad:
-            cands = np.array([np.append(words[b, : t + 1], c) for b, c in bad[:256]])
+        S = (H @ At).reshape(n * k, d) @ R.T  # row b k + c; a positive row scale changes no argmax
+        lab = label_of[:, states[:, t]].T.reshape(n * k)
+        own = S[rows, lab]
+        S[rows, lab] = -np.inf
+        bad = np.nonzero(own <= S.max(axis=1))[0]
+        if bad.size:
+            cands = np.array([np.append(words[i // k, : t + 1], i % k) for i in bad[:256]])
             first = first_failures(weights, automaton, cands)
             hit = np.nonzero(first > floor)[0]
             if hit.size:
