@@ -118,7 +118,9 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
     shortest word reaching each automaton state followed by every symbol's powers, and
     ``random_words`` uniform random words (of length ``min(length, 2000)``; in the same float run
-    as the others when that is ``length``); then, with ``beam``, the beam search on the margin
+    as the others when that is ``length``); then every prefix of the directed words followed by one
+    more symbol (:func:`exit_failure`, below the shortest failure so far and at most
+    :data:`BEAM_MAX_LENGTH`); then, with ``beam``, the beam search on the margin
     (:func:`beam_failure`) up to one less than the shortest failure found so far, and at most
     :data:`BEAM_MAX_LENGTH`.  Only a shorter failure can replace the best one, so every run stops
     at its first failing step and a later one runs only below the best found (the same word as
@@ -131,7 +133,8 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     still find, ``floor + 1`` to one less than the failure found, are at least as many
     (:func:`beam_worth_running`): otherwise more than half of its work could not shorten the
     word, and the failure kept is at most ``2 floor + 1`` symbols long, within a factor two of
-    the certified length.
+    the certified length.  Whether the beam runs is decided before the exits, which only shorten
+    its range.
     """
     k = weights.n_symbols
     words = [np.full(length, a) for a in range(k)]
@@ -152,12 +155,13 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
         if hit.size:  # all at one length: the first such word, as the order of the phases ranks them
             best = tuple(int(x) for x in batch[hit[0], : first[hit[0]]])
     top = min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1)  # the longest word the beam may return
+    worth = beam and beam_worth_running(top, floor)  # decided before the exits: they only shorten its range
     if top > floor:
         found = exit_failure(weights, automaton, batches[0][: len(words), : top - 1], floor=floor)
         if found is not None and (best is None or len(found) < len(best)):
             best = found
             top = min(top, len(best) - 1)
-    if beam and beam_worth_running(top, floor):
+    if worth and top > floor:
         found = beam_failure(weights, automaton, top, floor=floor)
         if found is not None and (best is None or len(found) < len(best)):
             best = found
