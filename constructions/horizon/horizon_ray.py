@@ -198,6 +198,9 @@ def ray_horizon(weights, automaton, roundoff: RoundOff) -> Horizon:
     arith = roundoff.arithmetic
     if weights.dim != 2:
         return Horizon.none(arith, "invariant cones are for hidden size 2", "ray")
+    if getattr(weights.variant_info, "complex", False):
+        return Horizon.none(arith, "invariant cones are for real states (a complex variant's state is not a ray of the plane)",
+                            "ray")
     states = _reachable(automaton)
     if len(states) * weights.n_symbols > MAX_PAIRS:
         return Horizon.none(arith, f"more than {MAX_PAIRS} (state, symbol) pairs", "ray")

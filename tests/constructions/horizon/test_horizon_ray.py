@@ -1,6 +1,7 @@
 """Theorem 25 (invariant cones) and the exit phase of the failing-word search."""
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -103,6 +104,18 @@ def test_declines_rotations_and_other_sizes():
     assert "half a turn" in ray_horizon(rot, PARITY, RoundOff.of("real", 2)).note
     three = Weights("full", np.array([np.eye(3), -np.eye(3)]), [1.0, 0.0, 0.0], [[1.0, 0, 0], [-1.0, 0, 0]])
     assert "hidden size 2" in ray_horizon(three, PARITY, RoundOff.of("real", 3)).note
+    cyc = from_spec("cyclic:3")
+    assert "real states" in ray_horizon(build("cyclic:3", "monomial,complex"), cyc, RoundOff.of("real", 2)).note
+
+
+def test_exact_weights_are_checked_as_the_numbers_they_are():
+    F = Fraction
+    A = [[[F(1), F(1, 20)], [F(1, 20), F(97, 100)]], [[F(-1), F(-1, 25)], [F(-3, 100), F(-24, 25)]]]
+    w = Weights("full", A, [F(1), F(-9, 10)], [[F(1), F(0)], [F(-1), F(0)]])
+    assert ray_horizon(w, PARITY, RoundOff.of("real", 2)).every
+    # the readout turned so that the keeping symbol's limit ray (about (0.80, 0.60)) is on the wrong side
+    bad = Weights("full", A, [F(1), F(-9, 10)], [[F(1), F(-2)], [F(-1), F(2)]])
+    assert not ray_horizon(bad, PARITY, RoundOff.of("real", 2)).certified
 
 
 def test_flipflop_noise_fails_at_71_and_nothing_certifies_past_it():
