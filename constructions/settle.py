@@ -126,9 +126,10 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
 
     # only the constructions build tries for this kind (and options): another's count can add no
     # build that succeeds (a build at count n adapts a construction tried for the kind, whose own
-    # count, at most n, is among these), and half-turns alone costs seconds
+    # count, at most n, is among these), and half-turns alone costs seconds; one whose count is
+    # known before building (``known_count``) to be at most MAX_COUNT is not built: its count was tried
     tried_for = info.spec(MAX_COUNT + 1, options)
-    counts = [w.variant_info.param for _, w in candidates(automaton, kind, tried_for=tried_for)
+    counts = [w.variant_info.param for _, w in candidates(automaton, kind, tried_for=tried_for, count_over=MAX_COUNT)
               if w.variant_info.param is not None]
     if info.count_needed is not None:
         found = [w for _, w in candidates(automaton, tried_for=tried_for)]

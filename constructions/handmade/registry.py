@@ -43,7 +43,7 @@ from .factorized import (
     factorized_quaternion,
     factorized_reset,
 )
-from .halfturns import nonneg_weights
+from .halfturns import nonneg_dim, nonneg_weights, source_factors
 from .icosahedral import icosahedral
 from ..values.linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
@@ -96,6 +96,10 @@ class Construction:
     #: before building them (None: unknown); a construction whose R cannot beat the smallest R
     #: found is not built for a ``factorized`` column (:func:`smallest_factor_rank`).
     known_rank: Callable | None = None
+    #: (automaton) -> the factor count (K of ``householder``) of the builder's weights in its native
+    #: kind, known before building them (None: unknown); ``build`` does not build the construction
+    #: for a smaller count of its kind (:func:`_count_refused`), nor ``candidates`` past a count.
+    known_count: Callable | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -110,7 +114,11 @@ HALF_TURN_SOURCES = ("cube", "icosahedral", "dihedral", "triangle", "quaternion"
 def half_turns(automaton) -> Weights:
     """``half-turns`` (Theorem F13 of docs/theory.md, :mod:`~.halfturns`): the orthogonal
     constructions of :data:`HALF_TURN_SOURCES` that apply to the automaton's family and
-    ``one-hot-householder``, as ``householder:K,nonneg`` weights (the smallest d, then K)."""
+    ``one-hot-householder``, as ``householder:K,nonneg`` weights (the smallest d, then K).
+
+    ``one-hot-householder`` (d = n, the states of the minimal automaton; its converted d is at
+    least n) is built only when no other source's converted d (:func:`~.halfturns.nonneg_dim`) is
+    below n: it cannot win otherwise (``symmetric:4``: d = 24 against the cube's 3)."""
     family = _family(automaton)
     sources = []
     for c in CONSTRUCTIONS:
@@ -119,10 +127,12 @@ def half_turns(automaton) -> Weights:
                 sources.append(c.builder(automaton))
             except ConstructionError:
                 continue
-    try:
-        sources.append(onehot_householder(automaton))
-    except ConstructionError:
-        pass
+    dims = [nonneg_dim(w, f) for w in sources if (f := source_factors(w)) is not None]
+    if not dims or min(dims) >= minimal(automaton).n_states:
+        try:
+            sources.append(onehot_householder(automaton))
+        except ConstructionError:
+            pass
     return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources)
 
 
@@ -198,7 +208,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem F11 (real monomial weights as complex ones)", complexified, kinds=("monomial,complex",)),
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
-                 onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",)),
+                 onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",),
+                 known_count=lambda a: _onehot_householder_count(minimal(a))),
 )
 
 
@@ -220,6 +231,33 @@ def _onehot_rank(m) -> int:
     its symbol's image, capped at d when every symbol is the identity (diagonal weights)."""
     total = sum(len(np.unique(row)) for row in m.delta)
     return min(total, m.n_states) if (m.delta == np.arange(m.n_states)).all() else total
+
+
+def _onehot_householder_count(m) -> int | None:
+    """K of the one-hot-householder weights of ``m`` (Theorem F9) when every symbol permutes the
+    states, else None (not known before building).  A permutation with ``c`` cycles (fixed points
+    included) takes ``n - c`` reflections, each sending one state's current image to its place (as
+    selection sort takes ``n - c`` transpositions), and no projection; K is the most any symbol
+    takes, at least 1.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> [_onehot_householder_count(minimal(from_spec(s))) for s in ("cyclic:5", "dihedral:4", "flipflop:2")]
+    [4, 6, None]
+    """
+    n = m.n_states
+    most = 1
+    for row in m.delta:
+        if len(set(int(x) for x in row)) < n:
+            return None  # projections, and reflections of unit vectors that are not one-hot
+        seen, cycles = [False] * n, 0
+        for q in range(n):
+            if not seen[q]:
+                cycles += 1
+                while not seen[q]:
+                    seen[q] = True
+                    q = int(row[q])
+        most = max(most, n - cycles)
+    return most
 
 
 def _pad(w: Weights, d: int) -> Weights:
@@ -321,11 +359,13 @@ def _resolve(spec_or_automaton):
     return a, _family(a), None
 
 
-def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) -> list[tuple[Construction, Weights]]:
+def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None,
+               count_over: int | None = None) -> list[tuple[Construction, Weights]]:
     """Every construction that applies, built (exact), in registry order; with ``kind``, only
     those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones);
     with ``tried_for`` (a variant), only those :func:`build` tries for it (``half-turns`` is built
-    for ``householder,nonneg`` alone), the others not built at all."""
+    for ``householder,nonneg`` alone), the others not built at all; with ``count_over``, not those
+    whose factor count, known before building (``known_count``), is at most ``count_over``."""
     a, family, _ = _resolve(spec_or_automaton)
     v = None if tried_for is None else parse_variant(tried_for)
     out = []
@@ -333,6 +373,9 @@ def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) ->
         if kind is not None and _native_kind(c) != kind:
             continue
         if v is not None and not _kind_matches(c, v):
+            continue
+        if count_over is not None and c.applies(family) and (k := _known_count(c, a)) is not None \
+                and k <= count_over:
             continue
         if c.applies(family):
             try:
@@ -383,6 +426,28 @@ def smallest_factor_rank(spec_or_automaton) -> int | None:
         except ConstructionError:
             continue
     return min(ranks, default=None)
+
+
+def _count_refused(c: Construction, a, v) -> str | None:
+    """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
+    (``householder:K``): its count, known before building it (``known_count``), exceeds ``v``'s;
+    None when it may fit (or is not known)."""
+    k = _known_count(c, a)
+    if k is None or _native_kind(c) != v.kind or not v.info.counts_factors or v.info.factored:
+        return None
+    name = v.info.param
+    return f"its {name} = {k} exceeds {name} = {v.param}" if k > v.param else None
+
+
+def _known_count(c: Construction, a) -> int | None:
+    """``c``'s factor count known before building it, or None (not known, or it does not apply:
+    its builder says why when built)."""
+    if c.known_count is None:
+        return None
+    try:
+        return c.known_count(a)
+    except ConstructionError:
+        return None
 
 
 def _rank_refused(c: Construction, a, v) -> str | None:
@@ -458,8 +523,8 @@ def _skip_reason(c: Construction, a, v, found: list[_Candidate]) -> str | None:
         return f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"  # another of the same d comes first
     if _factored(c) and not v.info.factored:
         return f"a factorised construction, for factored variants only (not {v.spec})"  # it reuses another's matrices
-    why = _rank_refused(c, a, v)
-    if why is not None:  # its rank, known before building it, exceeds the variant's R
+    why = _rank_refused(c, a, v) or _count_refused(c, a, v)
+    if why is not None:  # its rank or factor count, known before building it, exceeds the variant's
         return why
     smallest = _smallest(found)
     if c.name == "one-hot":  # d = n: it cannot beat what was found
