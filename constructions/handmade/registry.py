@@ -72,7 +72,8 @@ from .standard import standard
 from ..values.variants import KINDS, is_diagonal, max_factor_rank
 from ..values.weights import Weights, parse_variant
 
-__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank", "smallest_factor_rank"]
+__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "factor_counts", "adapt", "factorized_rank",
+           "smallest_factor_rank"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,10 @@ class Construction:
     #: kind, known before building them (None: unknown); ``build`` does not build the construction
     #: for a smaller count of its kind (:func:`_count_refused`), nor ``candidates`` past a count.
     known_count: Callable | None = None
+    #: (automaton) -> whether every factor of the builder's weights has beta in [0, 1] (True), or
+    #: some is a reflection (False), known before building them (None: unknown); ``build`` does
+    #: not build the construction for a ``nonneg`` variant when False.
+    known_nonneg: Callable | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -209,7 +214,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
                  onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",),
-                 known_count=lambda a: _onehot_householder_count(minimal(a))),
+                 known_count=lambda a: _onehot_householder_count(minimal(a)),
+                 known_nonneg=lambda a: _onehot_householder_nonneg(minimal(a))),
 )
 
 
@@ -258,6 +264,20 @@ def _onehot_householder_count(m) -> int | None:
                     q = int(row[q])
         most = max(most, n - cycles)
     return most
+
+
+def _onehot_householder_nonneg(m) -> bool | None:
+    """Whether the one-hot-householder weights of ``m`` have no reflection (beta = 2), known for a
+    permutation automaton (:func:`_onehot_householder_count`): only when every symbol is the
+    identity; None for another automaton.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> [_onehot_householder_nonneg(minimal(from_spec(s))) for s in ("cyclic:5", "flipflop:2")]
+    [False, None]
+    """
+    if _onehot_householder_count(m) is None:
+        return None
+    return bool((m.delta == np.arange(m.n_states)).all())
 
 
 def _pad(w: Weights, d: int) -> Weights:
@@ -359,13 +379,16 @@ def _resolve(spec_or_automaton):
     return a, _family(a), None
 
 
-def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None,
-               count_over: int | None = None) -> list[tuple[Construction, Weights]]:
+def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) -> list[tuple[Construction, Weights]]:
     """Every construction that applies, built (exact), in registry order; with ``kind``, only
     those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones);
     with ``tried_for`` (a variant), only those :func:`build` tries for it (``half-turns`` is built
-    for ``householder,nonneg`` alone), the others not built at all; with ``count_over``, not those
-    whose factor count, known before building (``known_count``), is at most ``count_over``."""
+    for ``householder,nonneg`` alone), the others not built at all.
+
+    See Also
+    --------
+    factor_counts : the factor counts of these constructions, known ones read without building.
+    """
     a, family, _ = _resolve(spec_or_automaton)
     v = None if tried_for is None else parse_variant(tried_for)
     out = []
@@ -374,14 +397,37 @@ def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None,
             continue
         if v is not None and not _kind_matches(c, v):
             continue
-        if count_over is not None and c.applies(family) and (k := _known_count(c, a)) is not None \
-                and k <= count_over:
-            continue
         if c.applies(family):
             try:
                 out.append((c, c.builder(a)))
             except ConstructionError:
                 continue
+    return out
+
+
+def factor_counts(spec_or_automaton, kind: str, *, tried_for) -> list[int]:
+    """The factor counts (``K``, ``R``: the variant's parameter) of the constructions of native
+    ``kind`` that :func:`build` tries for the variant ``tried_for``, in registry order: each one
+    known before building (``known_count``: ``one-hot-householder`` of a permutation automaton)
+    without building it, the others read off the weights built (:func:`candidates`).
+
+    >>> factor_counts("dihedral:5", "householder", tried_for="householder:7,nonneg")
+    [14, 8]
+    """
+    a, family, _ = _resolve(spec_or_automaton)
+    v = parse_variant(tried_for)
+    out = []
+    for c in CONSTRUCTIONS:
+        if _native_kind(c) != kind or not _kind_matches(c, v) or not c.applies(family):
+            continue
+        k = _known_count(c, a)
+        if k is None:
+            try:
+                k = c.builder(a).variant_info.param
+            except ConstructionError:
+                continue
+        if k is not None:
+            out.append(int(k))
     return out
 
 
@@ -432,22 +478,29 @@ def _count_refused(c: Construction, a, v) -> str | None:
     """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
     (``householder:K``): its count, known before building it (``known_count``), exceeds ``v``'s;
     None when it may fit (or is not known)."""
-    k = _known_count(c, a)
-    if k is None or _native_kind(c) != v.kind or not v.info.counts_factors or v.info.factored:
+    if _native_kind(c) != v.kind or not v.info.counts_factors or v.info.factored:
         return None
+    k = _known_count(c, a)
     name = v.info.param
-    return f"its {name} = {k} exceeds {name} = {v.param}" if k > v.param else None
+    if k is not None and k > v.param:
+        return f"its {name} = {k} exceeds {name} = {v.param}"
+    if "nonneg" in v.options and c.known_nonneg is not None and _known(c.known_nonneg, a) is False:
+        return f"its factors include reflections (beta = 2), not {v.spec}"
+    return None
+
+
+def _known(fn: Callable, a):
+    """``fn(a)``, None when it raises ConstructionError (the builder says why when built)."""
+    try:
+        return fn(a)
+    except ConstructionError:
+        return None
 
 
 def _known_count(c: Construction, a) -> int | None:
     """``c``'s factor count known before building it, or None (not known, or it does not apply:
     its builder says why when built)."""
-    if c.known_count is None:
-        return None
-    try:
-        return c.known_count(a)
-    except ConstructionError:
-        return None
+    return None if c.known_count is None else _known(c.known_count, a)
 
 
 def _rank_refused(c: Construction, a, v) -> str | None:
