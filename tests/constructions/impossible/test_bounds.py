@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
@@ -225,24 +224,41 @@ def test_unit_group_of_a_group_has_a_constant_map_only_on_one_state():
     assert unit_group(Automaton([[0], [0]], labels=[0]))[2] is True
 
 
+def _words_to_every_transformation(a: Automaton, max_len: int) -> list:
+    """One word per transformation of the states reached by words up to ``max_len``, shortest
+    first: a word is kept when its action on every state is new, and extended only then (a longer
+    word through an action already seen acts as one already kept)."""
+    seen, kept, level = set(), [], [()]
+    for _ in range(max_len):
+        level = [w + (s,) for w in level for s in range(a.n_symbols)]
+        fresh = []
+        for w in level:
+            action = tuple(a.run(list(w), state=q) for q in range(a.n_states))
+            if action not in seen:
+                seen.add(action)
+                fresh.append(w)
+        kept += fresh
+        level = fresh
+    return kept
+
+
 def _monomial_need_by_words(a: Automaton, max_len: int) -> int:
     """Theorem F6's bound recomputed from words instead of the monoid: for every word w up to
-    ``max_len`` (enough to reach every transformation of these small machines) and every state q
-    reachable in the automaton as given (not minimised), the labels along q.w^n around their
-    cycle; their minimal period P is the count of distinct rotations; the bound is the largest
-    sum of prime powers of P / gcd(P, 2) (1 when there is none)."""
+    ``max_len`` (enough to reach every transformation of these small machines; one word per
+    transformation) and every state q reachable in the automaton as given (not minimised), the
+    labels along q.w^n around their cycle; their minimal period P is the count of distinct
+    rotations; the bound is the largest sum of prime powers of P / gcd(P, 2) (1 when there is none)."""
     reach = start_distances(a)
     best = 1
-    for length in range(1, max_len + 1):
-        for w in itertools.product(range(a.n_symbols), repeat=length):
-            for q in reach:
-                seen, x = [], q
-                while x not in seen:
-                    seen.append(x)
-                    x = a.run(list(w), state=x)
-                cycle = tuple(int(a.labels[y]) for y in seen[seen.index(x):])
-                P = len({cycle[i:] + cycle[:i] for i in range(len(cycle))})
-                best = max(best, _prime_power_sum(P // math.gcd(P, 2)))
+    for w in _words_to_every_transformation(a, max_len):
+        for q in reach:
+            seen, x = [], q
+            while x not in seen:
+                seen.append(x)
+                x = a.run(list(w), state=x)
+            cycle = tuple(int(a.labels[y]) for y in seen[seen.index(x):])
+            P = len({cycle[i:] + cycle[:i] for i in range(len(cycle))})
+            best = max(best, _prime_power_sum(P // math.gcd(P, 2)))
     return best
 
 
