@@ -264,17 +264,20 @@ def _convert(w: Weights, factors: list) -> tuple[int, list]:
     return d, [_nonneg_factors(f, w.dim, extra) for f in factors]
 
 
-def nonneg_weights(label: str, symbols, sources: list) -> Weights:
+def nonneg_weights(label: str, symbols, sources: list, read: list | None = None) -> Weights:
     """``householder:K,nonneg`` weights whose matrices are positive multiples of a source's (module
     docstring, Theorem F13): the same h0 and readout, one more coordinate when a symbol's
     reflections need it; among the sources (:func:`source_factors` reads each; others are
     skipped) the smallest d, then the smallest K.  ``label`` and ``symbols`` name the automaton in
-    errors.  The registry's ``half-turns`` construction calls it with its sources."""
+    errors; ``read``, when given, holds :func:`source_factors` of the first sources, already read
+    (an orthogonal matrix's reflections are exact work).  The registry's ``half-turns``
+    construction calls it with its sources."""
     from ..values.factored import householder_compose, positive_multiple
 
     best = None
-    for w in sources:
-        factors = source_factors(w)
+    read = [] if read is None else read
+    for i, w in enumerate(sources):
+        factors = read[i] if i < len(read) else source_factors(w)
         if factors is None:
             continue
         d = nonneg_dim(w, factors)

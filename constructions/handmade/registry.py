@@ -132,13 +132,14 @@ def half_turns(automaton) -> Weights:
                 sources.append(c.builder(automaton))
             except ConstructionError:
                 continue
-    dims = [nonneg_dim(w, f) for w in sources if (f := source_factors(w)) is not None]
+    read = [source_factors(w) for w in sources]
+    dims = [nonneg_dim(w, f) for w, f in zip(sources, read) if f is not None]
     if not dims or min(dims) >= minimal(automaton).n_states:
         try:
             sources.append(onehot_householder(automaton))
         except ConstructionError:
             pass
-    return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources)
+    return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources, read)
 
 
 def complexified(automaton) -> Weights:
