@@ -40,6 +40,11 @@ within minutes: compare pairs, several of them.  (benchmarks/SPEED.md, "Issue 48
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
       .venv/bin/python benchmarks/bench_verify.py --against 7867d7c --cyclic 250 500 1000 --tour
+      .venv/bin/python benchmarks/bench_verify.py --against 84e2d4f --matrix 7
+
+``--matrix RUNS`` times the default capability matrix in-process (``time.process_time`` around
+``capability_matrix()`` in a fresh child, imports excluded), RUNS times for REV and this checkout
+alternated, and compares the two Markdown tables: the part of the tour that builds constructions.
 
 Measured 2026-12-06 with the defaults, one run (shared 2-core machine, load average 8.2-8.7,
 one thread; CPU seconds):
