@@ -40,6 +40,11 @@ within minutes: compare pairs, several of them.  (benchmarks/SPEED.md, "Issue 48
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
       .venv/bin/python benchmarks/bench_verify.py --against 7867d7c --cyclic 250 500 1000 --tour
+      .venv/bin/python benchmarks/bench_verify.py --against 84e2d4f --matrix 7
+
+``--matrix RUNS`` times the default capability matrix in-process (``time.process_time`` around
+``capability_matrix()`` in a fresh child, imports excluded), RUNS times for REV and this checkout
+alternated, and compares the two Markdown tables: the part of the tour that builds constructions.
 
 Measured 2026-12-06 with the defaults, one run (shared 2-core machine, load average 8.2-8.7,
 one thread; CPU seconds):
@@ -180,7 +185,30 @@ def _masked(text: str) -> str:
     return re.sub(r"\d+(\.\d+)? s\b", "N s", text)
 
 
-def against(rev: str, sizes: list[int], tour: bool) -> None:
+#: The child of ``--matrix``: the default capability matrix's CPU seconds in-process (imports
+#: and the automata's start-up excluded), then its Markdown table.
+MATRIX_CHILD = ("import time\n"
+                "from bilinear.constructions.capability import capability_matrix\n"
+                "t = time.process_time()\n"
+                "m = capability_matrix()\n"
+                "print(time.process_time() - t)\n"
+                "print(m.to_markdown())\n")
+
+
+def time_matrix(pkg: Path | None, cwd: Path) -> tuple[float, str]:
+    """(CPU s, Markdown) of the default capability matrix in a fresh child process: this
+    checkout's code (``pkg`` None) or the package folder ``pkg`` (as :func:`run_cli`)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
+    env.pop("PYTHONPATH", None)
+    if pkg is not None:
+        env["PYTHONPATH"] = str(pkg)
+    out = subprocess.run([sys.executable, "-c", MATRIX_CHILD], env=env, cwd=cwd, check=True,
+                         capture_output=True, text=True).stdout
+    first, _, table = out.partition("\n")
+    return float(first), table
+
+
+def against(rev: str, sizes: list[int], tour: bool, matrix: int = 0) -> None:
     """Issue 48's figures, ``rev`` and this checkout side by side (module docstring)."""
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp:
         work = Path(tmp)
@@ -193,6 +221,20 @@ def against(rev: str, sizes: list[int], tour: bool) -> None:
                 wall, cpu, mb, code = run_cli(["verify", f"cyclic:{n}", "rotation2d", "--time-budget", "600"], pkg, work)
                 cells.append(f"{name} {cpu / n / n * 1e6:7.2f} us ({cpu:6.2f} s CPU, {wall:6.1f} s wall, {mb:5.0f} MB, exit {code})")
             print(f"  N = {n:<5} " + "   ".join(cells), flush=True)
+        if matrix:
+            seconds: dict[str, list[float]] = {name: [] for name in trees}
+            tables: dict[str, set[str]] = {name: set() for name in trees}
+            for _ in range(matrix):  # alternated, so a change of load hits both alike
+                for name, pkg in trees.items():
+                    cpu, table = time_matrix(pkg, work)
+                    seconds[name].append(cpu)
+                    tables[name].add(table)
+            for name in trees:
+                runs = " / ".join(f"{x:.2f}" for x in seconds[name])
+                print(f"  capability matrix {name}: {sorted(seconds[name])[len(seconds[name]) // 2]:.2f} s CPU "
+                      f"(median of {runs})", flush=True)
+            same = len(tables[rev] | tables["now"]) == 1
+            print(f"  capability matrix identical to {rev}'s: {'yes' if same else 'NO'}")
         if tour:
             reports = {}
             for name, pkg in trees.items():
@@ -213,9 +255,11 @@ def main(argv=None) -> int:
     p.add_argument("--against", metavar="REV", help="issue 48's figures beside commit REV (with --cyclic, --tour)")
     p.add_argument("--cyclic", type=int, nargs="*", default=[], help="N of verify cyclic:N rotation2d (with --against)")
     p.add_argument("--tour", action="store_true", help="time bilinear tour (with --against)")
+    p.add_argument("--matrix", type=int, default=0, metavar="RUNS",
+                   help="time the default capability matrix RUNS times each, alternated (with --against)")
     args = p.parse_args(argv)
     if args.against:
-        against(args.against, args.cyclic, args.tour)
+        against(args.against, args.cyclic, args.tour, args.matrix)
         return 0
 
     print(f"settle parts (CPU s, fresh automaton per part), variant {args.variant}; load average "

@@ -55,7 +55,7 @@ from bilinear.errors import ConstructionError
 from ..values.linalg import rational_matrix
 from ..values.weights import Weights
 
-__all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "HALF_TURNS_MAX_DIM",
+__all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "nonneg_dim", "HALF_TURNS_MAX_DIM",
            "HALF_TURN_STEPS"]
 
 #: The largest hidden size :func:`nonneg_weights` builds: a symbol takes up to d + 4 factors per
@@ -238,6 +238,23 @@ def _odd_or_flat(factors: list, d0: int) -> bool:
     return any(r % 2 for r in runs) or (d0 < 3 and any(runs))
 
 
+def nonneg_dim(w: Weights, factors: list | None = None) -> int:
+    """The d of the ``householder:K,nonneg`` weights :func:`nonneg_weights` makes from source
+    weights ``w`` (``factors``: :func:`source_factors` of ``w``, read when not given), known
+    before any factor is converted: ``w.dim``, one more when a symbol's reflections need the extra
+    coordinate (an odd run, or any run when d = 2).  ValueError for weights that are no source.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> from bilinear.constructions.handmade.registry import build
+    >>> nonneg_dim(build("dihedral:4", "full")), nonneg_dim(build("quaternion", "full"))
+    (3, 4)
+    """
+    factors = source_factors(w) if factors is None else factors
+    if factors is None:
+        raise ValueError(f"{w.variant} weights of d = {w.dim} are no half-turns source")
+    return w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
+
+
 def _convert(w: Weights, factors: list) -> tuple[int, list]:
     bad = [b for f in factors for _, b in f if not (0 <= b <= 1 or b == 2)]
     if bad:
@@ -247,21 +264,26 @@ def _convert(w: Weights, factors: list) -> tuple[int, list]:
     return d, [_nonneg_factors(f, w.dim, extra) for f in factors]
 
 
-def nonneg_weights(label: str, symbols, sources: list) -> Weights:
+def nonneg_weights(label: str, symbols, sources: list, read: list | None = None) -> Weights:
     """``householder:K,nonneg`` weights whose matrices are positive multiples of a source's (module
     docstring, Theorem F13): the same h0 and readout, one more coordinate when a symbol's
     reflections need it; among the sources (:func:`source_factors` reads each; others are
     skipped) the smallest d, then the smallest K.  ``label`` and ``symbols`` name the automaton in
-    errors.  The registry's ``half-turns`` construction calls it with its sources."""
+    errors; ``read``, when given, holds :func:`source_factors` of the first sources, already read
+    (an orthogonal matrix's reflections are exact work).  The registry's ``half-turns``
+    construction calls it with its sources."""
     from ..values.factored import householder_compose, positive_multiple
 
     best = None
-    for w in sources:
-        factors = source_factors(w)
+    read = [] if read is None else read
+    for i, w in enumerate(sources):
+        factors = read[i] if i < len(read) else source_factors(w)
         if factors is None:
             continue
-        d = w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
+        d = nonneg_dim(w, factors)
         if d > HALF_TURNS_MAX_DIM:  # the limit, before any factor is made
+            continue
+        if best is not None and d > best[0]:  # (d, K) compared: a larger d cannot win, not converted
             continue
         d, converted = _convert(w, factors)
         K = max(1, max(len(f) for f in converted))

@@ -43,7 +43,7 @@ from .factorized import (
     factorized_quaternion,
     factorized_reset,
 )
-from .halfturns import nonneg_weights
+from .halfturns import nonneg_dim, nonneg_weights, source_factors
 from .icosahedral import icosahedral
 from ..values.linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
@@ -72,7 +72,8 @@ from .standard import standard
 from ..values.variants import KINDS, is_diagonal, max_factor_rank
 from ..values.weights import Weights, parse_variant
 
-__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "adapt", "factorized_rank", "smallest_factor_rank"]
+__all__ = ["Construction", "CONSTRUCTIONS", "build", "candidates", "factor_counts", "adapt", "factorized_rank",
+           "smallest_factor_rank"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,14 @@ class Construction:
     #: before building them (None: unknown); a construction whose R cannot beat the smallest R
     #: found is not built for a ``factorized`` column (:func:`smallest_factor_rank`).
     known_rank: Callable | None = None
+    #: (automaton) -> the factor count (K of ``householder``) of the builder's weights in its native
+    #: kind, known before building them (None: unknown); ``build`` does not build the construction
+    #: for a smaller count of its kind (:func:`_count_refused`), nor ``candidates`` past a count.
+    known_count: Callable | None = None
+    #: (automaton) -> whether every factor of the builder's weights has beta in [0, 1] (True), or
+    #: some is a reflection (False), known before building them (None: unknown); ``build`` does
+    #: not build the construction for a ``nonneg`` variant when False.
+    known_nonneg: Callable | None = None
 
     def applies(self, family: str | None) -> bool:
         return "*" in self.families or family in self.families
@@ -110,7 +119,11 @@ HALF_TURN_SOURCES = ("cube", "icosahedral", "dihedral", "triangle", "quaternion"
 def half_turns(automaton) -> Weights:
     """``half-turns`` (Theorem F13 of docs/theory.md, :mod:`~.halfturns`): the orthogonal
     constructions of :data:`HALF_TURN_SOURCES` that apply to the automaton's family and
-    ``one-hot-householder``, as ``householder:K,nonneg`` weights (the smallest d, then K)."""
+    ``one-hot-householder``, as ``householder:K,nonneg`` weights (the smallest d, then K).
+
+    ``one-hot-householder`` (d = n, the states of the minimal automaton; its converted d is at
+    least n) is built only when no other source's converted d (:func:`~.halfturns.nonneg_dim`) is
+    below n: it cannot win otherwise (``symmetric:4``: d = 24 against the cube's 3)."""
     family = _family(automaton)
     sources = []
     for c in CONSTRUCTIONS:
@@ -119,11 +132,14 @@ def half_turns(automaton) -> Weights:
                 sources.append(c.builder(automaton))
             except ConstructionError:
                 continue
-    try:
-        sources.append(onehot_householder(automaton))
-    except ConstructionError:
-        pass
-    return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources)
+    read = [source_factors(w) for w in sources]
+    dims = [nonneg_dim(w, f) for w, f in zip(sources, read) if f is not None]
+    if not dims or min(dims) >= minimal(automaton).n_states:
+        try:
+            sources.append(onehot_householder(automaton))
+        except ConstructionError:
+            pass
+    return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources, read)
 
 
 def complexified(automaton) -> Weights:
@@ -198,7 +214,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "Theorem F11 (real monomial weights as complex ones)", complexified, kinds=("monomial,complex",)),
     Construction("one-hot-householder", ("*",), "householder", "n (states of the minimal automaton), K <= n",
                  "Theorem F9 (one-hot states, each symbol a partial isometry: projections, then reflections)",
-                 onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",)),
+                 onehot_householder, known_dim=lambda a: minimal(a).n_states, kinds=("householder",),
+                 known_count=lambda a: _onehot_householder_count(minimal(a)),
+                 known_nonneg=lambda a: _onehot_householder_nonneg(minimal(a))),
 )
 
 
@@ -220,6 +238,47 @@ def _onehot_rank(m) -> int:
     its symbol's image, capped at d when every symbol is the identity (diagonal weights)."""
     total = sum(len(np.unique(row)) for row in m.delta)
     return min(total, m.n_states) if (m.delta == np.arange(m.n_states)).all() else total
+
+
+def _onehot_householder_count(m) -> int | None:
+    """K of the one-hot-householder weights of ``m`` (Theorem F9) when every symbol permutes the
+    states, else None (not known before building).  A permutation with ``c`` cycles (fixed points
+    included) takes ``n - c`` reflections, each sending one state's current image to its place (as
+    selection sort takes ``n - c`` transpositions), and no projection; K is the most any symbol
+    takes, at least 1.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> [_onehot_householder_count(minimal(from_spec(s))) for s in ("cyclic:5", "dihedral:4", "flipflop:2")]
+    [4, 6, None]
+    """
+    n = m.n_states
+    most = 1
+    for row in m.delta:
+        if len(set(int(x) for x in row)) < n:
+            return None  # projections, and reflections of unit vectors that are not one-hot
+        seen, cycles = [False] * n, 0
+        for q in range(n):
+            if not seen[q]:
+                cycles += 1
+                while not seen[q]:
+                    seen[q] = True
+                    q = int(row[q])
+        most = max(most, n - cycles)
+    return most
+
+
+def _onehot_householder_nonneg(m) -> bool | None:
+    """Whether the one-hot-householder weights of ``m`` have no reflection (beta = 2), known for a
+    permutation automaton (:func:`_onehot_householder_count`): only when every symbol is the
+    identity; None for another automaton.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> [_onehot_householder_nonneg(minimal(from_spec(s))) for s in ("cyclic:5", "flipflop:2")]
+    [False, None]
+    """
+    if _onehot_householder_count(m) is None:
+        return None
+    return bool((m.delta == np.arange(m.n_states)).all())
 
 
 def _pad(w: Weights, d: int) -> Weights:
@@ -325,7 +384,12 @@ def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) ->
     """Every construction that applies, built (exact), in registry order; with ``kind``, only
     those whose own variant is of that kind (``householder``: none of the one-hot ``full`` ones);
     with ``tried_for`` (a variant), only those :func:`build` tries for it (``half-turns`` is built
-    for ``householder,nonneg`` alone), the others not built at all."""
+    for ``householder,nonneg`` alone), the others not built at all.
+
+    See Also
+    --------
+    factor_counts : the factor counts of these constructions, known ones read without building.
+    """
     a, family, _ = _resolve(spec_or_automaton)
     v = None if tried_for is None else parse_variant(tried_for)
     out = []
@@ -339,6 +403,32 @@ def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) ->
                 out.append((c, c.builder(a)))
             except ConstructionError:
                 continue
+    return out
+
+
+def factor_counts(spec_or_automaton, kind: str, *, tried_for) -> list[int]:
+    """The factor counts (``K``, ``R``: the variant's parameter) of the constructions of native
+    ``kind`` that :func:`build` tries for the variant ``tried_for``, in registry order: each one
+    known before building (``known_count``: ``one-hot-householder`` of a permutation automaton)
+    without building it, the others read off the weights built (:func:`candidates`).
+
+    >>> factor_counts("dihedral:5", "householder", tried_for="householder:7,nonneg")
+    [14, 8]
+    """
+    a, family, _ = _resolve(spec_or_automaton)
+    v = parse_variant(tried_for)
+    out = []
+    for c in CONSTRUCTIONS:
+        if _native_kind(c) != kind or not _kind_matches(c, v) or not c.applies(family):
+            continue
+        k = _known_count(c, a)
+        if k is None:
+            try:
+                k = c.builder(a).variant_info.param
+            except ConstructionError:
+                continue
+        if k is not None:
+            out.append(int(k))
     return out
 
 
@@ -383,6 +473,35 @@ def smallest_factor_rank(spec_or_automaton) -> int | None:
         except ConstructionError:
             continue
     return min(ranks, default=None)
+
+
+def _count_refused(c: Construction, a, v) -> str | None:
+    """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
+    (``householder:K``): its count, known before building it (``known_count``), exceeds ``v``'s;
+    None when it may fit (or is not known)."""
+    if _native_kind(c) != v.kind or not v.info.counts_factors or v.info.factored:
+        return None
+    k = _known_count(c, a)
+    name = v.info.param
+    if k is not None and k > v.param:
+        return f"its {name} = {k} exceeds {name} = {v.param}"
+    if "nonneg" in v.options and c.known_nonneg is not None and _known(c.known_nonneg, a) is False:
+        return f"its factors include reflections (beta = 2), not {v.spec}"
+    return None
+
+
+def _known(fn: Callable, a):
+    """``fn(a)``, None when it raises ConstructionError (the builder says why when built)."""
+    try:
+        return fn(a)
+    except ConstructionError:
+        return None
+
+
+def _known_count(c: Construction, a) -> int | None:
+    """``c``'s factor count known before building it, or None (not known, or it does not apply:
+    its builder says why when built)."""
+    return None if c.known_count is None else _known(c.known_count, a)
 
 
 def _rank_refused(c: Construction, a, v) -> str | None:
@@ -458,8 +577,8 @@ def _skip_reason(c: Construction, a, v, found: list[_Candidate]) -> str | None:
         return f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"  # another of the same d comes first
     if _factored(c) and not v.info.factored:
         return f"a factorised construction, for factored variants only (not {v.spec})"  # it reuses another's matrices
-    why = _rank_refused(c, a, v)
-    if why is not None:  # its rank, known before building it, exceeds the variant's R
+    why = _rank_refused(c, a, v) or _count_refused(c, a, v)
+    if why is not None:  # its rank or factor count, known before building it, exceeds the variant's
         return why
     smallest = _smallest(found)
     if c.name == "one-hot":  # d = n: it cannot beat what was found

@@ -4,7 +4,9 @@
 :func:`~bilinear.constructions.horizon.floatcheck.check` does: one
 :func:`~bilinear.constructions.values.floatrun.float_run`) on powers of every symbol, powers of short
 loops ranked by their measured drift from a snap, shortest words to each automaton state followed
-by every symbol's powers, random words, and a beam search on the margin (the 256 words of each
+by every symbol's powers, random words, every prefix of those directed words followed by one more
+symbol (:func:`exit_failure`: ``w1 r^69 w0``, a state turned by one symbol's powers and then sent
+on by another), and a beam search on the margin (the 256 words of each
 length with the smallest margin, each extended by every symbol), and returns the shortest
 failing prefix.  A tie of
 the label's score with another class is a failure (the argmax is not the label).
@@ -22,7 +24,7 @@ import numpy as np
 
 from ..values.floatrun import float_steps, rescaled
 
-__all__ = ["search_failure", "beam_failure", "beam_worth_running", "shorten_failure", "first_failures",
+__all__ = ["search_failure", "exit_failure", "beam_failure", "beam_worth_running", "shorten_failure", "first_failures",
            "compress_word", "BEAM_WIDTH", "BEAM_MAX_LENGTH"]
 
 #: Words kept per length by the beam phase of :func:`search_failure`.
@@ -116,7 +118,9 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     Runs, up to ``length``: every symbol's powers, powers of the loops of :func:`_loops`, a
     shortest word reaching each automaton state followed by every symbol's powers, and
     ``random_words`` uniform random words (of length ``min(length, 2000)``; in the same float run
-    as the others when that is ``length``); then, with ``beam``, the beam search on the margin
+    as the others when that is ``length``); then every prefix of the directed words followed by one
+    more symbol (:func:`exit_failure`, below the shortest failure so far and at most
+    :data:`BEAM_MAX_LENGTH`); then, with ``beam``, the beam search on the margin
     (:func:`beam_failure`) up to one less than the shortest failure found so far, and at most
     :data:`BEAM_MAX_LENGTH`.  Only a shorter failure can replace the best one, so every run stops
     at its first failing step and a later one runs only below the best found (the same word as
@@ -129,7 +133,8 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
     still find, ``floor + 1`` to one less than the failure found, are at least as many
     (:func:`beam_worth_running`): otherwise more than half of its work could not shorten the
     word, and the failure kept is at most ``2 floor + 1`` symbols long, within a factor two of
-    the certified length.
+    the certified length.  Whether the beam runs is decided before the exits, which only shorten
+    its range.
     """
     k = weights.n_symbols
     words = [np.full(length, a) for a in range(k)]
@@ -150,11 +155,56 @@ def search_failure(weights, automaton, length: int, snap=None, random_words: int
         if hit.size:  # all at one length: the first such word, as the order of the phases ranks them
             best = tuple(int(x) for x in batch[hit[0], : first[hit[0]]])
     top = min(BEAM_MAX_LENGTH, length if best is None else len(best) - 1)  # the longest word the beam may return
-    if beam and beam_worth_running(top, floor):
+    worth = beam and beam_worth_running(top, floor)  # decided before the exits: they only shorten its range
+    if top > floor:
+        found = exit_failure(weights, automaton, batches[0][: len(words), : top - 1], floor=floor)
+        if found is not None and (best is None or len(found) < len(best)):
+            best = found
+            top = min(top, len(best) - 1)
+    if worth and top > floor:
         found = beam_failure(weights, automaton, top, floor=floor)
         if found is not None and (best is None or len(found) < len(best)):
             best = found
     return best
+
+
+def exit_failure(weights, automaton, words: np.ndarray, floor: int = 0) -> tuple[int, ...] | None:
+    """The shortest failing word among every prefix of ``words`` (batch, time) followed by one
+    more symbol, or None: one float run of ``words`` (as :func:`first_failures`), every symbol
+    applied to every state of it.  A prefix that runs right can still end in a state that one
+    more symbol sends across the readout's boundary (``flipflop:2`` ``full`` with noise 1e-2:
+    ``w1 r^69 w0``, the read symbol's powers turn the state set by ``w1`` past the line ``w0``
+    maps to the wrong class), and neither the powers nor the beam (which keeps the smallest
+    margins, not those one symbol from a failure) find it.  Candidates are confirmed by
+    :func:`first_failures`, the run every check uses; none of length ``floor`` or less."""
+    A, h0, R = weights.float_arrays()
+    if R.shape[0] < 2 or words.size == 0:
+        return None
+    from ..values.floatrun import scale_exponents
+
+    As = np.ldexp(A, -scale_exponents(A)[:, None, None])  # as float_steps scales them
+    k, d, n = As.shape[0], As.shape[1], words.shape[0]
+    At = np.ascontiguousarray(As.transpose(2, 0, 1).reshape(d, k * d))  # H @ At: A_c h for every row and c
+    R = rescaled(R)
+    states = automaton.run_batch(words, trace=True)  # (batch, time)
+    label_of = np.asarray(automaton.labels)[np.asarray(automaton.delta)]  # [c, q]: the label after c from q
+    rows = np.arange(n * k)
+    for t, H in enumerate(float_steps(A, h0, words)):
+        if t + 2 <= floor:
+            continue
+        S = (H @ At).reshape(n * k, d) @ R.T  # row b k + c; a positive row scale changes no argmax
+        lab = label_of[:, states[:, t]].T.reshape(n * k)
+        own = S[rows, lab]
+        S[rows, lab] = -np.inf
+        bad = np.nonzero(own <= S.max(axis=1))[0]
+        if bad.size:
+            cands = np.array([np.append(words[i // k, : t + 1], i % k) for i in bad[:256]])
+            first = first_failures(weights, automaton, cands)
+            hit = np.nonzero(first > floor)[0]
+            if hit.size:
+                i = int(hit[np.argmin(first[hit])])
+                return tuple(int(x) for x in cands[i, : first[i]])
+    return None
 
 
 def beam_worth_running(top: int, floor: int) -> bool:

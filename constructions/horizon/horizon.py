@@ -18,6 +18,8 @@ Section 7):
   finite orbit of a snap whose matrices are not isometries (S_4, A_4, resets);
 * :mod:`~bilinear.constructions.horizon.horizon_projective` -- Theorem 23, the projective orbit horizon:
   Theorem 19 with the error forgotten at every resetting symbol (a snapped matrix of rank one);
+* :mod:`~bilinear.constructions.horizon.horizon_ray` -- Theorem 25, invariant cones: every length, for
+  a network of hidden size 2 whose state's ray stays in one cone per automaton state (no snap);
 * :mod:`~bilinear.constructions.horizon.horizon_nodes` -- Theorem 20, the node horizon: sets per
   (automaton state, last k symbols), stepped; tried when the others certify less than 1024.
 
@@ -41,6 +43,7 @@ from .horizon_orbit import orbit_horizon
 from .horizon_phase import phase_horizon
 from .horizon_projective import MAX_STEPS as PROJECTIVE_STEPS
 from .horizon_projective import projective_horizon
+from .horizon_ray import ray_horizon
 from .roundoff import RoundOff
 from .tube import invariant_tube
 
@@ -78,7 +81,8 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
                       nodes: bool = True) -> Horizon:
     """The certified horizon of float ``weights`` against a proved ``snap`` in ``arithmetic``:
     the axis orbit (Theorem 21) where the float state stays on the axes, else
-    the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else the
+    the invariant tube where it can hold (no neutral 2x2 rotation plane kept), else invariant
+    cones of the state's ray (Theorem 25, hidden size 2), else the
     perturbation horizon (isometric snaps) or the longer of the orbit horizon (Theorem 19: the
     snapped matrices generate a finite set) and its projective form (Theorem 23: the error
     forgotten at every resetting symbol); with ``nodes``, also the node horizon (Theorem 20) where
@@ -95,6 +99,10 @@ def certified_horizon(weights, snap, proof, automaton, arithmetic: str = "float6
         return Horizon.every_length(arithmetic, "invariant tube",
                                     f"invariant tube of radius {radius:.3g} around the snapped states",
                                     tube_radius=radius)
+    if weights.dim == 2:  # Theorem 25: invariant cones of the state's ray, no snap needed
+        cones = ray_horizon(weights, automaton, ro)
+        if cones.every:
+            return cones
     if snap.isometric:
         found = perturbation_horizon(weights, snap, proof, automaton, arithmetic)
     else:

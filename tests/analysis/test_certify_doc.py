@@ -236,7 +236,7 @@ def test_the_prose_reads_the_printed_certificates(runs):
     assert _flat(f"with a radius per block of the snap's basis ({full['suffix'][3]} blocks") in doc
     assert f"a shorter word of {full['failing'][0]} symbols" in _flat(doc)
     assert int(full["failing"][0]) < 140 and "finds `(4 1)^70` (140)" in doc  # the directed phases' word
-    assert int(rot["failing"][0]) < 40 and "find `2 0^39` (40)" in doc
+    assert int(rot["failing"][0]) < 31 and "find `2 0^39` (40)" in doc and "one more symbol `1 0^29 3` (31)" in doc
 
 
 def test_the_written_snaps_are_proved_and_right_at_any_length(runs):
@@ -324,7 +324,8 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
     alone, weights = {}, {}
     from bilinear.constructions.horizon import failsearch
     # one certify per run, with both the node horizon and the beam search switched off: Theorem 16
-    # alone, and the directed phases alone ("finds `(4 1)^70` (140)", "`2 0^39` (40)")
+    # alone, and the directed phases alone ("finds `(4 1)^70` (140)", "`1 0^29 3` (31)": the
+    # one-more-symbol words of `2 0^39` (40)); the powers alone below
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(horizon, "node_horizon_widest", no_node_horizon)
         mp.setattr(failsearch, "beam_failure", lambda *args, **kwargs: None)
@@ -333,7 +334,14 @@ def test_what_theorem_16_alone_certifies_and_the_norms_the_prose_quotes(runs):
             weights[run] = net.to_weights()
             alone[run] = certify_network(weights[run], automaton)
     directed = {run: alone[run].failing_text for run in ("rot16", "full16")}
-    assert directed == {"rot16": "2 0^39", "full16": "(4 1)^70"}
+    assert directed == {"rot16": "1 0^29 3", "full16": "(4 1)^70"}
+    with pytest.MonkeyPatch.context() as mp:  # without the one-more-symbol words: the powers' `2 0^39`
+        mp.setattr(failsearch, "exit_failure", lambda *args, **kwargs: None)
+        rot = alone["rot16"]
+        _, _, automaton, _ = load_run(folder / "rot16")
+        word = failsearch.search_failure(weights["rot16"], automaton, rot.search_length, rot.snap, floor=rot.certified,
+                                         beam=False)
+        assert failsearch.shorten_failure(weights["rot16"], automaton, word, floor=rot.certified) == (2,) + (0,) * 39
     assert alone["rot16"].horizon.bound == "global" and alone["rot16"].certified == 4
     assert "certifies only the lengths run exhaustively (4)" in doc
     assert alone["full16"].certified == 7 and "Theorem 16 alone certifies 7:" in doc
