@@ -495,7 +495,8 @@ def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> H
     """The certified horizon of Theorem 23 in ``roundoff``'s arithmetic (module docstring): no
     length (``Horizon.none``) where no snapped symbol is rank one or the orbit is too large.
     ``proof`` (the snap's proof) is not read: the orbit is enumerated here exactly."""
-    snap = contracting_dropped(weights, snap) or snap
+    rebased = contracting_dropped(weights, snap)
+    snap = rebased or snap
     with precision():
         got, why = _setup(weights, snap, automaton, roundoff)
         if got is None:
@@ -522,6 +523,7 @@ def projective_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> H
             if found[0] > best:
                 best, restart = found
         note = (f"every word up to length {s} run exhaustively in ball arithmetic; {len(starts) + len(restarts)} runs after "
-                f"the exhaustive depth or a reset, the error forgotten at each of {len(resetting_symbols(snap))} resetting symbols")
+                f"the exhaustive depth or a reset, the error forgotten at each of {len(resetting_symbols(snap))} resetting symbols"
+                + ("; the dropped coordinates re-based so that their blocks contract" if rebased is not None else ""))
         consts.update(product_norm=float(starts[0].n.mid()), restart_error=float(restart[0].mid()))
         return Horizon.up_to(best, roundoff.arithmetic, "projective", note, **consts)
