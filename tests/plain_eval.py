@@ -33,6 +33,23 @@ def float64_margins(A, h0, R, automaton, words: np.ndarray, symbols: np.ndarray 
     return out
 
 
+def first_wrong_length(labels_of, automaton, batches) -> int | None:
+    """The shortest prefix length at which ``labels_of(batch)`` (``(batch, time)`` predicted labels,
+    e.g. a float run's) differs from the automaton's labels, over the word ``batches``; None when
+    every prefix is right."""
+    first = None
+    for batch in batches:
+        states = np.tile(automaton.start, len(batch))
+        want = np.empty(batch.shape, dtype=np.int64)
+        for t in range(batch.shape[1]):
+            states = automaton.delta[batch[:, t], states]
+            want[:, t] = automaton.labels[states]
+        wrong = np.nonzero((labels_of(batch) != want).any(axis=0))[0]
+        if wrong.size:
+            first = int(wrong[0]) + 1 if first is None else min(first, int(wrong[0]) + 1)
+    return first
+
+
 def per_word_margins(A, h0, R, automaton, words: np.ndarray) -> np.ndarray:
     """Per word and prefix, ``(batch, time + 1)`` (the empty word first), the margin of the
     automaton's label on the unit state, one word at a time: the plainest form of

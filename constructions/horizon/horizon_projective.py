@@ -298,17 +298,24 @@ def _demand(run: _Run, cm: _Common, u, v):
     return bmax(us), bmax(vs)
 
 
-def _step_run(run: _Run, cm: _Common, u0, v0, first: int, limit: int, need):
-    """Steps k = 0, 1, ... of ``run`` from ``(u0, v0)``; returns ``(last, demand)``: the last k at
-    which the readout holds at every step from ``first`` on and (when ``need``) every state's reset
-    demand is within ``need``, and the largest demand up to it."""
+def _recurrence(run: _Run, cm: _Common, u0, v0, limit: int):
+    """``(k, U_k, V_k, max V_i for i <= k)`` for k = 0 .. ``limit``: the run's recurrence of Theorem 23
+    from ``(u0, v0)`` (C_0 = 0), each step rounded up."""
     C, U, V, vmax = flint.arb(0), u0, v0, v0
-    top = (flint.arb(0), flint.arb(0))
     for k in range(limit + 1):
         if k:
             C = hi(C + run.eta + cm.eps * U + cm.gamma * V)
             U, V = hi(run.n * (u0 + C)), hi(cm.rho * V + run.xi + cm.beta * U)
             vmax = V if V > vmax else vmax
+        yield k, U, V, vmax
+
+
+def _step_run(run: _Run, cm: _Common, u0, v0, first: int, limit: int, need):
+    """Steps k = 0, 1, ... of ``run`` from ``(u0, v0)``; returns ``(last, demand)``: the last k at
+    which the readout holds at every step from ``first`` on and (when ``need``) every state's reset
+    demand is within ``need``, and the largest demand up to it."""
+    top = (flint.arb(0), flint.arb(0))
+    for k, U, V, vmax in _recurrence(run, cm, u0, v0, limit):
         if k >= first and not _holds(run, cm, U, V):
             return k - 1, top
         d = _demand(run, cm, U, vmax)
@@ -411,12 +418,7 @@ def _trace(run: _Run, cm: _Common, u0, v0, first: int, limit: int) -> list:
     """The reset demands of ``run`` at k = 0, 1, ... while its readout holds (from ``first`` on) and
     every reset keeps its sign: non-decreasing in k (``U`` and ``max V`` are)."""
     out = []
-    C, U, V, vmax = flint.arb(0), u0, v0, v0
-    for k in range(limit + 1):
-        if k:
-            C = hi(C + run.eta + cm.eps * U + cm.gamma * V)
-            U, V = hi(run.n * (u0 + C)), hi(cm.rho * V + run.xi + cm.beta * U)
-            vmax = V if V > vmax else vmax
+    for k, U, V, vmax in _recurrence(run, cm, u0, v0, limit):
         if k >= first and not _holds(run, cm, U, V):
             break
         d = _demand(run, cm, U, vmax)

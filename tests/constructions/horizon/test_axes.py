@@ -8,6 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
+from plain_eval import first_wrong_length
 
 from bilinear.analysis.certify import certify_network
 from bilinear.automata.families import from_spec
@@ -36,17 +37,7 @@ def _first_failure(w: Weights, a, exhaustive: int = 6, random_length: int = 400)
     random words of ``random_length`` (float64, run_float), or None."""
     words = [np.array(list(itertools.product(range(a.n_symbols), repeat=exhaustive)))]
     words.append(np.random.default_rng(1).integers(0, a.n_symbols, size=(64, random_length)))
-    first = None
-    for batch in words:
-        states = np.tile(a.start, len(batch))
-        want = np.empty(batch.shape, dtype=np.int64)
-        for t in range(batch.shape[1]):
-            states = a.delta[batch[:, t], states]
-            want[:, t] = a.labels[states]
-        wrong = np.nonzero((run_float(w, batch).labels != want).any(axis=0))[0]
-        if wrong.size:
-            first = int(wrong[0]) + 1 if first is None else min(first, int(wrong[0]) + 1)
-    return first
+    return first_wrong_length(lambda batch: run_float(w, batch).labels, a, words)
 
 
 @pytest.mark.parametrize("spec", ["reset:3", "flipflop:3", "parity"])

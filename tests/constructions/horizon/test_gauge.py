@@ -8,6 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
+from plain_eval import first_wrong_length
 
 from bilinear.automata.families import from_spec
 from bilinear.constructions.handmade.registry import build
@@ -105,17 +106,7 @@ def _first_failure(w: Weights, a, limit: int) -> int | None:
     words = [np.array(list(itertools.product(range(a.n_symbols), repeat=6)))]
     loops = [u for p in (1, 2) for u in itertools.product(range(a.n_symbols), repeat=p)]
     words.append(np.stack([np.resize(np.array(u), limit) for u in loops]))
-    first = None
-    for batch in words:
-        states = np.tile(a.start, len(batch))
-        want = np.empty(batch.shape, dtype=np.int64)
-        for t in range(batch.shape[1]):
-            states = a.delta[batch[:, t], states]
-            want[:, t] = a.labels[states]
-        wrong = np.nonzero((run_float(w, batch).labels != want).any(axis=0))[0]
-        if wrong.size:
-            first = int(wrong[0]) + 1 if first is None else min(first, int(wrong[0]) + 1)
-    return first
+    return first_wrong_length(lambda batch: run_float(w, batch).labels, a, words)
 
 
 @pytest.fixture(scope="module")
