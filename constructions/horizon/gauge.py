@@ -50,7 +50,7 @@ from ..exact.field import cos2pi, sin2pi
 from ..values.factored import monomial_compose
 from ..values.floatrun import rescaled
 from ..values.weights import Weights
-from .snap import FACTOR_SNAP_MAX_FIELD, FACTOR_SNAP_MAX_ORDER, Snap, _dyadic, _rational_vector, snap_angle
+from .snap import FACTOR_SNAP_MAX_FIELD, FACTOR_SNAP_MAX_ORDER, Snap, _dyadic, _rational_vector, monomial_entries, snap_angle
 
 __all__ = ["gauge_snap", "persistent_coordinates", "regauged", "GAUGE_MODULUS", "MAX_IMAGES"]
 
@@ -113,19 +113,6 @@ def persistent_coordinates(perm, limit: int = MAX_IMAGES) -> tuple[int, tuple[in
                 seen.add(nxt)
                 order.append(nxt)
     return len(image), tuple(sorted(set().union(*seen)))
-
-
-def _entries(weights: Weights):
-    """``(perm, z)``: the index factor and the entries as complex numbers (symbols x coordinates)."""
-    v = weights.variant_info
-    if "perm" not in v.info.factor_names or weights.factors is None:
-        raise WeightsError(f"the gauge snap is for monomial weights with their factors, not {v.spec!r}")
-    if weights.exact:
-        raise WeightsError("snapping needs float weights; these are exact already")
-    perm = np.asarray(weights.factors[0], dtype=np.int64)
-    D = np.asarray(weights.factors[1], dtype=np.float64)
-    z = D[:, 0::2] + 1j * D[:, 1::2] if v.complex else D.astype(np.complex128)
-    return perm, z
 
 
 def _moduli(z: np.ndarray, edges, M) -> tuple[np.ndarray, dict[int, float]]:
@@ -227,7 +214,7 @@ def gauge_snap(weights: Weights, automaton=None) -> Snap:
     when every symbol permutes the kept coordinates.  The automaton is not used (the snap is read off
     the weights; the prover judges it).  WeightsError where no gauge brings the entries near units.
     """
-    perm, z = _entries(weights)
+    perm, z = monomial_entries(weights, "the gauge snap")
     v = weights.variant_info
     real = not v.complex
     k, n = z.shape
@@ -286,7 +273,7 @@ def regauged(weights: Weights, seed: int = 0, spread: float = 1.0) -> Weights:
     ones), as floats with their factors, start state ``G^-1 h0`` and readout ``R G``.  The network's
     scores are unchanged (``G^-1 A G`` on ``G^-1 h0``), its entries are far from units one by one."""
     w = weights.to_float()
-    perm, z = _entries(w)
+    perm, z = monomial_entries(w, "the gauge snap")
     rng = np.random.default_rng(seed)
     n = z.shape[1]
     g = np.exp(spread * rng.normal(size=n))

@@ -609,6 +609,20 @@ def snap_angle(q: int) -> float:
     return min(FACTOR_SNAP_ANGLE, math.pi / (2 * q * q))
 
 
+def monomial_entries(weights: Weights, what: str):
+    """``(perm, z)`` of float monomial weights: the index factor and the diagonal entries as complex
+    numbers (symbols x coordinates); WeightsError naming ``what`` for other weights."""
+    v = weights.variant_info
+    if "perm" not in v.info.factor_names or weights.factors is None:
+        raise WeightsError(f"{what} is for monomial weights with their factors, not {v.spec!r}")
+    if weights.exact:
+        raise WeightsError("snapping needs float weights; these are exact already")
+    perm = np.asarray(weights.factors[0], dtype=np.int64)
+    D = np.asarray(weights.factors[1], dtype=np.float64)
+    z = D[:, 0::2] + 1j * D[:, 1::2] if v.complex else D.astype(np.complex128)
+    return perm, z
+
+
 def factor_snap(weights: Weights, automaton) -> Snap:
     """The factors of float ``monomial`` / ``monomial,complex`` weights snapped in their own
     variant: ``perm`` kept (it is exact already), each entry of ``D`` divided by its symbol's
@@ -628,15 +642,9 @@ def factor_snap(weights: Weights, automaton) -> Snap:
     ('monomial,complex', True, True)
     """
     v = weights.variant_info
-    if "perm" not in v.info.factor_names or weights.factors is None:
-        raise WeightsError(f"the factor snap is for monomial weights with their factors, not {v.spec!r}")
-    if weights.exact:
-        raise WeightsError("snapping needs float weights; these are exact already")
-    perm = np.asarray(weights.factors[0], dtype=np.int64)
-    D = np.asarray(weights.factors[1], dtype=np.float64)
+    perm, z = monomial_entries(weights, "the factor snap")
     A, h0, R = weights.float_arrays()
     d = weights.dim
-    z = D[:, 0::2] + 1j * D[:, 1::2] if v.complex else D.astype(np.complex128)
     top = np.abs(z).max(axis=1)
     if not (top > 0).all():
         raise WeightsError(f"symbol {int(np.argmin(top))}'s matrix is zero")
@@ -660,7 +668,7 @@ def factor_snap(weights: Weights, automaton) -> Snap:
     L = math.lcm(*(q for _, q in chosen.values())) if chosen else 1
     if L > FACTOR_SNAP_MAX_FIELD:
         raise WeightsError(f"the snapped entries need roots of unity of order {L}, more than {FACTOR_SNAP_MAX_FIELD}")
-    De = np.zeros(D.shape, dtype=object)
+    De = np.zeros((z.shape[0], z.shape[1] * (2 if v.complex else 1)), dtype=object)  # D's shape
     De[...] = 0
     for (a, j), (k, q) in chosen.items():
         if v.complex:
