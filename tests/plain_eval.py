@@ -50,6 +50,19 @@ def first_wrong_length(labels_of, automaton, batches) -> int | None:
     return first
 
 
+def per_word_first_failure(margins: np.ndarray, words: np.ndarray):
+    """The float check's first failing word from :func:`per_word_margins`' ``margins``: ``()`` when
+    the empty word fails, else the shortest failing prefix (the first such word of the batch), or
+    None when every prefix is right."""
+    if margins[0, 0] <= 0:
+        return ()
+    bad = np.argwhere(~(margins[:, 1:] > 0))  # NaN counts as a failure
+    if not bad.size:
+        return None
+    t = bad[:, 1].min()
+    return tuple(words[bad[bad[:, 1] == t, 0].min(), : t + 1].tolist())
+
+
 def per_word_margins(A, h0, R, automaton, words: np.ndarray) -> np.ndarray:
     """Per word and prefix, ``(batch, time + 1)`` (the empty word first), the margin of the
     automaton's label on the unit state, one word at a time: the plainest form of

@@ -14,7 +14,7 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.constructions import Weights, build
 from bilinear.constructions.horizon import floatcheck
 
-from plain_eval import per_word_margins
+from plain_eval import per_word_first_failure, per_word_margins
 
 
 def _judged(monkeypatch, w, a, words):
@@ -38,14 +38,7 @@ def _judged(monkeypatch, w, a, words):
     assert r.final_accuracy == pytest.approx(ok[:, -1].mean(), abs=1e-12)
     rho = np.linalg.norm(R, axis=1).max()
     assert r.worst_margin == pytest.approx(m.min(), abs=floatcheck._Bound.WORST_TOL * rho + 1e-12)
-    bad = np.argwhere(~ok)
-    first = None
-    if m[0, 0] <= 0:  # the empty word fails first
-        first = ()
-    elif bad.size:
-        t = bad[:, 1].min()
-        first = tuple(words[bad[bad[:, 1] == t, 0].min(), : t + 1].tolist())
-    assert r.first_failure == first
+    assert r.first_failure == per_word_first_failure(m, words)
     return r, counts
 
 

@@ -16,7 +16,7 @@ from bilinear.constructions import Weights, build
 from bilinear.constructions.horizon import floatcheck
 from bilinear.constructions.values import floatrun
 
-from plain_eval import per_word_margins
+from plain_eval import per_word_first_failure, per_word_margins
 
 
 def _agrees(w, a, words):
@@ -27,15 +27,7 @@ def _agrees(w, a, words):
     assert r.accuracy == pytest.approx(ok.mean(), abs=1e-12)
     assert r.final_accuracy == pytest.approx(ok[:, -1].mean(), abs=1e-12)
     assert r.worst_margin == pytest.approx(m.min(), rel=1e-9, abs=1e-12)
-    bad = np.argwhere(~ok)
-    if m[0, 0] <= 0:  # the empty word fails first
-        assert r.first_failure == ()
-    elif bad.size:
-        t = bad[:, 1].min()
-        b = bad[bad[:, 1] == t, 0].min()
-        assert r.first_failure == tuple(words[b, : t + 1].tolist())
-    else:
-        assert r.first_failure is None
+    assert r.first_failure == per_word_first_failure(m, words)
     return r
 
 
