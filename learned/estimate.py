@@ -47,6 +47,7 @@ def step_seconds(config: TrainConfig, steps: int = TIMED_STEPS) -> float:
 
     from bilinear.automata import from_spec
 
+    from .adam import make_adam
     from .registry import make_model
     from .train import _loss, resolve_device
 
@@ -57,7 +58,7 @@ def step_seconds(config: TrainConfig, steps: int = TIMED_STEPS) -> float:
     try:
         torch.manual_seed(0)
         model = make_model(config, automaton).to(device)
-        optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+        optimizer = make_adam(model.parameters(), lr=config.lr, device=device)
         from bilinear.automata.data import sample_words
         import numpy as np
 

@@ -44,6 +44,7 @@ from bilinear.metrics import (
     AT_LENGTH, LR_SELECTIONS, MEAN_OVER_POSITIONS, TEST_LENGTH, VAL_ACCURACY, normalized_accuracy, selection_key,
 )
 
+from .adam import make_adam
 from .config import TrainConfig
 from .registry import count_params, make_model, parse_model, resolve_hidden
 from .runs import RunDir, checkpoint_state
@@ -336,7 +337,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
     model = make_model(config, automaton).to(device)
     if config.freeze_transitions:  # the config checked that the model has transitions to freeze
         cast(Any, model).freeze_transitions()
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimizer = make_adam(model.parameters(), lr=config.lr, device=device)
     pool, test_set = read_data(config, automaton) if words is None else words
     digests = data_digests(config, pool, test_set)
     step, streak, stopped_early = _restore(run, model, optimizer, digests)
