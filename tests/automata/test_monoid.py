@@ -240,6 +240,14 @@ def test_solvable_by_order() -> None:
     assert solvable_by_order(2**5 * 3**4) and solvable_by_order(3 * 5 * 7 * 11)
 
 
+def test_solvable_by_order_is_burnside_by_sympys_factorisation() -> None:
+    from sympy import factorint
+
+    orders = [*range(1, 700), 2**20 * 3**7, 2 * 3 * 5 * 7 * 11 * 13, 2 * 999983, 4 * 999983**2, 1024 * 1009]
+    for n in orders:
+        assert solvable_by_order(n) == (n < 60 or n % 2 == 1 or len(factorint(n)) <= 2), n
+
+
 def test_find_rejects_rows_outside_the_monoid() -> None:
     m = transformation_monoid(from_spec("flipflop:2"))
     assert m.find([[0, 1], [0, 0], [1, 0], [5, 0], [-1, 0]]).tolist() == [0, m.index("w0"), -1, -1, -1]
