@@ -133,7 +133,8 @@ def vnorm(v) -> flint.arb:
 
 def frob(M: flint.arb_mat) -> flint.arb:
     """Upper bound of the Frobenius norm (which bounds the 2-norm)."""
-    return root(sum((sq(x) for x in M.entries()), flint.arb(0)))  # row-major, as M[i, j] would be read
+    # row-major, as M[i, j] would be read; x * x is sq(x), summed left to right from 0 as sum() does
+    return root(sum([x * x for x in M.entries()], flint.arb(0)))
 
 
 def frob_array(X) -> flint.arb:
@@ -175,8 +176,8 @@ def op_norm(M: flint.arb_mat, rows, cols, squarings: int = 4) -> flint.arb:
         B = sub.transpose() * sub
         for _ in range(squarings):
             B = B * B
-        n, entries = B.ncols(), B.entries()
-        inf = bmax(sum((abs(x) for x in entries[i * n:(i + 1) * n]), flint.arb(0)) for i in range(B.nrows()))
+        n, entries = B.ncols(), [abs(x) for x in B.entries()]
+        inf = bmax([sum(entries[i * n:(i + 1) * n], flint.arb(0)) for i in range(B.nrows())])
         if not inf > 0:
             return whole
         bound = hi((inf.log() / 2 ** (squarings + 1)).exp())

@@ -281,8 +281,10 @@ class NodeSets:
         """Fill the per-suffix tables (children, norms) for the suffix ids ``sids``: each suffix is
         computed once, in ball arithmetic; the stepping then reads them by fancy indexing."""
         P, A = len(self.pairs), self.ages
-        for sid in np.unique(sids):
-            sid = int(sid)
+        sids = np.unique(sids)
+        known = sids < len(self._have)
+        known[known] = self._have[sids[known]]
+        for sid in sids[~known].tolist():  # each suffix once (a suffix numbered meanwhile is filled too)
             if sid < len(self._have) and self._have[sid]:
                 continue
             children = [self.child(sid, a) for a in range(self.V)]
@@ -379,7 +381,7 @@ class NodeSets:
 
 def _magnitudes(M: flint.arb_mat) -> np.ndarray:
     """Floats at least |M_ij| for every entry (row-major): each ball's upper end, rounded up."""
-    return np.array([math.nextafter(float(x.abs_upper()), math.inf) for x in M.entries()])
+    return np.nextafter(np.array([float(x.abs_upper()) for x in M.entries()]), math.inf)
 
 
 def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:

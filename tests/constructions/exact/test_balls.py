@@ -1,0 +1,74 @@
+"""constructions/exact/balls.py: the norms' upper ends are the balls of their definitions, bit for
+bit (the node horizon's sets depend on every bit of them), and they bound the float norms."""
+
+import math
+
+import flint
+import numpy as np
+import pytest
+
+from bilinear.constructions.exact.balls import frob, op_norm, precision
+from bilinear.constructions.horizon.horizon_nodes import _magnitudes
+
+
+def _balls(seed: int, n: int, m: int) -> flint.arb_mat:
+    """An n x m ball matrix with random midpoints, radii and a few exact zeros."""
+    rng = np.random.default_rng(seed)
+    mids, rads = rng.standard_normal((n, m)), rng.uniform(0, 1e-9, (n, m))
+    mids[rng.random((n, m)) < 0.2] = 0.0
+    M = flint.arb_mat(n, m)
+    for i in range(n):
+        for j in range(m):
+            M[i, j] = flint.arb(float(mids[i, j]), float(rads[i, j]))
+    return M
+
+
+def _same(x: flint.arb, y: flint.arb) -> bool:
+    """The same ball: equal midpoints and equal radii (exact comparisons of exact points)."""
+    return bool(x.mid() == y.mid()) and bool(x.rad() == y.rad())
+
+
+def _frob_reference(M) -> flint.arb:
+    total = flint.arb(0)
+    for i in range(M.nrows()):
+        for j in range(M.ncols()):
+            total = total + M[i, j] * M[i, j]
+    top = total.upper()
+    return top.sqrt().upper() if top > 0 else flint.arb(0)
+
+
+def _op_norm_reference(M, squarings: int = 4) -> flint.arb:
+    with precision(64):
+        whole = _frob_reference(M)
+        B = M.transpose() * M
+        for _ in range(squarings):
+            B = B * B
+        inf = flint.arb(0)
+        for i in range(B.nrows()):
+            row = flint.arb(0)
+            for j in range(B.ncols()):
+                row = row + abs(B[i, j])
+            inf = row.upper() if row.upper() > inf else inf
+        if not inf > 0:
+            return whole
+        bound = (inf.log() / 2 ** (squarings + 1)).exp().upper()
+        return bound if bound < whole else whole
+
+
+@pytest.mark.parametrize("seed, n, m", [(0, 16, 16), (1, 5, 3), (2, 1, 16), (3, 7, 7)])
+def test_norms_are_their_definitions_ball_for_ball(seed, n, m):
+    M = _balls(seed, n, m)
+    with precision():
+        assert _same(frob(M), _frob_reference(M))
+        assert _same(op_norm(M, range(n), range(m)), _op_norm_reference(M))
+    mids = np.array([[float(M[i, j].mid()) for j in range(m)] for i in range(n)])
+    assert float(frob(M)) >= np.linalg.norm(mids) and float(op_norm(M, range(n), range(m))) >= np.linalg.norm(mids, 2)
+
+
+def test_magnitudes_are_floats_at_least_each_entry():
+    M = _balls(4, 6, 6)
+    got = _magnitudes(M)
+    want = [math.nextafter(float(x.abs_upper()), math.inf) for x in M.entries()]
+    assert got.tolist() == want
+    assert all(flint.arb(g) >= x.abs_upper() for g, x in zip(got.tolist(), M.entries()))
+    assert got.tolist().count(math.nextafter(0.0, math.inf)) == sum(1 for x in M.entries() if x.is_zero())
