@@ -153,7 +153,7 @@ class NodeSets:
         self._prod: dict[tuple, flint.arb_mat] = shared.setdefault("products", {})
         # (pair, last j symbols) -> [(R_l - R_c) P_j, its Frobenius norm's upper end or None]
         self._row_balls: dict[tuple, list] = shared.setdefault("rows", {})
-        self._rows: dict[tuple, tuple] = {}  # (pair, last j symbols) -> ((R_l - R_c) P_j, its norm or magnitudes)
+        self._tails: dict[tuple, np.ndarray] = {}  # last j symbols -> per pair, the row's norm or magnitudes
         # per suffix id, its children and norms, as arrays (each row filled once, by _tables)
         self._have = np.zeros(0, dtype=bool)
         self._t_child = np.zeros((0, self.V), dtype=np.int64)
@@ -192,37 +192,36 @@ class NodeSets:
         s = self.suffixes[sid]
         out = np.zeros((len(self.pairs), self.ages + 1, self.nb))
         ages = min(len(s), self.ages)
-        # one block: the Frobenius norm in ball arithmetic; blocks: |entries| from above (the balls'
-        # upper ends rounded up to floats), squared and summed per block in floats (non-negative
-        # terms: relative rounding below (d + 2) 2^-53, far below SLACK), all rows at once
-        mag = np.zeros((len(self.pairs), ages + 1, self.d))
-        for p in range(len(self.pairs)):
+        if self.nb == 1:  # the Frobenius norm in ball arithmetic
             for j in range(ages + 1):
-                value = self._readout_row(p, s[len(s) - j:])[1]
-                if self.nb == 1:
-                    out[p, j, 0] = value
-                else:
-                    mag[p, j] = value
-        if self.nb > 1:
-            out[:, : ages + 1] = _inflate(np.sqrt(_inflate((mag * mag) @ self._member)))
+                out[:, j, 0] = self._tail_values(s[len(s) - j:])
+            return out
+        # blocks: |entries| from above (the balls' upper ends rounded up to floats), squared and
+        # summed per block in floats (non-negative terms: relative rounding below (d + 2) 2^-53,
+        # far below SLACK), all rows at once
+        mag = np.stack([self._tail_values(s[len(s) - j:]) for j in range(ages + 1)], axis=1)
+        out[:, : ages + 1] = _inflate(np.sqrt(_inflate((mag * mag) @ self._member)))
         return out
 
-    def _readout_row(self, p: int, tail: tuple) -> tuple:
-        """``((R_l - R_c) P_j, value)`` for pair p and the last j symbols ``tail`` of a suffix: the
-        row times ``F_(tail[-1])``, then the next matrix back, in ball arithmetic, and its Frobenius
-        norm's upper end (one block) or its entries' magnitudes (blocks).  It depends on the tail
-        only, so each is computed once for every suffix ending in it (the same products in the same
-        order as one suffix at a time, so the same balls)."""
-        got = self._rows.get((p, tail))
+    def _tail_values(self, tail: tuple) -> np.ndarray:
+        """For every pair p, the row ``(R_l - R_c) P_j`` of the last j symbols ``tail`` of a suffix
+        (the row times ``F_(tail[-1])``, then the next matrix back, in ball arithmetic): its
+        Frobenius norm's upper end (one block; pairs,) or its entries' magnitudes (blocks; pairs x
+        d).  It depends on the tail only, so each is computed once for every suffix ending in it
+        (each row is the same ball whichever suffix asks first)."""
+        got = self._tails.get(tail)
         if got is None:
-            ball = self._row_ball(p, tail)
             if self.nb == 1:
-                if ball[1] is None:
-                    ball[1] = up(frob(ball[0]))
-                got = (ball[0], ball[1])
+                values = []
+                for p in range(len(self.pairs)):
+                    ball = self._row_ball(p, tail)
+                    if ball[1] is None:
+                        ball[1] = up(frob(ball[0]))
+                    values.append(ball[1])
+                got = np.array(values)
             else:
-                got = (ball[0], _magnitudes(ball[0]))
-            self._rows[(p, tail)] = got
+                got = np.array([_magnitudes(self._row_ball(p, tail)[0]) for p in range(len(self.pairs))])
+            self._tails[tail] = got
         return got
 
     def _row_ball(self, p: int, tail: tuple) -> list:
