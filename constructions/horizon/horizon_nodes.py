@@ -48,7 +48,7 @@ from .horizon_global import ingredients
 from .roundoff import RoundOff
 
 __all__ = ["node_horizon", "node_sets", "suffix_length", "NodeSets", "MAX_STEPS", "MAX_KEYS", "MAX_WORK",
-           "CLUSTERS", "CLUSTER_KEYS", "CLUSTER_BELOW", "MAX_CLUSTERS"]
+           "KEEP_REENTRY_BALLS", "CLUSTERS", "CLUSTER_KEYS", "CLUSTER_BELOW", "MAX_CLUSTERS"]
 
 #: Steps stepped at most (the bound reports at most this length).
 MAX_STEPS = 2048
@@ -65,6 +65,10 @@ CLUSTERS = 128
 CLUSTER_KEYS = 9
 #: ... run only where the other two certify less than this length.
 CLUSTER_BELOW = 32
+#: Ball entries at most of the re-entry products ``F_a P_k(s)`` (d^2 V^(k+1)) that
+#: :func:`node_horizon` keeps for its per-block construction, which needs the same products as
+#: the first one (about 48 bytes a ball: 50 MB; above it each construction computes its own).
+KEEP_REENTRY_BALLS = 1 << 20
 #: Relative inflation of every float radius and norm (covers the rounding of the operations that
 #: made it, each at most a few units of 2^-53).
 SLACK = 1e-12
@@ -151,6 +155,7 @@ class NodeSets:
         self.sid_of: dict[tuple, int] = {(): 0}
         shared = {} if shared is None else shared
         self._prod: dict[tuple, flint.arb_mat] = shared.setdefault("products", {})
+        self._keep_reentry = bool(shared.get("keep_reentry", False))
         # (pair, last j symbols) -> [(R_l - R_c) P_j, its Frobenius norm's upper end or None]
         self._row_balls: dict[tuple, list] = shared.setdefault("rows", {})
         self._tails: dict[tuple, np.ndarray] = {}  # last j symbols -> per pair, the row's norm or magnitudes
@@ -253,10 +258,10 @@ class NodeSets:
         tail = s[len(s) - self.ages:] if self.ages else ()
         if self.nb == 1:
             return np.array([[self.norm[a] if not tail else
-                              up(op_norm(self.F[a] * self.product(tail), range(self.d), range(self.d)))]])
+                              up(op_norm(self._reentry_product(tail, a), range(self.d), range(self.d)))]])
         if not tail and a in self._re_one:
             return self._re_one[a]
-        M = self.F[a] * self.product(tail) if tail else self.F[a]
+        M = self._reentry_product(tail, a) if tail else self.F[a]
         mag = _magnitudes(M).reshape(self.d, self.d)
         # sums of non-negative floats: relative rounding below (d + 2) 2^-53, far below SLACK
         out = _inflate(np.sqrt(_inflate(self._member.T @ (mag * mag) @ self._member)))
@@ -268,6 +273,17 @@ class NodeSets:
         if not tail:
             self._re_one[a] = out
         return out
+
+    def _reentry_product(self, tail: tuple, a: int) -> flint.arb_mat:
+        """``F_a P(tail)``, the product :meth:`product` would give for ``tail + (a,)``; kept in the
+        shared products when ``shared["keep_reentry"]`` says a later construction needs it too."""
+        key = tail + (a,)
+        got = self._prod.get(key)
+        if got is None:
+            got = self.F[a] * self.product(tail)
+            if self._keep_reentry:
+                self._prod[key] = got
+        return got
 
     def block_norms(self, x: np.ndarray) -> np.ndarray:
         """(rows x blocks): the norms of each row's blocks, computed in floats (each within a
@@ -468,7 +484,9 @@ def node_horizon(weights, snap, proof, automaton, roundoff: RoundOff, max_steps:
     with precision():
         _, st = ingredients(weights, snap, proof, automaton, roundoff)
         k = suffix_length(len(st.F), max_keys)
-        shared: dict = {}  # the ball products every construction below needs, computed once
+        # the ball products every construction below needs, computed once; the first one's
+        # re-entry products too when the per-block construction will need them and they are few
+        shared: dict = {"keep_reentry": len(snap.blocks) > 1 and st.x0.nrows() ** 2 * len(st.F) ** (k + 1) <= KEEP_REENTRY_BALLS}
         best = _run(NodeSets(st, automaton, k, k, shared=shared), roundoff.arithmetic, max_steps, max_work)
         if best.note.startswith("stopped after"):  # a limit, not the sets, ended it
             return best

@@ -374,7 +374,7 @@ def test_shared_products_give_the_same_sets():
     w, a, snap, proof = _network("cyclic:3", 3e-3)
     with precision():
         _, st = ingredients(w, snap, proof, a, RoundOff.of("float64", w.dim))
-        shared: dict = {}
+        shared: dict = {"keep_reentry": True}  # the re-entry products F_a P_k(s) kept too, as node_horizon may
         runs = {}
         for label, blocks, table in (("filler", None, shared), ("one", None, shared), ("blocks", snap.blocks, shared),
                                      ("one alone", None, None), ("blocks alone", snap.blocks, None)):
@@ -385,6 +385,7 @@ def test_shared_products_give_the_same_sets():
                 sets.step()
             runs[label] = (np.concatenate(margins), sets.r, sets.c)
         assert shared["rows"] and shared["products"]
+        assert any(len(key) == 3 for key in shared["products"])  # suffix length 2: the kept (k+1)-fold products
     for label in ("one", "blocks"):
         for x, y in zip(runs[label], runs[label + " alone"]):
             assert np.array_equal(x, y), label
