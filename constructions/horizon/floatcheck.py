@@ -49,6 +49,7 @@ from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
 from ..values.floatrun import check_compatible, float_blocks, float_run, rescaled, scale_exponents, stack_inputs
+from ..values.floatstates import float_states, pair_table, walk
 from ..values.stack import Stack
 from ..values.weights import Weights
 
@@ -377,15 +378,84 @@ def _empty_margin(model, automaton) -> float:
     return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
+def _dense_check(weights, automaton, batch, worst):
+    """``(correct, final_correct, worst, first)`` of :func:`check` by the float run itself
+    (:func:`_score_blocks`), the worst margin starting from the empty word's ``worst``."""
+    # (time, batch), validates symbols; laid out by time so that a block's rows are contiguous
+    states = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+    labels = automaton.labels[states]
+    T = batch.shape[1]
+    first: tuple[int, ...] | None = None if worst > 0 else ()
+    correct = final_correct = 0
+    for t0, steps, judge in _score_blocks(weights, automaton, batch):
+        ok, least = judge(labels[t0 : t0 + steps], states[t0 : t0 + steps], worst)  # ok: (steps, words)
+        passed = int(np.count_nonzero(ok))
+        correct += passed
+        if t0 + steps == T:
+            final_correct = int(np.count_nonzero(ok[-1]))
+        worst = min(worst, least)
+        if first is None and passed < ok.size:  # the shortest failing prefix, the lowest word among equals
+            t = int(np.argmin(ok.all(axis=1)))
+            b = int(np.argmin(ok[t]))
+            first = tuple(int(x) for x in batch[b, : t0 + t + 1])
+    return correct, final_correct, worst, first
+
+
+#: The float run's table may hold at most (words x length) / TABLE_SHARE (state, symbol) entries
+#: (float states, then pairs with automaton states): a fraction of the dense run's own work.
+TABLE_SHARE = 8
+
+
+def _table_check(weights, automaton, batch, worst):
+    """``(correct, final_correct, worst, first)`` of :func:`check` from the float run's finitely
+    many states (:mod:`~bilinear.constructions.values.floatstates`; Weights whose products are
+    exact), each (automaton state, float state) pair judged once; None when the run has no such
+    table within :data:`TABLE_SHARE` (then the dense run judges every prefix).  Each pair's
+    margin is computed as :func:`_judge_states` computes a row's (its scores and norm by the same
+    calls), on the canonical state, of which the dense run's row is a power-of-two multiple:
+    the same margin (docs/theory.md, Theorem 26)."""
+    if not isinstance(weights, Weights) or batch.dtype.kind not in "iu" or not batch.size:
+        return None
+    if batch.min() < 0 or batch.max() >= automaton.n_symbols:
+        return None  # the dense run's simulation names the bad symbol
+    A, h0, R = weights.float_arrays()
+    cap = batch.size // (TABLE_SHARE * A.shape[0])
+    fs = float_states(A, h0, cap)
+    pairs = None if fs is None else pair_table(fs, automaton.delta, automaton.start, cap)
+    if pairs is None:
+        return None
+    q, f, table, start = pairs
+    S = fs.states[f]
+    margins = _margins(rescaled(R) @ S.T, automaton.labels[q]) / _norms(S)
+    if np.isnan(margins).any():
+        return None
+    ok = margins > 0
+    P = walk(table, start, batch)  # (time, batch) pair after each step
+    counts = np.bincount(P.reshape(-1), minlength=q.size)
+    correct = int(counts[ok].sum())
+    first: tuple[int, ...] | None = None if worst > 0 else ()  # the empty word's
+    worst = min(worst, float(margins[counts > 0].min()))
+    if first is None and correct < P.size:
+        bad = ~ok[P]
+        t = int(np.argmax(bad.any(axis=1)))
+        first = tuple(int(x) for x in batch[int(np.argmax(bad[t])), : t + 1])
+    return correct, int(np.count_nonzero(ok[P[-1]])), worst, first
+
+
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
-          directed: bool = True) -> CheckResult:
+          directed: bool = True, float_table: bool = True) -> CheckResult:
     """Check ``weights`` (a Weights value, a Stack (judged on its last layer's margins; the
     layers below pass their float argmax up) or any model :func:`~bilinear.constructions.values.tracker.as_tracker`
     accepts) against ``automaton`` on the directed words, then ``words`` random words (uniform
     symbols), all of ``length`` symbols; ``directed=False`` skips the directed words.
 
     ``word_batch`` (batch, time) of symbol indices replaces all of them when given.
-    Exact weights are converted with ``to_float()``.
+    Exact weights are converted with ``to_float()``.  Weights whose float run has finitely many
+    states, every product exact (0/1 and signed permutation matrices, +-1 diagonals: the exact
+    constructions with small dyadic entries), are judged once per (automaton state, float state)
+    pair and the words looked up in that table (:func:`_table_check`): the same result as the
+    dense run, which ``float_table=False`` forces (the worst margin exactly, where the dense run
+    with many classes gives it to within ``_Bound.WORST_TOL``).
 
     See Also
     --------
@@ -409,24 +479,10 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
         variant = None  # layers of several variants: no one certificate's witnesses
     hidden = weights.dim if isinstance(weights, _NETWORKS) else 0
     batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
-    # (time, batch), validates symbols; laid out by time so that a block's rows are contiguous
-    states = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
-    labels = automaton.labels[states]
     n, T = batch.shape
     worst = _empty_margin(weights, automaton)
-    first: tuple[int, ...] | None = None if worst > 0 else ()
-    correct = final_correct = 0
-    for t0, steps, judge in _score_blocks(weights, automaton, batch):
-        ok, least = judge(labels[t0 : t0 + steps], states[t0 : t0 + steps], worst)  # ok: (steps, words)
-        passed = int(np.count_nonzero(ok))
-        correct += passed
-        if t0 + steps == T:
-            final_correct = int(np.count_nonzero(ok[-1]))
-        worst = min(worst, least)
-        if first is None and passed < ok.size:  # the shortest failing prefix, the lowest word among equals
-            t = int(np.argmin(ok.all(axis=1)))
-            b = int(np.argmin(ok[t]))
-            first = tuple(int(x) for x in batch[b, : t0 + t + 1])
+    judged = _table_check(weights, automaton, batch, worst) if float_table else None
+    correct, final_correct, worst, first = judged or _dense_check(weights, automaton, batch, worst)
     from bilinear.automata.words import compress
 
     return CheckResult(
