@@ -104,10 +104,10 @@ def exact_products(A: np.ndarray, F: np.ndarray) -> bool:
     """
     if not (np.isfinite(A).all() and np.isfinite(F).all()):
         return False
-    unit = _units(A).reshape(A.shape[0], -1).min(axis=1)[:, None] + _units(F).min(axis=1)[None, :]
+    ua, uf = _units(A).reshape(A.shape[0], -1).min(axis=1), _units(F).min(axis=1)
     bound = np.einsum("sij,mj->smi", np.abs(A), np.abs(F)).max(axis=2)  # (symbols, rows)
-    big = unit >= _ZERO_UNIT  # a zero matrix or a zero row: every product is 0
-    unit = np.where(big, 0, unit)
+    big = (ua[:, None] >= _ZERO_UNIT) | (uf[None, :] >= _ZERO_UNIT)  # a zero matrix or row: products 0
+    unit = np.where(big, 0, ua[:, None] + uf[None, :])
     return bool(np.all(big | ((unit >= LOWEST_UNIT) & (bound < np.ldexp(1.0, 52 + unit)))))
 
 
