@@ -277,10 +277,10 @@ class _Bound:
     """Margins with many classes, without the score of every class for every prefix.
 
     For a unit state ``u`` in automaton state ``q`` with label ``l``, ``v`` a unit state seen
-    in ``q`` before, and ``B = max_{c != l} r_c . v``: every other score
-    ``r_c . u = r_c . v + r_c . (u - v) <= B + m ||u - v||_1`` (Hoelder), ``m`` the largest
-    magnitude of an entry of the readout, so the margin is at least
-    ``lo = r_l . u - B - m ||u - v||_1``, less a rounding slack of ``8 (hidden + 8) 2^-52 rho``,
+    in ``q`` before and ``m`` its margin ``min_{c != l} (r_l - r_c) . v``: every difference
+    ``(r_l - r_c) . u = (r_l - r_c) . v + (r_l - r_c) . (u - v) >= m - L ||u - v||_1`` (Hoelder),
+    ``L`` the largest magnitude of an entry of a difference of two readout rows, so the margin
+    is at least ``lo = m - L ||u - v||_1``, less a rounding slack of ``8 (hidden + 8) 2^-52 rho``,
     ``rho`` the largest norm of a readout row (a dot product of n terms errs by at most about
     n 2^-53 of its terms' magnitudes, here at most ``rho``).  A prefix with ``lo > 0`` is
     correct, and one whose ``lo`` is at least the worst margin so far less ``WORST_TOL * rho``
@@ -288,7 +288,8 @@ class _Bound:
     and the first failure are those of scoring everything and the worst margin agrees to
     ``WORST_TOL * rho``.  A block where more than a quarter of the prefixes are left is scored in
     full, and after :data:`MISSES` such blocks in a row (states that do not repeat, as a learned
-    network's) the bound is no longer tried.
+    network's) the bound is no longer tried.  Per prefix: one gathered reference row, its
+    distance, one gathered margin (no score of the prefix's own class).
     """
 
     #: Blocks in a row left to full scoring after which the bound is no longer tried.
@@ -300,11 +301,11 @@ class _Bound:
     def __init__(self, R: np.ndarray, labels: np.ndarray):
         self.R, self.labels = R, labels
         self.rho = float(np.sqrt(np.einsum("ij,ij->i", R, R).max()))
-        self.entry = float(np.abs(R).max())
+        self.lip = float((R.max(axis=0) - R.min(axis=0)).max())  # the largest |r_l - r_c| entry
         self.slack = 8 * (R.shape[1] + 8) * 2.0**-52 * self.rho
         self.ones = np.ones(R.shape[1])
         self.refs = np.zeros((labels.size, R.shape[1]))  # v per automaton state
-        self.best = np.zeros(labels.size)  # B per automaton state
+        self.least = np.zeros(labels.size)  # m per automaton state
         self.seen = np.zeros(labels.size, dtype=bool)
         self.misses = 0
 
@@ -324,9 +325,7 @@ class _Bound:
         if new.size:
             qs, first = np.unique(states[new], return_index=True)
             v = u[new[first]]
-            scores = self.R @ v.T  # (classes, references)
-            own = scores[self.labels[qs], np.arange(qs.size)]
-            self.best[qs] = own - _margins(scores, self.labels[qs])  # the largest other score
+            self.least[qs] = _margins(self.R @ v.T, self.labels[qs])
             self.refs[qs], self.seen[qs] = v, True
 
     def judge(self, flat, norms, labels, states, worst):
@@ -336,15 +335,17 @@ class _Bound:
             return None
         u = flat / norms[:, None]
         self._see(u, states)
-        own = (self.R[labels] * u) @ self.ones  # products with a vector of ones: no per-row loop
-        gap = np.abs(u - self.refs[states]) @ self.ones
-        lo = own - self.best[states] - self.entry * gap - self.slack
-        left = np.flatnonzero(lo <= max(0.0, worst - self.WORST_TOL * self.rho))
+        gap = self.refs.take(states, axis=0)
+        np.subtract(u, gap, out=gap)
+        gap = np.abs(gap, out=gap) @ self.ones
+        lo = self.least.take(states)
+        lo -= self.lip * gap  # the margin is at least lo - slack
+        left = np.flatnonzero(lo <= max(0.0, worst - self.WORST_TOL * self.rho) + self.slack)
         if 4 * left.size > lo.size:
             self.misses += 1
             return None
         self.misses = 0
-        ok = lo > 0
+        ok = lo > self.slack
         if not left.size:
             return ok, np.inf
         m = _margins(self.R @ flat[left].T, labels[left]) / norms[left]
@@ -378,11 +379,19 @@ def _empty_margin(model, automaton) -> float:
     return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
+def _states(automaton, batch: np.ndarray) -> np.ndarray:
+    """The automaton's states after every step, (time, batch): laid out by time, so that a
+    block's rows are contiguous (:func:`~bilinear.constructions.values.floatstates.walk` on its
+    table); words with a symbol out of range go to ``run_batch``, which names it."""
+    if batch.size and batch.dtype.kind in "iu" and 0 <= batch.min() and batch.max() < automaton.n_symbols:
+        return walk(automaton.delta, int(automaton.start), batch)
+    return np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+
+
 def _dense_check(weights, automaton, batch, worst):
     """``(correct, final_correct, worst, first)`` of :func:`check` by the float run itself
     (:func:`_score_blocks`), the worst margin starting from the empty word's ``worst``."""
-    # (time, batch), validates symbols; laid out by time so that a block's rows are contiguous
-    states = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+    states = _states(automaton, batch)
     labels = automaton.labels[states]
     T = batch.shape[1]
     first: tuple[int, ...] | None = None if worst > 0 else ()
