@@ -29,6 +29,15 @@ shortest failing prefix (the lowest-indexed word among equals).  With many class
 (:class:`_Bound`): the accuracy and the first failure are unchanged, the worst margin is the
 smallest to within 1e-9 of the largest readout row's norm.
 
+When every product of the run is exact and its states up to powers of two are few (exact
+constructions with small dyadic entries: one-hot, permutation, signed permutation, +-1 diagonal
+matrices), the run is an automaton (:mod:`~bilinear.constructions.values.floatstates`,
+docs/theory.md, Theorem 26): each (automaton state, float state) pair is judged once and the
+words are looked up in the pair table, one look-up per symbol (:func:`_table_check`), with the
+dense run's accuracy, worst margin and first failure.  At most (words x length) / 8 table
+entries are built before the dense run takes over (:data:`TABLE_SHARE`); a rotation by an
+irrational angle or a learned network gives up at its first product that rounds.
+
 >>> from bilinear.automata.families import from_spec
 >>> from bilinear.constructions.handmade.registry import build
 >>> r = check(build("cyclic:7", "rotation2d"), from_spec("cyclic:7"), length=500, words=64)
