@@ -397,7 +397,11 @@ def _states(automaton, batch: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
 
 
-def _dense_check(weights, automaton, batch, worst):
+#: What the two ways of judging return: correct prefixes, correct last steps, worst margin, first failure.
+_Judged = tuple[int, int, float, "tuple[int, ...] | None"]
+
+
+def _dense_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged:
     """``(correct, final_correct, worst, first)`` of :func:`check` by the float run itself
     (:func:`_score_blocks`), the worst margin starting from the empty word's ``worst``."""
     states = _states(automaton, batch)
@@ -424,7 +428,7 @@ def _dense_check(weights, automaton, batch, worst):
 TABLE_SHARE = 8
 
 
-def _table_check(weights, automaton, batch, worst):
+def _table_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged | None:
     """``(correct, final_correct, worst, first)`` of :func:`check` from the float run's finitely
     many states (:mod:`~bilinear.constructions.values.floatstates`; Weights whose products are
     exact), each (automaton state, float state) pair judged once; None when the run has no such
@@ -439,7 +443,9 @@ def _table_check(weights, automaton, batch, worst):
     A, h0, R = weights.float_arrays()
     cap = batch.size // (TABLE_SHARE * A.shape[0])
     fs = float_states(A, h0, cap)
-    pairs = None if fs is None else pair_table(fs, automaton.delta, automaton.start, cap)
+    if fs is None:
+        return None
+    pairs = pair_table(fs, automaton.delta, automaton.start, cap)
     if pairs is None:
         return None
     q, f, table, start = pairs
