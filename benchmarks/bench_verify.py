@@ -157,11 +157,21 @@ def export_tree(rev: str, into: Path) -> Path:
     shutil.copytree(src / "bilinear", pkg / "bilinear")
     for room in ROOMS:
         (pkg / "bilinear" / room).symlink_to(src / room, target_is_directory=True)
-    # byte-compiled before any timing, as this checkout's own modules are: else the baseline's
-    # first command pays compiling every module it imports (about 0.7 s of a tour)
+    # byte-compiled before any timing, as this checkout is (byte_compile_checkout): else the
+    # baseline's first command pays compiling every module it imports (about 0.7 s of a tour)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(pkg / "bilinear"), *(str(src / r) for r in ROOMS)],
                    check=True, capture_output=True)
     return pkg
+
+
+def byte_compile_checkout() -> None:
+    """This checkout's modules byte-compiled before any timing, as an installed package is.  Where
+    ``PYTHONDONTWRITEBYTECODE`` is set (as on the development machines) nothing else writes them,
+    and every command compiled the 150 modules a tour imports from source again (0.35 s of its CPU
+    time under cProfile), a cost the byte-compiled baseline did not pay."""
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "bilinear"), *(str(root / r) for r in ROOMS)],
+                   check=True, capture_output=True)
 
 
 def run_cli(args_list: list[str], pkg: Path | None, cwd: Path) -> tuple[float, float, float, int]:
@@ -213,6 +223,8 @@ def against(rev: str, sizes: list[int], tour: bool, matrix: int = 0) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp:
         work = Path(tmp)
         trees = {rev: export_tree(rev, work / "base"), "now": None}
+        byte_compile_checkout()
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         if sizes:
             print("verify cyclic:N rotation2d --time-budget 600: CPU us per transition (N x N), peak MB, exit code")
         for n in sizes:
@@ -244,6 +256,7 @@ def against(rev: str, sizes: list[int], tour: bool, matrix: int = 0) -> None:
                 reports[name] = _masked((out / "report.md").read_text()) if (out / "report.md").exists() else None
             same = reports[rev] is not None and reports[rev] == reports["now"]
             print(f"  tour report.md identical to {rev}'s, durations masked: {'yes' if same else 'NO'}")
+        print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 def main(argv=None) -> int:
