@@ -37,6 +37,12 @@ round's other merges (593fc9f), load average 2.1-3.3: 22.1 / 26.1 / 30.5 / 27.3 
 20.0 / 27.2 / 29.3 / 22.3 s now.  On this shared machine a tour's CPU time moves by up to 8 s
 within minutes: compare pairs, several of them.  (benchmarks/SPEED.md, "Issue 48", has the runs and what moved.)
 
+Round 5 (Adam without ``torch.optim``, the node horizon with less Python; this checkout now
+byte-compiled before timing, as the baseline), load average 1.1-1.6, CPU seconds: against
+7867d7c, 32.7 / 16.7 and 33.5 / 19.4 s; against main (32571a5), 18.6 / 17.3, 19.6 / 17.7 and
+18.6 / 16.8 s; every report identical with durations masked (benchmarks/SPEED.md, "Issue 48,
+round 5: the tour").
+
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
       .venv/bin/python benchmarks/bench_verify.py --against 7867d7c --cyclic 250 500 1000 --tour
