@@ -172,6 +172,9 @@ class _Codes(_Keys):
         self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
         # (n**(n-c), symbols): for an even n the low table shifted by n**c
         self.high = self.low * n**c if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(c, n))
+        # each row as one opaque item: a 1-D take of them is several times faster than take(axis=0)
+        row = np.dtype((np.void, 8 * k))
+        self._low_rows, self._high_rows = self.low.view(row).reshape(-1), self.high.view(row).reshape(-1)
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
@@ -187,7 +190,7 @@ class _Codes(_Keys):
     def children(self, codes: np.ndarray) -> np.ndarray:
         """Codes of every element followed by every generator, parent-major, symbol-minor ``(m * symbols,)``."""
         high, low = np.divmod(codes, self.base)
-        return (self.low.take(low, axis=0) + self.high.take(high, axis=0)).reshape(-1)
+        return np.add(self._low_rows.take(low).view(np.int64), self._high_rows.take(high).view(np.int64))
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
@@ -206,13 +209,14 @@ def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
     ``sum_j images[x_j, a] * weights[j]`` -- the code contribution of ``m`` states whose images are
     the digits of ``x``, after generator ``a`` (``images`` = the generators transposed).  A sum of
     one broadcast axis per digit, built without indexing."""
-    n, k = images.shape
-    table = np.zeros((1,) * m + (k,), dtype=np.int64)
-    for j in range(m):  # digit j varies along axis m - 1 - j (the least significant last)
-        shape = [1] * m + [k]
-        shape[m - 1 - j] = n
-        table = table + (images * weights[j]).reshape(shape)
-    return table.reshape(-1, k)
+    k = images.shape[1]
+    if m == 0:
+        return np.zeros((1, k), dtype=np.int64)
+    parts = np.multiply(weights[:, None, None], images, dtype=np.int64, order="C")  # (digits, n, symbols)
+    table = parts[m - 1]
+    for j in range(m - 2, -1, -1):  # the digits above j in front, digit j appended (the least significant last)
+        table = np.add(table[:, None], parts[j]).reshape(-1, k)
+    return table
 
 
 class Closure(NamedTuple):
@@ -383,7 +387,11 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
     level_start, level_end = 0, 1
     while level_start < level_end:
-        if isinstance(keys, _Codes):  # one level a round: several cost more candidates than the rounds they save
+        if isinstance(keys, _Codes):
+            levels = _levels(level_end - level_start, k, 1, chunk)
+            if levels > 1:  # a small frontier: several levels in one round, right rows at the end
+                level_start, level_end = bfs.code_round(level_start, level_end, levels), t.size
+                continue
             for lo in range(level_start, level_end, chunk):
                 bfs.level(lo, min(level_end, lo + chunk))
             level_start, level_end = level_end, t.size
@@ -398,6 +406,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     size = t.size
     clock.tick(size)  # the last report: every element found
     if isinstance(keys, _Codes):
+        bfs.finish_rounds(chunk)
         elements = keys.decode(t.rows[:size])
     elif sample is None:
         elements = t.rows
@@ -428,6 +437,69 @@ class _Search:
 
     def __init__(self, gens: np.ndarray, keys: _Keys, tables: _Tables, clock: _Clock, limits: _Limits) -> None:
         self.gens, self.keys, self.t, self.clock, self.limits = gens, keys, tables, clock, limits
+        self.chains: list[list[int]] = []  # [lo, hi, first, end] of consecutive code rounds (code_round)
+
+    def code_round(self, lo: int, hi: int, levels: int) -> int:
+        """``levels`` breadth-first levels of codes (:class:`_Codes`) from the elements ``lo..hi`` (the
+        whole frontier, of depth L) in one round; returns the index of the first element found at
+        depth L + ``levels`` (the next frontier runs from it to ``size``).
+
+        The candidates of level j are those of level j - 1 followed by each symbol (all of them,
+        found or not), parent-major and symbol-minor, so the candidates of all levels, in order, are
+        the words in shortlex order: an element's first occurrence (marked as in :meth:`level`)
+        gives its shortlex-least word.  Only the elements are numbered here; the right rows of the
+        frontier and of the elements found below the last level, and the parents and symbols of
+        every element found, are filled at the end (:meth:`finish_rounds`), once for a run of
+        rounds."""
+        t, keys = self.t, self.keys
+        assert isinstance(keys, _Codes)
+        self.clock.tick(t.size)
+        table = keys.table
+        level = t.rows[lo:hi]
+        parts = []
+        for _ in range(levels):
+            level = keys.children(level)
+            parts.append(level)
+        cand = np.concatenate(parts)
+        marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
+        np.maximum.at(table, cand, marks)
+        new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
+        count, start = new.shape[0], t.size
+        if count:
+            self._reserve(count)
+            codes = cand.take(new)
+            known = keys.KNOWN + 1 + start
+            table[codes] = np.arange(known, known + count, dtype=table.dtype)
+            t.rows[start : start + count] = codes
+            t.size += count
+        inner = start + int(new.searchsorted(cand.shape[0] - level.shape[0]))  # found below the last level
+        chain = self.chains[-1] if self.chains else None
+        if chain is not None and chain[1] == lo:
+            chain[1], chain[3] = inner, start + count
+        else:
+            self.chains.append([lo, inner, start, start + count])
+        return inner
+
+    def finish_rounds(self, chunk: int) -> None:
+        """What :meth:`code_round` left unset, for each run of rounds ``[lo, hi, first, end]``: the
+        right rows of ``lo..hi`` (every child looked up in the direct table), then the parent and
+        symbol of each element ``first..end`` found in the run, its first occurrence in those right
+        rows, row-major (the elements are numbered in shortlex order, so the least (parent, symbol)
+        leading to an element is its shortlex-least word's; its parent is in ``lo..hi``)."""
+        t, keys, k = self.t, self.keys, self.gens.shape[0]
+        assert isinstance(keys, _Codes)
+        for lo, hi, first, end in self.chains:
+            for a in range(lo, hi, chunk):
+                b = min(hi, a + chunk)
+                np.subtract(keys.table.take(keys.children(t.rows[a:b])), keys.KNOWN + 1,
+                            out=t.right[a:b].reshape(-1))
+            edges = t.right[lo:hi].reshape(-1)
+            inside = (edges >= first).nonzero()[0]  # edges into the run's elements (all below end)
+            at = np.full(end - first, edges.shape[0], dtype=np.int64)
+            np.minimum.at(at, edges.take(inside) - first, inside)
+            parent = t.parent[first:end]
+            np.divmod(at, k, out=(parent, t.via[first:end]))
+            parent += lo
 
     def round(self, lo: int, hi: int, levels: int) -> int:
         """Run ``levels`` breadth-first levels from the elements ``lo..hi`` (all of one depth L, the
