@@ -104,12 +104,13 @@ class _Keys:
     by the caller), ``bytes`` (the raw row bytes; exact, slowest).
     """
 
-    def __init__(self, n: int, dtype: np.dtype, exact: bool = False) -> None:
-        self.n = n
+    def __init__(self, n: int, dtype: np.dtype, exact: bool = False, values: int | None = None) -> None:
+        self.n = n  # entries a row (the states, or the sampled states)
         self.dtype = dtype
-        bits = max(1, math.ceil(math.log2(n))) if n > 1 else 1
+        values = n if values is None else values  # each entry is below it (the automaton's states)
+        bits = max(1, math.ceil(math.log2(values))) if values > 1 else 1
         self.map: dict = {}
-        if _direct(n):
+        if values == n and _direct(n):
             self.mode = "direct"
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
         elif bits * n <= 63:
@@ -259,10 +260,11 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
         raise AutomatonError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
     clock = _Clock(automaton.name or "this automaton", time_budget, progress)
     if automaton.n_states > 2 * _SAMPLE_COLUMNS:
-        try:
-            return _closure(automaton, limit, exact=False, clock=clock, sample=_sample(automaton.n_states))
-        except _HashCollision:  # two elements alike on the sampled states: keys on whole rows
-            pass
+        for sample in _samples(automaton):
+            try:
+                return _closure(automaton, limit, exact=False, clock=clock, sample=sample)
+            except _HashCollision:  # two elements alike on the sampled states: more states, then whole rows
+                pass
     try:
         return _closure(automaton, limit, exact=False, clock=clock)
     except _HashCollision:  # pragma: no cover - probability about size**2 / 2**64
@@ -274,9 +276,23 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
 _SAMPLE_COLUMNS = 64
 
 
-def _sample(n: int) -> np.ndarray:
-    """:data:`_SAMPLE_COLUMNS` states out of ``n``, fixed (a seeded choice, sorted)."""
-    return np.sort(np.random.default_rng(0x5EED).choice(n, _SAMPLE_COLUMNS, replace=False))
+def _sample(n: int, size: int = _SAMPLE_COLUMNS) -> np.ndarray:
+    """``size`` states out of ``n``, fixed (a seeded choice, sorted)."""
+    return np.sort(np.random.default_rng(0x5EED).choice(n, size, replace=False))
+
+
+def _samples(automaton: Automaton):
+    """The samples the closure tries in turn (each checked whole; a collision moves to the next):
+    when every symbol permutes the states, first as many states as fit one exact 64-bit key
+    (``63 // ceil(log2 n)``: 6 of S_6's Cayley automaton, 4 of S_7's) -- a permutation group's
+    elements are often told apart by the images of a few states (one, for a group acting
+    regularly: a Cayley automaton), and a group's sampled closure costs at most the whole one --
+    then :data:`_SAMPLE_COLUMNS`."""
+    n, delta = automaton.n_states, automaton.delta
+    narrow = 63 // math.ceil(math.log2(n))
+    if narrow < _SAMPLE_COLUMNS and (np.sort(delta, axis=1) == np.arange(n)).all():
+        yield _sample(n, narrow)
+    yield _sample(n)
 
 
 class _Clock:
@@ -379,7 +395,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
         t = _Tables(None, k, np.dtype(np.int64), max_rows)
         t.rows[0] = keys.code(identity[None])[0]  # type: ignore[attr-defined]
     else:
-        keys = _Keys(width, dtype, exact=exact)
+        keys = _Keys(width, dtype, exact=exact, values=n)
         t = _Tables(width, k, dtype, max_rows)
         t.rows[0] = identity
     keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
@@ -411,9 +427,9 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     elif sample is None:
         elements = t.rows
     else:
-        block = max(1, _CACHE_ENTRIES // n)  # rows composed at once: the block stays in the cache
-        elements = _materialise(gens, t.parent[:size], t.via[:size], n, block)
-        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], block)
+        buffers = _Buffers(_block_rows(size, n), n, gens.dtype)
+        elements = _materialise(gens, t.parent[:size], t.via[:size], buffers)
+        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], buffers)
     return _final(automaton, size, elements, t.right, t.parent, t.via)
 
 
@@ -608,31 +624,59 @@ class _Search:
         self.t.reserve(count)
 
 
-def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, n: int, chunk: int) -> np.ndarray:
+def _block_rows(size: int, n: int) -> int:
+    """Rows :func:`_materialise` and :func:`_check_closed` compose at once, for ``size`` elements of
+    ``n`` states: the block's buffers cost their pages once (a fresh page faults, about 2 us for
+    4 KiB, some 20 bytes an entry: ``0.01 rows n`` us) and each block a few numpy calls (about
+    8 us, ``2 size / rows`` blocks): the sum is least at ``rows = sqrt(1,500 size / n)`` (S_6's
+    Cayley automaton 38 rows, S_7's 38 rows of 5,040 states), at most :data:`_CACHE_ENTRIES`
+    entries (a block stays in the cache)."""
+    return max(1, min(_CACHE_ENTRIES // n, math.isqrt(1500 * size // n)))
+
+
+class _Buffers:
+    """The blocks :func:`_materialise` and :func:`_check_closed` compose rows through, allocated
+    once: ``rows`` rows of ``n`` entries each (gathered rows, their ``intp`` index -- what ``take``
+    indexes with; a narrower index is copied to a temporary of that size on every call -- the
+    composed rows and their comparison).  Fresh pages are what a block costs most on a small
+    monoid (a page fault, about 2 us, against 4,096 entries composed in about 4 us), so they are
+    few and reused."""
+
+    def __init__(self, rows: int, n: int, dtype: np.dtype) -> None:
+        self.rows = rows
+        self.gathered = np.empty((rows, n), dtype=dtype)
+        self.index = np.empty((rows, n), dtype=np.intp)
+        self.composed = np.empty((rows, n), dtype=dtype)
+        self.equal = np.empty((rows, n), dtype=bool)
+
+
+def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers: _Buffers) -> np.ndarray:
     """The elements in full, ``(size, states)``: element ``i`` is its parent's row followed by
     symbol ``via[i]``, in blocks whose parents all come before the block (``parent`` never
-    decreases in breadth-first order)."""
-    size = parent.shape[0]
+    decreases in breadth-first order).  A block's parent rows are gathered, offset by ``n`` times
+    each row's symbol into one index of every generator and looked up in the generators laid end
+    to end."""
+    (size,), (k, n) = parent.shape, gens.shape
     elements = np.empty((size, n), dtype=gens.dtype)
     elements[0] = np.arange(n, dtype=gens.dtype)
+    flat, rows, index = gens.reshape(-1), buffers.gathered, buffers.index
+    offset = via * n if k > 1 else None
     s = 1
     while s < size:
-        e = min(int(np.searchsorted(parent, s, side="left")), s + chunk)
-        rows = elements.take(parent[s:e], axis=0)
-        symbol = via[s:e]
-        block = elements[s:e]
-        for a in range(gens.shape[0]):
-            sel = (symbol == a).nonzero()[0]
-            if sel.size == e - s:
-                gens[a].take(rows, out=block)
-            elif sel.size:
-                block[sel] = gens[a].take(rows.take(sel, axis=0))
+        e = min(int(parent.searchsorted(s, side="left")), s + buffers.rows)
+        b = e - s
+        elements.take(parent[s:e], axis=0, out=rows[:b])
+        if offset is None:
+            np.copyto(index[:b], rows[:b])
+        else:
+            np.add(rows[:b], offset[s:e, None], out=index[:b])
+        flat.take(index[:b], out=elements[s:e])
         s = e
     return elements
 
 
 def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, parent: np.ndarray,
-                  via: np.ndarray, chunk: int) -> None:
+                  via: np.ndarray, buffers: _Buffers) -> None:
     """:class:`_HashCollision` unless every element found, composed with every generator, is the
     element its right Cayley row names.  With the identity among them, the rows found are then
     closed under the generators, so they are the whole monoid; and they are distinct, as their
@@ -640,12 +684,18 @@ def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, par
     tree edges (``right[parent[j], via[j]] = j``) hold by construction (:func:`_materialise`
     composed them), so only the others are composed."""
     size = elements.shape[0]
+    rows, index, composed, equal = buffers.gathered, buffers.index, buffers.composed, buffers.equal
     for a in range(gens.shape[0]):
         target = right[:, a]
         edges = ((parent.take(target) != np.arange(size)) | (via.take(target) != a)).nonzero()[0]
-        for lo in range(0, edges.shape[0], chunk):
-            rows = edges[lo : lo + chunk]
-            if not np.array_equal(gens[a].take(elements.take(rows, axis=0)), elements.take(target.take(rows), axis=0)):
+        for lo in range(0, edges.shape[0], buffers.rows):
+            sel = edges[lo : lo + buffers.rows]
+            b = sel.shape[0]
+            elements.take(sel, axis=0, out=rows[:b])
+            np.copyto(index[:b], rows[:b])
+            gens[a].take(index[:b], out=composed[:b])
+            elements.take(target.take(sel), axis=0, out=rows[:b])
+            if not np.equal(composed[:b], rows[:b], out=equal[:b]).all():
                 raise _HashCollision
 
 
