@@ -171,11 +171,13 @@ class _Codes(_Keys):
         self.base, self.c = n**c, c
         images = gens.T.astype(np.int64)  # (states, symbols)
         self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
-        # (n**(n-c), symbols): for an even n the low table shifted by n**c
-        self.high = self.low * n**c if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(c, n))
+        # (n**(n-c), symbols), the high part's digits alone: for an even n the low table
+        high = self.low if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(n - c))
+        self.high = high * n**c  # the high part's contribution to the code
         # each row as one opaque item: a 1-D take of them is several times faster than take(axis=0)
         row = np.dtype((np.void, 8 * k))
         self._low_rows, self._high_rows = self.low.view(row).reshape(-1), self.high.view(row).reshape(-1)
+        self._high_digit_rows = high.view(row).reshape(-1)
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
@@ -192,6 +194,12 @@ class _Codes(_Keys):
         """Codes of every element followed by every generator, parent-major, symbol-minor ``(m * symbols,)``."""
         high, low = np.divmod(codes, self.base)
         return np.add(self._low_rows.take(low).view(np.int64), self._high_rows.take(high).view(np.int64))
+
+    def step(self, high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`children` on codes split into their high and low parts (``code = low + n**c * high``),
+        giving the children's parts: two look-ups, no division and no sum (a run of levels
+        combines the parts once, :meth:`_Search.code_round`)."""
+        return self._high_digit_rows.take(high).view(np.int64), self._low_rows.take(low).view(np.int64)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
@@ -471,12 +479,15 @@ class _Search:
         assert isinstance(keys, _Codes)
         self.clock.tick(t.size)
         table = keys.table
-        level = t.rows[lo:hi]
-        parts = []
+        high, low = np.divmod(t.rows[lo:hi], keys.base)
+        highs, lows = [], []
         for _ in range(levels):
-            level = keys.children(level)
-            parts.append(level)
-        cand = np.concatenate(parts)
+            high, low = keys.step(high, low)
+            highs.append(high)
+            lows.append(low)
+        cand = np.concatenate(highs)
+        cand *= keys.base
+        cand += np.concatenate(lows)
         marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
         np.maximum.at(table, cand, marks)
         new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
@@ -488,7 +499,7 @@ class _Search:
             table[codes] = np.arange(known, known + count, dtype=table.dtype)
             t.rows[start : start + count] = codes
             t.size += count
-        inner = start + int(new.searchsorted(cand.shape[0] - level.shape[0]))  # found below the last level
+        inner = start + int(new.searchsorted(cand.shape[0] - low.shape[0]))  # found below the last level
         chain = self.chains[-1] if self.chains else None
         if chain is not None and chain[1] == lo:
             chain[1], chain[3] = inner, start + count
