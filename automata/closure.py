@@ -401,12 +401,13 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     if sample is None and _direct(n):  # the elements are their codes (_Codes)
         keys: _Keys = _Codes(gens, dtype)
         t = _Tables(None, k, np.dtype(np.int64), max_rows)
-        t.rows[0] = keys.code(identity[None])[0]  # type: ignore[attr-defined]
+        t.rows[0] = code = sum(q * n**q for q in range(n))
+        keys.table[code] = _Codes.KNOWN + 1  # type: ignore[attr-defined]  # the identity is element 0
     else:
         keys = _Keys(width, dtype, exact=exact, values=n)
         t = _Tables(width, k, dtype, max_rows)
         t.rows[0] = identity
-    keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
+        keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
     bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
     level_start, level_end = 0, 1
