@@ -667,7 +667,8 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers:
     symbol ``via[i]``, in blocks whose parents all come before the block (``parent`` never
     decreases in breadth-first order).  A block's parent rows are gathered, offset by ``n`` times
     each row's symbol into one index of every generator and looked up in the generators laid end
-    to end."""
+    to end (``take`` into a buffer with ``mode="clip"``: with the default it copies through a
+    temporary first; every index is in range by construction)."""
     (size,), (k, n) = parent.shape, gens.shape
     elements = np.empty((size, n), dtype=gens.dtype)
     elements[0] = np.arange(n, dtype=gens.dtype)
@@ -677,12 +678,12 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers:
     while s < size:
         e = min(int(parent.searchsorted(s, side="left")), s + buffers.rows)
         b = e - s
-        elements.take(parent[s:e], axis=0, out=rows[:b])
+        elements.take(parent[s:e], axis=0, out=rows[:b], mode="clip")
         if offset is None:
             np.copyto(index[:b], rows[:b])
         else:
             np.add(rows[:b], offset[s:e, None], out=index[:b])
-        flat.take(index[:b], out=elements[s:e])
+        flat.take(index[:b], out=elements[s:e], mode="clip")
         s = e
     return elements
 
@@ -703,10 +704,10 @@ def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, par
         for lo in range(0, edges.shape[0], buffers.rows):
             sel = edges[lo : lo + buffers.rows]
             b = sel.shape[0]
-            elements.take(sel, axis=0, out=rows[:b])
+            elements.take(sel, axis=0, out=rows[:b], mode="clip")
             np.copyto(index[:b], rows[:b])
-            gens[a].take(index[:b], out=composed[:b])
-            elements.take(target.take(sel), axis=0, out=rows[:b])
+            gens[a].take(index[:b], out=composed[:b], mode="clip")
+            elements.take(target.take(sel), axis=0, out=rows[:b], mode="clip")
             if not np.equal(composed[:b], rows[:b], out=equal[:b]).all():
                 raise _HashCollision
 
