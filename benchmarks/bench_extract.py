@@ -63,7 +63,7 @@ def main() -> None:
     automaton.labels_batch(words, trace=True)
     sim = time.perf_counter() - t0
     tokens = args.words * args.length
-    print(f"automaton: {spec} ({automaton.n_states} states), hidden d = {weights.dim}, rotated one-hot")
+    print(f"automaton: {spec} ({automaton.n_states} states), hidden d = {weights.dim}, rotated one-hot; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"extraction of {args.words} words x length {args.length} ({tokens:,} hidden states), best of {args.repeat}:")
     print(f"  time        {best:.3f} s   ({', '.join(f'{t:.3f}' for t in times)})")
     print(f"  words/s     {args.words / best:,.0f}")

@@ -22,6 +22,7 @@ Run:  .venv/bin/python benchmarks/bench_properties.py [--models a,b] [--strategi
 from __future__ import annotations
 
 import argparse
+import os
 import math
 import statistics
 import sys
@@ -426,6 +427,7 @@ def main(argv=None) -> int:
     parser.add_argument("--labels", action="store_true", help="measure the labels of long words instead")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.labels:
         bench_labels()
         return 0

@@ -15,6 +15,7 @@ Run:  .venv/bin/python benchmarks/bench_stack.py [--words 1000] [--length 500] [
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -47,7 +48,7 @@ def _median_time(fn, repeat, make=None):
 
 
 def _float_runs(args) -> None:
-    print(f"float run: {args.words} words x length {args.length}, median of {args.repeat}")
+    print(f"float run: {args.words} words x length {args.length}, median of {args.repeat}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'case':<26}{'layers':>7}{'dims':>10}  {'stack s':>9}  {'layers alone s':>15}  ratio  {'prove s':>8}")
     for spec, variant in CASES:
         a = from_spec(spec)

@@ -11,6 +11,7 @@ Run:  .venv/bin/python benchmarks/bench_startup.py [--repeat 5]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -42,6 +43,7 @@ def main() -> None:
     rows = [(name, wall_time(argv, args.repeat)) for name, argv in CASES]
     base = rows[0][1]
     width = max(len(name) for name, _ in rows)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'command':<{width}}  {'wall s':>7}  {'- bare python':>13}")
     for name, seconds in rows:
         print(f"{name:<{width}}  {seconds:7.3f}  {seconds - base:+13.3f}")

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import time
 
 import torch
@@ -501,7 +502,8 @@ def main() -> None:
     T = 500
     print(f"torch {torch.__version__}, B = {B}, eval length {T}; one torch thread unless a column says otherwise; "
           f"{'CPU' if args.cpu_time else 'wall'} time; glibc malloc thresholds "
-          f"{'raised (as the bilinear command does)' if kept else 'as they were'}")
+          f"{'raised (as the bilinear command does)' if kept else 'as they were'}; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
     if args.layers:
         layers_table(max(reps, 10))

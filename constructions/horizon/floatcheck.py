@@ -29,6 +29,15 @@ shortest failing prefix (the lowest-indexed word among equals).  With many class
 (:class:`_Bound`): the accuracy and the first failure are unchanged, the worst margin is the
 smallest to within 1e-9 of the largest readout row's norm.
 
+When every product of the run is exact and its states up to powers of two are few (exact
+constructions with small dyadic entries: one-hot, permutation, signed permutation, +-1 diagonal
+matrices), the run is an automaton (:mod:`~bilinear.constructions.values.floatstates`,
+docs/theory.md, Theorem 26): each (automaton state, float state) pair is judged once and the
+words are looked up in the pair table, one look-up per symbol (:func:`_table_check`), with the
+dense run's accuracy, worst margin and first failure.  At most (words x length) / 8 table
+entries are built before the dense run takes over (:data:`TABLE_SHARE`); a rotation by an
+irrational angle or a learned network gives up at its first product that rounds.
+
 >>> from bilinear.automata.families import from_spec
 >>> from bilinear.constructions.handmade.registry import build
 >>> r = check(build("cyclic:7", "rotation2d"), from_spec("cyclic:7"), length=500, words=64)
@@ -49,6 +58,7 @@ from bilinear.automata.loops import DIRECTED_MAX
 from bilinear.errors import MismatchError, WeightsError
 
 from ..values.floatrun import check_compatible, float_blocks, float_run, rescaled, scale_exponents, stack_inputs
+from ..values.floatstates import float_states, pair_table, walk
 from ..values.stack import Stack
 from ..values.weights import Weights
 
@@ -276,10 +286,10 @@ class _Bound:
     """Margins with many classes, without the score of every class for every prefix.
 
     For a unit state ``u`` in automaton state ``q`` with label ``l``, ``v`` a unit state seen
-    in ``q`` before, and ``B = max_{c != l} r_c . v``: every other score
-    ``r_c . u = r_c . v + r_c . (u - v) <= B + m ||u - v||_1`` (Hoelder), ``m`` the largest
-    magnitude of an entry of the readout, so the margin is at least
-    ``lo = r_l . u - B - m ||u - v||_1``, less a rounding slack of ``8 (hidden + 8) 2^-52 rho``,
+    in ``q`` before and ``m`` its margin ``min_{c != l} (r_l - r_c) . v``: every difference
+    ``(r_l - r_c) . u = (r_l - r_c) . v + (r_l - r_c) . (u - v) >= m - L ||u - v||_1`` (Hoelder),
+    ``L`` the largest magnitude of an entry of a difference of two readout rows, so the margin
+    is at least ``lo = m - L ||u - v||_1``, less a rounding slack of ``8 (hidden + 8) 2^-52 rho``,
     ``rho`` the largest norm of a readout row (a dot product of n terms errs by at most about
     n 2^-53 of its terms' magnitudes, here at most ``rho``).  A prefix with ``lo > 0`` is
     correct, and one whose ``lo`` is at least the worst margin so far less ``WORST_TOL * rho``
@@ -287,7 +297,8 @@ class _Bound:
     and the first failure are those of scoring everything and the worst margin agrees to
     ``WORST_TOL * rho``.  A block where more than a quarter of the prefixes are left is scored in
     full, and after :data:`MISSES` such blocks in a row (states that do not repeat, as a learned
-    network's) the bound is no longer tried.
+    network's) the bound is no longer tried.  Per prefix: one gathered reference row, its
+    distance, one gathered margin (no score of the prefix's own class).
     """
 
     #: Blocks in a row left to full scoring after which the bound is no longer tried.
@@ -299,11 +310,11 @@ class _Bound:
     def __init__(self, R: np.ndarray, labels: np.ndarray):
         self.R, self.labels = R, labels
         self.rho = float(np.sqrt(np.einsum("ij,ij->i", R, R).max()))
-        self.entry = float(np.abs(R).max())
+        self.lip = float((R.max(axis=0) - R.min(axis=0)).max())  # the largest |r_l - r_c| entry
         self.slack = 8 * (R.shape[1] + 8) * 2.0**-52 * self.rho
         self.ones = np.ones(R.shape[1])
         self.refs = np.zeros((labels.size, R.shape[1]))  # v per automaton state
-        self.best = np.zeros(labels.size)  # B per automaton state
+        self.least = np.zeros(labels.size)  # m per automaton state
         self.seen = np.zeros(labels.size, dtype=bool)
         self.misses = 0
 
@@ -323,9 +334,7 @@ class _Bound:
         if new.size:
             qs, first = np.unique(states[new], return_index=True)
             v = u[new[first]]
-            scores = self.R @ v.T  # (classes, references)
-            own = scores[self.labels[qs], np.arange(qs.size)]
-            self.best[qs] = own - _margins(scores, self.labels[qs])  # the largest other score
+            self.least[qs] = _margins(self.R @ v.T, self.labels[qs])
             self.refs[qs], self.seen[qs] = v, True
 
     def judge(self, flat, norms, labels, states, worst):
@@ -335,15 +344,17 @@ class _Bound:
             return None
         u = flat / norms[:, None]
         self._see(u, states)
-        own = (self.R[labels] * u) @ self.ones  # products with a vector of ones: no per-row loop
-        gap = np.abs(u - self.refs[states]) @ self.ones
-        lo = own - self.best[states] - self.entry * gap - self.slack
-        left = np.flatnonzero(lo <= max(0.0, worst - self.WORST_TOL * self.rho))
+        gap = self.refs.take(states, axis=0)
+        np.subtract(u, gap, out=gap)
+        gap = np.abs(gap, out=gap) @ self.ones
+        lo = self.least.take(states)
+        lo -= self.lip * gap  # the margin is at least lo - slack
+        left = np.flatnonzero(lo <= max(0.0, worst - self.WORST_TOL * self.rho) + self.slack)
         if 4 * left.size > lo.size:
             self.misses += 1
             return None
         self.misses = 0
-        ok = lo > 0
+        ok = lo > self.slack
         if not left.size:
             return ok, np.inf
         m = _margins(self.R @ flat[left].T, labels[left]) / norms[left]
@@ -377,15 +388,98 @@ def _empty_margin(model, automaton) -> float:
     return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
+def _states(automaton, batch: np.ndarray) -> np.ndarray:
+    """The automaton's states after every step, (time, batch): laid out by time, so that a
+    block's rows are contiguous (:func:`~bilinear.constructions.values.floatstates.walk` on its
+    table); words with a symbol out of range go to ``run_batch``, which names it."""
+    if batch.size and batch.dtype.kind in "iu" and 0 <= batch.min() and batch.max() < automaton.n_symbols:
+        return walk(automaton.delta, int(automaton.start), batch)
+    return np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+
+
+#: What the two ways of judging return: correct prefixes, correct last steps, worst margin, first failure.
+_Judged = tuple[int, int, float, "tuple[int, ...] | None"]
+
+
+def _dense_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged:
+    """``(correct, final_correct, worst, first)`` of :func:`check` by the float run itself
+    (:func:`_score_blocks`), the worst margin starting from the empty word's ``worst``."""
+    states = _states(automaton, batch)
+    labels = automaton.labels[states]
+    T = batch.shape[1]
+    first: tuple[int, ...] | None = None if worst > 0 else ()
+    correct = final_correct = 0
+    for t0, steps, judge in _score_blocks(weights, automaton, batch):
+        ok, least = judge(labels[t0 : t0 + steps], states[t0 : t0 + steps], worst)  # ok: (steps, words)
+        passed = int(np.count_nonzero(ok))
+        correct += passed
+        if t0 + steps == T:
+            final_correct = int(np.count_nonzero(ok[-1]))
+        worst = min(worst, least)
+        if first is None and passed < ok.size:  # the shortest failing prefix, the lowest word among equals
+            t = int(np.argmin(ok.all(axis=1)))
+            b = int(np.argmin(ok[t]))
+            first = tuple(int(x) for x in batch[b, : t0 + t + 1])
+    return correct, final_correct, worst, first
+
+
+#: The float run's table may hold at most (words x length) / TABLE_SHARE (state, symbol) entries
+#: (float states, then pairs with automaton states): a fraction of the dense run's own work.
+TABLE_SHARE = 8
+
+
+def _table_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged | None:
+    """``(correct, final_correct, worst, first)`` of :func:`check` from the float run's finitely
+    many states (:mod:`~bilinear.constructions.values.floatstates`; Weights whose products are
+    exact), each (automaton state, float state) pair judged once; None when the run has no such
+    table within :data:`TABLE_SHARE` (then the dense run judges every prefix).  Each pair's
+    margin is computed as :func:`_judge_states` computes a row's (its scores and norm by the same
+    calls), on the canonical state, of which the dense run's row is a power-of-two multiple:
+    the same margin (docs/theory.md, Theorem 26)."""
+    if not isinstance(weights, Weights) or batch.dtype.kind not in "iu" or not batch.size:
+        return None
+    if batch.min() < 0 or batch.max() >= automaton.n_symbols:
+        return None  # the dense run's simulation names the bad symbol
+    A, h0, R = weights.float_arrays()
+    cap = batch.size // (TABLE_SHARE * A.shape[0])
+    fs = float_states(A, h0, cap)
+    if fs is None:
+        return None
+    pairs = pair_table(fs, automaton.delta, automaton.start, cap)
+    if pairs is None:
+        return None
+    q, f, table, start = pairs
+    S = fs.states[f]
+    margins = _margins(rescaled(R) @ S.T, automaton.labels[q]) / _norms(S)
+    if np.isnan(margins).any():
+        return None
+    ok = margins > 0
+    P = walk(table, start, batch)  # (time, batch) pair after each step
+    counts = np.bincount(P.reshape(-1), minlength=q.size)
+    correct = int(counts[ok].sum())
+    first: tuple[int, ...] | None = None if worst > 0 else ()  # the empty word's
+    worst = min(worst, float(margins[counts > 0].min()))
+    if first is None and correct < P.size:
+        bad = ~ok[P]
+        t = int(np.argmax(bad.any(axis=1)))
+        first = tuple(int(x) for x in batch[int(np.argmax(bad[t])), : t + 1])
+    return correct, int(np.count_nonzero(ok[P[-1]])), worst, first
+
+
 def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 0, word_batch=None,
-          directed: bool = True) -> CheckResult:
+          directed: bool = True, float_table: bool = True) -> CheckResult:
     """Check ``weights`` (a Weights value, a Stack (judged on its last layer's margins; the
     layers below pass their float argmax up) or any model :func:`~bilinear.constructions.values.tracker.as_tracker`
     accepts) against ``automaton`` on the directed words, then ``words`` random words (uniform
     symbols), all of ``length`` symbols; ``directed=False`` skips the directed words.
 
     ``word_batch`` (batch, time) of symbol indices replaces all of them when given.
-    Exact weights are converted with ``to_float()``.
+    Exact weights are converted with ``to_float()``.  Weights whose float run has finitely many
+    states, every product exact (0/1 and signed permutation matrices, +-1 diagonals: the exact
+    constructions with small dyadic entries), are judged once per (automaton state, float state)
+    pair and the words looked up in that table (:func:`_table_check`): the same result as the
+    dense run, which ``float_table=False`` forces (the worst margin exactly, where the dense run
+    with many classes gives it to within ``_Bound.WORST_TOL``).
 
     See Also
     --------
@@ -409,24 +503,10 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
         variant = None  # layers of several variants: no one certificate's witnesses
     hidden = weights.dim if isinstance(weights, _NETWORKS) else 0
     batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
-    # (time, batch), validates symbols; laid out by time so that a block's rows are contiguous
-    states = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
-    labels = automaton.labels[states]
     n, T = batch.shape
     worst = _empty_margin(weights, automaton)
-    first: tuple[int, ...] | None = None if worst > 0 else ()
-    correct = final_correct = 0
-    for t0, steps, judge in _score_blocks(weights, automaton, batch):
-        ok, least = judge(labels[t0 : t0 + steps], states[t0 : t0 + steps], worst)  # ok: (steps, words)
-        passed = int(np.count_nonzero(ok))
-        correct += passed
-        if t0 + steps == T:
-            final_correct = int(np.count_nonzero(ok[-1]))
-        worst = min(worst, least)
-        if first is None and passed < ok.size:  # the shortest failing prefix, the lowest word among equals
-            t = int(np.argmin(ok.all(axis=1)))
-            b = int(np.argmin(ok[t]))
-            first = tuple(int(x) for x in batch[b, : t0 + t + 1])
+    judged = _table_check(weights, automaton, batch, worst) if float_table else None
+    correct, final_correct, worst, first = judged or _dense_check(weights, automaton, batch, worst)
     from bilinear.automata.words import compress
 
     return CheckResult(

@@ -52,7 +52,7 @@ import numpy as np
 from bilinear.errors import MismatchError, WeightsError
 
 __all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "rescale_span", "run_float", "unit_rows", "METHODS",
-           "scale_exponents", "stack_inputs", "rescaled"]
+           "scale_exponents", "stack_inputs", "rescaled", "start_row"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
 #: power of two (exactly) before analyses and checks judge it: every verdict is up to scale, and
@@ -226,7 +226,8 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
     ``(t, block)``, ``block`` (steps, batch, hidden) the states after steps ``t + 1 ..`` (fewer at
     the end), written into one buffer that the next block overwrites.
 
-    A row is not divided by its norm after every step: the states are multiplied on, and every
+    The run starts from :func:`start_row` (``h0`` divided by powers of two, not by its norm:
+    exact), and a row is not divided by its norm after every step: the states are multiplied on, and every
     :func:`rescale_span` steps (and at the end of each block) each row is divided by the power of
     two that brings its absolute sum into [1/2, 1) (exact).  Inside a span a row's absolute sum
     grows by at most 2^(2 RESCALE_FLOOR) (the span's bound); a span that leaves a non-zero row
@@ -242,7 +243,8 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
     """
     words = np.asarray(words)
     batch, length = words.shape
-    A, H = _start(A, h0, batch)
+    A, _ = _start(A, h0, 0)
+    H = np.tile(start_row(h0), (batch, 1))  # exact: no division by the norm
     step = _stepper(A, words, method)
     n = max(1, min(steps, length))
     block = np.empty((n, batch, A.shape[1]))
@@ -262,6 +264,20 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
         t = end
         if t % n == 0 or t == length:
             yield (t - 1) - (t - 1) % n, block[: (t - 1) % n + 1]
+
+
+def start_row(h0: np.ndarray) -> np.ndarray:
+    """The start row of :func:`float_blocks`: ``h0`` divided by powers of two only (:func:`rescaled`,
+    then the one that brings its absolute sum into [1/2, 1), as the run's rescaling does), so
+    that a run whose products are exact has no rounding at all
+    (:mod:`~bilinear.constructions.values.floatstates`).
+
+    >>> start_row(np.array([-4.0, -2.0, 0.0, 2.0])).tolist()
+    [-0.25, -0.125, 0.0, 0.125]
+    """
+    h = rescaled(h0).copy()[None, :]
+    _rescale(h)
+    return h[0]
 
 
 def _start(A, h0, batch: int) -> tuple[np.ndarray, np.ndarray]:

@@ -19,10 +19,10 @@ from bilinear.constructions.values import floatrun
 from plain_eval import per_word_first_failure, per_word_margins
 
 
-def _agrees(w, a, words):
+def _agrees(w, a, words, float_table=True):
     A, h0, R = w.float_arrays()
     m = per_word_margins(A, h0, R, a, words)
-    r = floatcheck.check(w, a, word_batch=words)
+    r = floatcheck.check(w, a, word_batch=words, float_table=float_table)
     ok = m[:, 1:] > 0
     assert r.accuracy == pytest.approx(ok.mean(), abs=1e-12)
     assert r.final_accuracy == pytest.approx(ok[:, -1].mean(), abs=1e-12)
@@ -73,9 +73,11 @@ def test_states_that_fall_fast_are_run_again_rescaled_every_step(monkeypatch):
     calls = []
     rescale = floatrun._rescale
     monkeypatch.setattr(floatrun, "_rescale", lambda H: calls.append(1) or rescale(H))
-    r = _agrees(w, a, words)
+    r = _agrees(w, a, words, float_table=False)  # the dense run (the products are exact: a table would do)
     assert len(calls) > 150  # more rescalings than steps: spans were run again
     assert r.passed  # the weights compute the automaton (unrescaled, those states underflow to 0: ties)
+    calls.clear()
+    assert _agrees(w, a, words).passed and len(calls) == 1  # the table: the start row rescaled, no run
 
 
 def test_matrices_that_grow_fast_take_short_spans():
