@@ -10,17 +10,23 @@ plus one symbol — is the **shortlex least** word of the element.
   nothing else: a frontier is composed with every generator by two table look-ups on the codes
   (the images of the low and of the high half of the states), the children mark a
   direct-address table with ``np.maximum.at`` (the mark of a code's first occurrence wins; a
-  found code's number is above every mark), one level a round (:meth:`_Search.level`); the rows
-  are decoded once, at the end.
+  found code's number is above every mark), one level a round for a large frontier
+  (:meth:`_Search.level`); a small one runs several levels a round on the codes' two parts
+  (:meth:`_Search.code_round`: every candidate of every level, found or not, marked once), and
+  the right rows, parents and symbols of such runs are filled once at the end
+  (:meth:`_Search.finish_rounds`).  The rows are decoded once, at the end.
 * Beyond, the frontier's rows ``(frontier, states)`` are composed by ``take``, encoded as integer
   keys (bit-packed, or a hash checked against the rows, or raw bytes), deduplicated with
   ``np.unique`` and looked up in a dict; a small frontier runs several levels in one round
   (:func:`_levels`): the candidates of all of them, level after level, are words in shortlex
   order, so an element's first occurrence among them is its shortlex-least word and the numbering
   is the level-by-level one.
-* Past 128 states the closure runs on the images of 64 sampled states, composes the elements in
-  full once at the end (:func:`_materialise`) and checks the edges outside the breadth-first tree
-  (:func:`_check_closed`).
+* Past 128 states the closure runs on the images of a few sampled states (:func:`_samples`: a
+  permutation group first as many as fit one exact 64-bit key, then 64), composes the elements
+  in full once at the end (:func:`_materialise`) and checks the edges outside the breadth-first
+  tree (:func:`_check_closed`), in blocks through buffers allocated once (:func:`_block_rows`);
+  two elements alike on every sampled state fail the check, and the next sample (at last the
+  whole rows) is tried.
 
 The result is a :class:`Closure` of read-only arrays;
 :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
@@ -46,6 +52,8 @@ from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
+from .sampled import _SAMPLE_COLUMNS, _block_rows, _Buffers, _check_closed, _HashCollision, _materialise, _samples
+from .sampled import _sample  # noqa: F401 - the sampled closure's tests read it here
 
 __all__ = [
     "Closure",
@@ -76,11 +84,6 @@ PROGRESS_AFTER = 2.0
 _DIRECT_TABLE_MAX = 1 << 24
 #: Entries (children x states) generated per chunk (bounds the transient memory of one step).
 _CHUNK_ENTRIES = 1 << 23
-#: State entries the sampled closure composes at once when it composes its elements in full and
-#: checks them (:func:`_materialise`, :func:`_check_closed`): a block of 52 rows of 5,040 states
-#: (S_7's Cayley automaton) stays in the cache between its gather, look-up and comparison; blocks
-#: of 832 rows (_CHUNK_ENTRIES) took 1.5x as long.
-_CACHE_ENTRIES = 1 << 18
 
 
 def _dtype_for(n: int) -> np.dtype:
@@ -89,11 +92,6 @@ def _dtype_for(n: int) -> np.dtype:
     if n <= 1 << 16:
         return np.dtype(np.uint16)
     return np.dtype(np.int32)
-
-
-class _HashCollision(Exception):
-    """Two different transformations got the same 64-bit hash (then the closure is redone with
-    exact byte keys)."""
 
 
 class _Keys:
@@ -279,30 +277,6 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
         return _closure(automaton, limit, exact=True, clock=clock)
 
 
-#: States whose images key an element when the automaton has more than twice as many (a sample;
-#: the closure is then checked whole, :func:`_check_closed`).
-_SAMPLE_COLUMNS = 64
-
-
-def _sample(n: int, size: int = _SAMPLE_COLUMNS) -> np.ndarray:
-    """``size`` states out of ``n``, fixed (a seeded choice, sorted)."""
-    return np.sort(np.random.default_rng(0x5EED).choice(n, size, replace=False))
-
-
-def _samples(automaton: Automaton):
-    """The samples the closure tries in turn (each checked whole; a collision moves to the next):
-    when every symbol permutes the states, first as many states as fit one exact 64-bit key
-    (``63 // ceil(log2 n)``: 6 of S_6's Cayley automaton, 4 of S_7's) -- a permutation group's
-    elements are often told apart by the images of a few states (one, for a group acting
-    regularly: a Cayley automaton), and a group's sampled closure costs at most the whole one --
-    then :data:`_SAMPLE_COLUMNS`."""
-    n, delta = automaton.n_states, automaton.delta
-    narrow = 63 // math.ceil(math.log2(n))
-    if narrow < _SAMPLE_COLUMNS and (np.sort(delta, axis=1) == np.arange(n)).all():
-        yield _sample(n, narrow)
-    yield _sample(n)
-
-
 class _Clock:
     """The closure's time budget and its progress lines (stderr, only once it runs long)."""
 
@@ -339,8 +313,10 @@ def row_bytes(n_states: int, n_symbols: int) -> int:
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
-#: Entries (candidate rows x key columns) one round of the closure may generate when it runs
-#: several levels of a small frontier at once (:func:`_levels`).
+#: Entries (candidate rows x key columns; candidates, for codes) one round of the closure may
+#: generate when it runs several levels of a small frontier at once (:func:`_levels`).  For codes,
+#: 1,024-2,048 candidates a round were fastest on S_6 and S_7 on their points (fewer rounds against
+#: more candidates: a round also expands the children of elements found before).
 _ROUND_ENTRIES = 1 << 11
 #: Most levels one round runs.
 _ROUND_LEVELS = 24
@@ -634,82 +610,6 @@ class _Search:
         """Room for ``count`` more elements, within the limits."""
         self.limits.check(self.t.size + count)
         self.t.reserve(count)
-
-
-def _block_rows(size: int, n: int) -> int:
-    """Rows :func:`_materialise` and :func:`_check_closed` compose at once, for ``size`` elements of
-    ``n`` states: the block's buffers cost their pages once (a fresh page faults, about 2 us for
-    4 KiB, some 20 bytes an entry: ``0.01 rows n`` us) and each block a few numpy calls (about
-    8 us, ``2 size / rows`` blocks): the sum is least at ``rows = sqrt(1,500 size / n)`` (S_6's
-    Cayley automaton 38 rows, S_7's 38 rows of 5,040 states), at most :data:`_CACHE_ENTRIES`
-    entries (a block stays in the cache)."""
-    return max(1, min(_CACHE_ENTRIES // n, math.isqrt(1500 * size // n)))
-
-
-class _Buffers:
-    """The blocks :func:`_materialise` and :func:`_check_closed` compose rows through, allocated
-    once: ``rows`` rows of ``n`` entries each (gathered rows, their ``intp`` index -- what ``take``
-    indexes with; a narrower index is copied to a temporary of that size on every call -- the
-    composed rows and their comparison).  Fresh pages are what a block costs most on a small
-    monoid (a page fault, about 2 us, against 4,096 entries composed in about 4 us), so they are
-    few and reused."""
-
-    def __init__(self, rows: int, n: int, dtype: np.dtype) -> None:
-        self.rows = rows
-        self.gathered = np.empty((rows, n), dtype=dtype)
-        self.index = np.empty((rows, n), dtype=np.intp)
-        self.composed = np.empty((rows, n), dtype=dtype)
-        self.equal = np.empty((rows, n), dtype=bool)
-
-
-def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers: _Buffers) -> np.ndarray:
-    """The elements in full, ``(size, states)``: element ``i`` is its parent's row followed by
-    symbol ``via[i]``, in blocks whose parents all come before the block (``parent`` never
-    decreases in breadth-first order).  A block's parent rows are gathered, offset by ``n`` times
-    each row's symbol into one index of every generator and looked up in the generators laid end
-    to end (``take`` into a buffer with ``mode="clip"``: with the default it copies through a
-    temporary first; every index is in range by construction)."""
-    (size,), (k, n) = parent.shape, gens.shape
-    elements = np.empty((size, n), dtype=gens.dtype)
-    elements[0] = np.arange(n, dtype=gens.dtype)
-    flat, rows, index = gens.reshape(-1), buffers.gathered, buffers.index
-    offset = via * n if k > 1 else None
-    s = 1
-    while s < size:
-        e = min(int(parent.searchsorted(s, side="left")), s + buffers.rows)
-        b = e - s
-        elements.take(parent[s:e], axis=0, out=rows[:b], mode="clip")
-        if offset is None:
-            np.copyto(index[:b], rows[:b])
-        else:
-            np.add(rows[:b], offset[s:e, None], out=index[:b])
-        flat.take(index[:b], out=elements[s:e], mode="clip")
-        s = e
-    return elements
-
-
-def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, parent: np.ndarray,
-                  via: np.ndarray, buffers: _Buffers) -> None:
-    """:class:`_HashCollision` unless every element found, composed with every generator, is the
-    element its right Cayley row names.  With the identity among them, the rows found are then
-    closed under the generators, so they are the whole monoid; and they are distinct, as their
-    keys (of the sampled states) are: the sampled closure is exact once this check passes.  The
-    tree edges (``right[parent[j], via[j]] = j``) hold by construction (:func:`_materialise`
-    composed them), so only the others are composed."""
-    size = elements.shape[0]
-    rows, index, composed, equal = buffers.gathered, buffers.index, buffers.composed, buffers.equal
-    for a in range(gens.shape[0]):
-        target = right[:, a]
-        edges = ((parent.take(target) != np.arange(size)) | (via.take(target) != a)).nonzero()[0]
-        for lo in range(0, edges.shape[0], buffers.rows):
-            sel = edges[lo : lo + buffers.rows]
-            b = sel.shape[0]
-            elements.take(sel, axis=0, out=rows[:b], mode="clip")
-            np.copyto(index[:b], rows[:b])
-            gens[a].take(index[:b], out=composed[:b], mode="clip")
-            elements.take(target.take(sel), axis=0, out=rows[:b], mode="clip")
-            if not np.equal(composed[:b], rows[:b], out=equal[:b]).all():
-                raise _HashCollision
 
 
 def _too_costly(what: str, size: int, k: int, n: int) -> MonoidTooLargeError:

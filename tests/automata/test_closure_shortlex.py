@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import bilinear.automata.closure as closure
+import bilinear.automata.sampled as sampled
 from bilinear.automata import Automaton, from_spec
 
 
@@ -116,10 +117,10 @@ def test_a_permutation_alike_on_every_sampled_state_is_still_found(monkeypatch):
     state: both sampled closures find one element, the check of the edge (identity, t) refuses
     each, and the whole-row closure finds the two.  Blocks of one row (``_CACHE_ENTRIES`` = 1)
     compose and check row by row."""
-    monkeypatch.setattr(closure, "_CACHE_ENTRIES", 1)
+    monkeypatch.setattr(sampled, "_CACHE_ENTRIES", 1)
     n = 200
-    sampled = set(closure._sample(n).tolist()) | set(closure._sample(n, 7).tolist())
-    i, j = [q for q in range(n) if q not in sampled][:2]
+    keyed = set(closure._sample(n).tolist()) | set(closure._sample(n, 7).tolist())
+    i, j = [q for q in range(n) if q not in keyed][:2]
     swap = list(range(n))
     swap[i], swap[j] = j, i
     cycle = [(q + 1) % 3 if q < 3 else q for q in range(n)]  # a 3-cycle on states 0-2, whatever is sampled
