@@ -315,6 +315,10 @@ def row_bytes(n_states: int, n_symbols: int) -> int:
 #: 1,024-2,048 candidates a round were fastest on S_6 and S_7 on their points (fewer rounds against
 #: more candidates: a round also expands the children of elements found before).
 _ROUND_ENTRIES = 1 << 11
+#: A round of codes from a frontier smaller than the one before (the closure is ending: S_6 on its
+#: points, from 29 elements at depth 16, has 8 more in two levels) generates at most this fraction
+#: of :data:`_ROUND_ENTRIES`.
+_SHRINKING = 4
 #: Most levels one round runs.
 _ROUND_LEVELS = 24
 
@@ -383,10 +387,13 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
         keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
     bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
-    level_start, level_end = 0, 1
+    level_start, level_end, last = 0, 1, 1
     while level_start < level_end:
         if isinstance(keys, _Codes):
-            levels = _levels(level_end - level_start, k, 1, chunk)
+            # a frontier smaller than the last one: the closure is ending, fewer levels it may not need
+            shrinking = level_end - level_start < last
+            last = level_end - level_start
+            levels = _levels(last, k, _SHRINKING if shrinking else 1, chunk)
             if levels > 1:  # a small frontier: several levels in one round, right rows at the end
                 level_start, level_end = bfs.code_round(level_start, level_end, levels), t.size
                 continue
