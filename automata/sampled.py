@@ -100,10 +100,9 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers:
         e = min(int(parent.searchsorted(s, side="left")), s + buffers.rows)
         b = e - s
         elements.take(parent[s:e], axis=0, out=rows[:b], mode="clip")
-        if offset is None:
-            np.copyto(index[:b], rows[:b])
-        else:
-            np.add(rows[:b], offset[s:e, None], out=index[:b])
+        np.copyto(index[:b], rows[:b])  # then the offsets: a same-type add is 5x faster than a mixed one
+        if offset is not None:
+            np.add(index[:b], offset[s:e, None], out=index[:b])
         flat.take(index[:b], out=elements[s:e], mode="clip")
         s = e
     return elements
