@@ -168,9 +168,9 @@ class _Codes(_Keys):
         c = (n + 1) // 2
         self.base, self.c = n**c, c
         images = gens.T.astype(np.int64)  # (states, symbols)
-        self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
+        self.low = _chunk_table(images, c, self.mult)  # (n**c, symbols); mult = n**q (_Keys)
         # (n**(n-c), symbols), the high part's digits alone: for an even n the low table
-        high = self.low if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(n - c))
+        high = self.low if 2 * c == n else _chunk_table(images, n - c, self.mult)
         self.high = high * n**c  # the high part's contribution to the code
         self._high_digits = high  # C order, all three: take(axis=0) of an F-order table is 4x slower
 
@@ -201,7 +201,7 @@ class _Codes(_Keys):
         int64 (digit ``q`` in byte ``q``), the two parts added and the bytes read as the row."""
         n, c = self.n, self.c
         states = np.arange(n, dtype=np.int64)[:, None]  # the digits themselves
-        low = _chunk_table(states, c, 256 ** np.arange(c, dtype=np.int64))
+        low = _chunk_table(states, c, np.array([256**j for j in range(c)], dtype=np.int64))
         high = low[: n ** (n - c)] * 256**c  # the numbers of n - c digits (the top ones 0), shifted c bytes
         h, lo = np.divmod(codes, self.base)
         packed = (low.take(lo) + high.take(h)).astype("<i8", copy=False)
@@ -216,7 +216,7 @@ def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
     k = images.shape[1]
     if m == 0:
         return np.zeros((1, k), dtype=np.int64)
-    parts = np.multiply(weights[:, None, None], images, dtype=np.int64, order="C")  # (digits, n, symbols)
+    parts = np.multiply(weights[:m, None, None], images, dtype=np.int64, order="C")  # (digits, n, symbols)
     table = parts[m - 1]
     for j in range(m - 2, -1, -1):  # the digits above j in front, digit j appended (the least significant last)
         table = np.add(table[:, None], parts[j]).reshape(-1, k)
