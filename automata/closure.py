@@ -10,17 +10,23 @@ plus one symbol — is the **shortlex least** word of the element.
   nothing else: a frontier is composed with every generator by two table look-ups on the codes
   (the images of the low and of the high half of the states), the children mark a
   direct-address table with ``np.maximum.at`` (the mark of a code's first occurrence wins; a
-  found code's number is above every mark), one level a round (:meth:`_Search.level`); the rows
-  are decoded once, at the end.
+  found code's number is above every mark), one level a round for a large frontier
+  (:meth:`_Search.level`); a small one runs several levels a round on the codes' two parts
+  (:meth:`_Search.code_round`: every candidate of every level, found or not, marked once), and
+  the right rows, parents and symbols of such runs are filled once at the end
+  (:meth:`_Search.finish_rounds`).  The rows are decoded once, at the end.
 * Beyond, the frontier's rows ``(frontier, states)`` are composed by ``take``, encoded as integer
   keys (bit-packed, or a hash checked against the rows, or raw bytes), deduplicated with
   ``np.unique`` and looked up in a dict; a small frontier runs several levels in one round
   (:func:`_levels`): the candidates of all of them, level after level, are words in shortlex
   order, so an element's first occurrence among them is its shortlex-least word and the numbering
   is the level-by-level one.
-* Past 128 states the closure runs on the images of 64 sampled states, composes the elements in
-  full once at the end (:func:`_materialise`) and checks the edges outside the breadth-first tree
-  (:func:`_check_closed`).
+* Past 128 states the closure runs on the images of a few sampled states (:func:`_samples`: a
+  permutation group first as many as fit one exact 64-bit key, then 64), composes the elements
+  in full once at the end (:func:`_materialise`) and checks the edges outside the breadth-first
+  tree (:func:`_check_closed`), in blocks through buffers allocated once (:func:`_block_rows`);
+  two elements alike on every sampled state fail the check, and the next sample (at last the
+  whole rows) is tried.
 
 The result is a :class:`Closure` of read-only arrays;
 :func:`bilinear.automata.monoid.transformation_monoid` wraps it in the
@@ -46,6 +52,8 @@ from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
+from .sampled import _SAMPLE_COLUMNS, _block_rows, _Buffers, _check_closed, _HashCollision, _materialise, _samples
+from .sampled import _sample  # noqa: F401 - the sampled closure's tests read it here
 
 __all__ = [
     "Closure",
@@ -76,11 +84,6 @@ PROGRESS_AFTER = 2.0
 _DIRECT_TABLE_MAX = 1 << 24
 #: Entries (children x states) generated per chunk (bounds the transient memory of one step).
 _CHUNK_ENTRIES = 1 << 23
-#: State entries the sampled closure composes at once when it composes its elements in full and
-#: checks them (:func:`_materialise`, :func:`_check_closed`): a block of 52 rows of 5,040 states
-#: (S_7's Cayley automaton) stays in the cache between its gather, look-up and comparison; blocks
-#: of 832 rows (_CHUNK_ENTRIES) took 1.5x as long.
-_CACHE_ENTRIES = 1 << 18
 
 
 def _dtype_for(n: int) -> np.dtype:
@@ -91,11 +94,6 @@ def _dtype_for(n: int) -> np.dtype:
     return np.dtype(np.int32)
 
 
-class _HashCollision(Exception):
-    """Two different transformations got the same 64-bit hash (then the closure is redone with
-    exact byte keys)."""
-
-
 class _Keys:
     """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
 
@@ -104,12 +102,13 @@ class _Keys:
     by the caller), ``bytes`` (the raw row bytes; exact, slowest).
     """
 
-    def __init__(self, n: int, dtype: np.dtype, exact: bool = False) -> None:
-        self.n = n
+    def __init__(self, n: int, dtype: np.dtype, exact: bool = False, values: int | None = None) -> None:
+        self.n = n  # entries a row (the states, or the sampled states)
         self.dtype = dtype
-        bits = max(1, math.ceil(math.log2(n))) if n > 1 else 1
+        values = n if values is None else values  # each entry is below it (the automaton's states)
+        bits = max(1, math.ceil(math.log2(values))) if values > 1 else 1
         self.map: dict = {}
-        if _direct(n):
+        if values == n and _direct(n):
             self.mode = "direct"
             self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
         elif bits * n <= 63:
@@ -169,9 +168,11 @@ class _Codes(_Keys):
         c = (n + 1) // 2
         self.base, self.c = n**c, c
         images = gens.T.astype(np.int64)  # (states, symbols)
-        self.low = _chunk_table(images, c, n ** np.arange(c))  # (n**c, symbols)
-        # (n**(n-c), symbols): for an even n the low table shifted by n**c
-        self.high = self.low * n**c if 2 * c == n else _chunk_table(images, n - c, n ** np.arange(c, n))
+        self.low = _chunk_table(images, c, self.mult)  # (n**c, symbols); mult = n**q (_Keys)
+        # (n**(n-c), symbols), the high part's digits alone: for an even n the low table
+        high = self.low if 2 * c == n else _chunk_table(images, n - c, self.mult)
+        self.high = high * n**c  # the high part's contribution to the code
+        self._high_digits = high  # C order, all three: take(axis=0) of an F-order table is 4x slower
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Codes are their own keys."""
@@ -187,14 +188,20 @@ class _Codes(_Keys):
     def children(self, codes: np.ndarray) -> np.ndarray:
         """Codes of every element followed by every generator, parent-major, symbol-minor ``(m * symbols,)``."""
         high, low = np.divmod(codes, self.base)
-        return (self.low.take(low, axis=0) + self.high.take(high, axis=0)).reshape(-1)
+        return np.add(self.low.take(low, axis=0), self.high.take(high, axis=0)).reshape(-1)
+
+    def step(self, high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`children` on codes split into their high and low parts (``code = low + n**c * high``),
+        giving the children's parts: two look-ups, no division and no sum (a run of levels
+        combines the parts once, :meth:`_Search.code_round`)."""
+        return self._high_digits.take(high, axis=0).reshape(-1), self.low.take(low, axis=0).reshape(-1)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
         int64 (digit ``q`` in byte ``q``), the two parts added and the bytes read as the row."""
         n, c = self.n, self.c
         states = np.arange(n, dtype=np.int64)[:, None]  # the digits themselves
-        low = _chunk_table(states, c, 256 ** np.arange(c, dtype=np.int64))
+        low = _chunk_table(states, c, np.array([256**j for j in range(c)], dtype=np.int64))
         high = low[: n ** (n - c)] * 256**c  # the numbers of n - c digits (the top ones 0), shifted c bytes
         h, lo = np.divmod(codes, self.base)
         packed = (low.take(lo) + high.take(h)).astype("<i8", copy=False)
@@ -206,13 +213,14 @@ def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
     ``sum_j images[x_j, a] * weights[j]`` -- the code contribution of ``m`` states whose images are
     the digits of ``x``, after generator ``a`` (``images`` = the generators transposed).  A sum of
     one broadcast axis per digit, built without indexing."""
-    n, k = images.shape
-    table = np.zeros((1,) * m + (k,), dtype=np.int64)
-    for j in range(m):  # digit j varies along axis m - 1 - j (the least significant last)
-        shape = [1] * m + [k]
-        shape[m - 1 - j] = n
-        table = table + (images * weights[j]).reshape(shape)
-    return table.reshape(-1, k)
+    k = images.shape[1]
+    if m == 0:
+        return np.zeros((1, k), dtype=np.int64)
+    parts = np.multiply(weights[:m, None, None], images, dtype=np.int64, order="C")  # (digits, n, symbols)
+    table = parts[m - 1]
+    for j in range(m - 2, -1, -1):  # the digits above j in front, digit j appended (the least significant last)
+        table = np.add(table[:, None], parts[j]).reshape(-1, k)
+    return table
 
 
 class Closure(NamedTuple):
@@ -255,24 +263,15 @@ def close(automaton: Automaton, limit: int = DEFAULT_LIMIT, *,
         raise AutomatonError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
     clock = _Clock(automaton.name or "this automaton", time_budget, progress)
     if automaton.n_states > 2 * _SAMPLE_COLUMNS:
-        try:
-            return _closure(automaton, limit, exact=False, clock=clock, sample=_sample(automaton.n_states))
-        except _HashCollision:  # two elements alike on the sampled states: keys on whole rows
-            pass
+        for sample in _samples(automaton):
+            try:
+                return _closure(automaton, limit, exact=False, clock=clock, sample=sample)
+            except _HashCollision:  # two elements alike on the sampled states: more states, then whole rows
+                pass
     try:
         return _closure(automaton, limit, exact=False, clock=clock)
     except _HashCollision:  # pragma: no cover - probability about size**2 / 2**64
         return _closure(automaton, limit, exact=True, clock=clock)
-
-
-#: States whose images key an element when the automaton has more than twice as many (a sample;
-#: the closure is then checked whole, :func:`_check_closed`).
-_SAMPLE_COLUMNS = 64
-
-
-def _sample(n: int) -> np.ndarray:
-    """:data:`_SAMPLE_COLUMNS` states out of ``n``, fixed (a seeded choice, sorted)."""
-    return np.sort(np.random.default_rng(0x5EED).choice(n, _SAMPLE_COLUMNS, replace=False))
 
 
 class _Clock:
@@ -311,9 +310,15 @@ def row_bytes(n_states: int, n_symbols: int) -> int:
     return n_states * _dtype_for(n_states).itemsize + 8 * n_symbols + 16 + key
 
 
-#: Entries (candidate rows x key columns) one round of the closure may generate when it runs
-#: several levels of a small frontier at once (:func:`_levels`).
+#: Entries (candidate rows x key columns; candidates, for codes) one round of the closure may
+#: generate when it runs several levels of a small frontier at once (:func:`_levels`).  For codes,
+#: 1,024-2,048 candidates a round were fastest on S_6 and S_7 on their points (fewer rounds against
+#: more candidates: a round also expands the children of elements found before).
 _ROUND_ENTRIES = 1 << 11
+#: A round of codes from a frontier smaller than the one before (the closure is ending: S_6 on its
+#: points, from 29 elements at depth 16, has 8 more in two levels) generates at most this fraction
+#: of :data:`_ROUND_ENTRIES`.
+_SHRINKING = 4
 #: Most levels one round runs.
 _ROUND_LEVELS = 24
 
@@ -373,17 +378,25 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     if sample is None and _direct(n):  # the elements are their codes (_Codes)
         keys: _Keys = _Codes(gens, dtype)
         t = _Tables(None, k, np.dtype(np.int64), max_rows)
-        t.rows[0] = keys.code(identity[None])[0]  # type: ignore[attr-defined]
+        t.rows[0] = code = sum(q * n**q for q in range(n))
+        keys.table[code] = _Codes.KNOWN + 1  # type: ignore[attr-defined]  # the identity is element 0
     else:
-        keys = _Keys(width, dtype, exact=exact)
+        keys = _Keys(width, dtype, exact=exact, values=n)
         t = _Tables(width, k, dtype, max_rows)
         t.rows[0] = identity
-    keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
+        keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
     bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
-    level_start, level_end = 0, 1
+    level_start, level_end, last = 0, 1, 1
     while level_start < level_end:
-        if isinstance(keys, _Codes):  # one level a round: several cost more candidates than the rounds they save
+        if isinstance(keys, _Codes):
+            # a frontier smaller than the last one: the closure is ending, fewer levels it may not need
+            shrinking = level_end - level_start < last
+            last = level_end - level_start
+            levels = _levels(last, k, _SHRINKING if shrinking else 1, chunk)
+            if levels > 1:  # a small frontier: several levels in one round, right rows at the end
+                level_start, level_end = bfs.code_round(level_start, level_end, levels), t.size
+                continue
             for lo in range(level_start, level_end, chunk):
                 bfs.level(lo, min(level_end, lo + chunk))
             level_start, level_end = level_end, t.size
@@ -398,13 +411,14 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     size = t.size
     clock.tick(size)  # the last report: every element found
     if isinstance(keys, _Codes):
+        bfs.finish_rounds(chunk)
         elements = keys.decode(t.rows[:size])
     elif sample is None:
         elements = t.rows
     else:
-        block = max(1, _CACHE_ENTRIES // n)  # rows composed at once: the block stays in the cache
-        elements = _materialise(gens, t.parent[:size], t.via[:size], n, block)
-        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], block)
+        buffers = _Buffers(_block_rows(size, n), n, gens.dtype)
+        elements = _materialise(gens, t.parent[:size], t.via[:size], buffers)
+        _check_closed(gens, elements, t.right[:size], t.parent[:size], t.via[:size], buffers)
     return _final(automaton, size, elements, t.right, t.parent, t.via)
 
 
@@ -428,6 +442,72 @@ class _Search:
 
     def __init__(self, gens: np.ndarray, keys: _Keys, tables: _Tables, clock: _Clock, limits: _Limits) -> None:
         self.gens, self.keys, self.t, self.clock, self.limits = gens, keys, tables, clock, limits
+        self.chains: list[list[int]] = []  # [lo, hi, first, end] of consecutive code rounds (code_round)
+
+    def code_round(self, lo: int, hi: int, levels: int) -> int:
+        """``levels`` breadth-first levels of codes (:class:`_Codes`) from the elements ``lo..hi`` (the
+        whole frontier, of depth L) in one round; returns the index of the first element found at
+        depth L + ``levels`` (the next frontier runs from it to ``size``).
+
+        The candidates of level j are those of level j - 1 followed by each symbol (all of them,
+        found or not), parent-major and symbol-minor, so the candidates of all levels, in order, are
+        the words in shortlex order: an element's first occurrence (marked as in :meth:`level`)
+        gives its shortlex-least word.  Only the elements are numbered here; the right rows of the
+        frontier and of the elements found below the last level, and the parents and symbols of
+        every element found, are filled at the end (:meth:`finish_rounds`), once for a run of
+        rounds."""
+        t, keys = self.t, self.keys
+        assert isinstance(keys, _Codes)
+        self.clock.tick(t.size)
+        table = keys.table
+        high, low = np.divmod(t.rows[lo:hi], keys.base)
+        highs, lows = [], []
+        for _ in range(levels):
+            high, low = keys.step(high, low)
+            highs.append(high)
+            lows.append(low)
+        cand = np.concatenate(highs)
+        cand *= keys.base
+        cand += np.concatenate(lows)
+        marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
+        np.maximum.at(table, cand, marks)
+        new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
+        count, start = new.shape[0], t.size
+        if count:
+            self._reserve(count)
+            codes = cand.take(new)
+            known = keys.KNOWN + 1 + start
+            table[codes] = np.arange(known, known + count, dtype=table.dtype)
+            t.rows[start : start + count] = codes
+            t.size += count
+        inner = start + int(new.searchsorted(cand.shape[0] - low.shape[0]))  # found below the last level
+        chain = self.chains[-1] if self.chains else None
+        if chain is not None and chain[1] == lo:
+            chain[1], chain[3] = inner, start + count
+        else:
+            self.chains.append([lo, inner, start, start + count])
+        return inner
+
+    def finish_rounds(self, chunk: int) -> None:
+        """What :meth:`code_round` left unset, for each run of rounds ``[lo, hi, first, end]``: the
+        right rows of ``lo..hi`` (every child looked up in the direct table), then the parent and
+        symbol of each element ``first..end`` found in the run, its first occurrence in those right
+        rows, row-major (the elements are numbered in shortlex order, so the least (parent, symbol)
+        leading to an element is its shortlex-least word's; its parent is in ``lo..hi``)."""
+        t, keys, k = self.t, self.keys, self.gens.shape[0]
+        assert isinstance(keys, _Codes)
+        for lo, hi, first, end in self.chains:
+            for a in range(lo, hi, chunk):
+                b = min(hi, a + chunk)
+                np.subtract(keys.table.take(keys.children(t.rows[a:b])), keys.KNOWN + 1,
+                            out=t.right[a:b].reshape(-1))
+            edges = t.right[lo:hi].reshape(-1)
+            inside = (edges >= first).nonzero()[0]  # edges into the run's elements (all below end)
+            at = np.full(end - first, edges.shape[0], dtype=np.int64)
+            np.minimum.at(at, edges.take(inside) - first, inside)
+            parent = t.parent[first:end]
+            np.divmod(at, k, out=(parent, t.via[first:end]))
+            parent += lo
 
     def round(self, lo: int, hi: int, levels: int) -> int:
         """Run ``levels`` breadth-first levels from the elements ``lo..hi`` (all of one depth L, the
@@ -534,47 +614,6 @@ class _Search:
         """Room for ``count`` more elements, within the limits."""
         self.limits.check(self.t.size + count)
         self.t.reserve(count)
-
-
-def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, n: int, chunk: int) -> np.ndarray:
-    """The elements in full, ``(size, states)``: element ``i`` is its parent's row followed by
-    symbol ``via[i]``, in blocks whose parents all come before the block (``parent`` never
-    decreases in breadth-first order)."""
-    size = parent.shape[0]
-    elements = np.empty((size, n), dtype=gens.dtype)
-    elements[0] = np.arange(n, dtype=gens.dtype)
-    s = 1
-    while s < size:
-        e = min(int(np.searchsorted(parent, s, side="left")), s + chunk)
-        rows = elements.take(parent[s:e], axis=0)
-        symbol = via[s:e]
-        block = elements[s:e]
-        for a in range(gens.shape[0]):
-            sel = (symbol == a).nonzero()[0]
-            if sel.size == e - s:
-                gens[a].take(rows, out=block)
-            elif sel.size:
-                block[sel] = gens[a].take(rows.take(sel, axis=0))
-        s = e
-    return elements
-
-
-def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, parent: np.ndarray,
-                  via: np.ndarray, chunk: int) -> None:
-    """:class:`_HashCollision` unless every element found, composed with every generator, is the
-    element its right Cayley row names.  With the identity among them, the rows found are then
-    closed under the generators, so they are the whole monoid; and they are distinct, as their
-    keys (of the sampled states) are: the sampled closure is exact once this check passes.  The
-    tree edges (``right[parent[j], via[j]] = j``) hold by construction (:func:`_materialise`
-    composed them), so only the others are composed."""
-    size = elements.shape[0]
-    for a in range(gens.shape[0]):
-        target = right[:, a]
-        edges = ((parent.take(target) != np.arange(size)) | (via.take(target) != a)).nonzero()[0]
-        for lo in range(0, edges.shape[0], chunk):
-            rows = edges[lo : lo + chunk]
-            if not np.array_equal(gens[a].take(elements.take(rows, axis=0)), elements.take(target.take(rows), axis=0)):
-                raise _HashCollision
 
 
 def _too_costly(what: str, size: int, k: int, n: int) -> MonoidTooLargeError:

@@ -19,32 +19,34 @@ its columns are skipped.
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
 millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-06
-(shared 2-core machine at load 3.3-4.6, ``--seeds 5``), this closure:
+(shared 2-core machine at load 1.5, ``--seeds 5``), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      3.88      185,464      1.86      386,977           2.09
-    S_6 natural (6 points)         720      0.35    2,040,498      0.10    7,230,513           3.54
-    S_7 (symmetric:7)            5,040     64.32       78,356    117.37       42,940           0.55
-    S_7 natural (7 points)       5,040      0.89    5,659,780      0.65    7,811,786           1.38
-    T_6                         46,656      2.24   20,825,308     11.51    4,052,012           0.19
-    T_7                        823,543    146.80    5,609,897    972.15      847,135           0.15
-    random 8x3 (x5)          1,433,284    171.83    8,341,500   1483.49      966,154           0.12
+    S_6 (symmetric:6)              720      2.22      323,781      1.85      390,063           1.20
+    S_6 natural (6 points)         720      0.18    3,927,066      0.10    7,495,862           1.91
+    S_7 (symmetric:7)            5,040     62.65       80,450    113.35       44,466           0.55
+    S_7 natural (7 points)       5,040      0.57    8,897,959      0.64    7,867,710           0.88
+    T_6                         46,656      2.03   22,974,322      8.68    5,373,239           0.23
+    T_7                        823,543     65.72   12,530,151    742.82    1,108,669           0.09
+    random 8x3 (x5)          1,433,284    158.40    9,048,582   1432.72    1,000,395           0.11
 
-The same run of the previous closure (main before this change, just before it, same harness):
-S_6 2.61, S_6 natural 4.77, S_7 1.31, S_7 natural 2.01, T_6 0.75, T_7 0.25, random 8x3 0.26
-(ours/lsg time).
+The same run of the previous closure (main 8f11d1d, just before it, same harness): S_6 2.18,
+S_6 natural 3.31, S_7 0.58, S_7 natural 1.35, T_6 0.15, T_7 0.08, random 8x3 0.16 (ours/lsg
+time; its ours ms 4.07, 0.35, 66.7, 0.88, 2.30, 69.7, 217).
 
-Reading the figures: up to 8 states an element is its integer code and a breadth-first level is
-about twenty numpy calls on codes (two table look-ups compose a frontier, a direct-address table
-marks first occurrences), so T_6, T_7 and the random automata are far ahead; S_6 on 6 points is
-19 levels of 720 elements in all, where a level's fixed cost (about 15 us) and the closure's
-(about 60 us: tables, the decoding, the Monoid) stay above libsemigroups' 0.1 ms.  An automaton with more than 128 states is keyed by the images of 64
-sampled states; its elements are composed in full once, parent first, and the closure is checked
-on the edges outside the breadth-first tree, in blocks that stay in the cache (S_7's Cayley
-automaton: 50 million state entries composed, as many as libsemigroups composes).  The
-millisecond figures move by 20-30% between runs on a loaded machine; S_6's Cayley automaton,
-which composes and checks 720 x 720 entries, moved from 3.0 to 4.4 ms within fifteen minutes
-while libsemigroups stayed at 1.9 ms.
+Reading the figures: up to 8 states an element is its integer code; a small frontier runs several
+breadth-first levels a round (the codes' two halves looked up level after level, the candidates
+of every level marked at once in a direct-address table), a large one a level a round, so T_6,
+T_7 and the random automata are far ahead.  S_6 on 6 points is 19 levels in 4 rounds of about
+20 numpy calls each (about 100 us) plus about 80 us of tables, the right Cayley table and
+parents filled at the end, the decoding and the Monoid, against libsemigroups' 0.10 ms for the
+whole enumeration.  An automaton with more than 128 states is keyed by the images of a few
+sampled states (a permutation group first by as many as fit one exact 64-bit key: 6 of S_6's
+720, 4 of S_7's 5,040; then 64); its elements are composed in full once, parent first, and the
+closure is checked on the edges outside the breadth-first tree, in blocks through buffers
+allocated once (a fresh 4 KiB page costs about 2 us to fault in on this machine: S_6's Cayley
+automaton took 1,600 of them a closure in 2 MB temporaries).  The millisecond figures move by
+10-30% between runs on a loaded machine.
 
 Usage:  python benchmarks/bench_monoid.py [--quick] [--repeat R] [--seeds K]
 """

@@ -1,0 +1,130 @@
+"""The closure's arrays against a breadth-first search written for the test: Python tuples, a dict
+and a queue, no numpy, no keys, no rounds.
+
+The queue numbers a child the first time it is seen, taking the elements in their own order and
+the symbols in order: that is the shortlex numbering, each element's (parent, symbol) the last
+step of its shortlex-least word.  The closure must give the same elements in the same order, the
+same right Cayley table, parents and symbols -- whichever of its paths runs: up to 8 states on
+codes (several levels a round for a small frontier, ``code_round``; one level a round for a large
+one), with every round one level (``_ROUND_ENTRIES = 0``) or as many as 24, and, past 128 states,
+keyed by a few sampled states (a permutation group first tries as many as fit one 64-bit key)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bilinear.automata.closure as closure
+import bilinear.automata.sampled as sampled
+from bilinear.automata import Automaton, from_spec
+
+
+def queue_closure(delta: list[list[int]], cap: int) -> tuple | None:
+    """(elements, right, parent, via) of the monoid the rows of ``delta`` generate (first u, then
+    v), numbered in the order a queue first meets them; None past ``cap`` elements."""
+    gens = [tuple(row) for row in delta]
+    identity = tuple(range(len(delta[0])))
+    index, elements, parent, via, right = {identity: 0}, [identity], [-1], [-1], []
+    i = 0
+    while i < len(elements):
+        row = []
+        for a, g in enumerate(gens):
+            child = tuple(g[q] for q in elements[i])
+            j = index.get(child)
+            if j is None:
+                if len(elements) == cap:
+                    return None
+                j = index[child] = len(elements)
+                elements.append(child)
+                parent.append(i)
+                via.append(a)
+            row.append(j)
+        right.append(row)
+        i += 1
+    return elements, right, parent, via
+
+
+def _random_cases(count: int, cap: int) -> list[tuple[list[list[int]], tuple]]:
+    """``count`` random automata on 1-8 states with 1-3 symbols (about half of them permutation
+    groups, the others random maps) whose monoid has at most ``cap`` elements, with their queue
+    closure; a fixed seed, so the same cases every run."""
+    rng = np.random.default_rng(48)
+    cases: list[tuple[list[list[int]], tuple]] = []
+    while len(cases) < count:
+        n, k = int(rng.integers(1, 9)), int(rng.integers(1, 4))
+        group = rng.random() < 0.5
+        delta = [(rng.permutation(n) if group else rng.integers(0, n, n)).tolist() for _ in range(k)]
+        want = queue_closure(delta, cap)
+        if want is not None:
+            cases.append((delta, want))
+    return cases
+
+
+CASES = _random_cases(40, 3000)
+
+
+def assert_same(got: closure.Closure, want: tuple) -> None:
+    elements, right, parent, via = want
+    assert got.elements.tolist() == [list(e) for e in elements]
+    assert got.right.tolist() == right
+    assert got.parent.tolist() == parent and got.via.tolist() == via
+    assert got.right.dtype == got.parent.dtype == got.via.dtype == np.int64
+
+
+def test_the_cases_cover_every_state_count_and_large_monoids():
+    """The random cases are not all trivial: every state count 1-8, groups and non-groups, and
+    monoids of hundreds of elements (several rounds of several levels each)."""
+    sizes = [len(want[0]) for _, want in CASES]
+    assert {len(delta[0]) for delta, _ in CASES} == set(range(1, 9))
+    assert max(sizes) > 500 and sum(size > 100 for size in sizes) >= 8
+
+
+@pytest.mark.parametrize("entries", [0, None, 1 << 16])
+def test_the_codes_closure_numbers_as_the_queue(monkeypatch, entries):
+    """Up to 8 states, on codes: every round one level (0), the default (several levels for a
+    small frontier, one for a large one), or up to 24 levels a round (2^16 candidates)."""
+    if entries is not None:
+        monkeypatch.setattr(closure, "_ROUND_ENTRIES", entries)
+    for delta, want in CASES:
+        assert_same(closure.close(Automaton(delta, labels=[0] * len(delta[0]))), want)
+
+
+def test_a_run_of_rounds_then_single_levels_then_rounds_again(monkeypatch):
+    """With rounds of at most 256 candidates, T_5's frontier grows past the budget and shrinks
+    below it again at the end, so its rounds of several levels come in two runs with single
+    levels between, each finding new elements (the second run the last 4): the right rows and
+    parents each run leaves for the end are filled for both runs."""
+    monkeypatch.setattr(closure, "_ROUND_ENTRIES", 256)
+    a = closure.full_transformation_automaton(5)
+    want = queue_closure(a.delta.tolist(), 10_000)
+    assert want is not None and len(want[0]) == 5**5
+    assert_same(closure.close(a), want)
+
+
+def test_a_permutation_group_is_first_keyed_by_as_many_states_as_fit_64_bits():
+    """cyclic:200 (a Cayley automaton: any one state's image tells its elements apart) is closed on
+    the images of 63 // 8 = 7 sampled states; the result is the queue's."""
+    a = from_spec("cyclic:200")
+    first = next(closure._samples(a))
+    assert first.tolist() == closure._sample(200, 7).tolist()
+    want = queue_closure(a.delta.tolist(), 1000)
+    assert want is not None
+    assert_same(closure.close(a), want)
+
+
+def test_a_permutation_alike_on_every_sampled_state_is_still_found(monkeypatch):
+    """A transposition of two states outside both samples (7 and 64 states) fixes every sampled
+    state: both sampled closures find one element, the check of the edge (identity, t) refuses
+    each, and the whole-row closure finds the two.  Blocks of one row (``_CACHE_ENTRIES`` = 1)
+    compose and check row by row."""
+    monkeypatch.setattr(sampled, "_CACHE_ENTRIES", 1)
+    n = 200
+    keyed = set(closure._sample(n).tolist()) | set(closure._sample(n, 7).tolist())
+    i, j = [q for q in range(n) if q not in keyed][:2]
+    swap = list(range(n))
+    swap[i], swap[j] = j, i
+    cycle = [(q + 1) % 3 if q < 3 else q for q in range(n)]  # a 3-cycle on states 0-2, whatever is sampled
+    delta = [swap, cycle]
+    want = queue_closure(delta, 100)
+    assert want is not None and len(want[0]) == 6
+    assert_same(closure.close(Automaton(delta, labels=[0] * n)), want)
