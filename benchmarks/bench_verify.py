@@ -40,8 +40,9 @@ within minutes: compare pairs, several of them.  (benchmarks/SPEED.md, "Issue 48
 Round 5 (Adam without ``torch.optim``, the node horizon with less Python; this checkout now
 byte-compiled before timing, as the baseline), load average 1.1-1.6, CPU seconds: against
 7867d7c, 32.7 / 16.7 and 33.5 / 19.4 s; against main (32571a5), 18.6 / 17.3, 19.6 / 17.7 and
-18.6 / 16.8 s; every report identical with durations masked (benchmarks/SPEED.md, "Issue 48,
-round 5: the tour").
+18.6 / 16.8 s; after merging main (491b0b6), load 0.7-1.0: against 7867d7c 33.8 / 17.3 and
+33.5 / 17.7 s, against 491b0b6 19.6 / 17.5 and 19.6 / 16.9 s; every report identical with
+durations masked (benchmarks/SPEED.md, "Issue 48, round 5: the tour").
 
 Run:  .venv/bin/python benchmarks/bench_verify.py [--sizes 200 2000] [--variant block:2]
       [--repeat N] [--old-orders]
