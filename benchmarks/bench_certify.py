@@ -76,7 +76,7 @@ def first(*names):
         mod, _, attr = name.rpartition(".")
         try:
             return getattr(importlib.import_module(mod), attr)
-        except ImportError:
+        except (ImportError, AttributeError):  # an older tree: the name elsewhere, or not yet there
             continue
     raise ImportError(names[0])
 
@@ -88,7 +88,7 @@ build = first("bilinear.constructions.handmade.registry.build", "bilinear.constr
 drift = first("bilinear.constructions.horizon.snap.drift", "bilinear.constructions.snap.drift")
 try:
     clear = first("bilinear.constructions.values.memo.clear_caches")
-except ImportError:
+except (ImportError, AttributeError):
     clear = lambda: None
 certify_network(drift(build("cyclic:3", "rotation2d"), 0.01, hidden=4), from_spec("cyclic:3"), search_length=300)
 for variant, hidden in json.loads(sys.argv[2]):

@@ -71,7 +71,7 @@ def _which(pkg: Path | None, cwd: Path) -> str:
 
 def _verdict(out: str) -> str:
     """The verdict on ``verify``'s first line (``SPEC VARIANT: proved, d=2 ...``)."""
-    m = re.match(r"[^:\n]*: (\w+)", out)
+    m = re.match(r".*?: (\w+)", out.partition("\n")[0])
     return m.group(1) if m else "?"
 
 
@@ -99,6 +99,23 @@ def _ratios(out: str, cases: list[str]) -> dict[str, float]:
 def _check_ratios(out: str) -> dict[str, float]:
     return {m.group(1).strip(): float(m.group(2))
             for m in re.finditer(r"^(\S+ \S+)\s+\d+\s+\d+\s+\d+.*?(\d+\.\d+)x", out, re.M)}
+
+
+def _certify_rows(out: str) -> list[tuple[str, str, str, str]]:
+    """The table rows of ``bench_certify.py --no-check --baseline 25D7590 BEFORE``'s output: per
+    network this tree, 25d7590, the baseline, the ratio to 25d7590, ``-``, and the three L/U."""
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"^(\w+ h\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+\S+\s+(\d+/\d+)\s+(\d+/\d+)\s+\S+$",
+                     line.strip())
+        if m:
+            name, base, then, ratio = m.group(1), *map(float, m.group(3, 4, 5))
+            (l_now, u_now), (l_base, u_base) = (map(int, m.group(i).split("/")) for i in (6, 7))
+            as_good = l_now >= l_base and u_now <= u_base
+            rows.append((f"certify {name} within 1.3x of 25d7590, L/U as good", f"{then / base:.2f}x",
+                         f"{ratio:.2f}x (L/U {m.group(6)}, 25d7590 {m.group(7)})",
+                         "yes" if ratio <= 1.3 and as_good else "no"))
+    return rows
 
 
 def main(argv=None) -> int:
@@ -178,16 +195,7 @@ def main(argv=None) -> int:
 
         # 5. certify beside 25d7590 (and the baseline)
         out = _script("bench_certify.py", ["--repeat", "3", "--no-check", "--baseline", str(cbase), str(older)], None, work, "now, 25d7590, before")
-        for line in out.splitlines():
-            m = re.match(r"^(\w+ h\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+.*?(\d+/\d+)\s+(\d+/\d+)\s+(\d+/\d+)",
-                         line.strip())
-            if m:
-                name, base, then, ratio = m.group(1), *map(float, m.group(3, 4, 5))
-                (l_now, u_now), (l_base, u_base) = (map(int, m.group(i).split("/")) for i in (6, 7))
-                as_good = l_now >= l_base and u_now <= u_base
-                rows.append((f"certify {name} within 1.3x of 25d7590, L/U as good", f"{then / base:.2f}x",
-                             f"{ratio:.2f}x (L/U {m.group(6)}, 25d7590 {m.group(7)})",
-                             "yes" if ratio <= 1.3 and as_good else "no"))
+        rows.extend(_certify_rows(out))
 
         # 6. closures beside libsemigroups
         cases = ["S_6 (symmetric:6)", "S_6 natural (6 points)", "S_7 (symmetric:7)", "S_7 natural (7 points)",
