@@ -67,6 +67,9 @@ PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions
                 "tests/constructions/values/test_soundness.py",
                 "tests/constructions/handmade/test_families.py", "tests/constructions/proof/test_hidden_store.py")
 
+CLOSURE_TESTS = ("tests/automata/test_closure.py", "tests/automata/test_monoid.py",
+                 "tests/automata/test_closure_shortlex.py", "tests/automata/test_closure_sample.py")
+
 TARGETS = [
     Target("prover", "constructions/proof/prover.py", (),
            PROVER_TESTS + ("tests/constructions/values/test_stack.py", "tests/constructions/proof/test_prover_affine.py")),
@@ -113,8 +116,11 @@ TARGETS = [
     # reads, minimisation and the shortlex searches, the extraction's clustering and votes, and the
     # hand-written backward passes of the structured scans (targeted by function; after the splits of
     # analysis/extract.py and learned/scan.py each target names the module its functions live in)
-    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_Search.level", "_Clock.tick", "_direct", "_closure"),
-           ("tests/automata/test_closure.py", "tests/automata/test_monoid.py")),
+    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_Search.level", "_Clock.tick", "_direct",
+                                              "_closure", "_Search.code_round", "_Search.finish_rounds", "_levels"),
+           CLOSURE_TESTS),
+    # the sampled closure of automata with more than 128 states (issue 48's rewrite)
+    Target("sampled", "automata/sampled.py", (), CLOSURE_TESTS),
     Target("minimize", "automata/minimize.py",
            ("access_words", "distinguishing_word", "_moore_blocks", "_hopcroft_blocks", "_blocks", "minimize"),
            ("tests/automata/test_access_words.py", "tests/automata/test_minimize.py")),

@@ -128,3 +128,38 @@ def test_a_permutation_alike_on_every_sampled_state_is_still_found(monkeypatch):
     want = queue_closure(delta, 100)
     assert want is not None and len(want[0]) == 6
     assert_same(closure.close(Automaton(delta, labels=[0] * n)), want)
+
+
+def _rotations_and_resets(n: int) -> list[list[int]]:
+    """``n`` states, three symbols: a rotation by one, a reset to state 0 and a rotation by three.
+    Not a group; its monoid is the ``n`` rotations and the ``n`` constant maps, and the third
+    symbol is on the breadth-first tree (the rotation by three is found by it at depth one)."""
+    return [[(q + 1) % n for q in range(n)], [0] * n, [(q + 3) % n for q in range(n)]]
+
+
+def test_the_samples_are_distinct_states_and_a_narrow_one_only_for_a_group():
+    """A permutation group is first keyed by 63 // ceil(log2 n) states, then 64; any other
+    automaton by 64 at once; each sample is that many distinct states, sorted."""
+    group, other = from_spec("dihedral:90"), Automaton(_rotations_and_resets(200), labels=[0] * 200)
+    assert [len(s) for s in sampled._samples(group)] == [63 // 8, 64]
+    assert [len(s) for s in sampled._samples(other)] == [64]
+    for a in (group, other):
+        for s in sampled._samples(a):
+            assert s.tolist() == sorted(set(s.tolist())) and 0 <= s[0] and s[-1] < a.n_states
+
+
+@pytest.mark.parametrize("rows", [None, 1, 3])
+def test_each_sample_closes_whole_without_the_fallback(monkeypatch, rows):
+    """The sampled closure itself (not its fallback to whole rows, which would hide a wrong
+    composition) gives the queue's arrays, on every sample of a group of 180 states (two symbols)
+    and of a monoid of 400 transformations of 200 states (three symbols: the offsets of every
+    symbol's generator), with blocks of the default size, of one row and of three rows (blocks that
+    end at a parent inside them and at the block size)."""
+    if rows is not None:
+        monkeypatch.setattr(sampled, "_CACHE_ENTRIES", rows * 200)
+    for delta in (from_spec("dihedral:90").delta.tolist(), _rotations_and_resets(200)):
+        a = Automaton(delta, labels=[0] * len(delta[0]))
+        want = queue_closure(delta, 1000)
+        assert want is not None
+        for sample in sampled._samples(a):
+            assert_same(closure._closure(a, closure.DEFAULT_LIMIT, exact=False, sample=sample), want)
