@@ -163,3 +163,30 @@ def test_each_sample_closes_whole_without_the_fallback(monkeypatch, rows):
         assert want is not None
         for sample in sampled._samples(a):
             assert_same(closure._closure(a, closure.DEFAULT_LIMIT, exact=False, sample=sample), want)
+
+
+def test_a_collision_on_an_edge_into_a_tree_element_by_its_own_symbol_is_found():
+    """b swaps two sampled states s1, s2 and two unsampled ones j1, j2; a sends s2 to s1 and fixes
+    the rest.  "b then a" agrees with a on every sampled state (a merges s1 and s2) but not on j1,
+    so the sampled closure takes it for a, whose tree edge is (identity, a): the edge (b, a) leads
+    to an element found by the same symbol from another parent, and only its check tells the two
+    apart; the closure is redone on whole rows."""
+    n = 200
+    keyed = sampled._sample(n).tolist()
+    s1, s2 = keyed[:2]
+    j1, j2 = [q for q in range(n) if q not in set(keyed)][:2]
+    b, a = list(range(n)), list(range(n))
+    b[s1], b[s2], b[j1], b[j2] = s2, s1, j2, j1
+    a[s2] = s1
+    want = queue_closure([b, a], 100)
+    assert want is not None and tuple(a[q] for q in b) in want[0]  # "b then a" is an element of its own
+    assert_same(closure.close(Automaton([b, a], labels=[0] * n)), want)
+
+
+def test_the_blocks_are_the_documented_sizes():
+    """Rows a block composes: sqrt(1,500 size / n) -- 38 for S_6's and S_7's Cayley automata, as
+    the docstring says -- at most _CACHE_ENTRIES entries (a large monoid on 200 states) and at
+    least one row (one element of a million states)."""
+    assert sampled._block_rows(720, 720) == sampled._block_rows(5040, 5040) == 38
+    assert sampled._block_rows(2_000_000, 200) == sampled._CACHE_ENTRIES // 200
+    assert sampled._block_rows(1, 10**6) == 1
