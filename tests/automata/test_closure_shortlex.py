@@ -190,3 +190,27 @@ def test_the_blocks_are_the_documented_sizes():
     assert sampled._block_rows(720, 720) == sampled._block_rows(5040, 5040) == 38
     assert sampled._block_rows(2_000_000, 200) == sampled._CACHE_ENTRIES // 200
     assert sampled._block_rows(1, 10**6) == 1
+
+
+def _levels_by_definition(frontier: int, k: int, width: int, chunk: int) -> int:
+    """The round budget as _levels documents it, by its sum: one level past ``chunk``, else the
+    most ``m <= 24`` with ``frontier x (k + ... + k^m) x width <= _ROUND_ENTRIES`` (at least one)."""
+    if frontier > chunk:
+        return 1
+    m = 1
+    while m < closure._ROUND_LEVELS and frontier * sum(k**j for j in range(1, m + 2)) * width <= closure._ROUND_ENTRIES:
+        m += 1
+    return m
+
+
+def test_the_levels_a_round_runs_are_its_budget():
+    """_levels against its definition on frontiers of 1 to 2,049 elements, 1 to 5 symbols and the
+    widths of codes (1), a shrinking frontier of codes (_SHRINKING) and rows of 7 states, with a
+    chunk below, at and above the frontier; one symbol reaches the cap of 24 levels."""
+    for frontier in (1, 2, 3, 7, 64, 100, 255, 256, 1024, 2048, 2049):
+        for k in (1, 2, 3, 5):
+            for width in (1, closure._SHRINKING, 7):
+                for chunk in (frontier - 1, frontier, 10**6):
+                    got = closure._levels(frontier, k, width, chunk)
+                    assert got == _levels_by_definition(frontier, k, width, chunk), (frontier, k, width, chunk)
+    assert closure._levels(1, 1, 1, 10) == 24 and closure._levels(1, 2, 1, 10) == 10
