@@ -214,3 +214,53 @@ def test_the_levels_a_round_runs_are_its_budget():
                     got = closure._levels(frontier, k, width, chunk)
                     assert got == _levels_by_definition(frontier, k, width, chunk), (frontier, k, width, chunk)
     assert closure._levels(1, 1, 1, 10) == 24 and closure._levels(1, 2, 1, 10) == 10
+
+
+def _rounds_by_definition(want: tuple, k: int, chunk: int) -> list[tuple[int, int]]:
+    """(frontier, levels) of every round the codes closure runs, from the queue's depths: a round
+    from the frontier of depth L runs _levels(frontier, k, width) levels, ``width`` 1 or, for a
+    frontier smaller than the one before (the closure is ending), _SHRINKING; the next frontier is
+    depth L + levels."""
+    parent = want[2]
+    depth = [0] * len(parent)
+    for i in range(1, len(parent)):
+        depth[i] = depth[parent[i]] + 1
+    counts = [depth.count(d) for d in range(max(depth) + 1)]
+    rounds, d, last = [], 0, 1
+    while d < len(counts):
+        f = counts[d]
+        width = closure._SHRINKING if f < last else 1
+        last = f
+        rounds.append((f, _levels_by_definition(f, k, width, chunk)))
+        d += rounds[-1][1]
+    return rounds
+
+
+@pytest.mark.parametrize("entries", [None, 256])
+def test_the_rounds_follow_the_frontier_as_it_grows_and_shrinks(monkeypatch, entries):
+    """The rounds the codes closure runs (recorded) are the ones the budget gives on the queue's
+    frontiers: S_6 on its points ends on frontiers that shrink (29 elements at depth 16, then 8 in
+    two levels), T_5 with 256 candidates a round grows past the budget and shrinks below it."""
+    if entries is not None:
+        monkeypatch.setattr(closure, "_ROUND_ENTRIES", entries)
+    ran: list[tuple[int, int]] = []
+    code_round, level = closure._Search.code_round, closure._Search.level
+
+    def record_round(self, lo, hi, levels):
+        ran.append((hi - lo, levels))
+        return code_round(self, lo, hi, levels)
+
+    def record_level(self, lo, hi):
+        ran.append((hi - lo, 1))
+        return level(self, lo, hi)
+
+    monkeypatch.setattr(closure._Search, "code_round", record_round)
+    monkeypatch.setattr(closure._Search, "level", record_level)
+    for delta in ([[1, 0, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0]], closure.full_transformation_automaton(5).delta.tolist()):
+        n, k = len(delta[0]), len(delta)
+        want = queue_closure(delta, 5000)
+        assert want is not None
+        ran.clear()
+        assert_same(closure.close(Automaton(delta, labels=[0] * n)), want)
+        assert ran == _rounds_by_definition(want, k, closure._CHUNK_ENTRIES // (k * n))
+        assert any(levels > 1 for _, levels in ran)
