@@ -256,6 +256,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'for n > 1, ceil(log2 n) >= 1: the max with 1 or 0 is the same',
     ('automata/closure.py', '_Clock.tick', 'now - self.start -> now + self.start', 1):
         'the progress test since the start is implied by the one since the last line (last >= start)',
+    # the closure's rounds of codes (automata/closure.py, issue 48)
+    ('automata/closure.py', '_Codes.step', '1 -> 2', 0):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Codes.step', '1 -> 2', 1):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Codes.decode', 'n - c -> n + c', 0):
+        'low[: n ** (n + c)] is the whole low table (n ** c rows): high.take(h) reads only h < n ** (n - c), the same rows',
     # the sampled closure (automata/sampled.py, issue 48)
     ('automata/sampled.py', '_samples', 'narrow < _SAMPLE_COLUMNS -> narrow <= _SAMPLE_COLUMNS', 0):
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',
