@@ -263,6 +263,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Codes.decode', 'n - c -> n + c', 0):
         'low[: n ** (n + c)] is the whole low table (n ** c rows): high.take(h) reads only h < n ** (n - c), the same rows',
+    ('automata/closure.py', '_Search.code_round', '1 -> 0', 2):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.code_round', 'chain[1] == lo -> chain[1] != lo', 0):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.code_round', '1 -> 2', 3):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.code_round', '1 -> 0', 3):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.finish_rounds', '1 -> 2', 1):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Search.finish_rounds', '1 -> 2', 2):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     # the sampled closure (automata/sampled.py, issue 48)
     ('automata/sampled.py', '_samples', 'narrow < _SAMPLE_COLUMNS -> narrow <= _SAMPLE_COLUMNS', 0):
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',
