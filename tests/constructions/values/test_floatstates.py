@@ -111,3 +111,16 @@ def test_pair_table_and_walk_against_plain_loops():
         for t in range(30):
             p = table[words[b, t], p]
             assert got[t, b] == p
+
+
+def test_frontier_in_chunks_gives_the_same_states(monkeypatch):
+    # the products are formed a chunk of states at a time (CHUNK_FLOATS bounds the memory): one
+    # state per chunk must give the same states, numbering and transitions as the whole frontier
+    A, h0, _ = build("symmetric:5", "full").to_float().float_arrays()
+    whole = floatstates.float_states(A, h0, 1000)
+    monkeypatch.setattr(floatstates, "CHUNK_FLOATS", 1)
+    one = floatstates.float_states(A, h0, 1000)
+    assert whole.states.shape == (120, 4)
+    assert np.array_equal(whole.states, one.states) and np.array_equal(whole.delta, one.delta)
+    monkeypatch.setattr(floatstates, "CHUNK_FLOATS", 2 * 4 * 4)  # two states a chunk, a partial last one
+    assert np.array_equal(floatstates.float_states(A, h0, 1000).delta, whole.delta)
