@@ -117,7 +117,7 @@ TARGETS = [
     # hand-written backward passes of the structured scans (targeted by function; after the splits of
     # analysis/extract.py and learned/scan.py each target names the module its functions live in)
     Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_Search.level", "_Clock.tick", "_direct",
-                                              "_closure", "_Search.code_round", "_Search.finish_rounds", "_levels"),
+                                              "_closure", "_Search.code_round", "_Search.finish_rounds", "_Search._number_codes", "_levels"),
            CLOSURE_TESTS),
     # the sampled closure of automata with more than 128 states (issue 48's rewrite)
     Target("sampled", "automata/sampled.py", (), CLOSURE_TESTS),
@@ -263,13 +263,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Codes.decode', 'n - c -> n + c', 0):
         'low[: n ** (n + c)] is the whole low table (n ** c rows): high.take(h) reads only h < n ** (n - c), the same rows',
-    ('automata/closure.py', '_Search.code_round', '1 -> 0', 2):
+    ('automata/closure.py', '_Search.code_round', '1 -> 0', 0):
         'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
     ('automata/closure.py', '_Search.code_round', 'chain[1] == lo -> chain[1] != lo', 0):
         'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.code_round', '1 -> 2', 3):
+    ('automata/closure.py', '_Search.code_round', '1 -> 2', 1):
         'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.code_round', '1 -> 0', 3):
+    ('automata/closure.py', '_Search.code_round', '1 -> 0', 1):
         'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
     ('automata/closure.py', '_Search.finish_rounds', '1 -> 2', 1):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
