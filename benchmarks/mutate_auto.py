@@ -216,18 +216,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "the start node's last-token sentinel -1 is never read",
     ('analysis/certify_balls.py', 'ball_horizon', 'margin(head.logits([X.entries() for X in T], tokens[s]), int(automaton.labels[q2])) > 0 -> margin(head.logits([X.entries() for X in T], tokens[s]), int(automaton.labels[q2])) >= 0', 0):
         "a margin's lower bound exactly 0 does not arise from these head evaluations",
-    ('automata/closure.py', '_closure', '1024 -> 1025', 0):
-        'the starting capacity of the tables: they grow as needed',
-    ('automata/closure.py', '_closure', '1 -> 2', 8):
+    ('automata/closure.py', '_closure', '1 -> 2', 4):
         'a chunk of at least two frontier elements: memory per step, not the result',
-    ('automata/closure.py', '_closure', '1 -> 0', 8):
+    ('automata/closure.py', '_closure', '1 -> 0', 4):
         'max(0, _CHUNK_ENTRIES // (k n)) = max(1, ...) unless states x symbols exceeds 2^23 entries per element',
     ('automata/minimize.py', 'access_words', '1 -> 2', 6):
         'reshape(-2): numpy infers any negative size, as it does -1',
-    ('automata/closure.py', '_closure', '1 -> 2', 1):
-        'max_work_rows below 2 needs states x symbols above 2*10^9 (a 16 GB table): refused long before',
-    ('automata/closure.py', '_closure', '1 -> 0', 1):
-        'max_work_rows below 1 needs states x symbols above 4*10^9: _check_group_lower_bound refuses it first',
     ('automata/minimize.py', 'access_words', 'size > level_size -> size >= level_size', 0):
         'a level that found nothing concatenates its empty chunks: the frontier is empty either way',
     ('automata/closure.py', '_closure', '1 -> 2', 0):
@@ -275,6 +269,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Search.finish_rounds', '1 -> 2', 2):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_closure', '1 -> 0', 6):
+        'the first frontier (the identity alone) is not smaller than a last size of 0 or of 1: the same first round',
     # the sampled closure (automata/sampled.py, issue 48)
     ('automata/sampled.py', '_samples', 'narrow < _SAMPLE_COLUMNS -> narrow <= _SAMPLE_COLUMNS', 0):
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',
