@@ -216,11 +216,11 @@ def test_the_levels_a_round_runs_are_its_budget():
     assert closure._levels(1, 1, 1, 10) == 24 and closure._levels(1, 2, 1, 10) == 10
 
 
-def _rounds_by_definition(want: tuple, k: int, chunk: int) -> list[tuple[int, int]]:
-    """(frontier, levels) of every round the codes closure runs, from the queue's depths: a round
-    from the frontier of depth L runs _levels(frontier, k, width) levels, ``width`` 1 or, for a
-    frontier smaller than the one before (the closure is ending), _SHRINKING; the next frontier is
-    depth L + levels."""
+def _rounds_by_definition(want: tuple, k: int, chunk: int, n: int | None = None) -> list[tuple[int, int]]:
+    """(frontier, levels) of every round the closure runs, from the queue's depths: a round from
+    the frontier of depth L runs _levels(frontier, k, width) levels, the next frontier is depth
+    L + levels.  On codes (``n`` None) ``width`` is 1 or, for a frontier smaller than the one before
+    (the closure is ending), _SHRINKING; on rows it is the ``n`` states."""
     parent = want[2]
     depth = [0] * len(parent)
     for i in range(1, len(parent)):
@@ -229,7 +229,7 @@ def _rounds_by_definition(want: tuple, k: int, chunk: int) -> list[tuple[int, in
     rounds, d, last = [], 0, 1
     while d < len(counts):
         f = counts[d]
-        width = closure._SHRINKING if f < last else 1
+        width = n if n is not None else closure._SHRINKING if f < last else 1
         last = f
         rounds.append((f, _levels_by_definition(f, k, width, chunk)))
         d += rounds[-1][1]
@@ -264,3 +264,31 @@ def test_the_rounds_follow_the_frontier_as_it_grows_and_shrinks(monkeypatch, ent
         assert_same(closure.close(Automaton(delta, labels=[0] * n)), want)
         assert ran == _rounds_by_definition(want, k, closure._CHUNK_ENTRIES // (k * n))
         assert any(levels > 1 for _, levels in ran)
+
+
+@pytest.mark.parametrize("entries", [None, 256])
+def test_the_rounds_on_rows_follow_the_frontier(monkeypatch, entries):
+    """On rows (10 states), the rounds (recorded) are the budget's on the queue's frontiers, each
+    row of 10 entries: the dihedral group D_10 and S_4 on 4 of 10 points; S_4 in two rounds of 6
+    and 5 levels by default, with 256 entries a round in one of 3 levels, single levels, then 2."""
+    if entries is not None:
+        monkeypatch.setattr(closure, "_ROUND_ENTRIES", entries)
+    ran: list[tuple[int, int]] = []
+    run_round = closure._Search.round
+
+    def record(self, lo, hi, levels):
+        ran.append((hi - lo, levels))
+        return run_round(self, lo, hi, levels)
+
+    monkeypatch.setattr(closure._Search, "round", record)
+    n = 10
+    dihedral = [[(q + 1) % n for q in range(n)], [(-q) % n for q in range(n)]]
+    s4 = [[1, 0, *range(2, n)], [1, 2, 3, 0, *range(4, n)]]
+    for delta in (dihedral, s4):
+        want = queue_closure(delta, 100)
+        assert want is not None
+        ran.clear()
+        assert_same(closure.close(Automaton(delta, labels=[0] * n)), want)
+        assert ran == _rounds_by_definition(want, 2, closure._CHUNK_ENTRIES // (2 * n), n)
+        assert any(levels > 1 for _, levels in ran)
+    assert ran == ([(1, 6), (3, 5)] if entries is None else [(1, 3), (5, 1), (5, 1), (5, 1), (3, 2)])
