@@ -271,6 +271,14 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_closure', '1 -> 0', 6):
         'the first frontier (the identity alone) is not smaller than a last size of 0 or of 1: the same first round',
+    ('automata/closure.py', '_closure', 'levels > 1 -> levels >= 1', 0):
+        'a round of one level by code_round instead of level: the same candidates, numbering and right rows (finish_rounds fills them for a chain of one level); the frontier is not cut in chunks, memory only',
+    ('automata/closure.py', '_closure', '1 -> 0', 8):
+        'a round of one level by code_round instead of level: the same candidates, numbering and right rows (finish_rounds fills them for a chain of one level); the frontier is not cut in chunks, memory only',
+    ('automata/closure.py', '_closure', 'levels > 1 -> levels >= 1', 1):
+        'a round of one level on the whole frontier instead of chunks of it: the same candidates in the same order; memory only',
+    ('automata/closure.py', '_closure', '1 -> 0', 9):
+        'a round of one level on the whole frontier instead of chunks of it: the same candidates in the same order; memory only',
     # the sampled closure (automata/sampled.py, issue 48)
     ('automata/sampled.py', '_samples', 'narrow < _SAMPLE_COLUMNS -> narrow <= _SAMPLE_COLUMNS', 0):
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',
