@@ -279,6 +279,14 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'a round of one level on the whole frontier instead of chunks of it: the same candidates in the same order; memory only',
     ('automata/closure.py', '_closure', '1 -> 0', 9):
         'a round of one level on the whole frontier instead of chunks of it: the same candidates in the same order; memory only',
+    ('automata/closure.py', '_Codes.decode', 'False -> True', 0):
+        'astype(copy=True): the same values in a copy',
+    ('automata/closure.py', '_Codes.decode', '1 -> 2', 0):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_chunk_table', '1 -> 2', 1):
+        'the table of no digits is read only at row 0 (the high part of a one-state code): a second row of zeros is never read',
+    ('automata/closure.py', '_chunk_table', '1 -> 2', 5):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     # the sampled closure (automata/sampled.py, issue 48)
     ('automata/sampled.py', '_samples', 'narrow < _SAMPLE_COLUMNS -> narrow <= _SAMPLE_COLUMNS', 0):
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',
