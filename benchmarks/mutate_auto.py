@@ -242,8 +242,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'which path walks a level: both give the same states and words (tested with the threshold at 0)',
     ('automata/closure.py', '_Keys.__init__', 'False -> True', 0):
         'the default of exact: _closure always passes exact= itself',
-    ('automata/closure.py', '_Keys.__init__', 'n > 1 -> n >= 1', 0):
-        'n = 1: max(1, ceil(log2 1)) = max(1, 0) = 1, the else branch',
+    ('automata/closure.py', '_Keys.__init__', 'values > 1 -> values >= 1', 0):
+        'values = 1: max(1, ceil(log2 1)) = max(1, 0) = 1, the else branch',
     ('automata/closure.py', '_Keys.__init__', '1 -> 2', 0):
         'max(2, ceil(log2 n)) differs from max(1, ...) only at n = 2, which is direct mode (bits unused)',
     ('automata/closure.py', '_Keys.__init__', '1 -> 0', 0):
