@@ -67,6 +67,10 @@ PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions
                 "tests/constructions/values/test_soundness.py",
                 "tests/constructions/handmade/test_families.py", "tests/constructions/proof/test_hidden_store.py")
 
+FLOATCHECK_TESTS = ("tests/constructions/horizon/test_floatcheck_table.py", "tests/constructions/horizon/test_floatcheck_bound.py",
+                    "tests/constructions/horizon/test_floatcheck_rescaled.py", "tests/constructions/horizon/test_floatcheck.py",
+                    "tests/constructions/horizon/test_floatcheck_blocks.py")
+
 TARGETS = [
     Target("prover", "constructions/proof/prover.py", (),
            PROVER_TESTS + ("tests/constructions/values/test_stack.py", "tests/constructions/proof/test_prover_affine.py")),
@@ -137,6 +141,20 @@ TARGETS = [
            ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),
     Target("formats", "constructions/horizon/roundoff.py", ("FloatFormat", "_format"),
            ("tests/constructions/horizon/test_float_range.py",)),
+    # issue 48's speed code: the float run as an automaton (Theorem 26) and the float check's table,
+    # dense run and many-class bound, which must give the dense run's accuracy, worst margin and first
+    # failure; the ball norms and the node horizon's tables (Theorem 20), whose balls must enclose
+    Target("floatstates", "constructions/values/floatstates.py", (),
+           ("tests/constructions/values/test_floatstates.py", "tests/constructions/horizon/test_floatcheck_table.py")),
+    Target("floatcheck_table", "constructions/horizon/floatcheck.py", ("_table_check", "_dense_check", "_states", "_Bound"),
+           FLOATCHECK_TESTS),
+    Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
+           ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
+            "tests/constructions/horizon/test_horizon_nodes.py")),
+    Target("horizon_nodes_tables", "constructions/horizon/horizon_nodes.py",
+           ("NodeSets.readout_norms", "NodeSets._tail_values", "NodeSets._row_ball", "NodeSets.reentry_norm",
+            "NodeSets._reentry_product", "NodeSets._tables", "_magnitudes"),
+           ("tests/constructions/horizon/test_horizon_nodes_tables.py", "tests/constructions/horizon/test_horizon_nodes.py")),
 ]
 
 
