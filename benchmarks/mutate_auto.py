@@ -758,6 +758,38 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
      'raise WeightsError(f"{source}: \'exact\' is {exact} but the entries say otherwise") -> pass', 0):
         "unreachable from a file: the entries are decoded as 'exact' says (floats or exact numbers), "
         "so the network's exactness always agrees with it",
+    # the float run as an automaton (constructions/values/floatstates.py, issue 48)
+    ('constructions/values/floatstates.py', '_units', '53 -> 54', 0):
+        'the significand scaled by 2^54 (still exact in int64): its lowest bit one higher, and 54 subtracted '
+        'instead of 53: the same exponent',
+    ('constructions/values/floatstates.py', 'exact_products', '1 -> 2', 0):
+        'reshape(S, -2): numpy infers any negative size, as it does -1',
+    ('constructions/values/floatstates.py', 'exact_products', '0 -> 1', 1):
+        'the unit given a zero matrix or row, which `big` overrides in the result',
+    ('constructions/values/floatstates.py', 'exact_products',
+     'bound < np.ldexp(1.0, 52 + unit) -> bound <= np.ldexp(1.0, 52 + unit)', 0):
+        "the docstring's bit of slack: a sum of multiples of 2^u below 2^(53+u) in magnitude is exact, and the "
+        "computed bound (exact non-negative products summed with monotone rounding) is below 2^(53+u) exactly "
+        "when the true one is: the relaxed condition is still sufficient, and the check's results are the dense "
+        "run's on either path (Theorem 26)",
+    ('constructions/values/floatstates.py', 'exact_products', '52 -> 53', 0):
+        "the docstring's bit of slack: a sum of multiples of 2^u below 2^(53+u) in magnitude is exact, and the "
+        "computed bound (exact non-negative products summed with monotone rounding) is below 2^(53+u) exactly "
+        "when the true one is: the relaxed condition is still sufficient, and the check's results are the dense "
+        "run's on either path (Theorem 26)",
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 0):
+        'reshape(-2, hidden): numpy infers any negative size, as it does -1',
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 1):
+        "A is square: its shape[2] is its shape[1]",
+    ('constructions/values/floatstates.py', 'walk', '1 -> 2', 0):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    # the float check's many-class bound (constructions/horizon/floatcheck.py, issue 48)
+    ('constructions/horizon/floatcheck.py', '_Bound.__init__', '8 -> 9', 0):
+        'a larger rounding slack leaves more prefixes to full scoring, whose margins are the dense run\'s: '
+        'the same accuracy, first failure and worst margin',
+    ('constructions/horizon/floatcheck.py', '_Bound.__init__', '8 -> 9', 1):
+        'a larger rounding slack leaves more prefixes to full scoring, whose margins are the dense run\'s: '
+        'the same accuracy, first failure and worst margin',
 }
 
 

@@ -43,6 +43,8 @@ def test_a_sum_that_rounds_is_not_exact():
     assert not floatstates.exact_products(A, np.array([[0.5, 2.0**-55]]))  # rounds to 0.5
     assert not floatstates.exact_products(A, np.array([[np.nan, 0.0]]))
     assert floatstates.exact_products(np.zeros((1, 2, 2)), np.array([[0.5, 2.0**-55]]))  # zero matrix: 0
+    # a zero row (a state a reset sends to 0) beside others: its products are 0, no overflow warning
+    assert floatstates.exact_products(A, np.array([[0.0, 0.0], [0.5, 0.25]]))
 
 
 def test_the_lowest_bit_may_not_fall_below_its_floor():
