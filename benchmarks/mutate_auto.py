@@ -790,6 +790,49 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/floatcheck.py', '_Bound.__init__', '8 -> 9', 1):
         'a larger rounding slack leaves more prefixes to full scoring, whose margins are the dense run\'s: '
         'the same accuracy, first failure and worst margin',
+    ('constructions/horizon/floatcheck.py', '_Bound.__init__', '1 -> 0', 0):
+        'the slack from the classes instead of the hidden size (classes > hidden where the bound is made): a '
+        'larger slack, more prefixes scored in full, the same results',
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'classes < 3 * hidden + 8 -> classes <= 3 * hidden + 8', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '3 * hidden + 8 -> 3 * hidden - 8', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '3 * hidden -> 3 // hidden', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '3 -> 4', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '8 -> 9', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'automaton.n_states * (classes + hidden) > 1 << 24 -> automaton.n_states * (classes + hidden) >= 1 << 24', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'classes + hidden -> classes - hidden', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '1 -> 2', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '24 -> 25', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound._see', 'True -> False', 0):
+        'each block takes its states\' references anew: any unit state seen in q, with its own margin, is a valid '
+        'reference, so the bound and every result stay the same (only more margins of references are computed)',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge',
+     'lo <= max(0.0, worst - self.WORST_TOL * self.rho) + self.slack -> lo < max(0.0, worst - self.WORST_TOL * self.rho) + self.slack', 0):
+        'a bound exactly equal to the threshold (a sum with the slack) does not arise',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge', '4 * left.size > lo.size -> 4 * left.size >= lo.size', 0):
+        'exactly a quarter left: the block is scored in full instead, the same results (a cost rule)',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge', '0 -> 1', 1):
+        'the count of blocks in a row left to full scoring starts at 1 after a success: the bound is dropped one '
+        'block sooner, and full scoring gives the same results (a cost rule)',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge', 'lo > self.slack -> lo >= self.slack', 0):
+        'a bound exactly equal to the slack (8 (hidden + 8) 2^-52 rho) does not arise',
+    ('constructions/horizon/floatcheck.py', '_states', '0 <= batch.min() -> 0 < batch.min()', 0):
+        'a batch with a symbol 0 goes to run_batch, which gives the same states',
+    ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 0):
+        'a batch with a symbol 0 goes to run_batch, which gives the same states',
+    ('constructions/horizon/floatcheck.py', '_states', 'True -> False', 0):
+        'run_batch is reached only by batches it refuses (floats, symbols out of range; empty batches are '
+        'refused before), so its trace is never read',
+    ('constructions/horizon/floatcheck.py', '_table_check', '1 -> 2', 0):
+        'reshape(-2): numpy infers any negative size, as it does -1',
 }
 
 
