@@ -833,6 +833,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'refused before), so its trace is never read',
     ('constructions/horizon/floatcheck.py', '_table_check', '1 -> 2', 0):
         'reshape(-2): numpy infers any negative size, as it does -1',
+    # the ball norms (constructions/exact/balls.py, issue 48)
+    ('constructions/exact/balls.py', 'op_norm', 'not rows or not cols -> not rows and (not cols)', 0):
+        'with one side empty the sub-matrix is empty: its Frobenius norm is 0 and its B has no rows, so 0 is '
+        'returned either way (tested)',
+    ('constructions/exact/balls.py', 'op_norm', 'inf > 0 -> inf >= 0', 0):
+        'inf is 0 only for B exactly 0: log 0 is nan, the bound [+/- inf], which is not below the Frobenius '
+        'norm, so the Frobenius norm (0) is returned either way (tested)',
 }
 
 
