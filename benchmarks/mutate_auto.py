@@ -840,6 +840,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/exact/balls.py', 'op_norm', 'inf > 0 -> inf >= 0', 0):
         'inf is 0 only for B exactly 0: log 0 is nan, the bound [+/- inf], which is not below the Frobenius '
         'norm, so the Frobenius norm (0) is returned either way (tested)',
+    ('constructions/exact/balls.py', 'op_norm', 'bound < whole -> bound <= whole', 0):
+        'both are exact points: when equal, either is the same ball',
 }
 
 
