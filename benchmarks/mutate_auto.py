@@ -842,6 +842,24 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'norm, so the Frobenius norm (0) is returned either way (tested)',
     ('constructions/exact/balls.py', 'op_norm', 'bound < whole -> bound <= whole', 0):
         'both are exact points: when equal, either is the same ball',
+    # the node horizon's tables (constructions/horizon/horizon_nodes.py, issue 48)
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 2', 0):
+        'one block sent down the blocks path: its diagonal block is the whole matrix, so it gets the same op_norm, '
+        'only capped by a float Frobenius norm of the magnitudes (above the 2-norm): a valid bound, equal to op_norm\'s '
+        'but for the last bits (op_norm is already at most the ball Frobenius norm)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 0', 1):
+        'a 1x1 diagonal block bounded by op_norm (the 32nd root of m^32, capped by the Frobenius norms) instead of '
+        'its magnitude: |m| either way but for the last bits, still an upper bound',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', 'not tail -> tail', 1):
+        'the cache of the one-step norms (_re_one) is filled only for an empty tail, so it is never read with a '
+        'tail: every call computes the same norms (a cache)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', 'not tail -> tail', 2):
+        'the cache then holds a tail\'s norms but is read only for an empty tail, and ages fix whether tails are '
+        'empty (all of them or none): never read, every call computes the same norms (a cache)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 0', 0):
+        'one block sent down the blocks path: its diagonal block is the whole matrix, so it gets the same op_norm, '
+        'only capped by a float Frobenius norm of the magnitudes (above the 2-norm): a valid bound, equal to op_norm\'s '
+        'but for the last bits (op_norm is already at most the ball Frobenius norm)',
 }
 
 
