@@ -847,6 +847,11 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'one block sent down the blocks path: its diagonal block is the whole matrix, so it gets the same op_norm, '
         'only capped by a float Frobenius norm of the magnitudes (above the 2-norm): a valid bound, equal to op_norm\'s '
         'but for the last bits (op_norm is already at most the ball Frobenius norm)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets._tables', 'n > len(self._have) -> n >= len(self._have)', 0):
+        'growing the tables by 0 rows leaves them as they are',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets._tables', 'n - len(self._have) -> n + len(self._have)', 0):
+        'the tables grow by more rows than suffixes: the extra rows are marked not filled and filled when their '
+        'suffix is numbered, the same values (more memory)',
     ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 0', 1):
         'a 1x1 diagonal block bounded by op_norm (the 32nd root of m^32, capped by the Frobenius norms) instead of '
         'its magnitude: |m| either way but for the last bits, still an upper bound',
