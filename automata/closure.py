@@ -459,7 +459,6 @@ class _Search:
         t, keys = self.t, self.keys
         assert isinstance(keys, _Codes)
         self.clock.tick(t.size)
-        table = keys.table
         high, low = np.divmod(t.rows[lo:hi], keys.base)
         highs, lows = [], []
         for _ in range(levels):
@@ -469,17 +468,9 @@ class _Search:
         cand = np.concatenate(highs)
         cand *= keys.base
         cand += np.concatenate(lows)
-        marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
-        np.maximum.at(table, cand, marks)
-        new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
-        count, start = new.shape[0], t.size
-        if count:
-            self._reserve(count)
-            codes = cand.take(new)
-            known = keys.KNOWN + 1 + start
-            table[codes] = np.arange(known, known + count, dtype=table.dtype)
-            t.rows[start : start + count] = codes
-            t.size += count
+        start = t.size
+        new = self._number_codes(cand)
+        count = new.shape[0]
         inner = start + int(new.searchsorted(cand.shape[0] - low.shape[0]))  # found below the last level
         chain = self.chains[-1] if self.chains else None
         if chain is not None and chain[1] == lo:
@@ -549,22 +540,35 @@ class _Search:
         t, keys, k = self.t, self.keys, self.gens.shape[0]
         assert isinstance(keys, _Codes)
         self.clock.tick(t.size)
-        table, known = keys.table, keys.KNOWN + 1
         cand = keys.children(t.rows[lo:hi])
+        start = t.size
+        new = self._number_codes(cand)
+        if new.shape[0]:
+            parent = t.parent[start : t.size]
+            np.divmod(new, k, out=(parent, t.via[start : t.size]))
+            parent += lo
+        np.subtract(keys.table.take(cand), keys.KNOWN + 1, out=t.right[lo:hi].reshape(-1))
+
+    def _number_codes(self, cand: np.ndarray) -> np.ndarray:
+        """Number the new elements among the candidate codes ``cand`` in order of first occurrence
+        (their rows appended, the direct table updated; parents and symbols are the caller's) and
+        return their candidate positions, increasing: candidate ``j`` of ``m`` marks its code with
+        ``m - j`` by ``np.maximum.at``, so a code not yet found keeps the mark of its first
+        occurrence and a found one its number (above every mark); the candidates that read back
+        their own mark are the new elements."""
+        t, table = self.t, self.keys.table  # type: ignore[attr-defined]  # _Codes only
         marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
         np.maximum.at(table, cand, marks)
-        new = (table.take(cand) == marks).nonzero()[0]  # candidate positions, increasing
+        new = (table.take(cand) == marks).nonzero()[0]
         count, start = new.shape[0], t.size
         if count:
             self._reserve(count)
             codes = cand.take(new)
-            table[codes] = np.arange(known + start, known + start + count, dtype=table.dtype)
+            known = _Codes.KNOWN + 1 + start
+            table[codes] = np.arange(known, known + count, dtype=table.dtype)
             t.rows[start : start + count] = codes
-            parent = t.parent[start : start + count]
-            np.divmod(new, k, out=(parent, t.via[start : start + count]))
-            parent += lo
             t.size += count
-        np.subtract(table.take(cand), known, out=t.right[lo:hi].reshape(-1))
+        return new
 
     def _number(self, lo, hi, levels, cand, ckeys, found, unknown) -> int:
         """Number the unknown candidates' elements in order of first occurrence (filling ``found``),

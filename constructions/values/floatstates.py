@@ -46,7 +46,7 @@ import numpy as np
 from .floatrun import scale_exponents, start_row
 
 __all__ = ["FloatStates", "float_states", "canonical", "exact_products", "pair_table", "walk", "MAX_FLOAT_STATES",
-           "MAX_PAIR_CODES"]
+           "MAX_PAIR_CODES", "CHUNK_FLOATS"]
 
 #: Most canonical states :func:`float_states` collects (a caller may ask for fewer).
 MAX_FLOAT_STATES = 1 << 15
@@ -105,7 +105,7 @@ def exact_products(A: np.ndarray, F: np.ndarray) -> bool:
     if not (np.isfinite(A).all() and np.isfinite(F).all()):
         return False
     ua, uf = _units(A).reshape(A.shape[0], -1).min(axis=1), _units(F).min(axis=1)
-    bound = np.einsum("sij,mj->smi", np.abs(A), np.abs(F)).max(axis=2)  # (symbols, rows)
+    bound = np.matmul(np.abs(A), np.abs(F).T).max(axis=1)  # (symbols, rows); rounding: the bit of slack
     big = (ua[:, None] >= _ZERO_UNIT) | (uf[None, :] >= _ZERO_UNIT)  # a zero matrix or row: products 0
     unit = np.where(big, 0, ua[:, None] + uf[None, :])
     return bool(np.all(big | ((unit >= LOWEST_UNIT) & (bound < np.ldexp(1.0, 52 + unit)))))
@@ -127,11 +127,12 @@ def float_states(A: np.ndarray, h0: np.ndarray, max_states: int = MAX_FLOAT_STAT
     index = {start[0].tobytes(): 0}
     columns: list[np.ndarray] = []  # delta[:, i] for each state i in order
     done = 0
+    chunk = max(1, CHUNK_FLOATS // (A.shape[0] * A.shape[1]))  # the products of a chunk: at most CHUNK_FLOATS
     while done < len(rows):
-        F = np.array(rows[done:])
+        F = np.array(rows[done : done + chunk])
         if not exact_products(A, F):
             return None
-        P = np.einsum("sij,mj->msi", A, F).reshape(-1, A.shape[1])  # row m * symbols + s
+        P = np.matmul(A, F.T).transpose(2, 0, 1).reshape(-1, A.shape[1])  # row m * symbols + s; exact
         C = canonical(P)
         if not np.array_equal(np.ldexp(C, np.frexp(np.abs(P).max(axis=1))[1][:, None]), P):
             return None  # a canonical row lost a bit (cannot happen above LOWEST_UNIT)
@@ -149,6 +150,11 @@ def float_states(A: np.ndarray, h0: np.ndarray, max_states: int = MAX_FLOAT_STAT
         done += F.shape[0]
     return FloatStates(np.array(rows), np.ascontiguousarray(np.array(columns).T))
 
+
+#: Floats of the products :func:`float_states` forms at once (16 MiB): the frontier is taken a
+#: chunk of states at a time, so the table's memory stays far below the check's own
+#: (docs/limits.md), whatever the hidden size.
+CHUNK_FLOATS = 1 << 21
 
 #: Most (automaton state, float state) codes :func:`pair_table` marks in one array.
 MAX_PAIR_CODES = 1 << 24

@@ -142,3 +142,16 @@ def test_pair_codes_have_a_limit():
     q, f, table, first = floatstates.pair_table(fs, stay, 0, 1)
     assert (q.tolist(), f.tolist(), table.tolist(), first) == ([0], [0], [[0]], 0)
     assert floatstates.pair_table(fs, np.zeros((1, n + 1), dtype=np.int64), 0, 1) is None
+
+
+def test_frontier_in_chunks_gives_the_same_states(monkeypatch):
+    # the products are formed a chunk of states at a time (CHUNK_FLOATS bounds the memory): one
+    # state per chunk must give the same states, numbering and transitions as the whole frontier
+    A, h0, _ = build("symmetric:5", "full").to_float().float_arrays()
+    whole = floatstates.float_states(A, h0, 1000)
+    monkeypatch.setattr(floatstates, "CHUNK_FLOATS", 1)
+    one = floatstates.float_states(A, h0, 1000)
+    assert whole.states.shape == (120, 4)
+    assert np.array_equal(whole.states, one.states) and np.array_equal(whole.delta, one.delta)
+    monkeypatch.setattr(floatstates, "CHUNK_FLOATS", 2 * 4 * 4)  # two states a chunk, a partial last one
+    assert np.array_equal(floatstates.float_states(A, h0, 1000).delta, whole.delta)
