@@ -777,9 +777,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "computed bound (exact non-negative products summed with monotone rounding) is below 2^(53+u) exactly "
         "when the true one is: the relaxed condition is still sufficient, and the check's results are the dense "
         "run's on either path (Theorem 26)",
-    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 0):
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 3):
         'reshape(-2, hidden): numpy infers any negative size, as it does -1',
-    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 1):
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 4):
         "A is square: its shape[2] is its shape[1]",
     ('constructions/values/floatstates.py', 'walk', '1 -> 2', 0):
         'reshape(-2): numpy infers any negative size, as it does -1',
