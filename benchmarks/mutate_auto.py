@@ -759,9 +759,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "unreachable from a file: the entries are decoded as 'exact' says (floats or exact numbers), "
         "so the network's exactness always agrees with it",
     # the float run as an automaton (constructions/values/floatstates.py, issue 48)
-    ('constructions/values/floatstates.py', '_units', '53 -> 54', 0):
-        'the significand scaled by 2^54 (still exact in int64): its lowest bit one higher, and 54 subtracted '
-        'instead of 53: the same exponent',
     ('constructions/values/floatstates.py', 'exact_products', '1 -> 2', 0):
         'reshape(S, -2): numpy infers any negative size, as it does -1',
     ('constructions/values/floatstates.py', 'exact_products', '0 -> 1', 1):
