@@ -67,7 +67,8 @@ PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions
                 "tests/constructions/values/test_soundness.py",
                 "tests/constructions/handmade/test_families.py", "tests/constructions/proof/test_hidden_store.py")
 
-FLOATCHECK_TESTS = ("tests/constructions/horizon/test_floatcheck_table.py", "tests/constructions/horizon/test_floatcheck_bound.py",
+FLOATCHECK_TESTS = ("tests/constructions/horizon/test_floatcheck_judges.py", "tests/constructions/horizon/test_floatcheck_table.py",
+                    "tests/constructions/horizon/test_floatcheck_bound.py",
                     "tests/constructions/horizon/test_floatcheck_rescaled.py", "tests/constructions/horizon/test_floatcheck.py",
                     "tests/constructions/horizon/test_floatcheck_blocks.py")
 
@@ -774,6 +775,11 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "computed bound (exact non-negative products summed with monotone rounding) is below 2^(53+u) exactly "
         "when the true one is: the relaxed condition is still sufficient, and the check's results are the dense "
         "run's on either path (Theorem 26)",
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 0):
+        "chunks of at least 2 states instead of 1: chunks give the same states, numbering and transitions "
+        "(tested); the chunk is a memory bound",
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 1):
+        "A is square: its shape[2] is its shape[1]",
     ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 3):
         'reshape(-2, hidden): numpy infers any negative size, as it does -1',
     ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 4):

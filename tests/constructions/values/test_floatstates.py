@@ -102,10 +102,10 @@ def test_drifting_and_growing_runs_give_up():
     assert floatstates.float_states(grow, np.array([1.0, 1.0]), 300) is None
 
 
-@pytest.mark.parametrize("start", [0, 3, 5])
+@pytest.mark.parametrize("start", [0, 3, 4])
 def test_pair_table_and_walk_against_plain_loops(start):
     """From the automaton's start and from other states (the start pair's code is start * float
-    states, its index among the sorted codes)."""
+    states, its index among the sorted codes; from 4 the pairs are not those from (4 // 2, 0))."""
     a = from_spec("cyclic:6")
     A, h0, _ = build("parity", "diagonal").to_float().float_arrays()  # 2 symbols
     fs = floatstates.float_states(A, h0, 100)
