@@ -814,6 +814,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
     ('constructions/horizon/floatcheck.py', '_Bound.make', '24 -> 25', 0):
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'classes < 3 * hidden + 8 or automaton.n_states * (classes + hidden) > 1 << 24 -> classes < 3 * hidden + 8 and automaton.n_states * (classes + hidden) > 1 << 24', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it); the cap of 2^24 numbers for the references is a memory bound",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'automaton.n_states * (classes + hidden) -> automaton.n_states // (classes + hidden)', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it); the cap of 2^24 numbers for the references is a memory bound",
     ('constructions/horizon/floatcheck.py', '_Bound._see', 'True -> False', 0):
         'each block takes its states\' references anew: any unit state seen in q, with its own margin, is a valid '
         'reference, so the bound and every result stay the same (only more margins of references are computed)',
