@@ -796,15 +796,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/floatcheck.py', '_Bound.__init__', '1 -> 0', 0):
         'the slack from the classes instead of the hidden size (classes > hidden where the bound is made): a '
         'larger slack, more prefixes scored in full, the same results',
-    ('constructions/horizon/floatcheck.py', '_Bound.make', 'classes < 3 * hidden + 8 -> classes <= 3 * hidden + 8', 0):
-        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
     ('constructions/horizon/floatcheck.py', '_Bound.make', '3 * hidden + 8 -> 3 * hidden - 8', 0):
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
     ('constructions/horizon/floatcheck.py', '_Bound.make', '3 * hidden -> 3 // hidden', 0):
-        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
-    ('constructions/horizon/floatcheck.py', '_Bound.make', '3 -> 4', 0):
-        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
-    ('constructions/horizon/floatcheck.py', '_Bound.make', '8 -> 9', 0):
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
     ('constructions/horizon/floatcheck.py', '_Bound.make', 'automaton.n_states * (classes + hidden) > 1 << 24 -> automaton.n_states * (classes + hidden) >= 1 << 24', 0):
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
@@ -818,7 +812,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it); the cap of 2^24 numbers for the references is a memory bound",
     ('constructions/horizon/floatcheck.py', '_Bound.make', 'automaton.n_states * (classes + hidden) -> automaton.n_states // (classes + hidden)', 0):
         "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it); the cap of 2^24 numbers for the references is a memory bound",
-    ('constructions/horizon/floatcheck.py', '_Bound._see', 'True -> False', 0):
+    ('constructions/horizon/floatcheck.py', '_Bound._see', 'True -> False', 1):
         'each block takes its states\' references anew: any unit state seen in q, with its own margin, is a valid '
         'reference, so the bound and every result stay the same (only more margins of references are computed)',
     ('constructions/horizon/floatcheck.py', '_Bound.judge',
