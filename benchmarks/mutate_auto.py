@@ -70,6 +70,11 @@ PROVER_TESTS = ("tests/constructions/proof/test_prover.py", "tests/constructions
 CLOSURE_TESTS = ("tests/automata/test_closure.py", "tests/automata/test_monoid.py",
                  "tests/automata/test_closure_shortlex.py", "tests/automata/test_closure_sample.py")
 
+FLOATCHECK_TESTS = ("tests/constructions/horizon/test_floatcheck_judges.py", "tests/constructions/horizon/test_floatcheck_table.py",
+                    "tests/constructions/horizon/test_floatcheck_bound.py",
+                    "tests/constructions/horizon/test_floatcheck_rescaled.py", "tests/constructions/horizon/test_floatcheck.py",
+                    "tests/constructions/horizon/test_floatcheck_blocks.py")
+
 TARGETS = [
     Target("prover", "constructions/proof/prover.py", (),
            PROVER_TESTS + ("tests/constructions/values/test_stack.py", "tests/constructions/proof/test_prover_affine.py")),
@@ -143,6 +148,20 @@ TARGETS = [
            ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),
     Target("formats", "constructions/horizon/roundoff.py", ("FloatFormat", "_format"),
            ("tests/constructions/horizon/test_float_range.py",)),
+    # issue 48's speed code: the float run as an automaton (Theorem 26) and the float check's table,
+    # dense run and many-class bound, which must give the dense run's accuracy, worst margin and first
+    # failure; the ball norms and the node horizon's tables (Theorem 20), whose balls must enclose
+    Target("floatstates", "constructions/values/floatstates.py", (),
+           ("tests/constructions/values/test_floatstates.py", "tests/constructions/horizon/test_floatcheck_table.py")),
+    Target("floatcheck_table", "constructions/horizon/floatcheck.py", ("_table_check", "_dense_check", "_states", "_Bound"),
+           FLOATCHECK_TESTS),
+    Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
+           ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
+            "tests/constructions/horizon/test_horizon_nodes.py")),
+    Target("horizon_nodes_tables", "constructions/horizon/horizon_nodes.py",
+           ("NodeSets.readout_norms", "NodeSets._tail_values", "NodeSets._row_ball", "NodeSets.reentry_norm",
+            "NodeSets._reentry_product", "NodeSets._tables", "_magnitudes"),
+           ("tests/constructions/horizon/test_horizon_nodes_tables.py", "tests/constructions/horizon/test_horizon_nodes.py")),
 ]
 
 
@@ -788,6 +807,113 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
      'raise WeightsError(f"{source}: \'exact\' is {exact} but the entries say otherwise") -> pass', 0):
         "unreachable from a file: the entries are decoded as 'exact' says (floats or exact numbers), "
         "so the network's exactness always agrees with it",
+    # the float run as an automaton (constructions/values/floatstates.py, issue 48)
+    ('constructions/values/floatstates.py', 'exact_products', '1 -> 2', 0):
+        'reshape(S, -2): numpy infers any negative size, as it does -1',
+    ('constructions/values/floatstates.py', 'exact_products', '0 -> 1', 1):
+        'the unit given a zero matrix or row, which `big` overrides in the result',
+    ('constructions/values/floatstates.py', 'exact_products',
+     'bound < np.ldexp(1.0, 52 + unit) -> bound <= np.ldexp(1.0, 52 + unit)', 0):
+        "the docstring's bit of slack: a sum of multiples of 2^u below 2^(53+u) in magnitude is exact, and the "
+        "computed bound (exact non-negative products summed with monotone rounding) is below 2^(53+u) exactly "
+        "when the true one is: the relaxed condition is still sufficient, and the check's results are the dense "
+        "run's on either path (Theorem 26)",
+    ('constructions/values/floatstates.py', 'exact_products', '52 -> 53', 0):
+        "the docstring's bit of slack: a sum of multiples of 2^u below 2^(53+u) in magnitude is exact, and the "
+        "computed bound (exact non-negative products summed with monotone rounding) is below 2^(53+u) exactly "
+        "when the true one is: the relaxed condition is still sufficient, and the check's results are the dense "
+        "run's on either path (Theorem 26)",
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 0):
+        "chunks of at least 2 states instead of 1: chunks give the same states, numbering and transitions "
+        "(tested); the chunk is a memory bound",
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 1):
+        "A is square: its shape[2] is its shape[1]",
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 3):
+        'reshape(-2, hidden): numpy infers any negative size, as it does -1',
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 2', 4):
+        "A is square: its shape[2] is its shape[1]",
+    ('constructions/values/floatstates.py', 'walk', '1 -> 2', 0):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    # the float check's many-class bound (constructions/horizon/floatcheck.py, issue 48)
+    ('constructions/horizon/floatcheck.py', '_Bound.__init__', '8 -> 9', 0):
+        'a larger rounding slack leaves more prefixes to full scoring, whose margins are the dense run\'s: '
+        'the same accuracy, first failure and worst margin',
+    ('constructions/horizon/floatcheck.py', '_Bound.__init__', '8 -> 9', 1):
+        'a larger rounding slack leaves more prefixes to full scoring, whose margins are the dense run\'s: '
+        'the same accuracy, first failure and worst margin',
+    ('constructions/horizon/floatcheck.py', '_Bound.__init__', '1 -> 0', 0):
+        'the slack from the classes instead of the hidden size (classes > hidden where the bound is made): a '
+        'larger slack, more prefixes scored in full, the same results',
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '3 * hidden + 8 -> 3 * hidden - 8', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '3 * hidden -> 3 // hidden', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'automaton.n_states * (classes + hidden) > 1 << 24 -> automaton.n_states * (classes + hidden) >= 1 << 24', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'classes + hidden -> classes - hidden', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '1 -> 2', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', '24 -> 25', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it)",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'classes < 3 * hidden + 8 or automaton.n_states * (classes + hidden) > 1 << 24 -> classes < 3 * hidden + 8 and automaton.n_states * (classes + hidden) > 1 << 24', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it); the cap of 2^24 numbers for the references is a memory bound",
+    ('constructions/horizon/floatcheck.py', '_Bound.make', 'automaton.n_states * (classes + hidden) -> automaton.n_states // (classes + hidden)', 0):
+        "where the bound is tried is a cost choice: its accuracy and first failure are full scoring's, its worst margin within WORST_TOL * rho (as the tests hold it); the cap of 2^24 numbers for the references is a memory bound",
+    ('constructions/horizon/floatcheck.py', '_Bound._see', 'True -> False', 1):
+        'each block takes its states\' references anew: any unit state seen in q, with its own margin, is a valid '
+        'reference, so the bound and every result stay the same (only more margins of references are computed)',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge',
+     'lo <= max(0.0, worst - self.WORST_TOL * self.rho) + self.slack -> lo < max(0.0, worst - self.WORST_TOL * self.rho) + self.slack', 0):
+        'a bound exactly equal to the threshold (a sum with the slack) does not arise',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge', '4 * left.size > lo.size -> 4 * left.size >= lo.size', 0):
+        'exactly a quarter left: the block is scored in full instead, the same results (a cost rule)',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge', '0 -> 1', 1):
+        'the count of blocks in a row left to full scoring starts at 1 after a success: the bound is dropped one '
+        'block sooner, and full scoring gives the same results (a cost rule)',
+    ('constructions/horizon/floatcheck.py', '_Bound.judge', 'lo > self.slack -> lo >= self.slack', 0):
+        'a bound exactly equal to the slack (8 (hidden + 8) 2^-52 rho) does not arise',
+    ('constructions/horizon/floatcheck.py', '_states', '0 <= batch.min() -> 0 < batch.min()', 0):
+        'a batch with a symbol 0 goes to run_batch, which gives the same states',
+    ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 0):
+        'a batch with a symbol 0 goes to run_batch, which gives the same states',
+    ('constructions/horizon/floatcheck.py', '_states', 'True -> False', 0):
+        'run_batch is reached only by batches it refuses (floats, symbols out of range; empty batches are '
+        'refused before), so its trace is never read',
+    ('constructions/horizon/floatcheck.py', '_table_check', '1 -> 2', 0):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    # the ball norms (constructions/exact/balls.py, issue 48)
+    ('constructions/exact/balls.py', 'op_norm', 'not rows or not cols -> not rows and (not cols)', 0):
+        'with one side empty the sub-matrix is empty: its Frobenius norm is 0 and its B has no rows, so 0 is '
+        'returned either way (tested)',
+    ('constructions/exact/balls.py', 'op_norm', 'inf > 0 -> inf >= 0', 0):
+        'inf is 0 only for B exactly 0: log 0 is nan, the bound [+/- inf], which is not below the Frobenius '
+        'norm, so the Frobenius norm (0) is returned either way (tested)',
+    ('constructions/exact/balls.py', 'op_norm', 'bound < whole -> bound <= whole', 0):
+        'both are exact points: when equal, either is the same ball',
+    # the node horizon's tables (constructions/horizon/horizon_nodes.py, issue 48)
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 2', 0):
+        'one block sent down the blocks path: its diagonal block is the whole matrix, so it gets the same op_norm, '
+        'only capped by a float Frobenius norm of the magnitudes (above the 2-norm): a valid bound, equal to op_norm\'s '
+        'but for the last bits (op_norm is already at most the ball Frobenius norm)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets._tables', 'n > len(self._have) -> n >= len(self._have)', 0):
+        'growing the tables by 0 rows leaves them as they are',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets._tables', 'n - len(self._have) -> n + len(self._have)', 0):
+        'the tables grow by more rows than suffixes: the extra rows are marked not filled and filled when their '
+        'suffix is numbered, the same values (more memory)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 0', 1):
+        'a 1x1 diagonal block bounded by op_norm (the 32nd root of m^32, capped by the Frobenius norms) instead of '
+        'its magnitude: |m| either way but for the last bits, still an upper bound',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', 'not tail -> tail', 1):
+        'the cache of the one-step norms (_re_one) is filled only for an empty tail, so it is never read with a '
+        'tail: every call computes the same norms (a cache)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', 'not tail -> tail', 2):
+        'the cache then holds a tail\'s norms but is read only for an empty tail, and ages fix whether tails are '
+        'empty (all of them or none): never read, every call computes the same norms (a cache)',
+    ('constructions/horizon/horizon_nodes.py', 'NodeSets.reentry_norm', '1 -> 0', 0):
+        'one block sent down the blocks path: its diagonal block is the whole matrix, so it gets the same op_norm, '
+        'only capped by a float Frobenius norm of the magnitudes (above the 2-norm): a valid bound, equal to op_norm\'s '
+        'but for the last bits (op_norm is already at most the ball Frobenius norm)',
 }
 
 

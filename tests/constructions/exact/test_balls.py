@@ -72,3 +72,25 @@ def test_magnitudes_are_floats_at_least_each_entry():
     assert got.tolist() == want
     assert all(flint.arb(g) >= x.abs_upper() for g, x in zip(got.tolist(), M.entries()))
     assert got.tolist().count(math.nextafter(0.0, math.inf)) == sum(1 for x in M.entries() if x.is_zero())
+
+
+@pytest.mark.parametrize("rows, cols", [([0, 2, 3], [1, 4]), (range(5), [0, 3]), ([1, 4], range(5)), ([2], [2])])
+def test_op_norm_of_a_part_is_the_norm_of_that_part(rows, cols):
+    """Rows and columns short of the whole matrix (either or both): the bound of the sub-matrix
+    copied out here, ball for ball, not of the whole matrix."""
+    M = _balls(5, 5, 5)
+    part = flint.arb_mat([[M[i, j] for j in cols] for i in rows])
+    with precision():
+        got = op_norm(M, rows, cols)
+        assert _same(got, _op_norm_reference(part))
+        assert not _same(got, op_norm(M, range(5), range(5)))
+
+
+def test_op_norm_of_nothing_or_zero_is_zero():
+    """No rows or no columns: 0; an exactly zero matrix: its Frobenius norm, 0 (B = 0 has no
+    logarithm)."""
+    M = _balls(6, 3, 3)
+    with precision():
+        for rows, cols in (([], [0, 1]), ([0, 1], []), ([], [])):
+            assert _same(op_norm(M, rows, cols), flint.arb(0))
+        assert _same(op_norm(flint.arb_mat(3, 3), range(3), range(3)), flint.arb(0))

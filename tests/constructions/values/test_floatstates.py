@@ -43,6 +43,22 @@ def test_a_sum_that_rounds_is_not_exact():
     assert not floatstates.exact_products(A, np.array([[0.5, 2.0**-55]]))  # rounds to 0.5
     assert not floatstates.exact_products(A, np.array([[np.nan, 0.0]]))
     assert floatstates.exact_products(np.zeros((1, 2, 2)), np.array([[0.5, 2.0**-55]]))  # zero matrix: 0
+    # a zero row (a state a reset sends to 0) beside others: its products are 0, no overflow warning
+    assert floatstates.exact_products(A, np.array([[0.0, 0.0], [0.5, 0.25]]))
+
+
+def test_the_lowest_bit_may_not_fall_below_its_floor():
+    """LOWEST_UNIT: a product whose lowest bit lies at 2^-800 is exact, one bit lower is refused
+    (the run's rescaling needs the room); the unit is that of the entries' lowest set bits, an odd
+    significand or an even one alike, and of the matrix's and the row's together."""
+    one = np.array([[[1.0]]])
+    assert floatstates.LOWEST_UNIT == -800
+    assert floatstates.exact_products(one, np.array([[2.0**-800]]))
+    assert not floatstates.exact_products(one, np.array([[2.0**-801]]))
+    assert floatstates.exact_products(one, np.array([[3 * 2.0**-800]]))
+    assert not floatstates.exact_products(one, np.array([[3 * 2.0**-801]]))
+    assert floatstates.exact_products(np.array([[[2.0**-400]]]), np.array([[2.0**-400]]))
+    assert not floatstates.exact_products(np.array([[[2.0**-400]]]), np.array([[2.0**-401]]))
 
 
 @pytest.mark.parametrize("spec, variant, states", [("modarith:5", "full", 5), ("symmetric:4", "full", 24),
@@ -86,13 +102,16 @@ def test_drifting_and_growing_runs_give_up():
     assert floatstates.float_states(grow, np.array([1.0, 1.0]), 300) is None
 
 
-def test_pair_table_and_walk_against_plain_loops():
+@pytest.mark.parametrize("start", [0, 3, 4])
+def test_pair_table_and_walk_against_plain_loops(start):
+    """From the automaton's start and from other states (the start pair's code is start * float
+    states, its index among the sorted codes; from 4 the pairs are not those from (4 // 2, 0))."""
     a = from_spec("cyclic:6")
     A, h0, _ = build("parity", "diagonal").to_float().float_arrays()  # 2 symbols
     fs = floatstates.float_states(A, h0, 100)
     delta = a.delta[:2]  # symbols 0 and 1 of Z_6: pairs (q, parity) reachable
-    q, f, table, first = floatstates.pair_table(fs, delta, int(a.start), 100)
-    seen, todo = {(int(a.start), 0)}, [(int(a.start), 0)]
+    q, f, table, first = floatstates.pair_table(fs, delta, start, 100)
+    seen, todo = {(start, 0)}, [(start, 0)]
     while todo:
         x, y = todo.pop()
         for s in range(2):
@@ -100,10 +119,10 @@ def test_pair_table_and_walk_against_plain_loops():
             if nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)
-    assert set(zip(q.tolist(), f.tolist())) == seen and (q[first], f[first]) == (a.start, 0)
+    assert set(zip(q.tolist(), f.tolist())) == seen and (q[first], f[first]) == (start, 0)
     for s in range(2):
         assert (delta[s, q] == q[table[s]]).all() and (fs.delta[s, f] == f[table[s]]).all()
-    assert floatstates.pair_table(fs, delta, int(a.start), len(seen) - 1) is None
+    assert floatstates.pair_table(fs, delta, start, len(seen) - 1) is None
     words = np.random.default_rng(2).integers(0, 2, size=(5, 30))
     got = floatstates.walk(table, first, words)
     for b in range(5):
@@ -111,6 +130,18 @@ def test_pair_table_and_walk_against_plain_loops():
         for t in range(30):
             p = table[words[b, t], p]
             assert got[t, b] == p
+
+
+def test_pair_codes_have_a_limit():
+    """MAX_PAIR_CODES state combinations are marked; one more and the table is refused (None),
+    however few pairs are reachable (here one: every symbol stays put)."""
+    n = 1 << 12
+    assert floatstates.MAX_PAIR_CODES == n * n
+    fs = floatstates.FloatStates(np.zeros((n, 1)), np.zeros((1, n), dtype=np.int64))
+    stay = np.zeros((1, n), dtype=np.int64)
+    q, f, table, first = floatstates.pair_table(fs, stay, 0, 1)
+    assert (q.tolist(), f.tolist(), table.tolist(), first) == ([0], [0], [[0]], 0)
+    assert floatstates.pair_table(fs, np.zeros((1, n + 1), dtype=np.int64), 0, 1) is None
 
 
 def test_frontier_in_chunks_gives_the_same_states(monkeypatch):
