@@ -34,7 +34,9 @@ constructions with small dyadic entries: one-hot, permutation, signed permutatio
 matrices), the run is an automaton (:mod:`~bilinear.constructions.values.floatstates`,
 docs/theory.md, Theorem 26): each (automaton state, float state) pair is judged once and the
 words are looked up in the pair table, one look-up per symbol (:func:`_table_check`), with the
-dense run's accuracy, worst margin and first failure.  At most (words x length) / 8 table
+dense run's accuracy, worst margin and first failure (to the bit when the readout's scores are
+exact too; otherwise the margins agree to a few units of roundoff, and a prefix at an exact tie
+may be judged either way: BLAS sums a product of another shape in another order).  At most (words x length) / 8 table
 entries are built before the dense run takes over (:data:`TABLE_SHARE`); a rotation by an
 irrational angle or a learned network gives up at its first product that rounds.
 
@@ -294,7 +296,8 @@ class _Bound:
     n 2^-53 of its terms' magnitudes, here at most ``rho``).  A prefix with ``lo > 0`` is
     correct, and one whose ``lo`` is at least the worst margin so far less ``WORST_TOL * rho``
     cannot lower it by more than that: only the others are scored (every class), so the accuracy
-    and the first failure are those of scoring everything and the worst margin agrees to
+    and the first failure are those of scoring everything (but for a prefix at an exact tie, whose
+    sign BLAS may round either way in a product of another shape) and the worst margin agrees to
     ``WORST_TOL * rho``.  A block where more than a quarter of the prefixes are left is scored in
     full, and after :data:`MISSES` such blocks in a row (states that do not repeat, as a learned
     network's) the bound is no longer tried.  Per prefix: one gathered reference row, its
