@@ -53,7 +53,6 @@ from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
 from .sampled import _SAMPLE_COLUMNS, _block_rows, _Buffers, _check_closed, _HashCollision, _materialise, _samples
-from .sampled import _sample  # noqa: F401 - the sampled closure's tests read it here
 
 __all__ = [
     "Closure",

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from bilinear.automata import Automaton, from_spec
-from bilinear.automata import closure
+from bilinear.automata import closure, sampled
 
 
 @pytest.mark.parametrize("spec", ["cyclic:200", "dihedral:90", "flipflop:150", "modarith:13*cyclic:11"])
 def test_sampled_closure_equals_the_whole_row_closure(spec):
     a = from_spec(spec)
-    assert a.n_states > 2 * closure._SAMPLE_COLUMNS
+    assert a.n_states > 2 * sampled._SAMPLE_COLUMNS
     got = closure.close(a)
     want = closure._closure(from_spec(spec), closure.DEFAULT_LIMIT, exact=True)
     for name in got._fields:
@@ -22,7 +22,7 @@ def test_sampled_closure_equals_the_whole_row_closure(spec):
 
 def test_two_elements_alike_on_every_sampled_state_are_still_two():
     n = 200
-    j = next(q for q in range(n) if q not in set(closure._sample(n).tolist()))
+    j = next(q for q in range(n) if q not in set(sampled._sample(n).tolist()))
     move = list(range(n))
     move[j] = (j + 1) % n  # differs from the identity at one state, outside the sample
     a = Automaton([move], labels=[q % 2 for q in range(n)])
@@ -38,7 +38,7 @@ def test_a_symbol_alike_on_the_sample_but_a_different_element_is_found():
     edge -- a non-tree edge out of the tree parent of its target -- finds q != p, and the closure
     is redone on whole rows: {identity, p, q}."""
     n = 200
-    sample = set(closure._sample(n).tolist())
+    sample = set(sampled._sample(n).tolist())
     s = min(sample)
     j, j2 = [x for x in range(n) if x not in sample][:2]
     p = [s] * n

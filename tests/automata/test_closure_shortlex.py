@@ -105,8 +105,8 @@ def test_a_permutation_group_is_first_keyed_by_as_many_states_as_fit_64_bits():
     """cyclic:200 (a Cayley automaton: any one state's image tells its elements apart) is closed on
     the images of 63 // 8 = 7 sampled states; the result is the queue's."""
     a = from_spec("cyclic:200")
-    first = next(closure._samples(a))
-    assert first.tolist() == closure._sample(200, 7).tolist()
+    first = next(sampled._samples(a))
+    assert first.tolist() == sampled._sample(200, 7).tolist()
     want = queue_closure(a.delta.tolist(), 1000)
     assert want is not None
     assert_same(closure.close(a), want)
@@ -119,7 +119,7 @@ def test_a_permutation_alike_on_every_sampled_state_is_still_found(monkeypatch):
     compose and check row by row."""
     monkeypatch.setattr(sampled, "_CACHE_ENTRIES", 1)
     n = 200
-    keyed = set(closure._sample(n).tolist()) | set(closure._sample(n, 7).tolist())
+    keyed = set(sampled._sample(n).tolist()) | set(sampled._sample(n, 7).tolist())
     i, j = [q for q in range(n) if q not in keyed][:2]
     swap = list(range(n))
     swap[i], swap[j] = j, i
