@@ -136,6 +136,17 @@ def first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
     return min(found) if found else None
 
 
+def no_dense_check(monkeypatch) -> None:
+    """The float check's dense run (``floatcheck._score_blocks``) made to fail the test if it
+    runs: what follows must be judged by the table of the float run's states alone."""
+    from bilinear.constructions.horizon import floatcheck
+
+    def refuse(*args):
+        raise AssertionError("the dense run ran")
+
+    monkeypatch.setattr(floatcheck, "_score_blocks", refuse)
+
+
 def no_node_horizon(*args, **kwargs):
     """Theorem 20 switched off (monkeypatched over ``horizon.node_horizon_widest``): no length,
     so a test sees Theorems 16, 17 and 19 alone."""

@@ -12,14 +12,7 @@ from bilinear.constructions import Weights, build
 from bilinear.constructions.horizon import floatcheck
 from bilinear.errors import AutomatonError, UnknownSymbolError
 
-from plain_eval import per_word_first_failure, per_word_margins
-
-
-def _no_dense(monkeypatch):
-    def refuse(*args):
-        raise AssertionError("the dense run ran")
-
-    monkeypatch.setattr(floatcheck, "_score_blocks", refuse)
+from plain_eval import no_dense_check, per_word_first_failure, per_word_margins
 
 
 def _plain_margins(R, flat, label):
@@ -61,7 +54,7 @@ def test_an_empty_word_that_ties_is_the_first_failure(monkeypatch, float_table):
     w = build("parity", "diagonal").to_float()
     A, h0, R = w.float_arrays()
     if float_table:
-        _no_dense(monkeypatch)
+        no_dense_check(monkeypatch)
     r = floatcheck.check(Weights("diagonal", A, h0, 0 * R), from_spec("parity"), length=6, words=4,
                          float_table=float_table)
     assert r.first_failure == () and r.accuracy == 0 and r.worst_margin == 0.0
@@ -99,7 +92,7 @@ def test_the_worst_margin_is_over_the_prefixes_read(monkeypatch, last):
     words = np.full((60, 40), 2, dtype=np.int64)
     if last is not None:
         words[-1, -1] = last
-    _no_dense(monkeypatch)
+    no_dense_check(monkeypatch)
     r = floatcheck.check(w, a, word_batch=words)
     m = per_word_margins(A, h0, R, a, words)
     assert r.worst_margin == m.min() and r.first_failure == per_word_first_failure(m, words)

@@ -12,7 +12,7 @@ from bilinear.automata import from_spec
 from bilinear.constructions import Weights, build
 from bilinear.constructions.horizon import floatcheck
 
-from plain_eval import per_word_first_failure, per_word_margins
+from plain_eval import no_dense_check, per_word_first_failure, per_word_margins
 
 FIELDS = ("accuracy", "final_accuracy", "worst_margin", "first_failure", "first_failure_text", "n_words", "length",
           "directed")
@@ -22,19 +22,12 @@ def _fields(r):
     return {f: getattr(r, f) for f in FIELDS}
 
 
-def _no_dense(monkeypatch):
-    def refuse(*args):
-        raise AssertionError("the dense run ran")
-
-    monkeypatch.setattr(floatcheck, "_score_blocks", refuse)
-
-
 @pytest.mark.parametrize("spec, variant", [("parity", "diagonal"), ("quaternion", "full"), ("modarith:5", "full"),
                                            ("symmetric:4", "full"), ("dihedral:4", "block:2")])
 def test_exact_constructions_agree_with_the_dense_run_to_the_bit(monkeypatch, spec, variant):
     w, a = build(spec, variant).to_float(), from_spec(spec)
     dense = floatcheck.check(w, a, length=80, words=30, float_table=False)
-    _no_dense(monkeypatch)
+    no_dense_check(monkeypatch)
     table = floatcheck.check(w, a, length=80, words=30)
     assert _fields(table) == _fields(dense) and table.passed and table.directed > 0
 
@@ -44,7 +37,7 @@ def test_many_classes_agree_to_the_bounds_tolerance(monkeypatch):
     ``WORST_TOL`` of the largest readout row's norm); the table scores every class."""
     w, a = build("symmetric:5", "full").to_float(), from_spec("symmetric:5")
     dense = floatcheck.check(w, a, length=60, words=20, float_table=False)
-    _no_dense(monkeypatch)
+    no_dense_check(monkeypatch)
     table = floatcheck.check(w, a, length=60, words=20)
     rho = float(np.linalg.norm(w.float_arrays()[2], axis=1).max())
     assert table.worst_margin == pytest.approx(dense.worst_margin, abs=floatcheck._Bound.WORST_TOL * rho)
@@ -66,7 +59,7 @@ def test_a_wrong_exact_network_fails_where_the_plain_loop_says(monkeypatch):
     words[:, :2] = 2  # no failure in the first two steps: the first failure is later than position 1
     A, h0, R = w.float_arrays()
     m = per_word_margins(A, h0, R, a, words)
-    _no_dense(monkeypatch)
+    no_dense_check(monkeypatch)
     r = floatcheck.check(w, a, word_batch=words)
     ok = m[:, 1:] > 0
     assert 0 < ok.mean() < 1 and r.first_failure == per_word_first_failure(m, words)
@@ -78,7 +71,7 @@ def test_a_failing_empty_word_is_the_first_failure(monkeypatch):
     w = build("parity", "diagonal").to_float()
     A, h0, R = w.float_arrays()
     w = Weights("diagonal", A, h0, -R)  # every label wrong, from the empty word on
-    _no_dense(monkeypatch)
+    no_dense_check(monkeypatch)
     r = floatcheck.check(w, from_spec("parity"), length=10, words=5)
     assert r.first_failure == () and r.accuracy == 0 and r.worst_margin == -2.0
 
