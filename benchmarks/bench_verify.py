@@ -181,14 +181,21 @@ def byte_compile_checkout() -> None:
                    check=True, capture_output=True)
 
 
+def child_env(pkg: Path | None) -> dict:
+    """The environment of a timed child: one thread (OpenMP, MKL, OpenBLAS), Agg figures, and on
+    ``PYTHONPATH`` the package folder ``pkg`` (None: none, this checkout's installed code)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg")
+    env.pop("PYTHONPATH", None)
+    if pkg is not None:
+        env["PYTHONPATH"] = str(pkg)
+    return env
+
+
 def run_cli(args_list: list[str], pkg: Path | None, cwd: Path) -> tuple[float, float, float, int]:
     """(wall s, CPU s, peak resident MB, exit code) of ``bilinear ARGS`` in a child process: this
     checkout's code (``pkg`` None) or the package folder ``pkg``; cwd outside the repository, so
     the folder on PYTHONPATH is what is imported."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
-    env.pop("PYTHONPATH", None)
-    if pkg is not None:
-        env["PYTHONPATH"] = str(pkg)
+    env = child_env(pkg)
     t = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-m", "bilinear.cli", *args_list], env=env, cwd=cwd,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -215,10 +222,7 @@ MATRIX_CHILD = ("import time\n"
 def time_matrix(pkg: Path | None, cwd: Path) -> tuple[float, str]:
     """(CPU s, Markdown) of the default capability matrix in a fresh child process: this
     checkout's code (``pkg`` None) or the package folder ``pkg`` (as :func:`run_cli`)."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
-    env.pop("PYTHONPATH", None)
-    if pkg is not None:
-        env["PYTHONPATH"] = str(pkg)
+    env = child_env(pkg)
     out = subprocess.run([sys.executable, "-c", MATRIX_CHILD], env=env, cwd=cwd, check=True,
                          capture_output=True, text=True).stdout
     first, _, table = out.partition("\n")

@@ -47,23 +47,15 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_verify import _masked, export_tree  # noqa: E402
+from bench_verify import _masked, child_env, export_tree  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def _env(pkg: Path | None) -> dict:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg")
-    env.pop("PYTHONPATH", None)
-    if pkg is not None:
-        env["PYTHONPATH"] = str(pkg)
-    return env
-
-
 def _child(args: list[str], pkg: Path | None, cwd: Path) -> tuple[float, int, str]:
     """(CPU s, exit code, stdout) of ``python ARGS`` in a child process with ``pkg``'s bilinear."""
-    child = subprocess.Popen([sys.executable, *args], env=_env(pkg), cwd=cwd, text=True,
+    child = subprocess.Popen([sys.executable, *args], env=child_env(pkg), cwd=cwd, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = child.stdout.read() if child.stdout else ""
     _, status, usage = os.wait4(child.pid, 0)
