@@ -40,6 +40,7 @@ below the value it feeds).
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -145,16 +146,19 @@ class _Keys:
 
 class _Codes(_Keys):
     """Direct keys that are the elements: an element of a monoid on ``n <= 8`` states is held as its
-    code ``sum_q row[q] * n**q`` alone and composed without being decoded.  The code splits into the
-    images of the low ``c = ceil(n/2)`` states and of the others (``code = low + n**c * high``);
-    composing with a generator maps each part through a table of its own (``n**c`` rows), so a
-    frontier of ``f`` elements costs two look-ups of ``f`` entries instead of ``f x n`` (the rows are
-    decoded once, at the end: :meth:`decode`).
+    code alone and composed without being decoded.  The code is two base-``n`` numbers: ``low``,
+    the images of the low ``c = ceil(n/2)`` states (``sum_{q<c} row[q] n**q``), and ``high``, the
+    images of the others (``sum_{q>=c} row[q] n**(q-c)``), as ``code = low + (high << s)`` with
+    ``s`` the bits of ``n**c - 1`` (a shift and a mask split a code where a division by ``n**c``
+    had cost twice as much).  Composing with a generator maps each part through a table of its
+    own (``n**c`` rows), so a frontier of ``f`` elements costs two look-ups of ``f`` entries instead
+    of ``f x n`` (the rows are decoded once, at the end: :meth:`decode`).
 
-    The codes index a direct-address ``table`` (int32, ``n**n <= 2**24`` entries): ``KNOWN`` plus
-    the element's index plus one for a code found, 0 for the others (``np.zeros`` maps zero pages
-    lazily: a large table costs only the pages the closure touches), and during a level the marks
-    of its candidates (:meth:`_Search.level`), all below ``KNOWN``."""
+    The codes index a direct-address ``table`` (int32, ``n**(n-c) << s`` entries: under ``2 n**n``
+    and at most ``2**24``): ``KNOWN`` plus the element's index plus one for a code found, 0 for the
+    others (``np.zeros`` maps zero pages lazily: a large table costs only the pages the closure
+    touches), and during a level the marks of its candidates (:meth:`_Search.level`), all below
+    ``KNOWN``."""
 
     #: Above every mark of a level (at most its candidates, below 2**23) and, plus an index below
     #: 2**24, within int32.
@@ -163,14 +167,15 @@ class _Codes(_Keys):
     def __init__(self, gens: np.ndarray, dtype: np.dtype) -> None:
         k, n = gens.shape
         super().__init__(n, dtype)
-        self.table = np.zeros(max(1, n**n), dtype=np.int32)
         c = (n + 1) // 2
-        self.base, self.c = n**c, c
+        self.c, self.shift = c, (n**c - 1).bit_length()
+        self.mask = (1 << self.shift) - 1
+        self.table = np.zeros(max(1, n ** (n - c) << self.shift), dtype=np.int32)
         images = gens.T.astype(np.int64)  # (states, symbols)
-        self.low = _chunk_table(images, c, self.mult)  # (n**c, symbols); mult = n**q (_Keys)
+        self.low = _place_values(n, c, n) @ images  # (n**c, symbols)
         # (n**(n-c), symbols), the high part's digits alone: for an even n the low table
-        high = self.low if 2 * c == n else _chunk_table(images, n - c, self.mult)
-        self.high = high * n**c  # the high part's contribution to the code
+        high = self.low if 2 * c == n else _place_values(n, n - c, n) @ images
+        self.high = high << self.shift  # the high part's contribution to the code
         self._high_digits = high  # C order, all three: take(axis=0) of an F-order table is 4x slower
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
@@ -180,31 +185,61 @@ class _Codes(_Keys):
     def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
         self.table[keys] = indices + (self.KNOWN + 1)
 
+    @property
+    def identity(self) -> int:
+        """The identity's code (state ``q`` to ``q``)."""
+        n, c = self.n, self.c
+        return sum(q * n**q for q in range(c)) + (sum(q * n ** (q - c) for q in range(c, n)) << self.shift)
+
     def code(self, rows: np.ndarray) -> np.ndarray:
         """Codes of rows ``(m, states)``, shape ``(m,)``."""
-        return rows.astype(np.int64) @ self.mult
+        rows, c = rows.astype(np.int64), self.c
+        return rows[:, :c] @ self.mult[:c] + (rows[:, c:] @ self.mult[: self.n - c] << self.shift)
 
     def children(self, codes: np.ndarray) -> np.ndarray:
         """Codes of every element followed by every generator, parent-major, symbol-minor ``(m * symbols,)``."""
-        high, low = np.divmod(codes, self.base)
-        return np.add(self.low.take(low, axis=0), self.high.take(high, axis=0)).reshape(-1)
+        return np.add(self.low.take(codes & self.mask, axis=0),
+                      self.high.take(codes >> self.shift, axis=0)).reshape(-1)
 
-    def step(self, high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`children` on codes split into their high and low parts (``code = low + n**c * high``),
-        giving the children's parts: two look-ups, no division and no sum (a run of levels
-        combines the parts once, :meth:`_Search.code_round`)."""
-        return self._high_digits.take(high, axis=0).reshape(-1), self.low.take(low, axis=0).reshape(-1)
+    def step(self, high: np.ndarray, low: np.ndarray, out: tuple[np.ndarray, np.ndarray]) -> None:
+        """:meth:`children` on codes split into their high and low parts, giving the children's
+        parts in ``out`` (two arrays ``(m, symbols)``): two look-ups, no sum (a run of levels
+        combines the parts once, :meth:`_Search.code_round`).  ``mode="clip"``: an index is
+        never out of range (a part is below its table's rows), and checked take copies its output."""
+        self._high_digits.take(high, axis=0, out=out[0], mode="clip")
+        self.low.take(low, axis=0, out=out[1], mode="clip")
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
-        int64 (digit ``q`` in byte ``q``), the two parts added and the bytes read as the row."""
+        int64 (digit ``q`` in byte ``q``), the high part's shifted ``c`` bytes, the two added and the
+        bytes read as the row."""
         n, c = self.n, self.c
-        states = np.arange(n, dtype=np.int64)[:, None]  # the digits themselves
-        low = _chunk_table(states, c, np.array([256**j for j in range(c)], dtype=np.int64))
-        high = low[: n ** (n - c)] * 256**c  # the numbers of n - c digits (the top ones 0), shifted c bytes
-        h, lo = np.divmod(codes, self.base)
-        packed = (low.take(lo) + high.take(h)).astype("<i8", copy=False)
-        return np.ascontiguousarray(packed.view(np.uint8).reshape(-1, 8)[:, :n])
+        digits = _digit_bytes(n, c)  # the numbers of n - c digits are its first n**(n-c) (the top digits 0)
+        packed = digits.take(codes & self.mask) + (digits.take(codes >> self.shift) << 8 * c)
+        return np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
+
+
+@functools.cache
+def _place_values(n: int, m: int, base: int) -> np.ndarray:
+    """``(n**m, n)`` int64, read-only: row ``x = sum_j x_j n**j`` (digits ``x_j < n``, ``j < m``) holds
+    ``sum_j base**j [x_j = q]`` in column ``q``.  A number's digits mapped through ``f`` and read in
+    base ``base`` is then ``row @ f``: with ``f`` a generator's images and ``base = n``, the code
+    contribution of ``m`` states after the generator (:class:`_Codes`, one product per table); with
+    ``f`` the identity and ``base = 256``, the digits as the bytes of an int64 (:meth:`_Codes.decode`).
+    It depends on ``n``, ``m`` and ``base`` alone (``n <= 8``: at most 4,096 x 8 entries), so it is
+    made once a process, not once a closure."""
+    table = _chunk_table(np.eye(n, dtype=np.int64), m, np.array([base**j for j in range(m)], dtype=np.int64))
+    table.setflags(write=False)
+    return table
+
+
+@functools.cache
+def _digit_bytes(n: int, c: int) -> np.ndarray:
+    """``(n**c,)`` int64, read-only: the ``c`` base-``n`` digits of every number below ``n**c`` as the
+    bytes of one int64 (digit ``j`` in byte ``j``), made once a process (:func:`_place_values`)."""
+    table = _place_values(n, c, 256) @ np.arange(n, dtype=np.int64)
+    table.setflags(write=False)
+    return table
 
 
 def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
@@ -320,6 +355,9 @@ _ROUND_ENTRIES = 1 << 11
 _SHRINKING = 4
 #: Most levels one round runs.
 _ROUND_LEVELS = 24
+#: ``m, m - 1, ..., 1`` for a round of ``m`` candidates is its last ``m`` (:meth:`_Search._number_codes`).
+_MARKS = np.arange(1 << 12, 0, -1, dtype=np.int32)
+_MARKS.setflags(write=False)
 
 
 def _levels(frontier: int, k: int, width: int, chunk: int) -> int:
@@ -346,8 +384,9 @@ class _Tables:
         self.max_rows = max_rows
         shape = (self.capacity,) if width is None else (self.capacity, width)  # None: codes
         self.rows = np.empty(shape, dtype=dtype)  # row 0 (the identity) set by the caller
-        self.parent = np.full(self.capacity, -1, dtype=np.int64)
-        self.via = np.full(self.capacity, -1, dtype=np.int64)
+        self.parent = np.empty(self.capacity, dtype=np.int64)  # each element's set when it is found
+        self.via = np.empty(self.capacity, dtype=np.int64)
+        self.parent[0] = self.via[0] = -1  # the identity: no parent
         self.right = np.empty((self.capacity, k), dtype=np.int64)
         self.size = 1
 
@@ -355,8 +394,8 @@ class _Tables:
         if self.size + count > self.capacity:
             self.capacity = min(self.max_rows, max(2 * self.capacity, self.size + count))
             self.rows = _grow(self.rows, self.capacity)
-            self.parent = _grow(self.parent, self.capacity, -1)
-            self.via = _grow(self.via, self.capacity, -1)
+            self.parent = _grow(self.parent, self.capacity)
+            self.via = _grow(self.via, self.capacity)
             self.right = _grow(self.right, self.capacity)
 
 
@@ -377,7 +416,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     if sample is None and _direct(n):  # the elements are their codes (_Codes)
         keys: _Keys = _Codes(gens, dtype)
         t = _Tables(None, k, np.dtype(np.int64), max_rows)
-        t.rows[0] = code = sum(q * n**q for q in range(n))
+        t.rows[0] = code = keys.identity  # type: ignore[attr-defined]
         keys.table[code] = _Codes.KNOWN + 1  # type: ignore[attr-defined]  # the identity is element 0
     else:
         keys = _Keys(width, dtype, exact=exact, values=n)
@@ -442,6 +481,7 @@ class _Search:
     def __init__(self, gens: np.ndarray, keys: _Keys, tables: _Tables, clock: _Clock, limits: _Limits) -> None:
         self.gens, self.keys, self.t, self.clock, self.limits = gens, keys, tables, clock, limits
         self.chains: list[list[int]] = []  # [lo, hi, first, end] of consecutive code rounds (code_round)
+        self.room = 0  # elements the tables hold within the limits, as of the last _reserve
 
     def code_round(self, lo: int, hi: int, levels: int) -> int:
         """``levels`` breadth-first levels of codes (:class:`_Codes`) from the elements ``lo..hi`` (the
@@ -455,22 +495,27 @@ class _Search:
         frontier and of the elements found below the last level, and the parents and symbols of
         every element found, are filled at the end (:meth:`finish_rounds`), once for a run of
         rounds."""
-        t, keys = self.t, self.keys
+        t, keys, k = self.t, self.keys, self.gens.shape[0]
         assert isinstance(keys, _Codes)
         self.clock.tick(t.size)
-        high, low = np.divmod(t.rows[lo:hi], keys.base)
-        highs, lows = [], []
-        for _ in range(levels):
-            high, low = keys.step(high, low)
-            highs.append(high)
-            lows.append(low)
-        cand = np.concatenate(highs)
-        cand *= keys.base
-        cand += np.concatenate(lows)
+        frontier = t.rows[lo:hi]
+        parts = frontier >> keys.shift, frontier & keys.mask
+        size = hi - lo
+        total = size * (k ** (levels + 1) - k) // (k - 1) if k > 1 else size * levels  # the candidates
+        cand = np.empty(2 * total, dtype=np.int64)  # the high parts of all levels, then the low parts
+        at = 0
+        lows, cand = cand[total:], cand[:total]
+        for _ in range(levels):  # each level's parts written in place: nothing to concatenate
+            end, size = at + size * k, size * k
+            high, low = cand[at:end], lows[at:end]
+            keys.step(*parts, (high.reshape(-1, k), low.reshape(-1, k)))
+            parts, at = (high, low), end
+        cand <<= keys.shift  # the high parts, then the codes
+        cand += lows
         start = t.size
         new = self._number_codes(cand)
         count = new.shape[0]
-        inner = start + int(new.searchsorted(cand.shape[0] - low.shape[0]))  # found below the last level
+        inner = start + int(new.searchsorted(total - size))  # found below the last level (of size candidates)
         chain = self.chains[-1] if self.chains else None
         if chain is not None and chain[1] == lo:
             chain[1], chain[3] = inner, start + count
@@ -491,12 +536,11 @@ class _Search:
                 b = min(hi, a + chunk)
                 np.subtract(keys.table.take(keys.children(t.rows[a:b])), keys.KNOWN + 1,
                             out=t.right[a:b].reshape(-1))
-            edges = t.right[lo:hi].reshape(-1)
-            inside = (edges >= first).nonzero()[0]  # edges into the run's elements (all below end)
-            at = np.full(end - first, edges.shape[0], dtype=np.int64)
-            np.minimum.at(at, edges.take(inside) - first, inside)
+            edges = t.right[lo:hi].reshape(-1)  # all below end (the run found every child of lo..hi)
+            at = np.full(end, edges.shape[0], dtype=np.int64)  # the first edge into each element
+            np.minimum.at(at, edges, np.arange(edges.shape[0]))
             parent = t.parent[first:end]
-            np.divmod(at, k, out=(parent, t.via[first:end]))
+            np.divmod(at[first:end], k, out=(parent, t.via[first:end]))
             parent += lo
 
     def round(self, lo: int, hi: int, levels: int) -> int:
@@ -556,16 +600,17 @@ class _Search:
         occurrence and a found one its number (above every mark); the candidates that read back
         their own mark are the new elements."""
         t, table = self.t, self.keys.table  # type: ignore[attr-defined]  # _Codes only
-        marks = np.arange(cand.shape[0], 0, -1, dtype=table.dtype)
+        m = cand.shape[0]
+        marks = _MARKS[_MARKS.shape[0] - m :] if m <= _MARKS.shape[0] else np.arange(m, 0, -1, dtype=table.dtype)
         np.maximum.at(table, cand, marks)
         new = (table.take(cand) == marks).nonzero()[0]
         count, start = new.shape[0], t.size
         if count:
-            self._reserve(count)
-            codes = cand.take(new)
+            if start + count > self.room:
+                self._reserve(count)
+            codes = cand.take(new, out=t.rows[start : start + count])
             known = _Codes.KNOWN + 1 + start
             table[codes] = np.arange(known, known + count, dtype=table.dtype)
-            t.rows[start : start + count] = codes
             t.size += count
         return new
 
@@ -617,6 +662,8 @@ class _Search:
         """Room for ``count`` more elements, within the limits."""
         self.limits.check(self.t.size + count)
         self.t.reserve(count)
+        # a size within it passes the limits' check (the capacity is at most max_rows)
+        self.room = min(self.t.capacity, max(1, WORK_LIMIT // (self.limits.k * self.limits.n)))
 
 
 def _too_costly(what: str, size: int, k: int, n: int) -> MonoidTooLargeError:
@@ -648,7 +695,7 @@ def _final(automaton: Automaton, size: int, elements, right, parent, via) -> Clo
         out.setflags(write=False)
         return out
 
-    generators = automaton.delta.astype(np.int64).copy()
+    generators = automaton.delta.astype(np.int64)  # a copy
     generators.setflags(write=False)
     return Closure(final(elements), final(right), final(parent), final(via), generators)
 
@@ -723,11 +770,9 @@ def check_lower_bound(what: str, elements: int, n_states: int, n_symbols: int, l
         raise MonoidTooLargeError(str(_too_costly(what, elements, n_symbols, n_states)) + note)
 
 
-def _grow(array: np.ndarray, capacity: int, fill=None) -> np.ndarray:
+def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
     out = np.empty((capacity,) + array.shape[1:], dtype=array.dtype)
     out[: array.shape[0]] = array
-    if fill is not None:
-        out[array.shape[0] :] = fill
     return out
 
 

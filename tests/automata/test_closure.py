@@ -205,22 +205,34 @@ def test_the_orbit_bound_still_refuses_a_limit_below_the_orbit():
 
 @pytest.mark.parametrize("n", range(1, 9))
 def test_codes_compose_and_decode_as_the_rows(n):
-    """Up to 8 states an element is its code ``sum_q row[q] n**q`` and is composed on the code
-    (two chunk tables): every code's children are the codes of the rows composed directly, and a
-    code decodes to its row, for random rows and generators of every state count 1-8."""
+    """Up to 8 states an element is its code, ``low + (high << s)`` with ``low`` the images of the
+    first ``c = ceil(n/2)`` states in base ``n``, ``high`` the others' and ``s`` the bits of
+    ``n**c - 1``, and is composed on the code (two tables): every code's children are the codes
+    of the rows composed directly, and a code decodes to its row, for random rows and generators
+    of every state count 1-8; the identity's code is the identity row's."""
     rng = np.random.default_rng(n)
     gens = rng.integers(0, n, size=(3, n)).astype(np.uint8)
     codes = closure._Codes(gens, np.dtype(np.uint8))
     rows = rng.integers(0, n, size=(40, n))
-    powers = [n**q for q in range(n)]
-    want = [sum(int(v) * p for v, p in zip(row, powers)) for row in rows.tolist()]
+    c = (n + 1) // 2
+    shift = (n**c - 1).bit_length()
+
+    def code(row):
+        low = sum(int(v) * n**q for q, v in enumerate(row[:c]))
+        high = sum(int(v) * n**q for q, v in enumerate(row[c:]))
+        assert low < 1 << shift
+        return low + (high << shift)
+
+    want = [code(row) for row in rows.tolist()]
     got = codes.code(rows.astype(np.uint8))
     assert got.tolist() == want
+    assert max(want) < codes.table.shape[0] <= 2 * n**n
     assert codes.decode(got).tolist() == rows.tolist()
+    assert codes.identity == code(list(range(n)))
     children = codes.children(got).reshape(40, 3)
     for a in range(3):
         composed = [[int(gens[a][v]) for v in row] for row in rows.tolist()]  # first row, then a
-        assert children[:, a].tolist() == [sum(v * p for v, p in zip(row, powers)) for row in composed]
+        assert children[:, a].tolist() == [code(row) for row in composed]
 
 
 CODE_CASES = [
