@@ -317,7 +317,7 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
         def stacked(t, H, out):
             rows, i = rows_of(t)
             np.matmul(H, ATs, out=product)
-            return np.take(flat, rows[i], axis=0, out=out)
+            return flat.take(rows[i], axis=0, out=out, mode="clip")  # valid rows: unbuffered
 
         return stacked
     if how == "grouped":
@@ -335,9 +335,9 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
             if sources is None:  # too many padded rows to list for every step
                 padded.reshape(-1, d)[slots[i]] = H
             else:
-                np.take(H, sources[i], axis=0, out=padded.reshape(-1, d))
+                H.take(sources[i], axis=0, out=padded.reshape(-1, d), mode="clip")  # valid rows: unbuffered
             np.matmul(padded, AT, out=product)  # one GEMM per symbol
-            return np.take(product.reshape(-1, d), slots[i], axis=0, out=out)
+            return product.reshape(-1, d).take(slots[i], axis=0, out=out, mode="clip")
 
         return grouped
 
@@ -368,7 +368,9 @@ def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int,
     word in each padded row (0 in a padding row): ``padded = H[sources[t]]``, ``H = padded[slots[t]]``;
     None when they or the padded array (symbols x groups x ``hidden`` floats) would exceed
     :data:`GATHER_MAX_FLOATS` entries."""
-    steps = words.T.astype(np.uint8 if k <= 256 else np.int64)  # (steps, batch); small ints sort by radix
+    # (steps, batch) in C order (a transposed astype keeps the F order: each step's row strided);
+    # small ints sort by radix
+    steps = np.ascontiguousarray(words.T, dtype=np.uint8 if k <= 256 else np.int64)
     n, batch = steps.shape
     order = np.argsort(steps, axis=1, kind="stable")  # each step's words by symbol, in word order
     counts = np.bincount((steps + np.arange(0, n * k, k)[:, None]).reshape(-1), minlength=n * k)  # per t * k + s
@@ -376,14 +378,13 @@ def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int,
     # the i-th word of a step's order goes to row s * groups + i - (words before symbol s at its step)
     shift = (np.arange(n * k) % k) * groups - (np.cumsum(counts) - counts - np.arange(n * k) // k * batch)
     rows = np.repeat(shift, counts).reshape(n, batch) + np.arange(batch)  # in the order
-    order += np.arange(n)[:, None] * batch  # flat index t * batch + b
-    slots = np.empty(n * batch, dtype=np.int64)
-    slots[order] = rows
+    slots = np.empty((n, batch), dtype=np.int64)
+    slots.reshape(-1)[order + np.arange(0, n * batch, batch)[:, None]] = rows  # at flat index t * batch + b
     if k * groups * max(hidden, n) > GATHER_MAX_FLOATS:  # one step on one symbol: pad rows for every step
-        return slots.reshape(n, batch), groups, None
+        return slots, groups, None
     sources = np.zeros(n * k * groups, dtype=np.int64)
-    sources[rows + np.arange(0, n * k * groups, k * groups)[:, None]] = order % batch
-    return slots.reshape(n, batch), groups, sources.reshape(n, k * groups)
+    sources[rows + np.arange(0, n * k * groups, k * groups)[:, None]] = order  # the words themselves
+    return slots, groups, sources.reshape(n, k * groups)
 
 
 def float_run(

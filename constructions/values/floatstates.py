@@ -210,5 +210,5 @@ def walk(table: np.ndarray, first: int, words: np.ndarray) -> np.ndarray:
     previous = np.full(n, first, dtype=np.int64)
     for t in range(time):
         np.add(at[t], previous, out=at[t])
-        previous = np.take(flat, at[t], out=out[t])
+        previous = flat.take(at[t], out=out[t], mode="clip")  # valid indices; "raise" buffers the output
     return out
