@@ -166,7 +166,9 @@ class _Codes(_Keys):
 
     def __init__(self, gens: np.ndarray, dtype: np.dtype) -> None:
         k, n = gens.shape
-        super().__init__(n, dtype)
+        # _Keys.__init__'s direct mode, with the place values made once a process
+        self.n, self.dtype, self.map, self.mode = n, dtype, {}, "direct"
+        self.mult = _powers(n)
         c = (n + 1) // 2
         self.c, self.shift = c, (n**c - 1).bit_length()
         self.mask = (1 << self.shift) - 1
@@ -231,6 +233,14 @@ def _place_values(n: int, m: int, base: int) -> np.ndarray:
     table = _chunk_table(np.eye(n, dtype=np.int64), m, np.array([base**j for j in range(m)], dtype=np.int64))
     table.setflags(write=False)
     return table
+
+
+@functools.cache
+def _powers(n: int) -> np.ndarray:
+    """``n**q`` for ``q < n`` (int64, read-only): the place values of a row's entries in base ``n``."""
+    powers = np.array([n**q for q in range(n)], dtype=np.int64)
+    powers.setflags(write=False)
+    return powers
 
 
 @functools.cache
