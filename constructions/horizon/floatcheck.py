@@ -391,13 +391,24 @@ def _empty_margin(model, automaton) -> float:
     return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
-def _states(automaton, batch: np.ndarray) -> np.ndarray:
-    """The automaton's states after every step, (time, batch): laid out by time, so that a
-    block's rows are contiguous (:func:`~bilinear.constructions.values.floatstates.walk` on its
-    table); words with a symbol out of range go to ``run_batch``, which names it."""
+def _states(automaton, batch: np.ndarray):
+    """``states(t0, steps)``: the automaton's states after steps ``t0 + 1 .. t0 + steps``,
+    (steps, batch), laid out by time (a block's rows contiguous), for consecutive blocks from
+    ``t0 = 0``: walked a block at a time (:func:`~bilinear.constructions.values.floatstates.walk`
+    on its table from the last block's states), so no array of the words' size is made (its page
+    faults cost more than the walk).  Words with a symbol out of range go to ``run_batch``, which
+    names it."""
     if batch.size and batch.dtype.kind in "iu" and 0 <= batch.min() and batch.max() < automaton.n_symbols:
-        return walk(automaton.delta, int(automaton.start), batch)
-    return np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+        last: list = [int(automaton.start)]
+
+        def states(t0: int, steps: int) -> np.ndarray:
+            q = walk(automaton.delta, last[0], batch[:, t0 : t0 + steps])
+            last[0] = q[-1]
+            return q
+
+        return states
+    trace = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+    return lambda t0, steps: trace[t0 : t0 + steps]
 
 
 #: What the two ways of judging return: correct prefixes, correct last steps, worst margin, first failure.
@@ -407,13 +418,13 @@ _Judged = tuple[int, int, float, "tuple[int, ...] | None"]
 def _dense_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged:
     """``(correct, final_correct, worst, first)`` of :func:`check` by the float run itself
     (:func:`_score_blocks`), the worst margin starting from the empty word's ``worst``."""
-    states = _states(automaton, batch)
-    labels = automaton.labels[states]
+    states_of = _states(automaton, batch)
     T = batch.shape[1]
     first: tuple[int, ...] | None = None if worst > 0 else ()
     correct = final_correct = 0
     for t0, steps, judge in _score_blocks(weights, automaton, batch):
-        ok, least = judge(labels[t0 : t0 + steps], states[t0 : t0 + steps], worst)  # ok: (steps, words)
+        states = states_of(t0, steps)
+        ok, least = judge(automaton.labels[states], states, worst)  # ok: (steps, words)
         passed = int(np.count_nonzero(ok))
         correct += passed
         if t0 + steps == T:

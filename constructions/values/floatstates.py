@@ -195,20 +195,25 @@ def pair_table(fs: FloatStates, delta: np.ndarray, start: int,
     return q, f, table, int(np.searchsorted(codes, start * nf))
 
 
-def walk(table: np.ndarray, first: int, words: np.ndarray) -> np.ndarray:
+def walk(table: np.ndarray, first, words: np.ndarray) -> np.ndarray:
     """The states after every step, (time, batch), of the table (symbols, states) read from
-    ``first`` on ``words`` (batch, time): one addition and one look-up per step.
+    ``first`` (one state, or one per word: (batch,)) on ``words`` (batch, time): one addition and
+    one look-up per step.  The output is the only array of the words' size (each step's sum is
+    formed in one row-sized buffer): a fresh large array costs page faults, here more than the
+    look-ups themselves.
 
     >>> walk(np.array([[1, 0]]), 0, np.zeros((2, 3), dtype=np.int64)).tolist()
     [[1, 1], [0, 0], [1, 1]]
+    >>> walk(np.array([[1, 0]]), np.array([0, 1]), np.zeros((2, 2), dtype=np.int64)).tolist()
+    [[1, 0], [0, 1]]
     """
     n, time = words.shape
     flat = np.ascontiguousarray(table).reshape(-1)  # symbol s from state p: s * states + p
-    at = np.empty((time, n), dtype=np.int64)
-    np.multiply(words.T, table.shape[1], out=at)  # laid out by time
     out = np.empty((time, n), dtype=np.int64)
-    previous = np.full(n, first, dtype=np.int64)
+    np.multiply(words.T, table.shape[1], out=out)  # laid out by time: each symbol's offset, then its state
+    at = np.empty(n, dtype=np.int64)
+    previous = np.broadcast_to(np.asarray(first, dtype=np.int64), (n,))
     for t in range(time):
-        np.add(at[t], previous, out=at[t])
-        previous = flat.take(at[t], out=out[t], mode="clip")  # valid indices; "raise" buffers the output
+        np.add(out[t], previous, out=at)
+        previous = flat.take(at, out=out[t], mode="clip")  # valid indices; "raise" buffers the output
     return out
