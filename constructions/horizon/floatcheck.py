@@ -123,20 +123,41 @@ class CheckResult:
         }
 
 
-def _margins(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def _margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) -> np.ndarray:
     """score[label] - max other score; scores (classes, ...) class-major, labels (...) -> (...).
 
-    Overwrites ``scores`` (a fresh array) instead of copying it.
+    Overwrites ``scores`` (a fresh array) instead of copying it.  With ``work`` (scores (classes,
+    rows) and labels (rows,), rows at most ``work``'s) the indices and the margins are formed in
+    its buffers (the same numbers; the margins are a view of a buffer the next call overwrites).
     """
     classes = scores.shape[0]
     if classes == 1:
         return np.full(scores.shape[1:], np.inf)
     scores = np.ascontiguousarray(scores)
     flat = scores.reshape(classes, -1)  # a view of the contiguous scores
-    at = labels.reshape(-1) * flat.shape[1] + np.arange(flat.shape[1])
-    own = flat.reshape(-1)[at]
-    flat.reshape(-1)[at] = -np.inf
-    return (own - flat.max(axis=0)).reshape(scores.shape[1:])
+    n = flat.shape[1]
+    if work is None:
+        at = labels.reshape(-1) * n + np.arange(n)
+        own = flat.reshape(-1)[at]
+        flat.reshape(-1)[at] = -np.inf
+        return (own - flat.max(axis=0)).reshape(scores.shape[1:])
+    at = np.multiply(labels, n, out=work.at[:n])
+    at += work.cols[:n]
+    own = flat.reshape(-1).take(at, out=work.own[:n], mode="clip")  # valid indices: unbuffered
+    flat.reshape(-1).put(at, -np.inf, mode="clip")
+    return np.subtract(own, flat.max(axis=0, out=work.other[:n]), out=own)
+
+
+class _Work:
+    """Buffers of one float check's judge for blocks of up to ``rows`` prefixes and ``classes``
+    scores each, made once: a fresh megabyte of scores per block may page-fault (a freed large
+    array can go back to the system), which costs about as much as the scores' product."""
+
+    def __init__(self, rows: int, classes: int):
+        self.scores = np.empty(rows * classes)
+        self.at = np.empty(rows, dtype=np.int64)
+        self.cols = np.arange(rows)
+        self.own, self.other, self.norms = np.empty(rows), np.empty(rows), np.empty(rows)
 
 
 def _cycled(u, length: int) -> list[int]:
@@ -248,9 +269,12 @@ def _score_blocks(model, automaton, batch):
         R = rescaled(R)
         bound = _Bound.make(R, automaton)
         width = max(A.shape[1], R.shape[0] if bound is None else R.shape[0] // 8)  # a bound scores few classes
-        for t0, block in float_blocks(A, h0, batch, _block_steps(batch.shape[0], width)):
+        steps = _block_steps(batch.shape[0], width)
+        work = _Work(steps * batch.shape[0], R.shape[0])
+        for t0, block in float_blocks(A, h0, batch, steps):
             flat = block.reshape(-1, A.shape[1])  # rows up to a positive scale: margins divided by their norms
-            yield t0, block.shape[0], partial(_judge_states, R, flat, _norms(flat), bound)
+            norms = _norms(flat, work.norms[: flat.shape[0]])
+            yield t0, block.shape[0], partial(_judge_states, R, flat, norms, bound, work)
         return
     from bilinear.constructions.values.tracker import as_tracker
 
@@ -273,14 +297,16 @@ def _judge_scores(scores, labels, states, worst) -> tuple[np.ndarray, float]:
     return m > 0, float(m.min())
 
 
-def _judge_states(R, flat, norms, bound, labels, states, worst) -> tuple[np.ndarray, float]:
+def _judge_states(R, flat, norms, bound, work: _Work, labels, states, worst) -> tuple[np.ndarray, float]:
     """The judge of a block of Weights' states ``flat`` (steps * batch, hidden), each row up to a
-    positive scale, ``norms`` their norms."""
+    positive scale, ``norms`` their norms; the scores and margins in ``work``'s buffers."""
     if bound is not None:
         judged = bound.judge(flat, norms, labels.reshape(-1), states.reshape(-1), worst)
         if judged is not None:
             return judged[0].reshape(labels.shape), judged[1]
-    m = _margins(R @ flat.T, labels.reshape(-1)) / norms
+    scores = np.matmul(R, flat.T, out=work.scores[: R.shape[0] * flat.shape[0]].reshape(R.shape[0], -1))
+    m = _margins(scores, labels.reshape(-1), work)
+    m /= norms
     return (m > 0).reshape(labels.shape), float(m.min())
 
 
@@ -365,15 +391,15 @@ class _Bound:
         return ok, float(m.min())
 
 
-def _norms(flat: np.ndarray) -> np.ndarray:
+def _norms(flat: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The Euclidean norms of the rows of ``flat`` (rows, hidden), 1 for a zero row (its scores
-    and margin are 0)."""
+    and margin are 0); written into ``out`` (rows,) when given."""
     if flat.shape[1] <= 3:  # a few columns: one pass per column beats einsum's per-row loop
-        norms = flat[:, 0] * flat[:, 0]
+        norms = np.multiply(flat[:, 0], flat[:, 0], out=out)
         for j in range(1, flat.shape[1]):
             norms += flat[:, j] * flat[:, j]
     else:
-        norms = np.einsum("ij,ij->i", flat, flat)
+        norms = np.einsum("ij,ij->i", flat, flat, out=out)
     norms = np.sqrt(norms, out=norms)
     norms[norms == 0] = 1.0
     return norms

@@ -296,13 +296,14 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
     k, d = A.shape[0], A.shape[1]
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
     how = _method(k, batch, d, method)
-    chunk: dict = {}  # the grouping of the current _SLOT_STEPS steps
+    chunk: dict = {}  # the grouping of the current slot_steps steps
+    slot_steps = _slot_steps(batch)
 
     def rows_of(t: int):
-        lo = t - t % _SLOT_STEPS
+        lo = t - t % slot_steps
         if chunk.get("lo") != lo:
             chunk.clear()
-            chunk.update(lo=lo, rows=grouping(words[:, lo : lo + _SLOT_STEPS]))
+            chunk.update(lo=lo, rows=grouping(words[:, lo : lo + slot_steps]))
         return chunk["rows"], t - lo
 
     if how == "stacked":  # every row times every symbol's matrix (one GEMM), then each row's own
@@ -357,8 +358,21 @@ def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarr
     return out
 
 
-#: Steps whose grouping by symbol (:func:`_slots`) is computed at once.
+#: Steps whose grouping by symbol (:func:`_slots`) is computed at once: at most _SLOT_STEPS, and
+#: at most _SLOT_ENTRIES words x steps (its index arrays then stay below 128 KiB each: a larger
+#: temporary may be handed back to the system when freed and page-fault when made again, which
+#: cost more than the grouping itself).
 _SLOT_STEPS = 64
+_SLOT_ENTRIES = 1 << 14
+
+
+def _slot_steps(batch: int) -> int:
+    """Steps grouped at once for ``batch`` words (:data:`_SLOT_STEPS`, :data:`_SLOT_ENTRIES`).
+
+    >>> _slot_steps(1000), _slot_steps(100), _slot_steps(10**6)
+    (16, 64, 1)
+    """
+    return max(1, min(_SLOT_STEPS, _SLOT_ENTRIES // max(1, batch)))
 
 
 def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int, np.ndarray | None]:
