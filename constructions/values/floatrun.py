@@ -322,23 +322,27 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
 
         return stacked
     if how == "grouped":
+        room = [np.empty(0), np.empty(0)]  # the padded rows and their products, kept from chunk to chunk
 
         def grouping(w):  # the rows of each symbol padded, a block of steps at a time
             slots, groups, sources = _slots(w, k, d)
             if k * groups * d > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
-                return slots, sources, None, None
-            return slots, sources, np.zeros((k, groups, d)), np.empty((k, groups, d))  # symbol s at [s, :count]
+                return slots, sources, None, None, None, None
+            if room[0].size < k * groups * d:  # grown, never shrunk: a fresh array per chunk may page-fault
+                room[:] = [np.zeros(k * groups * d), np.empty(k * groups * d)]
+            padded, product = (x[: k * groups * d].reshape(k, groups, d) for x in room)  # symbol s at [s, :count]
+            return slots, sources, padded, product, padded.reshape(-1, d), product.reshape(-1, d)
 
         def grouped(t, H, out):
-            (slots, sources, padded, product), i = rows_of(t)
+            (slots, sources, padded, product, padded_rows, product_rows), i = rows_of(t)
             if padded is None:
                 return _per_symbol(H, AT, words[:, t], out)
             if sources is None:  # too many padded rows to list for every step
-                padded.reshape(-1, d)[slots[i]] = H
+                padded_rows[slots[i]] = H
             else:
-                H.take(sources[i], axis=0, out=padded.reshape(-1, d), mode="clip")  # valid rows: unbuffered
+                H.take(sources[i], axis=0, out=padded_rows, mode="clip")  # valid rows: unbuffered
             np.matmul(padded, AT, out=product)  # one GEMM per symbol
-            return product.reshape(-1, d).take(slots[i], axis=0, out=out, mode="clip")
+            return product_rows.take(slots[i], axis=0, out=out, mode="clip")
 
         return grouped
 

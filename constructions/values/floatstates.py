@@ -212,7 +212,7 @@ def walk(table: np.ndarray, first, words: np.ndarray) -> np.ndarray:
     out = np.empty((time, n), dtype=np.int64)
     np.multiply(words.T, table.shape[1], out=out)  # laid out by time: each symbol's offset, then its state
     at = np.empty(n, dtype=np.int64)
-    previous = np.broadcast_to(np.asarray(first, dtype=np.int64), (n,))
+    previous = np.full(n, first, dtype=np.int64) if np.ndim(first) == 0 else np.asarray(first, dtype=np.int64)
     for t in range(time):
         np.add(out[t], previous, out=at)
         previous = flat.take(at, out=out[t], mode="clip")  # valid indices; "raise" buffers the output
