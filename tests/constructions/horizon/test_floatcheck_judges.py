@@ -101,3 +101,30 @@ def test_the_worst_margin_is_over_the_prefixes_read(monkeypatch, last):
         assert r.accuracy == 1.0 and m.min() > 0
     else:
         assert r.first_failure == tuple(words[-1].tolist()) and m.min() < 0
+
+
+def test_margins_in_buffers_are_the_plain_margins():
+    """The judge's margins formed in a check's buffers (``_Work``), on a full block and a shorter
+    last one, are the numbers of ``_margins`` without them (ties, wins and losses among them)."""
+    rng = np.random.default_rng(4)
+    work = floatcheck._Work(50, 6)
+    for rows in (50, 17):
+        scores = rng.integers(-3, 4, size=(6, rows)).astype(float)  # small integers: ties
+        labels = rng.integers(0, 6, size=rows)
+        scores[labels[:3], np.arange(3)] = [9.0, 3.0, -9.0]  # a win, a tie with the largest other, a loss
+        scores[(labels[1] + 1) % 6, 1] = 3.0
+        scores[:, 1] = np.minimum(scores[:, 1], 3.0)
+        want = floatcheck._margins(scores.copy(), labels)
+        got = floatcheck._margins(scores.copy(), labels, work)
+        assert got.shape == (rows,) and np.array_equal(got, want)
+        assert want[0] > 0 and want[1] == 0 and want[2] < 0
+
+
+def test_the_automaton_is_walked_block_by_block():
+    """``_states`` walks consecutive blocks from the last block's states: the automaton's own
+    trace, block for block (blocks of 3 over 10 steps: the last one shorter)."""
+    a = from_spec("modarith:5")
+    words = np.random.default_rng(6).integers(0, a.n_symbols, size=(7, 10))
+    states_of = floatcheck._states(a, words)
+    got = np.concatenate([states_of(t0, min(3, 10 - t0)) for t0 in range(0, 10, 3)])
+    assert np.array_equal(got, a.run_batch(words, trace=True).T)

@@ -103,3 +103,22 @@ def test_every_room_raises_the_same_typed_error_for_a_missing_automaton():
     ):
         with pytest.raises(MismatchError, match="got NoneType"):
             call()
+
+
+def test_grouped_run_over_blocks_of_growing_and_shrinking_groups():
+    """Enough words for several grouping blocks (``_slot_steps``): the first block uniform (small
+    padded groups), the next all on one symbol (groups as large as the batch: the kept rows
+    grow), the last uniform again (a part of them): the gathered run's states (each row's own
+    matrix, no grouping)."""
+    from bilinear.constructions.values import floatrun
+
+    rng = np.random.default_rng(5)
+    k, d, batch = 12, 5, 3000
+    steps = floatrun._slot_steps(batch)
+    assert steps < 8
+    A, h0 = rng.normal(size=(k, d, d)), rng.normal(size=d)
+    words = rng.integers(0, k, size=(batch, 3 * steps))
+    words[:, steps : 2 * steps] = 3
+    grouped = np.stack(list(float_steps(A, h0, words, method="grouped")), axis=1)
+    gathered = np.stack(list(float_steps(A, h0, words, method="gathered")), axis=1)
+    assert np.allclose(grouped, gathered, rtol=0, atol=1e-12)
