@@ -216,8 +216,8 @@ class _Codes(_Keys):
         int64 (digit ``q`` in byte ``q``), the high part's shifted ``c`` bytes, the two added and the
         bytes read as the row."""
         n, c = self.n, self.c
-        digits = _digit_bytes(n, c)  # the numbers of n - c digits are its first n**(n-c) (the top digits 0)
-        packed = digits.take(codes & self.mask) + (digits.take(codes >> self.shift) << 8 * c)
+        # the numbers of n - c digits are the first n**(n-c) of c digits (the top digits 0)
+        packed = _digit_bytes(n, c, 0).take(codes & self.mask) + _digit_bytes(n, c, c).take(codes >> self.shift)
         return np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
 
 
@@ -244,10 +244,10 @@ def _powers(n: int) -> np.ndarray:
 
 
 @functools.cache
-def _digit_bytes(n: int, c: int) -> np.ndarray:
-    """``(n**c,)`` int64, read-only: the ``c`` base-``n`` digits of every number below ``n**c`` as the
-    bytes of one int64 (digit ``j`` in byte ``j``), made once a process (:func:`_place_values`)."""
-    table = _place_values(n, c, 256) @ np.arange(n, dtype=np.int64)
+def _digit_bytes(n: int, c: int, at: int) -> np.ndarray:
+    """``(n**c,)`` int64, read-only: the ``c`` base-``n`` digits of every number below ``n**c`` as
+    bytes of one int64 (digit ``j`` in byte ``at + j``), made once a process (:func:`_place_values`)."""
+    table = (_place_values(n, c, 256) @ np.arange(n, dtype=np.int64)) << 8 * at
     table.setflags(write=False)
     return table
 
