@@ -6,9 +6,11 @@ breadth-first over whole frontiers at once.  Children are generated parent-major
 and a new element is numbered at its first occurrence, so element ``i``'s word — its parent's word
 plus one symbol — is the **shortlex least** word of the element.
 
-* Up to 8 states (:class:`_Codes`) an element is its mixed-radix code ``sum_q row[q] n**q`` and
-  nothing else: a frontier is composed with every generator by two table look-ups on the codes
-  (the images of the low and of the high half of the states), the children mark a
+* Up to 8 states (:class:`_Codes`) an element is its integer code and nothing else: the images of
+  the low half of the states in base ``n``, and above them, shifted by a whole number of bits,
+  the images of the high half.  A frontier is composed with every generator by two table
+  look-ups on the codes' two parts (each table one product with place values made once a
+  process, :func:`_place_values`), the children mark a
   direct-address table with ``np.maximum.at`` (the mark of a code's first occurrence wins; a
   found code's number is above every mark), one level a round for a large frontier
   (:meth:`_Search.level`); a small one runs several levels a round on the codes' two parts
@@ -97,8 +99,8 @@ def _dtype_for(n: int) -> np.dtype:
 class _Keys:
     """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
 
-    Modes: ``direct`` (the mixed-radix integer; ``states**states`` small: the closure runs on these
-    codes, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
+    Modes: ``direct`` (the mixed-radix integer ``sum_q row[q] n**q``; ``states**states`` small: the
+    closure runs on codes of its own, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
     by the caller), ``bytes`` (the raw row bytes; exact, slowest).
     """
 
