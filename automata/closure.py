@@ -6,9 +6,11 @@ breadth-first over whole frontiers at once.  Children are generated parent-major
 and a new element is numbered at its first occurrence, so element ``i``'s word — its parent's word
 plus one symbol — is the **shortlex least** word of the element.
 
-* Up to 8 states (:class:`_Codes`) an element is its mixed-radix code ``sum_q row[q] n**q`` and
-  nothing else: a frontier is composed with every generator by two table look-ups on the codes
-  (the images of the low and of the high half of the states), the children mark a
+* Up to 8 states (:class:`_Codes`) an element is its integer code and nothing else: the images of
+  the low half of the states in base ``n``, and above them, shifted by a whole number of bits,
+  the images of the high half.  A frontier is composed with every generator by two table
+  look-ups on the codes' two parts (each table one product with place values made once a
+  process, :func:`_place_values`), the children mark a
   direct-address table with ``np.maximum.at`` (the mark of a code's first occurrence wins; a
   found code's number is above every mark), one level a round for a large frontier
   (:meth:`_Search.level`); a small one runs several levels a round on the codes' two parts
@@ -97,8 +99,8 @@ def _dtype_for(n: int) -> np.dtype:
 class _Keys:
     """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
 
-    Modes: ``direct`` (the mixed-radix integer; ``states**states`` small: the closure runs on these
-    codes, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
+    Modes: ``direct`` (the mixed-radix integer ``sum_q row[q] n**q``; ``states**states`` small: the
+    closure runs on codes of its own, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
     by the caller), ``bytes`` (the raw row bytes; exact, slowest).
     """
 
@@ -216,8 +218,8 @@ class _Codes(_Keys):
         int64 (digit ``q`` in byte ``q``), the high part's shifted ``c`` bytes, the two added and the
         bytes read as the row."""
         n, c = self.n, self.c
-        digits = _digit_bytes(n, c)  # the numbers of n - c digits are its first n**(n-c) (the top digits 0)
-        packed = digits.take(codes & self.mask) + (digits.take(codes >> self.shift) << 8 * c)
+        # the numbers of n - c digits are the first n**(n-c) of c digits (the top digits 0)
+        packed = _digit_bytes(n, c, 0).take(codes & self.mask) + _digit_bytes(n, c, c).take(codes >> self.shift)
         return np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
 
 
@@ -244,10 +246,10 @@ def _powers(n: int) -> np.ndarray:
 
 
 @functools.cache
-def _digit_bytes(n: int, c: int) -> np.ndarray:
-    """``(n**c,)`` int64, read-only: the ``c`` base-``n`` digits of every number below ``n**c`` as the
-    bytes of one int64 (digit ``j`` in byte ``j``), made once a process (:func:`_place_values`)."""
-    table = _place_values(n, c, 256) @ np.arange(n, dtype=np.int64)
+def _digit_bytes(n: int, c: int, at: int) -> np.ndarray:
+    """``(n**c,)`` int64, read-only: the ``c`` base-``n`` digits of every number below ``n**c`` as
+    bytes of one int64 (digit ``j`` in byte ``at + j``), made once a process (:func:`_place_values`)."""
+    table = (_place_values(n, c, 256) @ np.arange(n, dtype=np.int64)) << 8 * at
     table.setflags(write=False)
     return table
 

@@ -121,7 +121,8 @@ TARGETS = [
     # reads, minimisation and the shortlex searches, the extraction's clustering and votes, and the
     # hand-written backward passes of the structured scans (targeted by function; after the splits of
     # analysis/extract.py and learned/scan.py each target names the module its functions live in)
-    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_Search.level", "_Clock.tick", "_direct",
+    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_place_values", "_digit_bytes", "_powers",
+                                              "_Search.level", "_Clock.tick", "_direct",
                                               "_closure", "_Search.code_round", "_Search.finish_rounds", "_Search._number_codes", "_levels"),
            CLOSURE_TESTS),
     # the sampled closure of automata with more than 128 states (issue 48's rewrite)
