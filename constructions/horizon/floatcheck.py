@@ -450,7 +450,7 @@ def _dense_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged
     correct = final_correct = 0
     for t0, steps, judge in _score_blocks(weights, automaton, batch):
         states = states_of(t0, steps)
-        ok, least = judge(automaton.labels[states], states, worst)  # ok: (steps, words)
+        ok, least = judge(automaton.labels.take(states, mode="clip"), states, worst)  # ok: (steps, words); valid states
         passed = int(np.count_nonzero(ok))
         correct += passed
         if t0 + steps == T:

@@ -210,12 +210,13 @@ def rescale_span(A: np.ndarray) -> int:
     return int(min(RESCALE_SPAN, max(1, np.floor(2 * RESCALE_FLOOR / g)))) if g > 0 else RESCALE_SPAN
 
 
-def _rescale(H: np.ndarray) -> bool:
+def _rescale(H: np.ndarray, work: np.ndarray | None = None) -> bool:
     """Divide every row of ``H`` by the power of two that brings its absolute sum into [1/2, 1),
     in place (exact; a zero row stays zero); False when a non-zero row's absolute sum was below
     2^-RESCALE_FLOOR.  The absolute sum (one product with a vector of ones: no per-row loop)
-    is 0 only for a zero row, and neither overflows nor underflows where a squared norm would."""
-    e = np.frexp(np.abs(H) @ np.ones(H.shape[1]))[1]
+    is 0 only for a zero row, and neither overflows nor underflows where a squared norm would.
+    ``work`` (the shape of ``H``) holds the absolute values when given."""
+    e = np.frexp(np.abs(H, out=work) @ np.ones(H.shape[1]))[1]
     np.ldexp(H, -e[:, None], out=H)
     return bool(e.min() > -RESCALE_FLOOR) if e.size else True
 
@@ -249,17 +250,17 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
     n = max(1, min(steps, length))
     block = np.empty((n, batch, A.shape[1]))
     span = rescale_span(A)
-    start = H.copy()
+    start, work = H.copy(), np.empty_like(H)
     t = 0
     while t < length:
         end = min(t + span, t - t % n + n, length)  # a span never crosses a block
         for u in range(t, end):
             H = step(u, H, block[u % n])
-        if not _rescale(H):  # rare: a state fell far: the span again, rescaled every step
+        if not _rescale(H, work):  # rare: a state fell far: the span again, rescaled every step
             H = start
             for u in range(t, end):
                 H = step(u, H, block[u % n])
-                _rescale(H)
+                _rescale(H, work)
         np.copyto(start, H)
         t = end
         if t % n == 0 or t == length:
