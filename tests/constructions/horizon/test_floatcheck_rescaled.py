@@ -72,7 +72,7 @@ def test_states_that_fall_fast_are_run_again_rescaled_every_step(monkeypatch):
     words[:6, 0], words[:6, 1:41] = 1, 0  # flip to (0, 1), then 40 shrinking steps: 2^-1200 unrescaled
     calls = []
     rescale = floatrun._rescale
-    monkeypatch.setattr(floatrun, "_rescale", lambda H: calls.append(1) or rescale(H))
+    monkeypatch.setattr(floatrun, "_rescale", lambda H, *work: calls.append(1) or rescale(H, *work))
     r = _agrees(w, a, words, float_table=False)  # the dense run (the products are exact: a table would do)
     assert len(calls) > 150  # more rescalings than steps: spans were run again
     assert r.passed  # the weights compute the automaton (unrescaled, those states underflow to 0: ties)
