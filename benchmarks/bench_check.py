@@ -6,31 +6,47 @@ Both are timed in CPU seconds (a shared machine's wall time is not the code's), 
 with the load average.  The float check runs the automaton too (its labels; with the table, the
 walk over pairs of automaton and float states), so its time includes one simulation.
 
-Measured 2026-12-06 (shared 2-core machine at load 1.6: other engineers' jobs beside it), 1000 words x length 500, median of 5; ``path`` is how the check judged the words (``table``:
-the float run's finitely many states, one look-up per symbol, constructions/values/floatstates.py;
-``dense``: the float run itself, docs/theory.md Theorem 26 says when the table is exact):
+Measured 2026-12-06 (shared 2-core machine at load 1.5: another engineer's jobs beside it), 1000 words x
+length 500, median of 5; ``path`` is how the check judged the words (``table``: the float run's
+finitely many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the
+float run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table      5.82e+07          9.03e+07    1.6x
-    cyclic:7 rotation2d              2        7       7  dense      2.35e+07          9.04e+07    3.9x
-    dihedral:50 block:2              2        2     100  dense      2.34e+07           9.1e+07    3.9x
-    symmetric:5 full                 4        2     120  table      5.08e+07          9.21e+07    1.8x
-    quaternion full                  4        2       8  table      5.57e+07          8.87e+07    1.6x
-    modarith:5 full                  5       10       5  table      6.03e+07          8.94e+07    1.5x
-    modarith:8 full                  8       16       8  table      5.61e+07          8.13e+07    1.4x
-    modarith:16 full                16       32      16  table      5.09e+07          8.23e+07    1.6x
-    modarith:16 full+noise1e-06     16       32      16  dense      8.49e+06          1.14e+08   13.4x
+    parity diagonal                  1        2       2  table       1.8e+08          1.39e+08    0.8x
+    cyclic:7 rotation2d              2        7       7  dense      3.59e+07          1.25e+08    3.5x
+    dihedral:50 block:2              2        2     100  dense      3.55e+07           1.2e+08    3.4x
+    symmetric:5 full                 4        2     120  table      1.37e+08          1.39e+08    1.0x
+    quaternion full                  4        2       8  table      1.81e+08          1.34e+08    0.7x
+    modarith:5 full                  5       10       5  table      1.79e+08          1.35e+08    0.8x
+    modarith:8 full                  8       16       8  table      1.81e+08          1.35e+08    0.7x
+    modarith:16 full                16       32      16  table      1.46e+08          1.34e+08    0.9x
+    modarith:16 full+noise1e-06     16       32      16  dense      1.09e+07          1.11e+08   10.2x
 
-The same script run by main's tree (3238085) right after, same load: 3.9 / 3.7 / 5.6 / 7.1 / 4.9 /
-7.0 / 9.0 / 14.5 / 13.9x (benchmarks/SPEED.md, "Issue 48, round 5").  Within 5x everywhere but
-the last case: exact constructions (0/1, signed permutation and +-1 matrices) run through the
-table at 1.4-1.8x, whatever d and the alphabet; the rotations drift (their products round), so
-they run densely: at d = 2 the many-class bound (``_Bound``: one gathered reference row and its
-distance per prefix) keeps dihedral:50 under 4x.  The noisy modarith:16 drifts too and stays
-above 5x: a dense numpy step over 1000 words at d = 16 with 32 symbols costs about 50 us (the
-padded grouping, one batched GEMM, the rows taken back) against about 9 us for a whole step of the
-simulation, so no dense float run in numpy reaches 5x there.  The simulation's own speed moves
-between runs (60-120 M tokens/s here as other jobs come and go): compare the ratio within a run.
+The same script run by main's tree (891c418) right after, same load: 0.9 / 3.1 / 3.6 / 1.1 / 0.9 /
+0.9 / 0.9 / 1.0 / 10.7x (check 6.96e7 / 2.56e7 / 2.37e7 / 1.16e8 / 1.47e8 / 1.45e8 / 1.33e8 /
+1.25e8 / 1.11e7 tokens/s).  Within 5x everywhere but the last case: exact constructions (0/1,
+signed permutation and +-1 matrices) run through the table at about the simulation's speed (its
+walk is the simulation's loop, without a (time, batch) index array), whatever d and the alphabet;
+the rotations drift (their products round), so they run densely: at d = 2 the many-class bound
+(``_Bound``: one gathered reference row and its distance per prefix) keeps dihedral:50 under 4x.
+The noisy modarith:16 drifts too and stays near 10x: its dense check costs about 45 ms of CPU
+against 4 ms for the simulation, and the two products of d = 16 states per token alone take
+about 17 ms: the run's batched GEMM over the rows padded by symbol (1.5x the rows) about 8.4 ms,
+at this core's BLAS peak for K = 16 (about 25 G multiply-adds a second), and the readout's scores
+about 8.6 ms (about 15 G a second: the class-major output the margins are taken from).  That is
+4.2x the simulation before the rows are grouped (5 ms), taken back (4.5 ms), their norms
+(3.5 ms) and margins (4 ms) formed and the automaton walked (2.5 ms): no dense float64 run in
+numpy reaches 5x there.
+
+Page faults decide much of a run here: a fresh array above 128 KiB may come from the system and
+fault on every 4 KiB page (about 2 us each).  The check makes none of the words' size (the
+automaton is walked a block at a time beside the float run; the grouping works on at most 16384
+word-steps at once; the judge's scores and margins reuse one set of buffers), and the simulation
+timed after it no longer pays for memory the check gave back: in a loop of the noisy case alone
+(after one check of every other case), main's check had about 2,200 page faults a call and the
+simulation after it about 940 (5.5 ms instead of 4 ms), this tree's about 50 and none (check
+about 45 ms against main's 49 ms).  In this script's run of every case the effect comes and goes
+with what ran before: compare the ratio within a run.
 
 Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
 """
