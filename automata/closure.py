@@ -99,9 +99,9 @@ def _dtype_for(n: int) -> np.dtype:
 class _Keys:
     """Encodes transformations (rows) as hashable, sortable keys, and finds them again.
 
-    Modes: ``direct`` (the mixed-radix integer ``sum_q row[q] n**q``; ``states**states`` small: the
-    closure runs on codes of its own, :class:`_Codes`), ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash, checked
-    by the caller), ``bytes`` (the raw row bytes; exact, slowest).
+    Modes: ``packed`` (exact bit-packed int64 in a hash map), ``hashed`` (a random 64-bit hash,
+    checked by the caller), ``bytes`` (the raw row bytes; exact, slowest); ``direct`` is
+    :class:`_Codes`' (up to 8 states the elements are codes indexing a table).
     """
 
     def __init__(self, n: int, dtype: np.dtype, exact: bool = False, values: int | None = None) -> None:
@@ -110,10 +110,7 @@ class _Keys:
         values = n if values is None else values  # each entry is below it (the automaton's states)
         bits = max(1, math.ceil(math.log2(values))) if values > 1 else 1
         self.map: dict = {}
-        if values == n and _direct(n):
-            self.mode = "direct"
-            self.mult = np.array([n**i for i in range(n)], dtype=np.int64)
-        elif bits * n <= 63:
+        if bits * n <= 63:  # (up to 8 states the closure runs on codes instead: _Codes)
             self.mode = "packed"
             self.mult = np.array([1 << (bits * i) for i in range(n)], dtype=np.int64)
         elif not exact:
@@ -130,7 +127,7 @@ class _Keys:
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Keys of rows ``(m, states)``: an integer ``(m,)`` or a void (bytes) array ``(m,)``."""
-        if self.mode in ("direct", "packed"):
+        if self.mode == "packed":
             return rows.astype(np.int64) @ self.mult
         if self.mode == "hashed":
             with np.errstate(over="ignore"):  # arithmetic mod 2**64 is the point
