@@ -417,24 +417,42 @@ def _empty_margin(model, automaton) -> float:
     return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
+#: Steps the dense check's automaton walk reads ahead at least (:func:`_states`): each word's row
+#: of symbols is then read a cache line at a time, not one strided symbol per block.
+_WALK_STEPS = 16
+
+
 def _states(automaton, batch: np.ndarray):
-    """``states(t0, steps)``: the automaton's states after steps ``t0 + 1 .. t0 + steps``,
-    (steps, batch), laid out by time (a block's rows contiguous), for consecutive blocks from
-    ``t0 = 0``: walked a block at a time (:func:`~bilinear.constructions.values.floatstates.walk`
-    on its table from the last block's states), so no array of the words' size is made (its page
-    faults cost more than the walk).  Words with a symbol out of range go to ``run_batch``, which
-    names it."""
-    if batch.size and batch.dtype.kind in "iu" and 0 <= batch.min() and batch.max() < automaton.n_symbols:
-        last: list = [int(automaton.start)]
+    """``states(t0, steps)``: the automaton's states after steps ``t0 + 1 .. t0 + steps`` and
+    their labels, both (steps, batch), laid out by time (a block's rows contiguous), for
+    consecutive blocks of ``steps`` (the last one may be shorter) from ``t0 = 0``, each valid
+    until the next call: walked whole blocks and at least :data:`_WALK_STEPS` steps at a time (:func:`~bilinear.constructions.values.floatstates.walk`
+    on its table from the last walked states) into buffers kept from block to block, so no array
+    of the words' size is made and none made again per block (their page faults cost more than
+    the walk).  Words with a symbol out of range go to ``run_batch``, which names it."""
+    labels = automaton.labels
+    n, T = batch.shape
+    if not (batch.size and batch.dtype.kind in "iu" and 0 <= batch.min() and batch.max() < automaton.n_symbols):
+        trace = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
+        return lambda t0, steps: (trace[t0 : t0 + steps], labels[trace[t0 : t0 + steps]])
+    delta = np.ascontiguousarray(automaton.delta)
+    last, at = np.full(n, automaton.start, dtype=np.int64), np.empty(n, dtype=np.int64)
+    kept: dict = {"lo": 0, "hi": 0}
 
-        def states(t0: int, steps: int) -> np.ndarray:
-            q = walk(automaton.delta, last[0], batch[:, t0 : t0 + steps])
-            last[0] = q[-1]
-            return q
+    def states(t0: int, steps: int):
+        if not kept["lo"] <= t0 <= t0 + steps <= kept["hi"]:  # walk on from the last walked step, t0
+            assert t0 == kept["hi"], "blocks are consecutive"
+            span = min(steps * -(-_WALK_STEPS // steps), T - t0)  # whole blocks
+            if kept.get("q") is None or kept["q"].shape[0] < span:
+                kept.update(q=np.empty((span, n), dtype=np.int64), labels=np.empty((span, n), dtype=labels.dtype))
+            q = walk(delta, last, batch[:, t0 : t0 + span], kept["q"][:span], at)
+            labels.take(q, out=kept["labels"][:span], mode="clip")  # valid states
+            np.copyto(last, q[-1])  # the next walk overwrites q first
+            kept.update(lo=t0, hi=t0 + span)
+        i = t0 - kept["lo"]
+        return kept["q"][i : i + steps], kept["labels"][i : i + steps]
 
-        return states
-    trace = np.ascontiguousarray(automaton.run_batch(batch, trace=True).T)
-    return lambda t0, steps: trace[t0 : t0 + steps]
+    return states
 
 
 #: What the two ways of judging return: correct prefixes, correct last steps, worst margin, first failure.
@@ -449,8 +467,8 @@ def _dense_check(weights, automaton, batch: np.ndarray, worst: float) -> _Judged
     first: tuple[int, ...] | None = None if worst > 0 else ()
     correct = final_correct = 0
     for t0, steps, judge in _score_blocks(weights, automaton, batch):
-        states = states_of(t0, steps)
-        ok, least = judge(automaton.labels.take(states, mode="clip"), states, worst)  # ok: (steps, words); valid states
+        states, labels = states_of(t0, steps)
+        ok, least = judge(labels, states, worst)  # ok: (steps, words)
         passed = int(np.count_nonzero(ok))
         correct += passed
         if t0 + steps == T:

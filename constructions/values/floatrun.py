@@ -210,15 +210,27 @@ def rescale_span(A: np.ndarray) -> int:
     return int(min(RESCALE_SPAN, max(1, np.floor(2 * RESCALE_FLOOR / g)))) if g > 0 else RESCALE_SPAN
 
 
-def _rescale(H: np.ndarray, work: np.ndarray | None = None) -> bool:
+def _rescale(H: np.ndarray, work: tuple | None = None) -> bool:
     """Divide every row of ``H`` by the power of two that brings its absolute sum into [1/2, 1),
     in place (exact; a zero row stays zero); False when a non-zero row's absolute sum was below
     2^-RESCALE_FLOOR.  The absolute sum (one product with a vector of ones: no per-row loop)
     is 0 only for a zero row, and neither overflows nor underflows where a squared norm would.
-    ``work`` (the shape of ``H``) holds the absolute values when given."""
-    e = np.frexp(np.abs(H, out=work) @ np.ones(H.shape[1]))[1]
-    np.ldexp(H, -e[:, None], out=H)
-    return bool(e.min() > -RESCALE_FLOOR) if e.size else True
+    ``work`` (:func:`_rescale_work` for ``H``'s shape) holds every intermediate when given: a
+    run rescales often, and fresh row-sized arrays page-fault when the batch is large."""
+    if work is None:
+        work = _rescale_work(H.shape)
+    absolute, ones, sums, fraction, e = work
+    np.matmul(np.abs(H, out=absolute), ones, out=sums)
+    np.frexp(sums, out=(fraction, e))
+    ok = bool(e.min() > -RESCALE_FLOOR) if e.size else True
+    np.ldexp(H, np.negative(e, out=e)[:, None], out=H)
+    return ok
+
+
+def _rescale_work(shape: tuple) -> tuple:
+    """The buffers of :func:`_rescale` for states of ``shape`` (batch, hidden)."""
+    batch, hidden = shape
+    return np.empty(shape), np.ones(hidden), np.empty(batch), np.empty(batch), np.empty(batch, dtype=np.intc)
 
 
 def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
@@ -250,7 +262,7 @@ def float_blocks(A: np.ndarray, h0: np.ndarray, words: np.ndarray, steps: int,
     n = max(1, min(steps, length))
     block = np.empty((n, batch, A.shape[1]))
     span = rescale_span(A)
-    start, work = H.copy(), np.empty_like(H)
+    start, work = H.copy(), _rescale_work(H.shape)
     t = 0
     while t < length:
         end = min(t + span, t - t % n + n, length)  # a span never crosses a block
@@ -329,8 +341,9 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
             slots, groups, sources = _slots(w, k, d)
             if k * groups * d > GATHER_MAX_FLOATS:  # too many words on one symbol to pad
                 return slots, sources, None, None, None, None
-            if room[0].size < k * groups * d:  # grown, never shrunk: a fresh array per chunk may page-fault
-                room[:] = [np.zeros(k * groups * d), np.empty(k * groups * d)]
+            if room[0].size < k * groups * d:  # grown with room to spare, never shrunk: a fresh array may page-fault
+                size = max(k * groups * d, min(k * (groups + groups // 4 + 1) * d, GATHER_MAX_FLOATS))
+                room[:] = [np.zeros(size), np.empty(size)]
             padded, product = (x[: k * groups * d].reshape(k, groups, d) for x in room)  # symbol s at [s, :count]
             return slots, sources, padded, product, padded.reshape(-1, d), product.reshape(-1, d)
 

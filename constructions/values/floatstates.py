@@ -195,12 +195,14 @@ def pair_table(fs: FloatStates, delta: np.ndarray, start: int,
     return q, f, table, int(np.searchsorted(codes, start * nf))
 
 
-def walk(table: np.ndarray, first, words: np.ndarray) -> np.ndarray:
+def walk(table: np.ndarray, first, words: np.ndarray, out: np.ndarray | None = None,
+         at: np.ndarray | None = None) -> np.ndarray:
     """The states after every step, (time, batch), of the table (symbols, states) read from
     ``first`` (one state, or one per word: (batch,)) on ``words`` (batch, time): one addition and
     one look-up per step.  The output is the only array of the words' size (each step's sum is
     formed in one row-sized buffer): a fresh large array costs page faults, here more than the
-    look-ups themselves.
+    look-ups themselves.  ``out`` (time, batch) and ``at`` (batch,), int64, are used when given
+    (a caller walking block after block keeps them).
 
     >>> walk(np.array([[1, 0]]), 0, np.zeros((2, 3), dtype=np.int64)).tolist()
     [[1, 1], [0, 0], [1, 1]]
@@ -209,9 +211,11 @@ def walk(table: np.ndarray, first, words: np.ndarray) -> np.ndarray:
     """
     n, time = words.shape
     flat = np.ascontiguousarray(table).reshape(-1)  # symbol s from state p: s * states + p
-    out = np.empty((time, n), dtype=np.int64)
+    if out is None:
+        out = np.empty((time, n), dtype=np.int64)
     np.multiply(words.T, table.shape[1], out=out)  # laid out by time: each symbol's offset, then its state
-    at = np.empty(n, dtype=np.int64)
+    if at is None:
+        at = np.empty(n, dtype=np.int64)
     previous = np.full(n, first, dtype=np.int64) if np.ndim(first) == 0 else np.asarray(first, dtype=np.int64)
     for t in range(time):
         np.add(out[t], previous, out=at)

@@ -121,10 +121,15 @@ def test_margins_in_buffers_are_the_plain_margins():
 
 
 def test_the_automaton_is_walked_block_by_block():
-    """``_states`` walks consecutive blocks from the last block's states: the automaton's own
-    trace, block for block (blocks of 3 over 10 steps: the last one shorter)."""
+    """``_states`` walks whole blocks, at least ``_WALK_STEPS`` steps at a time, from the last
+    walked states, in buffers kept from walk to walk: the automaton's own trace and labels, block
+    for block (blocks of 3 over 40 steps: walks of 18 steps, the last one shorter; blocks of 40
+    and of 1 too)."""
     a = from_spec("modarith:5")
-    words = np.random.default_rng(6).integers(0, a.n_symbols, size=(7, 10))
-    states_of = floatcheck._states(a, words)
-    got = np.concatenate([states_of(t0, min(3, 10 - t0)) for t0 in range(0, 10, 3)])
-    assert np.array_equal(got, a.run_batch(words, trace=True).T)
+    words = np.random.default_rng(6).integers(0, a.n_symbols, size=(7, 40))
+    trace = a.run_batch(words, trace=True).T
+    for steps in (3, 40, 1):
+        states_of = floatcheck._states(a, words)
+        blocks = [tuple(x.copy() for x in states_of(t0, min(steps, 40 - t0))) for t0 in range(0, 40, steps)]
+        assert np.array_equal(np.concatenate([q for q, _ in blocks]), trace)
+        assert np.array_equal(np.concatenate([lab for _, lab in blocks]), a.labels[trace])
