@@ -6,25 +6,25 @@ Both are timed in CPU seconds (a shared machine's wall time is not the code's), 
 with the load average.  The float check runs the automaton too (its labels; with the table, the
 walk over pairs of automaton and float states), so its time includes one simulation.
 
-Measured 2026-12-06 (shared 2-core machine at load 1.5: another engineer's jobs beside it), 1000 words x
+Measured 2026-12-06 (shared 2-core machine at load 1.8: another engineer's jobs beside it), 1000 words x
 length 500, median of 5; ``path`` is how the check judged the words (``table``: the float run's
 finitely many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the
 float run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table       1.8e+08          1.39e+08    0.8x
-    cyclic:7 rotation2d              2        7       7  dense      3.59e+07          1.25e+08    3.5x
-    dihedral:50 block:2              2        2     100  dense      3.55e+07           1.2e+08    3.4x
-    symmetric:5 full                 4        2     120  table      1.37e+08          1.39e+08    1.0x
-    quaternion full                  4        2       8  table      1.81e+08          1.34e+08    0.7x
-    modarith:5 full                  5       10       5  table      1.79e+08          1.35e+08    0.8x
-    modarith:8 full                  8       16       8  table      1.81e+08          1.35e+08    0.7x
-    modarith:16 full                16       32      16  table      1.46e+08          1.34e+08    0.9x
-    modarith:16 full+noise1e-06     16       32      16  dense      1.09e+07          1.11e+08   10.2x
+    parity diagonal                  1        2       2  table      1.44e+08          1.17e+08    0.8x
+    cyclic:7 rotation2d              2        7       7  dense      3.48e+07          1.25e+08    3.6x
+    dihedral:50 block:2              2        2     100  dense      3.38e+07          1.22e+08    3.6x
+    symmetric:5 full                 4        2     120  table      8.09e+07          8.37e+07    1.0x
+    quaternion full                  4        2       8  table       1.6e+08          1.28e+08    0.8x
+    modarith:5 full                  5       10       5  table      1.67e+08          1.33e+08    0.8x
+    modarith:8 full                  8       16       8  table      1.69e+08          1.32e+08    0.8x
+    modarith:16 full                16       32      16  table      1.43e+08          1.31e+08    0.9x
+    modarith:16 full+noise1e-06     16       32      16  dense      1.13e+07          1.24e+08   10.9x
 
-The same script run by main's tree (891c418) right after, same load: 0.9 / 3.1 / 3.6 / 1.1 / 0.9 /
-0.9 / 0.9 / 1.0 / 10.7x (check 6.96e7 / 2.56e7 / 2.37e7 / 1.16e8 / 1.47e8 / 1.45e8 / 1.33e8 /
-1.25e8 / 1.11e7 tokens/s).  Within 5x everywhere but the last case: exact constructions (0/1,
+The same script run by main's tree (891c418) right after, same load: 1.1 / 3.6 / 3.8 / 1.1 / 0.9 /
+0.8 / 0.9 / 1.1 / 10.4x (check 8.99e7 / 3.64e7 / 3.41e7 / 1.2e8 / 1.48e8 / 1.56e8 / 1.48e8 /
+1.22e8 / 1.11e7 tokens/s).  Within 5x everywhere but the last case: exact constructions (0/1,
 signed permutation and +-1 matrices) run through the table at about the simulation's speed (its
 walk is the simulation's loop, without a (time, batch) index array), whatever d and the alphabet;
 the rotations drift (their products round), so they run densely: at d = 2 the many-class bound
@@ -39,9 +39,10 @@ about 8.6 ms (about 15 G a second: the class-major output the margins are taken 
 numpy reaches 5x there.
 
 Page faults decide much of a run here: a fresh array above 128 KiB may come from the system and
-fault on every 4 KiB page (about 2 us each).  The check makes none of the words' size (the
-automaton is walked a block at a time beside the float run; the grouping works on at most 16384
-word-steps at once; the judge's scores and margins reuse one set of buffers), and the simulation
+fault on every 4 KiB page (about 2 us each).  The check makes none of the words' size and
+makes none again per block (the automaton is walked beside the float run, at least 16 steps at
+a time, into kept buffers; the grouping works on at most 16384 word-steps at once; the judge's
+scores and margins and the rescaling's sums reuse one set of buffers), and the simulation
 timed after it no longer pays for memory the check gave back: in a loop of the noisy case alone
 (after one check of every other case), main's check had about 2,200 page faults a call and the
 simulation after it about 940 (5.5 ms instead of 4 ms), this tree's about 50 and none (check
