@@ -47,7 +47,10 @@ timed after it no longer pays for memory the check gave back: in a loop of the n
 (after one check of every other case), main's check had about 2,200 page faults a call and the
 simulation after it about 940 (5.5 ms instead of 4 ms), this tree's about 50 and none (check
 about 45 ms against main's 49 ms).  In this script's run of every case the effect comes and goes
-with what ran before: compare the ratio within a run.
+with what ran before: compare the ratio within a run.  With glibc's thresholds raised as the
+command line raises them (bilinear/malloc.py; or MALLOC_MMAP_THRESHOLD_=33554432
+MALLOC_TRIM_THRESHOLD_=536870912 in the environment) neither tree faults, and the noisy case
+runs at 10.3-11.0x in both.
 
 Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
 """
