@@ -180,11 +180,9 @@ class _Codes(_Keys):
         self._high_digits = high  # C order, all three: take(axis=0) of an F-order table is 4x slower
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
-        """Codes are their own keys."""
+        """Codes are their own keys (found in ``table``, numbered by :meth:`_Search._number_codes`:
+        no ``insert``)."""
         return rows
-
-    def insert(self, keys: np.ndarray, indices: np.ndarray) -> None:
-        self.table[keys] = indices + (self.KNOWN + 1)
 
     @property
     def identity(self) -> int:

@@ -265,25 +265,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('automata/closure.py', '_Keys.__init__', 'values > 1 -> values >= 1', 0):
         'values = 1: max(1, ceil(log2 1)) = max(1, 0) = 1, the else branch',
     ('automata/closure.py', '_Keys.__init__', '1 -> 2', 0):
-        'max(2, ceil(log2 n)) differs from max(1, ...) only at n = 2, which is direct mode (bits unused)',
+        'max(2, ceil(log2 values)) differs from max(1, ...) only at values = 2: 2 bits a state instead of 1, a packing as injective (or past 63 bits a hash checked against the rows): the same closure',
     ('automata/closure.py', '_Keys.__init__', '1 -> 0', 0):
         'for n > 1, ceil(log2 n) >= 1: the max with 1 or 0 is the same',
     ('automata/closure.py', '_Clock.tick', 'now - self.start -> now + self.start', 1):
         'the progress test since the start is implied by the one since the last line (last >= start)',
     # the closure's rounds of codes (automata/closure.py, issue 48)
-    ('automata/closure.py', '_Codes.step', '1 -> 2', 0):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
-    ('automata/closure.py', '_Codes.step', '1 -> 2', 1):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
-    ('automata/closure.py', '_Codes.decode', 'n - c -> n + c', 0):
-        'low[: n ** (n + c)] is the whole low table (n ** c rows): high.take(h) reads only h < n ** (n - c), the same rows',
-    ('automata/closure.py', '_Search.code_round', '1 -> 0', 0):
-        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
     ('automata/closure.py', '_Search.code_round', 'chain[1] == lo -> chain[1] != lo', 0):
-        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.code_round', '1 -> 2', 1):
-        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.code_round', '1 -> 0', 1):
         'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
     ('automata/closure.py', '_Search.finish_rounds', '1 -> 2', 1):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
@@ -307,6 +295,71 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the table of no digits is read only at row 0 (the high part of a one-state code): a second row of zeros is never read',
     ('automata/closure.py', '_chunk_table', '1 -> 2', 5):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    # the closure after issue 48's round 6 (codes split by a shift, place values made once a process)
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 1):
+        '`values > 2`: at values = 2 the else branch gives 1 bit, ceil(log2 2) = 1: the same',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 1):
+        '`values > 0`: at values = 1, max(1, ceil(log2 1)) = max(1, 0) = 1, the else branch: the same',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 2):
+        'values <= 1 (one state): every entry is 0, packed at any width to the key 0: the same keys',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 2):
+        'values <= 1 (one state): every entry is 0, packed at any width to the key 0: the same keys',
+    ('automata/closure.py', '_Keys.__init__', 'bits * n <= 63 -> bits * n < 63', 0):
+        'packed keys or hashed keys checked against the rows: the same closure (at exactly 63 bits both are exact)',
+    ('automata/closure.py', '_Keys.__init__', '63 -> 64', 0):
+        'at 64 bits the packed key is the row read in 64 bits mod 2^64 (int64 wraps): distinct rows still have distinct keys',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 3):
+        'every packed key doubled (2 << bits i): below 2^64 (at most 63 bits), so mod 2^64 still one key per row',
+    ('automata/closure.py', '_Keys.__init__', '0x5EED -> 24302', 0):
+        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 4):
+        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 4):
+        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 5):
+        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
+    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 5):
+        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
+    ('automata/closure.py', '_Keys.encode', '1 -> 2', 0):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Keys.lookup', '1 -> 2', 0):
+        'an unknown key gets -2 instead of -1: only found < 0 is read',
+    ('automata/closure.py', '_Codes.__init__', '1 -> 2', 4):
+        "the table's size max(2, n**(n-c) << s): n**(n-c) << s >= 1 for every n; one state: a second entry never read",
+    ('automata/closure.py', '_Codes.__init__', '1 -> 0', 4):
+        "the table's size max(0, n**(n-c) << s) = n**(n-c) << s >= 1 for every n >= 1",
+    ('automata/closure.py', '_Codes.__init__', '2 * c -> 2 // c', 0):
+        'the high table made by its own product where the low one would do (an even n: n - c = c digits, the same values)',
+    ('automata/closure.py', '_Codes.__init__', '2 -> 3', 1):
+        'the high table always made by its own product (3c = n never holds): for an even n the same values as the low one',
+    ('automata/closure.py', '_Codes.children', '1 -> 2', 0):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_chunk_table', '1 -> 0', 0):
+        'every call passes images = np.eye(n) (_place_values): square, so shape[0] = shape[1]',
+    ('automata/closure.py', '_closure', 'False -> True', 0):
+        'the default clock (a direct call without one, as the sampled tests make) would print progress lines only after 2 s: no such closure runs that long',
+    ('automata/closure.py', '_closure', '1 -> 2', 2):
+        "the identity's key inserted from rows[:2] with one index: zip stops at the shorter, the same single key",
+    ('automata/closure.py', '_closure', '1 -> 2', 3):
+        "the identity's key inserted with indices zeros(2): zip stops at the shorter, the same single key",
+    ('automata/closure.py', '_closure', '_CHUNK_ENTRIES // (k * n) -> _CHUNK_ENTRIES * (k * n)', 0):
+        'a large frontier not cut in chunks: memory per step, not the result',
+    ('automata/closure.py', '_Search.code_round', '1 -> 2', 3):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Search.code_round', '1 -> 2', 4):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Search.code_round', '1 -> 0', 5):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.code_round', '1 -> 2', 6):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.code_round', '1 -> 0', 6):
+        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
+    ('automata/closure.py', '_Search.level', '1 -> 2', 1):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/closure.py', '_Search._number_codes', 'm <= _MARKS.shape[0] -> m < _MARKS.shape[0]', 0):
+        'at m = 4,096 the arange gives the marks the slice would: m, ..., 1',
+    ('automata/closure.py', '_Search._number_codes', 'start + count > self.room -> start + count >= self.room', 0):
+        "at start + count = room, _reserve passes the limits' check and grows nothing: the same tables",
     # the sampled closure (automata/sampled.py, issue 48)
     ('automata/sampled.py', '_samples', 'narrow < _SAMPLE_COLUMNS -> narrow <= _SAMPLE_COLUMNS', 0):
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',

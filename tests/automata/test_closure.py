@@ -258,3 +258,55 @@ def test_the_codes_closure_numbers_as_the_row_closure(monkeypatch, make):
     for name in got._fields:
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
         assert getattr(got, name).dtype == getattr(want, name).dtype, name
+
+
+def test_the_place_value_tables_are_read_only():
+    """The tables made once a process are handed to every later closure: a caller writing into
+    one would change every closure after it, so they are read-only."""
+    for table in (closure._place_values(6, 3, 6), closure._powers(7), closure._digit_bytes(5, 3, 3)):
+        assert not table.flags.writeable
+        with pytest.raises(ValueError):
+            table[0] = 1
+
+
+def test_codes_up_to_eight_states_decided_without_n_to_the_n():
+    """Up to 8 states (8**8 = 2**24 entries, the table's largest) a closure runs on codes; from
+    9 on it does not, and the decision for a ten-million-state automaton is immediate (n**n, a
+    70-million-digit integer, is never formed)."""
+    assert closure._direct(8) and closure._direct(1)
+    assert not closure._direct(9)
+    assert not closure._direct(10**7)
+
+
+def test_a_hash_collision_falls_back_to_exact_keys(monkeypatch):
+    """Past 15 states or so a row's key is a 64-bit hash, checked against the rows: with every hash
+    made equal (each row colliding with the first), the check must notice and the closure start
+    again on exact keys, giving the 20 rotations of a 20-cycle and nothing merged."""
+    original = closure._Keys.encode
+
+    def colliding(self, rows):
+        keys = original(self, rows)
+        return keys & np.uint64(0) if self.mode == "hashed" else keys
+
+    monkeypatch.setattr(closure._Keys, "encode", colliding)
+    cycle = Automaton([[(q + 1) % 20 for q in range(20)]], labels=list(range(20)))
+    c = closure.close(cycle)
+    assert c.elements.shape[0] == 20
+    assert sorted(tuple(row) for row in c.elements.tolist()) == sorted(plain_closure(cycle))
+
+
+def test_every_round_and_level_reports_and_the_last_report_is_the_whole_monoid(monkeypatch):
+    """A progress callable hears the elements found at every round and last the whole monoid: S_6
+    on its points finds its last 8 elements in its last round.  With one level a round (as a large
+    frontier runs), T_5 reports once per breadth-first level (its depth plus one, the last level
+    finding nothing: counted from the parents) and once at the end."""
+    reports: list[int] = []
+    assert closure.close(_natural(6), progress=reports.append).elements.shape[0] == 720
+    assert reports[-1] == 720 and reports[-2] < 720 and reports == sorted(reports)
+    reports.clear()
+    monkeypatch.setattr(closure, "_levels", lambda *args: 1)
+    c = closure.close(closure.full_transformation_automaton(5), progress=reports.append)
+    depth = np.zeros(c.parent.shape[0], dtype=np.int64)
+    for i in range(1, depth.shape[0]):  # parents come first (shortlex order)
+        depth[i] = depth[c.parent[i]] + 1
+    assert reports[-1] == 5**5 and len(reports) == int(depth.max()) + 2
