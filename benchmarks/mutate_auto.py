@@ -936,6 +936,33 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'refused before), so its trace is never read',
     ('constructions/horizon/floatcheck.py', '_table_check', '1 -> 2', 0):
         'reshape(-2): numpy infers any negative size, as it does -1',
+    # the dense check's walk a block at a time (issue 48, round 6)
+    ('constructions/horizon/floatcheck.py', '_states', 't0 + steps -> t0 - steps', 0):
+        'the trace of run_batch is read only for batches run_batch refuses (floats, bools, symbols out of range; empty batches are refused before): never read',
+    ('constructions/horizon/floatcheck.py', '_states', 't0 + steps -> t0 - steps', 1):
+        'the trace of run_batch is read only for batches run_batch refuses (floats, bools, symbols out of range; empty batches are refused before): never read',
+    ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 1):
+        'the kept range starting at 1 instead of 0: the first block (t0 = 0) is walked either way, as from an empty range',
+    ('constructions/horizon/floatcheck.py', '_states', 'kept["lo"] <= t0 <= t0 + steps <= kept["hi"] -> kept[\'lo\'] < t0 <= t0 + steps <= kept[\'hi\']', 0):
+        'the first block of a span is the call that walks it: the kept range is tested only by the blocks after it, t0 > lo',
+    ('constructions/horizon/floatcheck.py', '_states', 'kept["lo"] <= t0 <= t0 + steps <= kept["hi"] -> kept[\'lo\'] <= t0 < t0 + steps <= kept[\'hi\']', 0):
+        'a block has at least one step: t0 < t0 + steps whenever t0 <= t0 + steps',
+    ('constructions/horizon/floatcheck.py', '_states', '-_WALK_STEPS // steps -> -_WALK_STEPS * steps', 0):
+        'a longer read-ahead (whole blocks, cut at the words\' end): memory, not the states',
+    ('constructions/horizon/floatcheck.py', '_states', 'kept["q"].shape[0] < span -> kept[\'q\'].shape[0] <= span', 0):
+        'the buffers made again at an equal size: the same states',
+    ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 3):
+        'spans never grow after the first (the same block steps, the last one shorter): the buffers are made once either way',
+    ('constructions/values/floatstates.py', 'float_states', 'CHUNK_FLOATS // (A.shape[0] * A.shape[1]) -> CHUNK_FLOATS * (A.shape[0] * A.shape[1])', 0):
+        'the frontier in larger chunks: memory, not the states (one state a chunk is tested against the whole frontier)',
+    ('constructions/values/floatstates.py', 'float_states', '0 -> 1', 4):
+        'another chunk size (hidden x hidden entries a state instead of symbols x hidden): memory, not the states',
+    ('constructions/values/floatstates.py', 'float_states', '1 -> 0', 1):
+        'another chunk size (symbols x symbols entries a state instead of symbols x hidden): memory, not the states',
+    ('constructions/values/floatstates.py', 'walk', 'np.ndim(first) == 0 -> np.ndim(first) != 0', 0):
+        "either way the start broadcasts to the batch: a scalar start as a 0-d array, a start per word as np.full's fill",
+    ('constructions/values/floatstates.py', 'walk', '0 -> 1', 0):
+        "either way the start broadcasts to the batch: a scalar start as a 0-d array, a start per word as np.full's fill",
     # the ball norms (constructions/exact/balls.py, issue 48)
     ('constructions/exact/balls.py', 'op_norm', 'not rows or not cols -> not rows and (not cols)', 0):
         'with one side empty the sub-matrix is empty: its Frobenius norm is 0 and its B has no rows, so 0 is '
