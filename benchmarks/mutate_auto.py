@@ -344,6 +344,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "the identity's key inserted with indices zeros(2): zip stops at the shorter, the same single key",
     ('automata/closure.py', '_closure', '_CHUNK_ENTRIES // (k * n) -> _CHUNK_ENTRIES * (k * n)', 0):
         'a large frontier not cut in chunks: memory per step, not the result',
+    ('automata/closure.py', '_direct', '8 -> 9', 0):
+        'n = 9: 9**9 is past the table\'s 2**24 entries, refused by the second test either way',
     ('automata/closure.py', '_Search.code_round', '1 -> 2', 3):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Search.code_round', '1 -> 2', 4):
