@@ -419,7 +419,6 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     gens = automaton.delta.astype(dtype)  # (symbols, states)
     _check_group_lower_bound(automaton, limit, max_rows, what)
     width = n if sample is None else len(sample)
-    identity = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)
     if sample is None and _direct(n):  # the elements are their codes (_Codes)
         keys: _Keys = _Codes(gens, dtype)
         t = _Tables(None, k, np.dtype(np.int64), max_rows)
@@ -428,7 +427,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     else:
         keys = _Keys(width, dtype, exact=exact, values=n)
         t = _Tables(width, k, dtype, max_rows)
-        t.rows[0] = identity
+        t.rows[0] = np.arange(n, dtype=dtype) if sample is None else sample.astype(dtype)  # the identity
         keys.insert(keys.encode(t.rows[:1]), np.zeros(1, dtype=np.int64))
     bfs = _Search(gens, keys, t, clock, _Limits(what, n, k, limit, max_rows))
     chunk = max(1, _CHUNK_ENTRIES // (k * n))
@@ -696,9 +695,11 @@ def _too_large(what: str, n: int, k: int, max_rows: int, limit: int) -> MonoidTo
 
 
 def _final(automaton: Automaton, size: int, elements, right, parent, via) -> Closure:
-    """The :class:`Closure` of the first ``size`` rows (read-only copies)."""
+    """The :class:`Closure` of the first ``size`` rows, read-only: views of the tables when they are
+    at least half full (the tables grow by doubling: at most twice the memory kept, no copy), else
+    copies (a small monoid does not keep a table of 1,024 rows)."""
     def final(array: np.ndarray) -> np.ndarray:
-        out = array if array.shape[0] == size else np.array(array[:size], copy=True)  # an exact fit is kept
+        out = array[:size] if 2 * size >= array.shape[0] else np.array(array[:size], copy=True)
         out.setflags(write=False)
         return out
 
