@@ -71,6 +71,8 @@ from bilinear.constructions.handmade.registry import build
 from bilinear.constructions.horizon import floatcheck
 from bilinear.constructions.horizon.floatcheck import check
 
+from bilinear.malloc import keep_freed_buffers
+
 try:
     from bilinear.constructions.values.memo import clear_caches
 except ImportError:  # a tree before the cache could be cleared (benchmarks/speed_targets.py runs older trees)
@@ -127,8 +129,12 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
     tokens = args.length * args.words
+    # as the command line runs (bilinear/malloc.py): freed multi-MB buffers stay in the process, so
+    # neither side is timed on page faults that depend on what the other freed before it
+    kept = keep_freed_buffers()
     print(f"{args.words} words x length {args.length} = {tokens:,} tokens, CPU seconds, median of {args.repeat} "
-          f"interleaved (fresh objects each); load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+          f"interleaved (fresh objects each); freed buffers kept: {kept}; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'case':<30}{'d':>4}{'symbols':>9}{'classes':>8}  {'path':>5}  {'check tok/s':>12}  {'run_batch tok/s':>16}"
           f"  ratio  accuracy  worst margin")
     for spec, variant, noise in CASES:
