@@ -4,53 +4,46 @@ second, next to plain automaton simulation in numpy (Automaton.run_batch) on the
 Both are timed in CPU seconds (a shared machine's wall time is not the code's), interleaved
 (check, simulation, check, ...) on fresh weights and automata each repeat; the median is printed,
 with the load average.  The float check runs the automaton too (its labels; with the table, the
-walk over pairs of automaton and float states), so its time includes one simulation.
+walk over pairs of automaton and float states), so its time includes one simulation.  The script
+keeps freed buffers in the process as the command line does (``bilinear.malloc``): otherwise a
+side is timed on page faults of memory the other gave back (a fresh array above 128 KiB may fault
+on every 4 KiB page, about 2 us each), and the simulation alone read 4.3e7 to 1.3e8 tokens/s
+between two runs of the same script.
 
-Measured 2026-12-06 (shared 2-core machine at load 1.8: another engineer's jobs beside it), 1000 words x
-length 500, median of 5; ``path`` is how the check judged the words (``table``: the float run's
-finitely many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the
-float run itself, docs/theory.md Theorem 26 says when the table is exact):
+Measured 2026-12-06 (2-core machine, nothing else running, load 0.8-1.0, inside
+``benchmarks/speed_targets.py``), 1000 words x length 500, median of 5; ``path`` is how the check
+judged the words (``table``: the float run's finitely many states, one look-up per symbol,
+constructions/values/floatstates.py; ``dense``: the float run itself, docs/theory.md Theorem 26
+says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table      1.44e+08          1.17e+08    0.8x
-    cyclic:7 rotation2d              2        7       7  dense      3.48e+07          1.25e+08    3.6x
-    dihedral:50 block:2              2        2     100  dense      3.38e+07          1.22e+08    3.6x
-    symmetric:5 full                 4        2     120  table      8.09e+07          8.37e+07    1.0x
-    quaternion full                  4        2       8  table       1.6e+08          1.28e+08    0.8x
-    modarith:5 full                  5       10       5  table      1.67e+08          1.33e+08    0.8x
-    modarith:8 full                  8       16       8  table      1.69e+08          1.32e+08    0.8x
-    modarith:16 full                16       32      16  table      1.43e+08          1.31e+08    0.9x
-    modarith:16 full+noise1e-06     16       32      16  dense      1.13e+07          1.24e+08   10.9x
+    parity diagonal                  1        2       2  table       1.3e+08          9.46e+07    0.7x
+    cyclic:7 rotation2d              2        7       7  dense      3.33e+07          1.15e+08    3.5x
+    dihedral:50 block:2              2        2     100  dense      3.41e+07          1.14e+08    3.3x
+    symmetric:5 full                 4        2     120  table      1.14e+08          1.11e+08    1.0x
+    quaternion full                  4        2       8  table      1.37e+08          1.06e+08    0.8x
+    modarith:5 full                  5       10       5  table      1.36e+08           1.1e+08    0.8x
+    modarith:8 full                  8       16       8  table       1.5e+08          1.11e+08    0.7x
+    modarith:16 full                16       32      16  table      1.28e+08          1.24e+08    1.0x
+    modarith:16 full+noise1e-06     16       32      16  dense       1.1e+07          1.14e+08   10.4x
 
-The same script run by main's tree (891c418) right after, same load: 1.1 / 3.6 / 3.8 / 1.1 / 0.9 /
-0.8 / 0.9 / 1.1 / 10.4x (check 8.99e7 / 3.64e7 / 3.41e7 / 1.2e8 / 1.48e8 / 1.56e8 / 1.48e8 /
-1.22e8 / 1.11e7 tokens/s).  Within 5x everywhere but the last case: exact constructions (0/1,
-signed permutation and +-1 matrices) run through the table at about the simulation's speed (its
-walk is the simulation's loop, without a (time, batch) index array), whatever d and the alphabet;
-the rotations drift (their products round), so they run densely: at d = 2 the many-class bound
-(``_Bound``: one gathered reference row and its distance per prefix) keeps dihedral:50 under 4x.
-The noisy modarith:16 drifts too and stays near 10x: its dense check costs about 45 ms of CPU
-against 4 ms for the simulation, and the two products of d = 16 states per token alone take
-about 17 ms: the run's batched GEMM over the rows padded by symbol (1.5x the rows) about 8.4 ms,
-at this core's BLAS peak for K = 16 (about 25 G multiply-adds a second), and the readout's scores
-about 8.6 ms (about 15 G a second: the class-major output the margins are taken from).  That is
-4.2x the simulation before the rows are grouped (5 ms), taken back (4.5 ms), their norms
-(3.5 ms) and margins (4 ms) formed and the automaton walked (2.5 ms): no dense float64 run in
-numpy reaches 5x there.
-
-Page faults decide much of a run here: a fresh array above 128 KiB may come from the system and
-fault on every 4 KiB page (about 2 us each).  The check makes none of the words' size and
-makes none again per block (the automaton is walked beside the float run, at least 16 steps at
-a time, into kept buffers; the grouping works on at most 16384 word-steps at once; the judge's
-scores and margins and the rescaling's sums reuse one set of buffers), and the simulation
-timed after it no longer pays for memory the check gave back: in a loop of the noisy case alone
-(after one check of every other case), main's check had about 2,200 page faults a call and the
-simulation after it about 940 (5.5 ms instead of 4 ms), this tree's about 50 and none (check
-about 45 ms against main's 49 ms).  In this script's run of every case the effect comes and goes
-with what ran before: compare the ratio within a run.  With glibc's thresholds raised as the
-command line raises them (bilinear/malloc.py; or MALLOC_MMAP_THRESHOLD_=33554432
-MALLOC_TRIM_THRESHOLD_=536870912 in the environment) neither tree faults, and the noisy case
-runs at 10.3-11.0x in both.
+The same run of 017281d's tree (main before issue 48's speed work): 12.9 / 23.2 / 27.3 / 31.0 /
+19.8 / 28.5 / 34.4 / 49.6 / 48.4x.  Within 5x everywhere but the last case: exact constructions
+(0/1, signed permutation and +-1 matrices) run through the table at about the simulation's speed
+(its walk is the simulation's loop), whatever d and the alphabet; the rotations drift (their
+products round), so they run densely: at d = 2 the many-class bound (``_Bound``: one gathered
+reference row and its distance per prefix) keeps dihedral:50 under 4x.  The noisy modarith:16
+drifts too and stays near 10x: its dense check costs about 45 ms of CPU against 4 ms for the
+simulation, and the two products of d = 16 states per token alone take about 17 ms: the run's
+batched GEMM over the rows padded by symbol (1.5x the rows) about 8.4 ms, at this core's BLAS peak
+for K = 16 (about 25 G multiply-adds a second), and the readout's scores about 8.6 ms (about 15 G
+a second: the class-major output the margins are taken from).  That is 4.2x the simulation
+before the rows are grouped (5 ms), taken back (4.5 ms), their norms (3.5 ms) and margins (4 ms)
+formed and the automaton walked (2.5 ms): no dense float64 run in numpy reaches 5x there.  The
+check itself makes no array of the words' size and none again per block (the automaton walked
+beside the float run into kept buffers, the grouping at most 16384 word-steps at once, the
+judge's and the rescaling's buffers made once), so it does not depend on the allocator's state
+either way.
 
 Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
 """

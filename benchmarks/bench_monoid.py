@@ -19,28 +19,31 @@ its columns are skipped.
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
 millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-06
-(shared 2-core machine at load 1.5, ``--seeds 5``), this closure:
+(2-core machine, nothing else running, load 0.8-1.0, ``--seeds 5``, inside
+``benchmarks/speed_targets.py``), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      2.22      323,781      1.85      390,063           1.20
-    S_6 natural (6 points)         720      0.18    3,927,066      0.10    7,495,862           1.91
-    S_7 (symmetric:7)            5,040     62.65       80,450    113.35       44,466           0.55
-    S_7 natural (7 points)       5,040      0.57    8,897,959      0.64    7,867,710           0.88
-    T_6                         46,656      2.03   22,974,322      8.68    5,373,239           0.23
-    T_7                        823,543     65.72   12,530,151    742.82    1,108,669           0.09
-    random 8x3 (x5)          1,433,284    158.40    9,048,582   1432.72    1,000,395           0.11
+    S_6 (symmetric:6)              720      2.24      320,817      1.85      388,625           1.21
+    S_6 natural (6 points)         720      0.15    4,668,080      0.10    7,037,986           1.51
+    S_7 (symmetric:7)            5,040     62.77       80,299    112.97       44,615           0.56
+    S_7 natural (7 points)       5,040      0.52    9,704,756      0.66    7,676,187           0.79
+    T_6                         46,656      1.79   26,002,080      9.05    5,157,679           0.20
+    T_7                        823,543     57.31   14,368,942    759.22    1,084,721           0.08
+    random 8x3 (x5)          1,433,284    138.69   10,334,602   1292.55    1,108,882           0.11
 
-The same run of the previous closure (main 8f11d1d, just before it, same harness): S_6 2.18,
-S_6 natural 3.31, S_7 0.58, S_7 natural 1.35, T_6 0.15, T_7 0.08, random 8x3 0.16 (ours/lsg
-time; its ours ms 4.07, 0.35, 66.7, 0.88, 2.30, 69.7, 217).
+The same run of 017281d's closure (main before issue 48's speed work): 4.26, 7.38, 5.34, 3.49,
+1.61, 0.45, 0.54 (ours/lsg time).  S_6 on its points reads 1.43-1.57x from run to run
+(benchmarks/SPEED.md, "Issue 48, round 6").
 
-Reading the figures: up to 8 states an element is its integer code; a small frontier runs several
-breadth-first levels a round (the codes' two halves looked up level after level, the candidates
-of every level marked at once in a direct-address table), a large one a level a round, so T_6,
-T_7 and the random automata are far ahead.  S_6 on 6 points is 19 levels in 4 rounds of about
-20 numpy calls each (about 100 us) plus about 80 us of tables, the right Cayley table and
-parents filled at the end, the decoding and the Monoid, against libsemigroups' 0.10 ms for the
-whole enumeration.  An automaton with more than 128 states is keyed by the images of a few
+Reading the figures: up to 8 states an element is its integer code (the images of the low half
+of the states in base n and, shifted a whole number of bits above them, the high half's); a small
+frontier runs several breadth-first levels a round (the codes' two parts looked up level after
+level into one buffer, the candidates of every level marked at once in a direct-address table),
+a large one a level a round, so T_6, T_7 and the random automata are far ahead.  S_6 on 6 points
+is 19 levels in 4 rounds: about 85 us (a dozen numpy calls a round, two look-ups a level), then
+about 20 us to fill the right Cayley table and the parents, 10 us for the codes' tables, 9 us to
+decode and some 15 us of Python around them, against libsemigroups' 0.10 ms for the whole
+enumeration.  An automaton with more than 128 states is keyed by the images of a few
 sampled states (a permutation group first by as many as fit one exact 64-bit key: 6 of S_6's
 720, 4 of S_7's 5,040; then 64); its elements are composed in full once, parent first, and the
 closure is checked on the edges outside the breadth-first tree, in blocks through buffers

@@ -22,15 +22,15 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About nine minutes in all on the 2-core machine.
 
-Measured 2026-12-06 (nothing else running, load average 0.8-1.0; the whole table is in
-benchmarks/SPEED.md, "Issue 48, every target in one run"): 25 of 27 rows met.  The tour 32.2 ->
-16.2 s, report identical; ``cyclic:1000`` 63.7 -> 2.8 us per transition; ``cyclic:256`` open ->
-proved in 0.6 s; ``verify parity diagonal`` +0.30 -> +0.05 s over ``describe``; certify 0.73-1.04x
-of 25d7590 (017281d: 4.2-5.5x), L/U equal; closures S_6 Cayley 1.23x, S_7 0.55x / 0.90x, T_6,
-T_7 and random 8x3 0.22x / 0.09x / 0.12x of libsemigroups; the float check 1.1-1.6x the
-simulation on exact constructions (d up to 16), 3.6x on rotations.  Not met: S_6 on its 6
-points 1.88x (target 1.5x), and the float check of a noisy d = 16 network with 32 symbols 10.8x
-(target 5x).
+Measured 2026-12-06, round 6 (nothing else running, load average 0.1-1.0; the whole table is in
+benchmarks/SPEED.md, "Issue 48, round 6: every target in one run"): 25 of 27 rows met.  The tour
+34.0 -> 16.8 s, report identical; ``cyclic:1000`` 67.3 -> 2.9 us per transition; ``cyclic:256``
+open -> proved in 0.6 s; ``verify parity diagonal`` +0.34 -> +0.03 s over ``describe``; certify
+0.77-0.93x of 25d7590 (017281d: 4.5-5.3x), L/U equal; closures S_6 Cayley 1.21x, S_7 0.56x /
+0.79x, T_6, T_7 and random 8x3 0.20x / 0.08x / 0.11x of libsemigroups; the float check 0.7-1.0x
+the simulation on exact constructions (d up to 16), 3.3-3.5x on rotations.  Not met: S_6 on its
+6 points 1.51x (target 1.5x; 1.43-1.57x from run to run), and the float check of a noisy d = 16
+network with 32 symbols 10.4x (target 5x).
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
 """
