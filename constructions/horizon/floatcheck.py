@@ -126,9 +126,9 @@ class CheckResult:
 def _margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) -> np.ndarray:
     """score[label] - max other score; scores (classes, ...) class-major, labels (...) -> (...).
 
-    Overwrites ``scores`` (a fresh array) instead of copying it.  With ``work`` (scores (classes,
-    rows) and labels (rows,), rows at most ``work``'s) the indices and the margins are formed in
-    its buffers (the same numbers; the margins are a view of a buffer the next call overwrites).
+    Overwrites ``scores`` (a fresh array) instead of copying it.  The indices and the margins are
+    formed in ``work``'s buffers (rows at least the prefixes'; a check's judge keeps one, the
+    margins then a view of a buffer the next call overwrites), else in buffers made for the call.
     """
     classes = scores.shape[0]
     if classes == 1:
@@ -137,15 +137,12 @@ def _margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) 
     flat = scores.reshape(classes, -1)  # a view of the contiguous scores
     n = flat.shape[1]
     if work is None:
-        at = labels.reshape(-1) * n + np.arange(n)
-        own = flat.reshape(-1)[at]
-        flat.reshape(-1)[at] = -np.inf
-        return (own - flat.max(axis=0)).reshape(scores.shape[1:])
-    at = np.multiply(labels, n, out=work.at[:n])
+        work = _Work(n, 0)
+    at = np.multiply(labels.reshape(-1), n, out=work.at[:n])
     at += work.cols[:n]
     own = flat.reshape(-1).take(at, out=work.own[:n], mode="clip")  # valid indices: unbuffered
     flat.reshape(-1).put(at, -np.inf, mode="clip")
-    return np.subtract(own, flat.max(axis=0, out=work.other[:n]), out=own)
+    return np.subtract(own, flat.max(axis=0, out=work.other[:n]), out=own).reshape(scores.shape[1:])
 
 
 class _Work:
