@@ -310,18 +310,16 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'at 64 bits the packed key is the row read in 64 bits mod 2^64 (int64 wraps): distinct rows still have distinct keys',
     ('automata/closure.py', '_Keys.__init__', '1 -> 2', 3):
         'every packed key doubled (2 << bits i): below 2^64 (at most 63 bits), so mod 2^64 still one key per row',
-    ('automata/closure.py', '_Keys.__init__', '0x5EED -> 24302', 0):
-        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
-    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 4):
-        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
-    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 4):
-        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
-    ('automata/closure.py', '_Keys.__init__', '1 -> 2', 5):
-        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
-    ('automata/closure.py', '_Keys.__init__', '1 -> 0', 5):
-        'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)',
-    ('automata/closure.py', '_Keys.encode', '1 -> 2', 0):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    **{('automata/closure.py', fn, label, n): 'the hash: its seed and its multipliers (their range, odd or not) decide only which rows might collide, and every hashed key is checked against the rows (a collision falls back to exact keys, tested)'
+       for fn, label, n in (('_Keys.__init__', '0x5EED -> 24302', 0), ('_Keys.__init__', '1 -> 2', 4),
+                            ('_Keys.__init__', '1 -> 0', 4), ('_Keys.__init__', '1 -> 2', 5),
+                            ('_Keys.__init__', '1 -> 0', 5))},
+    **{('automata/closure.py', fn, label, n): 'reshape(-2): numpy takes any negative size as the one unknown dimension'
+       for fn, label, n in (('_Keys.encode', '1 -> 2', 0), ('_Codes.children', '1 -> 2', 0),
+                            ('_Search.code_round', '1 -> 2', 3), ('_Search.code_round', '1 -> 2', 4),
+                            ('_Search.level', '1 -> 2', 1))},
+    **{('automata/closure.py', '_Search.code_round', label, n): 'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only'
+       for label, n in (('1 -> 0', 5), ('1 -> 2', 6), ('1 -> 0', 6))},
     ('automata/closure.py', '_Keys.lookup', '1 -> 2', 0):
         'an unknown key gets -2 instead of -1: only found < 0 is read',
     ('automata/closure.py', '_Codes.__init__', '1 -> 2', 4):
@@ -332,8 +330,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the high table made by its own product where the low one would do (an even n: n - c = c digits, the same values)',
     ('automata/closure.py', '_Codes.__init__', '2 -> 3', 1):
         'the high table always made by its own product (3c = n never holds): for an even n the same values as the low one',
-    ('automata/closure.py', '_Codes.children', '1 -> 2', 0):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_chunk_table', '1 -> 0', 0):
         'every call passes images = np.eye(n) (_place_values): square, so shape[0] = shape[1]',
     ('automata/closure.py', '_closure', 'False -> True', 0):
@@ -346,18 +342,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'a large frontier not cut in chunks: memory per step, not the result',
     ('automata/closure.py', '_direct', '8 -> 9', 0):
         'n = 9: 9**9 is past the table\'s 2**24 entries, refused by the second test either way',
-    ('automata/closure.py', '_Search.code_round', '1 -> 2', 3):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
-    ('automata/closure.py', '_Search.code_round', '1 -> 2', 4):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
-    ('automata/closure.py', '_Search.code_round', '1 -> 0', 5):
-        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.code_round', '1 -> 2', 6):
-        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.code_round', '1 -> 0', 6):
-        'which runs of rounds share one chain [lo, hi, first, end] of finish_rounds: any split or merge of runs gives the same arrays (the elements first..end of a chain have their shortlex parents in lo..hi whether the chain is one round or several, and the right rows it recomputes are the ones level wrote); time only',
-    ('automata/closure.py', '_Search.level', '1 -> 2', 1):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Search._number_codes', 'm <= _MARKS.shape[0] -> m < _MARKS.shape[0]', 0):
         'at m = 4,096 the arange gives the marks the slice would: m, ..., 1',
     ('automata/closure.py', '_Search._number_codes', 'start + count > self.room -> start + count >= self.room', 0):
