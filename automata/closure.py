@@ -187,8 +187,7 @@ class _Codes(_Keys):
     @property
     def identity(self) -> int:
         """The identity's code (state ``q`` to ``q``)."""
-        n, c = self.n, self.c
-        return sum(q * n**q for q in range(c)) + (sum(q * n ** (q - c) for q in range(c, n)) << self.shift)
+        return _identity_code(self.n)
 
     def code(self, rows: np.ndarray) -> np.ndarray:
         """Codes of rows ``(m, states)``, shape ``(m,)``."""
@@ -209,10 +208,14 @@ class _Codes(_Keys):
         self.low.take(low, axis=0, out=out[1], mode="clip")
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
-        """Rows ``(m, states)`` (uint8) of codes ``(m,)``: each part's digits looked up as the bytes of one
-        int64 (digit ``q`` in byte ``q``), the high part's shifted ``c`` bytes, the two added and the
-        bytes read as the row."""
+        """Rows ``(m, states)`` (uint8) of codes ``(m,)``: the rows of :func:`_code_rows` where it is
+        kept (``n <= 6``), else each part's digits looked up as the bytes of one int64 (digit ``q``
+        in byte ``q``), the high part's shifted ``c`` bytes, the two added and the bytes read as
+        the row."""
         n, c = self.n, self.c
+        rows = _code_rows(n)
+        if rows is not None:  # one look-up, contiguous (a copy of a strided byte view cost twice the look-ups)
+            return rows.take(codes, axis=0)
         # the numbers of n - c digits are the first n**(n-c) of c digits (the top digits 0)
         packed = _digit_bytes(n, c, 0).take(codes & self.mask) + _digit_bytes(n, c, c).take(codes >> self.shift)
         return np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
@@ -247,6 +250,36 @@ def _digit_bytes(n: int, c: int, at: int) -> np.ndarray:
     table = (_place_values(n, c, 256) @ np.arange(n, dtype=np.int64)) << 8 * at
     table.setflags(write=False)
     return table
+
+
+#: :func:`_code_rows` is kept for code spaces of at most this many bytes of rows (``n <= 6``: 324 KiB).
+_CODE_ROWS_BYTES = 1 << 19
+
+
+@functools.cache
+def _identity_code(n: int) -> int:
+    """The code of the identity on ``n`` states (:class:`_Codes`): state ``q`` to ``q``."""
+    c = (n + 1) // 2
+    shift = (n**c - 1).bit_length()
+    return sum(q * n**q for q in range(c)) + (sum(q * n ** (q - c) for q in range(c, n)) << shift)
+
+
+@functools.cache
+def _code_rows(n: int) -> np.ndarray | None:
+    """``(n**(n-c) << s, n)`` uint8, read-only: row ``code`` is the transformation of that code
+    (:class:`_Codes`; rows of codes whose low part is ``n**c`` or more are never read), made once a
+    process from :func:`_digit_bytes`; None when it would pass :data:`_CODE_ROWS_BYTES`."""
+    c = (n + 1) // 2
+    shift = (n**c - 1).bit_length()
+    size = n ** (n - c) << shift
+    if size * n > _CODE_ROWS_BYTES:
+        return None
+    codes = np.arange(size, dtype=np.int64)
+    low = _digit_bytes(n, c, 0).take(np.minimum(codes & ((1 << shift) - 1), n**c - 1))
+    packed = low + _digit_bytes(n, c, c).take(codes >> shift)
+    rows = np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
+    rows.setflags(write=False)
+    return rows
 
 
 def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
@@ -488,6 +521,7 @@ class _Search:
         self.gens, self.keys, self.t, self.clock, self.limits = gens, keys, tables, clock, limits
         self.chains: list[list[int]] = []  # [lo, hi, first, end] of consecutive code rounds (code_round)
         self.room = 0  # elements the tables hold within the limits, as of the last _reserve
+        self.marked = np.empty(_MARKS.shape[0], dtype=np.int32)  # a round's marks read back (_number_codes)
 
     def code_round(self, lo: int, hi: int, levels: int) -> int:
         """``levels`` breadth-first levels of codes (:class:`_Codes`) from the elements ``lo..hi`` (the
@@ -609,12 +643,13 @@ class _Search:
         m = cand.shape[0]
         marks = _MARKS[_MARKS.shape[0] - m :] if m <= _MARKS.shape[0] else np.arange(m, 0, -1, dtype=table.dtype)
         np.maximum.at(table, cand, marks)
-        new = (table.take(cand) == marks).nonzero()[0]
+        read = self.marked[:m] if m <= self.marked.shape[0] else np.empty(m, dtype=table.dtype)
+        new = (table.take(cand, out=read, mode="clip") == marks).nonzero()[0]  # codes are in range: unbuffered
         count, start = new.shape[0], t.size
         if count:
             if start + count > self.room:
                 self._reserve(count)
-            codes = cand.take(new, out=t.rows[start : start + count])
+            codes = cand.take(new, out=t.rows[start : start + count], mode="clip")
             known = _Codes.KNOWN + 1 + start
             table[codes] = np.arange(known, known + count, dtype=table.dtype)
             t.size += count
