@@ -16,7 +16,9 @@ plus one symbol — is the **shortlex least** word of the element.
   (:meth:`_Search.level`); a small one runs several levels a round on the codes' two parts
   (:meth:`_Search.code_round`: every candidate of every level, found or not, marked once), and
   the right rows, parents and symbols of such runs are filled once at the end
-  (:meth:`_Search.finish_rounds`).  The rows are decoded once, at the end.
+  (:meth:`_Search.finish_rounds`).  The rows are decoded once, at the end: up to 6 states by one
+  look-up in a table of every code's row, kept once a process (:func:`_code_rows`), beyond by
+  the two parts' digits as the bytes of one int64.
 * Beyond, the frontier's rows ``(frontier, states)`` are composed by ``take``, encoded as integer
   keys (bit-packed, or a hash checked against the rows, or raw bytes), deduplicated with
   ``np.unique`` and looked up in a dict; a small frontier runs several levels in one round
