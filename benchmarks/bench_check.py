@@ -10,40 +10,42 @@ side is timed on page faults of memory the other gave back (a fresh array above 
 on every 4 KiB page, about 2 us each), and the simulation alone read 4.3e7 to 1.3e8 tokens/s
 between two runs of the same script.
 
-Measured 2026-12-06 (2-core machine, nothing else running, load 0.8-1.0, inside
-``benchmarks/speed_targets.py``), 1000 words x length 500, median of 5; ``path`` is how the check
-judged the words (``table``: the float run's finitely many states, one look-up per symbol,
-constructions/values/floatstates.py; ``dense``: the float run itself, docs/theory.md Theorem 26
-says when the table is exact):
+Measured 2026-12-06 (2-core machine, nothing else running, load 1.0, inside
+``benchmarks/speed_targets.py``, round 7), 1000 words x length 500, median of 5; ``path`` is how
+the check judged the words (``table``: the float run's finitely many states, one look-up per
+symbol, constructions/values/floatstates.py; ``dense``: the float run itself, docs/theory.md
+Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table       1.3e+08          9.46e+07    0.7x
-    cyclic:7 rotation2d              2        7       7  dense      3.33e+07          1.15e+08    3.5x
-    dihedral:50 block:2              2        2     100  dense      3.41e+07          1.14e+08    3.3x
-    symmetric:5 full                 4        2     120  table      1.14e+08          1.11e+08    1.0x
-    quaternion full                  4        2       8  table      1.37e+08          1.06e+08    0.8x
-    modarith:5 full                  5       10       5  table      1.36e+08           1.1e+08    0.8x
-    modarith:8 full                  8       16       8  table       1.5e+08          1.11e+08    0.7x
-    modarith:16 full                16       32      16  table      1.28e+08          1.24e+08    1.0x
-    modarith:16 full+noise1e-06     16       32      16  dense       1.1e+07          1.14e+08   10.4x
+    parity diagonal                  1        2       2  table      1.63e+08          1.18e+08    0.7x
+    cyclic:7 rotation2d              2        7       7  dense       3.6e+07          1.23e+08    3.4x
+    dihedral:50 block:2              2        2     100  dense      3.63e+07          1.21e+08    3.3x
+    symmetric:5 full                 4        2     120  table      1.27e+08          1.33e+08    1.0x
+    quaternion full                  4        2       8  table      1.72e+08          1.34e+08    0.8x
+    modarith:5 full                  5       10       5  table      1.75e+08          1.33e+08    0.8x
+    modarith:8 full                  8       16       8  table      1.79e+08          1.35e+08    0.8x
+    modarith:16 full                16       32      16  table      1.51e+08          1.22e+08    0.8x
+    modarith:16 full+noise1e-06     16       32      16  dense      1.11e+07          1.21e+08   10.9x
 
-The same run of 017281d's tree (main before issue 48's speed work): 12.9 / 23.2 / 27.3 / 31.0 /
-19.8 / 28.5 / 34.4 / 49.6 / 48.4x.  Within 5x everywhere but the last case: exact constructions
+The same run of 017281d's tree (main before issue 48's speed work): 13.0 / 24.2 / 24.0 / 30.7 /
+20.4 / 27.2 / 31.4 / 50.9 / 46.1x.  Within 5x everywhere but the last case: exact constructions
 (0/1, signed permutation and +-1 matrices) run through the table at about the simulation's speed
 (its walk is the simulation's loop), whatever d and the alphabet; the rotations drift (their
 products round), so they run densely: at d = 2 the many-class bound (``_Bound``: one gathered
 reference row and its distance per prefix) keeps dihedral:50 under 4x.  The noisy modarith:16
-drifts too and stays near 10x: its dense check costs about 45 ms of CPU against 4 ms for the
+drifts too and stays near 11x: its dense check costs about 44 ms of CPU against 4 ms for the
 simulation, and the two products of d = 16 states per token alone take about 17 ms: the run's
-batched GEMM over the rows padded by symbol (1.5x the rows) about 8.4 ms, at this core's BLAS peak
-for K = 16 (about 25 G multiply-adds a second), and the readout's scores about 8.6 ms (about 15 G
-a second: the class-major output the margins are taken from).  That is 4.2x the simulation
-before the rows are grouped (5 ms), taken back (4.5 ms), their norms (3.5 ms) and margins (4 ms)
-formed and the automaton walked (2.5 ms): no dense float64 run in numpy reaches 5x there.  The
-check itself makes no array of the words' size and none again per block (the automaton walked
-beside the float run into kept buffers, the grouping at most 16384 word-steps at once, the
-judge's and the rescaling's buffers made once), so it does not depend on the allocator's state
-either way.
+batched GEMM over the rows padded by symbol (1.5x the rows) about 8.5 ms (about 23 G
+multiply-adds a second, near this core's BLAS rate for K = 16), and the readout's scores about
+8.6 ms (about 15 G a second, whether class-major or row-major, in blocks of 250 to 16,000 rows;
+torch's MKL gives 8.1 ms for the scores and 26 ms for the batched GEMM).  That is 4.2x the
+simulation before the rows are grouped by symbol (5.5 ms), gathered into and out of the padded
+rows (2.2 + 1.4 ms), their norms (3.6 ms) and margins (4 ms) formed and the automaton walked
+(2.5 ms): no dense float64 run in numpy reaches 5x there (each part timed alone over the same
+500 steps, 2026-12-06).  The check itself makes no array of the words' size and none again per
+block (the automaton walked beside the float run into kept buffers, the grouping at most 16384
+word-steps at once, the judge's and the rescaling's buffers made once), so it does not depend on
+the allocator's state either way.
 
 Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
 """

@@ -19,21 +19,21 @@ its columns are skipped.
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
 millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-06
-(2-core machine, nothing else running, load 0.8-1.0, ``--seeds 5``, inside
+(2-core machine, nothing else running, load 0.5-1.0, ``--seeds 5``, inside
 ``benchmarks/speed_targets.py``), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      2.24      320,817      1.85      388,625           1.21
-    S_6 natural (6 points)         720      0.15    4,668,080      0.10    7,037,986           1.51
-    S_7 (symmetric:7)            5,040     62.77       80,299    112.97       44,615           0.56
-    S_7 natural (7 points)       5,040      0.52    9,704,756      0.66    7,676,187           0.79
-    T_6                         46,656      1.79   26,002,080      9.05    5,157,679           0.20
-    T_7                        823,543     57.31   14,368,942    759.22    1,084,721           0.08
-    random 8x3 (x5)          1,433,284    138.69   10,334,602   1292.55    1,108,882           0.11
+    S_6 (symmetric:6)              720      2.23      322,533      1.83      394,182           1.22
+    S_6 natural (6 points)         720      0.14    5,091,218      0.10    7,025,555           1.38
+    S_7 (symmetric:7)            5,040     61.58       81,844    112.74       44,705           0.55
+    S_7 natural (7 points)       5,040      0.51    9,910,998      0.66    7,580,783           0.76
+    T_6                         46,656      1.58   29,571,675      9.13    5,108,827           0.17
+    T_7                        823,543     54.76   15,038,515    742.72    1,108,826           0.07
+    random 8x3 (x5)          1,433,284    135.84   10,551,563   1227.36    1,167,775           0.11
 
-The same run of 017281d's closure (main before issue 48's speed work): 4.26, 7.38, 5.34, 3.49,
-1.61, 0.45, 0.54 (ours/lsg time).  S_6 on its points reads 1.43-1.57x from run to run
-(benchmarks/SPEED.md, "Issue 48, round 6").
+The same run of 017281d's closure (main before issue 48's speed work): 4.19, 7.34, 4.57, 3.47,
+1.77, 0.43, 0.57 (ours/lsg time).  S_6 on its points reads 1.36-1.46x from run to run, where
+round 6's closure read 1.49-1.54x on the same machine (benchmarks/SPEED.md, "Issue 48, round 7").
 
 Reading the figures: up to 8 states an element is its integer code (the images of the low half
 of the states in base n and, shifted a whole number of bits above them, the high half's); a small
@@ -41,8 +41,9 @@ frontier runs several breadth-first levels a round (the codes' two parts looked 
 level into one buffer, the candidates of every level marked at once in a direct-address table),
 a large one a level a round, so T_6, T_7 and the random automata are far ahead.  S_6 on 6 points
 is 19 levels in 4 rounds: about 85 us (a dozen numpy calls a round, two look-ups a level), then
-about 20 us to fill the right Cayley table and the parents, 10 us for the codes' tables, 9 us to
-decode and some 15 us of Python around them, against libsemigroups' 0.10 ms for the whole
+about 20 us to fill the right Cayley table and the parents, 10 us for the codes' tables, 4 us to
+decode (one look-up in a table of every code's row, kept once a process up to 6 states) and
+some 15 us of Python around them, against libsemigroups' 0.10 ms for the whole
 enumeration.  An automaton with more than 128 states is keyed by the images of a few
 sampled states (a permutation group first by as many as fit one exact 64-bit key: 6 of S_6's
 720, 4 of S_7's 5,040; then 64); its elements are composed in full once, parent first, and the

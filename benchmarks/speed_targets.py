@@ -22,15 +22,16 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About nine minutes in all on the 2-core machine.
 
-Measured 2026-12-06, round 6 (nothing else running, load average 0.1-1.0; the whole table is in
-benchmarks/SPEED.md, "Issue 48, round 6: every target in one run"): 25 of 27 rows met.  The tour
-34.0 -> 16.8 s, report identical; ``cyclic:1000`` 67.3 -> 2.9 us per transition; ``cyclic:256``
-open -> proved in 0.6 s; ``verify parity diagonal`` +0.34 -> +0.03 s over ``describe``; certify
-0.77-0.93x of 25d7590 (017281d: 4.5-5.3x), L/U equal; closures S_6 Cayley 1.21x, S_7 0.56x /
-0.79x, T_6, T_7 and random 8x3 0.20x / 0.08x / 0.11x of libsemigroups; the float check 0.7-1.0x
-the simulation on exact constructions (d up to 16), 3.3-3.5x on rotations.  Not met: S_6 on its
-6 points 1.51x (target 1.5x; 1.43-1.57x from run to run), and the float check of a noisy d = 16
-network with 32 symbols 10.4x (target 5x).
+Measured 2026-12-06, round 7 (nothing else running, load average 0.5-1.0; the whole table is in
+benchmarks/SPEED.md, "Issue 48, round 7: every target in one run"): 26 of 27 rows met.  The tour
+31.9 -> 15.8 s, report identical; ``cyclic:1000`` 63.6 -> 2.9 us per transition; ``cyclic:256``
+open -> proved in 0.5 s; ``verify parity diagonal`` +0.29 -> +0.02 s over ``describe``; certify
+0.68-0.88x of 25d7590 (017281d: 4.4-5.3x), L/U equal; closures S_6 Cayley 1.22x, S_6 on its 6
+points 1.38x (1.36-1.46x from run to run), S_7 0.55x / 0.76x, T_6, T_7 and random 8x3 0.17x /
+0.07x / 0.11x of libsemigroups; the float check 0.7-1.0x the simulation on exact constructions
+(d up to 16), 3.3-3.4x on rotations.  Not met: the float check of a noisy d = 16 network with 32
+symbols, 10.9x (target 5x; benchmarks/bench_check.py says why no dense float64 run in numpy
+reaches 5x there).
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
 """
