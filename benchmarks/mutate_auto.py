@@ -121,10 +121,11 @@ TARGETS = [
     # reads, minimisation and the shortlex searches, the extraction's clustering and votes, and the
     # hand-written backward passes of the structured scans (targeted by function; after the splits of
     # analysis/extract.py and learned/scan.py each target names the module its functions live in)
-    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_chunk_table", "_place_values", "_digit_bytes", "_powers",
-                                              "_code_rows", "_identity_code", "_Search.__init__", "_Search.level", "_Clock.tick", "_direct",
+    Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_Search.__init__", "_Search.level", "_Clock.tick", "_direct",
                                               "_closure", "_Search.code_round", "_Search.finish_rounds", "_Search._number_codes", "_levels"),
            CLOSURE_TESTS),
+    # the tables of the closure's codes, made once a process (split from automata/closure.py in round 7)
+    Target("codetables", "automata/codetables.py", (), CLOSURE_TESTS),
     # the sampled closure of automata with more than 128 states (issue 48's rewrite)
     Target("sampled", "automata/sampled.py", (), CLOSURE_TESTS),
     Target("minimize", "automata/minimize.py",
@@ -292,19 +293,19 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('automata/closure.py', '_Codes.decode', '1 -> 2', 0):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     # the closure after issue 48's round 7 (each code's row kept once a process up to 6 states)
-    ('automata/closure.py', '_code_rows', 'size * n > _CODE_ROWS_BYTES -> size * n >= _CODE_ROWS_BYTES', 0):
+    ('automata/codetables.py', '_code_rows', 'size * n > _CODE_ROWS_BYTES -> size * n >= _CODE_ROWS_BYTES', 0):
         'size x n is 1, 8, 144, 1,024, 16,000, 331,776, then over 9 million for n = 1..8: never exactly 2^19, so > and >= keep the same tables',
-    ('automata/closure.py', '_code_rows', 'False -> True', 0):
+    ('automata/codetables.py', '_code_rows', 'False -> True', 0):
         'astype(copy=True): the same values in a copy',
-    ('automata/closure.py', '_code_rows', '1 -> 2', 5):
+    ('automata/codetables.py', '_code_rows', '1 -> 2', 5):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Search.__init__', '0 -> 1', 0):
         'room 1 at the start: the identity is element 0, so the first numbering has start + count >= 2 > 1 and reserves as with room 0',
     ('automata/closure.py', '_Search._number_codes', 'm <= self.marked.shape[0] -> m < self.marked.shape[0]', 0):
         'a round of exactly 4,096 candidates reads its marks back into a fresh array instead of the kept one: the same values',
-    ('automata/closure.py', '_chunk_table', '1 -> 2', 1):
+    ('automata/codetables.py', '_chunk_table', '1 -> 2', 1):
         'the table of no digits is read only at row 0 (the high part of a one-state code): a second row of zeros is never read',
-    ('automata/closure.py', '_chunk_table', '1 -> 2', 5):
+    ('automata/codetables.py', '_chunk_table', '1 -> 2', 5):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     # the closure after issue 48's round 6 (codes split by a shift, place values made once a process)
     ('automata/closure.py', '_Keys.__init__', '1 -> 2', 1):
@@ -341,7 +342,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the high table made by its own product where the low one would do (an even n: n - c = c digits, the same values)',
     ('automata/closure.py', '_Codes.__init__', '2 -> 3', 1):
         'the high table always made by its own product (3c = n never holds): for an even n the same values as the low one',
-    ('automata/closure.py', '_chunk_table', '1 -> 0', 0):
+    ('automata/codetables.py', '_chunk_table', '1 -> 0', 0):
         'every call passes images = np.eye(n) (_place_values): square, so shape[0] = shape[1]',
     ('automata/closure.py', '_closure', 'False -> True', 0):
         'the default clock (a direct call without one, as the sampled tests make) would print progress lines only after 2 s: no such closure runs that long',

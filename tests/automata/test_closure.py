@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import bilinear.automata.closure as closure
+import bilinear.automata.codetables as codetables
 from bilinear.automata import Automaton, from_spec
 from bilinear.errors import MonoidTooLargeError
 
@@ -265,8 +266,8 @@ def test_the_codes_closure_numbers_as_the_row_closure(monkeypatch, make):
 def test_the_place_value_tables_are_read_only():
     """The tables made once a process are handed to every later closure: a caller writing into
     one would change every closure after it, so they are read-only."""
-    for table in (closure._place_values(6, 3, 6), closure._powers(7), closure._digit_bytes(5, 3, 3),
-                  closure._code_rows(6)):
+    for table in (codetables._place_values(6, 3, 6), codetables._powers(7), codetables._digit_bytes(5, 3, 3),
+                  codetables._code_rows(6)):
         assert not table.flags.writeable
         with pytest.raises(ValueError):
             table[0] = 1
@@ -277,7 +278,7 @@ def test_the_kept_rows_of_every_code_are_its_transformation(n):
     """Up to 6 states a code decodes by one look-up in a table of every code's row, made once a
     process: every one of the n**n transformations, coded as the closure codes it, reads back
     its own row there (written here digit by digit, not by the tables the closure uses)."""
-    rows = closure._code_rows(n)
+    rows = codetables._code_rows(n)
     c = (n + 1) // 2
     shift = (n**c - 1).bit_length()
     every = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)  # all n**n rows
@@ -285,7 +286,7 @@ def test_the_kept_rows_of_every_code_are_its_transformation(n):
     high = every[:, c:] @ np.array([n**q for q in range(n - c)], dtype=np.int64)
     assert rows.shape == (n ** (n - c) << shift, n) and rows.dtype == np.uint8
     assert np.array_equal(rows[low + (high << shift)], every)
-    assert closure._code_rows(7) is None  # 7 states: the two-part decoding (tested above)
+    assert codetables._code_rows(7) is None  # 7 states: the two-part decoding (tested above)
 
 
 def test_codes_up_to_eight_states_decided_without_n_to_the_n():

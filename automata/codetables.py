@@ -1,0 +1,94 @@
+"""The tables of the closure's codes (:class:`~bilinear.automata.closure._Codes`), each a
+function of the number of states alone and made once a process.
+
+Up to 8 states the closure holds an element as its code: the images of the low ``c = ceil(n/2)``
+states in base ``n`` (``low``) and, shifted ``s`` bits above them (``s`` the bits of ``n**c - 1``),
+the images of the others (``high``): ``code = low + (high << s)``.  Composing a code with a
+generator maps each part through a table of its own, one product of the place values
+(:func:`_place_values`) with the generator's images; decoding reads the digits as bytes
+(:func:`_digit_bytes`), or up to 6 states takes each code's whole row from one table
+(:func:`_code_rows`).  The tables are read-only: a caller writing into one would change every
+later closure.  docs/automata.md describes the closure they serve.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+
+@functools.cache
+def _place_values(n: int, m: int, base: int) -> np.ndarray:
+    """``(n**m, n)`` int64, read-only: row ``x = sum_j x_j n**j`` (digits ``x_j < n``, ``j < m``) holds
+    ``sum_j base**j [x_j = q]`` in column ``q``.  A number's digits mapped through ``f`` and read in
+    base ``base`` is then ``row @ f``: with ``f`` a generator's images and ``base = n``, the code
+    contribution of ``m`` states after the generator (:class:`_Codes`, one product per table); with
+    ``f`` the identity and ``base = 256``, the digits as the bytes of an int64 (:meth:`_Codes.decode`).
+    It depends on ``n``, ``m`` and ``base`` alone (``n <= 8``: at most 4,096 x 8 entries), so it is
+    made once a process, not once a closure."""
+    table = _chunk_table(np.eye(n, dtype=np.int64), m, np.array([base**j for j in range(m)], dtype=np.int64))
+    table.setflags(write=False)
+    return table
+
+
+@functools.cache
+def _powers(n: int) -> np.ndarray:
+    """``n**q`` for ``q < n`` (int64, read-only): the place values of a row's entries in base ``n``."""
+    powers = np.array([n**q for q in range(n)], dtype=np.int64)
+    powers.setflags(write=False)
+    return powers
+
+
+@functools.cache
+def _digit_bytes(n: int, c: int, at: int) -> np.ndarray:
+    """``(n**c,)`` int64, read-only: the ``c`` base-``n`` digits of every number below ``n**c`` as
+    bytes of one int64 (digit ``j`` in byte ``at + j``), made once a process (:func:`_place_values`)."""
+    table = (_place_values(n, c, 256) @ np.arange(n, dtype=np.int64)) << 8 * at
+    table.setflags(write=False)
+    return table
+
+
+#: :func:`_code_rows` is kept for code spaces of at most this many bytes of rows (``n <= 6``: 324 KiB).
+_CODE_ROWS_BYTES = 1 << 19
+
+
+@functools.cache
+def _identity_code(n: int) -> int:
+    """The code of the identity on ``n`` states (:class:`_Codes`): state ``q`` to ``q``."""
+    c = (n + 1) // 2
+    shift = (n**c - 1).bit_length()
+    return sum(q * n**q for q in range(c)) + (sum(q * n ** (q - c) for q in range(c, n)) << shift)
+
+
+@functools.cache
+def _code_rows(n: int) -> np.ndarray | None:
+    """``(n**(n-c) << s, n)`` uint8, read-only: row ``code`` is the transformation of that code
+    (:class:`_Codes`; rows of codes whose low part is ``n**c`` or more are never read), made once a
+    process from :func:`_digit_bytes`; None when it would pass :data:`_CODE_ROWS_BYTES`."""
+    c = (n + 1) // 2
+    shift = (n**c - 1).bit_length()
+    size = n ** (n - c) << shift
+    if size * n > _CODE_ROWS_BYTES:
+        return None
+    codes = np.arange(size, dtype=np.int64)
+    low = _digit_bytes(n, c, 0).take(np.minimum(codes & ((1 << shift) - 1), n**c - 1))
+    packed = low + _digit_bytes(n, c, c).take(codes >> shift)
+    rows = np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
+    rows.setflags(write=False)
+    return rows
+
+
+def _chunk_table(images: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
+    """``(n**m, symbols)``: for every ``x = sum_j x_j n**j`` with digits ``x_j < n`` (``j < m``),
+    ``sum_j images[x_j, a] * weights[j]`` -- the code contribution of ``m`` states whose images are
+    the digits of ``x``, after generator ``a`` (``images`` = the generators transposed).  A sum of
+    one broadcast axis per digit, built without indexing."""
+    k = images.shape[1]
+    if m == 0:
+        return np.zeros((1, k), dtype=np.int64)
+    parts = np.multiply(weights[:m, None, None], images, dtype=np.int64, order="C")  # (digits, n, symbols)
+    table = parts[m - 1]
+    for j in range(m - 2, -1, -1):  # the digits above j in front, digit j appended (the least significant last)
+        table = np.add(table[:, None], parts[j]).reshape(-1, k)
+    return table
