@@ -1,5 +1,6 @@
 """The tables of the closure's codes (:class:`~bilinear.automata.closure._Codes`), each a
-function of the number of states alone and made once a process.
+function of the number of states alone and made once a process, and the broadcast sum that
+builds them (:func:`_chunk_table`).
 
 Up to 8 states the closure holds an element as its code: the images of the low ``c = ceil(n/2)``
 states in base ``n`` (``low``) and, shifted ``s`` bits above them (``s`` the bits of ``n**c - 1``),
@@ -23,8 +24,9 @@ def _place_values(n: int, m: int, base: int) -> np.ndarray:
     """``(n**m, n)`` int64, read-only: row ``x = sum_j x_j n**j`` (digits ``x_j < n``, ``j < m``) holds
     ``sum_j base**j [x_j = q]`` in column ``q``.  A number's digits mapped through ``f`` and read in
     base ``base`` is then ``row @ f``: with ``f`` a generator's images and ``base = n``, the code
-    contribution of ``m`` states after the generator (:class:`_Codes`, one product per table); with
-    ``f`` the identity and ``base = 256``, the digits as the bytes of an int64 (:meth:`_Codes.decode`).
+    contribution of ``m`` states after the generator (:class:`~bilinear.automata.closure._Codes`, one
+    product per table); with ``f`` the identity and ``base = 256``, the digits as the bytes of an
+    int64 (:meth:`~bilinear.automata.closure._Codes.decode`).
     It depends on ``n``, ``m`` and ``base`` alone (``n <= 8``: at most 4,096 x 8 entries), so it is
     made once a process, not once a closure."""
     table = _chunk_table(np.eye(n, dtype=np.int64), m, np.array([base**j for j in range(m)], dtype=np.int64))
@@ -55,7 +57,8 @@ _CODE_ROWS_BYTES = 1 << 19
 
 @functools.cache
 def _identity_code(n: int) -> int:
-    """The code of the identity on ``n`` states (:class:`_Codes`): state ``q`` to ``q``."""
+    """The code of the identity on ``n`` states (:class:`~bilinear.automata.closure._Codes`): state
+    ``q`` to ``q``."""
     c = (n + 1) // 2
     shift = (n**c - 1).bit_length()
     return sum(q * n**q for q in range(c)) + (sum(q * n ** (q - c) for q in range(c, n)) << shift)
@@ -64,8 +67,8 @@ def _identity_code(n: int) -> int:
 @functools.cache
 def _code_rows(n: int) -> np.ndarray | None:
     """``(n**(n-c) << s, n)`` uint8, read-only: row ``code`` is the transformation of that code
-    (:class:`_Codes`; rows of codes whose low part is ``n**c`` or more are never read), made once a
-    process from :func:`_digit_bytes`; None when it would pass :data:`_CODE_ROWS_BYTES`."""
+    (:class:`~bilinear.automata.closure._Codes`; rows of codes whose low part is ``n**c`` or more
+    are never read), made once a process from :func:`_digit_bytes`; None when it would pass :data:`_CODE_ROWS_BYTES`."""
     c = (n + 1) // 2
     shift = (n**c - 1).bit_length()
     size = n ** (n - c) << shift

@@ -292,6 +292,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'astype(copy=True): the same values in a copy',
     ('automata/closure.py', '_Codes.decode', '1 -> 2', 0):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('automata/codetables.py', '_chunk_table', '1 -> 2', 1):
+        'the table of no digits is read only at row 0 (the high part of a one-state code): a second row of zeros is never read',
+    ('automata/codetables.py', '_chunk_table', '1 -> 2', 5):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     # the closure after issue 48's round 7 (each code's row kept once a process up to 6 states)
     ('automata/codetables.py', '_code_rows', 'size * n > _CODE_ROWS_BYTES -> size * n >= _CODE_ROWS_BYTES', 0):
         'size x n is 1, 8, 144, 1,024, 16,000, 331,776, then over 9 million for n = 1..8: never exactly 2^19, so > and >= keep the same tables',
@@ -303,10 +307,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'room 1 at the start: the identity is element 0, so the first numbering has start + count >= 2 > 1 and reserves as with room 0',
     ('automata/closure.py', '_Search._number_codes', 'm <= self.marked.shape[0] -> m < self.marked.shape[0]', 0):
         'a round of exactly 4,096 candidates reads its marks back into a fresh array instead of the kept one: the same values',
-    ('automata/codetables.py', '_chunk_table', '1 -> 2', 1):
-        'the table of no digits is read only at row 0 (the high part of a one-state code): a second row of zeros is never read',
-    ('automata/codetables.py', '_chunk_table', '1 -> 2', 5):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     # the closure after issue 48's round 6 (codes split by a shift, place values made once a process)
     ('automata/closure.py', '_Keys.__init__', '1 -> 2', 1):
         '`values > 2`: at values = 2 the else branch gives 1 bit, ceil(log2 2) = 1: the same',
