@@ -57,7 +57,7 @@ from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
-from .codetables import _code_rows, _digit_bytes, _identity_code, _place_values, _powers
+from .codetables import _code_rows, _digit_bytes, _identity_code, _place_values, _powers, _split
 from .sampled import _SAMPLE_COLUMNS, _block_rows, _Buffers, _check_closed, _HashCollision, _materialise, _samples
 
 __all__ = [
@@ -171,8 +171,7 @@ class _Codes(_Keys):
         # _Keys.__init__'s direct mode, with the place values made once a process
         self.n, self.dtype, self.map, self.mode = n, dtype, {}, "direct"
         self.mult = _powers(n)
-        c = (n + 1) // 2
-        self.c, self.shift = c, (n**c - 1).bit_length()
+        c, shift = self.c, self.shift = _split(n)
         self.mask = (1 << self.shift) - 1
         self.table = np.zeros(max(1, n ** (n - c) << self.shift), dtype=np.int32)
         images = gens.T.astype(np.int64)  # (states, symbols)

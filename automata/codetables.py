@@ -55,12 +55,19 @@ def _digit_bytes(n: int, c: int, at: int) -> np.ndarray:
 _CODE_ROWS_BYTES = 1 << 19
 
 
+def _split(n: int) -> tuple[int, int]:
+    """``(c, s)`` of a code on ``n`` states: the low part holds the images of the first
+    ``c = ceil(n/2)`` states, and the high part sits ``s`` bits above it, ``s`` the bits of
+    ``n**c - 1``."""
+    c = (n + 1) // 2
+    return c, (n**c - 1).bit_length()
+
+
 @functools.cache
 def _identity_code(n: int) -> int:
     """The code of the identity on ``n`` states (:class:`~bilinear.automata.closure._Codes`): state
     ``q`` to ``q``."""
-    c = (n + 1) // 2
-    shift = (n**c - 1).bit_length()
+    c, shift = _split(n)
     return sum(q * n**q for q in range(c)) + (sum(q * n ** (q - c) for q in range(c, n)) << shift)
 
 
@@ -69,8 +76,7 @@ def _code_rows(n: int) -> np.ndarray | None:
     """``(n**(n-c) << s, n)`` uint8, read-only: row ``code`` is the transformation of that code
     (:class:`~bilinear.automata.closure._Codes`; rows of codes whose low part is ``n**c`` or more
     are never read), made once a process from :func:`_digit_bytes`; None when it would pass :data:`_CODE_ROWS_BYTES`."""
-    c = (n + 1) // 2
-    shift = (n**c - 1).bit_length()
+    c, shift = _split(n)
     size = n ** (n - c) << shift
     if size * n > _CODE_ROWS_BYTES:
         return None

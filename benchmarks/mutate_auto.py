@@ -301,7 +301,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'size x n is 1, 8, 144, 1,024, 16,000, 331,776, then over 9 million for n = 1..8: never exactly 2^19, so > and >= keep the same tables',
     ('automata/codetables.py', '_code_rows', 'False -> True', 0):
         'astype(copy=True): the same values in a copy',
-    ('automata/codetables.py', '_code_rows', '1 -> 2', 5):
+    ('automata/codetables.py', '_code_rows', '1 -> 2', 3):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Search.__init__', '0 -> 1', 0):
         'room 1 at the start: the identity is element 0, so the first numbering has start + count >= 2 > 1 and reserves as with room 0',
@@ -334,13 +334,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
        for label, n in (('1 -> 0', 5), ('1 -> 2', 6), ('1 -> 0', 6))},
     ('automata/closure.py', '_Keys.lookup', '1 -> 2', 0):
         'an unknown key gets -2 instead of -1: only found < 0 is read',
-    ('automata/closure.py', '_Codes.__init__', '1 -> 2', 4):
+    ('automata/closure.py', '_Codes.__init__', '1 -> 2', 2):
         "the table's size max(2, n**(n-c) << s): n**(n-c) << s >= 1 for every n; one state: a second entry never read",
-    ('automata/closure.py', '_Codes.__init__', '1 -> 0', 4):
+    ('automata/closure.py', '_Codes.__init__', '1 -> 0', 2):
         "the table's size max(0, n**(n-c) << s) = n**(n-c) << s >= 1 for every n >= 1",
     ('automata/closure.py', '_Codes.__init__', '2 * c -> 2 // c', 0):
         'the high table made by its own product where the low one would do (an even n: n - c = c digits, the same values)',
-    ('automata/closure.py', '_Codes.__init__', '2 -> 3', 1):
+    ('automata/closure.py', '_Codes.__init__', '2 -> 3', 0):
         'the high table always made by its own product (3c = n never holds): for an even n the same values as the low one',
     ('automata/codetables.py', '_chunk_table', '1 -> 0', 0):
         'every call passes images = np.eye(n) (_place_values): square, so shape[0] = shape[1]',
