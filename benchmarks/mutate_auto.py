@@ -155,7 +155,8 @@ TARGETS = [
     # failure; the ball norms and the node horizon's tables (Theorem 20), whose balls must enclose
     Target("floatstates", "constructions/values/floatstates.py", (),
            ("tests/constructions/values/test_floatstates.py", "tests/constructions/horizon/test_floatcheck_table.py")),
-    Target("floatcheck_table", "constructions/horizon/floatcheck.py", ("_table_check", "_dense_check", "_states", "_Bound"),
+    Target("floatcheck_table", "constructions/horizon/floatcheck.py", ("_table_check", "_dense_check", "_states", "_Bound",
+                                                                       "_Work", "_chunk_rows", "_row_margins", "_margins", "_norms"),
            FLOATCHECK_TESTS),
     Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
            ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
@@ -951,6 +952,44 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the buffers made again at an equal size: the same states',
     ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 3):
         'spans never grow after the first (the same block steps, the last one shorter): the buffers are made once either way',
+    # the readout scored in chunks and the norms by a product (issue 48, after round 7)
+    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 0', 0):
+        'one class through the general path: its own score less the largest other (-inf once it is put) is +inf, '
+        'the value returned directly',
+    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 2):
+        'reshape(classes, -2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_margins', '0 -> 1', 1):
+        "a call's own buffers made for 1 class instead of 0: the classes size only the scores' buffer, which "
+        '_margins does not use',
+    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 4):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 5):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 6):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_Work.__init__', '0 -> 1', 1):
+        "squares of 1 column by default: a buffer made without the hidden size is never handed to _norms",
+    ('constructions/horizon/floatcheck.py', '_chunk_rows', 'hidden < 8 -> hidden <= 8', 0):
+        'where chunks start (8 hidden units scored at once): speed only, the margins are the same (tested: chunked '
+        'and at once against the plain loop)',
+    ('constructions/horizon/floatcheck.py', '_chunk_rows', '8 -> 9', 0):
+        'where chunks start (8 hidden units scored at once): speed only, the margins are the same (tested: chunked '
+        'and at once against the plain loop)',
+    ('constructions/horizon/floatcheck.py', '_row_margins', 'n <= chunk -> n < chunk', 0):
+        'exactly one chunk of rows through the chunked layout: the same margins (tested: 64 rows in chunks of 64)',
+    ('constructions/horizon/floatcheck.py', '_row_margins', '1 -> 2', 0):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_row_margins', '1 -> 2', 2):
+        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_norms', 'flat.shape[1] <= 3 -> flat.shape[1] < 3', 0):
+        'three columns summed by the product instead of the column loop: the same sums of squares up to one rounding '
+        '(tested to 1e-15), and the table and the dense run still call the same one for the same hidden size',
+    ('constructions/horizon/floatcheck.py', '_norms', '3 -> 4', 0):
+        'four columns summed by the column loop instead of the product: the same sums of squares up to one rounding '
+        '(tested to 1e-15), and the table and the dense run still call the same one for the same hidden size',
+    ('constructions/horizon/floatcheck.py', '_norms', '1 -> 0', 0):
+        'the column loop for blocks of at most 3 rows: the same sums of squares up to one rounding (tested to 1e-15); '
+        'exact rows (the table) sum exactly either way',
     ('constructions/values/floatstates.py', 'float_states', 'CHUNK_FLOATS // (A.shape[0] * A.shape[1]) -> CHUNK_FLOATS * (A.shape[0] * A.shape[1])', 0):
         'the frontier in larger chunks: memory, not the states (one state a chunk is tested against the whole frontier)',
     ('constructions/values/floatstates.py', 'float_states', '0 -> 1', 4):

@@ -58,6 +58,50 @@ def test_check_agrees_with_the_plain_loop(monkeypatch, k, d, method, entries):
     assert r.first_failure == first
 
 
+@pytest.mark.parametrize("score_bytes", [1 << 19, 1])
+def test_a_readout_scored_in_chunks_agrees_with_the_plain_loop(monkeypatch, score_bytes):
+    """10 hidden units (at least 8: the readout is scored in chunks of rows): 60 words x 40
+    steps, one block of 2,400 rows, scored at once under the default bytes (chunks of 4,681 rows),
+    and in 37 chunks of 64 rows and one of 32 under 1 byte (the floor of 64 rows)."""
+    w, a = _noisy(6, 10, 4, seed=9)
+    monkeypatch.setattr(floatcheck, "_SCORE_BYTES", score_bytes)
+    assert floatcheck._chunk_rows(4, 10) == (4681 if score_bytes > 1 else 64)
+    words = np.random.default_rng(10).integers(0, 6, size=(60, 40))
+    assert floatcheck._block_steps(60, 10) >= 40  # one block
+    r = floatcheck.check(w, a, word_batch=words)
+    accuracy, final, worst, first = _expected(w, a, words)
+    assert 0 < r.accuracy < 1 and r.first_failure is not None
+    assert r.accuracy == pytest.approx(accuracy, abs=1e-12) and r.final_accuracy == pytest.approx(final, abs=1e-12)
+    assert r.worst_margin == pytest.approx(worst, rel=1e-9)
+    assert r.first_failure == first
+
+
+@pytest.mark.parametrize("n, chunk", [(1, 64), (64, 64), (100, 64), (192, 64), (250, 0), (300, 128)])
+def test_row_margins_in_chunks_are_each_rows_own(n, chunk):
+    """Each row's margin (its label's score less the largest other), in chunks of ``chunk`` rows
+    (0: all at once), against a loop over the rows and classes written here; a buffer made for
+    more rows than the call's, and called twice (the second call on rows the first left behind)."""
+    rng = np.random.default_rng(n + chunk)
+    R = np.asfortranarray(rng.normal(size=(5, 9)))
+    work = floatcheck._Work(320, 5, chunk, 9)
+    for _ in range(2):
+        rows, labels = rng.normal(size=(n, 9)), rng.integers(0, 5, size=n)
+        want = [R[labels[i]] @ rows[i] - max(R[c] @ rows[i] for c in range(5) if c != labels[i]) for i in range(n)]
+        np.testing.assert_allclose(floatcheck._row_margins(R, rows, labels, work), want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("hidden", [1, 2, 3, 4, 9, 16])
+def test_norms_are_the_rows_lengths_and_one_for_a_zero_row(hidden):
+    rows = np.random.default_rng(hidden).normal(size=(7, hidden))
+    rows[3] = 0.0
+    want = np.linalg.norm(rows, axis=1)
+    want[3] = 1.0
+    np.testing.assert_allclose(floatcheck._norms(rows), want, rtol=1e-15, atol=0)
+    squares, out = np.empty((7, hidden)), np.empty(7)
+    assert floatcheck._norms(rows, out, squares) is out
+    np.testing.assert_allclose(out, want, rtol=1e-15, atol=0)
+
+
 def test_blocks_hold_the_states_of_every_step():
     """Each block row is the float run's unit state times a positive number (the run rescales by
     powers of two only every few steps), its absolute sum within the stated range."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bilinear.automata import from_spec
+from bilinear.automata import Automaton, from_spec
 from bilinear.constructions import Weights, build
 from bilinear.constructions.horizon import floatcheck
 from bilinear.errors import AutomatonError, UnknownSymbolError
@@ -133,3 +133,22 @@ def test_the_automaton_is_walked_block_by_block():
         blocks = [tuple(x.copy() for x in states_of(t0, min(steps, 40 - t0))) for t0 in range(0, 40, steps)]
         assert np.array_equal(np.concatenate([q for q, _ in blocks]), trace)
         assert np.array_equal(np.concatenate([lab for _, lab in blocks]), a.labels[trace])
+
+
+@pytest.mark.parametrize("float_table", [True, False])
+@pytest.mark.parametrize("hidden", [2, 9])
+def test_one_class_is_never_wrong(monkeypatch, float_table, hidden):
+    """An automaton of one class: no other score to beat, every prefix correct and the worst
+    margin +inf, on the table's path and the dense run's, the rows scored at once and (9 hidden
+    units, chunks of 64 rows) in chunks: 30 words x 20 steps, one block of 600 rows."""
+    rng = np.random.default_rng(hidden)
+    a = Automaton([[0], [0]], labels=[0])
+    w = Weights("full", np.stack([np.eye(hidden)] * 2) + rng.normal(scale=0.1, size=(2, hidden, hidden)),
+                np.ones(hidden), rng.normal(size=(1, hidden)))
+    if float_table:
+        w = Weights("full", np.stack([np.eye(hidden)] * 2), np.ones(hidden), np.ones((1, hidden)))
+        no_dense_check(monkeypatch)
+    monkeypatch.setattr(floatcheck, "_SCORE_BYTES", 1)
+    r = floatcheck.check(w, a, word_batch=rng.integers(0, 2, size=(30, 20)), float_table=float_table)
+    assert r.accuracy == r.final_accuracy == 1.0 and r.first_failure is None
+    assert r.worst_margin == np.inf
