@@ -10,44 +10,55 @@ side is timed on page faults of memory the other gave back (a fresh array above 
 on every 4 KiB page, about 2 us each), and the simulation alone read 4.3e7 to 1.3e8 tokens/s
 between two runs of the same script.
 
-Measured 2026-12-06 (2-core machine, nothing else running, load 1.0, inside
-``benchmarks/speed_targets.py``, round 7), 1000 words x length 500, median of 5; ``path`` is how
-the check judged the words (``table``: the float run's finitely many states, one look-up per
-symbol, constructions/values/floatstates.py; ``dense``: the float run itself, docs/theory.md
-Theorem 26 says when the table is exact):
+Measured 2026-12-06 (2-core machine, nothing else running, load 0.6), 1000 words x length 500,
+median of 5; ``path`` is how the check judged the words (``table``: the float run's finitely
+many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the float
+run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table      1.63e+08          1.18e+08    0.7x
-    cyclic:7 rotation2d              2        7       7  dense       3.6e+07          1.23e+08    3.4x
-    dihedral:50 block:2              2        2     100  dense      3.63e+07          1.21e+08    3.3x
-    symmetric:5 full                 4        2     120  table      1.27e+08          1.33e+08    1.0x
-    quaternion full                  4        2       8  table      1.72e+08          1.34e+08    0.8x
-    modarith:5 full                  5       10       5  table      1.75e+08          1.33e+08    0.8x
-    modarith:8 full                  8       16       8  table      1.79e+08          1.35e+08    0.8x
-    modarith:16 full                16       32      16  table      1.51e+08          1.22e+08    0.8x
-    modarith:16 full+noise1e-06     16       32      16  dense      1.11e+07          1.21e+08   10.9x
+    parity diagonal                  1        2       2  table      1.45e+08          1.14e+08    0.8x
+    cyclic:7 rotation2d              2        7       7  dense      3.59e+07          1.17e+08    3.3x
+    dihedral:50 block:2              2        2     100  dense      3.29e+07          1.11e+08    3.4x
+    symmetric:5 full                 4        2     120  table      1.16e+08          1.18e+08    1.0x
+    quaternion full                  4        2       8  table      1.49e+08          1.22e+08    0.8x
+    modarith:5 full                  5       10       5  table      1.54e+08          1.17e+08    0.8x
+    modarith:8 full                  8       16       8  table      1.37e+08          1.12e+08    0.8x
+    modarith:16 full                16       32      16  table      1.19e+08          1.15e+08    1.0x
+    modarith:16 full+noise1e-06     16       32      16  dense      1.12e+07          1.19e+08   10.6x
 
-The same run of 017281d's tree (main before issue 48's speed work): 13.0 / 24.2 / 24.0 / 30.7 /
-20.4 / 27.2 / 31.4 / 50.9 / 46.1x.  Within 5x everywhere but the last case: exact constructions
+(the last row read 10.3x and 10.4x in two more runs).  017281d's tree (main before issue 48's
+speed work) read 13.0 / 24.2 / 24.0 / 30.7 / 20.4 / 27.2 / 31.4 / 50.9 / 46.1x in one run with
+it (benchmarks/SPEED.md, round 7).  Within 5x everywhere but the last case: exact constructions
 (0/1, signed permutation and +-1 matrices) run through the table at about the simulation's speed
 (its walk is the simulation's loop), whatever d and the alphabet; the rotations drift (their
 products round), so they run densely: at d = 2 the many-class bound (``_Bound``: one gathered
 reference row and its distance per prefix) keeps dihedral:50 under 4x.  The noisy modarith:16
-drifts too and stays near 11x: its dense check costs about 44 ms of CPU against 4 ms for the
-simulation, and the two products of d = 16 states per token alone take about 17 ms: the run's
-batched GEMM over the rows padded by symbol (1.5x the rows) about 8.5 ms (about 23 G
-multiply-adds a second, near this core's BLAS rate for K = 16), and the readout's scores about
-8.6 ms (about 15 G a second, whether class-major or row-major, in blocks of 250 to 16,000 rows;
-torch's MKL gives 8.1 ms for the scores and 26 ms for the batched GEMM).  That is 4.2x the
-simulation before the rows are grouped by symbol (5.5 ms), gathered into and out of the padded
-rows (2.2 + 1.4 ms), their norms (3.6 ms) and margins (4 ms) formed and the automaton walked
-(2.5 ms): no dense float64 run in numpy reaches 5x there (each part timed alone over the same
-500 steps, 2026-12-06).  The check itself makes no array of the words' size and none again per
-block (the automaton walked beside the float run into kept buffers, the grouping at most 16384
-word-steps at once, the judge's and the rescaling's buffers made once), so it does not depend on
-the allocator's state either way.
+drifts too and stays near 10x.  ``--parts`` times each part of its dense check alone on the same
+words (CPU ms, best of 5, 2026-12-06; the simulation read 4.3 ms in that run):
 
-Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5]
+    grouping by symbol (16 steps at a time)                                      5.5 ms
+    gathering into the padded rows (1.50x the rows)                              2.1 ms
+    batched GEMM, 32 x (47 x 16) @ (16 x 16)                                     8.8 ms
+    gathering back into word order                                               1.5 ms
+    floor of that product: (1000 x 16) @ (16 x 16), unpadded                     5.5 ms
+    readout and margins as checked (63 blocks of 8000 rows)                     11.7 ms
+    readout alone as checked (Fortran order, chunks of 2048 rows)                6.2 ms
+    readout alone, one C-order product a block                                   8.9 ms
+    norms                                                                        3.4 ms
+    the automaton's walk                                                         1.5 ms
+
+The readout runs at about 21 G multiply-adds a second when the readout is in Fortran order (BLAS
+then reads both operands transposed) and scored 2,048 rows at a time (rows and scores stay in
+the core's cache), against about 14 G as one C-order product a block; the check scores that way
+(``floatcheck._row_margins``).  So the simulation and the two products at their floors are about
+3.7x the simulation, and what the dense run does with numpy around them (the grouping by symbol,
+the gathers, the padding, the norms and margins) costs more than the remaining 1.3x: the check
+stays near 10x.  It makes no array of the words' size and none again per block (the automaton
+walked beside the float run into kept buffers, the grouping at most 16384 word-steps at once, the
+judge's and the rescaling's buffers made once), so it does not depend on the allocator's state
+either way.
+
+Run:  .venv/bin/python benchmarks/bench_check.py [--length 500] [--words 1000] [--repeat 5] [--parts]
 """
 
 from __future__ import annotations
@@ -117,13 +128,119 @@ def _interleaved(spec: str, variant: str, noise: float, words: np.ndarray, repea
     return statistics.median(checks), statistics.median(sims)
 
 
+def _best(fn, repeat: int) -> float:
+    """Best CPU milliseconds of ``repeat`` calls."""
+    return 1e3 * min(_cpu(fn) for _ in range(repeat))
+
+
+def parts(spec: str, variant: str, noise: float, words: np.ndarray, repeat: int) -> list[tuple[str, float]]:
+    """Each part of the dense float check of the case, timed alone on the same words (CPU ms, best
+    of ``repeat``), as ``(what, ms)``: the simulation; the run's grouping by symbol, gathers and
+    batched GEMM over the padded rows (``method="grouped"``, 32 symbols or fewer); the same
+    product's floor (one GEMM over the unpadded rows, as if every word read one symbol); the
+    readout as the check scores it (:func:`~bilinear.constructions.horizon.floatcheck._row_margins`,
+    margins included) and as one C-order product; the norms; the automaton's walk."""
+    from bilinear.constructions.values import floatrun
+    from bilinear.constructions.values.floatstates import walk
+
+    a, w = from_spec(spec), _weights(spec, variant, noise)
+    A, h0, R = w.float_arrays()
+    A = np.ldexp(A, -floatrun.scale_exponents(A)[:, None, None])
+    AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))
+    R = floatcheck.rescaled(R)
+    RF = np.asfortranarray(R)
+    (k, d), (batch, T) = A.shape[:2], words.shape
+    span = floatrun._slot_steps(batch)
+    chunks = [words[:, lo : lo + span] for lo in range(0, T, span)]
+    slots, groups, sources = floatrun._slots(chunks[0], k, d)
+    assert sources is not None, "the padded rows are listed for every step"
+    padded, product = np.zeros((k, groups, d)), np.empty((k, groups, d))
+    H, out = np.random.default_rng(1).normal(size=(batch, d)), np.empty((batch, d))
+    steps = floatcheck._block_steps(batch, max(d, R.shape[0]))
+    rows = np.random.default_rng(2).normal(size=(steps * batch, d))
+    labels = np.random.default_rng(3).integers(0, R.shape[0], size=steps * batch)
+    work = floatcheck._Work(steps * batch, R.shape[0], floatcheck._chunk_rows(*R.shape), d)
+    scores = np.empty((R.shape[0], steps * batch))
+    blocks = range(0, T, steps)
+
+    def grouping():
+        for c in chunks:
+            floatrun._slots(c, k, d)
+
+    def take_in():
+        for t in range(T):
+            H.take(sources[t % span], axis=0, out=padded.reshape(-1, d), mode="clip")
+
+    def gemm():
+        for _ in range(T):
+            np.matmul(padded, AT, out=product)
+
+    def take_out():
+        for t in range(T):
+            product.reshape(-1, d).take(slots[t % span], axis=0, out=out, mode="clip")
+
+    def floor():
+        x = H.copy()
+        for _ in range(T):
+            np.matmul(x, AT[0], out=out)
+
+    def readout():
+        for _ in blocks:
+            floatcheck._row_margins(RF, rows, labels, work)
+
+    def readout_chunks():
+        chunk = work.chunk or rows.shape[0]
+        for _ in blocks:
+            for lo in range(0, rows.shape[0], chunk):
+                np.matmul(RF, rows[lo : lo + chunk].T, out=scores[:, : min(chunk, rows.shape[0] - lo)])
+
+    def readout_c():
+        for _ in blocks:
+            np.matmul(R, rows.T, out=scores)
+
+    def norms():
+        for _ in blocks:
+            floatcheck._norms(rows, work.norms, work.squares)
+
+    def walked():
+        walk(np.ascontiguousarray(a.delta), a.start, words)
+
+    return [("simulation (run_batch)", _best(lambda: a.run_batch(words, trace=True), repeat)),
+            (f"grouping by symbol ({span} steps at a time)", _best(grouping, repeat)),
+            (f"gathering into the padded rows ({k * groups / batch:.2f}x the rows)", _best(take_in, repeat)),
+            (f"batched GEMM, {k} x ({groups} x {d}) @ ({d} x {d})", _best(gemm, repeat)),
+            ("gathering back into word order", _best(take_out, repeat)),
+            (f"floor of that product: ({batch} x {d}) @ ({d} x {d}), unpadded", _best(floor, repeat)),
+            (f"readout and margins as checked ({len(blocks)} blocks of {steps * batch} rows)", _best(readout, repeat)),
+            (f"readout alone as checked (Fortran order, chunks of {work.chunk or rows.shape[0]} rows)",
+             _best(readout_chunks, repeat)),
+            ("readout alone, one C-order product a block", _best(readout_c, repeat)),
+            ("norms", _best(norms, repeat)),
+            ("the automaton's walk", _best(walked, repeat))]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--length", type=int, default=500)
     parser.add_argument("--words", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--parts", action="store_true",
+                        help="time each part of the drifting case's dense check alone, next to the simulation")
     args = parser.parse_args(argv)
     tokens = args.length * args.words
+    if args.parts:
+        keep_freed_buffers()
+        spec, variant, noise = CASES[-1]
+        words = np.random.default_rng(0).integers(0, from_spec(spec).n_symbols, size=(args.words, args.length))
+        print(f"{spec} {variant}+noise{noise:g}: each part of the dense check alone, {args.words} words x length "
+              f"{args.length}, CPU ms, best of {args.repeat}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        timed = parts(spec, variant, noise, words, args.repeat)
+        sim = timed[0][1]
+        for what, ms in timed:
+            print(f"  {what:<72}{ms:8.1f} ms  {ms / sim:5.2f}x the simulation")
+        least = sim + timed[5][1] + timed[7][1]  # the simulation, the product's floor, the readout as checked
+        print(f"  the simulation and the two products at their floors: {least:.1f} ms, {least / sim:.2f}x the simulation")
+        return 0
     # as the command line runs (bilinear/malloc.py): freed multi-MB buffers stay in the process, so
     # neither side is timed on page faults that depend on what the other freed before it
     kept = keep_freed_buffers()

@@ -165,9 +165,9 @@ class _Work:
 
 
 #: Bytes of rows and their scores that one readout product takes at most (:func:`_chunk_rows`):
-#: 16 classes by 16 hidden units ran at about 15 G multiply-adds a second on 8,000 to 16,000 rows
-#: at once and about 24 G on 2,048 (their rows and scores then stay in the core's cache), on the
-#: machine of benchmarks/bench_check.py.
+#: 16 classes by 16 hidden units ran at about 14 G multiply-adds a second on 8,000 rows at once
+#: and about 21 G on 2,048 at a time (their rows and scores then stay in the core's cache),
+#: ``python benchmarks/bench_check.py --parts``.
 _SCORE_BYTES = 1 << 19
 
 
@@ -185,7 +185,7 @@ def _chunk_rows(classes: int, hidden: int) -> int:
 def _row_margins(RF: np.ndarray, rows: np.ndarray, labels: np.ndarray, work: _Work) -> np.ndarray:
     """``score[label] - max other score`` of each row of ``rows`` (n, hidden), not divided by its
     norm, under the readout ``RF`` (classes, hidden) in Fortran order (BLAS then reads both
-    operands transposed: about 1.5x faster than a C-order readout on 2,048 rows of 16); labels
+    operands transposed: about 1.4x faster than a C-order readout, on chunks of 2,048 rows of 16); labels
     (n,) -> (n,), in ``work``'s buffers.  The rows are scored ``work.chunk`` at a time, the scores
     laid out (chunks, classes, chunk).  Both ways of judging Weights (the dense run's blocks,
     the table's pairs) score their rows here."""
@@ -445,7 +445,7 @@ def _norms(flat: np.ndarray, out: np.ndarray | None = None, squares: np.ndarray 
         norms = np.multiply(flat[:, 0], flat[:, 0], out=out)
         for j in range(1, flat.shape[1]):
             norms += flat[:, j] * flat[:, j]
-    else:  # the squares summed by a product with ones: 1.4-2.5x faster than einsum's per-row sums up to 32 columns
+    else:  # the squares summed by a product with ones: 1.2-2.6x faster than einsum's per-row sums, 4 to 32 columns
         norms = np.matmul(np.multiply(flat, flat, out=squares), np.ones(flat.shape[1]), out=out)
     norms = np.sqrt(norms, out=norms)
     norms[norms == 0] = 1.0
