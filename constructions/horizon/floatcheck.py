@@ -185,10 +185,10 @@ def _chunk_rows(classes: int, hidden: int) -> int:
 def _row_margins(RF: np.ndarray, rows: np.ndarray, labels: np.ndarray, work: _Work) -> np.ndarray:
     """``score[label] - max other score`` of each row of ``rows`` (n, hidden), not divided by its
     norm, under the readout ``RF`` (classes, hidden) in Fortran order (BLAS then reads both
-    operands transposed: about 1.4x faster than a C-order readout, on chunks of 2,048 rows of 16); labels
-    (n,) -> (n,), in ``work``'s buffers.  The rows are scored ``work.chunk`` at a time, the scores
-    laid out (chunks, classes, chunk).  Both ways of judging Weights (the dense run's blocks,
-    the table's pairs) score their rows here."""
+    operands transposed: about 1.4x faster than a C-order readout on chunks of 2,048 rows of
+    16); labels (n,) -> (n,), in ``work``'s buffers.  The rows are scored ``work.chunk`` at a
+    time, the scores laid out (chunks, classes, chunk).  Both ways of judging Weights (the dense
+    run's blocks, the table's pairs) score their rows here."""
     classes, n = RF.shape[0], rows.shape[0]
     chunk = work.chunk or n
     if n <= chunk:  # one chunk: the scores class-major, row r in column r
