@@ -43,6 +43,17 @@ def _expected(w, a, words):
     return ok.mean(), ok[:, -1].mean(), m.min(), first
 
 
+def _agrees_with_the_plain_loop(w, a, words) -> None:
+    """The check's accuracy, last step's accuracy, worst margin and first failure are the plain
+    loop's, on words where the weights fail on some prefixes and not on others."""
+    r = floatcheck.check(w, a, word_batch=words)
+    accuracy, final, worst, first = _expected(w, a, words)
+    assert 0 < r.accuracy < 1 and r.first_failure is not None
+    assert r.accuracy == pytest.approx(accuracy, abs=1e-12) and r.final_accuracy == pytest.approx(final, abs=1e-12)
+    assert r.worst_margin == pytest.approx(worst, rel=1e-9)
+    assert r.first_failure == first
+
+
 @pytest.mark.parametrize("k, d, method", [(3, 4, "stacked"), (12, 6, "grouped"), (40, 3, "gathered")])
 @pytest.mark.parametrize("entries", [1, 200, 1 << 19])
 def test_check_agrees_with_the_plain_loop(monkeypatch, k, d, method, entries):
@@ -50,12 +61,7 @@ def test_check_agrees_with_the_plain_loop(monkeypatch, k, d, method, entries):
     assert floatrun._method(k, 60, d, "auto") == method
     monkeypatch.setattr(floatcheck, "_BLOCK_ENTRIES", entries)  # blocks of 1 step, a few, all 40
     words = np.random.default_rng(1).integers(0, k, size=(60, 40))
-    r = floatcheck.check(w, a, word_batch=words)
-    accuracy, final, worst, first = _expected(w, a, words)
-    assert 0 < r.accuracy < 1 and r.first_failure is not None
-    assert r.accuracy == pytest.approx(accuracy, abs=1e-12) and r.final_accuracy == pytest.approx(final, abs=1e-12)
-    assert r.worst_margin == pytest.approx(worst, rel=1e-9)
-    assert r.first_failure == first
+    _agrees_with_the_plain_loop(w, a, words)
 
 
 @pytest.mark.parametrize("score_bytes", [1 << 19, 1])
@@ -68,12 +74,7 @@ def test_a_readout_scored_in_chunks_agrees_with_the_plain_loop(monkeypatch, scor
     assert floatcheck._chunk_rows(4, 10) == (4681 if score_bytes > 1 else 64)
     words = np.random.default_rng(10).integers(0, 6, size=(60, 40))
     assert floatcheck._block_steps(60, 10) >= 40  # one block
-    r = floatcheck.check(w, a, word_batch=words)
-    accuracy, final, worst, first = _expected(w, a, words)
-    assert 0 < r.accuracy < 1 and r.first_failure is not None
-    assert r.accuracy == pytest.approx(accuracy, abs=1e-12) and r.final_accuracy == pytest.approx(final, abs=1e-12)
-    assert r.worst_margin == pytest.approx(worst, rel=1e-9)
-    assert r.first_failure == first
+    _agrees_with_the_plain_loop(w, a, words)
 
 
 @pytest.mark.parametrize("n, chunk", [(1, 64), (64, 64), (100, 64), (192, 64), (250, 0), (300, 128)])
