@@ -57,7 +57,7 @@ from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
-from .codetables import _code_rows, _digit_bytes, _identity_code, _place_values, _powers, _split
+from .codetables import _code_rows, _digit_bytes, _identity_code, _keep_table, _place_values, _powers, _split, _take_table
 from .sampled import _SAMPLE_COLUMNS, _block_rows, _Buffers, _check_closed, _HashCollision, _materialise, _samples
 
 __all__ = [
@@ -158,9 +158,11 @@ class _Codes(_Keys):
 
     The codes index a direct-address ``table`` (int32, ``n**(n-c) << s`` entries: under ``2 n**n``
     and at most ``2**24``): ``KNOWN`` plus the element's index plus one for a code found, 0 for the
-    others (``np.zeros`` maps zero pages lazily: a large table costs only the pages the closure
-    touches), and during a level the marks of its candidates (:meth:`_Search.level`), all below
-    ``KNOWN``."""
+    others, and during a level the marks of its candidates (:meth:`_Search.level`), all below
+    ``KNOWN``.  Up to 7 states the table is kept from one closure to the next on as many states,
+    cleared at the elements' codes (:func:`~bilinear.automata.codetables._keep_table`): zeroing a
+    fresh one was a sixth of S_7's closure on its points.  A larger one (8 states: 64 MiB) is
+    made by ``np.zeros``, whose fresh zero pages cost only the pages the closure touches."""
 
     #: Above every mark of a level (at most its candidates, below 2**23) and, plus an index below
     #: 2**24, within int32.
@@ -173,7 +175,7 @@ class _Codes(_Keys):
         self.mult = _powers(n)
         c, shift = self.c, self.shift = _split(n)
         self.mask = (1 << self.shift) - 1
-        self.table = np.zeros(max(1, n ** (n - c) << self.shift), dtype=np.int32)
+        self.table = _take_table(max(1, n ** (n - c) << self.shift))  # zero; kept from the last closure on n states
         images = gens.T.astype(np.int64)  # (states, symbols)
         self.low = _place_values(n, c, n) @ images  # (n**c, symbols)
         # (n**(n-c), symbols), the high part's digits alone: for an even n the low table
@@ -416,6 +418,7 @@ def _closure(automaton: Automaton, limit: int, exact: bool, clock: _Clock | None
     if isinstance(keys, _Codes):
         bfs.finish_rounds(chunk)
         elements = keys.decode(t.rows[:size])
+        _keep_table(keys.table, t.rows[:size])  # every entry written is an element's code
     elif sample is None:
         elements = t.rows
     else:

@@ -345,6 +345,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the high table always made by its own product (3c = n never holds): for an even n the same values as the low one',
     ('automata/codetables.py', '_chunk_table', '1 -> 0', 0):
         'every call passes images = np.eye(n) (_place_values): square, so shape[0] = shape[1]',
+    ('automata/codetables.py', '_keep_table', 'table.nbytes <= _KEPT_TABLE_BYTES -> table.nbytes < _KEPT_TABLE_BYTES', 0):
+        'no table is exactly 8 MiB (7 states: 5.4 MiB, 8 states: 64 MiB): the same tables kept',
     ('automata/closure.py', '_closure', 'False -> True', 0):
         'the default clock (a direct call without one, as the sampled tests make) would print progress lines only after 2 s: no such closure runs that long',
     ('automata/closure.py', '_closure', '1 -> 2', 2):

@@ -330,3 +330,36 @@ def test_every_round_and_level_reports_and_the_last_report_is_the_whole_monoid(m
     for i in range(1, depth.shape[0]):  # parents come first (shortlex order)
         depth[i] = depth[c.parent[i]] + 1
     assert reports[-1] == 5**5 and len(reports) == int(depth.max()) + 2
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_the_table_kept_for_the_next_closure_is_clear(monkeypatch, n):
+    """Up to 7 states the direct-address table is kept for the next closure on as many states,
+    cleared at the codes the closure wrote: after S_n on its points it is all zero, and the
+    next closure (T_n's generators, other codes) numbers as the plain closure.  8 states (64
+    MiB) keep none."""
+    monkeypatch.setattr(codetables, "_kept_tables", {})
+    a = _natural(n) if n > 1 else Automaton([[0]], labels=[0])
+    closure.close(a)
+    kept = codetables._kept_tables
+    if n == 8:
+        assert kept == {}
+        return
+    (table,) = kept.values()
+    assert table.dtype == np.int32 and not table.any()
+    b = closure.full_transformation_automaton(n) if n < 7 else from_spec("random:states=7,symbols=3,seed=5")
+    assert [tuple(row) for row in closure.close(b).elements.tolist()] == list(plain_closure(b))
+    assert codetables._kept_tables[table.shape[0]] is table and not table.any()
+
+
+def test_a_table_left_by_a_closure_that_stopped_is_not_kept(monkeypatch):
+    """A closure stopped by its limit has marked codes it never numbered: its table is dropped
+    (the kept one, taken by it, is gone too), and the next closure makes a clear one."""
+    monkeypatch.setattr(codetables, "_kept_tables", {})
+    closure.close(_natural(6))
+    assert len(codetables._kept_tables) == 1
+    with pytest.raises(MonoidTooLargeError):
+        closure.close(closure.full_transformation_automaton(6), limit=1000)
+    assert codetables._kept_tables == {}
+    b = from_spec("random:states=6,symbols=2,seed=7")
+    assert [tuple(row) for row in closure.close(b).elements.tolist()] == list(plain_closure(b))
