@@ -19,21 +19,22 @@ its columns are skipped.
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
 millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-06
-(2-core machine, nothing else running, load 0.5-1.0, ``--seeds 5``, inside
-``benchmarks/speed_targets.py``), this closure:
+(2-core machine, nothing else running, load 1.0, ``--seeds 5``, inside
+``benchmarks/speed_targets.py``, round 8), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      2.23      322,533      1.83      394,182           1.22
-    S_6 natural (6 points)         720      0.14    5,091,218      0.10    7,025,555           1.38
-    S_7 (symmetric:7)            5,040     61.58       81,844    112.74       44,705           0.55
-    S_7 natural (7 points)       5,040      0.51    9,910,998      0.66    7,580,783           0.76
-    T_6                         46,656      1.58   29,571,675      9.13    5,108,827           0.17
-    T_7                        823,543     54.76   15,038,515    742.72    1,108,826           0.07
-    random 8x3 (x5)          1,433,284    135.84   10,551,563   1227.36    1,167,775           0.11
+    S_6 (symmetric:6)              720      2.33      308,893      1.90      379,731           1.23
+    S_6 natural (6 points)         720      0.14    5,060,053      0.10    7,341,994           1.45
+    S_7 (symmetric:7)            5,040     63.80       78,994    108.40       46,495           0.59
+    S_7 natural (7 points)       5,040      0.45   11,319,178      0.65    7,786,032           0.69
+    T_6                         46,656      1.74   26,860,985     10.21    4,568,087           0.17
+    T_7                        823,543     55.97   14,713,591    974.72      844,906           0.06
+    random 8x3 (x5)          1,433,284    248.95    5,757,370   1490.41      961,669           0.17
 
-The same run of 017281d's closure (main before issue 48's speed work): 4.19, 7.34, 4.57, 3.47,
-1.77, 0.43, 0.57 (ours/lsg time).  S_6 on its points reads 1.36-1.46x from run to run, where
-round 6's closure read 1.49-1.54x on the same machine (benchmarks/SPEED.md, "Issue 48, round 7").
+The same run of 017281d's closure (main before issue 48's speed work): 4.26, 7.05, 4.26, 2.97,
+1.68, 0.39, 0.52 (ours/lsg time).  S_6 on its points read 1.38x, 1.42x and 1.45x in three runs
+of speed_targets.py (1.36-1.48x from run to run of this script); S_7 on its points 0.76-0.82x
+before the closure's table was kept from one closure to the next (round 8, benchmarks/SPEED.md).
 
 Reading the figures: up to 8 states an element is its integer code (the images of the low half
 of the states in base n and, shifted a whole number of bits above them, the high half's); a small

@@ -21,18 +21,22 @@ scripts, run once per tree:
 
 Every component's own output is printed as it runs; the table at the end gathers the figures,
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
-``cyclic:1000`` run, about a minute).  About nine minutes in all on the 2-core machine.
+``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-06, round 7 (nothing else running, load average 0.5-1.0; the whole table is in
-benchmarks/SPEED.md, "Issue 48, round 7: every target in one run"): 26 of 27 rows met.  The tour
-31.9 -> 15.8 s, report identical; ``cyclic:1000`` 63.6 -> 2.9 us per transition; ``cyclic:256``
-open -> proved in 0.5 s; ``verify parity diagonal`` +0.29 -> +0.02 s over ``describe``; certify
-0.68-0.88x of 25d7590 (017281d: 4.4-5.3x), L/U equal; closures S_6 Cayley 1.22x, S_6 on its 6
-points 1.38x (1.36-1.46x from run to run), S_7 0.55x / 0.76x, T_6, T_7 and random 8x3 0.17x /
-0.07x / 0.11x of libsemigroups; the float check 0.7-1.0x the simulation on exact constructions
-(d up to 16), 3.3-3.4x on rotations.  Not met: the float check of a noisy d = 16 network with 32
-symbols, 10.9x (target 5x; benchmarks/bench_check.py says why no dense float64 run in numpy
-reaches 5x there).
+Measured 2026-12-06, round 8 (nothing else running, load average 0.95-1.08; the whole table is
+in benchmarks/SPEED.md, "Issue 48, round 8: every target in one run"): 26 of 27 rows met.  The
+tour 34.7 -> 19.9 s (the median of three runs each: 33.5-39.5 s and 16.9-20.3 s), report
+identical; ``cyclic:1000`` 74.7 -> 3.7 us per transition; ``cyclic:256`` open -> proved in 0.7 s;
+``verify parity diagonal`` +0.45 -> -0.03 s over ``describe``; certify 0.65-1.12x of 25d7590
+(017281d: 4.9-5.6x), L/U equal; closures S_6 Cayley 1.23x, S_6 on its 6 points 1.45x (1.38-1.45x
+in the three runs of this round and the last), S_7 0.59x / 0.69x, T_6, T_7 and random 8x3 0.17x
+/ 0.06x / 0.17x of libsemigroups; the float check 0.8-1.0x the simulation on exact constructions
+(d up to 16), 3.3-3.5x on rotations.  Not met: the float check of a noisy d = 16 network with 32
+symbols, 10.8x (8.3-11.2x in four runs; target 5x; ``bench_check.py --parts`` measures why: the
+simulation and the two products at their floors are already about 3.7x, and the grouping,
+gathers, norms and margins around them cost more than the rest).  The machine ran slower this
+day than in round 7 (017281d's tour 31.9 s then, 33.5-39.5 s now), and the tour sits at the
+limit on it.
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
 """
