@@ -161,7 +161,7 @@ class _Codes(_Keys):
     others, and during a level the marks of its candidates (:meth:`_Search.level`), all below
     ``KNOWN``.  Up to 7 states the table is kept from one closure to the next on as many states,
     cleared at the elements' codes (:func:`~bilinear.automata.codetables._keep_table`): zeroing a
-    fresh one was a sixth of S_7's closure on its points.  A larger one (8 states: 64 MiB) is
+    fresh one was about a ninth of S_7's closure on its points.  A larger one (8 states: 64 MiB) is
     made by ``np.zeros``, whose fresh zero pages cost only the pages the closure touches."""
 
     #: Above every mark of a level (at most its candidates, below 2**23) and, plus an index below
