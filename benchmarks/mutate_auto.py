@@ -954,7 +954,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the buffers made again at an equal size: the same states',
     ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 3):
         'spans never grow after the first (the same block steps, the last one shorter): the buffers are made once either way',
-    # the readout scored in chunks and the norms by a product (issue 48, after round 7)
+    # the readout scored in chunks and the norms by a product (issue 48, round 8)
     ('constructions/horizon/floatcheck.py', '_margins', '1 -> 0', 0):
         'one class through the general path: its own score less the largest other (-inf once it is put) is +inf, '
         'the value returned directly',
