@@ -57,7 +57,7 @@ from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError, MonoidTooLargeError
 
 from .automaton import Automaton
-from .codetables import _code_rows, _digit_bytes, _identity_code, _keep_table, _place_values, _powers, _split, _take_table
+from .codetables import _code_rows, _digit_rows, _identity_code, _keep_table, _place_values, _powers, _split, _take_table
 from .sampled import _SAMPLE_COLUMNS, _block_rows, _Buffers, _check_closed, _HashCollision, _materialise, _samples
 
 __all__ = [
@@ -213,16 +213,12 @@ class _Codes(_Keys):
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``(m, states)`` (uint8) of codes ``(m,)``: the rows of :func:`_code_rows` where it is
-        kept (``n <= 6``), else each part's digits looked up as the bytes of one int64 (digit ``q``
-        in byte ``q``), the high part's shifted ``c`` bytes, the two added and the bytes read as
-        the row."""
-        n, c = self.n, self.c
-        rows = _code_rows(n)
+        kept (``n <= 6``), else the two parts' digits read as bytes
+        (:func:`~bilinear.automata.codetables._digit_rows`)."""
+        rows = _code_rows(self.n)
         if rows is not None:  # one look-up, contiguous (a copy of a strided byte view cost twice the look-ups)
             return rows.take(codes, axis=0)
-        # the numbers of n - c digits are the first n**(n-c) of c digits (the top digits 0)
-        packed = _digit_bytes(n, c, 0).take(codes & self.mask) + _digit_bytes(n, c, c).take(codes >> self.shift)
-        return np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
+        return _digit_rows(self.n, codes & self.mask, codes >> self.shift)
 
 
 class Closure(NamedTuple):

@@ -81,11 +81,19 @@ def _code_rows(n: int) -> np.ndarray | None:
     if size * n > _CODE_ROWS_BYTES:
         return None
     codes = np.arange(size, dtype=np.int64)
-    low = _digit_bytes(n, c, 0).take(np.minimum(codes & ((1 << shift) - 1), n**c - 1))
-    packed = low + _digit_bytes(n, c, c).take(codes >> shift)
-    rows = np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
+    rows = _digit_rows(n, np.minimum(codes & ((1 << shift) - 1), n**c - 1), codes >> shift)
     rows.setflags(write=False)
     return rows
+
+
+def _digit_rows(n: int, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Rows ``(m, n)`` (uint8) of codes given by their parts (each below ``n**c``): each part's
+    digits looked up as the bytes of one int64 (digit ``q`` in byte ``q``; the numbers of
+    ``n - c`` digits are the first ``n**(n-c)`` of ``c`` digits, the top digits 0), the high
+    part's shifted ``c`` bytes, the two added and the bytes read as the row."""
+    c, _ = _split(n)
+    packed = _digit_bytes(n, c, 0).take(low) + _digit_bytes(n, c, c).take(high)
+    return np.ascontiguousarray(packed.astype("<i8", copy=False).view(np.uint8).reshape(-1, 8)[:, :n])
 
 
 #: A closure's direct-address table (:class:`~bilinear.automata.closure._Codes`) of at most this

@@ -156,7 +156,8 @@ TARGETS = [
     Target("floatstates", "constructions/values/floatstates.py", (),
            ("tests/constructions/values/test_floatstates.py", "tests/constructions/horizon/test_floatcheck_table.py")),
     Target("floatcheck_table", "constructions/horizon/floatcheck.py", ("_table_check", "_dense_check", "_states", "_Bound",
-                                                                       "_Work", "_chunk_rows", "_row_margins", "_margins", "_norms"),
+                                                                       "_Work", "_chunk_rows", "_row_margins", "_margins", "_chunk_margins",
+                                                                       "_norms"),
            FLOATCHECK_TESTS),
     Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
            ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
@@ -289,10 +290,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'a round of one level on the whole frontier instead of chunks of it: the same candidates in the same order; memory only',
     ('automata/closure.py', '_closure', '1 -> 0', 9):
         'a round of one level on the whole frontier instead of chunks of it: the same candidates in the same order; memory only',
-    ('automata/closure.py', '_Codes.decode', 'False -> True', 0):
-        'astype(copy=True): the same values in a copy',
-    ('automata/closure.py', '_Codes.decode', '1 -> 2', 0):
-        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/codetables.py', '_chunk_table', '1 -> 2', 1):
         'the table of no digits is read only at row 0 (the high part of a one-state code): a second row of zeros is never read',
     ('automata/codetables.py', '_chunk_table', '1 -> 2', 5):
@@ -300,9 +297,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     # the closure after issue 48's round 7 (each code's row kept once a process up to 6 states)
     ('automata/codetables.py', '_code_rows', 'size * n > _CODE_ROWS_BYTES -> size * n >= _CODE_ROWS_BYTES', 0):
         'size x n is 1, 8, 144, 1,024, 16,000, 331,776, then over 9 million for n = 1..8: never exactly 2^19, so > and >= keep the same tables',
-    ('automata/codetables.py', '_code_rows', 'False -> True', 0):
+    ('automata/codetables.py', '_digit_rows', 'False -> True', 0):
         'astype(copy=True): the same values in a copy',
-    ('automata/codetables.py', '_code_rows', '1 -> 2', 3):
+    ('automata/codetables.py', '_digit_rows', '1 -> 2', 0):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/closure.py', '_Search.__init__', '0 -> 1', 0):
         'room 1 at the start: the identity is element 0, so the first numbering has start + count >= 2 > 1 and reserves as with room 0',
@@ -958,17 +955,22 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/floatcheck.py', '_margins', '1 -> 0', 0):
         'one class through the general path: its own score less the largest other (-inf once it is put) is +inf, '
         'the value returned directly',
-    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 2):
-        'reshape(classes, -2): numpy infers any negative size, as it does -1',
     ('constructions/horizon/floatcheck.py', '_margins', '0 -> 1', 1):
         "a call's own buffers made for 1 class instead of 0: the classes size only the scores' buffer, which "
         '_margins does not use',
-    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 4):
+    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 3):
+        'labels.reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_chunk_margins', '1 -> 2', 0):
         'reshape(-2): numpy infers any negative size, as it does -1',
-    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 5):
+    ('constructions/horizon/floatcheck.py', '_chunk_margins', '1 -> 2', 2):
         'reshape(-2): numpy infers any negative size, as it does -1',
-    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 6):
-        'reshape(-2): numpy infers any negative size, as it does -1',
+    ('constructions/horizon/floatcheck.py', '_row_margins', '0 < work.chunk < n -> 0 < work.chunk <= n', 0):
+        'exactly one chunk of rows through the chunk size instead of as one chunk of n: the same layout and margins',
+    ('constructions/horizon/floatcheck.py', '_row_margins', '0 -> 1', 2):
+        'a chunk size of 1 taken as none: chunks are 0 or at least 64 rows (_chunk_rows)',
+    ('constructions/horizon/floatcheck.py', '_row_margins', '1 -> 0', 0):
+        'max(n, 0) instead of max(n, 1): differs only for no rows, and no caller scores none (a block has a step '
+        'of at least one word, the table at least one pair)',
     ('constructions/horizon/floatcheck.py', '_Work.__init__', '0 -> 1', 1):
         "squares of 1 column by default: a buffer made without the hidden size is never handed to _norms",
     ('constructions/horizon/floatcheck.py', '_chunk_rows', 'hidden < 8 -> hidden <= 8', 0):
@@ -977,12 +979,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/floatcheck.py', '_chunk_rows', '8 -> 9', 0):
         'where chunks start (8 hidden units scored at once): speed only, the margins are the same (tested: chunked '
         'and at once against the plain loop)',
-    ('constructions/horizon/floatcheck.py', '_row_margins', 'n <= chunk -> n < chunk', 0):
-        'exactly one chunk of rows through the chunked layout: the same margins (tested: 64 rows in chunks of 64)',
-    ('constructions/horizon/floatcheck.py', '_row_margins', '1 -> 2', 0):
-        'reshape(-2): numpy infers any negative size, as it does -1',
-    ('constructions/horizon/floatcheck.py', '_row_margins', '1 -> 2', 2):
-        'reshape(-2): numpy infers any negative size, as it does -1',
     ('constructions/horizon/floatcheck.py', '_norms', 'flat.shape[1] <= 3 -> flat.shape[1] < 3', 0):
         'three columns summed by the product instead of the column loop: the same sums of squares up to one rounding '
         '(tested to 1e-15), and the table and the dense run still call the same one for the same hidden size',

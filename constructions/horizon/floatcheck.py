@@ -134,15 +134,26 @@ def _margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) 
     if classes == 1:
         return np.full(scores.shape[1:], np.inf)
     scores = np.ascontiguousarray(scores)
-    flat = scores.reshape(classes, -1)  # a view of the contiguous scores
-    n = flat.shape[1]
+    n = scores.size // classes
     if work is None:
         work = _Work(n, 0)
-    at = np.multiply(labels.reshape(-1), n, out=work.at[:n])
+    return _chunk_margins(scores.reshape(1, classes, n), labels.reshape(-1), work).reshape(scores.shape[1:])
+
+
+def _chunk_margins(scores: np.ndarray, labels: np.ndarray, work: _Work) -> np.ndarray:
+    """The margins of :func:`_margins` from scores laid out in chunks, (chunks, classes, chunk),
+    row ``r`` in column ``r % chunk`` of chunk ``r // chunk`` (one chunk: class-major), labels
+    (n,) -> (n,), in ``work``'s buffers (whose ``cols`` place the rows so: a work made for that
+    chunk size, or any for one chunk).  Overwrites ``scores``."""
+    chunks, _, chunk = scores.shape
+    n = labels.shape[0]
+    at = np.multiply(labels, chunk, out=work.at[:n])
     at += work.cols[:n]
-    own = flat.reshape(-1).take(at, out=work.own[:n], mode="clip")  # valid indices: unbuffered
-    flat.reshape(-1).put(at, -np.inf, mode="clip")
-    return np.subtract(own, flat.max(axis=0, out=work.other[:n]), out=own).reshape(scores.shape[1:])
+    flat = scores.reshape(-1)  # a view of the contiguous scores
+    own = flat.take(at, out=work.own[:n], mode="clip")  # valid indices: unbuffered
+    flat.put(at, -np.inf, mode="clip")
+    other = scores.max(axis=1, out=work.other[: chunks * chunk].reshape(chunks, chunk))
+    return np.subtract(own, other.reshape(-1)[:n], out=own)
 
 
 class _Work:
@@ -190,21 +201,13 @@ def _row_margins(RF: np.ndarray, rows: np.ndarray, labels: np.ndarray, work: _Wo
     time, the scores laid out (chunks, classes, chunk).  Both ways of judging Weights (the dense
     run's blocks, the table's pairs) score their rows here."""
     classes, n = RF.shape[0], rows.shape[0]
-    chunk = work.chunk or n
-    if n <= chunk:  # one chunk: the scores class-major, row r in column r
-        return _margins(np.matmul(RF, rows.T, out=work.scores[: classes * n].reshape(classes, n)), labels, work)
+    chunk = work.chunk if 0 < work.chunk < n else max(n, 1)  # one chunk: the scores class-major
     chunks = -(-n // chunk)
     scores = work.scores[: chunks * classes * chunk].reshape(chunks, classes, chunk)
     for a in range(0, n, chunk):
         b = min(n, a + chunk)
         np.matmul(RF, rows[a:b].T, out=scores[a // chunk, :, : b - a])
-    at = np.multiply(labels, chunk, out=work.at[:n])
-    at += work.cols[:n]
-    flat = scores.reshape(-1)
-    own = flat.take(at, out=work.own[:n], mode="clip")  # valid indices: unbuffered
-    flat.put(at, -np.inf, mode="clip")
-    other = scores.max(axis=1, out=work.other[: chunks * chunk].reshape(chunks, chunk))
-    return np.subtract(own, other.reshape(-1)[:n], out=own)
+    return _chunk_margins(scores, labels, work)
 
 
 def _cycled(u, length: int) -> list[int]:
