@@ -127,7 +127,8 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
     # only the constructions build tries for this kind (and options): another's count can add no
     # build that succeeds (a build at count n adapts a construction tried for the kind, whose own
     # count, at most n, is among these), and half-turns alone costs seconds; a count known before
-    # building (one-hot-householder of a group: ``known_count``) is read without building
+    # building (``known_count``: one-hot-householder of a group, half-turns from its sources) is
+    # read without building
     tried_for = info.spec(MAX_COUNT + 1, options)
     counts = factor_counts(automaton, kind, tried_for=tried_for)
     if info.count_needed is not None:

@@ -31,7 +31,8 @@ product of two, rotates; three can (Theorem F10).  Here:
    coordinate is the ``w`` of every non-orthogonal pair (which also covers d = 2).  The new
    matrices are positive multiples of the source's (extended by +-1 on the new coordinate), so
    every hidden vector keeps its direction and the same readout works.  Among the sources the
-   smallest d wins, then the smallest K.
+   smallest d wins, then the smallest K, both counted before any factor is converted
+   (:func:`nonneg_dim`, :func:`nonneg_count`): only the winner is converted.
 
 Every entry lies in the field of the orthogonal construction (rationals or a cyclotomic field):
 no square root is taken.
@@ -55,8 +56,8 @@ from bilinear.errors import ConstructionError
 from ..values.linalg import rational_matrix
 from ..values.weights import Weights
 
-__all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "nonneg_dim", "HALF_TURNS_MAX_DIM",
-           "HALF_TURN_STEPS"]
+__all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "nonneg_dim", "nonneg_count",
+           "nonneg_shape", "HALF_TURNS_MAX_DIM", "HALF_TURN_STEPS"]
 
 #: The largest hidden size :func:`nonneg_weights` builds: a symbol takes up to d + 4 factors per
 #: reflection of its source (two half-turns per pair), composed exactly in O(d^2) each
@@ -255,13 +256,91 @@ def nonneg_dim(w: Weights, factors: list | None = None) -> int:
     return w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
 
 
-def _convert(w: Weights, factors: list) -> tuple[int, list]:
+def _check_betas(factors: list) -> None:
     bad = [b for f in factors for _, b in f if not (0 <= b <= 1 or b == 2)]
     if bad:
         raise ConstructionError(f"half-turns: a factor with beta = {bad[0]} is neither in [0, 1] nor a reflection")
+
+
+def _convert(w: Weights, factors: list) -> tuple[int, list]:
+    _check_betas(factors)
     extra = any(_odd_or_flat(f, w.dim) for f in factors)
     d = w.dim + (1 if extra else 0)
     return d, [_nonneg_factors(f, w.dim, extra) for f in factors]
+
+
+def _run_count(run: list, turn: int) -> int:
+    """The factors a run of reflections ``run`` (their vectors) becomes, ``turn`` per half-turn:
+    its pairs in order, one half-turn for an orthogonal pair and two for another (step 2), and
+    an odd run's last reflection paired with the extra coordinate, orthogonal to it (one)."""
+    pairs = sum(1 if _dot(u, v) == 0 else 2 for u, v in zip(run[0::2], run[1::2]))
+    return turn * (pairs + len(run) % 2)
+
+
+def nonneg_count(w: Weights, factors: list | None = None) -> int:
+    """The K of the ``householder:K,nonneg`` weights :func:`nonneg_weights` makes from source
+    weights ``w`` alone (``factors``: :func:`source_factors` of ``w``, read when not given), counted
+    before any factor is converted (docs/theory.md, Theorem F13, its corollary): per symbol, one
+    factor for each factor with beta in [0, 1], and ``d + 4`` (``d`` that of :func:`nonneg_dim`) for
+    each half-turn of its runs of reflections (:func:`_run_count`).  K is the most any symbol
+    takes, at least 1.  ConstructionError for a factor whose beta is neither in [0, 1] nor 2, as
+    converting it raises; ValueError for weights that are no source.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> from bilinear.constructions.handmade.registry import build
+    >>> nonneg_count(build("dihedral:4", "full")), nonneg_count(build("quaternion", "full"))
+    (14, 32)
+    """
+    factors = source_factors(w) if factors is None else factors
+    if factors is None:
+        raise ValueError(f"{w.variant} weights of d = {w.dim} are no half-turns source")
+    _check_betas(factors)
+    turn = nonneg_dim(w, factors) + 4  # factors of one half-turn (step 1)
+    most = 1
+    for symbol in factors:
+        count, run = 0, []
+        for v, b in symbol:
+            if b == 2:
+                run.append(v)
+                continue
+            count += _run_count(run, turn) + 1
+            run = []
+        most = max(most, count + _run_count(run, turn))
+    return most
+
+
+def _best_source(label: str, sources: list, read: list | None = None) -> tuple[int, int, Weights, list]:
+    """``(d, K, w, factors)`` of the source :func:`nonneg_weights` converts: among ``sources``
+    (:func:`source_factors` of the first ones in ``read``; those with none are skipped, and those
+    past :data:`HALF_TURNS_MAX_DIM`) the smallest ``(d, K)``, the first among equals, both counted
+    before converting (:func:`nonneg_dim`, :func:`nonneg_count`; one with a larger d than the best
+    so far is not counted).  ConstructionError when none is left."""
+    best = None
+    read = [] if read is None else read
+    for i, w in enumerate(sources):
+        factors = read[i] if i < len(read) else source_factors(w)
+        if factors is None:
+            continue
+        d = nonneg_dim(w, factors)
+        if d > HALF_TURNS_MAX_DIM:  # the limit, before any factor is made
+            continue
+        if best is not None and d > best[0]:  # (d, K) compared: a larger d cannot win
+            continue
+        K = nonneg_count(w, factors)
+        if best is None or (d, K) < best[:2]:
+            best = (d, K, w, factors)
+    if best is None:
+        raise ConstructionError(f"{label}: no source weights (an exact orthogonal or householder construction) within "
+                                f"HALF_TURNS_MAX_DIM = {HALF_TURNS_MAX_DIM} (d + 4 factors of d x d exact matrices per "
+                                f"reflection of the source)")
+    return best
+
+
+def nonneg_shape(label: str, sources: list, read: list | None = None) -> tuple[int, int]:
+    """``(d, K)`` of :func:`nonneg_weights` on these arguments, known before any factor is
+    converted (the registry's ``half-turns``: its ``known_dim`` and ``known_count``).
+    ConstructionError as it raises."""
+    return _best_source(label, sources, read)[:2]
 
 
 def nonneg_weights(label: str, symbols, sources: list, read: list | None = None) -> Weights:
@@ -274,26 +353,10 @@ def nonneg_weights(label: str, symbols, sources: list, read: list | None = None)
     construction calls it with its sources."""
     from ..values.factored import householder_compose, positive_multiple
 
-    best = None
-    read = [] if read is None else read
-    for i, w in enumerate(sources):
-        factors = read[i] if i < len(read) else source_factors(w)
-        if factors is None:
-            continue
-        d = nonneg_dim(w, factors)
-        if d > HALF_TURNS_MAX_DIM:  # the limit, before any factor is made
-            continue
-        if best is not None and d > best[0]:  # (d, K) compared: a larger d cannot win, not converted
-            continue
-        d, converted = _convert(w, factors)
-        K = max(1, max(len(f) for f in converted))
-        if best is None or (d, K) < best[:2]:
-            best = (d, K, w, converted)
-    if best is None:
-        raise ConstructionError(f"{label}: no source weights (an exact orthogonal or householder construction) within "
-                                f"HALF_TURNS_MAX_DIM = {HALF_TURNS_MAX_DIM} (d + 4 factors of d x d exact matrices per "
-                                f"reflection of the source)")
-    d, K, w, converted = best
+    d, K, w, factors = _best_source(label, sources, read)
+    d, converted = _convert(w, factors)
+    if max(1, max(len(f) for f in converted)) != K:  # pragma: no cover - an internal invariant
+        raise AssertionError(f"{label}: half-turns made other than the {K} factors counted")
     d0 = w.dim
     V = np.empty((w.n_symbols, K, d), dtype=object)
     beta = np.empty((w.n_symbols, K), dtype=object)

@@ -43,7 +43,7 @@ from .factorized import (
     factorized_quaternion,
     factorized_reset,
 )
-from .halfturns import nonneg_dim, nonneg_weights, source_factors
+from .halfturns import nonneg_dim, nonneg_shape, nonneg_weights, source_factors
 from .icosahedral import icosahedral
 from ..values.linalg import float_rank_decomposition, rank_decomposition
 from .onehot import onehot
@@ -116,14 +116,14 @@ HALF_TURN_SOURCES = ("cube", "icosahedral", "dihedral", "triangle", "quaternion"
 
 
 @per_automaton
-def half_turns(automaton) -> Weights:
-    """``half-turns`` (Theorem F13 of docs/theory.md, :mod:`~.halfturns`): the orthogonal
-    constructions of :data:`HALF_TURN_SOURCES` that apply to the automaton's family and
-    ``one-hot-householder``, as ``householder:K,nonneg`` weights (the smallest d, then K).
-
-    ``one-hot-householder`` (d = n, the states of the minimal automaton; its converted d is at
-    least n) is built only when no other source's converted d (:func:`~.halfturns.nonneg_dim`) is
-    below n: it cannot win otherwise (``symmetric:4``: d = 24 against the cube's 3)."""
+def _half_turn_sources(automaton) -> tuple[list, list]:
+    """``(sources, read)`` of ``half-turns``: the orthogonal constructions of
+    :data:`HALF_TURN_SOURCES` that apply to the automaton's family, then ``one-hot-householder``
+    (d = n, the states of the minimal automaton; its converted d is at least n) only when no
+    other source's converted d (:func:`~.halfturns.nonneg_dim`) is below n: it cannot win
+    otherwise (``symmetric:4``: d = 24 against the cube's 3); ``read`` their
+    :func:`~.halfturns.source_factors`.  Kept per automaton: ``half-turns``' d and K
+    (:func:`_half_turns_shape`) and its build read the same."""
     family = _family(automaton)
     sources = []
     for c in CONSTRUCTIONS:
@@ -137,9 +137,30 @@ def half_turns(automaton) -> Weights:
     if not dims or min(dims) >= minimal(automaton).n_states:
         try:
             sources.append(onehot_householder(automaton))
+            read.append(source_factors(sources[-1]))
         except ConstructionError:
             pass
+    return sources, read
+
+
+@per_automaton
+def half_turns(automaton) -> Weights:
+    """``half-turns`` (Theorem F13 of docs/theory.md, :mod:`~.halfturns`): the orthogonal
+    constructions of :data:`HALF_TURN_SOURCES` that apply to the automaton's family and
+    ``one-hot-householder`` (:func:`_half_turn_sources`), as ``householder:K,nonneg`` weights
+    (the smallest d, then K)."""
+    sources, read = _half_turn_sources(automaton)
     return nonneg_weights(automaton.name or "automaton", automaton.symbols, sources, read)
+
+
+@per_automaton
+def _half_turns_shape(automaton) -> tuple[int, int]:
+    """``(d, K)`` of the ``half-turns`` weights, counted before any factor is converted (the sources
+    are built: :func:`_half_turn_sources`; :func:`~.halfturns.nonneg_shape`, docs/theory.md,
+    Theorem F13's corollary): its ``known_dim`` and ``known_count``, so ``build`` converts no
+    factor where a smaller d is found or for a smaller K."""
+    sources, read = _half_turn_sources(automaton)
+    return nonneg_shape(automaton.name or "automaton", sources, read)
 
 
 def complexified(automaton) -> Weights:
@@ -206,7 +227,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  "an orthogonal construction's d (d = n from one-hot-householder), +1 for an odd run of "
                  "reflections or d = 2; K <= d + 4 per reflection (one more for an odd run)",
                  "Theorem F13 (a rotation is half-turns; a half-turn is d + 4 factors with beta in [0, 1))", half_turns,
-                 kinds=("householder,nonneg",)),
+                 kinds=("householder,nonneg",), known_dim=lambda a: _half_turns_shape(a)[0],
+                 known_count=lambda a: _half_turns_shape(a)[1]),
     Construction("complex-dihedral", ("dihedral", "symmetric"), "monomial,complex", "4 (two complex coordinates)",
                  "Theorem F11 (D_n induced from a character of the rotations)", complex_dihedral,
                  kinds=("monomial,complex",)),
@@ -409,8 +431,9 @@ def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) ->
 def factor_counts(spec_or_automaton, kind: str, *, tried_for) -> list[int]:
     """The factor counts (``K``, ``R``: the variant's parameter) of the constructions of native
     ``kind`` that :func:`build` tries for the variant ``tried_for``, in registry order: each one
-    known before building (``known_count``: ``one-hot-householder`` of a permutation automaton)
-    without building it, the others read off the weights built (:func:`candidates`).
+    known before building (``known_count``: ``one-hot-householder`` of a permutation automaton,
+    ``half-turns`` counted from its sources) without building it, the others read off the
+    weights built (:func:`candidates`).
 
     >>> factor_counts("dihedral:5", "householder", tried_for="householder:7,nonneg")
     [14, 8]
