@@ -250,10 +250,17 @@ def nonneg_dim(w: Weights, factors: list | None = None) -> int:
     >>> nonneg_dim(build("dihedral:4", "full")), nonneg_dim(build("quaternion", "full"))
     (3, 4)
     """
+    factors = _read(w, factors)
+    return w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
+
+
+def _read(w: Weights, factors: list | None) -> list:
+    """``factors``, or :func:`source_factors` of ``w`` when None; ValueError for weights that are
+    no source."""
     factors = source_factors(w) if factors is None else factors
     if factors is None:
         raise ValueError(f"{w.variant} weights of d = {w.dim} are no half-turns source")
-    return w.dim + (1 if any(_odd_or_flat(f, w.dim) for f in factors) else 0)
+    return factors
 
 
 def _check_betas(factors: list) -> None:
@@ -264,9 +271,8 @@ def _check_betas(factors: list) -> None:
 
 def _convert(w: Weights, factors: list) -> tuple[int, list]:
     _check_betas(factors)
-    extra = any(_odd_or_flat(f, w.dim) for f in factors)
-    d = w.dim + (1 if extra else 0)
-    return d, [_nonneg_factors(f, w.dim, extra) for f in factors]
+    d = nonneg_dim(w, factors)
+    return d, [_nonneg_factors(f, w.dim, d > w.dim) for f in factors]
 
 
 def _run_count(run: list, turn: int) -> int:
@@ -291,9 +297,7 @@ def nonneg_count(w: Weights, factors: list | None = None) -> int:
     >>> nonneg_count(build("dihedral:4", "full")), nonneg_count(build("quaternion", "full"))
     (14, 32)
     """
-    factors = source_factors(w) if factors is None else factors
-    if factors is None:
-        raise ValueError(f"{w.variant} weights of d = {w.dim} are no half-turns source")
+    factors = _read(w, factors)
     _check_betas(factors)
     turn = nonneg_dim(w, factors) + 4  # factors of one half-turn (step 1)
     most = 1

@@ -70,22 +70,27 @@ def test_factor_counts_are_the_counts_of_the_built_candidates(spec, kind, tried_
     assert factor_counts(a, kind, tried_for=tried_for) == [k for k in built if k is not None]
 
 
+def _sources(a) -> list:
+    """Every source ``half-turns`` may take for ``a``: the orthogonal constructions that apply, and
+    one-hot-householder."""
+    family = _family(a)
+    out = []
+    for c in CONSTRUCTIONS:
+        if c.name in HALF_TURN_SOURCES and c.applies(family):
+            try:
+                out.append(c.builder(a))
+            except ConstructionError:
+                continue
+    return out + [onehot_householder(a)]
+
+
 @pytest.mark.parametrize("spec", ["parity", "cyclic:3", "dihedral:4", "alternating:4", "flipflop:2", "modarith:3"])
 def test_half_turns_is_the_best_source_converted_alone(spec):
     """Each source converted on its own (no source skipped), the smallest (d, K), the first among
     equals: what ``half_turns`` returns without building one-hot-householder where it cannot win."""
     a = from_spec(spec)
-    family = _family(a)
-    sources = []
-    for c in CONSTRUCTIONS:
-        if c.name in HALF_TURN_SOURCES and c.applies(family):
-            try:
-                sources.append(c.builder(a))
-            except ConstructionError:
-                continue
-    sources.append(onehot_householder(a))
     best = None
-    for src in sources:
+    for src in _sources(a):
         if source_factors(src) is None:
             continue
         w = nonneg_weights(spec, a.symbols, [src])
@@ -115,20 +120,6 @@ def test_build_still_builds_one_hot_householder_where_its_count_is_unknown():
     assert "exceeds" not in reasons.get("one-hot-householder", "")
     assert "reflections" not in reasons.get("one-hot-householder", "")
     assert w.variant == "householder:2,nonneg"
-
-
-def _sources(a) -> list:
-    """Every source ``half-turns`` may take for ``a``: the orthogonal constructions that apply, and
-    one-hot-householder."""
-    family = _family(a)
-    out = []
-    for c in CONSTRUCTIONS:
-        if c.name in HALF_TURN_SOURCES and c.applies(family):
-            try:
-                out.append(c.builder(a))
-            except ConstructionError:
-                continue
-    return out + [onehot_householder(a)]
 
 
 @pytest.mark.parametrize("spec", ["parity", "cyclic:3", "cyclic:5", "dihedral:4", "quaternion", "symmetric:3",
