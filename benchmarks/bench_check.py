@@ -34,18 +34,19 @@ it (benchmarks/SPEED.md, round 7).  Within 5x everywhere but the last case: exac
 products round), so they run densely: at d = 2 the many-class bound (``_Bound``: one gathered
 reference row and its distance per prefix) keeps dihedral:50 under 4x.  The noisy modarith:16
 drifts too and stays near 10x.  ``--parts`` times each part of its dense check alone on the same
-words (CPU ms, best of 5, 2026-12-06; the simulation read 4.3 ms in that run):
+words (CPU ms, best of 5, 2026-12-06, load 0.07; the simulation read 4.3 ms in that run):
 
-    grouping by symbol (16 steps at a time)                                      5.5 ms
-    gathering into the padded rows (1.50x the rows)                              2.1 ms
-    batched GEMM, 32 x (47 x 16) @ (16 x 16)                                     8.8 ms
-    gathering back into word order                                               1.5 ms
-    floor of that product: (1000 x 16) @ (16 x 16), unpadded                     5.5 ms
-    readout and margins as checked (63 blocks of 8000 rows)                     11.7 ms
+    grouping by symbol (16 steps at a time)                                      5.4 ms
+    gathering into the padded rows (1.50x the rows)                              1.9 ms
+    batched GEMM, 32 x (47 x 16) @ (16 x 16)                                     9.8 ms
+    gathering back into word order                                               2.0 ms
+    floor of that product: (1000 x 16) @ (16 x 16), unpadded                     5.3 ms
+    readout and margins as checked (63 blocks of 8000 rows)                     11.0 ms
     readout alone as checked (Fortran order, chunks of 2048 rows)                6.2 ms
-    readout alone, one C-order product a block                                   8.9 ms
+    readout alone, one C-order product a block                                   8.8 ms
     norms                                                                        3.4 ms
     the automaton's walk                                                         1.5 ms
+    the product fused instead: torch's embedding_bag, float64, no grouping      77.3 ms
 
 The readout runs at about 21 G multiply-adds a second when the readout is in Fortran order (BLAS
 then reads both operands transposed) and scored 2,048 rows at a time (rows and scores stay in
@@ -53,8 +54,12 @@ the core's cache), against about 14 G as one C-order product a block; the check 
 (``floatcheck._row_margins``).  So the simulation and the two products at their floors are about
 3.7x the simulation, and what the dense run does with numpy around them (the grouping by symbol,
 the gathers, the padding, the norms and margins) costs more than the remaining 1.3x: the check
-stays near 10x.  It makes no array of the words' size and none again per block (the automaton
-walked beside the float run into kept buffers, the grouping at most 16384 word-steps at once, the
+stays near 10x.  The one fused kernel at hand for a product whose matrix differs per row,
+torch's ``embedding_bag`` (each row's product a weighted sum of gathered rows, one call a step,
+no grouping), takes four times the grouped product's 19 ms in float64.
+
+The check makes no array of the words' size and none again per block (the automaton walked
+beside the float run into kept buffers, the grouping at most 16384 word-steps at once, the
 judge's and the rescaling's buffers made once), so it does not depend on the allocator's state
 either way.
 
@@ -139,7 +144,9 @@ def parts(spec: str, variant: str, noise: float, words: np.ndarray, repeat: int)
     batched GEMM over the padded rows (``method="grouped"``, 32 symbols or fewer); the same
     product's floor (one GEMM over the unpadded rows, as if every word read one symbol); the
     readout as the check scores it (:func:`~bilinear.constructions.horizon.floatcheck._row_margins`,
-    margins included) and as one C-order product; the norms; the automaton's walk."""
+    margins included) and as one C-order product; the norms; the automaton's walk; and the run's
+    product as one fused call a step instead, torch's ``embedding_bag`` (each row's product
+    ``sum_j x_j A[w]^T[j]`` as a weighted sum of gathered rows, no grouping)."""
     from bilinear.constructions.values import floatrun
     from bilinear.constructions.values.floatstates import walk
 
@@ -205,6 +212,18 @@ def parts(spec: str, variant: str, noise: float, words: np.ndarray, repeat: int)
     def walked():
         walk(np.ascontiguousarray(a.delta), a.start, words)
 
+    import torch  # a fused kernel the project has: torch's gather-and-sum, no grouping by symbol
+
+    torch.set_num_threads(1)
+    table = torch.from_numpy(np.ascontiguousarray(AT.reshape(k * d, d)))  # row s*d + j: row j of A[s]^T
+    first = torch.from_numpy(words.T * d)[:, :, None] + torch.arange(d)  # (time, batch, d): s*d + j
+    start = torch.from_numpy(H)
+
+    def fused():
+        x = start
+        for t in range(T):  # x[b] @ A[w_t]^T as sum_j x[b, j] * table[w_t d + j], one call a step
+            x = torch.nn.functional.embedding_bag(first[t], table, per_sample_weights=x, mode="sum")
+
     return [("simulation (run_batch)", _best(lambda: a.run_batch(words, trace=True), repeat)),
             (f"grouping by symbol ({span} steps at a time)", _best(grouping, repeat)),
             (f"gathering into the padded rows ({k * groups / batch:.2f}x the rows)", _best(take_in, repeat)),
@@ -216,7 +235,8 @@ def parts(spec: str, variant: str, noise: float, words: np.ndarray, repeat: int)
              _best(readout_chunks, repeat)),
             ("readout alone, one C-order product a block", _best(readout_c, repeat)),
             ("norms", _best(norms, repeat)),
-            ("the automaton's walk", _best(walked, repeat))]
+            ("the automaton's walk", _best(walked, repeat)),
+            ("the product fused instead: torch's embedding_bag, float64, no grouping", _best(fused, repeat))]
 
 
 def main(argv=None) -> int:
