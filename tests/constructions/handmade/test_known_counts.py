@@ -1,6 +1,8 @@
 """Factor counts known before building (issue 48 item 2): ``one-hot-householder``'s K and its
 reflections, read off the automaton, against the weights built; ``half-turns`` against every
-source converted on its own; and the bare ``householder`` columns' counts without building."""
+source converted on its own, and its d and K, counted from its sources before converting
+(Theorem F13's corollary), against those it builds; and the bare ``householder`` columns'
+counts without building."""
 
 from __future__ import annotations
 
@@ -161,8 +163,9 @@ def test_a_run_of_reflections_counts_the_factors_it_becomes():
 
 
 def test_build_refuses_half_turns_by_its_known_count_without_converting(monkeypatch):
-    """cyclic:5 for householder:3,nonneg: half-turns' K = 14 is read off its sources, and no
-    factor is converted (rotation-projections wins with K = 3... at K = 6)."""
+    """cyclic:5: half-turns' K = 14 and d = 3 are read off its sources, and no factor is converted,
+    neither for householder:3,nonneg (nothing fits) nor at K = 6 and K = 14, where
+    rotation-projections' d = 2 wins."""
     from bilinear.constructions.handmade import halfturns
     from bilinear.constructions.values.memo import clear_caches
 
