@@ -498,19 +498,42 @@ def smallest_factor_rank(spec_or_automaton) -> int | None:
     return min(ranks, default=None)
 
 
-def _count_refused(c: Construction, a, v) -> str | None:
-    """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
-    (``householder:K``): its count, known before building it (``known_count``), exceeds ``v``'s;
-    None when it may fit (or is not known)."""
+def _count_exceeding(c: Construction, a, v) -> int | None:
+    """``c``'s factor count, known before building it (``known_count``), where it exceeds that of
+    ``v``, a variant of ``c``'s own kind that counts factors (``householder:K``); else None."""
     if _native_kind(c) != v.kind or not v.info.counts_factors or v.info.factored:
         return None
     k = _known_count(c, a)
+    return k if k is not None and k > v.param else None
+
+
+def _count_refused(c: Construction, a, v) -> str | None:
+    """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
+    (``householder:K``): its count, known before building it (``known_count``), exceeds ``v``'s,
+    or its factors include reflections and ``v`` is ``nonneg``; None when it may fit (or is not
+    known)."""
+    k = _count_exceeding(c, a, v)
     name = v.info.param
-    if k is not None and k > v.param:
+    if k is not None:
         return f"its {name} = {k} exceeds {name} = {v.param}"
-    if "nonneg" in v.options and c.known_nonneg is not None and _known(c.known_nonneg, a) is False:
+    if (_native_kind(c) == v.kind and "nonneg" in v.options and c.known_nonneg is not None
+            and _known(c.known_nonneg, a) is False):
         return f"its factors include reflections (beta = 2), not {v.spec}"
     return None
+
+
+def _counted_line(c: Construction, a, v, reason: str) -> str | None:
+    """The error's line for ``c`` when ``reason``, why it was not built, is its factor count
+    (:func:`_count_refused`): its native variant at that count and, where known, its d, as the
+    lines of the constructions built give theirs (``half-turns (householder:14,nonneg, d=3;
+    counted, not built)``), so that the error still names what would fit; None for any other
+    reason."""
+    k = _count_exceeding(c, a, v)
+    if k is None or reason != _count_refused(c, a, v):
+        return None
+    d = None if c.known_dim is None else _known(c.known_dim, a)
+    native = v.info.spec(k, tuple(c.variant.split(",")[1:]))  # its own options (nonneg), at count k
+    return f"{c.name} ({native}" + ("" if d is None else f", d={d}") + "; counted, not built)"
 
 
 def _known(fn: Callable, a):
@@ -630,7 +653,7 @@ def _registry_candidates(a, family, v, out: list[_Candidate]) -> None:
             continue
         reason = _skip_reason(c, a, v, out)
         if reason is not None:
-            out.append(_Candidate((1, i), c.name, reason=reason))
+            out.append(_Candidate((1, i), c.name, tried=_counted_line(c, a, v, reason), reason=reason))
         elif c.name == "one-hot":
             deferred = (c, (1, i))
         else:

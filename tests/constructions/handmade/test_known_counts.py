@@ -219,3 +219,23 @@ def test_counting_refuses_what_converting_refuses():
     for known in (nonneg_dim, nonneg_count):  # float weights: no exact factors to count
         with pytest.raises(ValueError, match="rotation2d weights of d = 2 are no half-turns source"):
             known(w.to_float())
+
+
+def test_the_error_names_what_was_refused_by_its_count_at_that_count():
+    """Nothing fits cyclic:5 as householder:3,nonneg: the error still names half-turns and
+    one-hot-householder, each in its own variant at the K counted (the K and d they build), beside
+    the constructions built; for householder:1, half-turns is not tried at all (a nonneg
+    construction), so the error does not name it though its count exceeds 1 too."""
+    a = from_spec("cyclic:5")
+    turns, onehot = half_turns(a), onehot_householder(a)
+    with pytest.raises(ConstructionError) as caught:
+        build(a, "householder:3,nonneg")
+    text = str(caught.value)
+    assert f"half-turns ({turns.variant}, d={turns.dim}; counted, not built)" in text
+    assert "half-turns (householder:14,nonneg, d=3; counted, not built)" in text
+    assert f"one-hot-householder ({onehot.variant}, d={onehot.dim}; counted, not built)" in text
+    assert "rotation-projections (householder:6,nonneg, d=2)" in text  # built, as before
+    with pytest.raises(ConstructionError) as caught:
+        build(a, "householder:1")
+    assert "half-turns" not in str(caught.value)
+    assert "one-hot-householder (householder:4, d=5; counted, not built)" in str(caught.value)
