@@ -216,13 +216,13 @@ def parts(spec: str, variant: str, noise: float, words: np.ndarray, repeat: int)
 
     torch.set_num_threads(1)
     table = torch.from_numpy(np.ascontiguousarray(AT.reshape(k * d, d)))  # row s*d + j: row j of A[s]^T
-    first = torch.from_numpy(words.T * d)[:, :, None] + torch.arange(d)  # (time, batch, d): s*d + j
+    picks = torch.from_numpy(words.T * d)[:, :, None] + torch.arange(d)  # (time, batch, d): rows s*d + j of the table
     start = torch.from_numpy(H)
 
     def fused():
         x = start
         for t in range(T):  # x[b] @ A[w_t]^T as sum_j x[b, j] * table[w_t d + j], one call a step
-            x = torch.nn.functional.embedding_bag(first[t], table, per_sample_weights=x, mode="sum")
+            x = torch.nn.functional.embedding_bag(picks[t], table, per_sample_weights=x, mode="sum")
 
     return [("simulation (run_batch)", _best(lambda: a.run_batch(words, trace=True), repeat)),
             (f"grouping by symbol ({span} steps at a time)", _best(grouping, repeat)),

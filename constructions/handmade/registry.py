@@ -498,42 +498,26 @@ def smallest_factor_rank(spec_or_automaton) -> int | None:
     return min(ranks, default=None)
 
 
-def _count_exceeding(c: Construction, a, v) -> int | None:
-    """``c``'s factor count, known before building it (``known_count``), where it exceeds that of
-    ``v``, a variant of ``c``'s own kind that counts factors (``householder:K``); else None."""
+def _count_refused(c: Construction, a, v) -> tuple[str, str | None] | None:
+    """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
+    (``householder:K``), with the error's line for it: its count, known before building it
+    (``known_count``), exceeds ``v``'s (the line names its native variant at that count and, where
+    known, its d, as the lines of the constructions built give theirs: ``half-turns
+    (householder:14,nonneg, d=3; counted, not built)``, so that the error still names what would
+    fit), or its factors include reflections and ``v`` is ``nonneg`` (no line); None when it may
+    fit (or is not known)."""
     if _native_kind(c) != v.kind or not v.info.counts_factors or v.info.factored:
         return None
     k = _known_count(c, a)
-    return k if k is not None and k > v.param else None
-
-
-def _count_refused(c: Construction, a, v) -> str | None:
-    """Why ``build`` does not build ``c`` for ``v``, a variant of its own kind that counts factors
-    (``householder:K``): its count, known before building it (``known_count``), exceeds ``v``'s,
-    or its factors include reflections and ``v`` is ``nonneg``; None when it may fit (or is not
-    known)."""
-    k = _count_exceeding(c, a, v)
     name = v.info.param
-    if k is not None:
-        return f"its {name} = {k} exceeds {name} = {v.param}"
-    if (_native_kind(c) == v.kind and "nonneg" in v.options and c.known_nonneg is not None
-            and _known(c.known_nonneg, a) is False):
-        return f"its factors include reflections (beta = 2), not {v.spec}"
+    if k is not None and k > v.param:
+        d = None if c.known_dim is None else _known(c.known_dim, a)
+        native = v.info.spec(k, tuple(c.variant.split(",")[1:]))  # its own options (nonneg), at count k
+        line = f"{c.name} ({native}" + ("" if d is None else f", d={d}") + "; counted, not built)"
+        return f"its {name} = {k} exceeds {name} = {v.param}", line
+    if "nonneg" in v.options and c.known_nonneg is not None and _known(c.known_nonneg, a) is False:
+        return f"its factors include reflections (beta = 2), not {v.spec}", None
     return None
-
-
-def _counted_line(c: Construction, a, v, reason: str) -> str | None:
-    """The error's line for ``c`` when ``reason``, why it was not built, is its factor count
-    (:func:`_count_refused`): its native variant at that count and, where known, its d, as the
-    lines of the constructions built give theirs (``half-turns (householder:14,nonneg, d=3;
-    counted, not built)``), so that the error still names what would fit; None for any other
-    reason."""
-    k = _count_exceeding(c, a, v)
-    if k is None or reason != _count_refused(c, a, v):
-        return None
-    d = None if c.known_dim is None else _known(c.known_dim, a)
-    native = v.info.spec(k, tuple(c.variant.split(",")[1:]))  # its own options (nonneg), at count k
-    return f"{c.name} ({native}" + ("" if d is None else f", d={d}") + "; counted, not built)"
 
 
 def _known(fn: Callable, a):
@@ -617,26 +601,30 @@ def _attempt(c: Construction, order: tuple[int, int], a, v) -> _Candidate:
                       reason=None if w is not None else f"built {base.variant} d={base.dim}, which does not conform to {v.spec}")
 
 
-def _skip_reason(c: Construction, a, v, found: list[_Candidate]) -> str | None:
-    """Why ``c`` is not built at all (its kind, or a known d no smaller than one ``found``), or None."""
+def _skip_reason(c: Construction, a, v, found: list[_Candidate]) -> tuple[str, str | None] | None:
+    """Why ``c`` is not built at all (its kind, or a known d no smaller than one ``found``), with
+    the error's line for it where its count refused it (:func:`_count_refused`), or None."""
     if not _kind_matches(c, v):
-        return f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})"  # another of the same d comes first
+        return f"built for {', '.join(c.kinds or ())} variants only (not {v.spec})", None  # another of the same d comes first
     if _factored(c) and not v.info.factored:
-        return f"a factorised construction, for factored variants only (not {v.spec})"  # it reuses another's matrices
-    why = _rank_refused(c, a, v) or _count_refused(c, a, v)
-    if why is not None:  # its rank or factor count, known before building it, exceeds the variant's
-        return why
+        return f"a factorised construction, for factored variants only (not {v.spec})", None  # it reuses another's matrices
+    rank = _rank_refused(c, a, v)
+    if rank is not None:  # its rank, known before building it, exceeds the variant's
+        return rank, None
+    counted = _count_refused(c, a, v)
+    if counted is not None:
+        return counted
     smallest = _smallest(found)
     if c.name == "one-hot":  # d = n: it cannot beat what was found
         return None if smallest is None or smallest > a.n_states else \
-            f"its d = {a.n_states} cannot beat the d = {smallest} found"
+            (f"its d = {a.n_states} cannot beat the d = {smallest} found", None)
     if c.known_dim is not None and smallest is not None:
         try:
             d = c.known_dim(a)
         except ConstructionError as exc:
-            return str(exc)
+            return str(exc), None
         if d >= smallest:
-            return f"its d = {d} cannot beat the d = {smallest} found"
+            return f"its d = {d} cannot beat the d = {smallest} found", None
     return None
 
 
@@ -651,9 +639,9 @@ def _registry_candidates(a, family, v, out: list[_Candidate]) -> None:
     for i, c in enumerate(CONSTRUCTIONS):
         if not c.applies(family):
             continue
-        reason = _skip_reason(c, a, v, out)
-        if reason is not None:
-            out.append(_Candidate((1, i), c.name, tried=_counted_line(c, a, v, reason), reason=reason))
+        skipped = _skip_reason(c, a, v, out)
+        if skipped is not None:
+            out.append(_Candidate((1, i), c.name, tried=skipped[1], reason=skipped[0]))
         elif c.name == "one-hot":
             deferred = (c, (1, i))
         else:
