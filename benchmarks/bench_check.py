@@ -91,14 +91,25 @@ except ImportError:  # a tree before the cache could be cleared (benchmarks/spee
         pass
 
 #: (spec, variant, noise): Gaussian noise of that scale (seeded) added to the float weights'
-#: matrices; the last case drifts (its products round), so the check runs densely.
+#: matrices; the noisy cases drift (their products round), so the check runs densely, as it does
+#: for a trained network.  ``random-diagonal:D`` is not a construction: seeded random diagonal
+#: weights of hidden size D for the automaton (entries of both signs near 1, a random readout),
+#: as a trained diagonal (Mamba-like) network has; its verdict does not matter here, its time does.
 CASES = [("parity", "diagonal", 0.0), ("cyclic:7", "rotation2d", 0.0), ("dihedral:50", "block:2", 0.0),
          ("symmetric:5", "full", 0.0), ("quaternion", "full", 0.0), ("modarith:5", "full", 0.0),
-         ("modarith:8", "full", 0.0), ("modarith:16", "full", 0.0), ("modarith:16", "full", 1e-6)]
+         ("modarith:8", "full", 0.0), ("modarith:16", "full", 0.0), ("modarith:5", "full", 1e-6),
+         ("modarith:8", "full", 1e-6), ("cyclic:3", "random-diagonal:16", 0.0), ("modarith:16", "full", 1e-6)]
 
 
 def _weights(spec: str, variant: str, noise: float):
-    """The construction in float, its matrices plus seeded Gaussian noise of scale ``noise``."""
+    """The construction in float, its matrices plus seeded Gaussian noise of scale ``noise`` (or
+    the seeded random diagonal weights of ``random-diagonal:D``, see :data:`CASES`)."""
+    if variant.startswith("random-diagonal:"):
+        a, d = from_spec(spec), int(variant.split(":")[1])
+        rng = np.random.default_rng(0)
+        A = np.zeros((a.n_symbols, d, d))
+        A[:, np.arange(d), np.arange(d)] = rng.choice([-1.0, 1.0], size=(a.n_symbols, d)) * rng.uniform(0.9, 1.1, (a.n_symbols, d))
+        return Weights("diagonal", A, rng.normal(size=d), rng.normal(size=(a.n_classes, d)))
     w = build(spec, variant).to_float()
     if not noise:
         return w

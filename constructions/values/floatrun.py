@@ -19,10 +19,14 @@ symbol's matrix in one GEMM (rows x hidden by hidden x symbols*hidden) and keeps
 product; ``"grouped"`` places the rows of each symbol in a padded array, a block of steps grouped
 at once (:func:`_slots`), and multiplies each group by that token's matrix (one GEMM per symbol
 per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix and does one
-batched product (fewer Python steps for large alphabets); ``"auto"`` stacks when symbols x
-hidden is at most :data:`STACKED_MAX`, else groups for up to 32 symbols, and also when the
-gathered matrices (batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  All
-give the same states up to rounding.  :func:`float_blocks` (the float check's run) hands the
+batched product (fewer Python steps for large alphabets); ``"diagonal"``, for diagonal matrices
+only, multiplies each row by its symbol's diagonal entry by entry (the symbols' diagonals of a
+few steps gathered at once); ``"auto"`` takes ``"diagonal"`` when every matrix is diagonal
+(hidden size 2 or more), else stacks when symbols x hidden is at most :data:`STACKED_MAX`, else
+groups for up to 32 symbols, and also when the gathered matrices (batch * hidden * hidden
+floats) would exceed :data:`GATHER_MAX_FLOATS`.  All give the same states up to rounding, and
+``"diagonal"`` the same numbers as a product of the whole matrices (each entry of ``A h`` is
+then one product plus exact zeros; only the sign of a zero may differ).  :func:`float_blocks` (the float check's run) hands the
 states over a block of steps at a time, written into one buffer, each row up to a positive
 scale: it divides the rows by a power of two every :func:`rescale_span` steps instead of by
 their norms after every step (a stated growth bound keeps them finite in between).
@@ -51,7 +55,7 @@ import numpy as np
 
 from bilinear.errors import MismatchError, WeightsError
 
-__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "rescale_span", "run_float", "unit_rows", "METHODS",
+__all__ = ["FloatRun", "check_compatible", "float_run", "float_steps", "float_blocks", "rescale_span", "run_float", "unit_rows", "METHODS", "is_diagonal",
            "scale_exponents", "stack_inputs", "rescaled", "start_row"]
 
 #: A float matrix whose largest entry lies outside [2^-SCALE_BAND, 2^SCALE_BAND] is rescaled by a
@@ -94,7 +98,7 @@ _SMALL_NORM = 2.0**-500
 
 
 #: Ways of advancing the batch (see the module docstring).
-METHODS = ("auto", "grouped", "gathered", "stacked")
+METHODS = ("auto", "grouped", "gathered", "stacked", "diagonal")
 
 #: "auto" multiplies every row by every symbol's matrix when symbols x hidden is at most this.
 STACKED_MAX = 64
@@ -102,6 +106,9 @@ STACKED_MAX = 64
 GROUPED_MAX_SYMBOLS = 32
 #: "auto" never gathers more floats than this per step (256 MiB).
 GATHER_MAX_FLOATS = 1 << 25
+#: "diagonal" gathers the diagonals of at most this many floats (steps x batch x hidden) at once,
+#: in one buffer kept for the run (2 MiB).
+DIAGONAL_FLOATS = 1 << 18
 
 
 def check_compatible(weights, automaton, *, classes: bool = True, required: bool = True) -> None:
@@ -161,11 +168,19 @@ def unit_rows(H: np.ndarray) -> np.ndarray:
     return H
 
 
-def _method(k: int, batch: int, d: int, method: str) -> str:
+def _method(A: np.ndarray, batch: int, method: str) -> str:
+    """The way of advancing the batch for the (scaled) matrices ``A`` (see the module docstring);
+    WeightsError for an unknown method, or ``"diagonal"`` asked for matrices that are not."""
     if method not in METHODS:
         raise WeightsError(f"unknown float-run method {method!r} (known: {', '.join(METHODS)})")
+    k, d = A.shape[0], A.shape[1]
+    if method == "diagonal" and not is_diagonal(A):
+        raise WeightsError("float-run method 'diagonal' needs diagonal matrices; "
+                           f"symbol {_first_not_diagonal(A)}'s matrix has an entry off its diagonal")
     if method != "auto":
         return method
+    if d > 1 and is_diagonal(A):
+        return "diagonal"
     if k * d <= STACKED_MAX:
         return "stacked"
     return "grouped" if k <= GROUPED_MAX_SYMBOLS or batch * d * d > GATHER_MAX_FLOATS else "gathered"
@@ -307,8 +322,10 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
     :func:`_method` (see the module docstring)."""
     batch = words.shape[0]
     k, d = A.shape[0], A.shape[1]
+    how = _method(A, batch, method)
+    if how == "diagonal":
+        return _diagonal_stepper(A, words)
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
-    how = _method(k, batch, d, method)
     chunk: dict = {}  # the grouping of the current slot_steps steps
     slot_steps = _slot_steps(batch)
 
@@ -365,6 +382,59 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
         return out
 
     return gathered
+
+
+def _off_diagonal(A: np.ndarray) -> np.ndarray:
+    """Per matrix of ``A`` (symbols, d, d), its non-zero entries off the diagonal, counted without
+    a copy (all non-zero entries less those on the diagonal)."""
+    return (np.count_nonzero(A.reshape(A.shape[0], -1), axis=1)
+            - np.count_nonzero(np.diagonal(A, axis1=1, axis2=2), axis=1))
+
+
+def is_diagonal(A: np.ndarray) -> bool:
+    """Whether every matrix of ``A`` (symbols, d, d) is diagonal: every entry off its diagonal 0.
+
+    >>> is_diagonal(np.array([[[2.0, 0], [0, -1]]])), is_diagonal(np.array([[[2.0, 1e-300], [0, -1]]]))
+    (True, False)
+    """
+    return not _off_diagonal(A).any()
+
+
+def _first_not_diagonal(A: np.ndarray) -> int:
+    """The first symbol whose matrix has a non-zero entry off its diagonal."""
+    return int(np.flatnonzero(_off_diagonal(A))[0])
+
+
+def _diagonal_span(batch: int, length: int, hidden: int) -> int:
+    """Steps whose diagonals :func:`_diagonal_stepper` gathers at once: at most :data:`_SLOT_STEPS`,
+    the words' length and :data:`DIAGONAL_FLOATS` floats (``batch x hidden`` a step); at least 1.
+
+    >>> _diagonal_span(1000, 500, 16), _diagonal_span(60, 40, 5), _diagonal_span(10**6, 500, 16), _diagonal_span(0, 0, 16)
+    (16, 40, 1, 1)
+    """
+    return max(1, min(_SLOT_STEPS, length, DIAGONAL_FLOATS // max(1, batch * hidden)))
+
+
+def _diagonal_stepper(A: np.ndarray, words: np.ndarray):
+    """The ``step(t, H, out)`` of :func:`_stepper` for diagonal matrices: ``H * diag(A[w_t])``
+    entry by entry, each entry the one product a row of ``A[w_t] h`` holds besides exact zeros
+    (the same number, but for the sign of a zero).  The rows' diagonals are gathered for several
+    steps at once (at most :data:`DIAGONAL_FLOATS` floats) into one buffer kept for the run."""
+    batch, length = words.shape
+    D = np.ascontiguousarray(np.diagonal(A, axis1=1, axis2=2))  # (symbols, hidden)
+    span = _diagonal_span(batch, length, D.shape[1])
+    gathered = np.empty((span, batch, D.shape[1]))
+    kept = {"lo": -1}
+
+    def diagonal(t, H, out):
+        lo = t - t % span
+        if kept["lo"] != lo:
+            steps = words[:, lo : lo + span].T  # (steps, batch)
+            D.take(steps, axis=0, out=gathered[: steps.shape[0]], mode="clip")  # valid symbols: unbuffered
+            kept["lo"] = lo
+        return np.multiply(H, gathered[t - lo], out=out)
+
+    return diagonal
 
 
 def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarray) -> np.ndarray:

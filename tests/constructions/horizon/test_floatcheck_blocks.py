@@ -1,6 +1,7 @@
 """The float check's fast paths against a plain float64 loop written for the tests
-(``tests/plain_eval.py``): the states advanced by one GEMM over all symbols ("stacked") or by one
-GEMM per symbol on rows padded by symbol ("grouped"), judged a block of steps at a time with the
+(``tests/plain_eval.py``): the states advanced by one GEMM over all symbols ("stacked"), by one
+GEMM per symbol on rows padded by symbol ("grouped"), or entry by entry for diagonal matrices
+("diagonal"), judged a block of steps at a time with the
 scores class-major.  Accuracy, the last step's accuracy, the worst margin and the first failing
 word must be what the plain loop says, for blocks of one step, a few steps and all of them."""
 
@@ -58,7 +59,7 @@ def _agrees_with_the_plain_loop(w, a, words) -> None:
 @pytest.mark.parametrize("entries", [1, 200, 1 << 19])
 def test_check_agrees_with_the_plain_loop(monkeypatch, k, d, method, entries):
     w, a = _noisy(k, d, min(d, 4), seed=k)
-    assert floatrun._method(k, 60, d, "auto") == method
+    assert floatrun._method(w.float_arrays()[0], 60, "auto") == method
     monkeypatch.setattr(floatcheck, "_BLOCK_ENTRIES", entries)  # blocks of 1 step, a few, all 40
     words = np.random.default_rng(1).integers(0, k, size=(60, 40))
     _agrees_with_the_plain_loop(w, a, words)
@@ -159,3 +160,29 @@ def test_a_step_too_concentrated_to_pad_goes_symbol_by_symbol(monkeypatch):
     assert floatrun._slots(words, 12, 6)[2] is None
     got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
     assert np.allclose(got, want, atol=1e-12, rtol=0)
+
+
+def _noisy_diagonal(k: int, d: int, classes: int, seed: int) -> tuple[Weights, Automaton]:
+    """Random diagonal weights (entries of both signs, some far from 1, one 0) and a random
+    automaton: they fail on some prefixes, not on others (the empty word not among them)."""
+    rng = np.random.default_rng(seed)
+    a = Automaton(rng.integers(0, classes, size=(k, classes)).tolist(), labels=list(range(classes)))
+    diagonals = rng.choice([-1.0, 1.0], size=(k, d)) * rng.uniform(0.2, 3.0, size=(k, d))
+    diagonals[0, -1] = 0.0
+    A = np.zeros((k, d, d))
+    A[:, np.arange(d), np.arange(d)] = diagonals
+    R = rng.normal(size=(classes, d))
+    return Weights("diagonal", A, R[a.labels[a.start]], R), a  # the empty word read correctly
+
+
+@pytest.mark.parametrize("entries", [1, 200, 1 << 19])
+@pytest.mark.parametrize("floats", [1, 5 * 60 * 3, floatrun.DIAGONAL_FLOATS])
+def test_a_diagonal_network_is_checked_entry_by_entry_as_the_plain_loop_says(monkeypatch, entries, floats):
+    """Diagonal matrices go the "diagonal" way (auto), the rows' diagonals gathered one step, 3
+    steps (not dividing the 40) or all 40 at a time, judged in blocks of 1, a few or all steps."""
+    w, a = _noisy_diagonal(3, 5, 3, seed=11)
+    assert floatrun._method(w.float_arrays()[0], 60, "auto") == "diagonal"
+    monkeypatch.setattr(floatcheck, "_BLOCK_ENTRIES", entries)
+    monkeypatch.setattr(floatrun, "DIAGONAL_FLOATS", floats)
+    words = np.random.default_rng(1).integers(0, 3, size=(60, 40))
+    _agrees_with_the_plain_loop(w, a, words)

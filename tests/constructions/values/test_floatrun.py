@@ -57,6 +57,68 @@ def test_grouped_and_gathered_paths_agree():
     assert np.allclose(scores, grouped @ R.T)
 
 
+def _diagonal_network(k: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random diagonal matrices (both signs, magnitudes from 1/8 to 8, a zero entry) and a start."""
+    rng = np.random.default_rng(seed)
+    A = np.zeros((k, d, d))
+    A[:, np.arange(d), np.arange(d)] = rng.choice([-1.0, 1.0], size=(k, d)) * 2.0 ** rng.uniform(-3, 3, size=(k, d))
+    A[1, 2, 2] = 0.0
+    return A, rng.normal(size=d)
+
+
+@pytest.mark.parametrize("floats", [1, 7 * 50 * 6, 1 << 18])
+def test_diagonal_matrices_run_entry_by_entry_to_the_same_numbers(monkeypatch, floats):
+    """"auto" takes "diagonal" for diagonal matrices: the same numbers as the products of the
+    whole matrices ("stacked", "grouped", "gathered": each entry one product plus exact zeros),
+    bit for bit, whether the rows' diagonals are gathered one step, 7 steps (not dividing the 80)
+    or every step at once; also through float_blocks, whose spans multiply on unnormalised."""
+    from bilinear.constructions.values import floatrun
+
+    monkeypatch.setattr(floatrun, "DIAGONAL_FLOATS", floats)
+    A, h0 = _diagonal_network(40, 6, seed=3)  # 40 symbols: "auto" would gather, not stack
+    words = np.random.default_rng(4).integers(0, 40, size=(50, 80))
+    assert floatrun._method(A, 50, "auto") == "diagonal"
+    auto = np.stack(list(float_steps(A, h0, words)))
+    for method in ("diagonal", "stacked", "grouped", "gathered"):
+        assert np.array_equal(np.stack(list(float_steps(A, h0, words, method=method))), auto), method
+    blocks = {m: np.concatenate([b.copy() for _, b in floatrun.float_blocks(A, h0, words, 9, method=m)])
+              for m in ("auto", "stacked")}
+    assert np.array_equal(blocks["auto"], blocks["stacked"])
+    assert np.abs(blocks["auto"]).sum(axis=2).max() > 1  # multiplied on between rescalings
+    assert np.isfinite(auto).all() and (auto == 0).any()  # the zero entry of symbol 1 reached
+
+
+def test_auto_takes_diagonal_only_for_diagonal_matrices_of_two_or_more_units():
+    from bilinear.constructions.values import floatrun
+
+    A, _ = _diagonal_network(3, 4, seed=5)
+    assert floatrun._method(A, 10, "auto") == "diagonal"
+    A[2, 0, 3] = 1e-300  # one entry off the diagonal, however small
+    assert floatrun._method(A, 10, "auto") == "stacked"
+    with pytest.raises(WeightsError, match="method 'diagonal' needs diagonal matrices; symbol 2's matrix"):
+        float_steps(A, np.ones(4), np.zeros((1, 3), dtype=np.int64), method="diagonal").__next__()
+    assert floatrun._method(np.array([[[0.5]], [[-2.0]]]), 10, "auto") == "stacked"  # one unit: no gain
+    two = np.zeros((5, 2, 2))
+    two[:, [0, 1], [0, 1]] = [3.0, -0.5]
+    assert floatrun._method(two, 10, "auto") == "diagonal"  # two units: entry by entry
+
+
+def test_auto_chooses_at_its_documented_boundaries():
+    """"auto" for matrices that are not diagonal: stacked up to STACKED_MAX = symbols x hidden,
+    grouped up to GROUPED_MAX_SYMBOLS symbols, and beyond them whenever the gathered matrices
+    (batch x hidden^2 floats) would pass GATHER_MAX_FLOATS, else gathered."""
+    from bilinear.constructions.values import floatrun
+
+    def method(k, d, batch=10):
+        return floatrun._method(np.ones((k, d, d)), batch, "auto")
+
+    assert floatrun.STACKED_MAX == 64 and floatrun.GROUPED_MAX_SYMBOLS == 32
+    assert method(16, 4) == "stacked" and method(17, 4) == "grouped"
+    assert method(32, 4) == "grouped" and method(33, 4) == "gathered"
+    most = floatrun.GATHER_MAX_FLOATS // 16  # batch x 4^2 floats = GATHER_MAX_FLOATS
+    assert method(33, 4, most) == "gathered" and method(33, 4, most + 1) == "grouped"
+
+
 def test_bad_words_and_method():
     w = build("parity", "diagonal")
     with pytest.raises(WeightsError, match="symbol index 2, outside 0..1"):
