@@ -10,30 +10,36 @@ side is timed on page faults of memory the other gave back (a fresh array above 
 on every 4 KiB page, about 2 us each), and the simulation alone read 4.3e7 to 1.3e8 tokens/s
 between two runs of the same script.
 
-Measured 2026-12-06 (2-core machine, nothing else running, load 0.6), 1000 words x length 500,
+Measured 2026-12-06 (2-core machine, nothing else running, load 1.0; the run of
+benchmarks/SPEED.md, "Issue 48, round 10: every target in one run"), 1000 words x length 500,
 median of 5; ``path`` is how the check judged the words (``table``: the float run's finitely
 many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the float
 run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table      1.45e+08          1.14e+08    0.8x
-    cyclic:7 rotation2d              2        7       7  dense      3.59e+07          1.17e+08    3.3x
-    dihedral:50 block:2              2        2     100  dense      3.29e+07          1.11e+08    3.4x
-    symmetric:5 full                 4        2     120  table      1.16e+08          1.18e+08    1.0x
-    quaternion full                  4        2       8  table      1.49e+08          1.22e+08    0.8x
-    modarith:5 full                  5       10       5  table      1.54e+08          1.17e+08    0.8x
-    modarith:8 full                  8       16       8  table      1.37e+08          1.12e+08    0.8x
-    modarith:16 full                16       32      16  table      1.19e+08          1.15e+08    1.0x
-    modarith:16 full+noise1e-06     16       32      16  dense      1.12e+07          1.19e+08   10.6x
+    parity diagonal                  1        2       2  table       1.4e+08          1.15e+08    0.8x
+    cyclic:7 rotation2d              2        7       7  dense      2.33e+07          8.03e+07    3.4x
+    dihedral:50 block:2              2        2     100  dense      2.21e+07          8.12e+07    3.7x
+    symmetric:5 full                 4        2     120  table      1.21e+08          1.11e+08    0.9x
+    quaternion full                  4        2       8  table      1.52e+08           1.2e+08    0.8x
+    modarith:5 full                  5       10       5  table      1.65e+08          1.25e+08    0.8x
+    modarith:8 full                  8       16       8  table      1.59e+08          1.29e+08    0.8x
+    modarith:16 full                16       32      16  table      1.38e+08          1.29e+08    0.9x
+    modarith:5 full+noise1e-06       5       10       5  dense      2.36e+07          1.29e+08    5.4x
+    modarith:8 full+noise1e-06       8       16       8  dense      2.02e+07          1.27e+08    6.3x
+    cyclic:3 random-diagonal:16     16        3       3  dense      2.42e+07          1.26e+08    5.2x
+    modarith:16 full+noise1e-06     16       32      16  dense      1.16e+07          1.23e+08   10.7x
 
-(the last row read 10.3x and 10.4x in two more runs).  017281d's tree (main before issue 48's
-speed work) read 13.0 / 24.2 / 24.0 / 30.7 / 20.4 / 27.2 / 31.4 / 50.9 / 46.1x in one run with
-it (benchmarks/SPEED.md, round 7).  Within 5x everywhere but the last case: exact constructions
-(0/1, signed permutation and +-1 matrices) run through the table at about the simulation's speed
-(its walk is the simulation's loop), whatever d and the alphabet; the rotations drift (their
-products round), so they run densely: at d = 2 the many-class bound (``_Bound``: one gathered
-reference row and its distance per prefix) keeps dihedral:50 under 4x.  The noisy modarith:16
-drifts too and stays near 10x.  ``--parts`` times each part of its dense check alone on the same
+017281d's tree (main before issue 48's speed work) read 12.9 / 21.5 / 29.6 / 32.3 / 20.8 / 27.5 /
+32.8 / 50.7 / 27.1 / 41.3 / 24.9 / 51.8x in the same run.  Within 5x for every exact
+construction: 0/1, signed permutation and +-1 matrices run through the table at about the
+simulation's speed (its walk is the simulation's loop), whatever d and the alphabet; the
+rotations drift (their products round), so they run densely: at d = 2 the many-class bound
+(``_Bound``: one gathered reference row and its distance per prefix) keeps dihedral:50 under 4x.
+The networks that drift, as trained ones do, run densely at 5.2-10.7x: a diagonal network's
+product is entry by entry (``floatrun``'s ``"entrywise"``, 9.1x before it), and the rest is the
+readout, the norms and the margins; a full matrix's product is grouped by symbol.  For the
+noisy modarith:16 (the last case), ``--parts`` times each part of its dense check alone on the same
 words (CPU ms, best of 5, 2026-12-06, load 0.07; the simulation read 4.3 ms in that run):
 
     grouping by symbol (16 steps at a time)                                      5.4 ms

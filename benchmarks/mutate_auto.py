@@ -159,10 +159,10 @@ TARGETS = [
                                                                        "_Work", "_chunk_rows", "_row_margins", "_margins", "_chunk_margins",
                                                                        "_norms"),
            FLOATCHECK_TESTS),
-    # the float run's diagonal way: the same numbers as the whole matrices' products, chosen only
+    # the float run's entrywise way (diagonal matrices): the same numbers as the whole matrices' products, chosen only
     # for diagonal matrices
-    Target("floatrun_diagonal", "constructions/values/floatrun.py",
-           ("_method", "_off_diagonal", "is_diagonal", "_first_not_diagonal", "_diagonal_span", "_diagonal_stepper"),
+    Target("floatrun_entrywise", "constructions/values/floatrun.py",
+           ("_method", "_off_diagonal", "is_diagonal", "_first_not_diagonal", "_entrywise_span", "_entrywise_stepper"),
            ("tests/constructions/values/test_floatrun.py", "tests/constructions/horizon/test_floatcheck_blocks.py")),
     Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
            ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
@@ -177,16 +177,16 @@ TARGETS = [
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
-    # the float run's diagonal way (issue 48): where a count or a buffer size changes, the numbers do not
+    # the float run's entrywise way (diagonal matrices) (issue 48): where a count or a buffer size changes, the numbers do not
     ('constructions/values/floatrun.py', '_method', '1 -> 2', 0):
         'A.shape[2] for A.shape[1]: the matrices are square',
     ('constructions/values/floatrun.py', '_off_diagonal', '1 -> 2', 0):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
-    ('constructions/values/floatrun.py', '_diagonal_span', '1 -> 2', 1):
+    ('constructions/values/floatrun.py', '_entrywise_span', '1 -> 2', 1):
         'max(2, batch x hidden): differs only for batch x hidden = 1, whose span _SLOT_STEPS caps at 64 either way',
-    ('constructions/values/floatrun.py', '_diagonal_stepper', '1 -> 0', 1):
+    ('constructions/values/floatrun.py', '_entrywise_stepper', '1 -> 0', 1):
         'the span sized by the symbol count for the hidden size: a buffer of another size (memory only), the same numbers',
-    ('constructions/values/floatrun.py', '_diagonal_stepper', '1 -> 2', 3):
+    ('constructions/values/floatrun.py', '_entrywise_stepper', '1 -> 2', 3):
         'no step starts at -2 either: the first step gathers its diagonals either way',
     # certify --from (analysis/certify_external.py): float boundaries and the bisection's own parameters
     ('analysis/certify_external.py', '_snap_key', 'abs(angle - m * 2 * math.pi / _ANGLES) > tol -> abs(angle - m * 2 * math.pi / _ANGLES) >= tol', 0):

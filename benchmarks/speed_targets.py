@@ -23,20 +23,21 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-06, round 8 (nothing else running, load average 0.95-1.08; the whole table is
-in benchmarks/SPEED.md, "Issue 48, round 8: every target in one run"): 26 of 27 rows met.  The
-tour 34.7 -> 19.9 s (the median of three runs each: 33.5-39.5 s and 16.9-20.3 s), report
-identical; ``cyclic:1000`` 74.7 -> 3.7 us per transition; ``cyclic:256`` open -> proved in 0.7 s;
-``verify parity diagonal`` +0.45 -> -0.03 s over ``describe``; certify 0.65-1.12x of 25d7590
-(017281d: 4.9-5.6x), L/U equal; closures S_6 Cayley 1.23x, S_6 on its 6 points 1.45x (1.38-1.45x
-in the three runs of this round and the last), S_7 0.59x / 0.69x, T_6, T_7 and random 8x3 0.17x
-/ 0.06x / 0.17x of libsemigroups; the float check 0.8-1.0x the simulation on exact constructions
-(d up to 16), 3.3-3.5x on rotations.  Not met: the float check of a noisy d = 16 network with 32
-symbols, 10.8x (8.3-11.2x in four runs; target 5x; ``bench_check.py --parts`` measures why: the
-simulation and the two products at their floors are already about 3.7x, and the grouping,
-gathers, norms and margins around them cost more than the rest).  The machine ran slower this
-day than in round 7 (017281d's tour 31.9 s then, 33.5-39.5 s now), and the tour sits at the
-limit on it.
+Measured 2026-12-06, round 10 (nothing else running, load average 0.72 at the start, 1.00 at
+the end; the whole table is in benchmarks/SPEED.md, "Issue 48, round 10: every target in one
+run"): 27 of 31 rows met.  The tour 31.3 -> 16.0 s (the median of three runs each: 31.1-31.9 s
+and 15.8-16.2 s), report identical; ``cyclic:1000`` 67.7 -> 3.6 us per transition;
+``cyclic:256`` open -> proved in 0.8 s; ``verify parity diagonal`` +0.28 -> +0.03 s over
+``describe``; certify 0.59-0.95x of 25d7590 (017281d: 4.4-5.1x), L/U equal; closures S_6
+Cayley 1.42x, S_6 on its 6 points 1.50x (1.38-1.45x in rounds 8 and 9), S_7 0.75x / 0.80x, T_6,
+T_7 and random 8x3 0.14x / 0.08x / 0.10x of libsemigroups; the float check 0.8-0.9x the
+simulation on exact constructions (d up to 16), 3.4-3.7x on rotations.  Not met, all four
+networks that drift (their products round, as a trained network's do), three of them rows new
+in round 10: noisy d = 5 (10 symbols) 5.4x, noisy d = 8 (16 symbols) 6.3x, a random diagonal
+d = 16 network 5.2x (24.9x before; 9.1x before round 10's entry-by-entry product), noisy
+d = 16 (32 symbols) 10.7x; target 5x.  ``bench_check.py --parts`` measures why for the last:
+the simulation and the two products at their floors are already about 3.7x, and the grouping,
+gathers, norms and margins around them cost more than the rest.
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
 """

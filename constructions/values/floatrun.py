@@ -19,13 +19,13 @@ symbol's matrix in one GEMM (rows x hidden by hidden x symbols*hidden) and keeps
 product; ``"grouped"`` places the rows of each symbol in a padded array, a block of steps grouped
 at once (:func:`_slots`), and multiplies each group by that token's matrix (one GEMM per symbol
 per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix and does one
-batched product (fewer Python steps for large alphabets); ``"diagonal"``, for diagonal matrices
+batched product (fewer Python steps for large alphabets); ``"entrywise"``, for diagonal matrices
 only, multiplies each row by its symbol's diagonal entry by entry (the symbols' diagonals of a
-few steps gathered at once); ``"auto"`` takes ``"diagonal"`` when every matrix is diagonal
+few steps gathered at once); ``"auto"`` takes ``"entrywise"`` when every matrix is diagonal
 (hidden size 2 or more), else stacks when symbols x hidden is at most :data:`STACKED_MAX`, else
 groups for up to 32 symbols, and also when the gathered matrices (batch * hidden * hidden
 floats) would exceed :data:`GATHER_MAX_FLOATS`.  All give the same states up to rounding, and
-``"diagonal"`` the same numbers as a product of the whole matrices (each entry of ``A h`` is
+``"entrywise"`` the same numbers as a product of the whole matrices (each entry of ``A h`` is
 then one product plus exact zeros; only the sign of a zero may differ).  :func:`float_blocks` (the float check's run) hands the
 states over a block of steps at a time, written into one buffer, each row up to a positive
 scale: it divides the rows by a power of two every :func:`rescale_span` steps instead of by
@@ -98,7 +98,7 @@ _SMALL_NORM = 2.0**-500
 
 
 #: Ways of advancing the batch (see the module docstring).
-METHODS = ("auto", "grouped", "gathered", "stacked", "diagonal")
+METHODS = ("auto", "grouped", "gathered", "stacked", "entrywise")
 
 #: "auto" multiplies every row by every symbol's matrix when symbols x hidden is at most this.
 STACKED_MAX = 64
@@ -106,9 +106,9 @@ STACKED_MAX = 64
 GROUPED_MAX_SYMBOLS = 32
 #: "auto" never gathers more floats than this per step (256 MiB).
 GATHER_MAX_FLOATS = 1 << 25
-#: "diagonal" gathers the diagonals of at most this many floats (steps x batch x hidden) at once,
+#: "entrywise" gathers the diagonals of at most this many floats (steps x batch x hidden) at once,
 #: in one buffer kept for the run (2 MiB).
-DIAGONAL_FLOATS = 1 << 18
+ENTRYWISE_FLOATS = 1 << 18
 
 
 def check_compatible(weights, automaton, *, classes: bool = True, required: bool = True) -> None:
@@ -170,17 +170,17 @@ def unit_rows(H: np.ndarray) -> np.ndarray:
 
 def _method(A: np.ndarray, batch: int, method: str) -> str:
     """The way of advancing the batch for the (scaled) matrices ``A`` (see the module docstring);
-    WeightsError for an unknown method, or ``"diagonal"`` asked for matrices that are not."""
+    WeightsError for an unknown method, or ``"entrywise"`` asked for matrices that are not diagonal."""
     if method not in METHODS:
         raise WeightsError(f"unknown float-run method {method!r} (known: {', '.join(METHODS)})")
     k, d = A.shape[0], A.shape[1]
-    if method == "diagonal" and not is_diagonal(A):
-        raise WeightsError("float-run method 'diagonal' needs diagonal matrices; "
+    if method == "entrywise" and not is_diagonal(A):
+        raise WeightsError("float-run method 'entrywise' needs diagonal matrices; "
                            f"symbol {_first_not_diagonal(A)}'s matrix has an entry off its diagonal")
     if method != "auto":
         return method
     if d > 1 and is_diagonal(A):
-        return "diagonal"
+        return "entrywise"
     if k * d <= STACKED_MAX:
         return "stacked"
     return "grouped" if k <= GROUPED_MAX_SYMBOLS or batch * d * d > GATHER_MAX_FLOATS else "gathered"
@@ -323,8 +323,8 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
     batch = words.shape[0]
     k, d = A.shape[0], A.shape[1]
     how = _method(A, batch, method)
-    if how == "diagonal":
-        return _diagonal_stepper(A, words)
+    if how == "entrywise":
+        return _entrywise_stepper(A, words)
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
     chunk: dict = {}  # the grouping of the current slot_steps steps
     slot_steps = _slot_steps(batch)
@@ -405,24 +405,24 @@ def _first_not_diagonal(A: np.ndarray) -> int:
     return int(np.flatnonzero(_off_diagonal(A))[0])
 
 
-def _diagonal_span(batch: int, length: int, hidden: int) -> int:
-    """Steps whose diagonals :func:`_diagonal_stepper` gathers at once: at most :data:`_SLOT_STEPS`,
-    the words' length and :data:`DIAGONAL_FLOATS` floats (``batch x hidden`` a step); at least 1.
+def _entrywise_span(batch: int, length: int, hidden: int) -> int:
+    """Steps whose diagonals :func:`_entrywise_stepper` gathers at once: at most :data:`_SLOT_STEPS`,
+    the words' length and :data:`ENTRYWISE_FLOATS` floats (``batch x hidden`` a step); at least 1.
 
-    >>> _diagonal_span(1000, 500, 16), _diagonal_span(60, 40, 5), _diagonal_span(10**6, 500, 16), _diagonal_span(0, 0, 16)
+    >>> _entrywise_span(1000, 500, 16), _entrywise_span(60, 40, 5), _entrywise_span(10**6, 500, 16), _entrywise_span(0, 0, 16)
     (16, 40, 1, 1)
     """
-    return max(1, min(_SLOT_STEPS, length, DIAGONAL_FLOATS // max(1, batch * hidden)))
+    return max(1, min(_SLOT_STEPS, length, ENTRYWISE_FLOATS // max(1, batch * hidden)))
 
 
-def _diagonal_stepper(A: np.ndarray, words: np.ndarray):
+def _entrywise_stepper(A: np.ndarray, words: np.ndarray):
     """The ``step(t, H, out)`` of :func:`_stepper` for diagonal matrices: ``H * diag(A[w_t])``
     entry by entry, each entry the one product a row of ``A[w_t] h`` holds besides exact zeros
     (the same number, but for the sign of a zero).  The rows' diagonals are gathered for several
-    steps at once (at most :data:`DIAGONAL_FLOATS` floats) into one buffer kept for the run."""
+    steps at once (at most :data:`ENTRYWISE_FLOATS` floats) into one buffer kept for the run."""
     batch, length = words.shape
     D = np.ascontiguousarray(np.diagonal(A, axis1=1, axis2=2))  # (symbols, hidden)
-    span = _diagonal_span(batch, length, D.shape[1])
+    span = _entrywise_span(batch, length, D.shape[1])
     gathered = np.empty((span, batch, D.shape[1]))
     kept = {"lo": -1}
 

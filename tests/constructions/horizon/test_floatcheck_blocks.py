@@ -1,7 +1,7 @@
 """The float check's fast paths against a plain float64 loop written for the tests
 (``tests/plain_eval.py``): the states advanced by one GEMM over all symbols ("stacked"), by one
 GEMM per symbol on rows padded by symbol ("grouped"), or entry by entry for diagonal matrices
-("diagonal"), judged a block of steps at a time with the
+("entrywise"), judged a block of steps at a time with the
 scores class-major.  Accuracy, the last step's accuracy, the worst margin and the first failing
 word must be what the plain loop says, for blocks of one step, a few steps and all of them."""
 
@@ -176,13 +176,13 @@ def _noisy_diagonal(k: int, d: int, classes: int, seed: int) -> tuple[Weights, A
 
 
 @pytest.mark.parametrize("entries", [1, 200, 1 << 19])
-@pytest.mark.parametrize("floats", [1, 5 * 60 * 3, floatrun.DIAGONAL_FLOATS])
+@pytest.mark.parametrize("floats", [1, 5 * 60 * 3, floatrun.ENTRYWISE_FLOATS])
 def test_a_diagonal_network_is_checked_entry_by_entry_as_the_plain_loop_says(monkeypatch, entries, floats):
-    """Diagonal matrices go the "diagonal" way (auto), the rows' diagonals gathered one step, 3
+    """Diagonal matrices go the "entrywise" way (auto), the rows' diagonals gathered one step, 3
     steps (not dividing the 40) or all 40 at a time, judged in blocks of 1, a few or all steps."""
     w, a = _noisy_diagonal(3, 5, 3, seed=11)
-    assert floatrun._method(w.float_arrays()[0], 60, "auto") == "diagonal"
+    assert floatrun._method(w.float_arrays()[0], 60, "auto") == "entrywise"
     monkeypatch.setattr(floatcheck, "_BLOCK_ENTRIES", entries)
-    monkeypatch.setattr(floatrun, "DIAGONAL_FLOATS", floats)
+    monkeypatch.setattr(floatrun, "ENTRYWISE_FLOATS", floats)
     words = np.random.default_rng(1).integers(0, 3, size=(60, 40))
     _agrees_with_the_plain_loop(w, a, words)

@@ -68,18 +68,18 @@ def _diagonal_network(k: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray
 
 @pytest.mark.parametrize("floats", [1, 7 * 50 * 6, 1 << 18])
 def test_diagonal_matrices_run_entry_by_entry_to_the_same_numbers(monkeypatch, floats):
-    """"auto" takes "diagonal" for diagonal matrices: the same numbers as the products of the
+    """"auto" takes "entrywise" for diagonal matrices: the same numbers as the products of the
     whole matrices ("stacked", "grouped", "gathered": each entry one product plus exact zeros),
     bit for bit, whether the rows' diagonals are gathered one step, 7 steps (not dividing the 80)
     or every step at once; also through float_blocks, whose spans multiply on unnormalised."""
     from bilinear.constructions.values import floatrun
 
-    monkeypatch.setattr(floatrun, "DIAGONAL_FLOATS", floats)
+    monkeypatch.setattr(floatrun, "ENTRYWISE_FLOATS", floats)
     A, h0 = _diagonal_network(40, 6, seed=3)  # 40 symbols: "auto" would gather, not stack
     words = np.random.default_rng(4).integers(0, 40, size=(50, 80))
-    assert floatrun._method(A, 50, "auto") == "diagonal"
+    assert floatrun._method(A, 50, "auto") == "entrywise"
     auto = np.stack(list(float_steps(A, h0, words)))
-    for method in ("diagonal", "stacked", "grouped", "gathered"):
+    for method in ("entrywise", "stacked", "grouped", "gathered"):
         assert np.array_equal(np.stack(list(float_steps(A, h0, words, method=method))), auto), method
     blocks = {m: np.concatenate([b.copy() for _, b in floatrun.float_blocks(A, h0, words, 9, method=m)])
               for m in ("auto", "stacked")}
@@ -92,15 +92,15 @@ def test_auto_takes_diagonal_only_for_diagonal_matrices_of_two_or_more_units():
     from bilinear.constructions.values import floatrun
 
     A, _ = _diagonal_network(3, 4, seed=5)
-    assert floatrun._method(A, 10, "auto") == "diagonal"
+    assert floatrun._method(A, 10, "auto") == "entrywise"
     A[2, 0, 3] = 1e-300  # one entry off the diagonal, however small
     assert floatrun._method(A, 10, "auto") == "stacked"
-    with pytest.raises(WeightsError, match="method 'diagonal' needs diagonal matrices; symbol 2's matrix"):
-        float_steps(A, np.ones(4), np.zeros((1, 3), dtype=np.int64), method="diagonal").__next__()
+    with pytest.raises(WeightsError, match="method 'entrywise' needs diagonal matrices; symbol 2's matrix"):
+        float_steps(A, np.ones(4), np.zeros((1, 3), dtype=np.int64), method="entrywise").__next__()
     assert floatrun._method(np.array([[[0.5]], [[-2.0]]]), 10, "auto") == "stacked"  # one unit: no gain
     two = np.zeros((5, 2, 2))
     two[:, [0, 1], [0, 1]] = [3.0, -0.5]
-    assert floatrun._method(two, 10, "auto") == "diagonal"  # two units: entry by entry
+    assert floatrun._method(two, 10, "auto") == "entrywise"  # two units: entry by entry
 
 
 def test_auto_chooses_at_its_documented_boundaries():
