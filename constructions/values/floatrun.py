@@ -26,10 +26,11 @@ few steps gathered at once); ``"auto"`` takes ``"entrywise"`` when every matrix 
 groups for up to 32 symbols, and also when the gathered matrices (batch * hidden * hidden
 floats) would exceed :data:`GATHER_MAX_FLOATS`.  All give the same states up to rounding, and
 ``"entrywise"`` the same numbers as a product of the whole matrices (each entry of ``A h`` is
-then one product plus exact zeros; only the sign of a zero may differ).  :func:`float_blocks` (the float check's run) hands the
-states over a block of steps at a time, written into one buffer, each row up to a positive
-scale: it divides the rows by a power of two every :func:`rescale_span` steps instead of by
-their norms after every step (a stated growth bound keeps them finite in between).
+then one product plus exact zeros; only the sign of a zero may differ).  :func:`float_blocks`
+(the float check's run) hands the states over a block of steps at a time, written into one
+buffer, each row up to a positive scale: it divides the rows by a power of two every
+:func:`rescale_span` steps instead of by their norms after every step (a stated growth bound
+keeps them finite in between).
 
 :func:`check_compatible` is the one check that a Weights value and an automaton fit together
 (symbol count, class count, types); it raises :class:`~bilinear.errors.MismatchError`.
@@ -426,7 +427,7 @@ def _entrywise_stepper(A: np.ndarray, words: np.ndarray):
     gathered = np.empty((span, batch, D.shape[1]))
     kept = {"lo": -1}
 
-    def diagonal(t, H, out):
+    def entrywise(t, H, out):
         lo = t - t % span
         if kept["lo"] != lo:
             steps = words[:, lo : lo + span].T  # (steps, batch)
@@ -434,7 +435,7 @@ def _entrywise_stepper(A: np.ndarray, words: np.ndarray):
             kept["lo"] = lo
         return np.multiply(H, gathered[t - lo], out=out)
 
-    return diagonal
+    return entrywise
 
 
 def _per_symbol(H: np.ndarray, AT: np.ndarray, tokens: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -88,7 +88,7 @@ def test_diagonal_matrices_run_entry_by_entry_to_the_same_numbers(monkeypatch, f
     assert np.isfinite(auto).all() and (auto == 0).any()  # the zero entry of symbol 1 reached
 
 
-def test_auto_takes_diagonal_only_for_diagonal_matrices_of_two_or_more_units():
+def test_auto_goes_entrywise_only_for_diagonal_matrices_of_two_or_more_units():
     from bilinear.constructions.values import floatrun
 
     A, _ = _diagonal_network(3, 4, seed=5)
