@@ -17,26 +17,26 @@ many states, one look-up per symbol, constructions/values/floatstates.py; ``dens
 run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio
-    parity diagonal                  1        2       2  table       1.4e+08          1.15e+08    0.8x
-    cyclic:7 rotation2d              2        7       7  dense      2.33e+07          8.03e+07    3.4x
-    dihedral:50 block:2              2        2     100  dense      2.21e+07          8.12e+07    3.7x
-    symmetric:5 full                 4        2     120  table      1.21e+08          1.11e+08    0.9x
-    quaternion full                  4        2       8  table      1.52e+08           1.2e+08    0.8x
-    modarith:5 full                  5       10       5  table      1.65e+08          1.25e+08    0.8x
-    modarith:8 full                  8       16       8  table      1.59e+08          1.29e+08    0.8x
-    modarith:16 full                16       32      16  table      1.38e+08          1.29e+08    0.9x
-    modarith:5 full+noise1e-06       5       10       5  dense      2.36e+07          1.29e+08    5.4x
-    modarith:8 full+noise1e-06       8       16       8  dense      2.02e+07          1.27e+08    6.3x
-    cyclic:3 random-diagonal:16     16        3       3  dense      2.42e+07          1.26e+08    5.2x
-    modarith:16 full+noise1e-06     16       32      16  dense      1.16e+07          1.23e+08   10.7x
+    parity diagonal                  1        2       2  table      1.76e+08          1.36e+08    0.8x
+    cyclic:7 rotation2d              2        7       7  dense      4.11e+07           1.3e+08    3.2x
+    dihedral:50 block:2              2        2     100  dense       3.5e+07          1.23e+08    3.5x
+    symmetric:5 full                 4        2     120  table      1.32e+08          1.34e+08    1.0x
+    quaternion full                  4        2       8  table      1.81e+08          1.37e+08    0.8x
+    modarith:5 full                  5       10       5  table      1.88e+08          1.38e+08    0.7x
+    modarith:8 full                  8       16       8  table      1.76e+08          1.38e+08    0.8x
+    modarith:16 full                16       32      16  table      1.51e+08          1.35e+08    0.9x
+    modarith:5 full+noise1e-06       5       10       5  dense      2.55e+07          1.32e+08    5.2x
+    modarith:8 full+noise1e-06       8       16       8  dense      2.09e+07          1.27e+08    6.1x
+    cyclic:3 random-diagonal:16     16        3       3  dense      2.67e+07          1.33e+08    5.0x
+    modarith:16 full+noise1e-06     16       32      16  dense      1.22e+07          1.26e+08   10.3x
 
-017281d's tree (main before issue 48's speed work) read 12.9 / 21.5 / 29.6 / 32.3 / 20.8 / 27.5 /
-32.8 / 50.7 / 27.1 / 41.3 / 24.9 / 51.8x in the same run.  Within 5x for every exact
+017281d's tree (main before issue 48's speed work) read 12.0 / 21.7 / 24.7 / 28.4 / 19.2 / 25.4 /
+32.5 / 50.3 / 24.9 / 32.2 / 21.9 / 49.1x in the same run.  Within 5x for every exact
 construction: 0/1, signed permutation and +-1 matrices run through the table at about the
 simulation's speed (its walk is the simulation's loop), whatever d and the alphabet; the
 rotations drift (their products round), so they run densely: at d = 2 the many-class bound
 (``_Bound``: one gathered reference row and its distance per prefix) keeps dihedral:50 under 4x.
-The networks that drift, as trained ones do, run densely at 5.2-10.7x: a diagonal network's
+The networks that drift, as trained ones do, run densely at 5.0-10.3x: a diagonal network's
 product is entry by entry (``floatrun``'s ``"entrywise"``, 9.1x before it), and the rest is the
 readout, the norms and the margins; a full matrix's product is grouped by symbol.  For the
 noisy modarith:16 (the last case), ``--parts`` times each part of its dense check alone on the same

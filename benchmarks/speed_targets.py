@@ -23,20 +23,20 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-06, round 10 (nothing else running, load average 0.72 at the start, 1.00 at
+Measured 2026-12-06, round 10 (nothing else running, load average 0.69 at the start, 1.00 at
 the end; the whole table is in benchmarks/SPEED.md, "Issue 48, round 10: every target in one
-run"): 27 of 31 rows met.  The tour 31.3 -> 16.0 s (the median of three runs each: 31.1-31.9 s
-and 15.8-16.2 s), report identical; ``cyclic:1000`` 67.7 -> 3.6 us per transition;
-``cyclic:256`` open -> proved in 0.8 s; ``verify parity diagonal`` +0.28 -> +0.03 s over
-``describe``; certify 0.59-0.95x of 25d7590 (017281d: 4.4-5.1x), L/U equal; closures S_6
-Cayley 1.42x, S_6 on its 6 points 1.50x (1.38-1.45x in rounds 8 and 9), S_7 0.75x / 0.80x, T_6,
-T_7 and random 8x3 0.14x / 0.08x / 0.10x of libsemigroups; the float check 0.8-0.9x the
-simulation on exact constructions (d up to 16), 3.4-3.7x on rotations.  Not met, all four
-networks that drift (their products round, as a trained network's do), three of them rows new
-in round 10: noisy d = 5 (10 symbols) 5.4x, noisy d = 8 (16 symbols) 6.3x, a random diagonal
-d = 16 network 5.2x (24.9x before; 9.1x before round 10's entry-by-entry product), noisy
-d = 16 (32 symbols) 10.7x; target 5x.  ``bench_check.py --parts`` measures why for the last:
-the simulation and the two products at their floors are already about 3.7x, and the grouping,
+run"): 28 of 31 rows met.  The tour 31.7 -> 15.7 s (the median of three runs each: 30.9-31.8 s
+and 15.5-16.2 s), report identical; ``cyclic:1000`` 62.4 -> 2.9 us per transition;
+``cyclic:256`` open -> proved in 0.5 s; ``verify parity diagonal`` +0.26 -> +0.03 s over
+``describe``; certify 0.68-0.89x of 25d7590 (017281d: 4.5-5.4x), L/U equal; closures S_6
+Cayley 1.20x, S_6 on its 6 points 1.36x, S_7 0.60x / 0.69x, T_6, T_7 and random 8x3 0.19x /
+0.06x / 0.11x of libsemigroups; the float check 0.7-1.0x the simulation on exact constructions
+(d up to 16), 3.2-3.5x on rotations, 5.0x on a random diagonal d = 16 network (at the limit:
+5.0-5.2x in other runs; 9.1x before round 10's entry-by-entry product).  Not met, three of the
+networks that drift (their products round, as a trained network's do), two of them rows new in
+round 10: noisy d = 5 (10 symbols) 5.2x, noisy d = 8 (16 symbols) 6.1x, noisy d = 16 (32
+symbols) 10.3x; target 5x.  ``bench_check.py --parts`` measures why for the last: the
+simulation and the two products at their floors are already about 3.7x, and the grouping,
 gathers, norms and margins around them cost more than the rest.
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
