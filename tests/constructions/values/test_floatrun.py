@@ -71,7 +71,8 @@ def test_diagonal_matrices_run_entry_by_entry_to_the_same_numbers(monkeypatch, f
     """"auto" takes "entrywise" for diagonal matrices: the same numbers as the products of the
     whole matrices ("stacked", "grouped", "gathered": each entry one product plus exact zeros),
     bit for bit, whether the rows' diagonals are gathered one step, 7 steps (not dividing the 80)
-    or every step at once; also through float_blocks, whose spans multiply on unnormalised."""
+    or 64 steps (the most) at a time; also through float_blocks, whose spans multiply on
+    unnormalised."""
     from bilinear.constructions.values import floatrun
 
     monkeypatch.setattr(floatrun, "ENTRYWISE_FLOATS", floats)
