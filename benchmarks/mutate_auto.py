@@ -162,7 +162,8 @@ TARGETS = [
     # the float run's entrywise way (diagonal matrices): the same numbers as the whole matrices' products, chosen only
     # for diagonal matrices
     Target("floatrun_entrywise", "constructions/values/floatrun.py",
-           ("_method", "_off_diagonal", "is_diagonal", "_first_not_diagonal", "_entrywise_span", "_entrywise_stepper"),
+           ("_method", "_off_diagonal", "is_diagonal", "_first_not_diagonal", "_chunked", "_entrywise_span",
+            "_entrywise_stepper"),
            ("tests/constructions/values/test_floatrun.py", "tests/constructions/horizon/test_floatcheck_blocks.py")),
     Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
            ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
@@ -184,10 +185,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('constructions/values/floatrun.py', '_entrywise_span', '1 -> 2', 1):
         'max(2, batch x hidden): differs only for batch x hidden = 1, whose span _SLOT_STEPS caps at 64 either way',
+    ('constructions/values/floatrun.py', '_chunked', 'chunk.clear() -> pass', 0):
+        "update() replaces both keys: clear() only frees the last span's grouping before the next is made (memory)",
     ('constructions/values/floatrun.py', '_entrywise_stepper', '1 -> 0', 1):
         'the span sized by the symbol count for the hidden size: a buffer of another size (memory only), the same numbers',
-    ('constructions/values/floatrun.py', '_entrywise_stepper', '1 -> 2', 3):
-        'no step starts at -2 either: the first step gathers its diagonals either way',
     # certify --from (analysis/certify_external.py): float boundaries and the bisection's own parameters
     ('analysis/certify_external.py', '_snap_key', 'abs(angle - m * 2 * math.pi / _ANGLES) > tol -> abs(angle - m * 2 * math.pi / _ANGLES) >= tol', 0):
         'a float distance exactly equal to the tolerance does not arise',

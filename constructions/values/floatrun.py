@@ -327,15 +327,7 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
     if how == "entrywise":
         return _entrywise_stepper(A, words)
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
-    chunk: dict = {}  # the grouping of the current slot_steps steps
     slot_steps = _slot_steps(batch)
-
-    def rows_of(t: int):
-        lo = t - t % slot_steps
-        if chunk.get("lo") != lo:
-            chunk.clear()
-            chunk.update(lo=lo, rows=grouping(words[:, lo : lo + slot_steps]))
-        return chunk["rows"], t - lo
 
     if how == "stacked":  # every row times every symbol's matrix (one GEMM), then each row's own
         ATs = np.ascontiguousarray(np.transpose(AT, (1, 0, 2)).reshape(d, -1))  # (hidden, k*hidden)
@@ -345,6 +337,8 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
 
         def grouping(w):
             return w.T + base  # row b*k + s: word b times symbol s
+
+        rows_of = _chunked(words, slot_steps, grouping)
 
         def stacked(t, H, out):
             rows, i = rows_of(t)
@@ -364,6 +358,8 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
                 room[:] = [np.zeros(size), np.empty(size)]
             padded, product = (x[: k * groups * d].reshape(k, groups, d) for x in room)  # symbol s at [s, :count]
             return slots, sources, padded, product, padded.reshape(-1, d), product.reshape(-1, d)
+
+        rows_of = _chunked(words, slot_steps, grouping)
 
         def grouped(t, H, out):
             (slots, sources, padded, product, padded_rows, product_rows), i = rows_of(t)
@@ -406,6 +402,22 @@ def _first_not_diagonal(A: np.ndarray) -> int:
     return int(np.flatnonzero(_off_diagonal(A))[0])
 
 
+def _chunked(words: np.ndarray, span: int, grouping):
+    """``rows_of(t)``: ``(grouping(words[:, lo : lo + span]), t - lo)`` for the span of steps
+    from ``lo`` that holds step ``t``, the grouping computed once a span (the one before it freed
+    first) and kept while the steps stay in it."""
+    chunk: dict = {}
+
+    def rows_of(t: int):
+        lo = t - t % span
+        if chunk.get("lo") != lo:
+            chunk.clear()
+            chunk.update(lo=lo, rows=grouping(words[:, lo : lo + span]))
+        return chunk["rows"], t - lo
+
+    return rows_of
+
+
 def _entrywise_span(batch: int, length: int, hidden: int) -> int:
     """Steps whose diagonals :func:`_entrywise_stepper` gathers at once: at most :data:`_SLOT_STEPS`,
     the words' length and :data:`ENTRYWISE_FLOATS` floats (``batch x hidden`` a step); at least 1.
@@ -424,16 +436,16 @@ def _entrywise_stepper(A: np.ndarray, words: np.ndarray):
     batch, length = words.shape
     D = np.ascontiguousarray(np.diagonal(A, axis1=1, axis2=2))  # (symbols, hidden)
     span = _entrywise_span(batch, length, D.shape[1])
-    gathered = np.empty((span, batch, D.shape[1]))
-    kept = {"lo": -1}
+    gathered = np.empty((span, batch, D.shape[1]))  # kept for the run
+
+    def grouping(w):  # the rows' diagonals of a span of steps, (steps, batch, hidden)
+        return D.take(w.T, axis=0, out=gathered[: w.shape[1]], mode="clip")  # valid symbols: unbuffered
+
+    rows_of = _chunked(words, span, grouping)
 
     def entrywise(t, H, out):
-        lo = t - t % span
-        if kept["lo"] != lo:
-            steps = words[:, lo : lo + span].T  # (steps, batch)
-            D.take(steps, axis=0, out=gathered[: steps.shape[0]], mode="clip")  # valid symbols: unbuffered
-            kept["lo"] = lo
-        return np.multiply(H, gathered[t - lo], out=out)
+        rows, i = rows_of(t)
+        return np.multiply(H, rows[i], out=out)
 
     return entrywise
 
