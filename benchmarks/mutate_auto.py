@@ -165,6 +165,11 @@ TARGETS = [
            ("_method", "_off_diagonal", "is_diagonal", "_first_not_diagonal", "_chunked", "_entrywise_span",
             "_entrywise_stepper"),
            ("tests/constructions/values/test_floatrun.py", "tests/constructions/horizon/test_floatcheck_blocks.py")),
+    Target("floatrun_grouped", "constructions/values/floatrun.py",
+           ("_stepper", "_per_symbol", "_slot_steps", "_slots", "float_blocks", "rescale_span", "_rescale",
+            "_rescale_work", "start_row", "_start"),
+           ("tests/constructions/values/test_floatrun.py", "tests/constructions/values/test_floatrun_spans.py",
+            "tests/constructions/horizon/test_floatcheck_blocks.py", "tests/constructions/horizon/test_floatcheck_rescaled.py")),
     Target("balls_norms", "constructions/exact/balls.py", ("frob", "op_norm"),
            ("tests/constructions/exact/test_balls.py", "tests/constructions/horizon/test_horizon_nodes_tables.py",
             "tests/constructions/horizon/test_horizon_nodes.py")),
@@ -187,6 +192,57 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'max(2, batch x hidden): differs only for batch x hidden = 1, whose span _SLOT_STEPS caps at 64 either way',
     ('constructions/values/floatrun.py', '_chunked', 'chunk.clear() -> pass', 0):
         "update() replaces both keys: clear() only frees the last span's grouping before the next is made (memory)",
+    # the float run's stacked and grouped ways, spans and rescaling (issue 48, round 11): sizes that change memory, not numbers
+    ('constructions/values/floatrun.py', 'rescale_span', '0 -> 1', 0):
+        'g > 1 for g > 0: for 0 < g <= 1, floor(2 RESCALE_FLOOR / g) >= 120 > RESCALE_SPAN, which min() gives either way',
+    ('constructions/values/floatrun.py', 'float_blocks', '0 -> 1', 0):
+        '_start(A, h0, 1) for 0 rows: float_blocks discards the tiled start rows (its own start is start_row)',
+    ('constructions/values/floatrun.py', 'float_blocks', '1 -> 2', 2):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/values/floatrun.py', '_stepper', '1 -> 2', 0):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/values/floatrun.py', '_stepper', '1 -> 2', 3):
+        'reshape(d, -2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/values/floatrun.py', '_stepper', '0 -> 1', 6):
+        "the grouped way's first buffer np.empty(1): any grouping needs at least 1 entry, and one of exactly 1 (1 symbol, 1 word, 1 unit) is filled by the gather before the product reads it; else it is replaced (memory only)",
+    ('constructions/values/floatrun.py', '_stepper', '0 -> 1', 7):
+        'the product buffer np.empty(1): written whole by the product before it is read, or replaced (memory only)',
+    ('constructions/values/floatrun.py', '_stepper', 'room[0].size < k * groups * d -> room[0].size <= k * groups * d', 0):
+        'a buffer exactly the size needed is replaced by a larger one: memory only, the same numbers',
+    ('constructions/values/floatrun.py', '_stepper', '0 -> 1', 8):
+        'room[1].size for room[0].size: the two buffers are always made the same size',
+    ('constructions/values/floatrun.py', '_stepper', 'k * groups * d -> k * groups // d', 2):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', 'k * groups -> k // groups', 2):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', 'k * (groups + groups // 4 + 1) * d -> k * (groups + groups // 4 + 1) // d', 0):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', 'k * (groups + groups // 4 + 1) -> k // (groups + groups // 4 + 1)', 0):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', 'groups + groups // 4 + 1 -> groups + groups // 4 - 1', 0):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', 'groups + groups // 4 -> groups - groups // 4', 0):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', 'groups // 4 -> groups * 4', 0):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', '4 -> 5', 0):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', '1 -> 2', 4):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', '1 -> 0', 4):
+        "the grouped way's kept buffer: the size is still at least the k x groups x d entries needed (max with that), so only its spare room changes (memory), not the numbers",
+    ('constructions/values/floatrun.py', '_stepper', '1 -> 2', 5):
+        'reshape(-2, d): numpy takes any negative size as the one unknown dimension',
+    ('constructions/values/floatrun.py', '_stepper', '1 -> 2', 6):
+        'reshape(-2, d): numpy takes any negative size as the one unknown dimension',
+    ('constructions/values/floatrun.py', '_slot_steps', '1 -> 2', 1):
+        'max(2, batch) for max(1, batch): differs only for a batch of 0 or 1 word, where 16384 // 1 and 16384 // 2 both exceed _SLOT_STEPS',
+    ('constructions/values/floatrun.py', '_slots', 'k <= 256 -> k < 256', 0):
+        '256 symbols sorted as 64-bit integers rather than bytes: the same stable order (speed only)',
+    ('constructions/values/floatrun.py', '_slots', '1 -> 2', 1):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/values/floatrun.py', '_slots', '1 -> 2', 2):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('constructions/values/floatrun.py', '_entrywise_stepper', '1 -> 0', 1):
         'the span sized by the symbol count for the hidden size: a buffer of another size (memory only), the same numbers',
     # certify --from (analysis/certify_external.py): float boundaries and the bisection's own parameters

@@ -323,7 +323,13 @@ def _stepper(A: np.ndarray, words: np.ndarray, method: str):
     :func:`_method` (see the module docstring)."""
     batch = words.shape[0]
     k, d = A.shape[0], A.shape[1]
-    how = _method(A, batch, method)
+    how = _method(A, batch, method)  # an unknown way, or "entrywise" for a full matrix, is refused first
+    if batch == 0:  # no rows to multiply (and none to group: a padded array of no groups)
+
+        def empty(t, H, out):
+            return out
+
+        return empty
     if how == "entrywise":
         return _entrywise_stepper(A, words)
     AT = np.ascontiguousarray(np.transpose(A, (0, 2, 1)))  # H @ AT[s] = (A[s] H^T)^T
@@ -470,13 +476,13 @@ _SLOT_ENTRIES = 1 << 14
 def _slot_steps(batch: int) -> int:
     """Steps grouped at once for ``batch`` words (:data:`_SLOT_STEPS`, :data:`_SLOT_ENTRIES`).
 
-    >>> _slot_steps(1000), _slot_steps(100), _slot_steps(10**6)
-    (16, 64, 1)
+    >>> _slot_steps(1000), _slot_steps(100), _slot_steps(10**6), _slot_steps(0)
+    (16, 64, 1, 64)
     """
     return max(1, min(_SLOT_STEPS, _SLOT_ENTRIES // max(1, batch)))
 
 
-def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int, np.ndarray | None]:
+def _slots(words: np.ndarray, k: int, hidden: int) -> tuple[np.ndarray, int, np.ndarray | None]:
     """For steps ``words`` (batch, steps): ``slots`` (steps, batch), the row of each word in the
     step's padded array (symbol ``s`` at rows ``s * groups ..``, in word order), ``groups``, the
     most words that read one symbol at one step, and ``sources`` (steps, symbols * groups), the
@@ -489,7 +495,7 @@ def _slots(words: np.ndarray, k: int, hidden: int = 1) -> tuple[np.ndarray, int,
     n, batch = steps.shape
     order = np.argsort(steps, axis=1, kind="stable")  # each step's words by symbol, in word order
     counts = np.bincount((steps + np.arange(0, n * k, k)[:, None]).reshape(-1), minlength=n * k)  # per t * k + s
-    groups = int(counts.max()) if counts.size else 1
+    groups = int(counts.max())  # a span of at least one step and one word (the grouped way's)
     # the i-th word of a step's order goes to row s * groups + i - (words before symbol s at its step)
     shift = (np.arange(n * k) % k) * groups - (np.cumsum(counts) - counts - np.arange(n * k) // k * batch)
     rows = np.repeat(shift, counts).reshape(n, batch) + np.arange(batch)  # in the order

@@ -134,7 +134,7 @@ def test_stacked_grouped_and_gathered_states_agree():
 
 def test_slots_place_every_word_in_its_symbols_rows():
     words = np.random.default_rng(6).integers(0, 4, size=(25, 9))
-    slots, groups, sources = floatrun._slots(words, 4)
+    slots, groups, sources = floatrun._slots(words, 4, 1)
     for t in range(9):
         for s in range(4):
             mine = np.flatnonzero(words[:, t] == s)
@@ -152,7 +152,7 @@ def test_a_step_too_concentrated_to_pad_goes_symbol_by_symbol(monkeypatch):
     words[:, 3] = 5  # every word reads symbol 5 at step 4
     want = np.stack(list(floatrun.float_steps(A, h0, words, method="gathered")))
     monkeypatch.setattr(floatrun, "GATHER_MAX_FLOATS", 12 * 20 * 6)  # pads at most 20 words a symbol
-    assert floatrun._slots(words, 12)[1] == 40
+    assert floatrun._slots(words, 12, 6)[1] == 40
     got = np.stack(list(floatrun.float_steps(A, h0, words, method="grouped")))
     assert np.allclose(got, want, atol=1e-12, rtol=0)
     # padding fits, the list of padded rows for every step (12 x 40 x 30) does not: rows placed by slot
