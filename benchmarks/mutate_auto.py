@@ -159,6 +159,12 @@ TARGETS = [
                                                                        "_Work", "_chunk_rows", "_row_margins", "_margins", "_chunk_margins",
                                                                        "_norms"),
            FLOATCHECK_TESTS),
+    # the rest of the float check: its words, sizes, blocks, judges, empty word and result (issue 48, round 11)
+    Target("floatcheck_rest", "constructions/horizon/floatcheck.py",
+           ("CheckResult", "_cycled", "directed_words", "check_bytes", "check_size", "_batch", "_block_steps",
+            "_score_blocks", "_judge_scores", "_judge_states", "_empty_margin", "check"),
+           (*FLOATCHECK_TESTS, "tests/constructions/horizon/test_floatcheck_inputs.py", "tests/constructions/test_limits.py",
+            "tests/constructions/horizon/test_testing.py")),
     # the float run's entrywise way (diagonal matrices): the same numbers as the whole matrices' products, chosen only
     # for diagonal matrices
     Target("floatrun_entrywise", "constructions/values/floatrun.py",
@@ -192,6 +198,37 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'max(2, batch x hidden): differs only for batch x hidden = 1, whose span _SLOT_STEPS caps at 64 either way',
     ('constructions/values/floatrun.py', '_chunked', 'chunk.clear() -> pass', 0):
         "update() replaces both keys: clear() only frees the last span's grouping before the next is made (memory)",
+    # the float check's inputs, blocks and result (issue 48, round 11)
+    ('constructions/horizon/floatcheck.py', '_cycled', 'length // len(u) -> length * len(u)', 0):
+        'more copies of u, cut to the same length',
+    ('constructions/horizon/floatcheck.py', '_cycled', '1 -> 2', 0):
+        'one more copy of u, cut to the same length',
+    ('constructions/horizon/floatcheck.py', 'directed_words', 'length - len(head) -> length + len(head)', 0):
+        'a longer cycled loop, cut to the same length',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '1 -> 2', 1):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '0 -> 1', 0):
+        'the block size only: the same prefixes judged with the same rows (up to exact powers of two); with the many-class bound, where it gives up after MISSES blocks, the worst margin moves by at most WORST_TOL x rho',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '0 -> 1', 1):
+        'the block size only: the same prefixes judged with the same rows (up to exact powers of two); with the many-class bound, where it gives up after MISSES blocks, the worst margin moves by at most WORST_TOL x rho',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '8 -> 9', 0):
+        'the block size only: the same prefixes judged with the same rows (up to exact powers of two); with the many-class bound, where it gives up after MISSES blocks, the worst margin moves by at most WORST_TOL x rho',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '1 -> 2', 2):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '1 -> 2', 3):
+        'reshape(-2, ...): numpy takes any negative size as the one unknown dimension',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '1 -> 2', 4):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/horizon/floatcheck.py', '_score_blocks', '0 -> 1', 8):
+        "a tracker's blocks sized by the length instead of the words: the block size only, the same prefixes judged",
+    ('constructions/horizon/floatcheck.py', '_judge_states', '1 -> 2', 0):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/horizon/floatcheck.py', '_judge_states', '1 -> 2', 1):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/horizon/floatcheck.py', '_judge_states', '1 -> 2', 3):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/horizon/floatcheck.py', 'check', 'not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights") -> not isinstance(weights, _NETWORKS) or hasattr(weights, \'to_weights\')', 0):
+        'Weights and Stack values have no to_weights, so they skip the branch either way; any other model entering it without to_weights comes back itself (its tracker has no weights)',
     # the float run's stacked and grouped ways, spans and rescaling (issue 48, round 11): sizes that change memory, not numbers
     ('constructions/values/floatrun.py', 'rescale_span', '0 -> 1', 0):
         'g > 1 for g > 0: for 0 < g <= 1, floor(2 RESCALE_FLOOR / g) >= 120 > RESCALE_SPAN, which min() gives either way',

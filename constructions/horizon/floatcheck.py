@@ -268,7 +268,7 @@ def check_size(words: int, length: int, hidden: int = 0, remedy: str = "lower --
         )
 
 
-def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden: int = 0) -> tuple[np.ndarray, int]:
+def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden: int) -> tuple[np.ndarray, int]:
     """The checked words and how many of them (the first rows) are directed."""
     if word_batch is not None:
         batch = np.asarray(word_batch)
@@ -295,7 +295,12 @@ _BLOCK_ENTRIES = 1 << 17
 
 
 def _block_steps(words: int, width: int) -> int:
-    """Steps per block for ``words`` words and ``width`` = max(hidden, classes) (see :data:`_BLOCK_ENTRIES`)."""
+    """Steps per block for ``words`` words and ``width`` = max(hidden, classes) (see :data:`_BLOCK_ENTRIES`):
+    as many as hold that many entries, at least 4 while they hold at most 4 times as many, at least 1.
+
+    >>> _block_steps(1000, 16), _block_steps(1000, 0), _block_steps(40000, 1), _block_steps(200000, 1), _block_steps(10**7, 1)
+    (8, 131, 4, 2, 1)
+    """
     per_step = words * max(1, width)
     return max(1, _BLOCK_ENTRIES // per_step, min(4, 4 * _BLOCK_ENTRIES // per_step))
 
@@ -309,8 +314,7 @@ def _score_blocks(model, automaton, batch):
     (:func:`~bilinear.constructions.values.floatrun.float_blocks` knows them up to a positive
     scale), with many classes from :class:`_Bound` where it rules prefixes out; for any other
     model those of its logits."""
-    if isinstance(model, _NETWORKS):
-        check_compatible(model, automaton)
+    if isinstance(model, _NETWORKS):  # its symbols and classes checked by check()
         if isinstance(model, Stack):
             batch = stack_inputs(model, batch)
             model = model.layers[-1]
