@@ -224,6 +224,18 @@ class BudgetSpent(BaseException):
 DEADLINE_RETRY = 0.25
 
 
+def _importing(frame) -> bool:
+    """Whether ``frame`` or a frame below it runs Python's import machinery (a module's code while
+    it is imported).  An exception raised there removes the module that was being imported but
+    not what its finished submodules registered: sympy imported again after an alarm inside its
+    import raised ``TypeError`` on ``Symbol ** int``, in every later use in the process."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextmanager
 def deadline(seconds: float | None, error: type = ConfigError):
     """Stop the work inside the block after ``seconds`` (None: never) by raising
@@ -231,7 +243,9 @@ def deadline(seconds: float | None, error: type = ConfigError):
     Work inside one long C call stops when the call returns.  A first alarm that the work
     swallowed is repeated every :data:`DEADLINE_RETRY` seconds, and a block that ends after its
     budget was spent raises :class:`BudgetSpent` on leaving, so a spent budget is never reported
-    as a finished job; an alarm that lands in a ``__del__`` or a garbage-collector callback, where
+    as a finished job; an alarm that lands while a module is imported waits for the next repeat
+    (an import cut short can leave the package broken for the rest of the process); an alarm
+    that lands in a ``__del__`` or a garbage-collector callback, where
     Python can only report it, is not reported (the command's one line on stderr stays one
     line).  A deadline inside another one gives the outer one's timer back, less the time spent,
     when it ends.  Needs the main thread of a POSIX process (``error`` otherwise, when a budget is
@@ -258,6 +272,8 @@ def deadline(seconds: float | None, error: type = ConfigError):
     def spent(signum, frame):
         nonlocal fired
         fired = True
+        if _importing(frame):  # not inside an import: it would leave a package half made for the process
+            return  # the alarm repeats every DEADLINE_RETRY seconds, and the block's end raises all the same
         raise BudgetSpent(seconds)
 
     previous_hook = sys.unraisablehook

@@ -156,3 +156,23 @@ def test_an_alarm_inside_a_finaliser_is_not_reported_and_the_budget_still_ends_t
             del obj  # the finaliser runs here and swallows the first alarm
     assert reported == [] and time.monotonic() - started < 2.5
     assert sys.unraisablehook == reported.append  # given back
+
+
+def test_an_alarm_during_an_import_waits_for_the_import_to_finish(tmp_path, monkeypatch) -> None:
+    """An exception raised inside an import leaves what the module's finished submodules
+    registered, without the module: an alarm landing there waits for the next repeat, and the
+    work stops after the import has finished."""
+    (tmp_path / "slow_import_for_deadline.py").write_text("import time\ntime.sleep(0.6)\nFINISHED = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_import_for_deadline", raising=False)
+    started = time.monotonic()
+    with pytest.raises(BudgetSpent):
+        with deadline(0.05):
+            import slow_import_for_deadline  # the alarm and its first repeats land in here
+
+            imported = time.monotonic() - started
+            time.sleep(5)  # the next repeat stops this
+    assert slow_import_for_deadline.FINISHED and imported >= 0.6
+    assert time.monotonic() - started < 0.6 + 2 * DEADLINE_RETRY + 1.0
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    sys.modules.pop("slow_import_for_deadline", None)

@@ -70,3 +70,28 @@ def test_an_over_size_matrix_cell_is_open_and_the_others_are_kept(monkeypatch):
     assert second.detail.startswith("no construction within the size limits")
     with pytest.raises(ConstructionTooLargeError, match="98 matrix entries"):
         settle("random:states=7,symbols=2,seed=0", "full")
+
+
+def test_a_budget_spent_while_sympy_is_imported_leaves_sympy_whole():
+    """A fresh process whose first sympy import (the depth bound's cascade) outlives a 0.1 s
+    budget: the cell says the depth bound ran out, sympy is imported whole or not at all, and it
+    works afterwards.  The alarm used to land inside the import, leaving about 150 of sympy's
+    submodules without sympy itself; importing it again then could raise TypeError on
+    ``Symbol ** int``."""
+    code = (
+        "import sys\n"
+        "from bilinear.constructions import settle as module\n"
+        "module.AFTER_PROOF_GRACE = 0.001\n"
+        "module.settle('cyclic:5', 'rotation2d')  # warm: the next proof is fast, the budget left for the depth bound\n"
+        "assert 'sympy' not in sys.modules\n"
+        "cell = module.settle('dihedral:100', 'rotation2d', time_budget=0.1)\n"
+        "parts = [m for m in sys.modules if m.startswith('sympy.')]\n"
+        "whole = 'sympy' in sys.modules and 'sympy.combinatorics' in sys.modules\n"
+        "full = module.settle('dihedral:100', 'rotation2d')\n"
+        "import sympy\n"
+        "print(cell.status, cell.out_of_time, whole or not parts, full.depth.min_layers, sympy.Symbol('t') ** 2)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    depth = settle("dihedral:100", "rotation2d").depth.min_layers
+    assert depth == 2 and done.stdout.strip() == "impossible ('depth bound',) True 2 t**2"
