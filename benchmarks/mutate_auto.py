@@ -159,6 +159,11 @@ TARGETS = [
                                                                        "_Work", "_chunk_rows", "_row_margins", "_margins", "_chunk_margins",
                                                                        "_norms"),
            FLOATCHECK_TESTS),
+    # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
+    Target("depth", "constructions/impossible/depth.py", (),
+           ("tests/constructions/impossible/test_depth_aperiodic.py", "tests/constructions/test_settle_budget.py",
+            "tests/constructions/handmade/test_cascade_frattini.py", "tests/constructions/values/test_stack.py",
+            "tests/constructions/impossible/test_depth_bound.py")),
     # the rest of the float check: its words, sizes, blocks, judges, empty word and result (issue 48, round 11)
     Target("floatcheck_rest", "constructions/horizon/floatcheck.py",
            ("CheckResult", "_cycled", "directed_words", "check_bytes", "check_size", "_batch", "_block_steps",
@@ -198,6 +203,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'max(2, batch x hidden): differs only for batch x hidden = 1, whose span _SLOT_STEPS caps at 64 either way',
     ('constructions/values/floatrun.py', '_chunked', 'chunk.clear() -> pass', 0):
         "update() replaces both keys: clear() only frees the last span's grouping before the next is made (memory)",
+    # the depth bound (issue 48, round 11)
+    ('constructions/impossible/depth.py', '_omega', '2 -> 3', 0):
+        'powers sized 3n + 1 rather than 2n + 1: the rows past 2n are never written or read',
+    ('constructions/impossible/depth.py', '_omega', '1 -> 2', 0):
+        'powers sized 2n + 2 rather than 2n + 1: the last row is never written or read',
+    ('constructions/impossible/depth.py', '_omega', 'n + j -> n - j', 0):
+        "z^(n-j) for z^(n+j): the least j >= 1 with z^(n-j)(q) = z^n(q) is also q's cycle length L: q's tail and cycle are tail + L <= n distinct points, so z^(n-L)(q) is on the cycle, and a smaller j is no multiple of L",
     # the float check's inputs, blocks and result (issue 48, round 11)
     ('constructions/horizon/floatcheck.py', '_cycled', 'length // len(u) -> length * len(u)', 0):
         'more copies of u, cut to the same length',

@@ -416,7 +416,9 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
 
     ``variant``: every layer's variant; ``rotation2d`` (2x2 blocks), ``diagonal`` (1x1 signs:
     only when every abelian factor has exponent <= 2), or any variant the rotation blocks conform
-    to (``full``, ``block:2``).  ConstructionError when there is no such cascade.
+    to (``full``, ``block:2``).  ConstructionError when there is no such cascade.  The trivial
+    group (every symbol fixes every state: derived length 0) is one constant layer, an identity
+    block that holds the start state's label (``layers`` of them when asked).
     """
     v = parse_variant(variant)
     if layers is not None:
@@ -425,6 +427,8 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
         raise ConstructionError(f"{v.spec!r} layers have no rotation or sign: no group cascade")
     size = 1 if v.block_size == 1 else 2
     cas = GroupCascade(automaton, layers, exponent_two=size == 1)
+    if len(cas.elements) == 1:  # every symbol fixes every state: no factor has a character to hold
+        return _constant(automaton, v.spec, size, layers or 1)
     k = cas.depth
     chosen = [_faithful(chars, M, size == 1) for chars, M in cas.characters]
     moduli = [M for _, M in cas.characters]
@@ -481,6 +485,22 @@ def cascade(automaton, variant: str = "rotation2d", layers: int | None = None) -
         except (ConformanceError, WeightsError) as exc:
             raise ConstructionError(f"the cascade's layer {l} does not conform to {v.spec!r}: {exc}") from None
     return Stack(tuple(out))
+
+
+def _constant(automaton, spec: str, size: int, layers: int) -> Stack:
+    """The cascade of the trivial group (every symbol fixes every state, so every prefix has the
+    start state's label): one ``size`` x ``size`` identity block per symbol, the start's class read
+    at 1 and every other class at 0, repeated in ``layers`` layers (:func:`~bilinear.constructions.values.stack.repeated`)."""
+    from ..values.stack import repeated
+
+    identity = _diag_blocks([_block(Fraction(0), size)], size)
+    label = int(automaton.labels[automaton.start])
+    rows = [_unit(Fraction(0), size) if c == label else [0] * size for c in range(automaton.n_classes)]
+    try:
+        one = Weights(spec, [identity] * automaton.n_symbols, _unit(Fraction(0), size), rows)
+    except (ConformanceError, WeightsError) as exc:
+        raise ConstructionError(f"the constant layer does not conform to {spec!r}: {exc}") from None
+    return repeated(one, layers)
 
 
 def _row(cas: GroupCascade, blocks, x: tuple, size: int, moduli, chosen, fourier: bool) -> list:
