@@ -159,6 +159,10 @@ TARGETS = [
                                                                        "_Work", "_chunk_rows", "_row_margins", "_margins", "_chunk_margins",
                                                                        "_norms"),
            FLOATCHECK_TESTS),
+    # a cell's verdict: the phases, their time budget and the constructions built (issue 48, round 11)
+    Target("settle", "constructions/settle.py", (),
+           ("tests/constructions/test_settle_text.py", "tests/constructions/test_settle_budget.py",
+            "tests/constructions/test_matrix.py", "tests/constructions/test_limits.py", "tests/constructions/test_cli.py")),
     # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
     Target("depth", "constructions/impossible/depth.py", (),
            ("tests/constructions/impossible/test_depth_aperiodic.py", "tests/constructions/test_settle_budget.py",
