@@ -272,8 +272,8 @@ def deadline(seconds: float | None, error: type = ConfigError):
     def spent(signum, frame):
         nonlocal fired
         fired = True
-        if _importing(frame):  # not inside an import: it would leave a package half made for the process
-            return  # the alarm repeats every DEADLINE_RETRY seconds, and the block's end raises all the same
+        if _importing(frame):  # raised inside an import, it would leave a package half made for the process:
+            return  # wait for the alarm's repeat (every DEADLINE_RETRY seconds); the block's end raises all the same
         raise BudgetSpent(seconds)
 
     previous_hook = sys.unraisablehook
