@@ -162,7 +162,12 @@ TARGETS = [
     # a cell's verdict: the phases, their time budget and the constructions built (issue 48, round 11)
     Target("settle", "constructions/settle.py", (),
            ("tests/constructions/test_settle_text.py", "tests/constructions/test_settle_budget.py",
-            "tests/constructions/test_matrix.py", "tests/constructions/test_limits.py", "tests/constructions/test_cli.py")),
+            "tests/constructions/test_matrix.py", "tests/constructions/test_limits.py", "tests/constructions/test_cli.py",
+            "tests/constructions/test_hostile_verify.py", "tests/constructions/test_mixed_stack.py",
+            "tests/constructions/test_cli_affine.py", "tests/constructions/test_fromconfig.py",
+            "tests/constructions/test_signing.py", "tests/constructions/handmade/test_families.py",
+            "tests/constructions/impossible/test_minimal.py", "tests/constructions/impossible/test_monomial_resets.py",
+            "tests/constructions/values/test_variants.py", "tests/automata/test_field_families.py", "tests/test_sizes.py")),
     # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
     Target("depth", "constructions/impossible/depth.py", (),
            ("tests/constructions/impossible/test_depth_aperiodic.py", "tests/constructions/test_settle_budget.py",
