@@ -167,7 +167,8 @@ TARGETS = [
             "tests/constructions/test_cli_affine.py", "tests/constructions/test_fromconfig.py",
             "tests/constructions/test_signing.py", "tests/constructions/handmade/test_families.py",
             "tests/constructions/impossible/test_minimal.py", "tests/constructions/impossible/test_monomial_resets.py",
-            "tests/constructions/values/test_variants.py", "tests/automata/test_field_families.py", "tests/test_sizes.py")),
+            "tests/constructions/values/test_variants.py", "tests/automata/test_field_families.py", "tests/test_sizes.py",
+            "tests/constructions/test_settle_weights.py")),
     # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
     Target("depth", "constructions/impossible/depth.py", (),
            ("tests/constructions/impossible/test_depth_aperiodic.py", "tests/constructions/test_settle_budget.py",
