@@ -51,3 +51,25 @@ def test_the_depth_bound_goes_with_commuting_variants_only():
     impossible = settle("dihedral:3", "diagonal")  # commuting: the bound is computed, and finds no diagonal cascade
     assert impossible.status == "impossible" and impossible.dims is None
     assert impossible.depth.derived_length == 2 and impossible.depth.min_layers is None
+
+
+def test_a_cell_not_proved_claims_no_one_layer_depth():
+    """The depth bound reads an abelian group's depth 1 off the cell's own proof only when the
+    cell is proved: cyclic:3 is impossible for a diagonal layer (a character of order 3), and
+    its depth bound finds no diagonal cascade, not "one layer, proved"."""
+    cell = settle("cyclic:3", "diagonal")
+    assert cell.status == "impossible" and cell.depth.min_layers is None
+    assert "no cascade of 'diagonal' layers" in cell.depth.reason
+    proved = settle("cyclic:3", "rotation2d")
+    assert proved.status == "proved" and proved.depth.reason == "the group is abelian: one layer, proved"
+
+
+def test_a_proved_cell_of_an_abelian_group_proves_no_cascade_again(monkeypatch):
+    """Issue 48: the depth bound of a proved one-layer cell of an abelian group is read off that
+    proof; no cascade is built or proved again."""
+    from bilinear.constructions.proof import stackprover
+
+    calls = []
+    monkeypatch.setattr(stackprover, "prove_stack", lambda *a, **k: calls.append(a) or pytest.fail("proved again"))
+    cell = settle("cyclic:12", "rotation2d")
+    assert cell.status == "proved" and cell.depth.min_layers == 1 and calls == []
