@@ -53,7 +53,7 @@ from bilinear.errors import ConformanceError, ConstructionError, WeightsError
 
 from ..exact.field import cos2pi, sin2pi
 from ..proof.search import breadth_first
-from ..values.stack import MAX_LAYERS, Stack
+from ..values.stack import MAX_LAYERS, Stack, repeated
 from ..values.weights import Weights, parse_variant
 
 __all__ = ["cascade", "GroupCascade", "derived_length", "frattini_length", "MAX_CASCADE_ORDER"]
@@ -491,8 +491,6 @@ def _constant(automaton, spec: str, size: int, layers: int) -> Stack:
     """The cascade of the trivial group (every symbol fixes every state, so every prefix has the
     start state's label): one ``size`` x ``size`` identity block per symbol, the start's class read
     at 1 and every other class at 0, repeated in ``layers`` layers (:func:`~bilinear.constructions.values.stack.repeated`)."""
-    from ..values.stack import repeated
-
     identity = _diag_blocks([_block(Fraction(0), size)], size)
     label = int(automaton.labels[automaton.start])
     rows = [_unit(Fraction(0), size) if c == label else [0] * size for c in range(automaton.n_classes)]
@@ -528,7 +526,6 @@ def build_stack(automaton, variant: str, layers: int) -> tuple[Stack, str]:
     ((2, 2), True)
     """
     from .registry import build
-    from ..values.stack import repeated
 
     try:
         return cascade(automaton, variant, layers), f"the cascade of Theorem S2 ({layers} layers)"
