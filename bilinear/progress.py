@@ -267,10 +267,12 @@ def deadline(seconds: float | None, error: type = ConfigError):
         raise error("a time budget needs the main thread of a POSIX process (SIGALRM)")
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise error(f"time_budget must be a positive number of seconds, got {seconds!r}")
-    fired = False
+    fired = closing = False
 
     def spent(signum, frame):
         nonlocal fired
+        if closing:  # delivered while the block's end puts everything back: the end decides
+            return
         fired = True
         if _importing(frame):  # raised inside an import, it would leave a package half made for the process:
             return  # wait for the alarm's repeat (every DEADLINE_RETRY seconds); the block's end raises all the same
@@ -286,10 +288,11 @@ def deadline(seconds: float | None, error: type = ConfigError):
     outer_left, outer_every = signal.getitimer(signal.ITIMER_REAL)  # (0, 0) unless nested
     started = time.monotonic()
     sys.unraisablehook = unraisable
-    signal.setitimer(signal.ITIMER_REAL, float(seconds), DEADLINE_RETRY)
-    try:
+    try:  # armed inside: an alarm due at once (a budget of 1e-6 s) is raised here, and put back below
+        signal.setitimer(signal.ITIMER_REAL, float(seconds), DEADLINE_RETRY)
         yield
     finally:
+        closing = True
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         sys.unraisablehook = previous_hook

@@ -371,7 +371,8 @@ def settle(spec_or_automaton, variant: str, *, weights=None, source: str | None 
     commuting = spec if depth and spec is not None and parse_variant(spec).commuting else None
     if layers is not None and layers > 1:  # the depth bound first: it may exclude the depth asked
         cell = _with_depth(cell, automaton, commuting, time_budget, start, grace=False) if commuting else cell
-        cell = _settle_stack(cell, automaton, spec, layers, weights, source, bound, time_budget, progress, deepen)
+        cell = _settle_stack(cell, automaton, spec, layers, weights, source, bound, time_budget, progress, start,
+                             deepen)
         return _timed(cell, time_budget, start)
     cell = _settle_layer(cell, automaton, variant, spec, weights, source, bound, time_budget, progress, start, deepen,
                          oversize_open)
@@ -424,9 +425,10 @@ def _with_depth(cell: Cell, automaton: Automaton, spec: str, time_budget, start:
 
 
 def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: int, weights, source, bound,
-                  time_budget, progress, deepen: bool = False) -> Cell:
+                  time_budget, progress, start: float, deepen: bool = False) -> Cell:
     """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
-    the cascade (Theorem S2) and prove it."""
+    the cascade (Theorem S2) and prove it; the construction and the proof each within what is
+    left of ``time_budget`` since ``start``."""
     from .handmade.cascade import build_stack
 
     cell = replace(cell, layers=layers)
@@ -435,7 +437,7 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
         if spec is not None and bad:
             raise WeightsError(f"weights {source or ''!s} have a layer of variant {bad[0]!r}, not {spec!r}")
         return _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=time_budget, progress=progress, deepen=deepen)
+                       time_budget=_left(time_budget, start), progress=progress, deepen=deepen)
     if spec is None:
         return replace(cell, detail="a stack needs a variant with its parameter (factorized:R)")
     info = cell.depth
@@ -453,16 +455,31 @@ def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: in
         why = (f"the derived length is {k} > {layers}" if k is not None else "the group is not solvable")
         return replace(cell, detail=f"{why}: by Theorem S3 no stack of {layers} commuting layers computes it when "
                                     f"{_hypotheses()}; stacks outside those hypotheses are not covered")
-    try:
-        with building(Clock(time_budget, progress)):
+    left = _left(time_budget, start)
+    try:  # the deadline also stops the steps that do not tick the clock
+        with _within(left), building(Clock(left, progress)):
             stack, how = build_stack(automaton, spec, layers)
     except ConstructionError as exc:
         return replace(cell, detail=str(exc))
+    except (BudgetSpent, OutOfTime) as out:
+        return _not_built(cell, time_budget, out)
     cell = _proved(replace(cell, source="construction"), stack, automaton, bound,
-                   time_budget=time_budget, progress=progress, deepen=deepen)
+                   time_budget=_left(time_budget, start), progress=progress, deepen=deepen)
     if not how.startswith("the cascade") and cell.status == "proved":
         cell = replace(cell, detail=how if not cell.detail else f"{cell.detail}; {how}")
     return cell
+
+
+def _not_built(cell: Cell, time_budget: float, out: BudgetSpent | OutOfTime) -> Cell:
+    """``cell`` open because its construction ran out of ``time_budget``: stopped by the alarm
+    (:class:`BudgetSpent`) or by the construction's clock (:class:`OutOfTime`, which says how far
+    it got)."""
+    how = ""
+    if isinstance(out, OutOfTime):
+        seconds, done, total, unit = out.args
+        how = f" ({done} of {total} {unit} after {seconds:.1f} s)"
+    return replace(_spent(cell, "construction"), detail=(
+        f"construction not built within the time budget of {time_budget:g} s{how}; raise --time-budget"))
 
 
 def _hypotheses(theorem: str = "S3") -> str:
@@ -477,17 +494,15 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
     if weights is not None:
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
-        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
-                       time_budget=left, progress=progress, deepen=deepen, directed=True)
+                       time_budget=_left(time_budget, start), progress=progress, deepen=deepen, directed=True)
         cell = _with_bound(cell, automaton, weights.variant, time_budget, start, progress)
         return replace(cell, seconds=time.perf_counter() - start)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
     try:  # the search is near-linear in the states, but a budget stops it (SIGALRM: main thread only)
-        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
-        with deadline(left if threading.current_thread() is threading.main_thread() else None):
+        with _within(_left(time_budget, start)):
             cert = certify(automaton, spec) if searched else None
     except BudgetSpent:
         return replace(_spent(cell, "certificate search"), seconds=time.perf_counter() - start, detail=(
@@ -507,13 +522,11 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
     refusals: list[tuple[str, str]] = []
     try:  # the deadline also stops the steps that do not tick the clock (minimising a large table)
-        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
-        with deadline(left if threading.current_thread() is threading.main_thread() else None), \
-                building(Clock(time_budget, progress)):
+        left = _left(time_budget, start)
+        with _within(left), building(Clock(left, progress)):
             built = _build(automaton, variant, first, refusals)
-    except BudgetSpent:
-        return replace(_spent(cell, "construction"), seconds=time.perf_counter() - start, detail=(
-            f"construction not built within the time budget of {time_budget:g} s; raise --time-budget"))
+    except (BudgetSpent, OutOfTime) as out:
+        return replace(_not_built(cell, time_budget, out), seconds=time.perf_counter() - start)
     except ConstructionTooLargeError as exc:
         if not oversize_open:
             raise  # verify: a size refused before allocating is bad input, not an open cell
@@ -531,11 +544,6 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
                            automaton, bounded or "full", time_budget, start, progress)
         return replace(cell, seconds=time.perf_counter() - start)
-    except OutOfTime as out:
-        seconds, done, total, unit = out.args
-        return replace(_spent(cell, "construction"), seconds=time.perf_counter() - start,
-                       detail=f"construction not built within the time budget of {time_budget:g} s "
-                              f"({done} of {total} {unit} after {seconds:.1f} s); raise --time-budget")
     left_for_proof = _left(time_budget, start)
     cell = _proved(replace(cell, source="construction", refusals=tuple(refusals)), built, automaton, bound,
                    time_budget=left_for_proof, progress=progress, deepen=deepen)

@@ -141,6 +141,23 @@ def test_an_inner_deadline_gives_the_outer_timer_back() -> None:
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
+def test_a_budget_spent_before_the_block_starts_leaves_no_timer_and_no_handler() -> None:
+    """With a budget of 1e-6 s the alarm is due while the timer is being armed; it was raised
+    before the block's clean-up was in place, leaving the timer repeating and the handler set:
+    ``bilinear.cli.main(["verify", ..., "--time-budget", "0.000001"])`` returned, and a quarter
+    of a second later BudgetSpent came out of whatever the process did next."""
+    before = signal.getsignal(signal.SIGALRM)
+    hook = sys.unraisablehook
+    for _ in range(50):
+        with pytest.raises(BudgetSpent):
+            with deadline(1e-6):
+                for _ in range(10_000):
+                    pass
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is before and sys.unraisablehook is hook
+    time.sleep(2 * DEADLINE_RETRY)  # nothing left to go off
+
+
 class _SlowToDelete:
     def __del__(self):
         time.sleep(1)  # the alarm lands here: Python can only report it as unraisable

@@ -7,6 +7,7 @@ is read off the cell's own proof, without sympy; a matrix cell past the size lim
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 
@@ -95,3 +96,22 @@ def test_a_budget_spent_while_sympy_is_imported_leaves_sympy_whole():
     assert done.returncode == 0, done.stderr
     depth = settle("dihedral:100", "rotation2d").depth.min_layers
     assert depth == 2 and done.stdout.strip() == "impossible ('depth bound',) True 2 t**2"
+
+
+def test_a_stack_not_built_within_the_budget_is_an_open_cell_not_a_traceback(capsys):
+    """``verify symmetric:4 rotation2d --layers 2 --time-budget 0.01`` ended in OutOfTime's
+    traceback: the cascade was built outside the budget's handling.  dihedral:60's cascade takes
+    far more than the 1 ms a spent budget leaves."""
+    from bilinear.cli import main
+
+    cell = settle("dihedral:60", "rotation2d", layers=2, time_budget=1e-6, depth=False)
+    assert (cell.status, cell.out_of_time, cell.layers) == ("open", ("construction",), 2)
+    assert cell.detail.startswith("construction not built within the time budget of 1e-06 s")
+    assert main(["verify", "dihedral:60", "rotation2d", "--layers", "2", "--time-budget", "0.02"]) == 3
+    out = capsys.readouterr().out
+    assert "construction not built within the time budget of 0.02 s" in out
+    assert "time budget (0.02 s) ran out in: depth bound, construction" in out
+    # a budget spent before its first phase began: open, and no alarm left armed for later
+    assert main(["verify", "dihedral:60", "rotation2d", "--layers", "2", "--time-budget", "0.000001"]) == 3
+    assert "not built within the time budget of 1e-06 s" in capsys.readouterr().out
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
