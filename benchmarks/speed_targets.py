@@ -14,7 +14,9 @@ scripts, run once per tree:
   ``verify cyclic:256 rotation2d`` at the default 10 s budget: its verdict;
 * ``verify parity diagonal`` against ``describe parity``: CPU seconds, median of 5 each;
 * ``verify modular_arithmetic:3 factorized``, ``verify symmetric:6 factorized``,
-  ``verify symmetric:7 full``: CPU seconds and verdict (constructions that cannot win);
+  ``verify symmetric:7 full``, ``verify dihedral:3*dihedral:4*dihedral:5 householder`` (its
+  480-state one-hot matrices, split into reflections for every K up to 6 only to be refused):
+  CPU seconds and verdict (constructions that cannot win);
 * ``benchmarks/bench_certify.py --repeat 3`` with both baselines: ratio to 25d7590, L and U;
 * ``benchmarks/bench_monoid.py``: each closure's time over libsemigroups' (when installed);
 * ``benchmarks/bench_check.py``: the float check's time over the automaton simulation's.
@@ -207,7 +209,8 @@ def main(argv=None) -> int:
                      f"+{gap['now']:.2f} s", "yes" if gap["now"] <= 0.2 else "no"))
 
         # 4. constructions that cannot win
-        for cell in (["modular_arithmetic:3", "factorized"], ["symmetric:6", "factorized"], ["symmetric:7", "full"]):
+        for cell in (["modular_arithmetic:3", "factorized"], ["symmetric:6", "factorized"], ["symmetric:7", "full"],
+                     ["dihedral:3*dihedral:4*dihedral:5", "householder"]):
             got = {}
             for name, pkg in trees.items():
                 cpu, code, out = _cli(["verify", *cell], pkg, work)

@@ -315,19 +315,63 @@ def _orthogonal(M, exact: bool, tol: float) -> bool:
     return _matrix_eq(M.T @ M, _eye(M.shape[0], exact), exact, tol) is None
 
 
-def _split_orthogonal(Q, exact: bool, tol: float) -> list:
-    """Reflection vectors v_1..v_k (beta = 2) with ``Q = H(v_1) ... H(v_k)``, k = rank(Q - I)."""
+def _split_orthogonal(Q, exact: bool, tol: float, limit: int | None = None) -> list:
+    """Reflection vectors v_1..v_k (beta = 2) with ``Q = H(v_1) ... H(v_k)``, k = rank(Q - I);
+    with ``limit``, at most ``limit + 1`` of them: the split stops as soon as it is known to need
+    more than ``limit`` (the caller refuses that many).  Exactly, each step is the rank-one update
+    ``H(v) M = M - (2 / v^T v) v (v^T M)`` (the same numbers as the product with ``H(v)``, in
+    O(d^2) instead of O(d^3))."""
     d = Q.shape[0]
     M, vs = Q, []
     for i in range(d):
-        y = M[:, i]
-        x = _eye(d, exact)[:, i]
-        v = y - x
+        v = M[:, i].copy()
+        v[i] = v[i] - 1  # M e_i - e_i
         if all(_zero(t, exact, tol) for t in v):
             continue
-        M = reflection(v, 2, exact) @ M
         vs.append(_simplified(v) if exact else v)
+        if limit is not None and len(vs) > limit:
+            break
+        if exact:
+            n = v @ v
+            M = M - np.outer(v, v @ M) * (2 / (Fraction(n) if isinstance(n, int) else n))
+        else:
+            M = reflection(v, 2, exact) @ M
     return vs
+
+
+def signed_permutation_count(M) -> int | None:
+    """``rank(M - I)`` of an exact signed permutation matrix ``M`` (one non-zero entry per row and
+    column, each 1 or -1: orthogonal), read off its cycles without any arithmetic: on a cycle of
+    length L whose entries multiply to p, ``M - I`` has determinant ``+-(1 - p)``, so rank L when
+    p = -1 and L - 1 when p = 1 (``lambda^L = p`` has simple roots).  None for any other matrix.
+    One-hot and permutation constructions are such matrices, with d up to the states: their K is
+    known without splitting them into reflections.
+
+    >>> signed_permutation_count(np.array([[0, 1, 0], [1, 0, 0], [0, 0, -1]], dtype=object))
+    2
+    >>> signed_permutation_count(np.array([[0, -1], [1, 0]], dtype=object)), signed_permutation_count(np.eye(2, dtype=object) / 2)
+    (2, None)
+    """
+    M = np.asarray(M, dtype=object)
+    d = M.shape[0]
+    nonzero = np.array([[x != 0 for x in row] for row in M], dtype=bool).reshape(d, d)
+    if not (nonzero.sum(axis=0) == 1).all() or not (nonzero.sum(axis=1) == 1).all():
+        return None
+    image = nonzero.argmax(axis=0)  # column j is sent to row image[j]
+    signs = [M[image[j], j] for j in range(d)]
+    if not all(x == 1 or x == -1 for x in signs):
+        return None
+    seen, rank = [False] * d, 0
+    for j in range(d):
+        if seen[j]:
+            continue
+        length, product = 0, 1
+        while not seen[j]:
+            seen[j] = True
+            length, product = length + 1, product * (1 if signs[j] == 1 else -1)
+            j = int(image[j])
+        rank += length - (product == 1)
+    return rank
 
 
 def derive_householder(A, K: int, exact: bool, spec: str, rtol: float, top: int | None):
@@ -349,10 +393,14 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float, top: int 
         vs: list = []
         bs: list = []
         symmetric = _matrix_eq(M, M.T, exact, tol) is None
+        counted = signed_permutation_count(M) if exact and (top is None or top >= 2) else None
         if all(_zero(t, exact, tol) for t in N.flat):
             pass
-        elif (top is None or top >= 2) and _orthogonal(M, exact, 10 * tol):
-            vs = _split_orthogonal(M, exact, 10 * tol)
+        elif counted is not None and counted > K:  # a one-hot or permutation matrix: not split to be refused
+            raise ConformanceError(
+                f"variant {spec!r}: A[{s}] needs {counted} reflections (rank(A - I) = {counted}) > K = {K}")
+        elif (top is None or top >= 2) and (counted is not None or _orthogonal(M, exact, 10 * tol)):
+            vs = _split_orthogonal(M, exact, 10 * tol, K)
             bs = [2 * one] * len(vs)
         elif symmetric and top is not None and not _within(_trace(N), top, exact, tol):
             raise ConformanceError(  # before the O(d^3) rank: a reflection's beta is this trace
@@ -368,9 +416,11 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float, top: int 
                     "(orthogonal matrices split into reflections with beta = 2)")
             raise ConformanceError(
                 f"variant {spec!r}: A[{s}] is {what}, so its reflections cannot be derived; pass the factors V and beta")
-        if len(vs) > K:
-            raise ConformanceError(
-                f"variant {spec!r}: A[{s}] needs {len(vs)} reflections (rank(A - I) = {len(vs)}) > K = {K}")
+        if len(vs) > K:  # the split stopped at K + 1: the exact count, O(d^3), only where d is small
+            n = reflection_count(M, exact, 10 * tol) if M.shape[0] <= 64 else None
+            needs = f"{n} reflections (rank(A - I) = {n}) > K = {K}" if n is not None else \
+                f"more than K = {K} reflections (rank(A - I) > {K})"
+            raise ConformanceError(f"variant {spec!r}: A[{s}] needs {needs}")
         for j in range(K):
             if j < len(vs):
                 V[s, j], beta[s, j] = vs[j], bs[j]

@@ -264,9 +264,14 @@ def test_nonneg_never_runs_the_orthogonal_split(monkeypatch):
     with pytest.raises(ConformanceError):
         Weights("householder:3,nonneg", A=[[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], h0=[1, 0, 0],
                 readout=[[1, 0, 0], [0, 1, 0]])
+    from fractions import Fraction as F
+
     with pytest.raises(AssertionError, match="orthogonality test ran"):  # the spy does catch it
-        Weights("householder:3", A=[[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], h0=[1, 0, 0],
+        Weights("householder:3", A=[[[F(3, 5), F(-4, 5), 0], [F(4, 5), F(3, 5), 0], [0, 0, 1]]], h0=[1, 0, 0],
                 readout=[[1, 0, 0], [0, 1, 0]])
+    # a signed permutation is orthogonal by its pattern: counted by its cycles, never tested
+    w = Weights("householder:3", A=[[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], h0=[1, 0, 0], readout=[[1, 0, 0], [0, 1, 0]])
+    assert w.factors[1].tolist() == [[2, 2, 0]]
 
 
 def test_householder_factor_checks_name_the_bad_item():
