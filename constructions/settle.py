@@ -137,7 +137,8 @@ def _smallest_count(automaton: Automaton, kind: str, options: tuple[str, ...], s
             found.append(build(automaton, "full"))  # products' direct sums too
         except ConstructionError:
             pass
-        counts += [info.count_needed(w.A, w.exact) for w in found]
+        needed = (info.count_needed(w.A, w.exact, options) for w in found)
+        counts += [c for c in needed if c is not None]  # None: those matrices do not fit the kind
     for n in sorted(set(c for c in counts if c > MAX_COUNT)):
         try:
             return attempt(max(n, start))

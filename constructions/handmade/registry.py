@@ -418,8 +418,8 @@ def candidates(spec_or_automaton, kind: str | None = None, *, tried_for=None) ->
     for c in CONSTRUCTIONS:
         if kind is not None and _native_kind(c) != kind:
             continue
-        if v is not None and not _kind_matches(c, v):
-            continue
+        if v is not None and (not _kind_matches(c, v) or (_factored(c) and not v.info.factored)):
+            continue  # not tried for v by build (_skip_reason): a factorised one is for factored variants only
         if c.applies(family):
             try:
                 out.append((c, c.builder(a)))

@@ -429,6 +429,39 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float, top: int 
     return _frozen(V, exact), _frozen(beta, exact)
 
 
+def householder_count(A, exact: bool, options: tuple[str, ...] = (), rtol: float = 1e-6) -> int | None:
+    """The least K with which :func:`derive_householder` expresses every matrix of ``A`` (at
+    least 1), None when a matrix has no derived factors (neither orthogonal nor one symmetric
+    generalised reflection; with ``nonneg``, orthogonal matrices other than the identity do not
+    count: their reflections have beta = 2).  An orthogonal matrix takes ``rank(A - I)``
+    reflections (Theorem F4 of docs/theory.md), a signed permutation's read off its cycles
+    (:func:`signed_permutation_count`); nothing is split.
+
+    >>> rot = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]], dtype=object)
+    >>> householder_count(np.array([rot, np.eye(3, dtype=int).astype(object)]), True)
+    2
+    >>> householder_count(np.array([rot]), True, ("nonneg",)) is None
+    True
+    """
+    top = 1 if "nonneg" in options else 2
+    most = 1
+    for M in A:
+        tol = 0.0 if exact else _tol(rtol, M)
+        N = _eye(M.shape[0], exact) - M
+        if all(_zero(t, exact, tol) for t in N.flat):
+            continue
+        count = signed_permutation_count(M) if exact and top >= 2 else None
+        if count is None and top >= 2 and _orthogonal(M, exact, 10 * tol):
+            count = reflection_count(M, exact, 10 * tol)
+        if (count is None and _matrix_eq(M, M.T, exact, tol) is None and _within(_trace(N), top, exact, tol)
+                and reflection_count(M, exact, tol) == 1):
+            count = 1
+        if count is None:
+            return None
+        most = max(most, count)
+    return most
+
+
 def _trace(N):
     return sum(N[i, i] for i in range(N.shape[0]))
 
@@ -704,9 +737,9 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     return _frozen(D, exact), _frozen(U, exact), _frozen(W, exact)
 
 
-def dplr_count(A, exact: bool) -> int:
+def dplr_count(A, exact: bool, options: tuple[str, ...] = ()) -> int:
     """The least R with which :func:`derive_dplr` expresses every matrix of ``A``: the largest
-    over the matrices of the lowest rank left by a candidate diagonal.
+    over the matrices of the lowest rank left by a candidate diagonal (``dplr`` has no options).
 
     >>> dplr_count(np.array([[[0, 1, 0], [0, 0, 1], [1, 0, 0]]], dtype=object), True)
     2

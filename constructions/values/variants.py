@@ -133,9 +133,11 @@ class VariantKind:
         True when every matrix, hence every product, is monomial (each column one non-zero
         entry at most), real: Theorem F6 of docs/theory.md bounds d by the label periods.
     count_needed:
-        ``(A, exact) -> int``: the least parameter with which these matrices fit the kind
-        without given factors (``dplr``: the rank left by the best candidate diagonal), so a
-        bare column finds it past the counts it tries one by one.
+        ``(A, exact, options) -> int | None``: the least parameter with which these matrices fit
+        the kind with ``options`` without given factors (``dplr``: the rank left by the best
+        candidate diagonal; ``householder``: the most reflections a matrix splits into), None
+        when they do not fit it at all, so a bare column finds it past the counts it tries one
+        by one.
     rescale:
         ``(factors, e) -> factors`` of the weights whose ``A[s]`` is divided by ``2**e[s]``
         (exact in floats), or None when the kind has no free scale (``householder``: A is a
@@ -303,10 +305,10 @@ def _factored_pad(name):
 
 
 def _factored_count(name):
-    def count(A, exact):
+    def count(A, exact, options=()):
         from . import factored
 
-        return getattr(factored, f"{name}_count")(A, exact)
+        return getattr(factored, f"{name}_count")(A, exact, options)
     return count
 
 
@@ -351,6 +353,7 @@ KINDS: dict[str, VariantKind] = {
                     summary="A[s] = product of K reflections I - beta v v^T / v^T v, beta in [0, 2] ([0, 1] with nonneg)",
                     counts_factors=True, options=("nonneg",), factor_names=("V", "beta"), factor_ndims=(3, 2),
                     spectral_rule=_householder_spectrum, spectral_scope="symbols", pad=_factored_pad("householder"),
+                    count_needed=_factored_count("householder"),
                     published="DeltaProduct_K [-1, 1] (Siems et al. 2025); K = 1: DeltaNet [-1, 1] (Grazzi et al. 2025); "
                               "nonneg: DeltaNet / DeltaProduct with beta in [0, 1]"),
         VariantKind("monomial", None, False, "complex", lambda p: None,

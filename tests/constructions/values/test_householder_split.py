@@ -149,3 +149,57 @@ def test_a_product_of_dihedral_groups_finds_its_householder_count(monkeypatch):
     monkeypatch.setattr(factored, "_split_orthogonal", watched)
     cell = settle("dihedral:3*dihedral:4*dihedral:5", "householder")
     assert (cell.status, cell.dim, cell.factors, cell.factors_lower_bound) == ("proved", 6, 6, 2)
+
+
+@pytest.mark.parametrize("spec", ["cyclic:5", "dihedral:4", "symmetric:3", "symmetric:4", "parity*cyclic:3"])
+def test_the_count_needed_is_the_least_k_that_conforms(spec):
+    """householder_count of each construction built for the automaton against the least K whose
+    variant accepts its matrices, found by trying K = 1, 2, ... (None: none up to d)."""
+    from bilinear.constructions import Weights
+    from bilinear.constructions.handmade.registry import candidates
+    from bilinear.constructions.values.factored import householder_count
+
+    seen = 0
+    for _, w in candidates(spec, tried_for="householder:7"):
+        if w.factors is not None or w.dim > 12:
+            continue
+        for options in ((), ("nonneg",)):
+            least = None
+            for K in range(1, w.dim + 1):
+                try:
+                    Weights(",".join([f"householder:{K}", *options]), w.A, w.h0, w.readout)
+                except ConformanceError:
+                    continue
+                least = K
+                break
+            assert householder_count(w.A, True, options) == least, (w.variant, options)
+            seen += least is not None
+    assert seen >= 1
+
+
+def test_past_the_counts_tried_one_by_one_the_least_k_is_read_off_the_matrices(monkeypatch):
+    """With the counts tried one by one cut to MAX_COUNT = 1 (and 5), the bare column still finds
+    the K it finds trying them all: symmetric:3 K = 2 (the simplex's rotations; one-hot-householder
+    alone gave K = 4), and the three dihedral planes K = 6 (their direct sum; nothing else was
+    found below the one-hot's hundreds).  The factorised constructions are not built for it
+    (one-hot-support took two minutes for the 480 states)."""
+    from bilinear.constructions import settle as settle_module
+    from bilinear.constructions.handmade import registry
+
+    full = settle_module.settle("symmetric:3", "householder", depth=False)
+    monkeypatch.setattr(settle_module, "MAX_COUNT", 1)
+    cut = settle_module.settle("symmetric:3", "householder", depth=False)
+    assert (full.factors, cut.factors, cut.dim, cut.status) == (2, 2, 2, "proved")
+    built = []
+    real = registry.candidates
+
+    def watched(*args, **kwargs):
+        out = real(*args, **kwargs)
+        built.extend(c.name for c, _ in out)
+        return out
+
+    monkeypatch.setattr(registry, "candidates", watched)
+    monkeypatch.setattr(settle_module, "MAX_COUNT", 5)
+    cell = settle_module.settle("dihedral:3*dihedral:4*dihedral:5", "householder", depth=False)
+    assert (cell.status, cell.dim, cell.factors) == ("proved", 6, 6)
+    assert built and "one-hot-support" not in built
