@@ -161,7 +161,8 @@ TARGETS = [
            FLOATCHECK_TESTS),
     # a cell's verdict: the phases, their time budget and the constructions built (issue 48, round 11)
     Target("settle", "constructions/settle.py", (),
-           ("tests/constructions/test_settle_clock.py", "tests/constructions/values/test_householder_split.py",
+           ("tests/constructions/test_settle_clock.py", "tests/constructions/test_settle_counts.py",
+            "tests/constructions/values/test_householder_split.py",
             "tests/constructions/test_settle_text.py", "tests/constructions/test_settle_budget.py",
             "tests/constructions/test_matrix.py", "tests/constructions/test_limits.py", "tests/constructions/test_cli.py",
             "tests/constructions/test_hostile_verify.py", "tests/constructions/test_mixed_stack.py",

@@ -340,17 +340,14 @@ def _split_orthogonal(Q, exact: bool, tol: float, limit: int | None = None) -> l
 
 
 def signed_permutation_count(M) -> int | None:
-    """``rank(M - I)`` of an exact signed permutation matrix ``M`` (one non-zero entry per row and
-    column, each 1 or -1: orthogonal), read off its cycles without any arithmetic: on a cycle of
-    length L whose entries multiply to p, ``M - I`` has determinant ``+-(1 - p)``, so rank L when
-    p = -1 and L - 1 when p = 1 (``lambda^L = p`` has simple roots).  None for any other matrix.
-    One-hot and permutation constructions are such matrices, with d up to the states: their K is
-    known without splitting them into reflections.
+    """``rank(M - I)`` of an exact signed permutation matrix ``M`` (one entry 1 or -1 per row and
+    column: orthogonal), None for any other matrix; read off the cycles: on a cycle of length L
+    whose entries multiply to p, ``M - I`` has rank L when p = -1 and L - 1 when p = 1 (its
+    determinant is ``+-(1 - p)``; ``lambda^L = p`` has simple roots).  One-hot and permutation
+    constructions (d up to the states) are so counted, not split into reflections.
 
     >>> signed_permutation_count(np.array([[0, 1, 0], [1, 0, 0], [0, 0, -1]], dtype=object))
     2
-    >>> signed_permutation_count(np.array([[0, -1], [1, 0]], dtype=object)), signed_permutation_count(np.eye(2, dtype=object) / 2)
-    (2, None)
     """
     M = np.asarray(M, dtype=object)
     d = M.shape[0]
@@ -430,18 +427,14 @@ def derive_householder(A, K: int, exact: bool, spec: str, rtol: float, top: int 
 
 
 def householder_count(A, exact: bool, options: tuple[str, ...] = (), rtol: float = 1e-6) -> int | None:
-    """The least K with which :func:`derive_householder` expresses every matrix of ``A`` (at
-    least 1), None when a matrix has no derived factors (neither orthogonal nor one symmetric
-    generalised reflection; with ``nonneg``, orthogonal matrices other than the identity do not
-    count: their reflections have beta = 2).  An orthogonal matrix takes ``rank(A - I)``
-    reflections (Theorem F4 of docs/theory.md), a signed permutation's read off its cycles
-    (:func:`signed_permutation_count`); nothing is split.
+    """The least K (at least 1) with which :func:`derive_householder` expresses every matrix of
+    ``A``, None when one has no derived factors: an orthogonal matrix takes ``rank(A - I)``
+    reflections (Theorem F4 of docs/theory.md; a signed permutation counted by its cycles, none
+    split), but not under ``nonneg`` (beta = 2), one symmetric generalised reflection takes 1.
 
-    >>> rot = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]], dtype=object)
-    >>> householder_count(np.array([rot, np.eye(3, dtype=int).astype(object)]), True)
-    2
-    >>> householder_count(np.array([rot]), True, ("nonneg",)) is None
-    True
+    >>> rot = np.array([[[0, -1, 0], [1, 0, 0], [0, 0, 1]]], dtype=object)
+    >>> householder_count(rot, True), householder_count(rot, True, ("nonneg",))
+    (2, None)
     """
     top = 1 if "nonneg" in options else 2
     most = 1
