@@ -222,6 +222,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'powers sized 2n + 2 rather than 2n + 1: the last row is never written or read',
     ('constructions/impossible/depth.py', '_omega', 'n + j -> n - j', 0):
         "z^(n-j) for z^(n+j): the least j >= 1 with z^(n-j)(q) = z^n(q) is also q's cycle length L: q's tail and cycle are tail + L <= n distinct points, so z^(n-L)(q) is on the cycle, and a smaller j is no multiple of L",
+    # a cell's phases (issue 48, round 12)
+    ('constructions/settle.py', '_smallest_count', '1 -> 2', 2):
+        "tried_for's count: which constructions build tries for a householder or dplr count depends on the kind "
+        "and its options, never on the count (registry._kind_matches, the factored test)",
+    ('constructions/settle.py', '_smallest_count', '1 -> 0', 2):
+        "tried_for's count: which constructions build tries for a householder or dplr count depends on the kind "
+        "and its options, never on the count (registry._kind_matches, the factored test)",
     # the float check's inputs, blocks and result (issue 48, round 11)
     ('constructions/horizon/floatcheck.py', '_cycled', 'length // len(u) -> length * len(u)', 0):
         'more copies of u, cut to the same length',

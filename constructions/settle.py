@@ -240,8 +240,8 @@ def _directed_first(cell: Cell, weights, automaton: Automaton, time_budget) -> t
 DIRECTED_LENGTH = 500
 
 
-def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, time_budget=None, progress=None,
-            deepen: bool = False, directed: bool = False) -> Cell:
+def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, time_budget, progress, deepen: bool,
+            directed: bool = False) -> Cell:
     """``cell`` completed by the exact proof of ``weights`` (a :class:`Weights` or a
     :class:`~bilinear.constructions.values.stack.Stack`); ``deepen``: from ``bound``, doubled within
     ``time_budget`` while the proof stops at its bound; ``directed``: exact weights first run on
@@ -266,8 +266,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
     cell = replace(cell, dim=weights.dim, built=weights.variant, exact=weights.exact, proof=proof, weights=weights,
                    states_explored=result.states_explored, time_budget=time_budget,
                    deepened=deepen and time_budget is not None, bound=bound,
-                   layers=weights.depth if stacked else 1,
-                   dims=weights.dims if stacked else (weights.dim,),
+                   dims=weights.dims if stacked else (weights.dim,),  # layers: settle's and _settle_stack's
                    factors=info.param if info is not None and info.info.counts_factors else None)
     what = "(state, direction tuple)" if stacked else ""
     if result.status == "proved":

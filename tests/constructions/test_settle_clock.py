@@ -70,6 +70,9 @@ def test_the_deepened_proof_doubles_its_bound_until_the_budget_is_spent(clock, m
     result, reached = _deepened_prove(W, CYCLIC3, 16, 3.5, None)
     assert calls == [(16, 3.5), (32, 2.5), (64, 1.5), (128, 0.5)]
     assert reached == 128 and result.bound == 128 and result.reason == "stopped (bound)"
+    calls.clear()  # a budget spent exactly (2 s of 2) is spent: no third search with 1 ms
+    _deepened_prove(W, CYCLIC3, 16, 2.0, None)
+    assert calls == [(16, 2.0), (32, 1.0)]
 
 
 def test_the_deepened_proof_stops_at_a_verdict_and_at_its_largest_bound(clock, monkeypatch):
@@ -147,9 +150,10 @@ def test_the_directed_words_get_a_quarter_of_the_budget_at_most(clock, monkeypat
 class _Recorded:
     """Phases of one settle() that take known seconds, and the budgets handed out: ``events``
     lists ``("deadline", s)`` and ``("clock", s)`` (the alarm and the clock a phase runs under),
-    each phase's name, and ``("prove", time_budget)``."""
+    each phase's name, ``("prove", time_budget)`` and ``("directed", seconds)`` (the exact pass
+    over the directed words: given exact weights only, never a construction)."""
 
-    def __init__(self, clock, monkeypatch, *, certify=0.0, build=0.0, prove=0.0, bound=0.0, depth=0.0):
+    def __init__(self, clock, monkeypatch, *, certify=0.0, build=0.0, prove=0.0, bound=0.0, depth=0.0, directed=0.0):
         from bilinear.constructions.impossible import depth as depth_module
 
         self.clock, self.events = clock, []
@@ -180,7 +184,13 @@ class _Recorded:
         monkeypatch.setattr(settle_module, "_build", timed("build", build, settle_module._build))
         monkeypatch.setattr(bounds_module, "lower_bound", timed("lower bound", bound, bounds_module.lower_bound))
         monkeypatch.setattr(depth_module, "min_layers", timed("depth", depth, depth_module.min_layers))
+        def exact_failure(weights, automaton, length, seconds):
+            self.events.append(("directed", seconds))
+            clock.now += directed
+            return None
+
         monkeypatch.setattr(stackprover, "prove_network", prove_network)
+        monkeypatch.setattr(exactwords, "exact_failure", exact_failure)
         monkeypatch.setattr(settle_module, "deadline", deadline)
         monkeypatch.setattr(settle_module, "Clock", clock_of)
 
@@ -226,17 +236,9 @@ def test_phases_after_an_overlong_proof_get_their_grace(clock, monkeypatch):
 def test_a_given_weights_budget_is_counted_from_the_start(clock, monkeypatch):
     """Weights given: the directed words first (a quarter of what is left at most), then the
     proof with the rest; ``started`` (before settle was called) counts too."""
-    given: list = []
-
-    def exact_failure(weights, automaton, length, seconds):
-        given.append(seconds)
-        clock.now += 0.5
-        return None
-
-    monkeypatch.setattr(exactwords, "exact_failure", exact_failure)
-    phases = _Recorded(clock, monkeypatch, prove=1.0)
+    phases = _Recorded(clock, monkeypatch, prove=1.0, directed=0.5)
     cell = settle("cyclic:3", "rotation2d", weights=W, time_budget=10.0, started=clock.now - 2.0, depth=False)
-    assert given == [2.0] and phases.budgets() == [("prove", 7.5), ("deadline", 6.5), ("clock", 6.5), "lower bound"]
+    assert phases.budgets() == [("directed", 2.0), ("prove", 7.5), ("deadline", 6.5), ("clock", 6.5), "lower bound"]
     assert cell.status == "proved" and cell.seconds == 3.5
 
 
@@ -290,3 +292,24 @@ def test_the_budget_is_reported_only_when_a_proof_ran_or_a_phase_ran_out(clock, 
     assert impossible.status == "impossible" and impossible.time_budget is None and impossible.seconds == 0.5
     proved = settle("cyclic:3", "rotation2d", time_budget=10.0, depth=False)
     assert proved.time_budget == 10.0
+
+
+def test_a_proof_stopped_by_time_names_the_proof_and_one_stopped_at_its_bound_does_not(clock, monkeypatch):
+    """settle does not deepen unless asked: one search, whose cause decides whether the cell names
+    the proof as out of time."""
+    from bilinear.constructions.proof.prover import DEFAULT_BOUND
+
+    for cause, out in (("time", ("proof",)), ("bound", ())):
+        calls: list = []
+        monkeypatch.setattr(stackprover, "prove_network", _prover(clock, calls, 1.0, lambda b, n, c=cause: _open(b, c)))
+        cell = settle("cyclic:3", "rotation2d", time_budget=10.0, depth=False)
+        assert [b for b, _ in calls] == [DEFAULT_BOUND] and cell.deepened is False
+        assert (cell.status, cell.cause, cell.out_of_time) == ("open", cause, out)
+    cell = settle("cyclic:3", "rotation2d", time_budget=10.0, depth=False, deepen=True)
+    assert calls[1:3] == [(DEFAULT_BOUND, 10.0), (2 * DEFAULT_BOUND, 9.0)] and len(calls) == 11 and cell.deepened
+
+
+def test_a_cell_is_named_as_its_automaton_is():
+    cell = settle(" Cyclic:3 ", "rotation2d", depth=False)
+    assert cell.spec == from_spec(" Cyclic:3 ").name == "cyclic:3"
+    assert settle("cyclic:3", "rotation2d", name="mine", depth=False).spec == "mine"

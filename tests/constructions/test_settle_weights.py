@@ -1,6 +1,6 @@
 """``settle`` with weights given (constructions/settle.py): a stack must have the depth and the
-layer variants asked, a stack of one layer is that layer's cell, and the depth bound goes with
-commuting variants only."""
+layer variants asked, a stack of one layer is that layer's cell, the depth bound goes with
+commuting variants only, and a counterexample names the class, the tie or the layer."""
 
 from __future__ import annotations
 
@@ -73,3 +73,48 @@ def test_a_proved_cell_of_an_abelian_group_proves_no_cascade_again(monkeypatch):
     monkeypatch.setattr(stackprover, "prove_stack", lambda *a, **k: calls.append(a) or pytest.fail("proved again"))
     cell = settle("cyclic:12", "rotation2d")
     assert cell.status == "proved" and cell.depth.min_layers == 1 and calls == []
+
+
+def test_the_proofs_counterexamples_name_the_class_the_tie_and_the_layer():
+    """Float weights (no exact pass first): a wrong class is named, a tie is "a tie"; a stack
+    whose last layer is wrong names no layer, one whose first layer ties says so."""
+    import numpy as np
+
+    from bilinear.automata import Automaton
+
+    wrong = Weights("diagonal", A=np.array([[[1.0]], [[1.0]]]), h0=np.array([1.0]), readout=np.array([[1.0], [-1.0]]))
+    cell = settle("parity", "diagonal", weights=wrong)
+    assert (cell.status, cell.expected, cell.got, cell.shortest) == ("counterexample", "odd", "even", True)
+    assert cell.detail == "word 1: automaton says odd, weights even" and cell.exact is False
+    tie = Weights("diagonal", A=np.array([[[1.0]], [[-1.0]]]), h0=np.array([1.0]), readout=np.array([[1.0], [1.0]]))
+    cell = settle("parity", "diagonal", weights=tie)
+    assert (cell.got, cell.detail) == (None, "word ε: automaton says even, weights a tie")
+    good = cascade(from_spec("dihedral:3"), "rotation2d")
+    last = good.layers[-1]
+    swapped = Weights(last.variant, last.A, last.h0, np.asarray(last.readout)[[1, 0, *range(2, last.n_classes)]])
+    cell = settle("dihedral:3", "rotation2d", weights=Stack((good.layers[0], swapped)))
+    assert (cell.status, cell.failed_layer) == ("counterexample", 2)
+    assert cell.detail == "word ε: automaton says e, weights r" and "layer" not in cell.detail
+    turn = [[0, -1], [1, 0]]  # layer 1's readout ties on (1, 0) and (-1, 0)
+    layer1 = Weights("rotation2d", A=[turn], h0=[1, 0], readout=[[0, 1], [0, -1]])
+    layer2 = Weights("rotation2d", A=[turn, turn], h0=[1, 0], readout=[[1, 0], [0, 1], [-1, 0], [0, -1]])
+    cycle = Automaton([[1, 2, 3, 0]], labels=[0, 1, 2, 3], symbols=("a",))
+    cell = settle(cycle, "rotation2d", weights=Stack((layer1, layer2)))
+    assert cell.failed_layer == 1 and cell.detail.endswith(" (layer 1's class is tied)")
+
+
+def test_a_counterexample_of_the_exact_directed_pass_is_exact_and_not_the_shortest():
+    """Exact Z_6 rotation2d weights turning by pi/3 - 5.25e-4 (tan(theta/2) = 577/1000): the
+    directed words in exact arithmetic find 5^200 before any proof."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    t = Fraction(577, 1000)
+    c, s = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
+    A = [np.linalg.matrix_power(np.array([[c, -s], [s, c]], dtype=object), k) for k in range(6)]
+    w = Weights("rotation2d", A, [1, 0], [M[:, 0] for M in A])
+    cell = settle("cyclic:6", "rotation2d", weights=w, time_budget=30)
+    assert (cell.status, cell.exact, cell.shortest, cell.word, cell.dim) == ("counterexample", True, False, "5^200", 2)
+    assert cell.detail.endswith("(a directed word of length 500, run in exact arithmetic before the proof; "
+                                "a shorter counterexample may exist)")
