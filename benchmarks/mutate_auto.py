@@ -229,6 +229,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/settle.py', '_smallest_count', '1 -> 0', 2):
         "tried_for's count: which constructions build tries for a householder or dplr count depends on the kind "
         "and its options, never on the count (registry._kind_matches, the factored test)",
+    ('constructions/settle.py', '_settle_stack', 'layers < info.frattini_length -> layers <= info.frattini_length', 0):
+        "the branch is taken only when the depth bound excludes the layers (excludes() == 'open'), not by Theorem "
+        "S4; with layers = the Frattini length, Theorem S6 does not exclude them, and the derived length, at most "
+        "the Frattini length, does not either (Theorem S3): never taken with equality",
+    ('constructions/settle.py', '_settle_layer', '1 -> 2', 0):
+        "first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a bare "
+        "factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full matrices') "
+        "does not depend on R",
+    ('constructions/settle.py', '_settle_layer', '1 -> 0', 0):
+        "first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a bare "
+        "factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full matrices') "
+        "does not depend on R",
     # the float check's inputs, blocks and result (issue 48, round 11)
     ('constructions/horizon/floatcheck.py', '_cycled', 'length // len(u) -> length * len(u)', 0):
         'more copies of u, cut to the same length',

@@ -292,8 +292,7 @@ def _proved(cell: Cell, weights, automaton: Automaton, bound: int | None, *, tim
                    detail=f"construction neither proved nor refuted: {result.reason}")
 
 
-def _with_bound(cell: Cell, automaton: Automaton, variant: str, time_budget=None, start: float = 0.0,
-                progress=None) -> Cell:
+def _with_bound(cell: Cell, automaton: Automaton, variant: str, time_budget, start: float, progress) -> Cell:
     """``cell`` with the lower bound on d for ``variant`` (proved and open cells only), computed
     within what is left of ``time_budget`` since ``start`` (at least :data:`AFTER_PROOF_GRACE`)."""
     if cell.status not in ("proved", "open"):
@@ -425,7 +424,7 @@ def _with_depth(cell: Cell, automaton: Automaton, spec: str, time_budget, start:
 
 
 def _settle_stack(cell: Cell, automaton: Automaton, spec: str | None, layers: int, weights, source, bound,
-                  time_budget, progress, start: float, deepen: bool = False) -> Cell:
+                  time_budget, progress, start: float, deepen: bool) -> Cell:
     """A stack of ``layers >= 2``: prove the given one, or exclude the depth (Theorem S3), or build
     the cascade (Theorem S2) and prove it; the construction and the proof each within what is
     left of ``time_budget`` since ``start``."""
@@ -489,15 +488,14 @@ def _hypotheses(theorem: str = "S3") -> str:
 
 
 def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | None, weights, source, bound,
-                  time_budget, progress, start: float, deepen: bool = False, oversize_open: bool = False) -> Cell:
-    """One layer: the capability matrix's cell."""
+                  time_budget, progress, start: float, deepen: bool, oversize_open: bool) -> Cell:
+    """One layer: the capability matrix's cell (its seconds are settle's, :func:`_timed`)."""
     if weights is not None:
         if weights.variant != spec:
             raise WeightsError(f"weights {source or ''!s} have variant {weights.variant!r}, not {spec!r}")
         cell = _proved(replace(cell, source=source or "weights"), weights, automaton, bound,
                        time_budget=_left(time_budget, start), progress=progress, deepen=deepen, directed=True)
-        cell = _with_bound(cell, automaton, weights.variant, time_budget, start, progress)
-        return replace(cell, seconds=time.perf_counter() - start)
+        return _with_bound(cell, automaton, weights.variant, time_budget, start, progress)
     certifiable = spec is not None and bool(certifiable_kinds(spec))
     cost = automaton.n_states * automaton.n_symbols**2  # the commutation search: states x symbol pairs
     searched = certifiable and cost <= CERTIFY_WORK_LIMIT
@@ -505,11 +503,10 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         with _within(_left(time_budget, start)):
             cert = certify(automaton, spec) if searched else None
     except BudgetSpent:
-        return replace(_spent(cell, "certificate search"), seconds=time.perf_counter() - start, detail=(
+        return replace(_spent(cell, "certificate search"), detail=(
             f"certificate search not finished within the time budget of {time_budget:g} s; raise --time-budget"))
     if cert is not None:
-        return replace(cell, status="impossible", certificate=cert,
-                       detail=f"{cert.kind} certificate: {cert.describe()}", seconds=time.perf_counter() - start)
+        return replace(cell, status="impossible", certificate=cert, detail=f"{cert.kind} certificate: {cert.describe()}")
     count = parse_column(variant) if spec is None else None
     first = 1
     if count is not None and not KINDS[count[0]].factored:
@@ -520,32 +517,28 @@ def _settle_layer(cell: Cell, automaton: Automaton, variant: str, spec: str | No
         low, why = _factor_bound(automaton, v.kind, v.options)
         assert v.param is not None  # parse_variant requires the parameter of a factor-counting kind
         cell = replace(cell, factors_lower_bound=min(low, v.param), factors_reason=why)
+    # nothing built: a bare column (``householder,nonneg``) is bounded as its kind with the least
+    # count not excluded: the kind's own theorems (F5, and Theorem 14's determinants under nonneg) apply
+    bounded = spec if count is None else KINDS[count[0]].spec(first, count[1])
     refusals: list[tuple[str, str]] = []
     try:  # the deadline also stops the steps that do not tick the clock (minimising a large table)
         left = _left(time_budget, start)
         with _within(left), building(Clock(left, progress)):
             built = _build(automaton, variant, first, refusals)
     except (BudgetSpent, OutOfTime) as out:
-        return replace(_not_built(cell, time_budget, out), seconds=time.perf_counter() - start)
+        return _not_built(cell, time_budget, out)
     except ConstructionTooLargeError as exc:
         if not oversize_open:
             raise  # verify: a size refused before allocating is bad input, not an open cell
-        cell = _with_bound(replace(cell, detail=f"no construction within the size limits ({exc})",
-                                   refusals=tuple(refusals)), automaton, spec or "full", time_budget, start, progress)
-        return replace(cell, seconds=time.perf_counter() - start)
+        return _with_bound(replace(cell, detail=f"no construction within the size limits ({exc})",
+                                   refusals=tuple(refusals)), automaton, bounded or "full", time_budget, start, progress)
     except ConstructionError as exc:
         why = "no certificate exists" if searched else "no impossibility theorem for this variant"
         if certifiable and not searched:
             why = (f"certificate search skipped: states x symbols^2 = {cost:,} passes "
                    f"CERTIFY_WORK_LIMIT = {CERTIFY_WORK_LIMIT:,}")
-        # a bare column (``householder,nonneg``) is bounded as its kind with the least count not
-        # excluded: the kind's own theorems (F5, and Theorem 14's determinants under nonneg) apply
-        bounded = spec if spec is not None or count is None else KINDS[count[0]].spec(first, count[1])
-        cell = _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
+        return _with_bound(replace(cell, detail=f"no construction ({exc}); {why}", refusals=tuple(refusals)),
                            automaton, bounded or "full", time_budget, start, progress)
-        return replace(cell, seconds=time.perf_counter() - start)
-    left_for_proof = _left(time_budget, start)
     cell = _proved(replace(cell, source="construction", refusals=tuple(refusals)), built, automaton, bound,
-                   time_budget=left_for_proof, progress=progress, deepen=deepen)
-    cell = _with_bound(cell, automaton, built.variant, time_budget, start, progress)
-    return replace(cell, seconds=time.perf_counter() - start)
+                   time_budget=_left(time_budget, start), progress=progress, deepen=deepen)
+    return _with_bound(cell, automaton, built.variant, time_budget, start, progress)

@@ -118,3 +118,28 @@ def test_a_counterexample_of_the_exact_directed_pass_is_exact_and_not_the_shorte
     assert (cell.status, cell.exact, cell.shortest, cell.word, cell.dim) == ("counterexample", True, False, "5^200", 2)
     assert cell.detail.endswith("(a directed word of length 500, run in exact arithmetic before the proof; "
                                 "a shorter counterexample may exist)")
+
+
+def test_a_one_layer_stack_is_proved_as_its_layer_and_named_as_given():
+    """A one-layer stack is unwrapped: its proof is the layer's (pairs, not direction tuples, and
+    the exact directed pass first); weights given without a source are "weights"."""
+    w = build("cyclic:5", "rotation2d")
+    one, alone = settle("cyclic:5", "rotation2d", weights=Stack((w,))), settle("cyclic:5", "rotation2d", weights=w)
+    assert one.detail == alone.detail == "exact proof over 5 reachable pairs"
+    stack = cascade(from_spec("dihedral:3"), "rotation2d")
+    assert settle("dihedral:3", "rotation2d", weights=stack).source == "weights"
+    assert settle("dihedral:3", "rotation2d", weights=stack, source="s.json").source == "s.json"
+    assert one.source == "weights"
+
+
+def test_an_oversized_cell_is_bounded_as_its_own_variant(monkeypatch):
+    """The capability matrix's cell past the size limits carries its variant's lower bound:
+    symmetric:3 under householder:3,nonneg has d >= 3 (Theorem 14), not full's 2."""
+    from bilinear.constructions.values import weights as wmod
+    from bilinear.constructions.values.memo import clear_caches
+
+    monkeypatch.setattr(wmod, "MAX_WEIGHT_ENTRIES", 10)
+    clear_caches()  # constructions built earlier in the process were built under the real limit
+    cell = settle("symmetric:3", "householder:3,nonneg", oversize_open=True)
+    assert cell.status == "open" and cell.detail.startswith("no construction within the size limits")
+    assert (cell.lower_bound, cell.bound_theorem) == (3, "Theorem 14")
