@@ -171,6 +171,9 @@ TARGETS = [
             "tests/constructions/impossible/test_minimal.py", "tests/constructions/impossible/test_monomial_resets.py",
             "tests/constructions/values/test_variants.py", "tests/automata/test_field_families.py", "tests/test_sizes.py",
             "tests/constructions/test_settle_weights.py")),
+    # the exact run of the directed words before a proof (verify's refutations past the prover's reach)
+    Target("exactwords", "constructions/horizon/exactwords.py", (),
+           ("tests/constructions/horizon/test_exactwords_reference.py", "tests/constructions/horizon/test_exactwords.py")),
     # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
     Target("depth", "constructions/impossible/depth.py", (),
            ("tests/constructions/impossible/test_depth_aperiodic.py", "tests/constructions/test_settle_budget.py",

@@ -51,11 +51,15 @@ EXACT_WORDS_SECONDS = 3.0
 
 
 def exact_failure(weights, automaton, length: int = 500, seconds: float = EXACT_WORDS_SECONDS):
-    """:class:`ExactFailure` of the shortest prefix, among the directed words of ``length`` that
-    fail in float64 (each up to its failing length, the shortest first), on which the exact
-    network's label is wrong or tied, or None (none found within ``seconds``).  The words that
-    pass in float64 are left to the breadth-first proof, which runs every short word exactly
-    anyway.  ``weights``: exact or float :class:`Weights`."""
+    """:class:`ExactFailure` of a prefix on which the exact network's label is wrong or tied, or
+    None (none found within ``seconds``).  Only the directed words of ``length`` that fail in
+    float64 are run, each up to its float64 failing length, in the order of those lengths; the
+    search stops at the first word whose float64 failure is no shorter than the best exact one
+    found.  So the prefix is the shortest exact failure among these words unless a word skipped
+    so fails exactly before the best found (sooner than in float64 by more than the gap between
+    them); it is always a true counterexample, never claimed the shortest.  The words that pass in float64 are left to the
+    breadth-first proof, which runs every short word exactly anyway.  ``weights``: exact or
+    float :class:`Weights`."""
     deadline = time.monotonic() + seconds
     words = directed_words(automaton, length, weights.variant)
     first = first_failures(weights, automaton, words)

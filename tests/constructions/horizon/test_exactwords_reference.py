@@ -1,0 +1,93 @@
+"""exact_failure (constructions/horizon/exactwords.py) against a brute force written for the test:
+every prefix of every directed word that fails in float64, up to its float64 failing length, run in
+Fraction arithmetic; the shortest exact failure among them, the earliest word first.  On these
+networks (rotations of Z_m off by a little, the readout the directions of the powers) the float64
+run fails no later than the exact one, so the search's answer is that shortest failure."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from bilinear.automata.families import from_spec
+from bilinear.constructions.horizon.exactwords import exact_failure
+from bilinear.constructions.horizon.failsearch import first_failures
+from bilinear.constructions.horizon.floatcheck import directed_words
+from bilinear.constructions.values.weights import Weights
+
+
+def _rotation(m: int, t: Fraction, scale: int = 1) -> Weights:
+    """Z_m by the rotation with tan(theta / 2) = t (times ``scale``), class k the direction of A^k h0."""
+    c, s = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
+    A = [np.linalg.matrix_power(np.array([[c, -s], [s, c]], dtype=object), k) * scale for k in range(m)]
+    return Weights("rotation2d", A, [1, 0], [M[:, 0] for M in A])
+
+
+def _integers(M) -> list[list[int]]:
+    """``M`` times the lcm of its denominators (a positive scale: no label changes)."""
+    den = math.lcm(*(Fraction(x).denominator for x in np.asarray(M).flat))
+    return [[int(Fraction(x) * den) for x in row] for row in np.atleast_2d(np.asarray(M))]
+
+
+def _exact_labels(w: Weights, word) -> list[int | None]:
+    """The network's strict argmax after each prefix (None: a tie), in integers: every matrix and
+    the readout scaled to integers, the state never divided."""
+    A = [_integers(w.A[s]) for s in range(w.n_symbols)]
+    R = _integers(w.readout)
+    h = [int(x) for x in _integers([w.h0])[0]]
+    out = []
+    for a in word:
+        M = A[int(a)]
+        h = [sum(M[i][j] * h[j] for j in range(len(h))) for i in range(len(h))]
+        scores = [sum(r * x for r, x in zip(row, h)) for row in R]
+        top = max(scores)
+        out.append(scores.index(top) if scores.count(top) == 1 else None)
+    return out
+
+
+def _brute_force(w: Weights, spec: str, length: int):
+    a = from_spec(spec)
+    words = directed_words(a, length, w.variant)
+    first = first_failures(w, a, words)
+    best = None
+    for i in sorted(range(len(words)), key=lambda i: (first[i], i)):
+        if first[i] < 1:
+            continue
+        word = [int(x) for x in words[i][: first[i]]]
+        q, labels = int(a.start), []
+        for x in word:
+            q = int(a.delta[x, q])
+            labels.append(int(a.labels[q]))
+        for t, got in enumerate(_exact_labels(w, word)):
+            if got != labels[t]:
+                if best is None or t + 1 < len(best[0]):
+                    best = (tuple(word[: t + 1]), got)
+                break
+    return best
+
+
+@pytest.mark.parametrize("m,t,scale", [
+    (6, Fraction(577, 1000), 1), (6, Fraction(578, 1000), 1), (6, Fraction(5765, 10000), 3),
+    (5, Fraction(7255, 10000), 1), (5, Fraction(728, 1000), 2), (5, Fraction(724, 1000), 1),
+    (4, Fraction(1005, 1000), 1), (4, Fraction(995, 1000), 3), (4, Fraction(102, 100), 1),
+])
+def test_the_search_finds_the_brute_forces_shortest_failure(m, t, scale):
+    w = _rotation(m, t, scale)
+    expected = _brute_force(w, f"cyclic:{m}", 250)
+    assert expected is not None  # these networks do fail within 250 steps
+    assert exact_failure(w, from_spec(f"cyclic:{m}"), 250) == expected
+
+
+def test_a_scale_changes_no_answer_and_right_weights_have_none():
+    """The network is scale-invariant: times 3 (entries growing as 3^n, divided by their gcd on
+    the way) it fails on the same word; the exact Z_4 rotation (a quarter turn) fails nowhere."""
+    base = exact_failure(_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300)
+    assert base is not None and exact_failure(_rotation(6, Fraction(577, 1000), 3), from_spec("cyclic:6"), 300) == base
+    assert exact_failure(_rotation(4, Fraction(1)), from_spec("cyclic:4"), 300) is None
+
+
+def test_out_of_time_is_none():
+    assert exact_failure(_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300, seconds=0.0) is None
