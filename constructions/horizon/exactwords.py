@@ -50,14 +50,14 @@ class ExactFailure(NamedTuple):
 EXACT_WORDS_SECONDS = 3.0
 
 
-def exact_failure(weights, automaton, length: int = 500, seconds: float = EXACT_WORDS_SECONDS):
+def exact_failure(weights, automaton, length: int, seconds: float = EXACT_WORDS_SECONDS):
     """:class:`ExactFailure` of a prefix on which the exact network's label is wrong or tied, or
     None (none found within ``seconds``).  Only the directed words of ``length`` that fail in
-    float64 are run, each up to its float64 failing length, in the order of those lengths; the
-    search stops at the first word whose float64 failure is no shorter than the best exact one
-    found.  So the prefix is the shortest exact failure among these words unless a word skipped
-    so fails exactly before the best found (sooner than in float64 by more than the gap between
-    them); it is always a true counterexample, never claimed the shortest.  The words that pass in float64 are left to the
+    float64 are run, each up to its float64 failing length, in the order of those lengths, and the
+    search stops at the first exact failure: every later word fails in float64 no sooner.  So the
+    prefix is the shortest exact failure among these words unless a later word fails exactly
+    sooner than in float64 (by more than the gap between the two float64 failures); it is always
+    a true counterexample, never claimed the shortest.  The words that pass in float64 are left to the
     breadth-first proof, which runs every short word exactly anyway.  ``weights``: exact or
     float :class:`Weights`."""
     deadline = time.monotonic() + seconds
@@ -66,21 +66,15 @@ def exact_failure(weights, automaton, length: int = 500, seconds: float = EXACT_
     order = sorted(range(len(words)), key=lambda i: (first[i] < 0, first[i], i))
     net = weights.exact_network()
     A, R, h0 = _arrays(net)
-    best = None
     for i in order:
         if first[i] < 0:  # passing in float64 (sorted last): short prefixes are the proof's own words
             break
-        if best is not None and first[i] >= len(best.word):
-            break  # the rest fail in float64 no sooner (a counterexample, never claimed the shortest)
-        end = int(first[i])
-        if best is not None:
-            end = min(end, len(best.word) - 1)
-        found = _first_wrong(A, R, h0, automaton, words[i][:end], deadline)
-        if found is not None:
-            best = found
+        found = _first_wrong(A, R, h0, automaton, words[i][: int(first[i])], deadline)
+        if found is not None:  # the rest fail in float64 no sooner (never claimed the shortest)
+            return found
         if time.monotonic() > deadline:
             break
-    return best
+    return None
 
 
 def _arrays(net):

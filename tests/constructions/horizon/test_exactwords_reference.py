@@ -91,3 +91,67 @@ def test_a_scale_changes_no_answer_and_right_weights_have_none():
 
 def test_out_of_time_is_none():
     assert exact_failure(_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300, seconds=0.0) is None
+
+
+def test_the_exact_run_returns_the_failing_prefix_of_a_longer_word():
+    """Given 5^250 (longer than its failure at 200), the run stops at the failing prefix."""
+    from bilinear.constructions.horizon.exactwords import _arrays, _first_wrong
+
+    w = _rotation(6, Fraction(577, 1000))
+    A, R, h0 = _arrays(w.exact_network())
+    found = _first_wrong(A, R, h0, from_spec("cyclic:6"), [5] * 250, float("inf"))
+    assert found is not None and found.word == (5,) * 200 and found.got == _exact_labels(w, [5] * 200)[-1]
+    assert _first_wrong(A, R, h0, from_spec("cyclic:6"), [5] * 199, float("inf")) is None
+
+
+def test_states_are_kept_small_by_exact_positive_scales():
+    """An integer state is divided by the gcd of its entries; a field state by the power of two
+    that brings its largest entry below 1 when it leaves [2^-64, 2^64] (both positive: no label
+    changes; the numbers stay of moderate size over hundreds of steps)."""
+    import flint
+
+    from bilinear.constructions.horizon.exactwords import _primitive, _scaled
+
+    col = _primitive(flint.fmpz_mat(3, 1, [6, -4, 10]))
+    assert [int(col[i, 0]) for i in range(3)] == [3, -2, 5]
+    col = _primitive(flint.fmpz_mat(2, 1, [3, 5]))
+    assert [int(col[i, 0]) for i in range(2)] == [3, 5]
+    big = np.array([Fraction(3 * 2**70), Fraction(1)], dtype=object)
+    assert _scaled(big).tolist() == [Fraction(3, 4), Fraction(1, 2**72)]
+    small = np.array([Fraction(1, 2**70), Fraction(-1, 2**71)], dtype=object)
+    assert _scaled(small).tolist() == [Fraction(1, 2), Fraction(-1, 4)]
+    inside = np.array([Fraction(2**63), Fraction(1, 2**63)], dtype=object)
+    assert _scaled(inside) is inside
+    zero = np.array([Fraction(0), Fraction(0)], dtype=object)
+    assert _scaled(zero) is zero
+
+
+def test_a_field_network_is_run_in_its_field():
+    """Z_5 turned by 2 pi / 5 (entries in Q(zeta_20)) and a little more (tan = 1/500), times 3:
+    the object-array path, its states rescaled; the failure agrees with a 60-digit float run."""
+    import mpmath
+
+    from bilinear.constructions.exact.field import CyclotomicField
+
+    F = CyclotomicField(20)
+    t = Fraction(1, 500)
+    cd, sd = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
+    turn = np.array([[F.cos(1, 5), -F.sin(1, 5)], [F.sin(1, 5), F.cos(1, 5)]], dtype=object)
+    drift = np.array([[cd, -sd], [sd, cd]], dtype=object)
+    A = [np.linalg.matrix_power(turn @ drift * 3, k) for k in range(5)]
+    readout = [np.linalg.matrix_power(turn, k)[:, 0] for k in range(5)]
+    w = Weights("rotation2d", A, [1, 0], readout)
+    found = exact_failure(w, from_spec("cyclic:5"), 250)
+    assert found is not None and 81 ** len(found.word) > 2**200  # the 4-turn grows 81-fold: rescaled on the way
+    mpmath.mp.dps = 60
+    theta = 2 * mpmath.pi / 5 + 2 * mpmath.atan(mpmath.mpf(1) / 500)
+    a = from_spec("cyclic:5")
+    q, angle = int(a.start), mpmath.mpf(0)
+    for n, x in enumerate(found.word, start=1):
+        q, angle = int(a.delta[x, q]), angle + x * theta
+        scores = [mpmath.cos(angle - 2 * mpmath.pi * k / 5) for k in range(5)]
+        best = max(range(5), key=lambda k: scores[k])
+        if n < len(found.word):
+            assert best == int(a.labels[q])
+        else:
+            assert best != int(a.labels[q]) and best == found.got
