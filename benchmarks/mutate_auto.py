@@ -244,6 +244,35 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a bare "
         "factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full matrices') "
         "does not depend on R",
+    # the exact run of the directed words (round 12)
+    ('constructions/horizon/exactwords.py', 'exact_failure', 'first[i] < 0 -> first[i] <= 0', 0):
+        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+    ('constructions/horizon/exactwords.py', 'exact_failure', '0 -> 1', 0):
+        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+    ('constructions/horizon/exactwords.py', 'exact_failure', 'first[i] < 0 -> first[i] <= 0', 1):
+        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+    ('constructions/horizon/exactwords.py', 'exact_failure', '0 -> 1', 1):
+        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+    ('constructions/horizon/exactwords.py', 'exact_failure', 'time.monotonic() > deadline -> time.monotonic() >= deadline', 0):
+        'a clock reading equal to the deadline, to the nanosecond',
+    ('constructions/horizon/exactwords.py', '_first_wrong', 'time.monotonic() > deadline -> time.monotonic() >= deadline', 0):
+        'a clock reading equal to the deadline, to the nanosecond',
+    ('constructions/horizon/exactwords.py', '_primitive', 'g <= 1 -> g < 1', 0):
+        'a gcd of 1 divides nothing: the same column',
+    ('constructions/horizon/exactwords.py', '_primitive', '1 -> 0', 0):
+        'a gcd of 1 divides nothing: the same column',
+    ('constructions/horizon/exactwords.py', '_scaled', 'e > 0 -> e >= 0', 0):
+        'a state is rescaled only outside [2^-64, 2^64]: its exponent e is at least 65 or at most -63, never 0 or 1',
+    ('constructions/horizon/exactwords.py', '_scaled', '0 -> 1', 0):
+        'a state is rescaled only outside [2^-64, 2^64]: its exponent e is at least 65 or at most -63, never 0 or 1',
+    ('constructions/horizon/exactwords.py', '_sign', 'x < 0 -> x <= 0', 0):
+        'sign(0) = -1 instead of 0: every caller asks whether a sign is > 0, false for both',
+    ('constructions/horizon/exactwords.py', '_sign', '0 -> 1', 1):
+        'sign(0) = -1 instead of 0: every caller asks whether a sign is > 0, false for both',
+    ('constructions/horizon/exactwords.py', '_argmax', '1 -> 0', 0):
+        'the loop also compares class 0 with itself: a zero difference moves nothing',
+    ('constructions/horizon/exactwords.py', '_argmax', '_sign(scores[c] - scores[best]) > 0 -> _sign(scores[c] - scores[best]) >= 0', 0):
+        'an equal score moves best to the later class; a tie at the top is None by _strict either way, and a unique maximum is reached either way',
     # the float check's inputs, blocks and result (issue 48, round 11)
     ('constructions/horizon/floatcheck.py', '_cycled', 'length // len(u) -> length * len(u)', 0):
         'more copies of u, cut to the same length',

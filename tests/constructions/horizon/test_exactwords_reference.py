@@ -122,6 +122,10 @@ def test_states_are_kept_small_by_exact_positive_scales():
     assert _scaled(small).tolist() == [Fraction(1, 2), Fraction(-1, 4)]
     inside = np.array([Fraction(2**63), Fraction(1, 2**63)], dtype=object)
     assert _scaled(inside) is inside
+    edge = np.array([Fraction(2**64), Fraction(1)], dtype=object)  # the bounds themselves are outside
+    assert _scaled(edge).tolist() == [Fraction(1, 2), Fraction(1, 2**65)]
+    edge = np.array([Fraction(1, 2**64)], dtype=object)
+    assert _scaled(edge).tolist() == [Fraction(1, 2)]
     zero = np.array([Fraction(0), Fraction(0)], dtype=object)
     assert _scaled(zero) is zero
 
@@ -155,3 +159,15 @@ def test_a_field_network_is_run_in_its_field():
             assert best == int(a.labels[q])
         else:
             assert best != int(a.labels[q]) and best == found.got
+
+
+def test_an_exact_tie_is_a_failure_and_a_margin_of_one_is_not():
+    """The exact quarter turn of Z_4 with class 3's readout row made class 2's: after +2 the two
+    tie (a failure, got None); after +1 the integer scores are 1 and 0 (a margin of exactly one,
+    right)."""
+    w = _rotation(4, Fraction(1))
+    R = np.array(w.readout, dtype=object)
+    R[3] = R[2]
+    tied = Weights("rotation2d", w.A, w.h0, R)
+    assert _exact_labels(tied, [1]) == [1] and _exact_labels(tied, [2]) == [None]
+    assert exact_failure(tied, from_spec("cyclic:4"), 50) == ((2,), None) == _brute_force(tied, "cyclic:4", 50)
