@@ -171,3 +171,14 @@ def test_an_exact_tie_is_a_failure_and_a_margin_of_one_is_not():
     tied = Weights("rotation2d", w.A, w.h0, R)
     assert _exact_labels(tied, [1]) == [1] and _exact_labels(tied, [2]) == [None]
     assert exact_failure(tied, from_spec("cyclic:4"), 50) == ((2,), None) == _brute_force(tied, "cyclic:4", 50)
+
+
+def test_a_margin_of_exactly_one_before_a_tie_is_right():
+    """One symbol turning a 4-cycle a quarter turn, classes 2 and 3 read alike: a^1 is right by
+    an integer margin of exactly 1, a^2 the first failure (a tie)."""
+    from bilinear.automata import Automaton
+
+    cycle = Automaton([[1, 2, 3, 0]], labels=[0, 1, 2, 3], symbols=("a",))
+    turn = [[0, -1], [1, 0]]
+    w = Weights("rotation2d", A=[turn], h0=[1, 0], readout=[[1, 0], [0, 1], [-1, 0], [-1, 0]])
+    assert exact_failure(w, cycle, 20) == ((0, 0), None)
