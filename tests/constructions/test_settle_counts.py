@@ -55,9 +55,9 @@ def test_the_smallest_count_starts_at_one_by_default():
     assert _smallest_count(parity, "householder", (), start=2).variant == "householder:2"
 
 
-def test_no_construction_at_any_count_is_an_open_cell_naming_the_counts(monkeypatch):
-    """Every build of the kind refused (the registry patched): the bare column is open, saying
-    which counts were tried; the factorized column likewise when no construction factorises."""
+@pytest.fixture
+def no_householder(monkeypatch):
+    """The registry refusing every householder build (the others built as usual)."""
     from bilinear.constructions.handmade import registry
 
     real = registry.build
@@ -68,12 +68,18 @@ def test_no_construction_at_any_count_is_an_open_cell_naming_the_counts(monkeypa
         return real(automaton, variant, **kwargs)
 
     monkeypatch.setattr(registry, "build", refusing)
+    return registry
+
+
+def test_no_construction_at_any_count_is_an_open_cell_naming_the_counts(no_householder, monkeypatch):
+    """Every build of the kind refused (the registry patched): the bare column is open, saying
+    which counts were tried; the factorized column likewise when no construction factorises."""
     with pytest.raises(ConstructionError, match=r"^no construction of cyclic:3 for householder with 2 <= K <= 6$"):
         _smallest_count(from_spec("cyclic:3"), "householder", (), start=2)
     cell = settle("cyclic:3", "householder")
     assert cell.status == "open"
     assert cell.detail.startswith("no construction (no construction of cyclic:3 for householder with 2 <= K <= 6)")
-    monkeypatch.setattr(registry, "smallest_factor_rank", lambda a: None)
+    monkeypatch.setattr(no_householder, "smallest_factor_rank", lambda a: None)
     with pytest.raises(ConstructionError, match=r"^no construction of cyclic:3 to factorise$"):
         _build(from_spec("cyclic:3"), "factorized")
 
@@ -99,21 +105,12 @@ def test_each_depth_theorem_states_its_own_hypotheses():
     assert "every layer's matrices commute and are invertible" in s3.detail
 
 
-def test_a_bare_column_with_nothing_built_is_bounded_as_its_least_count(monkeypatch):
+def test_a_bare_column_with_nothing_built_is_bounded_as_its_least_count(no_householder):
     """symmetric:3 ``householder,nonneg``: K = 1, 2 excluded by certificates, nothing built (the
     registry patched): the lower bound on d is that of ``householder:3,nonneg`` (3), not of
     ``full`` (2)."""
-    from bilinear.constructions.handmade import registry
     from bilinear.constructions.impossible.bounds import lower_bound
 
-    real = registry.build
-
-    def refusing(automaton, variant, **kwargs):
-        if str(variant).startswith("householder"):
-            raise ConstructionError(f"refused {variant}")
-        return real(automaton, variant, **kwargs)
-
-    monkeypatch.setattr(registry, "build", refusing)
     cell = settle("symmetric:3", "householder,nonneg")
     assert (lower_bound("symmetric:3", "householder:3,nonneg")[0], lower_bound("symmetric:3", "full")[0]) == (3, 2)
     assert (cell.status, cell.factors_lower_bound, cell.lower_bound) == ("open", 3, 3)
