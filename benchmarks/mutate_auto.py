@@ -171,6 +171,10 @@ TARGETS = [
             "tests/constructions/impossible/test_minimal.py", "tests/constructions/impossible/test_monomial_resets.py",
             "tests/constructions/values/test_variants.py", "tests/automata/test_field_families.py", "tests/test_sizes.py",
             "tests/constructions/test_settle_weights.py")),
+    # the prover's verdicts and their JSON (what verify --json and every report print)
+    Target("verdicts", "constructions/proof/verdicts.py", (),
+           ("tests/constructions/proof/test_verdict_names.py", "tests/constructions/proof/test_prover.py",
+            "tests/constructions/test_settle_weights.py", "tests/constructions/test_cli.py")),
     # the exact run of the directed words before a proof (verify's refutations past the prover's reach)
     Target("exactwords", "constructions/horizon/exactwords.py", (),
            ("tests/constructions/horizon/test_exactwords_reference.py", "tests/constructions/horizon/test_exactwords.py")),
@@ -244,6 +248,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a bare "
         "factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full matrices') "
         "does not depend on R",
+    ('constructions/proof/verdicts.py', 'to_scalar', 'True -> False', 0):
+        'reduced=False reduces the polynomial modulo the cyclotomic one again: the same element',
     # the exact run of the directed words (round 12)
     ('constructions/horizon/exactwords.py', 'exact_failure', 'first[i] < 0 -> first[i] <= 0', 0):
         "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",

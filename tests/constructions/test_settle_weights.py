@@ -86,6 +86,7 @@ def test_the_proofs_counterexamples_name_the_class_the_tie_and_the_layer():
     cell = settle("parity", "diagonal", weights=wrong)
     assert (cell.status, cell.expected, cell.got, cell.shortest) == ("counterexample", "odd", "even", True)
     assert cell.detail == "word 1: automaton says odd, weights even" and cell.exact is False
+    assert cell.proof["status"] == "counterexample" and "layer" not in cell.proof  # one layer: no layer named
     tie = Weights("diagonal", A=np.array([[[1.0]], [[-1.0]]]), h0=np.array([1.0]), readout=np.array([[1.0], [1.0]]))
     cell = settle("parity", "diagonal", weights=tie)
     assert (cell.got, cell.detail) == (None, "word ε: automaton says even, weights a tie")
@@ -101,6 +102,7 @@ def test_the_proofs_counterexamples_name_the_class_the_tie_and_the_layer():
     cycle = Automaton([[1, 2, 3, 0]], labels=[0, 1, 2, 3], symbols=("a",))
     cell = settle(cycle, "rotation2d", weights=Stack((layer1, layer2)))
     assert cell.failed_layer == 1 and cell.detail.endswith(" (layer 1's class is tied)")
+    assert cell.proof["layer"] == 1 and cell.proof["got"] is None
 
 
 def test_a_counterexample_of_the_exact_directed_pass_is_exact_and_not_the_shortest():
