@@ -171,6 +171,8 @@ TARGETS = [
             "tests/constructions/impossible/test_minimal.py", "tests/constructions/impossible/test_monomial_resets.py",
             "tests/constructions/values/test_variants.py", "tests/automata/test_field_families.py", "tests/test_sizes.py",
             "tests/constructions/test_settle_weights.py")),
+    # Theorem 21: a float network on signed axes, proved for every length in its own arithmetic
+    Target("axes", "constructions/horizon/axes.py", (), ("tests/constructions/horizon/test_axes.py",)),
     # the prover's verdicts and their JSON (what verify --json and every report print)
     Target("verdicts", "constructions/proof/verdicts.py", (),
            ("tests/constructions/proof/test_verdict_names.py", "tests/constructions/proof/test_prover.py",

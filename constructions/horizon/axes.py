@@ -32,13 +32,15 @@ import numpy as np
 from ..values.floatrun import rescaled, scale_exponents
 from .horizon_base import Horizon
 
-__all__ = ["axis_horizon", "axis_pairs", "UNIT", "ETA"]
+__all__ = ["axis_horizon", "axis_pairs", "UNIT", "ETA4"]
 
 #: Unit roundoff of each arithmetic (0: exact).
 UNIT = {"real": 0.0, "float64": 2.0**-53, "float32": 2.0**-24}
-#: The largest absolute error of one rounded product in the subnormal range (half the smallest
-#: subnormal number), per arithmetic.
-ETA = {"real": 0.0, "float64": 2.0**-1075, "float32": 2.0**-150}
+#: Four times eta, the largest absolute error of one rounded product in the subnormal range (half
+#: the smallest subnormal number), per arithmetic.  Stored as 4 eta because float64's eta,
+#: 2^-1075, is below the smallest float64: written ``2.0**-1075`` it was 0.0, and a product of a
+#: state of size 1/2 with an entry 2^-1074 (rounded to zero) passed the underflow test.
+ETA4 = {"real": 0.0, "float64": 2.0**-1073, "float32": 2.0**-148}
 
 
 def _network(weights, arithmetic: str):
@@ -60,7 +62,7 @@ def axis_pairs(weights, automaton, arithmetic: str = "float64") -> list[tuple[in
     docstring): the start state is not a multiple of one axis, a matrix has two non-zero entries
     in one column, or a reached column of a matrix is zero or too small not to underflow."""
     A, h0, _ = _network(weights, arithmetic)
-    eta = ETA[arithmetic]
+    eta4 = ETA4[arithmetic]
     nz = [np.nonzero(M) for M in A]
     if any(len(np.unique(cols)) != len(cols) for _, cols in nz):
         return None
@@ -76,7 +78,7 @@ def axis_pairs(weights, automaton, arithmetic: str = "float64") -> list[tuple[in
     for q, k, sign in order:  # grows while it is read: breadth-first
         for a in range(A.shape[0]):
             j = where[a].get(k)
-            if j is None or abs(A[a, j, k]) / 2 <= 2 * eta:
+            if j is None or abs(A[a, j, k]) <= eta4:  # |entry| / 2 <= 2 eta: the product may round to 0
                 return None
             nxt = (int(automaton.delta[a, q]), j, sign if A[a, j, k] > 0 else -sign)
             if nxt not in index:
@@ -95,12 +97,12 @@ def axis_horizon(weights, automaton, arithmetic: str = "float64") -> Horizon | N
     if pairs is None:
         return None
     _, _, R = _network(weights, arithmetic)
-    u, eta = UNIT[arithmetic], ETA[arithmetic]
+    u, eta4 = UNIT[arithmetic], ETA4[arithmetic]
     for q, k, sign in pairs:
         lab = int(automaton.labels[q])
         col = R[:, k]
         for c in range(R.shape[0]):
-            if c != lab and not sign * (col[lab] - col[c]) > 2 * u * (abs(col[lab]) + abs(col[c])) + 8 * eta:
+            if c != lab and not sign * (col[lab] - col[c]) > 2 * u * (abs(col[lab]) + abs(col[c])) + 2 * eta4:
                 return None
     states = len({(k, s) for _, k, s in pairs})
     return Horizon.every_length(arithmetic, "axes", f"Theorem 21: the {arithmetic} state is a signed axis after "

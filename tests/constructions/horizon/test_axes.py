@@ -87,3 +87,63 @@ def test_the_theorem_does_not_apply_off_the_axes() -> None:
     off = _mono(*w.factors, np.array([1.0, 0.5, 0.0]), w.readout)
     assert axis_pairs(off, a) is None and axis_horizon(off, a) is None
     assert axis_horizon(build("reset:3", "full").to_float(), a) is None  # two non-zeros in a column
+
+
+def _parity(a: float, b: float, start: float = 1.0) -> Weights:
+    """The 1-d parity network (x -> x, x -> -x) with readout rows a (even) and b (odd): both of
+    its pairs are right exactly when start * (a - b) beats the rounding bound."""
+    return _mono(np.array([[0], [0]]), np.array([[1.0], [-1.0]]), np.array([start]), np.array([[a], [b]]) * start)
+
+
+def test_the_rounding_bound_is_strict_and_its_factor_is_two_units():
+    """Readout rows 1/2 + 2^-53 and 1/2 - 2^-53: a - b = 2^-52 = 2 u (|a| + |b|) exactly, so not
+    beyond the rounding; with the even row 1/2 + 2^-52 the gap is 1.5 x 2^-52, beyond 2 u but not
+    beyond 3 u.  A negative start (the readout negated with it: the same labels) is judged alike."""
+    a = from_spec("parity")
+    for start in (1.0, -1.0):
+        assert axis_horizon(_parity(0.5 + 2.0**-53, 0.5 - 2.0**-53, start), a, "float64") is None
+        proved = axis_horizon(_parity(0.5 + 2.0**-52, 0.5 - 2.0**-53, start), a, "float64")
+        assert proved is not None and proved.every
+        assert axis_pairs(_parity(0.5 + 2.0**-52, 0.5 - 2.0**-53, start), a) == [(0, 0, int(start)), (1, 0, -int(start))]
+
+
+def test_each_arithmetic_holds_the_network_as_it_would():
+    """float64 rescales by powers of two (matrices of scale 2^-1070 are not underflowing
+    there); float32 rounds every entry (a readout gap of 2^-30 at 1 is a tie in float32, not in
+    float64); real takes the floats as they are."""
+    a = from_spec("parity")
+    tiny = _mono(np.array([[0], [0]]), np.array([[2.0**-1073], [-(2.0**-1073)]]), np.array([1.0]),
+                 np.array([[1.0], [-1.0]]))
+    assert axis_horizon(tiny, a, "float64").every  # held as they are, 2^-1073 would be at the underflow bound
+    close = _parity(1.0, 1.0 - 2.0**-30)
+    assert axis_horizon(close, a, "float64").every and axis_horizon(close, a, "real").every
+    assert axis_horizon(close, a, "float32") is None
+
+
+def test_a_product_at_the_underflow_threshold_leaves_the_axes():
+    """A reached column whose entry is at most 4 eta (eta = 2^-1075, the underflow error of one
+    rounded product in float64) may round a state of size 1/2 to zero: 2^-1074 (which passed while
+    eta, written 2.0**-1075, was 0.0) and 2^-1073 leave the axes, 3 x 2^-1074 does not.  A zero
+    column (the state sent to 0) leaves the axes too."""
+    a = from_spec("parity")
+    assert 2.0**-1074 * 0.5 == 0.0  # the smallest subnormal times a state of size 1/2: rounded to zero
+    for entry, on_axes in ((2.0**-1074, False), (2.0**-1073, False), (3 * 2.0**-1074, True)):
+        w = _mono(np.array([[0, 1], [1, 0]]), np.array([[1.0, 1.0], [1.0, entry]]), np.array([1.0, 0.0]),
+                  np.array([[1.0, 0.0], [0.0, 1.0]]))
+        assert (axis_pairs(w, a) is not None) is on_axes, entry
+    zero = _mono(np.array([[0, 1], [1, 0]]), np.array([[1.0, 1.0], [1.0, 0.0]]), np.array([1.0, 0.0]),
+                 np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert axis_pairs(zero, a) is None
+
+
+def test_every_symbol_is_followed_even_with_more_symbols_than_axes():
+    """reset:3 has four symbols on three axes: breaking the last (the identity) sends e_1 to
+    -e_1, a wrong pair the search reaches only through symbol 3."""
+    a = from_spec("reset:3")
+    w = _moduli("reset:3", 0.3)
+    perm, D = w.factors
+    D = D.copy()
+    D[3, 1] = -D[3, 1]
+    bad = _mono(perm, D, w.h0, w.readout)
+    assert a.n_symbols == 4 > w.dim == 3
+    assert axis_pairs(bad, a) is not None and axis_horizon(bad, a) is None
