@@ -252,6 +252,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "does not depend on R",
     ('constructions/proof/verdicts.py', 'to_scalar', 'True -> False', 0):
         'reduced=False reduces the polynomial modulo the cyclotomic one again: the same element',
+    ('constructions/horizon/axes.py', 'axis_pairs', 'h0[k0] > 0 -> h0[k0] >= 0', 0):
+        "k0 is h0's one non-zero coordinate: h0[k0] is never 0",
+    ('constructions/horizon/axes.py', 'axis_pairs', 'A[a, j, k] > 0 -> A[a, j, k] >= 0', 0):
+        "j is the row of column k's non-zero entry: A[a, j, k] is never 0",
     # the exact run of the directed words (round 12)
     ('constructions/horizon/exactwords.py', 'exact_failure', 'first[i] < 0 -> first[i] <= 0', 0):
         "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",

@@ -74,15 +74,15 @@ def axis_pairs(weights, automaton, arithmetic: str = "float64") -> list[tuple[in
     where = [dict(zip(cols.tolist(), rows.tolist())) for rows, cols in nz]
     k0 = int(support[0])
     start = (int(automaton.start), k0, 1 if h0[k0] > 0 else -1)
-    index, order = {start: 0}, [start]
+    seen, order = {start}, [start]
     for q, k, sign in order:  # grows while it is read: breadth-first
         for a in range(A.shape[0]):
             j = where[a].get(k)
             if j is None or abs(A[a, j, k]) <= eta4:  # |entry| / 2 <= 2 eta: the product may round to 0
                 return None
             nxt = (int(automaton.delta[a, q]), j, sign if A[a, j, k] > 0 else -sign)
-            if nxt not in index:
-                index[nxt] = len(order)
+            if nxt not in seen:
+                seen.add(nxt)
                 order.append(nxt)
     return order
 

@@ -147,3 +147,25 @@ def test_every_symbol_is_followed_even_with_more_symbols_than_axes():
     bad = _mono(perm, D, w.h0, w.readout)
     assert a.n_symbols == 4 > w.dim == 3
     assert axis_pairs(bad, a) is not None and axis_horizon(bad, a) is None
+
+
+def test_every_class_is_a_competitor_even_with_more_classes_than_axes():
+    """One axis, three classes: state 0 (label 0) is beaten by class 1, which only a check of
+    every class (not every axis) finds; state 1 (label 2) is right."""
+    from bilinear.automata import Automaton
+
+    a = Automaton([[1, 0]], labels=[0, 2], symbols=("a",))
+    w = _mono(np.array([[0]]), np.array([[-1.0]]), np.array([1.0]), np.array([[1.0], [2.0], [0.0]]))
+    assert a.n_classes == 3 > w.dim == 1
+    assert axis_pairs(w, a) == [(0, 0, 1), (1, 0, -1)] and axis_horizon(w, a) is None
+
+
+def test_the_underflow_error_counts_in_the_rounding_bound():
+    """float32 holds the readout as it is (no rescaling): rows of size 2^-140 differ by 4 or 5 x
+    2^-149, against a bound of 2 eta4 = 4 x 2^-149 (the unit roundoff's share is below 2^-160):
+    4 is not beyond it (equal), 5 is.  A bound of 3 eta4 (6 x 2^-149) would refuse both, one
+    of -2 eta4 accept both."""
+    a = from_spec("parity")
+    top = 2.0**-140
+    assert axis_horizon(_parity(top, top - 4 * 2.0**-149), a, "float32") is None
+    assert axis_horizon(_parity(top, top - 5 * 2.0**-149), a, "float32").every
