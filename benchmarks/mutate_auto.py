@@ -212,6 +212,20 @@ TARGETS = [
 ]
 
 
+#: Reasons shared by several equivalent mutants of :data:`EQUIVALENT`.
+_SAME_TRIED = ("tried_for's count: which constructions build tries for a householder or dplr count depends "
+               "on the kind and its options, never on the count (registry._kind_matches, the factored test)")
+_FIRST_ONE = ("first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a "
+              "bare factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full "
+              "matrices') does not depend on R")
+_EMPTY_WORD = ("a float64 failing length 0 is the empty word's, given to every word at once (first_failures): "
+               "then every search is of an empty prefix, None either way")
+_AT_DEADLINE = "a clock reading equal to the deadline, to the nanosecond"
+_GCD_ONE = "a gcd of 1 divides nothing: the same column"
+_EXPONENT = ("a state is rescaled only outside [2^-64, 2^64]: its exponent e is at least 65 or at most -63, "
+             "never 0 or 1")
+_SIGN_ZERO = "sign(0) = -1 instead of 0: every caller asks whether a sign is > 0, false for both"
+
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
@@ -233,23 +247,17 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "z^(n-j) for z^(n+j): the least j >= 1 with z^(n-j)(q) = z^n(q) is also q's cycle length L: q's tail and cycle are tail + L <= n distinct points, so z^(n-L)(q) is on the cycle, and a smaller j is no multiple of L",
     # a cell's phases (issue 48, round 12)
     ('constructions/settle.py', '_smallest_count', '1 -> 2', 2):
-        "tried_for's count: which constructions build tries for a householder or dplr count depends on the kind "
-        "and its options, never on the count (registry._kind_matches, the factored test)",
+        _SAME_TRIED,
     ('constructions/settle.py', '_smallest_count', '1 -> 0', 2):
-        "tried_for's count: which constructions build tries for a householder or dplr count depends on the kind "
-        "and its options, never on the count (registry._kind_matches, the factored test)",
+        _SAME_TRIED,
     ('constructions/settle.py', '_settle_stack', 'layers < info.frattini_length -> layers <= info.frattini_length', 0):
         "the branch is taken only when the depth bound excludes the layers (excludes() == 'open'), not by Theorem "
         "S4; with layers = the Frattini length, Theorem S6 does not exclude them, and the derived length, at most "
         "the Frattini length, does not either (Theorem S3): never taken with equality",
     ('constructions/settle.py', '_settle_layer', '1 -> 2', 0):
-        "first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a bare "
-        "factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full matrices') "
-        "does not depend on R",
+        _FIRST_ONE,
     ('constructions/settle.py', '_settle_layer', '1 -> 0', 0):
-        "first = 1 is replaced by the factor bound for a count column; otherwise it is read only for a bare "
-        "factorized column with nothing built, whose lower bound on d (Theorems 13, 14: the full matrices') "
-        "does not depend on R",
+        _FIRST_ONE,
     ('constructions/proof/verdicts.py', 'to_scalar', 'True -> False', 0):
         'reduced=False reduces the polynomial modulo the cyclotomic one again: the same element',
     ('constructions/horizon/axes.py', 'axis_pairs', 'h0[k0] > 0 -> h0[k0] >= 0', 0):
@@ -258,29 +266,29 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "j is the row of column k's non-zero entry: A[a, j, k] is never 0",
     # the exact run of the directed words (round 12)
     ('constructions/horizon/exactwords.py', 'exact_failure', 'first[i] < 0 -> first[i] <= 0', 0):
-        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+        _EMPTY_WORD,
     ('constructions/horizon/exactwords.py', 'exact_failure', '0 -> 1', 0):
-        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+        _EMPTY_WORD,
     ('constructions/horizon/exactwords.py', 'exact_failure', 'first[i] < 0 -> first[i] <= 0', 1):
-        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+        _EMPTY_WORD,
     ('constructions/horizon/exactwords.py', 'exact_failure', '0 -> 1', 1):
-        "a float64 failing length 0 is the empty word's, given to every word at once (first_failures): then every search is of an empty prefix, None either way",
+        _EMPTY_WORD,
     ('constructions/horizon/exactwords.py', 'exact_failure', 'time.monotonic() > deadline -> time.monotonic() >= deadline', 0):
-        'a clock reading equal to the deadline, to the nanosecond',
+        _AT_DEADLINE,
     ('constructions/horizon/exactwords.py', '_first_wrong', 'time.monotonic() > deadline -> time.monotonic() >= deadline', 0):
-        'a clock reading equal to the deadline, to the nanosecond',
+        _AT_DEADLINE,
     ('constructions/horizon/exactwords.py', '_primitive', 'g <= 1 -> g < 1', 0):
-        'a gcd of 1 divides nothing: the same column',
+        _GCD_ONE,
     ('constructions/horizon/exactwords.py', '_primitive', '1 -> 0', 0):
-        'a gcd of 1 divides nothing: the same column',
+        _GCD_ONE,
     ('constructions/horizon/exactwords.py', '_scaled', 'e > 0 -> e >= 0', 0):
-        'a state is rescaled only outside [2^-64, 2^64]: its exponent e is at least 65 or at most -63, never 0 or 1',
+        _EXPONENT,
     ('constructions/horizon/exactwords.py', '_scaled', '0 -> 1', 0):
-        'a state is rescaled only outside [2^-64, 2^64]: its exponent e is at least 65 or at most -63, never 0 or 1',
+        _EXPONENT,
     ('constructions/horizon/exactwords.py', '_sign', 'x < 0 -> x <= 0', 0):
-        'sign(0) = -1 instead of 0: every caller asks whether a sign is > 0, false for both',
+        _SIGN_ZERO,
     ('constructions/horizon/exactwords.py', '_sign', '0 -> 1', 1):
-        'sign(0) = -1 instead of 0: every caller asks whether a sign is > 0, false for both',
+        _SIGN_ZERO,
     ('constructions/horizon/exactwords.py', '_argmax', '1 -> 0', 0):
         'the loop also compares class 0 with itself: a zero difference moves nothing',
     ('constructions/horizon/exactwords.py', '_argmax', '_sign(scores[c] - scores[best]) > 0 -> _sign(scores[c] - scores[best]) >= 0', 0):

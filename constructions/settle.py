@@ -183,7 +183,7 @@ def _deepened_prove(weights, automaton: Automaton, bound: int, time_budget: floa
 
     start = time.perf_counter()
     while True:
-        left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+        left = _left(time_budget, start)
         result = prove_network(weights, automaton, bound=bound, time_budget=left,
                                progress=_deepening_progress(progress, bound, start))
         if (result.status != "open" or getattr(result, "cause", "bound") != "bound" or time_budget is None
@@ -221,7 +221,7 @@ def _directed_first(cell: Cell, weights, automaton: Automaton, time_budget) -> t
     start = time.perf_counter()
     seconds = EXACT_WORDS_SECONDS if time_budget is None else min(EXACT_WORDS_SECONDS, time_budget / 4)
     found = exact_failure(weights, automaton, DIRECTED_LENGTH, seconds)
-    left = None if time_budget is None else max(time_budget - (time.perf_counter() - start), 1e-3)
+    left = _left(time_budget, start)
     if found is None:
         return cell, left
     word = found.word

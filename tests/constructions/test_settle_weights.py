@@ -110,13 +110,9 @@ def test_a_counterexample_of_the_exact_directed_pass_is_exact_and_not_the_shorte
     directed words in exact arithmetic find 5^200 before any proof."""
     from fractions import Fraction
 
-    import numpy as np
+    from exact_rotations import off_rotation
 
-    t = Fraction(577, 1000)
-    c, s = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
-    A = [np.linalg.matrix_power(np.array([[c, -s], [s, c]], dtype=object), k) for k in range(6)]
-    w = Weights("rotation2d", A, [1, 0], [M[:, 0] for M in A])
-    cell = settle("cyclic:6", "rotation2d", weights=w, time_budget=30)
+    cell = settle("cyclic:6", "rotation2d", weights=off_rotation(6, Fraction(577, 1000)), time_budget=30)
     assert (cell.status, cell.exact, cell.shortest, cell.word, cell.dim) == ("counterexample", True, False, "5^200", 2)
     assert cell.detail.endswith("(a directed word of length 500, run in exact arithmetic before the proof; "
                                 "a shorter counterexample may exist)")

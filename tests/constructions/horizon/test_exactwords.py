@@ -9,6 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from exact_rotations import off_rotation
+
 from bilinear.automata.families import from_spec
 from bilinear.cli import main
 from bilinear.constructions.horizon.exactwords import exact_failure
@@ -19,9 +21,7 @@ CYCLIC6 = from_spec("cyclic:6")
 
 def _off_by_a_little(t: Fraction = Fraction(577, 1000)) -> Weights:
     """Exact Z_6 rotation2d weights with tan(theta / 2) = 577/1000: theta = pi/3 - 5.25e-4."""
-    c, s = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
-    A = [np.linalg.matrix_power(np.array([[c, -s], [s, c]], dtype=object), k) for k in range(6)]
-    return Weights("rotation2d", A, [1, 0], [M[:, 0] for M in A])
+    return off_rotation(6, t)
 
 
 def _labels_exactly(w: Weights, word) -> tuple[int, int]:

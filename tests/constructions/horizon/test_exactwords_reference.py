@@ -12,18 +12,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from exact_rotations import off_rotation
+
 from bilinear.automata.families import from_spec
 from bilinear.constructions.horizon.exactwords import exact_failure
 from bilinear.constructions.horizon.failsearch import first_failures
 from bilinear.constructions.horizon.floatcheck import directed_words
 from bilinear.constructions.values.weights import Weights
-
-
-def _rotation(m: int, t: Fraction, scale: int = 1) -> Weights:
-    """Z_m by the rotation with tan(theta / 2) = t (times ``scale``), class k the direction of A^k h0."""
-    c, s = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
-    A = [np.linalg.matrix_power(np.array([[c, -s], [s, c]], dtype=object), k) * scale for k in range(m)]
-    return Weights("rotation2d", A, [1, 0], [M[:, 0] for M in A])
 
 
 def _integers(M) -> list[list[int]]:
@@ -75,7 +70,7 @@ def _brute_force(w: Weights, spec: str, length: int):
     (4, Fraction(1005, 1000), 1), (4, Fraction(995, 1000), 3), (4, Fraction(102, 100), 1),
 ])
 def test_the_search_finds_the_brute_forces_shortest_failure(m, t, scale):
-    w = _rotation(m, t, scale)
+    w = off_rotation(m, t, scale)
     expected = _brute_force(w, f"cyclic:{m}", 250)
     assert expected is not None  # these networks do fail within 250 steps
     assert exact_failure(w, from_spec(f"cyclic:{m}"), 250) == expected
@@ -84,20 +79,20 @@ def test_the_search_finds_the_brute_forces_shortest_failure(m, t, scale):
 def test_a_scale_changes_no_answer_and_right_weights_have_none():
     """The network is scale-invariant: times 3 (entries growing as 3^n, divided by their gcd on
     the way) it fails on the same word; the exact Z_4 rotation (a quarter turn) fails nowhere."""
-    base = exact_failure(_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300)
-    assert base is not None and exact_failure(_rotation(6, Fraction(577, 1000), 3), from_spec("cyclic:6"), 300) == base
-    assert exact_failure(_rotation(4, Fraction(1)), from_spec("cyclic:4"), 300) is None
+    base = exact_failure(off_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300)
+    assert base is not None and exact_failure(off_rotation(6, Fraction(577, 1000), 3), from_spec("cyclic:6"), 300) == base
+    assert exact_failure(off_rotation(4, Fraction(1)), from_spec("cyclic:4"), 300) is None
 
 
 def test_out_of_time_is_none():
-    assert exact_failure(_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300, seconds=0.0) is None
+    assert exact_failure(off_rotation(6, Fraction(577, 1000)), from_spec("cyclic:6"), 300, seconds=0.0) is None
 
 
 def test_the_exact_run_returns_the_failing_prefix_of_a_longer_word():
     """Given 5^250 (longer than its failure at 200), the run stops at the failing prefix."""
     from bilinear.constructions.horizon.exactwords import _arrays, _first_wrong
 
-    w = _rotation(6, Fraction(577, 1000))
+    w = off_rotation(6, Fraction(577, 1000))
     A, R, h0 = _arrays(w.exact_network())
     found = _first_wrong(A, R, h0, from_spec("cyclic:6"), [5] * 250, float("inf"))
     assert found is not None and found.word == (5,) * 200 and found.got == _exact_labels(w, [5] * 200)[-1]
@@ -165,7 +160,7 @@ def test_an_exact_tie_is_a_failure_and_a_margin_of_one_is_not():
     """The exact quarter turn of Z_4 with class 3's readout row made class 2's: after +2 the two
     tie (a failure, got None); after +1 the integer scores are 1 and 0 (a margin of exactly one,
     right)."""
-    w = _rotation(4, Fraction(1))
+    w = off_rotation(4, Fraction(1))
     R = np.array(w.readout, dtype=object)
     R[3] = R[2]
     tied = Weights("rotation2d", w.A, w.h0, R)
