@@ -22,9 +22,9 @@ per step, in one ``np.matmul`` call); ``"gathered"`` gathers every row's matrix 
 batched product (fewer Python steps for large alphabets); ``"entrywise"``, for diagonal matrices
 only, multiplies each row by its symbol's diagonal entry by entry (the symbols' diagonals of a
 few steps gathered at once); ``"auto"`` takes ``"entrywise"`` when every matrix is diagonal
-(hidden size 2 or more), else stacks when symbols x hidden is at most :data:`STACKED_MAX`, else
-groups for up to 32 symbols, and also when the gathered matrices (batch * hidden * hidden
-floats) would exceed :data:`GATHER_MAX_FLOATS`.  All give the same states up to rounding, and
+(hidden size 2 or more), else stacks when symbols x hidden is at most :data:`STACKED_MAX` (or
+:data:`STACKED_SMALL_MAX` for a small batch), else groups for up to 32 symbols, and also when
+the gathered matrices (batch * hidden * hidden floats) would exceed :data:`GATHER_MAX_FLOATS`.  All give the same states up to rounding, and
 ``"entrywise"`` the same numbers as a product of the whole matrices (each entry of ``A h`` is
 then one product plus exact zeros; only the sign of a zero may differ).  :func:`float_blocks`
 (the float check's run) hands the states over a block of steps at a time, written into one
@@ -101,8 +101,15 @@ _SMALL_NORM = 2.0**-500
 #: Ways of advancing the batch (see the module docstring).
 METHODS = ("auto", "grouped", "gathered", "stacked", "entrywise")
 
-#: "auto" multiplies every row by every symbol's matrix when symbols x hidden is at most this.
-STACKED_MAX = 64
+#: "auto" multiplies every row by every symbol's matrix when symbols x hidden is at most this, and
+#: up to :data:`STACKED_SMALL_MAX` for batches of fewer than :data:`STACKED_SMALL_BATCH` words (the
+#: grouping's cost per step is paid whatever the batch).  Measured with one thread, length 500,
+#: random orthogonal matrices (benchmarks/SPEED.md, "Issue 48, round 13"): at 1,000 words
+#: grouping took 0.84x stacking's time at 10 symbols x 5 hidden and 0.97x at 6 x 6, 1.02x at
+#: 8 x 4; at 250 words 1.11x at 10 x 5 and 0.90x at 8 x 8; at 100 words 1.2-1.4x up to 64.
+STACKED_MAX = 32
+STACKED_SMALL_MAX = 64
+STACKED_SMALL_BATCH = 500
 #: "auto" groups rows by token for alphabets up to this size.
 GROUPED_MAX_SYMBOLS = 32
 #: "auto" never gathers more floats than this per step (256 MiB).
@@ -182,7 +189,7 @@ def _method(A: np.ndarray, batch: int, method: str) -> str:
         return method
     if d > 1 and is_diagonal(A):
         return "entrywise"
-    if k * d <= STACKED_MAX:
+    if k * d <= STACKED_MAX or (k * d <= STACKED_SMALL_MAX and batch < STACKED_SMALL_BATCH):
         return "stacked"
     return "grouped" if k <= GROUPED_MAX_SYMBOLS or batch * d * d > GATHER_MAX_FLOATS else "gathered"
 

@@ -105,16 +105,18 @@ def test_auto_goes_entrywise_only_for_diagonal_matrices_of_two_or_more_units():
 
 
 def test_auto_chooses_at_its_documented_boundaries():
-    """"auto" for matrices that are not diagonal: stacked up to STACKED_MAX = symbols x hidden,
-    grouped up to GROUPED_MAX_SYMBOLS symbols, and beyond them whenever the gathered matrices
+    """"auto" for matrices that are not diagonal: stacked up to STACKED_MAX = symbols x hidden
+    (STACKED_SMALL_MAX below STACKED_SMALL_BATCH words), grouped up to GROUPED_MAX_SYMBOLS symbols, and beyond them whenever the gathered matrices
     (batch x hidden^2 floats) would pass GATHER_MAX_FLOATS, else gathered."""
     from bilinear.constructions.values import floatrun
 
     def method(k, d, batch=10):
         return floatrun._method(np.ones((k, d, d)), batch, "auto")
 
-    assert floatrun.STACKED_MAX == 64 and floatrun.GROUPED_MAX_SYMBOLS == 32
-    assert method(16, 4) == "stacked" and method(17, 4) == "grouped"
+    assert floatrun.STACKED_MAX == 32 and floatrun.GROUPED_MAX_SYMBOLS == 32
+    assert (floatrun.STACKED_SMALL_MAX, floatrun.STACKED_SMALL_BATCH) == (64, 500)
+    assert method(8, 4, 1000) == "stacked" and method(11, 3, 1000) == "grouped"
+    assert method(16, 4, 499) == "stacked" and method(16, 4, 500) == "grouped" and method(13, 5, 10) == "grouped"
     assert method(32, 4) == "grouped" and method(33, 4) == "gathered"
     most = floatrun.GATHER_MAX_FLOATS // 16  # batch x 4^2 floats = GATHER_MAX_FLOATS
     assert method(33, 4, most) == "gathered" and method(33, 4, most + 1) == "grouped"
