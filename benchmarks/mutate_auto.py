@@ -112,6 +112,9 @@ TARGETS = [
            PROVER_TESTS + ("tests/constructions/exact/test_field.py", "tests/constructions/exact/test_domains.py")),
     Target("search", "constructions/proof/search.py", (),
            PROVER_TESTS + ("tests/constructions/test_limits.py", "tests/constructions/proof/test_clock.py")),
+    # the prover's closure along the orbit of one generator: the general loop's result, or None
+    Target("orbitproof", "constructions/proof/orbitproof.py", (),
+           ("tests/constructions/proof/test_orbit_proof.py", "tests/constructions/proof/test_orbit_proof_mutants.py")),
     Target("stackprover", "constructions/proof/stackprover.py", (),
            ("tests/constructions/values/test_stack.py", "tests/constructions/impossible/test_depth_aperiodic.py")),
     # not proof code: the evaluation loop every accuracy at length 500 comes from
@@ -180,6 +183,12 @@ TARGETS = [
     # the exact run of the directed words before a proof (verify's refutations past the prover's reach)
     Target("exactwords", "constructions/horizon/exactwords.py", (),
            ("tests/constructions/horizon/test_exactwords_reference.py", "tests/constructions/horizon/test_exactwords.py")),
+    # Theorem 25: invariant cones of a two-dimensional state's ray, checked in ball arithmetic
+    Target("horizon_ray", "constructions/horizon/horizon_ray.py", (),
+           ("tests/constructions/horizon/test_horizon_ray.py", "tests/constructions/horizon/test_horizon_ray_cones.py")),
+    # a float stack snapped to an exact one of the same variant, layer by layer (certify's stacks)
+    Target("stacksnap", "constructions/horizon/stacksnap.py", (),
+           ("tests/constructions/horizon/test_stacksnap_layers.py", "tests/constructions/horizon/test_stacksnap.py")),
     # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
     Target("depth", "constructions/impossible/depth.py", (),
            ("tests/constructions/impossible/test_depth_aperiodic.py", "tests/constructions/test_settle_budget.py",
@@ -225,10 +234,49 @@ _GCD_ONE = "a gcd of 1 divides nothing: the same column"
 _EXPONENT = ("a state is rescaled only outside [2^-64, 2^64]: its exponent e is at least 65 or at most -63, "
              "never 0 or 1")
 _SIGN_ZERO = "sign(0) = -1 instead of 0: every caller asks whether a sign is > 0, false for both"
+_ORBIT_STORE = ("the orbit's own store: its readout rows and symbol count are read only by scores and step, "
+                "which _orbit_of never calls (it only adds and finds directions)")
+_CHUNK_SIZE = ("the chunk size only: chunks are taken in stream order and the seen keys carry over, so the same "
+               "pairs in the same order; the clock read between chunks makes a budget that runs out mid-search "
+               "stop it at another moment (timing), and one spent before it stops it after the first level's "
+               "one parent either way")
+_STORED_AGAIN = ("hid[k] is 0 only for the start's orbit index 0, whose vector is the store's direction 0: "
+                 "store.add finds it and returns 0 again")
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    # the orbit of one generator (constructions/proof/orbitproof.py)
+    ('constructions/proof/orbitproof.py', '_orbit_of', '1 -> 2', 0):
+        _ORBIT_STORE,
+    ('constructions/proof/orbitproof.py', '_orbit_of', '1 -> 0', 0):
+        _ORBIT_STORE,
+    ('constructions/proof/orbitproof.py', '_orbit_of', '1 -> 2', 1):
+        _ORBIT_STORE,
+    ('constructions/proof/orbitproof.py', '_orbit_of', '1 -> 0', 1):
+        _ORBIT_STORE,
+    ('constructions/proof/orbitproof.py', '_orbit_of', 'time.monotonic() > clock.deadline -> time.monotonic() >= clock.deadline', 0):
+        _AT_DEADLINE,
+    ('constructions/proof/orbitproof.py', '_commutes', 'i == j -> i != j', 0):
+        'the columns of J - I for the unit columns: a basis too for d >= 2 (J - I has eigenvalues d - 1 and -1), '
+        'and 1 x 1 matrices always commute',
+    ('constructions/proof/orbitproof.py', '_Levels.__init__', '1 -> 2', 0):
+        'the sentinel -2 for -1: an entry of hid is only compared with < 0',
+    ('constructions/proof/orbitproof.py', '_Levels.key', 'q * self.orbit.m + k -> q * self.orbit.m - k', 0):
+        "key is called once, for the start pair, whose orbit index k is 0",
+    ('constructions/proof/orbitproof.py', '_Levels.run', '1 -> 2', 0):
+        _CHUNK_SIZE,
+    ('constructions/proof/orbitproof.py', '_Levels.run', '_CHUNK // S -> _CHUNK * S', 0):
+        _CHUNK_SIZE,
+    ('constructions/proof/orbitproof.py', '_Levels._new_pairs', 'Q2 * self.orbit.m + K2 -> Q2 * self.orbit.m - K2', 0):
+        "q m - k is as injective on 0 <= k < m as q m + k and agrees with key() on the start pair (k = 0); keys "
+        "are only compared (the stream order comes from np.unique's first indices)",
+    ('constructions/proof/orbitproof.py', '_Levels._new_pairs', 'True -> False', 1):
+        "assume_unique=False: np.isin gives the same membership; both arrays are unique already (np.unique, np.union1d)",
+    ('constructions/proof/orbitproof.py', '_Levels._new_pairs', 'self.hid[k2] < 0 -> self.hid[k2] <= 0', 0):
+        _STORED_AGAIN,
+    ('constructions/proof/orbitproof.py', '_Levels._new_pairs', '0 -> 1', 0):
+        _STORED_AGAIN,
     # the float run's entrywise way (diagonal matrices) (issue 48): where a count or a buffer size changes, the numbers do not
     ('constructions/values/floatrun.py', '_method', '1 -> 2', 0):
         'A.shape[2] for A.shape[1]: the matrices are square',
