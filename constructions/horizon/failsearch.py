@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from ..values.floatrun import float_steps, rescaled
+from .floatcheck import _margins  # score[label] - max other score, the float check's own
 
 __all__ = ["search_failure", "exit_failure", "beam_failure", "beam_worth_running", "shorten_failure", "first_failures",
            "compress_word", "BEAM_WIDTH", "BEAM_MAX_LENGTH"]
@@ -63,15 +64,9 @@ def first_failures(weights, automaton, words: np.ndarray, shortest: bool = False
     if words.shape[1] == 0 or R.shape[0] == 1:
         return first
     labels = np.ascontiguousarray(automaton.labels[automaton.run_batch(words, trace=True)].T)  # (time, batch)
-    n = words.shape[0]
-    rows = np.arange(n)
     R = rescaled(R)  # as float_run does to its readout
     for t, H in enumerate(float_steps(A, h0, words)):  # float_run's states; its scores, classes along rows
-        scores = R @ H.T  # (classes, batch): the maximum over classes runs along rows
-        flat = labels[t] * n + rows
-        own = scores.take(flat)
-        scores.reshape(-1)[flat] = -np.inf  # contiguous: a view; an index assignment is faster than np.put
-        bad = (own <= scores.max(axis=0)) & (first < 0)
+        bad = (_margins(R @ H.T, labels[t]) <= 0) & (first < 0)  # scores (classes, batch)
         first[bad] = t + 1
         if shortest and bad.any():
             break
@@ -188,15 +183,12 @@ def exit_failure(weights, automaton, words: np.ndarray, floor: int = 0) -> tuple
     R = rescaled(R)
     states = automaton.run_batch(words, trace=True)  # (batch, time)
     label_of = np.asarray(automaton.labels)[np.asarray(automaton.delta)]  # [c, q]: the label after c from q
-    rows = np.arange(n * k)
     for t, H in enumerate(float_steps(A, h0, words)):
         if t + 2 <= floor:
             continue
         S = (H @ At).reshape(n * k, d) @ R.T  # row b k + c; a positive row scale changes no argmax
         lab = label_of[:, states[:, t]].T.reshape(n * k)
-        own = S[rows, lab]
-        S[rows, lab] = -np.inf
-        bad = np.nonzero(own <= S.max(axis=1))[0]
+        bad = np.nonzero(_margins(S.T, lab) <= 0)[0]
         if bad.size:
             cands = np.array([np.append(words[i // k, : t + 1], i % k) for i in bad[:256]])
             first = first_failures(weights, automaton, cands)
@@ -246,7 +238,6 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
     H = (h0 / (np.linalg.norm(h0) or 1.0))[None, :]
     Q = np.array([int(automaton.start)])
     kept: list[np.ndarray] = []  # per step, the kept words' rows b k + s: parent b in the previous beam, symbol s
-    rows_of: dict[int, np.ndarray] = {}  # per beam size B: the rows 0 .. B k - 1
 
     def word(i: int) -> tuple[int, ...]:  # the word of row i of the current step
         out = [i % k]
@@ -259,15 +250,10 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
 
     for _t in range(length):
         B = H.shape[0]
-        rows = rows_of.setdefault(B, np.arange(B * k))
         Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
         n = np.sqrt(np.add.reduce(Hn * Hn, axis=1))  # np.linalg.norm's own sums, without its checks
         Hn /= np.where(n > 0, n, 1.0)[:, None]
-        S = R @ Hn.T  # (classes, words): a maximum over classes runs along rows
-        flat = label_after[Q].reshape(B * k) * (B * k) + rows
-        own = S.take(flat)
-        S.reshape(-1)[flat] = -np.inf  # contiguous: a view; an index assignment is faster than np.put
-        margin = own - S.max(axis=0)
+        margin = _margins(R @ Hn.T, label_after[Q].reshape(B * k))  # scores (classes, words)
         bad = np.nonzero(margin <= 0)[0]
         if bad.size and _t + 1 > floor:  # confirmed by the one float run every check uses (rounding may differ)
             cands = [word(int(i)) for i in bad[:width]]
