@@ -198,7 +198,7 @@ def ray_horizon(weights, automaton, roundoff: RoundOff) -> Horizon:
     arith = roundoff.arithmetic
     if weights.dim != 2:
         return Horizon.none(arith, "invariant cones are for hidden size 2", "ray")
-    if getattr(weights.variant_info, "complex", False):
+    if weights.variant_info.complex:
         return Horizon.none(arith, "invariant cones are for real states (a complex variant's state is not a ray of the plane)",
                             "ray")
     states = _reachable(automaton)
