@@ -186,6 +186,18 @@ TARGETS = [
     # Theorem 25: invariant cones of a two-dimensional state's ray, checked in ball arithmetic
     Target("horizon_ray", "constructions/horizon/horizon_ray.py", (),
            ("tests/constructions/horizon/test_horizon_ray.py", "tests/constructions/horizon/test_horizon_ray_cones.py")),
+    # Theorem 23: the recurrence, the checks and the resets (the search heuristics and the set-up are not targeted yet)
+    Target("horizon_projective", "constructions/horizon/horizon_projective.py",
+           ("_rank_one", "resetting_symbols", "_closure", "_restart_pairs", "_holds", "_demand", "_recurrence", "_step_run",
+            "_within", "_certified", "_Common"),
+           ("tests/constructions/horizon/test_horizon_projective.py",
+            "tests/constructions/horizon/test_horizon_projective_core.py")),
+    # Theorem 22: a trained monomial network snapped to units after a diagonal change of basis
+    Target("gauge", "constructions/horizon/gauge.py", (),
+           ("tests/constructions/horizon/test_gauge.py", "tests/constructions/horizon/test_gauge_mutants.py")),
+    # Theorem 24: the phase and modulus of every complex block, bounded on a box that grows with the length
+    Target("horizon_phase", "constructions/horizon/horizon_phase.py", (),
+           ("tests/constructions/horizon/test_horizon_phase.py", "tests/constructions/horizon/test_horizon_phase_mutants.py")),
     # a float stack snapped to an exact one of the same variant, layer by layer (certify's stacks)
     Target("stacksnap", "constructions/horizon/stacksnap.py", (),
            ("tests/constructions/horizon/test_stacksnap_layers.py", "tests/constructions/horizon/test_stacksnap.py")),
@@ -242,10 +254,62 @@ _CHUNK_SIZE = ("the chunk size only: chunks are taken in stream order and the se
                "one parent either way")
 _STORED_AGAIN = ("hid[k] is 0 only for the start's orbit index 0, whose vector is the store's direction 0: "
                  "store.add finds it and returns 0 again")
+_REAL_ROOT = ("a real cycle's root: the snap reads only whether its k is 0 (+1, else -1); its order q enters "
+              "only the field's order L and its target phase only the complex spread, neither read for real weights")
+_PHASE_GUESS = ("the float search's length is only a guess: the balls check it, bisect below it where it fails and "
+                "past it where the next length holds too, so the length is the balls' largest for a condition "
+                "monotone in t (Theorem 24's is), whatever the guess")
+_PHASE_CENTRE = ("the start's log-moduli all shifted by one constant c: every term of a row's sum and both sides "
+                 "of the ratio are multiplied by e^-c > 0, the same signs (the centre keeps the float search's "
+                 "exponentials in range, and its guess is only a guess)")
+_PHASE_UNDERFLOW = ("an underflow of 0 is charged as sqrt(d) x 0 x 2^bits = 0 in the branch or out of it, and real "
+                    "arithmetic has underflow 0 (RoundOff.of, RoundOff.for_network)")
+_GALLOP = ("the gallop's first step or growth: the binary search between the last true and the first false "
+           "length finds the same largest t for an ok true up to some t and false after (the docstring's "
+           "contract; Theorem 24's condition is monotone in t)")
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    # Theorem 25's invariant cones (constructions/horizon/horizon_ray.py)
+    ('constructions/horizon/horizon_ray.py', '_image', 'diff >= 0 -> diff > 0', 0):
+        "at diff = 0 both branches return (angles[0], angles[0]): the same pair",
+    ('constructions/horizon/horizon_ray.py', 'ray_cones', 'moved <= inflate * 1e-3 -> moved < inflate * 0.001', 0):
+        "the arcs' movement equal to a thousandth of the margin, to the last bit (atan2 differences against a "
+        "product by 1e-3): one sweep more, whose arcs _check then proves or refuses as any candidate's",
+    # Theorem 23's projective orbit horizon (constructions/horizon/horizon_projective.py)
+    ('constructions/horizon/horizon_projective.py', '_recurrence', 'V > vmax -> V >= vmax', 0):
+        "every V is an exact point (hi) and so is v0 from every caller (bmax, hi, arb(0)): the two differ only at "
+        "V equal to vmax, the same value",
+    ('constructions/horizon/horizon_projective.py', '_restart_pairs', 'gz > 0 -> gz >= 0', 0):
+        "gz == 0 raises on the line before: the two agree on every gz that reaches the sign",
+    # Theorem 22's gauge snap (constructions/horizon/gauge.py)
+    ('constructions/horizon/gauge.py', '_moduli', 'x[:k] + 0.0 -> x[:k] - 0.0', 0):
+        "differs only for a log scale of -0.0 (kept -0.0 instead of 0.0), which exp and -700 < x < 700 read as 0.0",
+    ('constructions/horizon/gauge.py', '_moduli', 'x[k:] - x[k:].mean() -> x[k:] + x[k:].mean()', 0):
+        "lstsq's least-norm solution is orthogonal to the null space, which holds a constant log |g| on each "
+        "component of the graph on M: the mean is 0 up to rounding (1e-17), far below the basis's 2^-24",
+    ('constructions/horizon/gauge.py', '_root', 'math.cos(phi) > 0 -> math.cos(phi) >= 0', 0):
+        "a real cycle's phase is a sum of angles 0 and pi, wrapped: 0 or -pi up to rounding, where cos is +1 or -1",
+    ('constructions/horizon/gauge.py', '_root', '1 -> 2', 0):
+        _REAL_ROOT,
+    ('constructions/horizon/gauge.py', '_root', '1 -> 2', 1):
+        _REAL_ROOT,
+    ('constructions/horizon/gauge.py', '_root', '2 -> 3', 0):
+        _REAL_ROOT,
+    ('constructions/horizon/gauge.py', '_wrap', 'x + math.pi -> x - math.pi', 0):
+        "(x - pi) mod 2 pi = (x + pi) mod 2 pi: only the rounding of the sum differs (an ulp of 2 pi, 9e-16 rad), "
+        "against windows of at least pi / 1152 = 0.0027 rad",
+    ('constructions/horizon/gauge.py', '_phases', 'tree.add(e) -> pass', 0):
+        "a forest edge's gauge-free phase is its angle less the angle it set, 0 up to rounding (1e-15 rad): "
+        "_root gives it (0, 1), the forest's own root, anyway",
+    ('constructions/horizon/gauge.py', 'regauged', 'False -> True', 0):
+        "an object array of the same float entries (zeros as int 0): Weights converts A to float64, the start "
+        "state and readout being float arrays, so the same weights",
+    ('constructions/horizon/gauge.py', 'regauged', '1 -> 2', 3):
+        'reshape(-2): numpy takes any negative size as the one unknown dimension',
+    ('constructions/horizon/gauge.py', 'regauged', '1 -> 2', 5):
+        'reshape(rows, -2): numpy takes any negative size as the one unknown dimension',
     # the orbit of one generator (constructions/proof/orbitproof.py)
     ('constructions/proof/orbitproof.py', '_orbit_of', '1 -> 2', 0):
         _ORBIT_STORE,
@@ -341,6 +405,56 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the loop also compares class 0 with itself: a zero difference moves nothing',
     ('constructions/horizon/exactwords.py', '_argmax', '_sign(scores[c] - scores[best]) > 0 -> _sign(scores[c] - scores[best]) >= 0', 0):
         'an equal score moves best to the later class; a tie at the top is None by _strict either way, and a unique maximum is reached either way',
+    # Theorem 24's phase horizon (constructions/horizon/horizon_phase.py)
+    ('constructions/horizon/horizon_phase.py', 'phase_horizon', '1 -> 2', 0):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/horizon/horizon_phase.py', '_box', '1 -> 2', 0):
+        'A.shape[2] for A.shape[1]: the matrices are square',
+    ('constructions/horizon/horizon_phase.py', '_phase', '0 -> 1', 3):
+        _PHASE_GUESS,
+    ('constructions/horizon/horizon_phase.py', '_phase', 'T < CAP -> T <= CAP', 0):
+        'at T = CAP the balls just held at CAP + 1, and the bisection from CAP + 1 to CAP returns CAP',
+    ('constructions/horizon/horizon_phase.py', '_phase', 'T + 1 -> T - 1', 1):
+        "the balls' bisection past the guess started at T - 1: it holds there too (T was proved, and T + 1), "
+        "so the same largest length for a condition monotone in t",
+    ('constructions/horizon/horizon_phase.py', '_phase', '1 -> 0', 2):
+        "the balls' bisection past the guess started at T, just proved: the same largest length",
+    ('constructions/horizon/horizon_phase.py', '_box', 'not ro.exact and ro.underflow > 0 -> not ro.exact or ro.underflow > 0', 0):
+        _PHASE_UNDERFLOW,
+    ('constructions/horizon/horizon_phase.py', '_box', 'ro.underflow > 0 -> ro.underflow >= 0', 0):
+        _PHASE_UNDERFLOW,
+    ('constructions/horizon/horizon_phase.py', '_box', 'alpha.abs_lower() > 0 -> alpha.abs_lower() >= 0', 0):
+        "|alpha|'s lower bound 0: kappa is then a division by 0 (arb: nan; hi: +inf), which kappa < 1 refuses "
+        "on the next line",
+    ('constructions/horizon/horizon_phase.py', '_box', 'max(mids) + min(mids) -> max(mids) - min(mids)', 1):
+        _PHASE_CENTRE,
+    ('constructions/horizon/horizon_phase.py', '_box', '2 -> 3', 2):
+        _PHASE_CENTRE,
+    ('constructions/horizon/horizon_phase.py', '_box', 'x - centre -> x + centre', 1):
+        _PHASE_CENTRE,
+    ('constructions/horizon/horizon_phase.py', '_top', 'y > x -> y >= x', 0):
+        'every value compared is an exact point (hi, or arb(0)): y >= x and not y > x only where y == x, the '
+        'same value',
+    ('constructions/horizon/horizon_phase.py', '_theta', 'z.abs_lower() > 0 -> z.abs_lower() >= 0', 0):
+        "z's ball reaches 0: either z is exactly 0, so K = 0 and v = K cos - tau |y| whatever theta, or acb's "
+        "arg z is [+/- 3.15], whose upper end passes pi: the cosine is -1, as for theta = pi",
+    ('constructions/horizon/horizon_phase.py', '_holds', 'angle < pi -> angle <= pi', 0):
+        "angle is an exact point and pi the ball of an irrational number: they differ only at angle = pi's "
+        "lower end, to the last of 128 bits, where both -1 and the lower end of cos(angle) bound the cosine",
+    ('constructions/horizon/horizon_phase.py', '_holds', 'v >= 0 -> v > 0', 0):
+        'v is an exact point (lo): at v = 0 both factors give the product 0',
+    ('constructions/horizon/horizon_phase.py', '_holds', 'lam_lo[j] * yl[j] * flint.arb(2) ** bits >= whole -> lam_lo[j] * yl[j] * flint.arb(2) ** bits > whole', 0):
+        "the two sides equal to the last bit: not with exact factors (a followed block's |y| is at least 2^-24 "
+        "of the largest, the snapped start's dyadics, far inside 2^40), and otherwise the factors are "
+        "exponentials of non-zero exact points, balls of irrational numbers",
+    ('constructions/horizon/horizon_phase.py', '_Floats.holds', 'angle < math.pi -> angle <= math.pi', 0):
+        "at angle = pi (the float) np.cos gives -1.0, the other branch's value",
+    ('constructions/horizon/horizon_phase.py', '_bisect', '1 -> 2', 0):
+        _GALLOP,
+    ('constructions/horizon/horizon_phase.py', '_bisect', 'start + step < stop -> start + step <= stop', 0):
+        'at start + step = stop it asks ok(stop) again, false (asked first): the same top',
+    ('constructions/horizon/horizon_phase.py', '_bisect', '2 -> 3', 0):
+        _GALLOP,
     # the float check's inputs, blocks and result (issue 48, round 11)
     ('constructions/horizon/floatcheck.py', '_cycled', 'length // len(u) -> length * len(u)', 0):
         'more copies of u, cut to the same length',

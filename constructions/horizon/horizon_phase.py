@@ -70,10 +70,10 @@ class _Box:
 
 def phase_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizon | None:
     """Theorem 24's certified length (module docstring) in ``roundoff``'s arithmetic, or None where
-    it does not apply: a non-identity basis, blocks larger than 2, off-block entries, a snapped
-    block that is not an exact complex scalar (a reflection, or 0), a float block whose
-    ``|beta|`` and rounding reach ``|alpha|``, a float block that does not start at 0 where the
-    snap drops it (or starts it at 0), or more work than :data:`PHASE_WORK_LIMIT`."""
+    it does not apply: a non-identity basis, blocks larger than 2, off-block entries (float or
+    snapped), a snapped block that is not an exact complex scalar (a reflection, or 0), a float
+    block whose ``|beta|`` and rounding reach ``|alpha|``, a float block that does not start at 0
+    where the snap drops it (or starts it at 0), or more work than :data:`PHASE_WORK_LIMIT`."""
     A, h0, Rf = weights.float_arrays()
     blocks = snap.blocks
     d = A.shape[1]
@@ -84,7 +84,8 @@ def phase_horizon(weights, snap, proof, automaton, roundoff: RoundOff) -> Horizo
     mask = np.zeros((d, d), dtype=bool)
     for g in blocks:
         mask[np.ix_(g, g)] = True
-    if np.any(A[:, ~mask]):
+    S = np.asarray(snap.block_weights.A, dtype=object)  # the snap too (a state-map snap is dense)
+    if np.any(A[:, ~mask]) or any(x != 0 for x in S[:, ~mask].ravel()):
         return None
     with precision():
         return _phase(A, h0, Rf, snap, proof, automaton, roundoff)
@@ -138,6 +139,8 @@ def _phase(A, h0, Rf, snap, proof, automaton, ro: RoundOff) -> Horizon | None:
     T = _bisect(lambda t: fast.holds(t, under), 0, CAP)
     if T is None or not _holds(terms, box, T, under, bits):
         T = _bisect(lambda t: _holds(terms, box, t, under, bits), 0, CAP if T is None else T)
+    elif T < CAP and _holds(terms, box, T + 1, under, bits):  # the float search stopped short (its
+        T = _bisect(lambda t: _holds(terms, box, t, under, bits), T + 1, CAP)  # exponentials underflow)
     phase = max(float(x.mid()) for x in box.pi)
     modulus = max(float(x.mid()) for x in box.ell)
     if T is None:
