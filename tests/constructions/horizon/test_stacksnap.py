@@ -21,13 +21,18 @@ def _d3():
     return cascade(from_spec("dihedral:3"), "rotation2d")
 
 
+def _rotation(n: int) -> np.ndarray:
+    """One symbol's float matrix: the rotation by 2 pi / n."""
+    t = 2 * np.pi / n
+    return np.array([[[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]])
+
+
 @pytest.mark.parametrize("n, m", [(4, 1), (12, 3), (20, 5), (8, 8)])
 def test_entries_snap_to_the_first_conductor_whose_cosines_hold_them(n, m):
     """A rotation by 2 pi / n has entries cos(2 pi / n) and +-sin(2 pi / n) = +-cos(2 pi (n/4 -+ 1) / n):
     the first conductor of the list whose n' = lcm(m, 4) (m itself when 4 divides it) has n among
     its divisors is m, and every entry is the exact cos2pi(j, n')."""
-    t = 2 * np.pi / n
-    A = np.array([[[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]])
+    A = _rotation(n)
     found = _snap_entries(A, STACK_SNAP_TOL)
     assert found is not None and found[0] == m
     _, exact, distance = found
@@ -196,6 +201,4 @@ def test_a_rotation_snaps_exactly_when_its_order_divides_a_conductors_size():
 
     sizes = {math.lcm(m, 4) for m in stacksnap.STACK_SNAP_CONDUCTORS}
     for n in range(1, 101):
-        t = 2 * np.pi / n
-        A = np.array([[[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]])
-        assert (_snap_entries(A, STACK_SNAP_TOL) is not None) == any(s % n == 0 for s in sizes), n
+        assert (_snap_entries(_rotation(n), STACK_SNAP_TOL) is not None) == any(s % n == 0 for s in sizes), n
