@@ -101,6 +101,18 @@ def _bits(x) -> int:
     return abs(int(x.p)).bit_length() - int(x.q).bit_length()
 
 
+def _poly_bits(x) -> int:
+    """About log2 of the largest coefficient's magnitude of a non-zero fmpq_poly, within one: the
+    bits of its numerator's largest coefficient (one call into FLINT) less its denominator's.
+    ``n / D`` with ``2^(a-1) <= n < 2^a`` and ``2^(b-1) <= D < 2^b`` lies within a factor 2 of
+    ``2^(a-b)`` either way, as the reduced coefficient's :func:`_bits` does.
+
+    >>> _poly_bits(flint.fmpq_poly([flint.fmpq(3, 4), flint.fmpq(-100, 3), 7]))  # 100/3: about 2^5
+    5
+    """
+    return x.numer().height_bits() - x.denom().bit_length()
+
+
 def scale_exponent(bits) -> int:
     """The e of :data:`SCALE_BITS` for entries of about ``bits`` binary digits (0: no rescaling).
 
@@ -274,8 +286,8 @@ class CyclotomicDomain:
 
     def floats(self, h) -> tuple[np.ndarray, np.ndarray]:
         mid = np.empty(len(h))
-        rad = np.empty(len(h))
-        e = scale_exponent(max(_bits(c) for c in x.coeffs()) for x in h if not x.is_zero())
+        rad = np.zeros(len(h))  # every entry's radius is written below; rescaled, it starts at _UNDERFLOW
+        e = scale_exponent(_poly_bits(x) for x in h if not x.is_zero())
         if e:  # a positive multiple of h within a float's range (SCALE_BITS)
             h = [_times_power_of_two(x, e) for x in h]
             rad += _UNDERFLOW
@@ -284,7 +296,7 @@ class CyclotomicDomain:
                 mid[i] = float(x.coeffs()[0]) if not x.is_zero() else 0.0
                 rad[i] = (rad[i] if e else 0.0) + abs(mid[i]) * EPS
             else:
-                b = flint.acb_poly(x)(self._zeta).real
+                b = x.numer()(self._zeta).real / x.denom()  # integer coefficients: FLINT evaluates them directly
                 mid[i] = float(b.mid())
                 rad[i] = (rad[i] if e else 0.0) + float(b.rad()) + abs(mid[i]) * EPS
         return mid, rad

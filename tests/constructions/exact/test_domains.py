@@ -212,6 +212,8 @@ def test_signs_of_coordinates_whose_floats_are_zero_or_wrong():
     assert D.parallel(a, [3 * t, 3 * one], (D.floats(a), D.floats([3 * t, 3 * one])))
     alone = D.floats([t, D.zero])  # all tiny: rescaled, the sign read from the float
     assert alone[0][0] > alone[1][0] > 0 and not D.parallel([t, D.zero], [-t, D.zero])
+    # rescaled by 2^-e: the zero entry's radius is the underflow allowance alone, the other's above it
+    assert alone[1][1] == 2.0**-1000 and alone[1][0] >= 2.0**-1000 + alone[0][0] * 2.0**-52
     for x in (D.convert(Fraction(5, 7)), D.convert(Fraction(-5, 7))):
         c, d = [x, D.zero], [2 * x, D.zero]
         decides = D.floats(c)
