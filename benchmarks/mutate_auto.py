@@ -198,6 +198,11 @@ TARGETS = [
     # Theorem 24: the phase and modulus of every complex block, bounded on a box that grows with the length
     Target("horizon_phase", "constructions/horizon/horizon_phase.py", (),
            ("tests/constructions/horizon/test_horizon_phase.py", "tests/constructions/horizon/test_horizon_phase_mutants.py")),
+    # Theorem 19: the orbit horizon of a snap that is no isometry (its finite orbit enumerated exactly)
+    Target("horizon_orbit", "constructions/horizon/horizon_orbit.py", (),
+           ("tests/constructions/horizon/test_horizon_orbit_mutants.py", "tests/constructions/horizon/test_horizon_orbit.py",
+            "tests/constructions/horizon/test_horizon_projective_core.py",
+            "tests/constructions/horizon/test_horizon_projective.py")),
     # a float stack snapped to an exact one of the same variant, layer by layer (certify's stacks)
     Target("stacksnap", "constructions/horizon/stacksnap.py", (),
            ("tests/constructions/horizon/test_stacksnap_layers.py", "tests/constructions/horizon/test_stacksnap.py")),
@@ -267,6 +272,11 @@ _PHASE_UNDERFLOW = ("an underflow of 0 is charged as sqrt(d) x 0 x 2^bits = 0 in
 _GALLOP = ("the gallop's first step or growth: the binary search between the last true and the first false "
            "length finds the same largest t for an ok true up to some t and false after (the docstring's "
            "contract; Theorem 24's condition is monotone in t)")
+
+_ORBIT_LOW = ("an X that is not finite: lo() makes it -inf, never > 0, >= 0 or > 1: the same 0 steps "
+              "(Theorem 19's closed form)")
+_ORBIT_MIN = ("a margin equal to the smallest so far: both are exact points (lo()'s lower ends), so the minimum "
+              "keeps the same value either way (Theorem 19's constants)")
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
@@ -405,6 +415,31 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the loop also compares class 0 with itself: a zero difference moves nothing',
     ('constructions/horizon/exactwords.py', '_argmax', '_sign(scores[c] - scores[best]) > 0 -> _sign(scores[c] - scores[best]) >= 0', 0):
         'an equal score moves best to the later class; a tie at the top is None by _strict either way, and a unique maximum is reached either way',
+    # Theorem 19's orbit horizon (constructions/horizon/horizon_orbit.py)
+    ('constructions/horizon/horizon_orbit.py', 'iterate_orbit', 'c.rho < 1 -> c.rho <= 1', 0):
+        "rho = 1 exactly sent to the closed form: r = beta / (1 - rho) = beta / 0 is NaN in arb (0 / 0 too), "
+        "so every pair's cap on W divides by a NaN, lo() makes it -inf, w_max > W fails and the closed form "
+        "adds 0 steps: max(STEPPED, s + 1), the stepped-only answer",
+    ('constructions/horizon/horizon_orbit.py', '_closed_form_orbit', 'low > 0 -> low >= 0', 0):
+        _ORBIT_LOW,
+    ('constructions/horizon/horizon_orbit.py', '_closed_form_orbit', '0 -> 1', 1):
+        _ORBIT_LOW,
+    ('constructions/horizon/horizon_orbit.py', '_closed_form_orbit', '0 -> 1', 2):
+        "the branch of an X that is not finite, never reached from orbit_horizon: there w_max > W >= Ymax > 0 "
+        "are finite (lo() is -inf or finite, W an upper end), g >= 0 and a > 0 finite (rho < 1, the constants "
+        "are norms of finite matrices), so the ratio is finite and > 1, and N >= 1 (the identity is a product; "
+        "N is an upper bound on its norm) makes log1p(N a) a positive ball; iterate_orbit is called only by "
+        "orbit_horizon (horizon_projective imports the orbit and the constants, not the recurrence)",
+    ('constructions/horizon/horizon_orbit.py', '_closed_form_orbit', 'low > CAP -> low >= CAP', 0):
+        "lo(X) equal to 10^18 to the last of its 128 bits, X a quotient of two logarithms; and there both "
+        "answers are sound (low >= CAP certifies CAP steps)",
+    ('constructions/horizon/horizon_orbit.py', 'orbit_ingredients', 'm < mu -> m <= mu', 0):
+        _ORBIT_MIN,
+    ('constructions/horizon/horizon_orbit.py', 'orbit_ingredients', 'm < per[lab, c] -> m <= per[lab, c]', 0):
+        _ORBIT_MIN,
+    ('constructions/horizon/horizon_orbit.py', 'orbit_ingredients', 'x0 + column([flint.arb(0, start)] * d) -> x0 - column([flint.arb(0, start)] * d)', 0):
+        "a ball centred on exactly 0 subtracted instead of added: the same midpoints and the same radii (arb adds "
+        "the radii either way)",
     # Theorem 24's phase horizon (constructions/horizon/horizon_phase.py)
     ('constructions/horizon/horizon_phase.py', 'phase_horizon', '1 -> 2', 0):
         'A.shape[2] for A.shape[1]: the matrices are square',
