@@ -235,6 +235,24 @@ TARGETS = [
            ("NodeSets.readout_norms", "NodeSets._tail_values", "NodeSets._row_ball", "NodeSets.reentry_norm",
             "NodeSets._reentry_product", "NodeSets._tables", "_magnitudes"),
            ("tests/constructions/horizon/test_horizon_nodes_tables.py", "tests/constructions/horizon/test_horizon_nodes.py")),
+    # Theorem 16: the global horizon (the constants in the snap's basis, the exhaustive start, the recurrence);
+    # test_horizon.py's unit tests only (its certify runs take 20 s, past a 30 s timeout on a loaded machine)
+    Target("horizon_global", "constructions/horizon/horizon_global.py", (),
+           ("tests/constructions/horizon/test_horizon_global_mutants.py",
+            *(f"tests/constructions/horizon/test_horizon.py::{t}" for t in (
+               "test_theorem_16_length_is_the_recurrence_stepped_directly",
+               "test_theorem_16_step_and_readout_condition_are_the_theorem",
+               "test_closed_form_never_beyond_the_stepped_recurrence", "test_closed_form_is_the_linear_recurrence_it_states",
+               "test_margin_and_phase_error_of_a_drifted_rotation_are_the_constructions",
+               "test_a_margin_below_the_readout_rounding_is_not_certified_at_the_exhaustive_start",
+               "test_float64_rounding_is_charged_in_the_recurrence")),
+            "tests/constructions/horizon/test_horizon_ceiling.py", "tests/constructions/horizon/test_horizon_nodes_tables.py")),
+    # Theorem 17: the invariant tube (every length where the float dynamics contract)
+    Target("tube", "constructions/horizon/tube.py", (),
+           ("tests/constructions/horizon/test_tube_mutants.py",
+            "tests/constructions/horizon/test_horizon.py::test_tube_radius_needs_the_start_state_and_the_margins",
+            "tests/constructions/horizon/test_horizon.py::test_tube_refuses_a_start_state_on_the_wrong_side",
+            "tests/analysis/test_certify.py::test_contracting_network_is_proved_for_every_length_by_the_invariant_tube")),
 ]
 
 
@@ -1423,6 +1441,53 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'one block sent down the blocks path: its diagonal block is the whole matrix, so it gets the same op_norm, '
         'only capped by a float Frobenius norm of the magnitudes (above the 2-norm): a valid bound, equal to op_norm\'s '
         'but for the last bits (op_norm is already at most the ball Frobenius norm)',
+    # Theorem 16's global horizon (constructions/horizon/horizon_global.py)
+    ('constructions/horizon/horizon_global.py', 'iterate', '1 -> 2', 0):
+        "the loop's one more t = STEPPED + 1 checks the same (u, v) as t = STEPPED (no step is taken at STEPPED): "
+        "it fails there only where t = STEPPED failed first (s <= MAX_EXHAUSTIVE_DEPTH = 32: the exhaustive "
+        "start's depth, from global_horizon, its one caller)",
+    ('constructions/horizon/horizon_global.py', 'closed_form', 'a > 0 -> a >= 0', 0):
+        "a = hi(...) is an exact point: at a = 0 it is the point 0 itself, the same as flint.arb(0)",
+    ('constructions/horizon/horizon_global.py', 'closed_form', '1 -> 0', 2):
+        "caps[0:] instead of caps[1:]: the smallest lower end over the same caps, the first one compared with itself",
+    ('constructions/horizon/horizon_global.py', 'closed_form', 'lo(x) < u_max -> lo(x) <= u_max', 0):
+        "at equality the same exact point is assigned again",
+    ('constructions/horizon/horizon_global.py', 'closed_form', 'low > 0 -> low >= 0', 0):
+        "a lower end that is not finite is -inf (lo maps a ball that is not finite to -inf, and a finite ball's "
+        "lower end is finite): neither > 0 nor >= 0",
+    ('constructions/horizon/horizon_global.py', 'closed_form', '0 -> 1', 6):
+        "a lower end that is not finite is -inf (lo): neither > 0 nor > 1",
+    ('constructions/horizon/horizon_global.py', '_margins', 'm < mu -> m <= mu', 0):
+        "at equality the same exact point (lo) is kept",
+    ('constructions/horizon/horizon_global.py', '_orthonormal_dropped', '0 -> 1', 0):
+        "the basis P is square: its column count is its row count",
+    ('constructions/horizon/horizon_global.py', '_real_part', '4 -> 5', 0):
+        "zip stops at the shorter: the first four of the key are compared either way (the fifth, the bool "
+        "orthonormal, is compared with == after)",
+    ('constructions/horizon/horizon_global.py', '_real_part', '4 -> 5', 1):
+        "zip stops at the shorter: the first four of the key are compared either way",
+    ('constructions/horizon/horizon_global.py', '_real_part', '0 -> 1', 9):
+        "the newest entry inserted at index 1, not 0: the first entry stays at 0 (never evicted, one more kept "
+        "alive), and every lookup still finds its own key's values, made by the same computation",
+    ('constructions/horizon/horizon_global.py', '_real_part', '4 -> 5', 3):
+        "the cache keeps five entries instead of four: the same values, made once more or once less",
+    ('constructions/horizon/horizon_global.py', 'ingredients', 'x0 + column([flint.arb(0, start)] * d) -> x0 - column([flint.arb(0, start)] * d)', 0):
+        "a ball centred at 0 is symmetric: x - [0 +- r] is x + [0 +- r]",
+    ('constructions/horizon/horizon_global.py', '_round', 'x + column([flint.arb(0, r)] * x.nrows()) -> x - column([flint.arb(0, r)] * x.nrows())', 0):
+        "a ball centred at 0 is symmetric: x - [0 +- r] is x + [0 +- r]",
+    ('constructions/horizon/horizon_global.py', 'exhaustive', '0 -> 1', 4):
+        "nx is read only as tau * nx, and this branch is taken where tau = 0: 0 either way",
+    # Theorem 17's invariant tube (constructions/horizon/tube.py)
+    ('constructions/horizon/tube.py', '_tube', 'alpha > 0 -> alpha >= 0', 0):
+        "alpha = 0 exactly sent on to _tube_radius, which refuses it there: alpha - b r > 0 fails for b >= 0 "
+        "(a Frobenius norm plus delta) and r > 0 (dyadic_up(1.01 lo + 1e-300)); a ball around 0 is >= 0 no more "
+        "certainly than > 0",
+    ('constructions/horizon/tube.py', '_tube_radius', 'disc < 0 -> disc <= 0', 0):
+        "a double root: the condition b r^2 + (n - alpha) r + z <= 0 holds only at the root, and r is taken 1% "
+        "above it (dyadic_up(1.01 lo + 1e-300)), where the ball check fails: refused either way",
+    ('constructions/horizon/tube.py', '_tube_radius', 'r >= r0 -> r > r0', 0):
+        "r = dyadic_up(1.01 lo + 1e-300) with lo >= float(r0): above r0 by 1% (r0 > 0; a float is within 2^-53 "
+        "of it) or positive (r0 = 0), never equal to it",
 }
 
 

@@ -244,7 +244,10 @@ def _real_part(weights, snap, proof, automaton, orthonormal: bool):
     y0 = [x / n0 for x in y0]
     hk = np.array([float(h0[j, 0].mid()) for j in K])
     yk = np.array([float(y0[j].mid()) for j in K])
-    c0 = arb(float(yk @ hk) / float(hk @ hk)) if float(hk @ hk) > 0 else flint.arb(1)
+    # the least-squares scale of the start, where it is positive (a scale may not flip the state: the float
+    # network's predictions from -h0 are not its predictions from h0)
+    scale0 = float(yk @ hk) / float(hk @ hk) if float(hk @ hk) > 0 else 0.0
+    c0 = arb(scale0) if scale0 > 0 else flint.arb(1)
     x0 = h0 * c0
     p_norm = flint.arb(1) if Pa is None else op_norm(Pa, range(d), range(d))
     pinv_norm = flint.arb(1) if Pa is None else op_norm(Pinv, range(d), range(d))
