@@ -203,6 +203,14 @@ TARGETS = [
            ("tests/constructions/horizon/test_horizon_orbit_mutants.py", "tests/constructions/horizon/test_horizon_orbit.py",
             "tests/constructions/horizon/test_horizon_projective_core.py",
             "tests/constructions/horizon/test_horizon_projective.py")),
+    # Theorem 16 block by block: the block-wise horizon of block-diagonal float weights (docs/theory.md Section 6)
+    Target("horizon_blocks", "constructions/horizon/horizon_blocks.py", (),
+           ("tests/constructions/horizon/test_horizon_blocks_mutants.py",
+            *(f"tests/constructions/horizon/test_horizon.py::{t}" for t in (
+                "test_block_wise_length_is_its_recurrence_stepped_directly",
+                "test_margin_and_phase_error_of_a_drifted_rotation_are_the_constructions",
+                "test_the_block_wise_bound_charges_rounding_on_every_step_of_an_exact_block")),
+            "tests/analysis/test_certify.py::test_block_wise_bound_needs_a_block_diagonal_network")),
     # a float stack snapped to an exact one of the same variant, layer by layer (certify's stacks)
     Target("stacksnap", "constructions/horizon/stacksnap.py", (),
            ("tests/constructions/horizon/test_stacksnap_layers.py", "tests/constructions/horizon/test_stacksnap.py")),
@@ -295,6 +303,12 @@ _ORBIT_LOW = ("an X that is not finite: lo() makes it -inf, never > 0, >= 0 or >
               "(Theorem 19's closed form)")
 _ORBIT_MIN = ("a margin equal to the smallest so far: both are exact points (lo()'s lower ends), so the minimum "
               "keeps the same value either way (Theorem 19's constants)")
+
+_BALL_AROUND_ZERO = ("a ball centred on exactly 0 subtracted instead of added: the same midpoints and the same radii "
+                     "(arb adds the radii either way)")
+_BLOCK_GALLOP = ("the gallop's first step or growth: after(k) is monotone in k (u and r grow with k), and the "
+                 "bisection between the last true and the first false k (never past CAP - STEPPED) finds the "
+                 "same largest k")
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
@@ -458,6 +472,37 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/horizon_orbit.py', 'orbit_ingredients', 'x0 + column([flint.arb(0, start)] * d) -> x0 - column([flint.arb(0, start)] * d)', 0):
         "a ball centred on exactly 0 subtracted instead of added: the same midpoints and the same radii (arb adds "
         "the radii either way)",
+    # the block-wise horizon, Theorem 16 block by block (constructions/horizon/horizon_blocks.py)
+    ('constructions/horizon/horizon_blocks.py', '_block_constants', '0 -> 1', 0):
+        "sigma's maximum started at 1: with c the least-squares scale, <N, S> = |S|^2 up to c's rounding, so "
+        "||N||_F >= ||S||_F and ||N|| >= 1 - 2^-52 for an orthogonal S (1x1: N = +-1 exactly); the start moves "
+        "sigma by at most 2^-52, upward, below the balls' own rounding of every step, and sigma <= 1 picks the "
+        "same closed form",
+    ('constructions/horizon/horizon_blocks.py', '_block_margins', 'v < m -> v <= m', 0):
+        "a margin equal to the smallest so far: both are exact points (lo()'s lower ends), the same minimum",
+    ('constructions/horizon/horizon_blocks.py', '_step', 'o + flint.arb(0, _hi(ro.step * r + under)) -> o - flint.arb(0, _hi(ro.step * r + under))', 0):
+        _BALL_AROUND_ZERO,
+    ('constructions/horizon/horizon_blocks.py', '_blockwise', '_arb(x) + flint.arb(0, _hi(ro.start * abs(_arb(x)) + ro.start_underflow * h0_norm)) -> '
+                          '_arb(x) - flint.arb(0, _hi(ro.start * abs(_arb(x)) + ro.start_underflow * h0_norm))', 0):
+        _BALL_AROUND_ZERO,
+    ('constructions/horizon/horizon_blocks.py', '_run_bound', '1 -> 2', 0):
+        "the loop's one more t = STEPPED + 1 checks the same (u, r) as t = STEPPED (nothing is stepped at "
+        "STEPPED): it fails there only where t = STEPPED failed first",
+    ('constructions/horizon/horizon_blocks.py', '_run_bound', 'theta[j] <= 1 -> theta[j] < 1', 0):
+        "theta = 1 exactly: exp(k log 1) = exp(0) = 1 exactly, the same factor as the branch's 1",
+    ('constructions/horizon/horizon_blocks.py', '_run_bound', '1 -> 2', 7):
+        _BLOCK_GALLOP,
+    ('constructions/horizon/horizon_blocks.py', '_run_bound', '2 -> 3', 0):
+        _BLOCK_GALLOP,
+    ('constructions/horizon/horizon_blocks.py', '_per_block', '1 -> 2', 0):
+        "Af.shape[2] for Af.shape[1]: the matrices are square",
+    ('constructions/horizon/horizon_blocks.py', '_blockwise', '0 -> 1', 7):
+        "w0's branch for y_norm = 0, never taken: a candidate block's y_norm is > 0 (the reason below)",
+    ('constructions/horizon/horizon_blocks.py', '_blockwise', '1 -> 2', 2):
+        "one more good set, order[:len + 1], is the whole order again: the same T, and a tie keeps the earlier",
+    ('constructions/horizon/horizon_blocks.py', '_blockwise', 'y_norm[i] > 0 -> y_norm[i] >= 0', 0):
+        "a candidate block has a margin on every reachable hidden direction, the start's too (a nonzero multiple "
+        "of the snap's h0: _block_margins gives None where one vanishes), so h0 does not vanish on it: y_norm > 0",
     # Theorem 24's phase horizon (constructions/horizon/horizon_phase.py)
     ('constructions/horizon/horizon_phase.py', 'phase_horizon', '1 -> 2', 0):
         'A.shape[2] for A.shape[1]: the matrices are square',

@@ -173,11 +173,15 @@ def _run_bound(good, others, eps, sig, margin, lip, weight, u, r, theta, s: int)
         ra = {j: rs[j] * (1 if theta[j] <= 1 else (kb * theta[j].log()).exp()) for j in others}
         return ok(ua, ra)
 
+    # gallop to the first k where the condition fails, never past CAP - STEPPED steps: CAP is
+    # reported only where the condition holds that far (a gallop that merely passed CAP once
+    # reported CAP for a bound of 8e17)
+    top = CAP - STEPPED
     lo, hi = 0, 1
-    while hi <= CAP and after(hi):
-        lo, hi = hi, hi * 2
-    if hi > CAP:
-        return CAP
+    while after(hi):
+        if hi >= top:
+            return CAP
+        lo, hi = hi, min(hi * 2, top)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if after(mid) else (lo, mid)
