@@ -108,12 +108,20 @@ def _ray_meets(x, c, reach, blocks) -> bool:
     return hi >= max(lo, 0.0)
 
 
-def _block_reach(P, r, groups) -> list:
+def _block_reach(P, r, groups, norms=None) -> list:
     """Per block b', sum_j sum_b ||P_j[b', b]|| r_(j,b): how far block b' of a point of the set
-    (radii r by age and block, P_j computed here) is from the centre's."""
+    (radii r by age and block, P_j computed here) is from the centre's.  ``norms`` (from
+    :func:`_block_norms` of the same P): the block norms computed once for a suffix."""
     ages = range(min(len(r), len(P)))
-    return [sum(np.linalg.norm(P[j][np.ix_(b2, b)], 2) * r[j, bi] for j in ages for bi, b in enumerate(groups))
-            for b2 in groups]
+    if norms is None:
+        norms = _block_norms(P, groups)
+    return [sum(norms[j][i2][bi] * r[j, bi] for j in ages for bi in range(len(groups)))
+            for i2 in range(len(groups))]
+
+
+def _block_norms(P, groups) -> list:
+    """``norms[j][b'][b] = ||P_j[b', b]||`` (2-norms, numpy)."""
+    return [[[np.linalg.norm(M[np.ix_(b2, b)], 2) for b in groups] for b2 in groups] for M in P]
 
 
 @pytest.mark.parametrize("spec,noise", [("cyclic:3", 3e-3), ("reset:3", 3e-4)])
@@ -136,6 +144,7 @@ def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters, blocks):
     parts = [list(b) for b in sets.blocks]
     level = [((), x0)]
     worst, split = 0.0, False
+    by_suffix: dict = {}  # suffix -> (P_j, ||P_j||, block norms): computed once, read by every word ending in it
     for t in range(1, 7):
         sets.step()
         index: dict = {}
@@ -148,19 +157,22 @@ def test_every_word_lies_in_its_node_set(spec, noise, ages, clusters, blocks):
             q = int(a.start)
             for s in u:
                 q = int(a.delta[s, q])
-            P = _products(F, u[-k:])
+            if u[-k:] not in by_suffix:
+                P = _products(F, u[-k:])
+                by_suffix[u[-k:]] = (P, [np.linalg.norm(M, 2) for M in P], _block_norms(P, parts) if blocks else None)
+            P, P_norms, P_blocks = by_suffix[u[-k:]]
             xh = x / np.linalg.norm(x)
             fits = []
             for i in index[(q, u[-k:])]:
                 c, r = sets.c[i], sets.r[i]  # r: (ages + 1, blocks)
                 assert not r[len(P):].any()  # no ball older than the suffix
                 ages_here = range(min(len(r), len(P)))
-                reach = sum(np.linalg.norm(P[j], 2) * np.linalg.norm(r[j]) for j in ages_here)
+                reach = sum(P_norms[j] * np.linalg.norm(r[j]) for j in ages_here)
                 along = max(float(c @ xh), 0.0)
                 dist = float(np.linalg.norm(c - along * xh))
                 ok = dist <= reach * (1 + 1e-9) + 1e-12
                 if blocks:  # the stronger condition, block by block
-                    ok = ok and _ray_meets(xh, c, _block_reach(P, r, parts), parts)
+                    ok = ok and _ray_meets(xh, c, _block_reach(P, r, parts, P_blocks), parts)
                 fits.append((dist / max(reach, 1e-300), ok))
             assert any(ok for _, ok in fits), (t, u, fits)
             worst = max(worst, min(f for f, ok in fits if ok))
@@ -174,16 +186,21 @@ def _first_uncertified(sets, F, R, limit):
     reaches a decision boundary."""
     labels = np.asarray(sets.automaton.labels)
     parts = [list(b) for b in sets.blocks]
+    reach: dict = {}  # (suffix id, label, class) -> ||(R_l - R_c) P_j(s)[:, b]|| by age and block, computed once
     while sets.t <= limit:
         for q, s, c, r in zip(sets.q, sets.sid, sets.c, sets.r):
             lab = int(labels[q])
-            P = _products(F, sets.suffixes[int(s)])
+            P = None
             for o in range(len(R)):
                 if o == lab:
                     continue
                 dv = R[lab] - R[o]
-                m = dv @ c - sum(np.linalg.norm(dv @ P[j][:, b]) * r[j, bi]
-                                 for j in range(min(len(r), len(P))) for bi, b in enumerate(parts))
+                if (int(s), lab, o) not in reach:
+                    P = _products(F, sets.suffixes[int(s)]) if P is None else P
+                    reach[int(s), lab, o] = [[np.linalg.norm(dv @ M[:, b]) for b in parts] for M in P]
+                norms = reach[int(s), lab, o]
+                m = dv @ c - sum(norms[j][bi] * r[j, bi]
+                                 for j in range(min(len(r), len(norms))) for bi in range(len(parts)))
                 if m <= 0:
                     return sets.t
         sets.step()
