@@ -88,22 +88,32 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers:
     symbol ``via[i]``, in blocks whose parents all come before the block (``parent`` never
     decreases in breadth-first order).  A block's parent rows are gathered, offset by ``n`` times
     each row's symbol into one index of every generator and looked up in the generators laid end
-    to end (``take`` into a buffer with ``mode="clip"``: with the default it copies through a
-    temporary first; every index is in range by construction)."""
+    to end (``take`` into a buffer: with the default mode it copies through a temporary first;
+    ``mode="clip"`` for the rows, each copied whole, and ``mode="wrap"`` for the look-up, where
+    clip's clamping of every index takes a third longer; every index is in range by construction,
+    so neither mode moves one)."""
     (size,), (k, n) = parent.shape, gens.shape
     elements = np.empty((size, n), dtype=gens.dtype)
     elements[0] = np.arange(n, dtype=gens.dtype)
     flat, rows, index = gens.reshape(-1), buffers.gathered, buffers.index
     offset = via * n if k > 1 else None
+    # the offsets added in the rows' own type where every index fits it (k n - 1 at most: S_6's
+    # Cayley automaton, 1,439 in uint16), before the rows are widened to an index: a quarter of
+    # the bytes of adding them to the index (0.88 against 1.06 ms for S_6's 720 x 720 elements)
+    narrow = offset is not None and k * n - 1 <= np.iinfo(gens.dtype).max
+    if narrow:
+        offset = offset.astype(gens.dtype)
     s = 1
     while s < size:
         e = min(int(parent.searchsorted(s, side="left")), s + buffers.rows)
         b = e - s
         elements.take(parent[s:e], axis=0, out=rows[:b], mode="clip")
+        if narrow:
+            np.add(rows[:b], offset[s:e, None], out=rows[:b])
         np.copyto(index[:b], rows[:b])  # then the offsets: a same-type add is 5x faster than a mixed one
-        if offset is not None:
+        if offset is not None and not narrow:
             np.add(index[:b], offset[s:e, None], out=index[:b])
-        flat.take(index[:b], out=elements[s:e], mode="clip")
+        flat.take(index[:b], out=elements[s:e], mode="wrap")
         s = e
     return elements
 
@@ -126,7 +136,7 @@ def _check_closed(gens: np.ndarray, elements: np.ndarray, right: np.ndarray, par
             b = sel.shape[0]
             elements.take(sel, axis=0, out=rows[:b], mode="clip")
             np.copyto(index[:b], rows[:b])
-            gens[a].take(index[:b], out=composed[:b], mode="clip")
+            gens[a].take(index[:b], out=composed[:b], mode="wrap")
             elements.take(target.take(sel), axis=0, out=rows[:b], mode="clip")
             if not np.equal(composed[:b], rows[:b], out=equal[:b]).all():
                 raise _HashCollision

@@ -125,7 +125,8 @@ TARGETS = [
     # hand-written backward passes of the structured scans (targeted by function; after the splits of
     # analysis/extract.py and learned/scan.py each target names the module its functions live in)
     Target("closure", "automata/closure.py", ("_Keys", "_Codes", "_Search.__init__", "_Search.level", "_Clock.tick", "_direct",
-                                              "_closure", "_Search.code_round", "_Search.finish_rounds", "_Search._number_codes", "_levels"),
+                                              "_closure", "_Search.code_round", "_Search.finish_rounds", "_Search._number_codes", "_levels",
+                                              "_Search._first_new"),
            CLOSURE_TESTS),
     # the tables of the closure's codes, made once a process (split from automata/closure.py in round 7)
     Target("codetables", "automata/codetables.py", (), CLOSURE_TESTS),
@@ -309,6 +310,9 @@ _BALL_AROUND_ZERO = ("a ball centred on exactly 0 subtracted instead of added: t
 _BLOCK_GALLOP = ("the gallop's first step or growth: after(k) is monotone in k (u and r grow with k), and the "
                  "bisection between the last true and the first false k (never past CAP - STEPPED) finds the "
                  "same largest k")
+
+_NARROW_SAFE = ("the offsets added to the widened index instead of in the rows' own type at or near the "
+                "boundary where both fit: the same indices, the same elements")
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
@@ -828,6 +832,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the samples are only asked for past 128 states: narrow = 63 // ceil(log2 n) <= 7, never 64',
     ('automata/sampled.py', '_block_rows', '1500 -> 1501', 0):
         'a tuning constant of the block size (time only: any block of at least one row gives the same elements; the tests run blocks of 1 and 3 rows)',
+    ('automata/sampled.py', '_materialise', 'k * n - 1 <= np.iinfo(gens.dtype).max -> k * n - 1 < np.iinfo(gens.dtype).max', 0):
+        _NARROW_SAFE,
+    ('automata/sampled.py', '_materialise', 'k * n - 1 -> k * n + 1', 0):
+        _NARROW_SAFE,
+    ('automata/sampled.py', '_materialise', '1 -> 0', 2):
+        _NARROW_SAFE,
+    ('automata/sampled.py', '_materialise', '1 -> 2', 2):
+        "narrow also where k n - 1 is one past the type's largest value: k n = 2^8 + 1 = 257 or 2^16 + 1 = "
+        "65,537, both prime, so k = 1 (no offsets: narrow is False) or n = 1 (never sampled: past 128 states "
+        "only); int32 rows hold more than 65,536 states, whose 2 GiB table bound keeps one row (no loop)",
+    ('automata/closure.py', '_Search._first_new', '1 -> 2', 0):
+        "head[:2] = True: head[1] is written again on the next line, the same comparison",
     ('automata/sampled.py', '_materialise', '1 -> 2', 0):
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('automata/sampled.py', '_materialise', 'k > 1 -> k >= 1', 0):

@@ -150,7 +150,7 @@ def _chunk_margins(scores: np.ndarray, labels: np.ndarray, work: _Work) -> np.nd
     at = np.multiply(labels, chunk, out=work.at[:n])
     at += work.cols[:n]
     flat = scores.reshape(-1)  # a view of the contiguous scores
-    own = flat.take(at, out=work.own[:n], mode="clip")  # valid indices: unbuffered
+    own = flat.take(at, out=work.own[:n], mode="wrap")  # valid indices: unbuffered
     flat[at] = -np.inf  # an index assignment: 2-3x faster than flat.put here (numpy 2.4)
     other = scores.max(axis=1, out=work.other[: chunks * chunk].reshape(chunks, chunk))
     return np.subtract(own, other.reshape(-1)[:n], out=own)
@@ -500,7 +500,7 @@ def _states(automaton, batch: np.ndarray):
             if kept.get("q") is None or kept["q"].shape[0] < span:
                 kept.update(q=np.empty((span, n), dtype=np.int64), labels=np.empty((span, n), dtype=labels.dtype))
             q = walk(delta, last, batch[:, t0 : t0 + span], kept["q"][:span], at)
-            labels.take(q, out=kept["labels"][:span], mode="clip")  # valid states
+            labels.take(q, out=kept["labels"][:span], mode="wrap")  # valid states
             np.copyto(last, q[-1])  # the next walk overwrites q first
             kept.update(lo=t0, hi=t0 + span)
         i = t0 - kept["lo"]

@@ -219,5 +219,5 @@ def walk(table: np.ndarray, first, words: np.ndarray, out: np.ndarray | None = N
     previous = np.full(n, first, dtype=np.int64) if np.ndim(first) == 0 else np.asarray(first, dtype=np.int64)
     for t in range(time):
         np.add(out[t], previous, out=at)
-        previous = flat.take(at, out=out[t], mode="clip")  # valid indices; "raise" buffers the output
+        previous = flat.take(at, out=out[t], mode="wrap")  # valid indices; "raise" buffers the output
     return out

@@ -47,3 +47,45 @@ def test_a_symbol_alike_on_the_sample_but_a_different_element_is_found():
     m = closure.close(Automaton([p, q], labels=[0] * n))
     assert {tuple(r) for r in m.elements.tolist()} == {tuple(range(n)), tuple(p), tuple(q)}
     assert m.right.tolist() == [[1, 2], [1, 1], [1, 1]]
+
+
+def _composed_by_hand(gens: np.ndarray, parent: np.ndarray, via: np.ndarray) -> list[list[int]]:
+    """Each element's row from its parent's, one state at a time (the reference)."""
+    rows = [list(range(gens.shape[1]))]
+    for i in range(1, parent.shape[0]):
+        rows.append([int(gens[via[i], x]) for x in rows[int(parent[i])]])
+    return rows
+
+
+@pytest.mark.parametrize("spec,narrow", [("symmetric:6", True),   # 720 states, uint16: 2 x 720 - 1 fits
+                                         ("dihedral:90", False),  # 180 states, uint8: 2 x 180 - 1 does not
+                                         ("cyclic:200", False)])  # one symbol: no offsets
+def test_materialise_composes_every_element_from_its_parent(spec, narrow):
+    """The whole rows against the composition by hand, where the symbols' offsets are added in the
+    rows' own type (every index fits it) and where they are added to the widened index."""
+    a = from_spec(spec)
+    gens = a.delta.astype(closure._dtype_for(a.n_states))
+    assert (a.n_symbols > 1 and a.n_symbols * a.n_states - 1 <= np.iinfo(gens.dtype).max) == narrow
+    m = closure.close(a)
+    for rows in (3, 38):  # blocks of a few rows and of the default's size
+        got = sampled._materialise(gens, m.parent, m.via, sampled._Buffers(rows, a.n_states, gens.dtype))
+        assert got.tolist() == _composed_by_hand(gens, m.parent, m.via) == m.elements.tolist()
+
+
+@pytest.mark.parametrize("spec", ["symmetric:6", "dihedral:90", "cyclic:200"])
+def test_a_group_is_closed_on_its_first_sample(spec, monkeypatch):
+    """A permutation group's elements are told apart by the first, narrow sample (a Cayley
+    automaton's by the image of one state): the closure runs once, with no fallback to the next
+    sample or to whole rows (a fallback would give the same monoid, slower)."""
+    calls = []
+    inner = closure._closure
+
+    def counted(automaton, *args, **kwargs):
+        if automaton is a:  # (a smaller automaton's closure may bound the group's order first)
+            calls.append(kwargs.get("sample"))
+        return inner(automaton, *args, **kwargs)
+
+    a = from_spec(spec)
+    monkeypatch.setattr(closure, "_closure", counted)
+    closure.close(a)
+    assert len(calls) == 1 and calls[0] is not None and len(calls[0]) < sampled._SAMPLE_COLUMNS
