@@ -75,7 +75,10 @@ def _save(fig, path) -> Path:
     if fmt not in FORMATS:
         raise AnalysisError(f"figure format {fmt!r} of {path.name!r} is not one of {', '.join(FORMATS)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format=fmt, dpi=200 if fmt == "png" else None, bbox_inches="tight", pad_inches=0.08)
+    # PNG at zlib level 3, not Pillow's 6: the same pixels, the eight figures of `bilinear tour`
+    # encoded in 0.36 s instead of 0.53 s for 12% more bytes
+    fig.savefig(path, format=fmt, dpi=200 if fmt == "png" else None, bbox_inches="tight", pad_inches=0.08,
+                **({"pil_kwargs": {"compress_level": 3}} if fmt == "png" else {}))
     return path
 
 

@@ -94,3 +94,26 @@ def test_op_norm_of_nothing_or_zero_is_zero():
         for rows, cols in (([], [0, 1]), ([0, 1], []), ([], [])):
             assert _same(op_norm(M, rows, cols), flint.arb(0))
         assert _same(op_norm(flint.arb_mat(3, 3), range(3), range(3)), flint.arb(0))
+
+
+def test_op_norm_takes_the_smaller_of_the_frobenius_and_the_power_bound():
+    """Both sides of the choice, ball for ball against the reference: a rank-one matrix, whose
+    Frobenius norm is its 2-norm (the power bound is above it by up to n^(1/32)), and an identity
+    in balls, whose Frobenius norm sqrt(16) = 4 is far above the power bound near 1 (there the
+    Frobenius sum is skipped: the trace of M^T M already puts it above)."""
+    u = [flint.arb(i + 1, 1e-20) for i in range(16)]
+    rank_one = flint.arb_mat([[u[i] * u[j] / 100 for j in range(16)] for i in range(16)])
+    eye = flint.arb_mat([[flint.arb(int(i == j), 1e-20) for j in range(16)] for i in range(16)])
+    with precision():
+        got = op_norm(rank_one, range(16), range(16))
+        # sigma = |u|^2 / 100 = 14.96; the power bound is sigma (16 x 136 / 1496)^(1/32) = 15.14
+        assert _same(got, _op_norm_reference(rank_one)) and 14.96 <= got < 14.97
+        got = op_norm(eye, range(16), range(16))
+        assert _same(got, _op_norm_reference(eye)) and got < 1.01 and _frob_reference(eye) > 3.99
+        # all entries 0.3 / 4 +- 1e-8: rank one in its midpoints, whose bounds agree to the last bits,
+        # past the trace's test (it is only as tight as the Frobenius bound): the power bound is still
+        # the smaller by a few units of 2^-64, with an infinity norm of B^16 below 1
+        flat = flint.arb_mat([[flint.arb(0.3 / 4, 1e-8) for _ in range(4)] for _ in range(4)])
+        got = op_norm(flat, range(4), range(4))
+    with precision(64):  # op_norm's own precision: its Frobenius bound, which it did not take
+        assert _same(got, _op_norm_reference(flat)) and got < frob(flat)
