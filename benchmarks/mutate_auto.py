@@ -262,6 +262,22 @@ TARGETS = [
             "tests/constructions/horizon/test_horizon.py::test_tube_radius_needs_the_start_state_and_the_margins",
             "tests/constructions/horizon/test_horizon.py::test_tube_refuses_a_start_state_on_the_wrong_side",
             "tests/analysis/test_certify.py::test_contracting_network_is_proved_for_every_length_by_the_invariant_tube")),
+    # Theorem S5: the automaton each layer of a stack computes, exact and float (constructions/horizon/horizon_stack.py)
+    Target("horizon_stack", "constructions/horizon/horizon_stack.py", (),
+           ("tests/constructions/horizon/test_horizon_stack_mutants.py",
+            "tests/constructions/horizon/test_stacksnap_layers.py",
+            "tests/analysis/test_certify_stack_horizon.py::test_a_layer_with_a_tie_has_no_automaton",
+            "tests/analysis/test_certify_stack_horizon.py::test_a_layer_over_the_limit_has_no_automaton")),
+    # the dispatcher: the perturbation and certified horizons, the widest node horizon (constructions/horizon/horizon.py)
+    Target("horizon_entry", "constructions/horizon/horizon.py", (),
+           ("tests/constructions/horizon/test_horizon_entry_mutants.py",
+            "tests/constructions/horizon/test_horizon_ceiling.py", "tests/constructions/horizon/test_failsearch_floor.py",
+            "tests/constructions/horizon/test_horizon_phase.py", "tests/constructions/horizon/test_horizon_projective.py",
+            "tests/constructions/horizon/test_horizon_orbit.py::test_the_dispatcher_sends_a_non_isometric_snap_to_the_orbit_bound")),
+    # exact cyclotomic fields (constructions/exact/field.py)
+    Target("field", "constructions/exact/field.py", (),
+           ("tests/constructions/exact/test_field_mutants.py", "tests/constructions/exact/test_field.py",
+            "tests/constructions/exact/test_domains.py")),
 ]
 
 
@@ -313,6 +329,8 @@ _BLOCK_GALLOP = ("the gallop's first step or growth: after(k) is monotone in k (
 
 _NARROW_SAFE = ("the offsets added to the widened index instead of in the rows' own type at or near the "
                 "boundary where both fit: the same indices, the same elements")
+_LAYER_LABELS = ("the stand-in automaton's labels are read only by _Readout.screen (the prover's check of a state's "
+                 "label), which layer_automaton never calls: class_of reads the store's scores and _Readout.diff only")
 
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
@@ -1475,8 +1493,17 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'with one side empty the sub-matrix is empty: its Frobenius norm is 0 and its B has no rows, so 0 is '
         'returned either way (tested)',
     ('constructions/exact/balls.py', 'op_norm', 'inf > 0 -> inf >= 0', 0):
-        'inf is 0 only for B exactly 0: log 0 is nan, the bound [+/- inf], which is not below the Frobenius '
-        'norm, so the Frobenius norm (0) is returned either way (tested)',
+        'inf is 0 only for B exactly 0: then the trace of M^T M is 0 too, so the shortcut is not taken, and the '
+        'next test (not inf > 0) returns the Frobenius norm (0) either way (tested)',
+    ('constructions/exact/balls.py', 'op_norm', 'low > 0 -> low >= 0', 0):
+        'at low = 0 the root is 0, never above the bound (exp of a finite ball: above 0): the shortcut is not '
+        'taken either way',
+    ('constructions/exact/balls.py', 'op_norm', '0 -> 1', 3):
+        'the shortcut only skipped for traces below 1: the Frobenius bound is then computed and compared, and '
+        'the smaller of the two is the bound the shortcut returns (it returns only when the bound is the smaller)',
+    ('constructions/exact/balls.py', 'op_norm', 'low.sqrt().lower() > bound -> low.sqrt().lower() >= bound', 0):
+        'at equality the Frobenius bound is at least the root, so at least the bound: the comparison below '
+        'returns the bound or an equal exact point',
     ('constructions/exact/balls.py', 'op_norm', 'bound < whole -> bound <= whole', 0):
         'both are exact points: when equal, either is the same ball',
     # the node horizon's tables (constructions/horizon/horizon_nodes.py, issue 48)
@@ -1549,6 +1576,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/tube.py', '_tube_radius', 'r >= r0 -> r > r0', 0):
         "r = dyadic_up(1.01 lo + 1e-300) with lo >= float(r0): above r0 by 1% (r0 > 0; a float is within 2^-53 "
         "of it) or positive (r0 = 0), never equal to it",
+    # Theorem S5: the automata of a stack's layers (constructions/horizon/horizon_stack.py)
+    ('constructions/horizon/horizon_stack.py', 'layer_automaton', '1 -> 2', 0):
+        _LAYER_LABELS,
+    ('constructions/horizon/horizon_stack.py', 'layer_automaton', '1 -> 0', 0):
+        _LAYER_LABELS,
+    ('constructions/horizon/horizon_stack.py', 'float_layer_automaton', '1 -> 2', 0):
+        "one more row of reps, never written nor read: reps[found] is written only while found < limit (at "
+        "found == limit it returns first), and only reps[:found] is read",
+    ('constructions/horizon/horizon_stack.py', 'float_layer_automaton', '1 -> 0', 0):
+        "reps of limit rows: reps[found] is written only while found < limit (at found == limit it returns "
+        "first), so row limit is never used for any limit >= 1; limit = 0 (no state allowed, yet the start is "
+        "always one) is an argument no caller passes",
 }
 
 
