@@ -332,6 +332,25 @@ _NARROW_SAFE = ("the offsets added to the widened index instead of in the rows' 
 _LAYER_LABELS = ("the stand-in automaton's labels are read only by _Readout.screen (the prover's check of a state's "
                  "label), which layer_automaton never calls: class_of reads the store's scores and _Readout.diff only")
 
+# exact cyclotomic fields (constructions/exact/field.py)
+_FIELD_REDUCED = ("reduced=False only reduces again a polynomial already reduced modulo Phi_m (a sum, difference or "
+                  "negation of reduced polynomials, a constant, a product with a constant factor: all of degree "
+                  "below phi(m)); the remainder of such a polynomial is the polynomial itself")
+_FIELD_LONGER = ("a longer coefficient list: the extra entries are trailing zeros, which fmpq_poly drops, so the "
+                 "same polynomial")
+_FIELD_SPARSE_EQ = ("equal elements have equal reduced polynomials, so equal non-zero coefficients (terms() of a dense "
+                    "element; the given terms of a sparse one, by from_terms' contract): comparing terms or "
+                    "polynomials answers alike for every pair of representations")
+_FIELD_FLOOR_BALL = ("a ball test that succeeds never or less often, or one more precision tried: the exact comparison "
+                     "after the balls finds the same floor of 2^32 Re x from any n = floor(mid) within one of it "
+                     "(mid is a ball's centre, the ball contains 2^32 Re x), so the same floor")
+_FIELD_CONST_CONJ = ("a constant c (one coefficient) sent through the general branch: the reversed list is [c] again "
+                     "and c x^m reduces to c modulo Phi_m (Phi_m divides x^m - 1), the same number")
+_FIELD_NONZERO = "the value compared with 0 is non-zero here (zero returned earlier, or skipped): > 0 and >= 0 agree"
+_FIELD_FLOAT_BITS = ("the midpoint at 65 bits instead of 64, rounded to a double: float() and complex() are approximate "
+                     "(neither precision gives the correctly rounded double every time); it can move the last bit "
+                     "of a result that no caller or contract pins down")
+
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
@@ -1588,6 +1607,99 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "reps of limit rows: reps[found] is written only while found < limit (at found == limit it returns "
         "first), so row limit is never used for any limit >= 1; limit = 0 (no state allowed, yet the start is "
         "always one) is an argument no caller passes",
+    # exact cyclotomic fields (constructions/exact/field.py)
+    ('constructions/exact/field.py', 'FieldElement.poly', '1 -> 2', 0):
+        _FIELD_LONGER,
+    ('constructions/exact/field.py', 'FieldElement.poly', '0 -> 1', 1):
+        "empty terms make the list [0] instead of []: both the zero polynomial",
+    ('constructions/exact/field.py', 'FieldElement.embed', 'len(cs) - 1 -> len(cs) + 1', 0):
+        _FIELD_LONGER,
+    ('constructions/exact/field.py', 'FieldElement.embed', '1 -> 0', 0):
+        _FIELD_LONGER,
+    ('constructions/exact/field.py', 'FieldElement.embed', '1 -> 2', 1):
+        _FIELD_LONGER,
+    ('constructions/exact/field.py', 'FieldElement._coerce', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__add__', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__sub__', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__rsub__', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__neg__', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__mul__', 'b.poly.degree() <= 0 or a.poly.degree() <= 0 -> b.poly.degree() <= 0 and a.poly.degree() <= 0', 0):
+        "a product with one constant factor sent to the general branch, which reduces it: " + _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__mul__', 'b.poly.degree() <= 0 -> b.poly.degree() < 0', 0):
+        "a product with a constant factor sent to the general branch, which reduces it: " + _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__mul__', 'a.poly.degree() <= 0 -> a.poly.degree() < 0', 0):
+        "a product with a constant factor sent to the general branch, which reduces it: " + _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__mul__', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.inverse', 'True -> False', 0):
+        "the inverse of a constant is a constant: " + _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.inverse', 's * (1 / g.coeffs()[0]) -> s // (1 / g.coeffs()[0])', 0):
+        "FLINT's fmpq_poly xgcd returns the monic gcd, g = 1 (Phi_m is irreducible): s * 1 and s // 1 are both s",
+    ('constructions/exact/field.py', 'FieldElement.__pow__', 'True -> False', 0):
+        _FIELD_REDUCED,
+    ('constructions/exact/field.py', 'FieldElement.__eq__', 'a._poly is None or b._poly is None -> a._poly is None and b._poly is None', 0):
+        _FIELD_SPARSE_EQ,
+    ('constructions/exact/field.py', 'FieldElement.__eq__', 'a._poly is None -> a._poly is not None', 0):
+        _FIELD_SPARSE_EQ,
+    ('constructions/exact/field.py', 'FieldElement.__eq__', 'b._poly is None -> b._poly is not None', 0):
+        _FIELD_SPARSE_EQ,
+    ('constructions/exact/field.py', 'FieldElement.__hash__', 'self * self -> self // self', 0):
+        "unreachable: _real_floor returns None only when unique_fmpz of floor(mid) is None, and the floor of an arb "
+        "midpoint (exact, finite: arb exponents do not overflow) is an exact integer",
+    ('constructions/exact/field.py', 'FieldElement._real_floor', '3 -> 4', 0):
+        _FIELD_FLOOR_BALL,
+    ('constructions/exact/field.py', 'FieldElement._real_floor', 'n is None -> n is not None', 0):
+        "the balls never return (continue whenever n is found): " + _FIELD_FLOOR_BALL + "; int(None) would need "
+        "a midpoint whose floor is not an exact integer, which never happens (see the __hash__ entry)",
+    ('constructions/exact/field.py', 'FieldElement._real_floor', 're > n -> re >= n', 0):
+        "a ball inside [n, n + 1) contains 2^32 Re x, whose floor is then n: the same floor",
+    ('constructions/exact/field.py', 'FieldElement._real_floor', 're < n + 1 -> re <= n + 1', 0):
+        "differs only for a ball inside (n, n + 1] whose upper end is exactly the integer 2^32 Re x = n + 1 (arb's "
+        "rounded-up radius landing exactly on the value); not seen on any grid point tried, not provably impossible",
+    ('constructions/exact/field.py', 'FieldElement._real_floor', 'n + 1 -> n - 1', 0):
+        _FIELD_FLOOR_BALL,
+    ('constructions/exact/field.py', 'FieldElement._real_floor', '1 -> 0', 0):
+        _FIELD_FLOOR_BALL,
+    ('constructions/exact/field.py', 'FieldElement.conjugate', 'len(cs) <= 1 -> len(cs) < 1', 0):
+        _FIELD_CONST_CONJ,
+    ('constructions/exact/field.py', 'FieldElement.conjugate', '1 -> 0', 0):
+        _FIELD_CONST_CONJ,
+    ('constructions/exact/field.py', 'FieldElement.is_real', 'self.poly.degree() <= 0 -> self.poly.degree() < 0', 0):
+        "a constant then takes the exact test conjugate() == self, true for a constant: the same answer",
+    ('constructions/exact/field.py', 'FieldElement.__abs__', 'self.sign() < 0 -> self.sign() <= 0', 0):
+        "-0 is 0: abs(0) is 0 either way",
+    ('constructions/exact/field.py', 'FieldElement.__abs__', '0 -> 1', 0):
+        "sign() is -1, 0 or 1, where < 1 is <= 0; and -0 is 0: abs(0) is 0 either way",
+    ('constructions/exact/field.py', 'FieldElement.ball', '64 -> 65', 0):
+        "ball()'s default precision: a ball at 65 bits contains the element as one at 64 does (its contract); every "
+        "caller in the package passes a precision",
+    ('constructions/exact/field.py', 'FieldElement.__complex__', '64 -> 65', 0):
+        _FIELD_FLOAT_BITS,
+    ('constructions/exact/field.py', 'FieldElement.__float__', '64 -> 65', 0):
+        _FIELD_FLOAT_BITS,
+    ('constructions/exact/field.py', 'FieldElement.sign', 'c > 0 -> c >= 0', 0):
+        _FIELD_NONZERO,
+    ('constructions/exact/field.py', 'FieldElement.__repr__', 'c < 0 -> c <= 0', 0):
+        _FIELD_NONZERO,
+    ('constructions/exact/field.py', 'FieldElement.__repr__', 'c < 0 -> c <= 0', 1):
+        _FIELD_NONZERO,
+    ('constructions/exact/field.py', 'real_poly_sign', '0 -> 1', 1):
+        "no real element has a reduced polynomial of degree 1 (a + b zeta_m with b != 0 is not real for m >= 3, and "
+        "phi(m) = 1 for m <= 2), so none takes the constant branch; the constants go to the balls, which decide a "
+        "non-zero rational's sign as the branch does",
+    ('constructions/exact/field.py', 'real_poly_sign', 'poly.coeffs()[0] > 0 -> poly.coeffs()[0] >= 0', 0):
+        _FIELD_NONZERO,
+    ('constructions/exact/field.py', 'real_poly_sign', 're > 0 -> re >= 0', 0):
+        "the value is non-zero (tested exactly first) and lies in the ball: a ball of points all >= 0 holds a "
+        "value > 0, the same sign",
+    ('constructions/exact/field.py', 'real_poly_sign', 're < 0 -> re <= 0', 0):
+        "the value is non-zero (tested exactly first) and lies in the ball: a ball of points all <= 0 holds a "
+        "value < 0, the same sign",
 }
 
 
