@@ -18,21 +18,21 @@ its columns are skipped.
 
 Every repeat closes fresh automata (``transformation_monoid`` caches the monoid on the
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
-millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-06
+millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-07
 (2-core machine, nothing else running, load 1.0, ``--seeds 5``, inside
-``benchmarks/speed_targets.py``, round 8), this closure:
+``benchmarks/speed_targets.py``, round 15), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      2.33      308,893      1.90      379,731           1.23
-    S_6 natural (6 points)         720      0.14    5,060,053      0.10    7,341,994           1.45
-    S_7 (symmetric:7)            5,040     63.80       78,994    108.40       46,495           0.59
-    S_7 natural (7 points)       5,040      0.45   11,319,178      0.65    7,786,032           0.69
-    T_6                         46,656      1.74   26,860,985     10.21    4,568,087           0.17
-    T_7                        823,543     55.97   14,713,591    974.72      844,906           0.06
-    random 8x3 (x5)          1,433,284    248.95    5,757,370   1490.41      961,669           0.17
+    S_6 (symmetric:6)              720      2.94      245,273      2.20      326,680           1.33
+    S_6 natural (6 points)         720      0.27    2,674,740      0.19    3,693,899           1.38
+    S_7 (symmetric:7)            5,040     71.44       70,552    110.11       45,774           0.65
+    S_7 natural (7 points)       5,040      0.82    6,120,925      1.10    4,570,152           0.75
+    T_6                         46,656      3.10   15,048,750     14.66    3,182,623           0.21
+    T_7                        823,543     66.89   12,311,823    675.30    1,219,513           0.10
+    random 8x3 (x5)          1,433,284    205.00    6,991,788   1163.71    1,231,654           0.18
 
-The same run of 017281d's closure (main before issue 48's speed work): 4.26, 7.05, 4.26, 2.97,
-1.68, 0.39, 0.52 (ours/lsg time).  S_6 on its points read 1.38x, 1.42x and 1.45x in three runs
+The same run of 017281d's closure (main before issue 48's speed work): 5.11, 7.41, 5.29, 3.17,
+1.65, 0.65, 0.75 (ours/lsg time).  S_6 on its points read 1.38x, 1.42x and 1.45x in three runs
 of speed_targets.py (1.36-1.48x from run to run of this script); S_7 on its points 0.76-0.82x
 before the closure's table was kept from one closure to the next (round 8, benchmarks/SPEED.md).
 

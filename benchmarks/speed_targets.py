@@ -25,21 +25,21 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-06, round 10 (nothing else running, load average 0.69 at the start, 1.00 at
-the end; the whole table is in benchmarks/SPEED.md, "Issue 48, round 10: every target in one
-run"): 28 of 31 rows met.  The tour 31.7 -> 15.7 s (the median of three runs each: 30.9-31.8 s
-and 15.5-16.2 s), report identical; ``cyclic:1000`` 62.4 -> 2.9 us per transition;
-``cyclic:256`` open -> proved in 0.5 s; ``verify parity diagonal`` +0.26 -> +0.03 s over
-``describe``; certify 0.68-0.89x of 25d7590 (017281d: 4.5-5.4x), L/U equal; closures S_6
-Cayley 1.20x, S_6 on its 6 points 1.36x, S_7 0.60x / 0.69x, T_6, T_7 and random 8x3 0.19x /
-0.06x / 0.11x of libsemigroups; the float check 0.7-1.0x the simulation on exact constructions
-(d up to 16), 3.2-3.5x on rotations, 5.0x on a random diagonal d = 16 network (at the limit:
-5.0-5.2x in other runs; 9.1x before round 10's entry-by-entry product).  Not met, three of the
-networks that drift (their products round, as a trained network's do), two of them rows new in
-round 10: noisy d = 5 (10 symbols) 5.2x, noisy d = 8 (16 symbols) 6.1x, noisy d = 16 (32
-symbols) 10.3x; target 5x.  ``bench_check.py --parts`` measures why for the last: the
-simulation and the two products at their floors are already about 3.7x, and the grouping,
-gathers, norms and margins around them cost more than the rest.
+Measured 2026-12-07, round 15 (nothing else running, load average 0.44 at the start, 1.03 at
+the end, about seventeen minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round
+15: every target in one run"): 29 of 32 rows met.  The tour 51.0 -> 23.0 s (the median of three
+runs each: 50.8-51.1 s and 23.0-23.8 s), report identical, on a machine slower than the issue's
+(whose baseline took 32 s; 15.7 s in round 10, when this one's took 31.7 s): not met;
+``cyclic:1000`` 104.7 -> 4.4 us per transition; ``cyclic:256`` open -> proved in 0.8 s;
+``verify parity diagonal`` +0.37 -> +0.02 s over ``describe``; certify 0.58-0.90x of 25d7590
+(017281d: 4.1-4.8x), L/U equal; closures S_6 Cayley 1.33x, S_6 on its 6 points 1.38x, S_7 0.65x
+/ 0.75x, T_6, T_7 and random 8x3 0.21x / 0.10x / 0.18x of libsemigroups; the float check
+0.4-0.7x the simulation on exact constructions (d up to 16), 2.5x on rotations, 3.6x on a random
+diagonal d = 16 network, 4.4x on the noisy d = 5 one.  Not met, two of the networks that drift
+(their products round, as a trained network's do): noisy d = 8 (16 symbols) 5.7x, noisy d = 16
+(32 symbols) 9.3x; target 5x.  ``bench_check.py --parts`` measures why: the simulation and the
+two products at their floors are already about 4x at d = 16, and the grouping, gathers, norms
+and margins around them cost more than the rest.
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
 """
