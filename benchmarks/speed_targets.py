@@ -29,7 +29,7 @@ Measured 2026-12-07, round 15 (nothing else running, load average 0.44 at the st
 the end, about seventeen minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round
 15: every target in one run"): 29 of 32 rows met.  The tour 51.0 -> 23.0 s (the median of three
 runs each: 50.8-51.1 s and 23.0-23.8 s), report identical, on a machine slower than the issue's
-(whose baseline took 32 s; 15.7 s in round 10, when this one's took 31.7 s): not met;
+(whose baseline took 32 s; in round 10 the baseline took 31.7 s here, the tour 15.7 s): not met;
 ``cyclic:1000`` 104.7 -> 4.4 us per transition; ``cyclic:256`` open -> proved in 0.8 s;
 ``verify parity diagonal`` +0.37 -> +0.02 s over ``describe``; certify 0.58-0.90x of 25d7590
 (017281d: 4.1-4.8x), L/U equal; closures S_6 Cayley 1.33x, S_6 on its 6 points 1.38x, S_7 0.65x
