@@ -100,18 +100,18 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers:
     # the offsets added in the rows' own type where every index fits it (k n - 1 at most: S_6's
     # Cayley automaton, 1,439 in uint16), before the rows are widened to an index: a quarter of
     # the bytes of adding them to the index (0.88 against 1.06 ms for S_6's 720 x 720 elements)
-    narrow = offset is not None and k * n - 1 <= np.iinfo(gens.dtype).max
-    if narrow:
-        offset = offset.astype(gens.dtype)
+    narrow = None
+    if offset is not None and k * n - 1 <= np.iinfo(gens.dtype).max:
+        narrow, offset = offset.astype(gens.dtype), None
     s = 1
     while s < size:
         e = min(int(parent.searchsorted(s, side="left")), s + buffers.rows)
         b = e - s
         elements.take(parent[s:e], axis=0, out=rows[:b], mode="clip")
-        if narrow:
-            np.add(rows[:b], offset[s:e, None], out=rows[:b])
+        if narrow is not None:
+            np.add(rows[:b], narrow[s:e, None], out=rows[:b])
         np.copyto(index[:b], rows[:b])  # then the offsets: a same-type add is 5x faster than a mixed one
-        if offset is not None and not narrow:
+        if offset is not None:
             np.add(index[:b], offset[s:e, None], out=index[:b])
         flat.take(index[:b], out=elements[s:e], mode="wrap")
         s = e
