@@ -91,7 +91,8 @@ def _materialise(gens: np.ndarray, parent: np.ndarray, via: np.ndarray, buffers:
     to end (``take`` into a buffer: with the default mode it copies through a temporary first;
     ``mode="clip"`` for the rows, each copied whole, and ``mode="wrap"`` for the look-up, where
     clip's clamping of every index takes a third longer; every index is in range by construction,
-    so neither mode moves one)."""
+    so neither mode moves one: neither would raise on one out of range, and wrap would reduce a
+    huge one by repeated subtraction)."""
     (size,), (k, n) = parent.shape, gens.shape
     elements = np.empty((size, n), dtype=gens.dtype)
     elements[0] = np.arange(n, dtype=gens.dtype)
