@@ -678,17 +678,22 @@ def _nothing_fits(a, family, v, tried: list[str], dims: list[int]) -> Constructi
     if not v.info.factored and v.info.counts_factors and dims:
         extra = _count_limit_note(v, max(dims))
     if v.info.factored:
-        ranks, most = [], []
+        # the constructions build tries for a factored variant, as smallest_factor_rank counts
+        # them (none built that cannot beat the smallest rank; half-turns, built only for its own
+        # kind, not at all: modarith:6*modarith:6's refusal took 26.6 s building it for this
+        # message alone); the limits from their hidden sizes, known before building where known
+        smallest = smallest_factor_rank(a)
+        most = []
         for c in CONSTRUCTIONS:
-            if c.applies(family):
+            if c.applies(family) and _kind_matches(c, v):
                 try:
-                    base = c.builder(a)
+                    d = _known(c.known_dim, a) if c.known_dim is not None else c.builder(a).dim
                 except ConstructionError:
                     continue
-                ranks.append(factorized_rank(base))
-                most.append(max_factor_rank(base.n_symbols, base.dim))
-        if ranks:
-            extra = f"; the smallest known needs R >= {min(ranks)}"
+                if d is not None:
+                    most.append(max_factor_rank(a.n_symbols, d))
+        if smallest is not None:
+            extra = f"; the smallest known needs R >= {smallest}"
         assert v.param is not None  # parse_variant requires the parameter of a factored kind
         if most and v.param > max(most):
             extra += (f"; R = {v.param:,} exceeds the factor-rank limit (max(symbols x hidden, "

@@ -126,3 +126,20 @@ def test_spec_constructions_unchanged():
     assert build("dihedral:4", "block:2").A.tolist() == [[[0, 1], [-1, 0]], [[1, 0], [0, -1]]]
     assert build("cyclic:2*cyclic:3", "rotation2d").dim == 2
     assert build("symmetric:3,alphabet=all", "full").dim == 2
+
+
+def test_a_factorized_refusal_names_the_smallest_rank_without_building_other_kinds(monkeypatch):
+    """modarith:3 in factorized:2: nothing fits, and the message names the smallest factor rank of
+    the constructions build tries for a factored variant (smallest_factor_rank's 9), built as
+    smallest_factor_rank builds them; half-turns, a householder,nonneg construction never tried for
+    a factored variant, is not built for the message (modarith:6*modarith:6's took 26.6 s)."""
+    from bilinear.constructions.handmade import registry
+
+    def refuse(automaton):
+        raise AssertionError("half-turns built for a factored variant's refusal")
+
+    monkeypatch.setattr(registry, "_half_turn_sources", refuse)
+    a = from_spec("modarith:3")  # a fresh automaton: nothing of it built yet
+    assert registry.smallest_factor_rank(from_spec("modarith:3")) == 9
+    with pytest.raises(ConstructionError, match=r"'factorized:2'.*; the smallest known needs R >= 9$"):
+        build(a, "factorized:2")
