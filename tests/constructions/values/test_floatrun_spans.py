@@ -4,6 +4,8 @@ the limits past which the grouped way stops padding."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,38 @@ def test_rescale_reports_a_state_that_fell_below_the_floor():
     assert not floatrun._rescale(low)
     assert np.array_equal(low, [[0.5, 0.0], [0.25, 0.25]])  # rescaled all the same
     assert floatrun._rescale(np.empty((0, 3)))
+
+
+def _ldexp_rows(H):
+    """The test's own rescaling: each row times 2^-e by math.ldexp, ``e`` math.frexp's exponent of
+    the row's absolute sum (summed in order, as a product with ones may not: only its exponent
+    matters, and the rows below are built so that every order gives the same one)."""
+    out = []
+    for row in H.tolist():
+        e = math.frexp(sum(abs(x) for x in row))[1]
+        out.append([math.ldexp(x, -e) for x in row])
+    return np.array(out)
+
+
+def test_rescale_rounds_as_ldexp_at_the_ends_of_the_exponent_range():
+    """The rescaling multiplies by 2^-e where that power is a finite double and falls back to
+    ldexp below: bit for bit math.ldexp's rows, for sums near the largest double (e = 1024, the
+    power 2^-1024 subnormal), subnormal sums (e down to -1073, whose power 2^1073 overflows),
+    rows whose small entries round to subnormals when scaled, and inf, nan and zero rows."""
+    tiny = 5e-324
+    H = np.array([[2.0**1023, 2.0**1022, 0.0], [1.5 * 2.0**-1040, -tiny, 0.0], [3.0, 2.0**-1070, -2.0**-1073],
+                  [0.0, 0.0, 0.0], [1.0, 2.0**-1060, 0.0], [7.0, -5.0, 3.0]])
+    for rows in (H, H[[0, 2, 4, 5]], H[[2, 4, 5]]):  # the ldexp fallback (a subnormal sum), then the products
+        got = rows.copy()
+        floatrun._rescale(got)
+        want = _ldexp_rows(rows)
+        assert np.array_equal(got.view(np.int64), want.view(np.int64)), (got, want)
+    assert not floatrun._rescale(H.copy())  # the subnormal sum is below the floor
+    assert floatrun._rescale(H[[0, 2, 4, 5]].copy())
+    special = np.array([[np.inf, 1.0], [np.nan, 1.0], [2.0, 2.0]])
+    floatrun._rescale(special)
+    assert np.isinf(special[0, 0]) and special[0, 1] == 1.0 and np.isnan(special[1, 0]) and special[1, 1] == 1.0
+    assert special[2].tolist() == [0.25, 0.25]
 
 
 @pytest.mark.parametrize("method", ["stacked", "grouped", "gathered"])
