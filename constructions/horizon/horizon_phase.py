@@ -137,10 +137,17 @@ def _phase(A, h0, Rf, snap, proof, automaton, ro: RoundOff) -> Horizon | None:
     fast = _Floats.of(terms, box)
     bits = _ratio_bits(ro)  # the ratio the underflow was charged at (_box), checked on every row
     T = _bisect(lambda t: fast.holds(t, under), 0, CAP)
-    if T is None or not _holds(terms, box, T, under, bits):
-        T = _bisect(lambda t: _holds(terms, box, t, under, bits), 0, CAP if T is None else T)
-    elif T < CAP and _holds(terms, box, T + 1, under, bits):  # the float search stopped short (its
-        T = _bisect(lambda t: _holds(terms, box, t, under, bits), T + 1, CAP)  # exponentials underflow)
+    checked: dict[int, bool] = {}  # each length checked in ball arithmetic once (the searches below meet)
+
+    def holds(t: int) -> bool:
+        if t not in checked:
+            checked[t] = _holds(terms, box, t, under, bits)
+        return checked[t]
+
+    if T is None or not holds(T):
+        T = _bisect(holds, 0, CAP if T is None else T)
+    elif T < CAP and holds(T + 1):  # the float search stopped short (its exponentials underflow)
+        T = _bisect(holds, T + 1, CAP)
     phase = max(float(x.mid()) for x in box.pi)
     modulus = max(float(x.mid()) for x in box.ell)
     if T is None:

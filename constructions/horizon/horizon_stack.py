@@ -97,6 +97,8 @@ def float_layer_automaton(layer, merge: float = MERGE_DISTANCE,
     h = rescaled(h0)
     if not np.any(h):
         return None, "the start state is zero"
+    if limit < 1:  # the start direction alone is more than that
+        return None, f"more than {limit} directions reached over every word of its {layer.n_symbols} symbols"
     reps = np.zeros((limit + 1, layer.dim))
     reps[0] = h / np.linalg.norm(h)
     found = 1

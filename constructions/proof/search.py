@@ -355,9 +355,11 @@ def breadth_first(start, successors, limit: int) -> list | None:
 
     >>> breadth_first(0, lambda x: [(x + 1) % 4, (x + 2) % 4], 10)
     [0, 1, 2, 3]
-    >>> breadth_first(0, lambda x: [x + 1], 5) is None
-    True
+    >>> breadth_first(0, lambda x: [x + 1], 5) is None, breadth_first(0, lambda x: [x], 0) is None
+    (True, True)
     """
+    if limit < 1:  # the start alone is more than that
+        return None
     found, seen, i = [start], {start}, 0
     while i < len(found):
         for y in successors(found[i]):

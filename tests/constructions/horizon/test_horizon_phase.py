@@ -140,3 +140,31 @@ def test_past_the_work_limit_the_bound_is_not_tried(monkeypatch):
     assert _phase(w, a)[0].length == 62
     monkeypatch.setattr(phase, "PHASE_WORK_LIMIT", 19)
     assert _phase(w, a)[0] is None
+
+
+@pytest.mark.parametrize("float_says", ["short", "long", "none"])
+def test_each_length_is_checked_in_ball_arithmetic_once(monkeypatch, float_says):
+    """The float search's length is confirmed in ball arithmetic, and the exact search that follows
+    when it is not (or when the float search stopped short) starts from a length already checked:
+    each length is checked once, and the horizon is the one of checking every length in turn."""
+    import bilinear.constructions.horizon.horizon_phase as phase
+
+    a = from_spec("cyclic:5")
+    A, h0, R = build("cyclic:5", "rotation2d").to_float().float_arrays()
+    w = Weights("rotation2d", A @ _rotation(0.01), h0, R)
+    true = _phase(w, a)[0].length
+    fake = {"short": true - 7, "long": true + 9, "none": None}[float_says]
+    bisect, searches = phase._bisect, []
+
+    def faked(ok, start, stop):  # the first search is the float one: it says `fake`
+        searches.append(start)
+        return fake if len(searches) == 1 else bisect(ok, start, stop)
+
+    monkeypatch.setattr(phase, "_bisect", faked)
+    calls: list[int] = []
+    holds = phase._holds
+    monkeypatch.setattr(phase, "_holds", lambda terms, box, t, under, bits: calls.append(t) or holds(terms, box, t, under, bits))
+    h, _, _ = _phase(w, a)
+    assert h.length == true
+    assert calls and len(calls) == len(set(calls)), sorted(calls)
+    assert len(searches) == (1 if float_says == "short" and true == phase.CAP else 2)

@@ -58,6 +58,18 @@ def test_a_float_rotation_reaches_exactly_its_order_of_directions():
     assert m is None and "more than 4 directions" in why
 
 
+def test_a_limit_below_one_direction_refuses_even_a_layer_of_one_state():
+    """The start direction is one state: a limit of 0 (or less) is passed by it, so nothing is read
+    off, not even from a layer whose symbols all fix the start (an automaton of one state), and a
+    layer that reaches a second direction is refused the same way (not an index out of range)."""
+    fixed = Weights("diagonal", A=[[[1]], [[2]]], h0=[1], readout=[[1], [-1]])
+    assert float_layer_automaton(fixed, limit=1)[0] is not None
+    for limit in (0, -3):
+        for layer in (fixed, _rotation(5)):
+            m, why = float_layer_automaton(layer, limit=limit)
+            assert m is None and f"more than {limit} directions" in why
+
+
 def test_three_classes_read_on_five_directions():
     """Rows at angles 0, 72 and 144 degrees: the directions at 216 and 288 degrees are nearest the
     rows at 144 and 0 degrees (cos 72 > cos 144), so the labels are 0, 1, 2, 2, 0."""
