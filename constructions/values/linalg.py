@@ -67,7 +67,9 @@ def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
 def _rational_rank_decomposition(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """rank_decomposition over Q with FLINT's reduced row echelon form (fast, exact)."""
     rows, cols = M.shape
-    fm = flint.fmpq_mat(rows, cols, [flint.fmpq(int(Fraction(x).numerator), int(Fraction(x).denominator)) for x in M.flat])
+    fm = rational_matrix(M.flat, rows, cols)  # ints and Fractions straight to FLINT
+    if fm is None:  # other rationals (floats, numpy scalars): through one Fraction each
+        fm = flint.fmpq_mat(rows, cols, [flint.fmpq(int(f.numerator), int(f.denominator)) for f in map(Fraction, M.flat)])
     rref, rank = fm.rref()
     pivots = []
     for r in range(rank):
