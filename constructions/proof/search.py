@@ -357,6 +357,8 @@ def breadth_first(start, successors, limit: int) -> list | None:
     [0, 1, 2, 3]
     >>> breadth_first(0, lambda x: [x + 1], 5) is None, breadth_first(0, lambda x: [x], 0) is None
     (True, True)
+    >>> breadth_first(0, lambda x: [x], 1)   # the start alone: within a limit of one
+    [0]
     """
     if limit < 1:  # the start alone is more than that
         return None
