@@ -142,6 +142,11 @@ def as_exact(array: np.ndarray, name: str) -> np.ndarray:
         if type(x) is int:
             flat_out[i] = x
             continue
+        if type(x) is Fraction and type(x.numerator) is int and type(x.denominator) is int:
+            # what _normalise_exact gives, without its abstract-class checks and a new Fraction
+            # (a Fraction is in lowest terms): the Fraction itself, an int when integral
+            flat_out[i] = x.numerator if x.denominator == 1 else x
+            continue
         try:
             flat_out[i] = _normalise_exact(x, "")
         except WeightsError:
