@@ -418,37 +418,48 @@ def positive_unit(m: int) -> list:
 
 def _isometry_factors(f, n: int):
     """``(A, V, beta)`` for the map q -> f[q] on n one-hot states: ``A = sum_p e_p u_p^T`` and its
-    factors, the reflections first (they act last), then the projections (module docstring)."""
-    zero = np.zeros(n, dtype=object)
-    zero[:] = Fraction(0)
+    factors, the reflections first (they act last), then the projections (module docstring).
+
+    The vectors are FLINT rational columns (``fmpq_mat``, n x 1) and each ``v . v`` is computed
+    once: exact rationals, so the same factors as Fractions would give, in C (the
+    ``modular_arithmetic:3`` cells' 25 states: about 20x faster); handed back as Fractions."""
+    import flint
+
     A = np.zeros((n, n), dtype=object)
     A[...] = Fraction(0)
     units, projections = {}, []
     for p in sorted(set(int(x) for x in f)):
         pre = [q for q in range(n) if int(f[q]) == p]
-        u = zero.copy()
+        u = flint.fmpq_mat(n, 1)
         for q, c in zip(pre, positive_unit(len(pre))):
-            u[q] = c
+            u[q, 0] = flint.fmpq(c.numerator, c.denominator)
             A[p, q] = c
         units[p] = u
-        basis: list = []
+        basis: list = []  # (w, w . w)
         for q in pre[1:]:  # rational Gram-Schmidt of u's complement within the coordinates pre
-            w = -u[q] * u
-            w[q] += 1
-            for b in basis:
-                w = w - (w @ b) / (b @ b) * b
-            basis.append(w)
-        projections += basis
-    reflections: list = []  # applied in this order
+            w = u * (-u[q, 0])
+            w[q, 0] += 1
+            for b, bb in basis:
+                w = w - b * ((b.transpose() * w)[0, 0] / bb)
+            basis.append((w, (w.transpose() * w)[0, 0]))
+        projections += [w for w, _ in basis]
+    reflections: list = []  # (v, v . v), applied in this order
     for p, u in units.items():
         x = u
-        for v in reflections:
-            x = x - 2 * (v @ x) / (v @ v) * v
-        target = zero.copy()
-        target[p] = Fraction(1)
-        if any(a != b for a, b in zip(x, target)):
-            reflections.append(x - target)
-    V = reflections[::-1] + projections
+        for v, vv in reflections:
+            x = x - v * (2 * (v.transpose() * x)[0, 0] / vv)
+        target = flint.fmpq_mat(n, 1)
+        target[p, 0] = 1
+        if x != target:
+            v = x - target
+            reflections.append((v, (v.transpose() * v)[0, 0]))
+
+    def fractions(col) -> np.ndarray:
+        out = np.empty(n, dtype=object)
+        out[:] = [Fraction(int(x.p), int(x.q)) for x in col.entries()]
+        return out
+
+    V = [fractions(v) for v, _ in reflections[::-1]] + [fractions(w) for w in projections]
     beta = [Fraction(2)] * len(reflections) + [Fraction(1)] * len(projections)
     return A, V, beta
 
