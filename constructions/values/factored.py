@@ -710,17 +710,23 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     U = np.full((S, d, R), zero, dtype=dtype)
     W = np.full((S, d, R), zero, dtype=dtype)
     for s in range(S):
-        best: tuple[list, np.ndarray, np.ndarray] | None = None
+        best: tuple | None = None  # (rank, candidate, u, w); for a rational matrix (rank, candidate, the matrix, None)
         for cand in _diagonal_candidates(A[s], exact):
             low = np.array(A[s], dtype=dtype)
             for i in range(d):
                 low[i, i] = low[i, i] - cand[i]
-            u, w = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
-            if best is None or u.shape[1] < best[1].shape[1]:
-                best = (cand, u, w)
+            fm = rational_matrix(low.flat, d, d) if exact else None
+            if fm is not None:  # rational: the rank alone picks, and only the chosen one is decomposed
+                got: tuple = (fm.rank(), cand, low, None)
+            else:
+                u, w = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
+                got = (u.shape[1], cand, u, w)
+            if best is None or got[0] < best[0]:  # the first of the lowest rank
+                best = got
         assert best is not None  # _diagonal_candidates yields at least two candidates
-        cand, u, w = best
-        r = u.shape[1]
+        r, cand, u, w = best
+        if w is None:
+            u, w = rank_decomposition(u)  # the chosen rational matrix, decomposed
         if r > R:
             raise ConformanceError(
                 f"variant {spec!r}: A[{s}] minus each tried diagonal (0, I, its own diagonal) has rank >= {r} > R = {R}; "
