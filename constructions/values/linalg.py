@@ -94,13 +94,17 @@ def rational_matrix(entries, rows: int, cols: int) -> "flint.fmpq_mat | None":
     exact path (field elements).  FLINT's rational arithmetic is exact, so a computation done on
     the result equals the one done on the Fractions, entry for entry.
 
-    >>> rational_matrix([1, Fraction(1, 2)], 1, 2), rational_matrix([1, 2.0], 1, 2)
-    ([1, 1/2], None)
+    >>> rational_matrix([1, Fraction(1, 2)], 1, 2), rational_matrix([1, 2.0], 1, 2), rational_matrix([True], 1, 1)
+    ([1, 1/2], None, None)
+    >>> rational_matrix([Fraction(np.int64(3), 4), np.int64(-2)], 2, 1).entries()   # numpy integers, inside a Fraction too
+    [3/4, -2]
     """
-    values = []
+    values: list = []
     for x in entries:
-        if isinstance(x, Fraction):
-            values.append(flint.fmpq(x.numerator, x.denominator))
+        if type(x) is int:  # the common entries first, without the abstract checks
+            values.append(x)
+        elif isinstance(x, Fraction):  # parts made int: a Fraction of numpy integers keeps them
+            values.append(flint.fmpq(int(x.numerator), int(x.denominator)))
         elif isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
             values.append(flint.fmpq(int(x)))
         else:
