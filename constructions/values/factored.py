@@ -54,6 +54,7 @@ When the factors are omitted they are derived where that is exact and canonical:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from fractions import Fraction
 
 import flint
@@ -66,6 +67,7 @@ from .entries import freeze as _freeze
 from .entries import simplify
 from ..exact.field import exact_sign
 from .linalg import float_rank_decomposition, from_rational_matrix, rank_decomposition, rational_matrix
+from .memo import _CLEARS, MAX_ENTRIES
 
 __all__ = [
     "householder_compose", "check_householder", "derive_householder", "project_householder",
@@ -170,12 +172,40 @@ def _simplified(M: np.ndarray) -> np.ndarray:
     return out
 
 
+#: One symbol's exact rational compositions already made (:func:`_composed`), keyed by its factors
+#: with beta != 0: the registry composes the same factors again for every count it tries
+#: (``bilinear tour``'s capability matrix: 130 different ones in 1,329 compositions).
+_COMPOSED: OrderedDict = OrderedDict()
+_CLEARS.append(_COMPOSED.clear)  # memo.clear_caches() forgets them too
+
+
+def _composed(V, beta, d: int) -> np.ndarray | None:
+    """:func:`_rational_compose`, remembered for the last :data:`~.memo.MAX_ENTRIES` factor lists of
+    ints and Fractions (others are not kept: field elements take the general path anyway)."""
+    factors = [(v, b) for v, b in zip(V, beta) if b != 0]
+    if not all(type(x) in (int, Fraction) for v, b in factors for x in (*v, b)):
+        return _rational_compose(V, beta, d)
+    key = (d, tuple((tuple(v), b) for v, b in factors))
+    got = _COMPOSED.get(key)
+    if got is None:
+        got = _rational_compose(V, beta, d)
+        if got is None:
+            return None
+        got.setflags(write=False)
+        _COMPOSED[key] = got
+        while len(_COMPOSED) > MAX_ENTRIES:
+            _COMPOSED.popitem(last=False)
+    else:
+        _COMPOSED.move_to_end(key)
+    return got
+
+
 def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
     """``(symbols, hidden, hidden)``: ``A[s] = H(V[s,0], beta[s,0]) @ ... @ H(V[s,K-1], beta[s,K-1])``."""
     S, K, d = V.shape
     out = []
     for s in range(S):
-        fast = _rational_compose(V[s], beta[s], d) if exact else None
+        fast = _composed(V[s], beta[s], d) if exact else None
         if fast is not None:
             out.append(fast)
             continue

@@ -203,3 +203,37 @@ def test_past_the_counts_tried_one_by_one_the_least_k_is_read_off_the_matrices(m
     cell = settle_module.settle("dihedral:3*dihedral:4*dihedral:5", "householder", depth=False)
     assert (cell.status, cell.dim, cell.factors) == ("proved", 6, 6)
     assert built and "one-hot-support" not in built
+
+
+def test_a_composition_is_made_once_per_factors_and_handed_out_as_a_copy(monkeypatch):
+    """The registry composes the same factors for every count it tries: the second composition of
+    equal factors (identity padding aside) is the first one's matrix, not composed again; every
+    caller gets its own copy; clear_caches() forgets it; field elements are never kept."""
+    from fractions import Fraction
+
+    from bilinear.constructions.exact.field import cos2pi
+    from bilinear.constructions.values import factored
+    from bilinear.constructions.values.memo import clear_caches
+
+    calls = []
+    compose = factored._rational_compose
+    monkeypatch.setattr(factored, "_rational_compose", lambda V, beta, d: calls.append(d) or compose(V, beta, d))
+    clear_caches()
+    V = np.array([[[1, 1, 0], [0, 1, 1], [1, 0, 0]]], dtype=object)
+    beta = np.array([[2, Fraction(1, 2), 0]], dtype=object)
+    first = factored.householder_compose(V, beta)
+    # the product by hand: H(v, b) = I - b v v^T / (v . v), left to right
+    H = [np.eye(3, dtype=object) - b * np.outer(v, v) / int(v @ v) for v, b in zip(V[0], beta[0]) if b != 0]
+    assert (first[0] == H[0] @ H[1]).all()
+    padded = np.array([[[1, 1, 0], [0, 1, 1], [5, 5, 5], [0, 0, 1]]], dtype=object)
+    again = factored.householder_compose(padded, np.array([[2, Fraction(1, 2), 0, 0]], dtype=object))
+    assert calls == [3] and (again == first).all()
+    again[0, 0, 0] = 99  # a copy: the kept matrix is not touched
+    assert (factored.householder_compose(V, beta) == first).all() and calls == [3]
+    clear_caches()
+    factored.householder_compose(V, beta)
+    assert calls == [3, 3]
+    field = np.array([[[cos2pi(1, 5), 1, 0]]], dtype=object)
+    factored.householder_compose(field, np.array([[2]], dtype=object))
+    factored.householder_compose(field, np.array([[2]], dtype=object))
+    assert not any(isinstance(x, type(cos2pi(1, 5))) for key in factored._COMPOSED for v, _ in key[1] for x in v)

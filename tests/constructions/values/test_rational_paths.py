@@ -13,6 +13,7 @@ from bilinear.constructions.exact.field import cos2pi
 from bilinear.constructions.handmade import halfturns
 from bilinear.constructions.values import factored
 from bilinear.constructions.values.linalg import from_rational_matrix, rational_matrix
+from bilinear.constructions.values.memo import clear_caches
 
 
 def _random_factors(seed: int, S: int = 2, K: int = 6, d: int = 5):
@@ -31,8 +32,11 @@ def _random_factors(seed: int, S: int = 2, K: int = 6, d: int = 5):
 def test_householder_products_in_flint_equal_the_fraction_products(seed, monkeypatch):
     V, beta = _random_factors(seed)
     fast = factored.householder_compose(V, beta)
-    monkeypatch.setattr(factored, "_rational_compose", lambda *args: None)
+    clear_caches()  # else the kept compositions answer, and the Fraction path is never taken
+    refused: list = []
+    monkeypatch.setattr(factored, "_rational_compose", lambda *args: refused.append(1))  # None: not in FLINT
     slow = factored.householder_compose(V, beta)
+    assert len(refused) == V.shape[0]
     assert fast.shape == slow.shape
     assert all(x == y and type(x) is type(y) for x, y in zip(fast.flat, slow.flat))
 
