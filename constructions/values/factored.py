@@ -182,10 +182,19 @@ _CLEARS.append(_COMPOSED.clear)  # memo.clear_caches() forgets them too
 def _composed(V, beta, d: int) -> np.ndarray | None:
     """:func:`_rational_compose`, remembered for the last :data:`~.memo.MAX_ENTRIES` factor lists of
     ints and Fractions (others are not kept: field elements take the general path anyway)."""
-    factors = [(v, b) for v, b in zip(V, beta) if b != 0]
-    if not all(type(x) in (int, Fraction) for v, b in factors for x in (*v, b)):
-        return _rational_compose(V, beta, d)
-    key = (d, tuple((tuple(v), b) for v, b in factors))
+    parts: list = []  # each factor's d entries and beta as (numerator, denominator): ints hash fast
+    for v, b in zip(V, beta):
+        if b == 0:
+            continue
+        for x in (*v, b):
+            kind = type(x)
+            if kind is int:
+                parts += (x, 1)
+            elif kind is Fraction:
+                parts += (x.numerator, x.denominator)
+            else:
+                return _rational_compose(V, beta, d)
+    key = (d, tuple(parts))
     got = _COMPOSED.get(key)
     if got is None:
         got = _rational_compose(V, beta, d)
