@@ -237,3 +237,24 @@ def test_a_composition_is_made_once_per_factors_and_handed_out_as_a_copy(monkeyp
     field = np.array([[[cos2pi(1, 5), 1, 0]]], dtype=object)
     twice = [factored.householder_compose(field, np.array([[2]], dtype=object)) for _ in range(2)]
     assert len(factored._COMPOSED) == kept and (twice[0] == twice[1]).all()  # tried in FLINT each time, never kept
+
+
+def test_kept_compositions_tell_an_int_from_a_fraction_and_leave_a_zero_vector_to_the_general_path():
+    """The key reads an int n as n/1: factors (3, 1, 0) and (3/2, 1, 0) (not parallel: different
+    reflections) are two keys, each composed to its own reflection, checked by hand; a zero vector
+    (v . v = 0) is not composed in FLINT and not kept, and the general path divides by zero as it
+    always did."""
+    from fractions import Fraction
+
+    from bilinear.constructions.values import factored
+    from bilinear.constructions.values.memo import clear_caches
+
+    clear_caches()
+    for v in ([3, 1, 0], [Fraction(3, 2), 1, 0]):
+        got = factored.householder_compose(np.array([[v]], dtype=object), np.array([[2]], dtype=object))[0]
+        u = np.array([Fraction(x) for x in v], dtype=object)
+        assert (got == np.eye(3, dtype=object) - 2 * np.outer(u, u) / (u @ u)).all(), v
+    kept = len(factored._COMPOSED)
+    with pytest.raises(ZeroDivisionError):
+        factored.householder_compose(np.array([[[0, 0, 0]]], dtype=object), np.array([[1]], dtype=object))
+    assert len(factored._COMPOSED) == kept
