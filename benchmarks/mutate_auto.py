@@ -1832,12 +1832,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'failure of one symbol is the best before any exit or beam (top 0, neither runs); otherwise no word '
         'of one symbol fails, and a floor of 1 only keeps the exits and the beam from confirming one (and '
         'the beam from running at top 1, where it could find only one)',
-    ('constructions/horizon/failsearch.py', 'search_failure', '1 -> 0', 1):
-        'batches[1].shape[0] == length for .shape[1]: the random words run after the directed ones, '
-        'truncated below the best, instead of in one run with them; a later run replaces the best only when '
-        "strictly shorter, so the word is the first of the shortest either way (the docstring's 'the same "
-        "word as running every word to its end'); and where the count equals the length, a width below it "
-        'fails to concatenate (test_as_many_random_words_as_symbols_past_2000)',
     ('constructions/horizon/failsearch.py', 'search_failure', 'top > floor -> top >= floor', 0):
         "at top == floor the exits' words have floor - 1 symbols, so every candidate has at most floor, "
         'dropped by first > floor; top == floor == 0 is a best of one symbol (no exit of two or more is '
