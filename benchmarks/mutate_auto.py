@@ -165,7 +165,7 @@ TARGETS = [
     Target("floatstates", "constructions/values/floatstates.py", (),
            ("tests/constructions/values/test_floatstates.py", "tests/constructions/horizon/test_floatcheck_table.py")),
     Target("floatcheck_table", "constructions/horizon/floatcheck.py", ("_table_check", "_dense_check", "_states", "_Bound",
-                                                                       "_Work", "_chunk_rows", "_row_margins", "_margins", "_chunk_margins",
+                                                                       "_Work", "_chunk_rows", "_row_margins", "label_margins", "_chunk_margins",
                                                                        "_norms"),
            FLOATCHECK_TESTS),
     # a cell's verdict: the phases, their time budget and the constructions built (issue 48, round 11)
@@ -1559,13 +1559,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/floatcheck.py', '_states', '0 -> 1', 3):
         'spans never grow after the first (the same block steps, the last one shorter): the buffers are made once either way',
     # the readout scored in chunks and the norms by a product (issue 48, round 8)
-    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 0', 0):
+    ('constructions/horizon/floatcheck.py', 'label_margins', '1 -> 0', 0):
         'one class through the general path: its own score less the largest other (-inf once it is put) is +inf, '
         'the value returned directly',
-    ('constructions/horizon/floatcheck.py', '_margins', '0 -> 1', 1):
+    ('constructions/horizon/floatcheck.py', 'label_margins', '0 -> 1', 1):
         "a call's own buffers made for 1 class instead of 0: the classes size only the scores' buffer, which "
-        '_margins does not use',
-    ('constructions/horizon/floatcheck.py', '_margins', '1 -> 2', 3):
+        'label_margins does not use',
+    ('constructions/horizon/floatcheck.py', 'label_margins', '1 -> 2', 3):
         'labels.reshape(-2): numpy infers any negative size, as it does -1',
     ('constructions/horizon/floatcheck.py', '_chunk_margins', '1 -> 2', 0):
         'reshape(-2): numpy infers any negative size, as it does -1',
@@ -1804,13 +1804,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         '(two start scores within an ulp of each other could compare differently); a zero h0 gives 0 (a '
         'tie) or NaN, a failure at 0 either way',
     ('constructions/horizon/failsearch.py', 'first_failures', 'words.shape[1] == 0 or R.shape[0] == 1 -> words.shape[1] == 0 and R.shape[0] == 1', 0):
-        "a one-class readout's margins are +inf (_margins' first line), never <= 0, and words of no symbols "
+        "a one-class readout's margins are +inf (label_margins' first line), never <= 0, and words of no symbols "
         'run no step: the same result either way (every word -1)',
     ('constructions/horizon/failsearch.py', 'first_failures', '1 -> 0', 2):
         'words.shape[0] == 0 for words.shape[1] == 0: no words give an empty result either way, and words '
         'of no symbols run no step of the loop (run_batch takes them): every word -1 either way',
     ('constructions/horizon/failsearch.py', 'first_failures', '1 -> 0', 3):
-        'R.shape[0] == 0 never holds; a one-class readout then runs with margins +inf (_margins), never <= '
+        'R.shape[0] == 0 never holds; a one-class readout then runs with margins +inf (label_margins), never <= '
         '0: every word -1 either way',
     ('constructions/horizon/failsearch.py', 'first_failures', 'first < 0 -> first <= 0', 0):
         'inside the loop first holds -1 or a length t + 1 >= 1 (a failure at 0 returns before it): < 0, <= '
@@ -1851,7 +1851,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/failsearch.py', 'search_failure', 'len(found) < len(best) -> len(found) <= len(best)', 1):
         'the beam runs to top <= len(best) - 1 symbols: its word is shorter than the best',
     ('constructions/horizon/failsearch.py', 'exit_failure', 'R.shape[0] < 2 or words.size == 0 -> R.shape[0] < 2 and words.size == 0', 0):
-        "a one-class readout's margins are +inf (_margins' first line), never <= 0, and words of no symbols "
+        "a one-class readout's margins are +inf (label_margins' first line), never <= 0, and words of no symbols "
         'run no step: the same result either way (None)',
     ('constructions/horizon/failsearch.py', 'exit_failure', '1 -> 2', 0):
         'As.shape[2] for As.shape[1]: the matrices are square',
@@ -1867,7 +1867,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         '256 words, or, outside a certified floor, prefixes failing at floor symbols or fewer); every kept '
         "candidate of a step fails at the step's length, so the first kept is the same otherwise",
     ('constructions/horizon/failsearch.py', 'beam_failure', 'R.shape[0] < 2 or length < 1 -> R.shape[0] < 2 and length < 1', 0):
-        "a one-class readout's margins are +inf (_margins' first line), never <= 0, and words of no symbols "
+        "a one-class readout's margins are +inf (label_margins' first line), never <= 0, and words of no symbols "
         'run no step: the same result either way (None after the steps; a length below 1 runs none)',
     ('constructions/horizon/failsearch.py', 'beam_failure', '1 -> 0', 0):
         'length < 0 for length < 1: a length of 0 runs no step (range(0)): None either way',

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from ..values.floatrun import float_steps, rescaled
-from .floatcheck import _margins  # score[label] - max other score, the float check's own
+from .floatcheck import label_margins  # score[label] - max other score, the float check's own
 
 __all__ = ["search_failure", "exit_failure", "beam_failure", "beam_worth_running", "shorten_failure", "first_failures",
            "compress_word", "BEAM_WIDTH", "BEAM_MAX_LENGTH"]
@@ -66,7 +66,7 @@ def first_failures(weights, automaton, words: np.ndarray, shortest: bool = False
     labels = np.ascontiguousarray(automaton.labels[automaton.run_batch(words, trace=True)].T)  # (time, batch)
     R = rescaled(R)  # as float_run does to its readout
     for t, H in enumerate(float_steps(A, h0, words)):  # float_run's states; its scores, classes along rows
-        bad = (_margins(R @ H.T, labels[t]) <= 0) & (first < 0)  # scores (classes, batch)
+        bad = (label_margins(R @ H.T, labels[t]) <= 0) & (first < 0)  # scores (classes, batch)
         first[bad] = t + 1
         if shortest and bad.any():
             break
@@ -188,7 +188,7 @@ def exit_failure(weights, automaton, words: np.ndarray, floor: int = 0) -> tuple
             continue
         S = (H @ At).reshape(n * k, d) @ R.T  # row b k + c; a positive row scale changes no argmax
         lab = label_of[:, states[:, t]].T.reshape(n * k)
-        bad = np.nonzero(_margins(S.T, lab) <= 0)[0]
+        bad = np.nonzero(label_margins(S.T, lab) <= 0)[0]
         if bad.size:
             cands = np.array([np.append(words[i // k, : t + 1], i % k) for i in bad[:256]])
             first = first_failures(weights, automaton, cands)
@@ -253,7 +253,7 @@ def beam_failure(weights, automaton, length: int, width: int = BEAM_WIDTH, floor
         Hn = (H @ At).reshape(B * k, d)  # row b k + s: A_s h_b
         n = np.sqrt(np.add.reduce(Hn * Hn, axis=1))  # np.linalg.norm's own sums, without its checks
         Hn /= np.where(n > 0, n, 1.0)[:, None]
-        margin = _margins(R @ Hn.T, label_after[Q].reshape(B * k))  # scores (classes, words)
+        margin = label_margins(R @ Hn.T, label_after[Q].reshape(B * k))  # scores (classes, words)
         bad = np.nonzero(margin <= 0)[0]
         if bad.size and _t + 1 > floor:  # confirmed by the one float run every check uses (rounding may differ)
             cands = [word(int(i)) for i in bad[:width]]

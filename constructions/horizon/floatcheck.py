@@ -67,7 +67,7 @@ from ..values.weights import Weights
 #: What the float run takes directly (anything else goes through a tracker).
 _NETWORKS = (Weights, Stack)
 
-__all__ = ["check", "CheckResult", "directed_words", "float_run", "check_size", "MAX_CHECK_BYTES"]
+__all__ = ["check", "CheckResult", "directed_words", "float_run", "check_size", "MAX_CHECK_BYTES", "label_margins"]
 
 # DIRECTED_MAX (most directed words) and LOOP_MAX (longest repeated loop) come with the list
 # itself, bilinear.automata.loops.directed_loops (shared with the `directed` strategy).
@@ -123,7 +123,7 @@ class CheckResult:
         }
 
 
-def _margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) -> np.ndarray:
+def label_margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) -> np.ndarray:
     """score[label] - max other score; scores (classes, ...) class-major, labels (...) -> (...).
 
     Overwrites ``scores`` (a fresh array) instead of copying it.  The indices and the margins are
@@ -141,7 +141,7 @@ def _margins(scores: np.ndarray, labels: np.ndarray, work: _Work | None = None) 
 
 
 def _chunk_margins(scores: np.ndarray, labels: np.ndarray, work: _Work) -> np.ndarray:
-    """The margins of :func:`_margins` from scores laid out in chunks, (chunks, classes, chunk),
+    """The margins of :func:`label_margins` from scores laid out in chunks, (chunks, classes, chunk),
     row ``r`` in column ``r % chunk`` of chunk ``r // chunk`` (one chunk: class-major), labels
     (n,) -> (n,), in ``work``'s buffers (whose ``cols`` place the rows so: a work made for that
     chunk size, or any for one chunk).  Overwrites ``scores``."""
@@ -347,7 +347,7 @@ def _score_blocks(model, automaton, batch):
 
 
 def _judge_scores(scores, labels, states, worst) -> tuple[np.ndarray, float]:
-    m = _margins(scores, labels)
+    m = label_margins(scores, labels)
     return m > 0, float(m.min())
 
 
@@ -416,7 +416,7 @@ class _Bound:
         if new.size:
             qs, first = np.unique(states[new], return_index=True)
             v = u[new[first]]
-            self.least[qs] = _margins(self.R @ v.T, self.labels[qs])
+            self.least[qs] = label_margins(self.R @ v.T, self.labels[qs])
             self.refs[qs], self.seen[qs] = v, True
 
     def judge(self, flat, norms, labels, states, worst):
@@ -439,7 +439,7 @@ class _Bound:
         ok = lo > self.slack
         if not left.size:
             return ok, np.inf
-        m = _margins(self.R @ flat[left].T, labels[left]) / norms[left]
+        m = label_margins(self.R @ flat[left].T, labels[left]) / norms[left]
         ok[left] = m > 0
         return ok, float(m.min())
 
@@ -468,7 +468,7 @@ def _empty_margin(model, automaton) -> float:
     A, h0, R = model.float_arrays()
     h = rescaled(h0)
     h = h / (np.linalg.norm(h) or 1.0)
-    return float(_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
+    return float(label_margins((rescaled(R) @ h)[:, None], np.array([automaton.labels[automaton.start]]))[0])
 
 
 #: Steps the dense check's automaton walk reads ahead at least (:func:`_states`): each word's row

@@ -105,7 +105,7 @@ def test_the_worst_margin_is_over_the_prefixes_read(monkeypatch, last):
 
 def test_margins_in_buffers_are_the_plain_margins():
     """The judge's margins formed in a check's buffers (``_Work``), on a full block and a shorter
-    last one, are the numbers of ``_margins`` without them (ties, wins and losses among them)."""
+    last one, are the numbers of ``label_margins`` without them (ties, wins and losses among them)."""
     rng = np.random.default_rng(4)
     work = floatcheck._Work(50, 6)
     for rows in (50, 17):
@@ -114,8 +114,8 @@ def test_margins_in_buffers_are_the_plain_margins():
         scores[labels[:3], np.arange(3)] = [9.0, 3.0, -9.0]  # a win, a tie with the largest other, a loss
         scores[(labels[1] + 1) % 6, 1] = 3.0
         scores[:, 1] = np.minimum(scores[:, 1], 3.0)
-        want = floatcheck._margins(scores.copy(), labels)
-        got = floatcheck._margins(scores.copy(), labels, work)
+        want = floatcheck.label_margins(scores.copy(), labels)
+        got = floatcheck.label_margins(scores.copy(), labels, work)
         assert got.shape == (rows,) and np.array_equal(got, want)
         assert want[0] > 0 and want[1] == 0 and want[2] < 0
 
