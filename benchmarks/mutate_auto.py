@@ -100,9 +100,12 @@ TARGETS = [
             "tests/constructions/handmade/test_onehot_householder.py", "tests/constructions/handmade/test_rotation_projections.py",
             "tests/constructions/values/test_soundness.py", "tests/constructions/values/test_weightfile.py",
             "tests/constructions/handmade/test_complex_monomial.py",
-            "tests/constructions/values/test_householder_split.py::test_a_composition_is_made_once_per_factors_and_handed_out_as_a_copy",
-            "tests/constructions/values/test_householder_split.py::test_kept_compositions_tell_an_int_from_a_fraction_and_leave_a_zero_vector_to_the_general_path",
             "tests/constructions/values/test_rational_paths.py")),
+    # the exact products of Householder factors in FLINT and the ones kept (constructions/values/linalg.py)
+    Target("rational_householder", "constructions/values/linalg.py", ("rational_householder", "_rational_householder"),
+           ("tests/constructions/values/test_householder_split.py::test_a_composition_is_made_once_per_factors_and_handed_out_as_a_copy",
+            "tests/constructions/values/test_householder_split.py::test_kept_compositions_tell_an_int_from_a_fraction_and_leave_a_zero_vector_to_the_general_path",
+            "tests/constructions/values/test_rational_paths.py", "tests/constructions/handmade/test_onehot_householder.py")),
     Target("complex_monomial", "constructions/handmade/complex_monomial.py", (),
            ("tests/constructions/handmade/test_complex_monomial.py",)),
     Target("rotation_projections", "constructions/handmade/reflections.py", ("rotation_projections", "_order_five"),
@@ -702,21 +705,21 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('constructions/horizon/floatcheck.py', 'check', 'not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights") -> not isinstance(weights, _NETWORKS) or hasattr(weights, \'to_weights\')', 0):
         'Weights and Stack values have no to_weights, so they skip the branch either way; any other model entering it without to_weights comes back itself (its tracker has no weights)',
-    # the kept exact compositions (constructions/values/factored.py, _composed): how many are kept and which
+    # the kept exact compositions (constructions/values/linalg.py, rational_householder): how many are kept and which
     # goes first change the time, not a matrix
-    ('constructions/values/factored.py', '_composed', '1 -> 0', 0):
+    ('constructions/values/linalg.py', 'rational_householder', '1 -> 0', 0):
         "an int n keyed (n, 0) instead of (n, 1): no Fraction has denominator 0, so keys still tell ints from "
         "Fractions and equal factor lists still meet",
-    ('constructions/values/factored.py', '_composed', 'got.setflags(write=False) -> pass', 0):
+    ('constructions/values/linalg.py', 'rational_householder', 'got.setflags(write=False) -> pass', 0):
         "the kept matrix is only read: householder_compose stacks it into a new array (np.stack copies) and "
         "_composed is private",
-    ('constructions/values/factored.py', '_composed', 'False -> True', 0):
+    ('constructions/values/linalg.py', 'rational_householder', 'False -> True', 0):
         "the kept matrix writable: only read (householder_compose stacks a copy; _composed is private)",
-    ('constructions/values/factored.py', '_composed', 'len(_COMPOSED) > MAX_ENTRIES -> len(_COMPOSED) >= MAX_ENTRIES', 0):
+    ('constructions/values/linalg.py', 'rational_householder', 'len(_COMPOSED) > MAX_ENTRIES -> len(_COMPOSED) >= MAX_ENTRIES', 0):
         "63 compositions kept instead of 64: a miss composes again, the same exact matrix",
-    ('constructions/values/factored.py', '_composed', 'False -> True', 1):
+    ('constructions/values/linalg.py', 'rational_householder', 'False -> True', 1):
         "the newest kept composition dropped instead of the oldest: a miss composes again, the same exact matrix",
-    ('constructions/values/factored.py', '_composed', '_COMPOSED.move_to_end(key) -> pass', 0):
+    ('constructions/values/linalg.py', 'rational_householder', '_COMPOSED.move_to_end(key) -> pass', 0):
         "first in, first out instead of least recently used: a miss composes again, the same exact matrix",
     # the rescaling's products by 2^-e (this round): the threshold only picks between two ways to the same numbers
     ('constructions/values/floatrun.py', '_rescale', 'least >= -1020 -> least > -1020', 0):

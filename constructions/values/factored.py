@@ -54,10 +54,8 @@ When the factors are omitted they are derived where that is exact and canonical:
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from bilinear.errors import ConformanceError
@@ -66,8 +64,7 @@ from .entries import fmt as _fmt
 from .entries import freeze as _freeze
 from .entries import simplify
 from ..exact.field import exact_sign
-from .linalg import float_rank_decomposition, from_rational_matrix, rank_decomposition, rational_matrix
-from .memo import _CLEARS, MAX_ENTRIES
+from .linalg import float_rank_decomposition, rank_decomposition, rational_householder, rational_matrix
 
 __all__ = [
     "householder_compose", "check_householder", "derive_householder", "project_householder",
@@ -172,49 +169,12 @@ def _simplified(M: np.ndarray) -> np.ndarray:
     return out
 
 
-#: One symbol's exact rational compositions already made (:func:`_composed`), keyed by its factors
-#: with beta != 0: the registry composes the same factors again for every count it tries
-#: (``bilinear tour``'s capability matrix: 130 different ones in 1,329 compositions).
-_COMPOSED: OrderedDict = OrderedDict()
-_CLEARS.append(_COMPOSED.clear)  # memo.clear_caches() forgets them too
-
-
-def _composed(V, beta, d: int) -> np.ndarray | None:
-    """:func:`_rational_compose`, remembered for the last :data:`~.memo.MAX_ENTRIES` factor lists of
-    ints and Fractions (others are not kept: field elements take the general path anyway)."""
-    parts: list = []  # each factor's d entries and beta as (numerator, denominator): ints hash fast
-    for v, b in zip(V, beta):
-        if b == 0:
-            continue
-        for x in (*v, b):
-            kind = type(x)
-            if kind is int:
-                parts += (x, 1)
-            elif kind is Fraction:
-                parts += (x.numerator, x.denominator)
-            else:
-                return _rational_compose(V, beta, d)
-    key = (d, tuple(parts))
-    got = _COMPOSED.get(key)
-    if got is None:
-        got = _rational_compose(V, beta, d)
-        if got is None:
-            return None
-        got.setflags(write=False)
-        _COMPOSED[key] = got
-        while len(_COMPOSED) > MAX_ENTRIES:
-            _COMPOSED.popitem(last=False)
-    else:
-        _COMPOSED.move_to_end(key)
-    return got
-
-
 def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
     """``(symbols, hidden, hidden)``: ``A[s] = H(V[s,0], beta[s,0]) @ ... @ H(V[s,K-1], beta[s,K-1])``."""
     S, K, d = V.shape
     out = []
     for s in range(S):
-        fast = _composed(V[s], beta[s], d) if exact else None
+        fast = rational_householder(V[s], beta[s], d) if exact else None
         if fast is not None:
             out.append(fast)
             continue
@@ -231,27 +191,6 @@ def householder_compose(V, beta, exact: bool = True) -> np.ndarray:
                 M = M @ reflection(V[s, j], beta[s, j], exact)
         out.append(_simplified(M) if exact else M)
     return np.stack(out) if out else np.zeros((0, d, d))
-
-
-def _rational_compose(V, beta, d: int) -> np.ndarray | None:
-    """One symbol's ``H(V[0], beta[0]) @ ... @ H(V[K-1], beta[K-1])`` in FLINT's exact rationals
-    when every entry is an int or a Fraction (else None: field elements take the general path).
-    The same rank-one updates ``M - (b / v.v) (M v) v^T`` in the same order, so the same exact
-    matrix; C arithmetic instead of Python Fractions (``modular_arithmetic:3``'s half-turns, d = 25
-    and K = 189, composed 30-60x faster)."""
-    M = flint.fmpq_mat(d, d, [1 if i == j else 0 for i in range(d) for j in range(d)])
-    for v_entries, b in zip(V, beta):
-        if b == 0:
-            continue
-        v = rational_matrix(list(v_entries), d, 1)
-        coeff = rational_matrix([b], 1, 1)
-        if v is None or coeff is None:
-            return None
-        n = (v.transpose() * v)[0, 0]
-        if n == 0:
-            return None  # the general path raises its own error
-        M = M - (M * v) * (v.transpose() * (coeff[0, 0] / n))
-    return from_rational_matrix(M)
 
 
 def check_householder(variant, A, exact: bool, factors, rtol: float):

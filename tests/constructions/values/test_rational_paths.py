@@ -11,7 +11,7 @@ import pytest
 
 from bilinear.constructions.exact.field import cos2pi
 from bilinear.constructions.handmade import halfturns
-from bilinear.constructions.values import factored
+from bilinear.constructions.values import factored, linalg
 from bilinear.constructions.values.linalg import from_rational_matrix, rational_matrix
 from bilinear.constructions.values.memo import clear_caches
 
@@ -34,7 +34,7 @@ def test_householder_products_in_flint_equal_the_fraction_products(seed, monkeyp
     fast = factored.householder_compose(V, beta)
     clear_caches()  # else the kept compositions answer, and the Fraction path is never taken
     refused: list = []
-    monkeypatch.setattr(factored, "_rational_compose", lambda *args: refused.append(1))  # None: not in FLINT
+    monkeypatch.setattr(linalg, "_rational_householder", lambda *args: refused.append(1))  # None: not in FLINT
     slow = factored.householder_compose(V, beta)
     assert len(refused) == V.shape[0]
     assert fast.shape == slow.shape
@@ -43,7 +43,7 @@ def test_householder_products_in_flint_equal_the_fraction_products(seed, monkeyp
 
 def test_a_field_entry_keeps_the_general_path():
     V = np.array([[[cos2pi(1, 5), 1]]], dtype=object)
-    assert factored._rational_compose(V[0], [Fraction(1)], 2) is None
+    assert linalg._rational_householder(V[0], [Fraction(1)], 2) is None
     assert rational_matrix([1, 0.5], 1, 2) is None and rational_matrix([True], 1, 1) is None
     assert from_rational_matrix(rational_matrix([Fraction(4, 2), Fraction(1, 3)], 1, 2)).tolist() == [[2, Fraction(1, 3)]]
 
