@@ -105,6 +105,7 @@ TARGETS = [
     Target("rational_householder", "constructions/values/linalg.py", ("rational_householder", "_rational_householder"),
            ("tests/constructions/values/test_householder_split.py::test_a_composition_is_made_once_per_factors_and_handed_out_as_a_copy",
             "tests/constructions/values/test_householder_split.py::test_kept_compositions_tell_an_int_from_a_fraction_and_leave_a_zero_vector_to_the_general_path",
+            "tests/constructions/values/test_householder_split.py::test_at_most_max_entries_compositions_are_kept_the_oldest_dropped_first",
             "tests/constructions/values/test_rational_paths.py", "tests/constructions/handmade/test_onehot_householder.py")),
     Target("complex_monomial", "constructions/handmade/complex_monomial.py", (),
            ("tests/constructions/handmade/test_complex_monomial.py",)),
@@ -710,15 +711,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/values/linalg.py', 'rational_householder', '1 -> 0', 0):
         "an int n keyed (n, 0) instead of (n, 1): no Fraction has denominator 0, so keys still tell ints from "
         "Fractions and equal factor lists still meet",
-    ('constructions/values/linalg.py', 'rational_householder', 'got.setflags(write=False) -> pass', 0):
-        "the kept matrix is only read: householder_compose stacks it into a new array (np.stack copies) and "
-        "_composed is private",
-    ('constructions/values/linalg.py', 'rational_householder', 'False -> True', 0):
-        "the kept matrix writable: only read (householder_compose stacks a copy; _composed is private)",
-    ('constructions/values/linalg.py', 'rational_householder', 'len(_COMPOSED) > MAX_ENTRIES -> len(_COMPOSED) >= MAX_ENTRIES', 0):
-        "63 compositions kept instead of 64: a miss composes again, the same exact matrix",
-    ('constructions/values/linalg.py', 'rational_householder', 'False -> True', 1):
-        "the newest kept composition dropped instead of the oldest: a miss composes again, the same exact matrix",
     ('constructions/values/linalg.py', 'rational_householder', '_COMPOSED.move_to_end(key) -> pass', 0):
         "first in, first out instead of least recently used: a miss composes again, the same exact matrix",
     # the rescaling's products by 2^-e (this round): the threshold only picks between two ways to the same numbers

@@ -228,6 +228,8 @@ def test_a_composition_is_made_once_per_factors_and_handed_out_as_a_copy(monkeyp
     padded = np.array([[[1, 1, 0], [0, 1, 1], [5, 5, 5], [0, 0, 1]]], dtype=object)
     again = factored.householder_compose(padded, np.array([[2, Fraction(1, 2), 0, 0]], dtype=object))
     assert calls == [3] and (again == first).all()
+    kept = linalg.rational_householder(V[0], beta[0], 3)  # the kept matrix itself: read-only, shared
+    assert calls == [3] and not kept.flags.writeable and (kept == first[0]).all()
     again[0, 0, 0] = 99  # a copy: the kept matrix is not touched
     assert (factored.householder_compose(V, beta) == first).all() and calls == [3]
     clear_caches()
@@ -258,3 +260,18 @@ def test_kept_compositions_tell_an_int_from_a_fraction_and_leave_a_zero_vector_t
     with pytest.raises(ZeroDivisionError):
         factored.householder_compose(np.array([[[0, 0, 0]]], dtype=object), np.array([[1]], dtype=object))
     assert len(linalg._COMPOSED) == kept
+
+
+def test_at_most_max_entries_compositions_are_kept_the_oldest_dropped_first():
+    """70 different reflections composed: 64 kept (memo.MAX_ENTRIES), the first six gone; one
+    composed again is kept again, as the newest."""
+    from bilinear.constructions.values.memo import MAX_ENTRIES, clear_caches
+
+    clear_caches()
+    keys = []
+    for k in range(70):
+        factored.householder_compose(np.array([[[1, k, 0]]], dtype=object), np.array([[2]], dtype=object))
+        keys.append((3, (1, 1, k, 1, 0, 1, 2, 1)))
+    assert len(linalg._COMPOSED) == MAX_ENTRIES == 64 and list(linalg._COMPOSED) == keys[6:]
+    factored.householder_compose(np.array([[[1, 0, 0]]], dtype=object), np.array([[2]], dtype=object))
+    assert list(linalg._COMPOSED)[-1] == keys[0] and list(linalg._COMPOSED)[0] == keys[7]
