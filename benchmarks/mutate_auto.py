@@ -708,9 +708,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'Weights and Stack values have no to_weights, so they skip the branch either way; any other model entering it without to_weights comes back itself (its tracker has no weights)',
     # the kept exact compositions (constructions/values/linalg.py, rational_householder): how many are kept and which
     # goes first change the time, not a matrix
-    ('constructions/values/linalg.py', 'rational_householder', '1 -> 0', 0):
-        "an int n keyed (n, 0) instead of (n, 1): no Fraction has denominator 0, so keys still tell ints from "
-        "Fractions and equal factor lists still meet",
     ('constructions/values/linalg.py', 'rational_householder', '_COMPOSED.move_to_end(key) -> pass', 0):
         "first in, first out instead of least recently used: a miss composes again, the same exact matrix",
     # the rescaling's products by 2^-e (this round): the threshold only picks between two ways to the same numbers
