@@ -20,18 +20,18 @@ Every repeat closes fresh automata (``transformation_monoid`` caches the monoid 
 automaton: timing the same objects again timed a cache hit, ``ours 0.000 s``); CPU seconds; the
 millisecond cases are the best of 10 R runs, the others of R (T_7 one run).  Measured 2026-12-07
 (2-core machine, nothing else running, load 1.0, ``--seeds 5``, inside
-``benchmarks/speed_targets.py``, round 15), this closure:
+``benchmarks/speed_targets.py``, round 16), this closure:
 
     case                      elements   ours ms    ours el/s    lsg ms     lsg el/s  ours/lsg time
-    S_6 (symmetric:6)              720      2.94      245,273      2.20      326,680           1.33
-    S_6 natural (6 points)         720      0.27    2,674,740      0.19    3,693,899           1.38
-    S_7 (symmetric:7)            5,040     71.44       70,552    110.11       45,774           0.65
-    S_7 natural (7 points)       5,040      0.82    6,120,925      1.10    4,570,152           0.75
-    T_6                         46,656      3.10   15,048,750     14.66    3,182,623           0.21
-    T_7                        823,543     66.89   12,311,823    675.30    1,219,513           0.10
-    random 8x3 (x5)          1,433,284    205.00    6,991,788   1163.71    1,231,654           0.18
+    S_6 (symmetric:6)              720      2.91      247,163      2.20      327,567           1.33
+    S_6 natural (6 points)         720      0.27    2,687,149      0.19    3,730,145           1.39
+    S_7 (symmetric:7)            5,040     67.52       74,640    112.28       44,888           0.60
+    S_7 natural (7 points)       5,040      0.80    6,272,042      1.10    4,591,423           0.73
+    T_6                         46,656      2.50   18,679,181     13.53    3,447,734           0.18
+    T_7                        823,543     67.83   12,141,918    653.33    1,260,530           0.10
+    random 8x3 (x5)          1,433,284    183.31    7,819,066   1159.69    1,235,920           0.16
 
-The same run of 017281d's closure (main before issue 48's speed work): 5.11, 7.41, 5.29, 3.17,
+The same run of 017281d's closure (main before issue 48's speed work): 5.12, 7.29, 5.24, 3.19,
 1.65, 0.65, 0.75 (ours/lsg time).  S_6 on its points read 1.38x, 1.42x and 1.45x in three runs
 of speed_targets.py (1.36-1.48x from run to run of this script); S_7 on its points 0.76-0.82x
 before the closure's table was kept from one closure to the next (round 8, benchmarks/SPEED.md).

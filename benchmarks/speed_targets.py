@@ -25,19 +25,20 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-07, round 15 (nothing else running, load average 0.44 at the start, 1.03 at
-the end, about seventeen minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round
-15: every target in one run"): 29 of 32 rows met.  The tour 51.0 -> 23.0 s (the median of three
-runs each: 50.8-51.1 s and 23.0-23.8 s), report identical, on a machine slower than the issue's
-(whose baseline took 32 s; in round 10 the baseline took 31.7 s here, the tour 15.7 s): not met;
-``cyclic:1000`` 104.7 -> 4.4 us per transition; ``cyclic:256`` open -> proved in 0.8 s;
-``verify parity diagonal`` +0.37 -> +0.02 s over ``describe``; certify 0.58-0.90x of 25d7590
-(017281d: 4.1-4.8x), L/U equal; closures S_6 Cayley 1.33x, S_6 on its 6 points 1.38x, S_7 0.65x
-/ 0.75x, T_6, T_7 and random 8x3 0.21x / 0.10x / 0.18x of libsemigroups; the float check
-0.4-0.7x the simulation on exact constructions (d up to 16), 2.5x on rotations, 3.6x on a random
+Measured 2026-12-07, round 16 (nothing else running, load average 0.92 at the start, 1.02 at
+the end, about twelve minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round 16:
+every target in one run"): 28 of 31 rows met (round 15's "29 of 32" miscounted the same
+rows).  The tour 50.7 -> 22.1 s (the median of three runs each: 50.6-50.8 s and 22.1 s), report
+identical, on a machine slower than the issue's (whose
+baseline took 32 s; in round 10 the baseline took 31.7 s here, the tour 15.7 s): not met;
+``cyclic:1000`` 103.4 -> 4.5 us per transition; ``cyclic:256`` open -> proved in 0.8 s;
+``verify parity diagonal`` +0.34 -> +0.03 s over ``describe``; certify 0.58-0.90x of 25d7590
+(017281d: 4.1-4.8x), L/U equal; closures S_6 Cayley 1.33x, S_6 on its 6 points 1.39x, S_7 0.60x
+/ 0.73x, T_6, T_7 and random 8x3 0.18x / 0.10x / 0.16x of libsemigroups; the float check
+0.5-0.7x the simulation on exact constructions (d up to 16), 3.3x on rotations, 3.1x on a random
 diagonal d = 16 network, 4.4x on the noisy d = 5 one.  Not met, two of the networks that drift
-(their products round, as a trained network's do): noisy d = 8 (16 symbols) 5.7x, noisy d = 16
-(32 symbols) 9.3x; target 5x.  ``bench_check.py --parts`` measures why: the simulation and the
+(their products round, as a trained network's do): noisy d = 8 (16 symbols) 5.9x, noisy d = 16
+(32 symbols) 8.7x; target 5x.  ``bench_check.py --parts`` measures why: the simulation and the
 two products at their floors are already about 4x at d = 16, and the grouping, gathers, norms
 and margins around them cost more than the rest.
 
