@@ -706,6 +706,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'reshape(-2): numpy takes any negative size as the one unknown dimension',
     ('constructions/horizon/floatcheck.py', 'check', 'not isinstance(weights, _NETWORKS) and hasattr(weights, "to_weights") -> not isinstance(weights, _NETWORKS) or hasattr(weights, \'to_weights\')', 0):
         'Weights and Stack values have no to_weights, so they skip the branch either way; any other model entering it without to_weights comes back itself (its tracker has no weights)',
+    # derive_dplr's rank of a decomposed candidate
+    ('constructions/values/factored.py', 'derive_dplr', '0 -> 1', 1):
+        "uw[1].shape[1] for uw[0].shape[1]: U and W of a rank decomposition have the same r columns",
     # the kept exact compositions (constructions/values/linalg.py, rational_householder): how many are kept and which
     # goes first change the time, not a matrix
     ('constructions/values/linalg.py', 'rational_householder', '_COMPOSED.move_to_end(key) -> pass', 0):

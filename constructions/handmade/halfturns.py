@@ -53,7 +53,7 @@ import numpy as np
 
 from bilinear.errors import ConstructionError
 
-from ..values.linalg import rational_matrix
+from ..values.linalg import fraction_vector, rational_matrix
 from ..values.weights import Weights
 
 __all__ = ["half_turn_factors", "rotation_half_turns", "nonneg_weights", "source_factors", "nonneg_dim", "nonneg_count",
@@ -108,7 +108,7 @@ def _rational_complement(vectors: list, d: int) -> list | None:
     for i in range(d):
         r = flint.fmpq_mat(d, 1, [P[j, i] for j in range(d)])
         if any(x != 0 for x in r.entries()):
-            out.append(np.array([Fraction(int(x.p), int(x.q)) for x in r.entries()], dtype=object))
+            out.append(fraction_vector(r))
             P = P - r * (r.transpose() * (1 / (r.transpose() * r)[0, 0]))
     return out
 

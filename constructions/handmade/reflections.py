@@ -425,6 +425,8 @@ def _isometry_factors(f, n: int):
     ``modular_arithmetic:3`` cells' 25 states: about 20x faster); handed back as Fractions."""
     import flint
 
+    from ..values.linalg import fraction_vector
+
     A = np.zeros((n, n), dtype=object)
     A[...] = Fraction(0)
     units, projections = {}, []
@@ -454,12 +456,7 @@ def _isometry_factors(f, n: int):
             v = x - target
             reflections.append((v, (v.transpose() * v)[0, 0]))
 
-    def fractions(col) -> np.ndarray:
-        out = np.empty(n, dtype=object)
-        out[:] = [Fraction(int(x.p), int(x.q)) for x in col.entries()]
-        return out
-
-    V = [fractions(v) for v, _ in reflections[::-1]] + [fractions(w) for w in projections]
+    V = [fraction_vector(v) for v, _ in reflections[::-1]] + [fraction_vector(w) for w in projections]
     beta = [Fraction(2)] * len(reflections) + [Fraction(1)] * len(projections)
     return A, V, beta
 

@@ -688,7 +688,7 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     U = np.full((S, d, R), zero, dtype=dtype)
     W = np.full((S, d, R), zero, dtype=dtype)
     for s in range(S):
-        best: tuple | None = None  # (rank, candidate, u, w); for a rational matrix (rank, candidate, the matrix, None)
+        best: tuple | None = None  # (rank, candidate, A[s] - diag, its (U, W) or None until chosen)
         for cand in _diagonal_candidates(A[s], exact):
             low = np.array(A[s], dtype=dtype)
             for i in range(d):
@@ -697,14 +697,13 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
             if fm is not None:  # rational: the rank alone picks, and only the chosen one is decomposed
                 got: tuple = (fm.rank(), cand, low, None)
             else:
-                u, w = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
-                got = (u.shape[1], cand, u, w)
+                uw = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
+                got = (uw[0].shape[1], cand, low, uw)
             if best is None or got[0] < best[0]:  # the first of the lowest rank
                 best = got
         assert best is not None  # _diagonal_candidates yields at least two candidates
-        r, cand, u, w = best
-        if w is None:
-            u, w = rank_decomposition(u)  # the chosen rational matrix, decomposed
+        r, cand, low, uw = best
+        u, w = rank_decomposition(low) if uw is None else uw
         if r > R:
             raise ConformanceError(
                 f"variant {spec!r}: A[{s}] minus each tried diagonal (0, I, its own diagonal) has rank >= {r} > R = {R}; "

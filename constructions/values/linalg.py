@@ -18,7 +18,7 @@ from ..exact.field import FieldElement
 from .memo import _CLEARS, MAX_ENTRIES
 
 __all__ = ["rank_decomposition", "float_rank_decomposition", "rational_matrix", "from_rational_matrix",
-           "rational_householder"]
+           "rational_householder", "fraction_vector"]
 
 
 def _is_zero(x) -> bool:
@@ -125,6 +125,18 @@ def from_rational_matrix(fm: "flint.fmpq_mat") -> np.ndarray:
     out = np.empty((fm.nrows(), fm.ncols()), dtype=object)
     for k, q in enumerate(fm.entries()):
         out.flat[k] = int(q.p) if q.q == 1 else Fraction(int(q.p), int(q.q))
+    return out
+
+
+def fraction_vector(fm: "flint.fmpq_mat") -> np.ndarray:
+    """A FLINT column (or row) as a 1-D object array of Fractions, integral entries too: what the
+    same computation in Fractions gives, where a caller hands back vectors as Fractions.
+
+    >>> fraction_vector(flint.fmpq_mat(2, 1, [2, flint.fmpq(1, 3)])).tolist()
+    [Fraction(2, 1), Fraction(1, 3)]
+    """
+    out = np.empty(fm.nrows() * fm.ncols(), dtype=object)
+    out[:] = [Fraction(int(x.p), int(x.q)) for x in fm.entries()]
     return out
 
 
