@@ -125,15 +125,53 @@ def first_failure(w, automaton, limit: int, beam: int = 64) -> int | None:
     bad = np.nonzero((float64_margins(A, h0, R, automaton, words) <= 0).any(axis=0))[0]
     if len(bad):
         found.append(int(bad[0]))
+    t = beam_failure(A, h0, R, automaton, limit, beam)
+    if t is not None:
+        found.append(t)
+    return min(found) if found else None
+
+
+def beam_failure(A, h0, R, automaton, limit: int, beam: int = 64) -> int | None:
+    """The beam search of :func:`first_failure`: at each length every kept word followed by every
+    symbol (in that order), the ``beam`` of smallest last margin kept; the first length where a
+    candidate's margin is <= 0, or None.  Each candidate's state is its word's kept state times
+    one matrix and divided by its norm: the steps of :func:`float64_margins`, one a length
+    instead of the whole word again (linear in ``limit``, not quadratic)."""
+    k = A.shape[0]
+    H = (h0 / np.linalg.norm(h0))[None, :]
+    q = np.array([int(automaton.start)])
+    symbols = np.arange(k)
+    for t in range(1, limit + 1):
+        rows = np.repeat(np.arange(len(q)), k)  # candidate i * k + s: kept word i, then symbol s
+        sym = np.tile(symbols, len(q))
+        H = np.einsum("bij,bj->bi", A[sym], H[rows])
+        H /= np.linalg.norm(H, axis=1, keepdims=True)
+        q = automaton.delta[sym, q[rows]]
+        S = H @ R.T
+        lab = automaton.labels[q]
+        own = S[np.arange(len(q)), lab].copy()
+        S[np.arange(len(q)), lab] = -np.inf
+        m = own - S.max(axis=1)
+        if (m <= 0).any():
+            return t
+        keep = np.argsort(m)[:beam]
+        H, q = H[keep], q[keep]
+    return None
+
+
+def _beam_failure_rerun(A, h0, R, automaton, limit: int, beam: int = 64) -> int | None:
+    """:func:`beam_failure` as it was first written: every candidate word run again from the
+    start at every length (quadratic in ``limit``; kept as the reference the incremental one is
+    tested against)."""
+    k = A.shape[0]
     frontier: list[tuple] = [()]
     for t in range(1, limit + 1):
         cands = [u + (s,) for u in frontier for s in range(k)]
         m = float64_margins(A, h0, R, automaton, np.array(cands))[:, -1]
         if (m <= 0).any():
-            found.append(t)
-            break
+            return t
         frontier = [cands[i] for i in np.argsort(m)[:beam]]
-    return min(found) if found else None
+    return None
 
 
 def no_dense_check(monkeypatch) -> None:

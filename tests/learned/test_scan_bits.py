@@ -321,3 +321,25 @@ def test_no_grad_scan_matches_float64_per_step_property(kind, symbols, blocks, b
     tol = 1e-4 if dtype == torch.float32 else 1e-10
     assert out.dtype == dtype and out.shape == expected.shape
     assert float((out.double() - expected).abs().max()) <= tol * max(1.0, float(expected.abs().max()))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_normalize_is_the_paper_formula_bit_for_bit_with_its_gradient(dtype):
+    """``_normalize`` calls ``torch.linalg.vector_norm`` directly; the trained numbers were made with
+    ``h / h.norm(dim=-1, keepdim=True).clamp_min(tiny)``: the same states and the same gradients,
+    bit for bit (a zero row, a tiny row and rows of both signs included)."""
+    from bilinear.learned.scan import _TINY
+
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(40, 7, generator=gen, dtype=dtype) * torch.logspace(-20, 20, 40, dtype=dtype)[:, None]
+    x[3] = 0.0
+    x[4] = 1e-38 if dtype == torch.float32 else 1e-300
+    g = torch.randn(40, 7, generator=gen, dtype=dtype)
+    a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ours = _normalize(a)
+    paper = b / b.norm(dim=-1, keepdim=True).clamp_min(_TINY)
+    assert torch.equal(ours, paper)
+    ours.backward(g)
+    paper.backward(g)
+    assert torch.equal(a.grad, b.grad)
+    assert not torch.equal(ours, x)  # the rows really were divided
