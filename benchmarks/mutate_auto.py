@@ -95,7 +95,7 @@ TARGETS = [
             "tests/constructions/handmade/test_families.py", "tests/constructions/values/test_conformance_edges.py",
             "tests/constructions/values/test_soundness.py")),
     Target("factored", "constructions/values/factored.py", (),
-           ("tests/constructions/values/test_conformance_edges.py", "tests/constructions/values/test_variants.py",
+           ("tests/constructions/values/test_dplr_count.py", "tests/constructions/values/test_conformance_edges.py", "tests/constructions/values/test_variants.py",
             "tests/constructions/values/test_weights.py", "tests/constructions/handmade/test_families.py",
             "tests/constructions/handmade/test_onehot_householder.py", "tests/constructions/handmade/test_rotation_projections.py",
             "tests/constructions/values/test_soundness.py", "tests/constructions/values/test_weightfile.py",
@@ -321,6 +321,10 @@ TARGETS = [
                 "test_a_layer_with_a_tie_has_no_automaton",
                 "test_a_layer_without_an_automaton_leaves_the_stack_uncertified",
                 "test_tiny_noise_certifies_far_and_the_text_says_so")))),
+    # the rest of analysis/certify.py: the certificate of a float stack, the snap candidates in their order and the
+    # refusals of certify (round of 2026-12-07, afternoon), against fast tests only (small stacks, stubs)
+    Target("certify_stack", "analysis/certify.py", ("certify_stack", "StackCertificate", "_candidates", "_validate"),
+           ("tests/analysis/test_certify_stack_mutants.py",)),
 ]
 
 
@@ -709,6 +713,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     # derive_dplr's rank of a decomposed candidate
     ('constructions/values/factored.py', 'derive_dplr', '0 -> 1', 1):
         "uw[1].shape[1] for uw[0].shape[1]: U and W of a rank decomposition have the same r columns",
+    # dplr_count (round of 2026-12-07, afternoon)
+    ('constructions/values/factored.py', 'dplr_count', '1 -> 2', 0):
+        "A.shape[2] for A.shape[1]: the matrices are square (its one caller, settle's count_needed, passes a Weights' "
+        "A of shape (S, d, d), and derive_dplr reads d from A.shape[1] itself)",
     # the kept exact compositions (constructions/values/linalg.py, rational_householder): how many are kept and which
     # goes first change the time, not a matrix
     ('constructions/values/linalg.py', 'rational_householder', '_COMPOSED.move_to_end(key) -> pass', 0):
@@ -1936,6 +1944,11 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "not proved equivalent: reached only with no margin certainly negative and not all certainly positive; "
         "d >= 0 differs from d > 0 or d == 0 exactly only for a ball of positive radius whose lower end is exactly "
         "0 (mid - rad == 0 after 256-bit rounding), which no float weights met in the tests produce",
+    # analysis/certify.py: the certificate of a float stack (target certify_stack)
+    ('analysis/certify.py', 'certify_stack', 'snap is None or proof is None -> snap is None and proof is None', 0):
+        "proof is None exactly when snap is None: it is `None if snap is None else prove_stack(...)`, and "
+        "prove_stack returns a Proof, Counterexample or Unproved on every path (_Closure.run, search.unproved), "
+        "never None; so both conditions are `snap is None`",
 }
 
 
@@ -1973,7 +1986,7 @@ def _segment(node, starts) -> tuple[int, int]:
 
 def _variants(node) -> list[ast.AST]:
     """The mutated copies of one expression node."""
-    out = []
+    out: list[ast.AST] = []
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
             if type(op) in _SWAP_CMP:
@@ -2005,7 +2018,7 @@ def _statement_variant(node) -> bool:
 
 def _chosen(tree, functions) -> list[tuple[str, ast.AST]]:
     """The function definitions to mutate, with their names (``Class.method`` for a method)."""
-    found = []
+    found: list[tuple[str, ast.AST]] = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if not functions or node.name in functions:
@@ -2149,7 +2162,8 @@ def _run_forked(mutants: list[Mutant], copy: Path, jobs: int, timeout: float, re
     modules = {t: importlib.import_module("bilinear." + t.removesuffix(".py").replace("/", "."))
                for t in {m.target.path for m in mutants}}
     sources = {t: (copy / t).read_text() for t in modules}
-    pending, running = list(mutants), {}
+    pending = list(mutants)
+    running: dict[int, tuple[Mutant, float]] = {}
     while pending or running:
         while pending and len(running) < max(1, jobs):
             m = pending.pop(0)
