@@ -143,7 +143,7 @@ class NodeSets:
         self.absFm = [np.abs(Fm) for Fm in self.Fm]
         self.norm = [up(op_norm(M, range(self.d), range(self.d))) for M in st.F]
         self.delta, self.tau = up(st.delta), up(st.tau)
-        C = st.Rb.nrows()
+        C = self.C = st.Rb.nrows()
         self.pairs = [(l, c) for l in range(C) for c in range(C) if c != l]
         self.dv = [flint.arb_mat([[st.Rb[l, j] - st.Rb[c, j] for j in range(self.d)]]) for l, c in self.pairs]
         self.dvm = np.array([[float(v[0, j].mid()) for j in range(self.d)] for v in self.dv])
@@ -329,25 +329,28 @@ class NodeSets:
 
     def margins(self) -> np.ndarray:
         """Per node, min over c != label of (computed centre margin) - (an upper bound of every
-        error): positive means (iii) holds for every point of the set."""
+        error): positive means (iii) holds for every point of the set.  Per label, the readout
+        norms of its own pairs only are gathered (one label's ``classes - 1`` pairs, not every
+        pair of every node), and the radii's share of each pair's error is summed for all of
+        them at once: the same products summed in the same order as pair by pair."""
         n = len(self.q)
         xb = self.state_bound()
         g = _gamma(self.d)
         absc = np.abs(self.c)
         out = np.full(n, math.inf)
-        ndv = self._t_ndv[self.sid]  # nodes x pairs x (ages+1) x blocks
         node_labels = self.labels[self.q]
-        last, rows = None, np.zeros(0, dtype=np.int64)
-        for p, (l, _) in enumerate(self.pairs):  # the pairs come grouped by their label l
-            if l != last:  # the nodes of label l, cut once per label
-                last, rows = l, np.flatnonzero(node_labels == l)
-                c_l, absc_l, r_l, xb_l = self.c[rows], absc[rows], self.r[rows], xb[rows]
+        width = self.C - 1  # pairs (l, c) per label l
+        for p0 in range(0, len(self.pairs), max(1, width)):  # the pairs come grouped by their label l
+            rows = np.flatnonzero(node_labels == self.pairs[p0][0])
             if not len(rows):
                 continue
-            centre = c_l @ self.dvm[p]
-            err = (g * (absc_l @ np.abs(self.dvm[p])) + absc_l @ self.dve[p]
-                   + (ndv[rows, p] * r_l).sum(axis=(1, 2)) + self.tau * xb_l)
-            out[rows] = np.minimum(out[rows], centre - _inflate(err))
+            c_l, absc_l, r_l, xb_l = self.c[rows], absc[rows], self.r[rows], xb[rows]
+            spread = (self._t_ndv[self.sid[rows], p0 : p0 + width] * r_l[:, None]).sum(axis=(2, 3))
+            for i in range(width):
+                p = p0 + i
+                centre = c_l @ self.dvm[p]
+                err = (g * (absc_l @ np.abs(self.dvm[p])) + absc_l @ self.dve[p] + spread[:, i] + self.tau * xb_l)
+                out[rows] = np.minimum(out[rows], centre - _inflate(err))
         return out
 
     def step(self) -> None:
