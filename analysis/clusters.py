@@ -43,8 +43,13 @@ class _Clusters:
         self.overflow = False
         self.choice: RadiusChoice | None = None
 
-    def _dist(self, X: np.ndarray, C: np.ndarray, csq: np.ndarray) -> np.ndarray:
-        d2 = np.einsum("ij,ij->i", X, X)[:, None] + csq[None, :] - 2.0 * (X @ C.T)
+    def _dist(self, X: np.ndarray, C: np.ndarray, csq: np.ndarray, xsq: np.ndarray | None = None) -> np.ndarray:
+        """Distances of the rows of ``X`` to the centres ``C`` (squared norms ``csq``) by
+        ``|x|^2 + |c|^2 - 2 x.c``; ``xsq``: the rows' squared norms when already computed (each
+        row's own sum, the number computing it again gives)."""
+        if xsq is None:
+            xsq = np.einsum("ij,ij->i", X, X)
+        d2 = xsq[:, None] + csq[None, :] - 2.0 * (X @ C.T)
         return np.sqrt(np.maximum(d2, 0.0))
 
     def _add(self, x: np.ndarray) -> int:
@@ -66,8 +71,9 @@ class _Clusters:
         n = X.shape[0]
         out = np.full(n, -1, dtype=np.int64)
         dist = np.full(n, np.inf)
+        xsq = np.einsum("ij,ij->i", X, X)  # once for every distance below
         if self.k:
-            D = self._dist(X, self.centres[: self.k], self.sq[: self.k])
+            D = self._dist(X, self.centres[: self.k], self.sq[: self.k], xsq)
             out = np.argmin(D, axis=1)
             dist = D[np.arange(n), out]
             out[dist > self.tol] = -1
@@ -76,15 +82,19 @@ class _Clusters:
             c = self._add(X[todo[0]])
             if c < 0:
                 break
-            d = self._dist(X[todo], self.centres[c : c + 1], self.sq[c : c + 1])[:, 0]
+            d = self._dist(X[todo], self.centres[c : c + 1], self.sq[c : c + 1], xsq[todo])[:, 0]
             near = d <= self.tol
             out[todo[near]] = c
             dist[todo[near]] = d[near]
             todo = todo[~near]
         ok = out >= 0
-        if ok.any():
+        if ok.any():  # each cluster's largest distance: the rows sorted by cluster, one maximum per run
             r = np.zeros(self.k)
-            np.maximum.at(r, out[ok], dist[ok])
+            ids = out[ok]
+            order = np.argsort(ids, kind="stable")
+            ids, far = ids[order], dist[ok][order]
+            starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            r[ids[starts]] = np.maximum.reduceat(far, starts)  # distances are >= 0: as max(0, ...)
             self.radius = [max(a, b) for a, b in zip(self.radius, r.tolist())]
         return out
 
