@@ -260,6 +260,14 @@ TARGETS = [
            ("NodeSets.readout_norms", "NodeSets._tail_values", "NodeSets._row_ball", "NodeSets.reentry_norm",
             "NodeSets._reentry_product", "NodeSets._tables", "_magnitudes"),
            ("tests/constructions/horizon/test_horizon_nodes_tables.py", "tests/constructions/horizon/test_horizon_nodes.py")),
+    # the node sets' per-node margins (centre margin less an upper bound of every error): the soundness of the node horizon
+    Target("horizon_nodes_margins", "constructions/horizon/horizon_nodes.py", ("NodeSets.margins",),
+           ("tests/constructions/horizon/test_horizon_nodes_margins.py",
+            *(f"tests/constructions/horizon/test_horizon_nodes.py::{t}" for t in (
+               "test_no_word_fails_at_or_below_the_node_horizon[cyclic:3-0.003-81]",
+               "test_no_word_fails_at_or_below_the_node_horizon[reset:3-0.0003-81]",
+               "test_no_word_fails_at_or_below_the_node_horizon[dihedral:3-0.003-64]",
+               "test_the_length_is_where_a_set_first_crosses_a_decision_boundary")))),
     # Theorem 16: the global horizon (the constants in the snap's basis, the exhaustive start, the recurrence);
     # test_horizon.py's unit tests only (its certify runs take 20 s, past a 30 s timeout on a loaded machine)
     Target("horizon_global", "constructions/horizon/horizon_global.py", (),

@@ -63,3 +63,27 @@ def test_margins_are_those_of_the_pairwise_loop_bit_for_bit(monkeypatch, spec, v
     h = node_horizon(w, snap, proof, a, RoundOff.of("float64", w.dim), max_steps=40, max_keys=27)
     assert seen and {p for p, _ in seen} == {a.n_classes * (a.n_classes - 1)}
     assert h.length is not None and h.length >= 1
+
+
+def test_one_class_has_no_pair_and_every_margin_is_infinite():
+    """One class: no pair (l, c) with c != l, so no margin to take a minimum over: every node's
+    margin is +inf at every length (the empty minimum), and the node horizon stops only at its
+    step limit with every node certified."""
+    from bilinear.automata import Automaton
+    from bilinear.constructions.horizon.horizon_nodes import node_sets
+
+    a = Automaton([[0], [0]], start=0, labels=[0])
+    A = np.array([[[0.6, 0.1], [0.0, 0.5]], [[0.5, 0.0], [0.2, 0.4]]])
+    w = Weights("full", A, np.array([1.0, 0.3]), np.array([[1.0, 0.5]]))
+    snap = construction_snap(w, a)
+    proof = prove(snap.block_weights, a)
+    assert a.n_classes == 1 and proof.status == "proved"
+    ro = RoundOff.of("float64", w.dim)
+    sets = node_sets(w, snap, proof, a, ro)
+    assert sets.C == 1 and sets.pairs == []
+    for _ in range(4):
+        m = sets.margins()
+        assert m.shape == (len(sets.q),) and len(m) >= 1 and (m == math.inf).all(), (sets.t, m)
+        sets.step()
+    h = node_horizon(w, snap, proof, a, ro, max_steps=6)
+    assert h.bound == "node" and h.count == 6 and h.note.startswith("stopped after 6 steps, every node certified"), h
