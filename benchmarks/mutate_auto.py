@@ -261,6 +261,11 @@ TARGETS = [
             "NodeSets._reentry_product", "NodeSets._tables", "_magnitudes"),
            ("tests/constructions/horizon/test_horizon_nodes_tables.py", "tests/constructions/horizon/test_horizon_nodes.py")),
     # the node sets' per-node margins (centre margin less an upper bound of every error): the soundness of the node horizon
+    # the clustered node sets' split (farthest-point seeds per key, each row to its nearest): any split is sound,
+    # so a mutant here changes tightness only; the test compares with the split written out row by row
+    Target("cluster_labels", "constructions/horizon/horizon_nodes.py", ("_cluster_labels",),
+           ("tests/constructions/horizon/test_horizon_nodes.py::test_the_clusters_are_the_farthest_point_split",
+            "tests/constructions/horizon/test_horizon_nodes.py::test_the_triangle_inequality_skips_no_row_a_hair_nearer_to_the_new_seed")),
     Target("horizon_nodes_margins", "constructions/horizon/horizon_nodes.py", ("NodeSets.margins",),
            ("tests/constructions/horizon/test_horizon_nodes_margins.py",
             *(f"tests/constructions/horizon/test_horizon_nodes.py::{t}" for t in (
@@ -1623,6 +1628,20 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/exact/balls.py', 'op_norm', 'inf > 0 -> inf >= 0', 0):
         'inf is 0 only for B exactly 0: then the trace of M^T M is 0 too, so the shortcut is not taken, and the '
         'next test (not inf > 0) returns the Frobenius norm (0) either way (tested)',
+    # the clustered node sets' split (target cluster_labels)
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 0):
+        'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 3):
+        'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 2):
+        'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 7):
+        'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels',
+     'table.take(flat + nearest) >= twice -> table.take(flat + nearest) > twice', 0):
+        'only a row whose seeds lie exactly twice (1 + 1e-8) its distance apart is measured too; by the triangle '
+        'inequality its computed distance to the new seed is then above dmin (1 + 1e-8 minus rounding), so it does '
+        'not move',
     ('constructions/exact/balls.py', 'op_norm', 'low > 0 -> low >= 0', 0):
         'at low = 0 the root is 0, never above the bound (exp of a finite ball: above 0): the shortcut is not '
         'taken either way',

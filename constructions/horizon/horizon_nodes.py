@@ -406,35 +406,55 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
     """Per row, a label in 0..m-1: within each key's rows, m seeds are picked by farthest-point
     sampling (the first row, then each time the row farthest from the seeds so far) and each row
     takes its nearest seed.  Any split is sound (each part is covered by its own set); this one
-    keeps far-apart images in different sets, so a merge charges only the spread within a part."""
+    keeps far-apart images in different sets, so a merge charges only the spread within a part.
+
+    Each key's rows are also laid out as a row of a (keys x most rows) grid of distances (-1 in
+    the padding: a distance is >= 0), so each round's seeds are one ``argmax`` (the first row at
+    the largest distance); a distance is ``sqrt`` of the summed squared differences, what
+    ``np.linalg.norm`` computes for real rows."""
     order = np.argsort(keys, kind="stable")
     ck, kk = c[order], keys[order]
+    n = len(ck)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(kk)]))
-    dmin = np.linalg.norm(ck - ck[starts][group], axis=1)  # each row's distance to its nearest seed
-    nearest = np.zeros(len(c), dtype=np.int64)  # and that seed's number (the first, on a tie)
+    sizes = np.diff(np.r_[starts, n])
+    group = np.repeat(np.arange(len(starts)), sizes)
+    at = (group, np.arange(n) - starts[group])  # each row's place in the grid
+    diff = ck - ck[starts][group]
+    dmin = np.sqrt(np.add.reduce(diff * diff, axis=1))  # each row's distance to its nearest seed
+    grid = np.full((len(starts), int(sizes.max())), -1.0)
+    grid[at] = dmin
+    twice = 2 * (1 + 1e-8) * dmin  # the triangle inequality's bound below, kept with dmin
+    nearest = np.zeros(n, dtype=np.int64)  # and that seed's number (the first, on a tie)
+    flat = group * m  # nearest's place in a (keys x m) table of the seeds' distances to the new one
+    table = np.empty((len(starts), m))
     seeds = np.zeros((len(starts), m), dtype=np.int64)  # per key, the rows of its seeds so far
     seeds[:, 0] = starts
+    keys_ = np.arange(len(starts))
     for j in range(1, m):
-        best = np.maximum.reduceat(dmin, starts)
-        if not best.any():  # every row is a seed already: more seeds would be copies, never nearer
+        first = grid.argmax(axis=1)  # the first row at its key's largest distance
+        if not grid[keys_, first].any():  # every row is a seed already: more would be copies, never nearer
             break
-        hit = np.flatnonzero(dmin == best[group])
-        _, first = np.unique(group[hit], return_index=True)
-        new = hit[first]  # each key's new seed (every key has a row at its largest distance)
+        new = starts + first  # each key's new seed
         # a row can be nearer to the new seed only if the new seed is within twice its distance of
         # the row's nearest seed (triangle inequality): the others keep their seed, unmeasured.
         # Distances computed in floats are within (d + 3) 2^-53 of their value, relatively (one
         # rounding per difference, nonnegative sums): the factor 1 + 1e-8 leaves only rows whose
         # computed distance could not be below dmin, so the labels are those of measuring every row
-        between = np.linalg.norm(ck[seeds[:, :j]] - ck[new][:, None, :], axis=2)  # (keys, j)
-        maybe = np.flatnonzero(~(between[group, nearest] >= 2 * (1 + 1e-8) * dmin))
-        dist = np.linalg.norm(ck[maybe] - ck[new][group[maybe]], axis=1)  # as for every row: the same bits
+        to_new = ck[seeds[:, :j]] - ck[new][:, None, :]
+        table[:, :j] = np.sqrt(np.add.reduce(to_new * to_new, axis=2))  # (keys, j)
+        maybe = np.flatnonzero(~(table.take(flat + nearest) >= twice))
+        step = ck[maybe] - ck[new][group[maybe]]
+        dist = np.sqrt(np.add.reduce(step * step, axis=1))  # as for every row: the same bits
         nearer = dist < dmin[maybe]
-        nearest[maybe[nearer]] = j
-        dmin[maybe[nearer]] = dist[nearer]
+        moved, dist = maybe[nearer], dist[nearer]
+        nearest[moved] = j
+        dmin[moved] = dist
+        twice[moved] = 2 * (1 + 1e-8) * dist
+        grid[at[0][moved], at[1][moved]] = dist
         seeds[:, j] = new
-    labels = np.empty(len(c), dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
     labels[order] = nearest
     return labels
 

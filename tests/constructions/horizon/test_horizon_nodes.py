@@ -441,3 +441,22 @@ def test_the_clusters_are_the_farthest_point_split():
     for c, m in ((rng.normal(size=(400, 8)), 32), (grid, 16), (copies, 16), (walk, 64)):
         keys = rng.integers(0, 4, len(c))
         assert np.array_equal(_cluster_labels(c, keys, m), _farthest_point_labels(c, keys, m))
+
+
+def test_the_triangle_inequality_skips_no_row_a_hair_nearer_to_the_new_seed():
+    """Rows on a line where a new seed lands just under a row's distance from its nearest seed,
+    on the other side of it: the seeds' distance is then a hair under twice the row's, so the
+    bound that skips rows must keep its margin above 2 (1 + 1e-8) for the row to be measured and
+    move.  First at the first seed's distances (row 1 at 1 from seed 0, seed 1 at 2 - 5e-9 from
+    both), then at distances taken from a later seed (row 1 at 1 from seed 1 = 11, seed 2 at
+    9 + 5e-9)."""
+    from bilinear.constructions.horizon.horizon_nodes import _cluster_labels
+
+    first = np.array([[0.0], [1.0], [2.0 - 5e-9]])
+    assert _cluster_labels(first, np.zeros(3, dtype=np.int64), 2).tolist() == [0, 1, 1]
+    later = np.array([[0.0], [10.0], [11.0], [9.0 + 5e-9]])
+    assert _cluster_labels(later, np.zeros(4, dtype=np.int64), 3).tolist() == [0, 2, 1, 2]
+    for c, m in ((first, 2), (later, 3)):
+        assert np.array_equal(_cluster_labels(c, np.zeros(len(c), dtype=np.int64), m),
+                              _farthest_point_labels(c, np.zeros(len(c), dtype=np.int64), m))
+    assert _cluster_labels(np.zeros((0, 3)), np.zeros(0, dtype=np.int64), 4).shape == (0,)
