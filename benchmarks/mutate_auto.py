@@ -1635,7 +1635,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
     ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 2):
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
-    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 7):
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 8):
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
     ('constructions/horizon/horizon_nodes.py', '_cluster_labels',
      'table.take(flat + nearest) >= twice -> table.take(flat + nearest) > twice', 0):

@@ -408,35 +408,31 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
     takes its nearest seed.  Any split is sound (each part is covered by its own set); this one
     keeps far-apart images in different sets, so a merge charges only the spread within a part.
 
-    Each key's rows are also laid out as a row of a (keys x most rows) grid of distances (-1 in
-    the padding: a distance is >= 0), so each round's seeds are one ``argmax`` (the first row at
-    the largest distance); a distance is ``sqrt`` of the summed squared differences, what
-    ``np.linalg.norm`` computes for real rows."""
+    Each round's seed of a key is its first row at the key's largest distance (the rows of a key
+    are consecutive: the first of each key's run of hits); a distance is ``sqrt`` of the summed
+    squared differences, what ``np.linalg.norm`` computes for real rows."""
     order = np.argsort(keys, kind="stable")
     ck, kk = c[order], keys[order]
     n = len(ck)
     if not n:
         return np.zeros(0, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
-    sizes = np.diff(np.r_[starts, n])
-    group = np.repeat(np.arange(len(starts)), sizes)
-    at = (group, np.arange(n) - starts[group])  # each row's place in the grid
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
     diff = ck - ck[starts][group]
     dmin = np.sqrt(np.add.reduce(diff * diff, axis=1))  # each row's distance to its nearest seed
-    grid = np.full((len(starts), int(sizes.max())), -1.0)
-    grid[at] = dmin
     twice = 2 * (1 + 1e-8) * dmin  # the triangle inequality's bound below, kept with dmin
     nearest = np.zeros(n, dtype=np.int64)  # and that seed's number (the first, on a tie)
     flat = group * m  # nearest's place in a (keys x m) table of the seeds' distances to the new one
     table = np.empty((len(starts), m))
     seeds = np.zeros((len(starts), m), dtype=np.int64)  # per key, the rows of its seeds so far
     seeds[:, 0] = starts
-    keys_ = np.arange(len(starts))
     for j in range(1, m):
-        first = grid.argmax(axis=1)  # the first row at its key's largest distance
-        if not grid[keys_, first].any():  # every row is a seed already: more would be copies, never nearer
+        best = np.maximum.reduceat(dmin, starts)
+        if not best.any():  # every row is a seed already: more seeds would be copies, never nearer
             break
-        new = starts + first  # each key's new seed
+        hit = np.flatnonzero(dmin == best[group])  # in order, every key has some
+        owner = group[hit]
+        new = hit[np.r_[True, owner[1:] != owner[:-1]]]  # each key's first: its new seed
         # a row can be nearer to the new seed only if the new seed is within twice its distance of
         # the row's nearest seed (triangle inequality): the others keep their seed, unmeasured.
         # Distances computed in floats are within (d + 3) 2^-53 of their value, relatively (one
@@ -452,7 +448,6 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
         nearest[moved] = j
         dmin[moved] = dist
         twice[moved] = 2 * (1 + 1e-8) * dist
-        grid[at[0][moved], at[1][moved]] = dist
         seeds[:, j] = new
     labels = np.empty(n, dtype=np.int64)
     labels[order] = nearest
