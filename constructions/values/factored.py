@@ -688,22 +688,22 @@ def derive_dplr(A, R: int, exact: bool, spec: str, rtol: float = 1e-6):
     U = np.full((S, d, R), zero, dtype=dtype)
     W = np.full((S, d, R), zero, dtype=dtype)
     for s in range(S):
-        best: tuple | None = None  # (rank, candidate, A[s] - diag, its (U, W) or None until chosen)
+        best: tuple | None = None  # (rank, candidate, A[s] - diag, its (U, W) or None until chosen, its FLINT matrix)
         for cand in _diagonal_candidates(A[s], exact):
             low = np.array(A[s], dtype=dtype)
             for i in range(d):
                 low[i, i] = low[i, i] - cand[i]
             fm = rational_matrix(low.flat, d, d) if exact else None
             if fm is not None:  # rational: the rank alone picks, and only the chosen one is decomposed
-                got: tuple = (fm.rank(), cand, low, None)
+                got: tuple = (fm.rank(), cand, low, None, fm)
             else:
                 uw = rank_decomposition(low) if exact else float_rank_decomposition(low, _tol(rtol, A[s]))
-                got = (uw[0].shape[1], cand, low, uw)
+                got = (uw[0].shape[1], cand, low, uw, None)
             if best is None or got[0] < best[0]:  # the first of the lowest rank
                 best = got
         assert best is not None  # _diagonal_candidates yields at least two candidates
-        r, cand, low, uw = best
-        u, w = rank_decomposition(low) if uw is None else uw
+        r, cand, low, uw, fm = best
+        u, w = rank_decomposition(low, rational=fm) if uw is None else uw  # its FLINT matrix made once
         if r > R:
             raise ConformanceError(
                 f"variant {spec!r}: A[{s}] minus each tried diagonal (0, I, its own diagonal) has rank >= {r} > R = {R}; "

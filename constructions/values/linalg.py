@@ -25,11 +25,12 @@ def _is_zero(x) -> bool:
     return x == 0
 
 
-def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
+def rank_decomposition(M, rational: "flint.fmpq_mat | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact rank decomposition ``M = U @ W.T`` with ``U, W`` of shape (rows, r), r = rank.
 
     Gaussian elimination over the exact entries (ints, Fractions, field elements): U holds the
-    pivot columns of M, W^T the non-zero rows of its reduced row echelon form.
+    pivot columns of M, W^T the non-zero rows of its reduced row echelon form.  ``rational``: M's
+    FLINT matrix when the caller has made it already (:func:`rational_matrix`), used as it is.
 
     >>> U, W = rank_decomposition(np.array([[1, 2], [2, 4]], dtype=object))
     >>> U.shape, (U @ W.T).tolist()
@@ -37,8 +38,8 @@ def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
     """
     M = np.array(M, dtype=object)
     rows, cols = M.shape
-    if rows and cols and not any(isinstance(x, FieldElement) for x in M.flat):
-        return _rational_rank_decomposition(M)
+    if rational is not None or (rows and cols and not any(isinstance(x, FieldElement) for x in M.flat)):
+        return _rational_rank_decomposition(M, rational)
     R = [[M[i, j] for j in range(cols)] for i in range(rows)]
     pivots: list[int] = []
     r = 0
@@ -67,10 +68,12 @@ def rank_decomposition(M) -> tuple[np.ndarray, np.ndarray]:
     return U, W
 
 
-def _rational_rank_decomposition(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """rank_decomposition over Q with FLINT's reduced row echelon form (fast, exact)."""
+def _rational_rank_decomposition(M: np.ndarray, fm: "flint.fmpq_mat | None" = None) -> tuple[np.ndarray, np.ndarray]:
+    """rank_decomposition over Q with FLINT's reduced row echelon form (fast, exact); ``fm``: M's
+    FLINT matrix when already made."""
     rows, cols = M.shape
-    fm = rational_matrix(M.flat, rows, cols)  # ints and Fractions straight to FLINT
+    if fm is None:
+        fm = rational_matrix(M.flat, rows, cols)  # ints and Fractions straight to FLINT
     if fm is None:  # other rationals (floats, numpy scalars): through one Fraction each
         fm = flint.fmpq_mat(rows, cols, [flint.fmpq(int(f.numerator), int(f.denominator)) for f in map(Fraction, M.flat)])
     rref, rank = fm.rref()

@@ -39,3 +39,19 @@ def test_rank_decomposition_against_sympy(M):
         [Fraction(int(rref[i, j].p), int(rref[i, j].q)) for j in range(M.shape[1])] for i in range(rank)]
     assert [[Fraction(x) for x in U[:, k]] for k in range(rank)] == [[Fraction(x) for x in M[:, j]] for j in pivots]
     assert all(type(x) in (int, Fraction) for x in W.flat)  # lowest terms: an int when integral
+
+
+@pytest.mark.parametrize("M", _cases()[:2] + _cases()[-1:], ids=["ints", "fractions", "zero"])
+def test_a_flint_matrix_made_already_gives_the_same_decomposition(M):
+    """``rational=``: the caller's FLINT matrix of M (derive_dplr's, made for the rank that picked
+    the diagonal) is used as it is; the factors are those made from M itself, entry and type."""
+    from bilinear.constructions.values.linalg import rational_matrix
+
+    fm = rational_matrix(M.flat, *M.shape)
+    assert fm is not None
+    U, W = rank_decomposition(M)
+    U2, W2 = rank_decomposition(M, rational=fm)
+    assert U.shape == U2.shape and W.shape == W2.shape
+    assert [(type(x), x) for x in U.flat] == [(type(x), x) for x in U2.flat]
+    assert [(type(x), x) for x in W.flat] == [(type(x), x) for x in W2.flat]
+    assert fm.rank() == U.shape[1]
