@@ -146,7 +146,8 @@ TARGETS = [
            ("tests/automata/test_access_words.py", "tests/automata/test_minimize.py")),
     Target("extract", "analysis/extract.py",
            ("_majority", "_complete_geometry", "_complete_behaviour", "_extract"), EXTRACT_TESTS),
-    Target("extract_clusters", "analysis/clusters.py", ("_Clusters", "_Signatures"), EXTRACT_TESTS),
+    Target("extract_clusters", "analysis/clusters.py", ("_Clusters", "_Signatures"),
+           ("tests/analysis/test_leader_clusters.py",) + EXTRACT_TESTS),
     Target("scan_autograd", "learned/autograd_scans.py",
            ("_HouseholderScan", "_MonomialStep", "_MonomialScan", "_LowRankScan", "_unit_rows_grad",
             "_previous_states_product", "_real_gram"), SCAN_TESTS),
@@ -1628,6 +1629,27 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('constructions/exact/balls.py', 'op_norm', 'inf > 0 -> inf >= 0', 0):
         'inf is 0 only for B exactly 0: then the trace of M^T M is 0 too, so the shortcut is not taken, and the '
         'next test (not inf > 0) returns the Frobenius norm (0) either way (tested)',
+    # the leader clusters of an extraction (target extract_clusters)
+    ('analysis/clusters.py', '_Clusters._add', '1 -> 2', 0):
+        'on overflow -2 is as negative as -1: assign breaks out of its loop on any negative id',
+    ('analysis/clusters.py', '_Clusters._add', '1 -> 2', 1):
+        'the capacity of the array of centres only: a centre is written at index k < max_states, which every one '
+        'of these capacities holds, and only centres[:k] and sq[:k] are read',
+    ('analysis/clusters.py', '_Clusters._add', '1 -> 0', 1):
+        'the capacity of the array of centres only: a centre is written at index k < max_states, which every one '
+        'of these capacities holds, and only centres[:k] and sq[:k] are read',
+    ('analysis/clusters.py', '_Clusters._add', '2 -> 3', 0):
+        'the capacity of the array of centres only: a centre is written at index k < max_states, which every one '
+        'of these capacities holds, and only centres[:k] and sq[:k] are read',
+    ('analysis/clusters.py', '_Clusters._add', 'grow - self.k -> grow + self.k', 1):
+        'the capacity of the array of centres only: a centre is written at index k < max_states, which every one '
+        'of these capacities holds, and only centres[:k] and sq[:k] are read',
+    ('analysis/clusters.py', '_Clusters.assign', '1 -> 2', 3):
+        'not proved: the distance to the new centre read from column 0 of a two-column product (the next slot of the '
+        'centres beside it): the same sums of the same products, whose order BLAS may choose otherwise for two columns '
+        '(a last-bit difference at most); no test row lies within a last bit of the radius',
+    ('analysis/clusters.py', '_Clusters.assign', '1 -> 2', 4):
+        'not proved: as the entry above, for the centres\' squared norms (column 0 is the new centre\'s, the same number)',
     # the clustered node sets' split (target cluster_labels)
     ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 0):
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
