@@ -1650,6 +1650,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         '(a last-bit difference at most); no test row lies within a last bit of the radius',
     ('analysis/clusters.py', '_Clusters.assign', '1 -> 2', 4):
         'not proved: as the entry above, for the centres\' squared norms (column 0 is the new centre\'s, the same number)',
+    ('analysis/clusters.py', '_Clusters.__init__', '64 -> 65', 0):
+        'capacity only: the array of centres starts with this many rows and grows as needed (_add: to min(max_states + 1, twice its size) when k reaches it), and only centres[:k] and sq[:k] are read',
+    ('analysis/clusters.py', '_Clusters.__init__', '1 -> 2', 0):
+        'capacity only: the array of centres starts with this many rows and grows as needed (_add: to min(max_states + 1, twice its size) when k reaches it), and only centres[:k] and sq[:k] are read',
+    ('analysis/clusters.py', '_Clusters.__init__', '1 -> 0', 0):
+        'capacity only: min(max_states, 64) rows, at least 1 for max_states >= 1 (ExtractConfig checks it), and '
+        'the array grows as needed; for max_states = 0 the zero-row array is never written nor read (_add '
+        'overflows before writing, assign reads centres[:0] only when k > 0, bounds returns for k < 2; tested)',
+    # the behavioural signatures of an extraction (target extract_clusters)
+    ('analysis/clusters.py', '_Signatures.assign', '1 -> 2', 6):
+        'inverse.reshape(-2): numpy reads any negative size as the unknown one, the same flat array as '
+        'reshape(-1)',
     # the clustered node sets' split (target cluster_labels)
     ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 0):
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
