@@ -1663,16 +1663,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'inverse.reshape(-2): numpy reads any negative size as the unknown one, the same flat array as '
         'reshape(-1)',
     # the clustered node sets' split (target cluster_labels)
-    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 0):
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 1):
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
-    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 3):
-        'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
-    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '2 -> 3', 2):
-        'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
-    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 8):
+    ('constructions/horizon/horizon_nodes.py', '_cluster_labels', '1 -> 2', 6):
         'a larger factor in the bound that skips rows (2 (1 + 1e-8) dmin) only measures more rows; a measured row moves only when its distance is below dmin, so the labels are those of measuring every row either way',
     ('constructions/horizon/horizon_nodes.py', '_cluster_labels',
-     'table.take(flat + nearest) >= twice -> table.take(flat + nearest) > twice', 0):
+     'table.take(flat + nearest) >= 2 * (1 + 1e-8) * dmin -> table.take(flat + nearest) > 2 * (1 + 1e-08) * dmin', 0):
         'only a row whose seeds lie exactly twice (1 + 1e-8) its distance apart is measured too; by the triangle '
         'inequality its computed distance to the new seed is then above dmin (1 + 1e-8 minus rounding), so it does '
         'not move',

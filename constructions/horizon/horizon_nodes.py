@@ -420,7 +420,6 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
     diff = ck - ck[starts][group]
     dmin = np.sqrt(np.add.reduce(diff * diff, axis=1))  # each row's distance to its nearest seed
-    twice = 2 * (1 + 1e-8) * dmin  # the triangle inequality's bound below, kept with dmin
     nearest = np.zeros(n, dtype=np.int64)  # and that seed's number (the first, on a tie)
     flat = group * m  # nearest's place in a (keys x m) table of the seeds' distances to the new one
     table = np.empty((len(starts), m))
@@ -440,14 +439,13 @@ def _cluster_labels(c: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
         # computed distance could not be below dmin, so the labels are those of measuring every row
         to_new = ck[seeds[:, :j]] - ck[new][:, None, :]
         table[:, :j] = np.sqrt(np.add.reduce(to_new * to_new, axis=2))  # (keys, j)
-        maybe = np.flatnonzero(~(table.take(flat + nearest) >= twice))
+        maybe = np.flatnonzero(~(table.take(flat + nearest) >= 2 * (1 + 1e-8) * dmin))
         step = ck[maybe] - ck[new][group[maybe]]
         dist = np.sqrt(np.add.reduce(step * step, axis=1))  # as for every row: the same bits
         nearer = dist < dmin[maybe]
         moved, dist = maybe[nearer], dist[nearer]
         nearest[moved] = j
         dmin[moved] = dist
-        twice[moved] = 2 * (1 + 1e-8) * dist
         seeds[:, j] = new
     labels = np.empty(n, dtype=np.int64)
     labels[order] = nearest
