@@ -22,6 +22,8 @@ CASES = [
     ("bilinear --help", ["-m", "bilinear.cli", "--help"]),
     ("bilinear describe parity", ["-m", "bilinear.cli", "describe", "parity"]),
     ("bilinear verify cyclic:5 rotation2d", ["-m", "bilinear.cli", "verify", "cyclic:5", "rotation2d"]),
+    # a non-abelian group's depth bound (its derived series, listed: no sympy import since issue 48, round 18)
+    ("bilinear verify symmetric:4 rotation2d", ["-m", "bilinear.cli", "verify", "symmetric:4", "rotation2d"]),
     ("python -c 'import torch' (for scale)", ["-c", "import torch"]),
 ]
 
