@@ -17,7 +17,6 @@ from bilinear.constructions.handmade.cascade import (
     LISTED_WORK,
     _derived_series,
     _derived_subgroup,
-    _grown,
     _inv,
     _listed_series,
     _mul,
@@ -101,16 +100,17 @@ def test_the_derived_subgroup_of_s4_and_the_limit():
     assert _derived_subgroup(s4, identity, 11) is None
 
 
-def test_grown_keeps_the_old_elements_first_and_is_the_whole_group():
-    identity = tuple(range(5))
-    r = (1, 2, 3, 4, 0)
-    old = breadth_first(identity, lambda x: (_mul(x, g) for g in [r]), 100)
-    held = set(old)
-    s = (1, 0, 2, 3, 4)
-    grown = _grown(old, held, [r], s, 1000)
-    assert grown[: len(old)] == old and set(grown) == _elements([r, s], 5) and len(grown) == 120
-    assert held == set(grown)
-    assert _grown(old, set(old), [r], s, 119) is None and _grown(old, set(old), [r], s, 120) is not None
+def test_the_derived_subgroup_grows_by_conjugates_the_commutators_do_not_generate():
+    """In A_5 (two generators of orders 3 and 5) G' = G, reached only by adding conjugates of the
+    commutators: their own group is smaller."""
+    a5 = from_spec("alternating:5")
+    gens = [tuple(int(x) for x in row) for row in a5.delta]
+    identity = tuple(range(a5.n_states))
+    commutators = list(dict.fromkeys(_mul(_mul(_inv(a), _inv(b)), _mul(a, b)) for a in gens for b in gens))
+    assert len(_elements(commutators, a5.n_states)) < 60
+    out, elements = _derived_subgroup(gens, identity, 60)
+    assert len(elements) == 60 and set(elements) == _elements(out, a5.n_states)
+    assert len(out) > len([c for c in commutators if c != identity])
 
 
 def test_a_group_past_the_listing_limit_goes_to_sympy(monkeypatch):
