@@ -153,6 +153,23 @@ def _abelian(gens: list, n: int) -> bool | None:
 LISTED_WORK = 1 << 16
 
 
+def _kept_generators(candidates, kept: list[tuple], identity: tuple, limit: int) -> list[tuple] | None:
+    """Append to ``kept`` each of ``candidates`` (an iterable that may read ``kept`` as it grows)
+    outside the group the ones kept before it generate, and return the elements of the group
+    they all generate (listed from the identity again at each growth: each growth at least
+    doubles the group, so at most log2(order) are kept, and the listings cost at most twice the
+    last one); None as soon as it has more than ``limit`` elements."""
+    elements, held = [identity], {identity}
+    for c in candidates:
+        if c not in held:
+            grown = breadth_first(identity, lambda x, hs=(*kept, c): (_mul(x, h) for h in hs), limit)
+            if grown is None:
+                return None
+            kept.append(c)
+            elements, held = grown, set(grown)
+    return elements
+
+
 def _derived_subgroup(gens: list[tuple], identity: tuple, limit: int) -> tuple[list[tuple], list[tuple]] | None:
     """Generators and elements of the derived subgroup G' of ``G = <gens>``, or None when it
     has more than ``limit`` elements.  G' is the normal closure of the commutators of the
@@ -160,8 +177,7 @@ def _derived_subgroup(gens: list[tuple], identity: tuple, limit: int) -> tuple[l
     a generator of G, ``h`` one of H, those added on the way too) that it does not hold, until it
     holds them all; then ``g^-1 H g`` is inside H for every generator g, so H is normal (a finite
     group), and contains every commutator of generators: ``H = G'`` (each added element is a
-    conjugate of an element of G', which is normal).  Each growth at least doubles H, so listing
-    H again at each growth costs at most twice listing G' once."""
+    conjugate of an element of G', which is normal)."""
     inverses = [_inv(g) for g in gens]
     out: list[tuple] = []
 
@@ -175,26 +191,22 @@ def _derived_subgroup(gens: list[tuple], identity: tuple, limit: int) -> tuple[l
                 yield _mul(_mul(g_inv, out[i]), g)
             i += 1
 
-    elements, held = [identity], {identity}
-    for c in candidates():
-        if c not in held:
-            grown = breadth_first(identity, lambda x, hs=(*out, c): (_mul(x, h) for h in hs), limit)
-            if grown is None:
-                return None
-            out.append(c)
-            elements, held = grown, set(grown)
-    return out, elements
+    elements = _kept_generators(candidates(), out, identity, limit)
+    return None if elements is None else (out, elements)
 
 
 def _listed_series(gens: list[tuple], identity: tuple, limit: int) -> list[list[tuple]] | None:
     """The derived series of ``<gens>`` as generator lists, as :func:`_derived_series` gives it, by
-    listing elements; None when the group has more than ``limit`` elements.  The series stops at
-    its first term equal to its own derived subgroup: the trivial group (``[identity]``), or a
-    perfect group (the group is then not solvable)."""
-    elements = breadth_first(identity, lambda x: (_mul(x, g) for g in gens), limit)
+    listing elements; None when the group has more than ``limit`` elements.  The generators are
+    first thinned to those outside the group of the earlier ones (at most log2(order): the
+    commutators of every pair of symbols of an alphabet of thousands are never formed).  The
+    series stops at its first term equal to its own derived subgroup: the trivial group
+    (``[identity]``), or a perfect group (the group is then not solvable)."""
+    current: list[tuple] = []
+    elements = _kept_generators(gens, current, identity, limit)
     if elements is None:
         return None
-    series, current = [list(gens)], list(gens)
+    series = [list(gens)]
     while len(elements) > 1:
         derived = _derived_subgroup(current, identity, limit)
         if derived is None:  # within a group of at most limit elements: never

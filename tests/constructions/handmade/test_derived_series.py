@@ -4,6 +4,7 @@ force (every commutator of every pair of elements)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import subprocess
 import sys
@@ -111,6 +112,16 @@ def test_the_derived_subgroup_grows_by_conjugates_the_commutators_do_not_generat
     out, elements = _derived_subgroup(gens, identity, 60)
     assert len(elements) == 60 and set(elements) == _elements(out, a5.n_states)
     assert len(out) > len([c for c in commutators if c != identity])
+
+
+def test_an_alphabet_of_every_element_is_thinned_before_its_commutators():
+    """All 5,040 elements of S_7 as symbols: the generators are thinned to those outside the
+    group of the earlier ones first (a few), so the commutators of 25 million pairs are never
+    formed; the series is S_7 > A_7."""
+    gens = list(itertools.permutations(range(7)))
+    series = _derived_series(gens, 7)
+    assert len(series) == 2 and series[0] == gens
+    assert len(series[1]) <= 12 and len(_elements(series[1], 7)) == 2520
 
 
 def test_a_group_past_the_listing_limit_goes_to_sympy(monkeypatch):
