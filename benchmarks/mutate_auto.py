@@ -234,7 +234,7 @@ TARGETS = [
            ("tests/constructions/horizon/test_stacksnap_layers.py", "tests/constructions/horizon/test_stacksnap.py")),
     # the derived series listed element by element (issue 48: no sympy import for a small group)
     Target("derived_series", "constructions/handmade/cascade.py",
-           ("_kept_generators", "_derived_subgroup", "_listed_series", "_derived_series"),
+           ("_listed", "_kept_generators", "_derived_subgroup", "_listed_series", "_derived_series"),
            ("tests/constructions/handmade/test_derived_series.py",
             "tests/constructions/handmade/test_known_before_building.py")),
     # the depth bound (Theorem 6, S2, S3; issue 48 made an abelian group's depth free of the cascade)
