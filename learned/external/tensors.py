@@ -100,4 +100,9 @@ def tensor(tensors: dict, name: str, shape: tuple[int, ...]) -> np.ndarray:
     t = tensors[name]
     if tuple(t.shape) != tuple(shape):
         raise CheckpointError(f"tensor {name!r} has shape {tuple(t.shape)}, expected {tuple(shape)}")
+    finite = np.isfinite(t)
+    if not finite.all():  # a NaN would reach the analysis as an SVD error or a label read off a NaN logit
+        at = tuple(int(i) for i in np.argwhere(~finite)[0])
+        raise CheckpointError(f"tensor {name!r} has a non-finite entry {float(t[at])} at {at} "
+                              "(a float16 file holds nothing past 65504)")
     return t

@@ -50,6 +50,19 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
     wrong = _rewrite(folder, tmp_path / "wrong", reshape)
     _one_line(capsys, base + ["--from", "fla", wrong],
               "tensor 'model.layers.0.attn.k_proj.weight' has shape (3, 4), expected (4, 4)", out)
+    # a NaN or an infinity in a tensor (a float16 file whose weights overflowed): named, not an SVD
+    # error from the analysis, and never a label read off a NaN logit
+    def poison(key, index, value):
+        def edit(t):
+            t[key][index] = value
+        return edit
+
+    nan = _rewrite(folder, tmp_path / "nan", poison("lm_head.weight", (2, 1), float("nan")))
+    _one_line(capsys, base + ["--from", "fla", nan],
+              "tensor 'lm_head.weight' has a non-finite entry nan at (2, 1) (a float16 file", out)
+    inf = _rewrite(folder, tmp_path / "inf", poison("model.layers.0.attn.k_proj.weight", (1, 3), -float("inf")))
+    _one_line(capsys, ["certify"] + base[1:] + ["--from", "fla", inf],
+              "tensor 'model.layers.0.attn.k_proj.weight' has a non-finite entry -inf at (1, 3)", None)
     # a token map that does not cover the alphabet; a token id outside the vocabulary
     _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", "0=0"],
               "--tokens does not cover '1' (needs every one of 0, 1)", out)
@@ -59,7 +72,7 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
     _one_line(capsys, base + ["--from", "hf", folder], "config model_type = 'delta_net' is a fla model: use --from fla")
     (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv6"}))
     _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")], "config model_type = 'rwkv6' is not supported", out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "missing", "ok", "wrong"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "inf", "missing", "nan", "ok", "wrong"]
 
 
 def test_window_alphabet_over_its_limit(saved, tmp_path, capsys):
