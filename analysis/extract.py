@@ -164,6 +164,8 @@ class Extraction:
                     f"extraction failed: {self.status} (label signatures over words of length <= "
                     f"{self.config.horizon})"
                 )
+            if tol is None:  # no hidden states to cluster (a model that gives logits only): no tolerance chosen
+                return f"no extraction: {self.status}"
             return (
                 f"extraction failed: {self.status} (tolerance {tol:g}); the hidden states "
                 "do not form a small set of clusters"

@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -423,11 +424,13 @@ class Report:
                 f"- within-cluster distances <= {ex.within:.3g}; {between}; "
                 f"gap {f'{ex.gap:.3g}' if ex.gap is not None else 'undefined'}"
             )
-        out.append(
-            f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
-            f"{ex.conflict_fraction:.3g}); unobserved transitions filled {ex.unobserved}; label conflicts "
-            f"{ex.label_conflicts}"
-        )
+        if ex.automaton is not None or math.isfinite(ex.conflict_fraction):  # else no vote was counted
+            fraction = f"{ex.conflict_fraction:.3g}" if math.isfinite(ex.conflict_fraction) else "undefined: no votes"
+            out.append(
+                f"- transition conflicts {ex.conflicts} (fraction of votes against the majority "
+                f"{fraction}); unobserved transitions filled {ex.unobserved}; label conflicts "
+                f"{ex.label_conflicts}"
+            )
         acc = ex.accuracy_by_length
         marks = sorted({1, 10, 100, 500, len(acc)} & set(range(1, len(acc) + 1)))
         out.append(
@@ -463,8 +466,8 @@ class Report:
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise AnalysisError(f"output path {str(out)!r} exists and is not a directory")
+        payload = json.dumps(self.to_json(), indent=2, allow_nan=False, default=_json_default)  # before the folder
         out.mkdir(parents=True, exist_ok=True)
-        payload = json.dumps(self.to_json(), indent=2, allow_nan=False, default=_json_default)
         paths = write_figures(self, out, fmt) if figures else []
         text = self.to_markdown([p.name for p in paths])
         written = [atomic_write_text(out / "report.json", payload + "\n"), atomic_write_text(out / "report.md", text)]

@@ -100,6 +100,8 @@ def tensor(tensors: dict, name: str, shape: tuple[int, ...]) -> np.ndarray:
     t = tensors[name]
     if tuple(t.shape) != tuple(shape):
         raise CheckpointError(f"tensor {name!r} has shape {tuple(t.shape)}, expected {tuple(shape)}")
+    if not isinstance(t, np.ndarray):  # a live torch parameter (fit.py binds them): not read from a file
+        return t
     finite = np.isfinite(t)
     if not finite.all():  # a NaN would reach the analysis as an SVD error or a label read off a NaN logit
         at = tuple(int(i) for i in np.argwhere(~finite)[0])

@@ -86,6 +86,37 @@ def test_analyze_tracker_has_no_weight_sections():
     assert "no transition matrices" in text and "## Spectra" not in text and "isomorphic" in text
 
 
+class LogitsOnly(torch.nn.Module):
+    """docs/your-model.md's parity module: logits, no hidden states (no ``readout`` submodule)."""
+
+    def forward(self, words):
+        sign = torch.cumprod(1.0 - 2.0 * words.double(), dim=1)
+        return torch.stack([sign, -sign], dim=-1)
+
+
+def test_analyze_tracker_on_a_model_without_hidden_states_renders_and_writes(tmp_path):
+    r = analyze_tracker(LogitsOnly(), PARITY, AnalysisConfig(extract=ExtractConfig(words=50, length=20)))
+    assert r.extraction.automaton is None and r.extraction.accuracy == 1.0
+    text = r.to_markdown()
+    assert "no extraction: the model gives no hidden states (accuracy only)" in r.summary
+    assert "nan" not in text and "transition conflicts" not in text and "extraction failed" not in text
+    assert json.loads(json.dumps(r.to_json()))["extraction"]["status"] == "the model gives no hidden states (accuracy only)"
+    written = r.write(tmp_path / "out", figures=False)
+    assert sorted(p.name for p in written) == ["report.json", "report.md"]
+
+
+def test_a_report_that_cannot_be_rendered_writes_no_folder(tmp_path, monkeypatch):
+    r = analyze_tracker(LogitsOnly(), PARITY, AnalysisConfig(extract=ExtractConfig(words=50, length=20)))
+
+    def broken(self):
+        raise AnalysisError("cannot render")
+
+    monkeypatch.setattr(type(r), "to_json", broken)
+    with pytest.raises(AnalysisError, match="cannot render"):
+        r.write(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def _lstm_run(tmp_path, model):
     from bilinear.learned import TrainConfig
     from bilinear.learned.runs import MODEL_FILE
