@@ -301,11 +301,15 @@ def _failure_line(automaton, variant: str, extraction, curve, weights=None, spec
 
 
 def implements_line(automaton, variant: str, spectrum, extraction=None, curve=None, exact: bool = False,
-                    weights=None) -> str:
+                    weights=None, failing=None) -> str:
     """The one line (module docstring); ``curve`` is a
     :class:`~bilinear.analysis.lengths.LengthCurve` or None; ``weights`` (the network, or a
     tracker) re-runs every word the line names, so each is printed with the network's own label
-    beside the automaton's."""
+    beside the automaton's.  ``failing`` is a word the network was found to fail on elsewhere
+    (the certificate's directed search, :func:`bilinear.analysis.certify.certify_network`): a line
+    that says "implements" names it when it is shorter than the random words' first failure and
+    the network, re-run, errs on it, so the verdict never reads as right where the same report
+    shows a failure."""
     target = algebra_name(automaton)
     if extraction is None and curve is None:
         return ""  # nothing measured says what the network does
@@ -330,12 +334,30 @@ def implements_line(automaton, variant: str, spectrum, extraction=None, curve=No
     err = phase_error(spectrum, automaton)
     if err is not None:
         text += f"; phase error {err:.2g} rad/step"
+    text += _failing_text(automaton, weights, failing, curve)
     if curve is not None and curve.first_failure is not None:
         text += (f"; on random words right up to length {curve.first_failure - 1} only (normalised "
                  f"accuracy {curve.at(curve.max_length):.2f} at {curve.max_length})")
     elif curve is not None:
         text += f"; no failure up to length {curve.max_length} on the random words run"
     return text + unproved
+
+
+def _failing_text(automaton, weights, failing, curve) -> str:
+    """``; yet it errs at length 67 on 0^67 (automaton 0, network 1; the certificate's failing
+    word)`` for a word ``failing`` shorter than the curve's first failure on which the network,
+    re-run, errs; else empty (no such word, or the network is right on it: never a word the line
+    cannot show failing).  Not "right up to length 66": the search found this word, it did not
+    rule out a shorter one."""
+    if failing is None or weights is None or (curve is not None and curve.first_failure is not None
+                                              and curve.first_failure <= len(failing)):
+        return ""
+    from .lengths import network_label
+
+    word = network_label(weights, automaton, tuple(failing))
+    if word.right is not False:
+        return ""
+    return f"; yet it errs at length {len(word.word)} on {word.text} ({word.labels_text()}; the certificate's failing word)"
 
 
 #: Seconds the exact proof of exact weights may take in an analysis (``verify`` takes more).

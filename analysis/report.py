@@ -590,7 +590,8 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
         curve=curve,
         certificate=cert,
         certificate_note=cert_note,
-        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact, weights=weights),
+        implements=implements_line(automaton, weights.variant, sp, ex, curve, exact=weights.exact, weights=weights,
+                                   failing=None if cert is None else cert.failing),
         lstar=agreement,
     )
 

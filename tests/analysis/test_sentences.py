@@ -179,3 +179,35 @@ def test_implements_is_never_said_where_a_theorem_excludes_it():
     assert not line.startswith("implements") and line.startswith("does not implement Z_3")
     err = shortest_error(w, a)
     assert f"the network itself first errs on {err.text}" in line and "Theorem 7" in line
+
+
+def test_implements_names_the_certificates_failing_word_and_only_one_the_network_fails():
+    """A rotation off by 0.01 rad a step for symbol 1 (0.01 a for symbol a) is right on the curve's
+    random words up to length 20 but errs on 1^n once n * 0.01 passes half a step (pi / 5), about
+    n = 63: the line still says "implements" (the
+    extraction is right), names that word with both labels, and calls no length right on its
+    account; a word the network gets right, or one longer than the curve's first failure, is not
+    named."""
+    from bilinear.analysis.examples import cyclic_rotation2d
+
+    a, w = from_spec("cyclic:5"), cyclic_rotation2d(5, angle_error=0.01)
+    curve = accuracy_by_length(w, a, 20, 20)
+    assert curve.first_failure is None
+    n = next(n for n in range(1, 200) if run_label(w, (1,) * n) != n % 5)  # independent: the plain float run
+    assert 60 <= n <= 66 and all(run_label(w, (1,) * m) == m % 5 for m in range(1, n))
+
+    class Ex:
+        isomorphic, minimal, status, distinguishing_word, start_word = True, a, "ok", None, ()
+
+    spectrum = analyze(w, a, AnalysisConfig(run_extraction=False, curve_length=0, run_certify=False)).spectrum
+    line = implements_line(a, "rotation2d", spectrum, Ex(), curve, weights=w, failing=(1,) * n)
+    assert line.startswith("implements Z_5")
+    assert (f"; yet it errs at length {n} on 1^{n} (automaton {n % 5}, network {run_label(w, (1,) * n)}; "
+            "the certificate's failing word); no failure up to length 20 on the random words run") in line
+    assert "right up to" not in line
+    # a word the network gets right is never named as a failure
+    assert "errs" not in implements_line(a, "rotation2d", spectrum, Ex(), curve, weights=w, failing=(1,) * (n - 1))
+    # the curve's own failure comes first: a longer word adds nothing
+    short = accuracy_by_length(cyclic_rotation2d(5, angle_error=0.05), a, 200, 20)
+    assert short.first_failure is not None and short.first_failure <= n
+    assert "errs at length" not in implements_line(a, "rotation2d", spectrum, Ex(), short, weights=w, failing=(1,) * n)
