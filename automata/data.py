@@ -28,7 +28,15 @@ from bilinear.errors import DataError
 
 from .automaton import Automaton
 
-__all__ = ["Dataset", "sample_words", "labels_for"]
+__all__ = ["Dataset", "sample_words", "labels_for", "MAX_POSITIONS", "PEAK_BYTES_PER_POSITION"]
+
+#: Most padded positions (words x longest word) :func:`sample_words` draws by default: the limit of
+#: ``bilinear data --count`` and of a words file read back, ``wordfile.MAX_POSITIONS`` (the same
+#: number; kept here because wordfile imports this module).
+MAX_POSITIONS = 200_000_000
+#: Bytes a padded position takes at the peak of :func:`sample_words` (the drawn symbols, the
+#: mask, the run's states, the labels and the dataset's own copies: 41 measured with tracemalloc).
+PEAK_BYTES_PER_POSITION = 42
 
 
 def _owned(array: np.ndarray) -> np.ndarray:
@@ -123,6 +131,19 @@ def _check_int(value, what: str, minimum: int) -> int:
     return int(value)
 
 
+def _check_positions(n: int, max_len: int, limit: int | None) -> None:
+    """DataError, with the estimate, when ``n`` words padded to ``max_len`` pass ``limit``
+    positions (None: :data:`MAX_POSITIONS`): numpy's MemoryError came only after the allocation
+    was tried, and a request of a few GB was simply allocated."""
+    limit = MAX_POSITIONS if limit is None else _check_int(limit, "max_positions", 0)
+    positions = n * max_len
+    if positions > limit:
+        name = " (bilinear.automata.data.MAX_POSITIONS)" if limit == MAX_POSITIONS else ""
+        raise DataError(f"{n:,} words of up to {max_len:,} symbols are {positions:,} positions (about "
+                        f"{positions * PEAK_BYTES_PER_POSITION / 1e9:.3g} GB at the peak), over the limit of "
+                        f"{limit:,}{name}")
+
+
 def labels_for(automaton: Automaton, words, lengths, every: bool = True) -> np.ndarray:
     """Labels of padded words: ``(batch, time)`` per prefix (-1 at padding) or ``(batch,)``.
 
@@ -163,6 +184,8 @@ def sample_words(
     max_len: int,
     seed: int | np.random.Generator = 0,
     every: bool = True,
+    *,
+    max_positions: int | None = None,
 ) -> Dataset:
     """Sample ``n`` labelled words (see the module docstring for the layout).
 
@@ -178,6 +201,10 @@ def sample_words(
         An integer seed or a ``np.random.Generator`` (then consumed).
     every:
         Label every prefix (``(batch, time)``) or only the whole word (``(batch,)``).
+    max_positions:
+        Most padded positions ``n * max_len`` (default :data:`MAX_POSITIONS`, the limit of
+        ``bilinear data``), checked before anything is drawn: a DataError with the estimate past
+        it.  A caller that bounds its memory itself passes its own.
 
     >>> from bilinear.automata import from_spec
     >>> a = from_spec("cyclic:5")
@@ -192,6 +219,7 @@ def sample_words(
     max_len = _check_int(max_len, "max_len", 0)
     if min_len > max_len:
         raise DataError(f"min_len {min_len} is greater than max_len {max_len}")
+    _check_positions(n, max_len, max_positions)
     if isinstance(seed, np.random.Generator):
         rng = seed
     else:

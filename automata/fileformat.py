@@ -38,7 +38,7 @@ from bilinear.argtypes import check_positive_int
 from bilinear.errors import AutomatonError
 from bilinear.jsonfile import check_header, checksum
 
-from .automaton import Automaton
+from .automaton import MAX_UNNAMED_CLASSES, Automaton
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_STATES", "encode", "decode", "read", "write"]
 
@@ -75,8 +75,23 @@ def _check_header(data, source: str) -> None:
     check_header(data, source, AutomatonError, FORMAT, FORMAT_VERSION, _KEYS, _REQUIRED)
 
 
+def _check_classes(count: int, states: int, source: str) -> None:
+    """At most max(states, :data:`~bilinear.automata.automaton.MAX_UNNAMED_CLASSES`) class names,
+    the bound on classes without names.  Labels use at most ``states`` classes; a name no state
+    uses is allowed (it keeps the later classes' indices), but not without end: 3,000,000 names
+    for 2 states took 13 s to describe."""
+    most = max(states, MAX_UNNAMED_CLASSES)
+    if count > most:
+        raise AutomatonError(
+            f"{source}: {count:,} class names for {states:,} states are over the limit of max(states, "
+            f"{MAX_UNNAMED_CLASSES:,}) = {most:,} (bilinear.automata.automaton.MAX_UNNAMED_CLASSES)")
+
+
 def _check_sizes(data, source: str) -> int:
-    """``states`` is a positive integer, ``delta`` a list of one row of that length per symbol."""
+    """``states`` is a positive integer, ``delta`` a list of one row of that length per symbol,
+    and the lists of names and labels have lengths that fit: all decided from the lengths alone,
+    before any name is checked (10^7 symbol names took 22 s to check, then were refused for their
+    count)."""
     n = data["states"]
     n = check_positive_int(n, f"{source}: 'states'", error=AutomatonError, maximum=MAX_STATES)
     delta, symbols = data["delta"], data["symbols"]
@@ -84,6 +99,13 @@ def _check_sizes(data, source: str) -> int:
         raise AutomatonError(f"{source}: 'delta' and 'symbols' must be lists")
     if len(delta) * n > MAX_STATES:
         raise AutomatonError(f"{source}: {len(delta)} x {n} transition table is over the limit of {MAX_STATES} entries")
+    if len(symbols) != len(delta):
+        raise AutomatonError(f"{source}: {len(symbols)} symbol names given for {len(delta)} table rows")
+    labels, classes = data.get("labels"), data.get("classes")
+    if isinstance(labels, list) and len(labels) != n:
+        raise AutomatonError(f"{source}: labels has length {len(labels)}, expected one per state ({n})")
+    if isinstance(classes, list):
+        _check_classes(len(classes), n, source)
     for a, row in enumerate(delta):
         if not isinstance(row, list) or len(row) != n:
             got = len(row) if isinstance(row, list) else type(row).__name__
@@ -130,10 +152,12 @@ def read(path) -> Automaton:
 
 
 def write(automaton: Automaton, path) -> Path:
-    """Write ``automaton`` to ``path`` atomically (parent folders are created)."""
+    """Write ``automaton`` to ``path`` atomically (parent folders are created); an automaton with
+    more class names than a file may hold (:func:`read` would refuse the file) is not written."""
     from bilinear.fileio import atomic_write_text
 
     path = Path(path)
+    _check_classes(automaton.n_classes, automaton.n_states, str(path))
     text = json.dumps(encode(automaton), indent=1, allow_nan=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     return atomic_write_text(path, text + "\n")

@@ -17,14 +17,19 @@ import math
 from numbers import Integral, Real
 
 __all__ = [
-    "positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS",
-    "check_positive_int", "check_tolerance", "add_json", "add_time_budget", "add_run_dir", "add_weights_file",
+    "positive_int", "positive_float", "nonnegative_int", "seed", "MAX_SEED", "MAX_INT_DIGITS", "budget_seconds",
+    "MAX_TIME_BUDGET", "check_positive_int", "check_tolerance", "add_json", "add_time_budget", "add_run_dir",
+    "add_weights_file",
 ]
 
 #: Largest seed (torch and numpy take seeds below 2**63).
 MAX_SEED = 2**63 - 1
 #: Most digits of an integer argument (checked before ``int()``, whose own limit is 4300).
 MAX_INT_DIGITS = 30
+#: Largest time budget, in seconds (about 31 years).  A budget is kept by a SIGALRM timer
+#: (:func:`bilinear.progress.deadline`), which takes at most about 9.2e9 s (int64 nanoseconds): a
+#: larger budget is a promise the toolkit cannot keep, so it is refused rather than dropped.
+MAX_TIME_BUDGET = 1e9
 
 
 def _short(text: str) -> str:
@@ -64,6 +69,21 @@ def positive_float(text: str) -> float:
     return value
 
 
+def budget_seconds(text: str) -> float:
+    """argparse type: a time budget, a number of seconds in (0, :data:`MAX_TIME_BUDGET`].
+
+    >>> budget_seconds("1e10")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be at most 1e+09 seconds (about 31 years), got '1e10'
+    """
+    value = positive_float(text)
+    if value > MAX_TIME_BUDGET:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_TIME_BUDGET:g} seconds (about 31 years), got {_short(text)}")
+    return value
+
+
 def nonnegative_int(text: str) -> int:
     """argparse type: an integer >= 0 (a seed)."""
     value = _int(text, "expected an integer >= 0")
@@ -86,9 +106,10 @@ def add_json(parser: argparse.ArgumentParser, help: str) -> None:
 
 
 def add_time_budget(parser: argparse.ArgumentParser, help: str) -> None:
-    """``--time-budget SECONDS`` (a positive number, default None: no budget unless the command
-    has its own); ``help`` says what stops and how (exit status, what is printed)."""
-    parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS", help=help)
+    """``--time-budget SECONDS`` (a positive number up to :data:`MAX_TIME_BUDGET`, default None: no
+    budget unless the command has its own); ``help`` says what stops and how (exit status, what is
+    printed)."""
+    parser.add_argument("--time-budget", type=budget_seconds, default=None, metavar="SECONDS", help=help)
 
 
 def add_run_dir(parser: argparse.ArgumentParser, help: str = "a finished training run directory",

@@ -35,6 +35,7 @@ import threading
 import time
 from contextlib import contextmanager
 
+from .argtypes import MAX_TIME_BUDGET
 from .errors import ConfigError
 
 __all__ = ["Progress", "interval", "INTERVAL_ENV", "DEFAULT_INTERVAL", "BudgetSpent", "deadline", "DEADLINE_RETRY"]
@@ -249,7 +250,9 @@ def deadline(seconds: float | None, error: type = ConfigError):
     Python can only report it, is not reported (the command's one line on stderr stays one
     line).  A deadline inside another one gives the outer one's timer back, less the time spent,
     when it ends.  Needs the main thread of a POSIX process (``error`` otherwise, when a budget is
-    given, and for a budget that is not a positive number).
+    given, and for a budget that is not a positive number or is over
+    :data:`~bilinear.argtypes.MAX_TIME_BUDGET`, about 31 years: the timer cannot be armed for
+    much more, and a budget it cannot keep is refused, not dropped).
 
     >>> try:
     ...     with deadline(0.05):
@@ -267,6 +270,10 @@ def deadline(seconds: float | None, error: type = ConfigError):
         raise error("a time budget needs the main thread of a POSIX process (SIGALRM)")
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise error(f"time_budget must be a positive number of seconds, got {seconds!r}")
+    if seconds > MAX_TIME_BUDGET:  # setitimer overflows past about 9.2e9 s (int64 nanoseconds)
+        # %g of an int past a float's range overflows
+        shown = f"{seconds:g}" if isinstance(seconds, float) or seconds < 1e308 else "an integer over 1e308"
+        raise error(f"time_budget must be at most {MAX_TIME_BUDGET:g} s (about 31 years), got {shown}")
     fired = closing = False
 
     def spent(signum, frame):

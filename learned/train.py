@@ -38,7 +38,7 @@ import torch
 from torch import nn
 
 from bilinear.automata import from_spec
-from bilinear.automata.data import sample_words
+from bilinear.automata.data import MAX_POSITIONS, sample_words
 from bilinear.errors import ConfigError
 from bilinear.metrics import (
     AT_LENGTH, LR_SELECTIONS, MEAN_OVER_POSITIONS, TEST_LENGTH, VAL_ACCURACY, normalized_accuracy, selection_key,
@@ -120,14 +120,16 @@ def _batch(automaton, config: TrainConfig, step: int, pool=None):
 
 @torch.no_grad()
 def evaluate(model: nn.Module, automaton, words: int, length: int, seed, min_len: int | None = None,
-             device: torch.device | None = None, quiet: bool = True, desc: str = "eval") -> dict:
+             device: torch.device | None = None, quiet: bool = True, desc: str = "eval",
+             max_positions: int | None = None) -> dict:
     """Accuracy of ``model`` on ``words`` random words (lengths ``min_len..length``; default all
     ``length``), every position, h renormalised (bilinear models, in eval mode).
 
     Returns ``accuracy`` (all positions), ``final_accuracy`` (last position of each word) and
-    their normalised forms.
+    their normalised forms.  ``max_positions``: the words' size limit (``sample_words``' default).
     """
-    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed))
+    ds = sample_words(automaton, words, length if min_len is None else min_len, length, seed=np.random.default_rng(seed),
+                      max_positions=max_positions)
     return evaluate_dataset(model, automaton, ds, device=device, quiet=quiet, desc=desc)
 
 
@@ -235,6 +237,15 @@ def validation_accuracy(model: nn.Module, automaton, config: TrainConfig, device
 _DISJOINT_ROUNDS = 100
 
 
+def _positions(config: TrainConfig) -> int:
+    """Most positions one of the run's word sets may have: what its memory limit admits
+    (learned/limits.py charges ``_POSITION_BYTES`` a position, checked when the config is), and
+    never less than :data:`~bilinear.automata.data.MAX_POSITIONS`, ``sample_words``' own default."""
+    from .limits import _POSITION_BYTES
+
+    return max(MAX_POSITIONS, int(config.max_memory_gb * 1e9) // _POSITION_BYTES)
+
+
 def validation_set(automaton, config: TrainConfig, test_set=None):
     """The held-out validation words: ``val_words`` words of lengths ``val_min_len..val_max_len``
     drawn from ``(seed, 5)``, a stream no training or test word uses, and disjoint from the test
@@ -243,12 +254,14 @@ def validation_set(automaton, config: TrainConfig, test_set=None):
     symbols are compared, never their labels or the model's answers on them, so the learning rate
     the validation words choose never reads the test.  ``test_set``: the words of a test file."""
     rng = np.random.default_rng((config.seed, 5))
-    ds = sample_words(automaton, config.val_words, config.val_min_len, config.val_max_len, seed=rng)
+    ds = sample_words(automaton, config.val_words, config.val_min_len, config.val_max_len, seed=rng,
+                      max_positions=_positions(config))
     if test_set is None and config.val_max_len < config.test_len:
         return ds
     if test_set is None:
         test_set = sample_words(automaton, config.test_words, config.test_len, config.test_len,
-                                seed=np.random.default_rng((config.seed, 3)))  # the words _result tests on
+                                seed=np.random.default_rng((config.seed, 3)),  # the words _result tests on
+                                max_positions=_positions(config))
     test = {tuple(test_set.words[b, : test_set.lengths[b]].tolist()) for b in range(len(test_set))}
     for rnd in range(_DISJOINT_ROUNDS):
         clash = [b for b in range(len(ds)) if tuple(ds.words[b, : ds.lengths[b]].tolist()) in test]
@@ -345,7 +358,7 @@ def train(config: TrainConfig, run: RunDir | None = None, quiet: bool = True, wo
     if config.n_train is not None:
         pool = sample_words(
             automaton, config.n_train, config.train_min_len, config.train_max_len,
-            seed=np.random.default_rng((config.seed, 4)),
+            seed=np.random.default_rng((config.seed, 4)), max_positions=_positions(config),
         )
     model.train()
     sums = [0.0, 0, 0]  # loss, correct positions, positions since the last evaluation
@@ -508,7 +521,8 @@ def _result(model, automaton, config: TrainConfig, step: int, stopped_early: boo
                           min_len=config.train_min_len, device=device, quiet=quiet, desc="train acc")
     if test_set is None:
         test_eval = evaluate(model, automaton, config.test_words, config.test_len, (config.seed, 3),
-                             device=device, quiet=quiet, desc=f"eval @{config.test_len}")
+                             device=device, quiet=quiet, desc=f"eval @{config.test_len}",
+                             max_positions=_positions(config))
     else:
         test_eval = evaluate_dataset(model, automaton, test_set, device=device, quiet=quiet, desc="eval test data")
     val = validation_accuracy(model, automaton, config, device, val_set)  # chooses learning rates (never the test words)
