@@ -98,6 +98,8 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
                             f"{words.shape}; expected (batch, time, classes)")
     if n_classes is not None and L.shape[2] != n_classes:
         raise AnalysisError(f"tracker {name} returned {L.shape[2]} classes, expected {n_classes}")
+    if not np.isfinite(L).all():
+        _refuse_nonfinite(L, words, name)
     H = run.hidden
     if H is not None:
         H = np.asarray(H, dtype=float)
@@ -105,6 +107,23 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
             raise AnalysisError(f"tracker {name} returned hidden states of shape {H.shape}; expected "
                                 f"(batch, time, hidden) for words of shape {words.shape}")
     return TrackerRun(L, H)
+
+
+def _refuse_nonfinite(L: np.ndarray, words: np.ndarray, name: str) -> None:
+    """AnalysisError naming the shortest prefix (the lowest word among equals) after which a logit
+    of ``L`` is NaN or infinite: such a logit has no argmax or margin, and reading it either way
+    would let one check pass where another fails (every caller gets this one refusal)."""
+    from bilinear.automata.words import compress
+
+    bad = ~np.isfinite(L).all(axis=2)  # (batch, time)
+    t = int(np.argmax(bad.any(axis=0)))
+    b = int(np.argmax(bad[:, t]))
+    c = int(np.argmax(~np.isfinite(L[b, t])))
+    prefix = words[b, : t + 1]
+    ids = compress(prefix, [str(i) for i in range(int(prefix.max()) + 1)])
+    raise AnalysisError(f"tracker {name} returned the logit {L[b, t, c]} (class {c}) after the token ids {ids} "
+                        f"(position {t + 1} of word {b + 1} of {L.shape[0]}): logits must be finite numbers (a NaN "
+                        "or infinite logit has no argmax or margin)")
 
 
 @dataclass(frozen=True)
@@ -194,8 +213,15 @@ class ModuleTracker:
             device = next(iter(self.module.parameters()), torch.empty(0)).device
             with torch.no_grad():  # the chunk is sized without gradients (a model's max_batch may depend on it)
                 size = self._chunk(w.shape[1])
-                parts = [self.module(torch.as_tensor(w[i:i + size], device=device)).double().cpu().numpy()
-                         for i in range(0, w.shape[0], size)]
+                parts = []
+                for i in range(0, w.shape[0], size):
+                    before = len(captured)
+                    parts.append(self.module(torch.as_tensor(w[i:i + size], device=device)).double().cpu().numpy())
+                    if handle is not None and len(captured) != before + 1:
+                        raise AnalysisError(
+                            f"tracker {self.name}: submodule {self.hidden_name!r} was called {len(captured) - before} "
+                            "times in one forward; the hidden state is the input of one call (name a submodule "
+                            "called once per forward with hidden=..., or hidden=None for no hidden states)")
         except BilinearError:
             raise
         except Exception as exc:
