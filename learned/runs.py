@@ -422,6 +422,11 @@ def _save_tensors(path: Path, state) -> None:
     atomic_write(path, write)
 
 
+#: Why a file torch cannot load is refused, in the toolkit's words: torch's own text names its zip reader's
+#: internals ("PytorchStreamReader ... internal miniz error") and is cut off mid-sentence in one line.
+_NOT_TORCH = "not a readable torch file (truncated, or not a torch zip archive)"
+
+
 def _load_tensors(path: Path, what: str):
     """``torch.load(path, weights_only=True)``; CheckpointError naming the file otherwise.  A
     file holding pickled Python objects is refused as such (never with torch's advice to retry
@@ -433,16 +438,30 @@ def _load_tensors(path: Path, what: str):
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        if "weights_only" in str(exc) or "Weights only load failed" in str(exc):
+        if ("weights_only" in str(exc) or "Weights only load failed" in str(exc)) and _pickle_or_zip(path):
             raise CheckpointError(
                 f"{what} {path} holds pickled Python objects, not only tensors, and was not loaded "
                 "(loading it fully could run code it carries; the files this toolkit writes hold tensors only)"
             ) from None
-        raise CheckpointError(_one_line(f"{what} {path} is corrupt: UnpicklingError: {exc}")) from None
-    except Exception as exc:  # torch raises many kinds for a damaged file
-        raise CheckpointError(_one_line(f"{what} {path} is corrupt: {type(exc).__name__}: {exc}")) from None
+        raise CheckpointError(f"{what} {path} is corrupt: {_NOT_TORCH}") from None
+    except OSError as exc:
+        raise CheckpointError(f"{what} {path} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    except Exception:  # torch raises many kinds for a damaged file (RuntimeError, EOFError, KeyError, ...)
+        raise CheckpointError(f"{what} {path} is corrupt: {_NOT_TORCH}") from None
     _check_storage(state, f"{what} {path}")
     return state
+
+
+def _pickle_or_zip(path: str | Path) -> bool:
+    """Whether ``path`` begins as a pickle (its protocol opcode, 0x80) or a zip archive (``PK``): torch's
+    weights-only refusal then is of objects in it; of any other file (text: "Unsupported operand 110") it
+    only says the file is no pickle at all."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+    except OSError:
+        return False
+    return head[:1] == b"\x80" or head == b"PK"
 
 
 def _check_storage(value, where: str, depth: int = 0) -> None:

@@ -65,13 +65,28 @@ def _safetensors(path: str) -> dict[str, np.ndarray]:
 
 
 def _torch_bin(path: str) -> dict[str, np.ndarray]:
+    """The tensors of a ``pytorch_model.bin``; CheckpointError naming the file, in the toolkit's words
+    (torch's own text names its zip reader's internals and advises ``weights_only=False``)."""
+    import pickle
+
     import torch
+
+    from bilinear.learned.runs import _pickle_or_zip  # the same test as a run's own files
 
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # a pickle refused by weights_only, or a corrupt file
-        raise CheckpointError(f"weights file {path!r} is not a plain torch state dict: {type(exc).__name__}: "
-                              f"{exc}"[:300]) from None
+    except OSError as exc:
+        raise CheckpointError(f"weights file {path!r} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    except pickle.UnpicklingError as exc:
+        if ("weights_only" in str(exc) or "Weights only load failed" in str(exc)) and _pickle_or_zip(path):
+            raise CheckpointError(f"weights file {path!r} is not a plain torch state dict: it holds pickled Python "
+                                  "objects besides tensors and was not loaded (loading it fully could run code it "
+                                  "carries)") from None
+        raise CheckpointError(f"weights file {path!r} is not a readable torch file (truncated, or not a torch zip "
+                              "archive)") from None
+    except Exception:  # torch raises many kinds for a damaged file (RuntimeError, EOFError, KeyError, ...)
+        raise CheckpointError(f"weights file {path!r} is not a readable torch file (truncated, or not a torch zip "
+                              "archive)") from None
     if not isinstance(state, dict):
         raise CheckpointError(f"weights file {path!r} holds a {type(state).__name__}, not a state dict")
     return {k: v.detach().to(torch.float64).numpy() for k, v in state.items() if isinstance(v, torch.Tensor)}

@@ -226,7 +226,7 @@ def test_corrupt_checkpoint_on_resume(tmp_path, monkeypatch):
         train_run(CONFIG, tmp_path / "run")
     monkeypatch.undo()
     (tmp_path / "run" / "checkpoint.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match="corrupt"):
+    with pytest.raises(CheckpointError, match="checkpoint.pt is corrupt: not a readable torch file"):
         train_run(CONFIG, tmp_path / "run", resume=True)
     assert not (tmp_path / "run" / "result.json").exists()
 
