@@ -214,6 +214,8 @@ def check_output_file(path, force: bool = False, what: str = "output file") -> P
     if target.exists() and not target.is_file():  # a device, a FIFO, a socket (or a link to one)
         raise OutputExistsError(f"{what} {target} exists and is not a regular file (a device, FIFO or socket): "
                                 "choose a file name (--force never replaces it)")
+    if target.is_symlink() and not target.exists() and not force:  # a dangling link is there too
+        raise OutputExistsError(f"{what} {target} exists (a link to a missing file): use --force to replace it")
     if target.exists() and not force:
         raise OutputExistsError(f"{what} {target} exists: use --force to replace it")
     return target

@@ -72,6 +72,19 @@ def test_the_rule_on_files(tmp_path):
         check_output_file(tmp_path, force=True)
 
 
+def test_a_dangling_link_is_kept_unless_force(tmp_path, capsys):
+    """A link to a missing file is an existing entry too (``Path.exists`` follows it and says no):
+    ``verify --save`` replaced it with a regular file without --force."""
+    link = tmp_path / "l.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    with pytest.raises(OutputExistsError, match="exists \\(a link to a missing file\\): use --force"):
+        check_output_file(link)
+    assert main(["verify", "parity", "full", "--save", str(link)]) == 2
+    assert "(a link to a missing file): use --force to replace it" in _one_line(capsys)
+    assert link.is_symlink() and not (tmp_path / "nowhere.json").exists()
+    assert check_output_file(link, force=True) == link
+
+
 def test_analyze_out_refuses_a_non_empty_folder_unless_force(tmp_path, capsys):
     out = tmp_path / "rep"
     out.mkdir()
