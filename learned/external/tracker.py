@@ -57,6 +57,11 @@ def parse_token_map(text, names, vocab: int, what: str = "--tokens") -> tuple[in
             pairs[key.strip()] = int(val)
     else:
         raise AnalysisError(f"{what} must be NAME=ID,... or a tokenizer.json, got {type(text).__name__}")
+    if text is not None and not (isinstance(text, str) and text.strip().endswith(".json")):  # a map given by hand
+        known = set(names) | {str(i) for i in range(len(names))}
+        stray = next((k for k in pairs if k not in known), None)
+        if stray is not None:  # a typo would otherwise be ignored, its symbol then read from another key
+            raise AnalysisError(f"{what}: {stray!r} is no name or index of {', '.join(names)}")
     out = []
     for i, n in enumerate(names):
         tid = pairs.get(n, pairs.get(str(i)))

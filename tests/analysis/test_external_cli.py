@@ -68,6 +68,11 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
               "--tokens does not cover '1' (needs every one of 0, 1)", out)
     _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", "0=0,1=9"],
               "--tokens: token id 9 for '1' is outside the vocabulary 0..3", out)
+    # a key that names no symbol or class (a typo: it was ignored, its symbol read from another key)
+    _one_line(capsys, base[:3] + ["--tokens", "0=0,1=1,zz=3"] + base[5:] + ["--from", "fla", folder],
+              "--tokens: 'zz' is no name or index of 0, 1", out)
+    _one_line(capsys, base[:5] + ["--labels", "even=2,odd=3,Odd=3", "--from", "fla", folder],
+              "--labels: 'Odd' is no name or index of even, odd", out)
     # the wrong package, a kind the toolkit does not know
     _one_line(capsys, base + ["--from", "hf", folder], "config model_type = 'delta_net' is a fla model: use --from fla")
     (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv6"}))
