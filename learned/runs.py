@@ -374,11 +374,15 @@ class RunDir(RunFiles):
         import torch
 
         where = f"checkpoint {self.path / CHECKPOINT_FILE}"
+        _check_fits(model, state.get("model") if isinstance(state, dict) else None, f"{where} does not fit the model")
         try:
             model.load_state_dict(state["model"])
+        except Exception:  # past the names and shapes checked above: a tensor torch cannot copy
+            raise CheckpointError(f"{where} does not fit the model: its tensors cannot be loaded into it") from None
+        try:
             optimizer.load_state_dict(state["optimizer"])
-        except Exception as exc:  # shape mismatch, missing keys, a malformed optimizer state
-            raise CheckpointError(_one_line(f"{where} does not fit the model: {type(exc).__name__}: {exc}")) from None
+        except Exception:  # a malformed optimizer state (its groups or their sizes)
+            raise CheckpointError(f"{where}: its optimizer state does not fit the model's parameters") from None
         _check_optimizer(optimizer, where)
         if "torch_rng" in state:  # nothing in training draws from it today; kept for exactness
             try:
@@ -559,6 +563,25 @@ def _check_optimizer(optimizer, where: str) -> None:
                     raise CheckpointError(f"{where}: optimizer buffer {name!r} is not finite")
 
 
+def _check_fits(model, state, where: str) -> None:
+    """CheckpointError ``where: ...`` naming the first tensor of ``state`` the model lacks, the
+    first the model needs that is missing, or the first of another shape, in the toolkit's words
+    (torch's own message lists every key in one paragraph)."""
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{where}: it holds a {type(state).__name__}, not a state dict")
+    own = model.state_dict()
+    extra = next((k for k in state if k not in own), None)
+    if extra is not None:
+        raise CheckpointError(f"{where}: it has the tensor {str(extra)[:80]!r}, which the model has not")
+    missing = next((k for k in own if k not in state), None)
+    if missing is not None:
+        raise CheckpointError(f"{where}: the tensor {missing!r} is missing")
+    for key, value in own.items():
+        shape = tuple(getattr(state[key], "shape", ()))
+        if shape != tuple(value.shape):
+            raise CheckpointError(f"{where}: the tensor {key!r} has shape {shape}, the model's {tuple(value.shape)}")
+
+
 def load_run(run_dir):
     """``(config, model, automaton, result)`` of a finished run; the model is in eval mode.
 
@@ -574,12 +597,12 @@ def load_run(run_dir):
     automaton = run.automaton()
     model = make_model(config, automaton)
     state = _load_tensors(model_path, "model")
+    where = f"model {model_path} does not fit the run's {config.model} model"
+    _check_fits(model, state, where)
     try:
         model.load_state_dict(state)
-    except Exception as exc:  # shapes or names that are not this run's model: keep torch's detail
-        detail = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        raise CheckpointError(_one_line(f"model {model_path} does not fit the run's {config.model} model: {detail}",
-                                        600)) from None
+    except Exception:  # past the names and shapes checked above: a tensor torch cannot copy
+        raise CheckpointError(f"{where}: its tensors cannot be loaded into it") from None
     model.eval()
     return config, model, automaton, result
 
