@@ -117,6 +117,10 @@ TARGETS = [
            ("tests/constructions/handmade/test_half_turns.py", "tests/constructions/handmade/test_known_counts.py")),
     Target("factor_snap", "constructions/horizon/snap.py", ("factor_snap",),
            ("tests/constructions/handmade/test_complex_monomial.py",)),
+    # the construction read off a network up to a change of basis, only where the network holds a copy
+    Target("construction_snap", "constructions/horizon/snap.py", ("_intertwiner", "construction_snap"),
+           ("tests/analysis/test_construction_snap.py", "tests/constructions/horizon/test_horizon_orbit.py",
+            "tests/constructions/horizon/test_horizon_projective.py")),
     Target("domains", "constructions/exact/domains.py", (),
            PROVER_TESTS + ("tests/constructions/exact/test_field.py", "tests/constructions/exact/test_domains.py")),
     Target("search", "constructions/proof/search.py", (),

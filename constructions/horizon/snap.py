@@ -576,7 +576,7 @@ def construction_snap(weights: Weights, automaton) -> Snap:
         P = X
     Pq = np.vectorize(_dyadic, otypes=[object])(P)
     Pf = Pq.astype(float)
-    if abs(np.linalg.det(Pf)) < 1e-12 or np.linalg.cond(Pf) > 1e8:
+    if not np.linalg.cond(Pf) <= 1e8:  # singular (inf) too; a determinant would refuse a large well-conditioned basis
         raise WeightsError("the construction's coordinates in the network are ill-conditioned")
     K = list(range(d0))
     Sb = np.zeros((len(A), d, d), dtype=object)
