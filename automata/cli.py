@@ -89,7 +89,8 @@ def _data(args: argparse.Namespace) -> int:
 
     from .data import sample_words
     from .families import from_spec
-    from .wordfile import MAX_POSITIONS, MAX_WORD_LEN, word_format, write_words
+    from .data import MAX_POSITIONS
+    from .wordfile import MAX_WORD_LEN, word_format, write_words
 
     low, high = args.lengths
     if not 1 <= low <= high:
@@ -100,7 +101,7 @@ def _data(args: argparse.Namespace) -> int:
     if args.count * high > MAX_POSITIONS:
         raise DataError(f"--count {args.count:,} words of up to {high:,} symbols are {args.count * high:,} positions "
                         f"(about {args.count * high * 24 / 1e9:.3g} GB), over {MAX_POSITIONS:,} "
-                        f"(bilinear.automata.wordfile.MAX_POSITIONS)")
+                        f"(bilinear.automata.data.MAX_POSITIONS)")
     fmt = word_format(args.out, args.format)
     check_output_file(args.out, force=args.force, what="words file")
     automaton = from_spec(args.spec)

@@ -31,8 +31,7 @@ from .automaton import Automaton
 __all__ = ["Dataset", "sample_words", "labels_for", "MAX_POSITIONS", "PEAK_BYTES_PER_POSITION"]
 
 #: Most padded positions (words x longest word) :func:`sample_words` draws by default: the limit of
-#: ``bilinear data --count`` and of a words file read back, ``wordfile.MAX_POSITIONS`` (the same
-#: number; kept here because wordfile imports this module).
+#: ``bilinear data --count`` and of a words file read back (``wordfile.MAX_POSITIONS`` is this one).
 MAX_POSITIONS = 200_000_000
 #: Bytes a padded position takes at the peak of :func:`sample_words` (the drawn symbols, the
 #: mask, the run's states, the labels and the dataset's own copies: 41 measured with tracemalloc).

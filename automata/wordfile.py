@@ -44,7 +44,7 @@ from bilinear.extras import require
 from bilinear.fileio import atomic_write
 
 from .automaton import Automaton
-from .data import Dataset, labels_for
+from .data import MAX_POSITIONS, Dataset, labels_for
 
 __all__ = ["FORMATS", "write_words", "read_words", "word_format", "words_digest", "MAX_FILE_BYTES", "MAX_ROWS", "MAX_WORD_LEN"]
 
@@ -56,8 +56,8 @@ MAX_FILE_BYTES = 2 * 1024**3
 MAX_ROWS = 10_000_000
 #: Longest word :func:`read_words` accepts.
 MAX_WORD_LEN = 100_000
-#: Most token positions (rows x longest word) of the padded arrays read back (about 24 bytes each).
-MAX_POSITIONS = 200_000_000
+# Most token positions (rows x longest word) of the padded arrays read back (about 24 bytes each):
+# MAX_POSITIONS, imported from bilinear.automata.data (the limit of sample_words and bilinear data).
 #: Longest line of a CSV or JSON-lines file (characters), checked before the line is parsed: 50
 #: characters a symbol, room for an index of up to 18 digits and its separator in both the word
 #: and its targets of a word of :data:`MAX_WORD_LEN` symbols.
@@ -331,7 +331,7 @@ def read_words(path, automaton: Automaton, fmt: str | None = None, max_bytes: in
             positions = max(positions, len(word))
             if positions * len(words) > MAX_POSITIONS:
                 raise DataError(f"{path}: {len(words):,} words padded to {positions:,} symbols exceed "
-                                f"{MAX_POSITIONS:,} positions (bilinear.automata.wordfile.MAX_POSITIONS)")
+                                f"{MAX_POSITIONS:,} positions (bilinear.automata.data.MAX_POSITIONS)")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path} is not UTF-8 text: {exc.reason}") from None
     if not words:

@@ -30,7 +30,7 @@ def test_sample_words_refuses_past_the_data_commands_limit_before_drawing(n, max
 
 
 def test_the_limit_is_the_words_files_and_its_edge_is_allowed(monkeypatch):
-    assert data.MAX_POSITIONS == wordfile.MAX_POSITIONS  # one number: data cannot import wordfile (a cycle)
+    assert data.MAX_POSITIONS is wordfile.MAX_POSITIONS  # one number, defined in data, read back by wordfile
     monkeypatch.setattr(data, "MAX_POSITIONS", 100)
     assert sample_words(from_spec("parity"), 10, 1, 10).words.shape == (10, 10)
     with pytest.raises(DataError, match="11 words of up to 10 symbols are 110 positions"):
