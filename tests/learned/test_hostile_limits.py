@@ -78,16 +78,6 @@ def test_run_files_and_sweep_files_are_read_within_limits(tmp_path, capped_cli):
         Sweep.load(deep)
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    from bilinear.learned import train_run
-
-    run = tmp_path_factory.mktemp("hostile") / "run"
-    train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=4, eval_every=2, test_len=10,
-                          test_words=4), run)
-    return run
-
-
 def test_a_pickled_model_is_refused_as_code_not_as_corrupt(finished_run, tmp_path):
     """torch's refusal advised re-running with weights_only=False, which would run the file's code."""
     import pickle

@@ -15,7 +15,7 @@ import torch
 import bilinear.learned.external.tensors as T
 from bilinear.cli import main
 from bilinear.errors import CheckpointError
-from bilinear.learned import TrainConfig, load_run, train_run
+from bilinear.learned import TrainConfig, load_run
 
 TORCH_TEXT = ("miniz", "PytorchStreamReader", "RuntimeError", "KeyError", "EOFError", "UnpicklingError",
               "weights_only")
@@ -37,14 +37,6 @@ BAD = {"text": b"hello world\n", "text n": b"not a checkpoint", "empty": b"", "z
 def _clean(message: str) -> None:
     assert not [t for t in TORCH_TEXT if t in message], message
     assert "\n" not in message
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    run = tmp_path_factory.mktemp("torchfile") / "run"
-    train_run(TrainConfig(spec="parity", model="diagonal", hidden=2, steps=4, eval_every=2, test_len=10,
-                          test_words=4), run)
-    return run
 
 
 @pytest.mark.parametrize("kind", BAD)
