@@ -87,9 +87,8 @@ def _describe(args: argparse.Namespace) -> int:
 def _data(args: argparse.Namespace) -> int:
     from bilinear.fileio import check_output_file
 
-    from .data import sample_words
+    from .data import MAX_POSITIONS, sample_words
     from .families import from_spec
-    from .data import MAX_POSITIONS
     from .wordfile import MAX_WORD_LEN, word_format, write_words
 
     low, high = args.lengths
