@@ -99,7 +99,7 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
     if n_classes is not None and L.shape[2] != n_classes:
         raise AnalysisError(f"tracker {name} returned {L.shape[2]} classes, expected {n_classes}")
     if not np.isfinite(L).all():
-        _refuse_nonfinite(L, words, name)
+        refuse_nonfinite(L, words, name)
     H = run.hidden
     if H is not None:
         H = np.asarray(H, dtype=float)
@@ -109,10 +109,11 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
     return TrackerRun(L, H)
 
 
-def _refuse_nonfinite(L: np.ndarray, words: np.ndarray, name: str) -> None:
+def refuse_nonfinite(L: np.ndarray, words: np.ndarray, name: str, symbols=None) -> None:
     """AnalysisError naming the shortest prefix (the lowest word among equals) after which a logit
     of ``L`` is NaN or infinite: such a logit has no argmax or margin, and reading it either way
-    would let one check pass where another fails (every caller gets this one refusal)."""
+    would let one check pass where another fails (every caller gets this one refusal).  The
+    prefix is written in ``symbols`` (names) when given, else as the token ids it was fed as."""
     from bilinear.automata.words import compress
 
     bad = ~np.isfinite(L).all(axis=2)  # (batch, time)
@@ -120,10 +121,11 @@ def _refuse_nonfinite(L: np.ndarray, words: np.ndarray, name: str) -> None:
     b = int(np.argmax(bad[:, t]))
     c = int(np.argmax(~np.isfinite(L[b, t])))
     prefix = words[b, : t + 1]
-    ids = compress(prefix, [str(i) for i in range(int(prefix.max()) + 1)])
-    raise AnalysisError(f"tracker {name} returned the logit {L[b, t, c]} (class {c}) after the token ids {ids} "
-                        f"(position {t + 1} of word {b + 1} of {L.shape[0]}): logits must be finite numbers (a NaN "
-                        "or infinite logit has no argmax or margin)")
+    names = list(symbols) if symbols is not None else [str(i) for i in range(int(prefix.max()) + 1)]
+    what = "the word" if symbols is not None else "the token ids"
+    raise AnalysisError(f"tracker {name} returned the logit {L[b, t, c]} (class {c}) after {what} "
+                        f"{compress(prefix, names)} (position {t + 1} of word {b + 1} of {L.shape[0]}): logits must "
+                        "be finite numbers (a NaN or infinite logit has no argmax or margin)")
 
 
 @dataclass(frozen=True)

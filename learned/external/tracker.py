@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bilinear.constructions.values.tracker import TrackerRun
+from bilinear.constructions.values.tracker import TrackerRun, refuse_nonfinite
 from bilinear.errors import AnalysisError
 from bilinear.jsonfile import read_json_file
 
@@ -127,10 +127,18 @@ class ExternalTracker:
         ids = self.token_ids(w)
         skip = 0 if self.bos is None else 1
         if not hidden:
-            return TrackerRun(self.model.logits(ids)[:, skip:, :][..., self.labels], None)
+            return self._finite(TrackerRun(self.model.logits(ids)[:, skip:, :][..., self.labels], None), w)
         logits, states = self.model.logits_and_states(ids)
         H = np.concatenate([S.reshape(*S.shape[:2], -1).numpy() for S in states], axis=2)[:, skip:]
-        return TrackerRun(logits[:, skip:, :][..., self.labels], H)
+        return self._finite(TrackerRun(logits[:, skip:, :][..., self.labels], H), w)
+
+    def _finite(self, out: TrackerRun, words: np.ndarray) -> TrackerRun:
+        """``out``, or the tracker's refusal of a NaN or infinite label logit (finite weights can
+        still give one: a norm with ``norm_eps = 0`` on a zero state), naming the word."""
+        L = np.asarray(out.logits, dtype=float)
+        if not np.isfinite(L).all():
+            refuse_nonfinite(L, words, self.name, self.symbol_names)
+        return out
 
 
 def _names(m) -> list[str]:

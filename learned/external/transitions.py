@@ -297,6 +297,26 @@ def head_transitions(model, tracker, layer: int = 0, seed: int = 0, group: int =
     DplrHeadTransitions` (``dplr:1``)."""
     if isinstance(group, bool) or not isinstance(group, int) or group < 1:
         raise AnalysisError(f"group = {group!r} must be a positive number of channels")
+    return _finite_heads(_head_transitions(model, tracker, layer, seed, group), layer)
+
+
+def _finite_heads(heads: list, layer: int) -> list:
+    """``heads``, or AnalysisError naming the first head and key whose transition is NaN or
+    infinite: the checkpoint's tensors are finite (``tensors.tensor``), but a norm with
+    ``norm_eps = 0`` on a zero input is not (0 / 0), and an SVD of it fails without a word."""
+    for h in heads:
+        for what in ("A", "gate", "b", "V", "beta"):
+            x = getattr(h, what, None)
+            if isinstance(x, np.ndarray) and x.size and not np.isfinite(x).all():
+                i = int(np.argmax(~np.isfinite(x.reshape(len(x), -1)).all(axis=1)))
+                key = h.keys[i] if i < len(h.keys) else i
+                raise AnalysisError(f"layer {layer + 1} {h.name}: the transition of {key!r} is not finite ({what} "
+                                    "holds a NaN or an infinity; a norm with norm_eps = 0 on a zero input gives one)")
+    return heads
+
+
+def _head_transitions(model, tracker, layer: int, seed: int, group: int) -> list:
+    """:func:`head_transitions` before its finiteness check."""
     if model.config.kind == "rwkv7" and 0 <= layer < len(model.blocks):
         from .rwkv7_transitions import rwkv7_head_transitions
 

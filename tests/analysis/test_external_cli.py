@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
+import pytest
+
 from external_fixtures import handset_parity, need
 
+from bilinear.automata import from_spec
 from bilinear.cli import main
 
 
@@ -63,6 +67,21 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
     inf = _rewrite(folder, tmp_path / "inf", poison("model.layers.0.attn.k_proj.weight", (1, 3), -float("inf")))
     _one_line(capsys, ["certify"] + base[1:] + ["--from", "fla", inf],
               "tensor 'model.layers.0.attn.k_proj.weight' has a non-finite entry -inf at (1, 3)", None)
+    # finite tensors, a NaN all the same: norm_eps = 0 and token 0's embedding zero make 0 / 0 in the
+    # first norm; the transitions say so (an SVD error before), and so does the tracker on its own
+    zero = _rewrite(folder, tmp_path / "zero", poison("model.embeddings.weight", 0, 0.0))
+    (tmp_path / "zero" / "config.json").write_text(json.dumps({**cfg, "norm_eps": 0.0}))
+    _one_line(capsys, base + ["--from", "fla", zero],
+              "layer 1 head 0: the transition of '0' is not finite (A holds a NaN or an infinity", out)
+    from bilinear.constructions import check
+    from bilinear.errors import AnalysisError
+    from bilinear.learned.external import ExternalTracker, load_external
+
+    tracker = ExternalTracker.make(load_external(zero), "0=0,1=1", "even=2,odd=3")
+    with pytest.raises(AnalysisError, match=r"after the word 1\^2 0 \(position 3 of word 1 of 1\): logits must be finite"):
+        tracker.run(np.array([[1, 1, 0, 1]]))
+    with pytest.raises(AnalysisError, match="logits must be finite"):
+        check(tracker, from_spec("parity"), length=8, words=4)
     # a token map that does not cover the alphabet; a token id outside the vocabulary
     _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "parity", "--tokens", "0=0"],
               "--tokens does not cover '1' (needs every one of 0, 1)", out)
@@ -77,7 +96,7 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
     _one_line(capsys, base + ["--from", "hf", folder], "config model_type = 'delta_net' is a fla model: use --from fla")
     (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv6"}))
     _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")], "config model_type = 'rwkv6' is not supported", out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "inf", "missing", "nan", "ok", "wrong"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "inf", "missing", "nan", "ok", "wrong", "zero"]
 
 
 def test_window_alphabet_over_its_limit(saved, tmp_path, capsys):
