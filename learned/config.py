@@ -46,6 +46,11 @@ MIXINGS = ("soft", "straight-through")
 #: The default of ``stack_mixing`` (docs/training-results.md, "Stacks of layers: which mixing":
 #: straight-through fits the hard cascade in every measured run, soft in none).
 DEFAULT_MIXING = "straight-through"
+#: Most training steps of one run: about eleven days at 1 ms a step, the fastest the toolkit
+#: trains on a CPU core (`--steps 1e30` was accepted, and a run with a curriculum then waited for
+#: its ramp's top at step 5e29).
+MAX_STEPS = 10**9
+
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
 EARLY_STOPS = ("validation", "train", "none")
 #: Named groups of field values (``bilinear train --preset NAME``; a preset sets the fields left at
@@ -319,6 +324,9 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.steps > MAX_STEPS:
+            raise ConfigError(f"steps must be at most {MAX_STEPS:,} (bilinear.learned.config.MAX_STEPS), got "
+                              f"{self.steps:,}")
         if not 0 <= self.seed < 2**63:
             raise ConfigError(f"seed must be in 0..2**63-1, got {self.seed}")
         if self.train_min_len < 1:

@@ -143,3 +143,17 @@ def test_an_automaton_with_many_symbols_counts_them():
     small = estimate_bytes(TrainConfig(spec="cyclic:3", model="full", hidden=8), k, 3)
     wide = estimate_bytes(TrainConfig(spec="cyclic:3", model="full", hidden=8), 1000, 3)
     assert wide["parameters with gradients and Adam state"] > small["parameters with gradients and Adam state"]
+
+
+def test_steps_past_the_limit_are_refused_before_anything_runs(tmp_path, capsys):
+    """10^30 steps were accepted (a sweep's TOML, the API): with a curriculum the run waited for its
+    ramp's top at step 5e29.  At most MAX_STEPS (10^9), checked when the config is built."""
+    from bilinear.learned.config import MAX_STEPS
+
+    assert TrainConfig(spec="parity", model="full", steps=MAX_STEPS).steps == 10**9
+    for steps in (MAX_STEPS + 1, 10**30):
+        with pytest.raises(ConfigError, match=f"steps must be at most 1,000,000,000 .* got {steps:,}"):
+            TrainConfig(spec="parity", model="full", steps=steps)
+    out = tmp_path / "run"
+    assert main(["train", "parity", "full", "--steps", str(MAX_STEPS + 1), "--out", str(out)]) == 2
+    assert "steps must be at most 1,000,000,000" in capsys.readouterr().err and not out.exists()
