@@ -127,10 +127,11 @@ def decode(data, source: str = "automaton", name: str = ""):
     """The :class:`~bilinear.automata.automaton.Automaton` of a JSON object of the format."""
     _check_header(data, source)
     _check_sizes(data, source)
+    given_name = _name(data.get("name"), name, source)  # its error names the source itself
     try:
         return Automaton(
             data["delta"], start=data.get("start", 0), labels=data.get("labels"),
-            symbols=data["symbols"], classes=data.get("classes"), name=_name(data.get("name"), name, source),
+            symbols=data["symbols"], classes=data.get("classes"), name=given_name,
         )
     except AutomatonError as exc:
         raise AutomatonError(f"{source}: {exc}") from None

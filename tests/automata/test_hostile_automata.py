@@ -105,6 +105,7 @@ def test_names_must_be_printable_strings_and_versions_integers(tmp_path, capsys)
                      "--no-figures"]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1 and "\x1b" not in err, err
+        assert err.count(str(tmp_path)) == 1, err  # the file is named once ("path: path: 'name' ..." before)
         assert not out.exists()
     with pytest.raises(AutomatonError, match="must be a string"):
         Automaton([[0]], name=None)
