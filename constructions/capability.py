@@ -127,11 +127,11 @@ class CapabilityMatrix:
         raise SpecError(f"family {family!r} is not a row of this matrix")
 
     def cell(self, family: str, variant: str) -> Cell:
-        try:
-            j = self.columns.index(variant)
-        except ValueError:
-            raise SpecError(f"variant {variant!r} is not a column of this matrix") from None
-        return self.row(family)[j]
+        """The cell of ``family`` and ``variant``, each in any spelling its canonical one takes."""
+        for key in (variant, _canonical_column(variant)):
+            if key in self.columns:
+                return self.row(family)[self.columns.index(key)]
+        raise SpecError(f"variant {variant!r} is not a column of this matrix")
 
     def counts(self) -> dict[str, int]:
         """How many cells have each status."""
@@ -243,8 +243,12 @@ def capability_matrix(
     for i, r in enumerate(rows):
         if r in rows[:i]:
             raise SpecError(f"--rows lists {given[rows.index(r)]!r} and {given[i]!r}: both are {r!r}")
-    for c in columns:
-        column_variant(c)
+    # each column in its canonical spelling (a bare factor-counting kind: its pieces stripped and
+    # lowered), and one variant one column, as one automaton is one row
+    columns = tuple(_canonical_column(c) for c in columns)
+    for i, c in enumerate(columns):
+        if c in columns[:i]:
+            raise SpecError(f"--columns lists {variants[columns.index(c)]!r} and {variants[i]!r}: both are {c!r}")
     with Progress("matrix", total=len(rows) * len(columns), unit="cells", quiet=not progress) as bar:
         bar.phase("building the automata")
         automata = [from_spec(r) for r in rows]
@@ -265,6 +269,13 @@ def _canonical(family):
     if not isinstance(family, str) or is_automaton_file(family):
         return family
     return canonical_spec(family)
+
+
+def _canonical_column(column: str) -> str:
+    """A column's canonical spelling: the variant's spec, or for a bare factor-counting kind
+    (``householder``, ``factorized``, ``dplr``, with options) its pieces stripped and lowered.
+    SpecError for a bad variant."""
+    return column_variant(column) or ",".join(p.strip().lower() for p in column.split(","))
 
 
 def parse_rows(values: Sequence[str]) -> list[str]:

@@ -84,6 +84,11 @@ def test_runs_sweeps_matrices_and_reports_use_the_canonical_spec(capsys):
     assert m.rows == ("cyclic:3", "parity") and m.row("cyclic:03") == m.row("cyclic:3")
     with pytest.raises(SpecError, match="--rows lists 'cyclic:3' and 'cyclic:03': both are 'cyclic:3'"):
         capability_matrix(["cyclic:3", "cyclic:03"], ["diagonal"])
+    # columns likewise: canonical, one variant one column (three identical columns were printed)
+    m = capability_matrix(["parity"], [" FULL ", "Householder:1 ,NONNEG", "Householder"])
+    assert m.columns == ("full", "householder:1,nonneg", "householder")
+    with pytest.raises(SpecError, match="--columns lists 'full' and 'FULL': both are 'full'"):
+        capability_matrix(["parity"], ["full", "FULL"])
     assert main(["describe", "CYCLIC:03", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["spec"] == "cyclic:3"
     assert main(["verify", "CYCLIC:03", "rotation2d"]) == 0
