@@ -233,8 +233,8 @@ def capability_matrix(
     from bilinear.progress import Progress
 
     given = tuple(families)
-    columns = tuple(variants)
-    if not given or not columns:
+    named = tuple(variants)
+    if not given or not named:
         raise SpecError("the capability matrix needs at least one family and one variant")
     for r in given:  # every family spec checked (sizes from the spec) before any automaton is built
         if isinstance(r, str) and not is_automaton_file(r):
@@ -245,10 +245,10 @@ def capability_matrix(
             raise SpecError(f"--rows lists {given[rows.index(r)]!r} and {given[i]!r}: both are {r!r}")
     # each column in its canonical spelling (a bare factor-counting kind: its pieces stripped and
     # lowered), and one variant one column, as one automaton is one row
-    columns = tuple(_canonical_column(c) for c in columns)
+    columns = tuple(_canonical_column(c) for c in named)
     for i, c in enumerate(columns):
         if c in columns[:i]:
-            raise SpecError(f"--columns lists {variants[columns.index(c)]!r} and {variants[i]!r}: both are {c!r}")
+            raise SpecError(f"--columns lists {named[columns.index(c)]!r} and {named[i]!r}: both are {c!r}")
     with Progress("matrix", total=len(rows) * len(columns), unit="cells", quiet=not progress) as bar:
         bar.phase("building the automata")
         automata = [from_spec(r) for r in rows]
