@@ -46,9 +46,9 @@ MIXINGS = ("soft", "straight-through")
 #: The default of ``stack_mixing`` (docs/training-results.md, "Stacks of layers: which mixing":
 #: straight-through fits the hard cascade in every measured run, soft in none).
 DEFAULT_MIXING = "straight-through"
-#: Most training steps of one run: about eleven days at 1 ms a step, the fastest the toolkit
-#: trains on a CPU core (`--steps 1e30` was accepted, and a run with a curriculum then waited for
-#: its ramp's top at step 5e29).
+#: Most training steps of one run: about eleven days at 1 ms a step (the tour's small models take
+#: about 3 ms a step on one CPU core); 10^30 steps were accepted, and a run with a curriculum then
+#: waited for its ramp's top at step 5e29.
 MAX_STEPS = 10**9
 
 #: Early-stopping rules: on held-out longer words, on the training batches, or never.
