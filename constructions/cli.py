@@ -163,6 +163,17 @@ def _print_verify(args: argparse.Namespace, cell, projection: dict | None, saved
               f"and these are {cell.status}")
 
 
+def _canonical_variant(variant: str) -> str:
+    """``variant`` in the matrix's canonical spelling; as given when it is no variant (settle then
+    says why, as before)."""
+    from .capability import _canonical_column
+
+    try:
+        return _canonical_column(variant)
+    except SpecError:
+        return variant
+
+
 def _run_verify(args: argparse.Namespace) -> int:
     from bilinear.automata.families import resolve
 
@@ -175,6 +186,8 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .settle import Cell, exit_status, settle, with_float_check
 
     _check_verify_outputs(args)
+    if args.variant:  # printed and written in its canonical spelling (' FULL ' is 'full'), as the spec is
+        args.variant = _canonical_variant(args.variant)
     affine = _affine_file(args)
     if affine is not None:
         return _verify_affine(args, affine, resolve)

@@ -93,3 +93,8 @@ def test_runs_sweeps_matrices_and_reports_use_the_canonical_spec(capsys):
     assert json.loads(capsys.readouterr().out)["spec"] == "cyclic:3"
     assert main(["verify", "CYCLIC:03", "rotation2d"]) == 0
     assert capsys.readouterr().out.startswith("cyclic:3 rotation2d: proved")
+    # the variant too, printed and written canonical (' Householder:2 , NONNEG ' was printed as given)
+    assert main(["verify", " DIHEDRAL:03 ", " Householder:2 , NONNEG "]) == 0
+    assert capsys.readouterr().out.startswith("dihedral:3 householder:2,nonneg: impossible")
+    assert main(["verify", "parity", " FULL ", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["variant"] == "full"
