@@ -87,7 +87,7 @@ def _describe(args: argparse.Namespace) -> int:
 def _data(args: argparse.Namespace) -> int:
     from bilinear.fileio import check_output_file
 
-    from .data import MAX_POSITIONS, sample_words
+    from .data import check_positions, sample_words
     from .families import from_spec
     from .wordfile import MAX_WORD_LEN, word_format, write_words
 
@@ -97,10 +97,7 @@ def _data(args: argparse.Namespace) -> int:
     if high > MAX_WORD_LEN:  # a file train --data would refuse is not written
         raise DataError(f"--lengths {low} {high}: words of {high:,} symbols are longer than {MAX_WORD_LEN:,}, the "
                         f"longest a words file may hold (bilinear.automata.wordfile.MAX_WORD_LEN)")
-    if args.count * high > MAX_POSITIONS:
-        raise DataError(f"--count {args.count:,} words of up to {high:,} symbols are {args.count * high:,} positions "
-                        f"(about {args.count * high * 24 / 1e9:.3g} GB), over {MAX_POSITIONS:,} "
-                        f"(bilinear.automata.data.MAX_POSITIONS)")
+    check_positions(args.count, high, what="--count ")  # sample_words' own check, before the automaton is built
     fmt = word_format(args.out, args.format)
     check_output_file(args.out, force=args.force, what="words file")
     automaton = from_spec(args.spec)

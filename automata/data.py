@@ -28,7 +28,7 @@ from bilinear.errors import DataError
 
 from .automaton import Automaton
 
-__all__ = ["Dataset", "sample_words", "labels_for", "MAX_POSITIONS", "PEAK_BYTES_PER_POSITION"]
+__all__ = ["Dataset", "sample_words", "labels_for", "check_positions", "MAX_POSITIONS", "PEAK_BYTES_PER_POSITION"]
 
 #: Most padded positions (words x longest word) :func:`sample_words` draws by default: the limit of
 #: ``bilinear data --count`` and of a words file read back (``wordfile.MAX_POSITIONS`` is this one).
@@ -130,15 +130,17 @@ def _check_int(value, what: str, minimum: int) -> int:
     return int(value)
 
 
-def _check_positions(n: int, max_len: int, limit: int | None) -> None:
+def check_positions(n: int, max_len: int, limit: int | None = None, what: str = "") -> None:
     """DataError, with the estimate, when ``n`` words padded to ``max_len`` pass ``limit``
     positions (None: :data:`MAX_POSITIONS`): numpy's MemoryError came only after the allocation
-    was tried, and a request of a few GB was simply allocated."""
+    was tried, and a request of a few GB was simply allocated.  ``what`` opens the message (the
+    option that asked, ``"--count "``): ``bilinear data`` checks this before it builds the
+    automaton, :func:`sample_words` before it draws."""
     limit = MAX_POSITIONS if limit is None else _check_int(limit, "max_positions", 0)
     positions = n * max_len
     if positions > limit:
         name = " (bilinear.automata.data.MAX_POSITIONS)" if limit == MAX_POSITIONS else ""
-        raise DataError(f"{n:,} words of up to {max_len:,} symbols are {positions:,} positions (about "
+        raise DataError(f"{what}{n:,} words of up to {max_len:,} symbols are {positions:,} positions (about "
                         f"{positions * PEAK_BYTES_PER_POSITION / 1e9:.3g} GB at the peak), over the limit of "
                         f"{limit:,}{name}")
 
@@ -218,7 +220,7 @@ def sample_words(
     max_len = _check_int(max_len, "max_len", 0)
     if min_len > max_len:
         raise DataError(f"min_len {min_len} is greater than max_len {max_len}")
-    _check_positions(n, max_len, max_positions)
+    check_positions(n, max_len, max_positions)
     if isinstance(seed, np.random.Generator):
         rng = seed
     else:

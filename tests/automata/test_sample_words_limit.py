@@ -49,7 +49,8 @@ def test_the_data_command_refuses_the_same_size(tmp_path, capsys):
     out = tmp_path / "w.csv"
     assert main(["data", "parity", "--lengths", "1", "100000", "--count", "3000", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "300,000,000 positions" in err and "over 200,000,000" in err and err.count("\n") == 1
+    assert "--count 3,000 words of up to 100,000 symbols are 300,000,000 positions (about 12.6 GB at the peak), " \
+           "over the limit of 200,000,000 (bilinear.automata.data.MAX_POSITIONS)" in err and err.count("\n") == 1
     assert not out.exists()
 
 
