@@ -1,8 +1,9 @@
 """Impossibility certificates: words proving that no weights of a variant can compute an automaton.
 
 For the *commuting* variants (``rotation2d``, ``diagonal``, ``positive``; also ``block:1``,
-which is ``diagonal``) the transition matrices of every pair of symbols commute, and the real
-diagonal ones are more constrained still.  Three theorems (proved in ``docs/theory.md``) turn
+which is ``diagonal``, and ``factorized:1``, whose matrices ``c_a u w^T`` are multiples of one
+rank-one matrix) the transition matrices of every pair of symbols commute, and the real
+ones (diagonal, ``factorized:1``) are more constrained still.  Three theorems (proved in ``docs/theory.md``) turn
 this into finite, checkable evidence:
 
 ``commutation`` (every commuting variant)
@@ -71,9 +72,9 @@ THEOREMS = {
         "of weights; the automaton labels them differently"
     ),
     "period": (
-        "real diagonal transition matrices (Theorem 7 of docs/theory.md): along n -> u g^n v every "
-        "readout difference is sum_i c_i lambda_i^n with real lambda_i, whose sign is eventually "
-        "periodic with period dividing 2, so the predicted labels are eventually 2-periodic; "
+        "transition products with only real eigenvalues, as real diagonal and rank-one factorised "
+        "matrices have (Theorem 7 of docs/theory.md): along n -> u g^n v every readout difference is "
+        "sum_lambda p_lambda(n) lambda^n with real lambda, whose sign is eventually periodic with period dividing 2, so the predicted labels are eventually 2-periodic; "
         "the automaton's labels along u g^n v are not"
     ),
     "constancy": (
@@ -135,13 +136,25 @@ def certifiable_kinds(variant) -> tuple[str, ...]:
     (('commutation', 'constancy'), ('commutation', 'period'), ())
     >>> certifiable_kinds("householder:1"), certifiable_kinds("householder:2,nonneg"), certifiable_kinds("householder:2")
     (('symbol-period',), ('symbol-constancy',), ())
+    >>> certifiable_kinds("factorized:1"), certifiable_kinds("factorized:2")
+    (('commutation', 'period'), ())
     """
     v = parse_variant(variant)
     if v.commuting:
         return _BY_SPECTRUM[v.spectral]
+    if _rank_one(v):
+        return _BY_SPECTRUM["real"]
     if v.info.spectral_scope == "symbols":
         return {"real": ("symbol-period",), "nonnegative": ("symbol-constancy",)}.get(v.spectral, ())
     return ()
+
+
+def _rank_one(v) -> bool:
+    """True for ``factorized:1``: every ``A_a = c_a u w^T`` (real), so the matrices commute and
+    every product ``A_g = c_g (w^T u)^(|g|-1) u w^T`` has the real eigenvalues ``c_g (w^T u)^|g|``
+    and 0 (docs/theory.md, Theorems 6 and 7).  The variant's other theorems (depth, factor
+    counts) do not read it as commuting: only the certificates do."""
+    return v.kind == "factorized" and v.param == 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -606,8 +619,12 @@ def affine_kinds(variant) -> tuple[str, ...]:
     (('symbol-period',), ('symbol-constancy',), ())
     >>> affine_kinds("householder:1"), affine_kinds("householder:2,nonneg"), affine_kinds("full")
     (('symbol-period',), ('symbol-constancy',), ())
+    >>> affine_kinds("factorized:1"), affine_kinds("factorized:2")
+    (('symbol-period',), ())
     """
     v = parse_variant(variant)
+    if _rank_one(v):
+        return ("symbol-period",)
     if v.commuting or v.info.spectral_scope == "symbols":
         return {"real": ("symbol-period",), "nonnegative": ("symbol-constancy",)}.get(v.spectral, ())
     return ()

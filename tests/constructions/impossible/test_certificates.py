@@ -18,6 +18,7 @@ from bilinear.automata.strategies import automata, family_specs
 from bilinear.constructions.impossible.certificates import (
     KINDS,
     THEOREMS,
+    affine_kinds,
     certifiable_kinds,
     certify,
     minimal_period,
@@ -174,6 +175,22 @@ def test_certifiable_kinds() -> None:
     assert certifiable_kinds("householder:1,nonneg") == certifiable_kinds("householder:2,nonneg") == ("symbol-constancy",)
     assert certifiable_kinds("householder:2") == certifiable_kinds("householder:3,nonneg") == ()
     assert certifiable_kinds("monomial") == certifiable_kinds("dplr:1") == ()
+    # one factor: c_a u w^T commute, with real eigenvalues (Theorems 6 and 7); two factors do not
+    assert certifiable_kinds("factorized:1") == ("commutation", "period")
+    assert certifiable_kinds("factorized:2") == ()
+    assert affine_kinds("factorized:1") == ("symbol-period",) and affine_kinds("factorized:2") == ()
+
+
+@pytest.mark.parametrize("spec, kind", [("dihedral:3", "commutation"), ("flipflop:2", "commutation"),
+                                        ("cyclic:3", "period")])
+def test_one_factor_cells_are_impossible(spec: str, kind: str) -> None:
+    """`verify SPEC factorized:1` was `open` ("no impossibility theorem") where the certificates of
+    the commuting real variants apply; parity is still proved in d = 1."""
+    from bilinear.constructions.settle import settle
+
+    cell = settle(spec, "factorized:1")
+    assert cell.status == "impossible" and cell.certificate.kind == kind and cell.certificate.verify(from_spec(spec))
+    assert settle("parity", "factorized:1").status == "proved"
 
 
 def test_to_dict_is_json() -> None:
@@ -442,7 +459,25 @@ def _predict(w: Weights, h) -> int:
     return max(range(len(scores)), key=lambda c: (scores[c], -c))  # first argmax
 
 
+@st.composite
+def rank_one_weights(draw, n_symbols: int, n_classes: int) -> Weights:
+    """``factorized:1`` weights ``A_a = c_a u w^T`` (exact integers, given by their factors)."""
+    d = draw(st.integers(1, 4))
+    small = st.integers(-3, 3)
+    u = draw(st.lists(small, min_size=d, max_size=d))
+    w = draw(st.lists(small, min_size=d, max_size=d))
+    c = draw(st.lists(small, min_size=n_symbols, max_size=n_symbols))
+    A = [[[c[s] * u[i] * w[j] for j in range(d)] for i in range(d)] for s in range(n_symbols)]
+    h0 = draw(st.lists(small, min_size=d, max_size=d))
+    readout = [draw(st.lists(small, min_size=d, max_size=d)) for _ in range(n_classes)]
+    return Weights("factorized:1", A=A, h0=h0, readout=readout,
+                   factors=([[x] for x in u], [[x] for x in c], [[x] for x in w]))
+
+
 CERTIFIED = [
+    ("dihedral:4", "factorized:1"),
+    ("flipflop:2", "factorized:1"),
+    ("cyclic:3", "factorized:1"),
     ("dihedral:4", "rotation2d"),
     ("quaternion", "rotation2d"),
     ("flipflop:2", "positive"),
@@ -463,6 +498,8 @@ def test_every_network_of_the_variant_fails_the_certificate(spec: str, variant: 
     assert c is not None
     if variant == "rotation2d":
         w = data.draw(rotation_weights(a.n_symbols, a.n_classes))
+    elif variant == "factorized:1":
+        w = data.draw(rank_one_weights(a.n_symbols, a.n_classes))
     else:
         w = data.draw(diagonal_weights(a.n_symbols, a.n_classes, positive=variant == "positive"))
     if c.kind == "commutation":
