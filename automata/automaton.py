@@ -156,6 +156,8 @@ class Automaton:
                 f"transition table entry delta[{a}, {q}] = {int(table[a, q])} is out of range "
                 f"0..{n_states - 1}"
             )
+        if isinstance(start, (float, np.floating)) and float(start).is_integer() and abs(start) < 2**63:
+            start = int(start)  # an integral float, as ``delta`` and ``labels`` accept them (2.0: state 2)
         if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Integral):
             raise AutomatonError(f"start state {start!r} is not an integer")
         if not 0 <= int(start) < n_states:

@@ -28,6 +28,10 @@ from bilinear.errors import AutomatonError, BilinearError, UnknownSymbolError
         (dict(delta=[[0, 1]], start=2), AutomatonError, "start state 2 is out of range 0..1"),
         (dict(delta=[[0, 1]], start=-1), AutomatonError, "start state -1 is out of range"),
         (dict(delta=[[0, 1]], start=0.5), AutomatonError, "start state 0.5 is not an integer"),
+        (dict(delta=[[0, 1]], start=float("nan")), AutomatonError, "start state nan is not an integer"),
+        (dict(delta=[[0, 1]], start=True), AutomatonError, "start state True is not an integer"),
+        (dict(delta=[[0, 1]], start=2.0), AutomatonError, "start state 2 is out of range 0..1"),
+        (dict(delta=[[0, 1]], start=1e300), AutomatonError, "start state 1e+300 is not an integer"),
         (dict(delta=[[0, 1]], labels=[0]), AutomatonError, "labels has length 1, expected one per state (2)"),
         (dict(delta=[[0, 1]], labels=[0, 1, 1]), AutomatonError, "labels has length 3"),
         (dict(delta=[[0, 1]], labels=[0, -1]), AutomatonError, "label of state 1 is negative"),
@@ -134,3 +138,9 @@ def test_hostile_tables_and_labels_are_typed_errors() -> None:
 def test_ragged_batch_is_a_typed_error() -> None:
     with pytest.raises(AutomatonError, match="different lengths"):
         Automaton([[0, 1]]).run_batch([[0, 0], [0]])
+
+
+def test_integral_floats_are_states_in_start_as_in_delta() -> None:
+    """``start: 1.0`` in a file is state 1, as ``1.0`` in ``delta`` is (it was refused)."""
+    a = Automaton(delta=[[1.0, 0.0]], start=1.0, labels=[0.0, 1.0])
+    assert a.start == 1 and type(a.start) is int and a.delta.tolist() == [[1, 0]] and a.run([0]) == 0
