@@ -23,12 +23,15 @@ _GROUP_ORDERS = {
     "parity": lambda p: 2, "quaternion": lambda p: 8, "cyclic": lambda p: p["M"], "dihedral": lambda p: 2 * p["N"],
     "symmetric": lambda p: math.factorial(p["N"]), "alternating": lambda p: math.factorial(p["N"]) // 2,
 }
+#: The order of the monoid of a family that is no group, from the spec: ``flipflop:N`` and
+#: ``reset:N`` act by the N constant maps and the identity.
+_MONOID_ORDERS = {"flipflop": lambda p: p["N"] + 1, "reset": lambda p: p["N"] + 1}
 
 
 def check_describe(spec: str, limit: int = DEFAULT_LIMIT) -> None:
     """What ``describe`` can decide from a family spec before building anything: the table's size
     (:func:`~bilinear.automata.families.check_spec`) and, for a group family (or a product with
-    one), the closure's limits applied to the group's order — a product's monoid maps onto each
+    one) or ``flipflop:N`` / ``reset:N`` (N + 1 elements), the closure's limits applied to that order — a product's monoid maps onto each
     factor's, so it is at least the largest factor's (``describe cyclic:7000``: refused at once, where
     the closure refused only after building the 4.9·10^7-entry table).  An automaton file is
     checked when it is read.
@@ -46,11 +49,13 @@ def check_describe(spec: str, limit: int = DEFAULT_LIMIT) -> None:
     for part in split_product(spec):
         family, params = parse_spec(part)
         if family.name in _GROUP_ORDERS:
-            orders.append(_GROUP_ORDERS[family.name](params))
+            orders.append((_GROUP_ORDERS[family.name](params), "group"))
+        elif family.name in _MONOID_ORDERS:
+            orders.append((_MONOID_ORDERS[family.name](params), "monoid"))
     if orders:
-        order = max(orders)
-        why = f"a group of order {order:,}" if len(orders) == 1 and "*" not in spec else \
-            f"a factor is a group of order {order:,}"
+        order, kind = max(orders)
+        what = f"a group of order {order:,}" if kind == "group" else f"a monoid of {order:,} elements"
+        why = what if len(orders) == 1 and "*" not in spec else f"a factor is {what}"
         check_lower_bound(canonical_spec(spec), order, states, symbols, limit, why)
 
 #: Largest monoid whose maximal subgroups ``describe`` lists (they need the D-classes).

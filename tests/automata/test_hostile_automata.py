@@ -138,6 +138,15 @@ def test_describe_decides_from_the_spec_before_building(capped_cli, monkeypatch)
     with pytest.raises(AutomatonError, match="MAX_TABLE_ENTRIES"):
         check_describe("CYCLIC:10000")
     check_describe("cyclic:1587")  # 1587^3 < WORK_LIMIT: left to the closure, which finishes
+    # flipflop:N and reset:N: N constant maps and the identity, known from the spec too (flipflop:7000
+    # was built, 2.4 s, before the closure refused it)
+    for family in ("flipflop", "reset"):
+        monkeypatch.setitem(fam.FAMILIES, family, dataclasses.replace(fam.FAMILIES[family], build=no_build))
+    with pytest.raises(MonoidTooLargeError, match=r"7,001\+ x 7001 x 7000 = 343,098,007,000\+.*a monoid of 7,001 elements"):
+        check_describe("flipflop:7000")
+    with pytest.raises(MonoidTooLargeError, match=r"more than 50 elements .*a factor is a monoid of 61 elements"):
+        check_describe("parity*reset:60", limit=50)
+    check_describe("reset:1000")  # 1001 x 1001 x 1000 < WORK_LIMIT: left to the closure
 
 
 def test_describe_honours_its_time_budget_with_progress(capped_cli):
