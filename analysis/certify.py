@@ -134,7 +134,7 @@ class NetworkCertificate:
         if self.proof is None:
             lines.append("snap: no snapped network was proved")
         else:
-            d = ", ".join(f"{x:.3g}" for x in self.snap.distance)
+            d = ", ".join(_distance_text(x) for x in self.snap.distance)
             lines.append(f"snap: {self.snap.rule}: {len(self.snap.kept_coords)} of {self.hidden} dims kept; "
                          f"relative distance per matrix {d}")
             lines.append(f"snap proved for every length: {self.proof.states_explored} pairs, "
@@ -311,6 +311,18 @@ def exact_margin_sign(weights, automaton, word) -> int | None:
     if all(d > 0 or d.is_zero() for d in diffs):
         return 0
     return None
+
+
+def _distance_text(x: float) -> str:
+    """A snap's relative distance as the report prints it.  It is computed in float64 from the snap
+    rounded to floats, so a value under 5e-16 (0 included) only says the true distance is below
+    about 1e-15: the exact snap of a float construction differs from its floats by up to 2^-53 per
+    entry (sin(2 pi/3)), which float64 shows as 0.
+
+    >>> _distance_text(0.0), _distance_text(2e-16), _distance_text(0.0123)
+    ('<1e-15', '<1e-15', '0.0123')
+    """
+    return "<1e-15" if x < 5e-16 else f"{x:.3g}"
 
 
 def certify_network(weights, automaton, search_length: int | None = None, test_length: int = TEST_LENGTH,
