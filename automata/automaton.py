@@ -88,6 +88,18 @@ def _int_table(table, what: str, ndim: int) -> np.ndarray:
     return out
 
 
+def _start_state(start, n_states: int) -> int:
+    """The start state as an int in ``0..n_states - 1``; an integral float (2.0) is the state, as
+    in ``delta`` and ``labels``; AutomatonError otherwise."""
+    if isinstance(start, (float, np.floating)) and float(start).is_integer() and abs(start) < 2**63:
+        start = int(start)
+    if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Integral):
+        raise AutomatonError(f"start state {start!r} is not an integer")
+    if not 0 <= int(start) < n_states:
+        raise AutomatonError(f"start state {start} is out of range 0..{n_states - 1}")
+    return int(start)
+
+
 def _check_printable(text: str, what: str) -> None:
     """AutomatonError for a name holding a character that is not printable: a newline or a
     terminal escape would be printed raw into reports and the terminal, a lone surrogate
@@ -156,12 +168,7 @@ class Automaton:
                 f"transition table entry delta[{a}, {q}] = {int(table[a, q])} is out of range "
                 f"0..{n_states - 1}"
             )
-        if isinstance(start, (float, np.floating)) and float(start).is_integer() and abs(start) < 2**63:
-            start = int(start)  # an integral float, as ``delta`` and ``labels`` accept them (2.0: state 2)
-        if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Integral):
-            raise AutomatonError(f"start state {start!r} is not an integer")
-        if not 0 <= int(start) < n_states:
-            raise AutomatonError(f"start state {start} is out of range 0..{n_states - 1}")
+        start = _start_state(start, n_states)
 
         if labels is None:
             label_array = np.arange(n_states, dtype=np.int64)
