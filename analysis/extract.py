@@ -59,8 +59,8 @@ from .clusters import MAX_SIGNATURE_WORDS, _Clusters, _Signatures, _signature_wo
 from .matrices import check_positive_int, check_tolerance
 from .radius import PLATEAU_REFILLS, RadiusChoice, _refine_by_behaviour, choose_radius
 
-__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "MAX_EXTRACT_BYTES",
-           "RadiusChoice", "choose_radius", "RADIUS_SECONDS"]
+__all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "tracker_preflight",
+           "MAX_EXTRACT_BYTES", "RadiusChoice", "choose_radius", "RADIUS_SECONDS"]
 
 
 #: Clustering methods of :func:`extract`.
@@ -265,24 +265,65 @@ def run_network(weights, words: np.ndarray) -> np.ndarray:
 MAX_EXTRACT_BYTES = 1024**3
 
 
-def preflight(config: ExtractConfig, n_symbols: int, hidden: int) -> None:
+def preflight(config: ExtractConfig, n_symbols: int, hidden: int | None,
+              chunk: tuple[int, int] | None = None) -> None:
     """AnalysisError when ``config`` would pass a size limit of the extraction for ``n_symbols``
     symbols and ``hidden`` units (:data:`MAX_EXTRACT_BYTES`, and :data:`MAX_SIGNATURE_WORDS`
-    words of length <= horizon for the behaviour method), before any work."""
+    words of length <= horizon for the behaviour method), before any work; ``chunk``: a
+    tracker's (:func:`tracker_preflight`)."""
     config.validated()
-    _check_extract_size(config.words, config.length, hidden)
+    _check_extract_size(config.words, config.length, hidden, chunk)
     if config.method == "behaviour":
         _signature_word_count(n_symbols, config.horizon)
 
 
-def _check_extract_size(words: int, length: int, hidden: int) -> None:
-    need = words * (length + 1) * 32 + words * hidden * 16
+def _check_extract_size(words: int, length: int, hidden: int | None, chunk: tuple[int, int] | None = None) -> None:
+    """AnalysisError with the estimate past :data:`MAX_EXTRACT_BYTES`: ``words x (length + 1) x
+    32 + words x hidden x 16``, and for a tracker (``chunk`` = (words per call, logits a
+    symbol)) one call's hidden states and logits, held twice: ``chunk words x length x (hidden +
+    classes) x 16``.  ``hidden`` None: not known (not counted)."""
+    h = hidden or 0
+    need = words * (length + 1) * 32 + words * h * 16
+    if chunk is not None:
+        need += chunk[0] * length * (h + chunk[1]) * 16
     if need > MAX_EXTRACT_BYTES:
+        size = "hidden size not counted" if hidden is None else f"hidden size {hidden}"
+        per_call = "" if chunk is None else f", {chunk[1]} logits a symbol, {chunk[0]:,} words a model call"
         raise AnalysisError(
-            f"extracting from {words:,} words of length {length:,} (hidden size {hidden}) would need "
+            f"extracting from {words:,} words of length {length:,} ({size}{per_call}) would need "
             f"about {need / 1024**3:.3g} GiB; the limit is {MAX_EXTRACT_BYTES / 1024**3:g} GiB "
             f"(bilinear.analysis.extract.MAX_EXTRACT_BYTES): lower --words or --length"
         )
+
+
+def tracker_preflight(tracker, config: ExtractConfig, n_symbols: int, n_classes: int) -> None:
+    """:func:`preflight` for a tracker (:func:`extract_tracker`): the estimate adds one call's
+    hidden states and logits (:data:`TRACKER_CHUNK` words at a time).  Checked first without the
+    hidden size, before the model is run at all; then with the hidden size: a stack's layers'
+    sizes summed, or for any other tracker with hidden states the width it returns for one word
+    of one symbol (not counted when that run fails: the extraction meets the failure itself)."""
+    if not isinstance(config, ExtractConfig):
+        raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
+    chunk = (min(int(config.validated().words), TRACKER_CHUNK), n_classes)
+    preflight(config, n_symbols, None, chunk)
+    hidden = _tracker_hidden(tracker)
+    if hidden:
+        _check_extract_size(config.words, config.length, hidden, chunk)
+
+
+def _tracker_hidden(tracker) -> int:
+    """The width of ``tracker``'s hidden states (0 without them or when one word does not show it)."""
+    from bilinear.constructions.values.tracker import StackTracker
+
+    if not getattr(tracker, "has_hidden", False):
+        return 0
+    if isinstance(tracker, StackTracker):
+        return sum(int(layer.dim) for layer in tracker.stack.layers)
+    try:
+        H = tracker.run(np.zeros((1, 1), dtype=np.int64), hidden=True).hidden
+    except Exception:  # noqa: BLE001 - the model's own failure is the extraction's to report
+        return 0
+    return int(H.shape[2]) if H is not None and np.ndim(H) == 3 else 0
 
 
 def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extraction:
@@ -621,9 +662,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
 
     need_automaton(automaton)
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
-    if not isinstance(config, ExtractConfig):
-        raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
-    config.validated()
+    tracker_preflight(tracker, config, automaton.n_symbols, automaton.n_classes)  # its size limits, before any work
     started = _time.perf_counter()
     rng = np.random.default_rng(config.seed)
     words = rng.integers(0, automaton.n_symbols, size=(config.words, config.length), dtype=np.int64)

@@ -40,7 +40,7 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
 from .commutators import Commutators, commutators
-from .extract import ExtractConfig, Extraction, extract, preflight
+from .extract import ExtractConfig, Extraction, extract, preflight, tracker_preflight
 from .implements import implements_line
 from .layers import LAYER_BURN_IN, LAYER_EXTRA, LAYER_WORDS, layer_spectra
 from .lengths import LengthCurve, accuracy_by_length
@@ -126,7 +126,9 @@ def certificate_line(cert) -> str:
     return f"certificate ({cert.status}): {horizon}; {fail}; {snap}"
 
 #: Longest accuracy-by-length curve of a model without transition matrices (a Transformer's
-#: attention is quadratic in the length).
+#: attention is quadratic in the length; a stack's layers are float runs, linear in it, and are
+#: not capped): a larger ``curve_length`` is refused, but for the default (2000), which is cut to
+#: this length and the report says so (docs/limits.md).
 TRACKER_CURVE_LENGTH = 1000
 
 #: Version of the JSON layout written by :meth:`Report.to_json`.
@@ -615,14 +617,22 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     tracker = as_tracker(tracker, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
     if tracker.weights is not None:
         return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
+    curve_length, capped = _tracker_curve_length(tracker, config)
     _need_lstar(config)
+    if config.run_extraction:
+        tracker_preflight(tracker, config.extract, automaton.n_symbols, automaton.n_classes)  # before any work
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
     agreement = _lstar(tracker, automaton, config, ex)
     curve = None
-    if config.curve_length:
-        curve = accuracy_by_length(tracker, automaton, min(config.curve_length, TRACKER_CURVE_LENGTH),
-                                   config.curve_words, seed=config.extract.seed, train_range=train_range)
+    if curve_length:
+        curve = accuracy_by_length(tracker, automaton, curve_length, config.curve_words, seed=config.extract.seed,
+                                   train_range=train_range)
     layers, note = _stack_layers(tracker, automaton, config)
+    said = str(note or getattr(tracker, "note", None)
+               or f"{tracker.name} has no transition matrices: no spectra, commutators or relations")
+    if capped and curve is not None:
+        said += (f"; the accuracy by length stops at length {curve_length}, not the {config.curve_length} asked "
+                 f"(capped at {curve_length} for a model without transition matrices)")
     return Report(
         title=title or f"{automaton.name or 'automaton'} / {tracker.name}",
         automaton=automaton,
@@ -632,8 +642,7 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         spectrum=None,
         commutators=None,
         relations=None,
-        relations_note=note or getattr(tracker, "note", None)
-        or f"{tracker.name} has no transition matrices: no spectra, commutators or relations",
+        relations_note=said,
         extraction=ex,
         config=config,
         source=dict(source or {}),
@@ -641,6 +650,24 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         lstar=agreement,
         layers=layers,
     )
+
+
+def _tracker_curve_length(tracker, config: AnalysisConfig) -> tuple[int, bool]:
+    """``(length, capped)`` of a tracker's accuracy-by-length curve: ``curve_length``, or the default
+    cut to :data:`TRACKER_CURVE_LENGTH` (``capped``; the report says so); AnalysisError for any
+    other length past it (a stack's float runs are not capped)."""
+    from bilinear.constructions.values.tracker import StackTracker
+
+    asked = config.curve_length
+    if asked <= TRACKER_CURVE_LENGTH or isinstance(tracker, StackTracker):
+        return asked, False
+    if asked == AnalysisConfig.curve_length:  # the default (also --curve-length's): cut, and said
+        return TRACKER_CURVE_LENGTH, True
+    raise AnalysisError(
+        f"curve_length {asked} is past {TRACKER_CURVE_LENGTH}, the longest accuracy-by-length curve of a model "
+        f"without transition matrices ({tracker.name}: its forward may cost the square of the length, as a "
+        f"Transformer's attention does; bilinear.analysis.report.TRACKER_CURVE_LENGTH): ask for at most "
+        f"{TRACKER_CURVE_LENGTH} (--curve-length)")
 
 
 def _stack_layers(tracker, automaton, config: AnalysisConfig):

@@ -216,75 +216,113 @@ def _cycled(u, length: int) -> list[int]:
     return (u * (length // len(u) + 1))[:length]
 
 
-def directed_words(automaton, length: int, variant: str | None = None, max_words: int = DIRECTED_MAX) -> np.ndarray:
-    """The directed words of :func:`check`, (count, length): powers of each symbol, each symbol
-    followed by a power of another (``w1 r^499``), primitive loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
-    within ``max_words``; the list is
-    :func:`bilinear.automata.loops.directed_loops`, which the ``directed``
-    strategy draws from), and, for a ``variant`` with an impossibility certificate for
-    ``automaton``, its two witnesses repeated.  Every prefix of a row is checked, so the row
-    ``a^length`` checks every power ``a^n``, n <= length.
-
-    >>> from bilinear.automata.families import from_spec
-    >>> directed_words(from_spec("parity"), 5).tolist()
-    [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
-    """
+def _directed_parts(automaton, variant: str | None = None,
+                    max_words: int = DIRECTED_MAX) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """The directed words of :func:`directed_words` as ``(head, loop)`` (the word of length ``n``:
+    ``head`` then ``loop`` repeated, cut to ``n``): none depends on the length, so the check counts
+    them before it draws a word (a witness of the certificate is ``((), witness)``)."""
     from bilinear.automata.loops import directed_loops
 
-    rows: list[list[int]] = [(list(head) + _cycled(loop, length - len(head)))[:length]
-                             for head, loop in directed_loops(automaton, max_words)]
+    parts = list(directed_loops(automaton, max_words))
     if variant is not None:
         from ..impossible.certificates import certifiable_kinds, certify
 
         if certifiable_kinds(variant):
             cert = certify(automaton, variant)
             if cert is not None:
-                rows += [_cycled(w, length) for w in cert.witnesses if len(w)]
+                parts += [((), tuple(w)) for w in cert.witnesses if len(w)]
+    return parts
+
+
+def directed_words(automaton, length: int, variant: str | None = None, max_words: int = DIRECTED_MAX,
+                   parts=None) -> np.ndarray:
+    """The directed words of :func:`check`, (count, length): powers of each symbol, each symbol
+    followed by a power of another (``w1 r^499``), primitive loop words of length 2..:data:`LOOP_MAX` repeated (longer loops only while the count stays
+    within ``max_words``; the list is
+    :func:`bilinear.automata.loops.directed_loops`, which the ``directed``
+    strategy draws from), and, for a ``variant`` with an impossibility certificate for
+    ``automaton``, its two witnesses repeated.  Every prefix of a row is checked, so the row
+    ``a^length`` checks every power ``a^n``, n <= length.  ``parts``: the list of
+    :func:`_directed_parts` when already made.
+
+    >>> from bilinear.automata.families import from_spec
+    >>> directed_words(from_spec("parity"), 5).tolist()
+    [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [1, 0, 1, 0, 1], [0, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 1, 0, 1, 1]]
+    """
+    if parts is None:
+        parts = _directed_parts(automaton, variant, max_words)
+    rows: list[list[int]] = [(list(head) + _cycled(loop, length - len(head)))[:length] for head, loop in parts]
     return np.array(rows, dtype=np.int64).reshape(len(rows), length)
 
 
-#: Largest memory the float check may hold, in bytes: the words, their state trace and labels
-#: (24 bytes per symbol) and two hidden states per word (16 bytes per hidden unit); checked
-#: before anything is allocated.  Check long words in several runs with other seeds.
+#: Largest memory the float check may hold, in bytes: the words (the directed ones too), their
+#: state trace and labels (24 bytes per symbol), two hidden states per word (16 bytes per hidden
+#: unit) and, for a model judged on its logits, the logits of every word held twice (16 bytes per
+#: class and symbol) and one forward pass of
+#: :data:`~bilinear.constructions.values.tracker.CHUNK_TOKENS` symbols (the model's own output
+#: and a temporary of its size: 16 bytes per class); checked before any word is drawn or any
+#: model run.  Check long words in several runs with other seeds.
 MAX_CHECK_BYTES = 1024**3
 
 
-def check_bytes(words: int, length: int, hidden: int) -> int:
-    """Bytes the float check holds for ``words`` words of ``length`` symbols and ``hidden`` units."""
-    return words * length * 24 + words * hidden * 16
+def check_bytes(words: int, length: int, hidden: int, classes: int = 0) -> int:
+    """Bytes the float check holds for ``words`` words (the directed words counted among them) of
+    ``length`` symbols, ``hidden`` units and, for a model judged on its logits (any tracker),
+    ``classes`` logits per symbol: its output and the concatenation of its chunks (16 bytes each),
+    and one forward pass of up to ``CHUNK_TOKENS`` symbols (the model's own output and a temporary
+    of its size: 16 bytes each).
+
+    >>> check_bytes(1000, 500, 16), check_bytes(12, 100, 0, classes=2)
+    (12256000, 105600)
+    """
+    from ..values.tracker import CHUNK_TOKENS
+
+    logits = (words * length + min(words * length, CHUNK_TOKENS)) * classes * 16
+    return words * length * 24 + logits + words * hidden * 16
 
 
-def check_size(words: int, length: int, hidden: int = 0, remedy: str = "lower --words or --length") -> None:
+def check_size(words: int, length: int, hidden: int = 0, remedy: str = "lower --words or --length",
+               classes: int = 0, directed: int = 0) -> None:
     """WeightsError, with the estimate, when the float check would pass :data:`MAX_CHECK_BYTES`
-    (``remedy`` ends the message: the caller's own options)."""
-    need = check_bytes(words, length, hidden)
+    (``remedy`` ends the message: the caller's own options); ``directed`` words are checked
+    besides the ``words`` random ones, and ``classes`` logits per symbol are held for a model
+    judged on its logits (:func:`check_bytes`)."""
+    need = check_bytes(words + directed, length, hidden, classes)
     if need > MAX_CHECK_BYTES:
+        what = f"{directed:,} directed + {words:,} random words" if directed else f"{words:,} words"
+        per_symbol = f"(24 + 16 x {classes} classes) bytes + a forward pass's logits" if classes else "24 bytes"
         raise WeightsError(
-            f"the float check of {words:,} words of length {length:,}"
-            f"{f' (hidden size {hidden})' if hidden else ''} would "
-            f"need about {need / 1024**3:.3g} GiB (words x length x 24 bytes + words x hidden x 16); "
+            f"the float check of {what} of length {length:,}"
+            f"{f' (hidden size {hidden})' if hidden else ''}{f' ({classes} logits a symbol)' if classes else ''} "
+            f"would need about {need / 1024**3:.3g} GiB (words x length x {per_symbol} + words x hidden x 16); "
             f"the limit is {MAX_CHECK_BYTES / 1024**3:g} GiB "
             f"(bilinear.constructions.horizon.floatcheck.MAX_CHECK_BYTES): {remedy}"
         )
 
 
-def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden: int) -> tuple[np.ndarray, int]:
-    """The checked words and how many of them (the first rows) are directed."""
+def _batch(automaton, length, words, seed, word_batch, directed, variant, hidden: int,
+           classes: int = 0) -> tuple[np.ndarray, int]:
+    """The checked words and how many of them (the first rows) are directed; the size is checked
+    (:func:`check_size`, with the directed words counted) before any word is drawn."""
+    seed = check_positive_int(seed, "seed", minimum=0, error=WeightsError)
     if word_batch is not None:
         batch = np.asarray(word_batch)
         if batch.ndim != 2 or batch.shape[0] == 0 or batch.shape[1] == 0:
             raise WeightsError(f"word_batch must have shape (batch, time) with both > 0, got {batch.shape}")
-        check_size(batch.shape[0], batch.shape[1], hidden)
+        check_size(batch.shape[0], batch.shape[1], hidden, classes=classes)
         return batch, 0
     length = check_positive_int(length, "length", error=WeightsError)
     words = check_positive_int(words, "words", error=WeightsError)
     length, words = int(length), int(words)
-    check_size(words, length, hidden)
+    # before the directed words are listed (seconds for a thousand symbols): every symbol's power is one
+    check_size(words, length, hidden, classes=classes, directed=automaton.n_symbols if directed else 0)
+    parts = _directed_parts(automaton, variant) if directed else []
+    check_size(words, length, hidden, classes=classes, directed=len(parts))
     rng = np.random.default_rng(seed)
     batch = rng.integers(0, automaton.n_symbols, size=(words, length), dtype=np.int64)
     if not directed:
         return batch, 0
-    first = directed_words(automaton, length, variant)
+    first = directed_words(automaton, length, parts=parts)
     return np.concatenate([first, batch]), first.shape[0]
 
 
@@ -616,7 +654,8 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
     if variant is not None and "+" in variant:
         variant = None  # layers of several variants: no one certificate's witnesses
     hidden = weights.dim if isinstance(weights, _NETWORKS) else 0
-    batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden)
+    classes = 0 if isinstance(weights, _NETWORKS) else automaton.n_classes  # a tracker's logits, all at once
+    batch, n_directed = _batch(automaton, length, words, seed, word_batch, directed, variant, hidden, classes)
     n, T = batch.shape
     worst = _empty_margin(weights, automaton)
     judged = _table_check(weights, automaton, batch, worst) if float_table else None
@@ -631,7 +670,7 @@ def check(weights, automaton, length: int = 500, words: int = 1000, seed: int = 
         first_failure_text=None if first is None else compress(first, automaton),
         n_words=n - n_directed,
         length=T,
-        seed=seed,
+        seed=int(seed),
         seconds=_time.perf_counter() - start,
         directed=n_directed,
     )

@@ -31,6 +31,7 @@ import numpy as np
 from bilinear.automata.automaton import Automaton
 from bilinear.automata.labels import prefix_labels
 from bilinear.automata.words import compress
+from bilinear.errors import AutomatonError
 
 from ..values.tracker import as_tracker, need_automaton
 from .floatcheck import check
@@ -71,12 +72,35 @@ def _tracker(model, automaton: Automaton):
     return as_tracker(model, n_symbols=automaton.n_symbols, n_classes=automaton.n_classes)
 
 
+def _symbol_ids(word, automaton: Automaton) -> np.ndarray:
+    """``word``'s symbol indices as an int64 array, by the automaton's own checks
+    (:meth:`~bilinear.automata.automaton.Automaton.encode`: symbol names or indices):
+    UnknownSymbolError naming the position of a symbol that is neither a name nor an integer
+    index (a float, a bool) or is out of range, never a silent cast (``0.9`` is not read as ``0``)."""
+    if isinstance(word, (str, np.ndarray)):
+        return automaton.encode(word)
+    try:
+        items = list(word)
+    except TypeError:  # None, a bare integer: not a word
+        raise AutomatonError(f"a word must be a sequence of symbol indices, got {type(word).__name__} "
+                             f"{word!r:.40}") from None
+    try:
+        ids = np.asarray(items)
+    except ValueError:  # ragged nested lists: encode names the first item that is no symbol
+        return automaton.encode(items)
+    if ids.ndim == 1 and ids.dtype.kind in "iu":  # integers: encode checks their range at once
+        return automaton.encode(ids)
+    return automaton.encode(items)  # one by one: names, indices, and the position of anything else
+
+
 def first_wrong(model, automaton: Automaton, word) -> tuple[int, int, int] | None:
     """``(position, expected, predicted)`` of the first prefix of ``word`` (1-based length) on
     which ``model``'s strict argmax is not ``automaton``'s label, or None when every prefix is
-    right.  A tie for the largest logit counts as wrong (``predicted`` is then -1)."""
+    right.  A tie for the largest logit counts as wrong (``predicted`` is then -1).  ``word``:
+    symbol indices (or names), checked as the automaton checks a word: a float, a bool or an
+    index out of range is refused (UnknownSymbolError naming its position), never cast."""
     tracker = _tracker(model, automaton)
-    ids = np.asarray(list(word), dtype=np.int64)
+    ids = _symbol_ids(word, automaton)
     if ids.size == 0:
         return None  # a tracker predicts after each symbol: the empty word has no prediction
     expected = prefix_labels(automaton, word if hasattr(word, "parts") else ids)
@@ -112,15 +136,16 @@ def assert_tracks_word(model, automaton: Automaton, word) -> None:
     AssertionError: forgetful does not track parity: after 1 0^30 (length 31) the automaton says odd, the model says even (word of 41 symbols)
     """
     tracker = _tracker(model, automaton)
-    found = first_wrong(tracker, automaton, word)
+    ids = _symbol_ids(word, automaton)
+    found = first_wrong(tracker, automaton, word if hasattr(word, "parts") else ids)
     if found is None:
         return
     t, expected, predicted = found
     said = "nothing (a tie)" if predicted < 0 else automaton.classes[predicted]
     raise AssertionError(
         f"{getattr(tracker, 'name', type(model).__name__)} does not track {automaton.name or 'the automaton'}: after "
-        f"{compress(list(word)[:t], automaton)} (length {t}) the automaton says {automaton.classes[expected]}, "
-        f"the model says {said} (word of {len(word)} symbols)")
+        f"{compress(ids[:t].tolist(), automaton)} (length {t}) the automaton says {automaton.classes[expected]}, "
+        f"the model says {said} (word of {ids.size} symbols)")
 
 
 def tracks(model, automaton: Automaton, words=None, max_length: int = 2000):

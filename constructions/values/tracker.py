@@ -9,7 +9,8 @@ commutators and relations need transition matrices (a :class:`~bilinear.construc
 :func:`as_tracker` turns what you have into a tracker:
 
 * a ``Weights`` value: the float run (unit hidden states; the logits are the scores);
-* one of our bilinear models (``to_weights()`` works): its ``Weights``, as above;
+* one of our bilinear models (``to_weights()`` returns a ``Weights`` value): its ``Weights``, as
+  above (a module whose ``to_weights`` returns anything else, or fails, is run as a torch module);
 * a :class:`~bilinear.constructions.values.stack.Stack` (or a trained stack, whose ``to_weights()`` is
   one): the float run of its layers; the logits are the last layer's scores and the hidden state
   is every layer's unit hidden state side by side.  It has no single set of transition matrices,
@@ -285,6 +286,21 @@ class StackTracker:
         return _checked(TrackerRun(r.scores, H), w, self.name, self.n_classes)
 
 
+def _exported(module) -> Any:
+    """What ``module.to_weights()`` returns (our bilinear models: their Weights or Stack), or None
+    when the module has no such method or it fails: a baseline (or the additive ablation) raises
+    a BilinearError, and a module of your own may have a ``to_weights`` of another meaning
+    (returning a dict, or raising anything).  The caller uses only a Weights value or a Stack and
+    runs the module itself otherwise (docs/your-model.md, route 2: any torch module)."""
+    method = getattr(module, "to_weights", None)
+    if not callable(method):
+        return None
+    try:
+        return cast(Callable[[], Any], method)()  # torch types attributes as Tensor | Module
+    except Exception:  # noqa: BLE001 - any failure of a method of the user's: the module is run as it is
+        return None
+
+
 def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None, n_classes: int | None = None,
                name: str | None = None):
     """``model`` as a tracker (see the module docstring).
@@ -311,14 +327,11 @@ def as_tracker(model, hidden: str | None = "auto", n_symbols: int | None = None,
     except ImportError:  # pragma: no cover - torch is a dependency
         torch = None  # type: ignore[assignment]  # the module or None, as this branch says
     if torch is not None and isinstance(model, torch.nn.Module):
-        if hasattr(model, "to_weights"):
-            try:
-                exported = cast(Callable[[], Any], model.to_weights)()  # torch types attributes as Tensor | Module
-                if isinstance(exported, Stack):
-                    return StackTracker(exported, name=name or type(model).__name__)
-                return WeightsTracker(exported, name=name or type(model).__name__)
-            except BilinearError:
-                pass  # a baseline (or the additive ablation): no Weights, run the module itself
+        exported = _exported(model)
+        if isinstance(exported, Stack):
+            return StackTracker(exported, name=name or type(model).__name__)
+        if isinstance(exported, Weights):
+            return WeightsTracker(exported, name=name or type(model).__name__)
         if hidden == "auto":
             hidden = "readout" if "readout" in dict(model.named_modules()) else None
         return ModuleTracker(model, hidden, n_symbols, n_classes, name)

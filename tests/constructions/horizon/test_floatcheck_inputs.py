@@ -29,8 +29,9 @@ def _parity_logits(words: np.ndarray, margin: float = 1.0, wrong_at: int | None 
 
 
 def test_the_size_limit_is_checked_at_its_boundary(monkeypatch):
-    """The estimate is words x length x 24 bytes + words x hidden x 16; exactly MAX_CHECK_BYTES
-    passes and a byte more is refused, with the hidden size counted only where there is one."""
+    """The estimate is words x length x 24 bytes + words x hidden x 16 (and a tracker's logits);
+    exactly MAX_CHECK_BYTES passes and a byte more is refused, with the hidden size counted only
+    where there is one."""
     assert check_bytes(1000, 500, 16) == 12_000_000 + 256_000 and check_bytes(3, 7, 0) == 504
     L = (2**30 - 16) // 24  # one word of L symbols and one hidden unit: exactly 2^30 bytes
     assert check_bytes(1, L, 1) == floatcheck.MAX_CHECK_BYTES
@@ -46,10 +47,11 @@ def test_the_size_limit_is_checked_at_its_boundary(monkeypatch):
     assert check(w, PARITY, word_batch=np.zeros((2, 50), dtype=np.int64)).n_words == 2
     with pytest.raises(WeightsError, match="2 words of length 51"):
         check(w, PARITY, word_batch=np.zeros((2, 51), dtype=np.int64))
-    # a model without a hidden size: words x length x 24 alone (10 x 20 x 24 = 4,800 bytes)
-    monkeypatch.setattr(floatcheck, "MAX_CHECK_BYTES", 4800)
+    # a model judged on its logits, without a hidden size: words x length x (24 + 16 x 2 classes) and
+    # one forward pass of the 200 symbols' 2 logits (x 16): 11,200 + 6,400 = 17,600 bytes
+    monkeypatch.setattr(floatcheck, "MAX_CHECK_BYTES", 17_600)
     assert check(_parity_logits, PARITY, words=10, length=20, directed=False).passed
-    with pytest.raises(WeightsError, match="10 words of length 21"):
+    with pytest.raises(WeightsError, match=r"10 words of length 21 \(2 logits a symbol\)"):
         check(_parity_logits, PARITY, words=10, length=21, directed=False)
 
 
