@@ -109,7 +109,8 @@ def catalogue(automaton: Automaton) -> Catalogue:
     prefixes = tuple(itertools.islice(access.each_word(), MAX_PREFIXES))
     k = automaton.n_symbols
     loops: list[tuple[tuple[int, ...], str]] = [((a,), "symbol") for a in range(k)]
-    loops += [((a, b), "pair") for a in range(k) for b in range(k) if a != b][:max(0, MAX_LOOPS - k)]
+    pairs = (((a, b), "pair") for a in range(k) for b in range(k) if a != b)  # not all k^2 of them made
+    loops += itertools.islice(pairs, max(0, MAX_LOOPS - k))
     if len(loops) < MAX_LOOPS:
         loops += _monoid_loops(automaton, MAX_LOOPS - len(loops))
     loops = loops[:MAX_LOOPS]
@@ -127,8 +128,29 @@ def directed_loops(automaton: Automaton, max_words: int = DIRECTED_MAX) -> list[
     if k * k <= max_words:
         rows += [((a,), (b,)) for a in range(k) for b in range(k) if a != b]
     for size in range(2, LOOP_MAX + 1):
-        loops = [u for u in itertools.product(range(k), repeat=size) if _primitive(u)]
-        if rows and len(rows) + len(loops) > max_words:
+        if rows and len(rows) + _primitive_count(k, size) > max_words:  # counted, not listed (k^size words)
             break
+        loops = [u for u in itertools.product(range(k), repeat=size) if _primitive(u)]
         rows += [((), u) for u in loops[:max_words]]
     return rows
+
+
+def _primitive_count(k: int, n: int) -> int:
+    """The number of primitive words of length ``n`` over ``k`` symbols, sum over d | n of
+    mu(d) k^(n/d) (Moebius inversion of k^n = sum over d | n of the primitive words of length d).
+
+    >>> [_primitive_count(2, n) for n in range(1, 7)], _primitive_count(7000, 2)
+    ([2, 2, 6, 12, 30, 54], 48993000)
+    """
+    def mu(d: int) -> int:
+        out, p = 1, 2
+        while p * p <= d:
+            if d % p == 0:
+                d //= p
+                if d % p == 0:
+                    return 0
+                out = -out
+            p += 1
+        return -out if d > 1 else out
+
+    return sum(mu(d) * k ** (n // d) for d in range(1, n + 1) if n % d == 0)

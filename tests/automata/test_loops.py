@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from bilinear.automata import from_spec
@@ -47,3 +49,28 @@ def test_directed_loops_in_the_float_check_order():
     big = directed_loops(from_spec("symmetric:4,alphabet=all"), max_words=50)
     assert len(big) <= 50 + 24 and all(len(loop) == 1 for _, loop in big)
     assert np.all([len(h) <= 1 for h, _ in big])
+
+
+def test_many_symbols_list_no_table_of_all_pairs():
+    """cyclic:2000: the directed words are the 2,000 powers and the catalogue the first 48 loops;
+    neither lists the 4 million pairs first (about 0.4 GB and seconds, 49 million pairs at the
+    table limit's 7,000 symbols) to keep a few of them."""
+    import tracemalloc
+
+    from bilinear.automata.loops import _primitive, _primitive_count
+
+    a = from_spec("cyclic:2000")
+    peaks = []
+    for make in (lambda: directed_loops(a), lambda: catalogue(a).loops):
+        tracemalloc.start()
+        try:
+            got = make()
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert got in ([((), (s,)) for s in range(2000)], tuple((s,) for s in range(48)))
+    # the catalogue's access words copy the 2000 x 2000 table (32 MiB); the pairs were 0.4 GB more
+    assert peaks[0] < 2**20 and peaks[1] < 48 * 2**20, peaks
+    # the count that decides it, against the words themselves
+    assert all(_primitive_count(k, n) == sum(map(_primitive, itertools.product(range(k), repeat=n)))
+               for k in range(1, 5) for n in range(1, 7))
