@@ -86,7 +86,8 @@ def _check_sizes(config: "TourConfig") -> None:
     ``--length``, which ``tour`` does not have, and came after the first steps had run)."""
     from types import SimpleNamespace
 
-    from bilinear.automata.families import check_spec
+    from bilinear.automata.families import check_spec, from_spec
+    from bilinear.automata.loops import directed_loops
     from bilinear.constructions.horizon.floatcheck import check_size
     from bilinear.errors import BilinearError
     from bilinear.learned.config import TrainConfig
@@ -100,7 +101,8 @@ def _check_sizes(config: "TourConfig") -> None:
                              test_len=config.test_len, max_memory_gb=1e300)
             check_limits(tc, SimpleNamespace(n_symbols=symbols, n_classes=states), limit_gb=limit_gb,
                          remedy="lower --test-len")
-            check_size(config.check_words, config.test_len, tc.hidden, remedy="lower --check-words or --test-len")
+            check_size(config.check_words, config.test_len, tc.hidden, remedy="lower --check-words or --test-len",
+                       directed=len(directed_loops(from_spec(spec))))  # the check's directed words too
         except BilinearError as exc:
             raise ConfigError(f"tour: training and checking {spec} {model}: {exc}") from None
 

@@ -208,6 +208,12 @@ def _run_verify(args: argparse.Namespace) -> int:
         else:
             print(cell.text())
         return exit_status(cell)
+    if args.float:  # with the directed words (a certificate's two witnesses are counted by check itself)
+        from bilinear.automata.loops import directed_loops
+
+        from .horizon.floatcheck import check_size
+
+        check_size(args.words, args.length, directed=len(directed_loops(automaton)))
     source = f"{args.weights} (projected)" if projection else args.weights
     cell = settle(automaton, args.variant, weights=weights, source=source, bound=args.bound,
                   time_budget=budget, progress=True, layers=args.layers, deepen=args.bound is None, started=started)

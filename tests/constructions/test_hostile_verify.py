@@ -63,3 +63,18 @@ def test_a_factor_count_past_every_construction_names_the_limit(capsys):
     assert "K = 1,000 is over 64 x hidden = 128 for every construction built (d <= 2): use K <= 128" in out
     assert main(["verify", "parity", "householder:128"]) == 0  # at the limit: proved
     assert "proved" in capsys.readouterr().out
+
+
+def test_the_float_checks_directed_words_are_counted_before_the_proof(capsys, monkeypatch):
+    """`verify cyclic:1000 rotation2d --float --length 1000000 --words 1`: the check holds the 1,000
+    directed words too (22 GiB); the command refused only after the proof, which now never starts."""
+    from bilinear.constructions import settle as settle_module
+
+    def no_proof(*args, **kwargs):  # pragma: no cover - the point is that it is never called
+        raise AssertionError("the proof ran before the size check")
+
+    monkeypatch.setattr(settle_module, "settle", no_proof)
+    assert main(["verify", "cyclic:1000", "rotation2d", "--float", "--length", "1000000", "--words", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "the float check of 1,000 directed + 1 random words of length 1,000,000 would need about 22.4 GiB" in err
+    assert err.count("\n") == 1, err
