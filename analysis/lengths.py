@@ -148,6 +148,19 @@ def _tracker_correct(tracker, seq: np.ndarray, truth: np.ndarray, chunk: int = 1
     return correct
 
 
+def check_curve_size(words: int, max_length: int, width: int) -> None:
+    """AnalysisError when the curve of ``words`` words up to ``max_length`` would hold more than
+    :data:`MAX_CURVE_CELLS` cells of ``width`` floats (the hidden size of weights, the classes of a
+    tracker's logits); callers check it before other work (``analyze``: before the extraction)."""
+    width = max(int(width), 1)
+    cells = words * max_length * width
+    if cells > MAX_CURVE_CELLS:
+        raise AnalysisError(
+            f"accuracy by length: {words} words x length {max_length} x width {width} = {cells} "
+            f"cells exceeds the limit {MAX_CURVE_CELLS}; ask for fewer words or a shorter length"
+        )
+
+
 def accuracy_by_length(weights, automaton, max_length: int = 2000, words: int = 200, seed: int = 0,
                        train_range: tuple[int, int] | None = None) -> LengthCurve:
     """The :class:`LengthCurve` of ``weights`` on ``automaton`` (module docstring); ``weights``
@@ -163,13 +176,7 @@ def accuracy_by_length(weights, automaton, max_length: int = 2000, words: int = 
     max_length = check_positive_int(max_length, "max_length")
     words = check_positive_int(words, "words")
     seed = check_positive_int(seed, "seed", minimum=0)
-    width = weights.dim if tracker is None else max(automaton.n_classes, 1)
-    cells = words * max_length * width
-    if cells > MAX_CURVE_CELLS:
-        raise AnalysisError(
-            f"accuracy by length: {words} words x length {max_length} x width {width} = {cells} "
-            f"cells exceeds the limit {MAX_CURVE_CELLS}; ask for fewer words or a shorter length"
-        )
+    check_curve_size(words, max_length, weights.dim if tracker is None else automaton.n_classes)
     rng = np.random.default_rng(seed)
     seq = rng.integers(0, automaton.n_symbols, size=(words, max_length))
     truth = np.asarray(automaton.labels_batch(seq, trace=True))  # (words, time)

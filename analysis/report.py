@@ -43,7 +43,7 @@ from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract, preflight, tracker_preflight
 from .implements import implements_line
 from .layers import LAYER_BURN_IN, LAYER_EXTRA, LAYER_WORDS, layer_spectra
-from .lengths import LengthCurve, accuracy_by_length
+from .lengths import LengthCurve, accuracy_by_length, check_curve_size
 from .lstar import LStarConfig
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
@@ -563,6 +563,8 @@ def analyze(weights, automaton, config: AnalysisConfig | None = None, title: str
     _need_lstar(config)
     if config.run_extraction:
         preflight(config.extract, weights.n_symbols, weights.dim)  # its size limits, before any work
+    if config.curve_length:
+        check_curve_size(config.curve_words, config.curve_length, weights.dim)
     span = visited_span(weights)  # shared by the spectra, the commutators and the relations
     sp = spectrum(weights, automaton, max_order=config.max_order, word_length=config.word_length, tol=config.tol,
                   span=span, span_tol=config.span_tol)
@@ -618,6 +620,8 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     if tracker.weights is not None:
         return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
     curve_length, capped = _tracker_curve_length(tracker, config)
+    if curve_length:
+        check_curve_size(config.curve_words, curve_length, automaton.n_classes)  # before the extraction
     _need_lstar(config)
     if config.run_extraction:
         tracker_preflight(tracker, config.extract, automaton.n_symbols, automaton.n_classes)  # before any work

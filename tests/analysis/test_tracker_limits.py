@@ -148,3 +148,22 @@ def test_a_module_with_its_own_to_weights_is_analysed_as_a_module(model):
     assert report.spectrum is None and report.curve.first_failure is None
     assert report.extraction.accuracy == 1.0
     assert report.relations_note.startswith(f"{type(model).__name__} has no transition matrices")
+
+
+def test_the_curves_size_is_checked_before_the_extraction(monkeypatch):
+    """curve_words x curve_length past MAX_CURVE_CELLS was refused only after the extraction had run
+    (analyze and analyze_tracker alike)."""
+    from bilinear.analysis import report as report_module
+    from bilinear.analysis.report import analyze
+    from bilinear.constructions.handmade.registry import build
+
+    def no_extraction(*args, **kwargs):  # pragma: no cover - the point is that it is never called
+        raise AssertionError("extracted before the curve's size check")
+
+    monkeypatch.setattr(extract_module, "extract_tracker", no_extraction)  # imported where it is called
+    monkeypatch.setattr(report_module, "extract", no_extraction)
+    config = AnalysisConfig(curve_length=1000, curve_words=10**6, extract=ExtractConfig(words=20, length=20))
+    with pytest.raises(AnalysisError, match=r"1000000 words x length 1000 x width 2 = 2000000000 cells exceeds"):
+        analyze_tracker(Parity(), PARITY, config)
+    with pytest.raises(AnalysisError, match=r"1000000 words x length 1000 x width 1 = 1000000000 cells exceeds"):
+        analyze(build("parity", "diagonal").to_float(), PARITY, config)
