@@ -7,8 +7,9 @@ Prints the certificate (text, or JSON with ``--json``); ``--write FILE`` saves t
 snapped weights (exact, ``Weights.save``; an existing FILE is refused unless ``--force``).  A
 baseline run (LSTM, RNN, Transformer, Mamba), exact weights, or a missing run is one line on
 stderr and exit status 2; ``--time-budget SECONDS`` stops the work after SECONDS, one line on
-stderr and exit status 3 (nothing printed or written).  How to read the output:
-docs/certify.md.
+stderr and exit status 3 (nothing printed or written); with ``--from``, the ball search of a
+checkpoint without a snap ends early instead, with the levels completed, and says so.  How to read
+the output: docs/certify.md.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def register(sub) -> None:
     p.add_argument("--write", metavar="FILE", help="save the proved snapped weights (exact) to FILE")
     p.add_argument("--force", action="store_true", help="replace an existing --write FILE")
     add_json(p, "print the certificate as JSON")
-    add_time_budget(p, "stop after SECONDS (exit status 3, nothing printed or written); default: no limit")
+    add_time_budget(p, "stop after SECONDS (exit status 3, nothing printed or written; with --from, the ball "
+                       "search of a checkpoint without a snap ends early instead and says so); default: no limit")
     p.add_argument("--search-length", type=positive_int, default=None,
                    help="length of the words of the failing-word search "
                         "(default: 4 x the certified length, within 2000..20000)")

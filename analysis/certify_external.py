@@ -260,16 +260,18 @@ class ExternalCertificate:
     horizons: dict = field(default_factory=dict)
     diffs: dict = field(default_factory=dict)
     seconds: float = 0.0
+    symbols: tuple = ()      # the task's symbol names, for the words in to_text (JSON keeps the indices)
 
     def to_text(self) -> str:
         lines = [f"certify --from: {self.automaton}, layer 1, {self.heads} head(s)", f"snap: {self.snap_note}"]
+        word = self._word
         if self.status == "proved":
             lines.append(f"proved: the snapped model, its own head included, labels every word of every length right "
                          f"({self.pairs} reachable (state, token) pairs, smallest head margin {self.head_margin:.4g}; "
                          "docs/theory.md, Theorems A1 and A4)")
         elif self.counterexample is not None:
             lines.append(f"not proved: the head's margin on the snapped model is not certified positive after the "
-                         f"word {' '.join(map(str, self.counterexample))}")
+                         f"word {word(self.counterexample)}")
         for name, h in self.horizons.items():
             if "every" in h:  # the ball search of a model without a snap
                 lines.append(f"horizon ({name}): " + (
@@ -278,7 +280,7 @@ class ExternalCertificate:
                     (f"every word of length <= {h['length']} is labelled right by the model run in {name} "
                      if h["length"] > 0 else "no length certified ") +
                     "(every word run in balls, Theorem A8" + ("" if h["failing"] is None else
-                    f"; the margin is not certified after {' '.join(map(str, h['failing']))}") + ")"))
+                    f"; the margin is not certified after {word(h['failing'])}") + _stopped(h) + ")"))
             elif h["length"] > 0:
                 lines.append(f"horizon ({name}): every word of length <= {h['length']} is labelled right by the model "
                              f"run in {name} (Theorems 16, 18, A5, A6: transitions within {h['a']:.3g}, additive terms "
@@ -291,10 +293,17 @@ class ExternalCertificate:
                              f"snapped states, but one step's error bound {h.get('c', math.inf):.3g} exceeds the "
                              f"largest radius {h['radius']:.3g} the head is certified on; Theorems A6, A7)")
         for name, (w, n) in self.diffs.items():
-            lines.append(f"diff float64 vs {name}: " + (f"labels differ first on the word {' '.join(map(str, w))}"
+            lines.append(f"diff float64 vs {name}: " + (f"labels differ first on the word {word(w)}"
                                                           if w is not None else f"no label differs on {n} words"))
         lines.append(f"status: {self.status}  ({self.seconds:.2f} s)")
         return "\n".join(lines) + "\n"
+
+    def _word(self, w) -> str:
+        """A word of symbol indices in the task's symbol names (as ``analyze`` writes words)."""
+        if not w:
+            return "ε"
+        names = self.symbols or tuple(str(i) for i in range(max(w) + 1))
+        return " ".join(names[s] for s in w)
 
     def to_json(self) -> dict:
         """JSON-ready: a margin that is not a number (an overflowing ball) is null."""
@@ -314,17 +323,62 @@ class ExternalCertificate:
                 "seconds": self.seconds}
 
 
+def _stopped(h: dict) -> str:
+    """Why a ball search that neither closed nor failed stopped (its levels completed are the length)."""
+    why = h.get("stopped")
+    if why == "nodes":
+        return (f"; stopped: length {h['length'] + 1} would start from more than {h['max_nodes']:,} balls, the limit "
+                "of one level")
+    if why == "steps":
+        return (f"; stopped: length {h['length'] + 1} would take the search past its limit of {h['max_steps']:,} "
+                "steps")
+    if why == "depth":
+        return f"; stopped at its depth limit of {h['length']} levels"
+    if why == "time":
+        return f"; stopped by the time budget during length {h['length'] + 1}"
+    return ""
+
+
+def _alarm_left() -> float | None:
+    """Seconds left on the command's ``--time-budget`` (the SIGALRM timer of
+    :func:`bilinear.progress.deadline`), or None when none is set."""
+    import signal
+
+    if not hasattr(signal, "getitimer"):
+        return None
+    left = signal.getitimer(signal.ITIMER_REAL)[0]
+    return left if left > 0 else None
+
+
+#: Share of the time left that the ball searches may take: the rest is kept for the report (so a
+#: command's ``--time-budget`` ends them with the levels completed, not with nothing printed).
+BALL_TIME_SHARE = 0.8
+
+
 def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float64",),
-                     diff: bool = True, max_nodes: int | None = None) -> ExternalCertificate:
+                     diff: bool = True, max_nodes: int | None = None, max_steps: int | None = None,
+                     time_budget: float | None = None) -> ExternalCertificate:
     """Snap, prove with the model's head, and certify a length per float format (module docstring).
 
     ``tokens``/``labels``: token ids of the automaton's symbols and classes, in any form
     :func:`~bilinear.learned.external.tracker.parse_token_map` reads (default: i is token i);
-    ``max_nodes``: the ball search's level limit (default :data:`~bilinear.analysis.certify_balls.MAX_NODES`)."""
+    ``max_nodes``: the ball search's level limit (default :data:`~bilinear.analysis.certify_balls.MAX_NODES`);
+    ``max_steps``: each ball search's limit of steps in all (default :data:`~bilinear.analysis.certify_balls.
+    MAX_STEPS`); ``time_budget``: seconds from the call's start within which the ball searches end
+    (None: the time left on a command's ``--time-budget``, if one is running): each search takes
+    :data:`BALL_TIME_SHARE` of the time left when it starts, divided by the searches still to run,
+    and a search stopped by it certifies the levels it completed; the other stages do not read it (a
+    command's ``--time-budget`` stops them with nothing printed).  A ball search longer than a few
+    seconds prints progress lines on stderr (:class:`~bilinear.progress.Progress`)."""
     from bilinear.learned.external import head_transitions
     from bilinear.learned.external.tracker import ExternalTracker
 
+    _check_limits(max_nodes, max_steps, time_budget)
     t0 = time.perf_counter()
+    started = time.monotonic()
+    end = started + time_budget if time_budget is not None else None
+    if end is None and (left := _alarm_left()) is not None:
+        end = started + left
     if isinstance(tokens, (tuple, list)):  # ids in the task's symbol order
         tokens = dict(zip(automaton.symbols, tokens))
     if isinstance(labels, (tuple, list)):
@@ -335,7 +389,8 @@ def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float6
     head = HeadBalls(model, labels)
     heads = head_transitions(model, tracker, 0)
     snaps, why = snap_heads(heads)
-    cert = ExternalCertificate("failed", automaton.name or "the task", len(heads), why or "every head snapped")
+    cert = ExternalCertificate("failed", automaton.name or "the task", len(heads), why or "every head snapped",
+                               symbols=tuple(automaton.symbols))
     if diff:
         for d in dtypes:
             if d != "float64":
@@ -355,11 +410,41 @@ def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float6
             else:
                 cert.counterexample = words[bad[:2]] + bad[2:]
     if cert.status != "proved" and cert.counterexample is None:  # no snap: the ball search (Theorem A8)
-        from .certify_balls import MAX_NODES, ball_horizon
-
-        for d in dtypes:  # two widths of the widened balls; the better certificate is kept
-            runs = [ball_horizon(model, automaton, tokens, labels, d, delta=w, max_nodes=max_nodes or MAX_NODES)
-                    for w in (2.0 ** -30, 2.0 ** -12)]
-            cert.horizons[d] = max(runs, key=lambda h: (h["every"], h["length"]))
+        cert.horizons.update(_ball_horizons(model, automaton, tokens, labels, dtypes, end, max_nodes, max_steps))
     cert.seconds = time.perf_counter() - t0
     return cert
+
+
+def _check_limits(max_nodes, max_steps, time_budget) -> None:
+    """AnalysisError for a limit that is not a positive integer or a budget that is not a positive
+    number of seconds (None: the default)."""
+    from bilinear.errors import AnalysisError
+
+    for what, value in (("max_nodes", max_nodes), ("max_steps", max_steps)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise AnalysisError(f"{what} = {value!r} must be a positive integer")
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
+                                    or not time_budget > 0 or not math.isfinite(time_budget)):
+        raise AnalysisError(f"time_budget = {time_budget!r} must be a positive number of seconds")
+
+
+def _ball_horizons(model, automaton, tokens, labels, dtypes, end: float | None, max_nodes: int | None,
+                   max_steps: int | None) -> dict:
+    """Per format the better of two ball searches (widenings 2^-30 and 2^-12), each stopping at its
+    share of the time left before ``end`` (``time.monotonic()``; None: no budget), with progress."""
+    from bilinear.progress import Progress
+
+    from .certify_balls import MAX_NODES, MAX_STEPS, ball_horizon
+
+    limits = {"max_nodes": max_nodes or MAX_NODES, "max_steps": max_steps or MAX_STEPS}
+    plan = [(d, w) for d in dtypes for w in (2.0 ** -30, 2.0 ** -12)]
+    runs: dict = {}
+    with Progress("certify --from: ball search", unit="steps") as progress:
+        for i, (d, w) in enumerate(plan):
+            stop_at = None
+            if end is not None:  # this search's share of the time left
+                stop_at = time.monotonic() + BALL_TIME_SHARE * max(end - time.monotonic(), 0.0) / (len(plan) - i)
+            h = ball_horizon(model, automaton, tokens, labels, d, delta=w, stop_at=stop_at, progress=progress,
+                             **limits)
+            runs.setdefault(d, []).append({**h, **limits})
+    return {d: max(runs[d], key=lambda h: (h["every"], h["length"])) for d in dtypes}

@@ -56,11 +56,22 @@ class HeadAnalysis:
     commutators_value: Any = field(default=None, compare=False, repr=False)  # the Commutators, for the figure
     name: str = ""               # "head h", or "channels a-b" for a group of Mamba channels
     rwkv7: bool = False          # an RWKV-7 head (diag(w) minus a rank-one term), whatever its identification
+    windows: tuple = ()          # per key its symbol indices, oldest first ((s,) for a symbol); () if not known
 
     @property
     def per_symbol(self) -> bool:
-        """Keys are the task's symbols (not windows)."""
+        """Keys are the task's symbols (not windows): decided on the windows themselves (every one a
+        single symbol), never on the length of a name (``t1`` is one symbol)."""
+        if self.windows:
+            return all(len(t) == 1 for t in self.windows)
         return len(self.spectrum_value.symbols) == len(self.keys) if self.spectrum_value is not None else True
+
+    def key_of(self, window: tuple) -> str | None:
+        """The name of the key whose window is ``window`` (symbol indices), or None; matched on the
+        tuples, never on the names (``1·1`` and the symbol ``11`` are different keys)."""
+        if window in self.windows:
+            return self.keys[self.windows.index(window)]
+        return None
 
     @property
     def label(self) -> str:
@@ -83,10 +94,11 @@ class HeadAnalysis:
                 "gate": list(self.gate),
                 "eigenvalues": {k: [[float(z.real), float(z.imag)] for z in v] for k, v in self.eigenvalues.items()},
                 "spectrum": self.spectrum, "commutators": self.commutators, "relations": self.relations,
-                "spread": self.spread, "betas": {k: list(v) for k, v in self.betas.items()}}
+                "spread": self.spread, "betas": {k: list(v) for k, v in self.betas.items()},
+                "windows": [list(t) for t in self.windows]}
 
     def lines(self) -> list[str]:
-        how = "exact per symbol" if self.exact and not any(len(str(k)) > 1 for k in self.keys) else (
+        how = "exact per symbol" if self.exact and self.per_symbol else (
             "exact per window" if self.exact else f"sampled on visited positions (spread {self.spread:.2g})")
         out = [f"### Layer {self.layer + 1}, {self.label} ({how})", "", f"- variant: {self.identified}"]
         what = ("the transition (the decay exp(Delta A))" if self.beta is None else
@@ -95,7 +107,10 @@ class HeadAnalysis:
             out.append(f"- `{k}`: eigenvalues of {what} " + ", ".join(_z(z) for z in ev))
         if len(self.eigenvalues) > 12:
             out.append(f"- ... {len(self.eigenvalues) - 12} more keys in report.json")
-        out += [f"- spectra: {self.spectrum}", f"- commutators: {self.commutators}", f"- relations: {self.relations}"]
+        for what, text in (("spectra", self.spectrum), ("commutators", self.commutators), ("relations", self.relations)):
+            rows = str(text).splitlines() or [""]
+            # a reading of several lines (one per symbol) is a nested list, not lines outside the item
+            out += [f"- {what}: {rows[0]}"] if len(rows) == 1 else [f"- {what}:"] + [f"  - {r}" for r in rows]
         return out
 
 
@@ -145,8 +160,11 @@ class ExternalReport:
         for h in self.heads:
             out += h.lines() + [""]
         body = self.tracker.to_markdown().split("\n## Summary", 1)
-        out += ["## Behaviour (the model's own float64 forward)", ""] + (
-            ["## Summary" + body[1]] if len(body) == 2 else [body[0]])
+        # the tracker's own sections (summary, accuracy by length, extraction) inside this one; its
+        # header (whose model line says "no transition matrices") is left out
+        rest = ("## Summary" + body[1]) if len(body) == 2 else body[0]
+        out += ["## Behaviour (the model's own float64 forward)", ""] + [
+            "#" + line if line.startswith("## ") else line for line in rest.split("\n")]
         return "\n".join(out).rstrip("\n") + "\n"
 
     def write(self, out_dir, figures: bool = True, fmt: str = "png") -> list[Path]:
@@ -232,9 +250,18 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
 
     from bilinear.learned.external.rwkv7_transitions import DplrIdentified
 
+    from bilinear.errors import AnalysisError
+
     ident = h.identified
     w = h.homogeneous(automaton.n_classes)
-    per_symbol = len(h.keys) == automaton.n_symbols and all(k == s for k, s in zip(h.keys, automaton.symbols))
+    keys = tuple(str(k) for k in h.keys)
+    windows = tuple(tuple(int(s) for s in t) for t in h.windows) if getattr(h, "windows", None) is not None else \
+        tuple((i,) for i in range(len(keys))) if keys == tuple(automaton.symbols) else ()
+    if len(set(keys)) != len(keys):  # the tables below are keyed by name: two keys of one name would lose one
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise AnalysisError(f"layer {h.layer + 1} {h.name}: two transitions are named {dup!r}; the readings are "
+                            "keyed by name")
+    per_symbol = windows == tuple((s,) for s in range(automaton.n_symbols)) and len(keys) == automaton.n_symbols
     auto = automaton if per_symbol else None
     span = _full_span(w)  # the model's states are affine and its readout nonlinear: judge the whole key space
     sp = spectrum(w, auto, max_order=config.max_order, word_length=1, tol=config.tol, span=span)
@@ -250,26 +277,30 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
             rel = f"not computed ({exc})"[:200]
     else:
         rel = "not computed: the transitions are indexed by windows, not by the task's symbols"
-    eig = {str(k): tuple(sorted(np.linalg.eigvals(w.to_float().A[i]), key=lambda z: (z.real, z.imag)))
-           for i, k in enumerate(h.keys)}
+    A = w.to_float().A
+    eig = {k: tuple(sorted(np.linalg.eigvals(A[i]), key=lambda z: (z.real, z.imag))) for i, k in enumerate(keys)}
     spread = None if h.spread is None else float(np.max(h.spread))
-    betas = {} if h.beta is None else {str(k): tuple(float(b) for b in h.beta[i]) for i, k in enumerate(h.keys)}
-    keys = tuple(str(k) for k in h.keys)
+    betas = {} if h.beta is None else {k: tuple(float(b) for b in h.beta[i]) for i, k in enumerate(keys)}
     if not per_symbol:  # the readings name the windows, not their indices
         sp = dataclasses.replace(sp, symbols=tuple(dataclasses.replace(m, name=keys[i]) for i, m in enumerate(sp.symbols)))
         co = dataclasses.replace(co, symbols=keys)
-    sp_fig, co_fig = (sp, co) if per_symbol else _full_windows(sp, co, automaton.n_symbols)
+    sp_fig, co_fig = (sp, co) if per_symbol else _full_windows(sp, co, automaton.n_symbols, windows)
     return HeadAnalysis(h.layer, h.head, keys, h.exact, ident.text(), ident.beta, ident.gate, eig, sp.reading,
-                        co.reading, rel, spread, betas, sp_fig, co_fig, h.name, rwkv7=isinstance(ident, DplrIdentified))
+                        co.reading, rel, spread, betas, sp_fig, co_fig, h.name, rwkv7=isinstance(ident, DplrIdentified),
+                        windows=windows)
 
 
-def _full_windows(sp, co, n: int):
-    """The spectrum and commutators restricted to the full windows (the last n^w keys: the transitions
+def _full_windows(sp, co, n: int, windows: tuple = ()):
+    """The spectrum and commutators restricted to the full windows (the longest ones: the transitions
     a word takes once w symbols are in view), for the figures; the readings keep every key."""
-    total, full = len(co.symbols), n
-    while total > full and total - full >= n * full:  # keys: n + n^2 + ... + n^w
-        total, full = total - full, full * n
-    keep = list(range(len(co.symbols) - full, len(co.symbols)))
+    if windows:
+        w = max(len(t) for t in windows)
+        keep = [i for i, t in enumerate(windows) if len(t) == w]
+    else:  # keys n + n^2 + ... + n^w, the full windows last
+        total, full = len(co.symbols), n
+        while total > full and total - full >= n * full:
+            total, full = total - full, full * n
+        keep = list(range(len(co.symbols) - full, len(co.symbols)))
 
     def sub(m):
         return None if m is None else tuple(tuple(m[a][b] for b in keep) for a in keep)
@@ -312,20 +343,23 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
         name = sym_names[g]
         diagonal = [h for h in heads if h.layer == 0 and h.beta is None]
         if diagonal:
-            lines += _positive_power(name, p, diagonal)
+            lines += _positive_power(g, name, p, diagonal)
         for h in heads:
-            key = name * 2 if h.dplr else name  # RWKV-7's token shift: g^n sees the window g g
-            if h.layer != 0 or key not in h.eigenvalues or h.beta is None:
+            if h.layer != 0 or h.beta is None:
+                continue
+            key = _power_key(h, g, name)  # a convolution or RWKV-7's token shift: g^n settles on the window g...g
+            if key is None or key not in h.eigenvalues:
                 continue
             ev = np.array(h.eigenvalues[key])
             far = [z for z in ev if abs(abs(z) - 1) > 1e-3 or abs(z - 1) > 1e-3]
             if p == 2 and all(abs(z.imag) < 1e-9 for z in ev):
                 neg = min(ev, key=lambda z: z.real).real
                 if abs(neg + 1) > 1e-3:
-                    lines.append(_period_two(name, h, ev, neg) if not h.dplr else _period_two_dplr(name, key, h, ev, neg))
+                    lines.append(_period_two(name, key, h, ev, neg) if not h.dplr else
+                                 _period_two_dplr(name, key, h, ev, neg))
             elif p > 2 and all(abs(z.imag) < 1e-9 for z in ev):
                 what = (f"transition for the window `{key}` (diag(w) - (a * kappa) kappa^T) has" if h.dplr
-                        else "reflections for it have")
+                        else "reflections for it have" if key == name else f"reflections for the window `{key}` have")
                 lines.append(f"symbol `{name}` has period {p} in the task, but layer 1 head {h.head}'s {what} "
                              f"only real eigenvalues ({', '.join(_z(z) for z in ev)}): along single-symbol "
                              "powers their labels are eventually 2-periodic (docs/theory.md, Theorem 7"
@@ -343,19 +377,32 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
     return "mechanism: " + " ".join(dict.fromkeys(lines))
 
 
-def _positive_power(name: str, p: int, heads) -> list[str]:
+def _power_key(h, g: int, name: str) -> str | None:
+    """The key of the window ``g^n`` settles on in head ``h``: ``(g,) * w`` for its widest window w (a
+    symbol's own key without a window), matched on the windows' tuples of symbol indices, never on
+    names (glued, ``1`` twice and the symbol ``11`` read the same); None when the head has none.  A
+    head built without its windows is matched by name only where its keys are one symbol each."""
+    windows = tuple(getattr(h, "windows", ()) or ())
+    if windows:
+        window = (g,) * max(len(t) for t in windows)
+        return h.keys[windows.index(window)] if window in windows else None
+    return name if name in h.keys and not getattr(h, "dplr", False) else None
+
+
+def _positive_power(g: int, name: str, p: int, heads) -> list[str]:
     """Mamba / Mamba-2: along g^n the first layer reads one window, g...g, from step w on; its
     transition is positive diagonal, so the lifted recurrence has only positive eigenvalues."""
-    key = max((k for k in heads[0].keys if len(k) % len(name) == 0 and k == name * (len(k) // len(name))),
-              key=len, default=None)
+    key = _power_key(heads[0], g, name)
     if key is None:
         return []
+    windows = tuple(getattr(heads[0], "windows", ()) or ())
+    width = len(windows[heads[0].keys.index(key)]) if windows else 1
     i = heads[0].keys.index(key)
     ev = np.concatenate([np.array(h.eigenvalues[key]) for h in heads])
     if not (np.abs(ev.imag) < 1e-12).all() or ev.real.min() <= 0:
         return []
     lo, hi = float(ev.real.min()), float(ev.real.max())
-    fate = (f"in [{lo:.3g}, {hi:.3g}], inside (0, 1), so once the last {len(key) // len(name)} symbols are all "
+    fate = (f"in [{lo:.3g}, {hi:.3g}], inside (0, 1), so once the last {width} symbols are all "
             f"`{name}` the state contracts to the fixed point of S -> A S + b and cannot cycle" if hi < 1 else f"in [{lo:.3g}, {hi:.3g}], all positive")
     where = "every head" if heads[0].name.startswith("head") else "every channel"
     return [f"symbol `{name}` has period {p} in the task, but along `{name}`^n layer 1 reads the one window "
@@ -365,13 +412,15 @@ def _positive_power(name: str, p: int, heads) -> list[str]:
             "the eigenvalue 1); the gated norm, further layers and the model's head are outside that statement."]
 
 
-def _period_two(name: str, h: HeadAnalysis, ev, neg: float) -> str:
+def _period_two(name: str, key: str, h: HeadAnalysis, ev, neg: float) -> str:
     """The period-2 symbol's line: with one reflection its eigenvalue is 1 - beta (beta != 2 misses -1);
-    with several, the product's eigenvalue nearest -1 is named as such."""
+    with several, the product's eigenvalue nearest -1 is named as such.  ``key``: the window g^n settles
+    on (the symbol itself without a convolution)."""
     fate = (f"decays as {abs(neg):.3g}^n" if abs(neg) < 1 else f"grows as {abs(neg):.3g}^n") + " instead of alternating"
-    head = (f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s transition for it (gate divided "
-            f"out) has eigenvalues {', '.join(_z(z) for z in ev)}")
-    betas = h.betas.get(name, ())
+    where = "it" if key == name else f"the window `{key}`"
+    head = (f"symbol `{name}` has period 2 in the task, but layer 1 head {h.head}'s transition for {where} (gate "
+            f"divided out) has eigenvalues {', '.join(_z(z) for z in ev)}")
+    betas = h.betas.get(key, ())
     if len(betas) == 1:
         return (f"{head}: a reflection with beta = {betas[0]:.4g} has eigenvalue 1 - beta = {1 - betas[0]:.4g}, "
                 f"not -1, so that component {fate}.")

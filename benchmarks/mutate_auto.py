@@ -865,10 +865,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         'the ball [-r, r] is symmetric: C - [-r, r] is C + [-r, r]',
     ('analysis/certify_balls.py', '_inside', 'frob(S.centre - B.centre) + S.radius <= B.radius -> frob(S.centre - B.centre) + S.radius < B.radius', 0):
         'refuses a containment only at exact equality of two balls: sound either way (a kept node is expanded), and equality does not arise',
-    ('analysis/certify_balls.py', 'ball_horizon', '10 -> 11', 1):
-        'the level cap max_depth = 10^6: not reached in a test (each level costs a head evaluation per node)',
-    ('analysis/certify_balls.py', 'ball_horizon', '6 -> 7', 0):
-        'the level cap max_depth = 10^6: not reached in a test (each level costs a head evaluation per node)',
     ('analysis/certify_balls.py', 'ball_horizon', '1 -> 2', 0):
         "the start node's last-token sentinel -1 is never read",
     ('analysis/certify_balls.py', 'ball_horizon', '1 -> 0', 0):

@@ -12,7 +12,8 @@ transitions`):
 * layer 1: the token shift makes its input at a step a function of the current and the previous
   token, so there is one transition per window of 2 symbols, and one per single symbol for the first
   step (whose shift reads zeros, or the BOS token when one is set): exact, float64 values of the
-  model's own maps (``keys`` are the windows, written as the symbols' names side by side);
+  model's own maps (``keys`` are the windows, named by :func:`~bilinear.learned.external.transitions.
+  window_name`: ``0·1``; ``windows`` the same as tuples of symbol indices);
 * deeper layers: their input depends on the states below (and on layer 1's ``v_first``), so the
   transitions are sampled on the positions of random words, per current symbol, with their spread.
 
@@ -32,6 +33,7 @@ from bilinear.errors import AnalysisError
 
 from .lift import lift_affine
 from .rwkv7 import run_blocks
+from .windows import window_name
 
 __all__ = ["DplrHeadTransitions", "DplrIdentified", "identify_dplr", "rwkv7_head_transitions"]
 
@@ -91,6 +93,7 @@ class DplrHeadTransitions:
     exact: bool
     spread: np.ndarray | None = None
     S0: np.ndarray | None = None
+    windows: tuple | None = None      # per key its symbol indices, oldest first ((s,) for a symbol)
 
     @property
     def name(self) -> str:
@@ -172,8 +175,9 @@ def rwkv7_head_transitions(model, tracker, layer: int, seed: int, S0, windows, s
         part = _heads(_inputs(model, ids, 0), 0, group, True)
         heads = part if not heads else [_concat(x, y) for x, y in zip(heads, part)]
     names = tracker.symbol_names
-    labels = tuple("".join(names[s] for s in t) for t in heads[0].keys)
-    return [replace(h, keys=labels, S0=None if S0 is None else S0[h.head]) for h in heads]
+    windows = tuple(heads[0].keys)
+    labels = tuple(window_name(t, names) for t in windows)
+    return [replace(h, keys=labels, S0=None if S0 is None else S0[h.head], windows=windows) for h in heads]
 
 
 def _sampled(model, tracker, layer: int, seed: int, S0, sample: tuple[int, int]) -> list[DplrHeadTransitions]:
@@ -198,5 +202,6 @@ def _sampled(model, tracker, layer: int, seed: int, S0, sample: tuple[int, int])
             spread.append(float(dist.max() / max(np.abs(mean).max(), 1e-300)))
         idx = np.array(pick)
         out.append(DplrHeadTransitions(layer, h.head, tuple(tracker.symbol_names), h.A[idx], h.D[idx], h.U[idx],
-                                       h.W[idx], h.b[idx], False, np.array(spread), None if S0 is None else S0[h.head]))
+                                       h.W[idx], h.b[idx], False, np.array(spread), None if S0 is None else S0[h.head],
+                                       tuple((s,) for s in range(n))))
     return out

@@ -108,8 +108,8 @@ class ExternalTracker:
 
     @property
     def note(self) -> str:
-        return (f"{self.name}: per-head transitions are reported per layer below; the whole model (MLPs, "
-                "norms, the input-dependent readout) has no single set of transition matrices")
+        return (f"{self.name}: per-head transitions are read per layer by analyze --from (its Heads section); the "
+                "whole model (MLPs, norms, the input-dependent readout) has no single set of transition matrices")
 
     def token_ids(self, words: np.ndarray) -> np.ndarray:
         """The words (batch, time) of symbol indices as token ids, with the BOS column first when set."""

@@ -13,7 +13,10 @@ What is exact and what is sampled:
 * layer 1 with a convolution of width w: q, k, v read the last w tokens (beta and the gate only the
   current one), so there is one transition per window of w symbols (and per shorter window at the
   start of a word): the task automaton times a shift register over the last w - 1 symbols.  The
-  windows are enumerated (at most :data:`MAX_WINDOWS`); ``keys`` are the windows;
+  windows are enumerated (at most :data:`MAX_WINDOWS`); ``windows`` holds them as tuples of symbol
+  indices and ``keys`` names them by :func:`window_name` (``1·10``: the symbols joined by ``·``, as
+  the spectra name words; a name holding ``·`` or starting with ``"`` is quoted), so two windows
+  never share a name (glued, ``1`` ``10`` and ``11`` ``0`` would both be ``110``);
 * deeper layers: the input depends on the states below, so transitions are sampled on the positions
   of random words (``exact`` False): per symbol the mean over its visited positions, and the spread
   (largest distance of a visited matrix from the mean, relative) beside it.
@@ -47,9 +50,10 @@ from bilinear.errors import AnalysisError
 
 from .delta import layer_inputs, rms_norm
 from .lift import lift_affine
+from .windows import WINDOW_SEPARATOR, window_name
 
 __all__ = ["HeadTransitions", "head_transitions", "identify", "identify_diagonal", "lift_affine", "MAX_WINDOWS",
-           "SAMPLE_WORDS", "Identified", "CHANNEL_GROUP"]
+           "SAMPLE_WORDS", "Identified", "CHANNEL_GROUP", "window_name", "WINDOW_SEPARATOR"]
 
 #: Most windows enumerated for a layer fed by a short convolution (symbols^w and the start windows).
 MAX_WINDOWS = 4096
@@ -58,8 +62,6 @@ SAMPLE_WORDS = 64
 SAMPLE_LENGTH = 24
 #: Mamba channels per "head" of :func:`head_transitions` (their diagonals side by side).
 CHANNEL_GROUP = 8
-
-
 @dataclass(frozen=True)
 class Identified:
     """The variant a head's matrices were found to belong to, checked numerically: ``rank`` is the
@@ -91,7 +93,8 @@ class HeadTransitions:
     the gate, ``gate`` (keys,) = exp(g), ``V`` (keys, K, dk) and ``beta`` (keys, K) in the toolkit's
     order (``A = gate * H(V[0]) ... H(V[K-1])``), the additive term ``b`` (keys, dk, dv).  Diagonal
     kinds (Mamba, Mamba-2): ``V``, ``beta`` None, ``gate`` ones, ``channels`` the Mamba channels of
-    the group (None for a Mamba-2 head)."""
+    the group (None for a Mamba-2 head).  ``keys`` are names (the symbols', or :func:`window_name`'s);
+    ``windows`` the same keys as tuples of symbol indices (``(s,)`` for a symbol), the one to match on."""
 
     layer: int
     head: int
@@ -105,6 +108,7 @@ class HeadTransitions:
     spread: np.ndarray | None = None     # sampled layers: per key, relative spread over visited positions
     S0: np.ndarray | None = None          # the state after a BOS token (dk, dv), else None (zero)
     channels: tuple | None = None         # Mamba: the channels of this group
+    windows: tuple | None = None          # per key its symbol indices, oldest first ((s,) for a symbol)
 
     @property
     def diagonal(self) -> bool:
@@ -338,8 +342,8 @@ def _head_transitions(model, tracker, layer: int, seed: int, group: int) -> list
             heads = part if not heads else [_concat(a, b) for a, b in zip(heads, part)]
         keys = heads[0].keys
         names = tracker.symbol_names
-        labels = tuple(names[t[0]] if len(t) == 1 and w == 1 else "".join(names[s] for s in t) for t in keys)
-        return [_replace(h, keys=labels, S0=_head_state(S0, h)) for h in heads]
+        labels = tuple(names[t[0]] if w == 1 else window_name(t, names) for t in keys)
+        return [_replace(h, keys=labels, S0=_head_state(S0, h), windows=tuple(keys)) for h in heads]
     return _sampled(model, tracker, layer, seed, S0, group)
 
 
@@ -396,5 +400,6 @@ def _sampled(model, tracker, layer: int, seed: int, S0, group: int = CHANNEL_GRO
         idx = np.array(picked)
         out.append(HeadTransitions(layer, h.head, tuple(tracker.symbol_names), h.A[idx], h.gate[idx],
                                    None if h.V is None else h.V[idx], None if h.beta is None else h.beta[idx],
-                                   h.b[idx], False, np.array(spread), _head_state(S0, h), h.channels))
+                                   h.b[idx], False, np.array(spread), _head_state(S0, h), h.channels,
+                                   tuple((s,) for s in range(n))))
     return out

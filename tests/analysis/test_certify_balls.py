@@ -105,19 +105,20 @@ def test_ball_horizon_lengths_hold_for_the_float_model():
     assert _labels_right(model, automaton, "float64", h["length"])
     # a level of more than max_nodes nodes stops the search at the levels completed
     small = ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -30, max_nodes=8)
-    assert small == {"length": 2, "every": False, "failing": None, "nodes": 3 + 9}
+    assert small == {"length": 2, "every": False, "failing": None, "nodes": 3 + 9, "steps": 3 + 9, "stopped": "nodes"}
     nine = ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -30, max_nodes=9)
     assert nine["length"] >= 3  # a level of exactly max_nodes nodes is run on
     # max_depth caps the levels run
     assert ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -30,
-                        max_depth=2) == {"length": 2, "every": False, "failing": None, "nodes": 12}
+                        max_depth=2) == {"length": 2, "every": False, "failing": None, "nodes": 12, "steps": 12,
+                                         "stopped": "depth"}
     # the default widening is 2^-10: on fixture (b) it fails at the identity's zero state
     assert ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", max_nodes=8) == \
         ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -10, max_nodes=8) != \
         ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "float64", delta=2.0 ** -11, max_nodes=8)
     # bfloat16: the head's margin after one token is not certified (the first failure is 2 tokens later)
     bf = ball_horizon(model, automaton, (0, 1, 2), tuple(range(6)), "bfloat16")
-    assert bf == {"length": 0, "every": False, "failing": (0,), "nodes": 0}
+    assert bf == {"length": 0, "every": False, "failing": (0,), "nodes": 0, "steps": 1, "stopped": None}
 
 
 def test_a_contraction_closes_for_every_length():

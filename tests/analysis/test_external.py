@@ -122,8 +122,8 @@ def test_a_qwen3_next_checkpoint_per_window_with_a_tokenizer_map(saved, tmp_path
     tok.write_text(json.dumps({"model": {"vocab": {"0": 1, "1": 2, "even": 3}}, "added_tokens": [{"content": "odd", "id": 4}]}))
     rep = analyze_external(load_external(folder, "hf"), PARITY, str(tok), str(tok), config=BEHAVIOUR, search_words=32)
     assert len(rep.heads) == 4 and all(h.exact for h in rep.heads)
-    assert rep.heads[0].keys == ("0", "1", "00", "01", "10", "11", "000", "001", "010", "011", "100", "101", "110",
-                                 "111")
+    assert rep.heads[0].keys == ("0", "1", "0·0", "0·1", "1·0", "1·1", "0·0·0", "0·0·1", "0·1·0", "0·1·1", "1·0·0",
+                                 "1·0·1", "1·1·0", "1·1·1")
     assert rep.heads[0].identified.startswith("householder:1,nonneg")
     assert rep.heads[0].relations.startswith("not computed: the transitions are indexed by windows")
 

@@ -38,7 +38,7 @@ def test_analyze_from_fla_on_a_random_mamba2(saved, tmp_path, capsys):
     assert all(h["variant"].startswith("positive (exp(Delta a) I, a positive scalar times the identity")
                and h["beta"] is None and h["exact"] for h in rep["heads"])
     # up to a positive scale a Mamba-2 head's transition is the identity: the spectra say so
-    assert "111 acts as the identity (up to a positive scale)" in rep["heads"][0]["spectrum"]
+    assert "1·1·1 acts as the identity (up to a positive scale)" in rep["heads"][0]["spectrum"]
     # the verdict agrees with the measured behaviour: a random model fails, and the word it prints
     # fails again through fla's own CPU path (Mamba2.torch_forward)
     word, got = rep["failing_word"]["word"], rep["failing_word"]["model"]
@@ -52,7 +52,7 @@ def test_analyze_from_fla_on_a_random_mamba2(saved, tmp_path, capsys):
 
 
 def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path, monkeypatch):
-    """Mamba: heads are groups of 8 channels; the figures of one group (the full windows `000` ... `111`:
+    """Mamba: heads are groups of 8 channels; the figures of one group (the full windows `0·0·0` ... `1·1·1`:
     positive eigenvalues, zero commutators) are written under the output folder by the toolkit's own
     figure functions."""
     import dataclasses
@@ -68,7 +68,8 @@ def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path, m
     assert rep.heads[0].commutators.startswith("the transition matrices commute")
     assert rep.verdict.startswith("The model does not track parity") and rep.failing is not None
     h = rep.heads[0]
-    assert [m.name for m in h.spectrum_value.symbols] == ["000", "001", "010", "011", "100", "101", "110", "111"]
+    assert [m.name for m in h.spectrum_value.symbols] == ["0·0·0", "0·0·1", "0·1·0", "0·1·1", "1·0·0", "1·0·1", "1·1·0",
+                                                       "1·1·1"]
     assert h.commutators_value.symbols == tuple(m.name for m in h.spectrum_value.symbols)
     assert max(max(r) for r in h.commutators_value.norms) == 0.0
     assert all(z.real > 0 and z.imag == 0 for m in h.spectrum_value.symbols for z in m.normalised)
@@ -83,20 +84,20 @@ def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path, m
 
 
 def _heads(ev, name="head 0"):
-    return [SimpleNamespace(keys=("1", "11"), eigenvalues={"1": ev, "11": ev}, name=name)]
+    return [SimpleNamespace(keys=("1", "1·1"), windows=((1,), (1, 1)), eigenvalues={"1": ev, "1·1": ev}, name=name)]
 
 
 def test_the_positive_power_sentence_only_where_it_holds():
-    inside = _positive_power("1", 2, _heads((0.5, 0.9)))
-    assert len(inside) == 1 and "reads the one window `11`" in inside[0] and "cannot cycle" in inside[0]
+    inside = _positive_power(1, "1", 2, _heads((0.5, 0.9)))
+    assert len(inside) == 1 and "reads the one window `1·1`" in inside[0] and "cannot cycle" in inside[0]
     assert "in every head" in inside[0]
     # an entry 1: positive, but no contraction is claimed
-    one = _positive_power("1", 2, _heads((0.5, 1.0), "channels 0-7"))
+    one = _positive_power(1, "1", 2, _heads((0.5, 1.0), "channels 0-7"))
     assert "cannot cycle" not in one[0] and "all positive" in one[0] and "in every channel" in one[0]
     # a negative or complex eigenvalue: not a positive recurrence, no sentence
-    assert _positive_power("1", 2, _heads((-0.5, 0.9))) == []
-    assert _positive_power("1", 2, _heads((0.5 + 0.1j, 0.5 - 0.1j))) == []
-    assert _positive_power("2", 2, _heads((0.5, 0.9))) == []  # no window of the symbol
+    assert _positive_power(1, "1", 2, _heads((-0.5, 0.9))) == []
+    assert _positive_power(1, "1", 2, _heads((0.5 + 0.1j, 0.5 - 0.1j))) == []
+    assert _positive_power(2, "2", 2, _heads((0.5, 0.9))) == []  # no window of the symbol
 
 
 def _one_line(capsys, argv, message, out):

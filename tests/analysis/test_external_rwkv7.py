@@ -37,7 +37,8 @@ def test_analyze_from_fla_on_an_rwkv7_checkpoint(saved, capsys, tmp_path):
     print(f"rwkv7 fixture: load and analyse {seconds:.1f} s; {rep['verdict']}")
     heads = rep["heads"]
     assert len(heads) == 4 and all(h["exact"] and h["variant"].startswith("dplr:1 (rank(A - diag(w)) <= 1") for h in heads)
-    assert heads[0]["keys"] == ["0", "1", "00", "01", "10", "11"] and heads[0]["betas"]["11"] == []
+    assert heads[0]["keys"] == ["0", "1", "0·0", "0·1", "1·0", "1·1"] and heads[0]["betas"]["1·1"] == []
+    assert heads[0]["windows"] == [[0], [1], [0, 0], [0, 1], [1, 0], [1, 1]]
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.md"]  # figures: the trained fixture's test
     ev = [z for h in heads for k in h["eigenvalues"] for z in h["eigenvalues"][k]]
     assert max(abs(z[1]) for z in ev) < 1e-9 and min(z[0] for z in ev) > np.exp(-np.exp(-0.5)) - 1  # Theorem F15
@@ -75,9 +76,9 @@ def test_verify_from_agrees_with_the_reader(saved):
 
 
 def _head(ev):
-    return HeadAnalysis(0, 0, ("0", "1", "00", "01", "10", "11"), True, "dplr:1 (test)", (0.0, 0.0), (0.6, 0.99),
-                        {"11": tuple(complex(z) for z in ev), "1": (complex(-0.3), complex(0.5))}, "", "", "",
-                        rwkv7=True)
+    return HeadAnalysis(0, 0, ("0", "1", "0·0", "0·1", "1·0", "1·1"), True, "dplr:1 (test)", (0.0, 0.0), (0.6, 0.99),
+                        {"1·1": tuple(complex(z) for z in ev), "1": (complex(-0.3), complex(0.5))}, "", "", "",
+                        rwkv7=True, windows=((0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)))
 
 
 def test_the_dplr_mechanism_line_only_where_it_holds():
@@ -85,12 +86,12 @@ def test_the_dplr_mechanism_line_only_where_it_holds():
     RWKV-7 has, by Theorem F15) it is not said."""
     failing = ((1, 1), 0, 1)
     said = _mechanism([_head([-0.4, 0.9])], PARITY, failing, ["0", "1"])
-    assert "transition for the window `11`" in said and "the one nearest -1 is -0.4, not -1" in said
+    assert "transition for the window `1·1`" in said and "the one nearest -1 is -0.4, not -1" in said
     assert "decays as 0.4^n" in said
     assert _mechanism([_head([-1.0, 0.9])], PARITY, failing, ["0", "1"]).startswith("mechanism: not identified")
     z3 = from_spec("cyclic:3")
     three = _mechanism([_head([-0.4, 0.9])], z3, ((1, 1, 1), 0, 2), list(z3.symbols))
-    assert "transition for the window `11` (diag(w) - (a * kappa) kappa^T) has only real eigenvalues" in three
+    assert "transition for the window `1·1` (diag(w) - (a * kappa) kappa^T) has only real eigenvalues" in three
     assert "Theorem F15" in three and "reflection" not in three
     rotation = _mechanism([_head([complex(-0.5, 0.866), complex(-0.5, -0.866)])], z3, ((1, 1, 1), 0, 2),
                           list(z3.symbols))

@@ -29,7 +29,8 @@ def test_lifted_diagonal_transitions_reproduce_the_states(kind, bos, group, save
     tr = m.as_tracker(tokens="a=1,b=3", labels="0=0,1=2", bos=bos)
     heads = head_transitions(m, tr, layer=0, group=group)
     w = m.config.window
-    assert w == 3 and heads[0].keys[:6] == ("a", "b", "aa", "ab", "ba", "bb") and len(heads[0].keys) == 14
+    assert w == 3 and heads[0].keys[:6] == ("a", "b", "a·a", "a·b", "b·a", "b·b") and len(heads[0].keys) == 14
+    assert heads[0].windows[:6] == ((0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)) and heads[0].windows[-1] == (1, 1, 1)
     if kind == "mamba":  # 16 channels of a 3-dimensional state
         assert len(heads) == 16 // group and heads[0].channels == tuple(range(group))
         assert heads[0].A.shape == (14, 3 * group, 3 * group)
@@ -37,7 +38,7 @@ def test_lifted_diagonal_transitions_reproduce_the_states(kind, bos, group, save
         assert len(heads) == 4 and heads[0].channels is None and heads[0].b.shape == (14, 3, 4)
     words = np.random.default_rng(2).integers(0, 2, size=(3, 10))
     S = m.states(tr.token_ids(words))[0].numpy()[:, 0 if bos is None else 1:]
-    keys = {k: i for i, k in enumerate(heads[0].keys)}
+    keys = {t: i for i, t in enumerate(heads[0].windows)}  # matched on the windows' symbol indices
     worst = 0.0
     for h in heads:
         ident = h.identified
@@ -47,8 +48,7 @@ def test_lifted_diagonal_transitions_reproduce_the_states(kind, bos, group, save
         assert L.variant == "dplr:1"
         want_all = _states_of(S, h)
         for b, word in enumerate(words):
-            names = ["ab"[s] for s in word]
-            idx = [keys["".join(names[max(0, t - w + 1):t + 1])] for t in range(len(names))]
+            idx = [keys[tuple(int(s) for s in word[max(0, t - w + 1):t + 1])] for t in range(len(word))]
             x, got = L.h0.astype(float), []
             for i in idx:
                 x = L.A[i] @ x

@@ -26,17 +26,17 @@ def test_window_transitions_reproduce_the_states(bos, saved):
     m = load_external(folder)
     tr = m.as_tracker(tokens="a=1,b=3,c=4", labels="0=0,1=2", bos=bos)
     heads = head_transitions(m, tr, layer=0)
-    assert heads[0].keys == ("a", "b", "c", "aa", "ab", "ac", "ba", "bb", "bc", "ca", "cb", "cc")
+    assert heads[0].keys == ("a", "b", "c", "a·a", "a·b", "a·c", "b·a", "b·b", "b·c", "c·a", "c·b", "c·c")
+    assert heads[0].windows == ((0,), (1,), (2,)) + tuple((i, j) for i in range(3) for j in range(3))
     words = np.random.default_rng(2).integers(0, 3, size=(4, 10))
     S = m.states(tr.token_ids(words))[0].numpy()[:, 0 if bos is None else 1:]   # (B, T, H, dk, dv)
-    keys = {k: i for i, k in enumerate(heads[0].keys)}
+    keys = {t: i for i, t in enumerate(heads[0].windows)}
     worst = 0.0
     for h in heads:
         assert h.exact and h.identified.variant == "dplr:1" and h.identified.rank == 1
         L = h.lifted()
         for b, word in enumerate(words):
-            names = [tr.symbol_names[s] for s in word]
-            idx = [keys["".join(names[max(0, t - 1):t + 1])] for t in range(len(names))]
+            idx = [keys[tuple(int(s) for s in word[max(0, t - 1):t + 1])] for t in range(len(word))]
             want = S[b, :, h.head].reshape(len(word), -1, order="F")
             worst = max(worst, float(np.abs(lifted_states(L, idx) - want).max() / np.abs(want).max()))
     print(f"rwkv7 bos={bos}: lifted window transitions vs the model's states, largest relative deviation {worst:.1e}")

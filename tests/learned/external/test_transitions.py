@@ -25,17 +25,15 @@ def test_lifted_transitions_reproduce_the_states(kind, bos, saved):
     w = m.config.window
     words = np.random.default_rng(2).integers(0, 3, size=(4, 12))
     S = m.states(tr.token_ids(words))[0].numpy()[:, 0 if bos is None else 1:]  # (B, T, H, dk, dv)
-    keys = {k: i for i, k in enumerate(heads[0].keys)}
+    keys = {t: i for i, t in enumerate(heads[0].windows)}
     worst = 0.0
     for h in heads:
         assert h.exact and h.identified.variant.startswith(f"householder:{m.config.householders}")
         L = h.lifted()
         for b, word in enumerate(words):
-            names = [tr.symbol_names[s] for s in word]
-            if w == 1:
-                idx = [keys[n] for n in names]
-            else:
-                idx = [keys["".join(names[max(0, t - w + 1):t + 1])] for t in range(len(names))]
+            idx = [keys[tuple(int(s) for s in word[max(0, t - w + 1):t + 1])] for t in range(len(word))]
+            if w == 1:  # one key per symbol, named by the symbol
+                assert [h.keys[i] for i in idx] == [tr.symbol_names[s] for s in word]
             got = lifted_states(L, idx)
             want = S[b, :, h.head].reshape(len(word), -1, order="F")
             worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
