@@ -72,3 +72,28 @@ def test_visited_span_ignores_non_commuting_directions_that_die_out():
     assert "commute on the 2-dimensional visited span" in c.reading and "full 4-dimensional space" in c.reading
     assert c.visited_verdict == "commute" and c.to_json()["visited_verdict"] == "commute"
     assert commutators(dihedral_block2(3)).visited_norms is None  # exact weights: exact answer only
+
+
+def test_every_pair_at_once_equals_the_pairs_one_by_one():
+    """The symbol table is computed a row at a time in numpy (1,884 windows of a Mamba layer took
+    minutes pair by pair): the same norms as commutator_norm of each pair, zeros for a zero matrix
+    and on the diagonal, symmetric."""
+    from bilinear.constructions.values.span import scale_normalised, visited_span
+    from bilinear.constructions.values.weights import Weights
+
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(9, 4, 4))
+    A[3] = 0.0
+    c = commutators(Weights("full", A, rng.normal(size=4), rng.normal(size=(2, 4))), word_length=1)
+    scale = max(np.linalg.norm(m) for m in A)  # commutators() scales the weights by their largest matrix
+    want = np.array([[commutator_norm(A[a] / scale, A[b] / scale) for b in range(9)] for a in range(9)])
+    got = np.asarray(c.norms)
+    assert np.allclose(got, want, rtol=1e-12, atol=0) and (got == got.T).all()
+    assert (got[3] == 0).all() and (np.diag(got) == 0).all() and got.max() > 0.1
+    # the same on the visited span (its compressions V^T A V)
+
+    Q = np.stack([np.linalg.qr(m)[0] for m in rng.normal(size=(9, 4, 4))])  # isometries: nothing dies out
+    C = visited_span(scale_normalised(c_weights := Weights("full", Q, np.ones(4), np.ones((2, 4))))).compressed
+    seen = np.asarray(commutators(c_weights, word_length=1).visited_norms)
+    assert np.allclose(seen, [[commutator_norm(C[a], C[b]) for b in range(9)] for a in range(9)], rtol=1e-12, atol=0)
+    assert (seen == seen.T).all() and seen.max() > 0.1
