@@ -484,15 +484,27 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
     if model.config.kind == "mamba":
         note = (f"Mamba: each channel's transition is diag(exp(Delta A)) on its {model.config.state_size}-dimensional "
                 f"state; a \"head\" below is a group of up to {CHANNEL_GROUP} channels, their diagonals side by side.")
-    heads = tuple(_head(h, automaton, config) for layer in range(n_layers)
-                  for h in head_transitions(model, tracker, layer))
-    seconds["heads"] = time.perf_counter() - started
-    started = time.perf_counter()
-    failing = failing_word(tracker, automaton, random_words=search_words, seed=config.extract.seed)
-    seconds["search"] = time.perf_counter() - started
-    started = time.perf_counter()
-    rep = analyze_tracker(tracker, automaton, config, title=title or f"{automaton.name} / {model.config.kind}")
-    seconds["behaviour"] = time.perf_counter() - started
+    from bilinear.progress import Progress
+
+    with Progress("analyze --from", unit="heads") as progress:  # lines on stderr past a few seconds
+        found = []
+        for layer in range(n_layers):
+            progress.phase(f"layer {layer + 1} of {n_layers}: its transitions")
+            for i, h in enumerate(head_transitions(model, tracker, layer)):
+                progress.phase(f"layer {layer + 1} of {n_layers}, head {i + 1}: spectra and commutators of "
+                               f"{len(h.keys):,} keys")
+                found.append(_head(h, automaton, config))
+                progress.update()
+        heads = tuple(found)
+        seconds["heads"] = time.perf_counter() - started
+        started = time.perf_counter()
+        progress.phase("the failing-word search")
+        failing = failing_word(tracker, automaton, random_words=search_words, seed=config.extract.seed)
+        seconds["search"] = time.perf_counter() - started
+        started = time.perf_counter()
+        progress.phase("the behaviour: extraction and accuracy by length")
+        rep = analyze_tracker(tracker, automaton, config, title=title or f"{automaton.name} / {model.config.kind}")
+        seconds["behaviour"] = time.perf_counter() - started
     verdict = "The model " + _verdict(automaton, rep.curve, failing, rep.extraction, names)
     failing_named = None if failing is None else (tuple(names[s] for s in failing[0]),
                                                    automaton.classes[failing[1]], automaton.classes[failing[2]])

@@ -146,3 +146,26 @@ def test_each_verdict_template_only_where_it_holds():
     assert _verdict(PARITY, clean, ((1, 1), 0, 1), iso, names).startswith("does not track parity: it labels the word `1 1`")
     assert _verdict(PARITY, clean, None, not_iso, names).startswith("made no error on the sampled words, but the "
                                                                     "automaton extracted from its states is not")
+
+
+def test_analyze_from_reports_its_progress(tmp_path, monkeypatch, capsys):
+    """A long analyze --from printed nothing for minutes (a Mamba fed by a width-3 convolution over 12
+    symbols: 1,884 keys a head); it names its phase on stderr (here every 0.02 s), then says done."""
+    import time
+
+    from bilinear.analysis import external as external_module
+
+    monkeypatch.setenv("BILINEAR_PROGRESS_INTERVAL", "0.02")
+    real = external_module._head
+
+    def slow(*args, **kwargs):
+        time.sleep(0.1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(external_module, "_head", slow)
+    analyze_external(load_external(handset_parity(tmp_path / "b2")[0]), PARITY, PARITY_TOKENS, PARITY_LABELS,
+                     config=FAST)
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("analyze --from: ") and "(layer 1 of 1, head 1: spectra and commutators of " in line
+               for line in lines), lines
+    assert lines[-1].startswith("analyze --from: done in "), lines
