@@ -154,7 +154,7 @@ def _rank_one(v) -> bool:
     every product ``A_g = c_g (w^T u)^(|g|-1) u w^T`` has the real eigenvalues ``c_g (w^T u)^|g|``
     and 0 (docs/theory.md, Theorems 6 and 7).  The variant's other theorems (depth, factor
     counts) do not read it as commuting: only the certificates do."""
-    return v.kind == "factorized" and v.param == 1
+    return v.info.factored and v.param == 1  # A[s] = U diag(C[s]) W^T with one column: c_s u w^T
 
 
 # ------------------------------------------------------------------------------------------
