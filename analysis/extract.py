@@ -56,11 +56,13 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.metrics import normalized_accuracy
 
 from .clusters import MAX_SIGNATURE_WORDS, _Clusters, _Signatures, _signature_word_count  # noqa: F401 (the old path)
+from .clusters import (KEEP_RUN_BYTES, TRUTH_CELLS, VOTE_BLOCK, count_label_conflicts, count_votes, extract_bytes, key_int,
+                       label_votes, small_int)
 from .matrices import check_positive_int, check_tolerance
-from .radius import PLATEAU_REFILLS, RadiusChoice, _refine_by_behaviour, choose_radius
+from .radius import PLATEAU_REFILLS, RadiusChoice, _refine_by_behaviour, choose_radius, run_radius
 
 __all__ = ["ExtractConfig", "Extraction", "extract", "extract_tracker", "run_network", "preflight", "tracker_preflight",
-           "MAX_EXTRACT_BYTES", "RadiusChoice", "choose_radius", "RADIUS_SECONDS"]
+           "MAX_EXTRACT_BYTES", "extract_bytes", "RadiusChoice", "choose_radius", "RADIUS_SECONDS"]
 
 
 #: Clustering methods of :func:`extract`.
@@ -259,33 +261,37 @@ def run_network(weights, words: np.ndarray) -> np.ndarray:
     return run_float(weights, words).labels
 
 
-#: Largest memory an extraction may hold, in bytes: per symbol of every word the word, the true
-#: labels, the cluster ids and the predictions (32 bytes), and per word two hidden states;
-#: checked before any word is drawn (``--words`` x ``--length`` of ``bilinear analyze``).
+#: Largest memory an extraction may hold, in bytes (:func:`~bilinear.analysis.clusters.extract_bytes`,
+#: for a tracker :func:`tracker_preflight`'s), checked before any word is drawn (``--words`` x ``--length``).
 MAX_EXTRACT_BYTES = 1024**3
 
 
 def preflight(config: ExtractConfig, n_symbols: int, hidden: int | None,
-              chunk: tuple[int, int] | None = None) -> None:
+              chunk: tuple[int, int] | None = None, *, classes: int | None = None, states: int | None = None) -> None:
     """AnalysisError when ``config`` would pass a size limit of the extraction for ``n_symbols``
     symbols and ``hidden`` units (:data:`MAX_EXTRACT_BYTES`, and :data:`MAX_SIGNATURE_WORDS`
     words of length <= horizon for the behaviour method), before any work; ``chunk``: a
-    tracker's (:func:`tracker_preflight`)."""
+    tracker's (:func:`tracker_preflight`); ``classes`` and ``states``: the automaton's (None:
+    not known, as :func:`~bilinear.analysis.clusters.extract_bytes` counts them)."""
     config.validated()
-    _check_extract_size(config.words, config.length, hidden, chunk)
+    need = None
+    if chunk is None:
+        need = extract_bytes(config.words, config.length, hidden or 0, classes, n_symbols, method=config.method,
+                             horizon=config.horizon, max_states=config.max_states, states=states)
+    _check_extract_size(config.words, config.length, hidden, chunk, need)
     if config.method == "behaviour":
         _signature_word_count(n_symbols, config.horizon)
 
 
-def _check_extract_size(words: int, length: int, hidden: int | None, chunk: tuple[int, int] | None = None) -> None:
-    """AnalysisError with the estimate past :data:`MAX_EXTRACT_BYTES`: ``words x (length + 1) x
-    32 + words x hidden x 16``, and for a tracker (``chunk`` = (words per call, logits a
-    symbol)) one call's hidden states and logits, held twice: ``chunk words x length x (hidden +
-    classes) x 16``.  ``hidden`` None: not known (not counted)."""
+def _check_extract_size(words: int, length: int, hidden: int | None, chunk: tuple[int, int] | None = None,
+                        need: int | None = None) -> None:
+    """AnalysisError with the estimate ``need`` past :data:`MAX_EXTRACT_BYTES`; for a tracker
+    (``chunk`` = (words per call, logits a symbol)): ``words x (length + 1) x 32 + words x hidden
+    x 16`` and one call's hidden states and logits, held twice: ``chunk words x length x (hidden
+    + classes) x 16``.  ``hidden`` None: not known (not counted)."""
     h = hidden or 0
-    need = words * (length + 1) * 32 + words * h * 16
-    if chunk is not None:
-        need += chunk[0] * length * (h + chunk[1]) * 16
+    if need is None:
+        need = words * (length + 1) * 32 + words * h * 16 + (0 if chunk is None else chunk[0] * length * (h + chunk[1]) * 16)
     if need > MAX_EXTRACT_BYTES:
         size = "hidden size not counted" if hidden is None else f"hidden size {hidden}"
         per_call = "" if chunk is None else f", {chunk[1]} logits a symbol, {chunk[0]:,} words a model call"
@@ -351,7 +357,7 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
     check_compatible(weights, automaton)
     if not isinstance(config, ExtractConfig):
         raise AnalysisError(f"config must be an ExtractConfig, got {type(config).__name__}")
-    preflight(config, weights.n_symbols, weights.dim)
+    preflight(config, weights.n_symbols, weights.dim, classes=automaton.n_classes, states=automaton.n_states)
     weights = scale_normalised(weights)  # margins up to scale, without underflow
     started = _time.perf_counter()
     A, h0, R = weights.float_arrays()
@@ -361,7 +367,8 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
         raise AnalysisError("h0 is zero: the network has no hidden state to follow")
     rng = np.random.default_rng(config.seed)
     words = rng.integers(0, weights.n_symbols, size=(config.words, config.length), dtype=np.int64)
-    truth = automaton.labels_batch(words, trace=True)  # (batch, time)
+    words = words.astype(small_int(weights.n_symbols - 1))  # the same symbols, in 1 byte up to 128 (extract_bytes)
+    truth = _truth(automaton, words)  # (batch, time)
     run = _Run(A, h0, R, words)  # one float run for every pass below (they cluster the same states)
     methods = ["geometry", "behaviour"] if config.method == "auto" else [config.method]
     budget = config.radius_seconds
@@ -388,6 +395,17 @@ def extract(weights, automaton, config: ExtractConfig = ExtractConfig()) -> Extr
                 return _rerun_word(replace(result, config=config), weights, automaton)
             attempts.append(replace(result, config=config))
     return _rerun_word(_best(attempts), weights, automaton)
+
+
+def _truth(automaton, words) -> np.ndarray:
+    """The automaton's label after every prefix of ``words`` (batch, time), in the smallest
+    integer type of its classes, :data:`TRUTH_CELLS` prefixes at a time."""
+    N, T = words.shape
+    truth = np.empty((N, T), dtype=small_int(automaton.n_classes - 1))
+    rows = max(1, TRUTH_CELLS // max(T, 1))
+    for lo in range(0, N, rows):
+        truth[lo:lo + rows] = automaton.labels_batch(words[lo:lo + rows], trace=True)
+    return truth
 
 
 def _best(attempts: list) -> "Extraction":
@@ -441,9 +459,7 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
     else:
         labels, unobserved, within, between, margin = _complete_behaviour(clusters, delta, A)
         separated = bool(margin > 0 and unobserved == 0 and conflicts == 0)
-    lo, C = max(B, 1), automaton.n_classes
-    label_keys = np.unique(ids[:, lo:].ravel() * C + pred[:, lo - 1:].ravel())
-    label_conflicts = int(label_keys.size - np.unique(label_keys // C).size)
+    label_conflicts = count_label_conflicts(ids, pred, max(B, 1), automaton.n_classes, VOTE_BLOCK)
     extracted, minimal, iso, word, classification = _compare(
         automaton, delta.reshape(K, S).T, int(ids[0, B]), labels, common["start_word"], config.monoid_limit
     )
@@ -469,40 +485,35 @@ def _extract(A, h0, R, automaton, config: ExtractConfig, words, truth, burn_in: 
     )
 
 
-#: The float run of the extraction's words is kept for the passes after the first (the radius
-#: search clusters the same states at every radius it tries) when its states take at most this
-#: many bytes; a larger run is run again per pass.
-KEEP_RUN_BYTES = 64 << 20
-
-
 class _Run:
     """The float run of ``words`` (:func:`~bilinear.constructions.values.floatrun.float_steps`):
     each step's unit states and predicted classes, computed by the first pass that runs it to
     the end and kept for the next ones when they fit in :data:`KEEP_RUN_BYTES` (the same arrays:
-    every pass sees the same states)."""
+    every pass sees the same states).  The predictions (``pred``, (batch, time), the smallest
+    integer type of the classes) are kept in any case: one array for every pass."""
 
     def __init__(self, A, h0, R, words):
         self.A, self.h0, self.RT, self.words = A, h0, R.T, words
         self.keep = words.shape[0] * words.shape[1] * A.shape[1] * 8 <= KEEP_RUN_BYTES
         self.states: list | None = None
-        self.pred: np.ndarray | None = None
+        self.pred = np.empty(words.shape, dtype=small_int(R.shape[0] - 1))
 
     def steps(self):
         """Yield ``(t, H_t, pred_t)`` for t = 0 .. time - 1: the unit states after step t + 1 and
         the class each word predicts there."""
-        if self.states is not None and self.pred is not None:
+        pred = self.pred
+        if self.states is not None:
             for t, H in enumerate(self.states):
-                yield t, H, self.pred[:, t]
+                yield t, H, pred[:, t]
             return
-        N, T = self.words.shape
-        states, pred = [], np.empty((N, T), dtype=np.int64)
+        states = []
         for t, H in enumerate(float_steps(self.A, self.h0, self.words)):
             pred[:, t] = np.argmax(H @ self.RT, axis=1)
             if self.keep:
                 states.append(H)  # float_steps yields a new array per step
             yield t, H, pred[:, t]
         if self.keep:
-            self.states, self.pred = states, pred
+            self.states = states
 
 
 def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str, run: _Run | None = None):
@@ -510,7 +521,8 @@ def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str, run: _
     ``run``: the run of these weights and words (:class:`_Run`), shared between passes.
 
     Returns the clustering, ``ids`` (batch, time + 1) the cluster of every prefix (-1 before the
-    burn-in or after an overflow) and ``pred`` (batch, time) the predicted class of every prefix.
+    burn-in or after an overflow) and ``pred`` (batch, time) the predicted class of every prefix
+    (the run's own array, shared between passes).
     """
     N, T = words.shape
     clusters: _Clusters | _Signatures
@@ -520,27 +532,22 @@ def _observe(A, h0, R, config: ExtractConfig, words, B: int, method: str, run: _
         clusters.choice = choice
     else:
         clusters = _Signatures(A, R, config.horizon, config.max_states)
-    ids = np.full((N, T + 1), -1, dtype=np.int64)
+    ids = np.full((N, T + 1), -1, dtype=small_int(config.max_states))
     if B == 0:
         ids[:, 0] = int(clusters.assign(unit_rows(h0[None, :].astype(float).copy()))[0])
-    pred = np.empty((N, T), dtype=np.int64)
-    for t, H, p in (run or _Run(A, h0, R, words)).steps():
-        pred[:, t] = p
+    run = run or _Run(A, h0, R, words)
+    for t, H, _ in run.steps():
         if t + 1 >= B and not clusters.overflow:
             ids[:, t + 1] = clusters.assign(H)
-    return clusters, ids, pred
+    return clusters, ids, run.pred
 
 
 def _radius(A, h0, config: ExtractConfig, words, B: int) -> RadiusChoice:
-    """The config's radius, or one chosen from the unit states of the first words from step B on."""
+    """The config's radius, or one chosen from the unit states of the first words from step B on
+    (:func:`~bilinear.analysis.radius.run_radius`)."""
     if config.tol is not None:
         return RadiusChoice(float(config.tol), "given")
-    sample = words[:200]
-    kept = [H for t, H in enumerate(float_steps(A, h0, sample), 1) if t >= max(B, 1)]
-    X = np.concatenate(kept, axis=0) if kept else unit_rows(h0[None, :].astype(float).copy())
-    if B == 0:
-        X = np.vstack([unit_rows(h0[None, :].astype(float).copy()), X])
-    return choose_radius(X, config.seed)
+    return run_radius(A, h0, words, B, config.seed, float_steps)
 
 
 def _accuracies(pred, truth, words, n_classes: int) -> dict:
@@ -562,18 +569,27 @@ def _accuracies(pred, truth, words, n_classes: int) -> dict:
 def _majority(ids, words, K: int, S: int):
     """Transitions by majority vote from the clusters ``ids`` (batch, time + 1) of the prefixes of
     ``words`` (batch, time): ``delta`` (K * S,) indexed by ``cluster * S + symbol`` (-1 when never
-    observed), the number of conflicting sources and the fraction of votes against the majority."""
-    keys = ((ids[:, :-1] * S + words) * K + ids[:, 1:]).ravel()
-    uniq, counts = np.unique(keys, return_counts=True)
-    src, succ = uniq // K, uniq % K  # src = cluster * S + symbol
-    order = np.lexsort((-counts, src))  # per source, the most frequent successor first
-    src_o, succ_o, cnt_o = src[order], succ[order], counts[order]
-    first = np.ones(src_o.size, dtype=bool)
-    first[1:] = src_o[1:] != src_o[:-1]
+    observed), the number of conflicting sources and the fraction of votes against the majority:
+    one key ``(cluster * S + symbol) * K + successor`` a prefix (int32 while they fit), sorted in
+    place, counted by :func:`~bilinear.analysis.clusters.count_votes` a block of whole sources
+    (:data:`VOTE_BLOCK` keys and the rest of the last source's) at a time."""
+    keys = ids[:, :-1].astype(key_int(K * S * K))
+    keys *= S
+    keys += words
+    keys *= K
+    keys += ids[:, 1:]
+    keys = keys.reshape(-1)
+    keys.sort()
     delta = np.full(K * S, -1, dtype=np.int64)
-    delta[src_o[first]] = succ_o[first]
-    conflicts = int(src_o.size - int(first.sum()))
-    conflict_fraction = float(1.0 - cnt_o[first].sum() / cnt_o.sum()) if cnt_o.size else 0.0
+    conflicts = agree = 0
+    lo = 0
+    while lo < keys.size:
+        hi = min(lo + VOTE_BLOCK, keys.size)
+        if hi < keys.size:  # to the end of the last source: a source's votes are never split
+            hi = int(np.searchsorted(keys, keys.dtype.type((int(keys[hi - 1]) // K + 1) * K)))  # no int64 copy of int32 keys
+        n, c = count_votes(keys[lo:hi], delta, K)
+        conflicts, agree, lo = conflicts + n, agree + c, hi
+    conflict_fraction = float(1.0 - np.int64(agree) / np.int64(keys.size)) if keys.size else 0.0
     return delta, conflicts, conflict_fraction
 
 
@@ -666,7 +682,7 @@ def extract_tracker(tracker, automaton, config: ExtractConfig = ExtractConfig())
     started = _time.perf_counter()
     rng = np.random.default_rng(config.seed)
     words = rng.integers(0, automaton.n_symbols, size=(config.words, config.length), dtype=np.int64)
-    truth = automaton.labels_batch(words, trace=True)
+    truth = _truth(automaton, words)
     burn_ins = [config.burn_in] if config.burn_in is not None else [0, config.length // 2]
     budget = config.radius_seconds
     until = None if budget is None else started + budget  # the radius search's, over every attempt
@@ -693,8 +709,9 @@ def _observe_tracker(tracker, config: ExtractConfig, words, B: int):
     """Like :func:`_observe` for a tracker: ``(clusters, ids, pred, firsts, scale)``; ``firsts``
     maps each cluster to the (word, step) where it first appeared."""
     N, T = words.shape
-    ids = np.full((N, T + 1), -1, dtype=np.int64)
-    pred = np.empty((N, T), dtype=np.int64)
+    ids = np.full((N, T + 1), -1, dtype=small_int(config.max_states))
+    classes = getattr(tracker, "n_classes", None)
+    pred = np.empty((N, T), dtype=small_int(classes - 1) if classes else np.int64)
     clusters, scale, firsts = None, 1.0, {}
     for lo in range(0, N, TRACKER_CHUNK):
         out = tracker.run(words[lo:lo + TRACKER_CHUNK], hidden=tracker.has_hidden)
@@ -761,8 +778,7 @@ def _extract_tracker(tracker, automaton, config, words, truth, B: int, started: 
     S, K, C = automaton.n_symbols, clusters.k, automaton.n_classes
     delta, conflicts, conflict_fraction = _majority(ids[:, B:], words[:, B:], K, S)
     unobserved = _refill(tracker, clusters, delta, words, firsts, scale, S, MAX_REFILLS if refills is None else refills)
-    votes = np.zeros((K, C), dtype=np.int64)
-    np.add.at(votes, (ids[:, B:].ravel(), pred[:, B - 1:].ravel()), 1)
+    votes = label_votes(ids[:, B:], pred[:, B - 1:], K, C)
     labels = np.argmax(votes, axis=1)
     label_conflicts = int(((votes > 0).sum(axis=1) > 1).sum())
     within, between = clusters.bounds()

@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RadiusChoice", "choose_radius", "CLEAR_GAP", "PLATEAU_RADII", "PLATEAU_LENGTH"]
+from bilinear.constructions.values.floatrun import float_steps, unit_rows
+
+__all__ = ["RadiusChoice", "choose_radius", "run_radius", "sample_rows", "CLEAR_GAP", "PLATEAU_RADII", "PLATEAU_LENGTH"]
 
 
 #: A gap in the sorted distances between hidden states is *clear* when the distance above it is at
@@ -92,9 +94,12 @@ def choose_radius(X: np.ndarray, seed: int = 0) -> RadiusChoice:
     'ambiguous'
     """
     X = np.asarray(X, dtype=float)
-    X = X[np.all(np.isfinite(X), axis=1)]
-    if X.shape[0] > RADIUS_SAMPLE:
-        X = X[np.random.default_rng(seed).choice(X.shape[0], RADIUS_SAMPLE, replace=False)]
+    finite = np.isfinite(X).all(axis=1)
+    if not finite.all():  # a copy only when a row must go
+        X = X[finite]
+    rows = sample_rows(X.shape[0], seed)
+    if rows is not None:
+        X = X[rows]
     if X.shape[0] < 2:
         return RadiusChoice(0.05, "ambiguous", None, None, None)
     sq = np.einsum("ij,ij->i", X, X)
@@ -112,6 +117,68 @@ def choose_radius(X: np.ndarray, seed: int = 0) -> RadiusChoice:
     tol = max(tol, below)
     spread = float(d[min(d.size - 1, int(0.95 * d.size))])
     return RadiusChoice(tol, "gap" if ratio >= CLEAR_GAP else "ambiguous", below, above, ratio, spread)
+
+
+def sample_rows(n: int, seed: int = 0) -> np.ndarray | None:
+    """The rows of ``n`` (finite) states that :func:`choose_radius` chooses the radius from, in
+    the order it takes them: None (all of them) for at most :data:`RADIUS_SAMPLE` states, else
+    :data:`RADIUS_SAMPLE` of them drawn with ``seed``.  A caller that streams its states keeps
+    only these rows (``choose_radius(X[sample_rows(len(X), seed)], seed)`` is ``choose_radius(X,
+    seed)`` for finite ``X``).
+
+    >>> sample_rows(600) is None, sample_rows(601).shape
+    (True, (600,))
+    """
+    if n <= RADIUS_SAMPLE:
+        return None
+    return np.random.default_rng(seed).choice(n, RADIUS_SAMPLE, replace=False)
+
+
+#: Words of an extraction whose states choose its cluster radius (every step from the burn-in on).
+RADIUS_WORDS = 200
+
+
+def run_radius(A: np.ndarray, h0: np.ndarray, words: np.ndarray, B: int, seed: int = 0, steps=float_steps) -> RadiusChoice:
+    """:func:`choose_radius` of the unit states of the first :data:`RADIUS_WORDS` of ``words``
+    (batch, time) from step ``B`` on (after ``h0`` when B = 0), run by ``steps``
+    (:func:`~bilinear.constructions.values.floatrun.float_steps`): of those states only the rows
+    :func:`sample_rows` picks are kept (a state that is not finite is left out, as
+    :func:`choose_radius` leaves it out: then the run is made again to sample the finite ones)."""
+    sample = words[:RADIUS_WORDS]
+    n = (B == 0) + sample.shape[0] * (words.shape[1] - max(B, 1) + 1)
+    X, finite = _sampled_states(A, h0, sample, B, n, seed, steps)
+    if finite < n:
+        X, _ = _sampled_states(A, h0, sample, B, finite, seed, steps)
+    return choose_radius(X, seed)
+
+
+def _sampled_states(A, h0, sample, B: int, n: int, seed: int, steps) -> tuple[np.ndarray, int]:
+    """The rows :func:`choose_radius` takes of ``n`` finite states (:func:`sample_rows`, in its
+    order), gathered a step at a time from the states of :func:`run_radius`, and the number of
+    finite states seen."""
+    rows = sample_rows(n, seed)
+    rows = np.arange(n) if rows is None else rows
+    order = np.argsort(rows)
+    at = rows[order]
+    X = np.empty((rows.size, A.shape[1]))
+    seen = 0
+    for H in _states(A, h0, sample, B, steps):
+        finite = np.isfinite(H).all(axis=1)
+        F = H if finite.all() else H[finite]
+        lo, hi = np.searchsorted(at, [seen, seen + F.shape[0]])
+        X[order[lo:hi]] = F[at[lo:hi] - seen]
+        seen += F.shape[0]
+    return X, seen
+
+
+def _states(A, h0, sample, B: int, steps):
+    """The states :func:`run_radius` chooses from, a step at a time: h0 (B = 0), then every step
+    from ``max(B, 1)`` on."""
+    if B == 0:
+        yield unit_rows(h0[None, :].astype(float).copy())
+    for t, H in enumerate(steps(A, h0, sample), 1):
+        if t >= max(B, 1):
+            yield H
 
 
 #: Radii the behaviour refinement tries (from half the 95th-percentile distance down, by sqrt 2),
