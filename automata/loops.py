@@ -136,21 +136,11 @@ def directed_loops(automaton: Automaton, max_words: int = DIRECTED_MAX) -> list[
 
 
 def _primitive_count(k: int, n: int) -> int:
-    """The number of primitive words of length ``n`` over ``k`` symbols, sum over d | n of
-    mu(d) k^(n/d) (Moebius inversion of k^n = sum over d | n of the primitive words of length d).
+    """The number of primitive words of length ``n`` over ``k`` symbols: each of the k^n words is
+    a power of exactly one primitive word whose length divides n, so the count is k^n less the
+    primitive words of each shorter length that divides n.
 
     >>> [_primitive_count(2, n) for n in range(1, 7)], _primitive_count(7000, 2)
     ([2, 2, 6, 12, 30, 54], 48993000)
     """
-    def mu(d: int) -> int:
-        out, p = 1, 2
-        while p * p <= d:
-            if d % p == 0:
-                d //= p
-                if d % p == 0:
-                    return 0
-                out = -out
-            p += 1
-        return -out if d > 1 else out
-
-    return sum(mu(d) * k ** (n // d) for d in range(1, n + 1) if n % d == 0)
+    return k ** n - sum(_primitive_count(k, d) for d in range(1, n) if n % d == 0)
