@@ -39,8 +39,8 @@ def _tokenizer_vocab(path: str) -> dict:
 def parse_token_map(text, names, vocab: int, what: str = "--tokens") -> tuple[int, ...]:
     """Token ids, one per name in ``names`` (the automaton's symbols or classes), from ``text``:
     ``"a=5,b=7"`` (keys are names or indices), a ``tokenizer.json`` (each name looked up as a
-    token), a dict, or None (name i -> token i).  AnalysisError naming the first name not covered
-    or an id outside the vocabulary."""
+    token), a dict, or None (name i -> token i).  AnalysisError naming the first name not covered,
+    an id outside the vocabulary, or two names given one id."""
     names = [str(n) for n in names]
     if text is None:
         pairs = {n: i for i, n in enumerate(names)}
@@ -69,6 +69,9 @@ def parse_token_map(text, names, vocab: int, what: str = "--tokens") -> tuple[in
             raise AnalysisError(f"{what} does not cover {n!r} (needs every one of {', '.join(names)})")
         if isinstance(tid, bool) or not isinstance(tid, int) or not 0 <= tid < vocab:
             raise AnalysisError(f"{what}: token id {tid!r} for {n!r} is outside the vocabulary 0..{vocab - 1}")
+        if tid in out:  # two symbols the model cannot tell apart, or two classes read from one logit
+            raise AnalysisError(f"{what}: {names[out.index(tid)]!r} and {n!r} are both token id {tid}; "
+                                f"each needs its own")
         out.append(tid)
     return tuple(out)
 

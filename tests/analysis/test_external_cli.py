@@ -96,12 +96,21 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
     _one_line(capsys, base + ["--from", "hf", folder], "config model_type = 'delta_net' is a fla model: use --from fla")
     (tmp_path / "flag" / "config.json").write_text(json.dumps({**cfg, "model_type": "rwkv6"}))
     _one_line(capsys, base + ["--from", "fla", str(tmp_path / "flag")], "config model_type = 'rwkv6' is not supported", out)
+    # two symbols on one token (the model cannot tell them apart), two classes read from one logit
+    _one_line(capsys, base[:3] + ["--tokens", "0=0,1=0", "--labels", "even=2,odd=3", "--from", "fla", folder],
+              "--tokens: '0' and '1' are both token id 0; each needs its own", out)
+    _one_line(capsys, base[:3] + ["--tokens", "0=0,1=1", "--labels", "even=2,odd=2", "--from", "fla", folder],
+              "--labels: 'even' and 'odd' are both token id 2; each needs its own", out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "inf", "missing", "nan", "ok", "wrong", "zero"]
 
 
 def test_window_alphabet_over_its_limit(saved, tmp_path, capsys):
-    folder, _ = saved("delta_net_conv")  # a short convolution of width 3: 17 + 17^2 + 17^3 windows
-    tokens = ",".join(f"{i}={i % 6}" for i in range(17))
+    from external_fixtures import make_model
+
+    folder = tmp_path / "v17"  # a short convolution of width 3: 17 + 17^2 + 17^3 windows
+    make_model("delta_net_conv", layers=1, vocab=17).save_pretrained(folder)
+    folder = str(folder)
+    tokens = ",".join(f"{i}={i}" for i in range(17))
     capsys.readouterr()
     _one_line(capsys, ["analyze", "--from", "fla", folder, "--task", "cyclic:17", "--tokens", tokens, "--labels", tokens],
               "window alphabet: 17 symbols over a window of 3 tokens make 5,219 windows, over the limit 4,096",

@@ -135,10 +135,15 @@ def test_bad_folders_are_refused_naming_the_item(saved, tmp_path, capsys):
     one_line(wrong, "tensor 'model.layers.0.attn.r_k' has shape (4, 3), expected (4, 4)")
     with pytest.raises(CheckpointError, match="r_k"):
         load_external(wrong)
-    tokens = ",".join(f"{i}={i % 6}" for i in range(64))  # 64 + 64^2 windows of the token shift
-    one_line(folder, "window alphabet: 64 symbols over a window of 2 tokens make 4,160 windows, over the limit 4,096",
-             ["analyze", "--task", "cyclic:64", "--tokens", tokens, "--labels", tokens, "--out", str(out), "--from", "fla"])
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["act", "attn", "hd", "missing", "vd", "wrong"]
+    from external_fixtures import make_model
+
+    make_model("rwkv7", vocab=64).save_pretrained(tmp_path / "v64")  # each symbol its own token
+    capsys.readouterr()  # the library's own progress lines
+    tokens = ",".join(f"{i}={i}" for i in range(64))  # 64 + 64^2 windows of the token shift
+    one_line(str(tmp_path / "v64"), "window alphabet: 64 symbols over a window of 2 tokens make 4,160 windows, over "
+             "the limit 4,096", ["analyze", "--task", "cyclic:64", "--tokens", tokens, "--labels", tokens, "--out", str(out),
+                                 "--from", "fla"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["act", "attn", "hd", "missing", "v64", "vd", "wrong"]
 
 
 def test_theorem_f15_on_random_matrices():
