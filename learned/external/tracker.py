@@ -62,7 +62,7 @@ def parse_token_map(text, names, vocab: int, what: str = "--tokens") -> tuple[in
         stray = next((k for k in pairs if k not in known), None)
         if stray is not None:  # a typo would otherwise be ignored, its symbol then read from another key
             raise AnalysisError(f"{what}: {stray!r} is no name or index of {', '.join(names)}")
-    out = []
+    out: list[int] = []
     for i, n in enumerate(names):
         tid = pairs.get(n, pairs.get(str(i)))
         if tid is None:
