@@ -397,7 +397,6 @@ def _positive_power(g: int, name: str, p: int, heads) -> list[str]:
         return []
     windows = tuple(getattr(heads[0], "windows", ()) or ())
     width = len(windows[heads[0].keys.index(key)]) if windows else 1
-    i = heads[0].keys.index(key)
     ev = np.concatenate([np.array(h.eigenvalues[key]) for h in heads])
     if not (np.abs(ev.imag) < 1e-12).all() or ev.real.min() <= 0:
         return []
@@ -406,7 +405,7 @@ def _positive_power(g: int, name: str, p: int, heads) -> list[str]:
             f"`{name}` the state contracts to the fixed point of S -> A S + b and cannot cycle" if hi < 1 else f"in [{lo:.3g}, {hi:.3g}], all positive")
     where = "every head" if heads[0].name.startswith("head") else "every channel"
     return [f"symbol `{name}` has period {p} in the task, but along `{name}`^n layer 1 reads the one window "
-            f"`{heads[0].keys[i]}` and its transition there is positive diagonal in {where}: eigenvalues {fate}; a "
+            f"`{key}` and its transition there is positive diagonal in {where}: eigenvalues {fate}; a "
             "recurrence whose transitions have only positive eigenvalues has eventually constant labels along a "
             "symbol's powers with a linear readout (docs/theory.md, Theorem 8, and the lift, Theorem A1, adds only "
             "the eigenvalue 1); the gated norm, further layers and the model's head are outside that statement."]
