@@ -40,7 +40,7 @@ from bilinear.errors import AnalysisError, MonoidTooLargeError
 from bilinear.fileio import atomic_write_text
 
 from .commutators import Commutators, commutators
-from .extract import ExtractConfig, Extraction, extract, preflight, tracker_preflight
+from .extract import ExtractConfig, Extraction, extract, preflight
 from .implements import implements_line
 from .layers import LAYER_BURN_IN, LAYER_EXTRA, LAYER_WORDS, layer_spectra
 from .lengths import LengthCurve, accuracy_by_length, check_curve_size
@@ -623,9 +623,7 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     if curve_length:
         check_curve_size(config.curve_words, curve_length, automaton.n_classes)  # before the extraction
     _need_lstar(config)
-    if config.run_extraction:
-        tracker_preflight(tracker, config.extract, automaton.n_symbols, automaton.n_classes)  # before any work
-    ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None
+    ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None  # its size checked first, before the model runs
     agreement = _lstar(tracker, automaton, config, ex)
     curve = None
     if curve_length:
