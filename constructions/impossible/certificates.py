@@ -52,6 +52,7 @@ from bilinear.automata import Automaton, from_spec
 from bilinear.automata.minimize import access_words
 from bilinear.errors import AutomatonError
 
+from ..values.memo import per_automaton
 from ..values.weights import parse_variant
 
 __all__ = [
@@ -671,7 +672,15 @@ def certify(automaton, variant, *, affine: bool = False) -> Certificate | None:
     >>> certify("cyclic:3", "diagonal", affine=True).kind
     'symbol-period'
     """
-    a = _as_automaton(automaton)
+    return _certified(_as_automaton(automaton), parse_variant(variant).spec, bool(affine))
+
+
+@per_automaton
+def _certified(a: Automaton, variant: str, affine: bool) -> Certificate | None:
+    """:func:`certify`'s search, remembered per automaton, canonical variant and ``affine``
+    (:func:`~bilinear.constructions.values.memo.per_automaton`): ``verify SPEC VARIANT --float``
+    asks once to settle the cell and again for the float check's directed witnesses, 6 s each
+    for ``cyclic:1000 rotation2d``; a certificate is frozen, so the callers share it."""
     v = parse_variant(variant)
     if affine:
         for kind in affine_kinds(v):

@@ -94,6 +94,25 @@ def test_a_certificate_adds_its_witnesses_to_the_directed_words():
     diagonal = Weights("diagonal", np.stack([np.diag(rng.normal(size=3)) for _ in range(2)]), np.ones(3),
                        rng.normal(size=(6, 3)))
     assert check(diagonal, a, words=5, length=12).directed == certified.shape[0]
+    assert check(diagonal, a, words=5, length=12, witnesses=False).directed == plain.shape[0]
+
+
+def test_verify_float_on_a_proved_cell_searches_no_certificate(monkeypatch, capsys):
+    """``verify SPEC VARIANT --float`` proves the construction, so the variant has no certificate
+    (it would rule out every network of the variant): the float check does not search for one
+    (5 s on cyclic:1000 rotation2d), and its directed words are the plain ones."""
+    import json
+
+    from bilinear.cli import main
+    from bilinear.constructions.impossible import certificates
+
+    searched = []
+    real = certificates.certify
+    monkeypatch.setattr(certificates, "certify", lambda *a, **k: searched.append(a) or real(*a, **k))
+    assert main(["verify", "cyclic:5", "rotation2d", "--float", "--words", "4", "--length", "9", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "proved" and searched == []
+    assert out["float_check"]["directed"] == directed_words(from_spec("cyclic:5"), 9).shape[0]
 
 
 def test_a_model_with_weights_inside_is_checked_as_its_weights():

@@ -753,3 +753,28 @@ def test_minimal_period_is_the_number_of_distinct_rotations() -> None:
         for seq in itertools.product(range(3), repeat=n):
             rotations = {seq[i:] + seq[:i] for i in range(n)}
             assert minimal_period(seq) == len(rotations), seq
+
+
+def test_the_search_is_remembered_per_automaton_and_variant(monkeypatch):
+    """``certify`` searches once per automaton content, canonical variant and ``affine``: a fresh
+    but equal automaton gets the same certificate without a second search, another variant or
+    ``affine`` searches again, ``clear_caches`` forgets, and a bad variant is refused every time."""
+    from bilinear.constructions.impossible import certificates
+    from bilinear.constructions.values.memo import clear_caches
+    from bilinear.errors import SpecError
+
+    clear_caches()
+    calls = []
+    real = certificates._commutation
+    monkeypatch.setattr(certificates, "_commutation", lambda a, v: calls.append(v) or real(a, v))
+    first = certify(from_spec("dihedral:3"), "diagonal")
+    assert certify(from_spec("dihedral:3"), "diagonal") is first and calls == ["diagonal"]
+    assert certify(from_spec("dihedral:4"), "diagonal").verify(from_spec("dihedral:4")) and len(calls) == 2
+    assert certify(from_spec("dihedral:3"), "rotation2d").kind == "commutation" and len(calls) == 3
+    affine = certify(from_spec("dihedral:3"), "diagonal", affine=True)  # another entry: no commutation kind
+    assert affine.kind == "symbol-period" and affine != first and len(calls) == 3
+    clear_caches()
+    assert certify(from_spec("dihedral:3"), "diagonal") == first and len(calls) == 4
+    for _ in range(2):
+        with pytest.raises(SpecError):
+            certify(from_spec("dihedral:3"), "no-such-variant")
