@@ -35,7 +35,8 @@ from bilinear.metrics import normalized_accuracy
 from .matrices import check_positive_int
 
 __all__ = ["LengthCurve", "LengthRange", "accuracy_by_length", "MAX_CURVE_CELLS", "READING_LENGTHS",
-           "network_label", "shortest_error", "WordCheck"]
+           "network_label", "shortest_error", "WordCheck", "DirectedRun", "directed_plan", "directed_run",
+           "DIRECTED_TOKENS"]
 
 #: The lengths the one-line reading of a curve names; :meth:`LengthCurve.ranges` splits the curve
 #: at them and reports the worst length of each range, so no length between them is skipped.
@@ -281,3 +282,93 @@ def shortest_error(weights, automaton, max_words: int = MAX_ERROR_SEARCH_WORDS) 
         used += k**length
         length += 1
     return None
+
+
+#: Symbols that the directed words of a model without transition matrices read in all
+#: (:func:`directed_run`): their length is cut so that they fit, and the model runs once on them.
+DIRECTED_TOKENS = 1 << 18
+
+#: What the directed words are, for a report's line (docs/analysis.md).
+_DIRECTED_KINDS = "every symbol's powers, a symbol then another's powers, short loops repeated"
+
+
+@dataclass(frozen=True)
+class DirectedRun:
+    """A model run on the float check's directed words (:func:`directed_run`): ``words`` words of
+    ``length`` symbols, the fraction ``accuracy`` of their prefixes it labels right, and
+    ``failure``, its shortest failing prefix re-run through the model (None when it failed on
+    none)."""
+
+    words: int
+    length: int
+    accuracy: float
+    failure: WordCheck | None
+
+    @property
+    def reading(self) -> str:
+        """One line: no error on them, or the first error with both labels."""
+        what = f"{self.words} directed words of length {self.length} ({_DIRECTED_KINDS})"
+        if self.failure is None:
+            return f"no error on {what}; evidence, not a proof"
+        labels = self.failure.labels_text()
+        if self.failure.right:  # the check counts a tie as an error; the argmax re-run picks the label
+            labels = f"automaton {self.failure.automaton}, network: a tie of {self.failure.automaton} with another class"
+        return (f"errs at length {len(self.failure.word)} on {self.failure.text} ({labels}), "
+                f"the shortest failing prefix of {what}; right on {self.accuracy:.4f} of their prefixes")
+
+    def to_json(self) -> dict:
+        return {"words": self.words, "length": self.length, "accuracy": self.accuracy,
+                "first_failure": None if self.failure is None else self.failure.text,
+                "first_failure_length": None if self.failure is None else len(self.failure.word),
+                "automaton_label": None if self.failure is None else self.failure.automaton,
+                "network_label": None if self.failure is None else self.failure.network}
+
+
+def directed_plan(automaton, max_length: int, max_tokens: int = DIRECTED_TOKENS, classes: int | None = None):
+    """``(parts, length)`` of :func:`directed_run`: the directed words (as the float check lists
+    them, :func:`~bilinear.constructions.horizon.floatcheck._directed_parts`) and their length,
+    ``max_length`` cut so that they read at most ``max_tokens`` symbols; their size with
+    ``classes`` logits per symbol (the automaton's by default) checked
+    (:func:`~bilinear.constructions.horizon.floatcheck.check_size`), so a caller can refuse
+    before any model runs."""
+    from bilinear.constructions.horizon.floatcheck import _directed_parts, check_size
+
+    max_length = check_positive_int(max_length, "max_length")
+    max_tokens = check_positive_int(max_tokens, "max_tokens")
+    parts = _directed_parts(automaton)
+    length = max(1, min(max_length, max_tokens // max(1, len(parts))))
+    check_size(len(parts), length, classes=automaton.n_classes if classes is None else classes)
+    return parts, length
+
+
+def directed_run(tracker, automaton, max_length: int, max_tokens: int = DIRECTED_TOKENS) -> DirectedRun:
+    """Run ``tracker`` (a model judged on its logits) on the float check's directed words
+    (:func:`bilinear.constructions.horizon.floatcheck.directed_words`: the runs of one symbol and
+    the repeated short loops that random words almost never contain) of ``max_length`` symbols,
+    cut so that they read at most ``max_tokens`` symbols in all (:func:`directed_plan`, which
+    checks their size before the model runs).  The failing word is run through the model again
+    (:func:`network_label`), so the line names the label the model gives it.
+
+    >>> import numpy as np
+    >>> from bilinear.automata import from_spec
+    >>> from bilinear.constructions.values.tracker import as_tracker
+    >>> def sums(words):  # right until a run of 20 ones, then class 0 for good
+    ...     words = np.asarray(words)
+    ...     runs = np.zeros(words.shape[0], dtype=int); broken = np.zeros(words.shape[0], dtype=bool)
+    ...     out = np.zeros(words.shape + (3,))
+    ...     for t in range(words.shape[1]):
+    ...         runs = np.where(words[:, t] == 1, runs + 1, 0); broken |= runs >= 20
+    ...         out[:, t] = np.eye(3)[np.where(broken, 0, words[:, : t + 1].sum(axis=1) % 3)]
+    ...     return out
+    >>> run = directed_run(as_tracker(sums), from_spec("cyclic:3"), 100)
+    >>> run.failure.text, run.failure.labels_text(), run.words * run.length
+    ('1^20', 'automaton 2, network 0', 3900)
+    """
+    from bilinear.constructions.horizon.floatcheck import check, directed_words
+
+    parts, length = directed_plan(automaton, max_length, max_tokens)
+    result = check(tracker, automaton, word_batch=directed_words(automaton, length, parts=parts))
+    failure = None
+    if result.first_failure is not None:
+        failure = network_label(tracker, automaton, result.first_failure)
+    return DirectedRun(len(parts), length, result.accuracy, failure)

@@ -43,7 +43,7 @@ from .commutators import Commutators, commutators
 from .extract import ExtractConfig, Extraction, extract, preflight
 from .implements import implements_line
 from .layers import LAYER_BURN_IN, LAYER_EXTRA, LAYER_WORDS, layer_spectra
-from .lengths import LengthCurve, accuracy_by_length, check_curve_size
+from .lengths import DIRECTED_TOKENS, LengthCurve, accuracy_by_length, check_curve_size, directed_plan, directed_run
 from .lstar import LStarConfig
 from .matrices import check_positive_int, check_tolerance
 from .relations import RelationReport, relation_residuals
@@ -196,6 +196,7 @@ class Report:
     implements: str = ""
     lstar: Any = None  # an Agreement (analysis/lstar.py) when AnalysisConfig.lstar was set
     layers: tuple = ()  # a stack's LayerSpectrum per layer (analysis/layers.py); () otherwise
+    directed: Any = None  # a tracker's DirectedRun (analysis/lengths.py): the float check's directed words
 
     @property
     def certify_line(self) -> str | None:
@@ -216,6 +217,8 @@ class Report:
             lines.append(self._relations_line() if self.relations is not None else f"relations: {self.relations_note}")
         if self.curve is not None:
             lines.append("accuracy by length: " + curve_reading(self.curve))
+        if self.directed is not None:
+            lines.append(self._directed_line())
         if self.extraction is not None:
             lines.append("extraction: " + self.extraction.reading)
         if self.lstar is not None:
@@ -223,6 +226,16 @@ class Report:
         if self.certify_line:
             lines.append(self.certify_line)
         return "\n".join(lines)
+
+    def _directed_line(self) -> str:
+        """``directed words: ...``; where the extraction matched the true automaton on the sampled
+        words but the model errs on a directed word, the line says that the match stops there."""
+        line = "directed words: " + self.directed.reading
+        ex = self.extraction
+        if self.directed.failure is not None and ex is not None and ex.isomorphic:
+            line += ("; its extracted automaton is isomorphic to the true one on the sampled words only: "
+                     "the model itself is wrong on this word")
+        return line
 
     @property
     def behaves_right(self) -> bool:
@@ -277,6 +290,7 @@ class Report:
             "extraction": None if self.extraction is None else self.extraction.to_json(),
             "implements": self.implements,
             "accuracy_by_length": None if self.curve is None else self.curve.to_json(),
+            "directed_words": None if self.directed is None else self.directed.to_json(),
             "certificate": None if self.certificate is None else self.certificate.to_json(),
             "certificate_line": self.certify_line,
             "lstar": None if self.lstar is None else self.lstar.to_json(),
@@ -291,6 +305,8 @@ class Report:
                                     layer.reads)
         if self.curve is not None:
             out += ["", "## Accuracy by length", "", curve_reading(self.curve), "", curve_caption(self.curve)]
+        if self.directed is not None:
+            out += ["", "## Directed words", "", self._directed_line()]
         if self.extraction is not None:
             out += self._md_extraction()
         if self.lstar is not None:
@@ -620,15 +636,18 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     if tracker.weights is not None:
         return analyze(tracker.weights, automaton, config, title=title, source=source, train_range=train_range)
     curve_length, capped = _tracker_curve_length(tracker, config)
+    directed_tokens = min(DIRECTED_TOKENS, config.curve_words * curve_length)  # no more than the curve's
     if curve_length:
         check_curve_size(config.curve_words, curve_length, automaton.n_classes)  # before the extraction
+        directed_plan(automaton, curve_length, directed_tokens)  # the directed words' size too
     _need_lstar(config)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None  # its size checked first, before the model runs
     agreement = _lstar(tracker, automaton, config, ex)
-    curve = None
+    curve = directed = None
     if curve_length:
         curve = accuracy_by_length(tracker, automaton, curve_length, config.curve_words, seed=config.extract.seed,
                                    train_range=train_range)
+        directed = directed_run(tracker, automaton, curve_length, directed_tokens)  # runs random words seldom hold
     layers, note = _stack_layers(tracker, automaton, config)
     said = str(note or getattr(tracker, "note", None)
                or f"{tracker.name} has no transition matrices: no spectra, commutators or relations")
@@ -651,6 +670,7 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
         curve=curve,
         lstar=agreement,
         layers=layers,
+        directed=directed,
     )
 
 
