@@ -10,34 +10,37 @@ side is timed on page faults of memory the other gave back (a fresh array above 
 on every 4 KiB page, about 2 us each), and the simulation alone read 4.3e7 to 1.3e8 tokens/s
 between two runs of the same script.
 
-Measured 2026-12-07 (2-core machine, nothing else running, load 1.0; the run of
-benchmarks/SPEED.md, "Issue 48, round 18: every target in one run"), 1000 words x length 500,
-median of 5; ``path`` is how the check judged the words (``table``: the float run's finitely
+Measured 2026-12-07 (round 21 of benchmarks/SPEED.md, "Issue 48, round 21: every target in one
+run": another 2-core machine than round 18's, whose simulation runs 1.5-1.8x faster while the
+dense check runs at about the same speed; nothing else running, load 1.0), 1000 words x length
+500, median of 5; ``path`` is how the check judged the words (``table``: the float run's finitely
 many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the float
 run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio  accuracy  worst margin
-    parity diagonal                  1        2       2  table      1.31e+08          5.69e+07    0.4x    1.0000  2
-    cyclic:7 rotation2d              2        7       7  dense      2.32e+07          5.59e+07    2.4x    1.0000  0.377
-    dihedral:50 block:2              2        2     100  dense      2.32e+07          5.75e+07    2.5x    1.0000  0.00394
-    symmetric:5 full                 4        2     120  table      9.25e+07          5.35e+07    0.6x    1.0000  0.632
-    quaternion full                  4        2       8  table      1.28e+08          5.58e+07    0.4x    1.0000  1
-    modarith:5 full                  5       10       5  table      1.36e+08           5.6e+07    0.4x    1.0000  1
-    modarith:8 full                  8       16       8  table      1.33e+08          5.62e+07    0.4x    1.0000  1
-    modarith:16 full                16       32      16  table      1.17e+08           7.2e+07    0.6x    1.0000  1
-    modarith:5 full+noise1e-06       5       10       5  dense      1.53e+07          6.42e+07    4.2x    1.0000  1
-    modarith:8 full+noise1e-06       8       16       8  dense      1.23e+07          6.45e+07    5.2x    1.0000  1
-    cyclic:3 random-diagonal:16     16        3       3  dense      1.61e+07          5.31e+07    3.3x    0.3322  -2.91
-    modarith:16 full+noise1e-06     16       32      16  dense       6.8e+06          5.67e+07    8.3x    1.0000  1
+    parity diagonal                  1        2       2  table      1.33e+08          8.25e+07    0.6x    1.0000  2
+    cyclic:7 rotation2d              2        7       7  dense      2.67e+07          8.65e+07    3.2x    1.0000  0.377
+    dihedral:50 block:2              2        2     100  dense      2.92e+07          8.12e+07    2.8x    1.0000  0.00394
+    symmetric:5 full                 4        2     120  table      1.27e+08          9.75e+07    0.8x    1.0000  0.632
+    quaternion full                  4        2       8  table      1.58e+08          9.39e+07    0.6x    1.0000  1
+    modarith:5 full                  5       10       5  table      1.61e+08          9.24e+07    0.6x    1.0000  1
+    modarith:8 full                  8       16       8  table       1.5e+08          9.43e+07    0.6x    1.0000  1
+    modarith:16 full                16       32      16  table       1.4e+08          9.65e+07    0.7x    1.0000  1
+    modarith:5 full+noise1e-06       5       10       5  dense       1.8e+07          8.74e+07    4.9x    1.0000  1
+    modarith:8 full+noise1e-06       8       16       8  dense      1.41e+07          9.15e+07    6.5x    1.0000  1
+    cyclic:3 random-diagonal:16     16        3       3  dense      1.44e+07          9.64e+07    6.7x    0.3322  -2.91
+    modarith:16 full+noise1e-06     16       32      16  dense      8.45e+06          7.97e+07    9.4x    1.0000  1
 
-017281d's tree (main before issue 48's speed work) read 9.2 / 17.7 / 17.3 / 19.6 / 14.6 / 21.0 /
-24.8 / 43.6 / 24.2 / 30.3 / 21.3 / 43.5x in the same run.  The simulation read 5.3e7 to 7.2e7
-tokens a second from row to row of this one run (round 16: 5.3e7 to 8.3e7); the rotations' check
-ran at 2.3e7 and read 2.4-2.5x.  Within 5x for every exact construction: 0/1, signed permutation and +-1 matrices run through the table at about the
-simulation's speed (its walk is the simulation's loop), whatever d and the alphabet; the
-rotations drift (their products round), so they run densely: at d = 2 the many-class bound
-(``_Bound``: one gathered reference row and its distance per prefix) keeps dihedral:50 under 4x.
-The networks that drift, as trained ones do, run densely at 3.3-8.3x: a diagonal network's
+017281d's tree (main before issue 48's speed work) read 9.4 / 17.7 / 20.2 / 24.3 / 15.7 / 20.5 /
+27.0 / 42.4 / 19.5 / 27.3 / 18.5 / 38.1x in the same run.  The simulation read 8.0e7 to 9.8e7
+tokens a second from row to row of this one run (round 18, on the other machine: 5.3e7 to 7.2e7,
+while the dense checks ran at 0.9-1.3x of round 18's tokens a second); the rotations' check ran
+at 2.7-2.9e7 and read 2.8-3.2x.  Within 5x for every exact construction: 0/1, signed permutation
+and +-1 matrices run through the table at about the simulation's speed (its walk is the
+simulation's loop), whatever d and the alphabet; the rotations drift (their products round), so
+they run densely: at d = 2 the many-class bound (``_Bound``: one gathered reference row and its
+distance per prefix) keeps dihedral:50 under 4x.
+The networks that drift, as trained ones do, run densely at 4.9-9.4x here (3.3-8.3x in round 18): a diagonal network's
 product is entry by entry (``floatrun``'s ``"entrywise"``, 9.1x before it), and the rest is the
 readout, the norms and the margins; a full matrix's product is stacked (every row times every
 symbol's matrix) up to 32 symbols x hidden, grouped by symbol above (round 13 of

@@ -25,19 +25,21 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-07, round 18 (on 56d05c4, nothing else running, load average 0.24 at the start,
-1.02 at the end, about eleven minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round
-18: every target in one run"): 28 of 31 rows met, the same rows as in rounds 16 and 17.  The tour
-51.2 -> 22.3 s (the median of three runs each: 51.0-51.3 s and 22.3-22.8 s), report identical, on
-a machine slower than the issue's (whose baseline took 32 s; in round 10 the baseline took 31.7 s
-here, the tour 15.7 s): not met; ``cyclic:1000`` 106.4 -> 4.4 us per transition; ``cyclic:256``
-open -> proved in 0.8 s; ``verify parity diagonal`` +0.37 -> +0.03 s over ``describe``; certify
-0.58-0.88x of 25d7590 (017281d: 4.1-4.8x), L/U equal; closures S_6 Cayley 1.32x, S_6 on its 6
-points 1.35x, S_7 0.66x / 0.72x, T_6, T_7 and random 8x3 0.21x / 0.10x / 0.18x of libsemigroups;
-the float check 0.4-0.6x the simulation on exact constructions (d up to 16), 2.4-2.5x on
-rotations, 3.3x on a random diagonal d = 16 network, 4.2x on the noisy d = 5 one.  Not met, two of
-the networks that drift (their products round, as a trained network's do): noisy d = 8 (16
-symbols) 5.2x, noisy d = 16 (32 symbols) 8.3x; target 5x.  ``bench_check.py --parts`` measures
+Measured 2026-12-07, round 21 (on 2a34172, nothing else running, load average 0.13 at the start,
+1.00 at the end, about twelve minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round
+21: every target in one run"), on another 2-core machine than rounds 16-20's: 28 of 31 rows met,
+not the same rows.  The tour 37.4 -> 17.7 s (the median of three runs each: 36.9-41.3 s and
+16.6-18.2 s), report identical: met here (rounds 16-20's machine: 50.7-51.2 -> 20.8-22.3 s, not
+met; the issue's machine: 32 s before); ``cyclic:1000`` 69.4 -> 4.0 us per transition;
+``cyclic:256`` open -> proved in 0.7 s; ``verify parity diagonal`` +0.27 -> +0.02 s over
+``describe``; certify 0.72-1.10x of 25d7590 (017281d: 4.0-5.1x), L/U equal; closures S_6 Cayley
+0.98x, S_6 on its 6 points 1.29x, S_7 0.63x / 0.58x, T_6, T_7 and random 8x3 0.26x / 0.10x /
+0.16x of libsemigroups; the float check 0.6-0.8x the simulation on exact constructions (d up to
+16), 2.8-3.2x on rotations, 4.9x on the noisy d = 5 network.  Not met, three of the networks that
+drift (their products round, as a trained network's do): noisy d = 8 (16 symbols) 6.5x, a random
+diagonal d = 16 network 6.7x (3.3x in round 18), noisy d = 16 (32 symbols) 9.4x; target 5x.  The
+simulation runs 1.5-1.8x faster on this machine than on round 18's, the dense check about as fast
+(0.9-1.3x round 18's tokens a second).  ``bench_check.py --parts`` measures
 why: the simulation and the two products at their floors are already about 4x at d = 16, and the
 grouping, gathers, norms and margins around them cost more than the rest.
 
