@@ -437,13 +437,32 @@ def _period_two_dplr(name: str, key: str, h: HeadAnalysis, ev, neg: float) -> st
             f"{neg:.4g}, not -1, so that component {fate}.")
 
 
-def _verdict(automaton, curve, failing, ex, sym_names) -> str:
-    """One sentence that agrees with the measured behaviour."""
+def _with_directed(failing, directed, automaton):
+    """The shorter of the failing-word search's ``failing`` and the first failure of the float
+    check's directed words (``directed``, the behaviour report's :class:`~bilinear.analysis.lengths.DirectedRun`:
+    runs and loops up to the curve's length, which the search's powers up to MAX_POWER and random
+    words of 64 symbols may miss), as ``(word, expected, got)``; a tie (no wrong class to name)
+    leaves ``failing`` as it is, and :func:`_verdict` says it."""
+    f = None if directed is None else directed.failure
+    if f is None or f.right is not False or (failing is not None and len(failing[0]) <= len(f.word)):
+        return failing
+    classes = list(automaton.classes)
+    return tuple(f.word), classes.index(f.automaton), classes.index(f.network)
+
+
+def _verdict(automaton, curve, failing, ex, sym_names, directed=None) -> str:
+    """One sentence that agrees with the measured behaviour (``directed``: the behaviour report's
+    directed words, whose wrong-class failure :func:`_with_directed` has already put in ``failing``)."""
     task = automaton.name or "the task"
     if failing is not None:
         w = " ".join(sym_names[s] for s in failing[0])
         return (f"does not track {task}: it labels the word `{w}` (length {len(failing[0])}) as "
                 f"{automaton.classes[failing[2]]}, the task as {automaton.classes[failing[1]]}.")
+    tie = None if directed is None else directed.failure
+    if tie is not None:
+        w = " ".join(sym_names[s] for s in tie.word)
+        return (f"does not track {task}: on the word `{w}` (length {len(tie.word)}) it scores the task's label "
+                f"{tie.automaton} no higher than another class (a tie).")
     if curve is not None and curve.first_failure is not None:
         return (f"does not track {task}: the accuracy by length has its first error at length {curve.first_failure}.")
     if ex is not None and ex.isomorphic is False:
@@ -504,7 +523,8 @@ def analyze_external(model, automaton, tokens=None, labels=None, bos: int | None
         progress.phase("the behaviour: extraction and accuracy by length")
         rep = analyze_tracker(tracker, automaton, config, title=title or f"{automaton.name} / {model.config.kind}")
         seconds["behaviour"] = time.perf_counter() - started
-    verdict = "The model " + _verdict(automaton, rep.curve, failing, rep.extraction, names)
+    failing = _with_directed(failing, rep.directed, automaton)
+    verdict = "The model " + _verdict(automaton, rep.curve, failing, rep.extraction, names, rep.directed)
     failing_named = None if failing is None else (tuple(names[s] for s in failing[0]),
                                                    automaton.classes[failing[1]], automaton.classes[failing[2]])
     c = model.config

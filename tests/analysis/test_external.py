@@ -148,6 +148,35 @@ def test_each_verdict_template_only_where_it_holds():
                                                                     "automaton extracted from its states is not")
 
 
+def test_a_failure_on_the_directed_words_is_the_verdicts_too():
+    """The behaviour report runs the float check's directed words (runs and loops up to the curve's
+    length), which the failing-word search (powers up to 64, random words of 64) can miss: its
+    failure becomes the verdict's word where it is shorter, and a tie is said to be one; the
+    verdict never reads "tracks" beside a report line that shows the model wrong."""
+    from types import SimpleNamespace
+
+    from bilinear.analysis.external import _verdict, _with_directed
+    from bilinear.analysis.lengths import DirectedRun, WordCheck
+
+    names = list(PARITY.symbols)
+    clean, iso = SimpleNamespace(first_failure=None, max_length=1000), SimpleNamespace(isomorphic=True)
+    word = (0, 1) * 100  # 100 ones: even
+    wrong = DirectedRun(12, 1000, 0.99, WordCheck(word, "(0 1)^100", "even", "odd"))
+    tie = DirectedRun(12, 1000, 0.99, WordCheck(word, "(0 1)^100", "even", "even"))
+    right = DirectedRun(12, 1000, 1.0, None)
+    assert PARITY.classes[PARITY.label(list(word))] == "even"
+    failing = _with_directed(None, wrong, PARITY)
+    assert failing == (word, PARITY.classes.index("even"), PARITY.classes.index("odd"))
+    assert _verdict(PARITY, clean, failing, iso, names, wrong).startswith(
+        "does not track parity: it labels the word `0 1 0 1") and "(length 200) as odd, the task as even" in \
+        _verdict(PARITY, clean, failing, iso, names, wrong)
+    assert _with_directed(((1,), 0, 1), wrong, PARITY) == ((1,), 0, 1)  # the search's shorter word stays
+    assert _with_directed(None, tie, PARITY) is None and _with_directed(None, right, PARITY) is None
+    said = _verdict(PARITY, clean, None, iso, names, tie)
+    assert said.startswith("does not track parity: on the word `0 1 0 1") and said.endswith("(a tie).")
+    assert _verdict(PARITY, clean, None, iso, names, right).startswith("tracks parity on every word tried")
+
+
 def test_analyze_from_reports_its_progress(tmp_path, monkeypatch, capsys):
     """A long analyze --from printed nothing for minutes (a Mamba fed by a width-3 convolution over 12
     symbols: 1,884 keys a head); it names its phase on stderr (here every 0.02 s), then says done."""
