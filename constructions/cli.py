@@ -229,8 +229,12 @@ def _run_verify(args: argparse.Namespace) -> int:
             weights = _construction(automaton, cell)
         # the float check runs on the file as written, never on its projection
         checked = written if written is not None else weights
-        # a network of the checked variant proved: no impossibility certificate to search for witnesses
-        proved = cell.status == "proved" and getattr(checked, "variant", None) == getattr(weights, "variant", None)
+        # one layer of the checked variant proved: that variant has no impossibility certificate to
+        # search for witnesses (a stack's proof says nothing of one layer's certificate)
+        from .values.weights import Weights
+
+        proved = (cell.status == "proved" and isinstance(checked, Weights) and isinstance(weights, Weights)
+                  and checked.variant == weights.variant)
         cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed,
                                             witnesses=not proved))
         out["float_check"] = cell.float_check

@@ -678,9 +678,10 @@ def certify(automaton, variant, *, affine: bool = False) -> Certificate | None:
 @per_automaton
 def _certified(a: Automaton, variant: str, affine: bool) -> Certificate | None:
     """:func:`certify`'s search, remembered per automaton, canonical variant and ``affine``
-    (:func:`~bilinear.constructions.values.memo.per_automaton`): ``verify SPEC VARIANT --float``
-    asks once to settle the cell and again for the float check's directed witnesses, 6 s each
-    for ``cyclic:1000 rotation2d``; a certificate is frozen, so the callers share it."""
+    (:func:`~bilinear.constructions.values.memo.per_automaton`): ``verify SPEC VARIANT --float`` on
+    a cell it does not prove asks once to settle the cell and again for the float check's directed
+    witnesses (the search takes 5 s on ``cyclic:1000 rotation2d``); a certificate is frozen, so
+    the callers share it."""
     v = parse_variant(variant)
     if affine:
         for kind in affine_kinds(v):

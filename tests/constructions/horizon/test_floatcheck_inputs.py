@@ -104,15 +104,22 @@ def test_verify_float_on_a_proved_cell_searches_no_certificate(monkeypatch, caps
     import json
 
     from bilinear.cli import main
-    from bilinear.constructions.impossible import certificates
 
-    searched = []
-    real = certificates.certify
-    monkeypatch.setattr(certificates, "certify", lambda *a, **k: searched.append(a) or real(*a, **k))
+    asked = []  # per listing of the directed words, the variant whose certificate it searches (None: none);
+    # the float check lists them last (settle may list them before, for its exact pass)
+    real = floatcheck._directed_parts
+    monkeypatch.setattr(floatcheck, "_directed_parts", lambda a, v=None, *r: asked.append(v) or real(a, v, *r))
     assert main(["verify", "cyclic:5", "rotation2d", "--float", "--words", "4", "--length", "9", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["status"] == "proved" and searched == []
+    assert out["status"] == "proved" and asked[-1] is None
     assert out["float_check"]["directed"] == directed_words(from_spec("cyclic:5"), 9).shape[0]
+    # a proved stack of rotation2d layers says nothing of one layer's certificate: its witnesses stay
+    assert main(["verify", "dihedral:3", "rotation2d", "--layers", "2", "--float", "--words", "4", "--length", "9",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "proved" and asked[-1] == "rotation2d"
+    assert out["float_check"]["directed"] == directed_words(from_spec("dihedral:3"), 9, "rotation2d").shape[0] == \
+        directed_words(from_spec("dihedral:3"), 9).shape[0] + 2
 
 
 def test_a_model_with_weights_inside_is_checked_as_its_weights():
