@@ -183,7 +183,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     import threading
 
     from .proof.search import BudgetSpent, deadline
-    from .settle import Cell, exit_status, settle, with_float_check
+    from .settle import Cell, exit_status, settle
 
     _check_verify_outputs(args)
     if args.variant:  # printed and written in its canonical spelling (' FULL ' is 'full'), as the spec is
@@ -223,20 +223,10 @@ def _run_verify(args: argparse.Namespace) -> int:
         written = projection.pop("as_written")
         out["projection"] = projection
     if args.float and cell.dim is not None:
-        from .horizon.floatcheck import check
-
         if weights is None:
             weights = _construction(automaton, cell)
         # the float check runs on the file as written, never on its projection
-        checked = written if written is not None else weights
-        # one layer of the checked variant proved: that variant has no impossibility certificate to
-        # search for witnesses (a stack's proof says nothing of one layer's certificate)
-        from .values.weights import Weights
-
-        proved = (cell.status == "proved" and isinstance(checked, Weights) and isinstance(weights, Weights)
-                  and checked.variant == weights.variant)
-        cell = with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed,
-                                            witnesses=not proved))
+        cell = _float_checked(args, automaton, cell, written if written is not None else weights, weights)
         out["float_check"] = cell.float_check
     saved = None
     unsaved: OSError | None = None
@@ -344,6 +334,21 @@ def _save(args, automaton, cell, weights, projected: bool) -> str | None:
     weights.save(args.save)
     what = "the projected weights" if projected else f"the weights of {args.weights}"
     return f"{what} written to {args.save}, signed"
+
+
+def _float_checked(args: argparse.Namespace, automaton, cell, checked, proved_net):
+    """``cell`` with the float check of ``checked`` (``verify --float``).  When ``proved_net``, the
+    network ``cell`` proved, is one layer of the checked variant, that variant has no impossibility
+    certificate, so none is searched for the check's directed witnesses (a stack's proof says
+    nothing of one layer's certificate)."""
+    from .horizon.floatcheck import check
+    from .settle import with_float_check
+    from .values.weights import Weights
+
+    proved = (cell.status == "proved" and isinstance(checked, Weights) and isinstance(proved_net, Weights)
+              and checked.variant == proved_net.variant)
+    return with_float_check(cell, check(checked, automaton, length=args.length, words=args.words, seed=args.seed,
+                                        witnesses=not proved))
 
 
 def _construction(automaton, cell):
