@@ -332,7 +332,9 @@ def directed_plan(automaton, max_length: int, max_tokens: int = DIRECTED_TOKENS,
     (:func:`~bilinear.constructions.horizon.floatcheck.check_size`), so a caller can refuse
     before any model runs."""
     from bilinear.constructions.horizon.floatcheck import _directed_parts, check_size
+    from bilinear.constructions.values.tracker import need_automaton
 
+    need_automaton(automaton)
     max_length = check_positive_int(max_length, "max_length")
     max_tokens = check_positive_int(max_tokens, "max_tokens")
     parts = _directed_parts(automaton)

@@ -101,3 +101,18 @@ def test_the_length_is_cut_to_the_token_budget_and_the_size_is_checked_first():
 def test_the_reading_of_a_run_without_failure():
     d = DirectedRun(words=4, length=9, accuracy=1.0, failure=None)
     assert d.reading.startswith("no error on 4 directed words of length 9 (") and d.reading.endswith("evidence, not a proof")
+
+
+def test_bad_arguments_are_refused_by_name():
+    from bilinear.errors import AnalysisError, MismatchError
+
+    model = _breaks_after_run(25)
+    with pytest.raises(MismatchError, match="expected an Automaton"):
+        directed_run(model, "cyclic:3", 10)
+    for bad in (0, 2.5, "x"):
+        with pytest.raises(AnalysisError, match="max_length must be a positive integer"):
+            directed_run(model, CYCLIC3, bad)
+    with pytest.raises(AnalysisError, match="max_tokens must be a positive integer"):
+        directed_plan(CYCLIC3, 10, max_tokens=0)
+    with pytest.raises(AnalysisError, match="cannot track with a NoneType"):
+        directed_run(None, CYCLIC3, 10)
