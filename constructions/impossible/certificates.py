@@ -672,16 +672,27 @@ def certify(automaton, variant, *, affine: bool = False) -> Certificate | None:
     >>> certify("cyclic:3", "diagonal", affine=True).kind
     'symbol-period'
     """
-    return _certified(_as_automaton(automaton), parse_variant(variant).spec, bool(affine))
+    a = _as_automaton(automaton)
+    key = (parse_variant(variant).spec, bool(affine))
+    done = _searched(a)
+    if key not in done:  # a search stopped by a time budget raises and leaves nothing behind
+        done[key] = _search(a, *key)
+    return done[key]
 
 
 @per_automaton
-def _certified(a: Automaton, variant: str, affine: bool) -> Certificate | None:
-    """:func:`certify`'s search, remembered per automaton, canonical variant and ``affine``
-    (:func:`~bilinear.constructions.values.memo.per_automaton`): ``verify SPEC VARIANT --float`` on
-    a cell it does not prove asks once to settle the cell and again for the float check's directed
-    witnesses (the search takes 5 s on ``cyclic:1000 rotation2d``); a certificate is frozen, so
-    the callers share it."""
+def _searched(a: Automaton) -> dict:
+    """:func:`certify`'s searches for one automaton, by canonical variant and ``affine``,
+    remembered (:func:`~bilinear.constructions.values.memo.per_automaton`: one entry per automaton,
+    whatever the variants, so a large automaton's key is held once): ``verify SPEC VARIANT
+    --float`` on a cell it does not prove asks once to settle the cell and again for the float
+    check's directed witnesses (the search takes 5 s on ``cyclic:1000 rotation2d``).  A
+    certificate is frozen, so the callers share it."""
+    return {}
+
+
+def _search(a: Automaton, variant: str, affine: bool) -> Certificate | None:
+    """The search of :func:`certify` for a canonical ``variant``."""
     v = parse_variant(variant)
     if affine:
         for kind in affine_kinds(v):

@@ -49,16 +49,14 @@ def clear_caches() -> None:
 
 
 def per_automaton(fn):
-    """Memoise ``fn(automaton, *args)`` (the last :data:`MAX_ENTRIES` automata and arguments, which
-    must be hashable; :func:`clear_caches` forgets them all).  Only a value or a
-    :class:`~bilinear.errors.ConstructionError` is kept: any other exception (a bad argument, a
-    time budget that ran out) propagates and the next call computes again."""
+    """Memoise ``fn(automaton)`` (the last :data:`MAX_ENTRIES` automata; :func:`clear_caches`
+    forgets them all)."""
     cache: OrderedDict = OrderedDict()
     _CLEARS.append(cache.clear)
 
     @wraps(fn)
-    def wrapper(automaton, *args):
-        key = (automaton_key(automaton), args)
+    def wrapper(automaton):
+        key = automaton_key(automaton)
         if key in cache:
             cache.move_to_end(key)
             ok, value = cache[key]
@@ -66,7 +64,7 @@ def per_automaton(fn):
                 return value
             raise value.with_traceback(None)  # the same error, of the same class (ConstructionTooLargeError)
         try:
-            value = fn(automaton, *args)
+            value = fn(automaton)
             cache[key] = (True, value)
         except ConstructionError as exc:
             cache[key] = (False, exc)
