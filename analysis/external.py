@@ -83,6 +83,16 @@ class HeadAnalysis:
         return f"layer{self.layer + 1}_" + self.label.replace("channels ", "channels").replace("channel ", "channel").replace(
             "head ", "head")
 
+    def power_key(self, g: int, name: str) -> str | None:
+        """The key of the window ``g^n`` settles on: ``(g,) * w`` for the widest window w (a
+        symbol's own key without a window), matched on the windows' tuples of symbol indices
+        (:meth:`key_of`), never on names (glued, ``1`` twice and the symbol ``11`` read the same);
+        None when the head has none.  A head built without its windows is matched by name only
+        where its keys are one symbol each."""
+        if self.windows:
+            return self.key_of((g,) * max(len(t) for t in self.windows))
+        return name if name in self.keys and not self.dplr else None
+
     @property
     def dplr(self) -> bool:
         """An RWKV-7 head: diagonal plus rank one, no reflections and no scalar gate to divide out."""
@@ -347,7 +357,7 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
         for h in heads:
             if h.layer != 0 or h.beta is None:
                 continue
-            key = _power_key(h, g, name)  # a convolution or RWKV-7's token shift: g^n settles on the window g...g
+            key = h.power_key(g, name)  # a convolution or RWKV-7's token shift: g^n settles on the window g...g
             if key is None or key not in h.eigenvalues:
                 continue
             ev = np.array(h.eigenvalues[key])
@@ -377,25 +387,13 @@ def _mechanism(heads, automaton, failing, sym_names) -> str | None:
     return "mechanism: " + " ".join(dict.fromkeys(lines))
 
 
-def _power_key(h, g: int, name: str) -> str | None:
-    """The key of the window ``g^n`` settles on in head ``h``: ``(g,) * w`` for its widest window w (a
-    symbol's own key without a window), matched on the windows' tuples of symbol indices, never on
-    names (glued, ``1`` twice and the symbol ``11`` read the same); None when the head has none.  A
-    head built without its windows is matched by name only where its keys are one symbol each."""
-    windows = tuple(getattr(h, "windows", ()) or ())
-    if windows:
-        window = (g,) * max(len(t) for t in windows)
-        return h.keys[windows.index(window)] if window in windows else None
-    return name if name in h.keys and not getattr(h, "dplr", False) else None
-
-
 def _positive_power(g: int, name: str, p: int, heads) -> list[str]:
     """Mamba / Mamba-2: along g^n the first layer reads one window, g...g, from step w on; its
     transition is positive diagonal, so the lifted recurrence has only positive eigenvalues."""
-    key = _power_key(heads[0], g, name)
+    key = heads[0].power_key(g, name)
     if key is None:
         return []
-    windows = tuple(getattr(heads[0], "windows", ()) or ())
+    windows = heads[0].windows
     width = len(windows[heads[0].keys.index(key)]) if windows else 1
     ev = np.concatenate([np.array(h.eigenvalues[key]) for h in heads])
     if not (np.abs(ev.imag) < 1e-12).all() or ev.real.min() <= 0:

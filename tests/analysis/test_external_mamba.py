@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -84,7 +83,12 @@ def test_a_mamba_checkpoint_per_channel_group_and_its_figures(saved, tmp_path, m
 
 
 def _heads(ev, name="head 0"):
-    return [SimpleNamespace(keys=("1", "1·1"), windows=((1,), (1, 1)), eigenvalues={"1": ev, "1·1": ev}, name=name)]
+    """One Mamba head of two keys, symbol 1 and the window (1, 1), both with eigenvalues ``ev``."""
+    from bilinear.analysis.external import HeadAnalysis
+
+    return [HeadAnalysis(layer=0, head=0, keys=("1", "1·1"), exact=True, identified="positive", beta=None,
+                         gate=(1.0, 1.0), eigenvalues={"1": ev, "1·1": ev}, spectrum="", commutators="", relations="",
+                         name=name, windows=((1,), (1, 1)))]
 
 
 def test_the_positive_power_sentence_only_where_it_holds():
