@@ -160,12 +160,16 @@ def test_the_hidden_states_of_a_layered_ssm_are_its_final_norm():
 
 @pytest.mark.parametrize("cls", [TanhRNN, CausalTransformer, SelectiveSSM])
 def test_analyze_tracker_runs_on_every_baseline(cls):
-    """Untrained baselines: the report exists, with an accuracy per length and no weight sections."""
+    """Untrained baselines: the report exists, with an accuracy per length, the directed words and no
+    weight sections (a curve of 100, not the default 1000 the cap gives a tracker: the Transformer's
+    forward is quadratic in the length, and the cap is tested in tests/analysis/test_tracker_limits.py)."""
     model = cls(n_symbols=2, n_classes=2, hidden=8)
-    r = analyze_tracker(model, PARITY, AnalysisConfig(extract=ExtractConfig(words=40, length=12)))
+    r = analyze_tracker(model, PARITY, AnalysisConfig(extract=ExtractConfig(words=40, length=12), curve_length=100,
+                                                      curve_words=50))
     ex = r.to_json()["extraction"]
     assert len(ex["accuracy_by_length"]) == 12 and -1.0 <= ex["accuracy"] <= 1.0
     assert r.spectrum is None and r.variant == cls.__name__ and "no transition matrices" in r.summary
+    assert r.curve.max_length == 100 and r.directed.length == 100 and "\ndirected words: " in r.summary
 
 
 def test_extract_and_check_take_a_model_and_need_an_automaton():
