@@ -62,6 +62,8 @@ SAMPLE_WORDS = 64
 SAMPLE_LENGTH = 24
 #: Mamba channels per "head" of :func:`head_transitions` (their diagonals side by side).
 CHANNEL_GROUP = 8
+
+
 @dataclass(frozen=True)
 class Identified:
     """The variant a head's matrices were found to belong to, checked numerically: ``rank`` is the
