@@ -102,6 +102,7 @@ class _Kept:
         self.balls: list = []
         self.centres: np.ndarray | None = None
         self.radii: np.ndarray | None = None
+        self.norms: np.ndarray | None = None  # the centres' norms, (kept, heads): computed once, when kept
         self.n = 0
 
     def holds(self, balls: list) -> bool:
@@ -109,7 +110,7 @@ class _Kept:
         only choose which kept balls to check: one they pass over is never a ball that holds it
         (the slack), and a NaN from an infinite radius passes it over, which only expands a node
         that could have been skipped."""
-        if not self.n or self.centres is None or self.radii is None:
+        if not self.n or self.centres is None or self.radii is None or self.norms is None:
             return False
         c, r = _floats(balls)
         C, R = self.centres[:self.n], self.radii[:self.n]
@@ -117,19 +118,22 @@ class _Kept:
             dist = np.sqrt(((C - c) ** 2).sum(axis=2))                      # (kept, heads)
             # each float is its exact value within 2^-53 relative; the distance's own rounding is
             # within (entries + 2) 2^-53 of it: the slack is 32 times that
-            norms = np.sqrt((C ** 2).sum(axis=2)) + np.sqrt((c ** 2).sum(axis=1))
+            norms = self.norms[:self.n] + np.sqrt((c ** 2).sum(axis=1))
             slack = 2.0 ** -48 * (norms + R + r) + (c.shape[1] + 2) * 2.0 ** -48 * dist
             maybe = np.flatnonzero((dist + r - slack <= R).all(axis=1))
         return any(_inside(self.balls[i], balls) for i in maybe)
 
     def add(self, balls: list) -> None:
         c, r = _floats(balls)
-        if self.centres is None or self.radii is None or self.n == len(self.centres):
+        if self.centres is None or self.radii is None or self.norms is None or self.n == len(self.centres):
             size = max(16, 2 * self.n)
-            centres, radii = np.empty((size,) + c.shape), np.empty((size,) + r.shape)
-            if self.n and self.centres is not None and self.radii is not None:
-                centres[:self.n], radii[:self.n] = self.centres[:self.n], self.radii[:self.n]
-            self.centres, self.radii = centres, radii
+            centres, radii, norms = np.empty((size,) + c.shape), np.empty((size,) + r.shape), np.empty((size,) + r.shape)
+            if self.n and self.centres is not None and self.radii is not None and self.norms is not None:
+                centres[:self.n], radii[:self.n], norms[:self.n] = (self.centres[:self.n], self.radii[:self.n],
+                                                                    self.norms[:self.n])
+            self.centres, self.radii, self.norms = centres, radii, norms
+        with np.errstate(all="ignore"):
+            self.norms[self.n] = np.sqrt((c ** 2).sum(axis=1))  # what holds() would compute for it each time
         self.centres[self.n], self.radii[self.n] = c, r
         self.balls.append(balls)
         self.n += 1
