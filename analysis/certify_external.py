@@ -418,11 +418,12 @@ def certify_external(model, automaton, tokens=None, labels=None, dtypes=("float6
 def _check_limits(max_nodes, max_steps, time_budget) -> None:
     """AnalysisError for a limit that is not a positive integer or a budget that is not a positive
     number of seconds (None: the default)."""
+    from bilinear.argtypes import check_positive_int
     from bilinear.errors import AnalysisError
 
     for what, value in (("max_nodes", max_nodes), ("max_steps", max_steps)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise AnalysisError(f"{what} = {value!r} must be a positive integer")
+        if value is not None:
+            check_positive_int(value, what, error=AnalysisError)
     if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
                                     or not time_budget > 0 or not math.isfinite(time_budget)):
         raise AnalysisError(f"time_budget = {time_budget!r} must be a positive number of seconds")
