@@ -491,8 +491,10 @@ def _norms(flat: np.ndarray, out: np.ndarray | None = None, squares: np.ndarray 
         norms = np.multiply(flat[:, 0], flat[:, 0], out=out)
         for j in range(1, flat.shape[1]):
             norms += flat[:, j] * flat[:, j]
-    else:  # the squares summed by a product with ones: 1.2-2.6x faster than einsum's per-row sums, 4 to 32 columns
-        norms = np.matmul(np.multiply(flat, flat, out=squares), np.ones(flat.shape[1]), out=out)
+    else:  # the squares summed by a product with ones: 1.2-2.6x faster than einsum's per-row sums, 4 to 32
+        # columns (benchmarks/SPEED.md, round 8); np.square reads its operand once: the same numbers as
+        # multiply(flat, flat), 1.2-1.4x faster at 8 and 16 columns (round 22)
+        norms = np.matmul(np.square(flat, out=squares), np.ones(flat.shape[1]), out=out)
     norms = np.sqrt(norms, out=norms)
     norms[norms == 0] = 1.0
     return norms
