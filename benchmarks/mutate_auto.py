@@ -171,6 +171,10 @@ TARGETS = [
     Target("external_verdict", "analysis/external.py", ("_access_words", "_first_error", "failing_word",
                                                         "_with_directed", "_verdict"),
            ("tests/analysis/test_failing_word.py", "tests/analysis/test_directed_words.py", "tests/analysis/test_external.py")),
+    # the one-line verdict per network (analysis/implements.py): what it implements, or why not
+    Target("implements", "analysis/implements.py", (),
+           ("tests/analysis/test_implements_lines.py", "tests/analysis/test_sentences.py", "tests/analysis/test_report_truth.py",
+            "tests/analysis/test_report_sentences.py", "tests/analysis/test_report.py")),
     Target("certify_balls", "analysis/certify_balls.py", (),
            ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),
     Target("formats", "constructions/horizon/roundoff.py", ("FloatFormat", "_format"),
@@ -440,6 +444,32 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('analysis/lengths.py', 'directed_plan', '1 -> 0', 1):
         "max(0, len(parts)) is len(parts): the float check lists at least one directed word (every symbol's "
         "powers) for every automaton, which has at least one symbol",
+    # the one-line verdict (analysis/implements.py)
+    ('analysis/implements.py', 'mechanism_text', 'abs(z) > 1e-12 -> abs(z) >= 1e-12', 0):
+        "not proved equivalent: differs only for an eigenvalue of modulus exactly 1e-12 of the spectral radius",
+    ('analysis/implements.py', 'mechanism_text', '1 -> 0', 1):
+        "range(0, k) adds j = 0, which gcd(0, k) = k > 1 excludes (k = 1 is skipped before)",
+    ('analysis/implements.py', 'mechanism_text', 'angle > math.pi / (2 * k) -> angle >= math.pi / (2 * k)', 0):
+        "not proved equivalent: differs only at an angle of exactly pi / (2k) to the nearest root, to the last bit",
+    ('analysis/implements.py', 'mechanism_text', 'abs(z) < 0.99 -> abs(z) <= 0.99', 0):
+        "not proved equivalent: differs only at a modulus of exactly 0.99 (the double nearest)",
+    ('analysis/implements.py', 'mechanism_text', 'abs(z) < 0.99 -> abs(z) <= 0.99', 1):
+        "not proved equivalent: as the mutant above, for a rotation's modulus",
+    ('analysis/implements.py', '_worst_phase', 'abs(abs(z) - 1) > 0.05 -> abs(abs(z) - 1) >= 0.05', 0):
+        "not proved equivalent: differs only at a modulus 0.05 from 1 to the last bit",
+    ('analysis/implements.py', '_kind', 'src.index is not None and src.period is not None -> src.index is not None or src.period is not None', 0):
+        "index and period come together from power_structure (both, or neither: its None)",
+    ('analysis/implements.py', 'transitions_text', '1 -> 2', 1):
+        "the kinds that are no order sort after the orders with key (2, k) as with (1, k)",
+    ('analysis/implements.py', '_failure_line', 'image.n_states < automaton.n_states -> image.n_states <= automaton.n_states', 0):
+        "a quotient with as many states as the target is the target's minimal automaton, which the isomorphic "
+        "extraction handled before (an unreachable or duplicate state leaves the minimal image smaller)",
+    ('analysis/implements.py', '_exact_verdict', '500 -> 501', 0):
+        "not proved equivalent: the directed words in exact arithmetic one symbol longer; differs only for exact "
+        "weights whose first exact failure among them is at length 501",
+    ('analysis/implements.py', '_exact_verdict', '2 -> 3', 0):
+        "not proved equivalent: a third of PROVE_SECONDS instead of half for the exact words; differs only where "
+        "they run out of time between the two",
     ('analysis/external.py', 'failing_word', '256 -> 257', 0):
         "not proved equivalent: the seeded generator draws the same first 256 words of 64 symbols and one "
         "more; it differs only on a model whose shortest failure among them is on that 257th word alone",
