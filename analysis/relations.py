@@ -165,6 +165,8 @@ class RelationReport:
         n = len(self.relations)
         shown = "" if n == self.total else f" (the first {n} of {self.total})"
         if n == 0:
+            if self.total:  # max_relations = 0: none checked, not none there
+                return f"none of the {self.total} defining relations checked (at most 0 asked)"
             return "the automaton's monoid has no defining relations to check"
         if all(r.exactly for r in self.relations):
             return f"all {n} defining relations{shown} hold (exactly)"

@@ -175,6 +175,16 @@ TARGETS = [
     Target("implements", "analysis/implements.py", (),
            ("tests/analysis/test_implements_lines.py", "tests/analysis/test_sentences.py", "tests/analysis/test_report_truth.py",
             "tests/analysis/test_report_sentences.py", "tests/analysis/test_report.py")),
+    # do the learned transitions commute, and which relations do they satisfy (analysis/commutators.py,
+    # analysis/relations.py): the report's verdicts on a network's algebra
+    Target("commutators", "analysis/commutators.py", (),
+           ("tests/analysis/test_algebra_verdicts.py", "tests/analysis/test_commutators.py", "tests/analysis/test_sentences.py",
+            "tests/analysis/test_report.py",
+            "tests/analysis/test_report_truth.py", "tests/analysis/test_report_sentences.py")),
+    Target("relations", "analysis/relations.py", (),
+           ("tests/analysis/test_algebra_verdicts.py", "tests/analysis/test_relations.py", "tests/analysis/test_sentences.py",
+            "tests/analysis/test_report.py",
+            "tests/analysis/test_report_truth.py", "tests/analysis/test_report_sentences.py")),
     Target("certify_balls", "analysis/certify_balls.py", (),
            ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),
     Target("formats", "constructions/horizon/roundoff.py", ("FloatFormat", "_format"),
@@ -444,6 +454,50 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('analysis/lengths.py', 'directed_plan', '1 -> 0', 1):
         "max(0, len(parts)) is len(parts): the float check lists at least one directed word (every symbol's "
         "powers) for every automaton, which has at least one symbol",
+    # a network's algebra (analysis/commutators.py, analysis/relations.py)
+    ('analysis/commutators.py', '_pair_norms', '1 -> 2', 0):
+        "reshape(n, -2) is reshape(n, -1): numpy infers a dimension given as any negative number",
+    ('analysis/commutators.py', '_pair_norms', '1 -> 2', 5):
+        "reshape(n - a - 1, -2) is reshape(n - a - 1, -1), as the mutant above",
+    ('analysis/commutators.py', 'commutators', '16 -> 17', 0):
+        "not proved equivalent: a default; one more word only where the alphabet has more than 16 words of length "
+        "2 to word_length, each new pair a commutator of two more products",
+    ('analysis/commutators.py', 'commutators', 'a + 1 -> a - 1', 0):
+        "the exact test then also visits (a, a), zero, and (a, a - 1), the same test as (a - 1, a) before it",
+    ('analysis/commutators.py', 'commutators', '1 -> 0', 0):
+        "range(a, n): the exact test also visits (a, a), whose commutator is zero",
+    ('analysis/relations.py', 'reachable_basis', '2 -> 3', 0):
+        "a third Gram-Schmidt pass against an orthonormal basis: the vector moves by rounding only",
+    ('analysis/relations.py', 'reachable_basis', 'r <= rtol * n -> r < rtol * n', 0):
+        "not proved equivalent: differs only at a residual of exactly rtol times the norm",
+    ('analysis/relations.py', 'reachable_basis', 'len(basis) < d -> len(basis) <= d', 0):
+        "with d vectors the basis is full: no vector has a residual left to add, the loop only empties the queue",
+    ('analysis/relations.py', 'state_residual', 'na <= 1e-12 * scale -> na < 1e-12 * scale', 0):
+        "not proved equivalent: differs only at an image of exactly 1e-12 of the largest",
+    ('analysis/relations.py', 'state_residual', 'nb <= 1e-12 * scale -> nb < 1e-12 * scale', 0):
+        "not proved equivalent: as the mutant above",
+    ('analysis/relations.py', 'relation_residuals', '500 -> 501', 0):
+        "not proved equivalent: a default; differs only for a monoid of more than 500 relations (one more checked)",
+    ('analysis/relations.py', 'relation_residuals', '100_000 -> 100001', 0):
+        "not proved equivalent: a default; differs only for a monoid of exactly 100,001 elements",
+    ('analysis/relations.py', 'relation_residuals', '50 -> 51', 0):
+        "not proved equivalent: a default burn-in one step longer; the visited span of a network whose states "
+        "settle by step 50 is the same",
+    ('analysis/relations.py', 'relation_residuals', '0 -> 1', 0):
+        "not proved equivalent: the default seed of the visited states' words",
+    ('analysis/relations.py', 'relation_residuals', '1 -> 2', 1):
+        "h0.reshape(1, -2) is h0.reshape(1, -1): numpy infers a dimension given as any negative number",
+    ('analysis/relations.py', 'relation_residuals', '1 -> 0', 2):
+        "Q.shape[0] for Q.shape[1]: the two differ only for a basis of no columns, whose distance is 0.0 either way",
+    ('analysis/relations.py', 'relation_residuals', '1 -> 0', 3):
+        "V.shape[0] for V.shape[1]: as the mutant above, for the visited span",
+    ('analysis/relations.py', 'relation_residuals', 'span.states is not None and R is not None -> '
+     'span.states is not None or R is not None', 0):
+        "R is never None: Weights always have a readout",
+    ('analysis/relations.py', 'relation_residuals', 'visited <= tol -> visited < tol', 0):
+        "not proved equivalent: differs only at a residual of exactly tol on the span",
+    ('analysis/relations.py', 'relation_residuals', 'states <= tol -> states < tol', 0):
+        "not proved equivalent: differs only at a state residual of exactly tol",
     # the one-line verdict (analysis/implements.py)
     ('analysis/implements.py', 'mechanism_text', 'abs(z) > 1e-12 -> abs(z) >= 1e-12', 0):
         "not proved equivalent: differs only for an eigenvalue of modulus exactly 1e-12 of the spectral radius",
