@@ -349,6 +349,7 @@ def matrix_spectrum(
     >>> ms.reading, ms.order, sorted(r.order for r in ms.roots)
     ('acts as a reflection', 2, [1, 2])
     """
+    max_order = check_max_order(max_order)  # a public entry: its power search is bounded before it runs
     M = np.asarray(M)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise AnalysisError(f"{name}: expected a square matrix, got shape {M.shape}")

@@ -185,6 +185,11 @@ TARGETS = [
            ("tests/analysis/test_algebra_verdicts.py", "tests/analysis/test_relations.py", "tests/analysis/test_sentences.py",
             "tests/analysis/test_report.py",
             "tests/analysis/test_report_truth.py", "tests/analysis/test_report_sentences.py")),
+    # the spectra and orders up to scale (analysis/spectrum.py): "acts as order k"
+    Target("spectrum", "analysis/spectrum.py", (),
+           ("tests/analysis/test_spectrum.py", "tests/analysis/test_algebra_verdicts.py", "tests/analysis/test_sentences.py",
+            "tests/analysis/test_report_truth.py",
+            "tests/analysis/test_implements_lines.py")),
     Target("certify_balls", "analysis/certify_balls.py", (),
            ("tests/analysis/test_certify_balls.py", "tests/analysis/test_certify_external_fast.py")),
     Target("formats", "constructions/horizon/roundoff.py", ("FloatFormat", "_format"),

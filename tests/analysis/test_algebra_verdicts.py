@@ -132,3 +132,22 @@ def test_a_failing_relation_is_named_with_its_residuals():
     report = relation_residuals(w, from_spec("cyclic:3"), span=no_states)
     assert next(r for r in report.relations if r.text == "1·2 = ε").residual_states is None
     assert report.max_residual == pytest.approx(1.0) and "worst 1·2 = ε (residual 1 on the span" in report.reading
+
+
+def test_nearest_roots_are_reduced_and_the_spectrum_refuses_what_it_cannot_read():
+    import cmath
+    import math
+
+    from bilinear.analysis.spectrum import MAX_ORDER, matrix_spectrum, nearest_root
+
+    third = nearest_root(cmath.exp(2j * math.pi * 2 / 6), 12)  # 2/6 of a turn is the primitive cube root 1/3
+    assert (third.order, third.j) == (3, 1) and abs(third.root - cmath.exp(2j * math.pi / 3)) < 1e-15
+    off = nearest_root(cmath.exp(1j * (2 * math.pi * 5 / 12 + 0.01)), 12)  # 0.01 rad past 5/12 of a turn
+    assert (off.order, off.j) == (12, 5) and off.distance == pytest.approx(2 * math.sin(0.005), rel=1e-9)
+    assert nearest_root(cmath.exp(1j * (2 * math.pi * 5 / 12 + 0.01)), 11).order != 12  # past max_order: not read
+    with pytest.raises(AnalysisError, match=f"max_order {MAX_ORDER + 1:,} exceeds the limit {MAX_ORDER:,}"):
+        matrix_spectrum(np.eye(2), max_order=MAX_ORDER + 1)
+    with pytest.raises(AnalysisError, match=r"A: expected a square matrix, got shape \(2, 3\)"):
+        matrix_spectrum(np.zeros((2, 3)))
+    with pytest.raises(AnalysisError, match="A: matrix has non-finite entries"):
+        matrix_spectrum(np.array([[np.nan, 0.0], [0.0, 1.0]]))
