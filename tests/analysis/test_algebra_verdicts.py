@@ -151,3 +151,36 @@ def test_nearest_roots_are_reduced_and_the_spectrum_refuses_what_it_cannot_read(
         matrix_spectrum(np.zeros((2, 3)))
     with pytest.raises(AnalysisError, match="A: matrix has non-finite entries"):
         matrix_spectrum(np.array([[np.nan, 0.0], [0.0, 1.0]]))
+
+
+_C, _S = float(np.cos(1.0)), float(np.sin(1.0))
+
+
+@pytest.mark.parametrize("rows, reading", [
+    ([[-1, 0, 0], [0, 1, 0], [0, 0, 1]], "acts as a reflection (fixing a 2-dimensional subspace)"),
+    ([[0, 1], [1, 0]], "acts as a reflection"),
+    ([[-1, 0], [0, -1]], "acts as -I (negates every hidden state)"),
+    ([[-1, 0, 0], [0, -1, 0], [0, 0, 1]], "acts as an involution negating a 2-dimensional subspace"),
+    ([[0, 0, 1], [1, 0, 0], [0, 1, 0]],  # a 3-cycle: eigenvalues 1, w, w^2
+     "acts as a rotation of order 3 on a 2-dimensional subspace, fixing a 1-dimensional subspace"),
+    ([[0, 0, 1, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, -1]],  # and a sign: order lcm(3, 2)
+     "has order 6 up to scale: a rotation of order 3 on a 2-dimensional subspace; negation of a 1-dimensional "
+     "subspace, fixing a 1-dimensional subspace"),
+    ([[1, 0], [0, 0]], "is idempotent up to scale (a projection of rank 1)"),
+    ([[1, 0, 0], [0, 0, 1], [0, 0, 0]], "is eventually idempotent up to scale (A^3 = c·A^2), rank 2"),  # A^2 = e1 e1^T
+    ([[0, 1, 1], [1, 0, 0], [0, 0, 0]], "has index 1 and period 2 up to scale (A^3 = c·A^1), rank 2"),  # A^3 = A
+])
+def test_the_reading_of_each_kind_of_exact_matrix(rows, reading):
+    from bilinear.analysis.spectrum import matrix_spectrum
+
+    assert matrix_spectrum(np.array(rows, dtype=object)).reading == reading
+
+
+def test_a_float_turn_of_one_radian_has_no_order_and_its_nearest_root_is_read():
+    from bilinear.analysis.spectrum import matrix_spectrum
+
+    far = 2 * np.sin((np.pi / 3 - 1.0) / 2)  # |e^i - e^(i pi/3)|: the nearest root is a 6th
+    reading = matrix_spectrum(np.array([[_C, -_S, 0], [_S, _C, 0], [0, 0, 0.5]])).reading
+    assert reading == ("has no finite order up to scale (powers up to 12 checked, tolerance 1e-06); normalised "
+                       f"eigenvalue moduli 0.5..1; its unit-modulus eigenvalues lie near roots of unity of order 6 "
+                       f"(distance up to {far:.2g})")
