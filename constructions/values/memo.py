@@ -50,7 +50,9 @@ def clear_caches() -> None:
 
 def per_automaton(fn):
     """Memoise ``fn(automaton)`` (the last :data:`MAX_ENTRIES` automata; :func:`clear_caches`
-    forgets them all)."""
+    forgets them all).  Only a value or a :class:`~bilinear.errors.ConstructionError` is kept: any
+    other exception (a bad argument, a time budget that ran out) propagates and the next call
+    computes again."""
     cache: OrderedDict = OrderedDict()
     _CLEARS.append(cache.clear)
 
