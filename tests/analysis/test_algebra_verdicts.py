@@ -5,14 +5,20 @@ report tests left alive."""
 
 from __future__ import annotations
 
+import cmath
+import dataclasses
+import math
+
 import numpy as np
 import pytest
 
 from bilinear.analysis.commutators import commutators
 from bilinear.analysis.relations import (label_agreement, reachable_basis, relation_kind, relation_residuals,
                                          state_residual)
+from bilinear.analysis.spectrum import MAX_ORDER, matrix_spectrum, nearest_root
 from bilinear.automata import from_spec
 from bilinear.constructions.handmade.registry import build
+from bilinear.constructions.values.span import visited_span
 from bilinear.constructions.values.weights import Weights
 from bilinear.errors import AnalysisError
 
@@ -124,10 +130,6 @@ def test_a_failing_relation_is_named_with_its_residuals():
     bad = next(r for r in report.relations if r.text == "1·2 = ε")
     assert bad.exactly is False and not bad.holds and bad.residual_states == pytest.approx(2 ** 0.5)
     assert "3 do not, worst 1·2 = ε (residual 1 on the span" in report.reading
-    import dataclasses
-
-    from bilinear.constructions.values.span import visited_span
-
     no_states = dataclasses.replace(visited_span(w), states=None)  # a span given without its sample of states
     report = relation_residuals(w, from_spec("cyclic:3"), span=no_states)
     assert next(r for r in report.relations if r.text == "1·2 = ε").residual_states is None
@@ -135,11 +137,6 @@ def test_a_failing_relation_is_named_with_its_residuals():
 
 
 def test_nearest_roots_are_reduced_and_the_spectrum_refuses_what_it_cannot_read():
-    import cmath
-    import math
-
-    from bilinear.analysis.spectrum import MAX_ORDER, matrix_spectrum, nearest_root
-
     third = nearest_root(cmath.exp(2j * math.pi * 2 / 6), 12)  # 2/6 of a turn is the primitive cube root 1/3
     assert (third.order, third.j) == (3, 1) and abs(third.root - cmath.exp(2j * math.pi / 3)) < 1e-15
     off = nearest_root(cmath.exp(1j * (2 * math.pi * 5 / 12 + 0.01)), 12)  # 0.01 rad past 5/12 of a turn
@@ -153,7 +150,7 @@ def test_nearest_roots_are_reduced_and_the_spectrum_refuses_what_it_cannot_read(
         matrix_spectrum(np.array([[np.nan, 0.0], [0.0, 1.0]]))
 
 
-_C, _S = float(np.cos(1.0)), float(np.sin(1.0))
+_C, _S = math.cos(1.0), math.sin(1.0)
 
 
 @pytest.mark.parametrize("rows, reading", [
@@ -171,14 +168,10 @@ _C, _S = float(np.cos(1.0)), float(np.sin(1.0))
     ([[0, 1, 1], [1, 0, 0], [0, 0, 0]], "has index 1 and period 2 up to scale (A^3 = c·A^1), rank 2"),  # A^3 = A
 ])
 def test_the_reading_of_each_kind_of_exact_matrix(rows, reading):
-    from bilinear.analysis.spectrum import matrix_spectrum
-
     assert matrix_spectrum(np.array(rows, dtype=object)).reading == reading
 
 
 def test_a_float_turn_of_one_radian_has_no_order_and_its_nearest_root_is_read():
-    from bilinear.analysis.spectrum import matrix_spectrum
-
     far = 2 * np.sin((np.pi / 3 - 1.0) / 2)  # |e^i - e^(i pi/3)|: the nearest root is a 6th
     reading = matrix_spectrum(np.array([[_C, -_S, 0], [_S, _C, 0], [0, 0, 0.5]])).reading
     assert reading == ("has no finite order up to scale (powers up to 12 checked, tolerance 1e-06); normalised "
