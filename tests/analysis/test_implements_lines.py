@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bilinear.analysis import analyze
-from bilinear.analysis.implements import (_exact_verdict, _failing_text, algebra_name, implements_line,
+from bilinear.analysis.implements import (_certificate_text, _exact_verdict, _failing_text, algebra_name, implements_line,
                                           mechanism_text, phase_error, quotient_map, transitions_text)
 from bilinear.analysis.lengths import LengthCurve
 from bilinear.analysis.spectrum import spectrum
@@ -129,3 +129,24 @@ def test_exact_verdicts_without_a_curve_and_with_ties():
     tie_at_start = Weights("diagonal", [[[1, 0], [0, 1]], [[-1, 0], [0, 1]]], [1, 1], [[0, 1], [0, 1]])
     assert _exact_verdict(tie_at_start, PARITY, "Z_2") == (
         "counterexample", "the exact proof's counterexample ε (automaton even, network a tie)")
+
+
+def _corner() -> Automaton:
+    """Z_3 x Z_3: ``a`` turns the first coordinate, ``b`` the second; ``yes`` only at (2, 2)."""
+    delta = np.array([[((x + 1) % 3) * 3 + y, x * 3 + (y + 1) % 3] for x in range(3) for y in range(3)]).T
+    labels = [int(x == 2 and y == 2) for x in range(3) for y in range(3)]
+    return Automaton(delta, 0, labels, symbols=["a", "b"], classes=["no", "yes"], name="corner")
+
+
+def test_a_certificate_whose_g_has_two_symbols_puts_g_in_parentheses():
+    corner = _corner()
+    # along (a b)^n the state is (n, n): no no yes, period 3, which no diagonal network can follow
+    # (its labels along any g^n are eventually 2-periodic); along a single symbol from a start at
+    # most one symbol away the label never changes, so the shortest certificate's g is "a b"
+    assert [corner.classes[corner.label([0, 1] * n)] for n in range(6)] == ["no", "no", "yes"] * 2
+    short = [(), (0,), (1,)]
+    assert all(len({corner.label(list(u) + [g] * n + list(v)) for n in range(9)}) == 1
+               for u in short for v in short for g in (0, 1) if len(u) + len(v) <= 1)
+    text = _certificate_text(corner, "diagonal", "can implement it")
+    assert "the labels of (a b)^n are eventually 2-periodic in n" in text
+    assert "repeat no no yes with period 3" in text
