@@ -450,7 +450,10 @@ def _with_directed(failing, directed, automaton):
 
 def _verdict(automaton, curve, failing, ex, sym_names, directed=None) -> str:
     """One sentence that agrees with the measured behaviour (``directed``: the behaviour report's
-    directed words, whose wrong-class failure :func:`_with_directed` has already put in ``failing``)."""
+    directed words; a wrong-class failure of theirs shorter than ``failing`` is named in its
+    place, by :func:`_with_directed`, which leaves a ``failing`` it has already merged as it is,
+    so that only a tie is left to say of them)."""
+    failing = _with_directed(failing, directed, automaton)
     task = automaton.name or "the task"
     if failing is not None:
         w = " ".join(sym_names[s] for s in failing[0])

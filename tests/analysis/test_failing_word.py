@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bilinear.analysis.external import _access_words, _with_directed, failing_word
+from bilinear.analysis.external import _access_words, _verdict, _with_directed, failing_word
 from bilinear.analysis.lengths import DirectedRun, WordCheck, directed_plan
 from bilinear.automata import Automaton, from_spec
 from bilinear.constructions.values.tracker import as_tracker
@@ -90,6 +90,19 @@ def test_the_directed_failure_replaces_only_a_longer_search_failure():
     assert _with_directed(search, _directed((1,), "1", "1"), CYCLIC3) == search  # a tie names no wrong class
     assert _with_directed(search, DirectedRun(3, 10, 1.0, None), CYCLIC3) == search
     assert _with_directed(search, None, CYCLIC3) == search
+
+
+def test_the_verdict_names_a_directed_wrong_class_and_calls_only_a_tie_a_tie():
+    names = list(CYCLIC3.symbols)
+    wrong = _directed((2, 2, 2, 2), "2", "1")  # 2 2 2 2 sums to 2; the network says 1
+    for failing in (None, _with_directed(None, wrong, CYCLIC3)):  # merged by the caller or not: one sentence
+        said = _verdict(CYCLIC3, None, failing, None, names, wrong)
+        assert "labels the word `2 2 2 2` (length 4) as 1, the task as 2" in said and "tie" not in said
+    tie = _directed((1,), "1", "1")  # the argmax re-run gives the right class: the check saw a tie
+    assert "scores the task's label 1 no higher than another class (a tie)" in _verdict(CYCLIC3, None, None, None,
+                                                                                        names, tie)
+    search = ((0, 0, 1), 1, 2)  # a shorter search failure is named, not the directed one
+    assert "`0 0 1` (length 3) as 2, the task as 1" in _verdict(CYCLIC3, None, search, None, names, wrong)
 
 
 def test_the_json_of_a_directed_run_with_and_without_a_failure():
