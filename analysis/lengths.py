@@ -343,13 +343,14 @@ def directed_plan(automaton, max_length: int, max_tokens: int = DIRECTED_TOKENS,
     return parts, length
 
 
-def directed_run(tracker, automaton, max_length: int, max_tokens: int = DIRECTED_TOKENS) -> DirectedRun:
+def directed_run(tracker, automaton, max_length: int, max_tokens: int = DIRECTED_TOKENS, plan=None) -> DirectedRun:
     """Run ``tracker`` (a model judged on its logits) on the float check's directed words
     (:func:`bilinear.constructions.horizon.floatcheck.directed_words`: the runs of one symbol and
     the repeated short loops that random words almost never contain) of ``max_length`` symbols,
     cut so that they read at most ``max_tokens`` symbols in all (:func:`directed_plan`, which
     checks their size before the model runs).  The failing word is run through the model again
-    (:func:`network_label`), so the line names the label the model gives it.
+    (:func:`network_label`), so the line names the label the model gives it.  ``plan``: what
+    :func:`directed_plan` gave for these arguments, when the caller has already asked it.
 
     >>> import numpy as np
     >>> from bilinear.automata import from_spec
@@ -368,7 +369,7 @@ def directed_run(tracker, automaton, max_length: int, max_tokens: int = DIRECTED
     """
     from bilinear.constructions.horizon.floatcheck import check, directed_words
 
-    parts, length = directed_plan(automaton, max_length, max_tokens)
+    parts, length = directed_plan(automaton, max_length, max_tokens) if plan is None else plan
     result = check(tracker, automaton, word_batch=directed_words(automaton, length, parts=parts))
     failure = None
     if result.first_failure is not None:

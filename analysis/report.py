@@ -639,7 +639,7 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     directed_tokens = min(DIRECTED_TOKENS, config.curve_words * curve_length)  # no more than the curve's
     if curve_length:
         check_curve_size(config.curve_words, curve_length, automaton.n_classes)  # before the extraction
-        directed_plan(automaton, curve_length, directed_tokens)  # the directed words' size too
+        plan = directed_plan(automaton, curve_length, directed_tokens)  # the directed words' size too
     _need_lstar(config)
     ex = extract_tracker(tracker, automaton, config.extract) if config.run_extraction else None  # its size checked first, before the model runs
     agreement = _lstar(tracker, automaton, config, ex)
@@ -647,7 +647,7 @@ def analyze_tracker(tracker, automaton, config: AnalysisConfig | None = None, ti
     if curve_length:
         curve = accuracy_by_length(tracker, automaton, curve_length, config.curve_words, seed=config.extract.seed,
                                    train_range=train_range)
-        directed = directed_run(tracker, automaton, curve_length, directed_tokens)  # runs random words seldom hold
+        directed = directed_run(tracker, automaton, curve_length, directed_tokens, plan=plan)  # runs random words seldom hold
     layers, note = _stack_layers(tracker, automaton, config)
     said = str(note or getattr(tracker, "note", None)
                or f"{tracker.name} has no transition matrices: no spectra, commutators or relations")

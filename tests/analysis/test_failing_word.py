@@ -9,8 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from bilinear.analysis.external import _access_words, _verdict, _with_directed, failing_word
+from bilinear.analysis.extract import ExtractConfig
 from bilinear.analysis.lengths import DirectedRun, WordCheck, directed_plan
+from bilinear.analysis.report import AnalysisConfig, analyze_tracker
 from bilinear.automata import Automaton, from_spec
+from bilinear.constructions.horizon import floatcheck
 from bilinear.constructions.values.tracker import as_tracker
 
 CYCLIC3 = from_spec("cyclic:3")
@@ -120,3 +123,14 @@ def test_the_plan_is_never_shorter_than_one_symbol_and_counts_its_words():
     one = Automaton(np.array([[1, 2, 0]]), 0, labels=[0, 1, 2], name="one symbol")
     parts, length = directed_plan(one, 100, max_tokens=10)
     assert len(parts) == 1 and length == 10  # one word: all ten tokens
+
+
+def test_a_tracker_s_report_lists_its_directed_words_once(monkeypatch):
+    listed = []
+    real = floatcheck._directed_parts
+    monkeypatch.setattr(floatcheck, "_directed_parts", lambda *a, **k: listed.append(a) or real(*a, **k))
+    model = _broken_by(lambda w, t, runs: runs[1] >= 40)
+    r = analyze_tracker(model, CYCLIC3, AnalysisConfig(extract=ExtractConfig(words=20, length=6), curve_length=60,
+                                                       curve_words=100))
+    assert len(listed) == 1  # the size check's list is the one run
+    assert r.directed.words == len(real(CYCLIC3)) and r.directed.failure.text == "1^40"
