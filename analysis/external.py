@@ -260,7 +260,7 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
 
     from bilinear.learned.external.rwkv7_transitions import DplrIdentified
 
-    from bilinear.errors import AnalysisError
+    from bilinear.errors import AnalysisError, BilinearError
 
     ident = h.identified
     w = h.homogeneous(automaton.n_classes)
@@ -283,7 +283,7 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
             pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
             rel = relation_residuals(w, automaton, pairs=pairs, tol=config.span_tol,
                                      max_relations=config.max_relations, span=span).reading
-        except Exception as exc:  # a monoid over its limit: say so
+        except BilinearError as exc:  # a monoid over its limit, a size refused: say so (anything else is a bug)
             rel = f"not computed ({exc})"[:200]
     else:
         rel = "not computed: the transitions are indexed by windows, not by the task's symbols"

@@ -198,3 +198,13 @@ def test_analyze_from_reports_its_progress(tmp_path, monkeypatch, capsys):
     assert any(line.startswith("analyze --from: ") and "(layer 1 of 1, head 1: spectra and commutators of " in line
                for line in lines), lines
     assert lines[-1].startswith("analyze --from: done in "), lines
+
+
+def test_a_monoid_over_its_limit_leaves_the_relations_not_computed(tmp_path):
+    """parity's monoid has 2 elements: with a limit of 1 the relations are not computed and the line
+    says why; the rest of the report is made (a BilinearError is said, any other error is a bug)."""
+    config = AnalysisConfig(curve_length=50, run_extraction=False, extract=ExtractConfig(monoid_limit=1))
+    rep = analyze_external(load_external(handset_parity(tmp_path / "b2")[0]), PARITY, PARITY_TOKENS, PARITY_LABELS,
+                           config=config, search_words=16)
+    assert rep.heads[0].relations.startswith("not computed (the transformation monoid of parity has more than 1")
+    assert rep.verdict.startswith("The model tracks parity on every word tried")
