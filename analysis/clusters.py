@@ -204,21 +204,31 @@ def key_int(top: int) -> type:
     return np.int32 if top <= 2**31 else np.int64
 
 
+def run_starts(keys: np.ndarray, before=None) -> np.ndarray:
+    """Where each run of equal values of ``keys`` (sorted) starts, as a boolean mask: the first
+    entry starts one unless it equals ``before`` (the value just ahead of this part of a longer
+    sorted array).
+
+    >>> run_starts(np.array([1, 1, 2, 3, 3])).tolist(), run_starts(np.array([3, 4]), before=3).tolist()
+    ([True, False, True, True, False], [False, True])
+    """
+    first = np.empty(keys.size, dtype=bool)
+    if keys.size:
+        first[0] = before is None or keys[0] != before
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    return first
+
+
 def count_votes(keys: np.ndarray, delta: np.ndarray, K: int) -> tuple[int, int]:
     """The votes of sorted keys ``(cluster * S + symbol) * K + successor`` (every source's
     whole): each source's most frequent successor (a tie: the smaller one) written into
     ``delta``; returns the number of extra successors and the number of votes for the majorities."""
-    first = np.empty(keys.size, dtype=bool)
-    first[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    del first
+    starts = np.flatnonzero(run_starts(keys))
     uniq, counts = keys[starts], np.diff(starts, append=keys.size)
     src, succ = uniq // K, uniq % K  # src = cluster * S + symbol
     order = np.lexsort((-counts, src))  # per source, the most frequent successor first
     src_o, succ_o, cnt_o = src[order], succ[order], counts[order]
-    first = np.ones(src_o.size, dtype=bool)
-    first[1:] = src_o[1:] != src_o[:-1]
+    first = run_starts(src_o)
     delta[src_o[first]] = succ_o[first]
     return int(src_o.size - int(first.sum())), int(cnt_o[first].sum())
 
@@ -244,10 +254,7 @@ def count_label_conflicts(ids: np.ndarray, pred: np.ndarray, lo: int, C: int, bl
     distinct = []
     for at in range(0, keys.size, block):
         part = keys[at:at + block]
-        first = np.empty(part.size, dtype=bool)
-        first[0] = at == 0 or part[0] != keys[at - 1]
-        np.not_equal(part[1:], part[:-1], out=first[1:])
-        distinct.append(part[first])
+        distinct.append(part[run_starts(part, None if at == 0 else keys[at - 1])])
     label_keys = np.concatenate(distinct) if distinct else keys
     return int(label_keys.size - np.unique(label_keys // C).size)
 
