@@ -120,6 +120,6 @@ def tensor(tensors: dict, name: str, shape: tuple[int, ...]) -> np.ndarray:
     finite = np.isfinite(t)
     if not finite.all():  # a NaN would reach the analysis as an SVD error or a label read off a NaN logit
         at = tuple(int(i) for i in np.argwhere(~finite)[0])
-        raise CheckpointError(f"tensor {name!r} has a non-finite entry {float(t[at])} at {at} "
-                              "(a float16 file holds nothing past 65504)")
+        hint = "" if np.isnan(t[at]) else " (a float16 file holds nothing past 65504)"  # an export's overflow
+        raise CheckpointError(f"tensor {name!r} has a non-finite entry {float(t[at])} at {at}{hint}")
     return t

@@ -63,10 +63,11 @@ def test_bad_checkpoints_and_maps(tmp_path, capsys):
 
     nan = _rewrite(folder, tmp_path / "nan", poison("lm_head.weight", (2, 1), float("nan")))
     _one_line(capsys, base + ["--from", "fla", nan],
-              "tensor 'lm_head.weight' has a non-finite entry nan at (2, 1) (a float16 file", out)
+              "tensor 'lm_head.weight' has a non-finite entry nan at (2, 1)\n", out)  # the float16 hint: an infinity's
     inf = _rewrite(folder, tmp_path / "inf", poison("model.layers.0.attn.k_proj.weight", (1, 3), -float("inf")))
     _one_line(capsys, ["certify"] + base[1:] + ["--from", "fla", inf],
-              "tensor 'model.layers.0.attn.k_proj.weight' has a non-finite entry -inf at (1, 3)", None)
+              "tensor 'model.layers.0.attn.k_proj.weight' has a non-finite entry -inf at (1, 3) "
+              "(a float16 file holds nothing past 65504)", None)
     # finite tensors, a NaN all the same: norm_eps = 0 and token 0's embedding zero make 0 / 0 in the
     # first norm; the transitions say so (an SVD error before), and so does the tracker on its own
     zero = _rewrite(folder, tmp_path / "zero", poison("model.embeddings.weight", 0, 0.0))
