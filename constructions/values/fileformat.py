@@ -34,7 +34,7 @@ from bilinear.errors import FieldError, WeightsError
 from bilinear.jsonfile import check_header, checksum
 
 from .entries import index_name as _index_name
-from ..exact.field import CyclotomicField, FieldElement
+from ..exact.field import MAX_CONDUCTOR, CyclotomicField, FieldElement
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Decoded", "encode", "decode", "read_json", "check_shape", "shape_problem",
            "MAX_FLOAT_MAGNITUDE", "MAX_EXACT_DIGITS"]
@@ -249,7 +249,8 @@ def _decode_fraction(x, where: str):
             return Fraction(x.strip())
         except ZeroDivisionError:
             raise WeightsError(f"{where} = {x!r} has a zero denominator") from None
-    raise WeightsError(f"{where} = {str(x)[:40]!r} is not an integer or a \"p/q\" fraction")
+    shown = "null" if x is None else repr(str(x)[:40])  # JSON's name for None
+    raise WeightsError(f"{where} = {shown} is not an integer or a \"p/q\" fraction")
 
 
 def _decode_exact(x, where: str):
@@ -257,9 +258,12 @@ def _decode_exact(x, where: str):
         if set(x) != {"field", "coeffs"}:
             raise WeightsError(f"{where}: a field element needs exactly the keys 'field' and 'coeffs'")
         field = x["field"]
-        match = re.fullmatch(r"cyclotomic:([0-9]{1,6})", field) if isinstance(field, str) else None
+        match = re.fullmatch(r"cyclotomic:([0-9]+)", field) if isinstance(field, str) else None
         if not match:
-            raise WeightsError(f"{where}: field must be 'cyclotomic:M', got {field!r}")
+            raise WeightsError(f"{where}: field must be 'cyclotomic:M', got {str(field)[:40]!r}")
+        if len(match.group(1)) > 12:  # past any conductor, said before the digits are read as a number
+            raise WeightsError(f"{where}: cyclotomic conductor of {len(match.group(1)):,} digits must be in "
+                               f"1..{MAX_CONDUCTOR}")
         if not isinstance(x["coeffs"], list):
             raise WeightsError(f"{where}: coeffs must be a list")
         coeffs = [_decode_fraction(c, f"{where}.coeffs[{i}]") for i, c in enumerate(x["coeffs"])]

@@ -159,6 +159,12 @@ def _tamper(tmp_path, edit, keep_checksum=True):
         (lambda d: d["readout"].__setitem__(0, [1]), False, "ragged"),
         (lambda d: d["shape"].__setitem__("classes", 3), False, "shape.classes = 3"),
         (lambda d: d["A"][0][0].__setitem__(0, {"field": "cyclo:5", "coeffs": []}), False, "cyclotomic:M"),
+        # a conductor past the limit is named with the limit, however many digits it has
+        (lambda d: d["A"][0][0].__setitem__(0, {"field": "cyclotomic:1000000000", "coeffs": []}), False,
+         r"A\[0\]\[0, 0\]: cyclotomic conductor m=1000000000 must be in 1\.\.100000"),
+        (lambda d: d["A"][0][0].__setitem__(0, {"field": "cyclotomic:" + "9" * 5000, "coeffs": []}), False,
+         r"A\[0\]\[0, 0\]: cyclotomic conductor of 5,000 digits must be in 1\.\.100000"),
+        (lambda d: d["h0"].__setitem__(0, None), False, r"h0\[0\] = null is not an integer"),  # JSON's null, by name
         (lambda d: d.__setitem__("version", 9), False, "unsupported version"),
     ],
 )
