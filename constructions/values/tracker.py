@@ -91,9 +91,22 @@ def _words(words, n_symbols: int | None) -> np.ndarray:
     return w.astype(np.int64, copy=False)
 
 
+def _numbers(x, what: str, name: str) -> np.ndarray:
+    """``x`` as a float array; AnalysisError naming the tracker when it is not an array of real
+    numbers (complex numbers are refused, not cast: a cast drops the imaginary part)."""
+    try:
+        a = np.asarray(x)
+        if not np.iscomplexobj(a):
+            return a.astype(float, copy=False)
+    except (TypeError, ValueError) as exc:  # ragged lists, strings, objects numpy cannot read as numbers
+        raise AnalysisError(f"tracker {name} returned {what} that are not an array of numbers "
+                            f"({type(exc).__name__}: {exc})"[:300]) from None
+    raise AnalysisError(f"tracker {name} returned complex {what} ({a.dtype}): they must be real numbers")
+
+
 def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | None) -> TrackerRun:
     """AnalysisError unless the logits (and hidden states) have the shapes the protocol promises."""
-    L = np.asarray(run.logits, dtype=float)
+    L = _numbers(run.logits, "logits", name)
     if L.ndim != 3 or L.shape[:2] != words.shape:
         raise AnalysisError(f"tracker {name} returned logits of shape {L.shape} for words of shape "
                             f"{words.shape}; expected (batch, time, classes)")
@@ -103,7 +116,7 @@ def _checked(run: TrackerRun, words: np.ndarray, name: str, n_classes: int | Non
         refuse_nonfinite(L, words, name)
     H = run.hidden
     if H is not None:
-        H = np.asarray(H, dtype=float)
+        H = _numbers(H, "hidden states", name)
         if H.ndim != 3 or H.shape[:2] != words.shape:
             raise AnalysisError(f"tracker {name} returned hidden states of shape {H.shape}; expected "
                                 f"(batch, time, hidden) for words of shape {words.shape}")
@@ -165,9 +178,33 @@ class FunctionTracker:
 
     def run(self, words, hidden: bool = False) -> TrackerRun:
         w = _words(words, self.n_symbols)
-        out = self.fn(w)
+        try:
+            out = self.fn(w)
+        except BilinearError:
+            raise
+        except Exception as exc:  # the function's own failure, named as a module's is
+            raise AnalysisError(f"tracker {self.name} failed on words of shape {w.shape}: "
+                                f"{type(exc).__name__}: {exc}"[:300]) from None
+        if isinstance(out, tuple) and len(out) != 2:
+            raise AnalysisError(f"tracker {self.name} returned a tuple of {len(out)} items; expected the logits "
+                                "or (logits, hidden states)")
         logits, H = out if isinstance(out, tuple) else (out, None)
         return _checked(TrackerRun(logits, H if hidden else None), w, self.name, self.n_classes)
+
+
+def _module_logits(out, name: str) -> np.ndarray:
+    """A module's output as float64 logits; AnalysisError for anything but a real tensor (a tuple,
+    a transformers output object, complex logits)."""
+    import torch
+
+    if not isinstance(out, torch.Tensor):
+        hint = (" (it has .logits, as a transformers model's output has: wrap the model in a module whose forward "
+                "returns model(ids).logits)") if hasattr(out, "logits") else ""
+        raise AnalysisError(f"tracker {name} returned a {type(out).__name__}, not a tensor of logits "
+                            f"(batch, time, classes){hint}")
+    if out.is_complex():
+        raise AnalysisError(f"tracker {name} returned complex logits ({out.dtype}): they must be real numbers")
+    return out.double().cpu().numpy()
 
 
 class ModuleTracker:
@@ -219,7 +256,7 @@ class ModuleTracker:
                 parts = []
                 for i in range(0, w.shape[0], size):
                     before = len(captured)
-                    parts.append(self.module(torch.as_tensor(w[i:i + size], device=device)).double().cpu().numpy())
+                    parts.append(_module_logits(self.module(torch.as_tensor(w[i:i + size], device=device)), self.name))
                     if handle is not None and len(captured) != before + 1:
                         raise AnalysisError(
                             f"tracker {self.name}: submodule {self.hidden_name!r} was called {len(captured) - before} "
