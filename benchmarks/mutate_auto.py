@@ -187,7 +187,8 @@ TARGETS = [
             "tests/analysis/test_report_truth.py", "tests/analysis/test_report_sentences.py")),
     # the spectra and orders up to scale (analysis/spectrum.py): "acts as order k"
     Target("spectrum", "analysis/spectrum.py", (),
-           ("tests/analysis/test_spectrum.py", "tests/analysis/test_algebra_verdicts.py", "tests/analysis/test_sentences.py",
+           ("tests/analysis/test_spectrum.py", "tests/analysis/test_spectrum_verdicts.py",
+            "tests/analysis/test_algebra_verdicts.py", "tests/analysis/test_sentences.py",
             "tests/analysis/test_report_truth.py",
             "tests/analysis/test_implements_lines.py")),
     Target("certify_balls", "analysis/certify_balls.py", (),
@@ -452,6 +453,16 @@ _GRID_EDGE = ("with GRID = 48 the every-3rd points are 0, 3, .., 45, so the neig
               "lie in -2 .. 47: neither j = 0 nor j = GRID is ever among them, and the bounds 0 <= j and j < GRID "
               "decide only j = -2, -1, which every variant refuses")
 
+# the spectra's nearest roots (analysis/spectrum.py, nearest_root)
+_ROOT_NEAR_ZERO = ("not proved equivalent: a step k with g = gcd(j, k) > 1 finds again the root of step k / g (the same "
+                   "order, j and distance), and a step with g = 1 gives order k, above every earlier one, so the tie "
+                   "clause (and its lower order) acts only where the distances to three roots agree within 2e-12: a "
+                   "normalised eigenvalue of modulus below about 1e-10, every root then at distance 1 within 2e-10 "
+                   "(none found above 1e-8 by 400,000 points tried, Farey midpoints among them); the readings read "
+                   "roots only within 0.01 of the unit circle, so only a JSON root of a near-zero eigenvalue moves")
+_SPECTRUM_DEFAULT = ("not proved equivalent: a default of spectrum(); every caller in the package passes it "
+                     "(analysis/report.py, analysis/layers.py, analysis/external.py)")
+
 #: Mutants judged equivalent: (file, function, mutated text, occurrence in that function) -> why.
 #: Keyed by function, not line, so that edits elsewhere in the file do not lose them.
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
@@ -503,6 +514,56 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "not proved equivalent: differs only at a residual of exactly tol on the span",
     ('analysis/relations.py', 'relation_residuals', 'states <= tol -> states < tol', 0):
         "not proved equivalent: differs only at a state residual of exactly tol",
+    # the spectra and orders up to scale (analysis/spectrum.py)
+    ('analysis/spectrum.py', 'nearest_root', 'k // g -> k * g', 0):
+        "the mutant's root (order k g, j / g) is at least 1/k of a turn further from z than the step's own root; " + _ROOT_NEAR_ZERO,
+    ('analysis/spectrum.py', 'nearest_root', 'j // g -> j * g', 0):
+        "the mutant's root (order k / g, j g) is another multiple of 1/k of a turn, no nearer than the step's own; "
+        + _ROOT_NEAR_ZERO,
+    ('analysis/spectrum.py', 'nearest_root', 'dist < best.distance - 1e-12 -> dist <= best.distance - 1e-12', 0):
+        "not proved equivalent: differs only for a distance exactly 1e-12 below the best, to the last bit",
+    ('analysis/spectrum.py', 'nearest_root', 'abs(dist - best.distance) <= 1e-12 -> abs(dist - best.distance) < 1e-12', 0):
+        "not proved equivalent: differs only for two distances exactly 1e-12 apart, to the last bit",
+    ('analysis/spectrum.py', 'nearest_root', 'dist - best.distance -> dist + best.distance', 0):
+        "the mutant's tie needs z within 1e-12 of two roots, the same root (roots of order <= MAX_ORDER are 6e-8 "
+        "apart), of the same order: it never takes one; " + _ROOT_NEAR_ZERO,
+    ('analysis/spectrum.py', 'nearest_root', 'order < best.order -> order <= best.order', 0):
+        "a candidate of the best's order is the best's root: a step with g = 1 gives order k, above every earlier "
+        "one, and every root of order q comes from step q or a step k with k / g = q, which finds the same root; "
+        "the same z, order, j and distance, an equal RootMatch",
+    ('analysis/spectrum.py', 'power_structure', '0 -> 1', 0):
+        "M.shape[1] for M.shape[0]: power_structure's one caller, matrix_spectrum, checks that M is square",
+    ('analysis/spectrum.py', 'power_structure', '1 -> 2', 0):
+        "the exact search from 2 I: every power is doubled, and is_zero_matrix and positive_multiple (c > 0) of "
+        "2 M^n and 2 M^i answer as of M^n and M^i",
+    ('analysis/spectrum.py', 'MatrixSpectrum.headline', 'vs.index > 0 -> vs.index >= 0', 0):
+        "index 0 on the span is an order found within span_tol, and its residual is the same distance (the same "
+        "normalised powers of the same compressed matrix against I): it holds on the span, a branch before",
+    ('analysis/spectrum.py', '_reading', 'abs(abs(z) - 1) <= 1e-2 -> abs(abs(z) - 1) < 0.01', 0):
+        "|z| - 1 is exact for |z| in [0.5, 2] (Sterbenz) and never the double 0.01 (1 -+ 0.01 has bits below "
+        "the ulp of 1): the two agree for every double",
+    ('analysis/spectrum.py', '_reading', '1 -> 0', 9):
+        "len(parts) >= 0 adds ', fixing a ...' also with no parts, and then the next line replaces the text "
+        "(fixed and not parts)",
+    ('analysis/spectrum.py', '_reading', 'period > 2 -> period >= 2', 0):
+        "not proved equivalent: period 2 with only roots 1 and -1 returned before (the involutions); a root of "
+        "order > 2 with period 2 needs an eigenvalue nearer to another root than to +-1 while A^2 is within tol of "
+        "cI: a tolerance near 0.3, or 1e-3 with max_order 10,000 (not the default 1e-6 and 12)",
+    ('analysis/spectrum.py', 'matrix_spectrum', '0 -> 1', 1):
+        "M.shape[1] for M.shape[0]: M was checked square on the line before",
+    ('analysis/spectrum.py', 'matrix_spectrum', '0 -> 1', 3):
+        "rank 1 for a 0 x 0 matrix, which the next line sets to 0 (no entries: the condition is True)",
+    ('analysis/spectrum.py', 'matrix_spectrum', 'True -> False', 0):
+        "a 0 x 0 matrix keeps the rank 0 of the line before",
+    ('analysis/spectrum.py', 'matrix_spectrum', 'rank > 0 -> rank >= 0', 0):
+        "rank 0 only for the zero matrix (its largest singular value is at least its largest entry, above the "
+        "rank tolerance): A^i and A^(i+p) are both 0, and _power_distance returns 0, no note",
+    ('analysis/spectrum.py', 'matrix_spectrum', 'off > 64 * np.finfo(float).eps -> off >= 64 * np.finfo(float).eps', 0):
+        "not proved equivalent: differs only for a distance of exactly 64 eps, to the last bit",
+    ('analysis/spectrum.py', '_with_visited_orders', 'x <= 2 * min(dists) + 1e-12 -> x < 2 * min(dists) + 1e-12', 0):
+        "not proved equivalent: differs only for a distance of exactly twice the least plus 1e-12, to the last bit",
+    ('analysis/spectrum.py', 'spectrum', '12 -> 13', 0): _SPECTRUM_DEFAULT + " (max_order)",
+    ('analysis/spectrum.py', 'spectrum', '2 -> 3', 0): _SPECTRUM_DEFAULT + " (word_length)",
     # the one-line verdict (analysis/implements.py)
     ('analysis/implements.py', 'mechanism_text', 'abs(z) > 1e-12 -> abs(z) >= 1e-12', 0):
         "not proved equivalent: differs only for an eigenvalue of modulus exactly 1e-12 of the spectral radius",
