@@ -358,20 +358,26 @@ def matrix_spectrum(
     Mf = float_matrix(M)
     if not np.isfinite(Mf).all():
         raise AnalysisError(f"{name}: matrix has non-finite entries")
-    eig = np.linalg.eigvals(Mf)
+    top = float(np.abs(Mf).max()) if Mf.size else 0.0
+    # every verdict is up to scale: a matrix of subnormal or huge entries is divided by a power of
+    # two first (exact), so that its eigenvalues, powers and squares neither underflow nor overflow
+    e = int(np.frexp(top)[1]) if top and not 2.0**-500 <= top <= 2.0**500 else 0
+    Ms = np.ldexp(Mf, -e)
+    eig = np.linalg.eigvals(Ms)
     order = np.lexsort((np.angle(eig), -np.abs(eig)))
     eig = eig[order]
-    scale = float(np.max(np.abs(eig))) if eig.size else 0.0
-    normalised = eig / scale if scale > 0 else eig
-    rank = int(np.linalg.matrix_rank(Mf, tol=max(Mf.shape) * np.finfo(float).eps * max(float(np.abs(Mf).max()), 1e-300) * 1e3)) if Mf.size else 0
-    if float(np.abs(Mf).max()) == 0.0 if Mf.size else True:
+    radius = float(np.max(np.abs(eig))) if eig.size else 0.0
+    normalised = eig / radius if radius > 0 else eig
+    eig, scale = np.ldexp(eig.real, e) + 1j * np.ldexp(eig.imag, e), float(np.ldexp(radius, e))
+    rank = int(np.linalg.matrix_rank(Ms, tol=max(Ms.shape) * np.finfo(float).eps * max(np.ldexp(top, -e), 1e-300) * 1e3)) if Ms.size else 0
+    if top == 0.0:
         rank = 0
-    roots = tuple(nearest_root(z, max_order) for z in normalised) if scale > 0 else ()
+    roots = tuple(nearest_root(z, max_order) for z in normalised) if radius > 0 else ()
     decide_exactly = is_exact and d <= EXACT_MAX_DIM
-    structure = power_structure(M if decide_exactly else Mf, max_order, tol, exact=decide_exactly)
+    structure = power_structure(M if decide_exactly else Ms, max_order, tol, exact=decide_exactly)
     reading = _reading(tuple(complex(z) for z in normalised), roots, structure, rank, d, max_order, tol)
     if structure is not None and structure[0] > 0 and rank > 0 and not decide_exactly:
-        off = _power_distance(Mf, *structure)
+        off = _power_distance(Ms, *structure)
         if off > 64 * np.finfo(float).eps:  # "A^(i+p) = c A^i" holds only within the tolerance: say so
             i, p = structure
             reading += (f" (float: A^{i + p} is c·A^{i} only up to a scale-free distance of {off:.2g}, "

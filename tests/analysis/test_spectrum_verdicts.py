@@ -201,3 +201,14 @@ def test_blocks_only_for_several_blocks_of_more_than_one_entry():
               Weights("rotation2d", [[[0, -1], [1, 0]]], [1, 0], [[1, 0]]),  # one block: the matrix itself
               Weights("block:2", [[[0, 1], [1, 0]]], [1, 0], [[1, 0]])]:
         assert spectrum(w, word_length=1).blocks == ()
+
+
+@pytest.mark.parametrize("scale", [1e-320, 1e-310, 1e-300, 1e300, 8e307])
+def test_a_quarter_turn_of_any_scale_reads_as_order_four(scale):
+    # verdicts up to scale: a quarter turn times a subnormal or huge number is still of order 4 (its
+    # eigenvalues +-i times the scale); before, a subnormal scale raised numpy's ValueError and 1e-300
+    # read as "a projection of rank 2" (its powers' squares underflowed to 0)
+    ms = matrix_spectrum(scale * _rotation(math.pi / 2).round())
+    assert ms.order == 4 and ms.reading == "acts as a rotation of order 4 on a 2-dimensional subspace"
+    assert ms.rank == 2 and ms.scale == pytest.approx(scale, rel=1e-12)
+    assert sorted((r.order, r.j) for r in ms.roots) == [(4, 1), (4, 3)]
