@@ -224,8 +224,9 @@ class MatrixSpectrum:
                     f"on the full {self.dim}-dimensional space it {full}")
         vs = self.visited
         if vs.index is not None and vs.index > 0:  # not invertible there: a reset or a write
-            return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it "
-                    f"{vs.reading.replace(' (up to a positive scale)', '')} (within {self.span_tol:g}), "
+            said = vs.reading.replace(" (up to a positive scale)", "")
+            within = "" if _TOLERANCE_SAID in said else f" (within {self.span_tol:g})"  # the float note says it
+            return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it {said}{within}, "
                     f"not of finite order")
         return (f"{self.reading}; on the {self.visited_dim}-dimensional visited span it is closest to "
                 f"order {self.visited_order} (residual {self.visited_residual:.2g}, above {self.span_tol:g})")
@@ -281,6 +282,20 @@ def _dims(n: int) -> str:
     return f"{n}-dimensional subspace"
 
 
+#: The words of a float reading's note that name its tolerance (a headline then names it once).
+_TOLERANCE_SAID = "within the tolerance"
+
+
+def _order_dividing(z: complex, period: int) -> int:
+    """The order of the root of unity of order dividing ``period`` nearest to ``z``'s direction.
+
+    >>> _order_dividing(-1 + 0.0004j, 2), _order_dividing(1j, 8), _order_dividing(1 + 0j, 5)
+    (2, 4, 1)
+    """
+    j = round(math.atan2(z.imag, z.real) * period / (2 * math.pi)) % period
+    return period // math.gcd(j, period)
+
+
 def _reading(normalised: Sequence[complex], roots: Sequence[RootMatch], structure, rank: int, d: int, max_order: int, tol: float) -> str:
     if rank == 0:
         return "is zero (sends every hidden state to 0)"
@@ -304,12 +319,15 @@ def _reading(normalised: Sequence[complex], roots: Sequence[RootMatch], structur
     if index == 0:
         if period == 1:
             return "acts as the identity (up to a positive scale)"
-        fixed = sum(1 for r in roots if r.order == 1)
-        negated = sum(1 for r in roots if r.order == 2)
+        # each eigenvalue's order among the period's roots (A^period = cI): the nearest root up to
+        # max_order may be of another order when max_order and tol are large (an eigenvalue 4e-4 rad
+        # from -1 is nearer a root of order 7853 than -1, and A^2 is within 1e-3 of cI)
+        orders = [_order_dividing(z, period) for z in normalised]
+        fixed, negated = orders.count(1), orders.count(2)
         by_order: dict[int, int] = {}
-        for r in roots:
-            if r.order > 2:
-                by_order[r.order] = by_order.get(r.order, 0) + 1
+        for k in orders:
+            if k > 2:
+                by_order[k] = by_order.get(k, 0) + 1
         if not by_order and negated == 1:
             return "acts as a reflection" + (f" (fixing a {_dims(fixed)})" if fixed > 1 else "")
         if not by_order and negated == d:
@@ -381,7 +399,7 @@ def matrix_spectrum(
         if off > 64 * np.finfo(float).eps:  # "A^(i+p) = c A^i" holds only within the tolerance: say so
             i, p = structure
             reading += (f" (float: A^{i + p} is c·A^{i} only up to a scale-free distance of {off:.2g}, "
-                        f"within the tolerance {tol:g})")
+                        f"{_TOLERANCE_SAID} {tol:g})")
     return MatrixSpectrum(
         name=name,
         word=tuple(int(a) for a in word),

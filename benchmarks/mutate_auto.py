@@ -542,13 +542,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ('analysis/spectrum.py', '_reading', 'abs(abs(z) - 1) <= 1e-2 -> abs(abs(z) - 1) < 0.01', 0):
         "|z| - 1 is exact for |z| in [0.5, 2] (Sterbenz) and never the double 0.01 (1 -+ 0.01 has bits below "
         "the ulp of 1): the two agree for every double",
-    ('analysis/spectrum.py', '_reading', '1 -> 0', 9):
+    ('analysis/spectrum.py', '_reading', '1 -> 0', 7):
         "len(parts) >= 0 adds ', fixing a ...' also with no parts, and then the next line replaces the text "
         "(fixed and not parts)",
     ('analysis/spectrum.py', '_reading', 'period > 2 -> period >= 2', 0):
-        "not proved equivalent: period 2 with only roots 1 and -1 returned before (the involutions); a root of "
-        "order > 2 with period 2 needs an eigenvalue nearer to another root than to +-1 while A^2 is within tol of "
-        "cI: a tolerance near 0.3, or 1e-3 with max_order 10,000 (not the default 1e-6 and 12)",
+        "with period 2 every eigenvalue's order divides 2 (_order_dividing): no rotation among the parts, and a "
+        "negation has returned before (the involutions), so parts is empty and the clause is skipped either way",
     ('analysis/spectrum.py', 'matrix_spectrum', '0 -> 1', 1):
         "M.shape[1] for M.shape[0]: M was checked square on the line before",
     ('analysis/spectrum.py', 'matrix_spectrum', '0 -> 1', 3):

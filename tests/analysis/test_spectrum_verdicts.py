@@ -212,3 +212,36 @@ def test_a_quarter_turn_of_any_scale_reads_as_order_four(scale):
     assert ms.order == 4 and ms.reading == "acts as a rotation of order 4 on a 2-dimensional subspace"
     assert ms.rank == 2 and ms.scale == pytest.approx(scale, rel=1e-12)
     assert sorted((r.order, r.j) for r in ms.roots) == [(4, 1), (4, 3)]
+
+
+def test_the_reading_names_the_orders_among_the_period_s_roots():
+    # R(pi + 4e-4) beside a fixed axis, max_order 10,000 and tol 1e-3: A^2 = R(8e-4) + 1 is within
+    # 1e-3 of I (order 2), while the eigenvalue at 1/2 + 4e-4 / (2 pi) = 1/2 + 6.3662e-5 of a turn is
+    # nearer the root 3927/7853 = 1/2 + 1/15706 = 1/2 + 6.3670e-5 (5e-8 rad away) than -1 (4e-4 rad):
+    # the reading said "a rotation of order 7853"; an involution it is
+    t = math.pi + 4e-4
+    A = np.eye(3)
+    A[:2, :2] = _rotation(t)
+    ms = matrix_spectrum(A, max_order=10_000, tol=1e-3)
+    assert ms.order == 2 and ms.reading == "acts as an involution negating a 2-dimensional subspace"
+    assert sorted(r.order for r in ms.roots) == [1, 7853, 7853]  # the nearest roots themselves are unchanged
+    # the same at the defaults: the period's roots are the nearest ones (order 6 beside an order-4 pair)
+    B = np.zeros((4, 4))
+    B[:2, :2], B[2:, 2:] = _rotation(math.pi / 3), _rotation(math.pi / 2)
+    assert matrix_spectrum(B).reading == ("has order 12 up to scale: a rotation of order 4 on a 2-dimensional "
+                                          "subspace; a rotation of order 6 on a 2-dimensional subspace")
+
+
+def test_a_float_note_on_the_visited_span_names_the_tolerance_once():
+    # as above with A_0 = [[1, 1], [0, 0.01]] on the span e1, e2: A_0^2 = [[1, 1.01], [0, 1e-4]] is c A_0
+    # only up to the Frobenius sine of the two, 0.0086 (computed here), within 0.05: the note says so,
+    # and the headline no longer adds "(within 0.05)" after it
+    A0 = [[1, 1, 0], [0, 0.01, 0], [0, 0, 0.5]]
+    A1 = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    m = spectrum(_float_weights(A0, A1, h0=[1, 0, 0]), word_length=1).symbols[0]
+    B = np.array([[1.0, 1.0], [0.0, 0.01]])
+    X = B @ B
+    cos = float((X * B).sum() / np.linalg.norm(X) / np.linalg.norm(B))
+    assert m.headline == (m.reading + "; on the 2-dimensional visited span it is idempotent up to scale (a projection "
+                          f"of rank 2) (float: A^2 is c·A^1 only up to a scale-free distance of "
+                          f"{math.sqrt(1 - cos * cos):.2g}, within the tolerance 0.05), not of finite order")
