@@ -10,65 +10,68 @@ side is timed on page faults of memory the other gave back (a fresh array above 
 on every 4 KiB page, about 2 us each), and the simulation alone read 4.3e7 to 1.3e8 tokens/s
 between two runs of the same script.
 
-Measured 2026-12-07 (round 21 of benchmarks/SPEED.md, "Issue 48, round 21: every target in one
-run": another 2-core machine than round 18's, whose simulation runs 1.5-1.8x faster while the
-dense check runs at about the same speed; nothing else running, load 1.0), 1000 words x length
-500, median of 5; ``path`` is how the check judged the words (``table``: the float run's finitely
-many states, one look-up per symbol, constructions/values/floatstates.py; ``dense``: the float
-run itself, docs/theory.md Theorem 26 says when the table is exact):
+Measured 2026-12-08 (round 23 of benchmarks/SPEED.md, "Issue 48, round 23", inside
+``benchmarks/speed_targets.py``: the machine of rounds 21 and 22, nothing else running, load 1.0),
+1000 words x length 500, median of 5; ``path`` is how the check judged the words (``table``: the
+float run's finitely many states, one look-up per symbol, constructions/values/floatstates.py;
+``dense``: the float run itself, docs/theory.md Theorem 26 says when the table is exact):
 
     case                             d  symbols classes   path   check tok/s   run_batch tok/s  ratio  accuracy  worst margin
-    parity diagonal                  1        2       2  table      1.33e+08          8.25e+07    0.6x    1.0000  2
-    cyclic:7 rotation2d              2        7       7  dense      2.67e+07          8.65e+07    3.2x    1.0000  0.377
-    dihedral:50 block:2              2        2     100  dense      2.92e+07          8.12e+07    2.8x    1.0000  0.00394
-    symmetric:5 full                 4        2     120  table      1.27e+08          9.75e+07    0.8x    1.0000  0.632
-    quaternion full                  4        2       8  table      1.58e+08          9.39e+07    0.6x    1.0000  1
-    modarith:5 full                  5       10       5  table      1.61e+08          9.24e+07    0.6x    1.0000  1
-    modarith:8 full                  8       16       8  table       1.5e+08          9.43e+07    0.6x    1.0000  1
-    modarith:16 full                16       32      16  table       1.4e+08          9.65e+07    0.7x    1.0000  1
-    modarith:5 full+noise1e-06       5       10       5  dense       1.8e+07          8.74e+07    4.9x    1.0000  1
-    modarith:8 full+noise1e-06       8       16       8  dense      1.41e+07          9.15e+07    6.5x    1.0000  1
-    cyclic:3 random-diagonal:16     16        3       3  dense      1.44e+07          9.64e+07    6.7x    0.3322  -2.91
-    modarith:16 full+noise1e-06     16       32      16  dense      8.45e+06          7.97e+07    9.4x    1.0000  1
+    parity diagonal                  1        2       2  table      1.42e+08          8.37e+07    0.6x    1.0000  2
+    cyclic:7 rotation2d              2        7       7  dense      2.71e+07          8.35e+07    3.1x    1.0000  0.377
+    dihedral:50 block:2              2        2     100  dense      2.31e+07          7.54e+07    3.3x    1.0000  0.00394
+    symmetric:5 full                 4        2     120  table      1.08e+08          8.26e+07    0.8x    1.0000  0.632
+    quaternion full                  4        2       8  table      1.15e+08          6.58e+07    0.6x    1.0000  1
+    modarith:5 full                  5       10       5  table      1.46e+08          6.98e+07    0.5x    1.0000  1
+    modarith:8 full                  8       16       8  table      1.38e+08          7.59e+07    0.5x    1.0000  1
+    modarith:16 full                16       32      16  table      1.28e+08          9.79e+07    0.8x    1.0000  1
+    modarith:5 full+noise1e-06       5       10       5  dense      1.81e+07          8.94e+07    5.0x    1.0000  1
+    modarith:8 full+noise1e-06       8       16       8  dense      1.21e+07          6.75e+07    5.6x    1.0000  1
+    cyclic:3 random-diagonal:16     16        3       3  dense      1.17e+07          6.84e+07    5.9x    0.3322  -2.91
+    modarith:16 full+noise1e-06     16       32      16  dense      7.88e+06          8.12e+07   10.3x    1.0000  1
 
-017281d's tree (main before issue 48's speed work) read 9.4 / 17.7 / 20.2 / 24.3 / 15.7 / 20.5 /
-27.0 / 42.4 / 19.5 / 27.3 / 18.5 / 38.1x in the same run.  The simulation read 8.0e7 to 9.8e7
-tokens a second from row to row of this one run (round 18, on the other machine: 5.3e7 to 7.2e7,
-while the dense checks ran at 0.9-1.3x of round 18's tokens a second); the rotations' check ran
-at 2.7-2.9e7 and read 2.8-3.2x.  Within 5x for every exact construction: 0/1, signed permutation
-and +-1 matrices run through the table at about the simulation's speed (its walk is the
-simulation's loop), whatever d and the alphabet; the rotations drift (their products round), so
-they run densely: at d = 2 the many-class bound (``_Bound``: one gathered reference row and its
-distance per prefix) keeps dihedral:50 under 4x.
-The networks that drift, as trained ones do, run densely at 4.9-9.4x here (3.3-8.3x in round 18): a diagonal network's
-product is entry by entry (``floatrun``'s ``"entrywise"``, 9.1x before it), and the rest is the
-readout, the norms and the margins; a full matrix's product is stacked (every row times every
-symbol's matrix) up to 32 symbols x hidden, grouped by symbol above (round 13 of
-benchmarks/SPEED.md: grouping won from about 36 at 1,000 words; the noisy d = 5 case 5.9x -> 4.7x).  For the
-noisy modarith:16 (the last case), ``--parts`` times each part of its dense check alone on the same
-words (CPU ms, best of 5, 2026-12-06, load 0.07; the simulation read 4.3 ms in that run):
+017281d's tree (main before issue 48's speed work) read 9.3 / 17.9 / 19.7 / 23.7 / 15.6 / 22.0 /
+25.4 / 37.7 / 19.8 / 26.5 / 21.0 / 38.9x in the same run.  The simulation read 6.6e7 to 9.8e7
+tokens a second from row to row of this one run (rounds 21 and 22 on the same machine: 8.0e7 to
+1.0e8), and the dense checks of the networks that drift 0.8-1.0x of round 22's tokens a second:
+the ratios of those rows move by about a tenth from run to run (noisy d = 5: 4.9x, 5.7x, 5.0x in
+rounds 21 to 23).  Within 5x for every exact construction: 0/1, signed permutation and +-1
+matrices run through the table at about the simulation's speed (its walk is the simulation's
+loop), whatever d and the alphabet; the rotations drift (their products round), so they run
+densely: at d = 2 the many-class bound (``_Bound``: one gathered reference row and its distance
+per prefix) keeps dihedral:50 under 4x.  The networks that drift, as trained ones do, run densely
+at 5.0-10.3x: a diagonal network's product is entry by entry (``floatrun``'s ``"entrywise"``, 9.1x
+before it), and the rest is the readout, the norms and the margins; a full matrix's product is
+stacked (every row times every symbol's matrix) up to 32 symbols x hidden, grouped by symbol above
+(round 13 of benchmarks/SPEED.md: grouping won from about 36 at 1,000 words; the noisy d = 5 case
+5.9x -> 4.7x).  For the noisy modarith:16 (the last case), ``--parts`` times each part of its dense
+check alone on the same words (CPU ms, best of 5, 2026-12-08, load 0.08):
 
-    grouping by symbol (16 steps at a time)                                      5.4 ms
-    gathering into the padded rows (1.50x the rows)                              1.9 ms
-    batched GEMM, 32 x (47 x 16) @ (16 x 16)                                     9.8 ms
-    gathering back into word order                                               2.0 ms
-    floor of that product: (1000 x 16) @ (16 x 16), unpadded                     5.3 ms
-    readout and margins as checked (63 blocks of 8000 rows)                     11.0 ms
-    readout alone as checked (Fortran order, chunks of 2048 rows)                6.2 ms
-    readout alone, one C-order product a block                                   8.8 ms
-    norms                                                                        3.4 ms
-    the automaton's walk                                                         1.5 ms
-    the product fused instead: torch's embedding_bag, float64, no grouping      77.3 ms
+    simulation (run_batch)                                                       5.4 ms
+    grouping by symbol (16 steps at a time)                                      6.2 ms
+    gathering into the padded rows (1.50x the rows)                              5.0 ms
+    batched GEMM, 32 x (47 x 16) @ (16 x 16)                                     6.7 ms
+    gathering back into word order                                               3.4 ms
+    floor of that product: (1000 x 16) @ (16 x 16), unpadded                     4.1 ms
+    readout and margins as checked (63 blocks of 8000 rows)                     12.6 ms
+    readout alone as checked (Fortran order, chunks of 2048 rows)                5.0 ms
+    readout alone, one C-order product a block                                   8.9 ms
+    norms                                                                        5.0 ms
+    the automaton's walk                                                         1.6 ms
+    the product fused instead: torch's embedding_bag, float64, no grouping      91.0 ms
 
-The readout runs at about 21 G multiply-adds a second when the readout is in Fortran order (BLAS
-then reads both operands transposed) and scored 2,048 rows at a time (rows and scores stay in
-the core's cache), against about 14 G as one C-order product a block; the check scores that way
+(A run a minute before, at load 0.01, read the readout alone at 7.7 ms and the readout and
+margins at 16.2: the parts move by up to half from run to run on this machine.)
+
+The readout runs at about 25 G multiply-adds a second (128 M in 5.0 ms) when the readout is in
+Fortran order (BLAS then reads both operands transposed) and scored 2,048 rows at a time (rows and
+scores stay in the core's cache), against about 14 G as one C-order product a block; the check scores that way
 (``floatcheck._row_margins``).  So the simulation and the two products at their floors are about
-3.7x the simulation, and what the dense run does with numpy around them (the grouping by symbol,
-the gathers, the padding, the norms and margins) costs more than the remaining 1.3x: the check
+2.7x the simulation, and what the dense run does with numpy around them (the grouping by symbol,
+the gathers, the padding, the norms and margins) costs more than the remaining 2.3x: the check
 stays near 10x.  The one fused kernel at hand for a product whose matrix differs per row,
 torch's ``embedding_bag`` (each row's product a weighted sum of gathered rows, one call a step,
-no grouping), takes four times the grouped product's 19 ms in float64.
+no grouping), takes four times the grouped product's 21 ms in float64.
 
 The check makes no array of the words' size and none again per block (the automaton walked
 beside the float run into kept buffers, the grouping at most 16384 word-steps at once, the

@@ -25,23 +25,24 @@ Every component's own output is printed as it runs; the table at the end gathers
 with the target and whether it is met.  ``--quick`` skips the baseline's slow cells (its
 ``cyclic:1000`` run, about a minute).  About eight to nine minutes in all on the 2-core machine.
 
-Measured 2026-12-07, round 21 (on 2a34172, nothing else running, load average 0.13 at the start,
-1.00 at the end, about twelve minutes; the whole table is in benchmarks/SPEED.md, "Issue 48, round
-21: every target in one run"), on another 2-core machine than rounds 16-20's: 28 of 31 rows met,
-not the same rows.  The tour 37.4 -> 17.7 s (the median of three runs each: 36.9-41.3 s and
-16.6-18.2 s), report identical: met here (rounds 16-20's machine: 50.7-51.2 -> 20.8-22.3 s, not
-met; the issue's machine: 32 s before); ``cyclic:1000`` 69.4 -> 4.0 us per transition;
-``cyclic:256`` open -> proved in 0.7 s; ``verify parity diagonal`` +0.27 -> +0.02 s over
-``describe``; certify 0.72-1.10x of 25d7590 (017281d: 4.0-5.1x), L/U equal; closures S_6 Cayley
-0.98x, S_6 on its 6 points 1.29x, S_7 0.63x / 0.58x, T_6, T_7 and random 8x3 0.26x / 0.10x /
-0.16x of libsemigroups; the float check 0.6-0.8x the simulation on exact constructions (d up to
-16), 2.8-3.2x on rotations, 4.9x on the noisy d = 5 network.  Not met, three of the networks that
-drift (their products round, as a trained network's do): noisy d = 8 (16 symbols) 6.5x, a random
-diagonal d = 16 network 6.7x (3.3x in round 18), noisy d = 16 (32 symbols) 9.4x; target 5x.  The
-simulation runs 1.5-1.8x faster on this machine than on round 18's, the dense check about as fast
-(0.9-1.3x round 18's tokens a second).  ``bench_check.py --parts`` measures
-why: the simulation and the two products at their floors are already about 4x at d = 16, and the
-grouping, gathers, norms and margins around them cost more than the rest.
+Measured 2026-12-08, round 23 (on ab51317, nothing else running, load average 0.83 at the
+start, 1.00 at the end, about twelve minutes; the whole table is in benchmarks/SPEED.md, "Issue
+48, round 23"), on the 2-core machine of rounds 21 and 22: 28 of 31 rows met.  The tour 35.6 ->
+16.3 s (the median of three runs each: 34.9-36.4 s and 16.1-16.8 s), report identical (the two
+deliberate wording changes of ``bench_verify._masked`` masked); ``cyclic:1000`` 68.6 -> 3.5 us per
+transition; ``cyclic:256`` open -> proved in 0.6 s; ``verify parity diagonal`` +0.25 -> +0.00 s
+over ``describe``; the constructions that cannot win no longer built (modular_arithmetic:3
+factorized open in 10.3 s -> proved in 0.4 s, symmetric:6 factorized 12.5 -> 0.4 s, symmetric:7
+full 3.6 -> 0.8 s, the 480-state product 10.7 -> 1.2 s); certify 0.56-0.97x of 25d7590 (017281d:
+3.4-5.3x), L/U equal; closures S_6 Cayley 0.99x, S_6 on its 6 points 1.29x, S_7 0.62x / 0.68x, T_6,
+T_7 and random 8x3 0.19x / 0.11x / 0.16x of libsemigroups; the float check 0.5-0.8x the
+simulation on exact constructions (d up to 16), 3.1-3.3x on rotations, 5.0x on the noisy d = 5
+network (4.9x and 5.7x in rounds 21 and 22: at the target within this machine's noise).  Not met,
+three of the networks that drift (their products round, as a trained network's do): noisy d = 8
+(16 symbols) 5.6x, a random diagonal d = 16 network 5.9x, noisy d = 16 (32 symbols) 10.3x;
+target 5x.  ``bench_check.py --parts`` measures why: the simulation and the two products at their
+floors are already about 2.7-3.2x at d = 16, and the grouping, gathers, norms and margins around
+them cost more than the rest.
 
 Run:  python benchmarks/speed_targets.py [--before REV] [--certify-base REV] [--quick]
 """
