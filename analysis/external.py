@@ -283,7 +283,8 @@ def _head(h, automaton, config: AnalysisConfig) -> HeadAnalysis:
             pairs = transformation_monoid(automaton, limit=config.extract.monoid_limit).relations()
             rel = relation_residuals(w, automaton, pairs=pairs, tol=config.span_tol,
                                      max_relations=config.max_relations, span=span).reading
-        except BilinearError as exc:  # a monoid over its limit, a size refused: say so (anything else is a bug)
+        except (BilinearError, np.linalg.LinAlgError) as exc:  # a monoid over its limit, a size refused, an SVD
+            # that does not converge on the model's matrices: say so (anything else is a bug)
             rel = f"not computed ({exc})"[:200]
     else:
         rel = "not computed: the transitions are indexed by windows, not by the task's symbols"

@@ -386,7 +386,9 @@ def matrix_spectrum(
     eig = eig[order]
     radius = float(np.max(np.abs(eig))) if eig.size else 0.0
     normalised = eig / radius if radius > 0 else eig
-    eig, scale = np.ldexp(eig.real, e) + 1j * np.ldexp(eig.imag, e), float(np.ldexp(radius, e))
+    scale = float(np.ldexp(radius, e))
+    if e:  # the eigenvalues of the matrix itself (as small or as large as its entries)
+        eig = np.ldexp(eig.real, e) + 1j * np.ldexp(eig.imag, e)
     rank = int(np.linalg.matrix_rank(Ms, tol=max(Ms.shape) * np.finfo(float).eps * max(np.ldexp(top, -e), 1e-300) * 1e3)) if Ms.size else 0
     if top == 0.0:
         rank = 0

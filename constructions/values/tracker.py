@@ -94,6 +94,8 @@ def _words(words, n_symbols: int | None) -> np.ndarray:
 def _numbers(x, what: str, name: str) -> np.ndarray:
     """``x`` as a float array; AnalysisError naming the tracker when it is not an array of real
     numbers (complex numbers are refused, not cast: a cast drops the imaginary part)."""
+    if callable(getattr(x, "detach", None)):  # a torch tensor: one that requires grad, or lives on a GPU
+        x = x.detach().cpu()
     try:
         a = np.asarray(x)
         if not np.iscomplexobj(a):

@@ -69,3 +69,15 @@ def test_a_function_returning_what_numpy_cannot_read_is_named():
                 tracker.run(np.zeros((2, 3), dtype=np.int64), hidden=True)
             continue
         _refused(tracker, f"tracker {name} " + message)
+
+
+def test_a_function_may_return_a_torch_tensor_that_requires_grad():
+    def logits(words):  # a model run without torch.no_grad(): its output requires grad
+        return torch.tensor(_parity(words), requires_grad=True) * 2.0
+
+    def with_hidden(words):
+        return logits(words), logits(words)
+
+    assert check(as_tracker(logits, n_symbols=2, n_classes=2), PARITY, length=8, words=4).passed
+    run = as_tracker(with_hidden, n_symbols=2, n_classes=2).run(np.array([[1, 1, 0]]), hidden=True)
+    assert run.logits.tolist() == [[[0.0, 2.0], [2.0, 0.0], [2.0, 0.0]]] and run.hidden.shape == (1, 3, 2)
