@@ -250,10 +250,17 @@ def _gated(d: dict, kind: str, source: str) -> ExternalConfig:
 def _qwen3_next(d: dict, kind: str, source: str) -> ExternalConfig:
     c = _common(d, kind, source)
     types = d.get("layer_types")
-    if types is not None and any(t != "linear_attention" for t in types):
-        bad = next(t for t in types if t != "linear_attention")
-        raise ConfigError(f"config flag layer_types contains {bad!r}: the reader implements only "
-                          "linear_attention layers of qwen3_next")
+    if types is None:  # transformers' default: every full_attention_interval-th layer is full attention
+        every = _int(d, "full_attention_interval", kind, default=4)
+        types = ["full_attention" if (i + 1) % every == 0 else "linear_attention" for i in range(c["layers"])]
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types) or len(types) != c["layers"]:
+        raise ConfigError(f"config field layer_types = {str(types)[:80]} must be a list of num_hidden_layers = "
+                          f"{c['layers']} layer types for {kind}")
+    if any(t != "linear_attention" for t in types):
+        at = next(i for i, t in enumerate(types) if t != "linear_attention")
+        raise ConfigError(f"config flag layer_types contains {types[at]!r} (layer {at + 1}"
+                          f"{'' if 'layer_types' in d else ', by default every full_attention_interval-th'}): "
+                          "the reader implements only linear_attention layers of qwen3_next")
     experts, step = d.get("num_experts", 0) or 0, d.get("decoder_sparse_step", 1) or 1
     dense = set(d.get("mlp_only_layers") or [])
     if experts and any(i not in dense and (i + 1) % step == 0 for i in range(c["layers"])):

@@ -109,3 +109,39 @@ def test_a_mamba2_config_names_its_own_parts():
     assert "B, C and x (and Mamba's Delta) at a step read the last 3 tokens" in text
     assert "outside the statement: the gated norms, the other 1 layer(s)" in text
     assert "MLP" not in text and "q, k, v" not in text and "times the positive gate" not in text
+
+
+QWEN = {"model_type": "qwen3_next", "hidden_size": 8, "vocab_size": 4, "linear_num_key_heads": 1,
+        "linear_num_value_heads": 2, "linear_key_head_dim": 4, "linear_value_head_dim": 4, "num_experts": 0}
+
+
+def test_qwen3_next_layer_types_default_as_transformers_and_must_match_the_layers():
+    from bilinear.errors import ConfigError
+
+    # without layer_types, transformers makes every 4th layer (full_attention_interval) full attention:
+    # three layers are all linear, four are not; the reader read every layer as linear before
+    assert external_config({**QWEN, "num_hidden_layers": 3}, "hf").variant == "householder:1,nonneg"
+    with pytest.raises(ConfigError, match=r"layer_types contains 'full_attention' \(layer 4, by default every "
+                                          r"full_attention_interval-th\)"):
+        external_config({**QWEN, "num_hidden_layers": 4}, "hf")
+    with pytest.raises(ConfigError, match=r"layer_types contains 'full_attention' \(layer 2, by default"):
+        external_config({**QWEN, "num_hidden_layers": 2, "full_attention_interval": 2}, "hf")
+    with pytest.raises(ConfigError, match=r"layer_types contains 'full_attention' \(layer 1\)"):
+        external_config({**QWEN, "num_hidden_layers": 2, "layer_types": ["full_attention", "linear_attention"]}, "hf")
+    for bad in (["linear_attention"], "linear_attention", ["linear_attention", 2]):  # the count, a string, a number
+        with pytest.raises(ConfigError, match=r"layer_types = .* must be a list of num_hidden_layers = 2 layer types"):
+            external_config({**QWEN, "num_hidden_layers": 2, "layer_types": bad}, "hf")
+
+
+def test_qwen3_next_default_layer_types_are_transformers_own():
+    from bilinear.errors import ConfigError
+
+    transformers = pytest.importorskip("transformers")
+    for layers in (3, 4, 8):
+        expect = transformers.Qwen3NextConfig(num_hidden_layers=layers).layer_types
+        try:
+            external_config({**QWEN, "num_hidden_layers": layers}, "hf")
+            read = True
+        except ConfigError:
+            read = False
+        assert read == all(t == "linear_attention" for t in expect), (layers, expect)
