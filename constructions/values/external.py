@@ -183,12 +183,17 @@ def _refuse_set(d: dict, kind: str, keys: tuple[str, ...]) -> None:
                               f"implements only the plain recurrent layers)")
 
 
+#: The norms' epsilon of a config that does not give one, where the library's default is not 1e-6
+#: (fla 0.6's MambaConfig, Mamba2Config and RWKV7Config: 1e-5).
+_NORM_EPS = {"mamba": 1e-5, "mamba2": 1e-5, "rwkv7": 1e-5}
+
+
 def _common(d: dict, kind: str, source: str) -> dict:
     hidden = _int(d, "hidden_size", kind, top=MAX_HIDDEN)
     out = dict(kind=kind, source=source, vocab=_int(d, "vocab_size", kind, top=MAX_VOCAB), hidden=hidden,
                layers=_int(d, "num_hidden_layers", kind, top=MAX_LAYERS),
                tie_embeddings=_flag(d, "tie_word_embeddings", False, kind), raw=d)
-    eps = d.get("norm_eps", d.get("rms_norm_eps", 1e-6))
+    eps = d.get("norm_eps", d.get("rms_norm_eps", _NORM_EPS.get(kind, 1e-6)))
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 1:
         raise ConfigError(f"config field norm_eps = {eps!r} must be a number in [0, 1) for {kind}")
     out["norm_eps"] = float(eps)
@@ -241,7 +246,8 @@ def _gated(d: dict, kind: str, source: str) -> ExternalConfig:
     return ExternalConfig(**c, heads=v_heads, key_heads=heads, head_k_dim=head_dim, head_v_dim=int(head_dim * ev),
                           householders=_int(d, "num_householder", kind, 1, top=64) if product else 1,
                           neg_eigval=_flag(d, "allow_neg_eigval", False, kind),
-                          forget_gate=_flag(d, "use_forget_gate", True, kind) if product else True,
+                          # GatedDeltaProductConfig's default (fla 0.6): no forget gate unless asked for
+                          forget_gate=_flag(d, "use_forget_gate", False, kind) if product else True,
                           short_conv=short, conv_size=_int(d, "conv_size", kind, 4, top=64) if short else 1,
                           conv_bias=_flag(d, "conv_bias", False, kind), output_gate=_flag(d, gate_key, True, kind),
                           gate_act=act)
@@ -352,7 +358,7 @@ def _rwkv7(d: dict, kind: str, source: str) -> ExternalConfig:
     _only(d, "attn_mode", ("chunk", "fused_recurrent"), "chunk", kind)
     for flag, default in (("fuse_norm", True), ("norm_first", True), ("norm_bias", True), ("use_l2warp", True)):
         _flag(d, flag, default, kind)
-    c = _common({"norm_eps": 1e-5, **d}, kind, source)   # RWKV7Config's own default eps
+    c = _common(d, kind, source)
     dims = rwkv7_dims(c["raw"], c["hidden"], c["layers"])
     return ExternalConfig(**c, heads=dims["heads"], key_heads=dims["heads"], head_k_dim=dims["head_dim"],
                           head_v_dim=dims["head_dim"], output_gate=True)

@@ -133,6 +133,16 @@ def test_qwen3_next_layer_types_default_as_transformers_and_must_match_the_layer
             external_config({**QWEN, "num_hidden_layers": 2, "layer_types": bad}, "hf")
 
 
+def test_a_field_left_out_of_a_qwen3_next_config_reads_as_transformers_default():
+    import dataclasses
+
+    transformers = pytest.importorskip("transformers")
+    minimal = {**QWEN, "num_hidden_layers": 2}
+    full = transformers.Qwen3NextConfig(**{k: v for k, v in minimal.items() if k != "model_type"}).to_dict()
+    assert (dataclasses.replace(external_config(minimal, "hf"), raw=None)
+            == dataclasses.replace(external_config(full, "hf"), raw=None))
+
+
 def test_qwen3_next_default_layer_types_are_transformers_own():
     from bilinear.errors import ConfigError
 
@@ -145,3 +155,32 @@ def test_qwen3_next_default_layer_types_are_transformers_own():
         except ConfigError:
             read = False
         assert read == all(t == "linear_attention" for t in expect), (layers, expect)
+
+
+@pytest.mark.parametrize("cls,minimal", [
+    ("DeltaNetConfig", {"model_type": "delta_net", "num_heads": 2}),
+    ("GatedDeltaNetConfig", {"model_type": "gated_deltanet", "num_heads": 2, "head_dim": 4}),
+    ("GatedDeltaProductConfig", {"model_type": "gated_deltaproduct", "num_heads": 2, "head_dim": 4}),
+    ("MambaConfig", {"model_type": "mamba", "state_size": 3}),
+    ("Mamba2Config", {"model_type": "mamba2", "head_dim": 4, "num_heads": 8, "state_size": 3}),
+    ("RWKV7Config", {"model_type": "rwkv7", "head_dim": 4}),
+])
+def test_a_field_left_out_of_an_fla_config_reads_as_fla_s_own_default(cls, minimal):
+    """A config.json without a field means what fla's config class makes of it: the reader's reading
+    of the minimal dict equals its reading of the full dict fla's class writes (GatedDeltaProduct's
+    forget gate was read as on, fla's default is off; Mamba's and Mamba-2's norm epsilon as 1e-6,
+    fla's default is 1e-5)."""
+    import dataclasses
+    import warnings
+
+    from external_fixtures import need
+
+    need("fla")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import fla.models as fm
+
+        sizes = {"hidden_size": 16, "vocab_size": 4, "num_hidden_layers": 1}
+        full = getattr(fm, cls)(**sizes, **{k: v for k, v in minimal.items() if k != "model_type"}).to_dict()
+    ours, theirs = external_config({**sizes, **minimal}, "fla"), external_config(full, "fla")
+    assert dataclasses.replace(ours, raw=None) == dataclasses.replace(theirs, raw=None)
