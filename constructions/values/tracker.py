@@ -91,6 +91,11 @@ def _words(words, n_symbols: int | None) -> np.ndarray:
     return w.astype(np.int64, copy=False)
 
 
+def _failed(name: str, words: np.ndarray, exc: Exception) -> AnalysisError:
+    """The error for a model's own failure (a function's or a module's) on ``words``, in one line."""
+    return AnalysisError(f"tracker {name} failed on words of shape {words.shape}: {type(exc).__name__}: {exc}"[:300])
+
+
 def _numbers(x, what: str, name: str) -> np.ndarray:
     """``x`` as a float array; AnalysisError naming the tracker when it is not an array of real
     numbers (complex numbers are refused, not cast: a cast drops the imaginary part)."""
@@ -185,8 +190,7 @@ class FunctionTracker:
         except BilinearError:
             raise
         except Exception as exc:  # the function's own failure, named as a module's is
-            raise AnalysisError(f"tracker {self.name} failed on words of shape {w.shape}: "
-                                f"{type(exc).__name__}: {exc}"[:300]) from None
+            raise _failed(self.name, w, exc) from None
         if isinstance(out, tuple) and len(out) != 2:
             raise AnalysisError(f"tracker {self.name} returned a tuple of {len(out)} items; expected the logits "
                                 "or (logits, hidden states)")
@@ -267,8 +271,7 @@ class ModuleTracker:
         except BilinearError:
             raise
         except Exception as exc:
-            raise AnalysisError(f"tracker {self.name} failed on words of shape {w.shape}: "
-                                f"{type(exc).__name__}: {exc}"[:300]) from None
+            raise _failed(self.name, w, exc) from None
         finally:
             if handle is not None:
                 handle.remove()
