@@ -183,9 +183,11 @@ def _refuse_set(d: dict, kind: str, keys: tuple[str, ...]) -> None:
                               f"implements only the plain recurrent layers)")
 
 
-#: The norms' epsilon of a config that does not give one, where the library's default is not 1e-6
-#: (fla 0.6's MambaConfig, Mamba2Config and RWKV7Config: 1e-5).
-_NORM_EPS = {"mamba": 1e-5, "mamba2": 1e-5, "rwkv7": 1e-5}
+#: Where a kind's config keeps the norms' epsilon, and its library's default when it is left out:
+#: transformers' Qwen3NextConfig reads ``rms_norm_eps``, fla 0.6's configs ``norm_eps`` (1e-5 in
+#: MambaConfig, Mamba2Config and RWKV7Config); neither reads the other's name.
+_NORM_EPS = {"qwen3_next": ("rms_norm_eps", 1e-6), "mamba": ("norm_eps", 1e-5), "mamba2": ("norm_eps", 1e-5),
+             "rwkv7": ("norm_eps", 1e-5)}
 
 
 def _common(d: dict, kind: str, source: str) -> dict:
@@ -193,9 +195,10 @@ def _common(d: dict, kind: str, source: str) -> dict:
     out = dict(kind=kind, source=source, vocab=_int(d, "vocab_size", kind, top=MAX_VOCAB), hidden=hidden,
                layers=_int(d, "num_hidden_layers", kind, top=MAX_LAYERS),
                tie_embeddings=_flag(d, "tie_word_embeddings", False, kind), raw=d)
-    eps = d.get("norm_eps", d.get("rms_norm_eps", _NORM_EPS.get(kind, 1e-6)))
+    key, default = _NORM_EPS.get(kind, ("norm_eps", 1e-6))
+    eps = d.get(key, default)
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 1:
-        raise ConfigError(f"config field norm_eps = {eps!r} must be a number in [0, 1) for {kind}")
+        raise ConfigError(f"config field {key} = {eps!r} must be a number in [0, 1) for {kind}")
     out["norm_eps"] = float(eps)
     return out
 

@@ -10,6 +10,7 @@ import pytest
 from bilinear.cli import main
 from bilinear.constructions import external_config
 from bilinear.constructions.fromconfig import verify_config
+from bilinear.errors import ConfigError
 
 DELTA = {"model_type": "delta_net", "hidden_size": 8, "num_heads": 2, "vocab_size": 4, "num_hidden_layers": 2,
          "use_short_conv": False}
@@ -116,8 +117,6 @@ QWEN = {"model_type": "qwen3_next", "hidden_size": 8, "vocab_size": 4, "linear_n
 
 
 def test_qwen3_next_layer_types_default_as_transformers_and_must_match_the_layers():
-    from bilinear.errors import ConfigError
-
     # without layer_types, transformers makes every 4th layer (full_attention_interval) full attention:
     # three layers are all linear, four are not; the reader read every layer as linear before
     assert external_config({**QWEN, "num_hidden_layers": 3}, "hf").variant == "householder:1,nonneg"
@@ -144,8 +143,6 @@ def test_a_field_left_out_of_a_qwen3_next_config_reads_as_transformers_default()
 
 
 def test_qwen3_next_default_layer_types_are_transformers_own():
-    from bilinear.errors import ConfigError
-
     transformers = pytest.importorskip("transformers")
     for layers in (3, 4, 8):
         expect = transformers.Qwen3NextConfig(num_hidden_layers=layers).layer_types
@@ -184,3 +181,30 @@ def test_a_field_left_out_of_an_fla_config_reads_as_fla_s_own_default(cls, minim
         full = getattr(fm, cls)(**sizes, **{k: v for k, v in minimal.items() if k != "model_type"}).to_dict()
     ours, theirs = external_config({**sizes, **minimal}, "fla"), external_config(full, "fla")
     assert dataclasses.replace(ours, raw=None) == dataclasses.replace(theirs, raw=None)
+
+
+def test_each_library_s_name_for_the_norm_epsilon_and_not_the_other_s():
+    """fla's configs read ``norm_eps`` and ignore ``rms_norm_eps``; transformers' Qwen3NextConfig reads
+    ``rms_norm_eps`` and ignores ``norm_eps``: the reader reads each kind's own name (a config that
+    carried only the other name was read by it for the fla kinds but RWKV-7)."""
+    import warnings
+
+    from external_fixtures import need
+
+    need("fla")
+    transformers = pytest.importorskip("transformers")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import fla.models as fm
+
+        sizes = {"hidden_size": 16, "vocab_size": 4, "num_hidden_layers": 1}
+        for cls, kind in (("DeltaNetConfig", "delta_net"), ("MambaConfig", "mamba")):
+            theirs = getattr(fm, cls)(**sizes, rms_norm_eps=0.25).norm_eps
+            ours = external_config({"model_type": kind, "num_heads": 2, **sizes, "rms_norm_eps": 0.25}, "fla").norm_eps
+            assert ours == theirs != 0.25, cls
+    minimal = {**QWEN, "num_hidden_layers": 2}
+    theirs = transformers.Qwen3NextConfig(**{k: v for k, v in minimal.items() if k != "model_type"}, norm_eps=0.25)
+    assert external_config({**minimal, "norm_eps": 0.25}, "hf").norm_eps == theirs.rms_norm_eps != 0.25
+    assert external_config({**minimal, "rms_norm_eps": 0.25}, "hf").norm_eps == 0.25
+    with pytest.raises(ConfigError, match=r"config field rms_norm_eps = -1 must be a number in \[0, 1\)"):
+        external_config({**minimal, "rms_norm_eps": -1}, "hf")
